@@ -86,6 +86,10 @@
 #if defined(GPUKIT_IMPLEMENTATION) && !defined(_WIN32) && !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
+/* mingw-w64: C99 printf (%zu, %lld) in the implementation */
+#if defined(GPUKIT_IMPLEMENTATION) && defined(__MINGW32__) && !defined(__USE_MINGW_ANSI_STDIO)
+#define __USE_MINGW_ANSI_STDIO 1
+#endif
 
 #include <stddef.h>
 #include <stdint.h>
@@ -108,7 +112,9 @@ extern "C" {
 #define GK_VERSION_STRING "0.1.0"
 #define GK_MAX_DIMS 8
 
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(__MINGW32__)
+#define GK__PRINTF(a, b) __attribute__((format(gnu_printf, a, b)))
+#elif defined(__GNUC__) || defined(__clang__)
 #define GK__PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define GK__PRINTF(a, b)
@@ -1395,9 +1401,9 @@ static void gk__unload_libs(gk_ctx *ctx) {
     if (ctx->cuctx && ctx->cu.PrimaryCtxRelease) ctx->cu.PrimaryCtxRelease(ctx->dev);
     if (gk__tls_bound == ctx->cuctx) gk__tls_bound = NULL;
     ctx->cuctx = NULL;
-    gk__dlclose(ctx->cublaslt_lib);
-    gk__dlclose(ctx->nvrtc_lib);
-    gk__dlclose(ctx->cu_lib);
+    /* The libraries stay loaded for the life of the process (as the CUDA
+       runtime does): NVRTC and the driver keep global state that unloading
+       would strand, and a later context finds them loaded. */
     ctx->cublaslt_lib = ctx->nvrtc_lib = ctx->cu_lib = NULL;
 }
 
