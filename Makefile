@@ -19,7 +19,8 @@ BENCHES    := build/bench_core
 # other layers add their rules (mk/llm.mk: tokenizer, safetensors, ...)
 -include mk/*.mk
 
-.PHONY: all test test-core test-core-asan compile-checks check-embed check-kernels kernels \
+
+.PHONY: all test test-core test-core-asan compile-checks check-embed check-kernels kernels gpu-prep \
         examples demo gpu-check kernel-cache bench clean
 .DEFAULT_GOAL := all
 
@@ -85,7 +86,8 @@ demo: build/demo
 
 # ---- the GPU machine: one call builds nothing (carry build/ and the kernel
 # cache), runs every test on CUDA, compute-sanitizer, the benchmarks.
-kernel-cache: build/check_kernels
+gpu-prep: all build/check_kernels
+	git rev-parse --short HEAD > build/COMMIT
 	build/check_kernels --fill .carry/kcache sm_90
 
 gpu-check:
