@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+static const int64_t sizes[4] = { 1 << 10, 1 << 18, (int64_t)1 << 24, (int64_t)1 << 26 }; /* f32: 4 KiB .. 256 MiB */
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -30,7 +31,7 @@ int main(int argc, char **argv) {
     gk_device_info info;
     const char *json = NULL, *commit = getenv("GK_COMMIT");
     static double t[200000];
-    double pool_us, drv_us, mem_us, disk_ms, cold_ms, lib_disk_ms, copy_gbs, add_gbs, cast_gbs, fill_gbs, launch_us;
+    double pool_sz_us[4], drv_sz_us[4], pool_us, drv_us, mem_us, disk_ms, cold_ms, lib_disk_ms, copy_gbs, add_gbs, cast_gbs, fill_gbs, launch_us;
     int i, r;
     char cache[256], date[64];
     time_t now = time(NULL);
@@ -43,28 +44,39 @@ int main(int argc, char **argv) {
     gk_device_info_get(ctx, &info);
     printf("bench_core on %s (%s), driver %d, NVRTC %d\n", info.name, info.arch, info.driver_version, info.nvrtc_version);
 
-    /* ---- pool vs driver ---- */
+    /* ---- pool vs driver: batches of calls, median over batches ---- */
     {
-        int64_t n = 1 << 18; /* 1 MiB of f32 */
+        int si;
         gk_tensor x;
         gk__cu_ptr p;
-        CK(gk_tensor_empty(ctx, GK_F32, 1, &n, &x)); /* warm the class */
-        CK(gk_tensor_free(ctx, x));
-        for (r = 0; r < 100000; r++) {
-            double t0 = gk__now_ms();
-            gk_tensor_empty(ctx, GK_F32, 1, &n, &x);
-            gk_tensor_free(ctx, x);
-            t[r] = (gk__now_ms() - t0) * 1000.0;
+        for (si = 0; si < 4; si++) {
+            int64_t n = sizes[si];
+            int nb = 200, per = 500, dnb = 20, dper = si < 2 ? 50 : 5, k;
+            CK(gk_tensor_empty(ctx, GK_F32, 1, &n, &x)); /* warm the class */
+            CK(gk_tensor_free(ctx, x));
+            for (r = 0; r < nb; r++) {
+                double t0 = gk__now_ms();
+                for (k = 0; k < per; k++) {
+                    gk_tensor_empty(ctx, GK_F32, 1, &n, &x);
+                    gk_tensor_free(ctx, x);
+                }
+                t[r] = (gk__now_ms() - t0) * 1000.0 / per;
+            }
+            pool_sz_us[si] = median(t, nb);
+            for (r = 0; r < dnb; r++) {
+                double t0 = gk__now_ms();
+                for (k = 0; k < dper; k++) {
+                    if (ctx->cu.MemAlloc(&p, (size_t)n * 4) != 0) { printf("cuMemAlloc failed\n"); return 1; }
+                    ctx->cu.MemFree(p);
+                }
+                t[r] = (gk__now_ms() - t0) * 1000.0 / dper;
+            }
+            drv_sz_us[si] = median(t, dnb);
+            printf("alloc+free %9lld B: pool %.3f us   cuMemAlloc+cuMemFree %.2f us   (%.0fx)\n", (long long)n * 4, pool_sz_us[si],
+                   drv_sz_us[si], drv_sz_us[si] / pool_sz_us[si]);
         }
-        pool_us = median(t, 100000);
-        for (r = 0; r < 2000; r++) {
-            double t0 = gk__now_ms();
-            if (ctx->cu.MemAlloc(&p, (size_t)n * 4) != 0) { printf("cuMemAlloc failed\n"); return 1; }
-            ctx->cu.MemFree(p);
-            t[r] = (gk__now_ms() - t0) * 1000.0;
-        }
-        drv_us = median(t, 2000);
-        printf("pool alloc+free 1 MiB: %.3f us   cuMemAlloc+cuMemFree: %.2f us   (%.0fx)\n", pool_us, drv_us, drv_us / pool_us);
+        pool_us = pool_sz_us[1];
+        drv_us = drv_sz_us[1];
     }
 
     /* ---- JIT caches ---- */
@@ -187,6 +199,10 @@ int main(int argc, char **argv) {
             fprintf(f, "{\n  \"bench\": \"core\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"arch\": \"%s\",\n  \"driver\": %d,\n  \"nvrtc\": %d,\n  \"date\": \"%s\",\n",
                     commit ? commit : "unknown", info.name, info.arch, info.driver_version, info.nvrtc_version, date);
             fprintf(f, "  \"pool_alloc_free_1MiB_us\": %.4f,\n  \"driver_alloc_free_1MiB_us\": %.3f,\n  \"pool_speedup\": %.1f,\n", pool_us, drv_us, drv_us / pool_us);
+            fprintf(f, "  \"alloc_free_sweep\": [");
+            for (i = 0; i < 4; i++)
+                fprintf(f, "%s{\"bytes\": %lld, \"pool_us\": %.4f, \"driver_us\": %.3f}", i ? ", " : "", (long long)sizes[i] * 4, pool_sz_us[i], drv_sz_us[i]);
+            fprintf(f, "],\n");
             fprintf(f, "  \"jit_memory_hit_us\": %.3f,\n  \"jit_disk_hit_ms\": %.4f,\n  \"jit_library_module_disk_ms\": %.3f,\n  \"jit_cold_compile_ms\": %.2f,\n", mem_us, disk_ms, lib_disk_ms, cold_ms);
             fprintf(f, "  \"copy_GBs\": %.1f,\n  \"add_f32_GBs\": %.1f,\n  \"add_over_copy\": %.4f,\n  \"cast_f32_bf16_GBs\": %.1f,\n  \"fill_f32_GBs\": %.1f,\n  \"issue_add_us\": %.3f\n}\n",
                     copy_gbs, add_gbs, add_gbs / copy_gbs, cast_gbs, fill_gbs, launch_us);

@@ -3,8 +3,8 @@
    checks with GKT_CHECK / GKT_OK, and ends with gkt_done(), which prints
    "N passed, M failed" and returns the exit status.
    Random inputs are fresh each run (seed printed; GKT_SEED=n replays one).
-   gkt_dut() is the context under test: CUDA when a GPU is usable (or
-   GPUKIT_BACKEND says so), else CPU; gkt_ref() is always the CPU reference. */
+   gkt_dut() is the context under test: CUDA when a GPU is usable (GKT_BACKEND=cuda
+   demands it), else CPU; gkt_ref() is always the CPU reference. */
 #ifndef GKT_H
 #define GKT_H
 #if defined(__GNUC__) || defined(__clang__)
@@ -78,7 +78,11 @@ static gk_ctx *gkt_make(gk_backend b) {
     }
     return c;
 }
-GKT_MAYBE_UNUSED static gk_ctx *gkt_dut(void) { return gkt_make(GK_BACKEND_AUTO); }
+GKT_MAYBE_UNUSED static gk_ctx *gkt_dut(void) {
+    /* GKT_BACKEND=cuda makes a missing GPU an error instead of a CPU run */
+    const char *e = getenv("GKT_BACKEND");
+    return gkt_make(e && strcmp(e, "cuda") == 0 ? GK_BACKEND_CUDA : e && strcmp(e, "cpu") == 0 ? GK_BACKEND_CPU : GK_BACKEND_AUTO);
+}
 GKT_MAYBE_UNUSED static gk_ctx *gkt_ref(void) { return gkt_make(GK_BACKEND_CPU); }
 
 /* max |a-b| / max(|b|) over n doubles (NaN mismatch -> inf) */
