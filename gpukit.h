@@ -567,6 +567,11 @@ GKDEF gk_status gk_cast_new(gk_ctx *ctx, gk_tensor src, gk_dtype dtype, gk_tenso
 #define GK__ALLOC(T, n) GK__CAST(T *, GPUKIT_MALLOC(sizeof(T) * (size_t)(n)))
 #define GK__CALLOC(T, n) GK__CAST(T *, gk__calloc(sizeof(T) * (size_t)(n)))
 #define GK__UNUSED(x) ((void)(x))
+#if defined(__GNUC__) || defined(__clang__)
+#define GK__MAYBE_UNUSED __attribute__((unused)) /* helpers for ops still to come */
+#else
+#define GK__MAYBE_UNUSED
+#endif
 #define GK__MIN(a, b) ((a) < (b) ? (a) : (b))
 #define GK__MAX(a, b) ((a) > (b) ? (a) : (b))
 
@@ -896,6 +901,7 @@ struct gk_ctx {
     gk_module *modules;
     gk__modrec *modcache;
     uint64_t capture_serial;
+    gk__block *ws;              /* op scratch memory (gk__workspace) */
     gk__libmod lib[GK__MOD_COUNT > 0 ? GK__MOD_COUNT : 1];
     char *cache_dir;
     gk_jit_stats jst;
@@ -3522,12 +3528,13 @@ GKDEF gk_status gk_kernel_launch(gk_ctx *ctx, gk_kernel *k, const gk_launch_desc
    contiguous dims merged), then either run the CPU reference loop (now, or
    recorded while capturing) or launch the library kernel on the current
    stream. Operands are pinned while the op is issued (gk__use). */
+#define GK__ND_OPS 4
 typedef struct gk__nd {          /* the layout of gk_nd in kernels/gk_common.cuh */
     int ndim;
     int pad;
     int64_t n;
     int64_t shape[GK_MAX_DIMS];
-    int64_t st[3][GK_MAX_DIMS];
+    int64_t st[GK__ND_OPS][GK_MAX_DIMS]; /* operand 0: output; 1..3 inputs */
 } gk__nd;
 
 static void gk__shape_str(const gk__slot *s, char *buf, size_t n) {
@@ -3538,9 +3545,11 @@ static void gk__shape_str(const gk__slot *s, char *buf, size_t n) {
     if (k < n) snprintf(buf + k, n - k, "]");
 }
 
+/* The iteration of an elementwise op: ops[0] is the output, ops[1..nops-1]
+   (at most GK__ND_OPS in all) the inputs, broadcast to the output's shape. */
 static gk_status gk__nd_build(gk_ctx *ctx, gk__nd *nd, gk__slot *const *ops, int nops, const char *const *names, const char *where) {
     const gk__slot *o = ops[0];
-    int64_t st[3][GK_MAX_DIMS];
+    int64_t st[GK__ND_OPS][GK_MAX_DIMS];
     int k, d, j = 0;
     memset(nd, 0, sizeof *nd);
     for (k = 0; k < nops; k++) {
@@ -3579,7 +3588,7 @@ static gk_status gk__nd_build(gk_ctx *ctx, gk__nd *nd, gk__slot *const *ops, int
         j++;
     }
     nd->ndim = j;
-    if (j == 0) { nd->ndim = 1; nd->shape[0] = 1; for (k = 0; k < 3; k++) nd->st[k][0] = 1; }
+    if (j == 0) { nd->ndim = 1; nd->shape[0] = 1; for (k = 0; k < GK__ND_OPS; k++) nd->st[k][0] = 1; }
     return GK_OK;
 }
 static int gk__nd_contig(const gk__nd *nd, int nops) {
@@ -3592,22 +3601,24 @@ static int gk__nd_contig(const gk__nd *nd, int nops) {
 /* Walks every element of nd; o0..o2 are element offsets of the operands. */
 #define GK__ND_FOR(nd, ...)                                                             \
     do {                                                                                 \
-        int64_t ix_[GK_MAX_DIMS] = { 0 }, o0 = 0, o1 = 0, o2 = 0, i_;                    \
+        int64_t ix_[GK_MAX_DIMS] = { 0 }, o0 = 0, o1 = 0, o2 = 0, o3 = 0, i_;            \
         int d_;                                                                          \
         for (i_ = 0; i_ < (nd)->n; i_++) {                                               \
             __VA_ARGS__;                                                                 \
             for (d_ = (nd)->ndim - 1; d_ >= 0; d_--) {                                   \
                 if (++ix_[d_] < (nd)->shape[d_]) {                                       \
                     o0 += (nd)->st[0][d_]; o1 += (nd)->st[1][d_]; o2 += (nd)->st[2][d_]; \
+                    o3 += (nd)->st[3][d_];                                               \
                     break;                                                               \
                 }                                                                        \
                 o0 -= (nd)->st[0][d_] * ((nd)->shape[d_] - 1);                           \
                 o1 -= (nd)->st[1][d_] * ((nd)->shape[d_] - 1);                           \
                 o2 -= (nd)->st[2][d_] * ((nd)->shape[d_] - 1);                           \
+                o3 -= (nd)->st[3][d_] * ((nd)->shape[d_] - 1);                           \
                 ix_[d_] = 0;                                                             \
             }                                                                            \
         }                                                                                \
-        GK__UNUSED(o0); GK__UNUSED(o1); GK__UNUSED(o2);                                  \
+        GK__UNUSED(o0); GK__UNUSED(o1); GK__UNUSED(o2); GK__UNUSED(o3);                  \
     } while (0)
 
 enum { GK__OP_ADD = 0, GK__OP_SUB, GK__OP_MUL, GK__OP_DIV, GK__OP_FILL, GK__OP_COPY, GK__OP_CAST, GK__OP_SCALE, GK__OP_AXPY };
@@ -3747,10 +3758,53 @@ static gk_status gk__launch(gk_ctx *ctx, int mod, const char *fname, int64_t wor
     return GK_OK;
 }
 
+/* Launches a library kernel with an explicit configuration; raises the
+   kernel's dynamic shared memory limit when it asks for more than 48 KiB. */
+GK__MAYBE_UNUSED static gk_status gk__launch_cfg(gk_ctx *ctx, int mod, const char *fname, const unsigned grid[3], const unsigned block[3],
+                                unsigned smem, void **args, const char *where) {
+    gk__cu_function f;
+    gk__cu_result r;
+    GK__TRY(gk__lib_function(ctx, mod, fname, &f, where));
+    if (smem > 48 * 1024) {
+        if ((int)smem > ctx->info.max_smem_per_block_optin)
+            return gk__err(ctx, GK_ERR_LIMIT, "%s: %s needs %u bytes of shared memory, the device allows %d", where, fname, smem,
+                           ctx->info.max_smem_per_block_optin);
+        r = ctx->cu.FuncSetAttribute(f, GK__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem);
+        if (r != 0) return gk__cu_fail(ctx, r, where, "cuFuncSetAttribute");
+    }
+    r = ctx->cu.LaunchKernel(f, grid[0] ? grid[0] : 1, grid[1] ? grid[1] : 1, grid[2] ? grid[2] : 1, block[0] ? block[0] : 1,
+                             block[1] ? block[1] : 1, block[2] ? block[2] : 1, smem, ctx->cur_stream->cu, args, NULL);
+    if (r != 0) {
+        gk__cu_fail(ctx, r, where, fname);
+        return GK_ERR_LAUNCH;
+    }
+    return GK_OK;
+}
+
+/* Scratch memory for ops (FFT buffers, partial reductions ...): one pool
+   block per context, grown only when an op needs more, so warmed-up ops
+   allocate nothing. Work on one stream runs in order, so one buffer serves
+   every op. The caller holds ctx->mu and, after issuing its work, calls
+   gk__unuse(ctx, ctx->ws) (the block is pinned meanwhile, and by a graph
+   that captures the op). */
+GK__MAYBE_UNUSED static gk_status gk__workspace(gk_ctx *ctx, size_t nbytes, gk__cu_ptr *out, const char *where) {
+    if (!ctx->ws || ctx->ws->size < nbytes) {
+        gk__block *nb;
+        GK__TRY(gk__pool_alloc(ctx, nbytes < ((size_t)1 << 20) ? ((size_t)1 << 20) : nbytes, &nb, where));
+        if (ctx->ws) gk__block_unref(ctx, ctx->ws);
+        ctx->ws = nb;
+    }
+    GK__TRY(gk__use(ctx, ctx->ws, ctx->cur_stream, where));
+    *out = ctx->ws->ptr;
+    return GK_OK;
+}
+
 /* Operands of one op: looked up, dtype-checked, resident and pinned. */
-typedef struct gk__opnds { gk__slot *s[3]; int n; int used; } gk__opnds;
+#define GK__MAX_OPNDS 16
+typedef struct gk__opnds { gk__slot *s[GK__MAX_OPNDS]; int n; int used; } gk__opnds;
 static gk_status gk__operands(gk_ctx *ctx, gk__opnds *ops, const gk_tensor *ts, const char *const *names, int n, const char *where) {
     int i;
+    if (n > GK__MAX_OPNDS) return gk__err(ctx, GK_ERR_INTERNAL, "%s: %d operands (at most %d)", where, n, GK__MAX_OPNDS);
     ops->n = n;
     ops->used = 0;
     for (i = 0; i < n; i++) GK__TRY(gk__lookup(ctx, ts[i], &ops->s[i], where, names[i]));

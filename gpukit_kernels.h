@@ -276,15 +276,16 @@ static const char *const gk__src_gk_common[] = {
     "#define GK_DT_i32 8\n"
     "#define GK_DT_i64 9\n"
     "\n"
-    "// Iteration geometry of an elementwise op: operand 0 is the output, 1 and 2\n"
+    "// Iteration geometry of an elementwise op: operand 0 is the output, 1..3\n"
     "// the inputs (strides in elements, 0 for broadcast dims). Same layout as\n"
     "// gk__nd in gpukit.h; passed by value.\n"
+    "#define GK_ND_OPS 4\n"
     "struct gk_nd {\n"
     "    int ndim;\n"
     "    int pad;\n"
     "    gk_i64 n;\n"
     "    gk_i64 shape[GK_MAX_DIMS];\n"
-    "    gk_i64 st[3][GK_MAX_DIMS];\n"
+    "    gk_i64 st[GK_ND_OPS][GK_MAX_DIMS];\n"
     "};\n"
     "\n"
     "__device__ __forceinline__ void gk_nd_offsets(const gk_nd &nd, gk_i64 i, gk_i64 &o0, gk_i64 &o1, gk_i64 &o2) {\n"
@@ -295,6 +296,18 @@ static const char *const gk__src_gk_common[] = {
     "        o0 += r * nd.st[0][d];\n"
     "        o1 += r * nd.st[1][d];\n"
     "        o2 += r * nd.st[2][d];\n"
+    "        i = q;\n"
+    "    }\n"
+    "}\n"
+    "__device__ __forceinline__ void gk_nd_offsets4(const gk_nd &nd, gk_i64 i, gk_i64 &o0, gk_i64 &o1, gk_i64 &o2, gk_i64 &o3) {\n"
+    "    o0 = 0; o1 = 0; o2 = 0; o3 = 0;\n"
+    "    for (int d = nd.ndim - 1; d >= 0; d--) {\n"
+    "        gk_i64 s = nd.shape[d];\n"
+    "        gk_i64 q = i / s, r = i - q * s;\n"
+    "        o0 += r * nd.st[0][d];\n"
+    "        o1 += r * nd.st[1][d];\n"
+    "        o2 += r * nd.st[2][d];\n"
+    "        o3 += r * nd.st[3][d];\n"
     "        i = q;\n"
     "    }\n"
     "}\n"
@@ -315,6 +328,8 @@ static const char *const gk__src_gk_common[] = {
     "    if (shift > 64) return sbit;\n"
     "    if (shift == 64) { kept = 0; rem = m; half = 1ull << 63; }\n"
     "    else { kept = m >> shift; rem = m & ((1ull << shift) - 1); half = 1ull << (shift - 1); }\n"
+    ,
+    /* chunk */
     "    if (rem > half || (rem == half && (kept & 1))) kept++;\n"
     "    if (e < emin) bits = (gk_u32)kept;\n"
     "    else bits = ((gk_u32)(e + bias - 1) << mbits) + (gk_u32)kept;\n"
@@ -324,8 +339,6 @@ static const char *const gk__src_gk_common[] = {
     "__device__ __forceinline__ gk_u32 gk_fmt_nan(int ebits, int mbits, int has_inf) {\n"
     "    return has_inf \? ((((1u << ebits) - 1u) << mbits) | (1u << (mbits - 1))) : ((1u << (ebits + mbits)) - 1u);\n"
     "}\n"
-    ,
-    /* chunk */
     "__device__ __forceinline__ gk_u32 gk_f64_to_fmt(double x, int ebits, int mbits, int has_inf) {\n"
     "    gk_u64 u = (gk_u64)__double_as_longlong(x), m;\n"
     "    int sign = (int)(u >> 63), ex = (int)((u >> 52) & 0x7FF);\n"
@@ -387,13 +400,13 @@ static const char *const gk__src_gk_common[] = {
     "__device__ __forceinline__ gk_u16 gk_f2bf(float f) {\n"
     "    gk_u32 u = (gk_u32)__float_as_int(f);\n"
     "    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0;\n"
+    ,
+    /* chunk */
     "    return (gk_u16)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);\n"
     "}\n"
     "__device__ __forceinline__ float gk_e4m3_to_f(gk_u8 v) { return gk_fmt_to_f32(v, 4, 3, 0); }\n"
     "__device__ __forceinline__ float gk_e5m2_to_f(gk_u8 v) { return gk_fmt_to_f32(v, 5, 2, 1); }\n"
     "__device__ __forceinline__ gk_u8 gk_f_to_e4m3(float f) { return (gk_u8)gk_f64_to_fmt((double)f, 4, 3, 0); }\n"
-    ,
-    /* chunk */
     "__device__ __forceinline__ gk_u8 gk_f_to_e5m2(float f) { return (gk_u8)gk_f64_to_fmt((double)f, 5, 2, 1); }\n"
     "\n"
     "// float -> integer: truncate toward zero, saturate, NaN -> 0\n"
@@ -440,14 +453,14 @@ static const char *const gk__src_gk_common[] = {
     "};\n"
     "template <> struct gk_ty<GK_DT_f8e5m2> {\n"
     "    typedef gk_u8 S; typedef float C; enum { K = 0 };\n"
+    ,
+    /* chunk */
     "    static __device__ __forceinline__ float ld(gk_u8 v) { return gk_e5m2_to_f(v); }\n"
     "    static __device__ __forceinline__ gk_u8 st(float v) { return gk_f_to_e5m2(v); }\n"
     "    static __device__ __forceinline__ gk_u8 sat(double x) { return gk_f_to_e5m2((float)x); } // unused: integers only\n"
     "};\n"
     "template <> struct gk_ty<GK_DT_i8> {\n"
     "    typedef signed char S; typedef gk_i64 C; enum { K = 2 };\n"
-    ,
-    /* chunk */
     "    static __device__ __forceinline__ gk_i64 ld(signed char v) { return v; }\n"
     "    static __device__ __forceinline__ signed char st(gk_i64 v) { return (signed char)(gk_u8)(gk_u64)v; }\n"
     "    static __device__ __forceinline__ signed char sat(double x) { return (signed char)gk_f64_to_i64_sat(x, -128, 127); }\n"

@@ -37,7 +37,7 @@ int main(void) {
     gk_ctx *ctx = NULL;
     gk_device_info info;
     gk_pool_stats ps;
-    gk_module_desc md = { 0 };
+    gk_module_desc md;
     gk_module *mod;
     gk_kernel *k;
     gk_arg args[3];
@@ -62,6 +62,7 @@ int main(void) {
     printf("cuBLASLt : %s\n", info.has_cublaslt ? "loaded" : "not loaded");
 
     /* a user kernel, compiled once (cached on disk for the next run) */
+    memset(&md, 0, sizeof md);
     md.source = KERNEL;
     md.name = "sin_sq.cu";
     CHECK(gk_module_create(ctx, &md, &mod));

@@ -23,15 +23,16 @@ typedef unsigned long long gk_u64;
 #define GK_DT_i32 8
 #define GK_DT_i64 9
 
-// Iteration geometry of an elementwise op: operand 0 is the output, 1 and 2
+// Iteration geometry of an elementwise op: operand 0 is the output, 1..3
 // the inputs (strides in elements, 0 for broadcast dims). Same layout as
 // gk__nd in gpukit.h; passed by value.
+#define GK_ND_OPS 4
 struct gk_nd {
     int ndim;
     int pad;
     gk_i64 n;
     gk_i64 shape[GK_MAX_DIMS];
-    gk_i64 st[3][GK_MAX_DIMS];
+    gk_i64 st[GK_ND_OPS][GK_MAX_DIMS];
 };
 
 __device__ __forceinline__ void gk_nd_offsets(const gk_nd &nd, gk_i64 i, gk_i64 &o0, gk_i64 &o1, gk_i64 &o2) {
@@ -42,6 +43,18 @@ __device__ __forceinline__ void gk_nd_offsets(const gk_nd &nd, gk_i64 i, gk_i64 
         o0 += r * nd.st[0][d];
         o1 += r * nd.st[1][d];
         o2 += r * nd.st[2][d];
+        i = q;
+    }
+}
+__device__ __forceinline__ void gk_nd_offsets4(const gk_nd &nd, gk_i64 i, gk_i64 &o0, gk_i64 &o1, gk_i64 &o2, gk_i64 &o3) {
+    o0 = 0; o1 = 0; o2 = 0; o3 = 0;
+    for (int d = nd.ndim - 1; d >= 0; d--) {
+        gk_i64 s = nd.shape[d];
+        gk_i64 q = i / s, r = i - q * s;
+        o0 += r * nd.st[0][d];
+        o1 += r * nd.st[1][d];
+        o2 += r * nd.st[2][d];
+        o3 += r * nd.st[3][d];
         i = q;
     }
 }

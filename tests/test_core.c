@@ -212,6 +212,24 @@ static void test_context(void) {
     GKT_CHECK(info.has_nvrtc == 0 && info.nvrtc_version == 0, "no nvrtc");
     GKT_CHECK(strstr(log_seen, "NVRTC not found") != NULL, "log: %s", log_seen);
     gk_ctx_destroy(c);
+    /* on a GPU: no NVRTC and no cached kernels -> ops say so, the rest works */
+    c = gkt_dut();
+    if (gk_ctx_backend(c) == GK_BACKEND_CUDA) {
+        gk_ctx *n = NULL;
+        gk_tensor t;
+        int64_t len = 16;
+        memset(&d, 0, sizeof d);
+        d.backend = GK_BACKEND_CUDA;
+        d.nvrtc_lib = "/nonexistent/libnvrtc.so.13";
+        d.disable_disk_cache = 1;
+        d.log_level = GK_LOG_OFF;
+        GKT_OK(NULL, gk_ctx_create(&d, &n));
+        GKT_OK(n, gk_tensor_empty(n, GK_F32, 1, &len, &t));
+        GKT_FAILS(n, gk_fill(n, t, 1.0), GK_ERR_NO_NVRTC, "NVRTC not found");
+        GKT_OK(n, gk_copy(n, t, t)); /* a plain device copy needs no kernel */
+        gk_ctx_destroy(n);
+    }
+    gk_ctx_destroy(c);
     /* the device under test */
     c = gkt_dut();
     gk_device_info_get(c, &info);

@@ -54,7 +54,14 @@ int main(int argc, char **argv) {
     else d.disable_disk_cache = 1;
     if (gk_ctx_create(&d, &ctx) != GK_OK) { printf("check_kernels: %s\n", gk_last_error(NULL)); return 2; }
     if (!ctx->info.has_nvrtc) { printf("check_kernels: NVRTC not found: cannot compile kernels\ncheck_kernels: 0 passed, 1 failed\n"); return 1; }
-    js = fopen("build/kernel_report.json", "w");
+    {
+        char path[256];
+        int a, len = snprintf(path, sizeof path, "build/kernel_report");
+        for (a = 1; a < argc && len < 200; a++)
+            if (strncmp(argv[a], "sm_", 3) == 0) len += snprintf(path + len, sizeof path - (size_t)len, "_%s", argv[a]);
+        snprintf(path + len, sizeof path - (size_t)len, ".json");
+        js = fill ? NULL : fopen(path, "w");
+    }
     if (js) fprintf(js, "{\"nvrtc\": %d, \"modules\": [\n", ctx->info.nvrtc_version);
     printf("%-18s %-7s %7s %8s %8s %10s  %s\n", "module", "arch", "kernels", "max_regs", "stack_B", "spill_B", "max_regs_kernel");
     for (i = 1; i < argc; i++) {
