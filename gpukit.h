@@ -137,7 +137,8 @@ gk_status gk_convert(gk_dtype dt, void *dst, gk_dtype st, const void *src, size_
         case GK_F64: memcpy(o + 8 * i, &v, 8); break;
         case GK_F16: { uint16_t h = (uint16_t)gk__stub_d_to_minifloat((float)v, 5, 10, 15, 0);
             if (!isnan(v) && fabs(v) >= 65520.0) h = (uint16_t)(signbit(v) ? 0xFC00 : 0x7C00);
-            if (isnan(v)) h = 0x7E00; memcpy(o + 2 * i, &h, 2); break; }
+            if (isnan(v)) { h = 0x7E00; }
+            memcpy(o + 2 * i, &h, 2); break; }
         case GK_BF16: { float f = (float)v; uint32_t u; uint16_t h; memcpy(&u, &f, 4);
             if (isnan(f)) h = 0x7FC0; else { u += 0x7FFF + ((u >> 16) & 1); h = (uint16_t)(u >> 16); }
             memcpy(o + 2 * i, &h, 2); break; }

@@ -114,7 +114,7 @@ comp.sort()
 decl = sorted((c, a, b) for c, (a, b) in dec.items())
 
 def emit(name, ctype, rows, per_line):
-    lines = ["static const %s %s[%d] = {" % (ctype, name, len(rows))]
+    lines = ["static const %s %s[%d][%d] = {" % (ctype, name, len(rows), len(rows[0]))]
     cur = []
     for r in rows:
         cur.append("{" + ",".join("0x%X" % v for v in r) + "}")
