@@ -229,9 +229,12 @@ GKLLMDEF size_t gk_st_dtype_size(gk_st_dtype t);
 GKLLMDEF int gk_st_gk_dtype(gk_st_dtype t, gk_dtype *out);
 /* Copies the tensor's bytes as stored (little-endian). dst_bytes >= nbytes. */
 GKLLMDEF gk_status gk_st_read_raw(const gk_safetensors *st, const char *name, void *dst, size_t dst_bytes);
-/* Reads the tensor converted to dst_type (gk_convert's rounding). BOOL, U16,
-   I16, U32 and U64 are converted by this file (BOOL -> 0/1; integers saturate
-   into the destination range, floats take the nearest value).
+/* Reads the tensor converted to dst_type with gk_convert's rules (float
+   narrowing rounds to nearest even, float -> int truncates and saturates,
+   int -> int wraps). BOOL, U16, I16, U32 and U64, which have no gpukit dtype,
+   are widened here first: BOOL -> 0/1, integers to int64 (U64 keeps its bits,
+   so values above INT64_MAX wrap like any int -> int conversion) or, for a
+   float destination, to double (U64 as unsigned).
    dst_bytes >= numel * gk_dtype_size(dst_type). */
 GKLLMDEF gk_status gk_st_read(const gk_safetensors *st, const char *name, gk_dtype dst_type, void *dst, size_t dst_bytes);
 /* Creates a device tensor of dst_type with the tensor's shape and uploads it
@@ -460,6 +463,15 @@ GKLLMDEF gk_status gk_read_file(const char *path, size_t max_size, char **data, 
     *data = buf;
     *size = len;
     return GK_OK;
+}
+
+/* copies the current thread's error text (bounded) so it can be reformatted */
+static void gk__errcopy(char *dst, size_t cap) {
+    const char *e = gk_last_error(NULL);
+    size_t n = e ? strlen(e) : 0;
+    if (n >= cap) n = cap - 1;
+    if (n) memcpy(dst, e, n);
+    dst[n] = 0;
 }
 
 /* ---- hashing ---- */
@@ -1058,7 +1070,7 @@ GKLLMDEF gk_status gk_json_parse_file(const char *path, const gk_json_options *o
     st = gk_json_parse(data, size, opt, out);
     if (st != GK_OK) {
         char msg[900];
-        snprintf(msg, sizeof msg, "%s", gk_last_error(NULL));
+        gk__errcopy(msg, sizeof msg);
         gk_error_set(NULL, st, "%s: %s", path, msg);
     }
     free(data);
@@ -2435,7 +2447,7 @@ static gk_status gk__st_parse(gk_safetensors *st, int fi, const char *label) {
     s = gk_json_parse((const char *)f->base + 8, (size_t)n, &jo, &doc);
     if (s != GK_OK) {
         char msg[700];
-        snprintf(msg, sizeof msg, "%s", gk_last_error(NULL));
+        gk__errcopy(msg, sizeof msg);
         return GK__ERR(s, "%s: safetensors header: %s", label, msg);
     }
     st->docs[fi] = doc; /* docs has one slot per file (gk__st_new) */
@@ -2792,7 +2804,7 @@ static int64_t gk__st_load_i64(gk_st_dtype dt, const unsigned char *p, size_t i)
     case GK_ST_I16: { int16_t v; memcpy(&v, p + 2 * i, 2); return v; }
     case GK_ST_U16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return v; }
     case GK_ST_U32: { uint32_t v; memcpy(&v, p + 4 * i, 4); return v; }
-    case GK_ST_U64: { uint64_t v; memcpy(&v, p + 8 * i, 8); return v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v; }
+    case GK_ST_U64: { int64_t v; memcpy(&v, p + 8 * i, 8); return v; } /* bits as int64: int->int wraps like gk_convert */
     default: return 0;
     }
 }
@@ -2858,7 +2870,7 @@ GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const cha
                                 gk_st_progress_fn progress, void *user) {
     const gk_st_tensor_info *t;
     gk_dtype src_gk;
-    gk_tensor dev, tmp;
+    gk_tensor dev = {0}, tmp = {0};
     int ndim;
     int64_t one = 1;
     const int64_t *shape;
@@ -3542,7 +3554,7 @@ GKLLMDEF gk_status gk_tokenizer_load(const char *path, gk_tokenizer **out) {
     s = gk_tokenizer_from_json(gk_json_root(doc), out);
     if (s != GK_OK) {
         char msg[900];
-        snprintf(msg, sizeof msg, "%s", gk_last_error(NULL));
+        gk__errcopy(msg, sizeof msg);
         gk_error_set(NULL, s, "%s: %s", path, msg);
     }
     gk_json_free(doc);
