@@ -4562,6 +4562,12 @@ GKLLMDEF gk_status gk_chat_apply(const gk_chat_template *t, const gk_chat_messag
     if (!t || !o || (!m && n)) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: NULL argument");
     for (i = 0; i < n; i++)
         if (!m[i].role || !m[i].content) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: message %zu has no role or content", i);
+    if (n == 0 && (t->format == GK_CHAT_CHATML || t->format == GK_CHAT_QWEN3 || t->format == GK_CHAT_LLAMA2))
+        return GK__ERR(GK_ERR_INVALID_ARGUMENT, "chat template: this format needs at least one message (the template reads messages[0])");
+    if (t->format == GK_CHAT_CHATML)
+        for (i = 0; i < n; i++)
+            if (strcmp(m[i].role, "tool") == 0)
+                return GK__ERR(GK_ERR_UNSUPPORTED, "chat template: the built-in ChatML format does not render tool messages");
     switch (t->format) {
     case GK_CHAT_CHATML:
         if (t->default_system[0] && (n == 0 || strcmp(m[0].role, "system") != 0)) {
