@@ -1,0 +1,148 @@
+// elementwise.cu - fill, strided copy, binary arithmetic with broadcasting,
+// scale and axpy, for every dtype. The *_c kernels take contiguous operands
+// of equal shape whose addresses are 16-byte aligned (checked by the host)
+// and move 16 bytes per thread; the others index any strides through gk_nd.
+#include "gk_common.cuh"
+
+// ---- fill and copy: element size only ----------------------------------
+#define GK_FILL(B, T)                                                                   \
+    extern "C" __global__ void gk_fill_b##B(gk_nd nd, T *out, gk_u64 pattern) {        \
+        T v = (T)pattern;                                                               \
+        for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {                           \
+            gk_i64 o0, o1, o2;                                                          \
+            gk_nd_offsets(nd, i, o0, o1, o2);                                           \
+            out[o0] = v;                                                                \
+        }                                                                               \
+    }                                                                                   \
+    extern "C" __global__ void gk_copy_b##B(gk_nd nd, T *out, const T *in) {           \
+        for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {                           \
+            gk_i64 o0, o1, o2;                                                          \
+            gk_nd_offsets(nd, i, o0, o1, o2);                                           \
+            out[o0] = in[o1];                                                           \
+        }                                                                               \
+    }
+GK_FILL(1, gk_u8)
+GK_FILL(2, gk_u16)
+GK_FILL(4, gk_u32)
+GK_FILL(8, gk_u64)
+
+// contiguous fill, 16 bytes per thread (pattern pre-replicated to 16 bytes)
+extern "C" __global__ void gk_fill_c(gk_i64 nbytes, gk_u8 *out, gk_u64 lo, gk_u64 hi) {
+    gk_i64 nvec = nbytes >> 4;
+    uint4 v = make_uint4((unsigned)lo, (unsigned)(lo >> 32), (unsigned)hi, (unsigned)(hi >> 32));
+    for (gk_i64 i = GK_TID; i < nvec; i += GK_NTHREADS) ((uint4 *)out)[i] = v;
+    gk_i64 t = GK_TID;
+    if (t < (nbytes & 15)) {
+        gk_i64 j = (nvec << 4) + t;
+        out[j] = (gk_u8)((j & 8 ? hi : lo) >> (8 * (j & 7)));
+    }
+}
+
+// ---- binary arithmetic ----------------------------------------------------
+#define GK_OP_ADD 0
+#define GK_OP_SUB 1
+#define GK_OP_MUL 2
+#define GK_OP_DIV 3
+
+template <int OP, int K, typename C> __device__ __forceinline__ C gk_binop(C a, C b) {
+    if (K == 2) { // integers: wrap; division truncates, x/0 = 0, MIN/-1 wraps
+        gk_u64 ua = (gk_u64)a, ub = (gk_u64)b;
+        if (OP == GK_OP_ADD) return (C)(ua + ub);
+        if (OP == GK_OP_SUB) return (C)(ua - ub);
+        if (OP == GK_OP_MUL) return (C)(ua * ub);
+        if (b == 0) return 0;
+        if (b == (C)-1) return (C)(0ull - ua);
+        return a / b;
+    } else {
+        if (OP == GK_OP_ADD) return a + b;
+        if (OP == GK_OP_SUB) return a - b;
+        if (OP == GK_OP_MUL) return a * b;
+        return a / b;
+    }
+}
+
+template <int OP, int DT> __device__ __forceinline__ void gk_binary_nd(const gk_nd &nd, typename gk_ty<DT>::S *out,
+                                                                       const typename gk_ty<DT>::S *a,
+                                                                       const typename gk_ty<DT>::S *b) {
+    typedef gk_ty<DT> T;
+    for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {
+        gk_i64 o0, o1, o2;
+        gk_nd_offsets(nd, i, o0, o1, o2);
+        out[o0] = T::st(gk_binop<OP, T::K, typename T::C>(T::ld(a[o1]), T::ld(b[o2])));
+    }
+}
+
+// 16 bytes of operands per thread
+template <int OP, int DT> __device__ __forceinline__ void gk_binary_c(gk_i64 n, typename gk_ty<DT>::S *out,
+                                                                      const typename gk_ty<DT>::S *a,
+                                                                      const typename gk_ty<DT>::S *b) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S S;
+    const int V = 16 / sizeof(S);
+    gk_i64 nvec = n / V;
+    for (gk_i64 i = GK_TID; i < nvec; i += GK_NTHREADS) {
+        union { uint4 v; S s[16 / sizeof(S)]; } x, y, z;
+        x.v = __ldg((const uint4 *)a + i);
+        y.v = __ldg((const uint4 *)b + i);
+#pragma unroll
+        for (int k = 0; k < V; k++) z.s[k] = T::st(gk_binop<OP, T::K, typename T::C>(T::ld(x.s[k]), T::ld(y.s[k])));
+        ((uint4 *)out)[i] = z.v;
+    }
+    gk_i64 t = nvec * V + GK_TID;
+    if (t < n) out[t] = T::st(gk_binop<OP, T::K, typename T::C>(T::ld(a[t]), T::ld(b[t])));
+}
+
+#define GK_BIN_DT(OPN, OP, DTN)                                                                              \
+    extern "C" __global__ void gk_##OPN##_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out,                       \
+                                                const gk_ty<GK_DT_##DTN>::S *a, const gk_ty<GK_DT_##DTN>::S *b) { \
+        gk_binary_nd<OP, GK_DT_##DTN>(nd, out, a, b);                                                        \
+    }                                                                                                        \
+    extern "C" __global__ void gk_##OPN##_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,                   \
+                                                    const gk_ty<GK_DT_##DTN>::S *a, const gk_ty<GK_DT_##DTN>::S *b) { \
+        gk_binary_c<OP, GK_DT_##DTN>(n, out, a, b);                                                          \
+    }
+#define GK_BIN_ALL(OPN, OP)                                                                                  \
+    GK_BIN_DT(OPN, OP, f32) GK_BIN_DT(OPN, OP, f64) GK_BIN_DT(OPN, OP, f16) GK_BIN_DT(OPN, OP, bf16)         \
+    GK_BIN_DT(OPN, OP, f8e4m3) GK_BIN_DT(OPN, OP, f8e5m2) GK_BIN_DT(OPN, OP, i8) GK_BIN_DT(OPN, OP, u8)      \
+    GK_BIN_DT(OPN, OP, i32) GK_BIN_DT(OPN, OP, i64)
+GK_BIN_ALL(add, GK_OP_ADD)
+GK_BIN_ALL(sub, GK_OP_SUB)
+GK_BIN_ALL(mul, GK_OP_MUL)
+GK_BIN_ALL(div, GK_OP_DIV)
+
+// ---- scale (out = alpha * x) and axpy (y = fma(alpha, x, y)) -------------
+// float formats compute in f32 with alpha rounded to f32, f64 in double;
+// integers compute in double and convert back truncating and saturating.
+template <int DT> __device__ __forceinline__ typename gk_ty<DT>::S gk_scale1(double alpha, typename gk_ty<DT>::S x) {
+    typedef gk_ty<DT> T;
+    if (T::K == 0) return T::st((typename T::C)((float)alpha * (float)T::ld(x)));
+    if (T::K == 1) return T::st((typename T::C)(alpha * (double)T::ld(x)));
+    return gk_ty<DT>::sat(alpha * (double)T::ld(x));
+}
+template <int DT> __device__ __forceinline__ typename gk_ty<DT>::S gk_axpy1(double alpha, typename gk_ty<DT>::S x,
+                                                                         typename gk_ty<DT>::S y) {
+    typedef gk_ty<DT> T;
+    if (T::K == 0) return T::st((typename T::C)fmaf((float)alpha, (float)T::ld(x), (float)T::ld(y)));
+    if (T::K == 1) return T::st((typename T::C)fma(alpha, (double)T::ld(x), (double)T::ld(y)));
+    return gk_ty<DT>::sat(fma(alpha, (double)T::ld(x), (double)T::ld(y)));
+}
+// operand 0: out / y, operand 1: x
+#define GK_SCALE_DT(DTN)                                                                                     \
+    extern "C" __global__ void gk_scale_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out,                         \
+                                              const gk_ty<GK_DT_##DTN>::S *x, double alpha) {                \
+        for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {                                                \
+            gk_i64 o0, o1, o2;                                                                               \
+            gk_nd_offsets(nd, i, o0, o1, o2);                                                                \
+            out[o0] = gk_scale1<GK_DT_##DTN>(alpha, x[o1]);                                                  \
+        }                                                                                                    \
+    }                                                                                                        \
+    extern "C" __global__ void gk_axpy_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *y,                            \
+                                             const gk_ty<GK_DT_##DTN>::S *x, double alpha) {                 \
+        for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {                                                \
+            gk_i64 o0, o1, o2;                                                                               \
+            gk_nd_offsets(nd, i, o0, o1, o2);                                                                \
+            y[o0] = gk_axpy1<GK_DT_##DTN>(alpha, x[o1], y[o0]);                                              \
+        }                                                                                                    \
+    }
+GK_SCALE_DT(f32) GK_SCALE_DT(f64) GK_SCALE_DT(f16) GK_SCALE_DT(bf16) GK_SCALE_DT(f8e4m3)
+GK_SCALE_DT(f8e5m2) GK_SCALE_DT(i8) GK_SCALE_DT(u8) GK_SCALE_DT(i32) GK_SCALE_DT(i64)
