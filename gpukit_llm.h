@@ -372,13 +372,13 @@ extern "C" {
 /* >>impl_common                                                            */
 /* ======================================================================== */
 
-#define GK__ERR(st, ...) gk_error_set(NULL, (st), __VA_ARGS__)
+#define GK__U_ERR(st, ...) gk_error_set(NULL, (st), __VA_ARGS__)
 
-static void *gk__malloc(size_t n) { return malloc(n ? n : 1); }
-static void *gk__calloc(size_t n, size_t s) { return calloc(n ? n : 1, s ? s : 1); }
+static void *gk__u_malloc(size_t n) { return malloc(n ? n : 1); }
+static void *gk__u_calloc(size_t n, size_t s) { return calloc(n ? n : 1, s ? s : 1); }
 
 /* Grows *p (element size es) to hold at least need elements. */
-static int gk__grow(void **p, size_t *cap, size_t need, size_t es) {
+static int gk__u_grow(void **p, size_t *cap, size_t need, size_t es) {
     size_t nc;
     void *q;
     if (need <= *cap) return 1;
@@ -407,19 +407,19 @@ GKLLMDEF void gk_ids_free(gk_ids *v) {
     v->len = v->cap = 0;
 }
 GKLLMDEF gk_status gk_buf_append(gk_buf *b, const void *data, size_t n) {
-    if (!b) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_buf_append: NULL buffer");
-    if (b->len + n + 1 < b->len || !gk__grow((void **)&b->data, &b->cap, b->len + n + 1, 1))
-        return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory growing a text buffer to %zu bytes", b->len + n + 1);
+    if (!b) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_buf_append: NULL buffer");
+    if (b->len + n + 1 < b->len || !gk__u_grow((void **)&b->data, &b->cap, b->len + n + 1, 1))
+        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory growing a text buffer to %zu bytes", b->len + n + 1);
     if (n) memcpy(b->data + b->len, data, n);
     b->len += n;
     b->data[b->len] = 0;
     return GK_OK;
 }
-static gk_status gk__buf_puts(gk_buf *b, const char *s) { return gk_buf_append(b, s, strlen(s)); }
+static gk_status gk__u_buf_puts(gk_buf *b, const char *s) { return gk_buf_append(b, s, strlen(s)); }
 GKLLMDEF gk_status gk_ids_push(gk_ids *v, int32_t id) {
-    if (!v) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_ids_push: NULL array");
-    if (v->len == v->cap && !gk__grow((void **)&v->data, &v->cap, v->len + 1, sizeof(int32_t)))
-        return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory growing an id array");
+    if (!v) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_ids_push: NULL array");
+    if (v->len == v->cap && !gk__u_grow((void **)&v->data, &v->cap, v->len + 1, sizeof(int32_t)))
+        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory growing an id array");
     v->data[v->len++] = id;
     return GK_OK;
 }
@@ -428,36 +428,36 @@ GKLLMDEF gk_status gk_read_file(const char *path, size_t max_size, char **data, 
     FILE *f;
     char *buf = NULL;
     size_t cap = 0, len = 0;
-    if (!path || !data || !size) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_read_file: NULL argument");
+    if (!path || !data || !size) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_read_file: NULL argument");
     *data = NULL;
     *size = 0;
     f = fopen(path, "rb");
-    if (!f) return GK__ERR(GK_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    if (!f) return GK__U_ERR(GK_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
     for (;;) {
         size_t got;
-        if (len + 65536 + 1 > cap && !gk__grow((void **)&buf, &cap, len + 65536 + 1, 1)) {
+        if (len + 65536 + 1 > cap && !gk__u_grow((void **)&buf, &cap, len + 65536 + 1, 1)) {
             fclose(f);
             free(buf);
-            return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
         }
         got = fread(buf + len, 1, cap - len - 1, f);
         len += got;
         if (max_size && len > max_size) {
             fclose(f);
             free(buf);
-            return GK__ERR(GK_ERR_LIMIT, "'%s' is larger than the limit of %zu bytes", path, max_size);
+            return GK__U_ERR(GK_ERR_LIMIT, "'%s' is larger than the limit of %zu bytes", path, max_size);
         }
         if (got == 0) break;
     }
     if (ferror(f)) {
         fclose(f);
         free(buf);
-        return GK__ERR(GK_ERR_IO, "read error on '%s'", path);
+        return GK__U_ERR(GK_ERR_IO, "read error on '%s'", path);
     }
     fclose(f);
     if (!buf) {
-        buf = (char *)gk__malloc(1);
-        if (!buf) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        buf = (char *)gk__u_malloc(1);
+        if (!buf) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     }
     buf[len] = 0;
     *data = buf;
@@ -466,7 +466,7 @@ GKLLMDEF gk_status gk_read_file(const char *path, size_t max_size, char **data, 
 }
 
 /* copies the current thread's error text (bounded) so it can be reformatted */
-static void gk__errcopy(char *dst, size_t cap) {
+static void gk__u_errcopy(char *dst, size_t cap) {
     const char *e = gk_last_error(NULL);
     size_t n = e ? strlen(e) : 0;
     if (n >= cap) n = cap - 1;
@@ -475,7 +475,7 @@ static void gk__errcopy(char *dst, size_t cap) {
 }
 
 /* ---- hashing ---- */
-static uint64_t gk__hash_bytes(const void *p, size_t n) {
+static uint64_t gk__u_hash_bytes(const void *p, size_t n) {
     const unsigned char *s = (const unsigned char *)p;
     uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xC2B2AE3D27D4EB4Full);
     while (n >= 8) {
@@ -496,7 +496,7 @@ static uint64_t gk__hash_bytes(const void *p, size_t n) {
     h ^= h >> 32;
     return h;
 }
-static uint64_t gk__hash_u64(uint64_t x) {
+static uint64_t gk__u_hash_u64(uint64_t x) {
     x ^= x >> 33;
     x *= 0xFF51AFD7ED558CCDull;
     x ^= x >> 33;
@@ -506,39 +506,39 @@ static uint64_t gk__hash_u64(uint64_t x) {
 }
 
 /* String -> int32 map; keys are (ptr,len) owned by the caller. */
-typedef struct gk__smap_slot { const char *key; uint32_t len; int32_t val; } gk__smap_slot;
-typedef struct gk__smap { gk__smap_slot *slots; size_t cap, count; } gk__smap;
+typedef struct gk__u_smap_slot { const char *key; uint32_t len; int32_t val; } gk__u_smap_slot;
+typedef struct gk__u_smap { gk__u_smap_slot *slots; size_t cap, count; } gk__u_smap;
 
-static int gk__smap_init(gk__smap *m, size_t expected) {
+static int gk__u_smap_init(gk__u_smap *m, size_t expected) {
     size_t cap = 16;
     while (cap < expected * 2 + 2) cap *= 2;
-    m->slots = (gk__smap_slot *)gk__calloc(cap, sizeof(gk__smap_slot));
+    m->slots = (gk__u_smap_slot *)gk__u_calloc(cap, sizeof(gk__u_smap_slot));
     m->cap = m->slots ? cap : 0;
     m->count = 0;
     return m->slots != NULL;
 }
-static void gk__smap_free(gk__smap *m) { free(m->slots); m->slots = NULL; m->cap = m->count = 0; }
-static int32_t gk__smap_get(const gk__smap *m, const char *k, size_t n) {
+static void gk__u_smap_free(gk__u_smap *m) { free(m->slots); m->slots = NULL; m->cap = m->count = 0; }
+static int32_t gk__u_smap_get(const gk__u_smap *m, const char *k, size_t n) {
     size_t i;
     if (!m->cap) return -1;
-    i = (size_t)gk__hash_bytes(k, n) & (m->cap - 1);
+    i = (size_t)gk__u_hash_bytes(k, n) & (m->cap - 1);
     for (;;) {
-        const gk__smap_slot *s = &m->slots[i];
+        const gk__u_smap_slot *s = &m->slots[i];
         if (!s->key) return -1;
         if (s->len == n && memcmp(s->key, k, n) == 0) return s->val;
         i = (i + 1) & (m->cap - 1);
     }
 }
 /* Inserts; returns 1 inserted, 0 key existed (value unchanged, *old set), -1 OOM. */
-static int gk__smap_put(gk__smap *m, const char *k, size_t n, int32_t v, int32_t *old) {
+static int gk__u_smap_put(gk__u_smap *m, const char *k, size_t n, int32_t v, int32_t *old) {
     size_t i;
     if ((m->count + 1) * 2 > m->cap) {
-        gk__smap nm;
+        gk__u_smap nm;
         size_t j;
-        if (!gk__smap_init(&nm, m->count + 1)) return -1;
+        if (!gk__u_smap_init(&nm, m->count + 1)) return -1;
         for (j = 0; j < m->cap; j++)
             if (m->slots[j].key) {
-                size_t p = (size_t)gk__hash_bytes(m->slots[j].key, m->slots[j].len) & (nm.cap - 1);
+                size_t p = (size_t)gk__u_hash_bytes(m->slots[j].key, m->slots[j].len) & (nm.cap - 1);
                 while (nm.slots[p].key) p = (p + 1) & (nm.cap - 1);
                 nm.slots[p] = m->slots[j];
             }
@@ -546,9 +546,9 @@ static int gk__smap_put(gk__smap *m, const char *k, size_t n, int32_t v, int32_t
         free(m->slots);
         *m = nm;
     }
-    i = (size_t)gk__hash_bytes(k, n) & (m->cap - 1);
+    i = (size_t)gk__u_hash_bytes(k, n) & (m->cap - 1);
     for (;;) {
-        gk__smap_slot *s = &m->slots[i];
+        gk__u_smap_slot *s = &m->slots[i];
         if (!s->key) {
             s->key = k ? k : "";
             s->len = (uint32_t)n;
@@ -565,12 +565,12 @@ static int gk__smap_put(gk__smap *m, const char *k, size_t n, int32_t v, int32_t
 }
 
 /* u64 -> u64 map, key UINT64_MAX reserved (empty). */
-typedef struct gk__umap { uint64_t *keys, *vals; size_t cap, count; } gk__umap;
-static int gk__umap_init(gk__umap *m, size_t expected) {
+typedef struct gk__u_umap { uint64_t *keys, *vals; size_t cap, count; } gk__u_umap;
+static int gk__u_umap_init(gk__u_umap *m, size_t expected) {
     size_t cap = 16, i;
     while (cap < expected * 2 + 2) cap *= 2;
-    m->keys = (uint64_t *)gk__malloc(cap * sizeof(uint64_t));
-    m->vals = (uint64_t *)gk__malloc(cap * sizeof(uint64_t));
+    m->keys = (uint64_t *)gk__u_malloc(cap * sizeof(uint64_t));
+    m->vals = (uint64_t *)gk__u_malloc(cap * sizeof(uint64_t));
     if (!m->keys || !m->vals) {
         free(m->keys);
         free(m->vals);
@@ -583,11 +583,11 @@ static int gk__umap_init(gk__umap *m, size_t expected) {
     m->count = 0;
     return 1;
 }
-static void gk__umap_free(gk__umap *m) { free(m->keys); free(m->vals); m->keys = m->vals = NULL; m->cap = 0; }
-static int gk__umap_get(const gk__umap *m, uint64_t k, uint64_t *v) {
+static void gk__u_umap_free(gk__u_umap *m) { free(m->keys); free(m->vals); m->keys = m->vals = NULL; m->cap = 0; }
+static int gk__u_umap_get(const gk__u_umap *m, uint64_t k, uint64_t *v) {
     size_t i;
     if (!m->cap) return 0;
-    i = (size_t)gk__hash_u64(k) & (m->cap - 1);
+    i = (size_t)gk__u_hash_u64(k) & (m->cap - 1);
     for (;;) {
         if (m->keys[i] == k) { *v = m->vals[i]; return 1; }
         if (m->keys[i] == UINT64_MAX) return 0;
@@ -595,24 +595,24 @@ static int gk__umap_get(const gk__umap *m, uint64_t k, uint64_t *v) {
     }
 }
 /* Inserts if absent: 1 inserted, 0 present, -1 OOM. */
-static int gk__umap_put(gk__umap *m, uint64_t k, uint64_t v) {
+static int gk__u_umap_put(gk__u_umap *m, uint64_t k, uint64_t v) {
     size_t i;
     if ((m->count + 1) * 2 > m->cap) {
-        gk__umap nm;
+        gk__u_umap nm;
         size_t j;
-        if (!gk__umap_init(&nm, m->count + 1)) return -1;
+        if (!gk__u_umap_init(&nm, m->count + 1)) return -1;
         for (j = 0; j < m->cap; j++)
             if (m->keys[j] != UINT64_MAX) {
-                size_t p = (size_t)gk__hash_u64(m->keys[j]) & (nm.cap - 1);
+                size_t p = (size_t)gk__u_hash_u64(m->keys[j]) & (nm.cap - 1);
                 while (nm.keys[p] != UINT64_MAX) p = (p + 1) & (nm.cap - 1);
                 nm.keys[p] = m->keys[j];
                 nm.vals[p] = m->vals[j];
             }
         nm.count = m->count;
-        gk__umap_free(m);
+        gk__u_umap_free(m);
         *m = nm;
     }
-    i = (size_t)gk__hash_u64(k) & (m->cap - 1);
+    i = (size_t)gk__u_hash_u64(k) & (m->cap - 1);
     for (;;) {
         if (m->keys[i] == k) return 0;
         if (m->keys[i] == UINT64_MAX) {
@@ -633,7 +633,7 @@ static int gk__umap_put(gk__umap *m, uint64_t k, uint64_t v) {
          subpart (1..3) that should become one U+FFFD. *cp = 0xFFFFFFFF.
    If the sequence is a valid prefix cut off by the end of the input,
    *cp is set to 0xFFFFFFFE instead (so streaming can wait for more). */
-static int gk__utf8_dec(const unsigned char *p, size_t n, uint32_t *cp) {
+static int gk__u_utf8_dec(const unsigned char *p, size_t n, uint32_t *cp) {
     unsigned c;
     int len, i;
     uint32_t v;
@@ -664,7 +664,7 @@ static int gk__utf8_dec(const unsigned char *p, size_t n, uint32_t *cp) {
     *cp = v;
     return len;
 }
-static size_t gk__utf8_enc(uint32_t cp, char *o) {
+static size_t gk__u_utf8_enc(uint32_t cp, char *o) {
     if (cp < 0x80) { o[0] = (char)cp; return 1; }
     if (cp < 0x800) { o[0] = (char)(0xC0 | (cp >> 6)); o[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
     if (cp < 0x10000) {
@@ -676,12 +676,12 @@ static size_t gk__utf8_enc(uint32_t cp, char *o) {
     return 4;
 }
 /* Appends p[0..n) to out replacing invalid UTF-8 by U+FFFD (maximal subparts). */
-static gk_status gk__append_lossy(gk_buf *out, const unsigned char *p, size_t n) {
+static gk_status gk__u_append_lossy(gk_buf *out, const unsigned char *p, size_t n) {
     size_t i = 0, run = 0;
     gk_status st;
     while (i < n) {
         uint32_t cp;
-        int k = gk__utf8_dec(p + i, n - i, &cp);
+        int k = gk__u_utf8_dec(p + i, n - i, &cp);
         if (k > 0) { i += (size_t)k; continue; }
         if ((st = gk_buf_append(out, p + run, i - run)) != GK_OK) return st;
         if ((st = gk_buf_append(out, "\xEF\xBF\xBD", 3)) != GK_OK) return st;
@@ -818,7 +818,7 @@ static gk_status gk__json_string(gk__json_parser *ps, const char **out, size_t *
         if (c < 0x80) { p++; continue; }
         {
             uint32_t cp;
-            int k = gk__utf8_dec(p, (size_t)(e - p), &cp);
+            int k = gk__u_utf8_dec(p, (size_t)(e - p), &cp);
             if (k <= 0) return gk__json_fail(ps, p, GK_ERR_FORMAT, "invalid UTF-8 in string");
             p += k;
         }
@@ -852,7 +852,7 @@ static gk_status gk__json_string(gk__json_parser *ps, const char **out, size_t *
                     q += 6;
                     v = 0x10000 + ((v - 0xD800) << 10) + (v2 - 0xDC00);
                 }
-                o += gk__utf8_enc(v, o);
+                o += gk__u_utf8_enc(v, o);
             }
             }
         }
@@ -916,7 +916,7 @@ static gk_status gk__json_number(gk__json_parser *ps, gk_json_value *v) {
 }
 
 static gk_status gk__json_push(gk__json_parser *ps, const gk_json_value *v) {
-    if (ps->sp == ps->scap && !gk__grow((void **)&ps->stack, &ps->scap, ps->sp + 1, sizeof(gk_json_value)))
+    if (ps->sp == ps->scap && !gk__u_grow((void **)&ps->stack, &ps->scap, ps->sp + 1, sizeof(gk_json_value)))
         return gk__json_fail(ps, ps->p, GK_ERR_OUT_OF_MEMORY, "out of memory");
     ps->stack[ps->sp++] = *v;
     return GK_OK;
@@ -1031,12 +1031,12 @@ GKLLMDEF gk_status gk_json_parse(const char *text, size_t len, const gk_json_opt
     gk__json_parser ps;
     gk_json *doc;
     size_t max_size = (opt && opt->max_size) ? opt->max_size : ((size_t)1 << 30);
-    if (!out) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_json_parse: out is NULL");
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_json_parse: out is NULL");
     *out = NULL;
-    if (!text && len) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_json_parse: text is NULL");
-    if (len > max_size) return GK__ERR(GK_ERR_LIMIT, "JSON: input of %zu bytes exceeds the size limit of %zu bytes", len, max_size);
-    doc = (gk_json *)gk__calloc(1, sizeof(gk_json));
-    if (!doc) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!text && len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_json_parse: text is NULL");
+    if (len > max_size) return GK__U_ERR(GK_ERR_LIMIT, "JSON: input of %zu bytes exceeds the size limit of %zu bytes", len, max_size);
+    doc = (gk_json *)gk__u_calloc(1, sizeof(gk_json));
+    if (!doc) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     memset(&ps, 0, sizeof ps);
     ps.start = (const unsigned char *)(text ? text : "");
     ps.p = ps.start;
@@ -1070,7 +1070,7 @@ GKLLMDEF gk_status gk_json_parse_file(const char *path, const gk_json_options *o
     st = gk_json_parse(data, size, opt, out);
     if (st != GK_OK) {
         char msg[900];
-        gk__errcopy(msg, sizeof msg);
+        gk__u_errcopy(msg, sizeof msg);
         gk_error_set(NULL, st, "%s: %s", path, msg);
     }
     free(data);
@@ -2065,24 +2065,24 @@ static const uint32_t gk__uni_nfcqc[112][2] = {
 };
 /* GK__UNICODE_TABLES_END */
 
-enum { GK__UC_OTHER = 0, GK__UC_L = 1, GK__UC_N = 2, GK__UC_WS = 3, GK__UC_M = 4 };
+enum { GK__UNI_OTHER = 0, GK__UNI_L = 1, GK__UNI_N = 2, GK__UNI_WS = 3, GK__UNI_M = 4 };
 
 static int gk__uni_class(uint32_t c) {
     size_t lo = 0, hi = sizeof(gk__uni_cls) / sizeof(gk__uni_cls[0]);
     if (c < 0x80) {
-        if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return GK__UC_L;
-        if (c >= '0' && c <= '9') return GK__UC_N;
-        if (c == ' ' || (c >= 9 && c <= 13)) return GK__UC_WS;
-        return GK__UC_OTHER;
+        if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return GK__UNI_L;
+        if (c >= '0' && c <= '9') return GK__UNI_N;
+        if (c == ' ' || (c >= 9 && c <= 13)) return GK__UNI_WS;
+        return GK__UNI_OTHER;
     }
-    if (c > 0x10FFFF) return GK__UC_OTHER; /* invalid byte marker */
+    if (c > 0x10FFFF) return GK__UNI_OTHER; /* invalid byte marker */
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         if (c < gk__uni_cls[mid][0]) hi = mid;
         else if (c > (gk__uni_cls[mid][1] >> 3)) lo = mid + 1;
         else return (int)(gk__uni_cls[mid][1] & 7);
     }
-    return GK__UC_OTHER;
+    return GK__UNI_OTHER;
 }
 
 static unsigned gk__uni_ccc_of(uint32_t c) {
@@ -2149,7 +2149,7 @@ static int gk__uni_decomp_full(uint32_t c, uint32_t **v, size_t *n, size_t *cap)
     uint32_t a, b;
     if (c >= 0xAC00 && c < 0xAC00 + 11172) {
         uint32_t s = c - 0xAC00, l = 0x1100 + s / 588, vv = 0x1161 + (s % 588) / 28, t = 0x11A7 + s % 28;
-        if (!gk__grow((void **)v, cap, *n + 3, sizeof(uint32_t))) return 0;
+        if (!gk__u_grow((void **)v, cap, *n + 3, sizeof(uint32_t))) return 0;
         (*v)[(*n)++] = l;
         (*v)[(*n)++] = vv;
         if (t != 0x11A7) (*v)[(*n)++] = t;
@@ -2160,13 +2160,13 @@ static int gk__uni_decomp_full(uint32_t c, uint32_t **v, size_t *n, size_t *cap)
         if (b && !gk__uni_decomp_full(b, v, n, cap)) return 0;
         return 1;
     }
-    if (!gk__grow((void **)v, cap, *n + 1, sizeof(uint32_t))) return 0;
+    if (!gk__u_grow((void **)v, cap, *n + 1, sizeof(uint32_t))) return 0;
     (*v)[(*n)++] = c;
     return 1;
 }
 
 /* Is text[0..n) already NFC? (quick check: all NFC_QC=Yes and ccc ordered) */
-static int gk__nfc_quick_yes(const unsigned char *s, size_t n) {
+static int gk__uni_nfc_quick_yes(const unsigned char *s, size_t n) {
     size_t i = 0;
     unsigned last = 0;
     while (i < n) {
@@ -2174,7 +2174,7 @@ static int gk__nfc_quick_yes(const unsigned char *s, size_t n) {
         int k;
         unsigned cc;
         if (s[i] < 0x80) { i++; last = 0; continue; }
-        k = gk__utf8_dec(s + i, n - i, &cp);
+        k = gk__u_utf8_dec(s + i, n - i, &cp);
         if (k <= 0) { i++; last = 0; continue; }
         i += (size_t)k;
         if (!gk__uni_nfc_qc_yes(cp)) return 0;
@@ -2187,18 +2187,18 @@ static int gk__nfc_quick_yes(const unsigned char *s, size_t n) {
 
 /* NFC of s[0..n) appended to out. Invalid UTF-8 bytes are copied unchanged
    (they act as starters that block composition). */
-static gk_status gk__nfc(const unsigned char *s, size_t n, gk_buf *out) {
+static gk_status gk__uni_nfc(const unsigned char *s, size_t n, gk_buf *out) {
     uint32_t *v = NULL;
     size_t nv = 0, cap = 0, i = 0, j;
     gk_status st = GK_OK;
-    if (gk__nfc_quick_yes(s, n)) return gk_buf_append(out, s, n);
+    if (gk__uni_nfc_quick_yes(s, n)) return gk_buf_append(out, s, n);
     /* decompose; invalid bytes encoded as 0x110000 + byte */
     while (i < n) {
         uint32_t cp;
-        int k = gk__utf8_dec(s + i, n - i, &cp);
+        int k = gk__u_utf8_dec(s + i, n - i, &cp);
         if (k <= 0) { cp = 0x110000u + s[i]; k = 1; }
         i += (size_t)k;
-        if (!gk__uni_decomp_full(cp, &v, &nv, &cap)) { free(v); return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory in NFC"); }
+        if (!gk__uni_decomp_full(cp, &v, &nv, &cap)) { free(v); return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory in NFC"); }
     }
     /* canonical ordering: stable sort runs of non-starters by ccc */
     for (i = 0; i < nv; i++) {
@@ -2247,7 +2247,7 @@ static gk_status gk__nfc(const unsigned char *s, size_t n, gk_buf *out) {
             tmp[0] = (char)(v[i] - 0x110000);
             st = gk_buf_append(out, tmp, 1);
         } else {
-            st = gk_buf_append(out, tmp, gk__utf8_enc(v[i], tmp));
+            st = gk_buf_append(out, tmp, gk__u_utf8_enc(v[i], tmp));
         }
     }
     free(v);
@@ -2284,7 +2284,7 @@ struct gk_safetensors {
     size_t ntensors, tcap;
     gk_json **docs;          /* parsed headers: names and metadata point into them */
     size_t ndocs;
-    gk__smap byname;
+    gk__u_smap byname;
 };
 
 static const char *gk__st_names[GK_ST_DTYPE_COUNT] = {"BOOL", "U8", "I8", "I16", "U16", "F16", "BF16", "I32",
@@ -2335,29 +2335,29 @@ static gk_status gk__st_map(const char *path, gk__st_file *f) {
         HANDLE h = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
         HANDLE m;
         void *p;
-        if (h == INVALID_HANDLE_VALUE) return GK__ERR(GK_ERR_IO, "cannot open '%s' (error %lu)", path, (unsigned long)GetLastError());
+        if (h == INVALID_HANDLE_VALUE) return GK__U_ERR(GK_ERR_IO, "cannot open '%s' (error %lu)", path, (unsigned long)GetLastError());
         if (!GetFileSizeEx(h, &sz)) {
             CloseHandle(h);
-            return GK__ERR(GK_ERR_IO, "cannot get the size of '%s'", path);
+            return GK__U_ERR(GK_ERR_IO, "cannot get the size of '%s'", path);
         }
         if (sz.QuadPart < 8) {
             CloseHandle(h);
-            return GK__ERR(GK_ERR_FORMAT, "'%s': file of %lld bytes is too small for a safetensors header", path, (long long)sz.QuadPart);
+            return GK__U_ERR(GK_ERR_FORMAT, "'%s': file of %lld bytes is too small for a safetensors header", path, (long long)sz.QuadPart);
         }
         if ((unsigned long long)sz.QuadPart > (size_t)-1) {
             CloseHandle(h);
-            return GK__ERR(GK_ERR_LIMIT, "'%s' is too large to map", path);
+            return GK__U_ERR(GK_ERR_LIMIT, "'%s' is too large to map", path);
         }
         m = CreateFileMappingA(h, NULL, PAGE_READONLY, 0, 0, NULL);
         if (!m) {
             CloseHandle(h);
-            return GK__ERR(GK_ERR_IO, "cannot map '%s' (error %lu)", path, (unsigned long)GetLastError());
+            return GK__U_ERR(GK_ERR_IO, "cannot map '%s' (error %lu)", path, (unsigned long)GetLastError());
         }
         p = MapViewOfFile(m, FILE_MAP_READ, 0, 0, 0);
         if (!p) {
             CloseHandle(m);
             CloseHandle(h);
-            return GK__ERR(GK_ERR_IO, "cannot map '%s' (error %lu)", path, (unsigned long)GetLastError());
+            return GK__U_ERR(GK_ERR_IO, "cannot map '%s' (error %lu)", path, (unsigned long)GetLastError());
         }
         f->base = (const unsigned char *)p;
         f->size = (size_t)sz.QuadPart;
@@ -2370,27 +2370,27 @@ static gk_status gk__st_map(const char *path, gk__st_file *f) {
         struct stat sb;
         void *p;
         int fd = open(path, O_RDONLY);
-        if (fd < 0) return GK__ERR(GK_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+        if (fd < 0) return GK__U_ERR(GK_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
         if (fstat(fd, &sb) != 0) {
             close(fd);
-            return GK__ERR(GK_ERR_IO, "cannot stat '%s': %s", path, strerror(errno));
+            return GK__U_ERR(GK_ERR_IO, "cannot stat '%s': %s", path, strerror(errno));
         }
         if (!S_ISREG(sb.st_mode)) {
             close(fd);
-            return GK__ERR(GK_ERR_IO, "'%s' is not a regular file", path);
+            return GK__U_ERR(GK_ERR_IO, "'%s' is not a regular file", path);
         }
         if (sb.st_size < 8) {
             close(fd);
-            return GK__ERR(GK_ERR_FORMAT, "'%s': file of %lld bytes is too small for a safetensors header", path,
+            return GK__U_ERR(GK_ERR_FORMAT, "'%s': file of %lld bytes is too small for a safetensors header", path,
                            (long long)sb.st_size);
         }
         if ((unsigned long long)sb.st_size > (size_t)-1) {
             close(fd);
-            return GK__ERR(GK_ERR_LIMIT, "'%s' is too large to map", path);
+            return GK__U_ERR(GK_ERR_LIMIT, "'%s' is too large to map", path);
         }
         p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         close(fd);
-        if (p == MAP_FAILED) return GK__ERR(GK_ERR_IO, "cannot mmap '%s': %s", path, strerror(errno));
+        if (p == MAP_FAILED) return GK__U_ERR(GK_ERR_IO, "cannot mmap '%s': %s", path, strerror(errno));
         f->base = (const unsigned char *)p;
         f->size = (size_t)sb.st_size;
         f->mapped = 1;
@@ -2431,28 +2431,28 @@ static gk_status gk__st_parse(gk_safetensors *st, int fi, const char *label) {
     gk_st_tensor_info **order;
     int k;
     if (f->size < 8)
-        return GK__ERR(GK_ERR_FORMAT, "%s: file of %zu bytes is too small for a safetensors header", label, f->size);
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: file of %zu bytes is too small for a safetensors header", label, f->size);
     for (k = 7; k >= 0; k--) n = (n << 8) | f->base[k];
     if (n > GK_ST_MAX_HEADER)
-        return GK__ERR(GK_ERR_LIMIT, "%s: header length %llu exceeds the limit of %u bytes", label, (unsigned long long)n,
+        return GK__U_ERR(GK_ERR_LIMIT, "%s: header length %llu exceeds the limit of %u bytes", label, (unsigned long long)n,
                        GK_ST_MAX_HEADER);
     if (n > f->size - 8)
-        return GK__ERR(GK_ERR_FORMAT, "%s: header length %llu goes beyond the end of the file (%zu bytes)", label,
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: header length %llu goes beyond the end of the file (%zu bytes)", label,
                        (unsigned long long)n, f->size);
     if (n == 0 || f->base[8] != '{')
-        return GK__ERR(GK_ERR_FORMAT, "%s: header does not start with '{'", label);
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: header does not start with '{'", label);
     memset(&jo, 0, sizeof jo);
     jo.max_depth = 8;
     jo.max_size = GK_ST_MAX_HEADER;
     s = gk_json_parse((const char *)f->base + 8, (size_t)n, &jo, &doc);
     if (s != GK_OK) {
         char msg[700];
-        gk__errcopy(msg, sizeof msg);
-        return GK__ERR(s, "%s: safetensors header: %s", label, msg);
+        gk__u_errcopy(msg, sizeof msg);
+        return GK__U_ERR(s, "%s: safetensors header: %s", label, msg);
     }
     st->docs[fi] = doc; /* docs has one slot per file (gk__st_new) */
     root = gk_json_root(doc);
-    if (gk_json_typeof(root) != GK_JSON_OBJECT) return GK__ERR(GK_ERR_FORMAT, "%s: header is not a JSON object", label);
+    if (gk_json_typeof(root) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "%s: header is not a JSON object", label);
     data_len = f->size - 8 - n;
     for (i = 0; i < gk_json_len(root); i++) {
         size_t klen, j;
@@ -2462,27 +2462,27 @@ static gk_status gk__st_parse(gk_safetensors *st, int fi, const char *label) {
         uint64_t numel = 1, b, e, nb;
         int32_t old;
         int r;
-        if (strlen(key) != klen) return GK__ERR(GK_ERR_FORMAT, "%s: tensor name contains a NUL character", label);
+        if (strlen(key) != klen) return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor name contains a NUL character", label);
         if (strcmp(key, "__metadata__") == 0) {
-            if (gk_json_typeof(v) != GK_JSON_OBJECT) return GK__ERR(GK_ERR_FORMAT, "%s: __metadata__ is not an object", label);
+            if (gk_json_typeof(v) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "%s: __metadata__ is not an object", label);
             for (j = 0; j < gk_json_len(v); j++)
                 if (gk_json_typeof(gk_json_at(v, j)) != GK_JSON_STRING)
-                    return GK__ERR(GK_ERR_FORMAT, "%s: __metadata__ value for '%s' is not a string", label,
+                    return GK__U_ERR(GK_ERR_FORMAT, "%s: __metadata__ value for '%s' is not a string", label,
                                    gk_json_key_at(v, j, NULL));
             continue;
         }
-        if (gk_json_typeof(v) != GK_JSON_OBJECT) return GK__ERR(GK_ERR_FORMAT, "%s: tensor '%s' is not an object", label, key);
+        if (gk_json_typeof(v) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s' is not an object", label, key);
         dt = gk_json_get(v, "dtype");
         shape = gk_json_get(v, "shape");
         offs = gk_json_get(v, "data_offsets");
-        if (gk_json_typeof(dt) != GK_JSON_STRING) return GK__ERR(GK_ERR_FORMAT, "%s: tensor '%s' has no dtype string", label, key);
-        if (gk_json_typeof(shape) != GK_JSON_ARRAY) return GK__ERR(GK_ERR_FORMAT, "%s: tensor '%s' has no shape array", label, key);
+        if (gk_json_typeof(dt) != GK_JSON_STRING) return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s' has no dtype string", label, key);
+        if (gk_json_typeof(shape) != GK_JSON_ARRAY) return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s' has no shape array", label, key);
         if (gk_json_typeof(offs) != GK_JSON_ARRAY || gk_json_len(offs) != 2)
-            return GK__ERR(GK_ERR_FORMAT, "%s: tensor '%s' has no data_offsets [begin, end]", label, key);
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s' has no data_offsets [begin, end]", label, key);
         if (gk_json_len(shape) > GK_ST_MAX_DIMS)
-            return GK__ERR(GK_ERR_LIMIT, "%s: tensor '%s' has %zu dimensions (limit %d)", label, key, gk_json_len(shape), GK_ST_MAX_DIMS);
-        if (!gk__grow((void **)&st->tensors, &st->tcap, st->ntensors + 1, sizeof(gk_st_tensor_info)))
-            return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+            return GK__U_ERR(GK_ERR_LIMIT, "%s: tensor '%s' has %zu dimensions (limit %d)", label, key, gk_json_len(shape), GK_ST_MAX_DIMS);
+        if (!gk__u_grow((void **)&st->tensors, &st->tcap, st->ntensors + 1, sizeof(gk_st_tensor_info)))
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
         t = &st->tensors[st->ntensors];
         memset(t, 0, sizeof *t);
         t->name = key;
@@ -2490,51 +2490,51 @@ static gk_status gk__st_parse(gk_safetensors *st, int fi, const char *label) {
             static const char *newer[] = {"F8_E8M0", "F4", "F6_E2M3", "F6_E3M2", "C64", "F8_E4M3FNUZ", "F8_E5M2FNUZ"};
             for (j = 0; j < sizeof newer / sizeof newer[0]; j++)
                 if (strcmp(gk_json_str(dt, ""), newer[j]) == 0)
-                    return GK__ERR(GK_ERR_UNSUPPORTED, "%s: tensor '%s' has dtype '%s', which gpukit does not support", label, key, newer[j]);
-            return GK__ERR(GK_ERR_FORMAT, "%s: tensor '%s' has unknown dtype '%.40s'", label, key, gk_json_str(dt, ""));
+                    return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: tensor '%s' has dtype '%s', which gpukit does not support", label, key, newer[j]);
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s' has unknown dtype '%.40s'", label, key, gk_json_str(dt, ""));
         }
         t->ndim = (int)gk_json_len(shape);
         for (j = 0; j < gk_json_len(shape); j++) {
             const gk_json_value *d = gk_json_at(shape, j);
             int64_t dv = gk_json_int(d, -1);
             if (gk_json_typeof(d) != GK_JSON_INT || dv < 0)
-                return GK__ERR(GK_ERR_FORMAT, "%s: tensor '%s': shape[%zu] is not a non-negative integer", label, key, j);
+                return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s': shape[%zu] is not a non-negative integer", label, key, j);
             t->shape[j] = dv;
             if (dv && numel > UINT64_MAX / (uint64_t)dv)
-                return GK__ERR(GK_ERR_OVERFLOW, "%s: tensor '%s': element count overflows", label, key);
+                return GK__U_ERR(GK_ERR_OVERFLOW, "%s: tensor '%s': element count overflows", label, key);
             numel *= (uint64_t)dv;
         }
         if (gk_json_typeof(gk_json_at(offs, 0)) != GK_JSON_INT || gk_json_typeof(gk_json_at(offs, 1)) != GK_JSON_INT ||
             gk_json_int(gk_json_at(offs, 0), -1) < 0 || gk_json_int(gk_json_at(offs, 1), -1) < 0)
-            return GK__ERR(GK_ERR_FORMAT, "%s: tensor '%s': data_offsets are not non-negative integers", label, key);
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s': data_offsets are not non-negative integers", label, key);
         b = (uint64_t)gk_json_int(gk_json_at(offs, 0), 0);
         e = (uint64_t)gk_json_int(gk_json_at(offs, 1), 0);
         if (numel > UINT64_MAX / gk__st_sizes[t->dtype])
-            return GK__ERR(GK_ERR_OVERFLOW, "%s: tensor '%s': byte size overflows", label, key);
+            return GK__U_ERR(GK_ERR_OVERFLOW, "%s: tensor '%s': byte size overflows", label, key);
         nb = numel * gk__st_sizes[t->dtype];
-        if (e < b) return GK__ERR(GK_ERR_FORMAT, "%s: tensor '%s': data_offsets end %llu < begin %llu", label, key,
+        if (e < b) return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s': data_offsets end %llu < begin %llu", label, key,
                                   (unsigned long long)e, (unsigned long long)b);
         if (e > data_len)
-            return GK__ERR(GK_ERR_FORMAT, "%s: tensor '%s': data_offsets [%llu, %llu] out of range (data is %llu bytes)", label,
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s': data_offsets [%llu, %llu] out of range (data is %llu bytes)", label,
                            key, (unsigned long long)b, (unsigned long long)e, (unsigned long long)data_len);
         if (e - b != nb)
-            return GK__ERR(GK_ERR_FORMAT, "%s: tensor '%s': %llu bytes in data_offsets but shape and dtype %s need %llu", label,
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s': %llu bytes in data_offsets but shape and dtype %s need %llu", label,
                            key, (unsigned long long)(e - b), gk__st_names[t->dtype], (unsigned long long)nb);
         t->numel = numel;
         t->nbytes = nb;
         t->file_index = fi;
         t->file_offset = 8 + n + b;
         t->data = f->base + 8 + n + b;
-        r = gk__smap_put(&st->byname, key, klen, (int32_t)st->ntensors, &old);
-        if (r < 0) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
-        if (r == 0) return GK__ERR(GK_ERR_FORMAT, "%s: duplicate tensor name '%s'", label, key);
+        r = gk__u_smap_put(&st->byname, key, klen, (int32_t)st->ntensors, &old);
+        if (r < 0) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        if (r == 0) return GK__U_ERR(GK_ERR_FORMAT, "%s: duplicate tensor name '%s'", label, key);
         st->ntensors++;
     }
     /* contiguity */
     cnt = st->ntensors - first;
     if (cnt) {
-        order = (gk_st_tensor_info **)gk__malloc(cnt * sizeof(*order));
-        if (!order) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        order = (gk_st_tensor_info **)gk__u_malloc(cnt * sizeof(*order));
+        if (!order) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
         for (i = 0; i < cnt; i++) order[i] = &st->tensors[first + i];
         qsort(order, cnt, sizeof(*order), gk__st_cmp_off);
         for (i = 0; i < cnt; i++) {
@@ -2543,9 +2543,9 @@ static gk_status gk__st_parse(gk_safetensors *st, int fi, const char *label) {
                 const char *nm = order[i]->name;
                 free(order);
                 if (b > expect)
-                    return GK__ERR(GK_ERR_FORMAT, "%s: hole in the data before tensor '%s' (bytes %llu..%llu unused)", label, nm,
+                    return GK__U_ERR(GK_ERR_FORMAT, "%s: hole in the data before tensor '%s' (bytes %llu..%llu unused)", label, nm,
                                    (unsigned long long)expect, (unsigned long long)b);
-                return GK__ERR(GK_ERR_FORMAT, "%s: tensor '%s' overlaps the previous tensor (begins at %llu, previous ends at %llu)",
+                return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s' overlaps the previous tensor (begins at %llu, previous ends at %llu)",
                                label, nm, (unsigned long long)b, (unsigned long long)expect);
             }
             expect = b + order[i]->nbytes;
@@ -2553,7 +2553,7 @@ static gk_status gk__st_parse(gk_safetensors *st, int fi, const char *label) {
         free(order);
     }
     if (expect != data_len)
-        return GK__ERR(GK_ERR_FORMAT, "%s: tensors end at byte %llu of the data but the file has %llu data bytes", label,
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: tensors end at byte %llu of the data but the file has %llu data bytes", label,
                        (unsigned long long)expect, (unsigned long long)data_len);
     return GK_OK;
 }
@@ -2561,25 +2561,25 @@ static gk_status gk__st_parse(gk_safetensors *st, int fi, const char *label) {
 static gk_status gk__st_finish(gk_safetensors *st) {
     size_t i;
     if (st->ntensors > 1) qsort(st->tensors, st->ntensors, sizeof(gk_st_tensor_info), gk__st_cmp_name);
-    gk__smap_free(&st->byname);
-    if (!gk__smap_init(&st->byname, st->ntensors)) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    gk__u_smap_free(&st->byname);
+    if (!gk__u_smap_init(&st->byname, st->ntensors)) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     for (i = 0; i < st->ntensors; i++)
-        if (gk__smap_put(&st->byname, st->tensors[i].name, strlen(st->tensors[i].name), (int32_t)i, NULL) < 0)
-            return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        if (gk__u_smap_put(&st->byname, st->tensors[i].name, strlen(st->tensors[i].name), (int32_t)i, NULL) < 0)
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     return GK_OK;
 }
 
 static gk_safetensors *gk__st_new(size_t nfiles) {
-    gk_safetensors *st = (gk_safetensors *)gk__calloc(1, sizeof(gk_safetensors));
+    gk_safetensors *st = (gk_safetensors *)gk__u_calloc(1, sizeof(gk_safetensors));
     if (!st) return NULL;
-    st->files = (gk__st_file *)gk__calloc(nfiles, sizeof(gk__st_file));
-    st->docs = (gk_json **)gk__calloc(nfiles, sizeof(gk_json *));
+    st->files = (gk__st_file *)gk__u_calloc(nfiles, sizeof(gk__st_file));
+    st->docs = (gk_json **)gk__u_calloc(nfiles, sizeof(gk_json *));
     st->ndocs = nfiles;
     st->nfiles = nfiles;
-    if (!st->files || !st->docs || !gk__smap_init(&st->byname, 64)) {
+    if (!st->files || !st->docs || !gk__u_smap_init(&st->byname, 64)) {
         free(st->files);
         free(st->docs);
-        gk__smap_free(&st->byname);
+        gk__u_smap_free(&st->byname);
         free(st);
         return NULL;
     }
@@ -2594,18 +2594,18 @@ GKLLMDEF void gk_st_close(gk_safetensors *st) {
     free(st->files);
     free(st->docs);
     free(st->tensors);
-    gk__smap_free(&st->byname);
+    gk__u_smap_free(&st->byname);
     free(st);
 }
 
 GKLLMDEF gk_status gk_st_open_memory(const void *data, size_t size, gk_safetensors **out) {
     gk_safetensors *st;
     gk_status s;
-    if (!out) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open_memory: out is NULL");
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open_memory: out is NULL");
     *out = NULL;
-    if (!data && size) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open_memory: data is NULL");
+    if (!data && size) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open_memory: data is NULL");
     st = gk__st_new(1);
-    if (!st) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!st) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     st->files[0].base = (const unsigned char *)data;
     st->files[0].size = size;
     s = gk__st_parse(st, 0, "safetensors (memory)");
@@ -2618,11 +2618,11 @@ GKLLMDEF gk_status gk_st_open_memory(const void *data, size_t size, gk_safetenso
     return GK_OK;
 }
 
-static int gk__ends_with(const char *s, const char *suf) {
+static int gk__u_ends_with(const char *s, const char *suf) {
     size_t a = strlen(s), b = strlen(suf);
     return a >= b && strcmp(s + a - b, suf) == 0;
 }
-static int gk__is_dir(const char *path) {
+static int gk__u_is_dir(const char *path) {
 #if defined(_WIN32)
     DWORD a = GetFileAttributesA(path);
     return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY);
@@ -2631,14 +2631,14 @@ static int gk__is_dir(const char *path) {
     return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 #endif
 }
-static int gk__file_exists(const char *path) {
+static int gk__u_file_exists(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) return 0;
     fclose(f);
     return 1;
 }
 /* dir part of path (with trailing separator) + name -> malloc'd */
-static char *gk__path_join_dir(const char *path, const char *name) {
+static char *gk__u_path_join_dir(const char *path, const char *name) {
     const char *slash = strrchr(path, '/');
     size_t dl, nl = strlen(name);
     char *r;
@@ -2647,7 +2647,7 @@ static char *gk__path_join_dir(const char *path, const char *name) {
     if (bs && (!slash || bs > slash)) slash = bs;
 #endif
     dl = slash ? (size_t)(slash - path) + 1 : 0;
-    r = (char *)gk__malloc(dl + nl + 1);
+    r = (char *)gk__u_malloc(dl + nl + 1);
     if (!r) return NULL;
     memcpy(r, path, dl);
     memcpy(r + dl, name, nl + 1);
@@ -2666,22 +2666,22 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
     wm = gk_json_get(gk_json_root(idx), "weight_map");
     if (gk_json_typeof(wm) != GK_JSON_OBJECT) {
         gk_json_free(idx);
-        return GK__ERR(GK_ERR_FORMAT, "%s: no \"weight_map\" object", path);
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: no \"weight_map\" object", path);
     }
     for (i = 0; i < gk_json_len(wm); i++) {
         const char *fn = gk_json_str(gk_json_at(wm, i), NULL);
         if (!fn || !*fn || strlen(fn) != gk_json_len(gk_json_at(wm, i)) || strstr(fn, "..") || fn[0] == '/' || strchr(fn, '\\')) {
             gk_json_free(idx);
             free((void *)files);
-            return GK__ERR(GK_ERR_FORMAT, "%s: weight_map entry for '%s' is not a plain file name", path, gk_json_key_at(wm, i, NULL));
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: weight_map entry for '%s' is not a plain file name", path, gk_json_key_at(wm, i, NULL));
         }
         for (j = 0; j < nf; j++)
             if (strcmp(files[j], fn) == 0) break;
         if (j == nf) {
-            if (!gk__grow((void **)&files, &fcap, nf + 1, sizeof(char *))) {
+            if (!gk__u_grow((void **)&files, &fcap, nf + 1, sizeof(char *))) {
                 gk_json_free(idx);
                 free((void *)files);
-                return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+                return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
             }
             files[nf++] = fn;
         }
@@ -2690,12 +2690,12 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
     if (!st) {
         gk_json_free(idx);
         free((void *)files);
-        return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     }
     st->nfiles = nf;
     for (i = 0; i < nf && s == GK_OK; i++) {
-        char *fp = gk__path_join_dir(path, files[i]);
-        if (!fp) { s = GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory"); break; }
+        char *fp = gk__u_path_join_dir(path, files[i]);
+        if (!fp) { s = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory"); break; }
         s = gk__st_map(fp, &st->files[i]);
         if (s == GK_OK) s = gk__st_parse(st, (int)i, fp);
         free(fp);
@@ -2705,9 +2705,9 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
         size_t kl;
         const char *name = gk_json_key_at(wm, i, &kl);
         const char *fn = gk_json_str(gk_json_at(wm, i), "");
-        int32_t ti = gk__smap_get(&st->byname, name, kl);
+        int32_t ti = gk__u_smap_get(&st->byname, name, kl);
         if (ti < 0 || strcmp(files[st->tensors[ti].file_index], fn) != 0)
-            s = GK__ERR(GK_ERR_FORMAT, "%s: weight_map lists tensor '%s' in '%s' but that file has no such tensor", path, name, fn);
+            s = GK__U_ERR(GK_ERR_FORMAT, "%s: weight_map lists tensor '%s' in '%s' but that file has no such tensor", path, name, fn);
     }
     if (s == GK_OK) s = gk__st_finish(st);
     gk_json_free(idx);
@@ -2723,32 +2723,32 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
 GKLLMDEF gk_status gk_st_open(const char *path, gk_safetensors **out) {
     gk_safetensors *st;
     gk_status s;
-    if (!out || !path) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open: NULL argument");
+    if (!out || !path) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open: NULL argument");
     *out = NULL;
-    if (gk__is_dir(path)) {
+    if (gk__u_is_dir(path)) {
         size_t pl = strlen(path);
-        char *p = (char *)gk__malloc(pl + 40);
-        if (!p) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        char *p = (char *)gk__u_malloc(pl + 40);
+        if (!p) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
         memcpy(p, path, pl);
         if (pl && path[pl - 1] != '/') p[pl++] = '/';
         strcpy(p + pl, "model.safetensors.index.json");
-        if (gk__file_exists(p)) {
+        if (gk__u_file_exists(p)) {
             s = gk__st_open_index(p, out);
             free(p);
             return s;
         }
         strcpy(p + pl, "model.safetensors");
-        if (gk__file_exists(p)) {
+        if (gk__u_file_exists(p)) {
             s = gk_st_open(p, out);
             free(p);
             return s;
         }
         free(p);
-        return GK__ERR(GK_ERR_NOT_FOUND, "'%s' holds neither model.safetensors.index.json nor model.safetensors", path);
+        return GK__U_ERR(GK_ERR_NOT_FOUND, "'%s' holds neither model.safetensors.index.json nor model.safetensors", path);
     }
-    if (gk__ends_with(path, ".json")) return gk__st_open_index(path, out);
+    if (gk__u_ends_with(path, ".json")) return gk__st_open_index(path, out);
     st = gk__st_new(1);
-    if (!st) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!st) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     s = gk__st_map(path, &st->files[0]);
     if (s == GK_OK) s = gk__st_parse(st, 0, path);
     if (s == GK_OK) s = gk__st_finish(st);
@@ -2768,7 +2768,7 @@ GKLLMDEF const gk_st_tensor_info *gk_st_tensor(const gk_safetensors *st, size_t 
 GKLLMDEF const gk_st_tensor_info *gk_st_find(const gk_safetensors *st, const char *name) {
     int32_t i;
     if (!st || !name) return NULL;
-    i = gk__smap_get(&st->byname, name, strlen(name));
+    i = gk__u_smap_get(&st->byname, name, strlen(name));
     return i < 0 ? NULL : &st->tensors[i];
 }
 GKLLMDEF const char *gk_st_metadata(const gk_safetensors *st, const char *key) {
@@ -2777,9 +2777,9 @@ GKLLMDEF const char *gk_st_metadata(const gk_safetensors *st, const char *key) {
 }
 
 static gk_status gk__st_lookup(const gk_safetensors *st, const char *name, const gk_st_tensor_info **t) {
-    if (!st || !name) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: NULL argument");
+    if (!st || !name) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: NULL argument");
     *t = gk_st_find(st, name);
-    if (!*t) return GK__ERR(GK_ERR_NOT_FOUND, "safetensors: no tensor named '%s'", name);
+    if (!*t) return GK__U_ERR(GK_ERR_NOT_FOUND, "safetensors: no tensor named '%s'", name);
     return GK_OK;
 }
 
@@ -2788,10 +2788,10 @@ GKLLMDEF gk_status gk_st_read_raw(const gk_safetensors *st, const char *name, vo
     gk_status s = gk__st_lookup(st, name, &t);
     if (s != GK_OK) return s;
     if (dst_bytes < t->nbytes)
-        return GK__ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: '%s' needs %llu bytes, buffer has %zu", name,
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: '%s' needs %llu bytes, buffer has %zu", name,
                        (unsigned long long)t->nbytes, dst_bytes);
     if (t->nbytes) {
-        if (!dst) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: dst is NULL");
+        if (!dst) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: dst is NULL");
         memcpy(dst, t->data, (size_t)t->nbytes);
     }
     return GK_OK;
@@ -2815,14 +2815,14 @@ GKLLMDEF gk_status gk_st_read(const gk_safetensors *st, const char *name, gk_dty
     size_t es, done = 0, numel;
     gk_status s = gk__st_lookup(st, name, &t);
     if (s != GK_OK) return s;
-    if ((unsigned)dst_type >= GK_DTYPE_COUNT) return GK__ERR(GK_ERR_DTYPE, "safetensors: invalid destination dtype %d", (int)dst_type);
+    if ((unsigned)dst_type >= GK_DTYPE_COUNT) return GK__U_ERR(GK_ERR_DTYPE, "safetensors: invalid destination dtype %d", (int)dst_type);
     es = gk_dtype_size(dst_type);
     if (t->numel > ((size_t)-1) / es || dst_bytes < t->numel * es)
-        return GK__ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: '%s' as %s needs %llu bytes, buffer has %zu", name,
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: '%s' as %s needs %llu bytes, buffer has %zu", name,
                        gk_dtype_name(dst_type), (unsigned long long)t->numel * es, dst_bytes);
     numel = (size_t)t->numel;
     if (!numel) return GK_OK;
-    if (!dst) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: dst is NULL");
+    if (!dst) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: dst is NULL");
     if (gk_st_gk_dtype(t->dtype, &src_gk)) {
         size_t ses = gk__st_sizes[t->dtype];
         if (((uintptr_t)t->data % ses) == 0) return gk_convert(dst_type, dst, src_gk, t->data, numel);
@@ -2877,8 +2877,8 @@ GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const cha
     uint64_t total;
     gk_status s = gk__st_lookup(st, name, &t);
     if (s != GK_OK) return s;
-    if (!out) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_upload: out is NULL");
-    if ((unsigned)dst_type >= GK_DTYPE_COUNT) return GK__ERR(GK_ERR_DTYPE, "gk_st_upload: invalid dtype %d", (int)dst_type);
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_upload: out is NULL");
+    if ((unsigned)dst_type >= GK_DTYPE_COUNT) return GK__U_ERR(GK_ERR_DTYPE, "gk_st_upload: invalid dtype %d", (int)dst_type);
     ndim = t->ndim;
     shape = t->shape;
     total = t->numel * gk_dtype_size(dst_type);
@@ -2908,8 +2908,8 @@ GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const cha
         }
     } else {
         size_t nb = (size_t)total;
-        void *host = gk__malloc(nb);
-        if (!host) s = GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory converting '%s'", name);
+        void *host = gk__u_malloc(nb);
+        if (!host) s = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory converting '%s'", name);
         else {
             s = gk_st_read(st, name, dst_type, host, nb);
             if (s == GK_OK) s = gk_copy_from_host(ctx, dev, host, nb);
@@ -2929,9 +2929,9 @@ GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const cha
 /* >>impl_tokenizer                                                         */
 /* ======================================================================== */
 
-enum { GK__NORM_NFC = 1, GK__NORM_PREPEND, GK__NORM_REPLACE };
-enum { GK__SCAN_GPT2 = 1, GK__SCAN_QWEN, GK__SCAN_LLAMA3, GK__SCAN_META };
-enum { GK__DOP_BYTELEVEL = 1, GK__DOP_REPLACE, GK__DOP_BYTEFALLBACK, GK__DOP_FUSE, GK__DOP_STRIP, GK__DOP_METASPACE };
+enum { GK__TOK_NORM_NFC = 1, GK__TOK_NORM_PREPEND, GK__TOK_NORM_REPLACE };
+enum { GK__TOK_SCAN_GPT2 = 1, GK__TOK_SCAN_QWEN, GK__TOK_SCAN_LLAMA3, GK__TOK_SCAN_META };
+enum { GK__TOK_DOP_BYTELEVEL = 1, GK__TOK_DOP_REPLACE, GK__TOK_DOP_BYTEFALLBACK, GK__TOK_DOP_FUSE, GK__TOK_DOP_STRIP, GK__TOK_DOP_METASPACE };
 
 typedef struct gk__tok_op {   /* normalizer or decoder step */
     int kind;
@@ -2954,9 +2954,9 @@ struct gk_tokenizer {
     uint32_t *tok_len;
     gk_buf pool;               /* token texts */
     gk_buf rawpool;            /* byte-level: raw bytes of each token */
-    gk__smap vocab;            /* model vocab text -> id (pointers into pool) */
-    gk__smap raw;              /* byte-level: raw bytes -> id */
-    gk__umap merges;           /* (left<<32|right) -> (rank<<32|new) */
+    gk__u_smap vocab;            /* model vocab text -> id (pointers into pool) */
+    gk__u_smap raw;              /* byte-level: raw bytes -> id */
+    gk__u_umap merges;           /* (left<<32|right) -> (rank<<32|new) */
     int32_t byte_tok[256];     /* byte-level: token of byte b; else <0xXX> token */
     int bytelevel;
     int byte_fallback, fuse_unk, ignore_merges;
@@ -2984,14 +2984,14 @@ struct gk_tokenizer {
 };
 
 /* ---- byte-level map (GPT-2 bytes_to_unicode) ---- */
-static uint32_t gk__bl_cp(unsigned b) {
+static uint32_t gk__tok_bl_cp(unsigned b) {
     b &= 0xFF;
     if (b <= 0x20) return 256 + b;                    /* 33 control/space bytes */
     if (b >= 0x7F && b <= 0xA0) return 256 + 33 + (b - 0x7F); /* 34 bytes */
     if (b == 0xAD) return 256 + 67;
     return b;
 }
-static int gk__bl_byte(uint32_t cp) {
+static int gk__tok_bl_byte(uint32_t cp) {
     if ((cp >= 0x21 && cp <= 0x7E) || (cp >= 0xA1 && cp <= 0xAC) || (cp >= 0xAE && cp <= 0xFF)) return (int)cp;
     if (cp >= 256 && cp < 256 + 33) return (int)(cp - 256);
     if (cp >= 256 + 33 && cp < 256 + 67) return (int)(0x7F + cp - 256 - 33);
@@ -3029,9 +3029,9 @@ GKLLMDEF void gk_tokenizer_free(gk_tokenizer *t) {
     free(t->tok_len);
     gk_buf_free(&t->pool);
     gk_buf_free(&t->rawpool);
-    gk__smap_free(&t->vocab);
-    gk__smap_free(&t->raw);
-    gk__umap_free(&t->merges);
+    gk__u_smap_free(&t->vocab);
+    gk__u_smap_free(&t->raw);
+    gk__u_umap_free(&t->merges);
     gk__tok_ops_free(t->norm, t->nnorm);
     gk__tok_ops_free(t->dec, t->ndec);
     for (i = 0; i < t->nadded; i++) free(t->added[i].content);
@@ -3041,8 +3041,8 @@ GKLLMDEF void gk_tokenizer_free(gk_tokenizer *t) {
     free(t);
 }
 
-static char *gk__strndup(const char *s, size_t n) {
-    char *r = (char *)gk__malloc(n + 1);
+static char *gk__u_strndup(const char *s, size_t n) {
+    char *r = (char *)gk__u_malloc(n + 1);
     if (!r) return NULL;
     if (n) memcpy(r, s, n);
     r[n] = 0;
@@ -3056,14 +3056,14 @@ static gk_status gk__tok_set_op(gk__tok_op *op, int kind, const gk_json_value *a
     memset(op, 0, sizeof *op);
     op->kind = kind;
     if (a) {
-        op->a = gk__strndup(gk_json_str(a, ""), gk_json_len(a));
+        op->a = gk__u_strndup(gk_json_str(a, ""), gk_json_len(a));
         op->alen = gk_json_len(a);
-        if (!op->a) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        if (!op->a) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     }
     if (b) {
-        op->b = gk__strndup(gk_json_str(b, ""), gk_json_len(b));
+        op->b = gk__u_strndup(gk_json_str(b, ""), gk_json_len(b));
         op->blen = gk_json_len(b);
-        if (!op->b) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        if (!op->b) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     }
     return GK_OK;
 }
@@ -3074,19 +3074,19 @@ static gk_status gk__tok_replace_op(gk__tok_op *op, const gk_json_value *v, cons
     const gk_json_value *content = gk_json_get(v, "content");
     if (gk_json_typeof(pat) != GK_JSON_STRING || gk_json_typeof(content) != GK_JSON_STRING) {
         if (gk_json_get(gk_json_get(v, "pattern"), "Regex"))
-            return GK__ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: %s Replace with a Regex pattern is not supported", where);
-        return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: %s Replace needs pattern.String and content", where);
+            return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: %s Replace with a Regex pattern is not supported", where);
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: %s Replace needs pattern.String and content", where);
     }
-    if (gk_json_len(pat) == 0) return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: %s Replace with an empty pattern", where);
-    return gk__tok_set_op(op, GK__NORM_REPLACE, pat, content);
+    if (gk_json_len(pat) == 0) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: %s Replace with an empty pattern", where);
+    return gk__tok_set_op(op, GK__TOK_NORM_REPLACE, pat, content);
 }
 
 static gk_status gk__tok_parse_norm(gk_tokenizer *t, const gk_json_value *n, int depth) {
     const char *type = gk_json_get_string(n, "type", NULL);
     gk_status s;
     if (gk_json_is_null(n)) return GK_OK;
-    if (!type) return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: normalizer without a type");
-    if (depth > 4) return GK__ERR(GK_ERR_LIMIT, "tokenizer.json: normalizers nested too deeply");
+    if (!type) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: normalizer without a type");
+    if (depth > 4) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: normalizers nested too deeply");
     if (strcmp(type, "Sequence") == 0) {
         const gk_json_value *list = gk_json_get(n, "normalizers");
         size_t i;
@@ -3094,16 +3094,16 @@ static gk_status gk__tok_parse_norm(gk_tokenizer *t, const gk_json_value *n, int
             if ((s = gk__tok_parse_norm(t, gk_json_at(list, i), depth + 1)) != GK_OK) return s;
         return GK_OK;
     }
-    if (t->nnorm >= sizeof t->norm / sizeof t->norm[0]) return GK__ERR(GK_ERR_LIMIT, "tokenizer.json: too many normalizers");
+    if (t->nnorm >= sizeof t->norm / sizeof t->norm[0]) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: too many normalizers");
     if (strcmp(type, "NFC") == 0) {
         memset(&t->norm[t->nnorm], 0, sizeof(gk__tok_op));
-        t->norm[t->nnorm++].kind = GK__NORM_NFC;
+        t->norm[t->nnorm++].kind = GK__TOK_NORM_NFC;
         return GK_OK;
     }
     if (strcmp(type, "Prepend") == 0) {
         const gk_json_value *p = gk_json_get(n, "prepend");
-        if (gk_json_typeof(p) != GK_JSON_STRING) return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: Prepend normalizer without a prepend string");
-        s = gk__tok_set_op(&t->norm[t->nnorm++], GK__NORM_PREPEND, p, NULL);
+        if (gk_json_typeof(p) != GK_JSON_STRING) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: Prepend normalizer without a prepend string");
+        s = gk__tok_set_op(&t->norm[t->nnorm++], GK__TOK_NORM_PREPEND, p, NULL);
         return s;
     }
     if (strcmp(type, "Replace") == 0) {
@@ -3111,17 +3111,17 @@ static gk_status gk__tok_parse_norm(gk_tokenizer *t, const gk_json_value *n, int
         t->nnorm++;
         return s;
     }
-    return GK__ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: normalizer type '%.40s' is not supported", type);
+    return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: normalizer type '%.40s' is not supported", type);
 }
 
-static const char *gk__pat_qwen =
+static const char *gk__tok_pat_qwen =
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
-static const char *gk__pat_llama3 =
+static const char *gk__tok_pat_llama3 =
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
-static const char *gk__pat_gpt2 = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+static const char *gk__tok_pat_gpt2 = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
 
 static gk_status gk__tok_add_scan(gk_tokenizer *t, int kind) {
-    if (t->nscan >= sizeof t->scan / sizeof t->scan[0]) return GK__ERR(GK_ERR_LIMIT, "tokenizer.json: too many pre-tokenizers");
+    if (t->nscan >= sizeof t->scan / sizeof t->scan[0]) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: too many pre-tokenizers");
     t->scan[t->nscan++] = kind;
     return GK_OK;
 }
@@ -3130,8 +3130,8 @@ static gk_status gk__tok_parse_pre(gk_tokenizer *t, const gk_json_value *p, int 
     const char *type = gk_json_get_string(p, "type", NULL);
     gk_status s;
     if (gk_json_is_null(p)) return GK_OK;
-    if (!type) return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: pre_tokenizer without a type");
-    if (depth > 4) return GK__ERR(GK_ERR_LIMIT, "tokenizer.json: pre_tokenizers nested too deeply");
+    if (!type) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: pre_tokenizer without a type");
+    if (depth > 4) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: pre_tokenizers nested too deeply");
     if (strcmp(type, "Sequence") == 0) {
         const gk_json_value *list = gk_json_get(p, "pretokenizers");
         size_t i;
@@ -3142,46 +3142,46 @@ static gk_status gk__tok_parse_pre(gk_tokenizer *t, const gk_json_value *p, int 
     if (strcmp(type, "ByteLevel") == 0) {
         t->bytelevel = 1;
         t->prefix_space = gk_json_get_bool(p, "add_prefix_space", 0);
-        if (gk_json_get_bool(p, "use_regex", 1)) return gk__tok_add_scan(t, GK__SCAN_GPT2);
+        if (gk_json_get_bool(p, "use_regex", 1)) return gk__tok_add_scan(t, GK__TOK_SCAN_GPT2);
         return GK_OK;
     }
     if (strcmp(type, "Split") == 0) {
         const char *re = gk_json_get_string(p, "pattern.Regex", NULL);
         const char *beh = gk_json_get_string(p, "behavior", "");
         if (gk_json_get_bool(p, "invert", 0) || strcmp(beh, "Isolated") != 0)
-            return GK__ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: Split pre-tokenizer with behavior '%.30s'%s is not supported", beh,
+            return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: Split pre-tokenizer with behavior '%.30s'%s is not supported", beh,
                            gk_json_get_bool(p, "invert", 0) ? " and invert" : "");
-        if (!re) return GK__ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: Split pre-tokenizer without a Regex pattern is not supported");
-        if (strcmp(re, gk__pat_qwen) == 0) return gk__tok_add_scan(t, GK__SCAN_QWEN);
-        if (strcmp(re, gk__pat_llama3) == 0) return gk__tok_add_scan(t, GK__SCAN_LLAMA3);
-        if (strcmp(re, gk__pat_gpt2) == 0) return gk__tok_add_scan(t, GK__SCAN_GPT2);
-        return GK__ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: Split regex is not one of the known patterns (GPT-2, Qwen2, Llama-3): \"%.80s\"", re);
+        if (!re) return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: Split pre-tokenizer without a Regex pattern is not supported");
+        if (strcmp(re, gk__tok_pat_qwen) == 0) return gk__tok_add_scan(t, GK__TOK_SCAN_QWEN);
+        if (strcmp(re, gk__tok_pat_llama3) == 0) return gk__tok_add_scan(t, GK__TOK_SCAN_LLAMA3);
+        if (strcmp(re, gk__tok_pat_gpt2) == 0) return gk__tok_add_scan(t, GK__TOK_SCAN_GPT2);
+        return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: Split regex is not one of the known patterns (GPT-2, Qwen2, Llama-3): \"%.80s\"", re);
     }
     if (strcmp(type, "Metaspace") == 0) {
         const gk_json_value *r = gk_json_get(p, "replacement");
         const char *scheme = gk_json_get_string(p, "prepend_scheme", NULL);
         if (gk_json_typeof(r) != GK_JSON_STRING || gk_json_len(r) == 0 || gk_json_len(r) >= sizeof t->meta_repl)
-            return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: Metaspace pre-tokenizer needs a one-character replacement");
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: Metaspace pre-tokenizer needs a one-character replacement");
         memcpy(t->meta_repl, gk_json_str(r, ""), gk_json_len(r));
         t->meta_repl_len = gk_json_len(r);
         t->meta = 1;
         if (scheme) t->meta_prepend = strcmp(scheme, "always") == 0 ? 1 : strcmp(scheme, "first") == 0 ? 2 : 0;
         else t->meta_prepend = gk_json_get_bool(p, "add_prefix_space", 1) ? 1 : 0;
-        if (gk_json_get_bool(p, "split", 1)) return gk__tok_add_scan(t, GK__SCAN_META);
+        if (gk_json_get_bool(p, "split", 1)) return gk__tok_add_scan(t, GK__TOK_SCAN_META);
         return GK_OK;
     }
-    return GK__ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: pre_tokenizer type '%.40s' is not supported", type);
+    return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: pre_tokenizer type '%.40s' is not supported", type);
 }
 
 static gk_status gk__tok_special_ids(gk_tokenizer *t, const gk_json_value *post, const char *name, int32_t *dst, size_t *n) {
     const gk_json_value *ids = gk_json_get(gk_json_get(gk_json_get(post, "special_tokens"), name), "ids");
     size_t i;
     if (gk_json_typeof(ids) != GK_JSON_ARRAY)
-        return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: post_processor special token '%.40s' has no ids", name);
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: post_processor special token '%.40s' has no ids", name);
     for (i = 0; i < gk_json_len(ids); i++) {
         int64_t id = gk_json_int(gk_json_at(ids, i), -1);
-        if (id < 0 || (size_t)id >= t->nid) return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: post_processor id %lld out of range", (long long)id);
-        if (*n >= 8) return GK__ERR(GK_ERR_LIMIT, "tokenizer.json: too many post_processor tokens");
+        if (id < 0 || (size_t)id >= t->nid) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: post_processor id %lld out of range", (long long)id);
+        if (*n >= 8) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: too many post_processor tokens");
         dst[(*n)++] = (int32_t)id;
     }
     return GK_OK;
@@ -3191,8 +3191,8 @@ static gk_status gk__tok_parse_post(gk_tokenizer *t, const gk_json_value *p, int
     const char *type = gk_json_get_string(p, "type", NULL);
     gk_status s;
     if (gk_json_is_null(p)) return GK_OK;
-    if (!type) return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: post_processor without a type");
-    if (depth > 4) return GK__ERR(GK_ERR_LIMIT, "tokenizer.json: post_processors nested too deeply");
+    if (!type) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: post_processor without a type");
+    if (depth > 4) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: post_processors nested too deeply");
     if (strcmp(type, "ByteLevel") == 0) return GK_OK;
     if (strcmp(type, "Sequence") == 0) {
         const gk_json_value *list = gk_json_get(p, "processors");
@@ -3210,26 +3210,26 @@ static gk_status gk__tok_parse_post(gk_tokenizer *t, const gk_json_value *p, int
             const gk_json_value *it = gk_json_at(single, i), *sp = gk_json_get(it, "SpecialToken");
             if (sp) {
                 const char *name = gk_json_get_string(sp, "id", NULL);
-                if (!name) return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: TemplateProcessing SpecialToken without id");
+                if (!name) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: TemplateProcessing SpecialToken without id");
                 s = seen_a ? gk__tok_special_ids(t, p, name, t->post, &t->npost) : gk__tok_special_ids(t, p, name, t->pre, &t->npre);
                 if (s != GK_OK) return s;
             } else if (gk_json_get(it, "Sequence")) {
-                if (seen_a) return GK__ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: TemplateProcessing 'single' with two sequences");
+                if (seen_a) return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: TemplateProcessing 'single' with two sequences");
                 seen_a = 1;
-            } else return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: bad TemplateProcessing item");
+            } else return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: bad TemplateProcessing item");
         }
         return GK_OK;
     }
     if (strcmp(type, "RobertaProcessing") == 0 || strcmp(type, "BertProcessing") == 0) {
         int64_t c = gk_json_get_int(p, "cls.1", -1), e = gk_json_get_int(p, "sep.1", -1);
         if (c < 0 || e < 0 || (size_t)c >= t->nid || (size_t)e >= t->nid)
-            return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: %s without valid cls/sep ids", type);
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: %s without valid cls/sep ids", type);
         t->pre[0] = (int32_t)c;
         t->post[0] = (int32_t)e;
         t->npre = t->npost = 1;
         return GK_OK;
     }
-    return GK__ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: post_processor type '%.40s' is not supported", type);
+    return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: post_processor type '%.40s' is not supported", type);
 }
 
 static gk_status gk__tok_parse_dec(gk_tokenizer *t, const gk_json_value *d, int depth) {
@@ -3237,8 +3237,8 @@ static gk_status gk__tok_parse_dec(gk_tokenizer *t, const gk_json_value *d, int 
     gk__tok_op *op;
     gk_status s;
     if (gk_json_is_null(d)) return GK_OK;
-    if (!type) return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: decoder without a type");
-    if (depth > 4) return GK__ERR(GK_ERR_LIMIT, "tokenizer.json: decoders nested too deeply");
+    if (!type) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: decoder without a type");
+    if (depth > 4) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: decoders nested too deeply");
     t->has_decoder = 1;
     if (strcmp(type, "Sequence") == 0) {
         const gk_json_value *list = gk_json_get(d, "decoders");
@@ -3247,31 +3247,31 @@ static gk_status gk__tok_parse_dec(gk_tokenizer *t, const gk_json_value *d, int 
             if ((s = gk__tok_parse_dec(t, gk_json_at(list, i), depth + 1)) != GK_OK) return s;
         return GK_OK;
     }
-    if (t->ndec >= sizeof t->dec / sizeof t->dec[0]) return GK__ERR(GK_ERR_LIMIT, "tokenizer.json: too many decoders");
+    if (t->ndec >= sizeof t->dec / sizeof t->dec[0]) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: too many decoders");
     op = &t->dec[t->ndec];
     memset(op, 0, sizeof *op);
-    if (strcmp(type, "ByteLevel") == 0) op->kind = GK__DOP_BYTELEVEL;
-    else if (strcmp(type, "ByteFallback") == 0) op->kind = GK__DOP_BYTEFALLBACK;
-    else if (strcmp(type, "Fuse") == 0) op->kind = GK__DOP_FUSE;
+    if (strcmp(type, "ByteLevel") == 0) op->kind = GK__TOK_DOP_BYTELEVEL;
+    else if (strcmp(type, "ByteFallback") == 0) op->kind = GK__TOK_DOP_BYTEFALLBACK;
+    else if (strcmp(type, "Fuse") == 0) op->kind = GK__TOK_DOP_FUSE;
     else if (strcmp(type, "Replace") == 0) {
         if ((s = gk__tok_replace_op(op, d, "decoder")) != GK_OK) return s;
-        op->kind = GK__DOP_REPLACE;
+        op->kind = GK__TOK_DOP_REPLACE;
     } else if (strcmp(type, "Strip") == 0) {
         const gk_json_value *c = gk_json_get(d, "content");
         uint32_t cp;
-        if (gk_json_typeof(c) != GK_JSON_STRING || gk__utf8_dec((const unsigned char *)gk_json_str(c, ""), gk_json_len(c), &cp) != (int)gk_json_len(c))
-            return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: Strip decoder content must be one character");
-        if ((s = gk__tok_set_op(op, GK__DOP_STRIP, c, NULL)) != GK_OK) return s;
+        if (gk_json_typeof(c) != GK_JSON_STRING || gk__u_utf8_dec((const unsigned char *)gk_json_str(c, ""), gk_json_len(c), &cp) != (int)gk_json_len(c))
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: Strip decoder content must be one character");
+        if ((s = gk__tok_set_op(op, GK__TOK_DOP_STRIP, c, NULL)) != GK_OK) return s;
         op->start = (size_t)gk_json_get_int(d, "start", 0);
         op->stop = (size_t)gk_json_get_int(d, "stop", 0);
     } else if (strcmp(type, "Metaspace") == 0) {
         const gk_json_value *r = gk_json_get(d, "replacement");
         const char *scheme = gk_json_get_string(d, "prepend_scheme", NULL);
         if (gk_json_typeof(r) != GK_JSON_STRING || gk_json_len(r) == 0)
-            return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: Metaspace decoder without a replacement");
-        if ((s = gk__tok_set_op(op, GK__DOP_METASPACE, r, NULL)) != GK_OK) return s;
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: Metaspace decoder without a replacement");
+        if ((s = gk__tok_set_op(op, GK__TOK_DOP_METASPACE, r, NULL)) != GK_OK) return s;
         op->prepend = scheme ? strcmp(scheme, "never") != 0 : gk_json_get_bool(d, "add_prefix_space", 1);
-    } else return GK__ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: decoder type '%.40s' is not supported", type);
+    } else return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: decoder type '%.40s' is not supported", type);
     t->ndec++;
     return GK_OK;
 }
@@ -3284,7 +3284,7 @@ static int gk__tok_added_cmp_len(const void *a, const void *b, const gk__tok_add
 /* sets token text of an id */
 static gk_status gk__tok_set_text(gk_tokenizer *t, int64_t id, const char *s, size_t n) {
     gk_status st;
-    if (id < 0 || (size_t)id >= t->nid) return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: id %lld out of range", (long long)id);
+    if (id < 0 || (size_t)id >= t->nid) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: id %lld out of range", (long long)id);
     t->tok_off[id] = t->pool.len;
     t->tok_len[id] = (uint32_t)n;
     st = gk_buf_append(&t->pool, s, n);
@@ -3300,22 +3300,22 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
     gk_status s;
     gk_buf tmp = {NULL, 0, 0};
 
-    if (gk_json_typeof(root) != GK_JSON_OBJECT) return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: top level is not an object");
-    if (gk_json_typeof(model) != GK_JSON_OBJECT) return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: no \"model\" object");
+    if (gk_json_typeof(root) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: top level is not an object");
+    if (gk_json_typeof(model) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: no \"model\" object");
     mtype = gk_json_get_string(model, "type", "BPE");
-    if (strcmp(mtype, "BPE") != 0) return GK__ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: model type '%.40s' is not supported (only BPE)", mtype);
+    if (strcmp(mtype, "BPE") != 0) return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: model type '%.40s' is not supported (only BPE)", mtype);
     if (!gk_json_is_null(gk_json_get(model, "continuing_subword_prefix")) && gk_json_get_string(model, "continuing_subword_prefix", "")[0])
-        return GK__ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: BPE continuing_subword_prefix is not supported");
+        return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: BPE continuing_subword_prefix is not supported");
     if (!gk_json_is_null(gk_json_get(model, "end_of_word_suffix")) && gk_json_get_string(model, "end_of_word_suffix", "")[0])
-        return GK__ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: BPE end_of_word_suffix is not supported");
+        return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: BPE end_of_word_suffix is not supported");
     vocab = gk_json_get(model, "vocab");
     merges = gk_json_get(model, "merges");
     added = gk_json_get(root, "added_tokens");
-    if (gk_json_typeof(vocab) != GK_JSON_OBJECT) return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: model.vocab is not an object");
+    if (gk_json_typeof(vocab) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.vocab is not an object");
     if (!gk_json_is_null(merges) && gk_json_typeof(merges) != GK_JSON_ARRAY)
-        return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: model.merges is not an array");
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.merges is not an array");
     if (!gk_json_is_null(added) && gk_json_typeof(added) != GK_JSON_ARRAY)
-        return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: added_tokens is not an array");
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: added_tokens is not an array");
     t->byte_fallback = gk_json_get_bool(model, "byte_fallback", 0);
     t->fuse_unk = gk_json_get_bool(model, "fuse_unk", 0);
     t->ignore_merges = gk_json_get_bool(model, "ignore_merges", 0);
@@ -3326,7 +3326,7 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
         const gk_json_value *v = gk_json_at(vocab, i);
         int64_t id = gk_json_int(v, -1);
         if (gk_json_typeof(v) != GK_JSON_INT || id < 0 || id > GK__TOK_MAX_ID)
-            return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: vocab entry '%.60s' has an invalid id", gk_json_key_at(vocab, i, NULL));
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: vocab entry '%.60s' has an invalid id", gk_json_key_at(vocab, i, NULL));
         if (id > maxid) maxid = id;
     }
     for (i = 0; i < gk_json_len(added); i++) {
@@ -3334,37 +3334,37 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
         int64_t id = gk_json_get_int(a, "id", -1);
         if (gk_json_typeof(gk_json_get(a, "id")) != GK_JSON_INT || id < 0 || id > GK__TOK_MAX_ID ||
             gk_json_typeof(gk_json_get(a, "content")) != GK_JSON_STRING || gk_json_len(gk_json_get(a, "content")) == 0)
-            return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: added_tokens[%zu] needs an id and a non-empty content", i);
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: added_tokens[%zu] needs an id and a non-empty content", i);
         if (id > maxid) maxid = id;
     }
     t->nid = (size_t)(maxid + 1);
-    t->tok_off = (size_t *)gk__malloc(t->nid * sizeof(size_t));
-    t->tok_len = (uint32_t *)gk__calloc(t->nid, sizeof(uint32_t));
-    t->special = (unsigned char *)gk__calloc(t->nid, 1);
-    if (!t->tok_off || !t->tok_len || !t->special) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    t->tok_off = (size_t *)gk__u_malloc(t->nid * sizeof(size_t));
+    t->tok_len = (uint32_t *)gk__u_calloc(t->nid, sizeof(uint32_t));
+    t->special = (unsigned char *)gk__u_calloc(t->nid, 1);
+    if (!t->tok_off || !t->tok_len || !t->special) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     for (i = 0; i < t->nid; i++) t->tok_off[i] = (size_t)-1;
-    if (!gk__smap_init(&t->vocab, nv)) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!gk__u_smap_init(&t->vocab, nv)) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     for (i = 0; i < nv; i++) {
         size_t kl;
         const char *k = gk_json_key_at(vocab, i, &kl);
         int64_t id = gk_json_int(gk_json_at(vocab, i), -1);
         if (t->tok_off[id] != (size_t)-1)
-            return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: id %lld is used by two vocab entries", (long long)id);
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: id %lld is used by two vocab entries", (long long)id);
         if ((s = gk__tok_set_text(t, id, k, kl)) != GK_OK) return s;
     }
     /* added tokens */
     t->nadded = gk_json_len(added);
     if (t->nadded) {
-        t->added = (gk__tok_added *)gk__calloc(t->nadded, sizeof(gk__tok_added));
-        if (!t->added) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        t->added = (gk__tok_added *)gk__u_calloc(t->nadded, sizeof(gk__tok_added));
+        if (!t->added) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     }
     for (i = 0; i < t->nadded; i++) {
         const gk_json_value *a = gk_json_at(added, i), *c = gk_json_get(a, "content");
         gk__tok_added *ad = &t->added[i];
         ad->id = (int32_t)gk_json_get_int(a, "id", 0);
         ad->len = gk_json_len(c);
-        ad->content = gk__strndup(gk_json_str(c, ""), ad->len);
-        if (!ad->content) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        ad->content = gk__u_strndup(gk_json_str(c, ""), ad->len);
+        if (!ad->content) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
         ad->special = (unsigned char)gk_json_get_bool(a, "special", 0);
         ad->lstrip = (unsigned char)gk_json_get_bool(a, "lstrip", 0);
         ad->rstrip = (unsigned char)gk_json_get_bool(a, "rstrip", 0);
@@ -3377,14 +3377,14 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
     /* vocab map (pool pointers are final now: re-resolve) */
     for (i = 0; i < t->nid; i++) {
         if (t->tok_off[i] == (size_t)-1) continue;
-        if (gk__smap_put(&t->vocab, t->pool.data + t->tok_off[i], t->tok_len[i], (int32_t)i, NULL) < 0)
-            return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        if (gk__u_smap_put(&t->vocab, t->pool.data + t->tok_off[i], t->tok_len[i], (int32_t)i, NULL) < 0)
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     }
     /* added-token index by first byte, longest first */
     if (t->nadded) {
         uint32_t cnt[256], j;
-        t->added_by_byte = (uint32_t *)gk__malloc(t->nadded * sizeof(uint32_t));
-        if (!t->added_by_byte) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        t->added_by_byte = (uint32_t *)gk__u_malloc(t->nadded * sizeof(uint32_t));
+        if (!t->added_by_byte) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
         memset(cnt, 0, sizeof cnt);
         for (i = 0; i < t->nadded; i++) cnt[(unsigned char)t->added[i].content[0]]++;
         t->added_start[0] = 0;
@@ -3414,27 +3414,27 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
     if ((s = gk__tok_parse_dec(t, gk_json_get(root, "decoder"), 0)) != GK_OK) return s;
     {
         const char *unk = gk_json_get_string(model, "unk_token", NULL);
-        t->unk_id = unk ? gk__smap_get(&t->vocab, unk, strlen(unk)) : -1;
+        t->unk_id = unk ? gk__u_smap_get(&t->vocab, unk, strlen(unk)) : -1;
     }
     /* byte tokens */
     for (i = 0; i < 256; i++) {
         char b[8];
         if (t->bytelevel) {
-            size_t n = gk__utf8_enc(gk__bl_cp((unsigned)i), b);
-            t->byte_tok[i] = gk__smap_get(&t->vocab, b, n);
+            size_t n = gk__u_utf8_enc(gk__tok_bl_cp((unsigned)i), b);
+            t->byte_tok[i] = gk__u_smap_get(&t->vocab, b, n);
         } else {
             snprintf(b, sizeof b, "<0x%02X>", (unsigned)i);
-            t->byte_tok[i] = gk__smap_get(&t->vocab, b, 6);
+            t->byte_tok[i] = gk__u_smap_get(&t->vocab, b, 6);
         }
     }
     /* raw-byte vocab for byte-level models */
     if (t->bytelevel) {
-        size_t *roff = (size_t *)gk__malloc(t->nid * sizeof(size_t));
-        uint32_t *rlen = (uint32_t *)gk__malloc(t->nid * sizeof(uint32_t));
-        if (!roff || !rlen || !gk__smap_init(&t->raw, nv)) {
+        size_t *roff = (size_t *)gk__u_malloc(t->nid * sizeof(size_t));
+        uint32_t *rlen = (uint32_t *)gk__u_malloc(t->nid * sizeof(uint32_t));
+        if (!roff || !rlen || !gk__u_smap_init(&t->raw, nv)) {
             free(roff);
             free(rlen);
-            return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
         }
         for (i = 0; i < t->nid; i++) {
             const unsigned char *p;
@@ -3446,11 +3446,11 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
             n = t->tok_len[i];
             while (j < n) {
                 uint32_t cp;
-                int k = gk__utf8_dec(p + j, n - j, &cp), b;
+                int k = gk__u_utf8_dec(p + j, n - j, &cp), b;
                 unsigned char bb;
-                if (k <= 0 || (b = gk__bl_byte(cp)) < 0) { ok = 0; break; }
+                if (k <= 0 || (b = gk__tok_bl_byte(cp)) < 0) { ok = 0; break; }
                 bb = (unsigned char)b;
-                if (gk_buf_append(&t->rawpool, &bb, 1) != GK_OK) { free(roff); free(rlen); return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory"); }
+                if (gk_buf_append(&t->rawpool, &bb, 1) != GK_OK) { free(roff); free(rlen); return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory"); }
                 j += (size_t)k;
             }
             if (!ok) { t->rawpool.len = start; continue; }
@@ -3459,16 +3459,16 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
         }
         for (i = 0; i < t->nid; i++)
             if (roff[i] != (size_t)-1 && rlen[i] &&
-                gk__smap_put(&t->raw, t->rawpool.data + roff[i], rlen[i], (int32_t)i, NULL) < 0) {
+                gk__u_smap_put(&t->raw, t->rawpool.data + roff[i], rlen[i], (int32_t)i, NULL) < 0) {
                 free(roff);
                 free(rlen);
-                return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+                return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
             }
         free(roff);
         free(rlen);
     }
     /* merges */
-    if (!gk__umap_init(&t->merges, gk_json_len(merges))) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!gk__u_umap_init(&t->merges, gk_json_len(merges))) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     for (i = 0; i < gk_json_len(merges); i++) {
         const gk_json_value *m = gk_json_at(merges, i);
         const char *a, *b;
@@ -3479,7 +3479,7 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
             const char *str = gk_json_str(m, ""), *sp = (const char *)memchr(str, ' ', gk_json_len(m));
             if (gk_json_len(m) >= 8 && memcmp(str, "#version", 8) == 0) continue;
             if (!sp || memchr(sp + 1, ' ', gk_json_len(m) - (size_t)(sp + 1 - str)))
-                return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%zu] \"%.60s\" is not two tokens separated by one space", i, str);
+                return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%zu] \"%.60s\" is not two tokens separated by one space", i, str);
             a = str;
             la = (size_t)(sp - str);
             b = sp + 1;
@@ -3490,27 +3490,27 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
             la = gk_json_len(gk_json_at(m, 0));
             b = gk_json_str(gk_json_at(m, 1), "");
             lb = gk_json_len(gk_json_at(m, 1));
-        } else return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%zu] is neither \"a b\" nor [\"a\", \"b\"]", i);
-        ia = gk__smap_get(&t->vocab, a, la);
-        ib = gk__smap_get(&t->vocab, b, lb);
+        } else return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%zu] is neither \"a b\" nor [\"a\", \"b\"]", i);
+        ia = gk__u_smap_get(&t->vocab, a, la);
+        ib = gk__u_smap_get(&t->vocab, b, lb);
         if (ia < 0 || ib < 0)
-            return GK__ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%zu]: token '%.40s' is not in the vocab", i, ia < 0 ? a : b);
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%zu]: token '%.40s' is not in the vocab", i, ia < 0 ? a : b);
         tmp.len = 0;
         if (gk_buf_append(&tmp, a, la) != GK_OK || gk_buf_append(&tmp, b, lb) != GK_OK) {
             gk_buf_free(&tmp);
-            return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
         }
-        inew = gk__smap_get(&t->vocab, tmp.data, tmp.len);
+        inew = gk__u_smap_get(&t->vocab, tmp.data, tmp.len);
         if (inew < 0) {
-            s = GK__ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%zu]: merged token '%.60s' is not in the vocab", i, tmp.data);
+            s = GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%zu]: merged token '%.60s' is not in the vocab", i, tmp.data);
             gk_buf_free(&tmp);
             return s;
         }
         key = ((uint64_t)(uint32_t)ia << 32) | (uint32_t)ib;
         val = ((uint64_t)i << 32) | (uint32_t)inew;
-        if (gk__umap_put(&t->merges, key, val) < 0) {
+        if (gk__u_umap_put(&t->merges, key, val) < 0) {
             gk_buf_free(&tmp);
-            return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
         }
     }
     gk_buf_free(&tmp);
@@ -3520,10 +3520,10 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
 GKLLMDEF gk_status gk_tokenizer_from_json(const gk_json_value *root, gk_tokenizer **out) {
     gk_tokenizer *t;
     gk_status s;
-    if (!out) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_from_json: out is NULL");
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_from_json: out is NULL");
     *out = NULL;
-    t = (gk_tokenizer *)gk__calloc(1, sizeof(gk_tokenizer));
-    if (!t) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    t = (gk_tokenizer *)gk__u_calloc(1, sizeof(gk_tokenizer));
+    if (!t) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     t->unk_id = -1;
     s = gk__tok_build(t, root);
     if (s != GK_OK) {
@@ -3554,7 +3554,7 @@ GKLLMDEF gk_status gk_tokenizer_load(const char *path, gk_tokenizer **out) {
     s = gk_tokenizer_from_json(gk_json_root(doc), out);
     if (s != GK_OK) {
         char msg[900];
-        gk__errcopy(msg, sizeof msg);
+        gk__u_errcopy(msg, sizeof msg);
         gk_error_set(NULL, s, "%s: %s", path, msg);
     }
     gk_json_free(doc);
@@ -3571,26 +3571,26 @@ GKLLMDEF const char *gk_tokenizer_id_to_token(const gk_tokenizer *t, int32_t id,
     return t->pool.data + t->tok_off[id];
 }
 GKLLMDEF int32_t gk_tokenizer_token_to_id(const gk_tokenizer *t, const char *s, size_t n) {
-    return (t && s) ? gk__smap_get(&t->vocab, s, n) : -1;
+    return (t && s) ? gk__u_smap_get(&t->vocab, s, n) : -1;
 }
 GKLLMDEF int gk_tokenizer_is_special(const gk_tokenizer *t, int32_t id) {
     return t && id >= 0 && (size_t)id < t->nid && t->special[id];
 }
 
 /* ---- encoding ---- */
-typedef struct gk__heap_item { uint32_t rank, pos; int32_t newid; } gk__heap_item;
+typedef struct gk__tok_heap_item { uint32_t rank, pos; int32_t newid; } gk__tok_heap_item;
 
-typedef struct gk__enc {
+typedef struct gk__tok_enc {
     const gk_tokenizer *t;
     gk_ids *out;
     int32_t *sym, *prv, *nxt;
     size_t scap;
-    gk__heap_item *heap;
+    gk__tok_heap_item *heap;
     size_t hn, hcap;
     gk_buf norm, norm2, pre;
-} gk__enc;
+} gk__tok_enc;
 
-static void gk__enc_free(gk__enc *e) {
+static void gk__tok_enc_free(gk__tok_enc *e) {
     free(e->sym);
     free(e->prv);
     free(e->nxt);
@@ -3600,34 +3600,34 @@ static void gk__enc_free(gk__enc *e) {
     gk_buf_free(&e->pre);
 }
 
-static int gk__heap_less(const gk__heap_item *a, const gk__heap_item *b) {
+static int gk__tok_heap_less(const gk__tok_heap_item *a, const gk__tok_heap_item *b) {
     return a->rank < b->rank || (a->rank == b->rank && a->pos < b->pos);
 }
-static int gk__heap_push(gk__enc *e, uint32_t rank, uint32_t pos, int32_t newid) {
+static int gk__tok_heap_push(gk__tok_enc *e, uint32_t rank, uint32_t pos, int32_t newid) {
     size_t i;
-    if (e->hn == e->hcap && !gk__grow((void **)&e->heap, &e->hcap, e->hn + 1, sizeof(gk__heap_item))) return 0;
+    if (e->hn == e->hcap && !gk__u_grow((void **)&e->heap, &e->hcap, e->hn + 1, sizeof(gk__tok_heap_item))) return 0;
     i = e->hn++;
     e->heap[i].rank = rank;
     e->heap[i].pos = pos;
     e->heap[i].newid = newid;
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        gk__heap_item tmp;
-        if (!gk__heap_less(&e->heap[i], &e->heap[p])) break;
+        gk__tok_heap_item tmp;
+        if (!gk__tok_heap_less(&e->heap[i], &e->heap[p])) break;
         tmp = e->heap[i]; e->heap[i] = e->heap[p]; e->heap[p] = tmp;
         i = p;
     }
     return 1;
 }
-static gk__heap_item gk__heap_pop(gk__enc *e) {
-    gk__heap_item top = e->heap[0];
+static gk__tok_heap_item gk__tok_heap_pop(gk__tok_enc *e) {
+    gk__tok_heap_item top = e->heap[0];
     size_t i = 0;
     e->heap[0] = e->heap[--e->hn];
     for (;;) {
         size_t l = 2 * i + 1, r = l + 1, m = i;
-        gk__heap_item tmp;
-        if (l < e->hn && gk__heap_less(&e->heap[l], &e->heap[m])) m = l;
-        if (r < e->hn && gk__heap_less(&e->heap[r], &e->heap[m])) m = r;
+        gk__tok_heap_item tmp;
+        if (l < e->hn && gk__tok_heap_less(&e->heap[l], &e->heap[m])) m = l;
+        if (r < e->hn && gk__tok_heap_less(&e->heap[r], &e->heap[m])) m = r;
         if (m == i) break;
         tmp = e->heap[i]; e->heap[i] = e->heap[m]; e->heap[m] = tmp;
         i = m;
@@ -3635,33 +3635,33 @@ static gk__heap_item gk__heap_pop(gk__enc *e) {
     return top;
 }
 
-static int gk__merge_get(const gk_tokenizer *t, int32_t a, int32_t b, uint32_t *rank, int32_t *newid) {
+static int gk__tok_merge_get(const gk_tokenizer *t, int32_t a, int32_t b, uint32_t *rank, int32_t *newid) {
     uint64_t v;
-    if (!gk__umap_get(&t->merges, ((uint64_t)(uint32_t)a << 32) | (uint32_t)b, &v)) return 0;
+    if (!gk__u_umap_get(&t->merges, ((uint64_t)(uint32_t)a << 32) | (uint32_t)b, &v)) return 0;
     *rank = (uint32_t)(v >> 32);
     *newid = (int32_t)(uint32_t)v;
     return 1;
 }
 
-#define GK__OOM_ENC GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory while encoding")
+#define GK__TOK_OOM_ENC GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory while encoding")
 
 /* BPE of one pre-token */
-static gk_status gk__bpe(gk__enc *e, const unsigned char *s, size_t n) {
+static gk_status gk__tok_bpe(gk__tok_enc *e, const unsigned char *s, size_t n) {
     const gk_tokenizer *t = e->t;
     size_t ns = 0, i;
     int32_t *sym;
     if (!n) return GK_OK;
     if (t->ignore_merges) {
-        int32_t id = t->bytelevel ? gk__smap_get(&t->raw, (const char *)s, n) : gk__smap_get(&t->vocab, (const char *)s, n);
+        int32_t id = t->bytelevel ? gk__u_smap_get(&t->raw, (const char *)s, n) : gk__u_smap_get(&t->vocab, (const char *)s, n);
         if (id >= 0) return gk_ids_push(e->out, id);
     }
     if (n > e->scap) {
         size_t c = e->scap;
-        if (!gk__grow((void **)&e->sym, &c, n, sizeof(int32_t))) return GK__OOM_ENC;
+        if (!gk__u_grow((void **)&e->sym, &c, n, sizeof(int32_t))) return GK__TOK_OOM_ENC;
         c = e->scap;
-        if (!gk__grow((void **)&e->prv, &c, n, sizeof(int32_t))) return GK__OOM_ENC;
+        if (!gk__u_grow((void **)&e->prv, &c, n, sizeof(int32_t))) return GK__TOK_OOM_ENC;
         c = e->scap;
-        if (!gk__grow((void **)&e->nxt, &c, n, sizeof(int32_t))) return GK__OOM_ENC;
+        if (!gk__u_grow((void **)&e->nxt, &c, n, sizeof(int32_t))) return GK__TOK_OOM_ENC;
         e->scap = c;
     }
     sym = e->sym;
@@ -3675,9 +3675,9 @@ static gk_status gk__bpe(gk__enc *e, const unsigned char *s, size_t n) {
         i = 0;
         while (i < n) {
             uint32_t cp;
-            int k = gk__utf8_dec(s + i, n - i, &cp);
+            int k = gk__u_utf8_dec(s + i, n - i, &cp);
             size_t cl = k > 0 ? (size_t)k : 1, j;
-            int32_t id = k > 0 ? gk__smap_get(&t->vocab, (const char *)s + i, cl) : -1;
+            int32_t id = k > 0 ? gk__u_smap_get(&t->vocab, (const char *)s + i, cl) : -1;
             if (id >= 0) sym[ns++] = id;
             else {
                 int ok = t->byte_fallback;
@@ -3700,7 +3700,7 @@ static gk_status gk__bpe(gk__enc *e, const unsigned char *s, size_t n) {
             size_t bi = 0;
             int32_t bnew = 0, nw;
             for (i = 0; i + 1 < ns; i++)
-                if (gk__merge_get(t, sym[i], sym[i + 1], &r, &nw) && r < best) {
+                if (gk__tok_merge_get(t, sym[i], sym[i + 1], &r, &nw) && r < best) {
                     best = r;
                     bi = i;
                     bnew = nw;
@@ -3711,7 +3711,7 @@ static gk_status gk__bpe(gk__enc *e, const unsigned char *s, size_t n) {
             ns--;
         }
         for (i = 0; i < ns; i++)
-            if (gk_ids_push(e->out, sym[i]) != GK_OK) return GK__OOM_ENC;
+            if (gk_ids_push(e->out, sym[i]) != GK_OK) return GK__TOK_OOM_ENC;
         return GK_OK;
     }
     /* long word: linked list + priority queue (like HF word.rs merge_all) */
@@ -3726,29 +3726,29 @@ static gk_status gk__bpe(gk__enc *e, const unsigned char *s, size_t n) {
         for (i = 0; i + 1 < ns; i++) {
             uint32_t r;
             int32_t nw;
-            if (gk__merge_get(t, sym[i], sym[i + 1], &r, &nw) && !gk__heap_push(e, r, (uint32_t)i, nw)) return GK__OOM_ENC;
+            if (gk__tok_merge_get(t, sym[i], sym[i + 1], &r, &nw) && !gk__tok_heap_push(e, r, (uint32_t)i, nw)) return GK__TOK_OOM_ENC;
         }
         while (e->hn) {
-            gk__heap_item top = gk__heap_pop(e);
+            gk__tok_heap_item top = gk__tok_heap_pop(e);
             int32_t p = (int32_t)top.pos, q, nw;
             uint32_t r;
             if (sym[p] < 0) continue;            /* removed */
             q = nxt[p];
             if (q < 0) continue;
-            if (!gk__merge_get(t, sym[p], sym[q], &r, &nw) || nw != top.newid) continue;
+            if (!gk__tok_merge_get(t, sym[p], sym[q], &r, &nw) || nw != top.newid) continue;
             sym[p] = top.newid;
             sym[q] = -1;
             nxt[p] = nxt[q];
             if (nxt[q] >= 0) prv[nxt[q]] = p;
-            if (prv[p] >= 0 && gk__merge_get(t, sym[prv[p]], sym[p], &r, &nw) && !gk__heap_push(e, r, (uint32_t)prv[p], nw))
-                return GK__OOM_ENC;
-            if (nxt[p] >= 0 && gk__merge_get(t, sym[p], sym[nxt[p]], &r, &nw) && !gk__heap_push(e, r, (uint32_t)p, nw))
-                return GK__OOM_ENC;
+            if (prv[p] >= 0 && gk__tok_merge_get(t, sym[prv[p]], sym[p], &r, &nw) && !gk__tok_heap_push(e, r, (uint32_t)prv[p], nw))
+                return GK__TOK_OOM_ENC;
+            if (nxt[p] >= 0 && gk__tok_merge_get(t, sym[p], sym[nxt[p]], &r, &nw) && !gk__tok_heap_push(e, r, (uint32_t)p, nw))
+                return GK__TOK_OOM_ENC;
         }
         {
             int32_t q;
             for (q = first; q >= 0; q = nxt[q])
-                if (gk_ids_push(e->out, sym[q]) != GK_OK) return GK__OOM_ENC;
+                if (gk_ids_push(e->out, sym[q]) != GK_OK) return GK__TOK_OOM_ENC;
         }
     }
     return GK_OK;
@@ -3756,26 +3756,26 @@ static gk_status gk__bpe(gk__enc *e, const unsigned char *s, size_t n) {
 
 /* character class at s[i] for the scanners: L, N, WS or OTHER (marks,
    punctuation, symbols and invalid bytes are OTHER) */
-static int gk__scls(const unsigned char *s, size_t n, size_t i, size_t *len) {
+static int gk__tok_scls(const unsigned char *s, size_t n, size_t i, size_t *len) {
     unsigned c = s[i];
     uint32_t cp;
     int k, cl;
     if (c < 0x80) {
         *len = 1;
-        if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return GK__UC_L;
-        if (c >= '0' && c <= '9') return GK__UC_N;
-        if (c == ' ' || (c >= 9 && c <= 13)) return GK__UC_WS;
-        return GK__UC_OTHER;
+        if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return GK__UNI_L;
+        if (c >= '0' && c <= '9') return GK__UNI_N;
+        if (c == ' ' || (c >= 9 && c <= 13)) return GK__UNI_WS;
+        return GK__UNI_OTHER;
     }
-    k = gk__utf8_dec(s + i, n - i, &cp);
-    if (k <= 0) { *len = 1; return GK__UC_OTHER; }
+    k = gk__u_utf8_dec(s + i, n - i, &cp);
+    if (k <= 0) { *len = 1; return GK__UNI_OTHER; }
     *len = (size_t)k;
     cl = gk__uni_class(cp);
-    return cl == GK__UC_M ? GK__UC_OTHER : cl;
+    return cl == GK__UNI_M ? GK__UNI_OTHER : cl;
 }
 
 /* 's 't 're 've 'm 'll 'd at s[i]=='\''; returns match length or 0 */
-static size_t gk__contraction(const unsigned char *s, size_t n, size_t i, int ci) {
+static size_t gk__tok_contraction(const unsigned char *s, size_t n, size_t i, int ci) {
     unsigned a, b;
     if (i + 1 >= n) return 0;
     a = s[i + 1];
@@ -3789,50 +3789,50 @@ static size_t gk__contraction(const unsigned char *s, size_t n, size_t i, int ci
     return 0;
 }
 
-static gk_status gk__stage(gk__enc *e, size_t k, const unsigned char *s, size_t n);
+static gk_status gk__tok_stage(gk__tok_enc *e, size_t k, const unsigned char *s, size_t n);
 
-static gk_status gk__scan(gk__enc *e, size_t k, const unsigned char *s, size_t n, int mode) {
+static gk_status gk__tok_scan(gk__tok_enc *e, size_t k, const unsigned char *s, size_t n, int mode) {
     size_t i = 0;
     gk_status st;
     while (i < n) {
         size_t l0, end, j, l;
-        int k0 = gk__scls(s, n, i, &l0);
+        int k0 = gk__tok_scls(s, n, i, &l0);
         unsigned c0 = s[i];
         if (c0 == '\'') {
-            size_t m = gk__contraction(s, n, i, mode != GK__SCAN_GPT2);
+            size_t m = gk__tok_contraction(s, n, i, mode != GK__TOK_SCAN_GPT2);
             if (m) { end = i + m; goto emit; }
         }
-        if (mode == GK__SCAN_GPT2) {
+        if (mode == GK__TOK_SCAN_GPT2) {
             j = (c0 == ' ') ? i + 1 : i;
             if (j < n) {
-                int kj = gk__scls(s, n, j, &l);
-                if (kj != GK__UC_WS) {
+                int kj = gk__tok_scls(s, n, j, &l);
+                if (kj != GK__UNI_WS) {
                     end = j + l;
-                    while (end < n && gk__scls(s, n, end, &l) == kj) end += l;
+                    while (end < n && gk__tok_scls(s, n, end, &l) == kj) end += l;
                     goto emit;
                 }
             }
         } else {
-            if (k0 == GK__UC_L) {
+            if (k0 == GK__UNI_L) {
                 end = i + l0;
-                while (end < n && gk__scls(s, n, end, &l) == GK__UC_L) end += l;
+                while (end < n && gk__tok_scls(s, n, end, &l) == GK__UNI_L) end += l;
                 goto emit;
             }
-            if (k0 != GK__UC_N && c0 != '\r' && c0 != '\n' && i + l0 < n && gk__scls(s, n, i + l0, &l) == GK__UC_L) {
+            if (k0 != GK__UNI_N && c0 != '\r' && c0 != '\n' && i + l0 < n && gk__tok_scls(s, n, i + l0, &l) == GK__UNI_L) {
                 end = i + l0 + l;
-                while (end < n && gk__scls(s, n, end, &l) == GK__UC_L) end += l;
+                while (end < n && gk__tok_scls(s, n, end, &l) == GK__UNI_L) end += l;
                 goto emit;
             }
-            if (k0 == GK__UC_N) {
-                int cnt = 1, maxd = mode == GK__SCAN_LLAMA3 ? 3 : 1;
+            if (k0 == GK__UNI_N) {
+                int cnt = 1, maxd = mode == GK__TOK_SCAN_LLAMA3 ? 3 : 1;
                 end = i + l0;
-                while (cnt < maxd && end < n && gk__scls(s, n, end, &l) == GK__UC_N) { end += l; cnt++; }
+                while (cnt < maxd && end < n && gk__tok_scls(s, n, end, &l) == GK__UNI_N) { end += l; cnt++; }
                 goto emit;
             }
             j = (c0 == ' ') ? i + 1 : i;
-            if (j < n && gk__scls(s, n, j, &l) == GK__UC_OTHER) {
+            if (j < n && gk__tok_scls(s, n, j, &l) == GK__UNI_OTHER) {
                 end = j + l;
-                while (end < n && gk__scls(s, n, end, &l) == GK__UC_OTHER) end += l;
+                while (end < n && gk__tok_scls(s, n, end, &l) == GK__UNI_OTHER) end += l;
                 while (end < n && (s[end] == '\r' || s[end] == '\n')) end++;
                 goto emit;
             }
@@ -3840,41 +3840,41 @@ static gk_status gk__scan(gk__enc *e, size_t k, const unsigned char *s, size_t n
         /* whitespace run at i */
         {
             size_t run = i, last_start = i, last_nl = (size_t)-1;
-            while (run < n && gk__scls(s, n, run, &l) == GK__UC_WS) {
+            while (run < n && gk__tok_scls(s, n, run, &l) == GK__UNI_WS) {
                 if (s[run] == '\r' || s[run] == '\n') last_nl = run;
                 last_start = run;
                 run += l;
             }
             if (run == i) { end = i + l0; goto emit; } /* cannot happen; keeps progress */
-            if (mode != GK__SCAN_GPT2 && last_nl != (size_t)-1) { end = last_nl + 1; goto emit; }
+            if (mode != GK__TOK_SCAN_GPT2 && last_nl != (size_t)-1) { end = last_nl + 1; goto emit; }
             end = (run == n || last_start == i) ? run : last_start;
         }
     emit:
-        if ((st = gk__stage(e, k + 1, s + i, end - i)) != GK_OK) return st;
+        if ((st = gk__tok_stage(e, k + 1, s + i, end - i)) != GK_OK) return st;
         i = end;
     }
     return GK_OK;
 }
 
-static gk_status gk__stage(gk__enc *e, size_t k, const unsigned char *s, size_t n) {
+static gk_status gk__tok_stage(gk__tok_enc *e, size_t k, const unsigned char *s, size_t n) {
     const gk_tokenizer *t = e->t;
     if (!n) return GK_OK;
-    if (k >= t->nscan) return gk__bpe(e, s, n);
-    if (t->scan[k] == GK__SCAN_META) {
+    if (k >= t->nscan) return gk__tok_bpe(e, s, n);
+    if (t->scan[k] == GK__TOK_SCAN_META) {
         size_t i, start = 0, rl = t->meta_repl_len;
         gk_status st;
         for (i = 1; i + rl <= n; i++)
             if (memcmp(s + i, t->meta_repl, rl) == 0) {
-                if ((st = gk__stage(e, k + 1, s + start, i - start)) != GK_OK) return st;
+                if ((st = gk__tok_stage(e, k + 1, s + start, i - start)) != GK_OK) return st;
                 start = i;
             }
-        return gk__stage(e, k + 1, s + start, n - start);
+        return gk__tok_stage(e, k + 1, s + start, n - start);
     }
-    return gk__scan(e, k, s, n, t->scan[k]);
+    return gk__tok_scan(e, k, s, n, t->scan[k]);
 }
 
 /* pre-tokenizer transforms, then splits and BPE */
-static gk_status gk__pretok(gk__enc *e, const unsigned char *s, size_t n, int first) {
+static gk_status gk__tok_pretok(gk__tok_enc *e, const unsigned char *s, size_t n, int first) {
     const gk_tokenizer *t = e->t;
     gk_status st;
     if (!n) return GK_OK;
@@ -3896,23 +3896,23 @@ static gk_status gk__pretok(gk__enc *e, const unsigned char *s, size_t n, int fi
         s = (const unsigned char *)e->pre.data;
         n = e->pre.len;
     }
-    return gk__stage(e, 0, s, n);
+    return gk__tok_stage(e, 0, s, n);
 }
 
-static int gk__is_ws_char(const unsigned char *s, size_t n, size_t i, size_t *len) {
-    return gk__scls(s, n, i, len) == GK__UC_WS;
+static int gk__tok_is_ws_char(const unsigned char *s, size_t n, size_t i, size_t *len) {
+    return gk__tok_scls(s, n, i, len) == GK__UNI_WS;
 }
-static int gk__is_word_at(const unsigned char *s, size_t n, size_t i) {
+static int gk__tok_is_word_at(const unsigned char *s, size_t n, size_t i) {
     size_t l;
-    int c = gk__scls(s, n, i, &l);
+    int c = gk__tok_scls(s, n, i, &l);
     uint32_t cp;
-    if (c == GK__UC_L || c == GK__UC_N || s[i] == '_') return 1;
-    if (s[i] >= 0x80 && gk__utf8_dec(s + i, n - i, &cp) > 0 && gk__uni_class(cp) == GK__UC_M) return 1;
+    if (c == GK__UNI_L || c == GK__UNI_N || s[i] == '_') return 1;
+    if (s[i] >= 0x80 && gk__u_utf8_dec(s + i, n - i, &cp) > 0 && gk__uni_class(cp) == GK__UNI_M) return 1;
     return 0;
 }
 
 /* next added-token match in s[from..n); (ms, me) include lstrip/rstrip whitespace */
-static int gk__find_added(const gk_tokenizer *t, const unsigned char *s, size_t n, size_t from, int want_norm, int skip_special,
+static int gk__tok_find_added(const gk_tokenizer *t, const unsigned char *s, size_t n, size_t from, int want_norm, int skip_special,
                           size_t *ms, size_t *me, uint32_t *idx) {
     size_t i;
     for (i = from; i < n; i++) {
@@ -3929,19 +3929,19 @@ static int gk__find_added(const gk_tokenizer *t, const unsigned char *s, size_t 
                 if (b > 0) {
                     b--;
                     while (b > 0 && (s[b] & 0xC0) == 0x80) b--;
-                    if (gk__is_word_at(s, n, b)) continue;
+                    if (gk__tok_is_word_at(s, n, b)) continue;
                 }
-                if (en < n && gk__is_word_at(s, n, en)) continue;
+                if (en < n && gk__tok_is_word_at(s, n, en)) continue;
             }
             if (ad->lstrip)
                 while (st > from) {
                     size_t b = st - 1;
                     while (b > from && (s[b] & 0xC0) == 0x80) b--;
-                    if (!gk__is_ws_char(s, n, b, &l) || b + l != st) break;
+                    if (!gk__tok_is_ws_char(s, n, b, &l) || b + l != st) break;
                     st = b;
                 }
             if (ad->rstrip)
-                while (en < n && gk__is_ws_char(s, n, en, &l)) en += l;
+                while (en < n && gk__tok_is_ws_char(s, n, en, &l)) en += l;
             *ms = st;
             *me = en;
             *idx = t->added_by_byte[x];
@@ -3951,7 +3951,7 @@ static int gk__find_added(const gk_tokenizer *t, const unsigned char *s, size_t 
     return 0;
 }
 
-static gk_status gk__normalize(gk__enc *e, const unsigned char *s, size_t n, const unsigned char **out, size_t *outn) {
+static gk_status gk__tok_normalize(gk__tok_enc *e, const unsigned char *s, size_t n, const unsigned char **out, size_t *outn) {
     const gk_tokenizer *t = e->t;
     size_t k;
     gk_status st = GK_OK;
@@ -3961,8 +3961,8 @@ static gk_status gk__normalize(gk__enc *e, const unsigned char *s, size_t n, con
         const unsigned char *p = cur ? (const unsigned char *)cur->data : s;
         size_t pn = cur ? cur->len : n;
         nxt->len = 0;
-        if (op->kind == GK__NORM_NFC) st = gk__nfc(p, pn, nxt);
-        else if (op->kind == GK__NORM_PREPEND) {
+        if (op->kind == GK__TOK_NORM_NFC) st = gk__uni_nfc(p, pn, nxt);
+        else if (op->kind == GK__TOK_NORM_PREPEND) {
             if (pn) st = gk_buf_append(nxt, op->a, op->alen);
             if (st == GK_OK) st = gk_buf_append(nxt, p, pn);
         } else { /* replace */
@@ -3986,18 +3986,18 @@ static gk_status gk__normalize(gk__enc *e, const unsigned char *s, size_t n, con
     return GK_OK;
 }
 
-static gk_status gk__segment(gk__enc *e, const unsigned char *s, size_t n, int first, int skip_special) {
+static gk_status gk__tok_segment(gk__tok_enc *e, const unsigned char *s, size_t n, int first, int skip_special) {
     const gk_tokenizer *t = e->t;
     const unsigned char *p;
     size_t pn, pos = 0, ms, me;
     uint32_t idx;
     gk_status st;
-    if ((st = gk__normalize(e, s, n, &p, &pn)) != GK_OK) return st;
-    if (!t->has_normalized_added) return gk__pretok(e, p, pn, first);
+    if ((st = gk__tok_normalize(e, s, n, &p, &pn)) != GK_OK) return st;
+    if (!t->has_normalized_added) return gk__tok_pretok(e, p, pn, first);
     for (;;) {
-        int found = gk__find_added(t, p, pn, pos, 1, skip_special, &ms, &me, &idx);
+        int found = gk__tok_find_added(t, p, pn, pos, 1, skip_special, &ms, &me, &idx);
         size_t end = found ? ms : pn;
-        if (end > pos && (st = gk__pretok(e, p + pos, end - pos, first && pos == 0)) != GK_OK) return st;
+        if (end > pos && (st = gk__tok_pretok(e, p + pos, end - pos, first && pos == 0)) != GK_OK) return st;
         if (!found) break;
         if ((st = gk_ids_push(e->out, t->added[idx].id)) != GK_OK) return st;
         pos = me;
@@ -4006,42 +4006,42 @@ static gk_status gk__segment(gk__enc *e, const unsigned char *s, size_t n, int f
 }
 
 GKLLMDEF gk_status gk_tokenizer_encode(const gk_tokenizer *t, const char *text, size_t len, unsigned flags, gk_ids *out) {
-    gk__enc e;
+    gk__tok_enc e;
     const unsigned char *s = (const unsigned char *)text;
     size_t pos = 0, i, ms, me;
     uint32_t idx;
     gk_status st = GK_OK;
     int skip_special = (flags & GK_TOK_SPLIT_SPECIAL) != 0;
-    if (!t || !out || (!text && len)) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_encode: NULL argument");
+    if (!t || !out || (!text && len)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_encode: NULL argument");
     memset(&e, 0, sizeof e);
     e.t = t;
     e.out = out;
     if (flags & GK_TOK_ADD_SPECIAL)
         for (i = 0; i < t->npre && st == GK_OK; i++) st = gk_ids_push(out, t->pre[i]);
     while (st == GK_OK) {
-        int found = t->nadded && gk__find_added(t, s, len, pos, 0, skip_special, &ms, &me, &idx);
+        int found = t->nadded && gk__tok_find_added(t, s, len, pos, 0, skip_special, &ms, &me, &idx);
         size_t end = found ? ms : len;
-        if (end > pos && (st = gk__segment(&e, s + pos, end - pos, pos == 0, skip_special)) != GK_OK) break;
+        if (end > pos && (st = gk__tok_segment(&e, s + pos, end - pos, pos == 0, skip_special)) != GK_OK) break;
         if (!found) break;
         if ((st = gk_ids_push(out, t->added[idx].id)) != GK_OK) break;
         pos = me;
     }
     if (st == GK_OK && (flags & GK_TOK_ADD_SPECIAL))
         for (i = 0; i < t->npost && st == GK_OK; i++) st = gk_ids_push(out, t->post[i]);
-    gk__enc_free(&e);
+    gk__tok_enc_free(&e);
     return st;
 }
 
 /* ---- decoding ---- */
 /* A list of strings held in one buffer (the HF decoder chain works on token lists). */
-typedef struct gk__strv { gk_buf b; size_t *off, *len; size_t n, cap; } gk__strv;
-static void gk__strv_free(gk__strv *v) { gk_buf_free(&v->b); free(v->off); free(v->len); memset(v, 0, sizeof *v); }
-static gk_status gk__strv_begin(gk__strv *v) {
+typedef struct gk__u_strv { gk_buf b; size_t *off, *len; size_t n, cap; } gk__u_strv;
+static void gk__u_strv_free(gk__u_strv *v) { gk_buf_free(&v->b); free(v->off); free(v->len); memset(v, 0, sizeof *v); }
+static gk_status gk__u_strv_begin(gk__u_strv *v) {
     if (v->n == v->cap) {
         size_t c = v->cap;
-        if (!gk__grow((void **)&v->off, &c, v->n + 1, sizeof(size_t))) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        if (!gk__u_grow((void **)&v->off, &c, v->n + 1, sizeof(size_t))) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
         c = v->cap;
-        if (!gk__grow((void **)&v->len, &c, v->n + 1, sizeof(size_t))) return GK__ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        if (!gk__u_grow((void **)&v->len, &c, v->n + 1, sizeof(size_t))) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
         v->cap = c;
     }
     v->off[v->n] = v->b.len;
@@ -4049,22 +4049,22 @@ static gk_status gk__strv_begin(gk__strv *v) {
     v->n++;
     return GK_OK;
 }
-static gk_status gk__strv_add(gk__strv *v, const void *p, size_t n) { /* append to the last string */
+static gk_status gk__u_strv_add(gk__u_strv *v, const void *p, size_t n) { /* append to the last string */
     gk_status s = gk_buf_append(&v->b, p, n);
     if (s == GK_OK) v->len[v->n - 1] += n;
     return s;
 }
-static const unsigned char *gk__strv_at(const gk__strv *v, size_t i) { return (const unsigned char *)v->b.data + v->off[i]; }
+static const unsigned char *gk__u_strv_at(const gk__u_strv *v, size_t i) { return (const unsigned char *)v->b.data + v->off[i]; }
 
 /* raw bytes of a token under the ByteLevel decoder */
-static gk_status gk__bl_token_bytes(const unsigned char *p, size_t n, gk_buf *out) {
+static gk_status gk__tok_bl_token_bytes(const unsigned char *p, size_t n, gk_buf *out) {
     size_t j = 0, start = out->len;
     while (j < n) {
         uint32_t cp;
-        int k = gk__utf8_dec(p + j, n - j, &cp), b;
+        int k = gk__u_utf8_dec(p + j, n - j, &cp), b;
         unsigned char bb;
         gk_status s;
-        if (k <= 0 || (b = gk__bl_byte(cp)) < 0) { /* not a mapped token: its text as is */
+        if (k <= 0 || (b = gk__tok_bl_byte(cp)) < 0) { /* not a mapped token: its text as is */
             out->len = start;
             return gk_buf_append(out, p, n);
         }
@@ -4075,49 +4075,49 @@ static gk_status gk__bl_token_bytes(const unsigned char *p, size_t n, gk_buf *ou
     return GK_OK;
 }
 
-static gk_status gk__replace_into(gk__strv *dst, const unsigned char *p, size_t n, const gk__tok_op *op) {
+static gk_status gk__tok_replace_into(gk__u_strv *dst, const unsigned char *p, size_t n, const gk__tok_op *op) {
     size_t i = 0, run = 0;
     gk_status s = GK_OK;
     while (s == GK_OK && i + op->alen <= n) {
         if (memcmp(p + i, op->a, op->alen) == 0) {
-            s = gk__strv_add(dst, p + run, i - run);
-            if (s == GK_OK) s = gk__strv_add(dst, op->b, op->blen);
+            s = gk__u_strv_add(dst, p + run, i - run);
+            if (s == GK_OK) s = gk__u_strv_add(dst, op->b, op->blen);
             i += op->alen;
             run = i;
         } else i++;
     }
-    return s == GK_OK ? gk__strv_add(dst, p + run, n - run) : s;
+    return s == GK_OK ? gk__u_strv_add(dst, p + run, n - run) : s;
 }
 
-static gk_status gk__dec_op(const gk__tok_op *op, const gk__strv *in, gk__strv *out) {
+static gk_status gk__tok_dec_op(const gk__tok_op *op, const gk__u_strv *in, gk__u_strv *out) {
     size_t i, j;
     gk_status s = GK_OK;
     switch (op->kind) {
-    case GK__DOP_BYTELEVEL: {
+    case GK__TOK_DOP_BYTELEVEL: {
         gk_buf raw = {NULL, 0, 0};
-        for (i = 0; i < in->n && s == GK_OK; i++) s = gk__bl_token_bytes(gk__strv_at(in, i), in->len[i], &raw);
-        if (s == GK_OK) s = gk__strv_begin(out);
+        for (i = 0; i < in->n && s == GK_OK; i++) s = gk__tok_bl_token_bytes(gk__u_strv_at(in, i), in->len[i], &raw);
+        if (s == GK_OK) s = gk__u_strv_begin(out);
         if (s == GK_OK) {
             size_t before = out->b.len;
-            s = gk__append_lossy(&out->b, (const unsigned char *)(raw.data ? raw.data : ""), raw.len);
+            s = gk__u_append_lossy(&out->b, (const unsigned char *)(raw.data ? raw.data : ""), raw.len);
             out->len[out->n - 1] = out->b.len - before;
         }
         gk_buf_free(&raw);
         return s;
     }
-    case GK__DOP_REPLACE:
+    case GK__TOK_DOP_REPLACE:
         for (i = 0; i < in->n && s == GK_OK; i++) {
-            s = gk__strv_begin(out);
-            if (s == GK_OK) s = gk__replace_into(out, gk__strv_at(in, i), in->len[i], op);
+            s = gk__u_strv_begin(out);
+            if (s == GK_OK) s = gk__tok_replace_into(out, gk__u_strv_at(in, i), in->len[i], op);
         }
         return s;
-    case GK__DOP_BYTEFALLBACK:
+    case GK__TOK_DOP_BYTEFALLBACK:
         i = 0;
         while (i < in->n && s == GK_OK) {
-            int b = gk__tok_fallback_byte((const char *)gk__strv_at(in, i), in->len[i]);
+            int b = gk__tok_fallback_byte((const char *)gk__u_strv_at(in, i), in->len[i]);
             if (b < 0) {
-                s = gk__strv_begin(out);
-                if (s == GK_OK) s = gk__strv_add(out, gk__strv_at(in, i), in->len[i]);
+                s = gk__u_strv_begin(out);
+                if (s == GK_OK) s = gk__u_strv_add(out, gk__u_strv_at(in, i), in->len[i]);
                 i++;
                 continue;
             }
@@ -4125,37 +4125,37 @@ static gk_status gk__dec_op(const gk__tok_op *op, const gk__strv *in, gk__strv *
                 unsigned char bytes[256];
                 size_t nb = 0, q = 0;
                 int valid = 1;
-                while (i < in->n && nb < sizeof bytes && (b = gk__tok_fallback_byte((const char *)gk__strv_at(in, i), in->len[i])) >= 0) {
+                while (i < in->n && nb < sizeof bytes && (b = gk__tok_fallback_byte((const char *)gk__u_strv_at(in, i), in->len[i])) >= 0) {
                     bytes[nb++] = (unsigned char)b;
                     i++;
                 }
                 while (q < nb) {
                     uint32_t cp;
-                    int k = gk__utf8_dec(bytes + q, nb - q, &cp);
+                    int k = gk__u_utf8_dec(bytes + q, nb - q, &cp);
                     if (k <= 0) { valid = 0; break; }
                     q += (size_t)k;
                 }
-                s = gk__strv_begin(out);
-                if (valid) { if (s == GK_OK) s = gk__strv_add(out, bytes, nb); }
-                else for (j = 0; j < nb && s == GK_OK; j++) s = gk__strv_add(out, "\xEF\xBF\xBD", 3);
+                s = gk__u_strv_begin(out);
+                if (valid) { if (s == GK_OK) s = gk__u_strv_add(out, bytes, nb); }
+                else for (j = 0; j < nb && s == GK_OK; j++) s = gk__u_strv_add(out, "\xEF\xBF\xBD", 3);
             }
         }
         return s;
-    case GK__DOP_FUSE:
-        s = gk__strv_begin(out);
-        for (i = 0; i < in->n && s == GK_OK; i++) s = gk__strv_add(out, gk__strv_at(in, i), in->len[i]);
+    case GK__TOK_DOP_FUSE:
+        s = gk__u_strv_begin(out);
+        for (i = 0; i < in->n && s == GK_OK; i++) s = gk__u_strv_add(out, gk__u_strv_at(in, i), in->len[i]);
         return s;
-    case GK__DOP_STRIP:
+    case GK__TOK_DOP_STRIP:
         for (i = 0; i < in->n && s == GK_OK; i++) {
-            const unsigned char *p = gk__strv_at(in, i);
+            const unsigned char *p = gk__u_strv_at(in, i);
             size_t a = 0, e = in->len[i], k;
             for (k = 0; k < op->start && e - a >= op->alen && memcmp(p + a, op->a, op->alen) == 0; k++) a += op->alen;
             for (k = 0; k < op->stop && e - a >= op->alen && memcmp(p + e - op->alen, op->a, op->alen) == 0; k++) e -= op->alen;
-            s = gk__strv_begin(out);
-            if (s == GK_OK) s = gk__strv_add(out, p + a, e - a);
+            s = gk__u_strv_begin(out);
+            if (s == GK_OK) s = gk__u_strv_add(out, p + a, e - a);
         }
         return s;
-    case GK__DOP_METASPACE: {
+    case GK__TOK_DOP_METASPACE: {
         gk__tok_op rep;
         memset(&rep, 0, sizeof rep);
         rep.a = op->a;
@@ -4164,9 +4164,9 @@ static gk_status gk__dec_op(const gk__tok_op *op, const gk__strv *in, gk__strv *
         rep.blen = 1;
         for (i = 0; i < in->n && s == GK_OK; i++) {
             size_t before;
-            s = gk__strv_begin(out);
+            s = gk__u_strv_begin(out);
             before = out->b.len;
-            if (s == GK_OK) s = gk__replace_into(out, gk__strv_at(in, i), in->len[i], &rep);
+            if (s == GK_OK) s = gk__tok_replace_into(out, gk__u_strv_at(in, i), in->len[i], &rep);
             if (s == GK_OK && i == 0 && op->prepend && out->len[out->n - 1] && out->b.data[before] == ' ') {
                 memmove(out->b.data + before, out->b.data + before + 1, out->len[out->n - 1] - 1);
                 out->len[out->n - 1]--;
@@ -4176,22 +4176,22 @@ static gk_status gk__dec_op(const gk__tok_op *op, const gk__strv *in, gk__strv *
         return s;
     }
     }
-    return GK__ERR(GK_ERR_UNSUPPORTED, "unknown decoder op");
+    return GK__U_ERR(GK_ERR_UNSUPPORTED, "unknown decoder op");
 }
 
 static gk_status gk__tok_text(const gk_tokenizer *t, int32_t id, const char **p, size_t *n) {
     if (id < 0 || (size_t)id >= t->nid || t->tok_off[id] == (size_t)-1)
-        return GK__ERR(GK_ERR_NOT_FOUND, "decode: token id %ld is not in the vocabulary", (long)id);
+        return GK__U_ERR(GK_ERR_NOT_FOUND, "decode: token id %ld is not in the vocabulary", (long)id);
     *p = t->pool.data + t->tok_off[id];
     *n = t->tok_len[id];
     return GK_OK;
 }
 
 GKLLMDEF gk_status gk_tokenizer_decode(const gk_tokenizer *t, const int32_t *ids, size_t n, unsigned flags, gk_buf *out) {
-    gk__strv a, b;
+    gk__u_strv a, b;
     size_t i, k;
     gk_status s = GK_OK;
-    if (!t || !out || (!ids && n)) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_decode: NULL argument");
+    if (!t || !out || (!ids && n)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_decode: NULL argument");
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
     for (i = 0; i < n && s == GK_OK; i++) {
@@ -4199,22 +4199,22 @@ GKLLMDEF gk_status gk_tokenizer_decode(const gk_tokenizer *t, const int32_t *ids
         size_t l;
         if ((s = gk__tok_text(t, ids[i], &p, &l)) != GK_OK) break;
         if ((flags & GK_TOK_SKIP_SPECIAL) && t->special[ids[i]]) continue;
-        s = gk__strv_begin(&a);
-        if (s == GK_OK) s = gk__strv_add(&a, p, l);
+        s = gk__u_strv_begin(&a);
+        if (s == GK_OK) s = gk__u_strv_add(&a, p, l);
     }
     for (k = 0; k < t->ndec && s == GK_OK; k++) {
-        gk__strv tmp;
+        gk__u_strv tmp;
         b.n = 0;
         b.b.len = 0;
-        s = gk__dec_op(&t->dec[k], &a, &b);
+        s = gk__tok_dec_op(&t->dec[k], &a, &b);
         tmp = a; a = b; b = tmp;
     }
     for (i = 0; i < a.n && s == GK_OK; i++) {
         if (!t->has_decoder && i && (s = gk_buf_append(out, " ", 1)) != GK_OK) break;
-        s = gk__append_lossy(out, gk__strv_at(&a, i), a.len[i]);
+        s = gk__u_append_lossy(out, gk__u_strv_at(&a, i), a.len[i]);
     }
-    gk__strv_free(&a);
-    gk__strv_free(&b);
+    gk__u_strv_free(&a);
+    gk__u_strv_free(&b);
     return s;
 }
 
@@ -4227,13 +4227,13 @@ GKLLMDEF void gk_tok_stream_init(gk_tok_stream *s, const gk_tokenizer *tok, unsi
 }
 
 /* emit text that is final, applying a leading Strip that follows Fuse */
-static gk_status gk__stream_emit(gk_tok_stream *s, const unsigned char *p, size_t n, gk_buf *out) {
+static gk_status gk__tok_stream_emit(gk_tok_stream *s, const unsigned char *p, size_t n, gk_buf *out) {
     const gk_tokenizer *t = s->tok;
     size_t k;
     if (!n) return GK_OK;
     if (s->at_start) {
         for (k = 1; k < t->ndec; k++)
-            if (t->dec[k].kind == GK__DOP_STRIP && t->dec[k - 1].kind == GK__DOP_FUSE) {
+            if (t->dec[k].kind == GK__TOK_DOP_STRIP && t->dec[k - 1].kind == GK__TOK_DOP_FUSE) {
                 while (s->nstripped < t->dec[k].start && n >= t->dec[k].alen && memcmp(p, t->dec[k].a, t->dec[k].alen) == 0) {
                     p += t->dec[k].alen;
                     n -= t->dec[k].alen;
@@ -4247,24 +4247,24 @@ static gk_status gk__stream_emit(gk_tok_stream *s, const unsigned char *p, size_
 }
 
 /* move complete characters from pend to out; invalid sequences become U+FFFD */
-static gk_status gk__stream_drain(gk_tok_stream *s, gk_buf *out, int final) {
+static gk_status gk__tok_stream_drain(gk_tok_stream *s, gk_buf *out, int final) {
     gk_status st = GK_OK;
     while (s->npend && st == GK_OK) {
         uint32_t cp;
-        int k = gk__utf8_dec(s->pend, s->npend, &cp);
+        int k = gk__u_utf8_dec(s->pend, s->npend, &cp);
         size_t used;
         if (k > 0) {
-            st = gk__stream_emit(s, s->pend, (size_t)k, out);
+            st = gk__tok_stream_emit(s, s->pend, (size_t)k, out);
             used = (size_t)k;
         } else if (cp == 0xFFFFFFFEu && !final) {
             break; /* unfinished character: wait */
         } else {
             if (s->pend_is_fallback) { /* HF ByteFallback: one U+FFFD per byte */
                 size_t q;
-                for (q = 0; q < s->npend && st == GK_OK; q++) st = gk__stream_emit(s, (const unsigned char *)"\xEF\xBF\xBD", 3, out);
+                for (q = 0; q < s->npend && st == GK_OK; q++) st = gk__tok_stream_emit(s, (const unsigned char *)"\xEF\xBF\xBD", 3, out);
                 used = s->npend;
             } else {
-                st = gk__stream_emit(s, (const unsigned char *)"\xEF\xBF\xBD", 3, out);
+                st = gk__tok_stream_emit(s, (const unsigned char *)"\xEF\xBF\xBD", 3, out);
                 used = (size_t)(-k);
             }
         }
@@ -4274,15 +4274,15 @@ static gk_status gk__stream_drain(gk_tok_stream *s, gk_buf *out, int final) {
     return st;
 }
 
-static gk_status gk__stream_bytes(gk_tok_stream *s, const unsigned char *p, size_t n, int fallback, gk_buf *out) {
+static gk_status gk__tok_stream_bytes(gk_tok_stream *s, const unsigned char *p, size_t n, int fallback, gk_buf *out) {
     size_t i;
     gk_status st = GK_OK;
-    if (s->npend && s->pend_is_fallback != fallback) st = gk__stream_drain(s, out, 1);
+    if (s->npend && s->pend_is_fallback != fallback) st = gk__tok_stream_drain(s, out, 1);
     s->pend_is_fallback = fallback;
     for (i = 0; i < n && st == GK_OK; i++) {
-        if (s->npend == sizeof s->pend) st = gk__stream_drain(s, out, 1);
+        if (s->npend == sizeof s->pend) st = gk__tok_stream_drain(s, out, 1);
         s->pend[s->npend++] = p[i];
-        st = gk__stream_drain(s, out, 0);
+        st = gk__tok_stream_drain(s, out, 0);
     }
     return st;
 }
@@ -4292,68 +4292,68 @@ GKLLMDEF gk_status gk_tok_stream_push(gk_tok_stream *s, int32_t id, gk_buf *out)
     const char *p;
     size_t n, k;
     gk_status st;
-    gk__strv a, b;
-    if (!s || !s->tok || !out) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_push: NULL argument");
+    gk__u_strv a, b;
+    if (!s || !s->tok || !out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_push: NULL argument");
     t = s->tok;
     if ((st = gk__tok_text(t, id, &p, &n)) != GK_OK) return st;
     if ((s->flags & GK_TOK_SKIP_SPECIAL) && t->special[id]) return GK_OK;
     if (!t->has_decoder) {
-        if (s->ntok++ && (st = gk__stream_bytes(s, (const unsigned char *)" ", 1, 0, out)) != GK_OK) return st;
-        return gk__stream_bytes(s, (const unsigned char *)p, n, 0, out);
+        if (s->ntok++ && (st = gk__tok_stream_bytes(s, (const unsigned char *)" ", 1, 0, out)) != GK_OK) return st;
+        return gk__tok_stream_bytes(s, (const unsigned char *)p, n, 0, out);
     }
     /* run the per-token part of the chain on this one token */
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
-    st = gk__strv_begin(&a);
-    if (st == GK_OK) st = gk__strv_add(&a, p, n);
+    st = gk__u_strv_begin(&a);
+    if (st == GK_OK) st = gk__u_strv_add(&a, p, n);
     for (k = 0; k < t->ndec && st == GK_OK; k++) {
         const gk__tok_op *op = &t->dec[k];
-        gk__strv tmp;
-        if (op->kind == GK__DOP_BYTELEVEL) {
+        gk__u_strv tmp;
+        if (op->kind == GK__TOK_DOP_BYTELEVEL) {
             gk_buf raw = {NULL, 0, 0};
             size_t i;
-            for (i = 0; i < a.n && st == GK_OK; i++) st = gk__bl_token_bytes(gk__strv_at(&a, i), a.len[i], &raw);
-            if (st == GK_OK) st = gk__stream_bytes(s, (const unsigned char *)(raw.data ? raw.data : ""), raw.len, 0, out);
+            for (i = 0; i < a.n && st == GK_OK; i++) st = gk__tok_bl_token_bytes(gk__u_strv_at(&a, i), a.len[i], &raw);
+            if (st == GK_OK) st = gk__tok_stream_bytes(s, (const unsigned char *)(raw.data ? raw.data : ""), raw.len, 0, out);
             gk_buf_free(&raw);
             a.n = 0;
             break;
         }
-        if (op->kind == GK__DOP_BYTEFALLBACK) {
-            int byte = a.n == 1 ? gk__tok_fallback_byte((const char *)gk__strv_at(&a, 0), a.len[0]) : -1;
+        if (op->kind == GK__TOK_DOP_BYTEFALLBACK) {
+            int byte = a.n == 1 ? gk__tok_fallback_byte((const char *)gk__u_strv_at(&a, 0), a.len[0]) : -1;
             if (byte >= 0) {
                 unsigned char bb = (unsigned char)byte;
-                st = gk__stream_bytes(s, &bb, 1, 1, out);
+                st = gk__tok_stream_bytes(s, &bb, 1, 1, out);
                 a.n = 0;
                 break;
             }
             continue;
         }
-        if (op->kind == GK__DOP_FUSE) continue;
-        if (op->kind == GK__DOP_STRIP && k > 0 && t->dec[k - 1].kind == GK__DOP_FUSE) continue; /* done in emit */
-        if (op->kind == GK__DOP_METASPACE && s->ntok != 0) {
+        if (op->kind == GK__TOK_DOP_FUSE) continue;
+        if (op->kind == GK__TOK_DOP_STRIP && k > 0 && t->dec[k - 1].kind == GK__TOK_DOP_FUSE) continue; /* done in emit */
+        if (op->kind == GK__TOK_DOP_METASPACE && s->ntok != 0) {
             gk__tok_op o2 = *op;
             o2.prepend = 0;
             b.n = 0; b.b.len = 0;
-            st = gk__dec_op(&o2, &a, &b);
+            st = gk__tok_dec_op(&o2, &a, &b);
         } else {
             b.n = 0; b.b.len = 0;
-            st = gk__dec_op(op, &a, &b);
+            st = gk__tok_dec_op(op, &a, &b);
         }
         tmp = a; a = b; b = tmp;
     }
     if (st == GK_OK && a.n) {
         size_t i;
-        for (i = 0; i < a.n && st == GK_OK; i++) st = gk__stream_bytes(s, gk__strv_at(&a, i), a.len[i], 0, out);
+        for (i = 0; i < a.n && st == GK_OK; i++) st = gk__tok_stream_bytes(s, gk__u_strv_at(&a, i), a.len[i], 0, out);
     }
     s->ntok++;
-    gk__strv_free(&a);
-    gk__strv_free(&b);
+    gk__u_strv_free(&a);
+    gk__u_strv_free(&b);
     return st;
 }
 
 GKLLMDEF gk_status gk_tok_stream_flush(gk_tok_stream *s, gk_buf *out) {
-    if (!s || !out) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_flush: NULL argument");
-    return gk__stream_drain(s, out, 1);
+    if (!s || !out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_flush: NULL argument");
+    return gk__tok_stream_drain(s, out, 1);
 }
 
 /* ======================================================================== */
@@ -4372,7 +4372,7 @@ GKLLMDEF gk_status gk_chat_template_builtin(const char *name, const char *bos, c
         {"chatml", GK_CHAT_CHATML}, {"qwen3", GK_CHAT_QWEN3}, {"llama3", GK_CHAT_LLAMA3},
         {"llama2", GK_CHAT_LLAMA2}, {"mistral", GK_CHAT_MISTRAL}};
     size_t i;
-    if (!out || !name) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_builtin: NULL argument");
+    if (!out || !name) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_builtin: NULL argument");
     memset(out, 0, sizeof *out);
     for (i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i].n) == 0) {
@@ -4381,13 +4381,13 @@ GKLLMDEF gk_status gk_chat_template_builtin(const char *name, const char *bos, c
             gk__chat_copy(out->eos, sizeof out->eos, eos ? eos : (out->format == GK_CHAT_LLAMA3 ? "<|eot_id|>" : "</s>"));
             return GK_OK;
         }
-    return GK__ERR(GK_ERR_NOT_FOUND, "no built-in chat format named '%.40s' (chatml, qwen3, llama3, llama2, mistral)", name);
+    return GK__U_ERR(GK_ERR_NOT_FOUND, "no built-in chat format named '%.40s' (chatml, qwen3, llama3, llama2, mistral)", name);
 }
 
 GKLLMDEF gk_status gk_chat_template_detect(const char *j, const char *bos, const char *eos, gk_chat_template *out) {
     char quote[64];
     size_t i;
-    if (!out || !j) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_detect: NULL argument");
+    if (!out || !j) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_detect: NULL argument");
     memset(out, 0, sizeof *out);
     gk__chat_copy(out->bos, sizeof out->bos, bos);
     gk__chat_copy(out->eos, sizeof out->eos, eos);
@@ -4405,7 +4405,7 @@ GKLLMDEF gk_status gk_chat_template_detect(const char *j, const char *bos, const
     }
     if (strstr(j, "<|start_header_id|>")) {
         if (strstr(j, "Cutting Knowledge Date"))
-            return GK__ERR(GK_ERR_UNSUPPORTED, "chat template: Llama-3.1-style template with a date preamble is not supported");
+            return GK__U_ERR(GK_ERR_UNSUPPORTED, "chat template: Llama-3.1-style template with a date preamble is not supported");
         out->format = GK_CHAT_LLAMA3;
         out->always_generation_prompt = strstr(j, "add_generation_prompt") == NULL;
         return GK_OK;
@@ -4416,10 +4416,10 @@ GKLLMDEF gk_status gk_chat_template_detect(const char *j, const char *bos, const
     }
     for (i = 0; i < 60 && j[i]; i++) quote[i] = (j[i] == '\n' || j[i] == '\r' || j[i] == '\t') ? ' ' : j[i];
     quote[i] = 0;
-    return GK__ERR(GK_ERR_UNSUPPORTED, "unknown chat template: \"%s%s\"", quote, j[i] ? "..." : "");
+    return GK__U_ERR(GK_ERR_UNSUPPORTED, "unknown chat template: \"%s%s\"", quote, j[i] ? "..." : "");
 }
 
-static const char *gk__cfg_token(const gk_json_value *cfg, const char *key) {
+static const char *gk__chat_cfg_token(const gk_json_value *cfg, const char *key) {
     const gk_json_value *v = gk_json_get(cfg, key);
     if (gk_json_typeof(v) == GK_JSON_STRING) return gk_json_str(v, NULL);
     return gk_json_get_string(v, "content", NULL); /* {"__type": "AddedToken", "content": ...} */
@@ -4428,15 +4428,15 @@ static const char *gk__cfg_token(const gk_json_value *cfg, const char *key) {
 GKLLMDEF gk_status gk_chat_template_from_config(const gk_json_value *cfg, gk_chat_template *out) {
     const gk_json_value *ct = gk_json_get(cfg, "chat_template");
     const char *text = gk_json_str(ct, NULL);
-    if (!out) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_from_config: out is NULL");
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_from_config: out is NULL");
     if (gk_json_typeof(ct) == GK_JSON_ARRAY) { /* [{"name": "default", "template": ...}, ...] */
         size_t i;
         for (i = 0; i < gk_json_len(ct); i++)
             if (strcmp(gk_json_get_string(gk_json_at(ct, i), "name", ""), "default") == 0)
                 text = gk_json_get_string(gk_json_at(ct, i), "template", NULL);
     }
-    if (!text) return GK__ERR(GK_ERR_NOT_FOUND, "tokenizer_config.json has no chat_template");
-    return gk_chat_template_detect(text, gk__cfg_token(cfg, "bos_token"), gk__cfg_token(cfg, "eos_token"), out);
+    if (!text) return GK__U_ERR(GK_ERR_NOT_FOUND, "tokenizer_config.json has no chat_template");
+    return gk_chat_template_detect(text, gk__chat_cfg_token(cfg, "bos_token"), gk__chat_cfg_token(cfg, "eos_token"), out);
 }
 
 GKLLMDEF gk_status gk_chat_template_load(const char *path, gk_chat_template *out) {
@@ -4456,11 +4456,11 @@ static void gk__chat_strip(const char **p, size_t *n, const char *set, int left,
         while (left && a < e && strchr(set, s[a])) a++;
         while (right && e > a && strchr(set, s[e - 1])) e--;
     } else {
-        while (left && a < e && gk__scls(s, e, a, &l) == GK__UC_WS) a += l;
+        while (left && a < e && gk__tok_scls(s, e, a, &l) == GK__UNI_WS) a += l;
         while (right && e > a) {
             size_t b = e - 1;
             while (b > a && (s[b] & 0xC0) == 0x80) b--;
-            if (gk__scls(s, e, b, &l) != GK__UC_WS || b + l != e) break;
+            if (gk__tok_scls(s, e, b, &l) != GK__UNI_WS || b + l != e) break;
             e = b;
         }
     }
@@ -4468,7 +4468,7 @@ static void gk__chat_strip(const char **p, size_t *n, const char *set, int left,
     *n = e - a;
 }
 
-static const char *gk__strstr_last(const char *h, const char *n) {
+static const char *gk__chat_strstr_last(const char *h, const char *n) {
     const char *r = NULL, *p = h;
     while ((p = strstr(p, n)) != NULL) { r = p; p++; }
     return r;
@@ -4480,9 +4480,9 @@ static gk_status gk__chat_qwen3(const gk_chat_template *t, const gk_chat_message
     gk_status s = GK_OK;
     (void)t;
     if (n && strcmp(m[0].role, "system") == 0) {
-        s = gk__buf_puts(o, "<|im_start|>system\n");
-        if (s == GK_OK) s = gk__buf_puts(o, m[0].content);
-        if (s == GK_OK) s = gk__buf_puts(o, "<|im_end|>\n");
+        s = gk__u_buf_puts(o, "<|im_start|>system\n");
+        if (s == GK_OK) s = gk__u_buf_puts(o, m[0].content);
+        if (s == GK_OK) s = gk__u_buf_puts(o, "<|im_end|>\n");
     }
     for (i = n; i-- > 0;) {
         const char *c = m[i].content;
@@ -4496,15 +4496,15 @@ static gk_status gk__chat_qwen3(const gk_chat_template *t, const gk_chat_message
     for (i = 0; i < n && s == GK_OK; i++) {
         const char *role = m[i].role, *c = m[i].content;
         if (strcmp(role, "user") == 0 || (strcmp(role, "system") == 0 && i != 0)) {
-            s = gk__buf_puts(o, "<|im_start|>");
-            if (s == GK_OK) s = gk__buf_puts(o, role);
-            if (s == GK_OK) s = gk__buf_puts(o, "\n");
-            if (s == GK_OK) s = gk__buf_puts(o, c);
-            if (s == GK_OK) s = gk__buf_puts(o, "<|im_end|>\n");
+            s = gk__u_buf_puts(o, "<|im_start|>");
+            if (s == GK_OK) s = gk__u_buf_puts(o, role);
+            if (s == GK_OK) s = gk__u_buf_puts(o, "\n");
+            if (s == GK_OK) s = gk__u_buf_puts(o, c);
+            if (s == GK_OK) s = gk__u_buf_puts(o, "<|im_end|>\n");
         } else if (strcmp(role, "assistant") == 0) {
             const char *content = c, *reason = "";
             size_t content_n = strlen(c), reason_n = 0;
-            const char *endt = gk__strstr_last(c, "</think>");
+            const char *endt = gk__chat_strstr_last(c, "</think>");
             if (strstr(c, "</think>")) {
                 const char *first_end = strstr(c, "</think>"), *st;
                 content = endt + 8;
@@ -4527,31 +4527,31 @@ static gk_status gk__chat_qwen3(const gk_chat_template *t, const gk_chat_message
                 }
                 gk__chat_strip(&reason, &reason_n, "\n", 1, 0);
             }
-            s = gk__buf_puts(o, "<|im_start|>assistant\n");
+            s = gk__u_buf_puts(o, "<|im_start|>assistant\n");
             if (s == GK_OK && i > last_query && (i == n - 1 || reason_n)) {
                 const char *r2 = reason, *c2 = content;
                 size_t r2n = reason_n, c2n = content_n;
                 gk__chat_strip(&r2, &r2n, "\n", 1, 1);
                 gk__chat_strip(&c2, &c2n, "\n", 1, 0);
-                s = gk__buf_puts(o, "<think>\n");
+                s = gk__u_buf_puts(o, "<think>\n");
                 if (s == GK_OK) s = gk_buf_append(o, r2, r2n);
-                if (s == GK_OK) s = gk__buf_puts(o, "\n</think>\n\n");
+                if (s == GK_OK) s = gk__u_buf_puts(o, "\n</think>\n\n");
                 if (s == GK_OK) s = gk_buf_append(o, c2, c2n);
             } else if (s == GK_OK) {
                 s = gk_buf_append(o, content, content_n);
             }
-            if (s == GK_OK) s = gk__buf_puts(o, "<|im_end|>\n");
+            if (s == GK_OK) s = gk__u_buf_puts(o, "<|im_end|>\n");
         } else if (strcmp(role, "tool") == 0) {
-            if (i == 0 || strcmp(m[i - 1].role, "tool") != 0) s = gk__buf_puts(o, "<|im_start|>user");
-            if (s == GK_OK) s = gk__buf_puts(o, "\n<tool_response>\n");
-            if (s == GK_OK) s = gk__buf_puts(o, c);
-            if (s == GK_OK) s = gk__buf_puts(o, "\n</tool_response>");
-            if (s == GK_OK && (i == n - 1 || strcmp(m[i + 1].role, "tool") != 0)) s = gk__buf_puts(o, "<|im_end|>\n");
+            if (i == 0 || strcmp(m[i - 1].role, "tool") != 0) s = gk__u_buf_puts(o, "<|im_start|>user");
+            if (s == GK_OK) s = gk__u_buf_puts(o, "\n<tool_response>\n");
+            if (s == GK_OK) s = gk__u_buf_puts(o, c);
+            if (s == GK_OK) s = gk__u_buf_puts(o, "\n</tool_response>");
+            if (s == GK_OK && (i == n - 1 || strcmp(m[i + 1].role, "tool") != 0)) s = gk__u_buf_puts(o, "<|im_end|>\n");
         }
     }
     if (s == GK_OK && (flags & GK_CHAT_ADD_GENERATION_PROMPT)) {
-        s = gk__buf_puts(o, "<|im_start|>assistant\n");
-        if (s == GK_OK && (flags & GK_CHAT_NO_THINKING)) s = gk__buf_puts(o, "<think>\n\n</think>\n\n");
+        s = gk__u_buf_puts(o, "<|im_start|>assistant\n");
+        if (s == GK_OK && (flags & GK_CHAT_NO_THINKING)) s = gk__u_buf_puts(o, "<think>\n\n</think>\n\n");
     }
     return s;
 }
@@ -4559,30 +4559,30 @@ static gk_status gk__chat_qwen3(const gk_chat_template *t, const gk_chat_message
 GKLLMDEF gk_status gk_chat_apply(const gk_chat_template *t, const gk_chat_message *m, size_t n, unsigned flags, gk_buf *o) {
     size_t i;
     gk_status s = GK_OK;
-    if (!t || !o || (!m && n)) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: NULL argument");
+    if (!t || !o || (!m && n)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: NULL argument");
     for (i = 0; i < n; i++)
-        if (!m[i].role || !m[i].content) return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: message %zu has no role or content", i);
+        if (!m[i].role || !m[i].content) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: message %zu has no role or content", i);
     if (n == 0 && (t->format == GK_CHAT_CHATML || t->format == GK_CHAT_QWEN3 || t->format == GK_CHAT_LLAMA2))
-        return GK__ERR(GK_ERR_INVALID_ARGUMENT, "chat template: this format needs at least one message (the template reads messages[0])");
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "chat template: this format needs at least one message (the template reads messages[0])");
     if (t->format == GK_CHAT_CHATML)
         for (i = 0; i < n; i++)
             if (strcmp(m[i].role, "tool") == 0)
-                return GK__ERR(GK_ERR_UNSUPPORTED, "chat template: the built-in ChatML format does not render tool messages");
+                return GK__U_ERR(GK_ERR_UNSUPPORTED, "chat template: the built-in ChatML format does not render tool messages");
     switch (t->format) {
     case GK_CHAT_CHATML:
         if (t->default_system[0] && (n == 0 || strcmp(m[0].role, "system") != 0)) {
-            s = gk__buf_puts(o, "<|im_start|>system\n");
-            if (s == GK_OK) s = gk__buf_puts(o, t->default_system);
-            if (s == GK_OK) s = gk__buf_puts(o, "<|im_end|>\n");
+            s = gk__u_buf_puts(o, "<|im_start|>system\n");
+            if (s == GK_OK) s = gk__u_buf_puts(o, t->default_system);
+            if (s == GK_OK) s = gk__u_buf_puts(o, "<|im_end|>\n");
         }
         for (i = 0; i < n && s == GK_OK; i++) {
-            s = gk__buf_puts(o, "<|im_start|>");
-            if (s == GK_OK) s = gk__buf_puts(o, m[i].role);
-            if (s == GK_OK) s = gk__buf_puts(o, "\n");
-            if (s == GK_OK) s = gk__buf_puts(o, m[i].content);
-            if (s == GK_OK) s = gk__buf_puts(o, "<|im_end|>\n");
+            s = gk__u_buf_puts(o, "<|im_start|>");
+            if (s == GK_OK) s = gk__u_buf_puts(o, m[i].role);
+            if (s == GK_OK) s = gk__u_buf_puts(o, "\n");
+            if (s == GK_OK) s = gk__u_buf_puts(o, m[i].content);
+            if (s == GK_OK) s = gk__u_buf_puts(o, "<|im_end|>\n");
         }
-        if (s == GK_OK && (flags & GK_CHAT_ADD_GENERATION_PROMPT)) s = gk__buf_puts(o, "<|im_start|>assistant\n");
+        if (s == GK_OK && (flags & GK_CHAT_ADD_GENERATION_PROMPT)) s = gk__u_buf_puts(o, "<|im_start|>assistant\n");
         return s;
     case GK_CHAT_QWEN3: return gk__chat_qwen3(t, m, n, flags, o);
     case GK_CHAT_LLAMA3:
@@ -4590,15 +4590,15 @@ GKLLMDEF gk_status gk_chat_apply(const gk_chat_template *t, const gk_chat_messag
             const char *c = m[i].content;
             size_t cn = strlen(c);
             gk__chat_strip(&c, &cn, NULL, 1, 1);
-            if (i == 0) s = gk__buf_puts(o, t->bos);
-            if (s == GK_OK) s = gk__buf_puts(o, "<|start_header_id|>");
-            if (s == GK_OK) s = gk__buf_puts(o, m[i].role);
-            if (s == GK_OK) s = gk__buf_puts(o, "<|end_header_id|>\n\n");
+            if (i == 0) s = gk__u_buf_puts(o, t->bos);
+            if (s == GK_OK) s = gk__u_buf_puts(o, "<|start_header_id|>");
+            if (s == GK_OK) s = gk__u_buf_puts(o, m[i].role);
+            if (s == GK_OK) s = gk__u_buf_puts(o, "<|end_header_id|>\n\n");
             if (s == GK_OK) s = gk_buf_append(o, c, cn);
-            if (s == GK_OK) s = gk__buf_puts(o, "<|eot_id|>");
+            if (s == GK_OK) s = gk__u_buf_puts(o, "<|eot_id|>");
         }
         if (s == GK_OK && ((flags & GK_CHAT_ADD_GENERATION_PROMPT) || t->always_generation_prompt))
-            s = gk__buf_puts(o, "<|start_header_id|>assistant<|end_header_id|>\n\n");
+            s = gk__u_buf_puts(o, "<|start_header_id|>assistant<|end_header_id|>\n\n");
         return s;
     case GK_CHAT_LLAMA2:
     case GK_CHAT_MISTRAL: {
@@ -4608,23 +4608,23 @@ GKLLMDEF gk_status gk_chat_apply(const gk_chat_template *t, const gk_chat_messag
             sys = m[0].content;
             first = 1;
         }
-        if (t->format == GK_CHAT_MISTRAL) s = gk__buf_puts(o, t->bos);
+        if (t->format == GK_CHAT_MISTRAL) s = gk__u_buf_puts(o, t->bos);
         for (i = first; i < n && s == GK_OK; i++) {
             size_t k = i - first;
             int is_user = strcmp(m[i].role, "user") == 0;
             const char *c = m[i].content;
             size_t cn = strlen(c);
             if (is_user != (k % 2 == 0))
-                return GK__ERR(GK_ERR_INVALID_ARGUMENT, "chat template: conversation roles must alternate user/assistant/user/assistant/... (message %zu is '%.20s')", i, m[i].role);
+                return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "chat template: conversation roles must alternate user/assistant/user/assistant/... (message %zu is '%.20s')", i, m[i].role);
             if (t->format == GK_CHAT_MISTRAL) {
                 if (is_user) {
-                    s = gk__buf_puts(o, "[INST] ");
+                    s = gk__u_buf_puts(o, "[INST] ");
                     if (s == GK_OK) s = gk_buf_append(o, c, cn);
-                    if (s == GK_OK) s = gk__buf_puts(o, " [/INST]");
+                    if (s == GK_OK) s = gk__u_buf_puts(o, " [/INST]");
                 } else if (strcmp(m[i].role, "assistant") == 0) {
                     s = gk_buf_append(o, c, cn);
-                    if (s == GK_OK) s = gk__buf_puts(o, t->eos);
-                } else return GK__ERR(GK_ERR_INVALID_ARGUMENT, "chat template: only user and assistant roles are supported");
+                    if (s == GK_OK) s = gk__u_buf_puts(o, t->eos);
+                } else return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "chat template: only user and assistant roles are supported");
                 continue;
             }
             if (is_user) {
@@ -4632,30 +4632,30 @@ GKLLMDEF gk_status gk_chat_apply(const gk_chat_template *t, const gk_chat_messag
                 const char *tc;
                 size_t tn;
                 if (k == 0 && sys) {
-                    s = gk__buf_puts(&tmp, "<<SYS>>\n");
-                    if (s == GK_OK) s = gk__buf_puts(&tmp, sys);
-                    if (s == GK_OK) s = gk__buf_puts(&tmp, "\n<</SYS>>\n\n");
+                    s = gk__u_buf_puts(&tmp, "<<SYS>>\n");
+                    if (s == GK_OK) s = gk__u_buf_puts(&tmp, sys);
+                    if (s == GK_OK) s = gk__u_buf_puts(&tmp, "\n<</SYS>>\n\n");
                 }
                 if (s == GK_OK) s = gk_buf_append(&tmp, c, cn);
                 tc = tmp.data ? tmp.data : "";
                 tn = tmp.len;
                 gk__chat_strip(&tc, &tn, NULL, 1, 1);
-                if (s == GK_OK) s = gk__buf_puts(o, t->bos);
-                if (s == GK_OK) s = gk__buf_puts(o, "[INST] ");
+                if (s == GK_OK) s = gk__u_buf_puts(o, t->bos);
+                if (s == GK_OK) s = gk__u_buf_puts(o, "[INST] ");
                 if (s == GK_OK) s = gk_buf_append(o, tc, tn);
-                if (s == GK_OK) s = gk__buf_puts(o, " [/INST]");
+                if (s == GK_OK) s = gk__u_buf_puts(o, " [/INST]");
                 gk_buf_free(&tmp);
             } else if (strcmp(m[i].role, "assistant") == 0) {
                 gk__chat_strip(&c, &cn, NULL, 1, 1);
-                s = gk__buf_puts(o, " ");
+                s = gk__u_buf_puts(o, " ");
                 if (s == GK_OK) s = gk_buf_append(o, c, cn);
-                if (s == GK_OK) s = gk__buf_puts(o, " ");
-                if (s == GK_OK) s = gk__buf_puts(o, t->eos);
+                if (s == GK_OK) s = gk__u_buf_puts(o, " ");
+                if (s == GK_OK) s = gk__u_buf_puts(o, t->eos);
             }
         }
         return s;
     }
-    default: return GK__ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: unknown chat format %d", (int)t->format);
+    default: return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: unknown chat format %d", (int)t->format);
     }
 }
 

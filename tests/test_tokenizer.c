@@ -185,8 +185,8 @@ static void invalid_utf8(void) {
             CHECK(t != NULL, "id %d has no text", (int)ids.data[i]);
             for (k = 0; t && k < tl;) { /* undo the byte-to-unicode map */
                 uint32_t cp;
-                int len = gk__utf8_dec(u + k, tl - k, &cp);
-                int b = len > 0 ? gk__bl_byte(cp) : -1;
+                int len = gk__u_utf8_dec(u + k, tl - k, &cp);
+                int b = len > 0 ? gk__tok_bl_byte(cp) : -1;
                 unsigned char bb = (unsigned char)b;
                 CHECK(b >= 0, "token char not in the byte map");
                 if (b < 0) break;
