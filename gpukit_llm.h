@@ -239,10 +239,11 @@ GKLLMDEF gk_status gk_st_read_raw(const gk_safetensors *st, const char *name, vo
 GKLLMDEF gk_status gk_st_read(const gk_safetensors *st, const char *name, gk_dtype dst_type, void *dst, size_t dst_bytes);
 /* Creates a device tensor of dst_type with the tensor's shape and uploads it
    straight from the mapping (no host copy). If the stored dtype differs and
-   is a gpukit dtype, the raw bytes are uploaded and cast on the device; other
-   stored dtypes (BOOL, U16, ...) are converted on the host first.
-   progress (may be NULL) gets bytes done / total. A scalar becomes a 1-d
-   tensor of one element when the core refuses ndim 0. */
+   is a gpukit dtype, the raw bytes are uploaded and cast on the device
+   (gk_cast); other stored dtypes (BOOL, U16, ...) are converted on the host
+   first. Copies go in 64 MiB pieces; progress (may be NULL) is called with
+   (bytes copied, total bytes) after each piece, first with (0, total).
+   A scalar becomes a 1-d tensor of one element if the core refuses ndim 0. */
 typedef void (*gk_st_progress_fn)(uint64_t done, uint64_t total, void *user);
 GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const char *name, gk_dtype dst_type,
                                 gk_tensor *out, gk_st_progress_fn progress, void *user);
@@ -2866,6 +2867,42 @@ GKLLMDEF gk_status gk_st_read(const gk_safetensors *st, const char *name, gk_dty
     return GK_OK;
 }
 
+#define GK__ST_UPLOAD_CHUNK ((size_t)64 << 20) /* bytes per host->device copy (progress granularity) */
+
+/* Copies host bytes into a contiguous device tensor in chunks through 1-d
+   views, reporting progress; no host copy is made. */
+static gk_status gk__st_copy_chunked(gk_ctx *ctx, gk_tensor dst, const void *src, uint64_t nbytes, size_t esize,
+                                     uint64_t *done, uint64_t total, gk_st_progress_fn progress, void *user) {
+    gk_tensor flat = {0};
+    int64_t numel = (int64_t)(nbytes / esize), chunk = (int64_t)(GK__ST_UPLOAD_CHUNK / esize), at = 0;
+    gk_status s;
+    if (nbytes <= GK__ST_UPLOAD_CHUNK) {
+        s = gk_copy_from_host(ctx, dst, src, (size_t)nbytes);
+        if (s == GK_OK) {
+            *done += nbytes;
+            if (progress) progress(*done, total, user);
+        }
+        return s;
+    }
+    s = gk_view_reshape(ctx, dst, 1, &numel, &flat);
+    while (s == GK_OK && at < numel) {
+        int64_t stop = numel - at < chunk ? numel : at + chunk;
+        gk_tensor part = {0};
+        s = gk_view_slice(ctx, flat, 0, at, stop, 1, &part);
+        if (s == GK_OK) {
+            s = gk_copy_from_host(ctx, part, (const unsigned char *)src + (size_t)at * esize, (size_t)(stop - at) * esize);
+            gk_tensor_free(ctx, part);
+        }
+        if (s == GK_OK) {
+            *done += (uint64_t)(stop - at) * esize;
+            if (progress) progress(*done, total, user);
+        }
+        at = stop;
+    }
+    if (flat.id) gk_tensor_free(ctx, flat);
+    return s;
+}
+
 GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const char *name, gk_dtype dst_type, gk_tensor *out,
                                 gk_st_progress_fn progress, void *user) {
     const gk_st_tensor_info *t;
@@ -2874,14 +2911,13 @@ GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const cha
     int ndim;
     int64_t one = 1;
     const int64_t *shape;
-    uint64_t total;
+    uint64_t total, done = 0;
     gk_status s = gk__st_lookup(st, name, &t);
     if (s != GK_OK) return s;
     if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_upload: out is NULL");
     if ((unsigned)dst_type >= GK_DTYPE_COUNT) return GK__U_ERR(GK_ERR_DTYPE, "gk_st_upload: invalid dtype %d", (int)dst_type);
     ndim = t->ndim;
     shape = t->shape;
-    total = t->numel * gk_dtype_size(dst_type);
     s = gk_tensor_empty(ctx, dst_type, ndim, shape, &dev);
     if (s != GK_OK && ndim == 0) {
         ndim = 1;
@@ -2889,38 +2925,39 @@ GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const cha
         s = gk_tensor_empty(ctx, dst_type, ndim, shape, &dev);
     }
     if (s != GK_OK) return s;
-    if (progress) progress(0, total, user);
-    if (t->numel == 0) {
-        *out = dev;
-        if (progress) progress(total, total, user);
-        return GK_OK;
-    }
     if (gk_st_gk_dtype(t->dtype, &src_gk)) {
-        if (src_gk == dst_type) {
-            s = gk_copy_from_host(ctx, dev, t->data, (size_t)t->nbytes);
+        total = t->nbytes; /* raw bytes go up; a cast on the device follows when needed */
+        if (progress) progress(0, total, user);
+        if (t->numel == 0) {
+            s = GK_OK;
+        } else if (src_gk == dst_type) {
+            s = gk__st_copy_chunked(ctx, dev, t->data, t->nbytes, gk_dtype_size(src_gk), &done, total, progress, user);
         } else {
             s = gk_tensor_empty(ctx, src_gk, ndim, shape, &tmp);
             if (s == GK_OK) {
-                s = gk_copy_from_host(ctx, tmp, t->data, (size_t)t->nbytes);
+                s = gk__st_copy_chunked(ctx, tmp, t->data, t->nbytes, gk_dtype_size(src_gk), &done, total, progress, user);
                 if (s == GK_OK) s = gk_cast(ctx, dev, tmp);
                 gk_tensor_free(ctx, tmp);
             }
         }
     } else {
-        size_t nb = (size_t)total;
-        void *host = gk__u_malloc(nb);
-        if (!host) s = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory converting '%s'", name);
-        else {
+        /* BOOL / I16 / U16 / U32 / U64: no gpukit dtype, convert on the host */
+        size_t nb = (size_t)(t->numel * gk_dtype_size(dst_type));
+        void *host = t->numel ? gk__u_malloc(nb) : NULL;
+        total = nb;
+        if (progress) progress(0, total, user);
+        if (t->numel && !host) s = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory converting '%s'", name);
+        else if (t->numel) {
             s = gk_st_read(st, name, dst_type, host, nb);
-            if (s == GK_OK) s = gk_copy_from_host(ctx, dev, host, nb);
-            free(host);
+            if (s == GK_OK) s = gk__st_copy_chunked(ctx, dev, host, nb, gk_dtype_size(dst_type), &done, total, progress, user);
         }
+        free(host);
     }
     if (s != GK_OK) {
         gk_tensor_free(ctx, dev);
         return s;
     }
-    if (progress) progress(total, total, user);
+    if (progress && done != total) progress(total, total, user);
     *out = dev;
     return GK_OK;
 }
