@@ -2672,9 +2672,10 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
     for (i = 0; i < gk_json_len(wm); i++) {
         const char *fn = gk_json_str(gk_json_at(wm, i), NULL);
         if (!fn || !*fn || strlen(fn) != gk_json_len(gk_json_at(wm, i)) || strstr(fn, "..") || fn[0] == '/' || strchr(fn, '\\')) {
+            gk_status e = GK__U_ERR(GK_ERR_FORMAT, "%s: weight_map entry for '%s' is not a plain file name", path, gk_json_key_at(wm, i, NULL));
             gk_json_free(idx);
             free((void *)files);
-            return GK__U_ERR(GK_ERR_FORMAT, "%s: weight_map entry for '%s' is not a plain file name", path, gk_json_key_at(wm, i, NULL));
+            return e;
         }
         for (j = 0; j < nf; j++)
             if (strcmp(files[j], fn) == 0) break;
