@@ -4092,7 +4092,9 @@ static gk_status gk__u_strv_add(gk__u_strv *v, const void *p, size_t n) { /* app
     if (s == GK_OK) v->len[v->n - 1] += n;
     return s;
 }
-static const unsigned char *gk__u_strv_at(const gk__u_strv *v, size_t i) { return (const unsigned char *)v->b.data + v->off[i]; }
+static const unsigned char *gk__u_strv_at(const gk__u_strv *v, size_t i) {
+    return v->b.data ? (const unsigned char *)v->b.data + v->off[i] : (const unsigned char *)"";
+}
 
 /* raw bytes of a token under the ByteLevel decoder */
 static gk_status gk__tok_bl_token_bytes(const unsigned char *p, size_t n, gk_buf *out) {
