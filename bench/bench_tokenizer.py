@@ -76,7 +76,7 @@ try:
 except Exception:
     gpu = ""
 res = {"benchmark": "tokenizer encode, single thread, one string at a time, no special tokens",
-       "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=root).stdout.strip() or gk["commit"],
+       "commit": os.environ.get("GK_COMMIT") or subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=root).stdout.strip() or gk["commit"],
        "cpu": cpu, "device": gpu, "date": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
        "text_mb": total / 1e6, "strings": len(texts), "tokenizers_version": tokenizers.__version__,
        "gpukit": gk["gpukit"], "hf_tokenizers": hf}
