@@ -410,7 +410,7 @@ GKLLMDEF void gk_ids_free(gk_ids *v) {
 GKLLMDEF gk_status gk_buf_append(gk_buf *b, const void *data, size_t n) {
     if (!b) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_buf_append: NULL buffer");
     if (b->len + n + 1 < b->len || !gk__u_grow((void **)&b->data, &b->cap, b->len + n + 1, 1))
-        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory growing a text buffer to %zu bytes", b->len + n + 1);
+        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory growing a text buffer to %llu bytes", (unsigned long long)(b->len + n + 1));
     if (n) memcpy(b->data + b->len, data, n);
     b->len += n;
     b->data[b->len] = 0;
@@ -446,7 +446,7 @@ GKLLMDEF gk_status gk_read_file(const char *path, size_t max_size, char **data, 
         if (max_size && len > max_size) {
             fclose(f);
             free(buf);
-            return GK__U_ERR(GK_ERR_LIMIT, "'%s' is larger than the limit of %zu bytes", path, max_size);
+            return GK__U_ERR(GK_ERR_LIMIT, "'%s' is larger than the limit of %llu bytes", path, (unsigned long long)(max_size));
         }
         if (got == 0) break;
     }
@@ -755,8 +755,8 @@ static gk_status gk__json_fail(gk__json_parser *ps, const unsigned char *at, gk_
         if (*q == '\n') { line++; col = 1; }
         else if ((*q & 0xC0) != 0x80) col++;
     }
-    ps->st = gk_error_set(NULL, st, "JSON: %s at line %zu, column %zu (byte %zu)", what, line, col,
-                          (size_t)(at - ps->start));
+    ps->st = gk_error_set(NULL, st, "JSON: %s at line %llu, column %llu (byte %llu)", what, (unsigned long long)(line), (unsigned long long)(col),
+                          (unsigned long long)((size_t)(at - ps->start)));
     return ps->st;
 }
 
@@ -1035,7 +1035,7 @@ GKLLMDEF gk_status gk_json_parse(const char *text, size_t len, const gk_json_opt
     if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_json_parse: out is NULL");
     *out = NULL;
     if (!text && len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_json_parse: text is NULL");
-    if (len > max_size) return GK__U_ERR(GK_ERR_LIMIT, "JSON: input of %zu bytes exceeds the size limit of %zu bytes", len, max_size);
+    if (len > max_size) return GK__U_ERR(GK_ERR_LIMIT, "JSON: input of %llu bytes exceeds the size limit of %llu bytes", (unsigned long long)(len), (unsigned long long)(max_size));
     doc = (gk_json *)gk__u_calloc(1, sizeof(gk_json));
     if (!doc) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     memset(&ps, 0, sizeof ps);
@@ -2432,14 +2432,14 @@ static gk_status gk__st_parse(gk_safetensors *st, int fi, const char *label) {
     gk_st_tensor_info **order;
     int k;
     if (f->size < 8)
-        return GK__U_ERR(GK_ERR_FORMAT, "%s: file of %zu bytes is too small for a safetensors header", label, f->size);
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: file of %llu bytes is too small for a safetensors header", label, (unsigned long long)(f->size));
     for (k = 7; k >= 0; k--) n = (n << 8) | f->base[k];
     if (n > GK_ST_MAX_HEADER)
         return GK__U_ERR(GK_ERR_LIMIT, "%s: header length %llu exceeds the limit of %u bytes", label, (unsigned long long)n,
                        GK_ST_MAX_HEADER);
     if (n > f->size - 8)
-        return GK__U_ERR(GK_ERR_FORMAT, "%s: header length %llu goes beyond the end of the file (%zu bytes)", label,
-                       (unsigned long long)n, f->size);
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: header length %llu goes beyond the end of the file (%llu bytes)", label,
+                       (unsigned long long)n, (unsigned long long)(f->size));
     if (n == 0 || f->base[8] != '{')
         return GK__U_ERR(GK_ERR_FORMAT, "%s: header does not start with '{'", label);
     memset(&jo, 0, sizeof jo);
@@ -2481,7 +2481,7 @@ static gk_status gk__st_parse(gk_safetensors *st, int fi, const char *label) {
         if (gk_json_typeof(offs) != GK_JSON_ARRAY || gk_json_len(offs) != 2)
             return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s' has no data_offsets [begin, end]", label, key);
         if (gk_json_len(shape) > GK_ST_MAX_DIMS)
-            return GK__U_ERR(GK_ERR_LIMIT, "%s: tensor '%s' has %zu dimensions (limit %d)", label, key, gk_json_len(shape), GK_ST_MAX_DIMS);
+            return GK__U_ERR(GK_ERR_LIMIT, "%s: tensor '%s' has %llu dimensions (limit %d)", label, key, (unsigned long long)(gk_json_len(shape)), GK_ST_MAX_DIMS);
         if (!gk__u_grow((void **)&st->tensors, &st->tcap, st->ntensors + 1, sizeof(gk_st_tensor_info)))
             return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
         t = &st->tensors[st->ntensors];
@@ -2499,7 +2499,7 @@ static gk_status gk__st_parse(gk_safetensors *st, int fi, const char *label) {
             const gk_json_value *d = gk_json_at(shape, j);
             int64_t dv = gk_json_int(d, -1);
             if (gk_json_typeof(d) != GK_JSON_INT || dv < 0)
-                return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s': shape[%zu] is not a non-negative integer", label, key, j);
+                return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s': shape[%llu] is not a non-negative integer", label, key, (unsigned long long)(j));
             t->shape[j] = dv;
             if (dv && numel > UINT64_MAX / (uint64_t)dv)
                 return GK__U_ERR(GK_ERR_OVERFLOW, "%s: tensor '%s': element count overflows", label, key);
@@ -2790,8 +2790,8 @@ GKLLMDEF gk_status gk_st_read_raw(const gk_safetensors *st, const char *name, vo
     gk_status s = gk__st_lookup(st, name, &t);
     if (s != GK_OK) return s;
     if (dst_bytes < t->nbytes)
-        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: '%s' needs %llu bytes, buffer has %zu", name,
-                       (unsigned long long)t->nbytes, dst_bytes);
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: '%s' needs %llu bytes, buffer has %llu", name,
+                       (unsigned long long)t->nbytes, (unsigned long long)(dst_bytes));
     if (t->nbytes) {
         if (!dst) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: dst is NULL");
         memcpy(dst, t->data, (size_t)t->nbytes);
@@ -2820,8 +2820,8 @@ GKLLMDEF gk_status gk_st_read(const gk_safetensors *st, const char *name, gk_dty
     if ((unsigned)dst_type >= GK_DTYPE_COUNT) return GK__U_ERR(GK_ERR_DTYPE, "safetensors: invalid destination dtype %d", (int)dst_type);
     es = gk_dtype_size(dst_type);
     if (t->numel > ((size_t)-1) / es || dst_bytes < t->numel * es)
-        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: '%s' as %s needs %llu bytes, buffer has %zu", name,
-                       gk_dtype_name(dst_type), (unsigned long long)t->numel * es, dst_bytes);
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: '%s' as %s needs %llu bytes, buffer has %llu", name,
+                       gk_dtype_name(dst_type), (unsigned long long)t->numel * es, (unsigned long long)(dst_bytes));
     numel = (size_t)t->numel;
     if (!numel) return GK_OK;
     if (!dst) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: dst is NULL");
@@ -3372,7 +3372,7 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
         int64_t id = gk_json_get_int(a, "id", -1);
         if (gk_json_typeof(gk_json_get(a, "id")) != GK_JSON_INT || id < 0 || id > GK__TOK_MAX_ID ||
             gk_json_typeof(gk_json_get(a, "content")) != GK_JSON_STRING || gk_json_len(gk_json_get(a, "content")) == 0)
-            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: added_tokens[%zu] needs an id and a non-empty content", i);
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: added_tokens[%llu] needs an id and a non-empty content", (unsigned long long)(i));
         if (id > maxid) maxid = id;
     }
     t->nid = (size_t)(maxid + 1);
@@ -3517,7 +3517,7 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
             const char *str = gk_json_str(m, ""), *sp = (const char *)memchr(str, ' ', gk_json_len(m));
             if (gk_json_len(m) >= 8 && memcmp(str, "#version", 8) == 0) continue;
             if (!sp || memchr(sp + 1, ' ', gk_json_len(m) - (size_t)(sp + 1 - str)))
-                return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%zu] \"%.60s\" is not two tokens separated by one space", i, str);
+                return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%llu] \"%.60s\" is not two tokens separated by one space", (unsigned long long)(i), str);
             a = str;
             la = (size_t)(sp - str);
             b = sp + 1;
@@ -3528,11 +3528,11 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
             la = gk_json_len(gk_json_at(m, 0));
             b = gk_json_str(gk_json_at(m, 1), "");
             lb = gk_json_len(gk_json_at(m, 1));
-        } else return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%zu] is neither \"a b\" nor [\"a\", \"b\"]", i);
+        } else return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%llu] is neither \"a b\" nor [\"a\", \"b\"]", (unsigned long long)(i));
         ia = gk__u_smap_get(&t->vocab, a, la);
         ib = gk__u_smap_get(&t->vocab, b, lb);
         if (ia < 0 || ib < 0)
-            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%zu]: token '%.40s' is not in the vocab", i, ia < 0 ? a : b);
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%llu]: token '%.40s' is not in the vocab", (unsigned long long)(i), ia < 0 ? a : b);
         tmp.len = 0;
         if (gk_buf_append(&tmp, a, la) != GK_OK || gk_buf_append(&tmp, b, lb) != GK_OK) {
             gk_buf_free(&tmp);
@@ -3540,7 +3540,7 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
         }
         inew = gk__u_smap_get(&t->vocab, tmp.data, tmp.len);
         if (inew < 0) {
-            s = GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%zu]: merged token '%.60s' is not in the vocab", i, tmp.data);
+            s = GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%llu]: merged token '%.60s' is not in the vocab", (unsigned long long)(i), tmp.data);
             gk_buf_free(&tmp);
             return s;
         }
@@ -4601,7 +4601,7 @@ GKLLMDEF gk_status gk_chat_apply(const gk_chat_template *t, const gk_chat_messag
     gk_status s = GK_OK;
     if (!t || !o || (!m && n)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: NULL argument");
     for (i = 0; i < n; i++)
-        if (!m[i].role || !m[i].content) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: message %zu has no role or content", i);
+        if (!m[i].role || !m[i].content) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: message %llu has no role or content", (unsigned long long)(i));
     if (n == 0 && (t->format == GK_CHAT_CHATML || t->format == GK_CHAT_QWEN3 || t->format == GK_CHAT_LLAMA2))
         return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "chat template: this format needs at least one message (the template reads messages[0])");
     if (t->format == GK_CHAT_CHATML)
@@ -4655,7 +4655,7 @@ GKLLMDEF gk_status gk_chat_apply(const gk_chat_template *t, const gk_chat_messag
             const char *c = m[i].content;
             size_t cn = strlen(c);
             if (is_user != (k % 2 == 0))
-                return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "chat template: conversation roles must alternate user/assistant/user/assistant/... (message %zu is '%.20s')", i, m[i].role);
+                return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "chat template: conversation roles must alternate user/assistant/user/assistant/... (message %llu is '%.20s')", (unsigned long long)(i), m[i].role);
             if (t->format == GK_CHAT_MISTRAL) {
                 if (is_user) {
                     s = gk__u_buf_puts(o, "[INST] ");
