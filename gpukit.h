@@ -86,6 +86,10 @@
 #if defined(GPUKIT_IMPLEMENTATION) && !defined(_WIN32) && !defined(_POSIX_C_SOURCE) && !defined(_GNU_SOURCE)
 #define _POSIX_C_SOURCE 200809L
 #endif
+/* mingw-w64: C99 printf (%zu, %lld) in the implementation */
+#if defined(GPUKIT_IMPLEMENTATION) && defined(__MINGW32__) && !defined(__USE_MINGW_ANSI_STDIO)
+#define __USE_MINGW_ANSI_STDIO 1
+#endif
 
 #include <stddef.h>
 #include <stdint.h>
@@ -108,7 +112,9 @@ extern "C" {
 #define GK_VERSION_STRING "0.1.0"
 #define GK_MAX_DIMS 8
 
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(__MINGW32__)
+#define GK__PRINTF(a, b) __attribute__((format(gnu_printf, a, b)))
+#elif defined(__GNUC__) || defined(__clang__)
 #define GK__PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define GK__PRINTF(a, b)
@@ -1395,9 +1401,9 @@ static void gk__unload_libs(gk_ctx *ctx) {
     if (ctx->cuctx && ctx->cu.PrimaryCtxRelease) ctx->cu.PrimaryCtxRelease(ctx->dev);
     if (gk__tls_bound == ctx->cuctx) gk__tls_bound = NULL;
     ctx->cuctx = NULL;
-    gk__dlclose(ctx->cublaslt_lib);
-    gk__dlclose(ctx->nvrtc_lib);
-    gk__dlclose(ctx->cu_lib);
+    /* The libraries stay loaded for the life of the process (as the CUDA
+       runtime does): NVRTC and the driver keep global state that unloading
+       would strand, and a later context finds them loaded. */
     ctx->cublaslt_lib = ctx->nvrtc_lib = ctx->cu_lib = NULL;
 }
 
@@ -1446,20 +1452,22 @@ static void gk__list_remove(gk__block **head, gk__block **tail, gk__block *b) {
 }
 
 static int gk__size_class(size_t n, size_t *csize) {
-    size_t p = GK__SMALLEST, step, c;
+    size_t c;
     int lg = 9;
     if (n <= GK__SMALLEST) { *csize = GK__SMALLEST; return 0; }
     if (n > GK__LARGEST_CLASS) {
-        *csize = (n + GK__LARGE_STEP - 1) / GK__LARGE_STEP * GK__LARGE_STEP;
+        *csize = (n + GK__LARGE_STEP - 1) & ~(GK__LARGE_STEP - 1);
         return GK__LARGE_CLASS;
     }
-    while (p * 2 < n) { p *= 2; lg++; }
-    /* p < n <= 2p */
-    step = p / 4;
-    c = (n + step - 1) / step * step;
+#if defined(__GNUC__) || defined(__clang__)
+    lg = 63 - __builtin_clzll((unsigned long long)(n - 1));
+#else
+    while (((size_t)2 << lg) < n) lg++;
+#endif
+    /* 2^lg < n <= 2^(lg+1); 4 classes per octave: steps of 2^(lg-2) */
+    c = (n + ((size_t)1 << (lg - 2)) - 1) & ~(((size_t)1 << (lg - 2)) - 1);
     *csize = c;
-    if (c == 2 * p) return 4 * (lg + 1 - 9);
-    return 4 * (lg - 9) + (int)((c - p) / step);
+    return 4 * (lg - 9) + (int)((c - ((size_t)1 << lg)) >> (lg - 2));
 }
 
 static gk_status gk__dev_alloc(gk_ctx *ctx, size_t n, gk__cu_ptr *out, const char *where) {
@@ -1955,11 +1963,13 @@ static gk_status gk__check_shape(gk_ctx *ctx, gk_dtype dt, int ndim, const int64
     if (ndim > 0 && !shape) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: shape is NULL", where);
     for (i = 0; i < ndim; i++) {
         if (shape[i] < 0) return gk__err(ctx, GK_ERR_SHAPE, "%s: dim %d has negative size %lld", where, i, (long long)shape[i]);
-        if (shape[i] > 0 && n > (INT64_MAX / 16) / shape[i])
+        /* a division only when the product could leave 2^59 elements */
+        if ((n >= ((int64_t)1 << 29) || shape[i] >= ((int64_t)1 << 29)) && shape[i] > 0 && n > (INT64_MAX / 16) / shape[i])
             return gk__err(ctx, GK_ERR_OVERFLOW, "%s: shape overflows (dim %d = %lld)", where, i, (long long)shape[i]);
         n *= shape[i];
     }
-    if ((uint64_t)n > (uint64_t)SIZE_MAX / gk__dtype_sizes[dt])
+    /* n < 2^59 here, times at most 8 bytes: no overflow of a 64-bit size_t */
+    if (sizeof(size_t) < 8 && (uint64_t)n > (uint64_t)SIZE_MAX / gk__dtype_sizes[dt])
         return gk__err(ctx, GK_ERR_OVERFLOW, "%s: %lld elements overflow size_t", where, (long long)n);
     *numel = n;
     *nbytes = (size_t)n * gk__dtype_sizes[dt];

@@ -1,0 +1,100 @@
+# gpukit build. Nothing here links or includes the CUDA toolkit: the
+# libraries are found at run time. See README.md for the targets.
+CC      ?= cc
+CXX     ?= c++
+CFLAGS  ?= -std=c99 -O2 -g -Wall -Wextra -Wpedantic -Werror -I.
+LDLIBS  ?= -ldl -lm -lpthread
+SAN     := -std=c99 -O1 -g -Wall -Wextra -Wpedantic -Werror -I. -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+HDRS    := gpukit.h gpukit_kernels.h tests/gkt.h
+CUDA_INC ?= /usr/local/cuda/include
+MINGW   ?= x86_64-w64-mingw32-gcc
+ARCHS   ?= sm_80 sm_86 sm_89 sm_90 sm_100 sm_120
+
+CORE_TESTS := test_core test_tensor test_pool test_ops test_jit test_stream test_decls
+EXAMPLES   := build/demo
+TEST_TARGETS :=
+FUZZ_TARGETS :=
+BENCHES    := build/bench_core
+
+# other layers add their rules (mk/llm.mk: tokenizer, safetensors, ...)
+-include mk/*.mk
+
+
+.PHONY: all test test-core test-core-asan compile-checks check-embed check-kernels kernels gpu-prep \
+        examples demo gpu-check kernel-cache bench clean
+.DEFAULT_GOAL := all
+
+all: examples $(addprefix build/,$(CORE_TESTS)) $(BENCHES)
+
+build build/asan:
+	@mkdir -p $@
+
+build/test_decls: tests/test_decls.c $(HDRS) | build
+	$(CC) $(CFLAGS) -Wno-pedantic $(if $(wildcard $(CUDA_INC)/cuda.h),-DGKT_HAVE_CUDA_H -I$(CUDA_INC)) -o $@ $< $(LDLIBS)
+build/test_%: tests/test_%.c $(HDRS) | build
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+build/asan/test_%: tests/test_%.c $(HDRS) | build/asan
+	$(CC) $(SAN) -Wno-pedantic $(if $(filter test_decls,$*),$(if $(wildcard $(CUDA_INC)/cuda.h),-DGKT_HAVE_CUDA_H -I$(CUDA_INC))) -o $@ $< $(LDLIBS)
+build/%: examples/%.c gpukit.h gpukit_kernels.h | build
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+build/bench_%: bench/bench_%.c gpukit.h gpukit_kernels.h | build
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+build/check_kernels: tools/check_kernels.c gpukit.h gpukit_kernels.h | build
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+
+# ---- the test command (README): every CPU test, under sanitizers too, the
+# kernel checks and the compile checks; on a machine with a GPU the same test
+# programs run on the CUDA backend against the CPU reference.
+test:
+	@mkdir -p build && rm -f build/test-results.txt
+	$(MAKE) --no-print-directory check-embed compile-checks
+	$(MAKE) --no-print-directory test-core
+	$(MAKE) --no-print-directory test-core-asan
+	$(MAKE) --no-print-directory check-kernels
+	$(if $(TEST_TARGETS),$(MAKE) --no-print-directory $(TEST_TARGETS))
+	@tools/run_tests.sh --summary
+
+test-core: $(addprefix build/,$(CORE_TESTS))
+	@tools/run_tests.sh $^
+test-core-asan: $(addprefix build/asan/,$(CORE_TESTS))
+	@ASAN_OPTIONS=detect_leaks=1 tools/run_tests.sh $^
+
+check-embed:
+	@python3 tools/embed_kernels.py --check
+
+kernels:
+	python3 tools/embed_kernels.py
+
+check-kernels: build/check_kernels
+	@tools/run_tests.sh "build/check_kernels $(ARCHS)"
+
+# warning-free as C99 (gcc, clang), as C++, and the Windows path cross-compiled
+compile-checks: | build
+	gcc -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c examples/demo.c -o build/cc_gcc.o
+	clang -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c examples/demo.c -o build/cc_clang.o
+	g++ -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -I. -c examples/demo.c -o build/cc_gxx.o
+	clang++ -x c++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -I. -c examples/demo.c -o build/cc_clangxx.o
+	@if command -v $(MINGW) >/dev/null 2>&1; then \
+	  echo "$(MINGW) -std=c99 ... -c examples/demo.c"; \
+	  $(MINGW) -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c examples/demo.c -o build/cc_mingw.o; \
+	elif [ -n "$$CI" ]; then echo "compile-checks: $(MINGW) missing on CI"; exit 1; \
+	else echo "compile-checks: $(MINGW) not installed, Windows cross-compile skipped"; fi
+
+examples: $(EXAMPLES)
+demo: build/demo
+	build/demo
+
+# ---- the GPU machine: one call builds nothing (carry build/ and the kernel
+# cache), runs every test on CUDA, compute-sanitizer, the benchmarks.
+gpu-prep: all build/check_kernels
+	git rev-parse --short HEAD > build/COMMIT
+	build/check_kernels --fill .carry/kcache sm_90
+
+gpu-check:
+	tools/gpu_check.sh
+
+bench: $(BENCHES)
+	@for b in $(BENCHES); do ./$$b || exit 1; done
+
+clean:
+	rm -rf build

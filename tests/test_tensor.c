@@ -1,0 +1,221 @@
+/* test_tensor.c - tensor handles, shapes, views and host transfers, on the
+   device under test (CUDA when present, else CPU). */
+#define GPUKIT_IMPLEMENTATION
+#include "../gpukit.h"
+#include "gkt.h"
+
+static gk_ctx *C;
+
+static void fill_iota(gk_tensor t, int64_t n) {
+    float *h = (float *)malloc((size_t)n * 4);
+    int64_t i;
+    for (i = 0; i < n; i++) h[i] = (float)i;
+    GKT_OK(C, gk_copy_from_host(C, t, h, (size_t)n * 4));
+    free(h);
+}
+/* reads any f32 tensor through gk_contiguous into a host array */
+static float *read_f32(gk_tensor t, int64_t *n) {
+    gk_tensor c;
+    gk_tensor_info info;
+    float *h;
+    GKT_OK(C, gk_contiguous(C, t, &c));
+    GKT_OK(C, gk_tensor_info_get(C, c, &info));
+    h = (float *)malloc(info.nbytes + 4);
+    GKT_OK(C, gk_copy_to_host(C, c, h, info.nbytes));
+    gk_tensor_free(C, c);
+    *n = info.numel;
+    return h;
+}
+
+static void test_handles(void) {
+    gk_tensor t, bad, v;
+    gk_ctx *other = gkt_ref();
+    gk_tensor_info info;
+    int64_t shape[2] = { 3, 4 };
+    bad.id = 0;
+    GKT_FAILS(C, gk_tensor_info_get(C, bad, &info), GK_ERR_INVALID_HANDLE, "null tensor handle");
+    GKT_FAILS(NULL, gk_tensor_empty(NULL, GK_F32, 2, shape, &t), GK_ERR_INVALID_HANDLE, "ctx is NULL");
+    GKT_OK(C, gk_tensor_empty(C, GK_F32, 2, shape, &t));
+    GKT_CHECK(gk_tensor_valid(C, t), "valid");
+    GKT_OK(C, gk_tensor_info_get(C, t, &info));
+    GKT_CHECK(info.numel == 12 && info.nbytes == 48 && info.contiguous && info.strides[0] == 4 && info.strides[1] == 1, "info");
+    /* a handle of another context */
+    GKT_FAILS(other, gk_fill(other, t, 1.0), GK_ERR_INVALID_HANDLE, "not a tensor of this context");
+    GKT_OK(C, gk_view_transpose(C, t, 0, 1, &v));
+    GKT_OK(C, gk_tensor_free(C, t));
+    GKT_CHECK(!gk_tensor_valid(C, t), "freed");
+    GKT_FAILS(C, gk_fill(C, t, 1.0), GK_ERR_INVALID_HANDLE, "use after free");
+    GKT_FAILS(C, gk_tensor_free(C, t), GK_ERR_INVALID_HANDLE, "use after free");
+    /* the view keeps the storage alive */
+    GKT_OK(C, gk_fill(C, v, 2.5));
+    {
+        int64_t n;
+        float *h = read_f32(v, &n);
+        GKT_CHECK(n == 12 && h[0] == 2.5f && h[11] == 2.5f, "view alive");
+        free(h);
+    }
+    /* a recycled slot does not revive an old handle */
+    GKT_OK(C, gk_tensor_empty(C, GK_F32, 2, shape, &bad));
+    GKT_FAILS(C, gk_fill(C, t, 1.0), GK_ERR_INVALID_HANDLE, "use after free");
+    gk_tensor_free(C, bad);
+    gk_tensor_free(C, v);
+    gk_ctx_destroy(other);
+}
+
+static void test_shapes(void) {
+    gk_tensor t;
+    int64_t s[9] = { 1, 1, 1, 1, 1, 1, 1, 1, 1 }, neg[2] = { 3, -1 }, huge[3] = { 1ll << 40, 1ll << 40, 1ll << 40 };
+    int64_t big[1] = { (int64_t)1 << 58 }, zero[2] = { 0, 5 };
+    gk_tensor_info info;
+    GKT_FAILS(C, gk_tensor_empty(C, GK_F32, 9, s, &t), GK_ERR_SHAPE, "ndim 9");
+    GKT_CHECK(t.id == 0, "out cleared on failure");
+    GKT_FAILS(C, gk_tensor_empty(C, GK_F32, 2, neg, &t), GK_ERR_SHAPE, "negative");
+    GKT_FAILS(C, gk_tensor_empty(C, (gk_dtype)99, 1, s, &t), GK_ERR_DTYPE, "invalid dtype");
+    GKT_FAILS(C, gk_tensor_empty(C, GK_F32, 3, huge, &t), GK_ERR_OVERFLOW, "overflow");
+    GKT_FAILS(C, gk_tensor_empty(C, GK_F32, 2, NULL, &t), GK_ERR_INVALID_ARGUMENT, "shape is NULL");
+    /* fits size_t but not the pool: a clear out-of-memory, nothing allocated */
+    GKT_FAILS(C, gk_tensor_empty(C, GK_F64, 1, big, &t), GK_ERR_OUT_OF_MEMORY, "bytes");
+    /* zero-size and scalar tensors work everywhere */
+    GKT_OK(C, gk_tensor_empty(C, GK_F32, 2, zero, &t));
+    GKT_OK(C, gk_fill(C, t, 1.0));
+    GKT_OK(C, gk_copy_to_host(C, t, NULL, 0));
+    GKT_OK(C, gk_tensor_info_get(C, t, &info));
+    GKT_CHECK(info.numel == 0 && info.nbytes == 0, "zero size");
+    gk_tensor_free(C, t);
+    GKT_OK(C, gk_tensor_empty(C, GK_I64, 0, NULL, &t));
+    GKT_OK(C, gk_fill(C, t, -7));
+    {
+        int64_t v = 0;
+        GKT_OK(C, gk_copy_to_host(C, t, &v, 8));
+        GKT_CHECK(v == -7, "scalar %lld", (long long)v);
+        GKT_FAILS(C, gk_copy_to_host(C, t, &v, 4), GK_ERR_INVALID_ARGUMENT, "nbytes");
+        GKT_FAILS(C, gk_copy_to_host(C, t, NULL, 8), GK_ERR_INVALID_ARGUMENT, "NULL");
+    }
+    gk_tensor_free(C, t);
+}
+
+static void test_views(void) {
+    gk_tensor t, v, w, x;
+    int64_t shape[3] = { 2, 3, 4 }, n, r1[2] = { 6, 4 }, r2[2] = { -1, 2 }, r3[2] = { 5, 5 }, r4[1] = { 24 };
+    int perm[3] = { 2, 0, 1 }, badperm[3] = { 0, 0, 1 };
+    float *h;
+    gk_tensor_info info;
+    GKT_OK(C, gk_tensor_empty(C, GK_F32, 3, shape, &t));
+    fill_iota(t, 24);
+    /* reshape of a contiguous tensor, with an inferred dim */
+    GKT_OK(C, gk_view_reshape(C, t, 2, r1, &v));
+    GKT_OK(C, gk_view_reshape(C, t, 2, r2, &w));
+    GKT_OK(C, gk_tensor_info_get(C, w, &info));
+    GKT_CHECK(info.shape[0] == 12 && info.shape[1] == 2 && info.is_view, "inferred");
+    GKT_FAILS(C, gk_view_reshape(C, t, 2, r3, &x), GK_ERR_SHAPE, "cannot be viewed");
+    gk_tensor_free(C, v);
+    gk_tensor_free(C, w);
+    /* permute: element [i,j,k] of t is at [k,i,j] */
+    GKT_OK(C, gk_view_permute(C, t, perm, &v));
+    GKT_FAILS(C, gk_view_permute(C, t, badperm, &w), GK_ERR_INVALID_ARGUMENT, "permutation");
+    h = read_f32(v, &n);
+    GKT_CHECK(n == 24 && h[0] == 0 && h[1] == 4 && h[6] == 1 && h[23] == 23, "permute values %g %g %g %g", h[0], h[1], h[6], h[23]);
+    free(h);
+    /* reshape of the permuted view needs a copy: refused, gk_contiguous works */
+    GKT_FAILS(C, gk_view_reshape(C, v, 1, r4, &w), GK_ERR_SHAPE, "gk_contiguous");
+    GKT_OK(C, gk_contiguous(C, v, &w));
+    GKT_OK(C, gk_tensor_info_get(C, w, &info));
+    GKT_CHECK(info.contiguous && !info.is_view, "contiguous copy");
+    gk_tensor_free(C, w);
+    gk_tensor_free(C, v);
+    /* slices: t[:, 1:3, ::2], negative indices, empty */
+    GKT_OK(C, gk_view_slice(C, t, 1, 1, 3, 1, &v));
+    GKT_OK(C, gk_view_slice(C, v, -1, 0, 100, 2, &w));
+    h = read_f32(w, &n);
+    GKT_CHECK(n == 8 && h[0] == 4 && h[1] == 6 && h[2] == 8 && h[4] == 16 && h[7] == 22, "slice values %g %g %g %g", h[0], h[1], h[2], h[7]);
+    free(h);
+    gk_tensor_free(C, w);
+    GKT_OK(C, gk_view_slice(C, v, 2, -1, 4, 1, &w));
+    GKT_OK(C, gk_tensor_info_get(C, w, &info));
+    GKT_CHECK(info.shape[2] == 1 && info.offset == 4 + 3, "negative start: shape %lld offset %lld", (long long)info.shape[2], (long long)info.offset);
+    gk_tensor_free(C, w);
+    GKT_OK(C, gk_view_slice(C, t, 0, 2, 1, 1, &w));
+    GKT_OK(C, gk_tensor_info_get(C, w, &info));
+    GKT_CHECK(info.numel == 0, "empty slice");
+    gk_tensor_free(C, w);
+    GKT_FAILS(C, gk_view_slice(C, t, 3, 0, 1, 1, &w), GK_ERR_INVALID_ARGUMENT, "dim out of range");
+    GKT_FAILS(C, gk_view_slice(C, t, 0, 0, 1, 0, &w), GK_ERR_INVALID_ARGUMENT, "step");
+    /* v = t[:, 1:3, :] is [2,2,4] with strides [12,4,1]: [2,8] is a view, [4,4] needs a copy */
+    {
+        int64_t r28[2] = { 2, 8 }, r44[2] = { 4, 4 };
+        GKT_OK(C, gk_view_reshape(C, v, 2, r28, &w));
+        GKT_OK(C, gk_tensor_info_get(C, w, &info));
+        GKT_CHECK(info.strides[0] == 12 && info.strides[1] == 1 && info.offset == 4, "strides %lld %lld", (long long)info.strides[0], (long long)info.strides[1]);
+        h = read_f32(w, &n);
+        GKT_CHECK(n == 16 && h[0] == 4 && h[7] == 11 && h[8] == 16 && h[15] == 23, "reshaped slice %g %g %g", h[7], h[8], h[15]);
+        free(h);
+        gk_tensor_free(C, w);
+        GKT_FAILS(C, gk_view_reshape(C, v, 2, r44, &w), GK_ERR_SHAPE, "without a copy");
+    }
+    gk_tensor_free(C, v);
+    /* squeeze / unsqueeze / transpose */
+    GKT_OK(C, gk_view_unsqueeze(C, t, 1, &v));
+    GKT_OK(C, gk_tensor_info_get(C, v, &info));
+    GKT_CHECK(info.ndim == 4 && info.shape[1] == 1 && info.shape[2] == 3, "unsqueeze");
+    GKT_OK(C, gk_view_squeeze(C, v, 1, &w));
+    GKT_OK(C, gk_tensor_info_get(C, w, &info));
+    GKT_CHECK(info.ndim == 3 && info.shape[1] == 3 && info.contiguous, "squeeze");
+    GKT_FAILS(C, gk_view_squeeze(C, t, 0, &x), GK_ERR_SHAPE, "not 1");
+    gk_tensor_free(C, v);
+    gk_tensor_free(C, w);
+    GKT_OK(C, gk_view_transpose(C, t, -1, 0, &v));
+    h = read_f32(v, &n);
+    GKT_CHECK(h[1] == 12 && h[2] == 4, "transpose values %g %g", h[1], h[2]);
+    free(h);
+    gk_tensor_free(C, v);
+    gk_tensor_free(C, t);
+}
+
+static void test_transfers(void) {
+    gk_tensor t, v;
+    int64_t shape[1] = { 1000 }, n;
+    float *h = (float *)malloc(4000), *back = (float *)malloc(4000), *pinned = NULL;
+    int i, ok = 1;
+    for (i = 0; i < 1000; i++) h[i] = (float)gkt_uniform(-1, 1);
+    GKT_OK(C, gk_tensor_from_host(C, GK_F32, 1, shape, h, &t));
+    for (i = 0; i < 1000; i++) back[i] = -999.0f; /* poisoned */
+    GKT_OK(C, gk_copy_to_host(C, t, back, 4000));
+    for (i = 0; i < 1000; i++) ok &= back[i] == h[i];
+    GKT_CHECK(ok, "round trip");
+    GKT_OK(C, gk_view_slice(C, t, 0, 0, 1000, 2, &v));
+    GKT_FAILS(C, gk_copy_to_host(C, v, back, 2000), GK_ERR_SHAPE, "not contiguous");
+    gk_tensor_free(C, v);
+    /* async through page-locked memory, ordered on a stream */
+    GKT_OK(C, gk_host_alloc(C, 4000, (void **)&pinned));
+    if (pinned) {
+        gk_stream *s;
+        for (i = 0; i < 1000; i++) pinned[i] = -1.0f;
+        GKT_OK(C, gk_stream_create(C, GK_PRIORITY_HIGH, &s));
+        GKT_OK(C, gk_copy_to_host_async(C, t, pinned, 4000, s));
+        GKT_OK(C, gk_stream_sync(C, s));
+        ok = 1;
+        for (i = 0; i < 1000; i++) ok &= pinned[i] == h[i];
+        GKT_CHECK(ok, "async round trip");
+        GKT_OK(C, gk_stream_destroy(C, s));
+        GKT_OK(C, gk_host_free(C, pinned));
+    }
+    {
+        float *r = read_f32(t, &n);
+        GKT_CHECK(n == 1000 && r[999] == h[999], "read");
+        free(r);
+    }
+    gk_tensor_free(C, t);
+    free(h);
+    free(back);
+}
+
+int main(void) {
+    gkt_seed();
+    C = gkt_dut();
+    test_handles();
+    test_shapes();
+    test_views();
+    test_transfers();
+    gk_ctx_destroy(C);
+    return gkt_done("test_tensor");
+}

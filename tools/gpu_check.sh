@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# gpu-check: everything that needs the GPU, in one device call. Run `make
+# gpu-prep` here first (builds the programs, fills the sm_90 kernel cache in
+# .carry/kcache, records the commit), then carry build/ and .carry/.
+# Results land in $OUT (the device tool) or build/gpu-out, and
+# bench/results/*.json; a short table is printed last.
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-build/gpu-out}
+mkdir -p "$OUT"
+export GPUKIT_CACHE_DIR=${GPUKIT_CACHE_DIR:-$PWD/.carry/kcache}
+export GK_COMMIT=$(cat build/COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
+summary=()
+note() { summary+=("$1"); }
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | tee "$OUT/device.txt"
+
+# 1. every core test on the CUDA backend, against the CPU reference
+rm -f build/test-results.txt
+tests="build/test_core build/test_tensor build/test_pool build/test_ops build/test_jit build/test_stream"
+GKT_BACKEND=cuda tools/run_tests.sh $tests > "$OUT/tests.log" 2>&1; rc=$?
+grep -E "FAIL|passed" "$OUT/tests.log" | tail -n 30
+note "tests (CUDA vs CPU ref): $(tools/run_tests.sh --summary 2>&1 | tail -n 1) rc=$rc"
+
+# 2. compute-sanitizer memcheck on the GPU tests
+if command -v compute-sanitizer >/dev/null 2>&1; then
+  for t in test_tensor test_ops test_jit test_stream test_pool; do
+    timeout 300 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 --leak-check full build/$t > "$OUT/memcheck_$t.log" 2>&1
+    r=$?
+    errs=$(grep -E "ERROR SUMMARY" "$OUT/memcheck_$t.log" | tail -n 1)
+    note "memcheck $t: rc=$r ${errs:-no summary}"
+  done
+else
+  note "memcheck: compute-sanitizer not found"
+fi
+
+# 3. the demo and the benchmarks
+build/demo > "$OUT/demo.log" 2>&1; note "demo: rc=$? $(grep kernel "$OUT/demo.log" | cut -c1-90)"
+mkdir -p bench/results
+stamp=$(date -u +%Y%m%d)
+build/bench_core --json "$OUT/bench_core.json" > "$OUT/bench_core.log" 2>&1; note "bench_core: rc=$?"
+cp "$OUT/bench_core.json" "bench/results/core-$stamp.json" 2>/dev/null
+cat "$OUT/bench_core.log"
+
+# 4. checks other layers add (tools/gpu_check.d/*.sh)
+for f in tools/gpu_check.d/*.sh; do
+  [ -f "$f" ] || continue
+  timeout 300 bash "$f" "$OUT" > "$OUT/$(basename "$f" .sh).log" 2>&1
+  note "$(basename "$f"): rc=$? $(tail -n 1 "$OUT/$(basename "$f" .sh).log" | cut -c1-100)"
+done
+
+echo
+echo "================ gpu-check summary ($GK_COMMIT) ================"
+for s in "${summary[@]}"; do echo "  $s"; done

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Runs test programs, keeps their closing "name: N passed, M failed" lines in
+# build/test-results.txt, and with --summary prints the total over the run.
+set -u
+log=build/test-results.txt
+if [ "${1:-}" = "--summary" ]; then
+  awk -F'[:,]' '/: [0-9]+ passed, [0-9]+ failed/ { split($2, a, " "); split($3, b, " "); p += a[1]; f += b[1] }
+       END { printf "total: %d passed, %d failed\n", p, f; exit (f > 0) }' "$log"
+  exit $?
+fi
+rc=0
+for t in "$@"; do
+  out=$($t 2>&1); code=$?
+  printf '%s\n' "$out" | grep -v '^seed ' | tail -n 40
+  line=$(printf '%s\n' "$out" | grep -E ': [0-9]+ passed, [0-9]+ failed' | tail -n 1)
+  if [ $code -ne 0 ] || [ -z "$line" ]; then
+    echo "$t: exited with $code"; rc=1
+    [ -z "$line" ] && line="$t: 0 passed, 1 failed"
+  fi
+  echo "$line" >> "$log"
+done
+exit $rc
