@@ -10,18 +10,21 @@ CUDA_INC ?= /usr/local/cuda/include
 MINGW   ?= x86_64-w64-mingw32-gcc
 ARCHS   ?= sm_80 sm_86 sm_89 sm_90 sm_100 sm_120
 
-CORE_TESTS := test_core test_tensor test_pool test_ops test_jit test_stream test_decls
+# mk/*.mk add their test programs to OPS_TESTS (tests/<name>.c, gkt.h style)
+CORE_TESTS = test_core test_tensor test_pool test_ops test_jit test_stream test_decls $(OPS_TESTS)
+OPS_TESTS :=
 EXAMPLES   := build/demo
 TEST_TARGETS :=
 FUZZ_TARGETS :=
-BENCHES    := build/bench_core
+BENCHES    = build/bench_core $(OPS_BENCHES)
+OPS_BENCHES :=
 
 # other layers add their rules (mk/llm.mk: tokenizer, safetensors, ...)
 -include mk/*.mk
 
 
 .PHONY: all test test-core test-core-asan compile-checks check-embed check-kernels kernels gpu-prep \
-        examples demo gpu-check kernel-cache bench clean
+        examples demo gpu-check bench clean print-gpu-tests
 .DEFAULT_GOAL := all
 
 all: examples $(addprefix build/,$(CORE_TESTS)) $(BENCHES)
@@ -89,6 +92,7 @@ demo: build/demo
 # cache), runs every test on CUDA, compute-sanitizer, the benchmarks.
 gpu-prep: all build/check_kernels
 	git rev-parse --short HEAD > build/COMMIT
+	$(MAKE) -s print-gpu-tests > build/GPU_TESTS
 	build/check_kernels --fill .carry/kcache sm_90
 
 gpu-check:
@@ -96,6 +100,10 @@ gpu-check:
 
 bench: $(BENCHES)
 	@for b in $(BENCHES); do ./$$b || exit 1; done
+
+# the test programs gpu-check runs on the CUDA backend
+print-gpu-tests:
+	@echo $(addprefix build/,$(filter-out test_decls,$(CORE_TESTS)))
 
 clean:
 	rm -rf build

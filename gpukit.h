@@ -62,6 +62,9 @@
       >>api_stream      streams, events, CUDA graphs
       >>api_jit         NVRTC JIT: modules, user kernels, kernel cache
       >>api_ops         ops: fill, copy, cast, add/sub/mul/div, scale, axpy
+      >>api_ops_math    elementwise math, reductions, softmax, top-k, sampling
+      >>api_ops_nn      norms, rotary positions, layout
+      >>api_ops_signal  convolution, LSTM, FFT / STFT / mel
    IMPLEMENTATION
       >>platform        dlopen, mutex, thread-local, files, clocks
       >>cuda_decls      our own CUDA driver / NVRTC / cuBLASLt declarations
@@ -74,6 +77,7 @@
       >>stream          streams, events, graphs (CPU: recorded thunks)
       >>jit             NVRTC, hash, memory + disk kernel cache, launches
       >>ops             op dispatch, CPU reference loops, GPU launches
+      >>ops_math, >>ops_nn, >>ops_signal   the op groups
 
    RECENT REVISION HISTORY
       0.1.0  (2026-11-21) first release: runtime core
@@ -506,6 +510,21 @@ GKDEF gk_status gk_sub_new(gk_ctx *ctx, gk_tensor a, gk_tensor b, gk_tensor *out
 GKDEF gk_status gk_mul_new(gk_ctx *ctx, gk_tensor a, gk_tensor b, gk_tensor *out);
 GKDEF gk_status gk_div_new(gk_ctx *ctx, gk_tensor a, gk_tensor b, gk_tensor *out);
 GKDEF gk_status gk_cast_new(gk_ctx *ctx, gk_tensor src, gk_dtype dtype, gk_tensor *out);
+
+/* >>api_ops_math: more elementwise ops, reductions, softmax, cumsum, top-k, sampling
+   (declarations of this group go below this line) */
+
+/* end of >>api_ops_math */
+
+/* >>api_ops_nn: norms, positions (RoPE), layout (permute, concat, gather, pad, interpolate)
+   (declarations of this group go below this line) */
+
+/* end of >>api_ops_nn */
+
+/* >>api_ops_signal: convolution, LSTM, FFT / STFT / mel, Whisper log-mel
+   (declarations of this group go below this line) */
+
+/* end of >>api_ops_signal */
 
 #ifdef __cplusplus
 }
@@ -4042,6 +4061,21 @@ GKDEF gk_status gk_contiguous(gk_ctx *ctx, gk_tensor t, gk_tensor *out) {
     GK__TRY(gk__new_like(ctx, t, s->dtype, &n, "gk_contiguous"));
     return gk__finish_new(ctx, gk_copy(ctx, n, t), n, out);
 }
+
+/* ------------------------------------------------------------------------ */
+/* >>ops_math: implementation of the >>api_ops_math group (below this line) */
+
+/* end of >>ops_math */
+
+/* ------------------------------------------------------------------------ */
+/* >>ops_nn: implementation of the >>api_ops_nn group (below this line) */
+
+/* end of >>ops_nn */
+
+/* ------------------------------------------------------------------------ */
+/* >>ops_signal: implementation of the >>api_ops_signal group (below this line) */
+
+/* end of >>ops_signal */
 
 /* ------------------------------------------------------------------------ */
 /* context teardown */

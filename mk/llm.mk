@@ -27,12 +27,16 @@ build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(LLM_DEPS)
 	@mkdir -p build/fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(LDLIBS)
 
-test-llm: $(LLM_TESTS) build/tokenize
+build/asan/test_json build/asan/test_safetensors build/asan/test_tokenizer: build/asan/%: tests/%.c tests/test_common.h $(LLM_DEPS)
+	@mkdir -p build/asan
+	$(CC) $(SAN) -o $@ $< $(LDLIBS)
+
+# each program's closing "N passed, M failed" line counts in `make test`'s total
+test-llm: $(LLM_TESTS) $(LLM_TESTS:build/%=build/asan/%) build/tokenize
 	sh tests/setup_tokenizers.sh
-	./build/test_json
-	./build/test_safetensors
-	./build/test_tokenizer
-	sh tests/test_tokenize_cli.sh
+	@tools/run_tests.sh $(LLM_TESTS) "sh tests/test_tokenize_cli.sh"
+	@ASAN_OPTIONS=detect_leaks=1 tools/run_tests.sh $(LLM_TESTS:build/%=build/asan/%)
+	$(MAKE) --no-print-directory fuzz-llm
 
 fuzz-llm: build/fuzz/fuzz_json build/fuzz/fuzz_safetensors build/fuzz/fuzz_tokenizer
 	sh tests/setup_tokenizers.sh
@@ -43,6 +47,7 @@ fuzz-llm: build/fuzz/fuzz_json build/fuzz/fuzz_safetensors build/fuzz/fuzz_token
 	        -print_final_stats=0 -artifact_prefix=build/fuzz/ build/fuzz/corpus_$$h tests/fuzz/seeds/$$h \
 	        > build/fuzz/fuzz_$$h.log 2>&1 || { tail -40 build/fuzz/fuzz_$$h.log; exit 1; }; \
 	    tail -1 build/fuzz/fuzz_$$h.log; \
+	    echo "fuzz_$$h: 1 passed, 0 failed" >> build/test-results.txt; \
 	done
 
 bench-tokenizer: build/bench_tokenizer

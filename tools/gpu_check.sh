@@ -17,14 +17,14 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 
 # 1. every core test on the CUDA backend, against the CPU reference
 rm -f build/test-results.txt
-tests="build/test_core build/test_tensor build/test_pool build/test_ops build/test_jit build/test_stream"
+tests=$(cat build/GPU_TESTS 2>/dev/null || echo build/test_core build/test_tensor build/test_pool build/test_ops build/test_jit build/test_stream)
 GKT_BACKEND=cuda tools/run_tests.sh $tests > "$OUT/tests.log" 2>&1; rc=$?
 grep -E "FAIL|passed" "$OUT/tests.log" | tail -n 30
 note "tests (CUDA vs CPU ref): $(tools/run_tests.sh --summary 2>&1 | tail -n 1) rc=$rc"
 
 # 2. compute-sanitizer memcheck on the GPU tests
 if command -v compute-sanitizer >/dev/null 2>&1; then
-  for t in test_tensor test_ops test_jit test_stream test_pool; do
+  for t in $(cd build && ls test_* | grep -v -e test_core -e test_decls -e test_json -e test_safetensors -e test_tokenizer); do
     timeout 300 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 --leak-check full build/$t > "$OUT/memcheck_$t.log" 2>&1
     r=$?
     errs=$(grep -E "ERROR SUMMARY" "$OUT/memcheck_$t.log" | tail -n 1)
