@@ -800,6 +800,8 @@ enum { GK__CU_STREAM_CAPTURE_STATUS_NONE = 0, GK__CU_STREAM_CAPTURE_STATUS_ACTIV
     X(gk__cu_result, cuFuncSetAttribute, FuncSetAttribute, (gk__cu_function f, int attr, int v), 1) \
     X(gk__cu_result, cuFuncGetParamInfo, FuncGetParamInfo, (gk__cu_function f, size_t i, size_t *off, size_t *size), 0) \
     X(gk__cu_result, cuLaunchKernel, LaunchKernel, (gk__cu_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, gk__cu_stream s, void **params, void **extra), 1) \
+    X(gk__cu_result, cuLaunchCooperativeKernel, LaunchCooperativeKernel, (gk__cu_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, gk__cu_stream s, void **params), 1) \
+    X(gk__cu_result, cuOccupancyMaxActiveBlocksPerMultiprocessor, OccupancyMaxActiveBlocksPerMultiprocessor, (int *nblocks, gk__cu_function f, int block_size, size_t smem), 1) \
     X(gk__cu_result, cuStreamBeginCapture_v2, StreamBeginCapture, (gk__cu_stream s, int mode), 1) \
     X(gk__cu_result, cuStreamEndCapture, StreamEndCapture, (gk__cu_stream s, gk__cu_graph * g), 1) \
     X(gk__cu_result, cuStreamIsCapturing, StreamIsCapturing, (gk__cu_stream s, int *status), 1)  \
@@ -3793,6 +3795,32 @@ GK__MAYBE_UNUSED static gk_status gk__launch_cfg(gk_ctx *ctx, int mod, const cha
     }
     r = ctx->cu.LaunchKernel(f, grid[0] ? grid[0] : 1, grid[1] ? grid[1] : 1, grid[2] ? grid[2] : 1, block[0] ? block[0] : 1,
                              block[1] ? block[1] : 1, block[2] ? block[2] : 1, smem, ctx->cur_stream->cu, args, NULL);
+    if (r != 0) {
+        gk__cu_fail(ctx, r, where, fname);
+        return GK_ERR_LAUNCH;
+    }
+    return GK_OK;
+}
+
+/* A persistent kernel: every block resident at once (cooperative launch), so
+   blocks may wait on each other (grid-wide barriers). Fails with GK_ERR_LIMIT
+   when the grid is larger than what fits on the device. */
+GK__MAYBE_UNUSED static gk_status gk__launch_coop(gk_ctx *ctx, int mod, const char *fname, unsigned grid, unsigned block,
+                                                   unsigned smem, void **args, const char *where) {
+    gk__cu_function f;
+    gk__cu_result r;
+    int per_sm = 0;
+    GK__TRY(gk__lib_function(ctx, mod, fname, &f, where));
+    if (smem > 48 * 1024) {
+        r = ctx->cu.FuncSetAttribute(f, GK__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem);
+        if (r != 0) return gk__cu_fail(ctx, r, where, "cuFuncSetAttribute");
+    }
+    r = ctx->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)block, smem);
+    if (r != 0) return gk__cu_fail(ctx, r, where, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    if ((int64_t)per_sm * ctx->info.sm_count < (int64_t)grid)
+        return gk__err(ctx, GK_ERR_LIMIT, "%s: %s needs %u resident blocks of %u threads, the device holds %d", where, fname, grid, block,
+                       per_sm * ctx->info.sm_count);
+    r = ctx->cu.LaunchCooperativeKernel(f, grid, 1, 1, block, 1, 1, smem, ctx->cur_stream->cu, args);
     if (r != 0) {
         gk__cu_fail(ctx, r, where, fname);
         return GK_ERR_LAUNCH;
