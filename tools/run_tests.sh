@@ -12,7 +12,8 @@ rc=0
 for t in "$@"; do
   out=$($t 2>&1); code=$?
   printf '%s\n' "$out" | grep -v '^seed ' | tail -n 40
-  line=$(printf '%s\n' "$out" | grep -E ': [0-9]+ passed, [0-9]+ failed' | tail -n 1)
+  line=$(printf '%s\n' "$out" | grep -E '[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+  case "$line" in *:*) ;; "") ;; *) line="$t: $line" ;; esac
   if [ $code -ne 0 ] || [ -z "$line" ]; then
     echo "$t: exited with $code"; rc=1
     [ -z "$line" ] && line="$t: 0 passed, 1 failed"
