@@ -1378,9 +1378,15 @@ static gk_status gk__cuda_init(gk_ctx *ctx) {
     }
     ctx->cu_lib = l;
     r = ctx->cu.Init(0);
-    if (r == GK__CUDA_ERROR_STUB_LIBRARY)
+    if (r == GK__CUDA_ERROR_STUB_LIBRARY) {
+        /* unload it: its SONAME is libcuda.so.1, so while loaded it would
+           also answer later lookups of the real driver */
+        gk__dlclose(l);
+        ctx->cu_lib = NULL;
+        memset(&ctx->cu, 0, sizeof ctx->cu);
         return gk__err(ctx, GK_ERR_NO_DRIVER,
                        "the CUDA driver library found is the toolkit's stub (CUDA_ERROR_STUB_LIBRARY): no NVIDIA driver is installed");
+    }
     if (r == GK__CUDA_ERROR_NO_DEVICE) return gk__err(ctx, GK_ERR_NO_DEVICE, "no CUDA device found (cuInit: CUDA_ERROR_NO_DEVICE)");
     if (r != 0) return gk__cu_fail(ctx, r, "gk_ctx_create", "cuInit");
     ctx->cu.DriverGetVersion(&ctx->info.driver_version);

@@ -47,8 +47,13 @@ static void print_json_string(const char *s, size_t n) {
         else if (c == '\n') fputs("\\n", stdout);
         else if (c == '\r') fputs("\\r", stdout);
         else if (c == '\t') fputs("\\t", stdout);
-        else if (c < 0x20) printf("\\u%04x", c);
-        else putchar(c);
+        else if (c < 0x20 || c == 0x7F) printf("\\u%04x", c);
+        /* U+2028 / U+2029 (E2 80 A8/A9) are valid JSON but break JavaScript and
+           line-splitting readers: escape them too */
+        else if (c == 0xE2 && i + 2 < n && (unsigned char)s[i + 1] == 0x80 && ((unsigned char)s[i + 2] == 0xA8 || (unsigned char)s[i + 2] == 0xA9)) {
+            printf("\\u%04x", (unsigned char)s[i + 2] == 0xA8 ? 0x2028 : 0x2029);
+            i += 2;
+        } else putchar(c);
     }
     putchar('"');
 }

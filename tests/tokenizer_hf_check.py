@@ -65,7 +65,7 @@ for name in ("qwen3", "llama3", "llama2"):
                 got = [json.loads(l) for l in f if l.strip()]
         else:
             cmd = [args.gpukit, tj, "--jsonl", "-f", all_path] + ([] if special else ["--no-special"])
-            got = [json.loads(l) for l in subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()]
+            got = [json.loads(l) for l in subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.split("\n") if l.strip()]
         mism = [i for i in range(len(corpus)) if i >= len(got) or got[i] != ref[i]]
         print("%-7s %-8s special: %d strings, %d mismatches" % (name, mode, len(corpus), len(mism)))
         for i in mism[:10]:
@@ -75,7 +75,7 @@ for name in ("qwen3", "llama3", "llama2"):
     ids_path = os.path.join(args.out, "%s_without.jsonl" % name)
     if not args.gpukit_ids:
         cmd = [args.gpukit, tj, "--decode", "--jsonl", "-f", ids_path]
-        got = [json.loads(l) for l in subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.splitlines()]
+        got = [json.loads(l) for l in subprocess.run(cmd, check=True, capture_output=True, text=True).stdout.split("\n") if l.strip()]
         with open(ids_path) as f:
             ref = [hf.decode(json.loads(l), skip_special_tokens=False) for l in f if l.strip()]
         dm = [i for i in range(len(ref)) if i >= len(got) or got[i] != ref[i]]
