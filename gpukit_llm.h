@@ -4602,8 +4602,9 @@ GKLLMDEF gk_status gk_chat_apply(const gk_chat_template *t, const gk_chat_messag
     if (!t || !o || (!m && n)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: NULL argument");
     for (i = 0; i < n; i++)
         if (!m[i].role || !m[i].content) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: message %llu has no role or content", (unsigned long long)(i));
-    if (n == 0 && (t->format == GK_CHAT_CHATML || t->format == GK_CHAT_QWEN3 || t->format == GK_CHAT_LLAMA2))
-        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "chat template: this format needs at least one message (the template reads messages[0])");
+    /* HF transformers cannot render an empty conversation either (its
+       apply_chat_template reads conversation[0]) */
+    if (n == 0) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: no messages: a chat needs at least one message");
     if (t->format == GK_CHAT_CHATML)
         for (i = 0; i < n; i++)
             if (strcmp(m[i].role, "tool") == 0)

@@ -54,6 +54,11 @@ for c in cases:
     kw = {}
     if "enable_thinking" in c:
         kw["enable_thinking"] = c["enable_thinking"]
+    if not c["messages"]:
+        # transformers' apply_chat_template cannot render an empty conversation
+        # (it reads conversation[0]); gpukit refuses it the same way
+        out.append(json.dumps({"error": "no messages: a chat needs at least one message"}, ensure_ascii=False))
+        continue
     try:
         text = env.from_string(tmpl).render(messages=c["messages"], add_generation_prompt=c["add_generation_prompt"],
                                             bos_token=tok(cfg, "bos_token") or "", eos_token=tok(cfg, "eos_token") or "", **kw)
