@@ -19,6 +19,10 @@ build/test_json build/test_safetensors build/test_tokenizer: build/%: tests/%.c 
 	@mkdir -p build
 	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
 
+build/load_safetensors: examples/load_safetensors.c $(LLM_DEPS)
+	@mkdir -p build
+	$(CC) $(CFLAGS) -o $@ examples/load_safetensors.c $(LDLIBS)
+
 build/bench_tokenizer: bench/bench_tokenizer.c $(LLM_DEPS)
 	@mkdir -p build
 	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
@@ -32,9 +36,9 @@ build/asan/test_json build/asan/test_safetensors build/asan/test_tokenizer: buil
 	$(CC) $(SAN) -o $@ $< $(LDLIBS)
 
 # each program's closing "N passed, M failed" line counts in `make test`'s total
-test-llm: $(LLM_TESTS) $(LLM_TESTS:build/%=build/asan/%) build/tokenize
+test-llm: $(LLM_TESTS) $(LLM_TESTS:build/%=build/asan/%) build/tokenize build/load_safetensors
 	sh tests/setup_tokenizers.sh
-	@tools/run_tests.sh $(LLM_TESTS) "sh tests/test_tokenize_cli.sh"
+	@tools/run_tests.sh $(LLM_TESTS) "sh tests/test_tokenize_cli.sh" "sh tests/test_load_cli.sh"
 	@ASAN_OPTIONS=detect_leaks=1 tools/run_tests.sh $(LLM_TESTS:build/%=build/asan/%)
 	$(MAKE) --no-print-directory fuzz-llm
 
@@ -57,4 +61,4 @@ bench-tokenizer: build/bench_tokenizer
 .PHONY: test-llm fuzz-llm bench-tokenizer
 TEST_TARGETS += test-llm
 FUZZ_TARGETS += fuzz-llm
-EXAMPLES += build/tokenize
+EXAMPLES += build/tokenize build/load_safetensors
