@@ -73,14 +73,17 @@ check-kernels-%: build/check_kernels
 	@tools/run_tests.sh "build/check_kernels $*"
 
 # warning-free as C99 (gcc, clang), as C++, and the Windows path cross-compiled
+# (examples/demo.c holds gpukit.h's implementation, load_safetensors.c also gpukit_llm.h's)
+CC_CHECK_SRCS := examples/demo.c examples/load_safetensors.c
 compile-checks: | build
-	gcc -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c examples/demo.c -o build/cc_gcc.o
-	clang -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c examples/demo.c -o build/cc_clang.o
-	g++ -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -I. -c examples/demo.c -o build/cc_gxx.o
-	clang++ -x c++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -I. -c examples/demo.c -o build/cc_clangxx.o
+	@for s in $(CC_CHECK_SRCS); do set -e; echo "compile-checks: $$s"; \
+	  gcc -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_gcc.o; \
+	  clang -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_clang.o; \
+	  g++ -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_gxx.o; \
+	  clang++ -x c++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_clangxx.o; done
 	@if command -v $(MINGW) >/dev/null 2>&1; then \
-	  echo "$(MINGW) -std=c99 ... -c examples/demo.c"; \
-	  $(MINGW) -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c examples/demo.c -o build/cc_mingw.o; \
+	  for s in $(CC_CHECK_SRCS); do echo "$(MINGW) -std=c99 ... -c $$s"; \
+	  $(MINGW) -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_mingw.o || exit 1; done; \
 	elif [ -n "$$CI" ]; then echo "compile-checks: $(MINGW) missing on CI"; exit 1; \
 	else echo "compile-checks: $(MINGW) not installed, Windows cross-compile skipped"; fi
 
