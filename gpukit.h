@@ -526,6 +526,35 @@ GKDEF gk_status gk_cast_new(gk_ctx *ctx, gk_tensor src, gk_dtype dtype, gk_tenso
 
 /* end of >>api_ops_signal */
 
+/* >>api_ops_matmul: matrix products (GEMM, GEMV for decode)
+   out[b] = act(alpha * A[b] @ B[b] + beta * out[b] + bias) + residual[b]
+   A is [.., M, K] and B [.., K, N], 2-d or 3-d (a leading batch dim; a 2-d
+   operand is shared by every batch); each may be row-major or column-major
+   (a transposed view, e.g. gk_view_transpose of a [N, K] weight), which is
+   how the NN / NT / TN layouts are expressed. A and B have one dtype (f32,
+   f64, f16, bf16); out is row-major with that dtype or f32. Accumulation is
+   f32 (f64 for f64); f32 inputs use tensor cores (TF32) only with
+   allow_tf32. The dispatcher (see gk__matmul_plan) picks the GEMV kernel for
+   M <= 8 rows against a [N, K] weight, else cuBLASLt when loaded for
+   f16/bf16/f32, else gpukit's own GEMM; backend forces one. */
+typedef enum gk_act { GK_ACT_NONE = 0, GK_ACT_GELU, GK_ACT_GELU_TANH, GK_ACT_SILU, GK_ACT_RELU } gk_act;
+typedef enum gk_matmul_backend { GK_MATMUL_AUTO = 0, GK_MATMUL_GPUKIT, GK_MATMUL_CUBLASLT } gk_matmul_backend;
+typedef struct gk_matmul_desc {
+    double alpha;               /* 0 means 1 */
+    double beta;                /* weight of out's previous contents (0: ignored) */
+    gk_tensor bias;             /* [N], optional (id 0: none) */
+    gk_act act;                 /* applied after the bias (GELU: erf form; GELU_TANH: tanh form) */
+    gk_tensor residual;         /* shaped like out, added last, optional */
+    int allow_tf32;             /* f32 inputs may run on tensor cores in TF32 */
+    gk_matmul_backend backend;  /* AUTO, or force gpukit's kernels or cuBLASLt */
+} gk_matmul_desc;
+GKDEF gk_status gk_matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b, const gk_matmul_desc *desc);
+GKDEF gk_status gk_matmul_new(gk_ctx *ctx, gk_tensor a, gk_tensor b, gk_dtype out_dtype, const gk_matmul_desc *desc, gk_tensor *out);
+/* PyTorch's Linear: out[.., N] = x[.., K] @ w[N, K]^T (+ desc's epilogue);
+   x may have any number of leading dims (flattened into M). */
+GKDEF gk_status gk_linear(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, const gk_matmul_desc *desc);
+/* end of >>api_ops_matmul */
+
 #ifdef __cplusplus
 }
 #endif
@@ -829,10 +858,42 @@ typedef struct gk__nvrtc_prog_st *gk__nvrtc_program;
 
 typedef int gk__cublas_status;
 typedef struct gk__cublaslt_st *gk__cublaslt_handle;
+typedef struct gk__lt_desc_st *gk__lt_desc;
+typedef struct gk__lt_layout_st *gk__lt_layout;
+typedef struct gk__lt_pref_st *gk__lt_pref;
+typedef struct gk__lt_algo { uint64_t data[8]; } gk__lt_algo;
+typedef struct gk__lt_heur {
+    gk__lt_algo algo;
+    size_t workspace_size;
+    gk__cublas_status state;
+    float waves;
+    int reserved[4];
+} gk__lt_heur;
+enum {
+    GK__CUDA_R_32F = 0, GK__CUDA_R_64F = 1, GK__CUDA_R_16F = 2, GK__CUDA_R_16BF = 14,
+    GK__CUBLAS_COMPUTE_32F = 68, GK__CUBLAS_COMPUTE_64F = 70, GK__CUBLAS_COMPUTE_32F_FAST_TF32 = 77,
+    GK__CUBLAS_OP_N = 0, GK__CUBLAS_OP_T = 1,
+    GK__LT_DESC_COMPUTE_TYPE = 0, GK__LT_DESC_SCALE_TYPE = 1, GK__LT_DESC_TRANSA = 3, GK__LT_DESC_TRANSB = 4,
+    GK__LT_DESC_EPILOGUE = 7, GK__LT_DESC_BIAS_POINTER = 8, GK__LT_DESC_BIAS_DATA_TYPE = 26,
+    GK__LT_LAYOUT_BATCH_COUNT = 5, GK__LT_LAYOUT_STRIDED_BATCH_OFFSET = 6,
+    GK__LT_PREF_MAX_WORKSPACE_BYTES = 1,
+    GK__LT_EPILOGUE_DEFAULT = 1, GK__LT_EPILOGUE_BIAS = 4, GK__LT_EPILOGUE_GELU = 32, GK__LT_EPILOGUE_GELU_BIAS = 36
+};
 #define GK__CUBLASLT_FUNCS(X)                                                                    \
     X(size_t, cublasLtGetVersion, GetVersion, (void), 1)                                        \
     X(gk__cublas_status, cublasLtCreate, Create, (gk__cublaslt_handle * h), 1)                  \
-    X(gk__cublas_status, cublasLtDestroy, Destroy, (gk__cublaslt_handle h), 1)
+    X(gk__cublas_status, cublasLtDestroy, Destroy, (gk__cublaslt_handle h), 1)                  \
+    X(gk__cublas_status, cublasLtMatmulDescCreate, DescCreate, (gk__lt_desc * d, int compute, int scale), 1) \
+    X(gk__cublas_status, cublasLtMatmulDescDestroy, DescDestroy, (gk__lt_desc d), 1)             \
+    X(gk__cublas_status, cublasLtMatmulDescSetAttribute, DescSet, (gk__lt_desc d, int attr, const void *v, size_t n), 1) \
+    X(gk__cublas_status, cublasLtMatrixLayoutCreate, LayoutCreate, (gk__lt_layout * l, int type, uint64_t rows, uint64_t cols, int64_t ld), 1) \
+    X(gk__cublas_status, cublasLtMatrixLayoutDestroy, LayoutDestroy, (gk__lt_layout l), 1)       \
+    X(gk__cublas_status, cublasLtMatrixLayoutSetAttribute, LayoutSet, (gk__lt_layout l, int attr, const void *v, size_t n), 1) \
+    X(gk__cublas_status, cublasLtMatmulPreferenceCreate, PrefCreate, (gk__lt_pref * p), 1)       \
+    X(gk__cublas_status, cublasLtMatmulPreferenceDestroy, PrefDestroy, (gk__lt_pref p), 1)       \
+    X(gk__cublas_status, cublasLtMatmulPreferenceSetAttribute, PrefSet, (gk__lt_pref p, int attr, const void *v, size_t n), 1) \
+    X(gk__cublas_status, cublasLtMatmulAlgoGetHeuristic, AlgoGetHeuristic, (gk__cublaslt_handle h, gk__lt_desc d, gk__lt_layout a, gk__lt_layout b, gk__lt_layout c, gk__lt_layout dd, gk__lt_pref p, int want, gk__lt_heur *res, int *got), 1) \
+    X(gk__cublas_status, cublasLtMatmul, Matmul, (gk__cublaslt_handle h, gk__lt_desc d, const void *alpha, const void *a, gk__lt_layout la, const void *b, gk__lt_layout lb, const void *beta, const void *c, gk__lt_layout lc, void *dd, gk__lt_layout ld, const gk__lt_algo *algo, void *ws, size_t wsn, gk__cu_stream s), 1)
 
 #define GK__FN_FIELD(ret, sym, field, params, req) ret(GK__CUDAAPI *field) params;
 typedef struct gk__cu_api { GK__CU_FUNCS(GK__FN_FIELD) } gk__cu_api;
@@ -923,6 +984,7 @@ struct gk_ctx {
     gk__modrec *modcache;
     uint64_t capture_serial;
     gk__block *ws;              /* op scratch memory (gk__workspace) */
+    void *lt_state;             /* cuBLASLt handle and descriptor cache (>>ops_matmul) */
     gk__libmod lib[GK__MOD_COUNT > 0 ? GK__MOD_COUNT : 1];
     char *cache_dir;
     gk_jit_stats jst;
@@ -4097,6 +4159,452 @@ GKDEF gk_status gk_contiguous(gk_ctx *ctx, gk_tensor t, gk_tensor *out) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* >>ops_matmul: GEMM / GEMV (the >>api_ops_matmul group) */
+typedef struct gk__mm {          /* layout of gk_gemm_p in kernels/gemm.cu */
+    int64_t M, N, K;
+    int64_t a_rs, a_cs, a_bs, b_rs, b_cs, b_bs, o_rs, o_bs, r_rs, r_bs;
+    uint64_t a, b, bias, res;
+    uint64_t o;
+    double alpha, beta;
+    int act, bias_dt, res_dt, pad;
+} gk__mm;
+typedef struct gk__mm_cpu { gk__mm m; int64_t batch; gk_dtype dt, odt; } gk__mm_cpu;
+
+static double gk__act_d(double v, int act) {
+    switch (act) {
+    case GK_ACT_GELU: return 0.5 * v * (1.0 + erf(v * 0.70710678118654752440));
+    case GK_ACT_GELU_TANH: return 0.5 * v * (1.0 + tanh(0.79788456080286535588 * (v + 0.044715 * v * v * v)));
+    case GK_ACT_SILU: return v / (1.0 + exp(-v));
+    case GK_ACT_RELU: return v > 0 ? v : 0;
+    default: return v;
+    }
+}
+static double gk__ld_d(gk_dtype dt, const char *base, int64_t i) { gk__scalar s = gk__load(dt, base + i * (int64_t)gk__dtype_sizes[dt]); return s.f; }
+
+/* The CPU reference: f64 accumulation, f64 epilogue, one rounding at the end. */
+static void gk__matmul_cpu(const void *vp) {
+    const gk__mm_cpu *c = (const gk__mm_cpu *)vp;
+    const gk__mm *p = &c->m;
+    const char *A = (const char *)(uintptr_t)p->a, *B = (const char *)(uintptr_t)p->b;
+    char *O = (char *)(uintptr_t)p->o;
+    int64_t bz, m, n, k, es = (int64_t)gk__dtype_sizes[c->odt];
+    double *row = GK__CAST(double *, GPUKIT_MALLOC(sizeof(double) * (size_t)(p->K > 0 ? p->K : 1)));
+    if (!row) return; /* cannot happen for the sizes the CPU backend is used with; leaves out unwritten */
+    for (bz = 0; bz < c->batch; bz++)
+        for (m = 0; m < p->M; m++) {
+            for (k = 0; k < p->K; k++) row[k] = gk__ld_d(c->dt, A, bz * p->a_bs + m * p->a_rs + k * p->a_cs);
+            for (n = 0; n < p->N; n++) {
+                double acc = 0, v;
+                gk__scalar sc;
+                const char *bb = B + (bz * p->b_bs + n * p->b_cs) * (int64_t)gk__dtype_sizes[c->dt];
+                if (c->dt == GK_F32) {
+                    for (k = 0; k < p->K; k++) { float x; memcpy(&x, bb + k * p->b_rs * 4, 4); acc += row[k] * (double)x; }
+                } else
+                    for (k = 0; k < p->K; k++) acc += row[k] * gk__ld_d(c->dt, bb, k * p->b_rs);
+                v = p->alpha * acc;
+                if (p->beta != 0) v += p->beta * gk__ld_d(c->odt, O, bz * p->o_bs + m * p->o_rs + n);
+                if (p->bias) v += gk__ld_d((gk_dtype)p->bias_dt, (const char *)(uintptr_t)p->bias, n);
+                v = gk__act_d(v, p->act);
+                if (p->res) v += gk__ld_d((gk_dtype)p->res_dt, (const char *)(uintptr_t)p->res, bz * p->r_bs + m * p->r_rs + n);
+                sc.is_int = 0; sc.i = 0; sc.f = v;
+                gk__store(c->odt, O + (bz * p->o_bs + m * p->o_rs + n) * es, sc);
+            }
+        }
+    GPUKIT_FREE(row);
+}
+
+/* Strides of a matrix operand [.., R, C]: row and column strides and the
+   batch stride (0 for a 2-d operand shared by every batch). */
+static gk_status gk__mat_strides(gk_ctx *ctx, const gk__slot *s, int64_t *rs, int64_t *cs, int64_t *bs, const char *what, const char *where) {
+    int d = s->ndim;
+    *rs = s->strides[d - 2];
+    *cs = s->strides[d - 1];
+    *bs = d == 3 ? (s->shape[0] == 1 ? 0 : s->strides[0]) : 0;
+    if (s->shape[d - 1] == 1) *cs = 1; /* a single column: any stride works as contiguous */
+    if (s->shape[d - 2] == 1) *rs = *cs == 1 ? s->shape[d - 1] : 1;
+    if (*cs != 1 && *rs != 1)
+        return gk__err(ctx, GK_ERR_SHAPE, "%s: %s must be row-major or column-major in its last two dims (strides %lld, %lld)", where, what,
+                       (long long)s->strides[d - 2], (long long)s->strides[d - 1]);
+    return GK_OK;
+}
+
+/* cuBLASLt: one handle per context, descriptors and the heuristic's algorithm
+   cached per problem shape (cleared when the small cache fills). */
+typedef struct gk__lt_entry {
+    int64_t key[16];
+    gk__lt_desc desc;
+    gk__lt_layout la, lb, lc;
+    gk__lt_algo algo;
+    size_t ws;
+    int used;
+} gk__lt_entry;
+#define GK__LT_CACHE 64
+typedef struct gk__lt_state { gk__cublaslt_handle h; gk__lt_entry e[GK__LT_CACHE]; int n; } gk__lt_state;
+
+static void gk__lt_entry_free(gk_ctx *ctx, gk__lt_entry *e) {
+    if (e->desc) ctx->lt.DescDestroy(e->desc);
+    if (e->la) ctx->lt.LayoutDestroy(e->la);
+    if (e->lb) ctx->lt.LayoutDestroy(e->lb);
+    if (e->lc) ctx->lt.LayoutDestroy(e->lc);
+    memset(e, 0, sizeof *e);
+}
+static void gk__lt_free(gk_ctx *ctx) {
+    int i;
+    gk__lt_state *L = (gk__lt_state *)ctx->lt_state;
+    if (!L) return;
+    for (i = 0; i < L->n; i++) gk__lt_entry_free(ctx, &L->e[i]);
+    if (L->h) ctx->lt.Destroy(L->h);
+    GPUKIT_FREE(L);
+    ctx->lt_state = NULL;
+}
+static int gk__lt_type(gk_dtype dt) {
+    return dt == GK_F32 ? GK__CUDA_R_32F : dt == GK_F16 ? GK__CUDA_R_16F : dt == GK_BF16 ? GK__CUDA_R_16BF : GK__CUDA_R_64F;
+}
+#define GK__LT(call, what)                                                                                    \
+    do {                                                                                                      \
+        gk__cublas_status s_ = (call);                                                                        \
+        if (s_ != 0) return gk__err(ctx, GK_ERR_CUDA, "%s: cuBLASLt %s failed (cublasStatus %d)", where, what, s_); \
+    } while (0)
+
+/* Row-major out[M, N] = op(A) op(B) is column-major out^T[N, M] = op(B)^T op(A)^T:
+   cuBLASLt's A is our B and its B our A, with m = N, n = M. */
+static gk_status gk__matmul_lt(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt, int tf32, int lt_epi,
+                               const char *where) {
+    gk__lt_state *L = (gk__lt_state *)ctx->lt_state;
+    gk__lt_entry *e = NULL;
+    int64_t key[16];
+    int i, compute = dt == GK_F64 ? GK__CUBLAS_COMPUTE_64F : (dt == GK_F32 && tf32) ? GK__CUBLAS_COMPUTE_32F_FAST_TF32 : GK__CUBLAS_COMPUTE_32F;
+    int scale = dt == GK_F64 ? GK__CUDA_R_64F : GK__CUDA_R_32F;
+    int ta = p->b_cs == 1 ? GK__CUBLAS_OP_N : GK__CUBLAS_OP_T, tb = p->a_cs == 1 ? GK__CUBLAS_OP_N : GK__CUBLAS_OP_T;
+    int64_t lda = ta == GK__CUBLAS_OP_N ? p->b_rs : p->b_cs, ldb = tb == GK__CUBLAS_OP_N ? p->a_rs : p->a_cs;
+    gk__cu_ptr ws = 0;
+    size_t wsn = (size_t)32 << 20;
+    float af = (float)p->alpha, bf = (float)p->beta;
+    const void *alpha = dt == GK_F64 ? (const void *)&p->alpha : (const void *)&af;
+    const void *beta = dt == GK_F64 ? (const void *)&p->beta : (const void *)&bf;
+    if (!L) {
+        L = GK__CALLOC(gk__lt_state, 1);
+        if (!L) return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", where);
+        ctx->lt_state = L;
+        GK__LT(ctx->lt.Create(&L->h), "cublasLtCreate");
+    }
+    memset(key, 0, sizeof key);
+    key[0] = dt; key[1] = odt; key[2] = compute; key[3] = ta; key[4] = tb; key[5] = p->M; key[6] = p->N; key[7] = p->K;
+    key[8] = lda; key[9] = ldb; key[10] = p->o_rs; key[11] = batch; key[12] = p->a_bs; key[13] = p->b_bs; key[14] = p->o_bs;
+    key[15] = lt_epi * 16 + (p->bias ? p->bias_dt + 1 : 0);
+    for (i = 0; i < L->n; i++)
+        if (memcmp(L->e[i].key, key, sizeof key) == 0) { e = &L->e[i]; break; }
+    if (!e) {
+        gk__lt_pref pref = NULL;
+        gk__lt_heur heur;
+        int got = 0;
+        int64_t sa = p->b_bs, sb = p->a_bs, sc = p->o_bs;
+        int b32 = (int)batch;
+        gk_status st = GK_OK;
+        if (L->n == GK__LT_CACHE) { for (i = 0; i < L->n; i++) gk__lt_entry_free(ctx, &L->e[i]); L->n = 0; }
+        e = &L->e[L->n];
+        memset(e, 0, sizeof *e);
+        memcpy(e->key, key, sizeof key);
+        GK__LT(ctx->lt.DescCreate(&e->desc, compute, scale), "MatmulDescCreate");
+        L->n++; /* from here on freed with the cache */
+        GK__LT(ctx->lt.DescSet(e->desc, GK__LT_DESC_TRANSA, &ta, sizeof ta), "TRANSA");
+        GK__LT(ctx->lt.DescSet(e->desc, GK__LT_DESC_TRANSB, &tb, sizeof tb), "TRANSB");
+        if (lt_epi != GK__LT_EPILOGUE_DEFAULT) {
+            GK__LT(ctx->lt.DescSet(e->desc, GK__LT_DESC_EPILOGUE, &lt_epi, sizeof lt_epi), "EPILOGUE");
+            if (p->bias) {
+                int bt = gk__lt_type((gk_dtype)p->bias_dt);
+                GK__LT(ctx->lt.DescSet(e->desc, GK__LT_DESC_BIAS_DATA_TYPE, &bt, sizeof bt), "BIAS_DATA_TYPE");
+            }
+        }
+        GK__LT(ctx->lt.LayoutCreate(&e->la, gk__lt_type(dt), (uint64_t)(ta == GK__CUBLAS_OP_N ? p->N : p->K),
+                                    (uint64_t)(ta == GK__CUBLAS_OP_N ? p->K : p->N), lda), "layout A");
+        GK__LT(ctx->lt.LayoutCreate(&e->lb, gk__lt_type(dt), (uint64_t)(tb == GK__CUBLAS_OP_N ? p->K : p->M),
+                                    (uint64_t)(tb == GK__CUBLAS_OP_N ? p->M : p->K), ldb), "layout B");
+        GK__LT(ctx->lt.LayoutCreate(&e->lc, gk__lt_type(odt), (uint64_t)p->N, (uint64_t)p->M, p->o_rs), "layout C");
+        if (batch > 1) {
+            GK__LT(ctx->lt.LayoutSet(e->la, GK__LT_LAYOUT_BATCH_COUNT, &b32, sizeof b32), "batch A");
+            GK__LT(ctx->lt.LayoutSet(e->lb, GK__LT_LAYOUT_BATCH_COUNT, &b32, sizeof b32), "batch B");
+            GK__LT(ctx->lt.LayoutSet(e->lc, GK__LT_LAYOUT_BATCH_COUNT, &b32, sizeof b32), "batch C");
+            GK__LT(ctx->lt.LayoutSet(e->la, GK__LT_LAYOUT_STRIDED_BATCH_OFFSET, &sa, sizeof sa), "batch stride A");
+            GK__LT(ctx->lt.LayoutSet(e->lb, GK__LT_LAYOUT_STRIDED_BATCH_OFFSET, &sb, sizeof sb), "batch stride B");
+            GK__LT(ctx->lt.LayoutSet(e->lc, GK__LT_LAYOUT_STRIDED_BATCH_OFFSET, &sc, sizeof sc), "batch stride C");
+        }
+        GK__LT(ctx->lt.PrefCreate(&pref), "PreferenceCreate");
+        if (ctx->lt.PrefSet(pref, GK__LT_PREF_MAX_WORKSPACE_BYTES, &wsn, sizeof wsn) != 0 ||
+            ctx->lt.AlgoGetHeuristic(L->h, e->desc, e->la, e->lb, e->lc, e->lc, pref, 1, &heur, &got) != 0 || got < 1)
+            st = gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: cuBLASLt has no algorithm for this problem (%s, M=%lld N=%lld K=%lld)", where,
+                         gk_dtype_name(dt), (long long)p->M, (long long)p->N, (long long)p->K);
+        ctx->lt.PrefDestroy(pref);
+        if (st != GK_OK) { L->n--; gk__lt_entry_free(ctx, e); return st; }
+        e->algo = heur.algo;
+        e->ws = heur.workspace_size;
+    }
+    if (p->bias && lt_epi != GK__LT_EPILOGUE_DEFAULT) {
+        const void *bp = (const void *)(uintptr_t)p->bias;
+        GK__LT(ctx->lt.DescSet(e->desc, GK__LT_DESC_BIAS_POINTER, &bp, sizeof bp), "BIAS_POINTER");
+    }
+    if (e->ws) GK__TRY(gk__workspace(ctx, e->ws, &ws, where));
+    {
+        gk__cublas_status s = ctx->lt.Matmul(L->h, e->desc, alpha, (const void *)(uintptr_t)p->b, e->la, (const void *)(uintptr_t)p->a,
+                                             e->lb, beta, (const void *)(uintptr_t)p->o, e->lc, (void *)(uintptr_t)p->o, e->lc, &e->algo,
+                                             (void *)(uintptr_t)ws, e->ws, ctx->cur_stream->cu);
+        if (e->ws) gk__unuse(ctx, ctx->ws);
+        if (s != 0) return gk__err(ctx, GK_ERR_CUDA, "%s: cublasLtMatmul failed (cublasStatus %d)", where, s);
+    }
+    return GK_OK;
+}
+
+static const char *const gk__k_gemm[GK_DTYPE_COUNT][GK_DTYPE_COUNT] = {
+    /* in f32 */ { "gk_gemm_f32_f32", NULL, "gk_gemm_f32_f16", "gk_gemm_f32_bf16" },
+    /* in f64 */ { NULL, "gk_gemm_f64_f64" },
+    /* in f16 */ { "gk_gemm_f16_f32", NULL, "gk_gemm_f16_f16", "gk_gemm_f16_bf16" },
+    /* in bf16 */ { "gk_gemm_bf16_f32", NULL, "gk_gemm_bf16_f16", "gk_gemm_bf16_bf16" } };
+static const char *const gk__k_gemv[4][8] = {
+    { "gk_gemv_f32_1", "gk_gemv_f32_2", "gk_gemv_f32_3", "gk_gemv_f32_4", "gk_gemv_f32_5", "gk_gemv_f32_6", "gk_gemv_f32_7", "gk_gemv_f32_8" },
+    { NULL },
+    { "gk_gemv_f16_1", "gk_gemv_f16_2", "gk_gemv_f16_3", "gk_gemv_f16_4", "gk_gemv_f16_5", "gk_gemv_f16_6", "gk_gemv_f16_7", "gk_gemv_f16_8" },
+    { "gk_gemv_bf16_1", "gk_gemv_bf16_2", "gk_gemv_bf16_3", "gk_gemv_bf16_4", "gk_gemv_bf16_5", "gk_gemv_bf16_6", "gk_gemv_bf16_7", "gk_gemv_bf16_8" } };
+static const char *const gk__k_epi[4] = { "gk_epilogue_f32", NULL, "gk_epilogue_f16", "gk_epilogue_bf16" };
+
+/* The dispatcher. GEMV (decode) when A has at most 8 rows, B is a [N, K]
+   weight (column-major op(B)) and both are 16-byte aligned with K a multiple
+   of the vector width: it reads each weight once. Else cuBLASLt for
+   f16/bf16/f32/f64 when loaded (its wgmma kernels are what gpukit's own are
+   measured against; bench/bench_gemm.c), else gpukit's tiled GEMM. */
+enum { GK__MM_CPU = 0, GK__MM_GEMV, GK__MM_GEMM, GK__MM_LT };
+static int gk__matmul_plan(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt, gk_matmul_backend be) {
+    int vec = dt == GK_F32 ? 4 : 8;
+    if (ctx->backend == GK_BACKEND_CPU) return GK__MM_CPU;
+    if (be != GK_MATMUL_CUBLASLT && batch == 1 && p->M <= 8 && dt != GK_F64 && odt == dt && p->b_rs == 1 && p->a_cs == 1 &&
+        p->K % vec == 0 && (p->b_cs * (int64_t)gk__dtype_sizes[dt]) % 16 == 0 && (p->a_rs * (int64_t)gk__dtype_sizes[dt]) % 16 == 0 &&
+        ((p->a | p->b) & 15) == 0)
+        return GK__MM_GEMV;
+    if (be == GK_MATMUL_GPUKIT) return GK__MM_GEMM;
+    if (ctx->info.has_cublaslt && (odt == dt || (odt == GK_F32 && dt != GK_F64))) return GK__MM_LT;
+    return GK__MM_GEMM;
+}
+
+static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b, const gk_matmul_desc *desc, int linear, const char *W) {
+    const char *names[5] = { "out", "a", "b", "bias", "residual" };
+    gk_tensor ts[5];
+    gk__opnds ops;
+    gk__slot *so, *sa, *sb;
+    gk__mm p;
+    gk_matmul_desc d;
+    int64_t batch, M, N, K, tmp;
+    int n = 3, plan, ib = -1, ir = -1;
+    gk_status st;
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    ts[0] = out; ts[1] = a; ts[2] = b;
+    if (d.bias.id) { ib = n; ts[n++] = d.bias; }
+    if (d.residual.id) { ir = n; names[n] = "residual"; ts[n++] = d.residual; }
+    GK__ENTER(ctx, W);
+    memset(&p, 0, sizeof p);
+    st = gk__operands(ctx, &ops, ts, names, n, W);
+    if (st != GK_OK) goto done;
+    so = ops.s[0]; sa = ops.s[1]; sb = ops.s[2];
+    if (d.act < GK_ACT_NONE || d.act > GK_ACT_RELU || d.backend < GK_MATMUL_AUTO || d.backend > GK_MATMUL_CUBLASLT) {
+        st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: invalid act %d or backend %d", W, (int)d.act, (int)d.backend);
+        goto done;
+    }
+    if (sa->dtype != sb->dtype || (sa->dtype != GK_F32 && sa->dtype != GK_F64 && sa->dtype != GK_F16 && sa->dtype != GK_BF16)) {
+        st = gk__err(ctx, GK_ERR_DTYPE, "%s: a is %s and b is %s; they must be one of f32, f64, f16, bf16", W, gk_dtype_name(sa->dtype), gk_dtype_name(sb->dtype));
+        goto done;
+    }
+    if (!(so->dtype == sa->dtype || (so->dtype == GK_F32 && sa->dtype != GK_F64) ||
+          (gk_dtype_is_float(so->dtype) && so->dtype <= GK_BF16 && sa->dtype != GK_F64 && so->dtype != GK_F64))) {
+        st = gk__err(ctx, GK_ERR_DTYPE, "%s: out is %s but a and b are %s", W, gk_dtype_name(so->dtype), gk_dtype_name(sa->dtype));
+        goto done;
+    }
+    if (d.allow_tf32 && sa->dtype != GK_F32) {
+        st = gk__err(ctx, GK_ERR_DTYPE, "%s: allow_tf32 applies to f32 inputs, not %s", W, gk_dtype_name(sa->dtype));
+        goto done;
+    }
+    if (linear) {
+        /* x [.., K] flattened to [M, K]; w [N, K] used as its transpose */
+        int64_t rows = 1;
+        int i;
+        if (sa->ndim < 1 || sb->ndim != 2 || so->ndim != sa->ndim) {
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: x must be [.., K], w [N, K] and out [.., N] (ndims %d, %d, %d)", W, sa->ndim, sb->ndim, so->ndim);
+            goto done;
+        }
+        for (i = 0; i < sa->ndim - 1; i++) {
+            if (so->shape[i] != sa->shape[i]) { st = gk__err(ctx, GK_ERR_SHAPE, "%s: out's leading dims differ from x's", W); goto done; }
+            rows *= sa->shape[i];
+        }
+        /* rows must be one stride apart */
+        for (i = 0; i + 1 < sa->ndim - 1; i++)
+            if (sa->shape[i] > 1 && sa->strides[i] != sa->strides[i + 1] * sa->shape[i + 1]) break;
+        if (i + 1 < sa->ndim - 1 || sa->strides[sa->ndim - 1] != 1 || so->strides[so->ndim - 1] != 1) {
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: x and out need contiguous rows (use gk_contiguous)", W);
+            goto done;
+        }
+        batch = 1; M = rows; K = sa->shape[sa->ndim - 1]; N = sb->shape[0];
+        if (sb->shape[1] != K || so->shape[so->ndim - 1] != N) {
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: x has K = %lld, w is [%lld, %lld], out's last dim %lld", W, (long long)K,
+                         (long long)sb->shape[0], (long long)sb->shape[1], (long long)so->shape[so->ndim - 1]);
+            goto done;
+        }
+        p.a_rs = sa->ndim >= 2 ? sa->strides[sa->ndim - 2] : K; p.a_cs = 1;
+        if (M == 1) p.a_rs = K;
+        p.b_rs = sb->strides[1]; p.b_cs = sb->strides[0]; /* op(B)[k, n] = w[n, k] */
+        if (p.b_rs != 1 && p.b_cs != 1) { st = gk__err(ctx, GK_ERR_SHAPE, "%s: w must be contiguous in one dim", W); goto done; }
+        p.o_rs = so->ndim >= 2 ? so->strides[so->ndim - 2] : N;
+        if (M == 1) p.o_rs = N;
+    } else {
+        if (sa->ndim < 2 || sa->ndim > 3 || sb->ndim < 2 || sb->ndim > 3) {
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: a and b must be 2-d or 3-d (ndims %d, %d)", W, sa->ndim, sb->ndim);
+            goto done;
+        }
+        M = sa->shape[sa->ndim - 2]; K = sa->shape[sa->ndim - 1]; N = sb->shape[sb->ndim - 1];
+        batch = sa->ndim == 3 ? sa->shape[0] : 1;
+        if (sb->ndim == 3 && sb->shape[0] != 1) {
+            if (batch != 1 && batch != sb->shape[0]) { st = gk__err(ctx, GK_ERR_SHAPE, "%s: batch sizes %lld and %lld differ", W, (long long)batch, (long long)sb->shape[0]); goto done; }
+            batch = sb->shape[0];
+        }
+        if (sb->shape[sb->ndim - 2] != K) {
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: inner dimensions differ: a is [.., %lld, %lld], b is [.., %lld, %lld]", W, (long long)M,
+                         (long long)K, (long long)sb->shape[sb->ndim - 2], (long long)N);
+            goto done;
+        }
+        if (so->ndim != (batch > 1 || sa->ndim == 3 || sb->ndim == 3 ? 3 : 2) || so->shape[so->ndim - 2] != M || so->shape[so->ndim - 1] != N ||
+            (so->ndim == 3 && so->shape[0] != batch)) {
+            char sh[160];
+            gk__shape_str(so, sh, sizeof sh);
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: out is %s but the product is [%s%lld, %lld]", W, sh, so->ndim == 3 || batch > 1 ? "batch, " : "",
+                         (long long)M, (long long)N);
+            goto done;
+        }
+        if ((st = gk__mat_strides(ctx, sa, &p.a_rs, &p.a_cs, &p.a_bs, "a", W)) != GK_OK) goto done;
+        if ((st = gk__mat_strides(ctx, sb, &p.b_rs, &p.b_cs, &p.b_bs, "b", W)) != GK_OK) goto done;
+        if ((st = gk__mat_strides(ctx, so, &p.o_rs, &tmp, &p.o_bs, "out", W)) != GK_OK) goto done;
+        if (tmp != 1) { st = gk__err(ctx, GK_ERR_SHAPE, "%s: out must be row-major", W); goto done; }
+        if (so->ndim == 3 && batch == 1) p.o_bs = 0;
+    }
+    if (ib >= 0) {
+        gk__slot *s = ops.s[ib];
+        if (s->ndim != 1 || s->shape[0] != N || s->strides[0] != 1 || !gk_dtype_is_float(s->dtype) || s->dtype > GK_BF16) {
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: bias must be a contiguous float vector of %lld elements", W, (long long)N);
+            goto done;
+        }
+        p.bias_dt = s->dtype;
+    }
+    if (ir >= 0) {
+        gk__slot *s = ops.s[ir];
+        int same = s->ndim == so->ndim, i;
+        for (i = 0; same && i < s->ndim; i++) same = s->shape[i] == so->shape[i];
+        if (!same || s->strides[s->ndim - 1] != 1 || !gk_dtype_is_float(s->dtype) || s->dtype > GK_BF16) {
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: residual must be a float tensor shaped like out, rows contiguous", W);
+            goto done;
+        }
+        p.r_rs = s->ndim >= 2 ? s->strides[s->ndim - 2] : N;
+        p.r_bs = s->ndim == 3 ? s->strides[0] : 0;
+        if (linear) { p.r_rs = N; p.r_bs = 0; if (s->ndim >= 2 && !gk__is_contig(s)) { st = gk__err(ctx, GK_ERR_SHAPE, "%s: residual must be contiguous", W); goto done; } }
+        p.res_dt = s->dtype;
+    }
+    if (linear && !gk__is_contig(so)) { st = gk__err(ctx, GK_ERR_SHAPE, "%s: out must be contiguous", W); goto done; }
+    if (linear && M > 1 && !gk__is_contig(sa) && sa->ndim > 2) { st = gk__err(ctx, GK_ERR_SHAPE, "%s: x must be contiguous", W); goto done; }
+    p.M = M; p.N = N; p.K = K;
+    p.alpha = d.alpha == 0 ? 1.0 : d.alpha;
+    p.beta = d.beta;
+    p.act = d.act;
+    if (M == 0 || N == 0 || batch == 0) goto done;
+    if ((st = gk__operands_use(ctx, &ops, W)) != GK_OK) goto done;
+    p.o = gk__slot_addr(so); p.a = gk__slot_addr(sa); p.b = gk__slot_addr(sb);
+    if (ib >= 0) p.bias = gk__slot_addr(ops.s[ib]);
+    if (ir >= 0) p.res = gk__slot_addr(ops.s[ir]);
+    if (K == 0) { p.a = p.b; } /* the product is 0: the epilogue still runs */
+    plan = gk__matmul_plan(ctx, &p, batch, sa->dtype, so->dtype, d.backend);
+    if (d.backend == GK_MATMUL_CUBLASLT && plan != GK__MM_LT && plan != GK__MM_CPU) {
+        st = gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: cuBLASLt %s for %s -> %s", W, ctx->info.has_cublaslt ? "has no path" : "is not loaded",
+                     gk_dtype_name(sa->dtype), gk_dtype_name(so->dtype));
+    } else if (plan == GK__MM_CPU) {
+        gk__mm_cpu c;
+        c.m = p; c.batch = batch; c.dt = sa->dtype; c.odt = so->dtype;
+        st = gk__cpu_run(ctx, gk__matmul_cpu, &c, sizeof c, W);
+    } else if (plan == GK__MM_GEMV) {
+        void *args[1];
+        unsigned g[3], bl[3];
+        args[0] = &p;
+        g[0] = (unsigned)((N + 7) / 8); g[1] = 1; g[2] = 1;
+        bl[0] = 256; bl[1] = 1; bl[2] = 1;
+        st = gk__launch_cfg(ctx, GK__MOD_GEMM, gk__k_gemv[sa->dtype][M - 1], g, bl, 0, args, W);
+    } else if (plan == GK__MM_LT && K > 0) {
+        int epi = GK__LT_EPILOGUE_DEFAULT, post = p.res || (p.act != GK_ACT_NONE && p.act != GK_ACT_GELU_TANH);
+        if (p.act == GK_ACT_GELU_TANH) epi = p.bias ? GK__LT_EPILOGUE_GELU_BIAS : GK__LT_EPILOGUE_GELU;
+        else if (p.bias) epi = GK__LT_EPILOGUE_BIAS;
+        if (p.act != GK_ACT_NONE && p.act != GK_ACT_GELU_TANH && p.bias == 0) epi = GK__LT_EPILOGUE_DEFAULT;
+        st = gk__matmul_lt(ctx, &p, batch, sa->dtype, so->dtype, d.allow_tf32, epi, W);
+        if (st == GK_OK && post) {
+            void *args[1];
+            unsigned g[3], bl[3];
+            gk__mm q = p;
+            if (p.act == GK_ACT_GELU_TANH) q.act = GK_ACT_NONE; /* done by cuBLASLt */
+            args[0] = &q;
+            g[0] = (unsigned)GK__MIN((M * N + 255) / 256, (int64_t)ctx->info.sm_count * 16); g[1] = (unsigned)batch; g[2] = 1;
+            bl[0] = 256; bl[1] = 1; bl[2] = 1;
+            st = gk__launch_cfg(ctx, GK__MOD_GEMM, gk__k_epi[so->dtype], g, bl, 0, args, W);
+        }
+    } else {
+        const char *k = gk__k_gemm[sa->dtype][so->dtype];
+        void *args[1];
+        unsigned g[3], bl[3];
+        if (!k) st = gk__err(ctx, GK_ERR_DTYPE, "%s: no kernel for %s -> %s", W, gk_dtype_name(sa->dtype), gk_dtype_name(so->dtype));
+        else if (batch > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: batch %lld above 65535", W, (long long)batch);
+        else {
+            args[0] = &p;
+            g[0] = (unsigned)((N + 63) / 64); g[1] = (unsigned)((M + 63) / 64); g[2] = (unsigned)batch;
+            bl[0] = 256; bl[1] = 1; bl[2] = 1;
+            if (g[1] > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: M = %lld too large for one launch", W, (long long)M);
+            else st = gk__launch_cfg(ctx, GK__MOD_GEMM, k, g, bl, 0, args, W);
+        }
+    }
+    gk__operands_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+done:
+    gk__unlock(&ctx->mu);
+    return st;
+}
+
+GKDEF gk_status gk_matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b, const gk_matmul_desc *desc) {
+    return gk__matmul(ctx, out, a, b, desc, 0, "gk_matmul");
+}
+GKDEF gk_status gk_linear(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, const gk_matmul_desc *desc) {
+    return gk__matmul(ctx, out, x, w, desc, 1, "gk_linear");
+}
+GKDEF gk_status gk_matmul_new(gk_ctx *ctx, gk_tensor a, gk_tensor b, gk_dtype out_dtype, const gk_matmul_desc *desc, gk_tensor *out) {
+    const char *W = "gk_matmul_new";
+    gk__slot *sa, *sb;
+    int64_t shape[3];
+    int nd;
+    uint32_t idx;
+    gk_tensor t;
+    gk_status st;
+    if (out) out->id = 0;
+    GK__ENTER(ctx, W);
+    st = out ? gk__lookup(ctx, a, &sa, W, "a") : gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    if (st == GK_OK) st = gk__lookup(ctx, b, &sb, W, "b");
+    if (st == GK_OK && (sa->ndim < 2 || sb->ndim < 2 || sa->ndim > 3 || sb->ndim > 3))
+        st = gk__err(ctx, GK_ERR_SHAPE, "%s: a and b must be 2-d or 3-d", W);
+    if (st == GK_OK) {
+        int64_t batch = sa->ndim == 3 ? sa->shape[0] : (sb->ndim == 3 ? sb->shape[0] : 1);
+        if (sb->ndim == 3 && sb->shape[0] != 1) batch = sb->shape[0];
+        nd = (sa->ndim == 3 || sb->ndim == 3) ? 3 : 2;
+        if (nd == 3) { shape[0] = batch; shape[1] = sa->shape[sa->ndim - 2]; shape[2] = sb->shape[sb->ndim - 1]; }
+        else { shape[0] = sa->shape[0]; shape[1] = sb->shape[1]; }
+        st = gk__bind(ctx);
+        if (st == GK_OK) st = gk__tensor_new(ctx, out_dtype, nd, shape, &idx, W);
+        if (st == GK_OK) t = gk__handle(ctx, idx);
+    }
+    gk__unlock(&ctx->mu);
+    if (st != GK_OK) return st;
+    return gk__finish_new(ctx, gk_matmul(ctx, t, a, b, desc), t, out);
+}
+/* end of >>ops_matmul */
+
+/* ------------------------------------------------------------------------ */
 /* >>ops_math: implementation of the >>api_ops_math group (below this line) */
 
 /* end of >>ops_math */
@@ -4127,6 +4635,7 @@ GKDEF void gk_ctx_destroy(gk_ctx *ctx) {
     }
     gk__capture_free(ctx, ctx->default_stream.capture);
     ctx->default_stream.capture = NULL;
+    if (ctx->backend == GK_BACKEND_CUDA) gk__lt_free(ctx);
     while (ctx->graphs) { gk_graph *g = ctx->graphs; ctx->graphs = g->next; gk__graph_free(ctx, g); }
     while (ctx->modules) { gk_module *m = ctx->modules; ctx->modules = m->next; gk__module_free(ctx, m); }
     for (i = 0; i < GK__MOD_COUNT; i++)

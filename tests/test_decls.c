@@ -9,6 +9,7 @@
 #ifdef GKT_HAVE_CUDA_H
 #include <cuda.h>
 #include <nvrtc.h>
+#include <cublasLt.h>
 #define SAME(a, b) GKT_CHECK((long long)(a) == (long long)(b), "%s = %lld but the toolkit says %lld", #a, (long long)(a), (long long)(b))
 #endif
 
@@ -48,6 +49,24 @@ int main(void) {
     SAME(sizeof(gk__cu_device), sizeof(CUdevice));
     SAME(sizeof(gk__cu_result), sizeof(CUresult));
     SAME(sizeof(gk__nvrtc_result), sizeof(nvrtcResult));
+    /* cuBLASLt: values and struct layouts (wrong copies of these circulate) */
+    SAME(GK__CUDA_R_32F, CUDA_R_32F); SAME(GK__CUDA_R_64F, CUDA_R_64F); SAME(GK__CUDA_R_16F, CUDA_R_16F); SAME(GK__CUDA_R_16BF, CUDA_R_16BF);
+    SAME(GK__CUBLAS_COMPUTE_32F, CUBLAS_COMPUTE_32F); SAME(GK__CUBLAS_COMPUTE_64F, CUBLAS_COMPUTE_64F);
+    SAME(GK__CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_COMPUTE_32F_FAST_TF32);
+    SAME(GK__CUBLAS_OP_N, CUBLAS_OP_N); SAME(GK__CUBLAS_OP_T, CUBLAS_OP_T);
+    SAME(GK__LT_DESC_COMPUTE_TYPE, CUBLASLT_MATMUL_DESC_COMPUTE_TYPE); SAME(GK__LT_DESC_SCALE_TYPE, CUBLASLT_MATMUL_DESC_SCALE_TYPE);
+    SAME(GK__LT_DESC_TRANSA, CUBLASLT_MATMUL_DESC_TRANSA); SAME(GK__LT_DESC_TRANSB, CUBLASLT_MATMUL_DESC_TRANSB);
+    SAME(GK__LT_DESC_EPILOGUE, CUBLASLT_MATMUL_DESC_EPILOGUE); SAME(GK__LT_DESC_BIAS_POINTER, CUBLASLT_MATMUL_DESC_BIAS_POINTER);
+    SAME(GK__LT_DESC_BIAS_DATA_TYPE, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE);
+    SAME(GK__LT_LAYOUT_BATCH_COUNT, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT);
+    SAME(GK__LT_LAYOUT_STRIDED_BATCH_OFFSET, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET);
+    SAME(GK__LT_PREF_MAX_WORKSPACE_BYTES, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES);
+    SAME(GK__LT_EPILOGUE_DEFAULT, CUBLASLT_EPILOGUE_DEFAULT); SAME(GK__LT_EPILOGUE_BIAS, CUBLASLT_EPILOGUE_BIAS);
+    SAME(GK__LT_EPILOGUE_GELU, CUBLASLT_EPILOGUE_GELU); SAME(GK__LT_EPILOGUE_GELU_BIAS, CUBLASLT_EPILOGUE_GELU_BIAS);
+    SAME(sizeof(gk__lt_algo), sizeof(cublasLtMatmulAlgo_t));
+    SAME(sizeof(gk__lt_heur), sizeof(cublasLtMatmulHeuristicResult_t));
+    SAME(offsetof(gk__lt_heur, workspace_size), offsetof(cublasLtMatmulHeuristicResult_t, workspaceSize));
+    SAME(offsetof(gk__lt_heur, state), offsetof(cublasLtMatmulHeuristicResult_t, state));
 #else
     printf("skip: cuda.h not available, constants not compared\n");
 #endif

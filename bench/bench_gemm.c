@@ -1,0 +1,155 @@
+/* bench_gemm - matrix products on the GPU: gpukit's own kernels and its
+   cuBLASLt path, GEMM TFLOP/s (bf16, f16, tf32, f32 at 4096^3 and 8192^3) and
+   GEMV GB/s of weights (bf16, the issue's decode shapes) against the
+   device-to-device copy bandwidth measured in the same run. PyTorch's cuBLAS
+   figures come from bench/gemm_torch.py in the same device call.
+     bench_gemm [--json FILE] */
+#define GPUKIT_IMPLEMENTATION
+#include "../gpukit.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static gk_ctx *ctx;
+static gk_event *e0, *e1;
+static int cmp_f(const void *a, const void *b) { float x = *(const float *)a, y = *(const float *)b; return x < y ? -1 : x > y; }
+
+/* median ms of `reps` timed runs after warm-up; -1 on failure */
+static double time_mm(gk_tensor o, gk_tensor a, gk_tensor b, const gk_matmul_desc *d, int linear, int reps) {
+    float t[64], ms;
+    int r;
+    for (r = 0; r < 3; r++)
+        if ((linear ? gk_linear(ctx, o, a, b, d) : gk_matmul(ctx, o, a, b, d)) != GK_OK) { printf("  %s\n", gk_last_error(ctx)); return -1; }
+    for (r = 0; r < reps; r++) {
+        gk_event_record(ctx, e0, NULL);
+        if (linear) gk_linear(ctx, o, a, b, d);
+        else gk_matmul(ctx, o, a, b, d);
+        gk_event_record(ctx, e1, NULL);
+        gk_event_sync(ctx, e1);
+        gk_event_elapsed_ms(ctx, e0, e1, &ms);
+        t[r] = ms;
+    }
+    qsort(t, (size_t)reps, sizeof t[0], cmp_f);
+    return t[reps / 2];
+}
+static void randn(gk_tensor t, int64_t n, gk_dtype dt) {
+    float *h = (float *)malloc((size_t)n * 4);
+    gk_tensor f;
+    int64_t i;
+    unsigned s = 12345;
+    for (i = 0; i < n; i++) { s = s * 1664525u + 1013904223u; h[i] = (float)((double)(s >> 8) / 16777216.0 - 0.5); }
+    gk_tensor_from_host(ctx, GK_F32, 1, &n, h, &f);
+    {
+        gk_tensor v;
+        gk_tensor_info info;
+        gk_tensor_info_get(ctx, t, &info);
+        gk_view_reshape(ctx, t, 1, &n, &v);
+        gk_cast(ctx, v, f);
+        gk_tensor_free(ctx, v);
+        (void)dt;
+    }
+    gk_tensor_free(ctx, f);
+    free(h);
+}
+
+int main(int argc, char **argv) {
+    gk_ctx_desc d;
+    gk_device_info info;
+    const char *json = NULL, *commit = getenv("GK_COMMIT");
+    FILE *f = NULL;
+    char date[64];
+    time_t now = time(NULL);
+    int i, first = 1;
+    double copy_gbs;
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    for (i = 1; i < argc; i++) if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
+    memset(&d, 0, sizeof d);
+    d.backend = GK_BACKEND_CUDA;
+    if (gk_ctx_create(&d, &ctx) != GK_OK) { printf("bench_gemm: needs a GPU (%s)\n", gk_last_error(NULL)); return 0; }
+    gk_device_info_get(ctx, &info);
+    gk_event_create(ctx, &e0);
+    gk_event_create(ctx, &e1);
+    if (json && (f = fopen(json, "w")))
+        fprintf(f, "{\n  \"bench\": \"gemm\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"date\": \"%s\",\n  \"cublaslt\": %zu,\n  \"results\": [\n",
+                commit ? commit : "unknown", info.name, date, info.cublaslt_version);
+    { /* copy bandwidth, 1 GiB */
+        int64_t n = (int64_t)1 << 28;
+        gk_tensor a, b;
+        float t[20], ms;
+        int r;
+        gk_tensor_empty(ctx, GK_F32, 1, &n, &a);
+        gk_tensor_empty(ctx, GK_F32, 1, &n, &b);
+        gk_fill(ctx, a, 1.0);
+        for (r = 0; r < 20; r++) {
+            gk_event_record(ctx, e0, NULL);
+            gk_copy(ctx, b, a);
+            gk_event_record(ctx, e1, NULL);
+            gk_event_sync(ctx, e1);
+            gk_event_elapsed_ms(ctx, e0, e1, &ms);
+            t[r] = ms;
+        }
+        qsort(t, 20, sizeof t[0], cmp_f);
+        copy_gbs = 2.0 * (double)n * 4 / (t[10] * 1e-3) / 1e9;
+        printf("copy bandwidth %.0f GB/s\n", copy_gbs);
+        gk_tensor_free(ctx, a);
+        gk_tensor_free(ctx, b);
+    }
+    { /* GEMM */
+        static const int64_t sizes[2] = { 4096, 8192 };
+        static const gk_dtype dts[4] = { GK_BF16, GK_F16, GK_F32, GK_F32 };
+        static const char *const names[4] = { "bf16", "f16", "tf32", "f32" };
+        int si, di, be;
+        for (si = 0; si < 2; si++)
+            for (di = 0; di < 4; di++)
+                for (be = 1; be <= 2; be++) {
+                    int64_t s = sizes[si], sh[2];
+                    gk_tensor a, b, o;
+                    gk_matmul_desc md;
+                    double ms, tf;
+                    if (be == 1 && di >= 2 && si == 1) continue; /* own f32 kernel at 8192: too slow to be useful */
+                    sh[0] = s; sh[1] = s;
+                    gk_tensor_empty(ctx, dts[di], 2, sh, &a);
+                    gk_tensor_empty(ctx, dts[di], 2, sh, &b);
+                    gk_tensor_empty(ctx, dts[di], 2, sh, &o);
+                    randn(a, s * s, dts[di]);
+                    randn(b, s * s, dts[di]);
+                    memset(&md, 0, sizeof md);
+                    md.backend = (gk_matmul_backend)be;
+                    md.allow_tf32 = di == 2;
+                    ms = time_mm(o, a, b, &md, 0, be == 1 && s == 8192 ? 5 : 15);
+                    tf = ms > 0 ? 2.0 * (double)s * s * s / (ms * 1e-3) / 1e12 : 0;
+                    printf("gemm %-5s %5lld^3 %-8s %8.3f ms %7.1f TFLOP/s\n", names[di], (long long)s, be == 1 ? "gpukit" : "cublasLt", ms, tf);
+                    if (f) fprintf(f, "%s    {\"op\": \"gemm\", \"dtype\": \"%s\", \"size\": %lld, \"backend\": \"%s\", \"ms\": %.4f, \"tflops\": %.2f}",
+                                   first ? "" : ",\n", names[di], (long long)s, be == 1 ? "gpukit" : "cublaslt", ms, tf), first = 0;
+                    gk_tensor_free(ctx, a); gk_tensor_free(ctx, b); gk_tensor_free(ctx, o);
+                }
+    }
+    { /* GEMV: x[1, K] @ W[N, K]^T, bf16 */
+        static const int64_t shapes[3][2] = { { 4096, 4096 }, { 14336, 4096 }, { 151936, 896 } };
+        int si, be;
+        for (si = 0; si < 3; si++)
+            for (be = 1; be <= 2; be++) {
+                int64_t N = shapes[si][0], K = shapes[si][1], ws[2] = { N, K }, xs[2] = { 1, K }, os[2] = { 1, N };
+                gk_tensor w, x, o;
+                gk_matmul_desc md;
+                double ms, gbs;
+                gk_tensor_empty(ctx, GK_BF16, 2, ws, &w);
+                gk_tensor_empty(ctx, GK_BF16, 2, xs, &x);
+                gk_tensor_empty(ctx, GK_BF16, 2, os, &o);
+                randn(w, N * K, GK_BF16);
+                randn(x, K, GK_BF16);
+                memset(&md, 0, sizeof md);
+                md.backend = (gk_matmul_backend)be;
+                ms = time_mm(o, x, w, &md, 1, 41);
+                gbs = ms > 0 ? (double)N * K * 2 / (ms * 1e-3) / 1e9 : 0;
+                printf("gemv bf16 %6lldx%-5lld %-8s %8.4f ms %7.0f GB/s (%.0f%% of copy)\n", (long long)N, (long long)K, be == 1 ? "gpukit" : "cublasLt", ms,
+                       gbs, 100 * gbs / copy_gbs);
+                if (f) fprintf(f, ",\n    {\"op\": \"gemv\", \"dtype\": \"bf16\", \"N\": %lld, \"K\": %lld, \"backend\": \"%s\", \"ms\": %.5f, \"GBs\": %.1f, \"of_copy\": %.3f}",
+                               (long long)N, (long long)K, be == 1 ? "gpukit" : "cublaslt", ms, gbs, gbs / copy_gbs);
+                gk_tensor_free(ctx, w); gk_tensor_free(ctx, x); gk_tensor_free(ctx, o);
+            }
+    }
+    if (f) { fprintf(f, "\n  ],\n  \"copy_GBs\": %.1f\n}\n", copy_gbs); fclose(f); }
+    gk_ctx_destroy(ctx);
+    return 0;
+}

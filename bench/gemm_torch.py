@@ -1,0 +1,36 @@
+"""PyTorch (cuBLAS) side of bench_gemm, same shapes, run in the same device call.
+Prints one line per case and writes JSON to argv[1]."""
+import json, os, sys, datetime
+import torch
+
+def bench(fn, reps=20):
+    for _ in range(3):
+        fn()
+    ts = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record(); fn(); b.record(); b.synchronize()
+        ts.append(a.elapsed_time(b))
+    ts.sort()
+    return ts[len(ts) // 2]
+
+res = []
+torch.backends.cuda.matmul.allow_tf32 = False
+for s in (4096, 8192):
+    for name, dt, tf32 in (("bf16", torch.bfloat16, False), ("f16", torch.float16, False), ("tf32", torch.float32, True), ("f32", torch.float32, False)):
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        a = torch.randn(s, s, device="cuda", dtype=dt); b = torch.randn(s, s, device="cuda", dtype=dt)
+        ms = bench(lambda: torch.matmul(a, b))
+        tf = 2 * s ** 3 / (ms * 1e-3) / 1e12
+        print("torch gemm %-5s %5d^3 %8.3f ms %7.1f TFLOP/s" % (name, s, ms, tf))
+        res.append({"op": "gemm", "dtype": name, "size": s, "backend": "torch", "ms": ms, "tflops": tf})
+torch.backends.cuda.matmul.allow_tf32 = False
+for n, k in ((4096, 4096), (14336, 4096), (151936, 896)):
+    w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16); x = torch.randn(1, k, device="cuda", dtype=torch.bfloat16)
+    ms = bench(lambda: torch.nn.functional.linear(x, w), 41)
+    gbs = n * k * 2 / (ms * 1e-3) / 1e9
+    print("torch gemv bf16 %6dx%-5d %8.4f ms %7.0f GB/s" % (n, k, ms, gbs))
+    res.append({"op": "gemv", "dtype": "bf16", "N": n, "K": k, "backend": "torch", "ms": ms, "GBs": gbs})
+out = {"bench": "gemm_torch", "commit": os.environ.get("GK_COMMIT", "unknown"), "device": torch.cuda.get_device_name(),
+       "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "torch": torch.__version__, "results": res}
+json.dump(out, open(sys.argv[1], "w"), indent=1)

@@ -1,0 +1,224 @@
+// gemm.cu - matrix products. out[b] = act(alpha * op(A)[b] @ op(B)[b] + beta * out[b] + bias) + residual[b]
+//   gk_gemm_<in>_<out>   tiled SIMT GEMM, any strides (row- or column-major operands), batched
+//                        (blockIdx.z), fp32 accumulation (fp64 for f64), fused epilogue
+//   gk_gemv_<dt>_<m>     x[m, K] @ W[N, K]^T for m = 1..8 rows (decode): one warp per output
+//                        column, 16-byte loads of W, fused epilogue
+//   gk_epilogue_<dt>     out = act(out) + residual, after an external GEMM (cuBLASLt)
+#include "gk_common.cuh"
+
+#define GK_ACT_NONE 0
+#define GK_ACT_GELU 1
+#define GK_ACT_GELU_TANH 2
+#define GK_ACT_SILU 3
+#define GK_ACT_RELU 4
+
+struct gk_gemm_p {
+    gk_i64 M, N, K;
+    gk_i64 a_rs, a_cs, a_bs;   // op(A)[m, k] at m * a_rs + k * a_cs (+ batch * a_bs)
+    gk_i64 b_rs, b_cs, b_bs;   // op(B)[k, n] at k * b_rs + n * b_cs
+    gk_i64 o_rs, o_bs;         // out[m, n] at m * o_rs + n
+    gk_i64 r_rs, r_bs;         // residual[m, n]
+    const void *a, *b, *bias, *res;
+    void *o;
+    double alpha, beta;
+    int act, bias_dt, res_dt, pad;
+};
+
+template <typename C> __device__ __forceinline__ C gk_act(C v, int act) {
+    if (act == GK_ACT_GELU) return (C)0.5 * v * ((C)1 + erf(v * (C)0.70710678118654752440));
+    if (act == GK_ACT_GELU_TANH) {
+        C u = (C)0.79788456080286535588 * (v + (C)0.044715 * v * v * v);
+        return (C)0.5 * v * ((C)1 + tanh(u));
+    }
+    if (act == GK_ACT_SILU) return v / ((C)1 + exp(-v));
+    if (act == GK_ACT_RELU) return v > (C)0 ? v : (C)0;
+    return v;
+}
+template <> __device__ __forceinline__ float gk_act<float>(float v, int act) {
+    if (act == GK_ACT_GELU) return 0.5f * v * (1.0f + erff(v * 0.70710678118654752440f));
+    if (act == GK_ACT_GELU_TANH) {
+        float u = 0.79788456080286535588f * (v + 0.044715f * v * v * v);
+        return 0.5f * v * (1.0f + tanhf(u));
+    }
+    if (act == GK_ACT_SILU) return v / (1.0f + expf(-v));
+    if (act == GK_ACT_RELU) return v > 0.0f ? v : 0.0f;
+    return v;
+}
+
+// loads element i of a tensor of runtime dtype dt as C
+template <typename C> __device__ __forceinline__ C gk_ld_any(const void *p, gk_i64 i, int dt) {
+    switch (dt) {
+    case GK_DT_f32: return (C)((const float *)p)[i];
+    case GK_DT_f64: return (C)((const double *)p)[i];
+    case GK_DT_f16: return (C)gk_h2f(((const gk_u16 *)p)[i]);
+    case GK_DT_bf16: return (C)gk_bf2f(((const gk_u16 *)p)[i]);
+    default: return (C)0;
+    }
+}
+
+template <int DO, typename C> __device__ __forceinline__ void gk_epilogue1(const gk_gemm_p &p, gk_i64 bz, gk_i64 m, gk_i64 n, C acc) {
+    typedef gk_ty<DO> TO;
+    typename TO::S *o = (typename TO::S *)p.o + bz * p.o_bs + m * p.o_rs + n;
+    C v = (C)p.alpha * acc;
+    if (p.beta != 0.0) v += (C)p.beta * (C)TO::ld(*o);
+    if (p.bias) v += gk_ld_any<C>(p.bias, n, p.bias_dt);
+    v = gk_act<C>(v, p.act);
+    if (p.res) v += gk_ld_any<C>(p.res, bz * p.r_bs + m * p.r_rs + n, p.res_dt);
+    *o = TO::st((typename TO::C)v);
+}
+
+// ---- tiled SIMT GEMM: 64x64 tile per block, K in steps of 16, 256 threads x (4x4) ----
+#define GK_BM 64
+#define GK_BN 64
+#define GK_BK 16
+template <int DI, int DO, typename C> __device__ __forceinline__ void gk_gemm_simt(const gk_gemm_p &p) {
+    typedef gk_ty<DI> TI;
+    typedef typename TI::S S;
+    __shared__ C As[GK_BK][GK_BM + 1];
+    __shared__ C Bs[GK_BK][GK_BN + 1];
+    const S *A = (const S *)p.a + (gk_i64)blockIdx.z * p.a_bs;
+    const S *B = (const S *)p.b + (gk_i64)blockIdx.z * p.b_bs;
+    gk_i64 m0 = (gk_i64)blockIdx.y * GK_BM, n0 = (gk_i64)blockIdx.x * GK_BN;
+    int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
+    C acc[4][4];
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) acc[i][j] = (C)0;
+    // loads: A tile [BM x BK] and B tile [BK x BN], 1024 elements each, 4 per thread;
+    // the fast-moving index follows whichever dim is contiguous in memory
+    const bool a_kfast = p.a_cs == 1, b_nfast = p.b_cs == 1;
+    for (gk_i64 k0 = 0; k0 < p.K; k0 += GK_BK) {
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            int e = tid + r * 256, mm, kk;
+            if (a_kfast) { mm = e / GK_BK; kk = e % GK_BK; }
+            else { kk = e / GK_BM; mm = e % GK_BM; }
+            gk_i64 gm = m0 + mm, gk = k0 + kk;
+            As[kk][mm] = (gm < p.M && gk < p.K) ? (C)TI::ld(A[gm * p.a_rs + gk * p.a_cs]) : (C)0;
+            int nn;
+            if (b_nfast) { kk = e / GK_BN; nn = e % GK_BN; }
+            else { nn = e / GK_BK; kk = e % GK_BK; }
+            gk_i64 gn = n0 + nn;
+            gk = k0 + kk;
+            Bs[kk][nn] = (gn < p.N && gk < p.K) ? (C)TI::ld(B[gk * p.b_rs + gn * p.b_cs]) : (C)0;
+        }
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < GK_BK; kk++) {
+            C a[4], b[4];
+#pragma unroll
+            for (int i = 0; i < 4; i++) a[i] = As[kk][ty + 16 * i];
+#pragma unroll
+            for (int j = 0; j < 4; j++) b[j] = Bs[kk][tx + 16 * j];
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+#pragma unroll
+                for (int j = 0; j < 4; j++) acc[i][j] += a[i] * b[j];
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            gk_i64 m = m0 + ty + 16 * i, n = n0 + tx + 16 * j;
+            if (m < p.M && n < p.N) gk_epilogue1<DO, C>(p, blockIdx.z, m, n, acc[i][j]);
+        }
+}
+
+#define GK_GEMM_K(IN, OUT, C) \
+    extern "C" __global__ void __launch_bounds__(256) gk_gemm_##IN##_##OUT(gk_gemm_p p) { gk_gemm_simt<GK_DT_##IN, GK_DT_##OUT, C>(p); }
+#define GK_GEMM_OUTS(IN) \
+    GK_GEMM_K(IN, f32, float) GK_GEMM_K(IN, f16, float) GK_GEMM_K(IN, bf16, float)
+GK_GEMM_OUTS(f32)
+GK_GEMM_OUTS(f16)
+GK_GEMM_OUTS(bf16)
+GK_GEMM_K(f64, f64, double)
+
+// ---- GEMV: out[m, n] = epilogue(sum_k x[m, k] * W[n, k]), m < MR <= 8 ----
+// One warp per n; every lane walks W's row in 16-byte vectors (8 x 16-bit or
+// 4 x f32), 4 vectors in flight; x comes through L1/L2 (it is small). Needs
+// K % (16/sizeof) == 0 and 16-byte aligned rows (the host checks).
+template <int DT, int MR, int DO> __device__ __forceinline__ void gk_gemv(const gk_gemm_p &p) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S S;
+    const int V = 16 / sizeof(S);
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    gk_i64 n = (gk_i64)blockIdx.x * (blockDim.x / 32) + warp;
+    if (n >= p.N) return;
+    // op(B)[k, n] = W[n, k]: W row n starts at n * b_cs, k stride 1; op(A)[m, k] = x[m * a_rs + k]
+    const uint4 *w = (const uint4 *)((const S *)p.b + n * p.b_cs);
+    const S *x = (const S *)p.a;
+    float acc[MR];
+#pragma unroll
+    for (int m = 0; m < MR; m++) acc[m] = 0.0f;
+    gk_i64 nv = p.K / V;
+    gk_i64 c = lane;
+    for (; c + 96 < nv; c += 128) {
+        uint4 wv[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) wv[u] = __ldg(w + c + 32 * u);
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            union { uint4 v; S s[16 / sizeof(S)]; } wu;
+            wu.v = wv[u];
+#pragma unroll
+            for (int m = 0; m < MR; m++) {
+                union { uint4 v; S s[16 / sizeof(S)]; } xu;
+                xu.v = __ldg((const uint4 *)(x + m * p.a_rs) + c + 32 * u);
+#pragma unroll
+                for (int e = 0; e < V; e++) acc[m] = fmaf((float)T::ld(wu.s[e]), (float)T::ld(xu.s[e]), acc[m]);
+            }
+        }
+    }
+    for (; c < nv; c += 32) {
+        union { uint4 v; S s[16 / sizeof(S)]; } wu;
+        wu.v = __ldg(w + c);
+#pragma unroll
+        for (int m = 0; m < MR; m++) {
+            union { uint4 v; S s[16 / sizeof(S)]; } xu;
+            xu.v = __ldg((const uint4 *)(x + m * p.a_rs) + c);
+#pragma unroll
+            for (int e = 0; e < V; e++) acc[m] = fmaf((float)T::ld(wu.s[e]), (float)T::ld(xu.s[e]), acc[m]);
+        }
+    }
+#pragma unroll
+    for (int m = 0; m < MR; m++) {
+        float v = acc[m];
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+        acc[m] = v;
+    }
+    if (lane < MR) {
+        float v = 0.0f;
+#pragma unroll
+        for (int m = 0; m < MR; m++) if (m == lane) v = acc[m];
+        gk_epilogue1<DO, float>(p, 0, lane, n, v);
+    }
+}
+#define GK_GEMV_K(DTN, M) \
+    extern "C" __global__ void __launch_bounds__(256) gk_gemv_##DTN##_##M(gk_gemm_p p) { gk_gemv<GK_DT_##DTN, M, GK_DT_##DTN>(p); }
+#define GK_GEMV_ALL(DTN) GK_GEMV_K(DTN, 1) GK_GEMV_K(DTN, 2) GK_GEMV_K(DTN, 3) GK_GEMV_K(DTN, 4) \
+    GK_GEMV_K(DTN, 5) GK_GEMV_K(DTN, 6) GK_GEMV_K(DTN, 7) GK_GEMV_K(DTN, 8)
+GK_GEMV_ALL(f32)
+GK_GEMV_ALL(f16)
+GK_GEMV_ALL(bf16)
+
+// ---- epilogue after an external GEMM: out = act(out) + residual ----
+template <int DO> __device__ __forceinline__ void gk_epi(const gk_gemm_p &p) {
+    typedef gk_ty<DO> TO;
+    gk_i64 total = p.M * p.N * (gk_i64)gridDim.y;
+    (void)total;
+    gk_i64 bz = blockIdx.y;
+    for (gk_i64 i = GK_TID; i < p.M * p.N; i += GK_NTHREADS) {
+        gk_i64 m = i / p.N, n = i - m * p.N;
+        typename TO::S *o = (typename TO::S *)p.o + bz * p.o_bs + m * p.o_rs + n;
+        float v = gk_act<float>((float)TO::ld(*o), p.act);
+        if (p.res) v += gk_ld_any<float>(p.res, bz * p.r_bs + m * p.r_rs + n, p.res_dt);
+        *o = TO::st((typename TO::C)v);
+    }
+}
+extern "C" __global__ void gk_epilogue_f32(gk_gemm_p p) { gk_epi<GK_DT_f32>(p); }
+extern "C" __global__ void gk_epilogue_f16(gk_gemm_p p) { gk_epi<GK_DT_f16>(p); }
+extern "C" __global__ void gk_epilogue_bf16(gk_gemm_p p) { gk_epi<GK_DT_bf16>(p); }

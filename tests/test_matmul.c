@@ -1,0 +1,283 @@
+/* test_matmul.c - gk_matmul / gk_linear: every layout (row- and column-major
+   operands), batches, epilogues (alpha, beta, bias, activations, residual),
+   output dtypes, the GEMV path and forced backends, on the device under test
+   and on the CPU reference, against an independent f64 product computed here.
+   Bounds: ||out - ref|| / ||ref|| below 1e-5 (f32), 2e-3 (tf32), 1e-2 (16-bit out). */
+#define GPUKIT_IMPLEMENTATION
+#include "../gpukit.h"
+#include "gkt.h"
+
+static gk_ctx *D, *R;
+
+static double act_ref(double v, gk_act a) {
+    switch (a) {
+    case GK_ACT_GELU: return 0.5 * v * (1 + erf(v / sqrt(2.0)));
+    case GK_ACT_GELU_TANH: return 0.5 * v * (1 + tanh(0.79788456080286535588 * (v + 0.044715 * v * v * v)));
+    case GK_ACT_SILU: return v / (1 + exp(-v));
+    case GK_ACT_RELU: return v > 0 ? v : 0;
+    default: return v;
+    }
+}
+/* values exactly representable in dt */
+static void rnd(gk_dtype dt, double *v, int64_t n) {
+    int64_t i;
+    char tmp[8];
+    for (i = 0; i < n; i++) {
+        double x = gkt_uniform(-1, 1);
+        gk_convert(dt, tmp, GK_F64, &x, 1);
+        gk_convert(GK_F64, &v[i], dt, tmp, 1);
+    }
+}
+static gk_tensor up(gk_ctx *c, gk_dtype dt, int nd, const int64_t *shape, const double *v) {
+    gk_tensor t;
+    int64_t n = 1, i;
+    void *b;
+    for (i = 0; i < nd; i++) n *= shape[i];
+    b = malloc((size_t)n * 8 + 8);
+    gk_convert(dt, b, GK_F64, v, (size_t)n);
+    if (gk_tensor_from_host(c, dt, nd, shape, b, &t) != GK_OK) { printf("upload: %s\n", gk_last_error(c)); exit(2); }
+    free(b);
+    return t;
+}
+static double *down(gk_ctx *c, gk_tensor t, gk_dtype dt, int64_t n) {
+    double *v = (double *)malloc((size_t)n * 8 + 8);
+    void *b = malloc((size_t)n * 8 + 8);
+    gk_tensor ct;
+    gk_contiguous(c, t, &ct);
+    if (gk_copy_to_host(c, ct, b, (size_t)n * gk_dtype_size(dt)) != GK_OK) printf("download: %s\n", gk_last_error(c));
+    gk_convert(GK_F64, v, dt, b, (size_t)n);
+    gk_tensor_free(c, ct);
+    free(b);
+    return v;
+}
+static double nrel(const double *a, const double *b, int64_t n) {
+    double num = 0, den = 0;
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        if (isnan(a[i])) return INFINITY;
+        num += (a[i] - b[i]) * (a[i] - b[i]);
+        den += b[i] * b[i];
+    }
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+typedef struct {
+    gk_dtype dt, odt;
+    int64_t batch, M, N, K;
+    int ta, tb, a3, b3;           /* transposed storage; 3-d operands */
+    int bias, res, tf32;
+    gk_act act;
+    double alpha, beta;
+    gk_matmul_backend be;
+    int linear;                   /* gk_linear(x [M,K], w [N,K]) */
+} mcase;
+
+/* one case on one context: returns the relative error against the f64 product */
+static double run(gk_ctx *c, const mcase *k, const double *A, const double *B, const double *bias, const double *res,
+                  const double *O0, const double *want, gk_status *stout) {
+    int64_t Ash[3], Bsh[3], Osh[3], n = k->batch * k->M * k->N;
+    gk_tensor ta, tb, to, tbias = { 0 }, tres = { 0 }, va, vb;
+    gk_matmul_desc d;
+    double e, *got;
+    int ad = k->a3 ? 3 : 2, bd = k->b3 ? 3 : 2, od = (k->a3 || k->b3) ? 3 : 2;
+    gk_status st;
+    /* storage: transposed operands are stored [.., K, M] / [.., N, K] and viewed */
+    Ash[0] = k->batch; Bsh[0] = k->batch; Osh[0] = k->batch;
+    if (k->linear) {
+        int64_t xs[2] = { k->M, k->K }, ws[2] = { k->N, k->K }, os[2] = { k->M, k->N };
+        ta = up(c, k->dt, 2, xs, A);
+        tb = up(c, k->dt, 2, ws, B);
+        to = up(c, k->odt, 2, os, O0);
+        va = ta; vb = tb;
+        od = 2;
+    } else {
+        {
+            int64_t r_a = k->ta ? k->K : k->M, c_a = k->ta ? k->M : k->K, r_b = k->tb ? k->N : k->K, c_b = k->tb ? k->K : k->N;
+            if (ad == 3) { Ash[1] = r_a; Ash[2] = c_a; } else { Ash[0] = r_a; Ash[1] = c_a; }
+            if (bd == 3) { Bsh[1] = r_b; Bsh[2] = c_b; } else { Bsh[0] = r_b; Bsh[1] = c_b; }
+            if (od == 3) { Osh[1] = k->M; Osh[2] = k->N; } else { Osh[0] = k->M; Osh[1] = k->N; }
+        }
+        ta = up(c, k->dt, ad, Ash, A);
+        tb = up(c, k->dt, bd, Bsh, B);
+        to = up(c, k->odt, od, Osh, O0);
+        va = ta; vb = tb;
+        if (k->ta) gk_view_transpose(c, ta, -1, -2, &va);
+        if (k->tb) gk_view_transpose(c, tb, -1, -2, &vb);
+    }
+    memset(&d, 0, sizeof d);
+    d.alpha = k->alpha; d.beta = k->beta; d.act = k->act; d.allow_tf32 = k->tf32; d.backend = k->be;
+    if (k->bias) { int64_t bs = k->N; tbias = up(c, GK_F32, 1, &bs, bias); d.bias = tbias; }
+    if (k->res) { int64_t rs[3] = { k->batch, k->M, k->N }; tres = up(c, k->odt, od, od == 3 ? rs : rs + 1, res); d.residual = tres; }
+    (void)Osh;
+    st = k->linear ? gk_linear(c, to, va, vb, &d) : gk_matmul(c, to, va, vb, &d);
+    *stout = st;
+    if (st != GK_OK) { printf("  %s\n", gk_last_error(c)); e = INFINITY; }
+    else { got = down(c, to, k->odt, n); e = nrel(got, want, n); free(got); }
+    if (va.id != ta.id) gk_tensor_free(c, va);
+    if (vb.id != tb.id) gk_tensor_free(c, vb);
+    gk_tensor_free(c, ta); gk_tensor_free(c, tb); gk_tensor_free(c, to);
+    if (tbias.id) gk_tensor_free(c, tbias);
+    if (tres.id) gk_tensor_free(c, tres);
+    return e;
+}
+
+static void check_case(const mcase *k) {
+    int64_t b, m, n, kk, na = k->batch * k->M * k->K, nb = k->batch * k->N * k->K, no = k->batch * k->M * k->N;
+    double *A = (double *)malloc((size_t)na * 8 + 8), *B = (double *)malloc((size_t)nb * 8 + 8), *O0 = (double *)malloc((size_t)no * 8 + 8);
+    double *want = (double *)malloc((size_t)no * 8 + 8), *bias = (double *)malloc((size_t)k->N * 8 + 8), *res = (double *)malloc((size_t)no * 8 + 8);
+    double tol, ed, er;
+    gk_status sd, sr;
+    char desc[200];
+    int abat = k->a3 || k->linear ? 1 : 0, bbat = k->b3 ? 1 : 0;
+    rnd(k->dt, A, na);
+    rnd(k->dt, B, nb);
+    rnd(k->odt, O0, no);
+    rnd(GK_F32, bias, k->N);
+    rnd(k->odt, res, no);
+    /* the f64 product, with the storage layouts used by run() */
+    for (b = 0; b < k->batch; b++)
+        for (m = 0; m < k->M; m++)
+            for (n = 0; n < k->N; n++) {
+                double acc = 0, v;
+                for (kk = 0; kk < k->K; kk++) {
+                    int64_t ba = (k->a3 ? b : 0) * k->M * k->K, bb = (k->b3 ? b : 0) * k->K * k->N;
+                    double a = k->linear ? A[m * k->K + kk] : k->ta ? A[ba + kk * k->M + m] : A[ba + m * k->K + kk];
+                    double w = k->linear ? B[n * k->K + kk] : k->tb ? B[bb + n * k->K + kk] : B[bb + kk * k->N + n];
+                    acc += a * w;
+                }
+                v = (k->alpha == 0 ? 1 : k->alpha) * acc + k->beta * O0[(b * k->M + m) * k->N + n];
+                if (k->bias) v += bias[n];
+                v = act_ref(v, k->act);
+                if (k->res) v += res[(b * k->M + m) * k->N + n];
+                want[(b * k->M + m) * k->N + n] = v;
+            }
+    (void)abat; (void)bbat;
+    tol = (k->odt == GK_F16 || k->odt == GK_BF16) ? 1e-2 : k->tf32 ? 2e-3 : (k->dt == GK_F16 || k->dt == GK_BF16) ? 1e-5 : k->dt == GK_F64 ? 1e-12 : 1e-5;
+    snprintf(desc, sizeof desc, "%s->%s b%lld M%lld N%lld K%lld %s%s%s%s bias%d res%d act%d a%g b%g tf32 %d be%d", gk_dtype_name(k->dt),
+             gk_dtype_name(k->odt), (long long)k->batch, (long long)k->M, (long long)k->N, (long long)k->K, k->linear ? "linear" : k->ta ? "T" : "N",
+             k->linear ? "" : k->tb ? "T" : "N", k->a3 ? " a3" : "", k->b3 ? " b3" : "", k->bias, k->res, (int)k->act, k->alpha, k->beta, k->tf32, (int)k->be);
+    ed = run(D, k, A, B, bias, res, O0, want, &sd);
+    GKT_CHECK(sd == GK_OK && ed <= tol, "device: %s: rel err %.3g (bound %.0e)", desc, ed, tol);
+    if (gk_ctx_backend(D) == GK_BACKEND_CUDA && (k->M * k->N * k->K * k->batch) <= (int64_t)40000000) {
+        mcase kr = *k;
+        kr.be = GK_MATMUL_AUTO;
+        er = run(R, &kr, A, B, bias, res, O0, want, &sr);
+        GKT_CHECK(sr == GK_OK && er <= tol, "CPU reference: %s: rel err %.3g", desc, er);
+    }
+    free(A); free(B); free(O0); free(want); free(bias); free(res);
+}
+
+int main(void) {
+    static const int64_t dims[] = { 1, 17, 100, 129 };
+    static const gk_dtype dts[] = { GK_F32, GK_BF16, GK_F16, GK_F64 };
+    mcase k;
+    int i, j, l, t, bk;
+    gk_device_info info;
+    int64_t s22[2] = { 2, 2 }, s23[2] = { 2, 3 }, s34[2] = { 3, 4 };
+    gk_tensor a, b, o, x;
+    gkt_seed();
+    D = gkt_dut();
+    R = gkt_ref();
+    gk_device_info_get(D, &info);
+    /* layouts x awkward sizes x dtypes, both forced backends on a GPU */
+    for (bk = 0; bk < (info.backend == GK_BACKEND_CUDA ? 3 : 1); bk++)
+        for (t = 0; t < 4; t++)
+            for (i = 0; i < 4; i++)
+                for (j = 0; j < 4; j++)
+                    for (l = 0; l < 4; l++) {
+                        memset(&k, 0, sizeof k);
+                        k.dt = dts[t]; k.odt = dts[t]; k.batch = 1;
+                        k.M = dims[i]; k.N = dims[j]; k.K = dims[l];
+                        k.ta = (i + j + l) % 2; k.tb = (i + l) / 2 % 2;
+                        k.be = (gk_matmul_backend)bk;
+                        if (k.be == GK_MATMUL_CUBLASLT && (!info.has_cublaslt)) continue;
+                        if ((i * 16 + j * 4 + l) % 3 != t % 3 && k.be == GK_MATMUL_AUTO) continue; /* a third per dtype */
+                        check_case(&k);
+                    }
+    /* large and awkward */
+    {
+        static const int64_t big[][3] = { { 1000, 129, 4097 }, { 4097, 17, 100 }, { 129, 1000, 1000 } };
+        for (i = 0; i < 3; i++)
+            for (t = 0; t < 2; t++) {
+                memset(&k, 0, sizeof k);
+                k.dt = t ? GK_BF16 : GK_F32; k.odt = k.dt; k.batch = 1;
+                k.M = big[i][0]; k.N = big[i][1]; k.K = big[i][2]; k.tb = i % 2;
+                check_case(&k);
+                if (info.backend == GK_BACKEND_CUDA) { k.be = GK_MATMUL_GPUKIT; check_case(&k); }
+            }
+    }
+    /* epilogues, batches, output dtypes, tf32 */
+    for (i = 0; i < 16; i++) {
+        memset(&k, 0, sizeof k);
+        k.dt = i % 4 == 3 ? GK_F16 : i % 2 ? GK_BF16 : GK_F32;
+        k.odt = i % 5 == 0 && k.dt != GK_F32 ? GK_F32 : k.dt;
+        k.batch = 1 + i % 3; k.M = 33; k.N = 31; k.K = 65;
+        k.a3 = k.batch > 1 || i % 4 == 1; k.b3 = k.batch > 1 && i % 2 == 0;
+        k.ta = i % 3 == 0; k.tb = i % 4 == 2;
+        k.bias = i % 2; k.res = i % 3 == 1; k.act = (gk_act)(i % 5);
+        k.alpha = i % 4 == 0 ? 0.5 : 0; k.beta = i % 6 == 0 ? 0.25 : 0;
+        k.be = info.backend == GK_BACKEND_CUDA ? (gk_matmul_backend)(i % 3) : GK_MATMUL_AUTO;
+        if (k.be == GK_MATMUL_CUBLASLT && !info.has_cublaslt) k.be = GK_MATMUL_AUTO;
+        check_case(&k);
+    }
+    for (i = 0; i < 2; i++) { /* tf32 only when asked */
+        memset(&k, 0, sizeof k);
+        k.dt = GK_F32; k.odt = GK_F32; k.batch = 1; k.M = 129; k.N = 100; k.K = 1000; k.tf32 = 1;
+        k.be = i ? GK_MATMUL_AUTO : GK_MATMUL_GPUKIT;
+        check_case(&k);
+    }
+    /* linear / GEMV: M = 1..8 rows against a [N, K] weight */
+    for (i = 1; i <= 8; i++)
+        for (t = 0; t < 3; t++) {
+            memset(&k, 0, sizeof k);
+            k.dt = t == 0 ? GK_F32 : t == 1 ? GK_BF16 : GK_F16; k.odt = k.dt; k.batch = 1;
+            k.M = i; k.N = i % 2 ? 4097 : 17; k.K = i % 3 ? 1024 : 136;
+            k.linear = 1; k.bias = i % 2; k.act = (gk_act)(i % 5); k.res = i % 3 == 0;
+            check_case(&k);
+        }
+    memset(&k, 0, sizeof k); /* odd K: not the vector path */
+    k.dt = GK_BF16; k.odt = GK_BF16; k.batch = 1; k.M = 3; k.N = 100; k.K = 33; k.linear = 1;
+    check_case(&k);
+    /* bad input */
+    GKT_OK(D, gk_tensor_empty(D, GK_F32, 2, s23, &a));
+    GKT_OK(D, gk_tensor_empty(D, GK_F32, 2, s22, &b));
+    GKT_OK(D, gk_tensor_empty(D, GK_F32, 2, s22, &o));
+    GKT_FAILS(D, gk_matmul(D, o, a, b, NULL), GK_ERR_SHAPE, "inner dimensions differ");
+    gk_tensor_free(D, b);
+    GKT_OK(D, gk_tensor_empty(D, GK_F32, 2, s34, &b));
+    GKT_FAILS(D, gk_matmul(D, o, a, b, NULL), GK_ERR_SHAPE, "out is [2,2] but the product is [2, 4]");
+    GKT_OK(D, gk_tensor_empty(D, GK_I32, 2, s34, &x));
+    GKT_FAILS(D, gk_matmul(D, o, a, x, NULL), GK_ERR_DTYPE, "must be one of");
+    gk_tensor_free(D, x);
+    {
+        gk_matmul_desc d;
+        gk_tensor bf, ob, bi;
+        int64_t s4[1] = { 5 };
+        memset(&d, 0, sizeof d);
+        GKT_OK(D, gk_tensor_empty(D, GK_F32, 2, (int64_t[]){ 2, 4 }, &ob));
+        GKT_OK(D, gk_tensor_empty(D, GK_F32, 1, s4, &bi));
+        d.bias = bi;
+        GKT_FAILS(D, gk_matmul(D, ob, a, b, &d), GK_ERR_SHAPE, "bias must be a contiguous float vector of 4");
+        d.bias.id = 0;
+        d.act = (gk_act)9;
+        GKT_FAILS(D, gk_matmul(D, ob, a, b, &d), GK_ERR_INVALID_ARGUMENT, "invalid act");
+        GKT_OK(D, gk_cast_new(D, a, GK_BF16, &bf));
+        d.act = GK_ACT_NONE;
+        d.allow_tf32 = 1;
+        GKT_FAILS(D, gk_matmul(D, ob, bf, bf, &d), GK_ERR_DTYPE, "allow_tf32");
+        gk_tensor_free(D, bf); gk_tensor_free(D, ob); gk_tensor_free(D, bi);
+    }
+    {   /* a view that is contiguous in neither of its last two dims */
+        gk_tensor big, v;
+        GKT_OK(D, gk_tensor_empty(D, GK_F32, 2, (int64_t[]){ 4, 8 }, &big));
+        gk_tensor o44;
+        GKT_OK(D, gk_view_slice(D, big, 1, 0, 8, 2, &v)); /* [4, 4] with strides [8, 2] */
+        GKT_OK(D, gk_tensor_empty(D, GK_F32, 2, (int64_t[]){ 4, 4 }, &o44));
+        GKT_FAILS(D, gk_matmul(D, o44, v, v, NULL), GK_ERR_SHAPE, "row-major or column-major");
+        gk_tensor_free(D, v); gk_tensor_free(D, big); gk_tensor_free(D, o44);
+    }
+    gk_tensor_free(D, a); gk_tensor_free(D, b); gk_tensor_free(D, o);
+    gk_ctx_destroy(D);
+    gk_ctx_destroy(R);
+    return gkt_done("test_matmul");
+}
