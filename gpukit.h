@@ -4359,11 +4359,11 @@ static const char *const gk__k_gemm[GK_DTYPE_COUNT][GK_DTYPE_COUNT] = {
     /* in f64 */ { NULL, "gk_gemm_f64_f64" },
     /* in f16 */ { "gk_gemm_f16_f32", NULL, "gk_gemm_f16_f16", "gk_gemm_f16_bf16" },
     /* in bf16 */ { "gk_gemm_bf16_f32", NULL, "gk_gemm_bf16_f16", "gk_gemm_bf16_bf16" } };
-static const char *const gk__k_gemv[4][8] = {
-    { "gk_gemv_f32_1", "gk_gemv_f32_2", "gk_gemv_f32_3", "gk_gemv_f32_4", "gk_gemv_f32_5", "gk_gemv_f32_6", "gk_gemv_f32_7", "gk_gemv_f32_8" },
-    { NULL },
-    { "gk_gemv_f16_1", "gk_gemv_f16_2", "gk_gemv_f16_3", "gk_gemv_f16_4", "gk_gemv_f16_5", "gk_gemv_f16_6", "gk_gemv_f16_7", "gk_gemv_f16_8" },
-    { "gk_gemv_bf16_1", "gk_gemv_bf16_2", "gk_gemv_bf16_3", "gk_gemv_bf16_4", "gk_gemv_bf16_5", "gk_gemv_bf16_6", "gk_gemv_bf16_7", "gk_gemv_bf16_8" } };
+#define GK__GEMV_NAMES(D, R) { "gk_gemv_" D "_1_" R, "gk_gemv_" D "_2_" R, "gk_gemv_" D "_3_" R, "gk_gemv_" D "_4_" R, \
+                               "gk_gemv_" D "_5_" R, "gk_gemv_" D "_6_" R, "gk_gemv_" D "_7_" R, "gk_gemv_" D "_8_" R }
+static const char *const gk__k_gemv[2][4][8] = {
+    { GK__GEMV_NAMES("f32", "r2"), { NULL }, GK__GEMV_NAMES("f16", "r2"), GK__GEMV_NAMES("bf16", "r2") },
+    { GK__GEMV_NAMES("f32", "r4"), { NULL }, GK__GEMV_NAMES("f16", "r4"), GK__GEMV_NAMES("bf16", "r4") } };
 static const char *const gk__k_epi[4] = { "gk_epilogue_f32", NULL, "gk_epilogue_f16", "gk_epilogue_bf16" };
 
 /* The dispatcher. GEMV (decode) when A has at most 8 rows, B is a [N, K]
@@ -4516,6 +4516,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
     if (ir >= 0) p.res = gk__slot_addr(ops.s[ir]);
     if (K == 0) { p.a = p.b; } /* the product is 0: the epilogue still runs */
     plan = gk__matmul_plan(ctx, &p, batch, sa->dtype, so->dtype, d.backend);
+    if (K == 0 && plan == GK__MM_LT) plan = GK__MM_GEMM; /* nothing to multiply: gpukit's epilogue */
     if (d.backend == GK_MATMUL_CUBLASLT && plan != GK__MM_LT && plan != GK__MM_CPU) {
         st = gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: cuBLASLt %s for %s -> %s", W, ctx->info.has_cublaslt ? "has no path" : "is not loaded",
                      gk_dtype_name(sa->dtype), gk_dtype_name(so->dtype));
@@ -4527,26 +4528,41 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         void *args[1];
         unsigned g[3], bl[3];
         args[0] = &p;
-        g[0] = (unsigned)((N + 7) / 8); g[1] = 1; g[2] = 1;
+        /* rows per warp: 4 for short rows (more loads in flight, x reused) */
+        int rw = K * (int64_t)gk__dtype_sizes[sa->dtype] <= 4096 ? 4 : 2;
+        g[0] = (unsigned)((N + 8 * rw - 1) / (8 * rw)); g[1] = 1; g[2] = 1;
         bl[0] = 256; bl[1] = 1; bl[2] = 1;
-        st = gk__launch_cfg(ctx, GK__MOD_GEMM, gk__k_gemv[sa->dtype][M - 1], g, bl, 0, args, W);
+        st = gk__launch_cfg(ctx, GK__MOD_GEMM, gk__k_gemv[rw == 4][sa->dtype][M - 1], g, bl, 0, args, W);
     } else if (plan == GK__MM_LT && K > 0) {
         int epi = GK__LT_EPILOGUE_DEFAULT, post = p.res || (p.act != GK_ACT_NONE && p.act != GK_ACT_GELU_TANH);
         if (p.act == GK_ACT_GELU_TANH) epi = p.bias ? GK__LT_EPILOGUE_GELU_BIAS : GK__LT_EPILOGUE_GELU;
         else if (p.bias) epi = GK__LT_EPILOGUE_BIAS;
         if (p.act != GK_ACT_NONE && p.act != GK_ACT_GELU_TANH && p.bias == 0) epi = GK__LT_EPILOGUE_DEFAULT;
         st = gk__matmul_lt(ctx, &p, batch, sa->dtype, so->dtype, d.allow_tf32, epi, W);
-        if (st == GK_OK && post) {
+        if (st == GK_ERR_UNSUPPORTED && epi != GK__LT_EPILOGUE_DEFAULT) {
+            /* no algorithm with that epilogue (e.g. unaligned leading dims):
+               the plain product, then bias and activation in our pass */
+            st = gk__matmul_lt(ctx, &p, batch, sa->dtype, so->dtype, d.allow_tf32, GK__LT_EPILOGUE_DEFAULT, W);
+            if (st == GK_OK) { epi = GK__LT_EPILOGUE_DEFAULT; post = 1; }
+        }
+        if (st == GK_ERR_UNSUPPORTED && d.backend == GK_MATMUL_AUTO) {
+            plan = GK__MM_GEMM; /* AUTO never fails a valid problem: gpukit's kernel */
+            ctx->err[0] = 0;
+            st = GK_OK;
+            post = 0;
+        } else if (st == GK_OK && post) {
             void *args[1];
             unsigned g[3], bl[3];
             gk__mm q = p;
-            if (p.act == GK_ACT_GELU_TANH) q.act = GK_ACT_NONE; /* done by cuBLASLt */
+            if (epi == GK__LT_EPILOGUE_GELU || epi == GK__LT_EPILOGUE_GELU_BIAS) q.act = GK_ACT_NONE; /* done by cuBLASLt */
+            q.pad = epi == GK__LT_EPILOGUE_DEFAULT && p.bias != 0; /* the bias is still to add */
             args[0] = &q;
             g[0] = (unsigned)GK__MIN((M * N + 255) / 256, (int64_t)ctx->info.sm_count * 16); g[1] = (unsigned)batch; g[2] = 1;
             bl[0] = 256; bl[1] = 1; bl[2] = 1;
             st = gk__launch_cfg(ctx, GK__MOD_GEMM, gk__k_epi[so->dtype], g, bl, 0, args, W);
         }
-    } else {
+    }
+    if (st == GK_OK && plan == GK__MM_GEMM) {
         const char *k = gk__k_gemm[sa->dtype][so->dtype];
         void *args[1];
         unsigned g[3], bl[3];

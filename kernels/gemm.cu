@@ -21,7 +21,7 @@ struct gk_gemm_p {
     const void *a, *b, *bias, *res;
     void *o;
     double alpha, beta;
-    int act, bias_dt, res_dt, pad;
+    int act, bias_dt, res_dt, pad; // pad: gk_epilogue_* adds the bias (the GEMM did not)
 };
 
 template <typename C> __device__ __forceinline__ C gk_act(C v, int act) {
@@ -137,73 +137,79 @@ GK_GEMM_OUTS(bf16)
 GK_GEMM_K(f64, f64, double)
 
 // ---- GEMV: out[m, n] = epilogue(sum_k x[m, k] * W[n, k]), m < MR <= 8 ----
-// One warp per n; every lane walks W's row in 16-byte vectors (8 x 16-bit or
-// 4 x f32), 4 vectors in flight; x comes through L1/L2 (it is small). Needs
-// K % (16/sizeof) == 0 and 16-byte aligned rows (the host checks).
-template <int DT, int MR, int DO> __device__ __forceinline__ void gk_gemv(const gk_gemm_p &p) {
+// Each warp takes RW rows of W and walks them in 16-byte vectors (8 x 16-bit
+// or 4 x f32), U vectors per row in flight: every x vector it loads (through
+// L1/L2: x is small) serves RW rows. Needs K % (16/sizeof) == 0 and 16-byte
+// aligned rows (the host checks).
+template <int DT, int MR, int RW, int DO> __device__ __forceinline__ void gk_gemv(const gk_gemm_p &p) {
     typedef gk_ty<DT> T;
     typedef typename T::S S;
-    const int V = 16 / sizeof(S);
+    const int V = 16 / sizeof(S), U = RW == 4 ? 2 : 4;
     int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    gk_i64 n = (gk_i64)blockIdx.x * (blockDim.x / 32) + warp;
-    if (n >= p.N) return;
-    // op(B)[k, n] = W[n, k]: W row n starts at n * b_cs, k stride 1; op(A)[m, k] = x[m * a_rs + k]
-    const uint4 *w = (const uint4 *)((const S *)p.b + n * p.b_cs);
+    gk_i64 n0 = ((gk_i64)blockIdx.x * (blockDim.x / 32) + warp) * RW;
+    if (n0 >= p.N) return;
     const S *x = (const S *)p.a;
-    float acc[MR];
+    const uint4 *w[RW];
 #pragma unroll
-    for (int m = 0; m < MR; m++) acc[m] = 0.0f;
+    for (int r = 0; r < RW; r++) w[r] = (const uint4 *)((const S *)p.b + (n0 + r < p.N ? n0 + r : n0) * p.b_cs);
+    float acc[MR][RW];
+#pragma unroll
+    for (int m = 0; m < MR; m++)
+#pragma unroll
+        for (int r = 0; r < RW; r++) acc[m][r] = 0.0f;
     gk_i64 nv = p.K / V;
-    gk_i64 c = lane;
-    for (; c + 96 < nv; c += 128) {
-        uint4 wv[4];
+    for (gk_i64 c = lane; c < nv; c += 32 * U) {
+        uint4 wv[RW][U];
 #pragma unroll
-        for (int u = 0; u < 4; u++) wv[u] = __ldg(w + c + 32 * u);
+        for (int u = 0; u < U; u++)
 #pragma unroll
-        for (int u = 0; u < 4; u++) {
-            union { uint4 v; S s[16 / sizeof(S)]; } wu;
-            wu.v = wv[u];
+            for (int r = 0; r < RW; r++) wv[r][u] = c + 32 * u < nv ? __ldg(w[r] + c + 32 * u) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            if (c + 32 * u >= nv) break;
 #pragma unroll
             for (int m = 0; m < MR; m++) {
                 union { uint4 v; S s[16 / sizeof(S)]; } xu;
+                float xf[16 / sizeof(S)];
                 xu.v = __ldg((const uint4 *)(x + m * p.a_rs) + c + 32 * u);
 #pragma unroll
-                for (int e = 0; e < V; e++) acc[m] = fmaf((float)T::ld(wu.s[e]), (float)T::ld(xu.s[e]), acc[m]);
+                for (int e = 0; e < V; e++) xf[e] = (float)T::ld(xu.s[e]);
+#pragma unroll
+                for (int r = 0; r < RW; r++) {
+                    union { uint4 v; S s[16 / sizeof(S)]; } wu;
+                    wu.v = wv[r][u];
+#pragma unroll
+                    for (int e = 0; e < V; e++) acc[m][r] = fmaf((float)T::ld(wu.s[e]), xf[e], acc[m][r]);
+                }
             }
         }
     }
-    for (; c < nv; c += 32) {
-        union { uint4 v; S s[16 / sizeof(S)]; } wu;
-        wu.v = __ldg(w + c);
 #pragma unroll
-        for (int m = 0; m < MR; m++) {
-            union { uint4 v; S s[16 / sizeof(S)]; } xu;
-            xu.v = __ldg((const uint4 *)(x + m * p.a_rs) + c);
+    for (int m = 0; m < MR; m++)
 #pragma unroll
-            for (int e = 0; e < V; e++) acc[m] = fmaf((float)T::ld(wu.s[e]), (float)T::ld(xu.s[e]), acc[m]);
+        for (int r = 0; r < RW; r++) {
+            float v = acc[m][r];
+#pragma unroll
+            for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+            acc[m][r] = v;
         }
-    }
+    // lane (m * RW + r) writes out[m, n0 + r]
 #pragma unroll
-    for (int m = 0; m < MR; m++) {
-        float v = acc[m];
+    for (int m = 0; m < MR; m++)
 #pragma unroll
-        for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
-        acc[m] = v;
-    }
-    if (lane < MR) {
-        float v = 0.0f;
-#pragma unroll
-        for (int m = 0; m < MR; m++) if (m == lane) v = acc[m];
-        gk_epilogue1<DO, float>(p, 0, lane, n, v);
-    }
+        for (int r = 0; r < RW; r++)
+            if (lane == m * RW + r && n0 + r < p.N) gk_epilogue1<DO, float>(p, 0, m, n0 + r, acc[m][r]);
 }
-#define GK_GEMV_K(DTN, M) \
-    extern "C" __global__ void __launch_bounds__(256) gk_gemv_##DTN##_##M(gk_gemm_p p) { gk_gemv<GK_DT_##DTN, M, GK_DT_##DTN>(p); }
-#define GK_GEMV_ALL(DTN) GK_GEMV_K(DTN, 1) GK_GEMV_K(DTN, 2) GK_GEMV_K(DTN, 3) GK_GEMV_K(DTN, 4) \
-    GK_GEMV_K(DTN, 5) GK_GEMV_K(DTN, 6) GK_GEMV_K(DTN, 7) GK_GEMV_K(DTN, 8)
-GK_GEMV_ALL(f32)
-GK_GEMV_ALL(f16)
-GK_GEMV_ALL(bf16)
+#define GK_GEMV_K(DTN, M, R) \
+    extern "C" __global__ void __launch_bounds__(256) gk_gemv_##DTN##_##M##_r##R(gk_gemm_p p) { gk_gemv<GK_DT_##DTN, M, R, GK_DT_##DTN>(p); }
+#define GK_GEMV_ALL(DTN, R) GK_GEMV_K(DTN, 1, R) GK_GEMV_K(DTN, 2, R) GK_GEMV_K(DTN, 3, R) GK_GEMV_K(DTN, 4, R) \
+    GK_GEMV_K(DTN, 5, R) GK_GEMV_K(DTN, 6, R) GK_GEMV_K(DTN, 7, R) GK_GEMV_K(DTN, 8, R)
+GK_GEMV_ALL(f32, 2)
+GK_GEMV_ALL(f16, 2)
+GK_GEMV_ALL(bf16, 2)
+GK_GEMV_ALL(f32, 4)
+GK_GEMV_ALL(f16, 4)
+GK_GEMV_ALL(bf16, 4)
 
 // ---- epilogue after an external GEMM: out = act(out) + residual ----
 template <int DO> __device__ __forceinline__ void gk_epi(const gk_gemm_p &p) {
@@ -214,7 +220,9 @@ template <int DO> __device__ __forceinline__ void gk_epi(const gk_gemm_p &p) {
     for (gk_i64 i = GK_TID; i < p.M * p.N; i += GK_NTHREADS) {
         gk_i64 m = i / p.N, n = i - m * p.N;
         typename TO::S *o = (typename TO::S *)p.o + bz * p.o_bs + m * p.o_rs + n;
-        float v = gk_act<float>((float)TO::ld(*o), p.act);
+        float v = (float)TO::ld(*o);
+        if (p.pad && p.bias) v += gk_ld_any<float>(p.bias, n, p.bias_dt); // pad: bias not added by the GEMM
+        v = gk_act<float>(v, p.act);
         if (p.res) v += gk_ld_any<float>(p.res, bz * p.r_bs + m * p.r_rs + n, p.res_dt);
         *o = TO::st((typename TO::C)v);
     }
