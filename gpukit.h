@@ -553,6 +553,23 @@ GKDEF gk_status gk_matmul_new(gk_ctx *ctx, gk_tensor a, gk_tensor b, gk_dtype ou
 /* PyTorch's Linear: out[.., N] = x[.., K] @ w[N, K]^T (+ desc's epilogue);
    x may have any number of leading dims (flattened into M). */
 GKDEF gk_status gk_linear(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, const gk_matmul_desc *desc);
+/* Attention, per head: out = softmax(q k^T * scale + mask) v.
+   q [B, Sq, Hq, D], k and v [B, Skv, Hkv, D], out [B, Sq, Hq, D] (views
+   allowed; the last dim contiguous); Hq a multiple of Hkv (GQA / MQA: q
+   head h reads kv head h / (Hq / Hkv)); f32, f16, bf16; D up to 256. Causal:
+   query i sees key j <= i + (kv_len - q_len) (aligned at the end, as for a
+   KV cache). Cross-attention is Sq != Skv without causal. q_lens / kv_lens
+   (i32 [B], optional) give per-sequence lengths inside padded batches; they
+   are read on the device, so a captured graph sees the values at replay.
+   Rows past q_len, and rows that see no key, are written as zeros. */
+typedef struct gk_attention_desc {
+    float scale;                /* 0: 1 / sqrt(D) */
+    int causal;
+    gk_tensor mask;             /* optional f32 [Sq, Skv] or [B, Sq, Skv], added to the scores (-inf hides) */
+    gk_tensor q_lens;           /* optional i32 [B] */
+    gk_tensor kv_lens;          /* optional i32 [B] */
+} gk_attention_desc;
+GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor k, gk_tensor v, const gk_attention_desc *desc);
 /* end of >>api_ops_matmul */
 
 #ifdef __cplusplus
@@ -4617,6 +4634,182 @@ GKDEF gk_status gk_matmul_new(gk_ctx *ctx, gk_tensor a, gk_tensor b, gk_dtype ou
     gk__unlock(&ctx->mu);
     if (st != GK_OK) return st;
     return gk__finish_new(ctx, gk_matmul(ctx, t, a, b, desc), t, out);
+}
+
+/* ---- attention ---- */
+typedef struct gk__attn {       /* layout of gk_attn_p in kernels/attention.cu */
+    int64_t B, Sq, Skv, Hq, Hkv, D;
+    int64_t q_bs, q_ss, q_hs, k_bs, k_ss, k_hs, v_bs, v_ss, v_hs, o_bs, o_ss, o_hs;
+    int64_t m_bs, m_qs;
+    uint64_t q, k, v, mask, o, q_lens, kv_lens, part;
+    float scale;
+    int causal, splits, pad;
+} gk__attn;
+typedef struct gk__attn_cpu { gk__attn a; gk_dtype dt; } gk__attn_cpu;
+
+/* The CPU reference: f64 scores and softmax. */
+static void gk__attn_cpu_run(const void *vp) {
+    const gk__attn_cpu *c = (const gk__attn_cpu *)vp;
+    const gk__attn *p = &c->a;
+    const char *Q = (const char *)(uintptr_t)p->q, *K = (const char *)(uintptr_t)p->k, *V = (const char *)(uintptr_t)p->v;
+    char *O = (char *)(uintptr_t)p->o;
+    int64_t es = (int64_t)gk__dtype_sizes[c->dt], b, i, h, j, d;
+    double *s = GK__CAST(double *, GPUKIT_MALLOC(sizeof(double) * (size_t)(p->Skv + 1)));
+    double *acc = GK__CAST(double *, GPUKIT_MALLOC(sizeof(double) * (size_t)(p->D + 1)));
+    if (!s || !acc) { GPUKIT_FREE(s); GPUKIT_FREE(acc); return; }
+    for (b = 0; b < p->B; b++) {
+        int64_t qlen = p->q_lens ? ((const int32_t *)(uintptr_t)p->q_lens)[b] : p->Sq;
+        int64_t kvlen = p->kv_lens ? ((const int32_t *)(uintptr_t)p->kv_lens)[b] : p->Skv;
+        if (kvlen > p->Skv) kvlen = p->Skv;
+        if (qlen > p->Sq) qlen = p->Sq;
+        for (i = 0; i < p->Sq; i++)
+            for (h = 0; h < p->Hq; h++) {
+                int64_t hk = h / (p->Hq / p->Hkv), jend = kvlen;
+                double mx = -HUGE_VAL, sum = 0;
+                gk__scalar sc;
+                if (p->causal) { int64_t lim = i + (kvlen - qlen) + 1; if (lim < jend) jend = lim < 0 ? 0 : lim; }
+                if (i >= qlen) jend = 0;
+                for (j = 0; j < jend; j++) {
+                    double dot = 0;
+                    for (d = 0; d < p->D; d++)
+                        dot += gk__ld_d(c->dt, Q, b * p->q_bs + i * p->q_ss + h * p->q_hs + d) * gk__ld_d(c->dt, K, b * p->k_bs + j * p->k_ss + hk * p->k_hs + d);
+                    s[j] = dot * p->scale;
+                    if (p->mask) { float mv; memcpy(&mv, (const char *)(uintptr_t)p->mask + (b * p->m_bs + i * p->m_qs + j) * 4, 4); s[j] += mv; }
+                    if (s[j] > mx) mx = s[j];
+                }
+                for (d = 0; d < p->D; d++) acc[d] = 0;
+                if (mx > -HUGE_VAL)
+                    for (j = 0; j < jend; j++) {
+                        double w = s[j] == -HUGE_VAL ? 0 : exp(s[j] - mx);
+                        sum += w;
+                        for (d = 0; d < p->D; d++) acc[d] += w * gk__ld_d(c->dt, V, b * p->v_bs + j * p->v_ss + hk * p->v_hs + d);
+                    }
+                sc.is_int = 0; sc.i = 0;
+                for (d = 0; d < p->D; d++) {
+                    sc.f = sum > 0 ? acc[d] / sum : 0;
+                    gk__store(c->dt, O + (b * p->o_bs + i * p->o_ss + h * p->o_hs + d) * es, sc);
+                }
+            }
+    }
+    GPUKIT_FREE(s);
+    GPUKIT_FREE(acc);
+}
+
+static const char *const gk__k_attn[4][2] = { { "gk_attn_f32", "gk_attn_combine_f32" }, { NULL, NULL },
+                                              { "gk_attn_f16", "gk_attn_combine_f16" }, { "gk_attn_bf16", "gk_attn_combine_bf16" } };
+
+GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor k, gk_tensor v, const gk_attention_desc *desc) {
+    const char *W = "gk_attention";
+    const char *names[6] = { "out", "q", "k", "v", "", "" };
+    gk_tensor ts[6];
+    gk__opnds ops;
+    gk__attn p;
+    gk_attention_desc d;
+    int n = 4, im = -1, iq = -1, ik = -1, i;
+    gk_status st = GK_OK;
+    gk__slot *so, *sq, *sk, *sv;
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    ts[0] = out; ts[1] = q; ts[2] = k; ts[3] = v;
+    if (d.mask.id) { im = n; names[n] = "mask"; ts[n++] = d.mask; }
+    if (d.q_lens.id) { iq = n; names[n] = "q_lens"; ts[n++] = d.q_lens; }
+    if (d.kv_lens.id) { ik = n; names[n] = "kv_lens"; ts[n++] = d.kv_lens; }
+    GK__ENTER(ctx, W);
+    memset(&p, 0, sizeof p);
+    st = gk__operands(ctx, &ops, ts, names, n, W);
+    if (st != GK_OK) goto fail;
+    so = ops.s[0]; sq = ops.s[1]; sk = ops.s[2]; sv = ops.s[3];
+    if (sq->dtype != sk->dtype || sq->dtype != sv->dtype || sq->dtype != so->dtype || (sq->dtype != GK_F32 && sq->dtype != GK_F16 && sq->dtype != GK_BF16)) {
+        st = gk__err(ctx, GK_ERR_DTYPE, "%s: q, k, v and out must share one of f32, f16, bf16 (got %s, %s, %s, %s)", W, gk_dtype_name(sq->dtype),
+                     gk_dtype_name(sk->dtype), gk_dtype_name(sv->dtype), gk_dtype_name(so->dtype));
+        goto fail;
+    }
+    for (i = 0; i < 4; i++)
+        if (ops.s[i]->ndim != 4 || (ops.s[i]->shape[3] > 1 && ops.s[i]->strides[3] != 1)) {
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: %s must be 4-d [B, S, H, D] with D contiguous", W, names[i]);
+            goto fail;
+        }
+    p.B = sq->shape[0]; p.Sq = sq->shape[1]; p.Hq = sq->shape[2]; p.D = sq->shape[3];
+    p.Skv = sk->shape[1]; p.Hkv = sk->shape[2];
+    for (i = 0; i < 4; i++) {
+        const gk__slot *s = ops.s[i];
+        int kvside = i == 2 || i == 3;
+        if (s->shape[0] != p.B || s->shape[1] != (kvside ? p.Skv : p.Sq) || s->shape[2] != (kvside ? p.Hkv : p.Hq) || s->shape[3] != p.D) {
+            char a[160];
+            gk__shape_str(s, a, sizeof a);
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: %s is %s; expected [%lld, %lld, %lld, %lld]", W, names[i], a, (long long)p.B,
+                         (long long)(kvside ? p.Skv : p.Sq), (long long)(kvside ? p.Hkv : p.Hq), (long long)p.D);
+            goto fail;
+        }
+    }
+    if (p.Hkv == 0 || p.Hq % p.Hkv != 0) { st = gk__err(ctx, GK_ERR_SHAPE, "%s: %lld query heads are not a multiple of %lld kv heads", W, (long long)p.Hq, (long long)p.Hkv); goto fail; }
+    if (p.D > 256) { st = gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: head_dim %lld above 256 is not supported", W, (long long)p.D); goto fail; }
+    if (im >= 0) {
+        gk__slot *s = ops.s[im];
+        if (s->dtype != GK_F32 || (s->ndim != 2 && s->ndim != 3) || s->shape[s->ndim - 1] != p.Skv || s->shape[s->ndim - 2] != p.Sq ||
+            (s->ndim == 3 && s->shape[0] != p.B && s->shape[0] != 1) || s->strides[s->ndim - 1] != 1) {
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: mask must be f32 [%lld, %lld] or [B, %lld, %lld] with rows contiguous", W, (long long)p.Sq,
+                         (long long)p.Skv, (long long)p.Sq, (long long)p.Skv);
+            goto fail;
+        }
+        p.m_qs = s->strides[s->ndim - 2];
+        p.m_bs = s->ndim == 3 && s->shape[0] > 1 ? s->strides[0] : 0;
+    }
+    for (i = 0; i < 2; i++) {
+        int ix = i ? ik : iq;
+        if (ix >= 0) {
+            gk__slot *s = ops.s[ix];
+            if (s->dtype != GK_I32 || s->ndim != 1 || s->shape[0] != p.B || s->strides[0] != 1) {
+                st = gk__err(ctx, GK_ERR_SHAPE, "%s: %s must be a contiguous i32 vector of %lld", W, names[ix], (long long)p.B);
+                goto fail;
+            }
+        }
+    }
+#define GK__ATTN_STRIDES(X, s) p.X##_bs = (s)->strides[0]; p.X##_ss = (s)->strides[1]; p.X##_hs = (s)->strides[2]
+    GK__ATTN_STRIDES(q, sq); GK__ATTN_STRIDES(k, sk); GK__ATTN_STRIDES(v, sv); GK__ATTN_STRIDES(o, so);
+#undef GK__ATTN_STRIDES
+    p.scale = d.scale != 0 ? d.scale : (float)(1.0 / sqrt((double)(p.D > 0 ? p.D : 1)));
+    p.causal = d.causal != 0;
+    p.splits = 1;
+    if (p.B == 0 || p.Sq == 0 || p.Hq == 0 || p.D == 0) goto fail; /* nothing to do: st is GK_OK */
+    if ((st = gk__operands_use(ctx, &ops, W)) != GK_OK) { gk__operands_done(ctx, &ops, st); goto fail; }
+    p.o = gk__slot_addr(so); p.q = gk__slot_addr(sq); p.k = gk__slot_addr(sk); p.v = gk__slot_addr(sv);
+    if (im >= 0) p.mask = gk__slot_addr(ops.s[im]);
+    if (iq >= 0) p.q_lens = gk__slot_addr(ops.s[iq]);
+    if (ik >= 0) p.kv_lens = gk__slot_addr(ops.s[ik]);
+    if (ctx->backend == GK_BACKEND_CPU) {
+        gk__attn_cpu c;
+        c.a = p; c.dt = sq->dtype;
+        st = gk__cpu_run(ctx, gk__attn_cpu_run, &c, sizeof c, W);
+    } else {
+        int64_t rows = p.Sq * p.Hq, warps = rows * p.B, want = (int64_t)ctx->info.sm_count * 32;
+        unsigned g[3], bl[3];
+        void *args[1];
+        /* split the keys when there are too few (query, head) rows to fill the device */
+        if (warps < want && p.Skv >= 128) {
+            int64_t sp = (want + warps - 1) / warps, maxs = (p.Skv + 63) / 64;
+            p.splits = (int)GK__MIN(GK__MIN(sp, maxs), (int64_t)64);
+        }
+        if (p.splits > 1) {
+            gk__cu_ptr ws;
+            st = gk__workspace(ctx, (size_t)(p.B * p.Hq * p.Sq * p.splits * (p.D + 2)) * 4, &ws, W);
+            p.part = ws;
+        }
+        g[0] = (unsigned)((rows + 3) / 4); g[1] = (unsigned)p.splits; g[2] = (unsigned)p.B;
+        bl[0] = 128; bl[1] = 1; bl[2] = 1;
+        args[0] = &p;
+        if (st == GK_OK && (p.B > 65535 || g[0] == 0)) st = gk__err(ctx, GK_ERR_LIMIT, "%s: batch %lld above 65535", W, (long long)p.B);
+        if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][0], g, bl, 0, args, W);
+        if (st == GK_OK && p.splits > 1) {
+            g[1] = 1;
+            st = gk__launch_cfg(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, W);
+        }
+        if (p.splits > 1 && p.part) gk__unuse(ctx, ctx->ws);
+    }
+    gk__operands_done(ctx, &ops, st);
+fail:
+    gk__unlock(&ctx->mu);
+    return st;
 }
 /* end of >>ops_matmul */
 

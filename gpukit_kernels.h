@@ -4,11 +4,157 @@
 #ifndef GPUKIT_KERNELS_H
 #define GPUKIT_KERNELS_H
 
-#define GK__MOD_CAST 0
-#define GK__MOD_ELEMENTWISE 1
-#define GK__MOD_GEMM 2
-#define GK__MOD_COUNT 3
+#define GK__MOD_ATTENTION 0
+#define GK__MOD_CAST 1
+#define GK__MOD_ELEMENTWISE 2
+#define GK__MOD_GEMM 3
+#define GK__MOD_COUNT 4
 #define GK__HEADER_COUNT 1
+
+/* kernels/attention.cu */
+static const char *const gk__src_attention[] = {
+    /* chunk */
+    "// attention.cu - softmax(q k^T * scale + mask) v, per head, GQA-aware\n"
+    "//   gk_attn_<dt>          one warp per (query, q head): lanes score 32 keys at a\n"
+    "//                         time, online softmax in f32; split over the key\n"
+    "//                         sequence (gridDim.y) writes partial results\n"
+    "//   gk_attn_combine_<dt>  merges the splits (flash-decoding)\n"
+    "// Layout: q [B, Sq, Hq, D], k / v [B, Skv, Hkv, D], out [B, Sq, Hq, D]\n"
+    "// (strides in elements; the last dim contiguous). q head h reads kv head\n"
+    "// h / (Hq / Hkv). Causal: query i sees key j <= i + (kv_len - q_len).\n"
+    "#include \"gk_common.cuh\"\n"
+    "\n"
+    "struct gk_attn_p {\n"
+    "    gk_i64 B, Sq, Skv, Hq, Hkv, D;\n"
+    "    gk_i64 q_bs, q_ss, q_hs, k_bs, k_ss, k_hs, v_bs, v_ss, v_hs, o_bs, o_ss, o_hs;\n"
+    "    gk_i64 m_bs, m_qs;            // mask[b * m_bs + i * m_qs + j] (f32, additive)\n"
+    "    const void *q, *k, *v, *mask;\n"
+    "    void *o;\n"
+    "    const int *q_lens, *kv_lens;  // per batch, optional\n"
+    "    float *part;                  // splits > 1: [B, Hq, Sq, splits, D + 2]\n"
+    "    float scale;\n"
+    "    int causal, splits, pad;\n"
+    "};\n"
+    "\n"
+    "#define GK_ATTN_WARPS 4\n"
+    "template <int DT> __device__ __forceinline__ void gk_attn(const gk_attn_p &p) {\n"
+    "    typedef gk_ty<DT> T;\n"
+    "    typedef typename T::S S;\n"
+    "    __shared__ float qs[GK_ATTN_WARPS][256];\n"
+    "    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;\n"
+    "    gk_i64 row = (gk_i64)blockIdx.x * GK_ATTN_WARPS + warp; // over Sq * Hq\n"
+    "    gk_i64 b = blockIdx.z, split = blockIdx.y;\n"
+    "    if (row >= p.Sq * p.Hq) return;\n"
+    "    gk_i64 i = row / p.Hq, h = row % p.Hq, hk = h / (p.Hq / p.Hkv);\n"
+    "    gk_i64 qlen = p.q_lens \? p.q_lens[b] : p.Sq, kvlen = p.kv_lens \? p.kv_lens[b] : p.Skv;\n"
+    "    if (kvlen > p.Skv) kvlen = p.Skv;\n"
+    "    if (qlen > p.Sq) qlen = p.Sq;\n"
+    "    const int D = (int)p.D, NT = (D + 31) / 32;\n"
+    "    float *part = p.part \? p.part + (((b * p.Hq + h) * p.Sq + i) * p.splits + split) * (p.D + 2) : 0;\n"
+    "    if (i >= qlen) { // padding rows of a shorter sequence: zeros\n"
+    "        if (!part) {\n"
+    "            S *o = (S *)p.o + b * p.o_bs + i * p.o_ss + h * p.o_hs;\n"
+    "            for (int d = lane; d < D; d += 32) o[d] = T::st((typename T::C)0);\n"
+    "        } else if (lane == 0) { part[0] = -__int_as_float(0x7f800000); part[1] = 0; for (int d = 0; d < D; d++) part[2 + d] = 0; }\n"
+    "        return;\n"
+    "    }\n"
+    "    gk_i64 jend = kvlen;\n"
+    "    if (p.causal) { gk_i64 lim = i + (kvlen - qlen) + 1; if (lim < jend) jend = lim < 0 \? 0 : lim; }\n"
+    "    gk_i64 chunk = (jend + p.splits - 1) / p.splits, j0 = split * chunk, j1 = j0 + chunk < jend \? j0 + chunk : jend;\n"
+    "    const S *q = (const S *)p.q + b * p.q_bs + i * p.q_ss + h * p.q_hs;\n"
+    "    for (int d = lane; d < D; d += 32) qs[warp][d] = (float)T::ld(q[d]) * p.scale;\n"
+    "    __syncwarp();\n"
+    "    const S *kb = (const S *)p.k + b * p.k_bs + hk * p.k_hs;\n"
+    "    const S *vb = (const S *)p.v + b * p.v_bs + hk * p.v_hs;\n"
+    "    const float *mrow = p.mask \? (const float *)p.mask + b * p.m_bs + i * p.m_qs : 0;\n"
+    "    const float NEG = -__int_as_float(0x7f800000);\n"
+    ,
+    /* chunk */
+    "    float m = NEG, l = 0.0f, o[8];\n"
+    "#pragma unroll\n"
+    "    for (int t = 0; t < 8; t++) o[t] = 0.0f;\n"
+    "    for (gk_i64 jt = j0; jt < j1; jt += 32) {\n"
+    "        gk_i64 j = jt + lane;\n"
+    "        float s = NEG;\n"
+    "        if (j < j1) {\n"
+    "            const S *kr = kb + j * p.k_ss;\n"
+    "            float acc = 0.0f;\n"
+    "            for (int d = 0; d < D; d++) acc = fmaf(qs[warp][d], (float)T::ld(kr[d]), acc);\n"
+    "            s = acc + (mrow \? mrow[j] : 0.0f);\n"
+    "        }\n"
+    "        float mt = s;\n"
+    "#pragma unroll\n"
+    "        for (int off = 16; off > 0; off >>= 1) mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, off));\n"
+    "        float mn = fmaxf(m, mt);\n"
+    "        if (mn == NEG) continue; // every score so far is -inf: nothing to add\n"
+    "        float pj = s == NEG \? 0.0f : __expf(s - mn), corr = m == NEG \? 0.0f : __expf(m - mn), ps = pj;\n"
+    "#pragma unroll\n"
+    "        for (int off = 16; off > 0; off >>= 1) ps += __shfl_xor_sync(0xffffffffu, ps, off);\n"
+    "        l = l * corr + ps;\n"
+    "#pragma unroll\n"
+    "        for (int t = 0; t < 8; t++) o[t] *= corr;\n"
+    "        int nk = (int)(j1 - jt < 32 \? j1 - jt : 32);\n"
+    "        for (int jj = 0; jj < nk; jj++) {\n"
+    "            float pw = __shfl_sync(0xffffffffu, pj, jj);\n"
+    "            const S *vr = vb + (jt + jj) * p.v_ss;\n"
+    "#pragma unroll\n"
+    "            for (int t = 0; t < 8; t++)\n"
+    "                if (t < NT && lane + 32 * t < D) o[t] = fmaf(pw, (float)T::ld(vr[lane + 32 * t]), o[t]);\n"
+    "        }\n"
+    "        m = mn;\n"
+    "    }\n"
+    "    if (!part) {\n"
+    "        S *out = (S *)p.o + b * p.o_bs + i * p.o_ss + h * p.o_hs;\n"
+    "        float inv = l > 0.0f \? 1.0f / l : 0.0f; // no visible key (all masked): zeros\n"
+    "#pragma unroll\n"
+    "        for (int t = 0; t < 8; t++)\n"
+    "            if (t < NT && lane + 32 * t < D) out[lane + 32 * t] = T::st((typename T::C)(o[t] * inv));\n"
+    "    } else {\n"
+    "        if (lane == 0) { part[0] = m; part[1] = l; }\n"
+    "#pragma unroll\n"
+    "        for (int t = 0; t < 8; t++)\n"
+    "            if (t < NT && lane + 32 * t < D) part[2 + lane + 32 * t] = o[t];\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "// one warp per (b, h, i): out = sum_s o_s e^(m_s - M) / sum_s l_s e^(m_s - M)\n"
+    "template <int DT> __device__ __forceinline__ void gk_attn_combine(const gk_attn_p &p) {\n"
+    "    typedef gk_ty<DT> T;\n"
+    "    typedef typename T::S S;\n"
+    "    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;\n"
+    "    gk_i64 row = (gk_i64)blockIdx.x * GK_ATTN_WARPS + warp;\n"
+    "    gk_i64 b = blockIdx.z;\n"
+    "    if (row >= p.Sq * p.Hq) return;\n"
+    "    gk_i64 i = row / p.Hq, h = row % p.Hq;\n"
+    "    const float *part = p.part + ((b * p.Hq + h) * p.Sq + i) * p.splits * (p.D + 2);\n"
+    "    const float NEG = -__int_as_float(0x7f800000);\n"
+    "    float M = NEG, L = 0.0f;\n"
+    "    for (int s = 0; s < p.splits; s++) M = fmaxf(M, part[s * (p.D + 2)]);\n"
+    "    for (int s = 0; s < p.splits; s++) {\n"
+    "        float ms = part[s * (p.D + 2)];\n"
+    "        if (ms != NEG) L += part[s * (p.D + 2) + 1] * __expf(ms - M);\n"
+    "    }\n"
+    "    S *out = (S *)p.o + b * p.o_bs + i * p.o_ss + h * p.o_hs;\n"
+    "    for (int d = lane; d < p.D; d += 32) {\n"
+    "        float acc = 0.0f;\n"
+    "        for (int s = 0; s < p.splits; s++) {\n"
+    ,
+    /* chunk */
+    "            float ms = part[s * (p.D + 2)];\n"
+    "            if (ms != NEG) acc += part[s * (p.D + 2) + 2 + d] * __expf(ms - M);\n"
+    "        }\n"
+    "        out[d] = T::st((typename T::C)(L > 0.0f \? acc / L : 0.0f));\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "#define GK_ATTN_K(DTN) \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(128) gk_attn_##DTN(gk_attn_p p) { gk_attn<GK_DT_##DTN>(p); } \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(128) gk_attn_combine_##DTN(gk_attn_p p) { gk_attn_combine<GK_DT_##DTN>(p); }\n"
+    "GK_ATTN_K(f32)\n"
+    "GK_ATTN_K(f16)\n"
+    "GK_ATTN_K(bf16)\n"
+    ,
+    NULL};
 
 /* kernels/cast.cu */
 static const char *const gk__src_cast[] = {
@@ -737,8 +883,8 @@ static const char *const gk__src_gk_common[] = {
     ,
     NULL};
 
-static const char *const gk__module_names[3] = {"cast.cu", "elementwise.cu", "gemm.cu"};
-static const char *const *const gk__module_chunks[3] = {gk__src_cast, gk__src_elementwise, gk__src_gemm};
+static const char *const gk__module_names[4] = {"attention.cu", "cast.cu", "elementwise.cu", "gemm.cu"};
+static const char *const *const gk__module_chunks[4] = {gk__src_attention, gk__src_cast, gk__src_elementwise, gk__src_gemm};
 static const char *const gk__header_names[1] = {"gk_common.cuh"};
 static const char *const *const gk__header_chunks[1] = {gk__src_gk_common};
 

@@ -149,6 +149,48 @@ int main(int argc, char **argv) {
                 gk_tensor_free(ctx, w); gk_tensor_free(ctx, x); gk_tensor_free(ctx, o);
             }
     }
+    { /* attention: causal prefill B=8 H=32 D=128 bf16; decode over an 8k cache (GQA 32/8) */
+        static const int64_t seqs[2] = { 1024, 4096 };
+        int si, r;
+        float t[16], ms;
+        for (si = 0; si < 3; si++) {
+            int64_t B = si < 2 ? 8 : 1, S = si < 2 ? seqs[si] : 1, Skv = si < 2 ? seqs[si] : 8192, H = 32, Hk = si < 2 ? 32 : 8, Dh = 128;
+            int64_t qs[4] = { B, S, H, Dh }, ks[4] = { B, Skv, Hk, Dh };
+            gk_tensor q, k, v, o;
+            gk_attention_desc ad;
+            double med, val;
+            gk_tensor_empty(ctx, GK_BF16, 4, qs, &q);
+            gk_tensor_empty(ctx, GK_BF16, 4, ks, &k);
+            gk_tensor_empty(ctx, GK_BF16, 4, ks, &v);
+            gk_tensor_empty(ctx, GK_BF16, 4, qs, &o);
+            randn(q, B * S * H * Dh, GK_BF16);
+            randn(k, B * Skv * Hk * Dh, GK_BF16);
+            randn(v, B * Skv * Hk * Dh, GK_BF16);
+            memset(&ad, 0, sizeof ad);
+            ad.causal = 1;
+            if (gk_attention(ctx, o, q, k, v, &ad) != GK_OK) { printf("  %s\n", gk_last_error(ctx)); break; }
+            for (r = 0; r < 7; r++) {
+                gk_event_record(ctx, e0, NULL);
+                gk_attention(ctx, o, q, k, v, &ad);
+                gk_event_record(ctx, e1, NULL);
+                gk_event_sync(ctx, e1);
+                gk_event_elapsed_ms(ctx, e0, e1, &ms);
+                t[r] = ms;
+            }
+            qsort(t, 7, sizeof t[0], cmp_f);
+            med = t[3];
+            if (si < 2) {
+                val = 4.0 * B * H * (double)S * S * Dh / 2 / (med * 1e-3) / 1e12;
+                printf("attention causal bf16 B8 H32 D128 S%-5lld gpukit %8.3f ms %7.1f TFLOP/s\n", (long long)S, med, val);
+                if (f) fprintf(f, ",\n    {\"op\": \"attention_causal\", \"dtype\": \"bf16\", \"S\": %lld, \"backend\": \"gpukit\", \"ms\": %.4f, \"tflops\": %.2f}", (long long)S, med, val);
+            } else {
+                val = 2.0 * (double)Skv * Hk * Dh * 2 / (med * 1e-3) / 1e9;
+                printf("decode attention bf16 cache 8192 H32/8 D128 gpukit %8.4f ms %7.0f GB/s (%.0f%% of copy)\n", med, val, 100 * val / copy_gbs);
+                if (f) fprintf(f, ",\n    {\"op\": \"attention_decode\", \"dtype\": \"bf16\", \"kv\": 8192, \"backend\": \"gpukit\", \"ms\": %.5f, \"GBs\": %.1f, \"of_copy\": %.3f}", med, val, val / copy_gbs);
+            }
+            gk_tensor_free(ctx, q); gk_tensor_free(ctx, k); gk_tensor_free(ctx, v); gk_tensor_free(ctx, o);
+        }
+    }
     if (f) { fprintf(f, "\n  ],\n  \"copy_GBs\": %.1f\n}\n", copy_gbs); fclose(f); }
     gk_ctx_destroy(ctx);
     return 0;

@@ -31,6 +31,19 @@ for n, k in ((4096, 4096), (14336, 4096), (151936, 896)):
     gbs = n * k * 2 / (ms * 1e-3) / 1e9
     print("torch gemv bf16 %6dx%-5d %8.4f ms %7.0f GB/s" % (n, k, ms, gbs))
     res.append({"op": "gemv", "dtype": "bf16", "N": n, "K": k, "backend": "torch", "ms": ms, "GBs": gbs})
+import torch.nn.functional as F
+for s in (1024, 4096):
+    q = torch.randn(8, 32, s, 128, device="cuda", dtype=torch.bfloat16); k = torch.randn_like(q); v = torch.randn_like(q)
+    ms = bench(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True), 7)
+    tf = 4 * 8 * 32 * s * s * 128 / 2 / (ms * 1e-3) / 1e12
+    print("torch attention causal bf16 B8 H32 D128 S%-5d %8.3f ms %7.1f TFLOP/s" % (s, ms, tf))
+    res.append({"op": "attention_causal", "dtype": "bf16", "S": s, "backend": "torch_sdpa", "ms": ms, "tflops": tf})
+q = torch.randn(1, 32, 1, 128, device="cuda", dtype=torch.bfloat16)
+k = torch.randn(1, 8, 8192, 128, device="cuda", dtype=torch.bfloat16); v = torch.randn_like(k)
+ms = bench(lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True), 21)
+gbs = 2 * 8192 * 8 * 128 * 2 / (ms * 1e-3) / 1e9
+print("torch decode attention bf16 cache 8192 H32/8 D128 %8.4f ms %7.0f GB/s" % (ms, gbs))
+res.append({"op": "attention_decode", "dtype": "bf16", "kv": 8192, "backend": "torch_sdpa", "ms": ms, "GBs": gbs})
 out = {"bench": "gemm_torch", "commit": os.environ.get("GK_COMMIT", "unknown"), "device": torch.cuda.get_device_name(),
        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "torch": torch.__version__, "results": res}
 json.dump(out, open(sys.argv[1], "w"), indent=1)

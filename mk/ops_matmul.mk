@@ -1,2 +1,2 @@
-OPS_TESTS += test_matmul
+OPS_TESTS += test_matmul test_attention
 OPS_BENCHES += build/bench_gemm

@@ -1,0 +1,186 @@
+/* test_attention.c - gk_attention on the device under test (CUDA on the GPU
+   machine: also the split-over-keys decode path) and the CPU reference,
+   against an independent f64 attention computed here: prefill, decode over a
+   KV cache view, cross-attention, causal, GQA / MQA, head dims 64, 80, 96,
+   128 and odd ones, additive masks, per-sequence lengths, poisoned outputs.
+   Bounds: ||out - ref|| / ||ref|| below 2e-5 (f32), 1e-2 (f16, bf16). */
+#define GPUKIT_IMPLEMENTATION
+#include "../gpukit.h"
+#include "gkt.h"
+
+static gk_ctx *D, *R;
+
+typedef struct {
+    gk_dtype dt;
+    int64_t B, Sq, Skv, Hq, Hkv, Dh, cache; /* cache > Skv: k/v are views of a longer cache */
+    int causal, mask, qlens, kvlens;
+} acase;
+
+static void rnd(gk_dtype dt, double *v, int64_t n, double scale) {
+    int64_t i;
+    char t[8];
+    for (i = 0; i < n; i++) {
+        double x = gkt_uniform(-scale, scale);
+        gk_convert(dt, t, GK_F64, &x, 1);
+        gk_convert(GK_F64, &v[i], dt, t, 1);
+    }
+}
+static gk_tensor up(gk_ctx *c, gk_dtype dt, int nd, const int64_t *sh, const double *v) {
+    int64_t n = 1, i;
+    gk_tensor t;
+    void *b;
+    for (i = 0; i < nd; i++) n *= sh[i];
+    b = malloc((size_t)n * 8 + 8);
+    if (v) gk_convert(dt, b, GK_F64, v, (size_t)n);
+    else memset(b, 0xA5, (size_t)n * gk_dtype_size(dt)); /* poison */
+    gk_tensor_from_host(c, dt, nd, sh, b, &t);
+    free(b);
+    return t;
+}
+
+static double run(gk_ctx *c, const acase *a, const double *Q, const double *K, const double *V, const double *M, const int32_t *ql,
+                  const int32_t *kl, const double *want, gk_status *st) {
+    int64_t qs[4] = { a->B, a->Sq, a->Hq, a->Dh }, ks[4] = { a->B, a->cache, a->Hkv, a->Dh }, ms[3] = { a->B, a->Sq, a->Skv }, bs[1] = { a->B };
+    int64_t n = a->B * a->Sq * a->Hq * a->Dh, i;
+    gk_tensor tq, tk, tv, to, vk, vv, tm = { 0 }, tql = { 0 }, tkl = { 0 };
+    gk_attention_desc d;
+    double num = 0, den = 0, *got = (double *)malloc((size_t)n * 8 + 8);
+    void *b = malloc((size_t)n * 8 + 8);
+    tq = up(c, a->dt, 4, qs, Q);
+    tk = up(c, a->dt, 4, ks, K);
+    tv = up(c, a->dt, 4, ks, V);
+    to = up(c, a->dt, 4, qs, NULL);
+    gk_view_slice(c, tk, 1, 0, a->Skv, 1, &vk);
+    gk_view_slice(c, tv, 1, 0, a->Skv, 1, &vv);
+    memset(&d, 0, sizeof d);
+    d.causal = a->causal;
+    if (a->mask) { tm = up(c, GK_F32, 3, ms, M); d.mask = tm; }
+    if (a->qlens) { gk_tensor_from_host(c, GK_I32, 1, bs, ql, &tql); d.q_lens = tql; }
+    if (a->kvlens) { gk_tensor_from_host(c, GK_I32, 1, bs, kl, &tkl); d.kv_lens = tkl; }
+    *st = gk_attention(c, to, tq, vk, vv, &d);
+    if (*st != GK_OK) printf("  %s\n", gk_last_error(c));
+    gk_copy_to_host(c, to, b, (size_t)n * gk_dtype_size(a->dt));
+    gk_convert(GK_F64, got, a->dt, b, (size_t)n);
+    for (i = 0; i < n; i++) {
+        if (isnan(got[i])) { num = INFINITY; break; }
+        num += (got[i] - want[i]) * (got[i] - want[i]);
+        den += want[i] * want[i];
+    }
+    gk_tensor_free(c, tq); gk_tensor_free(c, tk); gk_tensor_free(c, tv); gk_tensor_free(c, to);
+    gk_tensor_free(c, vk); gk_tensor_free(c, vv);
+    if (tm.id) gk_tensor_free(c, tm);
+    if (tql.id) gk_tensor_free(c, tql);
+    if (tkl.id) gk_tensor_free(c, tkl);
+    free(got); free(b);
+    return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+static void check(const acase *a) {
+    int64_t nq = a->B * a->Sq * a->Hq * a->Dh, nk = a->B * a->cache * a->Hkv * a->Dh, nm = a->B * a->Sq * a->Skv;
+    double *Q = (double *)malloc((size_t)nq * 8), *K = (double *)malloc((size_t)nk * 8), *V = (double *)malloc((size_t)nk * 8);
+    double *M = (double *)malloc((size_t)nm * 8 + 8), *want = (double *)malloc((size_t)nq * 8), *s = (double *)malloc((size_t)a->Skv * 8 + 8);
+    int32_t ql[8], kl[8];
+    int64_t b, i, h, j, dd;
+    double scale = 1.0 / sqrt((double)a->Dh), e, e2, tol = a->dt == GK_F32 ? 2e-5 : 1e-2;
+    gk_status st;
+    char desc[160];
+    rnd(a->dt, Q, nq, 2.0);
+    rnd(a->dt, K, nk, 2.0);
+    rnd(a->dt, V, nk, 1.0);
+    for (i = 0; i < nm; i++) M[i] = (gkt_u64() % 5 == 0) ? -INFINITY : gkt_uniform(-1, 1);
+    for (b = 0; b < a->B; b++) {
+        ql[b] = a->qlens ? (int32_t)(1 + gkt_u64() % (uint64_t)a->Sq) : (int32_t)a->Sq;
+        kl[b] = a->kvlens ? (int32_t)(1 + gkt_u64() % (uint64_t)a->Skv) : (int32_t)a->Skv;
+        if (a->kvlens && a->causal && kl[b] < ql[b]) kl[b] = ql[b];
+    }
+    for (b = 0; b < a->B; b++)
+        for (i = 0; i < a->Sq; i++)
+            for (h = 0; h < a->Hq; h++) {
+                int64_t hk = h / (a->Hq / a->Hkv), jend = kl[b];
+                double mx = -INFINITY, sum = 0, *o = want + ((b * a->Sq + i) * a->Hq + h) * a->Dh;
+                if (a->causal && i + (kl[b] - ql[b]) + 1 < jend) jend = i + (kl[b] - ql[b]) + 1;
+                if (i >= ql[b] || jend < 0) jend = 0;
+                for (j = 0; j < jend; j++) {
+                    double dot = 0;
+                    for (dd = 0; dd < a->Dh; dd++)
+                        dot += Q[((b * a->Sq + i) * a->Hq + h) * a->Dh + dd] * K[((b * a->cache + j) * a->Hkv + hk) * a->Dh + dd];
+                    s[j] = dot * scale + (a->mask ? M[(b * a->Sq + i) * a->Skv + j] : 0);
+                    if (s[j] > mx) mx = s[j];
+                }
+                for (dd = 0; dd < a->Dh; dd++) o[dd] = 0;
+                if (mx == -INFINITY) continue;
+                for (j = 0; j < jend; j++) {
+                    double w = exp(s[j] - mx);
+                    sum += w;
+                    for (dd = 0; dd < a->Dh; dd++) o[dd] += w * V[((b * a->cache + j) * a->Hkv + hk) * a->Dh + dd];
+                }
+                for (dd = 0; dd < a->Dh; dd++) o[dd] /= sum;
+            }
+    snprintf(desc, sizeof desc, "%s B%lld Sq%lld Skv%lld H%lld/%lld D%lld cache%lld causal%d mask%d qlens%d kvlens%d", gk_dtype_name(a->dt),
+             (long long)a->B, (long long)a->Sq, (long long)a->Skv, (long long)a->Hq, (long long)a->Hkv, (long long)a->Dh, (long long)a->cache,
+             a->causal, a->mask, a->qlens, a->kvlens);
+    e = run(D, a, Q, K, V, M, ql, kl, want, &st);
+    GKT_CHECK(st == GK_OK && e <= tol, "device: %s: rel err %.3g", desc, e);
+    if (gk_ctx_backend(D) == GK_BACKEND_CUDA && a->B * a->Sq * a->Skv * a->Hq * a->Dh < 200000000) {
+        e2 = run(R, a, Q, K, V, M, ql, kl, want, &st);
+        GKT_CHECK(st == GK_OK && e2 <= tol, "CPU reference: %s: rel err %.3g", desc, e2);
+    }
+    free(Q); free(K); free(V); free(M); free(want); free(s);
+}
+
+int main(void) {
+    static const gk_dtype dts[3] = { GK_F32, GK_BF16, GK_F16 };
+    static const int64_t dims[] = { 64, 80, 96, 128, 31 };
+    static const int64_t heads[3][2] = { { 4, 4 }, { 8, 2 }, { 4, 1 } };
+    acase a;
+    int t, i;
+    gkt_seed();
+    D = gkt_dut();
+    R = gkt_ref();
+    for (i = 0; i < 30; i++) { /* prefill and cross-attention */
+        memset(&a, 0, sizeof a);
+        a.dt = dts[i % 3];
+        a.B = 1 + i % 2;
+        a.Sq = i % 4 == 0 ? 1 : i % 4 == 1 ? 17 : i % 4 == 2 ? 100 : 33;
+        a.Skv = i % 5 == 0 ? a.Sq : i % 5 == 1 ? 129 : i % 5 == 2 ? 17 : i % 5 == 3 ? 1000 : 100;
+        if (a.Skv < a.Sq && i % 2) a.Skv = a.Sq;
+        a.Hq = heads[i % 3][0]; a.Hkv = heads[i % 3][1];
+        a.Dh = dims[i % 5];
+        a.cache = a.Skv + (i % 3 == 2 ? 7 : 0);
+        a.causal = i % 2 && a.Skv >= a.Sq;
+        a.mask = i % 7 == 3;
+        a.qlens = i % 6 == 5;
+        a.kvlens = i % 4 == 3;
+        check(&a);
+    }
+    for (t = 0; t < 3; t++) { /* decode over a KV cache: one query, long cache, GQA */
+        memset(&a, 0, sizeof a);
+        a.dt = dts[t];
+        a.B = t == 2 ? 2 : 1; a.Sq = 1; a.Skv = t == 0 ? 8192 : 3000; a.cache = a.Skv + 100;
+        a.Hq = 8; a.Hkv = 2; a.Dh = 128; a.causal = 1; a.kvlens = t > 0;
+        check(&a);
+    }
+    { /* bad input */
+        int64_t s4[4] = { 1, 4, 4, 64 }, s4b[4] = { 1, 4, 3, 64 }, sbig[4] = { 1, 2, 2, 300 };
+        gk_tensor q, k, o, x, big;
+        gk_attention_desc d;
+        GKT_OK(D, gk_tensor_empty(D, GK_BF16, 4, s4, &q));
+        GKT_OK(D, gk_tensor_empty(D, GK_BF16, 4, s4b, &k));
+        GKT_OK(D, gk_tensor_empty(D, GK_BF16, 4, s4, &o));
+        GKT_FAILS(D, gk_attention(D, o, q, k, k, NULL), GK_ERR_SHAPE, "not a multiple of 3 kv heads");
+        GKT_OK(D, gk_tensor_empty(D, GK_F16, 4, s4, &x));
+        GKT_FAILS(D, gk_attention(D, o, q, x, x, NULL), GK_ERR_DTYPE, "share one of");
+        GKT_OK(D, gk_tensor_empty(D, GK_F32, 4, sbig, &big));
+        GKT_FAILS(D, gk_attention(D, big, big, big, big, NULL), GK_ERR_UNSUPPORTED, "head_dim 300");
+        memset(&d, 0, sizeof d);
+        d.mask = x;
+        GKT_FAILS(D, gk_attention(D, o, q, q, q, &d), GK_ERR_SHAPE, "mask must be f32");
+        memset(&d, 0, sizeof d);
+        d.kv_lens = q;
+        GKT_FAILS(D, gk_attention(D, o, q, q, q, &d), GK_ERR_SHAPE, "kv_lens must be a contiguous i32 vector");
+        gk_tensor_free(D, q); gk_tensor_free(D, k); gk_tensor_free(D, o); gk_tensor_free(D, x); gk_tensor_free(D, big);
+    }
+    gk_ctx_destroy(D);
+    gk_ctx_destroy(R);
+    return gkt_done("test_attention");
+}
