@@ -1,0 +1,3 @@
+# nn op group (norms, RoPE, layout): tests and benchmark, built by the core Makefile.
+OPS_TESTS += test_nn
+OPS_BENCHES += build/bench_nn
