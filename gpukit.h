@@ -5134,7 +5134,7 @@ GKDEF gk_status gk_concat_new(gk_ctx *ctx, const gk_tensor *xs, int n, int axis,
 GKDEF gk_status gk_split(gk_ctx *ctx, gk_tensor x, int axis, const int64_t *sizes, int n, gk_tensor *outs) {
     const char *W = "gk_split";
     gk_tensor_info info;
-    int ax, i;
+    int ax = 0, i;
     int64_t sum = 0, off = 0;
     if (!outs || !sizes || n < 1) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: sizes and outs must be non-NULL and n >= 1", W);
     for (i = 0; i < n; i++) outs[i].id = 0;
@@ -5277,7 +5277,7 @@ GKDEF gk_status gk_repeat_interleave_new(gk_ctx *ctx, gk_tensor x, int64_t repea
     const char *W = "gk_repeat_interleave_new";
     gk_tensor_info info;
     gk_tensor t;
-    int ax;
+    int ax = 0;
     GK__TRY(gk__nn_info(ctx, x, &info, out, W));
     if (info.ndim == 0) return gk__err(ctx, GK_ERR_SHAPE, "%s: x must have at least 1 dim", W);
     GK__TRY(gk__nn_axis(ctx, axis, info.ndim, &ax, W));
@@ -5382,7 +5382,7 @@ GKDEF gk_status gk_index_select_new(gk_ctx *ctx, gk_tensor x, int axis, gk_tenso
     const char *W = "gk_index_select_new";
     gk_tensor_info info, ii;
     gk_tensor t;
-    int ax;
+    int ax = 0;
     GK__TRY(gk__nn_info(ctx, x, &info, out, W));
     GK__TRY(gk_tensor_info_get(ctx, index, &ii));
     if (info.ndim == 0) return gk__err(ctx, GK_ERR_SHAPE, "%s: x must have at least 1 dim", W);
