@@ -4693,15 +4693,17 @@ GKDEF gk_status gk_rope_table_new(gk_ctx *ctx, const gk_rope_config *cfg, int64_
     shape[0] = max_pos;
     shape[1] = cfg->rotary_dim / 2;
     n = shape[0] * shape[1];
-    c = (float *)GPUKIT_MALLOC((size_t)n * 4 * 2 + 16);
+    c = (float *)GPUKIT_MALLOC((size_t)n * 4 * 3 + 16); /* cos, sin, and room for both narrowed */
     if (!c) return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
     s = c + n;
     st = gk_rope_table(cfg, max_pos, c, s, NULL);
     if (st != GK_OK) { GPUKIT_FREE(c); return gk__err(ctx, st, "%s", gk_last_error(NULL)); }
     bc = c; bs = s;
-    if (dtype != GK_F32) { /* narrow in place: n * 2 bytes fit in the f32 buffers */
-        gk_convert(dtype, c, GK_F32, c, (size_t)n);
-        gk_convert(dtype, s, GK_F32, s, (size_t)n);
+    if (dtype != GK_F32) {
+        bc = c + 2 * n;
+        bs = (char *)bc + (size_t)n * 2;
+        gk_convert(dtype, bc, GK_F32, c, (size_t)n);
+        gk_convert(dtype, bs, GK_F32, s, (size_t)n);
     }
     st = gk_tensor_from_host(ctx, dtype, 2, shape, bc, &tc);
     if (st == GK_OK) st = gk_tensor_from_host(ctx, dtype, 2, shape, bs, &tsn);
@@ -4838,7 +4840,7 @@ GKDEF gk_status gk_rope(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor posit
         gk__cu_ptr px = gk__slot_addr(xs), po = gk__slot_addr(os), pp = gk__slot_addr(ps), pc = gk__slot_addr(cs), psn = gk__slot_addr(ss);
         size_t es = gk__dtype_sizes[p.dt];
         int half = p.rd / 2, Di = (int)p.D;
-        int vp4 = half % 4 == 0 && ((px | po) & 15) == 0 && ((p.xst | p.xsh | p.ost | p.osh) * (int64_t)es) % 16 == 0;
+        int vp4 = half % 4 == 0 && ((px | po | pc | psn) & 15) == 0 && ((p.xst | p.xsh | p.ost | p.osh) * (int64_t)es) % 16 == 0;
         void *args[16];
         args[0] = &p.T; args[1] = &p.H; args[2] = &Di; args[3] = &p.rd; args[4] = &p.gptj; args[5] = &pp; args[6] = &p.pos64;
         args[7] = &p.P; args[8] = &px; args[9] = &p.xst; args[10] = &p.xsh; args[11] = &po; args[12] = &p.ost; args[13] = &p.osh;

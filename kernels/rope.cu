@@ -2,7 +2,8 @@
 // token and head strides given) at positions pos[T] (i32 or i64), reading
 // cos / sin tables [max_pos, rd/2]. NeoX layout (gptj = 0) rotates the
 // pairs (j, j + rd/2), GPT-J layout (gptj = 1) the pairs (2j, 2j+1). Each
-// thread rotates VP consecutive pairs. Positions outside [0, max_pos) give
+// thread rotates VP consecutive pairs (VP > 1: x, out, the tables and their
+// rows 16-byte aligned, rd/2 a multiple of VP). Positions outside [0, max_pos) give
 // zeros in the rotary part. Dims rd..D-1 are copied when out != x.
 #include "gk_common.cuh"
 
@@ -50,6 +51,7 @@ __device__ __forceinline__ void gk_rope_body(I total, I npv, I H, int rd, int gp
     typedef gk_ty<DT> T;
     typedef gk_ty<CT> TC;
     typedef typename gk_ty<DT>::S S;
+    typedef typename gk_ty<CT>::S CS;
     const int half = rd >> 1;
     for (I i = (I)GK_TID; i < total; i += (I)GK_NTHREADS) {
         I row = i / npv, q = i - row * npv;
@@ -62,11 +64,14 @@ __device__ __forceinline__ void gk_rope_body(I total, I npv, I H, int rd, int gp
         const typename gk_ty<CT>::S *cr = cs + (ok ? p : 0) * half, *sr = sn + (ok ? p : 0) * half;
         if (!gptj) {
             S a[VP], b[VP];
+            CS cv[VP], sv[VP];
             gk_ldv<S, VP>(xr + j0, a);
             gk_ldv<S, VP>(xr + j0 + half, b);
+            gk_ldv<CS, VP>(cr + j0, cv);
+            gk_ldv<CS, VP>(sr + j0, sv);
 #pragma unroll
             for (int k = 0; k < VP; k++) {
-                float c = ok ? TC::ld(cr[j0 + k]) : 0.f, s = ok ? TC::ld(sr[j0 + k]) : 0.f;
+                float c = ok ? TC::ld(cv[k]) : 0.f, s = ok ? TC::ld(sv[k]) : 0.f;
                 float u = T::ld(a[k]), v = T::ld(b[k]);
                 a[k] = T::st(u * c - v * s);
                 b[k] = T::st(v * c + u * s);
@@ -75,10 +80,13 @@ __device__ __forceinline__ void gk_rope_body(I total, I npv, I H, int rd, int gp
             gk_stv<S, VP>(orow + j0 + half, b);
         } else {
             S a[2 * VP];
+            CS cv[VP], sv[VP];
             gk_ldv<S, 2 * VP>(xr + 2 * j0, a);
+            gk_ldv<CS, VP>(cr + j0, cv);
+            gk_ldv<CS, VP>(sr + j0, sv);
 #pragma unroll
             for (int k = 0; k < VP; k++) {
-                float c = ok ? TC::ld(cr[j0 + k]) : 0.f, s = ok ? TC::ld(sr[j0 + k]) : 0.f;
+                float c = ok ? TC::ld(cv[k]) : 0.f, s = ok ? TC::ld(sv[k]) : 0.f;
                 float u = T::ld(a[2 * k]), v = T::ld(a[2 * k + 1]);
                 a[2 * k] = T::st(u * c - v * s);
                 a[2 * k + 1] = T::st(v * c + u * s);
