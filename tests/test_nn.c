@@ -633,6 +633,49 @@ static void test_errors(void) {
     gk_tensor_free(R, q); gk_tensor_free(R, pos); gk_tensor_free(R, posf); gk_tensor_free(R, ct); gk_tensor_free(R, st); gk_tensor_free(R, e);
 }
 
+
+/* ------------------------------------------------------------------ graphs */
+/* ops recorded in a graph (CPU: thunks with copied parameters) replay to the
+   same results as direct calls */
+static void test_graph(void) {
+    int64_t s[2] = { 6, 64 }, t3[3] = { 6, 2, 32 }, ps[1] = { 6 };
+    double pv[6] = { 0, 5, 2, 9, 1, 3 };
+    int perm[2] = { 1, 0 };
+    int64_t st[2] = { 64, 6 };
+    gk_rope_config c;
+    gk_tensor cs, sn, v3, w3;
+    gk_graph *g = NULL;
+    pair x = mkr(GK_F32, 2, s, -1, 1), a = mkpoison(GK_F32, 2, s), b = mkpoison(GK_F32, 2, st), pos = mk(GK_I32, 1, ps, pv);
+    double *d1, *r1, *d2, *r2;
+    int k;
+    memset(&c, 0, sizeof c);
+    c.rotary_dim = 32;
+    GKT_OK(D, gk_rope_table_new(D, &c, 16, GK_F32, &cs, &sn));
+    GKT_OK(D, gk_view_reshape(D, a.d, 3, t3, &v3));
+    GKT_OK(D, gk_view_reshape(D, x.d, 3, t3, &w3));
+    GKT_OK(D, gk_rms_norm(D, a.d, x.d, NONE, 1e-6));
+    GKT_OK(D, gk_rope(D, v3, v3, pos.d, cs, sn, 32, GK_ROPE_GPTJ));
+    GKT_OK(D, gk_permute(D, b.d, a.d, perm));
+    get(b, &d1, &r1);
+    GKT_OK(D, gk_fill(D, a.d, 0));
+    GKT_OK(D, gk_fill(D, b.d, 0));
+    GKT_OK(D, gk_graph_begin(D, NULL));
+    GKT_OK(D, gk_rms_norm(D, a.d, x.d, NONE, 1e-6));
+    GKT_OK(D, gk_rope(D, v3, v3, pos.d, cs, sn, 32, GK_ROPE_GPTJ));
+    GKT_OK(D, gk_permute(D, b.d, a.d, perm));
+    GKT_OK(D, gk_graph_end(D, NULL, &g));
+    for (k = 0; k < 2; k++) {
+        GKT_OK(D, gk_graph_launch(D, g, NULL));
+        get(b, &d2, &r2);
+        GKT_CHECK(maxdiff(d1, d2, b.n) == 0, "graph replay %d differs from direct calls (%g)", k, maxdiff(d1, d2, b.n));
+        free(d2); free(r2);
+    }
+    gk_graph_destroy(D, g);
+    free(d1); free(r1);
+    gk_tensor_free(D, v3); gk_tensor_free(D, w3); gk_tensor_free(D, cs); gk_tensor_free(D, sn);
+    fr(x); fr(a); fr(b); fr(pos);
+}
+
 #include "test_nn_fixtures.h"
 
 int main(void) {
@@ -649,6 +692,7 @@ int main(void) {
     test_pad();
     test_interp();
     test_errors();
+    test_graph();
     test_fixtures();
     gk_ctx_destroy(D);
     gk_ctx_destroy(R);
