@@ -4334,6 +4334,8 @@ static void gk__norm_cpu(const void *vp) {
 #define GK__NORM_NAMES(D, W) { "gk_rownorm_" D "_" W "_v1", "gk_rownorm_" D "_" W "_v2", "gk_rownorm_" D "_" W "_v4", "gk_rownorm_" D "_" W "_v8" }
 static const char *const gk__k_rownorm[5][4] = { GK__NORM_NAMES("f32", "f32"), GK__NORM_NAMES("f16", "f16"), GK__NORM_NAMES("f16", "f32"),
                                                   GK__NORM_NAMES("bf16", "bf16"), GK__NORM_NAMES("bf16", "f32") };
+static const char *const gk__k_warpnorm[5] = { "gk_warpnorm_f32_f32", "gk_warpnorm_f16_f16", "gk_warpnorm_f16_f32", "gk_warpnorm_bf16_bf16",
+                                                "gk_warpnorm_bf16_f32" };
 static const char *const gk__k_gnorm[5] = { "gk_gnorm_f32_f32", "gk_gnorm_f16_f16", "gk_gnorm_f16_f32", "gk_gnorm_bf16_bf16", "gk_gnorm_bf16_f32" };
 
 enum { GK__NK_LAYER = 0, GK__NK_RMS, GK__NK_ADDRMS, GK__NK_GROUP, GK__NK_INSTANCE, GK__NK_ADAIN };
@@ -4467,7 +4469,16 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
                 block[0] = (unsigned)((t + 31) / 32 * 32);
             }
         }
-        if (vi >= 0) {
+        if (vi == 0 && nvec <= 32) { /* short rows: a warp per row, 8 rows per block */
+            int Di = (int)p.L;
+            int64_t nb = (p.rows + 7) / 8;
+            void *args[10];
+            grid[0] = (unsigned)(nb < (1 << 30) ? nb : (1 << 30));
+            block[0] = 256;
+            args[0] = &p.rows; args[1] = &Di; args[2] = &p.mode; args[3] = &p.eps; args[4] = &px; args[5] = &pr;
+            args[6] = &ph; args[7] = &po; args[8] = &pw; args[9] = &pb;
+            st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_warpnorm[combo], grid, block, 0, args, where);
+        } else if (vi >= 0) {
             int Di = (int)p.L;
             void *args[10];
             args[0] = &p.rows; args[1] = &Di; args[2] = &p.mode; args[3] = &p.eps; args[4] = &px; args[5] = &pr;

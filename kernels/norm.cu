@@ -1,6 +1,7 @@
 // norm.cu - layer norm, RMS norm (HF LlamaRMSNorm rounding), fused
 // residual-add + RMS norm, group / instance norm and AdaIN.
-// Statistics in f32, biased variance. Two kernels:
+// Statistics in f32, biased variance. Three kernels:
+//  gk_warpnorm_*: rows of at most 32 16-byte vectors, one warp per row;
 //  gk_rownorm_*: one block per row, the row held in registers (16-byte
 //    loads, V vectors per thread), warp-shuffle reductions; layer / rms /
 //    add+rms over a contiguous last dim with 16-byte aligned rows.
@@ -119,6 +120,78 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
     }
 }
 
+
+// Short rows (at most 32 vectors of 16 bytes, e.g. per-head q/k norms): one
+// warp per row, lane l holds vector l, shuffle-only reductions.
+template <int DT, int WT>
+__device__ __forceinline__ void gk_warpnorm(gk_i64 rows, int D, int mode, float eps, const typename gk_ty<DT>::S *x,
+                                            const typename gk_ty<DT>::S *res, typename gk_ty<DT>::S *h,
+                                            typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,
+                                            const typename gk_ty<WT>::S *b) {
+    typedef typename gk_ty<DT>::S S;
+    typedef gk_ty<DT> T;
+    typedef gk_ty<WT> TW;
+    enum { E = 16 / sizeof(S) };
+    const int nvec = D / E, lane = threadIdx.x & 31, wpb = blockDim.x >> 5;
+    for (gk_i64 row = (gk_i64)blockIdx.x * wpb + (threadIdx.x >> 5); row < rows; row += (gk_i64)gridDim.x * wpb) {
+        float v[E];
+        bool on = lane < nvec;
+        if (on) {
+            uint4 raw = ((const uint4 *)(x + row * D))[lane];
+            const S *s = (const S *)&raw;
+#pragma unroll
+            for (int e = 0; e < E; e++) v[e] = T::ld(s[e]);
+            if (mode == 2) {
+                uint4 rr = ((const uint4 *)(res + row * D))[lane], hh;
+                const S *r = (const S *)&rr;
+                S *hs = (S *)&hh;
+#pragma unroll
+                for (int e = 0; e < E; e++) {
+                    hs[e] = T::st(v[e] + T::ld(r[e]));
+                    v[e] = T::ld(hs[e]);
+                }
+                ((uint4 *)(h + row * D))[lane] = hh;
+            }
+        } else {
+#pragma unroll
+            for (int e = 0; e < E; e++) v[e] = 0.f;
+        }
+        float mean = 0.f, q = 0.f;
+        if (mode == 0) {
+            float s = 0.f;
+#pragma unroll
+            for (int e = 0; e < E; e++) s += v[e];
+            mean = gk_warp_sum(s) / (float)D;
+            if (on)
+#pragma unroll
+                for (int e = 0; e < E; e++) { float d = v[e] - mean; q += d * d; }
+        } else {
+#pragma unroll
+            for (int e = 0; e < E; e++) q += v[e] * v[e];
+        }
+        float rstd = rsqrtf(gk_warp_sum(q) / (float)D + eps);
+        if (on) {
+            uint4 o;
+            S *os = (S *)&o;
+#pragma unroll
+            for (int e = 0; e < E; e++) {
+                int c = lane * E + e;
+                float y;
+                if (mode == 0) {
+                    y = (v[e] - mean) * rstd;
+                    if (w) y = y * TW::ld(w[c]);
+                    if (b) y = y + TW::ld(b[c]);
+                } else {
+                    y = gk_rnd<DT>(v[e] * rstd);
+                    if (w) y = TW::ld(w[c]) * y;
+                }
+                os[e] = T::st(y);
+            }
+            ((uint4 *)(out + row * D))[lane] = o;
+        }
+    }
+}
+
 template <int DT, int WT>
 __device__ __forceinline__ void gk_gnorm(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64 cpg, gk_i64 S_, int mode, float eps,
                                          const typename gk_ty<DT>::S *x, const typename gk_ty<DT>::S *res,
@@ -174,6 +247,12 @@ __device__ __forceinline__ void gk_gnorm(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64
         gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V>(rows, D, mode, eps, x, res, h, out, w, b);                              \
     }
 #define GK_NORMS(DTN, WTN)                                                                                               \
+    extern "C" __global__ void gk_warpnorm_##DTN##_##WTN(                                                                \
+        gk_i64 rows, int D, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res,     \
+        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \
+        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \
+        gk_warpnorm<GK_DT_##DTN, GK_DT_##WTN>(rows, D, mode, eps, x, res, h, out, w, b);                                \
+    }                                                                                                                    \
     GK_ROWNORM(DTN, WTN, 1)                                                                                              \
     GK_ROWNORM(DTN, WTN, 2)                                                                                              \
     GK_ROWNORM(DTN, WTN, 4)                                                                                              \

@@ -97,10 +97,10 @@ static double maxdiff(const double *a, const double *b, int64_t n) {
 
 /* ------------------------------------------------------------------ norms */
 static void test_norms(void) {
-    static const int64_t DS[] = { 1, 31, 33, 1000, 4096, 4097, 8192 + 8 };
+    static const int64_t DS[] = { 1, 31, 33, 64, 128, 1000, 4096, 4097, 8192 + 8 }; /* warp, block, generic paths */
     int di, ti, wi;
     for (ti = 0; ti < 3; ti++)
-        for (di = 0; di < 7; di++)
+        for (di = 0; di < (int)(sizeof DS / sizeof DS[0]); di++)
             for (wi = 0; wi < 3; wi++) {
                 gk_dtype dt = FDT[ti], wt = wi == 2 ? GK_F32 : dt;
                 int64_t shape[2] = { 3, DS[di] }, ws[1] = { DS[di] };
