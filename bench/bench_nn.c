@@ -21,7 +21,7 @@ static int cmp_d(const void *a, const void *b) {
         if (s_ != GK_OK) { printf("%s: %s\n", #x, gk_last_error(ctx)); exit(1); }         \
     } while (0)
 
-enum { OP_COPY, OP_RMS, OP_LAYER, OP_ADDRMS, OP_ROPE, OP_PERMUTE, OP_TRANSPOSE, OP_EMBED };
+enum { OP_COPY, OP_RMSH, OP_RMS, OP_LAYER, OP_ADDRMS, OP_ROPE, OP_PERMUTE, OP_TRANSPOSE, OP_EMBED };
 typedef struct { const char *name; int op; gk_dtype dt; double bytes; double ms, gbs; } bcase;
 static gk_tensor A, B, C, Dd, W, Bi, POS, COS, SIN, IDS;
 
@@ -29,6 +29,7 @@ static gk_status run(const bcase *c) {
     static const int perm[4] = { 0, 2, 1, 3 }, tr[3] = { 0, 2, 1 };
     switch (c->op) {
     case OP_COPY: return gk_copy(ctx, B, A);
+    case OP_RMSH:
     case OP_RMS: return gk_rms_norm(ctx, B, A, W, 1e-6);
     case OP_LAYER: return gk_layer_norm(ctx, B, A, W, Bi, 1e-5);
     case OP_ADDRMS: return gk_add_rms_norm(ctx, Dd, C, A, B, W, 1e-6);
@@ -47,6 +48,12 @@ static void setup(const bcase *c) {
         CK(gk_tensor_empty(ctx, GK_F32, 1, &n, &A));
         CK(gk_tensor_empty(ctx, GK_F32, 1, &n, &B));
         CK(gk_fill(ctx, A, 1));
+    } else if (c->op == OP_RMSH) { /* per-head q/k norm (Qwen3): [4096 * 32, 128] */
+        int64_t sh[2] = { 4096 * 32, 128 }, wh[1] = { 128 };
+        CK(gk_tensor_empty(ctx, dt, 2, sh, &A));
+        CK(gk_tensor_empty(ctx, dt, 2, sh, &B));
+        CK(gk_tensor_empty(ctx, dt, 1, wh, &W));
+        CK(gk_fill(ctx, A, 0.5)); CK(gk_fill(ctx, W, 1));
     } else if (c->op <= OP_ADDRMS) {
         CK(gk_tensor_empty(ctx, dt, 2, s2, &A));
         CK(gk_tensor_empty(ctx, dt, 2, s2, &B));
@@ -125,6 +132,7 @@ int main(int argc, char **argv) {
         { "copy_f32_256MiB", OP_COPY, GK_F32, 2.0 * 256 * 1048576, 0, 0 },
         { "rmsnorm_bf16_8192x4096", OP_RMS, GK_BF16, 2 * M * 2, 0, 0 },
         { "rmsnorm_f32_8192x4096", OP_RMS, GK_F32, 2 * M * 4, 0, 0 },
+        { "rmsnorm_bf16_heads_131072x128", OP_RMSH, GK_BF16, 2 * 4096.0 * 32 * 128 * 2, 0, 0 },
         { "layernorm_bf16_8192x4096", OP_LAYER, GK_BF16, 2 * M * 2, 0, 0 },
         { "layernorm_f32_8192x4096", OP_LAYER, GK_F32, 2 * M * 4, 0, 0 },
         { "add_rmsnorm_bf16_8192x4096", OP_ADDRMS, GK_BF16, 4 * M * 2, 0, 0 },

@@ -82,6 +82,12 @@ for dt, es, nm in ((torch.bfloat16, 2, "bf16"), (torch.float32, 4, "f32")):
     del x, r
 
 Rn = 4096 * 32 * 128
+xh = torch.randn(4096 * 32, 128, device=dev, dtype=torch.bfloat16)
+wh = torch.ones(128, device=dev, dtype=torch.bfloat16)
+if hasattr(F, "rms_norm"):
+    rec("rmsnorm_bf16_heads_131072x128", 2 * Rn * 2, lambda: F.rms_norm(xh, (128,), wh, 1e-6))
+rec("rmsnorm_bf16_heads_131072x128_hf_eager", 2 * Rn * 2, lambda: hf_rms(xh, wh))
+del xh
 q = torch.randn(1, 32, 4096, 128, device=dev, dtype=torch.bfloat16)
 inv = 1.0 / (10000.0 ** (torch.arange(0, 128, 2, device=dev).float() / 128))
 fr = torch.arange(4096, device=dev).float()[:, None] * inv[None, :]
