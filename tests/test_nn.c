@@ -285,6 +285,29 @@ static void test_rope(void) {
         }
     }
     rope_case(GK_BF16, GK_F32, 1000, 2, 64, 32, GK_ROPE_NEOX, 0);
+    { /* positions outside the table: zeros in the rotary part, the rest passes through */
+        int64_t s3[3] = { 3, 1, 8 }, p1[1] = { 3 };
+        double pv[3] = { -1, 4, 1 }, xv[24], *dv, *rv;
+        gk_tensor cd, sd, cr, sr;
+        pair x, o, pos;
+        int k;
+        memset(&c, 0, sizeof c);
+        c.rotary_dim = 4;
+        for (k = 0; k < 24; k++) xv[k] = k + 1;
+        x = mk(GK_F32, 3, s3, xv);
+        o = mkpoison(GK_F32, 3, s3);
+        pos = mk(GK_I32, 1, p1, pv);
+        GKT_OK(D, gk_rope_table_new(D, &c, 4, GK_F32, &cd, &sd));
+        GKT_OK(R, gk_rope_table_new(R, &c, 4, GK_F32, &cr, &sr));
+        GKT_OK(D, gk_rope(D, o.d, x.d, pos.d, cd, sd, 4, GK_ROPE_NEOX));
+        GKT_OK(R, gk_rope(R, o.r, x.r, pos.r, cr, sr, 4, GK_ROPE_NEOX));
+        get(o, &dv, &rv);
+        GKT_CHECK(maxdiff(dv, rv, 24) < 1e-6 && rv[0] == 0 && rv[3] == 0 && rv[4] == 5 && rv[7] == 8 && rv[8] == 0 && rv[11] == 0 && rv[12] == 13 &&
+                  rv[16] != 0, "rope: out-of-table positions give zeros (%g %g %g %g)", rv[0], rv[4], rv[8], rv[12]);
+        free(dv); free(rv);
+        fr(x); fr(o); fr(pos);
+        gk_tensor_free(D, cd); gk_tensor_free(D, sd); gk_tensor_free(R, cr); gk_tensor_free(R, sr);
+    }
     /* host tables: hand-computed */
     memset(&c, 0, sizeof c);
     c.rotary_dim = 4;
