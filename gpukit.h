@@ -518,6 +518,141 @@ GKDEF gk_status gk_cast_new(gk_ctx *ctx, gk_tensor src, gk_dtype dtype, gk_tenso
 
 /* >>api_ops_nn: norms, positions (RoPE), layout (permute, concat, gather, pad, interpolate)
    (declarations of this group go below this line) */
+/* ---- norms. x is f32, f16 or bf16 and contiguous; out has x's shape and
+   dtype, is contiguous and may be x (in place). Statistics in f32, biased
+   variance, eps inside the square root as in the PyTorch module each one
+   matches. weight / bias are f32 or x's dtype; a zero handle (gk_tensor){0}
+   means absent. */
+/* torch.nn.LayerNorm over the last dim D: (x - mean) / sqrt(var + eps) * w + b;
+   weight, bias [D]. PyTorch's default eps is 1e-5. */
+GKDEF gk_status gk_layer_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor weight, gk_tensor bias, double eps);
+/* HF LlamaRMSNorm over the last dim: y = round(x * rsqrt(mean(x^2) + eps)) to
+   x's dtype, out = round(weight * y); weight [D] or absent. */
+GKDEF gk_status gk_rms_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor weight, double eps);
+/* Fused residual add: h = round(x + residual) is written to h (x's shape and
+   dtype; may be x or residual), out = gk_rms_norm(h). */
+GKDEF gk_status gk_add_rms_norm(gk_ctx *ctx, gk_tensor out, gk_tensor h, gk_tensor x, gk_tensor residual, gk_tensor weight, double eps);
+/* torch.nn.GroupNorm on x [B, C, *]: statistics per (batch, group) over C /
+   num_groups channels and every position; weight, bias [C]. Default eps 1e-5. */
+GKDEF gk_status gk_group_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, int num_groups, gk_tensor weight, gk_tensor bias, double eps);
+/* torch.nn.InstanceNorm1d/2d (no running stats) on x [B, C, *] (3+ dims):
+   statistics per (b, c) over the positions; optional affine weight, bias [C].
+   PyTorch's eps is 1e-5. */
+GKDEF gk_status gk_instance_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor weight, gk_tensor bias, double eps);
+/* AdaIN: out = scale * instance_norm(x) + shift, x [B, C, *] (3+ dims),
+   scale and shift [B, C] (contiguous; f32 or x's dtype). Kokoro's AdaIN1d is
+   scale = 1 + gamma, eps 1e-5. */
+GKDEF gk_status gk_adain(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor scale, gk_tensor shift, double eps);
+GKDEF gk_status gk_layer_norm_new(gk_ctx *ctx, gk_tensor x, gk_tensor weight, gk_tensor bias, double eps, gk_tensor *out);
+GKDEF gk_status gk_rms_norm_new(gk_ctx *ctx, gk_tensor x, gk_tensor weight, double eps, gk_tensor *out);
+GKDEF gk_status gk_add_rms_norm_new(gk_ctx *ctx, gk_tensor x, gk_tensor residual, gk_tensor weight, double eps, gk_tensor *out, gk_tensor *h);
+GKDEF gk_status gk_group_norm_new(gk_ctx *ctx, gk_tensor x, int num_groups, gk_tensor weight, gk_tensor bias, double eps, gk_tensor *out);
+GKDEF gk_status gk_instance_norm_new(gk_ctx *ctx, gk_tensor x, gk_tensor weight, gk_tensor bias, double eps, gk_tensor *out);
+GKDEF gk_status gk_adain_new(gk_ctx *ctx, gk_tensor x, gk_tensor scale, gk_tensor shift, double eps, gk_tensor *out);
+
+/* ---- rotary position embedding (RoPE) and sinusoidal positions */
+typedef enum gk_rope_type {
+    GK_ROPE_DEFAULT = 0,   /* inv_freq[i] = 1 / theta^(2i / rotary_dim) */
+    GK_ROPE_LINEAR,        /* inv_freq / factor */
+    GK_ROPE_DYNAMIC,       /* NTK-aware: theta * ((factor * seq / max_pos) - (factor - 1))^(d / (d - 2)) */
+    GK_ROPE_YARN,          /* YaRN ramp between interpolation and extrapolation, attention factor */
+    GK_ROPE_LLAMA3         /* Llama 3.1 wavelength bands */
+} gk_rope_type;
+typedef enum gk_rope_layout {
+    GK_ROPE_NEOX = 0,      /* rotate-half: pairs (j, j + rotary_dim/2) (HF default) */
+    GK_ROPE_GPTJ           /* interleaved: pairs (2j, 2j + 1) */
+} gk_rope_layout;
+/* The fields of HF transformers' rope_parameters (a zero means "absent",
+   and HF's default applies). */
+typedef struct gk_rope_config {
+    gk_rope_type type;
+    int rotary_dim;                  /* int(head_dim * partial_rotary_factor); even, > 0 */
+    double theta;                    /* rope_theta; 0: 10000 */
+    double factor;                   /* linear, dynamic, llama3: required; yarn: 0 = max_pos / original */
+    int64_t max_position_embeddings; /* dynamic, yarn */
+    int64_t original_max_position_embeddings; /* yarn (0: max_position_embeddings), llama3 (required) */
+    int64_t seq_len;                 /* dynamic: current length (HF uses max(seq_len, max_pos)); 0: max_pos */
+    double attention_factor;         /* yarn: 0 = from factor, mscale, mscale_all_dim */
+    double beta_fast, beta_slow;     /* yarn: 0 = 32, 1 */
+    double mscale, mscale_all_dim;   /* yarn */
+    int no_truncate;                 /* yarn: truncate = false */
+    double low_freq_factor, high_freq_factor; /* llama3 (required) */
+} gk_rope_config;
+/* HF's inverse frequencies (rotary_dim / 2 floats, computed in f32 like
+   torch) and attention scaling (1 except YaRN). Host only. */
+GKDEF gk_status gk_rope_inv_freq(const gk_rope_config *cfg, float *inv_freq, double *attention_scaling);
+/* cos / sin tables [max_pos, rotary_dim / 2] (row p: cos(p * inv_freq) *
+   attention_scaling, like HF's cos/sin halves). Host only. */
+GKDEF gk_status gk_rope_table(const gk_rope_config *cfg, int64_t max_pos, float *cos_tab, float *sin_tab, double *attention_scaling);
+/* The same tables as new tensors [max_pos, rotary_dim / 2] of dtype (f32, f16
+   or bf16), uploaded synchronously (set-up time, not for the hot path). */
+GKDEF gk_status gk_rope_table_new(gk_ctx *ctx, const gk_rope_config *cfg, int64_t max_pos, gk_dtype dtype, gk_tensor *cos_tab,
+                                  gk_tensor *sin_tab);
+/* Rotates the first rotary_dim dims of every head of x [T, H, D] (f32, f16,
+   bf16; last dim contiguous, any token / head strides, e.g. a view into a
+   fused qkv) at positions [T] (i32 or i64) with cos / sin tables [P,
+   rotary_dim / 2] (f32 or x's dtype); dims rotary_dim..D-1 pass through.
+   out [T, H, D] of x's dtype may be x (in place). Computes in f32, rounds once.
+   A position outside [0, P) gives zeros in the rotary part (no host sync
+   can check device data). */
+GKDEF gk_status gk_rope(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor positions, gk_tensor cos_tab, gk_tensor sin_tab,
+                        int rotary_dim, gk_rope_layout layout);
+GKDEF gk_status gk_rope_new(gk_ctx *ctx, gk_tensor x, gk_tensor positions, gk_tensor cos_tab, gk_tensor sin_tab, int rotary_dim,
+                            gk_rope_layout layout, gk_tensor *out);
+/* Whisper's sinusoids(length, channels, max_timescale): out [length, channels]
+   f32, sin of the first channels/2, cos of the rest (channels even, >= 4);
+   max_timescale 0 means 10000. Host only. */
+GKDEF gk_status gk_sinusoids(int64_t length, int64_t channels, double max_timescale, float *out);
+
+/* ---- layout. Any dtype; these copy (on the current stream) unless said. */
+/* out = x.permute(perm) materialised (out: the permuted shape, any strides).
+   Contiguous runs move 16 bytes per thread; a moved last dim goes through a
+   tiled shared-memory transpose. */
+GKDEF gk_status gk_permute(gk_ctx *ctx, gk_tensor out, gk_tensor x, const int *perm);
+GKDEF gk_status gk_permute_new(gk_ctx *ctx, gk_tensor x, const int *perm, gk_tensor *out);
+/* torch.cat(xs, axis): n >= 1 inputs of one dtype, equal shapes but along
+   axis. One strided copy per input. */
+GKDEF gk_status gk_concat(gk_ctx *ctx, gk_tensor out, const gk_tensor *xs, int n, int axis);
+GKDEF gk_status gk_concat_new(gk_ctx *ctx, const gk_tensor *xs, int n, int axis, gk_tensor *out);
+/* torch.split(x, sizes, axis) as n VIEWS of x (no copy; sizes sum to the
+   dim): free them with gk_tensor_free; gk_contiguous gives copies. */
+GKDEF gk_status gk_split(gk_ctx *ctx, gk_tensor x, int axis, const int64_t *sizes, int n, gk_tensor *outs);
+/* out = x[..., start:stop:step, ...] along axis (Python rules, step >= 1) as a copy. */
+GKDEF gk_status gk_slice_copy(gk_ctx *ctx, gk_tensor out, gk_tensor x, int axis, int64_t start, int64_t stop, int64_t step);
+/* torch.index_select(x, axis, index): index i32 / i64 [n] (contiguous); x and
+   out contiguous. An index outside [0, x.shape[axis]) (negative included)
+   gives zeros in its slice: no status, no host sync. */
+GKDEF gk_status gk_index_select(gk_ctx *ctx, gk_tensor out, gk_tensor x, int axis, gk_tensor index);
+GKDEF gk_status gk_index_select_new(gk_ctx *ctx, gk_tensor x, int axis, gk_tensor index, gk_tensor *out);
+/* Embedding lookup: out [ids.shape..., D] = table [V, D] rows at ids (i32 or
+   i64, any shape); out-of-range ids give zero rows (as gk_index_select). */
+GKDEF gk_status gk_embedding(gk_ctx *ctx, gk_tensor out, gk_tensor table, gk_tensor ids);
+GKDEF gk_status gk_embedding_new(gk_ctx *ctx, gk_tensor table, gk_tensor ids, gk_tensor *out);
+/* torch.Tensor.repeat(repeats): nrep >= x.ndim (leading repeats add dims),
+   repeats >= 0; out shape [..., repeats[i] * shape[i]]. At most 8 dims after
+   dropping size-1 ones (GK_ERR_UNSUPPORTED otherwise). */
+GKDEF gk_status gk_repeat(gk_ctx *ctx, gk_tensor out, gk_tensor x, const int64_t *repeats, int nrep);
+GKDEF gk_status gk_repeat_new(gk_ctx *ctx, gk_tensor x, const int64_t *repeats, int nrep, gk_tensor *out);
+/* torch.repeat_interleave(x, repeats, axis) with one repeat count >= 0. */
+GKDEF gk_status gk_repeat_interleave(gk_ctx *ctx, gk_tensor out, gk_tensor x, int64_t repeats, int axis);
+GKDEF gk_status gk_repeat_interleave_new(gk_ctx *ctx, gk_tensor x, int64_t repeats, int axis, gk_tensor *out);
+typedef enum gk_pad_mode { GK_PAD_CONSTANT = 0, GK_PAD_REFLECT, GK_PAD_REPLICATE } gk_pad_mode;
+/* torch.nn.functional.pad over the last 1 (npads 2: left, right) or 2 dims
+   (npads 4: left, right, top, bottom); pads >= 0; x and out contiguous.
+   Reflect needs each pad < its dim, replicate a non-empty dim. value: the
+   constant (converted to x's dtype). */
+GKDEF gk_status gk_pad(gk_ctx *ctx, gk_tensor out, gk_tensor x, const int64_t *pads, int npads, gk_pad_mode mode, double value);
+GKDEF gk_status gk_pad_new(gk_ctx *ctx, gk_tensor x, const int64_t *pads, int npads, gk_pad_mode mode, double value, gk_tensor *out);
+typedef enum gk_interp_mode { GK_INTERP_NEAREST = 0, GK_INTERP_LINEAR } gk_interp_mode;
+/* torch.nn.functional.interpolate, align_corners=False: x [N, C, W] (linear
+   or nearest over W) or [N, C, H, W] (bilinear or nearest over H, W), f32 /
+   f16 / bf16, contiguous; the output size is out's shape. scales (1 per
+   spatial dim, NULL or 0: none) are the scale_factor PyTorch was given:
+   the source step is then 1 / scale, else in / out, exactly as PyTorch.
+   _new: size (NULL: floor(in * scale)) or scales. */
+GKDEF gk_status gk_interpolate(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_interp_mode mode, const double *scales);
+GKDEF gk_status gk_interpolate_new(gk_ctx *ctx, gk_tensor x, gk_interp_mode mode, const int64_t *size, const double *scales,
+                                   gk_tensor *out);
 
 /* end of >>api_ops_nn */
 
@@ -4820,6 +4955,1417 @@ fail:
 
 /* ------------------------------------------------------------------------ */
 /* >>ops_nn: implementation of the >>api_ops_nn group (below this line) */
+/* Shared helpers of the nn group. */
+static int gk__nn_has(gk_tensor t) { return t.id != 0; }
+static gk_status gk__nn_axis(gk_ctx *ctx, int axis, int ndim, int *out, const char *where) {
+    int a = axis < 0 ? axis + ndim : axis;
+    if (a < 0 || a >= ndim) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: axis %d out of range for %d dims", where, axis, ndim);
+    *out = a;
+    return GK_OK;
+}
+static int gk__nn_isfloat3(gk_dtype dt) { return dt == GK_F32 || dt == GK_F16 || dt == GK_BF16; }
+/* (x dtype, weight dtype) -> kernel variant: f32/f32, f16/f16, f16/f32, bf16/bf16, bf16/f32; -1 if none */
+static int gk__nn_combo(gk_dtype dt, gk_dtype wt) {
+    if (dt == GK_F32) return wt == GK_F32 ? 0 : -1;
+    if (dt == GK_F16) return wt == GK_F16 ? 1 : wt == GK_F32 ? 2 : -1;
+    if (dt == GK_BF16) return wt == GK_BF16 ? 3 : wt == GK_F32 ? 4 : -1;
+    return -1;
+}
+static float gk__nn_rnd(gk_dtype dt, float v) {
+    char b[8];
+    if (dt == GK_F32) return v;
+    gk__stf(dt, b, v);
+    return gk__ldf(dt, b);
+}
+static int gk__nn_same_shape(const gk__slot *a, const gk__slot *b) {
+    return a->ndim == b->ndim && (a->ndim == 0 || memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim) == 0);
+}
+static gk_status gk__nn_shape_err(gk_ctx *ctx, const char *where, const char *what, const gk__slot *s, const char *want) {
+    char a[160];
+    gk__shape_str(s, a, sizeof a);
+    return gk__err(ctx, GK_ERR_SHAPE, "%s: %s has shape %s, expected %s", where, what, a, want);
+}
+/* A new tensor of the given shape (for the _new variants). */
+static gk_status gk__nn_empty(gk_ctx *ctx, gk_dtype dt, int ndim, const int64_t *shape, gk_tensor *out, const char *where) {
+    uint32_t idx;
+    gk_status st;
+    GK__ENTER(ctx, where);
+    st = gk__bind(ctx);
+    if (st == GK_OK) st = gk__tensor_new(ctx, dt, ndim, shape, &idx, where);
+    if (st == GK_OK) *out = gk__handle(ctx, idx);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+static gk_status gk__nn_info(gk_ctx *ctx, gk_tensor t, gk_tensor_info *info, gk_tensor *out, const char *where) {
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", where);
+    return gk_tensor_info_get(ctx, t, info);
+}
+
+/* ======================== norms ======================== */
+typedef struct gk__normp {
+    int64_t rows, L, R, cpg, S;
+    int mode;          /* 0 mean/var, 1 rms, 2 add + rms */
+    float eps;
+    gk_dtype dt, wt;
+    char *out, *h;
+    const char *x, *res, *w, *b;
+} gk__normp;
+
+static void gk__norm_cpu(const void *vp) {
+    const gk__normp *p = (const gk__normp *)vp;
+    size_t es = gk__dtype_sizes[p->dt], ws = gk__dtype_sizes[p->wt];
+    int64_t row, c;
+    for (row = 0; row < p->rows; row++) {
+        const char *xr = p->x + row * p->L * (int64_t)es;
+        char *orow = p->out + row * p->L * (int64_t)es;
+        double s = 0, q = 0, mean = 0;
+        float rstd, fm;
+        int64_t cbase = (row % p->R) * p->cpg;
+        if (p->mode == 2) {
+            const char *rr = p->res + row * p->L * (int64_t)es;
+            char *hr = p->h + row * p->L * (int64_t)es;
+            for (c = 0; c < p->L; c++)
+                gk__stf(p->dt, hr + c * (int64_t)es, gk__ldf(p->dt, xr + c * (int64_t)es) + gk__ldf(p->dt, rr + c * (int64_t)es));
+            xr = hr;
+        }
+        if (p->mode == 0) {
+            for (c = 0; c < p->L; c++) s += gk__ldf(p->dt, xr + c * (int64_t)es);
+            mean = s / (double)p->L;
+            for (c = 0; c < p->L; c++) { double d = gk__ldf(p->dt, xr + c * (int64_t)es) - mean; q += d * d; }
+        } else {
+            for (c = 0; c < p->L; c++) { double d = gk__ldf(p->dt, xr + c * (int64_t)es); q += d * d; }
+        }
+        rstd = (float)(1.0 / sqrt(q / (double)p->L + (double)p->eps));
+        fm = (float)mean;
+        for (c = 0; c < p->L; c++) {
+            int64_t ch = cbase + c / p->S;
+            float v = gk__ldf(p->dt, xr + c * (int64_t)es), y;
+            if (p->mode == 0) {
+                y = (v - fm) * rstd;
+                if (p->w) y = y * gk__ldf(p->wt, p->w + ch * (int64_t)ws);
+                if (p->b) y = y + gk__ldf(p->wt, p->b + ch * (int64_t)ws);
+            } else {
+                y = gk__nn_rnd(p->dt, v * rstd);
+                if (p->w) y = gk__ldf(p->wt, p->w + ch * (int64_t)ws) * y;
+            }
+            gk__stf(p->dt, orow + c * (int64_t)es, y);
+        }
+    }
+}
+
+#define GK__NORM_NAMES(D, W) { "gk_rownorm_" D "_" W "_v1", "gk_rownorm_" D "_" W "_v2", "gk_rownorm_" D "_" W "_v4", "gk_rownorm_" D "_" W "_v8" }
+static const char *const gk__k_rownorm[5][4] = { GK__NORM_NAMES("f32", "f32"), GK__NORM_NAMES("f16", "f16"), GK__NORM_NAMES("f16", "f32"),
+                                                  GK__NORM_NAMES("bf16", "bf16"), GK__NORM_NAMES("bf16", "f32") };
+static const char *const gk__k_warpnorm[5] = { "gk_warpnorm_f32_f32", "gk_warpnorm_f16_f16", "gk_warpnorm_f16_f32", "gk_warpnorm_bf16_bf16",
+                                                "gk_warpnorm_bf16_f32" };
+static const char *const gk__k_gnorm[5] = { "gk_gnorm_f32_f32", "gk_gnorm_f16_f16", "gk_gnorm_f16_f32", "gk_gnorm_bf16_bf16", "gk_gnorm_bf16_f32" };
+
+enum { GK__NK_LAYER = 0, GK__NK_RMS, GK__NK_ADDRMS, GK__NK_GROUP, GK__NK_INSTANCE, GK__NK_ADAIN };
+
+/* One entry for every norm: kind, out, h (add+rms), x, residual, weight (or
+   scale), bias (or shift), groups, eps. */
+static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_tensor x, gk_tensor res, gk_tensor w, gk_tensor b,
+                          int groups, double eps, const char *where) {
+    const char *wn = kind == GK__NK_ADAIN ? "scale" : "weight", *bn = kind == GK__NK_ADAIN ? "shift" : "bias";
+    gk_tensor ts[6];
+    const char *names[6];
+    int n = 0, iw = -1, ib = -1, ih = -1, ir = -1, i, combo;
+    gk__opnds ops;
+    gk__normp p;
+    gk_status st;
+    gk__slot *xs, *os;
+    memset(&p, 0, sizeof p);
+    ops.used = 0;
+    GK__ENTER(ctx, where);
+    ts[n] = out; names[n++] = "out";
+    ts[n] = x; names[n++] = "x";
+    if (kind == GK__NK_ADDRMS) { ih = n; ts[n] = h; names[n++] = "h"; ir = n; ts[n] = res; names[n++] = "residual"; }
+    if (gk__nn_has(w) || kind == GK__NK_ADAIN) { iw = n; ts[n] = w; names[n++] = wn; }
+    if (gk__nn_has(b) || kind == GK__NK_ADAIN) { ib = n; ts[n] = b; names[n++] = bn; }
+    st = gk__operands(ctx, &ops, ts, names, n, where);
+    if (st != GK_OK) goto done;
+    os = ops.s[0];
+    xs = ops.s[1];
+    p.dt = xs->dtype;
+    p.wt = iw >= 0 ? ops.s[iw]->dtype : p.dt;
+    if (!gk__nn_isfloat3(p.dt)) { st = gk__err(ctx, GK_ERR_DTYPE, "%s: x is %s (f32, f16 or bf16 only)", where, gk_dtype_name(p.dt)); goto done; }
+    for (i = 0; i < n; i++) {
+        int is_w = i == iw || i == ib;
+        if (is_w && ops.s[i]->dtype != p.wt) { st = gk__err(ctx, GK_ERR_DTYPE, "%s: %s is %s but %s is %s", where, names[i], gk_dtype_name(ops.s[i]->dtype), names[iw], gk_dtype_name(p.wt)); goto done; }
+        if (!is_w && ops.s[i]->dtype != p.dt) { st = gk__err(ctx, GK_ERR_DTYPE, "%s: %s is %s but x is %s", where, names[i], gk_dtype_name(ops.s[i]->dtype), gk_dtype_name(p.dt)); goto done; }
+        if (!gk__is_contig(ops.s[i])) { st = gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: %s is not contiguous (use gk_contiguous)", where, names[i]); goto done; }
+        if (!is_w && i > 0 && !gk__nn_same_shape(ops.s[i], xs)) {
+            char a[160];
+            gk__shape_str(xs, a, sizeof a);
+            st = gk__nn_shape_err(ctx, where, names[i], ops.s[i], a);
+            goto done;
+        }
+    }
+    if (!gk__nn_same_shape(os, xs)) {
+        char a[160];
+        gk__shape_str(xs, a, sizeof a);
+        st = gk__nn_shape_err(ctx, where, "out", os, a);
+        goto done;
+    }
+    combo = gk__nn_combo(p.dt, p.wt);
+    if (combo < 0) { st = gk__err(ctx, GK_ERR_DTYPE, "%s: %s is %s (f32 or x's dtype %s)", where, names[iw], gk_dtype_name(p.wt), gk_dtype_name(p.dt)); goto done; }
+    if (!(eps >= 0) || eps > 1e30) { st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: eps %g must be >= 0", where, eps); goto done; }
+    p.eps = (float)eps;
+    if (kind <= GK__NK_ADDRMS) {
+        int64_t D;
+        if (xs->ndim < 1) { st = gk__err(ctx, GK_ERR_SHAPE, "%s: x must have at least 1 dim", where); goto done; }
+        D = xs->shape[xs->ndim - 1];
+        p.L = D; p.R = 1; p.cpg = D; p.S = 1;
+        p.rows = D ? gk__numel(xs) / D : 0;
+        p.mode = kind == GK__NK_LAYER ? 0 : kind == GK__NK_RMS ? 1 : 2;
+        for (i = 0; i < n; i++)
+            if ((i == iw || i == ib) && (ops.s[i]->ndim != 1 || ops.s[i]->shape[0] != D)) {
+                char want[64];
+                snprintf(want, sizeof want, "[%lld]", (long long)D);
+                st = gk__nn_shape_err(ctx, where, names[i], ops.s[i], want);
+                goto done;
+            }
+    } else {
+        int64_t B, C, S = 1;
+        int d;
+        if (xs->ndim < (kind == GK__NK_GROUP ? 2 : 3)) {
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: x has %d dims, expected [B, C, %s]", where, xs->ndim, kind == GK__NK_GROUP ? "*" : "T, ...");
+            goto done;
+        }
+        B = xs->shape[0]; C = xs->shape[1];
+        for (d = 2; d < xs->ndim; d++) S *= xs->shape[d];
+        p.mode = 0;
+        if (kind == GK__NK_GROUP) {
+            if (groups <= 0 || C % groups != 0) { st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: num_groups %d must be > 0 and divide the %lld channels", where, groups, (long long)C); goto done; }
+            p.rows = B * groups; p.L = (C / groups) * S; p.R = groups; p.cpg = C / groups; p.S = S;
+        } else if (kind == GK__NK_INSTANCE) {
+            p.rows = B * C; p.L = S; p.R = C > 0 ? C : 1; p.cpg = 1; p.S = S > 0 ? S : 1;
+        } else {
+            p.rows = B * C; p.L = S; p.R = B * C > 0 ? B * C : 1; p.cpg = 1; p.S = S > 0 ? S : 1;
+        }
+        if (p.S == 0) p.S = 1;
+        for (i = 0; i < n; i++) {
+            if (i != iw && i != ib) continue;
+            if (kind == GK__NK_ADAIN) {
+                if (ops.s[i]->ndim != 2 || ops.s[i]->shape[0] != B || ops.s[i]->shape[1] != C) {
+                    char want[64];
+                    snprintf(want, sizeof want, "[%lld,%lld]", (long long)B, (long long)C);
+                    st = gk__nn_shape_err(ctx, where, names[i], ops.s[i], want);
+                    goto done;
+                }
+            } else if (ops.s[i]->ndim != 1 || ops.s[i]->shape[0] != C) {
+                char want[64];
+                snprintf(want, sizeof want, "[%lld]", (long long)C);
+                st = gk__nn_shape_err(ctx, where, names[i], ops.s[i], want);
+                goto done;
+            }
+        }
+    }
+    if (p.rows == 0 || p.L == 0) goto done; /* empty: nothing to do */
+    st = gk__operands_use(ctx, &ops, where);
+    if (st != GK_OK) goto done;
+    p.out = (char *)(uintptr_t)gk__slot_addr(os);
+    p.x = (const char *)(uintptr_t)gk__slot_addr(xs);
+    p.h = ih >= 0 ? (char *)(uintptr_t)gk__slot_addr(ops.s[ih]) : NULL;
+    p.res = ir >= 0 ? (const char *)(uintptr_t)gk__slot_addr(ops.s[ir]) : NULL;
+    p.w = iw >= 0 ? (const char *)(uintptr_t)gk__slot_addr(ops.s[iw]) : NULL;
+    p.b = ib >= 0 ? (const char *)(uintptr_t)gk__slot_addr(ops.s[ib]) : NULL;
+    if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__norm_cpu, &p, sizeof p, where);
+    else {
+        gk__cu_ptr px = gk__slot_addr(xs), po = gk__slot_addr(os), ph = ih >= 0 ? gk__slot_addr(ops.s[ih]) : 0,
+                   pr = ir >= 0 ? gk__slot_addr(ops.s[ir]) : 0, pw = iw >= 0 ? gk__slot_addr(ops.s[iw]) : 0,
+                   pb = ib >= 0 ? gk__slot_addr(ops.s[ib]) : 0;
+        size_t es = gk__dtype_sizes[p.dt];
+        int64_t rowb = p.L * (int64_t)es, nvec = rowb / 16;
+        unsigned grid[3] = { 1, 1, 1 }, block[3] = { 1, 1, 1 };
+        int vi = -1;
+        grid[0] = (unsigned)(p.rows < (1 << 30) ? p.rows : (1 << 30));
+        if (kind <= GK__NK_ADDRMS && rowb % 16 == 0 && ((px | po | ph | pr) & 15) == 0) {
+            int64_t t;
+            if (nvec <= 512) vi = 0;
+            else if (nvec <= 1024) vi = 1;
+            else if (nvec <= 2048) vi = 2;
+            else if (nvec <= 4096) vi = 3;
+            if (vi >= 0) {
+                t = (nvec + (1 << vi) - 1) >> vi;
+                block[0] = (unsigned)((t + 31) / 32 * 32);
+            }
+        }
+        if (vi == 0 && nvec <= 32) { /* short rows: a warp per row, 8 rows per block */
+            int Di = (int)p.L;
+            int64_t nb = (p.rows + 7) / 8;
+            void *args[10];
+            grid[0] = (unsigned)(nb < (1 << 30) ? nb : (1 << 30));
+            block[0] = 256;
+            args[0] = &p.rows; args[1] = &Di; args[2] = &p.mode; args[3] = &p.eps; args[4] = &px; args[5] = &pr;
+            args[6] = &ph; args[7] = &po; args[8] = &pw; args[9] = &pb;
+            st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_warpnorm[combo], grid, block, 0, args, where);
+        } else if (vi >= 0) {
+            int Di = (int)p.L;
+            void *args[10];
+            args[0] = &p.rows; args[1] = &Di; args[2] = &p.mode; args[3] = &p.eps; args[4] = &px; args[5] = &pr;
+            args[6] = &ph; args[7] = &po; args[8] = &pw; args[9] = &pb;
+            st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_rownorm[combo][vi], grid, block, 0, args, where);
+        } else {
+            void *args[13];
+            block[0] = p.L >= 256 ? 256 : (unsigned)((p.L + 31) / 32 * 32);
+            args[0] = &p.rows; args[1] = &p.L; args[2] = &p.R; args[3] = &p.cpg; args[4] = &p.S; args[5] = &p.mode; args[6] = &p.eps;
+            args[7] = &px; args[8] = &pr; args[9] = &ph; args[10] = &po; args[11] = &pw; args[12] = &pb;
+            st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_gnorm[combo], grid, block, 0, args, where);
+        }
+    }
+done:
+    gk__operands_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+
+static const gk_tensor gk__nn_none = { 0 };
+GKDEF gk_status gk_layer_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor weight, gk_tensor bias, double eps) {
+    return gk__norm(ctx, GK__NK_LAYER, out, gk__nn_none, x, gk__nn_none, weight, bias, 0, eps, "gk_layer_norm");
+}
+GKDEF gk_status gk_rms_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor weight, double eps) {
+    return gk__norm(ctx, GK__NK_RMS, out, gk__nn_none, x, gk__nn_none, weight, gk__nn_none, 0, eps, "gk_rms_norm");
+}
+GKDEF gk_status gk_add_rms_norm(gk_ctx *ctx, gk_tensor out, gk_tensor h, gk_tensor x, gk_tensor residual, gk_tensor weight, double eps) {
+    return gk__norm(ctx, GK__NK_ADDRMS, out, h, x, residual, weight, gk__nn_none, 0, eps, "gk_add_rms_norm");
+}
+GKDEF gk_status gk_group_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, int num_groups, gk_tensor weight, gk_tensor bias, double eps) {
+    return gk__norm(ctx, GK__NK_GROUP, out, gk__nn_none, x, gk__nn_none, weight, bias, num_groups, eps, "gk_group_norm");
+}
+GKDEF gk_status gk_instance_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor weight, gk_tensor bias, double eps) {
+    return gk__norm(ctx, GK__NK_INSTANCE, out, gk__nn_none, x, gk__nn_none, weight, bias, 0, eps, "gk_instance_norm");
+}
+GKDEF gk_status gk_adain(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor scale, gk_tensor shift, double eps) {
+    return gk__norm(ctx, GK__NK_ADAIN, out, gk__nn_none, x, gk__nn_none, scale, shift, 0, eps, "gk_adain");
+}
+static gk_status gk__norm_new(gk_ctx *ctx, int kind, gk_tensor x, gk_tensor res, gk_tensor w, gk_tensor b, int groups, double eps,
+                              gk_tensor *out, gk_tensor *hout, const char *where) {
+    gk_tensor t, h = gk__nn_none;
+    gk_status st;
+    if (out) out->id = 0;
+    if (hout) hout->id = 0;
+    if (!out || (kind == GK__NK_ADDRMS && !hout)) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", where);
+    {
+        gk_tensor_info info;
+        GK__TRY(gk_tensor_info_get(ctx, x, &info));
+        GK__TRY(gk__nn_empty(ctx, info.dtype, info.ndim, info.shape, &t, where));
+        if (kind == GK__NK_ADDRMS) {
+            st = gk__nn_empty(ctx, info.dtype, info.ndim, info.shape, &h, where);
+            if (st != GK_OK) { gk_tensor_free(ctx, t); return st; }
+        }
+    }
+    st = gk__norm(ctx, kind, t, h, x, res, w, b, groups, eps, where);
+    if (kind == GK__NK_ADDRMS) {
+        if (st != GK_OK) { gk_tensor_free(ctx, h); h = gk__nn_none; }
+        *hout = h;
+    }
+    return gk__finish_new(ctx, st, t, out);
+}
+GKDEF gk_status gk_layer_norm_new(gk_ctx *ctx, gk_tensor x, gk_tensor weight, gk_tensor bias, double eps, gk_tensor *out) {
+    return gk__norm_new(ctx, GK__NK_LAYER, x, gk__nn_none, weight, bias, 0, eps, out, NULL, "gk_layer_norm_new");
+}
+GKDEF gk_status gk_rms_norm_new(gk_ctx *ctx, gk_tensor x, gk_tensor weight, double eps, gk_tensor *out) {
+    return gk__norm_new(ctx, GK__NK_RMS, x, gk__nn_none, weight, gk__nn_none, 0, eps, out, NULL, "gk_rms_norm_new");
+}
+GKDEF gk_status gk_add_rms_norm_new(gk_ctx *ctx, gk_tensor x, gk_tensor residual, gk_tensor weight, double eps, gk_tensor *out, gk_tensor *h) {
+    return gk__norm_new(ctx, GK__NK_ADDRMS, x, residual, weight, gk__nn_none, 0, eps, out, h, "gk_add_rms_norm_new");
+}
+GKDEF gk_status gk_group_norm_new(gk_ctx *ctx, gk_tensor x, int num_groups, gk_tensor weight, gk_tensor bias, double eps, gk_tensor *out) {
+    return gk__norm_new(ctx, GK__NK_GROUP, x, gk__nn_none, weight, bias, num_groups, eps, out, NULL, "gk_group_norm_new");
+}
+GKDEF gk_status gk_instance_norm_new(gk_ctx *ctx, gk_tensor x, gk_tensor weight, gk_tensor bias, double eps, gk_tensor *out) {
+    return gk__norm_new(ctx, GK__NK_INSTANCE, x, gk__nn_none, weight, bias, 0, eps, out, NULL, "gk_instance_norm_new");
+}
+GKDEF gk_status gk_adain_new(gk_ctx *ctx, gk_tensor x, gk_tensor scale, gk_tensor shift, double eps, gk_tensor *out) {
+    return gk__norm_new(ctx, GK__NK_ADAIN, x, gk__nn_none, scale, shift, 0, eps, out, NULL, "gk_adain_new");
+}
+
+/* ======================== rotary positions ======================== */
+/* f32 arithmetic exactly as torch does it on f32 tensors with Python scalars
+   (each op rounded to f32; pow / exp / cos computed in double and rounded,
+   within an ulp of torch's own). */
+static float gk__f32(double v) { return (float)v; }
+static gk_status gk__rope_check(const gk_rope_config *cfg, const char *where) {
+    if (!cfg) return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "%s: cfg is NULL", where);
+    if (cfg->rotary_dim <= 0 || cfg->rotary_dim % 2)
+        return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "%s: rotary_dim %d must be even and > 0", where, cfg->rotary_dim);
+    if ((int)cfg->type < 0 || cfg->type > GK_ROPE_LLAMA3) return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "%s: unknown rope type %d", where, (int)cfg->type);
+    if (cfg->theta < 0) return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "%s: theta %g < 0", where, cfg->theta);
+    if ((cfg->type == GK_ROPE_LINEAR || cfg->type == GK_ROPE_DYNAMIC || cfg->type == GK_ROPE_LLAMA3) && !(cfg->factor > 0))
+        return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "%s: factor %g must be > 0", where, cfg->factor);
+    if ((cfg->type == GK_ROPE_DYNAMIC || cfg->type == GK_ROPE_YARN) && cfg->max_position_embeddings <= 0)
+        return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "%s: max_position_embeddings %lld must be > 0", where, (long long)cfg->max_position_embeddings);
+    if (cfg->type == GK_ROPE_DYNAMIC && cfg->rotary_dim <= 2)
+        return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "%s: dynamic scaling needs rotary_dim > 2 (got %d)", where, cfg->rotary_dim);
+    if (cfg->type == GK_ROPE_LLAMA3 && (cfg->original_max_position_embeddings <= 0 || !(cfg->high_freq_factor > cfg->low_freq_factor) || !(cfg->low_freq_factor > 0)))
+        return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "%s: llama3 needs original_max_position_embeddings > 0 and 0 < low_freq_factor < high_freq_factor", where);
+    return GK_OK;
+}
+/* 1 / base^(2i / dim) in f32: exponent (float)(2i) / dim, pow rounded to f32, reciprocal in f32 */
+static void gk__rope_default(double base, int dim, float *inv) {
+    int i;
+    float fb = gk__f32(base);
+    for (i = 0; i < dim / 2; i++) {
+        float e = (float)(2 * i) / (float)dim;
+        float pw = gk__f32(pow((double)fb, (double)e));
+        inv[i] = 1.0f / pw;
+    }
+}
+static double gk__yarn_mscale(double scale, double m) { return scale <= 1 ? 1.0 : 0.1 * m * log(scale) + 1.0; }
+
+GKDEF gk_status gk_rope_inv_freq(const gk_rope_config *cfg, float *inv, double *attention_scaling) {
+    const char *W = "gk_rope_inv_freq";
+    double base, att = 1.0;
+    int dim, half, i;
+    GK__TRY(gk__rope_check(cfg, W));
+    if (!inv) return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "%s: inv_freq is NULL", W);
+    dim = cfg->rotary_dim;
+    half = dim / 2;
+    base = cfg->theta > 0 ? cfg->theta : 10000.0;
+    switch (cfg->type) {
+    case GK_ROPE_DEFAULT: gk__rope_default(base, dim, inv); break;
+    case GK_ROPE_LINEAR:
+        gk__rope_default(base, dim, inv);
+        for (i = 0; i < half; i++) inv[i] = inv[i] / gk__f32(cfg->factor);
+        break;
+    case GK_ROPE_DYNAMIC: {
+        double mp = (double)cfg->max_position_embeddings, seq = (double)cfg->seq_len;
+        if (seq < mp) seq = mp;
+        base = base * pow((cfg->factor * seq / mp) - (cfg->factor - 1), (double)dim / (double)(dim - 2));
+        gk__rope_default(base, dim, inv);
+        break;
+    }
+    case GK_ROPE_YARN: {
+        double factor = cfg->factor, orig = cfg->original_max_position_embeddings > 0 ? (double)cfg->original_max_position_embeddings
+                                                                                      : (double)cfg->max_position_embeddings;
+        double bf = cfg->beta_fast != 0 ? cfg->beta_fast : 32, bs = cfg->beta_slow != 0 ? cfg->beta_slow : 1, lo, hi;
+        float fb = gk__f32(base);
+        if (!(factor > 0)) factor = (double)cfg->max_position_embeddings / orig;
+        if (cfg->attention_factor != 0) att = cfg->attention_factor;
+        else if (cfg->mscale != 0 && cfg->mscale_all_dim != 0) att = gk__yarn_mscale(factor, cfg->mscale) / gk__yarn_mscale(factor, cfg->mscale_all_dim);
+        else att = gk__yarn_mscale(factor, 1);
+        lo = (dim * log(orig / (bf * 2 * 3.141592653589793))) / (2 * log(base));
+        hi = (dim * log(orig / (bs * 2 * 3.141592653589793))) / (2 * log(base));
+        if (!cfg->no_truncate) { lo = floor(lo); hi = ceil(hi); }
+        if (lo < 0) lo = 0;
+        if (hi > dim - 1) hi = dim - 1;
+        if (lo == hi) hi += 0.001;
+        for (i = 0; i < half; i++) {
+            float e = (float)(2 * i) / (float)dim;
+            float pf = gk__f32(pow((double)fb, (double)e));
+            float extra = 1.0f / pf, inter = 1.0f / (gk__f32(factor) * pf);
+            float ramp = ((float)i - gk__f32(lo)) / gk__f32(hi - lo), ef;
+            ramp = ramp < 0 ? 0.0f : ramp > 1 ? 1.0f : ramp;
+            ef = 1.0f - ramp;
+            inv[i] = inter * (1.0f - ef) + extra * ef;
+        }
+        break;
+    }
+    case GK_ROPE_LLAMA3: {
+        float f = gk__f32(cfg->factor), lf = gk__f32(cfg->low_freq_factor);
+        double old = (double)cfg->original_max_position_embeddings;
+        float lw = gk__f32(old / cfg->low_freq_factor), hw = gk__f32(old / cfg->high_freq_factor);
+        float twopi = gk__f32(2 * 3.141592653589793), fold = gk__f32(old), span = gk__f32(cfg->high_freq_factor - cfg->low_freq_factor);
+        gk__rope_default(base, dim, inv);
+        for (i = 0; i < half; i++) {
+            float wl = twopi / inv[i];
+            float il = wl > lw ? inv[i] / f : inv[i];
+            float sf = (fold / wl - lf) / span;
+            float sm = (1.0f - sf) * il / f + sf * il;
+            if (!(wl < hw) && !(wl > lw)) il = sm;
+            inv[i] = il;
+        }
+        break;
+    }
+    }
+    if (attention_scaling) *attention_scaling = att;
+    return GK_OK;
+}
+
+GKDEF gk_status gk_rope_table(const gk_rope_config *cfg, int64_t max_pos, float *cos_tab, float *sin_tab, double *attention_scaling) {
+    const char *W = "gk_rope_table";
+    float inv[4096];
+    double att = 1;
+    float fatt;
+    int64_t p;
+    int i, half;
+    GK__TRY(gk__rope_check(cfg, W));
+    if (max_pos <= 0) return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "%s: max_pos %lld must be > 0", W, (long long)max_pos);
+    if (cfg->rotary_dim > 8192) return gk__err(NULL, GK_ERR_LIMIT, "%s: rotary_dim %d > 8192", W, cfg->rotary_dim);
+    if (!cos_tab || !sin_tab) return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "%s: cos_tab or sin_tab is NULL", W);
+    GK__TRY(gk_rope_inv_freq(cfg, inv, &att));
+    half = cfg->rotary_dim / 2;
+    fatt = (float)att;
+    for (p = 0; p < max_pos; p++)
+        for (i = 0; i < half; i++) {
+            float a = (float)p * inv[i]; /* HF: f32 inv_freq @ f32 positions */
+            cos_tab[p * half + i] = (float)cos((double)a) * fatt;
+            sin_tab[p * half + i] = (float)sin((double)a) * fatt;
+        }
+    if (attention_scaling) *attention_scaling = att;
+    return GK_OK;
+}
+
+GKDEF gk_status gk_rope_table_new(gk_ctx *ctx, const gk_rope_config *cfg, int64_t max_pos, gk_dtype dtype, gk_tensor *cos_t, gk_tensor *sin_t) {
+    const char *W = "gk_rope_table_new";
+    float *c, *s;
+    void *bc = NULL, *bs = NULL;
+    int64_t shape[2], n;
+    gk_status st;
+    gk_tensor tc = gk__nn_none, tsn = gk__nn_none;
+    if (cos_t) cos_t->id = 0;
+    if (sin_t) sin_t->id = 0;
+    if (!ctx) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "%s: ctx is NULL", W);
+    if (!cos_t || !sin_t) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: cos_tab or sin_tab is NULL", W);
+    if (!gk__nn_isfloat3(dtype)) return gk__err(ctx, GK_ERR_DTYPE, "%s: dtype %s (f32, f16 or bf16)", W, gk_dtype_name(dtype));
+    if (!cfg) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: cfg is NULL", W);
+    if ((st = gk__rope_check(cfg, W)) != GK_OK) return gk__err(ctx, st, "%s", gk_last_error(NULL));
+    if (max_pos <= 0 || max_pos > ((int64_t)1 << 40) / cfg->rotary_dim)
+        return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: max_pos %lld must be > 0 (and the table below 2^40 values)", W, (long long)max_pos);
+    shape[0] = max_pos;
+    shape[1] = cfg->rotary_dim / 2;
+    n = shape[0] * shape[1];
+    c = (float *)GPUKIT_MALLOC((size_t)n * 4 * 3 + 16); /* cos, sin, and room for both narrowed */
+    if (!c) return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
+    s = c + n;
+    st = gk_rope_table(cfg, max_pos, c, s, NULL);
+    if (st != GK_OK) { GPUKIT_FREE(c); return gk__err(ctx, st, "%s", gk_last_error(NULL)); }
+    bc = c; bs = s;
+    if (dtype != GK_F32) {
+        bc = c + 2 * n;
+        bs = (char *)bc + (size_t)n * 2;
+        gk_convert(dtype, bc, GK_F32, c, (size_t)n);
+        gk_convert(dtype, bs, GK_F32, s, (size_t)n);
+    }
+    st = gk_tensor_from_host(ctx, dtype, 2, shape, bc, &tc);
+    if (st == GK_OK) st = gk_tensor_from_host(ctx, dtype, 2, shape, bs, &tsn);
+    GPUKIT_FREE(c);
+    if (st != GK_OK) { if (tc.id) gk_tensor_free(ctx, tc); return st; }
+    *cos_t = tc;
+    *sin_t = tsn;
+    return GK_OK;
+}
+
+GKDEF gk_status gk_sinusoids(int64_t length, int64_t channels, double max_timescale, float *out) {
+    const char *W = "gk_sinusoids";
+    int64_t half, t, i;
+    float inc;
+    if (length < 0 || channels < 4 || channels % 2)
+        return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "%s: length %lld >= 0 and even channels >= 4 needed (got %lld)", W, (long long)length, (long long)channels);
+    if (!out && length > 0) return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    if (max_timescale == 0) max_timescale = 10000;
+    if (!(max_timescale > 0)) return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "%s: max_timescale %g must be > 0", W, max_timescale);
+    half = channels / 2;
+    /* torch: exp(-log_inc * arange(half)) in f32, arange(length)[:, None] * inv[None, :] in f32 */
+    inc = (float)(-(log(max_timescale) / (double)(half - 1)));
+    for (i = 0; i < half; i++) {
+        float inv = (float)exp((double)(inc * (float)i));
+        for (t = 0; t < length; t++) {
+            float a = (float)t * inv;
+            out[t * channels + i] = (float)sin((double)a);
+            out[t * channels + half + i] = (float)cos((double)a);
+        }
+    }
+    return GK_OK;
+}
+
+typedef struct gk__ropep {
+    int64_t T, H, D, P;
+    int rd, gptj, pos64, pass;
+    gk_dtype dt, ct;
+    int64_t xst, xsh, ost, osh;
+    const char *x, *pos, *cs, *sn;
+    char *out;
+} gk__ropep;
+static void gk__rope_cpu(const void *vp) {
+    const gk__ropep *p = (const gk__ropep *)vp;
+    size_t es = gk__dtype_sizes[p->dt], cs = gk__dtype_sizes[p->ct];
+    int64_t t, h, j, half = p->rd / 2;
+    for (t = 0; t < p->T; t++) {
+        int64_t pos;
+        int ok;
+        if (p->pos64) memcpy(&pos, p->pos + t * 8, 8);
+        else { int32_t v; memcpy(&v, p->pos + t * 4, 4); pos = v; }
+        ok = pos >= 0 && pos < p->P;
+        for (h = 0; h < p->H; h++) {
+            const char *xr = p->x + (t * p->xst + h * p->xsh) * (int64_t)es;
+            char *orow = p->out + (t * p->ost + h * p->osh) * (int64_t)es;
+            float tmp[2];
+            for (j = 0; j < half; j++) {
+                float c = ok ? gk__ldf(p->ct, p->cs + (pos * half + j) * (int64_t)cs) : 0.0f;
+                float s = ok ? gk__ldf(p->ct, p->sn + (pos * half + j) * (int64_t)cs) : 0.0f;
+                int64_t ia = p->gptj ? 2 * j : j, ib = p->gptj ? 2 * j + 1 : j + half;
+                float u = gk__ldf(p->dt, xr + ia * (int64_t)es), v = gk__ldf(p->dt, xr + ib * (int64_t)es);
+                tmp[0] = u * c - v * s;
+                tmp[1] = v * c + u * s;
+                gk__stf(p->dt, orow + ia * (int64_t)es, tmp[0]);
+                gk__stf(p->dt, orow + ib * (int64_t)es, tmp[1]);
+            }
+            if (p->pass) memmove(orow + p->rd * (int64_t)es, xr + p->rd * (int64_t)es, (size_t)(p->D - p->rd) * es);
+        }
+    }
+}
+#define GK__ROPE_NAMES(D, C) { "gk_rope_" D "_" C "_p1", "gk_rope_" D "_" C "_p4" }
+static const char *const gk__k_rope[5][2] = { GK__ROPE_NAMES("f32", "f32"), GK__ROPE_NAMES("f16", "f16"), GK__ROPE_NAMES("f16", "f32"),
+                                               GK__ROPE_NAMES("bf16", "bf16"), GK__ROPE_NAMES("bf16", "f32") };
+
+GKDEF gk_status gk_rope(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor positions, gk_tensor cos_tab, gk_tensor sin_tab, int rotary_dim,
+                        gk_rope_layout layout) {
+    static const char *const names[5] = { "out", "x", "positions", "cos_tab", "sin_tab" };
+    const char *W = "gk_rope";
+    gk_tensor ts[5];
+    gk__opnds ops;
+    gk__ropep p;
+    gk_status st;
+    gk__slot *os, *xs, *ps, *cs, *ss;
+    int combo, i;
+    ops.used = 0;
+    memset(&p, 0, sizeof p);
+    ts[0] = out; ts[1] = x; ts[2] = positions; ts[3] = cos_tab; ts[4] = sin_tab;
+    GK__ENTER(ctx, W);
+    st = gk__operands(ctx, &ops, ts, names, 5, W);
+    if (st != GK_OK) goto done;
+    os = ops.s[0]; xs = ops.s[1]; ps = ops.s[2]; cs = ops.s[3]; ss = ops.s[4];
+    p.dt = xs->dtype;
+    p.ct = cs->dtype;
+    if (!gk__nn_isfloat3(p.dt)) { st = gk__err(ctx, GK_ERR_DTYPE, "%s: x is %s (f32, f16 or bf16 only)", W, gk_dtype_name(p.dt)); goto done; }
+    if (os->dtype != p.dt) { st = gk__err(ctx, GK_ERR_DTYPE, "%s: out is %s but x is %s", W, gk_dtype_name(os->dtype), gk_dtype_name(p.dt)); goto done; }
+    if (ps->dtype != GK_I32 && ps->dtype != GK_I64) { st = gk__err(ctx, GK_ERR_DTYPE, "%s: positions are %s (i32 or i64)", W, gk_dtype_name(ps->dtype)); goto done; }
+    combo = gk__nn_combo(p.dt, p.ct);
+    if (combo < 0 || ss->dtype != p.ct) { st = gk__err(ctx, GK_ERR_DTYPE, "%s: cos_tab %s / sin_tab %s must both be f32 or x's dtype %s", W, gk_dtype_name(p.ct), gk_dtype_name(ss->dtype), gk_dtype_name(p.dt)); goto done; }
+    if (xs->ndim != 3) { st = gk__nn_shape_err(ctx, W, "x", xs, "[tokens, heads, head_dim]"); goto done; }
+    if (!gk__nn_same_shape(os, xs)) { char a[160]; gk__shape_str(xs, a, sizeof a); st = gk__nn_shape_err(ctx, W, "out", os, a); goto done; }
+    p.T = xs->shape[0]; p.H = xs->shape[1]; p.D = xs->shape[2];
+    if (rotary_dim <= 0 || rotary_dim % 2) { st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: rotary_dim %d must be even and > 0", W, rotary_dim); goto done; }
+    if (rotary_dim > p.D) { st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: rotary_dim %d > head_dim %lld", W, rotary_dim, (long long)p.D); goto done; }
+    if (layout != GK_ROPE_NEOX && layout != GK_ROPE_GPTJ) { st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: unknown layout %d", W, (int)layout); goto done; }
+    if (ps->ndim != 1 || ps->shape[0] != p.T || !gk__is_contig(ps)) {
+        char want[64];
+        snprintf(want, sizeof want, "[%lld] (contiguous)", (long long)p.T);
+        st = gk__nn_shape_err(ctx, W, "positions", ps, want);
+        goto done;
+    }
+    for (i = 3; i < 5; i++)
+        if (ops.s[i]->ndim != 2 || ops.s[i]->shape[1] != rotary_dim / 2 || ops.s[i]->shape[0] != cs->shape[0] || !gk__is_contig(ops.s[i])) {
+            char want[64];
+            snprintf(want, sizeof want, "[max_pos, %d] (contiguous, both alike)", rotary_dim / 2);
+            st = gk__nn_shape_err(ctx, W, names[i], ops.s[i], want);
+            goto done;
+        }
+    if ((xs->strides[2] != 1 && p.D > 1) || (os->strides[2] != 1 && p.D > 1)) { st = gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: the last dim of x and out must be contiguous", W); goto done; }
+    if (p.T == 0 || p.H == 0) goto done;
+    p.P = cs->shape[0];
+    p.rd = rotary_dim;
+    p.gptj = layout == GK_ROPE_GPTJ;
+    p.pos64 = ps->dtype == GK_I64;
+    p.xst = xs->strides[0]; p.xsh = xs->strides[1]; p.ost = os->strides[0]; p.osh = os->strides[1];
+    st = gk__operands_use(ctx, &ops, W);
+    if (st != GK_OK) goto done;
+    p.pass = p.D > p.rd && (gk__slot_addr(os) != gk__slot_addr(xs) || p.xst != p.ost || p.xsh != p.osh);
+    p.x = (const char *)(uintptr_t)gk__slot_addr(xs);
+    p.out = (char *)(uintptr_t)gk__slot_addr(os);
+    p.pos = (const char *)(uintptr_t)gk__slot_addr(ps);
+    p.cs = (const char *)(uintptr_t)gk__slot_addr(cs);
+    p.sn = (const char *)(uintptr_t)gk__slot_addr(ss);
+    if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__rope_cpu, &p, sizeof p, W);
+    else {
+        gk__cu_ptr px = gk__slot_addr(xs), po = gk__slot_addr(os), pp = gk__slot_addr(ps), pc = gk__slot_addr(cs), psn = gk__slot_addr(ss);
+        size_t es = gk__dtype_sizes[p.dt];
+        int half = p.rd / 2, Di = (int)p.D;
+        int vp4 = half % 4 == 0 && ((px | po | pc | psn) & 15) == 0 && ((p.xst | p.xsh | p.ost | p.osh) * (int64_t)es) % 16 == 0;
+        void *args[16];
+        args[0] = &p.T; args[1] = &p.H; args[2] = &Di; args[3] = &p.rd; args[4] = &p.gptj; args[5] = &pp; args[6] = &p.pos64;
+        args[7] = &p.P; args[8] = &px; args[9] = &p.xst; args[10] = &p.xsh; args[11] = &po; args[12] = &p.ost; args[13] = &p.osh;
+        args[14] = &pc; args[15] = &psn;
+        if (p.pass) { /* pass-through first: it reads x before an overlapping out changes */
+            void *a2[10];
+            a2[0] = &p.T; a2[1] = &p.H; a2[2] = &Di; a2[3] = &p.rd; a2[4] = &px; a2[5] = &p.xst; a2[6] = &p.xsh; a2[7] = &po; a2[8] = &p.ost; a2[9] = &p.osh;
+            st = gk__launch(ctx, GK__MOD_ROPE, es == 2 ? "gk_rope_pass_b2" : "gk_rope_pass_b4", p.T * p.H * (p.D - p.rd), a2, W);
+        }
+        if (st == GK_OK) st = gk__launch(ctx, GK__MOD_ROPE, gk__k_rope[combo][vp4], p.T * p.H * (half / (vp4 ? 4 : 1)), args, W);
+    }
+done:
+    gk__operands_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_rope_new(gk_ctx *ctx, gk_tensor x, gk_tensor positions, gk_tensor cos_tab, gk_tensor sin_tab, int rotary_dim,
+                            gk_rope_layout layout, gk_tensor *out) {
+    gk_tensor_info info;
+    gk_tensor t;
+    GK__TRY(gk__nn_info(ctx, x, &info, out, "gk_rope_new"));
+    GK__TRY(gk__nn_empty(ctx, info.dtype, info.ndim, info.shape, &t, "gk_rope_new"));
+    return gk__finish_new(ctx, gk_rope(ctx, t, x, positions, cos_tab, sin_tab, rotary_dim, layout), t, out);
+}
+
+/* ======================== layout ======================== */
+/* The geometry of a strided copy: out and in element strides over a shape
+   of up to 16 dims (repeat), size-1 dims dropped, contiguous dims merged;
+   0 when more than GK_MAX_DIMS remain. */
+static int gk__nn_nd(gk__nd *nd, int ndim, const int64_t *shape, const int64_t *ost, const int64_t *ist) {
+    int d, j = 0;
+    memset(nd, 0, sizeof *nd);
+    nd->n = 1;
+    for (d = 0; d < ndim; d++) nd->n *= shape[d];
+    for (d = 0; d < ndim; d++) {
+        if (shape[d] == 1) continue;
+        if (j > 0 && nd->st[0][j - 1] == ost[d] * shape[d] && nd->st[1][j - 1] == ist[d] * shape[d]) {
+            nd->shape[j - 1] *= shape[d];
+            nd->st[0][j - 1] = ost[d];
+            nd->st[1][j - 1] = ist[d];
+            continue;
+        }
+        if (j == GK_MAX_DIMS) return 0;
+        nd->shape[j] = shape[d];
+        nd->st[0][j] = ost[d];
+        nd->st[1][j] = ist[d];
+        j++;
+    }
+    nd->ndim = j;
+    if (j == 0) { nd->ndim = 1; nd->shape[0] = 1; nd->st[0][0] = 1; nd->st[1][0] = 1; }
+    return 1;
+}
+
+typedef struct gk__rows { /* gk_rows in kernels/layout.cu */
+    int ndim, pad;
+    int64_t nrows, cpr;
+    int64_t shape[GK_MAX_DIMS], ost[GK_MAX_DIMS], ist[GK_MAX_DIMS];
+} gk__rows;
+typedef struct gk__tr { /* gk_tr in kernels/layout.cu */
+    int nb, pad;
+    int64_t R, C, nbatch, ist_c, ost_r;
+    int64_t bshape[6], bost[6], bist[6];
+} gk__tr;
+static const char *const gk__k_rowcopy[17] = { NULL, "gk_rowcopy_w1", "gk_rowcopy_w2", NULL, "gk_rowcopy_w4", NULL, NULL, NULL, "gk_rowcopy_w8",
+                                               NULL, NULL, NULL, NULL, NULL, NULL, NULL, "gk_rowcopy_w16" };
+static const char *const gk__k_transpose[9] = { NULL, "gk_transpose_b1", "gk_transpose_b2", NULL, "gk_transpose_b4", NULL, NULL, NULL, "gk_transpose_b8" };
+static const char *const gk__k_gather[17] = { NULL, "gk_gather_w1", "gk_gather_w2", NULL, "gk_gather_w4", NULL, NULL, NULL, "gk_gather_w8",
+                                              NULL, NULL, NULL, NULL, NULL, NULL, NULL, "gk_gather_w16" };
+
+/* Issues the strided copy of nd (operands used and pinned by the caller). */
+static gk_status gk__nn_copy(gk_ctx *ctx, const gk__nd *nd, gk_dtype dt, gk__cu_ptr po, gk__cu_ptr pa, const char *where) {
+    int64_t es = (int64_t)gk__dtype_sizes[dt];
+    int last = nd->ndim - 1, d, p = -1;
+    if (nd->n == 0) return GK_OK;
+    if (ctx->backend == GK_BACKEND_CPU) {
+        gk__ew e;
+        memset(&e, 0, sizeof e);
+        e.nd = *nd;
+        e.o = (char *)(uintptr_t)po;
+        e.a = (const char *)(uintptr_t)pa;
+        e.dt = e.sdt = dt;
+        e.op = GK__OP_COPY;
+        return gk__cpu_run(ctx, gk__ew_cpu, &e, sizeof e, where);
+    }
+    if (nd->ndim == 1 && nd->st[0][0] == 1 && nd->st[1][0] == 1) {
+        gk__cu_result r = ctx->cu.MemcpyDtoDAsync(po, pa, (size_t)(nd->n * es), ctx->cur_stream->cu);
+        return r != 0 ? gk__cu_fail(ctx, r, where, "cuMemcpyDtoDAsync_v2") : GK_OK;
+    }
+    if (nd->st[0][last] == 1 && nd->st[1][last] == 1) { /* contiguous rows */
+        gk__rows g;
+        int64_t rowb = nd->shape[last] * es, w;
+        uint64_t al = (uint64_t)rowb | po | pa;
+        void *args[3];
+        memset(&g, 0, sizeof g);
+        for (d = 0; d < last; d++) {
+            g.shape[d] = nd->shape[d];
+            g.ost[d] = nd->st[0][d] * es;
+            g.ist[d] = nd->st[1][d] * es;
+            al |= (uint64_t)g.ost[d] | (uint64_t)g.ist[d];
+        }
+        for (w = 16; w > 1 && (al & (uint64_t)(w - 1)); w >>= 1) {}
+        g.ndim = last;
+        g.nrows = nd->n / nd->shape[last];
+        g.cpr = rowb / w;
+        args[0] = &g; args[1] = &po; args[2] = &pa;
+        return gk__launch(ctx, GK__MOD_LAYOUT, gk__k_rowcopy[w], g.nrows * g.cpr, args, where);
+    }
+    if (nd->st[0][last] == 1 && es <= 8 && (es & (es - 1)) == 0 && nd->ndim <= 8) {
+        for (d = 0; d < last; d++) if (nd->st[1][d] == 1) p = d;
+    }
+    if (p >= 0) { /* the input's contiguous dim moves: tiled transpose */
+        gk__tr g;
+        int k = 0;
+        unsigned grid[3], block[3] = { 32, 8, 1 };
+        void *args[3];
+        memset(&g, 0, sizeof g);
+        g.R = nd->shape[p]; g.C = nd->shape[last]; g.ist_c = nd->st[1][last]; g.ost_r = nd->st[0][p];
+        g.nbatch = 1;
+        for (d = 0; d < last; d++) {
+            if (d == p) continue;
+            g.bshape[k] = nd->shape[d]; g.bost[k] = nd->st[0][d]; g.bist[k] = nd->st[1][d];
+            g.nbatch *= nd->shape[d];
+            k++;
+        }
+        g.nb = k;
+        grid[0] = (unsigned)((g.C + 31) / 32);
+        grid[1] = (unsigned)((g.R + 31) / 32);
+        grid[2] = (unsigned)(g.nbatch < 65535 ? g.nbatch : 65535);
+        if (grid[1] <= 65535) {
+            args[0] = &g; args[1] = &po; args[2] = &pa;
+            return gk__launch_cfg(ctx, GK__MOD_LAYOUT, gk__k_transpose[es], grid, block, 0, args, where);
+        }
+    }
+    {
+        gk__nd g = *nd;
+        gk__cu_ptr pb = 0;
+        void *args[4];
+        args[0] = &g; args[1] = &po; args[2] = &pa; args[3] = &pb;
+        if (es > 8 || (es & (es - 1))) return gk__err(ctx, GK_ERR_INTERNAL, "%s: element size %lld", where, (long long)es);
+        return gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_copy[es], nd->n, args, where);
+    }
+}
+
+/* out (operand 0) <- in (operand 1) through the geometry shape / ost / ist. */
+static gk_status gk__nn_copy_ops(gk_ctx *ctx, gk__opnds *ops, int ndim, const int64_t *shape, const int64_t *ost, const int64_t *ist,
+                                 int64_t in_off, const char *where) {
+    gk__nd nd;
+    gk_status st;
+    if (!gk__nn_nd(&nd, ndim, shape, ost, ist))
+        return gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: the copy needs more than %d dims after merging", where, GK_MAX_DIMS);
+    if (nd.n == 0) return GK_OK;
+    GK__TRY(gk__operands_use(ctx, ops, where));
+    st = gk__nn_copy(ctx, &nd, ops->s[0]->dtype, gk__slot_addr(ops->s[0]),
+                     gk__slot_addr(ops->s[1]) + (gk__cu_ptr)(in_off * (int64_t)gk__dtype_sizes[ops->s[1]->dtype]), where);
+    return st;
+}
+static gk_status gk__nn_two(gk_ctx *ctx, gk__opnds *ops, gk_tensor out, gk_tensor x, const char *where) {
+    static const char *const names[2] = { "out", "x" };
+    gk_tensor ts[2];
+    ts[0] = out; ts[1] = x;
+    ops->used = 0;
+    GK__TRY(gk__operands(ctx, ops, ts, names, 2, where));
+    if (ops->s[0]->dtype != ops->s[1]->dtype)
+        return gk__err(ctx, GK_ERR_DTYPE, "%s: out is %s but x is %s", where, gk_dtype_name(ops->s[0]->dtype), gk_dtype_name(ops->s[1]->dtype));
+    return GK_OK;
+}
+static gk_status gk__nn_want_shape(gk_ctx *ctx, const gk__slot *o, int ndim, const int64_t *shape, const char *where) {
+    if (o->ndim != ndim || (ndim && memcmp(o->shape, shape, sizeof(int64_t) * (size_t)ndim) != 0)) {
+        char want[200];
+        gk__slot tmp;
+        memset(&tmp, 0, sizeof tmp);
+        tmp.ndim = ndim;
+        if (ndim) memcpy(tmp.shape, shape, sizeof(int64_t) * (size_t)ndim);
+        gk__shape_str(&tmp, want, sizeof want);
+        return gk__nn_shape_err(ctx, where, "out", o, want);
+    }
+    return GK_OK;
+}
+
+static gk_status gk__perm_shape(gk_ctx *ctx, const gk__slot *x, const int *perm, int64_t *shape, int64_t *ist, const char *where) {
+    int seen[GK_MAX_DIMS] = { 0 }, d;
+    if (!perm && x->ndim > 0) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: perm is NULL", where);
+    for (d = 0; d < x->ndim; d++) {
+        int a = perm[d] < 0 ? perm[d] + x->ndim : perm[d];
+        if (a < 0 || a >= x->ndim) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: perm[%d] = %d out of range for %d dims", where, d, perm[d], x->ndim);
+        if (seen[a]) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: perm repeats axis %d", where, a);
+        seen[a] = 1;
+        shape[d] = x->shape[a];
+        if (ist) ist[d] = x->strides[a];
+    }
+    return GK_OK;
+}
+GKDEF gk_status gk_permute(gk_ctx *ctx, gk_tensor out, gk_tensor x, const int *perm) {
+    const char *W = "gk_permute";
+    gk__opnds ops;
+    int64_t shape[GK_MAX_DIMS], ist[GK_MAX_DIMS];
+    gk_status st;
+    GK__ENTER(ctx, W);
+    st = gk__nn_two(ctx, &ops, out, x, W);
+    if (st == GK_OK) st = gk__perm_shape(ctx, ops.s[1], perm, shape, ist, W);
+    if (st == GK_OK) st = gk__nn_want_shape(ctx, ops.s[0], ops.s[1]->ndim, shape, W);
+    if (st == GK_OK) st = gk__nn_copy_ops(ctx, &ops, ops.s[1]->ndim, shape, ops.s[0]->strides, ist, 0, W);
+    gk__operands_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_permute_new(gk_ctx *ctx, gk_tensor x, const int *perm, gk_tensor *out) {
+    const char *W = "gk_permute_new";
+    gk_tensor_info info;
+    gk_tensor t;
+    int64_t shape[GK_MAX_DIMS];
+    int d;
+    GK__TRY(gk__nn_info(ctx, x, &info, out, W));
+    if (!perm && info.ndim) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: perm is NULL", W);
+    for (d = 0; d < info.ndim; d++) {
+        int a = perm[d] < 0 ? perm[d] + info.ndim : perm[d];
+        if (a < 0 || a >= info.ndim) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: perm[%d] = %d out of range for %d dims", W, d, perm[d], info.ndim);
+        shape[d] = info.shape[a];
+    }
+    GK__TRY(gk__nn_empty(ctx, info.dtype, info.ndim, shape, &t, W));
+    return gk__finish_new(ctx, gk_permute(ctx, t, x, perm), t, out);
+}
+
+static gk_status gk__concat_shape(gk_ctx *ctx, const gk_tensor *xs, int n, int axis, gk_dtype *dt, int *ndim, int64_t *shape, int *ax,
+                                  const char *where) {
+    int i, d;
+    gk__slot *s0, *s;
+    if (!xs || n < 1) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: needs n >= 1 inputs (got %d)", where, n);
+    GK__TRY(gk__lookup(ctx, xs[0], &s0, where, "xs[0]"));
+    if (s0->ndim == 0) return gk__err(ctx, GK_ERR_SHAPE, "%s: inputs must have at least 1 dim", where);
+    GK__TRY(gk__nn_axis(ctx, axis, s0->ndim, ax, where));
+    *dt = s0->dtype;
+    *ndim = s0->ndim;
+    memcpy(shape, s0->shape, sizeof(int64_t) * (size_t)s0->ndim);
+    for (i = 1; i < n; i++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "xs[%d]", i);
+        GK__TRY(gk__lookup(ctx, xs[i], &s, where, nm));
+        if (s->dtype != *dt) return gk__err(ctx, GK_ERR_DTYPE, "%s: %s is %s but xs[0] is %s", where, nm, gk_dtype_name(s->dtype), gk_dtype_name(*dt));
+        if (s->ndim != *ndim) return gk__err(ctx, GK_ERR_SHAPE, "%s: %s has %d dims but xs[0] has %d", where, nm, s->ndim, *ndim);
+        for (d = 0; d < *ndim; d++)
+            if (d != *ax && s->shape[d] != shape[d])
+                return gk__err(ctx, GK_ERR_SHAPE, "%s: %s has size %lld in dim %d, xs[0] %lld", where, nm, (long long)s->shape[d], d, (long long)shape[d]);
+        shape[*ax] += s->shape[*ax];
+    }
+    return GK_OK;
+}
+GKDEF gk_status gk_concat(gk_ctx *ctx, gk_tensor out, const gk_tensor *xs, int n, int axis) {
+    const char *W = "gk_concat";
+    int64_t shape[GK_MAX_DIMS], off = 0;
+    int ndim = 0, ax = 0, i;
+    gk_dtype dt = GK_F32;
+    gk_status st;
+    GK__ENTER(ctx, W);
+    st = gk__concat_shape(ctx, xs, n, axis, &dt, &ndim, shape, &ax, W);
+    for (i = 0; st == GK_OK && i < n; i++) {
+        gk__opnds ops;
+        st = gk__nn_two(ctx, &ops, out, xs[i], W);
+        if (st == GK_OK && i == 0) st = gk__nn_want_shape(ctx, ops.s[0], ndim, shape, W);
+        if (st == GK_OK) {
+            gk__slot *o = ops.s[0], *x = ops.s[1];
+            gk_status s2;
+            /* out viewed at offset `off` along ax; copy through a temporary slot of out */
+            gk__slot save = *o;
+            o->offset += off * o->strides[ax];
+            s2 = gk__nn_copy_ops(ctx, &ops, ndim, x->shape, o->strides, x->strides, 0, W);
+            *o = save;
+            off += x->shape[ax];
+            st = s2;
+        }
+        gk__operands_done(ctx, &ops, st);
+    }
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_concat_new(gk_ctx *ctx, const gk_tensor *xs, int n, int axis, gk_tensor *out) {
+    const char *W = "gk_concat_new";
+    int64_t shape[GK_MAX_DIMS];
+    int ndim = 0, ax = 0;
+    gk_dtype dt = GK_F32;
+    gk_status st;
+    gk_tensor t;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    GK__ENTER(ctx, W);
+    st = gk__concat_shape(ctx, xs, n, axis, &dt, &ndim, shape, &ax, W);
+    gk__unlock(&ctx->mu);
+    if (st != GK_OK) return st;
+    GK__TRY(gk__nn_empty(ctx, dt, ndim, shape, &t, W));
+    return gk__finish_new(ctx, gk_concat(ctx, t, xs, n, axis), t, out);
+}
+
+GKDEF gk_status gk_split(gk_ctx *ctx, gk_tensor x, int axis, const int64_t *sizes, int n, gk_tensor *outs) {
+    const char *W = "gk_split";
+    gk_tensor_info info;
+    int ax = 0, i;
+    int64_t sum = 0, off = 0;
+    if (!outs || !sizes || n < 1) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: sizes and outs must be non-NULL and n >= 1", W);
+    for (i = 0; i < n; i++) outs[i].id = 0;
+    GK__TRY(gk_tensor_info_get(ctx, x, &info));
+    if (info.ndim == 0) return gk__err(ctx, GK_ERR_SHAPE, "%s: x must have at least 1 dim", W);
+    GK__TRY(gk__nn_axis(ctx, axis, info.ndim, &ax, W));
+    for (i = 0; i < n; i++) {
+        if (sizes[i] < 0) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: sizes[%d] = %lld < 0", W, i, (long long)sizes[i]);
+        sum += sizes[i];
+    }
+    if (sum != info.shape[ax]) return gk__err(ctx, GK_ERR_SHAPE, "%s: sizes sum to %lld but dim %d has %lld", W, (long long)sum, ax, (long long)info.shape[ax]);
+    for (i = 0; i < n; i++) {
+        gk_status st = gk_view_slice(ctx, x, ax, off, off + sizes[i], 1, &outs[i]);
+        if (st != GK_OK) {
+            int k;
+            for (k = 0; k < i; k++) { gk_tensor_free(ctx, outs[k]); outs[k].id = 0; }
+            return st;
+        }
+        off += sizes[i];
+    }
+    return GK_OK;
+}
+
+static int64_t gk__nn_slice_len(int64_t n, int64_t *start, int64_t stop, int64_t step) {
+    int64_t s = *start, e = stop;
+    if (s < 0) s += n;
+    if (e < 0) e += n;
+    s = s < 0 ? 0 : s > n ? n : s;
+    e = e < 0 ? 0 : e > n ? n : e;
+    *start = s;
+    return e > s ? (e - s + step - 1) / step : 0;
+}
+GKDEF gk_status gk_slice_copy(gk_ctx *ctx, gk_tensor out, gk_tensor x, int axis, int64_t start, int64_t stop, int64_t step) {
+    const char *W = "gk_slice_copy";
+    gk__opnds ops;
+    int64_t shape[GK_MAX_DIMS], ist[GK_MAX_DIMS], len;
+    int ax = 0;
+    gk_status st;
+    GK__ENTER(ctx, W);
+    st = gk__nn_two(ctx, &ops, out, x, W);
+    if (st == GK_OK && ops.s[1]->ndim == 0) st = gk__err(ctx, GK_ERR_SHAPE, "%s: x must have at least 1 dim", W);
+    if (st == GK_OK) st = gk__nn_axis(ctx, axis, ops.s[1]->ndim, &ax, W);
+    if (st == GK_OK && step < 1) st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: step %lld must be >= 1", W, (long long)step);
+    if (st == GK_OK) {
+        gk__slot *xs = ops.s[1];
+        memcpy(shape, xs->shape, sizeof shape);
+        memcpy(ist, xs->strides, sizeof ist);
+        len = gk__nn_slice_len(xs->shape[ax], &start, stop, step);
+        shape[ax] = len;
+        ist[ax] = xs->strides[ax] * step;
+        st = gk__nn_want_shape(ctx, ops.s[0], xs->ndim, shape, W);
+        if (st == GK_OK) st = gk__nn_copy_ops(ctx, &ops, xs->ndim, shape, ops.s[0]->strides, ist, len ? start * xs->strides[ax] : 0, W);
+    }
+    gk__operands_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+
+/* repeat / repeat_interleave: out [shape] from x through stride-0 dims */
+GKDEF gk_status gk_repeat(gk_ctx *ctx, gk_tensor out, gk_tensor x, const int64_t *repeats, int nrep) {
+    const char *W = "gk_repeat";
+    gk__opnds ops;
+    int64_t shape[2 * GK_MAX_DIMS], ost[2 * GK_MAX_DIMS], ist[2 * GK_MAX_DIMS], oshape[GK_MAX_DIMS];
+    gk_status st;
+    int i, k = 0;
+    GK__ENTER(ctx, W);
+    st = gk__nn_two(ctx, &ops, out, x, W);
+    if (st == GK_OK && (!repeats || nrep < ops.s[1]->ndim || nrep > GK_MAX_DIMS))
+        st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: %d repeats for %d dims (need x's ndim..%d)", W, nrep, ops.s[1]->ndim, GK_MAX_DIMS);
+    for (i = 0; st == GK_OK && i < nrep; i++) {
+        gk__slot *xs = ops.s[1];
+        int xi = i - (nrep - xs->ndim);
+        int64_t sz = xi >= 0 ? xs->shape[xi] : 1;
+        if (repeats[i] < 0) { st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: repeats[%d] = %lld < 0", W, i, (long long)repeats[i]); break; }
+        oshape[i] = repeats[i] * sz;
+    }
+    if (st == GK_OK) st = gk__nn_want_shape(ctx, ops.s[0], nrep, oshape, W);
+    if (st == GK_OK) {
+        gk__slot *xs = ops.s[1], *os = ops.s[0];
+        for (i = 0; i < nrep; i++) {
+            int xi = i - (nrep - xs->ndim);
+            int64_t sz = xi >= 0 ? xs->shape[xi] : 1;
+            shape[k] = repeats[i]; ost[k] = os->strides[i] * sz; ist[k] = 0; k++;
+            shape[k] = sz; ost[k] = os->strides[i]; ist[k] = xi >= 0 ? xs->strides[xi] : 0; k++;
+        }
+        st = gk__nn_copy_ops(ctx, &ops, k, shape, ost, ist, 0, W);
+    }
+    gk__operands_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_repeat_new(gk_ctx *ctx, gk_tensor x, const int64_t *repeats, int nrep, gk_tensor *out) {
+    const char *W = "gk_repeat_new";
+    gk_tensor_info info;
+    gk_tensor t;
+    int64_t shape[GK_MAX_DIMS];
+    int i;
+    GK__TRY(gk__nn_info(ctx, x, &info, out, W));
+    if (!repeats || nrep < info.ndim || nrep > GK_MAX_DIMS)
+        return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: %d repeats for %d dims (need x's ndim..%d)", W, nrep, info.ndim, GK_MAX_DIMS);
+    for (i = 0; i < nrep; i++) {
+        int xi = i - (nrep - info.ndim);
+        if (repeats[i] < 0) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: repeats[%d] = %lld < 0", W, i, (long long)repeats[i]);
+        shape[i] = repeats[i] * (xi >= 0 ? info.shape[xi] : 1);
+    }
+    GK__TRY(gk__nn_empty(ctx, info.dtype, nrep, shape, &t, W));
+    return gk__finish_new(ctx, gk_repeat(ctx, t, x, repeats, nrep), t, out);
+}
+GKDEF gk_status gk_repeat_interleave(gk_ctx *ctx, gk_tensor out, gk_tensor x, int64_t repeats, int axis) {
+    const char *W = "gk_repeat_interleave";
+    gk__opnds ops;
+    int64_t shape[GK_MAX_DIMS + 1], ost[GK_MAX_DIMS + 1], ist[GK_MAX_DIMS + 1], oshape[GK_MAX_DIMS];
+    gk_status st;
+    int ax = 0, d, k = 0;
+    GK__ENTER(ctx, W);
+    st = gk__nn_two(ctx, &ops, out, x, W);
+    if (st == GK_OK && ops.s[1]->ndim == 0) st = gk__err(ctx, GK_ERR_SHAPE, "%s: x must have at least 1 dim", W);
+    if (st == GK_OK) st = gk__nn_axis(ctx, axis, ops.s[1]->ndim, &ax, W);
+    if (st == GK_OK && repeats < 0) st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: repeats %lld < 0", W, (long long)repeats);
+    if (st == GK_OK) {
+        gk__slot *xs = ops.s[1], *os = ops.s[0];
+        memcpy(oshape, xs->shape, sizeof oshape);
+        oshape[ax] *= repeats;
+        st = gk__nn_want_shape(ctx, os, xs->ndim, oshape, W);
+        if (st == GK_OK) {
+            for (d = 0; d < xs->ndim; d++) {
+                if (d == ax) {
+                    shape[k] = xs->shape[d]; ost[k] = os->strides[d] * repeats; ist[k] = xs->strides[d]; k++;
+                    shape[k] = repeats; ost[k] = os->strides[d]; ist[k] = 0; k++;
+                } else { shape[k] = xs->shape[d]; ost[k] = os->strides[d]; ist[k] = xs->strides[d]; k++; }
+            }
+            st = gk__nn_copy_ops(ctx, &ops, k, shape, ost, ist, 0, W);
+        }
+    }
+    gk__operands_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_repeat_interleave_new(gk_ctx *ctx, gk_tensor x, int64_t repeats, int axis, gk_tensor *out) {
+    const char *W = "gk_repeat_interleave_new";
+    gk_tensor_info info;
+    gk_tensor t;
+    int ax = 0;
+    GK__TRY(gk__nn_info(ctx, x, &info, out, W));
+    if (info.ndim == 0) return gk__err(ctx, GK_ERR_SHAPE, "%s: x must have at least 1 dim", W);
+    GK__TRY(gk__nn_axis(ctx, axis, info.ndim, &ax, W));
+    if (repeats < 0) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: repeats %lld < 0", W, (long long)repeats);
+    info.shape[ax] *= repeats;
+    GK__TRY(gk__nn_empty(ctx, info.dtype, info.ndim, info.shape, &t, W));
+    return gk__finish_new(ctx, gk_repeat_interleave(ctx, t, x, repeats, axis), t, out);
+}
+
+/* gather: out [outer, n, inner] = x [outer, V, inner] rows at idx[n] */
+typedef struct gk__gatherp {
+    int64_t outer, n, nv, rowb;
+    int idx64;
+    const char *x, *idx;
+    char *out;
+} gk__gatherp;
+static void gk__gather_cpu(const void *vp) {
+    const gk__gatherp *p = (const gk__gatherp *)vp;
+    int64_t o, j;
+    for (o = 0; o < p->outer; o++)
+        for (j = 0; j < p->n; j++) {
+            int64_t id;
+            char *dst = p->out + (o * p->n + j) * p->rowb;
+            if (p->idx64) memcpy(&id, p->idx + j * 8, 8);
+            else { int32_t v; memcpy(&v, p->idx + j * 4, 4); id = v; }
+            if (id >= 0 && id < p->nv) memcpy(dst, p->x + (o * p->nv + id) * p->rowb, (size_t)p->rowb);
+            else memset(dst, 0, (size_t)p->rowb);
+        }
+}
+/* embedding = 1: out [idx.shape..., D] from x [V, D]; else index_select along axis with a 1-D index */
+static gk_status gk__gather(gk_ctx *ctx, gk_tensor out, gk_tensor x, int axis, gk_tensor index, int embedding, const char *W) {
+    static const char *const names_e[3] = { "out", "table", "ids" };
+    static const char *const names_i[3] = { "out", "x", "index" };
+    const char *const *names = embedding ? names_e : names_i;
+    gk_tensor ts[3];
+    gk__opnds ops;
+    gk__gatherp p;
+    gk_status st;
+    int64_t shape[GK_MAX_DIMS];
+    int ax = 0, d, ndim = 0;
+    gk__slot *os, *xs, *is;
+    ops.used = 0;
+    memset(&p, 0, sizeof p);
+    ts[0] = out; ts[1] = x; ts[2] = index;
+    GK__ENTER(ctx, W);
+    st = gk__operands(ctx, &ops, ts, names, 3, W);
+    if (st != GK_OK) goto done;
+    os = ops.s[0]; xs = ops.s[1]; is = ops.s[2];
+    if (os->dtype != xs->dtype) { st = gk__err(ctx, GK_ERR_DTYPE, "%s: out is %s but %s is %s", W, gk_dtype_name(os->dtype), names[1], gk_dtype_name(xs->dtype)); goto done; }
+    if (is->dtype != GK_I32 && is->dtype != GK_I64) { st = gk__err(ctx, GK_ERR_DTYPE, "%s: %s are %s (i32 or i64)", W, names[2], gk_dtype_name(is->dtype)); goto done; }
+    if (embedding) {
+        if (xs->ndim != 2) { st = gk__nn_shape_err(ctx, W, "table", xs, "[vocab, dim]"); goto done; }
+        if (is->ndim + 1 > GK_MAX_DIMS) { st = gk__err(ctx, GK_ERR_SHAPE, "%s: ids have %d dims (at most %d)", W, is->ndim, GK_MAX_DIMS - 1); goto done; }
+        ndim = is->ndim + 1;
+        if (is->ndim) memcpy(shape, is->shape, sizeof(int64_t) * (size_t)is->ndim);
+        shape[is->ndim] = xs->shape[1];
+        p.outer = 1; p.n = gk__numel(is); p.nv = xs->shape[0]; p.rowb = xs->shape[1] * (int64_t)gk__dtype_sizes[xs->dtype];
+    } else {
+        if (xs->ndim == 0) { st = gk__err(ctx, GK_ERR_SHAPE, "%s: x must have at least 1 dim", W); goto done; }
+        if ((st = gk__nn_axis(ctx, axis, xs->ndim, &ax, W)) != GK_OK) goto done;
+        if (is->ndim > 1) { st = gk__nn_shape_err(ctx, W, "index", is, "[n]"); goto done; }
+        ndim = xs->ndim;
+        memcpy(shape, xs->shape, sizeof shape);
+        shape[ax] = gk__numel(is);
+        p.outer = 1; p.rowb = (int64_t)gk__dtype_sizes[xs->dtype];
+        for (d = 0; d < ax; d++) p.outer *= xs->shape[d];
+        for (d = ax + 1; d < xs->ndim; d++) p.rowb *= xs->shape[d];
+        p.n = shape[ax]; p.nv = xs->shape[ax];
+    }
+    if ((st = gk__nn_want_shape(ctx, os, ndim, shape, W)) != GK_OK) goto done;
+    for (d = 0; d < 3; d++)
+        if (!gk__is_contig(ops.s[d])) { st = gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: %s is not contiguous (use gk_contiguous)", W, names[d]); goto done; }
+    if (p.outer * p.n == 0 || p.rowb == 0) goto done;
+    p.idx64 = is->dtype == GK_I64;
+    if ((st = gk__operands_use(ctx, &ops, W)) != GK_OK) goto done;
+    p.out = (char *)(uintptr_t)gk__slot_addr(os);
+    p.x = (const char *)(uintptr_t)gk__slot_addr(xs);
+    p.idx = (const char *)(uintptr_t)gk__slot_addr(is);
+    if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__gather_cpu, &p, sizeof p, W);
+    else {
+        gk__cu_ptr po = gk__slot_addr(os), px = gk__slot_addr(xs), pi = gk__slot_addr(is);
+        uint64_t al = (uint64_t)p.rowb | po | px;
+        int64_t w, cpr;
+        void *args[8];
+        for (w = 16; w > 1 && (al & (uint64_t)(w - 1)); w >>= 1) {}
+        cpr = p.rowb / w;
+        args[0] = &p.outer; args[1] = &p.n; args[2] = &p.nv; args[3] = &cpr; args[4] = &pi; args[5] = &p.idx64; args[6] = &po; args[7] = &px;
+        st = gk__launch(ctx, GK__MOD_LAYOUT, gk__k_gather[w], p.outer * p.n * cpr, args, W);
+    }
+done:
+    gk__operands_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_index_select(gk_ctx *ctx, gk_tensor out, gk_tensor x, int axis, gk_tensor index) {
+    return gk__gather(ctx, out, x, axis, index, 0, "gk_index_select");
+}
+GKDEF gk_status gk_embedding(gk_ctx *ctx, gk_tensor out, gk_tensor table, gk_tensor ids) {
+    return gk__gather(ctx, out, table, 0, ids, 1, "gk_embedding");
+}
+GKDEF gk_status gk_index_select_new(gk_ctx *ctx, gk_tensor x, int axis, gk_tensor index, gk_tensor *out) {
+    const char *W = "gk_index_select_new";
+    gk_tensor_info info, ii;
+    gk_tensor t;
+    int ax = 0;
+    GK__TRY(gk__nn_info(ctx, x, &info, out, W));
+    GK__TRY(gk_tensor_info_get(ctx, index, &ii));
+    if (info.ndim == 0) return gk__err(ctx, GK_ERR_SHAPE, "%s: x must have at least 1 dim", W);
+    GK__TRY(gk__nn_axis(ctx, axis, info.ndim, &ax, W));
+    info.shape[ax] = ii.numel;
+    GK__TRY(gk__nn_empty(ctx, info.dtype, info.ndim, info.shape, &t, W));
+    return gk__finish_new(ctx, gk_index_select(ctx, t, x, axis, index), t, out);
+}
+GKDEF gk_status gk_embedding_new(gk_ctx *ctx, gk_tensor table, gk_tensor ids, gk_tensor *out) {
+    const char *W = "gk_embedding_new";
+    gk_tensor_info info, ii;
+    gk_tensor t;
+    GK__TRY(gk__nn_info(ctx, table, &info, out, W));
+    GK__TRY(gk_tensor_info_get(ctx, ids, &ii));
+    if (info.ndim != 2) return gk__err(ctx, GK_ERR_SHAPE, "%s: table has %d dims, expected [vocab, dim]", W, info.ndim);
+    if (ii.ndim + 1 > GK_MAX_DIMS) return gk__err(ctx, GK_ERR_SHAPE, "%s: ids have %d dims (at most %d)", W, ii.ndim, GK_MAX_DIMS - 1);
+    ii.shape[ii.ndim] = info.shape[1];
+    GK__TRY(gk__nn_empty(ctx, info.dtype, ii.ndim + 1, ii.shape, &t, W));
+    return gk__finish_new(ctx, gk_embedding(ctx, t, table, ids), t, out);
+}
+
+/* pad: x [rows, H, W] -> out [rows, OH, OW] */
+typedef struct gk__padp {
+    int64_t rows, H, W, pt, pl, OH, OW;
+    int mode;
+    int64_t es;
+    uint64_t val;
+    const char *x;
+    char *out;
+} gk__padp;
+static int64_t gk__pad_src(int64_t o, int64_t n, int mode) {
+    if (mode == GK_PAD_REFLECT) {
+        if (o < 0) o = -o;
+        if (o >= n) o = 2 * (n - 1) - o;
+        return o;
+    }
+    return o < 0 ? 0 : o >= n ? n - 1 : o;
+}
+static void gk__pad_cpu(const void *vp) {
+    const gk__padp *p = (const gk__padp *)vp;
+    int64_t r, oh, ow;
+    for (r = 0; r < p->rows; r++)
+        for (oh = 0; oh < p->OH; oh++)
+            for (ow = 0; ow < p->OW; ow++) {
+                int64_t ih = oh - p->pt, iw = ow - p->pl;
+                char *dst = p->out + ((r * p->OH + oh) * p->OW + ow) * p->es;
+                if (p->mode == GK_PAD_CONSTANT) {
+                    if (ih >= 0 && ih < p->H && iw >= 0 && iw < p->W) memcpy(dst, p->x + ((r * p->H + ih) * p->W + iw) * p->es, (size_t)p->es);
+                    else memcpy(dst, &p->val, (size_t)p->es);
+                } else
+                    memcpy(dst, p->x + ((r * p->H + gk__pad_src(ih, p->H, p->mode)) * p->W + gk__pad_src(iw, p->W, p->mode)) * p->es, (size_t)p->es);
+            }
+}
+static gk_status gk__pad_shape(gk_ctx *ctx, int ndim, const int64_t *xshape, const int64_t *pads, int npads, gk_pad_mode mode,
+                               int64_t *oshape, const char *W) {
+    int i, k = npads / 2;
+    if (!pads || (npads != 2 && npads != 4)) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: npads %d (2: last dim, 4: last two dims)", W, npads);
+    if ((int)mode < 0 || mode > GK_PAD_REPLICATE) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: unknown pad mode %d", W, (int)mode);
+    if (ndim < k) return gk__err(ctx, GK_ERR_SHAPE, "%s: x has %d dims, %d padded", W, ndim, k);
+    memcpy(oshape, xshape, sizeof(int64_t) * (size_t)ndim);
+    for (i = 0; i < k; i++) {
+        int d = ndim - 1 - i;
+        int64_t a = pads[2 * i], b = pads[2 * i + 1], n = xshape[d];
+        if (a < 0 || b < 0) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: negative padding (%lld, %lld) is not supported", W, (long long)a, (long long)b);
+        if (mode == GK_PAD_REFLECT && (a >= n || b >= n) && (a || b))
+            return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: reflect padding (%lld, %lld) must be < the dim size %lld", W, (long long)a, (long long)b, (long long)n);
+        if (mode == GK_PAD_REPLICATE && n == 0 && (a || b))
+            return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: replicate padding of an empty dim %d", W, d);
+        oshape[d] = n + a + b;
+    }
+    return GK_OK;
+}
+GKDEF gk_status gk_pad(gk_ctx *ctx, gk_tensor out, gk_tensor x, const int64_t *pads, int npads, gk_pad_mode mode, double value) {
+    const char *W = "gk_pad";
+    gk__opnds ops;
+    gk__padp p;
+    int64_t oshape[GK_MAX_DIMS];
+    gk_status st;
+    memset(&p, 0, sizeof p);
+    GK__ENTER(ctx, W);
+    st = gk__nn_two(ctx, &ops, out, x, W);
+    if (st == GK_OK) st = gk__pad_shape(ctx, ops.s[1]->ndim, ops.s[1]->shape, pads, npads, mode, oshape, W);
+    if (st == GK_OK) st = gk__nn_want_shape(ctx, ops.s[0], ops.s[1]->ndim, oshape, W);
+    if (st == GK_OK && (!gk__is_contig(ops.s[0]) || !gk__is_contig(ops.s[1])))
+        st = gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: x and out must be contiguous (use gk_contiguous)", W);
+    if (st == GK_OK) {
+        gk__slot *xs = ops.s[1];
+        gk__scalar sc;
+        int nd = xs->ndim;
+        p.W = xs->shape[nd - 1];
+        p.H = npads == 4 ? xs->shape[nd - 2] : 1;
+        p.pl = pads[0];
+        p.pt = npads == 4 ? pads[2] : 0;
+        p.OW = oshape[nd - 1];
+        p.OH = npads == 4 ? oshape[nd - 2] : 1;
+        p.rows = gk__numel(ops.s[0]) / (p.OH * p.OW > 0 ? p.OH * p.OW : 1);
+        p.mode = (int)mode;
+        p.es = (int64_t)gk__dtype_sizes[xs->dtype];
+        sc.is_int = 0; sc.i = 0; sc.f = value;
+        if (!gk_dtype_is_float(xs->dtype) && value == floor(value) && fabs(value) < 9.2e18) { sc.is_int = 1; sc.i = (int64_t)value; }
+        gk__store(xs->dtype, &p.val, sc);
+        if (gk__numel(ops.s[0]) > 0) {
+            st = gk__operands_use(ctx, &ops, W);
+            if (st == GK_OK) {
+                p.out = (char *)(uintptr_t)gk__slot_addr(ops.s[0]);
+                p.x = (const char *)(uintptr_t)gk__slot_addr(xs);
+                if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__pad_cpu, &p, sizeof p, W);
+                else {
+                    static const char *const kn[9] = { NULL, "gk_pad_b1", "gk_pad_b2", NULL, "gk_pad_b4", NULL, NULL, NULL, "gk_pad_b8" };
+                    gk__cu_ptr po = gk__slot_addr(ops.s[0]), px = gk__slot_addr(xs);
+                    uint64_t val = p.val;
+                    void *args[11];
+                    args[0] = &p.rows; args[1] = &p.H; args[2] = &p.W; args[3] = &p.pt; args[4] = &p.pl; args[5] = &p.OH; args[6] = &p.OW;
+                    args[7] = &p.mode; args[8] = &val; args[9] = &po; args[10] = &px;
+                    st = gk__launch(ctx, GK__MOD_LAYOUT, kn[p.es], p.rows * p.OH * p.OW, args, W);
+                }
+            }
+        }
+    }
+    gk__operands_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_pad_new(gk_ctx *ctx, gk_tensor x, const int64_t *pads, int npads, gk_pad_mode mode, double value, gk_tensor *out) {
+    const char *W = "gk_pad_new";
+    gk_tensor_info info;
+    gk_tensor t;
+    int64_t oshape[GK_MAX_DIMS];
+    GK__TRY(gk__nn_info(ctx, x, &info, out, W));
+    GK__TRY(gk__pad_shape(ctx, info.ndim, info.shape, pads, npads, mode, oshape, W));
+    GK__TRY(gk__nn_empty(ctx, info.dtype, info.ndim, oshape, &t, W));
+    return gk__finish_new(ctx, gk_pad(ctx, t, x, pads, npads, mode, value), t, out);
+}
+
+/* interpolate: x [rows, H, W] -> out [rows, OH, OW] */
+typedef struct gk__interpp {
+    int64_t rows, H, W, OH, OW;
+    float sh, sw;
+    int mode;
+    gk_dtype dt;
+    const char *x;
+    char *out;
+} gk__interpp;
+static void gk__lin_idx(int64_t o, float s, int64_t n, int64_t *i0, int64_t *i1, float *l1) {
+    float src = s * ((float)o + 0.5f) - 0.5f;
+    if (src < 0.0f) src = 0.0f;
+    *i0 = (int64_t)src;
+    if (*i0 > n - 1) *i0 = n - 1;
+    *i1 = *i0 + (*i0 < n - 1 ? 1 : 0);
+    *l1 = src - (float)*i0;
+    *l1 = *l1 < 0.0f ? 0.0f : *l1 > 1.0f ? 1.0f : *l1;
+}
+static int64_t gk__near_idx(int64_t o, float s, int64_t n) {
+    int64_t i = (int64_t)floorf((float)o * s);
+    return i < n - 1 ? i : n - 1;
+}
+static void gk__interp_cpu(const void *vp) {
+    const gk__interpp *p = (const gk__interpp *)vp;
+    int64_t r, oh, ow, es = (int64_t)gk__dtype_sizes[p->dt];
+    for (r = 0; r < p->rows; r++) {
+        const char *xr = p->x + r * p->H * p->W * es;
+        for (oh = 0; oh < p->OH; oh++)
+            for (ow = 0; ow < p->OW; ow++) {
+                float y;
+                if (p->mode == GK_INTERP_NEAREST) y = gk__ldf(p->dt, xr + (gk__near_idx(oh, p->sh, p->H) * p->W + gk__near_idx(ow, p->sw, p->W)) * es);
+                else {
+                    int64_t h0, h1, w0, w1;
+                    float lh, lw, a, b;
+                    gk__lin_idx(oh, p->sh, p->H, &h0, &h1, &lh);
+                    gk__lin_idx(ow, p->sw, p->W, &w0, &w1, &lw);
+                    a = (1.0f - lw) * gk__ldf(p->dt, xr + (h0 * p->W + w0) * es) + lw * gk__ldf(p->dt, xr + (h0 * p->W + w1) * es);
+                    b = (1.0f - lw) * gk__ldf(p->dt, xr + (h1 * p->W + w0) * es) + lw * gk__ldf(p->dt, xr + (h1 * p->W + w1) * es);
+                    y = (1.0f - lh) * a + lh * b;
+                }
+                gk__stf(p->dt, p->out + ((r * p->OH + oh) * p->OW + ow) * es, y);
+            }
+    }
+}
+GKDEF gk_status gk_interpolate(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_interp_mode mode, const double *scales) {
+    const char *W = "gk_interpolate";
+    gk__opnds ops;
+    gk__interpp p;
+    gk_status st;
+    memset(&p, 0, sizeof p);
+    GK__ENTER(ctx, W);
+    st = gk__nn_two(ctx, &ops, out, x, W);
+    if (st == GK_OK) {
+        gk__slot *xs = ops.s[1], *os = ops.s[0];
+        int nd = xs->ndim, k;
+        if (!gk__nn_isfloat3(xs->dtype)) st = gk__err(ctx, GK_ERR_DTYPE, "%s: x is %s (f32, f16 or bf16 only)", W, gk_dtype_name(xs->dtype));
+        else if ((int)mode < 0 || mode > GK_INTERP_LINEAR) st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: unknown mode %d", W, (int)mode);
+        else if (nd != 3 && nd != 4) st = gk__nn_shape_err(ctx, W, "x", xs, "[N, C, W] or [N, C, H, W]");
+        else if (os->ndim != nd || os->shape[0] != xs->shape[0] || os->shape[1] != xs->shape[1]) st = gk__nn_shape_err(ctx, W, "out", os, "x's N, C and new spatial sizes");
+        else if (!gk__is_contig(os) || !gk__is_contig(xs)) st = gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: x and out must be contiguous (use gk_contiguous)", W);
+        for (k = 2; st == GK_OK && k < nd; k++)
+            if (xs->shape[k] == 0 && os->shape[k] > 0) st = gk__err(ctx, GK_ERR_SHAPE, "%s: empty input dim %d but output size %lld", W, k, (long long)os->shape[k]);
+            else if (scales && scales[k - 2] < 0) st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: scale %g < 0", W, scales[k - 2]);
+        if (st == GK_OK) {
+            p.W = xs->shape[nd - 1]; p.OW = os->shape[nd - 1];
+            p.H = nd == 4 ? xs->shape[2] : 1; p.OH = nd == 4 ? os->shape[2] : 1;
+            p.rows = xs->shape[0] * xs->shape[1];
+            p.mode = (int)mode;
+            p.dt = xs->dtype;
+            p.sw = scales && scales[nd - 3] > 0 ? (float)(1.0 / scales[nd - 3]) : p.OW > 0 ? (float)p.W / (float)p.OW : 0.0f;
+            p.sh = nd == 4 ? (scales && scales[0] > 0 ? (float)(1.0 / scales[0]) : p.OH > 0 ? (float)p.H / (float)p.OH : 0.0f) : 1.0f;
+            if (p.rows * p.OH * p.OW > 0) {
+                st = gk__operands_use(ctx, &ops, W);
+                if (st == GK_OK) {
+                    p.out = (char *)(uintptr_t)gk__slot_addr(os);
+                    p.x = (const char *)(uintptr_t)gk__slot_addr(xs);
+                    if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__interp_cpu, &p, sizeof p, W);
+                    else {
+                        static const char *const kn[4] = { "gk_interp_f32", NULL, "gk_interp_f16", "gk_interp_bf16" };
+                        gk__cu_ptr po = gk__slot_addr(os), px = gk__slot_addr(xs);
+                        void *args[10];
+                        args[0] = &p.rows; args[1] = &p.H; args[2] = &p.W; args[3] = &p.OH; args[4] = &p.OW; args[5] = &p.sh; args[6] = &p.sw;
+                        args[7] = &p.mode; args[8] = &po; args[9] = &px;
+                        st = gk__launch(ctx, GK__MOD_LAYOUT, kn[p.dt], p.rows * p.OH * p.OW, args, W);
+                    }
+                }
+            }
+        }
+    }
+    gk__operands_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_interpolate_new(gk_ctx *ctx, gk_tensor x, gk_interp_mode mode, const int64_t *size, const double *scales, gk_tensor *out) {
+    const char *W = "gk_interpolate_new";
+    gk_tensor_info info;
+    gk_tensor t;
+    int k;
+    GK__TRY(gk__nn_info(ctx, x, &info, out, W));
+    if (info.ndim != 3 && info.ndim != 4) return gk__err(ctx, GK_ERR_SHAPE, "%s: x has %d dims, expected [N, C, W] or [N, C, H, W]", W, info.ndim);
+    if (!size && !scales) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: give size or scales", W);
+    for (k = 2; k < info.ndim; k++) {
+        if (size) {
+            if (size[k - 2] < 0) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: size %lld < 0", W, (long long)size[k - 2]);
+            info.shape[k] = size[k - 2];
+        } else {
+            if (!(scales[k - 2] > 0)) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: scale %g must be > 0", W, scales[k - 2]);
+            info.shape[k] = (int64_t)floor((double)info.shape[k] * scales[k - 2]);
+        }
+    }
+    GK__TRY(gk__nn_empty(ctx, info.dtype, info.ndim, info.shape, &t, W));
+    return gk__finish_new(ctx, gk_interpolate(ctx, t, x, mode, scales), t, out);
+}
 
 /* end of >>ops_nn */
 

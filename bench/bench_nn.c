@@ -1,0 +1,173 @@
+/* bench_nn - the bandwidth-bound nn ops in GB/s (bytes read + written,
+   median of timed repetitions with events), next to the device-to-device
+   copy bandwidth measured in the same run. bench/nn_torch.py measures the
+   PyTorch side with the same names; tools/gpu_check.d/nn.sh runs both.
+   Writes JSON (commit, device, date) to the file given with --json. */
+#define GPUKIT_IMPLEMENTATION
+#include "../gpukit.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static gk_ctx *ctx;
+static gk_event *e0, *e1;
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+#define CK(x)                                                                             \
+    do {                                                                                  \
+        gk_status s_ = (x);                                                               \
+        if (s_ != GK_OK) { printf("%s: %s\n", #x, gk_last_error(ctx)); exit(1); }         \
+    } while (0)
+
+enum { OP_COPY, OP_RMSH, OP_RMS, OP_LAYER, OP_ADDRMS, OP_ROPE, OP_PERMUTE, OP_TRANSPOSE, OP_EMBED };
+typedef struct { const char *name; int op; gk_dtype dt; double bytes; double ms, gbs; } bcase;
+static gk_tensor A, B, C, Dd, W, Bi, POS, COS, SIN, IDS;
+
+static gk_status run(const bcase *c) {
+    static const int perm[4] = { 0, 2, 1, 3 }, tr[3] = { 0, 2, 1 };
+    switch (c->op) {
+    case OP_COPY: return gk_copy(ctx, B, A);
+    case OP_RMSH:
+    case OP_RMS: return gk_rms_norm(ctx, B, A, W, 1e-6);
+    case OP_LAYER: return gk_layer_norm(ctx, B, A, W, Bi, 1e-5);
+    case OP_ADDRMS: return gk_add_rms_norm(ctx, Dd, C, A, B, W, 1e-6);
+    case OP_ROPE: return gk_rope(ctx, A, A, POS, COS, SIN, 128, GK_ROPE_NEOX);
+    case OP_PERMUTE: return gk_permute(ctx, B, A, perm);
+    case OP_TRANSPOSE: return gk_permute(ctx, B, A, tr);
+    default: return gk_embedding(ctx, B, A, IDS);
+    }
+}
+static void setup(const bcase *c) {
+    int64_t s2[2] = { 8192, 4096 }, w1[1] = { 4096 };
+    gk_dtype dt = c->dt;
+    A = B = C = Dd = W = Bi = POS = COS = SIN = IDS = (gk_tensor){ 0 };
+    if (c->op == OP_COPY) {
+        int64_t n = (int64_t)64 << 20; /* 256 MiB of f32 */
+        CK(gk_tensor_empty(ctx, GK_F32, 1, &n, &A));
+        CK(gk_tensor_empty(ctx, GK_F32, 1, &n, &B));
+        CK(gk_fill(ctx, A, 1));
+    } else if (c->op == OP_RMSH) { /* per-head q/k norm (Qwen3): [4096 * 32, 128] */
+        int64_t sh[2] = { 4096 * 32, 128 }, wh[1] = { 128 };
+        CK(gk_tensor_empty(ctx, dt, 2, sh, &A));
+        CK(gk_tensor_empty(ctx, dt, 2, sh, &B));
+        CK(gk_tensor_empty(ctx, dt, 1, wh, &W));
+        CK(gk_fill(ctx, A, 0.5)); CK(gk_fill(ctx, W, 1));
+    } else if (c->op <= OP_ADDRMS) {
+        CK(gk_tensor_empty(ctx, dt, 2, s2, &A));
+        CK(gk_tensor_empty(ctx, dt, 2, s2, &B));
+        CK(gk_tensor_empty(ctx, dt, 2, s2, &C));
+        CK(gk_tensor_empty(ctx, dt, 2, s2, &Dd));
+        CK(gk_tensor_empty(ctx, dt, 1, w1, &W));
+        CK(gk_tensor_empty(ctx, dt, 1, w1, &Bi));
+        CK(gk_fill(ctx, A, 0.5)); CK(gk_fill(ctx, B, 0.25)); CK(gk_fill(ctx, W, 1)); CK(gk_fill(ctx, Bi, 0));
+    } else if (c->op == OP_ROPE) {
+        int64_t s3[3] = { 4096, 32, 128 }, np = 4096, i;
+        gk_rope_config rc;
+        int32_t *pv = (int32_t *)malloc(sizeof(int32_t) * 4096);
+        memset(&rc, 0, sizeof rc);
+        rc.rotary_dim = 128;
+        for (i = 0; i < np; i++) pv[i] = (int32_t)i;
+        CK(gk_tensor_empty(ctx, dt, 3, s3, &A));
+        CK(gk_fill(ctx, A, 0.5));
+        CK(gk_tensor_from_host(ctx, GK_I32, 1, &np, pv, &POS));
+        CK(gk_rope_table_new(ctx, &rc, 8192, GK_F32, &COS, &SIN));
+        free(pv);
+    } else if (c->op == OP_PERMUTE) {
+        int64_t s4[4] = { 16, 2048, 32, 128 }, o4[4] = { 16, 32, 2048, 128 };
+        CK(gk_tensor_empty(ctx, dt, 4, s4, &A));
+        CK(gk_tensor_empty(ctx, dt, 4, o4, &B));
+        CK(gk_fill(ctx, A, 1));
+    } else if (c->op == OP_TRANSPOSE) {
+        int64_t s3[3] = { 16, 2048, 2048 };
+        CK(gk_tensor_empty(ctx, dt, 3, s3, &A));
+        CK(gk_tensor_empty(ctx, dt, 3, s3, &B));
+        CK(gk_fill(ctx, A, 1));
+    } else {
+        int64_t t2[2] = { 151936, 896 }, ni = 8192, o2[2] = { 8192, 896 }, i;
+        int32_t *iv = (int32_t *)malloc(sizeof(int32_t) * 8192);
+        for (i = 0; i < ni; i++) iv[i] = (int32_t)((i * 2654435761u) % 151936u);
+        CK(gk_tensor_empty(ctx, dt, 2, t2, &A));
+        CK(gk_tensor_empty(ctx, dt, 2, o2, &B));
+        CK(gk_fill(ctx, A, 1));
+        CK(gk_tensor_from_host(ctx, GK_I32, 1, &ni, iv, &IDS));
+        free(iv);
+    }
+}
+static void teardown(void) {
+    gk_tensor *ts[10] = { &A, &B, &C, &Dd, &W, &Bi, &POS, &COS, &SIN, &IDS };
+    int i;
+    for (i = 0; i < 10; i++) if (ts[i]->id) gk_tensor_free(ctx, *ts[i]);
+}
+static void measure(bcase *c) {
+    double t[30];
+    int r, k, inner = 10;
+    float ms;
+    setup(c);
+    for (k = 0; k < 3; k++) CK(run(c)); /* JIT + warm-up */
+    CK(gk_sync(ctx));
+    for (r = 0; r < 30; r++) {
+        CK(gk_event_record(ctx, e0, NULL));
+        for (k = 0; k < inner; k++) CK(run(c));
+        CK(gk_event_record(ctx, e1, NULL));
+        CK(gk_event_sync(ctx, e1));
+        CK(gk_event_elapsed_ms(ctx, e0, e1, &ms));
+        t[r] = ms / inner;
+    }
+    qsort(t, 30, sizeof *t, cmp_d);
+    c->ms = 0.5 * (t[14] + t[15]);
+    c->gbs = c->bytes / (c->ms * 1e-3) / 1e9;
+    teardown();
+}
+
+int main(int argc, char **argv) {
+    gk_ctx_desc d;
+    gk_device_info info;
+    const char *json = NULL, *commit = getenv("GK_COMMIT");
+    char date[64];
+    time_t now = time(NULL);
+    double M = 8192.0 * 4096.0, Rn = 4096.0 * 32 * 128, P = 16.0 * 2048 * 32 * 128, T = 16.0 * 2048 * 2048, E = 8192.0 * 896;
+    bcase cs[] = {
+        { "copy_f32_256MiB", OP_COPY, GK_F32, 2.0 * 256 * 1048576, 0, 0 },
+        { "rmsnorm_bf16_8192x4096", OP_RMS, GK_BF16, 2 * M * 2, 0, 0 },
+        { "rmsnorm_f32_8192x4096", OP_RMS, GK_F32, 2 * M * 4, 0, 0 },
+        { "rmsnorm_bf16_heads_131072x128", OP_RMSH, GK_BF16, 2 * 4096.0 * 32 * 128 * 2, 0, 0 },
+        { "layernorm_bf16_8192x4096", OP_LAYER, GK_BF16, 2 * M * 2, 0, 0 },
+        { "layernorm_f32_8192x4096", OP_LAYER, GK_F32, 2 * M * 4, 0, 0 },
+        { "add_rmsnorm_bf16_8192x4096", OP_ADDRMS, GK_BF16, 4 * M * 2, 0, 0 },
+        { "add_rmsnorm_f32_8192x4096", OP_ADDRMS, GK_F32, 4 * M * 4, 0, 0 },
+        { "rope_bf16_4096x32x128", OP_ROPE, GK_BF16, 2 * Rn * 2, 0, 0 },
+        { "permute_bf16_BSHD_to_BHSD_256MiB", OP_PERMUTE, GK_BF16, 2 * P * 2, 0, 0 },
+        { "transpose_f32_16x2048x2048", OP_TRANSPOSE, GK_F32, 2 * T * 4, 0, 0 },
+        { "embedding_bf16_151936x896_8192ids", OP_EMBED, GK_BF16, 2 * E * 2, 0, 0 },
+    };
+    int n = (int)(sizeof cs / sizeof cs[0]), i;
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    for (i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
+    memset(&d, 0, sizeof d);
+    d.backend = GK_BACKEND_CUDA;
+    if (gk_ctx_create(&d, &ctx) != GK_OK) { printf("bench_nn: needs a GPU (%s)\n", gk_last_error(NULL)); return 0; }
+    gk_device_info_get(ctx, &info);
+    printf("bench_nn on %s (%s)\n", info.name, info.arch);
+    CK(gk_event_create(ctx, &e0));
+    CK(gk_event_create(ctx, &e1));
+    for (i = 0; i < n; i++) {
+        measure(&cs[i]);
+        printf("%-36s %9.4f ms %8.0f GB/s  %5.1f%% of copy\n", cs[i].name, cs[i].ms, cs[i].gbs, 100 * cs[i].gbs / cs[0].gbs);
+    }
+    if (json) {
+        FILE *f = fopen(json, "w");
+        if (!f) { printf("cannot write %s\n", json); return 1; }
+        fprintf(f, "{\n  \"bench\": \"bench_nn\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"date\": \"%s\",\n  \"copy_gbs\": %.1f,\n  \"ops\": {\n",
+                commit ? commit : "unknown", info.name, date, cs[0].gbs);
+        for (i = 0; i < n; i++)
+            fprintf(f, "    \"%s\": {\"ms\": %.5f, \"gbs\": %.1f, \"frac_copy\": %.3f}%s\n", cs[i].name, cs[i].ms, cs[i].gbs, cs[i].gbs / cs[0].gbs,
+                    i + 1 < n ? "," : "");
+        fprintf(f, "  }\n}\n");
+        fclose(f);
+    }
+    gk_ctx_destroy(ctx);
+    return 0;
+}
