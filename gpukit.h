@@ -4920,6 +4920,31 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
         int64_t rows = p.Sq * p.Hq, warps = rows * p.B, want = (int64_t)ctx->info.sm_count * 32;
         unsigned g[3], bl[3];
         void *args[1];
+        int G = (int)(p.Hq / p.Hkv);
+        int dec = p.Sq == 1 && !p.mask && !p.q_lens && sq->dtype != GK_F32 && p.D % 8 == 0 && G <= 32 && (p.k_ss % 8) == 0 && (p.v_ss % 8) == 0 &&
+                  ((p.k | p.v) & 15) == 0 && (p.k_bs % 8) == 0 && (p.v_bs % 8) == 0 && (p.k_hs % 8) == 0 && (p.v_hs % 8) == 0;
+        if (dec) { /* decode: K/V tiles shared by the q heads of a kv head (gk_attn_dec) */
+            int64_t blocks = p.B * p.Hkv, sp = ((int64_t)ctx->info.sm_count * 4 + blocks - 1) / blocks;
+            unsigned smem = (unsigned)(2 * 32 * (p.D / 8 + 1) * 16 + G * p.D * 4);
+            p.splits = (int)GK__MIN(GK__MIN(sp, (p.Skv + 31) / 32), (int64_t)256);
+            if (p.splits < 1) p.splits = 1;
+            {
+                gk__cu_ptr ws;
+                st = gk__workspace(ctx, (size_t)(p.B * p.Hq * p.splits * (p.D + 2)) * 4, &ws, W);
+                p.part = ws;
+            }
+            g[0] = (unsigned)p.Hkv; g[1] = (unsigned)p.splits; g[2] = (unsigned)p.B;
+            bl[0] = (unsigned)(32 * G); bl[1] = 1; bl[2] = 1;
+            args[0] = &p;
+            if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_ATTENTION, sq->dtype == GK_BF16 ? "gk_attn_dec_bf16" : "gk_attn_dec_f16", g, bl, smem, args, W);
+            g[0] = (unsigned)((rows + 3) / 4); g[1] = 1;
+            bl[0] = 128;
+            if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, W);
+            if (p.part) gk__unuse(ctx, ctx->ws);
+            gk__operands_done(ctx, &ops, st);
+            gk__unlock(&ctx->mu);
+            return st;
+        }
         /* split the keys when there are too few (query, head) rows to fill the device */
         if (warps < want && p.Skv >= 128) {
             int64_t sp = (want + warps - 1) / warps, maxs = (p.Skv + 63) / 64;

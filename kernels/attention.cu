@@ -133,3 +133,77 @@ template <int DT> __device__ __forceinline__ void gk_attn_combine(const gk_attn_
 GK_ATTN_K(f32)
 GK_ATTN_K(f16)
 GK_ATTN_K(bf16)
+
+// ---- decode (Sq == 1, no mask, 16-bit, D % 8 == 0): one block per (b, kv head, split),
+// one warp per q head of the group; K / V tiles of 32 keys staged once per kv head in
+// padded shared memory with coalesced 16-byte loads (K/V are read from DRAM once).
+#define GK_DEC_TILE 32
+template <int DT> __device__ __forceinline__ void gk_attn_dec(const gk_attn_p &p) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S S;
+    extern __shared__ uint4 gk_dec_smem[];
+    const int D = (int)p.D, G = (int)(p.Hq / p.Hkv), RW = D / 8 + 1; // row stride in uint4 (padded by 16 bytes)
+    uint4 *Ks = gk_dec_smem, *Vs = gk_dec_smem + GK_DEC_TILE * RW;
+    float *qs = (float *)(Vs + GK_DEC_TILE * RW); // [G][D]
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32, nthr = blockDim.x;
+    gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y, h = hk * G + warp;
+    gk_i64 kvlen = p.kv_lens ? p.kv_lens[b] : p.Skv;
+    if (kvlen > p.Skv) kvlen = p.Skv;
+    gk_i64 chunk = (kvlen + p.splits - 1) / p.splits, j0 = split * chunk, j1 = j0 + chunk < kvlen ? j0 + chunk : kvlen;
+    const S *q = (const S *)p.q + b * p.q_bs + h * p.q_hs;
+    for (int d = lane; d < D; d += 32) qs[warp * D + d] = (float)T::ld(q[d]) * p.scale;
+    const S *kb = (const S *)p.k + b * p.k_bs + hk * p.k_hs, *vb = (const S *)p.v + b * p.v_bs + hk * p.v_hs;
+    const float NEG = -__int_as_float(0x7f800000);
+    const int NT = (D + 31) / 32, VPR = D / 8;
+    float m = NEG, l = 0.0f, o[8];
+#pragma unroll
+    for (int t = 0; t < 8; t++) o[t] = 0.0f;
+    for (gk_i64 jt = j0; jt < j1; jt += GK_DEC_TILE) {
+        int nk = (int)(j1 - jt < GK_DEC_TILE ? j1 - jt : GK_DEC_TILE);
+        __syncthreads(); // the previous tile is consumed
+        for (int e = threadIdx.x; e < nk * VPR; e += nthr) {
+            int r = e / VPR, c = e % VPR;
+            Ks[r * RW + c] = __ldg((const uint4 *)(kb + (jt + r) * p.k_ss) + c);
+            Vs[r * RW + c] = __ldg((const uint4 *)(vb + (jt + r) * p.v_ss) + c);
+        }
+        __syncthreads();
+        float s = NEG;
+        if (lane < nk) {
+            const uint4 *kr = Ks + lane * RW;
+            const float *qw = qs + warp * D;
+            float acc = 0.0f;
+            for (int c = 0; c < VPR; c++) {
+                union { uint4 v; S s[8]; } u;
+                u.v = kr[c];
+#pragma unroll
+                for (int e = 0; e < 8; e++) acc = fmaf(qw[c * 8 + e], (float)T::ld(u.s[e]), acc);
+            }
+            s = acc;
+        }
+        float mt = s;
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, off));
+        float mn = fmaxf(m, mt);
+        float pj = s == NEG ? 0.0f : __expf(s - mn), corr = m == NEG ? 0.0f : __expf(m - mn), ps = pj;
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) ps += __shfl_xor_sync(0xffffffffu, ps, off);
+        l = l * corr + ps;
+#pragma unroll
+        for (int t = 0; t < 8; t++) o[t] *= corr;
+        const S *vsm = (const S *)Vs;
+        for (int jj = 0; jj < nk; jj++) {
+            float pw = __shfl_sync(0xffffffffu, pj, jj);
+#pragma unroll
+            for (int t = 0; t < 8; t++)
+                if (t < NT && lane + 32 * t < D) o[t] = fmaf(pw, (float)T::ld(vsm[jj * RW * 8 + lane + 32 * t]), o[t]);
+        }
+        m = mn;
+    }
+    float *part = p.part + ((b * p.Hq + h) * p.Sq + 0) * p.splits * (p.D + 2) + split * (p.D + 2);
+    if (lane == 0) { part[0] = m; part[1] = l; }
+#pragma unroll
+    for (int t = 0; t < 8; t++)
+        if (t < NT && lane + 32 * t < D) part[2 + lane + 32 * t] = o[t];
+}
+extern "C" __global__ void gk_attn_dec_f16(gk_attn_p p) { gk_attn_dec<GK_DT_f16>(p); }
+extern "C" __global__ void gk_attn_dec_bf16(gk_attn_p p) { gk_attn_dec<GK_DT_bf16>(p); }
