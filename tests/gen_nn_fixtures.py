@@ -40,8 +40,8 @@ def write(name, arrays):
     return fn
 
 
-def line(kind, name, **kw):
-    lines.append(kind + " " + name + " " + " ".join("%s=%s" % (k, v) for k, v in kw.items()))
+def line(kind_, name_, **kw):
+    lines.append(kind_ + " " + name_ + " " + " ".join("%s=%s" % (k, v) for k, v in kw.items()))
 
 
 # ---- RoPE tables through HF's own init functions
