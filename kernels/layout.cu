@@ -153,7 +153,8 @@ GK_PAD(8, gk_u64)
 // PyTorch's align_corners=False rules in f32: sh, sw are the source steps
 // (1/scale_factor when given, else in/out). mode 0 nearest, 1 (bi)linear.
 __device__ __forceinline__ void gk_lin_idx(gk_i64 o, float s, gk_i64 n, gk_i64 &i0, gk_i64 &i1, float &l1) {
-    float src = s * ((float)o + 0.5f) - 0.5f;
+    // rounded step by step (no fused multiply-add), as the CPU reference does
+    float src = __fsub_rn(__fmul_rn(s, __fadd_rn((float)o, 0.5f)), 0.5f);
     if (src < 0.f) src = 0.f;
     i0 = (gk_i64)src;
     if (i0 > n - 1) i0 = n - 1;
@@ -181,9 +182,9 @@ __device__ __forceinline__ void gk_interp_body(gk_i64 rows, gk_i64 H, gk_i64 W, 
             float lh, lw;
             gk_lin_idx(oh, sh, H, h0, h1, lh);
             gk_lin_idx(ow, sw, W, w0, w1, lw);
-            float a = (1.f - lw) * T::ld(xr[h0 * W + w0]) + lw * T::ld(xr[h0 * W + w1]);
-            float b = (1.f - lw) * T::ld(xr[h1 * W + w0]) + lw * T::ld(xr[h1 * W + w1]);
-            y = (1.f - lh) * a + lh * b;
+            float a = __fadd_rn(__fmul_rn(1.f - lw, T::ld(xr[h0 * W + w0])), __fmul_rn(lw, T::ld(xr[h0 * W + w1])));
+            float b = __fadd_rn(__fmul_rn(1.f - lw, T::ld(xr[h1 * W + w0])), __fmul_rn(lw, T::ld(xr[h1 * W + w1])));
+            y = __fadd_rn(__fmul_rn(1.f - lh, a), __fmul_rn(lh, b));
         }
         out[i] = T::st(y);
     }
