@@ -5221,10 +5221,12 @@ GKDEF gk_status gk_stft_new(gk_ctx *ctx, gk_tensor x, gk_tensor window, int64_t 
     if (out) out->id = 0;
     if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_stft_new: out is NULL");
     GK__TRY(gk__sg_shape(ctx, x, &nd, s, NULL, "x", "gk_stft_new"));
-    if (n_fft < 2 || hop < 1 || nd < 1) return gk_stft(ctx, gk__sg_none, x, window, n_fft, hop, center); /* reports it */
     gk__lock(&ctx->mu);
-    T = gk__stft_frames(ctx, s[nd - 1], n_fft, hop, center, "gk_stft_new");
+    if (gk__stft_params(ctx, n_fft, hop, "gk_stft_new") != GK_OK) T = -2;
+    else if (nd < 1) { gk__err(ctx, GK_ERR_SHAPE, "gk_stft_new: x has no dims"); T = -1; }
+    else T = gk__stft_frames(ctx, s[nd - 1], n_fft, hop, center, "gk_stft_new");
     gk__unlock(&ctx->mu);
+    if (T == -2) return GK_ERR_INVALID_ARGUMENT;
     if (T < 0) return GK_ERR_SHAPE;
     add[0] = n_fft / 2 + 1; add[1] = T; add[2] = 2;
     GK__TRY(gk__sg_new_from(ctx, x, 1, 3, add, GK_F32, &t, NULL, NULL, "gk_stft_new"));
