@@ -745,16 +745,15 @@ static void test_fixtures(void) {
             int64_t st[2], pd[2], dl[2], sx[4], sw[4], so[4], sb[1], nw;
             float *xv, *wv, *bv, *yv;
             st[0] = a[7]; st[1] = a[8]; pd[0] = a[9]; pd[1] = a[10]; dl[0] = a[11]; dl[1] = a[12];
-            if (k < 19) { GKT_CHECK(0, "fixture %s: short line", name); continue; }
-            Wo = two ? 0 : Ho;
-            if (two) { /* the line ends with Ho Wo */ Wo = 0; }
+            if (k < 18) { GKT_CHECK(0, "fixture %s: short line", name); continue; }
+            /* conv2d lines end with Ho Wo (Wo the 19th field) */
             nw = tr ? Cin * (Cout / G) * KH * KW : Cout * (Cin / G) * KH * KW;
             sx[0] = B; sx[1] = Cin; sw[0] = tr ? Cin : Cout; sw[1] = tr ? Cout / G : Cin / G; so[0] = B; so[1] = Cout; sb[0] = Cout;
             if (two) {
                 long long wo = 0;
                 const char *p = line;
                 int fields = 0;
-                while (*p && fields < 19) { while (*p == ' ') p++; while (*p && *p != ' ') p++; fields++; }
+                while (*p && fields < 18) { while (*p == ' ') p++; while (*p && *p != ' ') p++; fields++; }
                 if (sscanf(p, "%lld", &wo) == 1) Wo = wo;
                 sx[2] = H; sx[3] = W; sw[2] = KH; sw[3] = KW; so[2] = Ho; so[3] = Wo;
             } else { sx[2] = W; sw[2] = KW; so[2] = Ho; Wo = 1; }
