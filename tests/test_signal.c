@@ -25,7 +25,7 @@ static pair up(gk_dtype dt, int nd, const int64_t *shape, const float *v) {
     gk_tensor_info_get(R, p.r, &info);
     b = malloc(info.nbytes + 16);
     if (v) gk_convert(dt, b, GK_F32, v, (size_t)info.numel);
-    else memset(b, 0xA5, info.nbytes); /* poison (a NaN pattern for f32 / f16 / bf16) */
+    else memset(b, 0xFF, info.nbytes); /* poison: NaN in f32 / f16 / bf16 */
     if (info.nbytes) {
         GKT_OK(D, gk_copy_from_host(D, p.d, b, info.nbytes));
         GKT_OK(R, gk_copy_from_host(R, p.r, b, info.nbytes));
