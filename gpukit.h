@@ -4253,13 +4253,14 @@ static gk_status gk__sg_shape_err(gk_ctx *ctx, const gk__slot *s, const char *na
     return gk__err(ctx, GK_ERR_SHAPE, "%s: %s has shape %s, expected %s", where, name, a, want);
 }
 /* a new tensor for a _new variant */
-static gk_status gk__sg_alloc(gk_ctx *ctx, gk_tensor like, gk_dtype dt_or_neg, int nd, const int64_t *shape, gk_tensor *out, const char *where) {
+static gk_status gk__sg_alloc(gk_ctx *ctx, gk_tensor like, int dt_or_neg, int nd, const int64_t *shape, gk_tensor *out, const char *where) {
     gk__slot *s = NULL;
     uint32_t idx;
     gk_status st = GK_OK;
-    gk_dtype dt = dt_or_neg;
+    gk_dtype dt = GK_F32;
     GK__ENTER(ctx, where);
-    if ((int)dt_or_neg < 0) st = gk__lookup(ctx, like, &s, where, "the input");
+    if (dt_or_neg < 0) st = gk__lookup(ctx, like, &s, where, "the input");
+    else dt = (gk_dtype)dt_or_neg;
     if (st == GK_OK && s) dt = s->dtype;
     if (st == GK_OK) st = gk__bind(ctx);
     if (st == GK_OK) st = gk__tensor_new(ctx, dt, nd, shape, &idx, where);
@@ -4486,7 +4487,7 @@ static gk_status gk__conv_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor b
         so[2 + i] = gk__conv_len(sx[2 + i], sw[2 + i], s, padding[i], d, transposed ? outpad[i] : 0, transposed);
         if (so[2 + i] < 0) so[2 + i] = 0;
     }
-    GK__TRY(gk__sg_alloc(ctx, x, (gk_dtype)-1, nsp + 2, so, &t, where));
+    GK__TRY(gk__sg_alloc(ctx, x, -1, nsp + 2, so, &t, where));
     st = gk__conv(ctx, t, x, w, bias, nsp, transposed, stride, padding, dilation, outpad, groups, where);
     return gk__finish_new(ctx, st, t, out);
 }
@@ -4578,7 +4579,7 @@ GKDEF gk_status gk_weight_norm_new(gk_ctx *ctx, gk_tensor v, gk_tensor g, gk_ten
     if (out) out->id = 0;
     if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_weight_norm_new: out is NULL");
     GK__TRY(gk__sg_shape(ctx, v, &nd, shape, NULL, "v", "gk_weight_norm_new"));
-    GK__TRY(gk__sg_alloc(ctx, v, (gk_dtype)-1, nd, shape, &t, "gk_weight_norm_new"));
+    GK__TRY(gk__sg_alloc(ctx, v, -1, nd, shape, &t, "gk_weight_norm_new"));
     return gk__finish_new(ctx, gk_weight_norm(ctx, t, v, g), t, out);
 }
 
@@ -5095,7 +5096,7 @@ GKDEF gk_status gk_rfft(gk_ctx *ctx, gk_tensor out, gk_tensor x) { return gk__ff
 GKDEF gk_status gk_irfft(gk_ctx *ctx, gk_tensor out, gk_tensor x) { return gk__fft_op(ctx, out, x, 2, 1, "gk_irfft"); }
 
 /* _new of the FFT family: out shape from x's with the last dims replaced */
-static gk_status gk__sg_new_from(gk_ctx *ctx, gk_tensor x, int drop, int nadd, const int64_t *add, gk_dtype dt, gk_tensor *out, int64_t *xs,
+static gk_status gk__sg_new_from(gk_ctx *ctx, gk_tensor x, int drop, int nadd, const int64_t *add, int dt, gk_tensor *out, int64_t *xs,
                                  int *xnd, const char *where) {
     int64_t shape[GK_MAX_DIMS + 4];
     int nd = 0, i;

@@ -40,46 +40,61 @@ __device__ __forceinline__ void gk_conv_impl(const gk_convp &p, typename gk_ty<D
     const bool nval = n < N;
     gk_i64 bb = 0, oh = 0, ow = 0;
     if (nval) { bb = n / HWo; gk_i64 r = n - bb * HWo; oh = r / p.Wo; ow = r - oh * p.Wo; }
+    const gk_i64 ih0 = p.transposed ? oh + p.ph : oh * p.sh - p.ph, iw0 = p.transposed ? ow + p.pw : ow * p.sw - p.pw;
     const typename Ty::S *xb = x + (bb * p.Cin + g * Cin_g) * p.H * p.W;
     // A loader: one row m, 4 consecutive k
     const int am = m0 + (tid >> 2), ak = (tid & 3) * 4;
     const bool mval = am < Cout_g;
+    const int KH = (int)p.KH;
+    // global -> registers for the k-tile at k0 (k decomposed once, then stepped)
+    auto load = [&](int k0, float *ra, float *rb) {
+        {
+            int k = k0 + ak, ci = k / KK, r = k - ci * KK;
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                float va = 0.f;
+                if (mval && k + j < K) {
+                    if (!p.transposed) va = Ty::ld(w[((gk_i64)g * Cout_g + am) * K + k + j]);
+                    else va = Ty::ld(w[(((gk_i64)g * Cin_g + ci) * Cout_g + am) * KK + r]);
+                }
+                ra[j] = va;
+                if (++r == KK) { r = 0; ci++; }
+            }
+        }
+        {
+            int k = k0 + bk, ci = k / KK, r = k - ci * KK, kh = r / KW, kw = r - kh * KW;
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                float vb = 0.f;
+                if (nval && k + j < K) {
+                    gk_i64 ih, iw;
+                    bool ok = true;
+                    if (!p.transposed) {
+                        ih = ih0 + (gk_i64)kh * p.dh;
+                        iw = iw0 + (gk_i64)kw * p.dw;
+                    } else {
+                        gk_i64 th = ih0 - (gk_i64)kh * p.dh, tw = iw0 - (gk_i64)kw * p.dw;
+                        ok = th >= 0 && tw >= 0 && th % p.sh == 0 && tw % p.sw == 0;
+                        ih = th / p.sh;
+                        iw = tw / p.sw;
+                    }
+                    if (ok && ih >= 0 && ih < p.H && iw >= 0 && iw < p.W) vb = Ty::ld(xb[((gk_i64)ci * p.H + ih) * p.W + iw]);
+                }
+                rb[j] = vb;
+                if (++kw == KW) { kw = 0; if (++kh == KH) { kh = 0; ci++; } }
+            }
+        }
+    };
+    float ra[4], rb[4];
+    load(0, ra, rb);
     for (int k0 = 0; k0 < K; k0 += GK_CBK) {
 #pragma unroll
         for (int j = 0; j < 4; j++) {
-            int k = k0 + ak + j;
-            float va = 0.f;
-            if (mval && k < K) {
-                if (!p.transposed) va = Ty::ld(w[((gk_i64)g * Cout_g + am) * K + k]);
-                else {
-                    int ci = k / KK, r = k - ci * KK;
-                    va = Ty::ld(w[(((gk_i64)g * Cin_g + ci) * Cout_g + am) * KK + r]);
-                }
-            }
-            As[ak + j][tid >> 2] = va;
-        }
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-            int k = k0 + bk + j;
-            float vb = 0.f;
-            if (nval && k < K) {
-                int ci = k / KK, r = k - ci * KK, kh = r / KW, kw = r - kh * KW;
-                gk_i64 ih, iw;
-                bool ok = true;
-                if (!p.transposed) {
-                    ih = oh * p.sh - p.ph + kh * p.dh;
-                    iw = ow * p.sw - p.pw + kw * p.dw;
-                } else {
-                    gk_i64 th = oh + p.ph - kh * p.dh, tw = ow + p.pw - kw * p.dw;
-                    ok = th >= 0 && tw >= 0 && th % p.sh == 0 && tw % p.sw == 0;
-                    ih = th / p.sh;
-                    iw = tw / p.sw;
-                }
-                if (ok && ih >= 0 && ih < p.H && iw >= 0 && iw < p.W) vb = Ty::ld(xb[((gk_i64)ci * p.H + ih) * p.W + iw]);
-            }
-            Bs[bk + j][bn] = vb;
+            As[ak + j][tid >> 2] = ra[j];
+            Bs[bk + j][bn] = rb[j];
         }
         __syncthreads();
+        if (k0 + GK_CBK < K) load(k0 + GK_CBK, ra, rb); // in flight during the math below
 #pragma unroll
         for (int kk = 0; kk < GK_CBK; kk++) {
             float a[4];
