@@ -526,9 +526,10 @@ GKDEF gk_status gk_cast_new(gk_ctx *ctx, gk_tensor src, gk_dtype dtype, gk_tenso
 /* Signal ops run on the current stream like every op; f32 unless said.
    Complex tensors are interleaved f32 pairs: a [..., n, 2] tensor. Operands
    must be contiguous. Optional tensors are passed as a zero handle
-   (gk_tensor none = {0}). Limits: FFT lengths 2..2^22; on CUDA one
-   transform (or its Bluestein size m, the smallest 2^a 3^b 5^c >= 2n-1)
-   must fit in one block's shared memory (m * 8 bytes), else GK_ERR_LIMIT.
+   (gk_tensor none = {0}). FFT lengths 2..2^22: radix 2/3/4/5 when n has
+   no other prime factor, else Bluestein over m = the smallest 2^a 3^b 5^c
+   >= 2n-1; on CUDA one block per transform in shared memory while m * 8
+   bytes fit, else one launch per stage over a global workspace.
 
    Convolution (PyTorch semantics, f32 / f16 / bf16 with f32 accumulation,
    output dtype = input dtype; bias [Cout] or none):
@@ -4418,7 +4419,7 @@ static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
                                                           (long long)gk__numel(ops.s[3]), (long long)p->Cout);
         p->has_bias = 1;
     }
-    if (st == GK_OK && (p->Cin / groups * p->KH * p->KW > INT32_MAX || p->B * p->Ho * p->Wo > INT32_MAX || groups > 65535))
+    if (st == GK_OK && (p->Cin / groups * p->KH * p->KW > INT32_MAX || p->B * p->Ho * p->Wo > INT32_MAX || groups > 65535 || p->Cout / groups > (int64_t)65535 * 64))
         st = gk__err(ctx, GK_ERR_LIMIT, "%s: sizes beyond the kernel's 32-bit tiles (or more than 65535 groups)", where);
     if (st == GK_OK && gk__numel(ops.s[0]) == 0) { gk__unlock(&ctx->mu); return GK_OK; }
     if (st == GK_OK) st = gk__sg_use(ctx, &ops, where);
@@ -4667,7 +4668,7 @@ GKDEF gk_status gk_lstm(gk_ctx *ctx, gk_tensor out, gk_tensor h_n, gk_tensor c_n
     }
     if (st == GK_OK && p.H > 65536) st = gk__err(ctx, GK_ERR_LIMIT, "%s: hidden size %lld too large", where, (long long)p.H);
     if (st == GK_OK && p.T == 0) { gk__unlock(&ctx->mu); return GK_OK; }
-    if (st == GK_OK && p.T > INT32_MAX / 2) st = gk__err(ctx, GK_ERR_LIMIT, "%s: %lld steps", where, (long long)p.T);
+    if (st == GK_OK && p.T > (int64_t)65535 * 64) st = gk__err(ctx, GK_ERR_LIMIT, "%s: %lld steps (at most %lld)", where, (long long)p.T, (long long)65535 * 64);
     if (st == GK_OK) st = gk__sg_use(ctx, &ops, where);
     if (st == GK_OK) {
         gk__cu_ptr a[10];
@@ -4771,9 +4772,6 @@ static gk_status gk__fft_plan(gk_ctx *ctx, gk__fftp *P, int64_t n, int inverse, 
         gk__fft_factor(m, P->f, &P->nf);
     }
     P->m = (int)m;
-    if (ctx->backend != GK_BACKEND_CPU && (long long)m * 8 > (long long)ctx->info.max_smem_per_block_optin)
-        return gk__err(ctx, GK_ERR_LIMIT, "%s: FFT length %lld needs %lld bytes of shared memory (transform size %lld), the device allows %d", where,
-                       (long long)n, (long long)m * 8, (long long)m, ctx->info.max_smem_per_block_optin);
     return GK_OK;
 }
 
@@ -4966,6 +4964,50 @@ static void gk__fft_cpu(const void *vp) {
     }
 }
 
+/* CUDA, transforms larger than shared memory: every stage is a launch over
+   the global buffer buf [rows][m] (see gk_fft_g_* in kernels/fft.cu). */
+static gk_status gk__fft_gstages(gk_ctx *ctx, gk__cu_ptr buf, int64_t rows, const gk__fftp *P, float sgn, int dif, const char *where) {
+    int Ls[16], L = 1, k, kk, m = P->m;
+    for (k = 0; k < P->nf; k++) { Ls[k] = L; L *= P->f[k]; }
+    for (kk = 0; kk < P->nf; kk++) {
+        int R;
+        void *args[7];
+        k = dif ? P->nf - 1 - kk : kk;
+        R = P->f[k];
+        L = Ls[k];
+        args[0] = &buf; args[1] = &rows; args[2] = &m; args[3] = &L; args[4] = &R; args[5] = &sgn; args[6] = &dif;
+        GK__TRY(gk__launch(ctx, GK__MOD_FFT, "gk_fft_g_stage", rows * (m / R), args, where));
+    }
+    return GK_OK;
+}
+static gk_status gk__fft_global(gk_ctx *ctx, gk__fftp *P, gk__cu_ptr dst, gk__cu_ptr in, gk__cu_ptr win, gk__cu_ptr bhat, gk__cu_ptr buf,
+                                const char *where) {
+    void *args[5];
+    int what;
+    float sgn = P->inverse ? 1.0f : -1.0f, sc = 1.0f / (float)P->m;
+    args[0] = P; args[2] = &in; args[3] = &win; args[4] = &what;
+    if (P->blue) {
+        what = 2;
+        args[1] = &bhat;
+        GK__TRY(gk__launch(ctx, GK__MOD_FFT, "gk_fft_g_load", P->m, args, where));
+        GK__TRY(gk__fft_gstages(ctx, bhat, 1, P, -1.0f, 0, where));
+        what = 1;
+        args[1] = &buf;
+        GK__TRY(gk__launch(ctx, GK__MOD_FFT, "gk_fft_g_load", P->batch * P->m, args, where));
+        GK__TRY(gk__fft_gstages(ctx, buf, P->batch, P, -1.0f, 1, where));
+        args[1] = &buf; args[2] = &bhat; args[3] = &sc;
+        GK__TRY(gk__launch(ctx, GK__MOD_FFT, "gk_fft_g_mul", P->batch * P->m, args, where));
+        GK__TRY(gk__fft_gstages(ctx, buf, P->batch, P, 1.0f, 0, where));
+    } else {
+        what = 0;
+        args[1] = &buf;
+        GK__TRY(gk__launch(ctx, GK__MOD_FFT, "gk_fft_g_load", P->batch * P->m, args, where));
+        GK__TRY(gk__fft_gstages(ctx, buf, P->batch, P, sgn, 0, where));
+    }
+    args[0] = P; args[1] = &dst; args[2] = &buf; args[3] = &win;
+    return gk__launch(ctx, GK__MOD_FFT, "gk_fft_g_store", P->batch * P->n, args, where);
+}
+
 /* Issues a transform (P complete) plus its follow-up stage. addresses:
    out, in, win (0: Hann), filt; tmp_bytes: frames / power scratch. */
 static gk_status gk__fft_issue(gk_ctx *ctx, gk__fftp *P, int op, gk__cu_ptr out, gk__cu_ptr in, gk__cu_ptr win, gk__cu_ptr filt,
@@ -4992,19 +5034,27 @@ static gk_status gk__fft_issue(gk_ctx *ctx, gk__fftp *P, int op, gk__cu_ptr out,
         gk__cu_ptr bhat, dst;
         int64_t g;
         void *args[6];
-        GK__TRY(gk__workspace(ctx, o_fft + (P->blue ? (size_t)P->m * 8 : 0), &ws, where));
+        /* one block per transform in shared memory when it fits, else the global-memory stages */
+        int global = (long long)P->m * 8 > (long long)ctx->info.max_smem_per_block_optin;
+        size_t o_buf = o_fft + (P->blue ? gk__al256((size_t)P->m * 8) : 0);
+        gk__cu_ptr gbuf;
+        GK__TRY(gk__workspace(ctx, o_buf + (global ? (size_t)P->batch * (size_t)P->m * 8 : 0), &ws, where));
         bhat = ws + o_fft;
+        gbuf = ws + o_buf;
         dst = op == GK__SG_FFT ? out : ws;
         while (block[0] < 256 && (int)block[0] * 4 < P->m) block[0] *= 2;
         st = GK_OK;
-        if (P->blue) {
-            args[0] = P; args[1] = &bhat;
-            st = gk__launch_cfg(ctx, GK__MOD_FFT, "gk_fft_chirp", grid, block, smem, args, where);
+        if (global) st = gk__fft_global(ctx, P, dst, in, win, bhat, gbuf, where);
+        else {
+            if (P->blue) {
+                args[0] = P; args[1] = &bhat;
+                st = gk__launch_cfg(ctx, GK__MOD_FFT, "gk_fft_chirp", grid, block, smem, args, where);
+            }
+            g = P->batch < (int64_t)ctx->info.sm_count * 32 ? P->batch : (int64_t)ctx->info.sm_count * 32;
+            grid[0] = (unsigned)(g > 0 ? g : 1);
+            args[0] = P; args[1] = &dst; args[2] = &in; args[3] = &win; args[4] = &bhat;
+            if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_FFT, "gk_fft_run", grid, block, smem, args, where);
         }
-        g = P->batch < (int64_t)ctx->info.sm_count * 32 ? P->batch : (int64_t)ctx->info.sm_count * 32;
-        grid[0] = (unsigned)(g > 0 ? g : 1);
-        args[0] = P; args[1] = &dst; args[2] = &in; args[3] = &win; args[4] = &bhat;
-        if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_FFT, "gk_fft_run", grid, block, smem, args, where);
         if (st == GK_OK && op == GK__SG_ISTFT) {
             args[0] = P; args[1] = &out; args[2] = &ws; args[3] = &win; args[4] = &B; args[5] = &len;
             st = gk__launch(ctx, GK__MOD_FFT, "gk_istft_ola", B * len, args, where);

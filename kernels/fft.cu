@@ -84,27 +84,29 @@ template <int R> __device__ __forceinline__ void gk_small_dft(float2 *a, float s
     for (int mm = 0; mm < R; mm++) a[mm] = y[mm];
 }
 
+// butterfly i of a stage (radix R, sub-transform length L) over buf
+template <int R> __device__ __forceinline__ void gk_fft_bfly(float2 *buf, int L, int i, float sgn, int dif) {
+    int N = L * R, b = i / L, q = i - b * L;
+    float2 *base = buf + (gk_i64)b * N + q;
+    float2 a[R];
+#pragma unroll
+    for (int j = 0; j < R; j++) a[j] = base[(gk_i64)j * L];
+    if (!dif) {
+#pragma unroll
+        for (int j = 1; j < R; j++) a[j] = gk_cmul(a[j], gk_expi_pi(sgn * 2.f * (float)(j * q), (float)N));
+    }
+    gk_small_dft<R>(a, sgn);
+    if (dif) {
+#pragma unroll
+        for (int j = 1; j < R; j++) a[j] = gk_cmul(a[j], gk_expi_pi(sgn * 2.f * (float)(j * q), (float)N));
+    }
+#pragma unroll
+    for (int j = 0; j < R; j++) base[(gk_i64)j * L] = a[j];
+}
 // one stage over buf (shared memory), all threads of the block
 template <int R> __device__ void gk_fft_stage(float2 *buf, int L, int m, float sgn, int dif) {
-    int N = L * R, nb = m / R;
-    for (int i = threadIdx.x; i < nb; i += blockDim.x) {
-        int b = i / L, q = i - b * L;
-        float2 *base = buf + b * N + q;
-        float2 a[R];
-#pragma unroll
-        for (int j = 0; j < R; j++) a[j] = base[j * L];
-        if (!dif) {
-#pragma unroll
-            for (int j = 1; j < R; j++) a[j] = gk_cmul(a[j], gk_expi_pi(sgn * 2.f * (float)(j * q), (float)N));
-        }
-        gk_small_dft<R>(a, sgn);
-        if (dif) {
-#pragma unroll
-            for (int j = 1; j < R; j++) a[j] = gk_cmul(a[j], gk_expi_pi(sgn * 2.f * (float)(j * q), (float)N));
-        }
-#pragma unroll
-        for (int j = 0; j < R; j++) base[j * L] = a[j];
-    }
+    int nb = m / R;
+    for (int i = threadIdx.x; i < nb; i += blockDim.x) gk_fft_bfly<R>(buf, L, i, sgn, dif);
 }
 __device__ void gk_fft_stages(float2 *buf, const gk_fftp &P, float sgn, int dif) {
     int Ls[16];
@@ -231,6 +233,76 @@ extern "C" __global__ void gk_fft_chirp(gk_fftp P, float2 *bhat) {
     gk_fft_stages(buf, P, -1.f, 0);
     float inv = 1.f / (float)P.m;
     for (int p = threadIdx.x; p < P.m; p += blockDim.x) bhat[p] = make_float2(buf[p].x * inv, buf[p].y * inv);
+}
+
+// ---- transforms too large for shared memory: the same algorithm over a
+// global buffer buf [batch][m], one launch per stage (grid-stride).
+// gk_fft_g_load: buf = digit-reversed input (plain) or natural input times
+// the chirp, zero-padded (Bluestein). what = 0 plain, 1 Bluestein, 2 the
+// Bluestein filter itself (batch 1, into buf = bhat).
+extern "C" __global__ void gk_fft_g_load(gk_fftp P, float2 *buf, const float *in, const float *win, int what) {
+    float sgn = P.inverse ? 1.f : -1.f;
+    gk_i64 total = (what == 2 ? 1 : P.batch) * (gk_i64)P.m;
+    int n2 = 2 * P.n;
+    for (gk_i64 i = GK_TID; i < total; i += GK_NTHREADS) {
+        gk_i64 row = i / P.m;
+        int p = (int)(i - row * P.m);
+        float2 v = make_float2(0.f, 0.f);
+        if (what == 0) v = gk_fft_load(P, in, win, row, gk_fft_rev(p, P));
+        else if (what == 1) {
+            if (p < P.n) {
+                int e = (int)(((gk_i64)p * p) % n2);
+                v = gk_cmul(gk_fft_load(P, in, win, row, p), gk_expi_pi(sgn * (float)e, (float)P.n));
+            }
+        } else {
+            int j = gk_fft_rev(p, P);
+            int jj = j < P.n ? j : (j > P.m - P.n ? P.m - j : -1);
+            if (jj >= 0) {
+                int e = (int)(((gk_i64)jj * jj) % n2);
+                v = gk_expi_pi(-sgn * (float)e, (float)P.n);
+            }
+        }
+        buf[i] = v;
+    }
+}
+extern "C" __global__ void gk_fft_g_stage(float2 *buf, gk_i64 rows, int m, int L, int R, float sgn, int dif) {
+    gk_i64 nb = m / R, total = rows * nb;
+    for (gk_i64 i = GK_TID; i < total; i += GK_NTHREADS) {
+        gk_i64 row = i / nb;
+        int ii = (int)(i - row * nb);
+        float2 *b = buf + row * m;
+        switch (R) {
+        case 2: gk_fft_bfly<2>(b, L, ii, sgn, dif); break;
+        case 3: gk_fft_bfly<3>(b, L, ii, sgn, dif); break;
+        case 4: gk_fft_bfly<4>(b, L, ii, sgn, dif); break;
+        default: gk_fft_bfly<5>(b, L, ii, sgn, dif); break;
+        }
+    }
+}
+// Bluestein: buf (digit-reversed spectrum) *= bhat[rev(p)] * scale
+extern "C" __global__ void gk_fft_g_mul(gk_fftp P, float2 *buf, const float2 *bhat, float scale) {
+    gk_i64 total = P.batch * (gk_i64)P.m;
+    for (gk_i64 i = GK_TID; i < total; i += GK_NTHREADS) {
+        gk_i64 row = i / P.m;
+        int p = (int)(i - row * P.m);
+        float2 b = bhat[gk_fft_rev(p, P)];
+        buf[i] = gk_cmul(buf[i], make_float2(b.x * scale, b.y * scale));
+    }
+}
+extern "C" __global__ void gk_fft_g_store(gk_fftp P, float *out, const float2 *buf, const float *win) {
+    float sgn = P.inverse ? 1.f : -1.f;
+    gk_i64 total = P.batch * (gk_i64)P.n;
+    int n2 = 2 * P.n;
+    for (gk_i64 i = GK_TID; i < total; i += GK_NTHREADS) {
+        gk_i64 row = i / P.n;
+        int k = (int)(i - row * P.n);
+        float2 v = buf[row * P.m + k];
+        if (P.blue) {
+            int e = (int)(((gk_i64)k * k) % n2);
+            v = gk_cmul(v, gk_expi_pi(sgn * (float)e, (float)P.n));
+        }
+        gk_fft_store(P, out, win, row, k, v);
+    }
 }
 
 // iSTFT overlap-add: out[b][j] = sum_t frames[b*T+t][j+pad-t*hop] / sum_t win^2

@@ -99,8 +99,8 @@ static void test_fft_n(int64_t n, int64_t batch) {
     GKT_OK(D, gk_fft(D, y.d, x.d, 0));
     GKT_OK(R, gk_fft(R, y.r, x.r, 0));
     down(y, gd, gr);
-    dft(xd, want, batch, n, 0);
-    e1 = gkt_relerr(gr, want, (size_t)N);
+    if (n <= 5000) dft(xd, want, batch, n, 0);
+    e1 = n <= 5000 ? gkt_relerr(gr, want, (size_t)N) : 0; /* larger: checked through the identities below */
     e2 = gkt_relerr(gd, gr, (size_t)N);
     GKT_CHECK(e1 < 1e-6, "fft n=%lld: CPU vs naive DFT relerr %g", (long long)n, e1);
     GKT_CHECK(e2 < 2e-5 * (1 + log((double)n)), "fft n=%lld: device vs CPU relerr %g", (long long)n, e2);
@@ -165,6 +165,9 @@ static void test_fft_all(void) {
     test_fft_n(1024, 2);
     test_fft_n(997, 1);
     test_fft_n(4097, 1);
+    test_fft_n(40000, 2);  /* CUDA: too large for shared memory, the global-memory stages */
+    test_fft_n(20011, 1);  /* prime: Bluestein over m = 40500, global */
+    test_fft_n(65536, 1);
     for (n = 2; n <= 40; n++) test_rfft_n(n, 2);
     test_rfft_n(400, 3);
     test_rfft_n(997, 1);
