@@ -20,7 +20,7 @@ template <int DT>
 __device__ __forceinline__ void gk_conv_impl(const gk_convp &p, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x,
                                              const typename gk_ty<DT>::S *w, const typename gk_ty<DT>::S *bias) {
     typedef gk_ty<DT> Ty;
-    __shared__ float As[GK_CBK][GK_CBM + 4];
+    __shared__ __align__(16) float As[GK_CBK][GK_CBM + 4];
     __shared__ __align__(16) float Bs[GK_CBK][GK_CBN + 4];
     const int Cin_g = (int)(p.Cin / p.groups), Cout_g = (int)(p.Cout / p.groups);
     const int KW = (int)p.KW, KK = (int)(p.KH * p.KW), K = Cin_g * KK;
@@ -97,11 +97,8 @@ __device__ __forceinline__ void gk_conv_impl(const gk_convp &p, typename gk_ty<D
         if (k0 + GK_CBK < K) load(k0 + GK_CBK, ra, rb); // in flight during the math below
 #pragma unroll
         for (int kk = 0; kk < GK_CBK; kk++) {
-            float a[4];
-            float4 b4 = *(const float4 *)&Bs[kk][tx * 4];
-            float b[4] = { b4.x, b4.y, b4.z, b4.w };
-#pragma unroll
-            for (int i = 0; i < 4; i++) a[i] = As[kk][ty * 4 + i];
+            float4 a4 = *(const float4 *)&As[kk][ty * 4], b4 = *(const float4 *)&Bs[kk][tx * 4];
+            float a[4] = { a4.x, a4.y, a4.z, a4.w }, b[4] = { b4.x, b4.y, b4.z, b4.w };
 #pragma unroll
             for (int i = 0; i < 4; i++)
 #pragma unroll

@@ -14,7 +14,7 @@
 // C[d][t][r] for t < T, r < R: 64x64 tiles, 4x4 per thread
 extern "C" __global__ void __launch_bounds__(256) gk_lstm_proj(float *G, const float *x, const float *wih, const float *bih,
                                                                const float *bhh, int T, int R, int I) {
-    __shared__ float As[16][64 + 4];
+    __shared__ __align__(16) float As[16][64 + 4];
     __shared__ __align__(16) float Bs[16][64 + 4];
     const int d = blockIdx.z, t0 = blockIdx.y * 64, r0 = blockIdx.x * 64;
     const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;
@@ -35,14 +35,12 @@ extern "C" __global__ void __launch_bounds__(256) gk_lstm_proj(float *G, const f
         __syncthreads();
 #pragma unroll
         for (int kk = 0; kk < 16; kk++) {
-            float4 b4 = *(const float4 *)&Bs[kk][tx * 4];
-            float b[4] = { b4.x, b4.y, b4.z, b4.w };
+            float4 a4 = *(const float4 *)&As[kk][ty * 4], b4 = *(const float4 *)&Bs[kk][tx * 4];
+            float a[4] = { a4.x, a4.y, a4.z, a4.w }, b[4] = { b4.x, b4.y, b4.z, b4.w };
 #pragma unroll
-            for (int i = 0; i < 4; i++) {
-                float a = As[kk][ty * 4 + i];
+            for (int i = 0; i < 4; i++)
 #pragma unroll
-                for (int j = 0; j < 4; j++) acc[i][j] = fmaf(a, b[j], acc[i][j]);
-            }
+                for (int j = 0; j < 4; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
         }
         __syncthreads();
     }
