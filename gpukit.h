@@ -4695,8 +4695,8 @@ GKDEF gk_status gk_lstm(gk_ctx *ctx, gk_tensor out, gk_tensor h_n, gk_tensor c_n
             if (per_dir < 1) per_dir = 1;
             U = (H + per_dir - 1) / per_dir;
             NB = (H + U - 1) / U;
-            smem = sizeof(float) * ((size_t)4 * U * H + H + 4 * U);
-            if ((long long)smem > (long long)ctx->info.max_smem_per_block_optin) { use_smem = 0; smem = sizeof(float) * ((size_t)H + 4 * U); }
+            smem = sizeof(float) * ((size_t)4 * U * H + H + 8 * U);
+            if ((long long)smem > (long long)ctx->info.max_smem_per_block_optin) { use_smem = 0; smem = sizeof(float) * ((size_t)H + 8 * U); }
             GK__UNUSED(oG);
             st = gk__workspace(ctx, oF + sizeof(unsigned) * (size_t)(D * NB), &ws, where);
             if (st == GK_OK) {

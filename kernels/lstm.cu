@@ -71,7 +71,7 @@ __device__ __forceinline__ unsigned gk_flag_acquire(const unsigned *p) {
 __device__ __forceinline__ float gk_sigmoid(float x) { return 1.f / (1.f + expf(-x)); }
 
 // grid = D * NB blocks; block b of direction d owns units [bi*U, min(H, bi*U+U)).
-// smem: [4U][H] weights (when use_smem) + [H] h + [4U] gates.
+// smem: [4U][H] weights (when use_smem) + [H] h + [4U] gates + [4U] input projection.
 extern "C" __global__ void __launch_bounds__(256) gk_lstm_rec(const float *G, const float *whh, const float *h0, const float *c0,
                                                               float *out, float *hn, float *cn, float *hbuf, unsigned *flags,
                                                               int T, int H, int D, int NB, int U, int use_smem) {
@@ -81,8 +81,17 @@ extern "C" __global__ void __launch_bounds__(256) gk_lstm_rec(const float *G, co
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nwarps = blockDim.x >> 5;
     float *ws = gk_lstm_s;
     float *hs = ws + (use_smem ? 4 * U * H : 0);
-    float *gs = hs + H;
+    float *gs = hs + H;      // [4U] gate pre-activations
+    float *gin = gs + 4 * U; // [4U] this step's input projection (prefetched a step ahead)
     const float *wd = whh + (gk_i64)d * R * H;
+    const bool pre = 4 * U <= (int)blockDim.x;
+    float gnext = 0.f;
+    // thread lr < 4U loads G of its row for step s into a register
+    auto gload = [&](int s) {
+        int q = tid / U, u = tid - q * U;
+        if (pre && tid < 4 * U && u < Uc) gnext = G[((gk_i64)d * T + (d == 0 ? s : T - 1 - s)) * R + q * H + j0 + u];
+    };
+    gload(0);
     // the block's rows: local row lr = q*U + u  <->  global row q*H + j0 + u
     if (use_smem)
         for (int i = tid; i < 4 * U * H; i += blockDim.x) {
@@ -102,7 +111,9 @@ extern "C" __global__ void __launch_bounds__(256) gk_lstm_rec(const float *G, co
             const float *src = hb + ((s - 1) & 1) * H;
             for (int k = tid; k < H; k += blockDim.x) hs[k] = __ldcg(src + k);
         }
+        if (pre && tid < 4 * U) gin[tid] = gnext;
         __syncthreads();
+        if (s + 1 < T) gload(s + 1); // in flight during the step and the barrier
         const float *Gt = G + ((gk_i64)d * T + t) * R;
         for (int lr = warp; lr < 4 * U; lr += nwarps) {
             int q = lr / U, u = lr - q * U;
@@ -111,7 +122,7 @@ extern "C" __global__ void __launch_bounds__(256) gk_lstm_rec(const float *G, co
             float acc = 0.f;
             for (int k = lane; k < H; k += 32) acc = fmaf(wr[k], hs[k], acc);
             for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-            if (lane == 0) gs[lr] = acc + Gt[q * H + j0 + u];
+            if (lane == 0) gs[lr] = acc + (pre ? gin[lr] : Gt[q * H + j0 + u]);
         }
         __syncthreads();
         if (tid < Uc) {

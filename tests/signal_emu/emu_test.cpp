@@ -187,7 +187,7 @@ static void test_lstm(int T, int I, int H, int D, int per_dir) {
     emu_launch(g, b, 0, false, [&] { gk_lstm_proj(pG, px, pwi, pbi, pbh, T, R, I); });
     for (int use_smem = 0; use_smem < 2; use_smem++) {
         std::fill(flags.begin(), flags.end(), 0u);
-        size_t smem = 4 * (size_t)((use_smem ? 4 * Uu * H : 0) + H + 4 * Uu);
+        size_t smem = 4 * (size_t)((use_smem ? 4 * Uu * H : 0) + H + 8 * Uu);
         dim3 g2; g2.x = D * NB;
         float *po = out.data(), *phn = hn.data(), *pcn = cn.data(), *phb = hbuf.data(); unsigned *pf = flags.data();
         const float *pwh = whh.data(), *ph0 = h0.data(), *pc0 = c0.data();
@@ -247,7 +247,7 @@ int main(int argc, char **argv) {
         test_conv<GK_DT_f16>(0, 1, 1, 3, 16, 15, 5, 2, 4, 2, 1, 1, 2, 2, 1, 1, 0);
         test_wnorm();
     }
-    if (!*only || !strcmp(only, "lstm")) { test_lstm(30, 24, 40, 2, 2); test_lstm(20, 8, 33, 1, 3); }
+    if (!*only || !strcmp(only, "lstm")) { test_lstm(30, 24, 40, 2, 2); test_lstm(20, 8, 33, 1, 3); test_lstm(6, 8, 200, 1, 2); /* 4U > 256: no prefetch */ }
     printf("emu: %d checks, %d failed\n", checks, fails);
     return fails != 0;
 }
