@@ -4745,6 +4745,7 @@ typedef struct gk__fftp { /* the layout of gk_fftp in kernels/fft.cu */
     int64_t batch, nframes, hop, sig_len, sig_avail, sig_stride;
     float scale;
     int has_window;
+    int tw_table, pad_;
 } gk__fftp;
 #define GK__FFT_MAXN ((int64_t)1 << 22)
 
@@ -5031,6 +5032,8 @@ static gk_status gk__fft_issue(gk_ctx *ctx, gk__fftp *P, int op, gk__cu_ptr out,
         st = gk__cpu_run(ctx, gk__fft_cpu, &q, sizeof q, where);
     } else {
         unsigned grid[3] = { 1, 1, 1 }, block[3] = { 64, 1, 1 }, smem = (unsigned)P->m * 8;
+        /* twiddle + window tables next to the data when they fit too */
+        long long smem_t = (long long)P->m * 16 + (long long)P->n * 4;
         gk__cu_ptr bhat, dst;
         int64_t g;
         void *args[6];
@@ -5052,8 +5055,10 @@ static gk_status gk__fft_issue(gk_ctx *ctx, gk__fftp *P, int op, gk__cu_ptr out,
             }
             g = P->batch < (int64_t)ctx->info.sm_count * 32 ? P->batch : (int64_t)ctx->info.sm_count * 32;
             grid[0] = (unsigned)(g > 0 ? g : 1);
+            P->tw_table = smem_t <= (long long)ctx->info.max_smem_per_block_optin;
             args[0] = P; args[1] = &dst; args[2] = &in; args[3] = &win; args[4] = &bhat;
-            if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_FFT, "gk_fft_run", grid, block, smem, args, where);
+            if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_FFT, "gk_fft_run", grid, block, P->tw_table ? (unsigned)smem_t : smem, args, where);
+            P->tw_table = 0;
         }
         if (st == GK_OK && op == GK__SG_ISTFT) {
             args[0] = P; args[1] = &out; args[2] = &ws; args[3] = &win; args[4] = &B; args[5] = &len;

@@ -21,6 +21,8 @@ struct gk_fftp {
     gk_i64 sig_stride; // STFT: elements between signals
     float scale;
     int has_window;
+    int tw_table;      // gk_fft_run: twiddle and window tables in shared memory
+    int pad_;
 };
 
 // in_mode
@@ -85,7 +87,13 @@ template <int R> __device__ __forceinline__ void gk_small_dft(float2 *a, float s
 }
 
 // butterfly i of a stage (radix R, sub-transform length L) over buf
-template <int R> __device__ __forceinline__ void gk_fft_bfly(float2 *buf, int L, int i, float sgn, int dif) {
+// twiddle exp(sgn 2 pi i e / N): from the table tw[k] = exp(-2 pi i k / m) when given
+__device__ __forceinline__ float2 gk_fft_tw(const float2 *tw, int m, int e, int N, float sgn) {
+    if (!tw) return gk_expi_pi(sgn * 2.f * (float)e, (float)N);
+    float2 w = tw[e * (m / N)];
+    return make_float2(w.x, sgn > 0.f ? -w.y : w.y);
+}
+template <int R> __device__ __forceinline__ void gk_fft_bfly(float2 *buf, int L, int i, float sgn, int dif, const float2 *tw = 0, int m = 0) {
     int N = L * R, b = i / L, q = i - b * L;
     float2 *base = buf + (gk_i64)b * N + q;
     float2 a[R];
@@ -93,22 +101,22 @@ template <int R> __device__ __forceinline__ void gk_fft_bfly(float2 *buf, int L,
     for (int j = 0; j < R; j++) a[j] = base[(gk_i64)j * L];
     if (!dif) {
 #pragma unroll
-        for (int j = 1; j < R; j++) a[j] = gk_cmul(a[j], gk_expi_pi(sgn * 2.f * (float)(j * q), (float)N));
+        for (int j = 1; j < R; j++) a[j] = gk_cmul(a[j], gk_fft_tw(tw, m, j * q, N, sgn));
     }
     gk_small_dft<R>(a, sgn);
     if (dif) {
 #pragma unroll
-        for (int j = 1; j < R; j++) a[j] = gk_cmul(a[j], gk_expi_pi(sgn * 2.f * (float)(j * q), (float)N));
+        for (int j = 1; j < R; j++) a[j] = gk_cmul(a[j], gk_fft_tw(tw, m, j * q, N, sgn));
     }
 #pragma unroll
     for (int j = 0; j < R; j++) base[(gk_i64)j * L] = a[j];
 }
 // one stage over buf (shared memory), all threads of the block
-template <int R> __device__ void gk_fft_stage(float2 *buf, int L, int m, float sgn, int dif) {
+template <int R> __device__ void gk_fft_stage(float2 *buf, int L, int m, float sgn, int dif, const float2 *tw) {
     int nb = m / R;
-    for (int i = threadIdx.x; i < nb; i += blockDim.x) gk_fft_bfly<R>(buf, L, i, sgn, dif);
+    for (int i = threadIdx.x; i < nb; i += blockDim.x) gk_fft_bfly<R>(buf, L, i, sgn, dif, tw, m);
 }
-__device__ void gk_fft_stages(float2 *buf, const gk_fftp &P, float sgn, int dif) {
+__device__ void gk_fft_stages(float2 *buf, const gk_fftp &P, float sgn, int dif, const float2 *tw = 0) {
     int Ls[16];
     int L = 1;
     for (int k = 0; k < P.nf; k++) { Ls[k] = L; L *= P.f[k]; }
@@ -116,10 +124,10 @@ __device__ void gk_fft_stages(float2 *buf, const gk_fftp &P, float sgn, int dif)
         int k = dif ? P.nf - 1 - kk : kk;
         __syncthreads();
         switch (P.f[k]) {
-        case 2: gk_fft_stage<2>(buf, Ls[k], P.m, sgn, dif); break;
-        case 3: gk_fft_stage<3>(buf, Ls[k], P.m, sgn, dif); break;
-        case 4: gk_fft_stage<4>(buf, Ls[k], P.m, sgn, dif); break;
-        default: gk_fft_stage<5>(buf, Ls[k], P.m, sgn, dif); break;
+        case 2: gk_fft_stage<2>(buf, Ls[k], P.m, sgn, dif, tw); break;
+        case 3: gk_fft_stage<3>(buf, Ls[k], P.m, sgn, dif, tw); break;
+        case 4: gk_fft_stage<4>(buf, Ls[k], P.m, sgn, dif, tw); break;
+        default: gk_fft_stage<5>(buf, Ls[k], P.m, sgn, dif, tw); break;
         }
     }
     __syncthreads();
@@ -182,14 +190,26 @@ __device__ __forceinline__ void gk_fft_store(const gk_fftp &P, float *out, const
 
 // The transforms: one block per row (grid-stride over rows); dynamic shared
 // memory holds m complex values. bhat: FFT_m(conj chirp) / m for Bluestein.
+// With P.tw_table, shared memory also holds tw[m] = exp(-2 pi i k / m) and
+// the window (n floats), built once per block and reused for all its rows.
 extern "C" __global__ void gk_fft_run(gk_fftp P, float *out, const float *in, const float *win, const float2 *bhat) {
     extern __shared__ float2 gk_fft_buf[];
-    float2 *buf = gk_fft_buf;
+    float2 *buf = gk_fft_buf, *tw = 0;
     float sgn = P.inverse ? 1.f : -1.f;
+    if (P.tw_table) {
+        float *wt;
+        tw = buf + P.m;
+        wt = (float *)(tw + P.m);
+        for (int k = threadIdx.x; k < P.m; k += blockDim.x) tw[k] = gk_expi_pi(-2.f * (float)k, (float)P.m);
+        for (int k = threadIdx.x; k < P.n; k += blockDim.x) wt[k] = gk_fft_win(P, win, k);
+        win = wt;
+        P.has_window = 1;
+        __syncthreads();
+    }
     for (gk_i64 row = blockIdx.x; row < P.batch; row += gridDim.x) {
         if (!P.blue) {
             for (int p = threadIdx.x; p < P.m; p += blockDim.x) buf[p] = gk_fft_load(P, in, win, row, gk_fft_rev(p, P));
-            gk_fft_stages(buf, P, sgn, 0);
+            gk_fft_stages(buf, P, sgn, 0, tw);
             for (int k = threadIdx.x; k < P.n; k += blockDim.x) gk_fft_store(P, out, win, row, k, buf[k]);
         } else {
             int n2 = 2 * P.n;
@@ -201,9 +221,9 @@ extern "C" __global__ void gk_fft_run(gk_fftp P, float *out, const float *in, co
                 }
                 buf[p] = v;
             }
-            gk_fft_stages(buf, P, -1.f, 1);
+            gk_fft_stages(buf, P, -1.f, 1, tw);
             for (int p = threadIdx.x; p < P.m; p += blockDim.x) buf[p] = gk_cmul(buf[p], bhat[gk_fft_rev(p, P)]);
-            gk_fft_stages(buf, P, 1.f, 0);
+            gk_fft_stages(buf, P, 1.f, 0, tw);
             for (int k = threadIdx.x; k < P.n; k += blockDim.x) {
                 int e = (int)(((gk_i64)k * k) % n2);
                 gk_fft_store(P, out, win, row, k, gk_cmul(buf[k], gk_expi_pi(sgn * (float)e, (float)P.n)));

@@ -10,6 +10,7 @@
 #include "../../build/signal_emu/conv.cu"
 #include "../../build/signal_emu/lstm.cu"
 static std::mt19937 rng(7);
+static int emu_table = 1; // gk_fft_run with the shared-memory twiddle table (both are run)
 static float U(float a, float b) { return std::uniform_real_distribution<float>(a, b)(rng); }
 static int fails = 0, checks = 0;
 static void check(bool ok, const char *what, double e) { checks++; if (!ok) { fails++; printf("FAIL %s err %g\n", what, e); } }
@@ -39,7 +40,8 @@ static void run_fft(gk_fftp P, float *out, const float *in, const float *win, bo
     if (!global) {
         if (P.blue) emu_launch(dim3{}, block, P.m * 8, false, [&] { gk_fft_chirp(P, bhat.data()); });
         dim3 grid; grid.x = (unsigned)std::min<long long>(P.batch, 3);
-        emu_launch(grid, block, P.m * 8, false, [&] { gk_fft_run(P, out, in, win, bhat.data()); });
+        P.tw_table = emu_table;
+        emu_launch(grid, block, P.m * 16 + P.n * 4, false, [&] { gk_fft_run(P, out, in, win, bhat.data()); });
         return;
     }
     auto L1 = [&](long long work, std::function<void()> f) { dim3 g, b; b.x = 64; g.x = (unsigned)std::min<long long>((work + 63) / 64, 3); emu_launch(g, b, 0, false, f); };
@@ -233,6 +235,10 @@ int main(int argc, char **argv) {
         test_fft(30, 2, false, 1); test_fft(37, 2, false, 1);
         int gs[] = { 2, 7, 48, 400, 997, 4097 };
         for (int n : gs) { test_fft(n, 2, true, 0); test_fft(n, 1, true, 1); }
+        emu_table = 0;
+        for (int n = 2; n <= 12; n++) test_fft(n, 2, false, n & 1);
+        test_fft(400, 2, false, 0); test_fft(997, 1, false, 1);
+        emu_table = 1;
     }
     if (!*only || !strcmp(only, "stft")) { test_stft_whisper(); test_stft_istft(); }
     if (!*only || !strcmp(only, "conv")) {
