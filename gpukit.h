@@ -603,6 +603,9 @@ GKDEF gk_status gk_complex_abs(gk_ctx *ctx, gk_tensor out, gk_tensor z);
 GKDEF gk_status gk_complex_angle(gk_ctx *ctx, gk_tensor out, gk_tensor z);
 GKDEF gk_status gk_complex_abs_new(gk_ctx *ctx, gk_tensor z, gk_tensor *out);
 GKDEF gk_status gk_complex_angle_new(gk_ctx *ctx, gk_tensor z, gk_tensor *out);
+/* torch.polar: out [..., 2] = mag * (cos phase, sin phase); mag, phase [...]. */
+GKDEF gk_status gk_complex_polar(gk_ctx *ctx, gk_tensor out, gk_tensor mag, gk_tensor phase);
+GKDEF gk_status gk_complex_polar_new(gk_ctx *ctx, gk_tensor mag, gk_tensor phase, gk_tensor *out);
 /* Mel filter bank as HF transformers' audio_utils.mel_filter_bank (and
    librosa): out [n_mels, n_freqs] f32 (the transpose of HF's), triangles
    between n_mels+2 points equally spaced on the mel scale from fmin to fmax,
@@ -5415,10 +5418,18 @@ GKDEF gk_status gk_whisper_log_mel_new(gk_ctx *ctx, gk_tensor audio, gk_tensor f
 }
 
 /* ---- magnitude and phase ---- */
-typedef struct gk__cabs_p { int64_t n; float *out; const float *z; int angle; } gk__cabs_p;
+typedef struct gk__cabs_p { int64_t n; float *out; const float *z, *ph; int angle; } gk__cabs_p;
 static void gk__cabs_cpu(const void *vp) {
     const gk__cabs_p *p = (const gk__cabs_p *)vp;
     int64_t i;
+    if (p->angle == 2) { /* polar: out complex, z = magnitudes */
+        for (i = 0; i < p->n; i++) {
+            double ph = p->ph[i];
+            p->out[2 * i] = (float)(p->z[i] * cos(ph));
+            p->out[2 * i + 1] = (float)(p->z[i] * sin(ph));
+        }
+        return;
+    }
     for (i = 0; i < p->n; i++) p->out[i] = p->angle ? atan2f(p->z[2 * i + 1], p->z[2 * i]) : hypotf(p->z[2 * i], p->z[2 * i + 1]);
 }
 static gk_status gk__cabs(gk_ctx *ctx, gk_tensor out, gk_tensor z, int angle, const char *where) {
@@ -5455,6 +5466,50 @@ static gk_status gk__cabs(gk_ctx *ctx, gk_tensor out, gk_tensor z, int angle, co
     gk__sg_done(ctx, &ops, st);
     gk__unlock(&ctx->mu);
     return st;
+}
+GKDEF gk_status gk_complex_polar(gk_ctx *ctx, gk_tensor out, gk_tensor mag, gk_tensor phase) {
+    static const char *const names[3] = { "out", "mag", "phase" };
+    const char *where = "gk_complex_polar";
+    gk_tensor ts[3];
+    gk__opnds ops;
+    gk__cabs_p p;
+    gk_status st;
+    ts[0] = out; ts[1] = mag; ts[2] = phase;
+    GK__ENTER(ctx, where);
+    memset(&p, 0, sizeof p);
+    st = gk__fft_enter(ctx, &ops, ts, names, 3, 0, where);
+    if (st == GK_OK) {
+        const gk__slot *so = ops.s[0], *sm = ops.s[1], *sp = ops.s[2];
+        if (sm->ndim != sp->ndim || !gk__same_dims(sm, 0, sp, 0, sm->ndim)) st = gk__err(ctx, GK_ERR_SHAPE, "%s: mag and phase differ in shape", where);
+        else if (sm->ndim >= GK_MAX_DIMS || so->ndim != sm->ndim + 1 || !gk__same_dims(so, 0, sm, 0, sm->ndim) || so->shape[so->ndim - 1] != 2)
+            st = gk__sg_shape_err(ctx, so, "out", "mag's shape + [2]", where);
+    }
+    if (st == GK_OK) p.n = gk__numel(ops.s[1]);
+    if (st == GK_OK && p.n == 0) { gk__unlock(&ctx->mu); return GK_OK; }
+    if (st == GK_OK) st = gk__sg_use(ctx, &ops, where);
+    if (st == GK_OK) {
+        if (ctx->backend == GK_BACKEND_CPU) {
+            p.out = (float *)(uintptr_t)gk__slot_addr(ops.s[0]);
+            p.z = (const float *)(uintptr_t)gk__slot_addr(ops.s[1]);
+            p.ph = (const float *)(uintptr_t)gk__slot_addr(ops.s[2]);
+            p.angle = 2;
+            st = gk__cpu_run(ctx, gk__cabs_cpu, &p, sizeof p, where);
+        } else {
+            gk__cu_ptr po = gk__slot_addr(ops.s[0]), pm = gk__slot_addr(ops.s[1]), pp = gk__slot_addr(ops.s[2]);
+            void *args[4];
+            args[0] = &p.n; args[1] = &po; args[2] = &pm; args[3] = &pp;
+            st = gk__launch(ctx, GK__MOD_FFT, "gk_complex_polar_f32", p.n, args, where);
+        }
+    }
+    gk__sg_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_complex_polar_new(gk_ctx *ctx, gk_tensor mag, gk_tensor phase, gk_tensor *out) {
+    int64_t two = 2;
+    gk_tensor t;
+    GK__TRY(gk__sg_new_from(ctx, mag, 0, 1, &two, GK_F32, &t, NULL, NULL, "gk_complex_polar_new"));
+    return gk__finish_new(ctx, gk_complex_polar(ctx, t, mag, phase), t, out);
 }
 GKDEF gk_status gk_complex_abs(gk_ctx *ctx, gk_tensor out, gk_tensor z) { return gk__cabs(ctx, out, z, 0, "gk_complex_abs"); }
 GKDEF gk_status gk_complex_angle(gk_ctx *ctx, gk_tensor out, gk_tensor z) { return gk__cabs(ctx, out, z, 1, "gk_complex_angle"); }

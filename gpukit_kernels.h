@@ -790,6 +790,15 @@ static const char *const gk__src_fft[] = {
     "extern \"C\" __global__ void gk_complex_angle_f32(gk_i64 n, float *out, const float *z) {\n"
     "    for (gk_i64 i = GK_TID; i < n; i += GK_NTHREADS) out[i] = atan2f(z[2 * i + 1], z[2 * i]);\n"
     "}\n"
+    "// torch.polar: z = mag * (cos ph, sin ph)\n"
+    "extern \"C\" __global__ void gk_complex_polar_f32(gk_i64 n, float *z, const float *mag, const float *ph) {\n"
+    "    for (gk_i64 i = GK_TID; i < n; i += GK_NTHREADS) {\n"
+    "        float s, c;\n"
+    "        sincosf(ph[i], &s, &c);\n"
+    "        z[2 * i] = mag[i] * c;\n"
+    "        z[2 * i + 1] = mag[i] * s;\n"
+    "    }\n"
+    "}\n"
     "\n"
     "// ---- Whisper log-mel: power [B*T][F] -> out [B][M][T] = log10(max(1e-10, filt . power)),\n"
     "// and the per-signal maximum (ordered-uint atomicMax into mx[B], zeroed first).\n"
@@ -826,6 +835,8 @@ static const char *const gk__src_fft[] = {
     "    for (int o = 16; o > 0; o >>= 1) lmax = fmaxf(lmax, __shfl_xor_sync(0xffffffffu, lmax, o));\n"
     "    if ((threadIdx.x & 31) == 0) red[threadIdx.x >> 5] = lmax;\n"
     "    __syncthreads();\n"
+    ,
+    /* chunk */
     "    if (threadIdx.x == 0) {\n"
     "        float v = red[0];\n"
     "        for (int w = 1; w < (int)(blockDim.x >> 5); w++) v = fmaxf(v, red[w]);\n"
@@ -834,8 +845,6 @@ static const char *const gk__src_fft[] = {
     "}\n"
     "extern \"C\" __global__ void gk_wmel_norm(float *out, const unsigned *mx, gk_i64 per, gk_i64 n) {\n"
     "    for (gk_i64 i = GK_TID; i < n; i += GK_NTHREADS) {\n"
-    ,
-    /* chunk */
     "        float lo = gk_ord2f(mx[i / per]) - 8.f;\n"
     "        out[i] = (fmaxf(out[i], lo) + 4.f) * 0.25f;\n"
     "    }\n"

@@ -351,6 +351,15 @@ extern "C" __global__ void gk_complex_abs_f32(gk_i64 n, float *out, const float 
 extern "C" __global__ void gk_complex_angle_f32(gk_i64 n, float *out, const float *z) {
     for (gk_i64 i = GK_TID; i < n; i += GK_NTHREADS) out[i] = atan2f(z[2 * i + 1], z[2 * i]);
 }
+// torch.polar: z = mag * (cos ph, sin ph)
+extern "C" __global__ void gk_complex_polar_f32(gk_i64 n, float *z, const float *mag, const float *ph) {
+    for (gk_i64 i = GK_TID; i < n; i += GK_NTHREADS) {
+        float s, c;
+        sincosf(ph[i], &s, &c);
+        z[2 * i] = mag[i] * c;
+        z[2 * i + 1] = mag[i] * s;
+    }
+}
 
 // ---- Whisper log-mel: power [B*T][F] -> out [B][M][T] = log10(max(1e-10, filt . power)),
 // and the per-signal maximum (ordered-uint atomicMax into mx[B], zeroed first).

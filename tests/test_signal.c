@@ -268,6 +268,18 @@ static void test_stft(void) {
         down(p, gd, gr);
         for (i = 0; i < 37; i++) if (fabs(gr[i] - atan2(zv[2 * i + 1], zv[2 * i])) > 1e-6 || fabs(gd[i] - gr[i]) > 1e-6) ok2 = 0;
         GKT_CHECK(ok1 && ok2, "complex abs %g / angle %g", ok1, ok2);
+        { /* polar(abs(z), angle(z)) == z */
+            pair zz = up(GK_F32, 2, sh, NULL);
+            double zd[74], zr[74], zw[74];
+            for (i = 0; i < 74; i++) zw[i] = zv[i];
+            GKT_OK(D, gk_complex_polar(D, zz.d, a.d, p.d));
+            GKT_OK(R, gk_complex_polar(R, zz.r, a.r, p.r));
+            down(zz, zd, zr);
+            GKT_CHECK(gkt_relerr(zr, zw, 74) < 1e-6 && gkt_relerr(zd, zw, 74) < 1e-5, "polar(abs, angle) %g %g", gkt_relerr(zr, zw, 74),
+                      gkt_relerr(zd, zw, 74));
+            GKT_FAILS(D, gk_complex_polar(D, zz.d, a.d, z.d), GK_ERR_SHAPE, "mag and phase differ");
+            fr(zz);
+        }
         fr(z); fr(a); fr(p);
         free(zv);
     }
