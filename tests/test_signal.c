@@ -816,6 +816,60 @@ static void test_fixtures(void) {
     printf("fixtures: %d cases\n", count);
 }
 
+/* ---------------- graph capture: ops recorded once, replayed with new inputs ---------------- */
+static void test_graph(void) {
+    int64_t sx[2] = { 2, 500 }, sy[4] = { 2, 11, 101, 2 }, sl[2] = { 40, 8 }, swi[3] = { 2, 64, 8 }, swh[3] = { 2, 64, 16 }, so[2] = { 40, 32 };
+    gk_ctx *cs[2];
+    int c, k;
+    cs[0] = D; cs[1] = R;
+    for (c = 0; c < 2; c++) {
+        gk_ctx *ctx = cs[c];
+        gk_tensor x, y, y2, xl, wi, wh, o, o2;
+        gk_graph *g = NULL;
+        float *xv = randf(1000, -1, 1), *yv = (float *)malloc(sizeof(float) * 2 * 11 * 101 * 2), *y2v = (float *)malloc(sizeof(float) * 2 * 11 * 101 * 2);
+        float *lv = randf(320, -1, 1), *wiv = randf(1024, -0.3, 0.3), *whv = randf(2048, -0.3, 0.3), *ov = (float *)malloc(sizeof(float) * 1280),
+              *o2v = (float *)malloc(sizeof(float) * 1280);
+        gk_tensor_empty(ctx, GK_F32, 2, sx, &x); gk_tensor_empty(ctx, GK_F32, 4, sy, &y); gk_tensor_empty(ctx, GK_F32, 4, sy, &y2);
+        gk_tensor_empty(ctx, GK_F32, 2, sl, &xl); gk_tensor_empty(ctx, GK_F32, 3, swi, &wi); gk_tensor_empty(ctx, GK_F32, 3, swh, &wh);
+        gk_tensor_empty(ctx, GK_F32, 2, so, &o); gk_tensor_empty(ctx, GK_F32, 2, so, &o2);
+        gk_copy_from_host(ctx, wi, wiv, 1024 * 4); gk_copy_from_host(ctx, wh, whv, 2048 * 4);
+        GKT_OK(ctx, gk_graph_begin(ctx, NULL));
+        GKT_OK(ctx, gk_stft(ctx, y, x, NONE, 20, 5, 1));
+        GKT_OK(ctx, gk_graph_end(ctx, NULL, &g));
+        for (k = 0; k < 2; k++) { /* new input each replay; the eager op gives the expected result */
+            int i, same = 1;
+            for (i = 0; i < 1000; i++) xv[i] = (float)gkt_uniform(-1, 1);
+            GKT_OK(ctx, gk_copy_from_host(ctx, x, xv, 4000));
+            GKT_OK(ctx, gk_graph_launch(ctx, g, NULL));
+            GKT_OK(ctx, gk_stft(ctx, y2, x, NONE, 20, 5, 1));
+            GKT_OK(ctx, gk_copy_to_host(ctx, y, yv, sizeof(float) * 4444));
+            GKT_OK(ctx, gk_copy_to_host(ctx, y2, y2v, sizeof(float) * 4444));
+            for (i = 0; i < 4444; i++) if (yv[i] != y2v[i]) same = 0;
+            GKT_CHECK(same, "stft replayed from a graph (%s) equals the eager op", c ? "cpu" : "dut");
+        }
+        gk_graph_destroy(ctx, g);
+        g = NULL;
+        /* the persistent LSTM kernel (a cooperative launch) inside a graph */
+        GKT_OK(ctx, gk_graph_begin(ctx, NULL));
+        GKT_OK(ctx, gk_lstm(ctx, o, NONE, NONE, xl, wi, wh, NONE, NONE, NONE, NONE));
+        GKT_OK(ctx, gk_graph_end(ctx, NULL, &g));
+        if (g) {
+            int i, same = 1;
+            GKT_OK(ctx, gk_copy_from_host(ctx, xl, lv, 320 * 4));
+            GKT_OK(ctx, gk_graph_launch(ctx, g, NULL));
+            GKT_OK(ctx, gk_lstm(ctx, o2, NONE, NONE, xl, wi, wh, NONE, NONE, NONE, NONE));
+            GKT_OK(ctx, gk_copy_to_host(ctx, o, ov, 1280 * 4));
+            GKT_OK(ctx, gk_copy_to_host(ctx, o2, o2v, 1280 * 4));
+            for (i = 0; i < 1280; i++) if (ov[i] != o2v[i]) same = 0;
+            GKT_CHECK(same, "lstm replayed from a graph (%s) equals the eager op", c ? "cpu" : "dut");
+            gk_graph_destroy(ctx, g);
+        }
+        gk_tensor_free(ctx, x); gk_tensor_free(ctx, y); gk_tensor_free(ctx, y2); gk_tensor_free(ctx, xl); gk_tensor_free(ctx, wi);
+        gk_tensor_free(ctx, wh); gk_tensor_free(ctx, o); gk_tensor_free(ctx, o2);
+        free(xv); free(yv); free(y2v); free(lv); free(wiv); free(whv); free(ov); free(o2v);
+    }
+}
+
 int main(void) {
     gkt_seed();
     D = gkt_dut();
@@ -830,6 +884,7 @@ int main(void) {
     test_whisper(1, 9000, 4000, 80);  /* truncated */
     test_conv();
     test_lstm();
+    test_graph();
     test_fixtures();
     (void)numel;
     gk_ctx_destroy(D);
