@@ -4236,7 +4236,7 @@ static void gk__sg_done(gk_ctx *ctx, gk__opnds *ops, gk_status st) {
         if (ops->s[i]) gk__unuse(ctx, ops->s[i]->blk);
     if (st != GK_OK && ctx->cur_stream->capture && ctx->cur_stream->capture->failed == GK_OK) ctx->cur_stream->capture->failed = st;
 }
-/* every present operand contiguous, of dtype dt (dt < 0: same as operand 0; float16/bf16 allowed when `halves`) */
+/* every present operand contiguous and of operand 0's dtype: f32, or also f16 / bf16 when `halves` */
 static gk_status gk__sg_check(gk_ctx *ctx, gk__opnds *ops, const char *const *names, int halves, const char *where) {
     int i;
     gk_dtype dt = ops->s[0]->dtype;
@@ -5176,6 +5176,8 @@ static gk_status gk__sg_new_from(gk_ctx *ctx, gk_tensor x, int drop, int nadd, c
 }
 GKDEF gk_status gk_fft_new(gk_ctx *ctx, gk_tensor x, int inverse, gk_tensor *out) {
     gk_tensor t;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", "gk_fft_new");
     GK__TRY(gk__sg_new_from(ctx, x, 0, 0, NULL, GK_F32, &t, NULL, NULL, "gk_fft_new"));
     return gk__finish_new(ctx, gk_fft(ctx, t, x, inverse), t, out);
 }
@@ -5193,6 +5195,8 @@ GKDEF gk_status gk_rfft_new(gk_ctx *ctx, gk_tensor x, gk_tensor *out) {
 }
 GKDEF gk_status gk_irfft_new(gk_ctx *ctx, gk_tensor x, int64_t n, gk_tensor *out) {
     gk_tensor t;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", "gk_irfft_new");
     if (n < 0) n = 0;
     GK__TRY(gk__sg_new_from(ctx, x, 2, 1, &n, GK_F32, &t, NULL, NULL, "gk_irfft_new"));
     return gk__finish_new(ctx, gk_irfft(ctx, t, x), t, out);
@@ -5508,6 +5512,8 @@ GKDEF gk_status gk_complex_polar(gk_ctx *ctx, gk_tensor out, gk_tensor mag, gk_t
 GKDEF gk_status gk_complex_polar_new(gk_ctx *ctx, gk_tensor mag, gk_tensor phase, gk_tensor *out) {
     int64_t two = 2;
     gk_tensor t;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", "gk_complex_polar_new");
     GK__TRY(gk__sg_new_from(ctx, mag, 0, 1, &two, GK_F32, &t, NULL, NULL, "gk_complex_polar_new"));
     return gk__finish_new(ctx, gk_complex_polar(ctx, t, mag, phase), t, out);
 }
@@ -5515,11 +5521,15 @@ GKDEF gk_status gk_complex_abs(gk_ctx *ctx, gk_tensor out, gk_tensor z) { return
 GKDEF gk_status gk_complex_angle(gk_ctx *ctx, gk_tensor out, gk_tensor z) { return gk__cabs(ctx, out, z, 1, "gk_complex_angle"); }
 GKDEF gk_status gk_complex_abs_new(gk_ctx *ctx, gk_tensor z, gk_tensor *out) {
     gk_tensor t;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", "gk_complex_abs_new");
     GK__TRY(gk__sg_new_from(ctx, z, 1, 0, NULL, GK_F32, &t, NULL, NULL, "gk_complex_abs_new"));
     return gk__finish_new(ctx, gk_complex_abs(ctx, t, z), t, out);
 }
 GKDEF gk_status gk_complex_angle_new(gk_ctx *ctx, gk_tensor z, gk_tensor *out) {
     gk_tensor t;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", "gk_complex_angle_new");
     GK__TRY(gk__sg_new_from(ctx, z, 1, 0, NULL, GK_F32, &t, NULL, NULL, "gk_complex_angle_new"));
     return gk__finish_new(ctx, gk_complex_angle(ctx, t, z), t, out);
 }

@@ -616,6 +616,14 @@ static void test_bad(void) {
     GKT_FAILS(c, gk_complex_abs(c, a, x), GK_ERR_SHAPE, "[..., 2]");
     GKT_FAILS(c, gk_mel_filters(c, y, 16000, 0, 8000, 0), GK_ERR_SHAPE, "[n_mels >= 1");
     GKT_FAILS(c, gk_mel_filters_new(c, 10, 400, 16000, 9000, 8000, 0, &o), GK_ERR_INVALID_ARGUMENT, "fmax");
+    /* _new with a NULL result pointer */
+    GKT_FAILS(c, gk_fft_new(c, e1, 0, NULL), GK_ERR_INVALID_ARGUMENT, "out is NULL");
+    GKT_FAILS(c, gk_irfft_new(c, e1, 4, NULL), GK_ERR_INVALID_ARGUMENT, "out is NULL");
+    GKT_FAILS(c, gk_complex_abs_new(c, e1, NULL), GK_ERR_INVALID_ARGUMENT, "out is NULL");
+    GKT_FAILS(c, gk_complex_polar_new(c, a, a, NULL), GK_ERR_INVALID_ARGUMENT, "out is NULL");
+    GKT_FAILS(c, gk_stft_new(c, a, NONE, 16, 4, 1, NULL), GK_ERR_INVALID_ARGUMENT, "out is NULL");
+    GKT_FAILS(c, gk_conv1d_new(c, x, w, NONE, 1, 0, 1, 2, NULL), GK_ERR_INVALID_ARGUMENT, "out is NULL");
+    GKT_FAILS(c, gk_lstm_new(c, x, x, w, NONE, NONE, NONE, NONE, NULL), GK_ERR_INVALID_ARGUMENT, "out is NULL");
     /* LSTM shapes */
     GKT_FAILS(c, gk_lstm(c, y, NONE, NONE, x, a, w, NONE, NONE, NONE, NONE), GK_ERR_SHAPE, "w_ih has shape");
     GKT_FAILS(c, gk_lstm(c, y, NONE, NONE, x, NONE, w, NONE, NONE, NONE, NONE), GK_ERR_INVALID_HANDLE, "w_ih is a null tensor handle");
