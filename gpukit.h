@@ -4435,7 +4435,8 @@ static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
             q.bias = ops.s[3] ? (const char *)(uintptr_t)gk__slot_addr(ops.s[3]) : NULL;
             st = gk__cpu_run(ctx, gk__conv_cpu, &q, sizeof q, where);
         } else {
-            static const char *const kn[GK_DTYPE_COUNT] = { "gk_conv_f32", NULL, "gk_conv_f16", "gk_conv_bf16" };
+            static const char *const kn[2][GK_DTYPE_COUNT] = { { "gk_conv_f32", NULL, "gk_conv_f16", "gk_conv_bf16" },
+                                                              { "gk_conv128_f32", NULL, "gk_conv128_f16", "gk_conv128_bf16" } };
             gk__cu_ptr po = gk__slot_addr(ops.s[0]), px = gk__slot_addr(ops.s[1]), pw = gk__slot_addr(ops.s[2]),
                        pb = ops.s[3] ? gk__slot_addr(ops.s[3]) : 0;
             int64_t N = p->B * p->Ho * p->Wo, Mg = p->Cout / groups;
@@ -4443,9 +4444,10 @@ static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
             void *args[5];
             args[0] = p; args[1] = &po; args[2] = &px; args[3] = &pw; args[4] = &pb;
             grid[0] = (unsigned)((N + 63) / 64);
-            grid[1] = (unsigned)((Mg + 63) / 64);
+            int big = Mg >= 128; /* 128 x 64 tiles for wide groups */
+            grid[1] = (unsigned)(big ? (Mg + 127) / 128 : (Mg + 63) / 64);
             grid[2] = (unsigned)groups;
-            st = gk__launch_cfg(ctx, GK__MOD_CONV, kn[q.dt], grid, block, 0, args, where);
+            st = gk__launch_cfg(ctx, GK__MOD_CONV, kn[big][q.dt], grid, block, 0, args, where);
         }
     }
     gk__sg_done(ctx, &ops, st);

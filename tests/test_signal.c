@@ -477,6 +477,11 @@ static void test_conv(void) {
         conv_case(dt, 2, 0, 1, 3, 16, 15, 5, 2, 4, 2, 1, 1, 2, 2, 1, 0, 1, 0);
     }
     conv_case(GK_F32, 1, 0, 1, 64, 1, 1000, 96, 1, 7, 1, 1, 0, 3, 1, 1, 0, 1, 1);  /* a bigger tile count */
+    for (i = 0; i < 3; i++) { /* groups of >= 128 outputs: the 128-row tiles */
+        conv_case(dts[i], 1, 0, 1, 40, 1, 150, 200, 1, 3, 1, 1, 0, 1, 1, 1, 0, 1, 1);
+        conv_case(dts[i], 1, 1, 1, 260, 1, 9, 260, 1, 4, 1, 2, 0, 1, 1, 1, 0, 2, 1);
+        conv_case(dts[i], 2, 0, 1, 16, 5, 7, 256, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0);
+    }
     for (i = 0; i < 3; i++) { /* weight norm: per dim-0 slice, every dtype */
         gk_dtype dt = dts[i];
         int64_t sv[3] = { 6, 4, 3 }, sg[3] = { 6, 1, 1 }, o, j;

@@ -153,7 +153,8 @@ template <int DT> static void test_conv(int tr, int two, long B, long Cin, long 
     dim3 g; g.x = (unsigned)((B * Ho * Wo + 63) / 64); g.y = (unsigned)((Cout / G + 63) / 64); g.z = (unsigned)G;
     dim3 bl; bl.x = 256;
     S *po = os.data(); const S *px = xs.data(), *pwp = ws.data(), *pb = bs.data();
-    emu_launch(g, bl, 0, false, [&] { gk_conv_impl<DT>(p, po, px, pwp, pb); });
+    if (Cout / G >= 128) { g.y = (unsigned)((Cout / G + 127) / 128); emu_launch(g, bl, 0, false, [&] { gk_conv_impl<DT, 2>(p, po, px, pwp, pb); }); }
+    else emu_launch(g, bl, 0, false, [&] { gk_conv_impl<DT, 1>(p, po, px, pwp, pb); });
     std::vector<double> want(no, 0), got(no);
     long Cig = Cin / G, Cog = Cout / G;
     for (long b = 0; b < B; b++) for (long co = 0; co < Cout; co++) for (long i = 0; i < Ho * Wo; i++) want[(b * Cout + co) * Ho * Wo + i] = bias[co];
@@ -251,6 +252,9 @@ int main(int argc, char **argv) {
         test_conv<GK_DT_f32>(0, 1, 2, 6, 9, 11, 8, 3, 3, 1, 2, 1, 0, 1, 2, 2, 0);
         test_conv<GK_DT_bf16>(0, 0, 1, 70, 1, 65, 70, 1, 3, 1, 1, 0, 1, 1, 1, 70, 0);
         test_conv<GK_DT_f16>(0, 1, 1, 3, 16, 15, 5, 2, 4, 2, 1, 1, 2, 2, 1, 1, 0);
+        test_conv<GK_DT_f32>(0, 0, 1, 24, 1, 70, 200, 1, 3, 1, 1, 0, 1, 1, 1, 1, 0);   /* 128-row tiles, partial */
+        test_conv<GK_DT_f32>(1, 0, 1, 260, 1, 9, 260, 1, 4, 1, 2, 0, 1, 1, 1, 2, 0);   /* transposed, 130 per group */
+        test_conv<GK_DT_bf16>(0, 1, 1, 16, 5, 7, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0);
         test_wnorm();
     }
     if (!*only || !strcmp(only, "lstm")) { test_lstm(30, 24, 40, 2, 2); test_lstm(20, 8, 33, 1, 3); test_lstm(6, 8, 200, 1, 2); /* 4U > 256: no prefetch */ }
