@@ -658,6 +658,110 @@ GKDEF gk_status gk_interpolate_new(gk_ctx *ctx, gk_tensor x, gk_interp_mode mode
 
 /* >>api_ops_signal: convolution, LSTM, FFT / STFT / mel, Whisper log-mel
    (declarations of this group go below this line) */
+/* Signal ops run on the current stream like every op; f32 unless said.
+   Complex tensors are interleaved f32 pairs: a [..., n, 2] tensor. Operands
+   must be contiguous. Optional tensors are passed as a zero handle
+   (gk_tensor none = {0}). FFT lengths 2..2^22: radix 2/3/4/5 when n has
+   no other prime factor, else Bluestein over m = the smallest 2^a 3^b 5^c
+   >= 2n-1; on CUDA one block per transform in shared memory while m * 8
+   bytes fit, else one launch per stage over a global workspace.
+
+   Convolution (PyTorch semantics, f32 / f16 / bf16 with f32 accumulation,
+   output dtype = input dtype; bias [Cout] or none):
+     conv1d: x [B, Cin, L], w [Cout, Cin/groups, K] -> out [B, Cout, Lout],
+       Lout = (L + 2*padding - dilation*(K-1) - 1) / stride + 1. */
+GKDEF gk_status gk_conv1d(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride, int64_t padding,
+                          int64_t dilation, int64_t groups);
+GKDEF gk_status gk_conv1d_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride, int64_t padding, int64_t dilation,
+                              int64_t groups, gk_tensor *out);
+/* conv_transpose1d: x [B, Cin, L], w [Cin, Cout/groups, K] -> out [B, Cout, Lout],
+   Lout = (L-1)*stride - 2*padding + dilation*(K-1) + output_padding + 1
+   (output_padding < stride or < dilation, as PyTorch). */
+GKDEF gk_status gk_conv_transpose1d(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride,
+                                    int64_t padding, int64_t output_padding, int64_t groups, int64_t dilation);
+GKDEF gk_status gk_conv_transpose1d_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride, int64_t padding,
+                                        int64_t output_padding, int64_t groups, int64_t dilation, gk_tensor *out);
+/* conv2d (NCHW): x [B, Cin, H, W], w [Cout, Cin/groups, KH, KW] -> out [B, Cout, Ho, Wo];
+   stride, padding, dilation: {height, width}. */
+GKDEF gk_status gk_conv2d(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, const int64_t stride[2],
+                          const int64_t padding[2], const int64_t dilation[2], int64_t groups);
+GKDEF gk_status gk_conv2d_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor bias, const int64_t stride[2], const int64_t padding[2],
+                              const int64_t dilation[2], int64_t groups, gk_tensor *out);
+/* Weight-norm folding (PyTorch weight_norm, dim=0): out = g * v / ||v||, the
+   norm over all dims but 0 (per output channel of a conv weight; per input
+   channel of a transposed conv weight [Cin, Cout/g, K], as PyTorch does).
+   v [C, ...], g with C elements ([C] or [C, 1, ...]); f32 / f16 / bf16. */
+GKDEF gk_status gk_weight_norm(gk_ctx *ctx, gk_tensor out, gk_tensor v, gk_tensor g);
+GKDEF gk_status gk_weight_norm_new(gk_ctx *ctx, gk_tensor v, gk_tensor g, gk_tensor *out);
+
+/* LSTM, one layer, batch 1, D = 1 or 2 directions (PyTorch: gates i, f, g, o;
+   bias_ih + bias_hh; output [forward, backward] per step), f32:
+     x [T, I] (or [T, 1, I]); w_ih [D, 4H, I]; w_hh [D, 4H, H]; b_ih, b_hh [D, 4H] or none;
+     h0, c0 [D, H] (or [D, 1, H]) or none (zeros) -> out [T, D*H] (or [T, 1, D*H]),
+     h_n, c_n [D, H] or none.
+   CUDA: one GEMM for the input projection of all steps, then one persistent
+   cooperative kernel for the recurrence (no launch per step). */
+GKDEF gk_status gk_lstm(gk_ctx *ctx, gk_tensor out, gk_tensor h_n, gk_tensor c_n, gk_tensor x, gk_tensor w_ih, gk_tensor w_hh,
+                        gk_tensor b_ih, gk_tensor b_hh, gk_tensor h0, gk_tensor c0);
+GKDEF gk_status gk_lstm_new(gk_ctx *ctx, gk_tensor x, gk_tensor w_ih, gk_tensor w_hh, gk_tensor b_ih, gk_tensor b_hh, gk_tensor h0,
+                            gk_tensor c0, gk_tensor *out);
+
+/* FFT of any length n >= 2 over the last complex dim: x, out [..., n, 2].
+   inverse != 0: the inverse transform scaled by 1/n (torch.fft.ifft). */
+GKDEF gk_status gk_fft(gk_ctx *ctx, gk_tensor out, gk_tensor x, int inverse);
+GKDEF gk_status gk_fft_new(gk_ctx *ctx, gk_tensor x, int inverse, gk_tensor *out);
+/* rfft: x [..., n] real -> out [..., n/2+1, 2]. irfft: x [..., n/2+1, 2] ->
+   out [..., n] (n from out, or the argument of _new; 1/n scaled; the
+   imaginary parts of the DC and Nyquist bins are ignored, as torch). */
+GKDEF gk_status gk_rfft(gk_ctx *ctx, gk_tensor out, gk_tensor x);
+GKDEF gk_status gk_rfft_new(gk_ctx *ctx, gk_tensor x, gk_tensor *out);
+GKDEF gk_status gk_irfft(gk_ctx *ctx, gk_tensor out, gk_tensor x);
+GKDEF gk_status gk_irfft_new(gk_ctx *ctx, gk_tensor x, int64_t n, gk_tensor *out);
+/* STFT as torch.stft(x, n_fft, hop, window=window, center=center,
+   pad_mode="reflect", normalized=False, onesided=True, return_complex=True)
+   viewed as real: x [L] or [B, L] -> out [(B,) n_fft/2+1, frames, 2],
+   frames = 1 + (L + 2*pad - n_fft) / hop, pad = center ? n_fft/2 : 0.
+   window: f32 [n_fft], or none for the periodic Hann window (torch's
+   window=None would be rectangular: pass a tensor of ones for that). */
+GKDEF gk_status gk_stft(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor window, int64_t n_fft, int64_t hop, int center);
+GKDEF gk_status gk_stft_new(gk_ctx *ctx, gk_tensor x, gk_tensor window, int64_t n_fft, int64_t hop, int center, gk_tensor *out);
+/* iSTFT as torch.istft: spec [(B,) n_fft/2+1, frames, 2] -> out [(B,) length]:
+   irfft per frame, times the window, overlap-add, divided by the overlap-added
+   squared window (samples where that is below 1e-11 are 0; torch raises),
+   center trims n_fft/2 at the start; length from out (_new: length < 0 means
+   n_fft + hop*(frames-1) - 2*pad; longer outputs are zero-padded). */
+GKDEF gk_status gk_istft(gk_ctx *ctx, gk_tensor out, gk_tensor spec, gk_tensor window, int64_t n_fft, int64_t hop, int center);
+GKDEF gk_status gk_istft_new(gk_ctx *ctx, gk_tensor spec, gk_tensor window, int64_t n_fft, int64_t hop, int center, int64_t length,
+                             gk_tensor *out);
+/* |z| and the phase atan2(im, re) of a complex tensor: z [..., 2] -> out [...]. */
+GKDEF gk_status gk_complex_abs(gk_ctx *ctx, gk_tensor out, gk_tensor z);
+GKDEF gk_status gk_complex_angle(gk_ctx *ctx, gk_tensor out, gk_tensor z);
+GKDEF gk_status gk_complex_abs_new(gk_ctx *ctx, gk_tensor z, gk_tensor *out);
+GKDEF gk_status gk_complex_angle_new(gk_ctx *ctx, gk_tensor z, gk_tensor *out);
+/* torch.polar: out [..., 2] = mag * (cos phase, sin phase); mag, phase [...]. */
+GKDEF gk_status gk_complex_polar(gk_ctx *ctx, gk_tensor out, gk_tensor mag, gk_tensor phase);
+GKDEF gk_status gk_complex_polar_new(gk_ctx *ctx, gk_tensor mag, gk_tensor phase, gk_tensor *out);
+/* Mel filter bank as HF transformers' audio_utils.mel_filter_bank (and
+   librosa): out [n_mels, n_freqs] f32 (the transpose of HF's), triangles
+   between n_mels+2 points equally spaced on the mel scale from fmin to fmax,
+   over the frequencies linspace(0, floor(sample_rate/2), n_freqs).
+   flags: GK_MEL_HTK (2595 log10(1 + f/700)) instead of the Slaney scale, and
+   GK_MEL_NORM_SLANEY (each filter times 2 / (its upper - lower edge in Hz)).
+   Computed on the host and uploaded synchronously: call it once, at setup. */
+#define GK_MEL_HTK 1
+#define GK_MEL_NORM_SLANEY 2
+GKDEF gk_status gk_mel_filters(gk_ctx *ctx, gk_tensor out, double sample_rate, double fmin, double fmax, int flags);
+GKDEF gk_status gk_mel_filters_new(gk_ctx *ctx, int64_t n_mels, int64_t n_fft, double sample_rate, double fmin, double fmax, int flags,
+                                   gk_tensor *out);
+/* Whisper log-mel features as HF WhisperFeatureExtractor (n_fft 400, hop
+   160, periodic Hann, center + reflect): power spectrum, filters
+   ([n_mels, 201] from gk_mel_filters(.., 16000, 0, 8000, GK_MEL_NORM_SLANEY)),
+   log10(max(x, 1e-10)), clamp to (max over each signal) - 8, (x + 4) / 4; the
+   last STFT frame is dropped. audio [L] or [B, L] -> out [(B,) n_mels, n_samples/160].
+   n_samples: the signal is zero-padded or truncated to that length first
+   (HF pads to 480000 = 30 s by default: pass 480000 to match it); <= 0 uses L. */
+GKDEF gk_status gk_whisper_log_mel(gk_ctx *ctx, gk_tensor out, gk_tensor audio, gk_tensor filters, int64_t n_samples);
+GKDEF gk_status gk_whisper_log_mel_new(gk_ctx *ctx, gk_tensor audio, gk_tensor filters, int64_t n_samples, gk_tensor *out);
 
 /* end of >>api_ops_signal */
 
@@ -6399,6 +6503,1399 @@ GKDEF gk_status gk_interpolate_new(gk_ctx *ctx, gk_tensor x, gk_interp_mode mode
 
 /* ------------------------------------------------------------------------ */
 /* >>ops_signal: implementation of the >>api_ops_signal group (below this line) */
+/* Shared by the signal ops: operands where a zero handle means "none",
+   contiguity and dtype checks, the _new helper. */
+static const gk_tensor gk__sg_none = { 0 };
+static gk_status gk__sg_operands(gk_ctx *ctx, gk__opnds *ops, const gk_tensor *ts, const char *const *names, int n, unsigned optional,
+                                 const char *where) {
+    int i;
+    ops->n = n;
+    ops->used = 0;
+    for (i = 0; i < n; i++) {
+        ops->s[i] = NULL;
+        if (ts[i].id == 0 && (optional >> i & 1u)) continue;
+        GK__TRY(gk__lookup(ctx, ts[i], &ops->s[i], where, names[i]));
+    }
+    return GK_OK;
+}
+static gk_status gk__sg_use(gk_ctx *ctx, gk__opnds *ops, const char *where) {
+    int i;
+    GK__TRY(gk__bind(ctx));
+    for (i = 0; i < ops->n; i++) {
+        if (ops->s[i]) GK__TRY(gk__use(ctx, ops->s[i]->blk, ctx->cur_stream, where));
+        ops->used = i + 1;
+    }
+    return GK_OK;
+}
+static void gk__sg_done(gk_ctx *ctx, gk__opnds *ops, gk_status st) {
+    int i;
+    for (i = 0; i < ops->used; i++)
+        if (ops->s[i]) gk__unuse(ctx, ops->s[i]->blk);
+    if (st != GK_OK && ctx->cur_stream->capture && ctx->cur_stream->capture->failed == GK_OK) ctx->cur_stream->capture->failed = st;
+}
+/* every present operand contiguous and of operand 0's dtype: f32, or also f16 / bf16 when `halves` */
+static gk_status gk__sg_check(gk_ctx *ctx, gk__opnds *ops, const char *const *names, int halves, const char *where) {
+    int i;
+    gk_dtype dt = ops->s[0]->dtype;
+    if (!(dt == GK_F32 || (halves && (dt == GK_F16 || dt == GK_BF16))))
+        return gk__err(ctx, GK_ERR_DTYPE, "%s: %s is %s (supported: %s)", where, names[0], gk_dtype_name(dt), halves ? "f32, f16, bf16" : "f32");
+    for (i = 0; i < ops->n; i++) {
+        if (!ops->s[i]) continue;
+        if (ops->s[i]->dtype != dt)
+            return gk__err(ctx, GK_ERR_DTYPE, "%s: %s is %s but %s is %s", where, names[i], gk_dtype_name(ops->s[i]->dtype), names[0],
+                           gk_dtype_name(dt));
+        if (!gk__is_contig(ops->s[i])) return gk__err(ctx, GK_ERR_SHAPE, "%s: %s is not contiguous (use gk_contiguous)", where, names[i]);
+    }
+    return GK_OK;
+}
+static gk_status gk__sg_shape_err(gk_ctx *ctx, const gk__slot *s, const char *name, const char *want, const char *where) {
+    char a[160];
+    gk__shape_str(s, a, sizeof a);
+    return gk__err(ctx, GK_ERR_SHAPE, "%s: %s has shape %s, expected %s", where, name, a, want);
+}
+/* a new tensor for a _new variant */
+static gk_status gk__sg_alloc(gk_ctx *ctx, gk_tensor like, int dt_or_neg, int nd, const int64_t *shape, gk_tensor *out, const char *where) {
+    gk__slot *s = NULL;
+    uint32_t idx;
+    gk_status st = GK_OK;
+    gk_dtype dt = GK_F32;
+    GK__ENTER(ctx, where);
+    if (dt_or_neg < 0) st = gk__lookup(ctx, like, &s, where, "the input");
+    else dt = (gk_dtype)dt_or_neg;
+    if (st == GK_OK && s) dt = s->dtype;
+    if (st == GK_OK) st = gk__bind(ctx);
+    if (st == GK_OK) st = gk__tensor_new(ctx, dt, nd, shape, &idx, where);
+    if (st == GK_OK) *out = gk__handle(ctx, idx);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+/* shape of a tensor (for the _new variants, before the op validates it) */
+static gk_status gk__sg_shape(gk_ctx *ctx, gk_tensor t, int *nd, int64_t *shape, gk_dtype *dt, const char *name, const char *where) {
+    gk__slot *s;
+    gk_status st;
+    GK__ENTER(ctx, where);
+    st = gk__lookup(ctx, t, &s, where, name);
+    if (st == GK_OK) {
+        *nd = s->ndim;
+        memcpy(shape, s->shape, sizeof(int64_t) * GK_MAX_DIMS);
+        if (dt) *dt = s->dtype;
+    }
+    gk__unlock(&ctx->mu);
+    return st;
+}
+static gk_status gk__sg_launch_err(gk_ctx *ctx, gk__cu_result r, const char *where, const char *what) {
+    return r == 0 ? GK_OK : gk__cu_fail(ctx, r, where, what);
+}
+
+/* ======================= convolution ======================= */
+typedef struct gk__convp { /* the layout of gk_convp in kernels/conv.cu */
+    int64_t B, Cin, H, W, Cout, KH, KW, Ho, Wo, sh, sw, ph, pw, dh, dw, groups;
+    int transposed, has_bias;
+} gk__convp;
+typedef struct gk__conv_cpu_p {
+    gk__convp p;
+    gk_dtype dt;
+    char *out;
+    const char *x, *w, *bias;
+} gk__conv_cpu_p;
+
+/* direct loops, double accumulation */
+static void gk__conv_cpu(const void *vp) {
+    const gk__conv_cpu_p *q = (const gk__conv_cpu_p *)vp;
+    const gk__convp *p = &q->p;
+    size_t es = gk__dtype_sizes[q->dt];
+    int64_t Cin_g = p->Cin / p->groups, Cout_g = p->Cout / p->groups, b, co, oh, ow, ci, kh, kw;
+    for (b = 0; b < p->B; b++)
+        for (co = 0; co < p->Cout; co++) {
+            int64_t g = co / Cout_g, m = co - g * Cout_g;
+            for (oh = 0; oh < p->Ho; oh++)
+                for (ow = 0; ow < p->Wo; ow++) {
+                    double acc = p->has_bias ? (double)gk__ldf(q->dt, q->bias + co * (int64_t)es) : 0.0;
+                    for (ci = 0; ci < Cin_g; ci++)
+                        for (kh = 0; kh < p->KH; kh++)
+                            for (kw = 0; kw < p->KW; kw++) {
+                                int64_t ih, iw, widx;
+                                if (!p->transposed) {
+                                    ih = oh * p->sh - p->ph + kh * p->dh;
+                                    iw = ow * p->sw - p->pw + kw * p->dw;
+                                    widx = ((co * Cin_g + ci) * p->KH + kh) * p->KW + kw;
+                                } else {
+                                    int64_t th = oh + p->ph - kh * p->dh, tw = ow + p->pw - kw * p->dw;
+                                    if (th < 0 || tw < 0 || th % p->sh || tw % p->sw) continue;
+                                    ih = th / p->sh;
+                                    iw = tw / p->sw;
+                                    widx = (((g * Cin_g + ci) * Cout_g + m) * p->KH + kh) * p->KW + kw;
+                                }
+                                if (ih < 0 || ih >= p->H || iw < 0 || iw >= p->W) continue;
+                                acc += (double)gk__ldf(q->dt, q->x + (((b * p->Cin + g * Cin_g + ci) * p->H + ih) * p->W + iw) * (int64_t)es) *
+                                       (double)gk__ldf(q->dt, q->w + widx * (int64_t)es);
+                            }
+                    gk__stf(q->dt, q->out + (((b * p->Cout + co) * p->Ho + oh) * p->Wo + ow) * (int64_t)es, (float)acc);
+                }
+        }
+}
+
+/* Output size of one spatial dim, or -1 when invalid. */
+static int64_t gk__conv_len(int64_t L, int64_t K, int64_t s, int64_t pd, int64_t d, int64_t op, int transposed) {
+    if (!transposed) {
+        int64_t span = d * (K - 1) + 1;
+        if (L + 2 * pd < span) return -1;
+        return (L + 2 * pd - span) / s + 1;
+    }
+    return (L - 1) * s - 2 * pd + d * (K - 1) + op + 1;
+}
+
+/* The one entry of the convolutions: nsp = 1 (1-d: H = 1) or 2. */
+static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, int nsp, int transposed,
+                          const int64_t *stride, const int64_t *padding, const int64_t *dilation, const int64_t *outpad, int64_t groups,
+                          const char *where) {
+    static const char *const names[4] = { "out", "x", "w", "bias" };
+    gk_tensor ts[4];
+    gk__opnds ops;
+    gk__conv_cpu_p q;
+    gk__convp *p = &q.p;
+    gk_status st;
+    int i, nd = nsp + 2;
+    ts[0] = out; ts[1] = x; ts[2] = w; ts[3] = bias;
+    GK__ENTER(ctx, where);
+    memset(&q, 0, sizeof q);
+    st = gk__sg_operands(ctx, &ops, ts, names, 4, 8u, where);
+    if (st == GK_OK) st = gk__sg_check(ctx, &ops, names, 1, where);
+    for (i = 0; st == GK_OK && i < nsp; i++) {
+        if (stride[i] < 1 || dilation[i] < 1 || padding[i] < 0 || (transposed && (outpad[i] < 0 || (outpad[i] >= stride[i] && outpad[i] >= dilation[i]))))
+            st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: stride %lld, padding %lld, dilation %lld%s%lld: need stride >= 1, dilation >= 1, padding >= 0%s",
+                         where, (long long)stride[i], (long long)padding[i], (long long)dilation[i], transposed ? ", output_padding " : "",
+                         transposed ? (long long)outpad[i] : 0LL, transposed ? ", 0 <= output_padding < stride or dilation" : "");
+    }
+    if (st == GK_OK && groups < 1) st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: groups %lld < 1", where, (long long)groups);
+    if (st == GK_OK && ops.s[1]->ndim != nd) st = gk__sg_shape_err(ctx, ops.s[1], "x", nsp == 1 ? "[B, Cin, L]" : "[B, Cin, H, W]", where);
+    if (st == GK_OK && ops.s[2]->ndim != nd)
+        st = gk__sg_shape_err(ctx, ops.s[2], "w", transposed ? "[Cin, Cout/groups, K]" : nsp == 1 ? "[Cout, Cin/groups, K]" : "[Cout, Cin/groups, KH, KW]", where);
+    if (st == GK_OK) {
+        const gk__slot *sx = ops.s[1], *sw = ops.s[2];
+        p->B = sx->shape[0];
+        p->Cin = sx->shape[1];
+        p->H = nsp == 2 ? sx->shape[2] : 1;
+        p->W = sx->shape[nd - 1];
+        p->KH = nsp == 2 ? sw->shape[2] : 1;
+        p->KW = sw->shape[nd - 1];
+        p->sh = nsp == 2 ? stride[0] : 1; p->sw = stride[nsp - 1];
+        p->ph = nsp == 2 ? padding[0] : 0; p->pw = padding[nsp - 1];
+        p->dh = nsp == 2 ? dilation[0] : 1; p->dw = dilation[nsp - 1];
+        p->groups = groups;
+        p->transposed = transposed;
+        if (p->Cin % groups)
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: groups %lld does not divide the %lld input channels", where, (long long)groups, (long long)p->Cin);
+        else if (!transposed && (sw->shape[0] % groups || sw->shape[1] * groups != p->Cin))
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: w has %lld output channels and %lld input channels per group; x has %lld channels in %lld groups",
+                         where, (long long)sw->shape[0], (long long)sw->shape[1], (long long)p->Cin, (long long)groups);
+        else if (transposed && sw->shape[0] != p->Cin)
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: w has %lld input channels but x has %lld", where, (long long)sw->shape[0], (long long)p->Cin);
+        else if (p->KW < 1 || p->KH < 1)
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: empty kernel", where);
+        else {
+            p->Cout = transposed ? sw->shape[1] * groups : sw->shape[0];
+            p->Ho = nsp == 2 ? gk__conv_len(p->H, p->KH, p->sh, p->ph, p->dh, transposed ? outpad[0] : 0, transposed) : 1;
+            p->Wo = gk__conv_len(p->W, p->KW, p->sw, p->pw, p->dw, transposed ? outpad[nsp - 1] : 0, transposed);
+            if (p->Ho < 1 || p->Wo < 1)
+                st = gk__err(ctx, GK_ERR_SHAPE, "%s: the input (%lld x %lld) is smaller than the dilated kernel with padding", where,
+                             (long long)p->H, (long long)p->W);
+        }
+    }
+    if (st == GK_OK) {
+        const gk__slot *so = ops.s[0];
+        int64_t want[4];
+        char wb[160];
+        want[0] = p->B; want[1] = p->Cout;
+        if (nsp == 2) { want[2] = p->Ho; want[3] = p->Wo; } else want[2] = p->Wo;
+        if (so->ndim != nd || memcmp(so->shape, want, sizeof(int64_t) * (size_t)nd) != 0) {
+            if (nsp == 2) snprintf(wb, sizeof wb, "[%lld,%lld,%lld,%lld]", (long long)want[0], (long long)want[1], (long long)want[2], (long long)want[3]);
+            else snprintf(wb, sizeof wb, "[%lld,%lld,%lld]", (long long)want[0], (long long)want[1], (long long)want[2]);
+            st = gk__sg_shape_err(ctx, so, "out", wb, where);
+        }
+    }
+    if (st == GK_OK && ops.s[3]) {
+        if (gk__numel(ops.s[3]) != p->Cout) st = gk__err(ctx, GK_ERR_SHAPE, "%s: bias has %lld elements, expected %lld", where,
+                                                          (long long)gk__numel(ops.s[3]), (long long)p->Cout);
+        p->has_bias = 1;
+    }
+    if (st == GK_OK && (p->Cin / groups * p->KH * p->KW > INT32_MAX || p->B * p->Ho * p->Wo > INT32_MAX || groups > 65535 || p->Cout / groups > (int64_t)65535 * 64))
+        st = gk__err(ctx, GK_ERR_LIMIT, "%s: sizes beyond the kernel's 32-bit tiles (or more than 65535 groups)", where);
+    if (st == GK_OK && gk__numel(ops.s[0]) == 0) { gk__unlock(&ctx->mu); return GK_OK; }
+    if (st == GK_OK) st = gk__sg_use(ctx, &ops, where);
+    if (st == GK_OK) {
+        q.dt = ops.s[0]->dtype;
+        if (ctx->backend == GK_BACKEND_CPU) {
+            q.out = (char *)(uintptr_t)gk__slot_addr(ops.s[0]);
+            q.x = (const char *)(uintptr_t)gk__slot_addr(ops.s[1]);
+            q.w = (const char *)(uintptr_t)gk__slot_addr(ops.s[2]);
+            q.bias = ops.s[3] ? (const char *)(uintptr_t)gk__slot_addr(ops.s[3]) : NULL;
+            st = gk__cpu_run(ctx, gk__conv_cpu, &q, sizeof q, where);
+        } else {
+            static const char *const kn[2][GK_DTYPE_COUNT] = { { "gk_conv_f32", NULL, "gk_conv_f16", "gk_conv_bf16" },
+                                                              { "gk_conv128_f32", NULL, "gk_conv128_f16", "gk_conv128_bf16" } };
+            gk__cu_ptr po = gk__slot_addr(ops.s[0]), px = gk__slot_addr(ops.s[1]), pw = gk__slot_addr(ops.s[2]),
+                       pb = ops.s[3] ? gk__slot_addr(ops.s[3]) : 0;
+            int64_t N = p->B * p->Ho * p->Wo, Mg = p->Cout / groups;
+            unsigned grid[3], block[3] = { 256, 1, 1 };
+            void *args[5];
+            args[0] = p; args[1] = &po; args[2] = &px; args[3] = &pw; args[4] = &pb;
+            grid[0] = (unsigned)((N + 63) / 64);
+            int big = Mg >= 128; /* 128 x 64 tiles for wide groups */
+            grid[1] = (unsigned)(big ? (Mg + 127) / 128 : (Mg + 63) / 64);
+            grid[2] = (unsigned)groups;
+            st = gk__launch_cfg(ctx, GK__MOD_CONV, kn[big][q.dt], grid, block, 0, args, where);
+        }
+    }
+    gk__sg_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+
+GKDEF gk_status gk_conv1d(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride, int64_t padding,
+                          int64_t dilation, int64_t groups) {
+    return gk__conv(ctx, out, x, w, bias, 1, 0, &stride, &padding, &dilation, NULL, groups, "gk_conv1d");
+}
+GKDEF gk_status gk_conv_transpose1d(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride,
+                                    int64_t padding, int64_t output_padding, int64_t groups, int64_t dilation) {
+    return gk__conv(ctx, out, x, w, bias, 1, 1, &stride, &padding, &dilation, &output_padding, groups, "gk_conv_transpose1d");
+}
+GKDEF gk_status gk_conv2d(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, const int64_t stride[2],
+                          const int64_t padding[2], const int64_t dilation[2], int64_t groups) {
+    if (!stride || !padding || !dilation) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_conv2d: stride, padding or dilation is NULL");
+    return gk__conv(ctx, out, x, w, bias, 2, 0, stride, padding, dilation, NULL, groups, "gk_conv2d");
+}
+/* _new: computes the output shape from x and w (the op validates the rest) */
+static gk_status gk__conv_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor bias, int nsp, int transposed, const int64_t *stride,
+                              const int64_t *padding, const int64_t *dilation, const int64_t *outpad, int64_t groups, gk_tensor *out,
+                              const char *where) {
+    int64_t sx[GK_MAX_DIMS], sw[GK_MAX_DIMS], so[4];
+    int ndx = 0, ndw = 0, i;
+    gk_tensor t;
+    gk_status st;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", where);
+    GK__TRY(gk__sg_shape(ctx, x, &ndx, sx, NULL, "x", where));
+    GK__TRY(gk__sg_shape(ctx, w, &ndw, sw, NULL, "w", where));
+    if (ndx != nsp + 2 || ndw != nsp + 2) {
+        gk__lock(&ctx->mu);
+        st = gk__err(ctx, GK_ERR_SHAPE, "%s: x and w must have %d dims (got %d and %d)", where, nsp + 2, ndx, ndw);
+        gk__unlock(&ctx->mu);
+        return st;
+    }
+    so[0] = sx[0];
+    so[1] = transposed ? sw[1] * (groups > 0 ? groups : 1) : sw[0];
+    for (i = 0; i < nsp; i++) {
+        int64_t s = stride[i] > 0 ? stride[i] : 1, d = dilation[i] > 0 ? dilation[i] : 1;
+        so[2 + i] = gk__conv_len(sx[2 + i], sw[2 + i], s, padding[i], d, transposed ? outpad[i] : 0, transposed);
+        if (so[2 + i] < 0) so[2 + i] = 0;
+    }
+    GK__TRY(gk__sg_alloc(ctx, x, -1, nsp + 2, so, &t, where));
+    st = gk__conv(ctx, t, x, w, bias, nsp, transposed, stride, padding, dilation, outpad, groups, where);
+    return gk__finish_new(ctx, st, t, out);
+}
+GKDEF gk_status gk_conv1d_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride, int64_t padding, int64_t dilation,
+                              int64_t groups, gk_tensor *out) {
+    return gk__conv_new(ctx, x, w, bias, 1, 0, &stride, &padding, &dilation, NULL, groups, out, "gk_conv1d_new");
+}
+GKDEF gk_status gk_conv_transpose1d_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride, int64_t padding,
+                                        int64_t output_padding, int64_t groups, int64_t dilation, gk_tensor *out) {
+    return gk__conv_new(ctx, x, w, bias, 1, 1, &stride, &padding, &dilation, &output_padding, groups, out, "gk_conv_transpose1d_new");
+}
+GKDEF gk_status gk_conv2d_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor bias, const int64_t stride[2], const int64_t padding[2],
+                              const int64_t dilation[2], int64_t groups, gk_tensor *out) {
+    if (out) out->id = 0;
+    if (!stride || !padding || !dilation) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_conv2d_new: stride, padding or dilation is NULL");
+    return gk__conv_new(ctx, x, w, bias, 2, 0, stride, padding, dilation, NULL, groups, out, "gk_conv2d_new");
+}
+
+/* ---- weight norm ---- */
+typedef struct gk__wnorm_p { gk_dtype dt; int64_t C, inner; char *out; const char *v, *g; } gk__wnorm_p;
+static void gk__wnorm_cpu(const void *vp) {
+    const gk__wnorm_p *p = (const gk__wnorm_p *)vp;
+    size_t es = gk__dtype_sizes[p->dt];
+    int64_t o, i;
+    for (o = 0; o < p->C; o++) {
+        double s = 0, sc;
+        for (i = 0; i < p->inner; i++) { double a = gk__ldf(p->dt, p->v + (o * p->inner + i) * (int64_t)es); s += a * a; }
+        sc = (double)gk__ldf(p->dt, p->g + o * (int64_t)es) / sqrt(s);
+        for (i = 0; i < p->inner; i++)
+            gk__stf(p->dt, p->out + (o * p->inner + i) * (int64_t)es, (float)(gk__ldf(p->dt, p->v + (o * p->inner + i) * (int64_t)es) * sc));
+    }
+}
+GKDEF gk_status gk_weight_norm(gk_ctx *ctx, gk_tensor out, gk_tensor v, gk_tensor g) {
+    static const char *const names[3] = { "out", "v", "g" };
+    const char *where = "gk_weight_norm";
+    gk_tensor ts[3];
+    gk__opnds ops;
+    gk__wnorm_p p;
+    gk_status st;
+    int i;
+    ts[0] = out; ts[1] = v; ts[2] = g;
+    GK__ENTER(ctx, where);
+    memset(&p, 0, sizeof p);
+    st = gk__sg_operands(ctx, &ops, ts, names, 3, 0, where);
+    if (st == GK_OK) st = gk__sg_check(ctx, &ops, names, 1, where);
+    if (st == GK_OK && ops.s[1]->ndim < 1) st = gk__sg_shape_err(ctx, ops.s[1], "v", "at least 1 dim", where);
+    if (st == GK_OK) {
+        const gk__slot *so = ops.s[0], *sv = ops.s[1];
+        if (so->ndim != sv->ndim || memcmp(so->shape, sv->shape, sizeof(int64_t) * (size_t)sv->ndim) != 0)
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: out and v differ in shape", where);
+        else {
+            p.C = sv->shape[0];
+            p.inner = p.C ? gk__numel(sv) / p.C : 0;
+            if (gk__numel(ops.s[2]) != p.C)
+                st = gk__err(ctx, GK_ERR_SHAPE, "%s: g has %lld elements, expected %lld (one per slice of dim 0)", where,
+                             (long long)gk__numel(ops.s[2]), (long long)p.C);
+            for (i = 1; st == GK_OK && i < ops.s[2]->ndim; i++)
+                if (ops.s[2]->shape[i] != 1 && ops.s[2]->shape[0] != p.C) st = gk__err(ctx, GK_ERR_SHAPE, "%s: g must be [C] or [C, 1, ...]", where);
+        }
+    }
+    if (st == GK_OK && (p.C == 0 || p.inner == 0)) { gk__unlock(&ctx->mu); return GK_OK; }
+    if (st == GK_OK && p.C > INT32_MAX) st = gk__err(ctx, GK_ERR_LIMIT, "%s: too many channels", where);
+    if (st == GK_OK) st = gk__sg_use(ctx, &ops, where);
+    if (st == GK_OK) {
+        p.dt = ops.s[0]->dtype;
+        if (ctx->backend == GK_BACKEND_CPU) {
+            p.out = (char *)(uintptr_t)gk__slot_addr(ops.s[0]);
+            p.v = (const char *)(uintptr_t)gk__slot_addr(ops.s[1]);
+            p.g = (const char *)(uintptr_t)gk__slot_addr(ops.s[2]);
+            st = gk__cpu_run(ctx, gk__wnorm_cpu, &p, sizeof p, where);
+        } else {
+            static const char *const kn[GK_DTYPE_COUNT] = { "gk_wnorm_f32", NULL, "gk_wnorm_f16", "gk_wnorm_bf16" };
+            gk__cu_ptr po = gk__slot_addr(ops.s[0]), pv = gk__slot_addr(ops.s[1]), pg = gk__slot_addr(ops.s[2]);
+            unsigned grid[3] = { 0, 1, 1 }, block[3] = { 256, 1, 1 };
+            void *args[4];
+            grid[0] = (unsigned)p.C;
+            args[0] = &p.inner; args[1] = &po; args[2] = &pv; args[3] = &pg;
+            st = gk__launch_cfg(ctx, GK__MOD_CONV, kn[p.dt], grid, block, 0, args, where);
+        }
+    }
+    gk__sg_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_weight_norm_new(gk_ctx *ctx, gk_tensor v, gk_tensor g, gk_tensor *out) {
+    int64_t shape[GK_MAX_DIMS];
+    int nd = 0;
+    gk_tensor t;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_weight_norm_new: out is NULL");
+    GK__TRY(gk__sg_shape(ctx, v, &nd, shape, NULL, "v", "gk_weight_norm_new"));
+    GK__TRY(gk__sg_alloc(ctx, v, -1, nd, shape, &t, "gk_weight_norm_new"));
+    return gk__finish_new(ctx, gk_weight_norm(ctx, t, v, g), t, out);
+}
+
+/* ======================= LSTM ======================= */
+typedef struct gk__lstm_p {
+    int64_t T, I, H, D;
+    float *out, *hn, *cn;
+    const float *x, *wih, *whh, *bih, *bhh, *h0, *c0;
+    double *ws; /* 7H doubles */
+} gk__lstm_p;
+static double gk__sigm(double x) { return 1.0 / (1.0 + exp(-x)); }
+/* the step loop, in double */
+static void gk__lstm_cpu(const void *vp) {
+    const gk__lstm_p *p = (const gk__lstm_p *)vp;
+    int64_t H = p->H, I = p->I, d, s, r, k, j;
+    double *h = p->ws, *hn = h + H, *c = hn + H, *g = c + H;
+    for (d = 0; d < p->D; d++) {
+        const float *wih = p->wih + d * 4 * H * I, *whh = p->whh + d * 4 * H * H;
+        for (j = 0; j < H; j++) { h[j] = p->h0 ? p->h0[d * H + j] : 0.0; c[j] = p->c0 ? p->c0[d * H + j] : 0.0; }
+        for (s = 0; s < p->T; s++) {
+            int64_t t = d == 0 ? s : p->T - 1 - s;
+            const float *xt = p->x + t * I;
+            for (r = 0; r < 4 * H; r++) {
+                double acc = (p->bih ? p->bih[d * 4 * H + r] : 0.0) + (p->bhh ? p->bhh[d * 4 * H + r] : 0.0);
+                for (k = 0; k < I; k++) acc += (double)wih[r * I + k] * xt[k];
+                for (k = 0; k < H; k++) acc += (double)whh[r * H + k] * h[k];
+                g[r] = acc;
+            }
+            for (j = 0; j < H; j++) {
+                double ig = gk__sigm(g[j]), fg = gk__sigm(g[H + j]), gg = tanh(g[2 * H + j]), og = gk__sigm(g[3 * H + j]);
+                c[j] = fg * c[j] + ig * gg;
+                hn[j] = og * tanh(c[j]);
+            }
+            for (j = 0; j < H; j++) { h[j] = hn[j]; p->out[t * p->D * H + d * H + j] = (float)h[j]; }
+        }
+        for (j = 0; j < H; j++) {
+            if (p->hn) p->hn[d * H + j] = (float)h[j];
+            if (p->cn) p->cn[d * H + j] = (float)c[j];
+        }
+    }
+}
+static size_t gk__al256(size_t x) { return (x + 255) & ~(size_t)255; }
+
+GKDEF gk_status gk_lstm(gk_ctx *ctx, gk_tensor out, gk_tensor h_n, gk_tensor c_n, gk_tensor x, gk_tensor w_ih, gk_tensor w_hh,
+                        gk_tensor b_ih, gk_tensor b_hh, gk_tensor h0, gk_tensor c0) {
+    static const char *const names[10] = { "out", "h_n", "c_n", "x", "w_ih", "w_hh", "b_ih", "b_hh", "h0", "c0" };
+    const char *where = "gk_lstm";
+    gk_tensor ts[10];
+    gk__opnds ops;
+    gk__lstm_p p;
+    gk_status st;
+    int i, ws_used = 0;
+    ts[0] = out; ts[1] = h_n; ts[2] = c_n; ts[3] = x; ts[4] = w_ih; ts[5] = w_hh; ts[6] = b_ih; ts[7] = b_hh; ts[8] = h0; ts[9] = c0;
+    GK__ENTER(ctx, where);
+    memset(&p, 0, sizeof p);
+    st = gk__sg_operands(ctx, &ops, ts, names, 10, 0x3C6u, where);
+    if (st == GK_OK) st = gk__sg_check(ctx, &ops, names, 0, where);
+    if (st == GK_OK && (ops.s[4]->ndim != 3 || (ops.s[4]->shape[0] != 1 && ops.s[4]->shape[0] != 2) || ops.s[4]->shape[1] % 4 != 0 ||
+                        ops.s[4]->shape[1] == 0))
+        st = gk__sg_shape_err(ctx, ops.s[4], "w_ih", "[D, 4H, I] with D = 1 or 2, H >= 1", where);
+    if (st == GK_OK) {
+        p.D = ops.s[4]->shape[0];
+        p.H = ops.s[4]->shape[1] / 4;
+        p.I = ops.s[4]->shape[2];
+        if (ops.s[5]->ndim != 3 || ops.s[5]->shape[0] != p.D || ops.s[5]->shape[1] != 4 * p.H || ops.s[5]->shape[2] != p.H)
+            st = gk__sg_shape_err(ctx, ops.s[5], "w_hh", "[D, 4H, H] matching w_ih", where);
+    }
+    if (st == GK_OK) {
+        const gk__slot *sx = ops.s[3];
+        if (!((sx->ndim == 2 && sx->shape[1] == p.I) || (sx->ndim == 3 && sx->shape[1] == 1 && sx->shape[2] == p.I)))
+            st = gk__sg_shape_err(ctx, sx, "x", "[T, I] or [T, 1, I] (batch 1), I from w_ih", where);
+        else p.T = sx->shape[0];
+    }
+    if (st == GK_OK) {
+        const gk__slot *so = ops.s[0];
+        if (!((so->ndim == 2 && so->shape[0] == p.T && so->shape[1] == p.D * p.H) ||
+              (so->ndim == 3 && so->shape[0] == p.T && so->shape[1] == 1 && so->shape[2] == p.D * p.H)))
+            st = gk__sg_shape_err(ctx, so, "out", "[T, D*H] or [T, 1, D*H]", where);
+    }
+    for (i = 1; st == GK_OK && i < 10; i++) {
+        int64_t want = (i == 6 || i == 7) ? p.D * 4 * p.H : p.D * p.H;
+        if (i >= 3 && i <= 5) continue;
+        if (ops.s[i] && gk__numel(ops.s[i]) != want)
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: %s has %lld elements, expected %lld", where, names[i], (long long)gk__numel(ops.s[i]), (long long)want);
+    }
+    if (st == GK_OK && p.H > 65536) st = gk__err(ctx, GK_ERR_LIMIT, "%s: hidden size %lld too large", where, (long long)p.H);
+    if (st == GK_OK && p.T == 0) { gk__unlock(&ctx->mu); return GK_OK; }
+    if (st == GK_OK && p.T > (int64_t)65535 * 64) st = gk__err(ctx, GK_ERR_LIMIT, "%s: %lld steps (at most %lld)", where, (long long)p.T, (long long)65535 * 64);
+    if (st == GK_OK) st = gk__sg_use(ctx, &ops, where);
+    if (st == GK_OK) {
+        gk__cu_ptr a[10];
+        for (i = 0; i < 10; i++) a[i] = ops.s[i] ? gk__slot_addr(ops.s[i]) : 0;
+        if (ctx->backend == GK_BACKEND_CPU) {
+            gk__cu_ptr ws = 0;
+            st = gk__workspace(ctx, sizeof(double) * 7 * (size_t)p.H, &ws, where);
+            if (st == GK_OK) {
+                ws_used = 1;
+                p.out = (float *)(uintptr_t)a[0]; p.hn = (float *)(uintptr_t)a[1]; p.cn = (float *)(uintptr_t)a[2];
+                p.x = (const float *)(uintptr_t)a[3]; p.wih = (const float *)(uintptr_t)a[4]; p.whh = (const float *)(uintptr_t)a[5];
+                p.bih = (const float *)(uintptr_t)a[6]; p.bhh = (const float *)(uintptr_t)a[7];
+                p.h0 = (const float *)(uintptr_t)a[8]; p.c0 = (const float *)(uintptr_t)a[9];
+                p.ws = (double *)(uintptr_t)ws;
+                st = gk__cpu_run(ctx, gk__lstm_cpu, &p, sizeof p, where);
+            }
+        } else {
+            int D = (int)p.D, H = (int)p.H, T = (int)p.T, I = (int)p.I, R = 4 * H, per_dir, U, NB, use_smem = 1;
+            size_t oG = 0, oH = gk__al256(sizeof(float) * (size_t)p.D * (size_t)p.T * (size_t)R), oF = oH + gk__al256(sizeof(float) * 2 * (size_t)D * (size_t)H);
+            size_t smem;
+            gk__cu_ptr ws = 0, pG, pH, pF;
+            per_dir = ctx->info.sm_count / D;
+            if (per_dir > 256) per_dir = 256;
+            if (per_dir < 1) per_dir = 1;
+            U = (H + per_dir - 1) / per_dir;
+            NB = (H + U - 1) / U;
+            smem = sizeof(float) * ((size_t)4 * U * H + H + 8 * U);
+            if ((long long)smem > (long long)ctx->info.max_smem_per_block_optin) { use_smem = 0; smem = sizeof(float) * ((size_t)H + 8 * U); }
+            GK__UNUSED(oG);
+            st = gk__workspace(ctx, oF + sizeof(unsigned) * (size_t)(D * NB), &ws, where);
+            if (st == GK_OK) {
+                unsigned grid[3], block[3] = { 256, 1, 1 };
+                void *args[15];
+                ws_used = 1;
+                pG = ws; pH = ws + oH; pF = ws + oF;
+                grid[0] = (unsigned)((R + 63) / 64); grid[1] = (unsigned)((T + 63) / 64); grid[2] = (unsigned)D;
+                args[0] = &pG; args[1] = &a[3]; args[2] = &a[4]; args[3] = &a[6]; args[4] = &a[7]; args[5] = &T; args[6] = &R; args[7] = &I;
+                st = gk__launch_cfg(ctx, GK__MOD_LSTM, "gk_lstm_proj", grid, block, 0, args, where);
+                if (st == GK_OK) st = gk__sg_launch_err(ctx, ctx->cu.MemsetD8Async(pF, 0, sizeof(unsigned) * (size_t)(D * NB), ctx->cur_stream->cu), where, "cuMemsetD8Async");
+                if (st == GK_OK) {
+                    args[0] = &pG; args[1] = &a[5]; args[2] = &a[8]; args[3] = &a[9]; args[4] = &a[0]; args[5] = &a[1]; args[6] = &a[2];
+                    args[7] = &pH; args[8] = &pF; args[9] = &T; args[10] = &H; args[11] = &D; args[12] = &NB; args[13] = &U; args[14] = &use_smem;
+                    st = gk__launch_coop(ctx, GK__MOD_LSTM, "gk_lstm_rec", (unsigned)(D * NB), 256, (unsigned)smem, args, where);
+                }
+            }
+        }
+    }
+    if (ws_used) gk__unuse(ctx, ctx->ws);
+    gk__sg_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_lstm_new(gk_ctx *ctx, gk_tensor x, gk_tensor w_ih, gk_tensor w_hh, gk_tensor b_ih, gk_tensor b_hh, gk_tensor h0,
+                            gk_tensor c0, gk_tensor *out) {
+    int64_t sx[GK_MAX_DIMS], sw[GK_MAX_DIMS], so[2];
+    int ndx = 0, ndw = 0;
+    gk_tensor t;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_lstm_new: out is NULL");
+    GK__TRY(gk__sg_shape(ctx, x, &ndx, sx, NULL, "x", "gk_lstm_new"));
+    GK__TRY(gk__sg_shape(ctx, w_ih, &ndw, sw, NULL, "w_ih", "gk_lstm_new"));
+    so[0] = ndx > 0 ? sx[0] : 0;
+    so[1] = ndw == 3 ? sw[0] * (sw[1] / 4) : 0;
+    GK__TRY(gk__sg_alloc(ctx, x, GK_F32, 2, so, &t, "gk_lstm_new"));
+    return gk__finish_new(ctx, gk_lstm(ctx, t, gk__sg_none, gk__sg_none, x, w_ih, w_hh, b_ih, b_hh, h0, c0), t, out);
+}
+
+/* ======================= FFT / STFT / mel ======================= */
+enum { GK__FI_COMPLEX = 0, GK__FI_REAL, GK__FI_HALF, GK__FI_FRAMES, GK__FI_SPEC };
+enum { GK__FO_COMPLEX = 0, GK__FO_HALF, GK__FO_REAL, GK__FO_SPEC, GK__FO_POWER, GK__FO_WREAL };
+typedef struct gk__fftp { /* the layout of gk_fftp in kernels/fft.cu */
+    int n, m, nf, blue, inverse, in_mode, out_mode, center;
+    int f[16];
+    int64_t batch, nframes, hop, sig_len, sig_avail, sig_stride;
+    float scale;
+    int has_window;
+    int tw_table, pad_;
+} gk__fftp;
+#define GK__FFT_MAXN ((int64_t)1 << 22)
+
+/* factors of m into 4, 2, 3, 5 (DIT order); 0 when m has another prime factor */
+static int gk__fft_factor(int64_t m, int *f, int *nf) {
+    int k = 0;
+    while (m % 4 == 0 && k < 16) { f[k++] = 4; m /= 4; }
+    while (m % 2 == 0 && k < 16) { f[k++] = 2; m /= 2; }
+    while (m % 3 == 0 && k < 16) { f[k++] = 3; m /= 3; }
+    while (m % 5 == 0 && k < 16) { f[k++] = 5; m /= 5; }
+    *nf = k;
+    return m == 1;
+}
+static gk_status gk__fft_plan(gk_ctx *ctx, gk__fftp *P, int64_t n, int inverse, const char *where) {
+    int64_t m = n;
+    if (n < 2) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: FFT length %lld (needs at least 2)", where, (long long)n);
+    if (n > GK__FFT_MAXN) return gk__err(ctx, GK_ERR_LIMIT, "%s: FFT length %lld (at most %lld)", where, (long long)n, (long long)GK__FFT_MAXN);
+    P->n = (int)n;
+    P->inverse = inverse;
+    P->blue = 0;
+    if (!gk__fft_factor(n, P->f, &P->nf)) {
+        int tmp[16], nt;
+        P->blue = 1;
+        for (m = 2 * n - 1; !gk__fft_factor(m, tmp, &nt); m++) { }
+        gk__fft_factor(m, P->f, &P->nf);
+    }
+    P->m = (int)m;
+    return GK_OK;
+}
+
+/* ---- CPU reference: the same algorithm in double ---- */
+typedef struct gk__cd { double re, im; } gk__cd;
+static int gk__fft_rev(int p, const gk__fftp *P) {
+    int L = P->m, r = 0, mult = 1, k;
+    for (k = P->nf - 1; k >= 0; k--) {
+        int d;
+        L /= P->f[k];
+        d = p / L;
+        p -= d * L;
+        r += d * mult;
+        mult *= P->f[k];
+    }
+    return r;
+}
+static gk__cd gk__cmul(gk__cd a, gk__cd b) { gk__cd r; r.re = a.re * b.re - a.im * b.im; r.im = a.re * b.im + a.im * b.re; return r; }
+static gk__cd gk__expi(double ang) { gk__cd r; r.re = cos(ang); r.im = sin(ang); return r; }
+static void gk__fft_stages_cpu(gk__cd *buf, const gk__fftp *P, double sgn, int dif) {
+    const double pi = 3.14159265358979323846;
+    int Ls[16], L = 1, k, kk;
+    for (k = 0; k < P->nf; k++) { Ls[k] = L; L *= P->f[k]; }
+    for (kk = 0; kk < P->nf; kk++) {
+        int R, N, i, j, mm;
+        double cs[5], sn[5];
+        k = dif ? P->nf - 1 - kk : kk;
+        R = P->f[k];
+        L = Ls[k];
+        N = L * R;
+        for (j = 0; j < R; j++) { cs[j] = cos(2 * pi * j / R); sn[j] = sgn * sin(2 * pi * j / R); }
+        for (i = 0; i < P->m / R; i++) {
+            int b = i / L, q = i - b * L;
+            gk__cd *base = buf + b * N + q, a[5], y[5];
+            for (j = 0; j < R; j++) a[j] = base[j * L];
+            if (!dif)
+                for (j = 1; j < R; j++) a[j] = gk__cmul(a[j], gk__expi(sgn * 2 * pi * (double)(j * q) / N));
+            for (mm = 0; mm < R; mm++) {
+                gk__cd acc = a[0];
+                for (j = 1; j < R; j++) {
+                    int e = (j * mm) % R;
+                    acc.re += a[j].re * cs[e] - a[j].im * sn[e];
+                    acc.im += a[j].re * sn[e] + a[j].im * cs[e];
+                }
+                y[mm] = acc;
+            }
+            if (dif)
+                for (j = 1; j < R; j++) y[j] = gk__cmul(y[j], gk__expi(sgn * 2 * pi * (double)(j * q) / N));
+            for (j = 0; j < R; j++) base[j * L] = y[j];
+        }
+    }
+}
+static double gk__fft_win_cpu(const gk__fftp *P, const float *win, int k) {
+    if (P->has_window) return win[k];
+    return 0.5 - 0.5 * cos(2 * 3.14159265358979323846 * k / P->n);
+}
+static gk__cd gk__fft_load_cpu(const gk__fftp *P, const float *in, const float *win, int64_t row, int idx) {
+    gk__cd v;
+    int n = P->n;
+    v.re = 0; v.im = 0;
+    switch (P->in_mode) {
+    case GK__FI_COMPLEX: v.re = in[(row * n + idx) * 2]; v.im = in[(row * n + idx) * 2 + 1]; break;
+    case GK__FI_REAL: v.re = in[row * n + idx]; break;
+    case GK__FI_HALF:
+    case GK__FI_SPEC: {
+        int h = n / 2 + 1, k = idx <= n / 2 ? idx : n - idx;
+        const float *p;
+        if (P->in_mode == GK__FI_HALF) p = in + (row * h + k) * 2;
+        else {
+            int64_t b = row / P->nframes, t = row - b * P->nframes;
+            p = in + ((b * h + k) * P->nframes + t) * 2;
+        }
+        v.re = p[0];
+        v.im = (k == 0 || 2 * k == n) ? 0.0 : idx <= n / 2 ? p[1] : -p[1];
+        break;
+    }
+    default: {
+        int64_t b = row / P->nframes, t = row - b * P->nframes;
+        int64_t pos = t * P->hop + idx - (P->center ? n / 2 : 0);
+        if (pos < 0) pos = -pos;
+        if (pos >= P->sig_len) pos = 2 * (P->sig_len - 1) - pos;
+        v.re = (pos < P->sig_avail ? in[b * P->sig_stride + pos] : 0.0f) * gk__fft_win_cpu(P, win, idx);
+        break;
+    }
+    }
+    return v;
+}
+static void gk__fft_store_cpu(const gk__fftp *P, float *out, const float *win, int64_t row, int k, gk__cd v) {
+    int n = P->n, h = n / 2 + 1;
+    v.re *= P->scale;
+    v.im *= P->scale;
+    switch (P->out_mode) {
+    case GK__FO_COMPLEX: out[(row * n + k) * 2] = (float)v.re; out[(row * n + k) * 2 + 1] = (float)v.im; break;
+    case GK__FO_HALF: if (k < h) { out[(row * h + k) * 2] = (float)v.re; out[(row * h + k) * 2 + 1] = (float)v.im; } break;
+    case GK__FO_REAL: out[row * n + k] = (float)v.re; break;
+    case GK__FO_SPEC:
+        if (k < h) {
+            int64_t b = row / P->nframes, t = row - b * P->nframes;
+            out[((b * h + k) * P->nframes + t) * 2] = (float)v.re;
+            out[((b * h + k) * P->nframes + t) * 2 + 1] = (float)v.im;
+        }
+        break;
+    case GK__FO_POWER: if (k < h) out[row * h + k] = (float)(v.re * v.re + v.im * v.im); break;
+    default: out[row * n + k] = (float)(v.re * gk__fft_win_cpu(P, win, k)); break;
+    }
+}
+/* scratch: 2 m complex doubles */
+static void gk__fft_run_cpu(const gk__fftp *P, float *out, const float *in, const float *win, gk__cd *ws) {
+    const double pi = 3.14159265358979323846;
+    gk__cd *buf = ws, *bhat = ws + P->m;
+    double sgn = P->inverse ? 1.0 : -1.0;
+    int64_t row;
+    int p, n = P->n, m = P->m;
+    if (P->blue) {
+        for (p = 0; p < m; p++) {
+            int j = gk__fft_rev(p, P), jj = j < n ? j : (j > m - n ? m - j : -1);
+            buf[p].re = 0; buf[p].im = 0;
+            if (jj >= 0) buf[p] = gk__expi(-sgn * pi * (double)(((int64_t)jj * jj) % (2 * n)) / n);
+        }
+        gk__fft_stages_cpu(buf, P, -1.0, 0);
+        for (p = 0; p < m; p++) { bhat[p].re = buf[p].re / m; bhat[p].im = buf[p].im / m; }
+    }
+    for (row = 0; row < P->batch; row++) {
+        if (!P->blue) {
+            for (p = 0; p < m; p++) buf[p] = gk__fft_load_cpu(P, in, win, row, gk__fft_rev(p, P));
+            gk__fft_stages_cpu(buf, P, sgn, 0);
+            for (p = 0; p < n; p++) gk__fft_store_cpu(P, out, win, row, p, buf[p]);
+        } else {
+            for (p = 0; p < m; p++) {
+                buf[p].re = 0; buf[p].im = 0;
+                if (p < n) buf[p] = gk__cmul(gk__fft_load_cpu(P, in, win, row, p), gk__expi(sgn * pi * (double)(((int64_t)p * p) % (2 * n)) / n));
+            }
+            gk__fft_stages_cpu(buf, P, -1.0, 1);
+            for (p = 0; p < m; p++) buf[p] = gk__cmul(buf[p], bhat[gk__fft_rev(p, P)]);
+            gk__fft_stages_cpu(buf, P, 1.0, 0);
+            for (p = 0; p < n; p++)
+                gk__fft_store_cpu(P, out, win, row, p, gk__cmul(buf[p], gk__expi(sgn * pi * (double)(((int64_t)p * p) % (2 * n)) / n)));
+        }
+    }
+}
+
+/* One thunk for every FFT-based op on the CPU: the transform, then (op)
+   iSTFT overlap-add or the Whisper mel/log/clamp stages. */
+enum { GK__SG_FFT = 0, GK__SG_ISTFT, GK__SG_WMEL };
+typedef struct gk__fft_cpu_p {
+    gk__fftp P;
+    int op;
+    float *out, *tmp;       /* tmp: frames (iSTFT) or power (Whisper) */
+    const float *in, *win, *filt;
+    gk__cd *ws;
+    int64_t B, len;         /* iSTFT: signals, output length */
+    int M;                  /* Whisper: mel bins */
+} gk__fft_cpu_p;
+static void gk__istft_ola_cpu(const gk__fftp *P, float *out, const float *frames, const float *win, int64_t B, int64_t len) {
+    int n = P->n;
+    int64_t pad = P->center ? n / 2 : 0, T = P->nframes, hop = P->hop, i;
+    for (i = 0; i < B * len; i++) {
+        int64_t b = i / len, j = i - b * len, jp = j + pad, t1 = jp / hop, t0 = jp - n + 1 <= 0 ? 0 : (jp - n + 1 + hop - 1) / hop, t;
+        double s = 0, env = 0;
+        if (t1 > T - 1) t1 = T - 1;
+        for (t = t0; t <= t1; t++) {
+            int k = (int)(jp - t * hop);
+            double w = gk__fft_win_cpu(P, win, k);
+            s += frames[(b * T + t) * n + k];
+            env += w * w;
+        }
+        out[i] = env > 1e-11 ? (float)(s / env) : 0.0f;
+    }
+}
+static void gk__fft_cpu(const void *vp) {
+    const gk__fft_cpu_p *q = (const gk__fft_cpu_p *)vp;
+    if (q->op == GK__SG_FFT) { gk__fft_run_cpu(&q->P, q->out, q->in, q->win, q->ws); return; }
+    gk__fft_run_cpu(&q->P, q->tmp, q->in, q->win, q->ws);
+    if (q->op == GK__SG_ISTFT) { gk__istft_ola_cpu(&q->P, q->out, q->tmp, q->win, q->B, q->len); return; }
+    {
+        int64_t T = q->P.nframes, b, t, F = q->P.n / 2 + 1, k;
+        int mm;
+        for (b = 0; b < q->B; b++) {
+            double mx = -1e300;
+            float *o = q->out + b * q->M * T;
+            for (mm = 0; mm < q->M; mm++)
+                for (t = 0; t < T; t++) {
+                    double acc = 0;
+                    for (k = 0; k < F; k++) acc += (double)q->filt[mm * F + k] * q->tmp[(b * T + t) * F + k];
+                    o[mm * T + t] = (float)log10(acc > 1e-10 ? acc : 1e-10);
+                    if (o[mm * T + t] > mx) mx = o[mm * T + t];
+                }
+            for (t = 0; t < q->M * T; t++) o[t] = (float)(((o[t] > mx - 8.0 ? o[t] : (float)(mx - 8.0)) + 4.0) / 4.0);
+        }
+    }
+}
+
+/* CUDA, transforms larger than shared memory: every stage is a launch over
+   the global buffer buf [rows][m] (see gk_fft_g_* in kernels/fft.cu). */
+static gk_status gk__fft_gstages(gk_ctx *ctx, gk__cu_ptr buf, int64_t rows, const gk__fftp *P, float sgn, int dif, const char *where) {
+    int Ls[16], L = 1, k, kk, m = P->m;
+    for (k = 0; k < P->nf; k++) { Ls[k] = L; L *= P->f[k]; }
+    for (kk = 0; kk < P->nf; kk++) {
+        int R;
+        void *args[7];
+        k = dif ? P->nf - 1 - kk : kk;
+        R = P->f[k];
+        L = Ls[k];
+        args[0] = &buf; args[1] = &rows; args[2] = &m; args[3] = &L; args[4] = &R; args[5] = &sgn; args[6] = &dif;
+        GK__TRY(gk__launch(ctx, GK__MOD_FFT, "gk_fft_g_stage", rows * (m / R), args, where));
+    }
+    return GK_OK;
+}
+static gk_status gk__fft_global(gk_ctx *ctx, gk__fftp *P, gk__cu_ptr dst, gk__cu_ptr in, gk__cu_ptr win, gk__cu_ptr bhat, gk__cu_ptr buf,
+                                const char *where) {
+    void *args[5];
+    int what;
+    float sgn = P->inverse ? 1.0f : -1.0f, sc = 1.0f / (float)P->m;
+    args[0] = P; args[2] = &in; args[3] = &win; args[4] = &what;
+    if (P->blue) {
+        what = 2;
+        args[1] = &bhat;
+        GK__TRY(gk__launch(ctx, GK__MOD_FFT, "gk_fft_g_load", P->m, args, where));
+        GK__TRY(gk__fft_gstages(ctx, bhat, 1, P, -1.0f, 0, where));
+        what = 1;
+        args[1] = &buf;
+        GK__TRY(gk__launch(ctx, GK__MOD_FFT, "gk_fft_g_load", P->batch * P->m, args, where));
+        GK__TRY(gk__fft_gstages(ctx, buf, P->batch, P, -1.0f, 1, where));
+        args[1] = &buf; args[2] = &bhat; args[3] = &sc;
+        GK__TRY(gk__launch(ctx, GK__MOD_FFT, "gk_fft_g_mul", P->batch * P->m, args, where));
+        GK__TRY(gk__fft_gstages(ctx, buf, P->batch, P, 1.0f, 0, where));
+    } else {
+        what = 0;
+        args[1] = &buf;
+        GK__TRY(gk__launch(ctx, GK__MOD_FFT, "gk_fft_g_load", P->batch * P->m, args, where));
+        GK__TRY(gk__fft_gstages(ctx, buf, P->batch, P, sgn, 0, where));
+    }
+    args[0] = P; args[1] = &dst; args[2] = &buf; args[3] = &win;
+    return gk__launch(ctx, GK__MOD_FFT, "gk_fft_g_store", P->batch * P->n, args, where);
+}
+
+/* Issues a transform (P complete) plus its follow-up stage. addresses:
+   out, in, win (0: Hann), filt; tmp_bytes: frames / power scratch. */
+static gk_status gk__fft_issue(gk_ctx *ctx, gk__fftp *P, int op, gk__cu_ptr out, gk__cu_ptr in, gk__cu_ptr win, gk__cu_ptr filt,
+                               int64_t B, int64_t len, int M, const char *where) {
+    gk__cu_ptr ws = 0;
+    size_t tmp_bytes = 0, o_fft;
+    gk_status st;
+    if (op == GK__SG_ISTFT) tmp_bytes = sizeof(float) * (size_t)P->batch * (size_t)P->n;
+    if (op == GK__SG_WMEL) tmp_bytes = sizeof(float) * (size_t)P->batch * (size_t)(P->n / 2 + 1) + 256 + sizeof(unsigned) * (size_t)B;
+    o_fft = gk__al256(tmp_bytes);
+    P->has_window = win != 0;
+    if (ctx->backend == GK_BACKEND_CPU) {
+        gk__fft_cpu_p q;
+        GK__TRY(gk__workspace(ctx, o_fft + sizeof(gk__cd) * 2 * (size_t)P->m, &ws, where));
+        memset(&q, 0, sizeof q);
+        q.P = *P; q.op = op;
+        q.out = (float *)(uintptr_t)out; q.tmp = (float *)(uintptr_t)ws;
+        q.in = (const float *)(uintptr_t)in; q.win = (const float *)(uintptr_t)win; q.filt = (const float *)(uintptr_t)filt;
+        q.ws = (gk__cd *)(uintptr_t)(ws + o_fft);
+        q.B = B; q.len = len; q.M = M;
+        st = gk__cpu_run(ctx, gk__fft_cpu, &q, sizeof q, where);
+    } else {
+        unsigned grid[3] = { 1, 1, 1 }, block[3] = { 64, 1, 1 }, smem = (unsigned)P->m * 8;
+        /* twiddle + window tables next to the data when they fit too */
+        long long smem_t = (long long)P->m * 16 + (long long)P->n * 4;
+        gk__cu_ptr bhat, dst;
+        int64_t g;
+        void *args[6];
+        /* one block per transform in shared memory when it fits, else the global-memory stages */
+        int global = (long long)P->m * 8 > (long long)ctx->info.max_smem_per_block_optin;
+        size_t o_buf = o_fft + (P->blue ? gk__al256((size_t)P->m * 8) : 0);
+        gk__cu_ptr gbuf;
+        GK__TRY(gk__workspace(ctx, o_buf + (global ? (size_t)P->batch * (size_t)P->m * 8 : 0), &ws, where));
+        bhat = ws + o_fft;
+        gbuf = ws + o_buf;
+        dst = op == GK__SG_FFT ? out : ws;
+        while (block[0] < 256 && (int)block[0] * 4 < P->m) block[0] *= 2;
+        st = GK_OK;
+        if (global) st = gk__fft_global(ctx, P, dst, in, win, bhat, gbuf, where);
+        else {
+            if (P->blue) {
+                args[0] = P; args[1] = &bhat;
+                st = gk__launch_cfg(ctx, GK__MOD_FFT, "gk_fft_chirp", grid, block, smem, args, where);
+            }
+            g = P->batch < (int64_t)ctx->info.sm_count * 32 ? P->batch : (int64_t)ctx->info.sm_count * 32;
+            grid[0] = (unsigned)(g > 0 ? g : 1);
+            P->tw_table = smem_t <= (long long)ctx->info.max_smem_per_block_optin;
+            args[0] = P; args[1] = &dst; args[2] = &in; args[3] = &win; args[4] = &bhat;
+            if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_FFT, "gk_fft_run", grid, block, P->tw_table ? (unsigned)smem_t : smem, args, where);
+            P->tw_table = 0;
+        }
+        if (st == GK_OK && op == GK__SG_ISTFT) {
+            args[0] = P; args[1] = &out; args[2] = &ws; args[3] = &win; args[4] = &B; args[5] = &len;
+            st = gk__launch(ctx, GK__MOD_FFT, "gk_istft_ola", B * len, args, where);
+        }
+        if (st == GK_OK && op == GK__SG_WMEL) {
+            int F = P->n / 2 + 1;
+            int64_t T = P->nframes, per = (int64_t)M * T, nn = B * per;
+            gk__cu_ptr mx = ws + gk__al256(sizeof(float) * (size_t)P->batch * (size_t)F);
+            unsigned mblock[3] = { 256, 1, 1 }, mgrid[3] = { 1, 1, 1 };
+            st = gk__sg_launch_err(ctx, ctx->cu.MemsetD8Async(mx, 0, sizeof(unsigned) * (size_t)B, ctx->cur_stream->cu), where, "cuMemsetD8Async");
+            mgrid[0] = (unsigned)((T + 31) / 32);
+            mgrid[1] = (unsigned)B;
+            args[0] = &out; args[1] = &ws; args[2] = &filt; args[3] = &mx; args[4] = &F; args[5] = &M;
+            {
+                void *a7[7];
+                a7[0] = &out; a7[1] = &ws; a7[2] = &filt; a7[3] = &mx; a7[4] = &F; a7[5] = &M; a7[6] = &T;
+                if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_FFT, "gk_wmel_log", mgrid, mblock, (unsigned)(sizeof(float) * 32 * (size_t)F), a7, where);
+            }
+            args[0] = &out; args[1] = &mx; args[2] = &per; args[3] = &nn;
+            if (st == GK_OK) st = gk__launch(ctx, GK__MOD_FFT, "gk_wmel_norm", nn, args, where);
+        }
+    }
+    gk__unuse(ctx, ctx->ws);
+    return st;
+}
+
+/* checks shared by the FFT entries: f32, contiguous operands */
+static gk_status gk__fft_enter(gk_ctx *ctx, gk__opnds *ops, const gk_tensor *ts, const char *const *names, int n, unsigned optional,
+                               const char *where) {
+    GK__TRY(gk__sg_operands(ctx, ops, ts, names, n, optional, where));
+    return gk__sg_check(ctx, ops, names, 0, where);
+}
+static int gk__same_dims(const gk__slot *a, int na, const gk__slot *b, int nb, int count) {
+    return memcmp(a->shape + na, b->shape + nb, sizeof(int64_t) * (size_t)count) == 0;
+}
+
+/* kind: 0 fft, 1 rfft, 2 irfft */
+static gk_status gk__fft_op(gk_ctx *ctx, gk_tensor out, gk_tensor x, int kind, int inverse, const char *where) {
+    static const char *const names[2] = { "out", "x" };
+    gk_tensor ts[2];
+    gk__opnds ops;
+    gk__fftp P;
+    gk_status st;
+    int64_t n = 0;
+    ts[0] = out; ts[1] = x;
+    GK__ENTER(ctx, where);
+    memset(&P, 0, sizeof P);
+    st = gk__fft_enter(ctx, &ops, ts, names, 2, 0, where);
+    if (st == GK_OK) {
+        const gk__slot *so = ops.s[0], *sx = ops.s[1];
+        if (kind == 0) {
+            if (sx->ndim < 2 || sx->shape[sx->ndim - 1] != 2) st = gk__sg_shape_err(ctx, sx, "x", "[..., n, 2] (complex)", where);
+            else if (so->ndim != sx->ndim || !gk__same_dims(so, 0, sx, 0, sx->ndim)) st = gk__err(ctx, GK_ERR_SHAPE, "%s: out and x differ in shape", where);
+            else n = sx->shape[sx->ndim - 2];
+        } else if (kind == 1) {
+            if (sx->ndim < 1) st = gk__sg_shape_err(ctx, sx, "x", "[..., n]", where);
+            else {
+                n = sx->shape[sx->ndim - 1];
+                if (so->ndim != sx->ndim + 1 || !gk__same_dims(so, 0, sx, 0, sx->ndim - 1) || so->shape[so->ndim - 2] != n / 2 + 1 ||
+                    so->shape[so->ndim - 1] != 2)
+                    st = gk__sg_shape_err(ctx, so, "out", "[..., n/2+1, 2] for x [..., n]", where);
+            }
+        } else {
+            if (so->ndim < 1) st = gk__sg_shape_err(ctx, so, "out", "[..., n]", where);
+            else {
+                n = so->shape[so->ndim - 1];
+                if (sx->ndim != so->ndim + 1 || !gk__same_dims(sx, 0, so, 0, so->ndim - 1) || sx->shape[sx->ndim - 2] != n / 2 + 1 ||
+                    sx->shape[sx->ndim - 1] != 2)
+                    st = gk__sg_shape_err(ctx, sx, "x", "[..., n/2+1, 2] for out [..., n]", where);
+            }
+        }
+    }
+    if (st == GK_OK) st = gk__fft_plan(ctx, &P, n, inverse, where);
+    if (st == GK_OK) {
+        P.batch = kind == 2 ? gk__numel(ops.s[0]) / n : kind == 1 ? gk__numel(ops.s[1]) / n : gk__numel(ops.s[1]) / (2 * n);
+        P.in_mode = kind == 0 ? GK__FI_COMPLEX : kind == 1 ? GK__FI_REAL : GK__FI_HALF;
+        P.out_mode = kind == 0 ? GK__FO_COMPLEX : kind == 1 ? GK__FO_HALF : GK__FO_REAL;
+        P.scale = inverse ? 1.0f / (float)n : 1.0f;
+    }
+    if (st == GK_OK && P.batch == 0) { gk__unlock(&ctx->mu); return GK_OK; }
+    if (st == GK_OK) st = gk__sg_use(ctx, &ops, where);
+    if (st == GK_OK) st = gk__fft_issue(ctx, &P, GK__SG_FFT, gk__slot_addr(ops.s[0]), gk__slot_addr(ops.s[1]), 0, 0, 0, 0, 0, where);
+    gk__sg_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_fft(gk_ctx *ctx, gk_tensor out, gk_tensor x, int inverse) { return gk__fft_op(ctx, out, x, 0, inverse != 0, "gk_fft"); }
+GKDEF gk_status gk_rfft(gk_ctx *ctx, gk_tensor out, gk_tensor x) { return gk__fft_op(ctx, out, x, 1, 0, "gk_rfft"); }
+GKDEF gk_status gk_irfft(gk_ctx *ctx, gk_tensor out, gk_tensor x) { return gk__fft_op(ctx, out, x, 2, 1, "gk_irfft"); }
+
+/* _new of the FFT family: out shape from x's with the last dims replaced */
+static gk_status gk__sg_new_from(gk_ctx *ctx, gk_tensor x, int drop, int nadd, const int64_t *add, int dt, gk_tensor *out, int64_t *xs,
+                                 int *xnd, const char *where) {
+    int64_t shape[GK_MAX_DIMS + 4];
+    int nd = 0, i;
+    gk_status st;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", where);
+    GK__TRY(gk__sg_shape(ctx, x, &nd, shape, NULL, "x", where));
+    if (xs) memcpy(xs, shape, sizeof(int64_t) * GK_MAX_DIMS);
+    if (xnd) *xnd = nd;
+    if (nd < drop || nd - drop + nadd > GK_MAX_DIMS) {
+        gk__lock(&ctx->mu);
+        st = gk__err(ctx, GK_ERR_SHAPE, "%s: x has %d dims", where, nd);
+        gk__unlock(&ctx->mu);
+        return st;
+    }
+    nd -= drop;
+    for (i = 0; i < nadd; i++) shape[nd++] = add[i];
+    return gk__sg_alloc(ctx, x, dt, nd, shape, out, where);
+}
+GKDEF gk_status gk_fft_new(gk_ctx *ctx, gk_tensor x, int inverse, gk_tensor *out) {
+    gk_tensor t;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", "gk_fft_new");
+    GK__TRY(gk__sg_new_from(ctx, x, 0, 0, NULL, GK_F32, &t, NULL, NULL, "gk_fft_new"));
+    return gk__finish_new(ctx, gk_fft(ctx, t, x, inverse), t, out);
+}
+GKDEF gk_status gk_rfft_new(gk_ctx *ctx, gk_tensor x, gk_tensor *out) {
+    int64_t s[GK_MAX_DIMS], add[2];
+    int nd = 0;
+    gk_tensor t;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_rfft_new: out is NULL");
+    GK__TRY(gk__sg_shape(ctx, x, &nd, s, NULL, "x", "gk_rfft_new"));
+    add[0] = nd > 0 ? s[nd - 1] / 2 + 1 : 0;
+    add[1] = 2;
+    GK__TRY(gk__sg_new_from(ctx, x, nd > 0 ? 1 : 0, 2, add, GK_F32, &t, NULL, NULL, "gk_rfft_new"));
+    return gk__finish_new(ctx, gk_rfft(ctx, t, x), t, out);
+}
+GKDEF gk_status gk_irfft_new(gk_ctx *ctx, gk_tensor x, int64_t n, gk_tensor *out) {
+    gk_tensor t;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", "gk_irfft_new");
+    if (n < 0) n = 0;
+    GK__TRY(gk__sg_new_from(ctx, x, 2, 1, &n, GK_F32, &t, NULL, NULL, "gk_irfft_new"));
+    return gk__finish_new(ctx, gk_irfft(ctx, t, x), t, out);
+}
+
+/* ---- STFT / iSTFT / Whisper ---- */
+static gk_status gk__stft_params(gk_ctx *ctx, int64_t n_fft, int64_t hop, const char *where) {
+    if (n_fft < 2) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: n_fft %lld (needs at least 2)", where, (long long)n_fft);
+    if (hop < 1) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: hop %lld (needs at least 1)", where, (long long)hop);
+    return GK_OK;
+}
+/* frames of a signal of length L, or -1 (with the error set) */
+static int64_t gk__stft_frames(gk_ctx *ctx, int64_t L, int64_t n_fft, int64_t hop, int center, const char *where) {
+    int64_t pad = center ? n_fft / 2 : 0;
+    if (center && L <= pad) {
+        gk__err(ctx, GK_ERR_SHAPE, "%s: signal of %lld samples is too short for reflect padding of %lld (n_fft %lld)", where, (long long)L,
+                (long long)pad, (long long)n_fft);
+        return -1;
+    }
+    if (L + 2 * pad < n_fft) {
+        gk__err(ctx, GK_ERR_SHAPE, "%s: n_fft %lld is larger than the padded signal (%lld samples)", where, (long long)n_fft, (long long)(L + 2 * pad));
+        return -1;
+    }
+    return 1 + (L + 2 * pad - n_fft) / hop;
+}
+static gk_status gk__window_check(gk_ctx *ctx, const gk__slot *w, int64_t n_fft, const char *where) {
+    if (w && (w->ndim != 1 || w->shape[0] != n_fft))
+        return gk__err(ctx, GK_ERR_SHAPE, "%s: window has %lld elements in %d dims, expected [n_fft = %lld]", where, (long long)gk__numel(w), w->ndim,
+                       (long long)n_fft);
+    return GK_OK;
+}
+GKDEF gk_status gk_stft(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor window, int64_t n_fft, int64_t hop, int center) {
+    static const char *const names[3] = { "out", "x", "window" };
+    const char *where = "gk_stft";
+    gk_tensor ts[3];
+    gk__opnds ops;
+    gk__fftp P;
+    gk_status st;
+    int64_t B = 1, L = 0, T = 0;
+    ts[0] = out; ts[1] = x; ts[2] = window;
+    GK__ENTER(ctx, where);
+    memset(&P, 0, sizeof P);
+    st = gk__fft_enter(ctx, &ops, ts, names, 3, 4u, where);
+    if (st == GK_OK) st = gk__stft_params(ctx, n_fft, hop, where);
+    if (st == GK_OK) st = gk__window_check(ctx, ops.s[2], n_fft, where);
+    if (st == GK_OK) {
+        const gk__slot *sx = ops.s[1], *so = ops.s[0];
+        if (sx->ndim != 1 && sx->ndim != 2) st = gk__sg_shape_err(ctx, sx, "x", "[L] or [B, L]", where);
+        else {
+            B = sx->ndim == 2 ? sx->shape[0] : 1;
+            L = sx->shape[sx->ndim - 1];
+            T = gk__stft_frames(ctx, L, n_fft, hop, center, where);
+            if (T < 0) st = GK_ERR_SHAPE;
+            else {
+                int64_t want[4];
+                char wb[128];
+                int nd = 0;
+                if (sx->ndim == 2) want[nd++] = B;
+                want[nd++] = n_fft / 2 + 1; want[nd++] = T; want[nd++] = 2;
+                if (so->ndim != nd || memcmp(so->shape, want, sizeof(int64_t) * (size_t)nd) != 0) {
+                    snprintf(wb, sizeof wb, "[%s%lld, %lld, 2]", sx->ndim == 2 ? "B, " : "", (long long)(n_fft / 2 + 1), (long long)T);
+                    st = gk__sg_shape_err(ctx, so, "out", wb, where);
+                }
+            }
+        }
+    }
+    if (st == GK_OK) st = gk__fft_plan(ctx, &P, n_fft, 0, where);
+    if (st == GK_OK && B == 0) { gk__unlock(&ctx->mu); return GK_OK; }
+    if (st == GK_OK) {
+        P.in_mode = GK__FI_FRAMES; P.out_mode = GK__FO_SPEC; P.scale = 1.0f; P.center = center != 0;
+        P.batch = B * T; P.nframes = T; P.hop = hop; P.sig_len = L; P.sig_avail = L; P.sig_stride = L;
+        st = gk__sg_use(ctx, &ops, where);
+    }
+    if (st == GK_OK)
+        st = gk__fft_issue(ctx, &P, GK__SG_FFT, gk__slot_addr(ops.s[0]), gk__slot_addr(ops.s[1]), ops.s[2] ? gk__slot_addr(ops.s[2]) : 0, 0, 0, 0,
+                           0, where);
+    gk__sg_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_stft_new(gk_ctx *ctx, gk_tensor x, gk_tensor window, int64_t n_fft, int64_t hop, int center, gk_tensor *out) {
+    int64_t s[GK_MAX_DIMS], add[3], T;
+    int nd = 0;
+    gk_tensor t;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_stft_new: out is NULL");
+    GK__TRY(gk__sg_shape(ctx, x, &nd, s, NULL, "x", "gk_stft_new"));
+    gk__lock(&ctx->mu);
+    if (gk__stft_params(ctx, n_fft, hop, "gk_stft_new") != GK_OK) T = -2;
+    else if (nd < 1) { gk__err(ctx, GK_ERR_SHAPE, "gk_stft_new: x has no dims"); T = -1; }
+    else T = gk__stft_frames(ctx, s[nd - 1], n_fft, hop, center, "gk_stft_new");
+    gk__unlock(&ctx->mu);
+    if (T == -2) return GK_ERR_INVALID_ARGUMENT;
+    if (T < 0) return GK_ERR_SHAPE;
+    add[0] = n_fft / 2 + 1; add[1] = T; add[2] = 2;
+    GK__TRY(gk__sg_new_from(ctx, x, 1, 3, add, GK_F32, &t, NULL, NULL, "gk_stft_new"));
+    return gk__finish_new(ctx, gk_stft(ctx, t, x, window, n_fft, hop, center), t, out);
+}
+GKDEF gk_status gk_istft(gk_ctx *ctx, gk_tensor out, gk_tensor spec, gk_tensor window, int64_t n_fft, int64_t hop, int center) {
+    static const char *const names[3] = { "out", "spec", "window" };
+    const char *where = "gk_istft";
+    gk_tensor ts[3];
+    gk__opnds ops;
+    gk__fftp P;
+    gk_status st;
+    int64_t B = 1, T = 0, len = 0;
+    ts[0] = out; ts[1] = spec; ts[2] = window;
+    GK__ENTER(ctx, where);
+    memset(&P, 0, sizeof P);
+    st = gk__fft_enter(ctx, &ops, ts, names, 3, 4u, where);
+    if (st == GK_OK) st = gk__stft_params(ctx, n_fft, hop, where);
+    if (st == GK_OK) st = gk__window_check(ctx, ops.s[2], n_fft, where);
+    if (st == GK_OK) {
+        const gk__slot *sx = ops.s[1], *so = ops.s[0];
+        int bat = sx->ndim == 4;
+        if ((sx->ndim != 3 && sx->ndim != 4) || sx->shape[sx->ndim - 1] != 2 || sx->shape[sx->ndim - 3] != n_fft / 2 + 1)
+            st = gk__sg_shape_err(ctx, sx, "spec", "[(B,) n_fft/2+1, frames, 2]", where);
+        else if (so->ndim != 1 + bat || (bat && so->shape[0] != sx->shape[0]))
+            st = gk__sg_shape_err(ctx, so, "out", bat ? "[B, length]" : "[length]", where);
+        else {
+            B = bat ? sx->shape[0] : 1;
+            T = sx->shape[sx->ndim - 2];
+            len = so->shape[so->ndim - 1];
+            if (T < 1) st = gk__err(ctx, GK_ERR_SHAPE, "%s: spec has no frames", where);
+            else if (hop > n_fft) st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: hop %lld > n_fft %lld leaves gaps", where, (long long)hop, (long long)n_fft);
+        }
+    }
+    if (st == GK_OK) st = gk__fft_plan(ctx, &P, n_fft, 1, where);
+    if (st == GK_OK && (B == 0 || len == 0)) { gk__unlock(&ctx->mu); return GK_OK; }
+    if (st == GK_OK) {
+        P.in_mode = GK__FI_SPEC; P.out_mode = GK__FO_WREAL; P.scale = 1.0f / (float)n_fft; P.center = center != 0;
+        P.batch = B * T; P.nframes = T; P.hop = hop;
+        st = gk__sg_use(ctx, &ops, where);
+    }
+    if (st == GK_OK)
+        st = gk__fft_issue(ctx, &P, GK__SG_ISTFT, gk__slot_addr(ops.s[0]), gk__slot_addr(ops.s[1]), ops.s[2] ? gk__slot_addr(ops.s[2]) : 0, 0, B,
+                           len, 0, where);
+    gk__sg_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_istft_new(gk_ctx *ctx, gk_tensor spec, gk_tensor window, int64_t n_fft, int64_t hop, int center, int64_t length,
+                             gk_tensor *out) {
+    int64_t s[GK_MAX_DIMS];
+    int nd = 0;
+    gk_tensor t;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_istft_new: out is NULL");
+    GK__TRY(gk__sg_shape(ctx, spec, &nd, s, NULL, "spec", "gk_istft_new"));
+    if (length < 0) {
+        int64_t T = nd >= 2 ? s[nd - 2] : 1;
+        length = n_fft + hop * (T - 1) - 2 * (center ? n_fft / 2 : 0);
+        if (length < 0) length = 0;
+    }
+    GK__TRY(gk__sg_new_from(ctx, spec, nd >= 3 ? 3 : nd, 1, &length, GK_F32, &t, NULL, NULL, "gk_istft_new"));
+    return gk__finish_new(ctx, gk_istft(ctx, t, spec, window, n_fft, hop, center), t, out);
+}
+
+GKDEF gk_status gk_whisper_log_mel(gk_ctx *ctx, gk_tensor out, gk_tensor audio, gk_tensor filters, int64_t n_samples) {
+    static const char *const names[3] = { "out", "audio", "filters" };
+    const char *where = "gk_whisper_log_mel";
+    gk_tensor ts[3];
+    gk__opnds ops;
+    gk__fftp P;
+    gk_status st;
+    int64_t B = 1, L = 0, T = 0, M = 0;
+    ts[0] = out; ts[1] = audio; ts[2] = filters;
+    GK__ENTER(ctx, where);
+    memset(&P, 0, sizeof P);
+    st = gk__fft_enter(ctx, &ops, ts, names, 3, 0, where);
+    if (st == GK_OK) {
+        const gk__slot *sx = ops.s[1], *so = ops.s[0], *sf = ops.s[2];
+        if (sx->ndim != 1 && sx->ndim != 2) st = gk__sg_shape_err(ctx, sx, "audio", "[L] or [B, L]", where);
+        else if (sf->ndim != 2 || sf->shape[1] != 201 || sf->shape[0] < 1 || sf->shape[0] > 4096)
+            st = gk__sg_shape_err(ctx, sf, "filters", "[n_mels, 201]", where);
+        else {
+            B = sx->ndim == 2 ? sx->shape[0] : 1;
+            L = sx->shape[sx->ndim - 1];
+            M = sf->shape[0];
+            if (n_samples <= 0) n_samples = L;
+            if (n_samples <= 200)
+                st = gk__err(ctx, GK_ERR_SHAPE, "%s: %lld samples are too few (at least 201 for the reflect padding of n_fft 400)", where, (long long)n_samples);
+            else {
+                int64_t want[3];
+                char wb[128];
+                int nd = 0;
+                T = n_samples / 160;
+                if (sx->ndim == 2) want[nd++] = B;
+                want[nd++] = M; want[nd++] = T;
+                if (so->ndim != nd || memcmp(so->shape, want, sizeof(int64_t) * (size_t)nd) != 0) {
+                    snprintf(wb, sizeof wb, "[%s%lld, %lld]", sx->ndim == 2 ? "B, " : "", (long long)M, (long long)T);
+                    st = gk__sg_shape_err(ctx, so, "out", wb, where);
+                }
+            }
+        }
+    }
+    if (st == GK_OK) st = gk__fft_plan(ctx, &P, 400, 0, where);
+    if (st == GK_OK && B == 0) { gk__unlock(&ctx->mu); return GK_OK; }
+    if (st == GK_OK) {
+        P.in_mode = GK__FI_FRAMES; P.out_mode = GK__FO_POWER; P.scale = 1.0f; P.center = 1;
+        P.batch = B * T; P.nframes = T; P.hop = 160; P.sig_len = n_samples; P.sig_avail = L < n_samples ? L : n_samples; P.sig_stride = L;
+        st = gk__sg_use(ctx, &ops, where);
+    }
+    if (st == GK_OK)
+        st = gk__fft_issue(ctx, &P, GK__SG_WMEL, gk__slot_addr(ops.s[0]), gk__slot_addr(ops.s[1]), 0, gk__slot_addr(ops.s[2]), B, 0, (int)M, where);
+    gk__sg_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_whisper_log_mel_new(gk_ctx *ctx, gk_tensor audio, gk_tensor filters, int64_t n_samples, gk_tensor *out) {
+    int64_t s[GK_MAX_DIMS], sf[GK_MAX_DIMS], add[2];
+    int nd = 0, ndf = 0;
+    gk_tensor t;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_log_mel_new: out is NULL");
+    GK__TRY(gk__sg_shape(ctx, audio, &nd, s, NULL, "audio", "gk_whisper_log_mel_new"));
+    GK__TRY(gk__sg_shape(ctx, filters, &ndf, sf, NULL, "filters", "gk_whisper_log_mel_new"));
+    if (n_samples <= 0) n_samples = nd > 0 ? s[nd - 1] : 0;
+    add[0] = ndf > 0 ? sf[0] : 0;
+    add[1] = n_samples / 160;
+    GK__TRY(gk__sg_new_from(ctx, audio, nd > 0 ? 1 : 0, 2, add, GK_F32, &t, NULL, NULL, "gk_whisper_log_mel_new"));
+    return gk__finish_new(ctx, gk_whisper_log_mel(ctx, t, audio, filters, n_samples), t, out);
+}
+
+/* ---- magnitude and phase ---- */
+typedef struct gk__cabs_p { int64_t n; float *out; const float *z, *ph; int angle; } gk__cabs_p;
+static void gk__cabs_cpu(const void *vp) {
+    const gk__cabs_p *p = (const gk__cabs_p *)vp;
+    int64_t i;
+    if (p->angle == 2) { /* polar: out complex, z = magnitudes */
+        for (i = 0; i < p->n; i++) {
+            double ph = p->ph[i];
+            p->out[2 * i] = (float)(p->z[i] * cos(ph));
+            p->out[2 * i + 1] = (float)(p->z[i] * sin(ph));
+        }
+        return;
+    }
+    for (i = 0; i < p->n; i++) p->out[i] = p->angle ? atan2f(p->z[2 * i + 1], p->z[2 * i]) : hypotf(p->z[2 * i], p->z[2 * i + 1]);
+}
+static gk_status gk__cabs(gk_ctx *ctx, gk_tensor out, gk_tensor z, int angle, const char *where) {
+    static const char *const names[2] = { "out", "z" };
+    gk_tensor ts[2];
+    gk__opnds ops;
+    gk__cabs_p p;
+    gk_status st;
+    ts[0] = out; ts[1] = z;
+    GK__ENTER(ctx, where);
+    memset(&p, 0, sizeof p);
+    st = gk__fft_enter(ctx, &ops, ts, names, 2, 0, where);
+    if (st == GK_OK) {
+        const gk__slot *so = ops.s[0], *sz = ops.s[1];
+        if (sz->ndim < 1 || sz->shape[sz->ndim - 1] != 2) st = gk__sg_shape_err(ctx, sz, "z", "[..., 2] (complex)", where);
+        else if (so->ndim != sz->ndim - 1 || !gk__same_dims(so, 0, sz, 0, so->ndim)) st = gk__sg_shape_err(ctx, so, "out", "z's shape without its last dim", where);
+    }
+    if (st == GK_OK) p.n = gk__numel(ops.s[0]);
+    if (st == GK_OK && p.n == 0) { gk__unlock(&ctx->mu); return GK_OK; }
+    if (st == GK_OK) st = gk__sg_use(ctx, &ops, where);
+    if (st == GK_OK) {
+        if (ctx->backend == GK_BACKEND_CPU) {
+            p.out = (float *)(uintptr_t)gk__slot_addr(ops.s[0]);
+            p.z = (const float *)(uintptr_t)gk__slot_addr(ops.s[1]);
+            p.angle = angle;
+            st = gk__cpu_run(ctx, gk__cabs_cpu, &p, sizeof p, where);
+        } else {
+            gk__cu_ptr po = gk__slot_addr(ops.s[0]), pz = gk__slot_addr(ops.s[1]);
+            void *args[3];
+            args[0] = &p.n; args[1] = &po; args[2] = &pz;
+            st = gk__launch(ctx, GK__MOD_FFT, angle ? "gk_complex_angle_f32" : "gk_complex_abs_f32", p.n, args, where);
+        }
+    }
+    gk__sg_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_complex_polar(gk_ctx *ctx, gk_tensor out, gk_tensor mag, gk_tensor phase) {
+    static const char *const names[3] = { "out", "mag", "phase" };
+    const char *where = "gk_complex_polar";
+    gk_tensor ts[3];
+    gk__opnds ops;
+    gk__cabs_p p;
+    gk_status st;
+    ts[0] = out; ts[1] = mag; ts[2] = phase;
+    GK__ENTER(ctx, where);
+    memset(&p, 0, sizeof p);
+    st = gk__fft_enter(ctx, &ops, ts, names, 3, 0, where);
+    if (st == GK_OK) {
+        const gk__slot *so = ops.s[0], *sm = ops.s[1], *sp = ops.s[2];
+        if (sm->ndim != sp->ndim || !gk__same_dims(sm, 0, sp, 0, sm->ndim)) st = gk__err(ctx, GK_ERR_SHAPE, "%s: mag and phase differ in shape", where);
+        else if (sm->ndim >= GK_MAX_DIMS || so->ndim != sm->ndim + 1 || !gk__same_dims(so, 0, sm, 0, sm->ndim) || so->shape[so->ndim - 1] != 2)
+            st = gk__sg_shape_err(ctx, so, "out", "mag's shape + [2]", where);
+    }
+    if (st == GK_OK) p.n = gk__numel(ops.s[1]);
+    if (st == GK_OK && p.n == 0) { gk__unlock(&ctx->mu); return GK_OK; }
+    if (st == GK_OK) st = gk__sg_use(ctx, &ops, where);
+    if (st == GK_OK) {
+        if (ctx->backend == GK_BACKEND_CPU) {
+            p.out = (float *)(uintptr_t)gk__slot_addr(ops.s[0]);
+            p.z = (const float *)(uintptr_t)gk__slot_addr(ops.s[1]);
+            p.ph = (const float *)(uintptr_t)gk__slot_addr(ops.s[2]);
+            p.angle = 2;
+            st = gk__cpu_run(ctx, gk__cabs_cpu, &p, sizeof p, where);
+        } else {
+            gk__cu_ptr po = gk__slot_addr(ops.s[0]), pm = gk__slot_addr(ops.s[1]), pp = gk__slot_addr(ops.s[2]);
+            void *args[4];
+            args[0] = &p.n; args[1] = &po; args[2] = &pm; args[3] = &pp;
+            st = gk__launch(ctx, GK__MOD_FFT, "gk_complex_polar_f32", p.n, args, where);
+        }
+    }
+    gk__sg_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_complex_polar_new(gk_ctx *ctx, gk_tensor mag, gk_tensor phase, gk_tensor *out) {
+    int64_t two = 2;
+    gk_tensor t;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", "gk_complex_polar_new");
+    GK__TRY(gk__sg_new_from(ctx, mag, 0, 1, &two, GK_F32, &t, NULL, NULL, "gk_complex_polar_new"));
+    return gk__finish_new(ctx, gk_complex_polar(ctx, t, mag, phase), t, out);
+}
+GKDEF gk_status gk_complex_abs(gk_ctx *ctx, gk_tensor out, gk_tensor z) { return gk__cabs(ctx, out, z, 0, "gk_complex_abs"); }
+GKDEF gk_status gk_complex_angle(gk_ctx *ctx, gk_tensor out, gk_tensor z) { return gk__cabs(ctx, out, z, 1, "gk_complex_angle"); }
+GKDEF gk_status gk_complex_abs_new(gk_ctx *ctx, gk_tensor z, gk_tensor *out) {
+    gk_tensor t;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", "gk_complex_abs_new");
+    GK__TRY(gk__sg_new_from(ctx, z, 1, 0, NULL, GK_F32, &t, NULL, NULL, "gk_complex_abs_new"));
+    return gk__finish_new(ctx, gk_complex_abs(ctx, t, z), t, out);
+}
+GKDEF gk_status gk_complex_angle_new(gk_ctx *ctx, gk_tensor z, gk_tensor *out) {
+    gk_tensor t;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", "gk_complex_angle_new");
+    GK__TRY(gk__sg_new_from(ctx, z, 1, 0, NULL, GK_F32, &t, NULL, NULL, "gk_complex_angle_new"));
+    return gk__finish_new(ctx, gk_complex_angle(ctx, t, z), t, out);
+}
+
+/* ---- mel filter bank (host, double) ---- */
+static double gk__hz_to_mel(double f, int htk) {
+    if (htk) return 2595.0 * log10(1.0 + f / 700.0);
+    if (f < 1000.0) return 3.0 * f / 200.0;
+    return 15.0 + log(f / 1000.0) * 27.0 / log(6.4);
+}
+static double gk__mel_to_hz(double m, int htk) {
+    if (htk) return 700.0 * (pow(10.0, m / 2595.0) - 1.0);
+    if (m < 15.0) return 200.0 * m / 3.0;
+    return 1000.0 * exp(log(6.4) * (m - 15.0) / 27.0);
+}
+GKDEF gk_status gk_mel_filters(gk_ctx *ctx, gk_tensor out, double sample_rate, double fmin, double fmax, int flags) {
+    const char *where = "gk_mel_filters";
+    gk__slot *s;
+    gk_status st;
+    int64_t M = 0, F = 0, mm, k;
+    float *buf;
+    double *pts, mlo, mhi;
+    int htk = (flags & GK_MEL_HTK) != 0;
+    GK__ENTER(ctx, where);
+    st = gk__lookup(ctx, out, &s, where, "out");
+    if (st == GK_OK && s->dtype != GK_F32) st = gk__err(ctx, GK_ERR_DTYPE, "%s: out is %s (supported: f32)", where, gk_dtype_name(s->dtype));
+    if (st == GK_OK && (s->ndim != 2 || s->shape[0] < 1 || s->shape[1] < 2)) st = gk__sg_shape_err(ctx, s, "out", "[n_mels >= 1, n_freqs >= 2]", where);
+    if (st == GK_OK && !gk__is_contig(s)) st = gk__err(ctx, GK_ERR_SHAPE, "%s: out is not contiguous", where);
+    if (st == GK_OK && !(sample_rate > 0 && fmin >= 0 && fmax > fmin))
+        st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: sample_rate %g, fmin %g, fmax %g (need sample_rate > 0, 0 <= fmin < fmax)", where, sample_rate, fmin, fmax);
+    if (st == GK_OK) { M = s->shape[0]; F = s->shape[1]; }
+    if (st == GK_OK && M * F > ((int64_t)1 << 26)) st = gk__err(ctx, GK_ERR_LIMIT, "%s: %lld x %lld filters", where, (long long)M, (long long)F);
+    gk__unlock(&ctx->mu);
+    if (st != GK_OK) return st;
+    buf = GK__CAST(float *, GPUKIT_MALLOC(sizeof(float) * (size_t)(M * F) + sizeof(double) * (size_t)(M + 2)));
+    if (!buf) return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", where);
+    pts = (double *)(void *)(buf + ((M * F + 1) & ~(int64_t)1));
+    mlo = gk__hz_to_mel(fmin, htk);
+    mhi = gk__hz_to_mel(fmax, htk);
+    for (mm = 0; mm < M + 2; mm++) pts[mm] = gk__mel_to_hz(mlo + (mhi - mlo) * (double)mm / (double)(M + 1), htk);
+    for (mm = 0; mm < M; mm++) {
+        double enorm = (flags & GK_MEL_NORM_SLANEY) ? 2.0 / (pts[mm + 2] - pts[mm]) : 1.0;
+        for (k = 0; k < F; k++) {
+            double f = floor(sample_rate / 2) * (double)k / (double)(F - 1);
+            double down = (f - pts[mm]) / (pts[mm + 1] - pts[mm]), up = (pts[mm + 2] - f) / (pts[mm + 2] - pts[mm + 1]);
+            double v = down < up ? down : up;
+            buf[mm * F + k] = (float)((v > 0 ? v : 0) * enorm);
+        }
+    }
+    st = gk_copy_from_host(ctx, out, buf, sizeof(float) * (size_t)(M * F));
+    GPUKIT_FREE(buf);
+    return st;
+}
+GKDEF gk_status gk_mel_filters_new(gk_ctx *ctx, int64_t n_mels, int64_t n_fft, double sample_rate, double fmin, double fmax, int flags,
+                                   gk_tensor *out) {
+    int64_t shape[2];
+    gk_tensor t;
+    gk_status st;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_mel_filters_new: out is NULL");
+    if (n_mels < 1 || n_fft < 2) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_mel_filters_new: n_mels %lld, n_fft %lld", (long long)n_mels, (long long)n_fft);
+    shape[0] = n_mels;
+    shape[1] = n_fft / 2 + 1;
+    st = gk_tensor_empty(ctx, GK_F32, 2, shape, &t);
+    if (st != GK_OK) return st;
+    return gk__finish_new(ctx, gk_mel_filters(ctx, t, sample_rate, fmin, fmax, flags), t, out);
+}
 
 /* end of >>ops_signal */
 
