@@ -5049,6 +5049,21 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             gk__unlock(&ctx->mu);
             return st;
         }
+        /* tensor cores (kernels/flash.cu): 16-bit, head dims 64/80/96/128, no mask, 16-byte rows */
+        if ((sq->dtype == GK_BF16 || sq->dtype == GK_F16) && !p.mask && (p.D == 64 || p.D == 80 || p.D == 96 || p.D == 128) && p.Sq > 1 &&
+            ((p.q_bs | p.q_ss | p.q_hs | p.k_bs | p.k_ss | p.k_hs | p.v_bs | p.v_ss | p.v_hs) % 8) == 0 && ((p.o_ss | p.o_hs | p.o_bs) % 2) == 0 &&
+            ((p.q | p.k | p.v) & 15) == 0 && (p.o & 3) == 0 && p.Hq <= 65535 && p.B <= 65535) {
+            static const char *const fk[2][4] = { { "gk_flash_f16_64", "gk_flash_f16_80", "gk_flash_f16_96", "gk_flash_f16_128" },
+                                                  { "gk_flash_bf16_64", "gk_flash_bf16_80", "gk_flash_bf16_96", "gk_flash_bf16_128" } };
+            int di = p.D == 64 ? 0 : p.D == 80 ? 1 : p.D == 96 ? 2 : 3;
+            g[0] = (unsigned)((p.Sq + 63) / 64); g[1] = (unsigned)p.Hq; g[2] = (unsigned)p.B;
+            bl[0] = 128; bl[1] = 1; bl[2] = 1;
+            args[0] = &p;
+            st = gk__launch_cfg(ctx, GK__MOD_FLASH, fk[sq->dtype == GK_BF16][di], g, bl, (unsigned)(2 * 64 * (p.D + 8) * 2), args, W);
+            gk__operands_done(ctx, &ops, st);
+            gk__unlock(&ctx->mu);
+            return st;
+        }
         /* split the keys when there are too few (query, head) rows to fill the device */
         if (warps < want && p.Skv >= 128) {
             int64_t sp = (want + warps - 1) / warps, maxs = (p.Skv + 63) / 64;

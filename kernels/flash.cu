@@ -172,7 +172,8 @@ template <int DT, int D> __device__ __forceinline__ void gk_flash(const gk_attn_
     l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
     l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
     l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
-    float i0 = l0 > 0.f ? 1.f / l0 : 0.f, i1 = l1 > 0.f ? 1.f / l1 : 0.f;
+    // rows past q_len, and rows that saw no key, are zeros
+    float i0 = l0 > 0.f && r0 < qlen ? 1.f / l0 : 0.f, i1 = l1 > 0.f && r1 < qlen ? 1.f / l1 : 0.f;
     S *og = (S *)p.o + b * p.o_bs + h * p.o_hs;
 #pragma unroll
     for (int n = 0; n < NT; n++) {
