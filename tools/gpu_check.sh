@@ -51,4 +51,8 @@ done
 
 echo
 echo "================ gpu-check summary ($GK_COMMIT) ================"
-for s in "${summary[@]}"; do echo "  $s"; done
+for s in "${summary[@]}"; do echo "  $s"; done | tee "$OUT/summary.txt"
+# the device tool brings back at most 8 files: everything goes in one archive
+if [ "${GPU_CHECK_PACK:-1}" = 1 ]; then
+  tar czf /tmp/gpu-check.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/gpu-check.tgz "$OUT/gpu-check.tgz"
+fi
