@@ -657,7 +657,7 @@ static const char *const gk__src_reduce[] = {
     "    case R_MEAN: po[o] = T::st((typename T::C)(s.v / (A)R)); break;\n"
     "    case R_ARGMAX: case R_ARGMIN: ((gk_i64 *)out)[o] = s.n; break;\n"
     "    case R_VAR: po[o] = T::st((typename T::C)(s.m2 / (A)R)); break;\n"
-    "    default: po[o] = T::st((typename T::C)(s.m2 / (A)(R - 1))); break;\n"
+    "    default: po[o] = T::st((typename T::C)(s.m2 / (A)(R > 1 \? R - 1 : 0))); break; // n <= 1: NaN\n"
     "    }\n"
     "}\n"
     "\n"

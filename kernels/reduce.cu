@@ -106,7 +106,7 @@ template <int DT> __device__ __forceinline__ void rs_final(int op, const gk_rs<t
     case R_MEAN: po[o] = T::st((typename T::C)(s.v / (A)R)); break;
     case R_ARGMAX: case R_ARGMIN: ((gk_i64 *)out)[o] = s.n; break;
     case R_VAR: po[o] = T::st((typename T::C)(s.m2 / (A)R)); break;
-    default: po[o] = T::st((typename T::C)(s.m2 / (A)(R - 1))); break;
+    default: po[o] = T::st((typename T::C)(s.m2 / (A)(R > 1 ? R - 1 : 0))); break; // n <= 1: NaN
     }
 }
 
