@@ -687,6 +687,7 @@ static const char *const gk__src_reduce[] = {
     "            for (gk_i64 r = r0 + threadIdx.x; r < r0 + head; r += blockDim.x) rs_push<A>(op, s, (A)T::ld(b[r]), r);\n"
     "            gk_i64 v0 = r0 + head, nv = (r1 - v0) / V;\n"
     "            const uint4 *bv = (const uint4 *)(b + v0);\n"
+    "#pragma unroll 4\n"
     "            for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {\n"
     "                union { uint4 v; Sx s[16 / sizeof(Sx)]; } u;\n"
     "                u.v = __ldg(bv + j);\n"
@@ -745,9 +746,9 @@ static const char *const gk__src_reduce[] = {
     "                gk_nd_offsets(rn, r, q0, q1, q2);\n"
     "                rs_push<A>(op, s, (A)T::ld(x[ox + q0]), r);\n"
     "            }\n"
-    "        }\n"
     ,
     /* chunk */
+    "        }\n"
     "        rs_final<DT>(op, s, R, out, oo);\n"
     "    }\n"
     "}\n"
@@ -791,6 +792,7 @@ static const char *const gk__src_reduce[] = {
     "        bool vec = xs == 1 && os == 1 && (((unsigned long long)xr | (unsigned long long)yr) & 15) == 0;\n"
     "        gk_i64 nv = vec \? n / V : 0;\n"
     "        A m = -gk_inf<A>(), s = 0;\n"
+    "#pragma unroll 4\n"
     "        for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {\n"
     "            union { uint4 v; Sx s[16 / sizeof(Sx)]; } u;\n"
     "            u.v = __ldg((const uint4 *)xr + j);\n"
@@ -806,9 +808,9 @@ static const char *const gk__src_reduce[] = {
     "        __syncthreads();\n"
     "        if (w == 0) {\n"
     "            m = lane < nw \? shm[lane] : -gk_inf<A>();\n"
-    "            s = lane < nw \? shs[lane] : (A)0;\n"
     ,
     /* chunk */
+    "            s = lane < nw \? shs[lane] : (A)0;\n"
     "            for (int off = 16; off > 0; off >>= 1) {\n"
     "                A om = __shfl_down_sync(0xFFFFFFFFu, m, off), osum = __shfl_down_sync(0xFFFFFFFFu, s, off);\n"
     "                sm_merge<A>(m, s, om, osum);\n"
@@ -867,9 +869,9 @@ static const char *const gk__src_reduce[] = {
     "template <int DT> __device__ __forceinline__ void gk_cumsum_block(const gk_nd &on, gk_i64 n, gk_i64 xs, gk_i64 os,\n"
     "                                                                  typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x) {\n"
     "    typedef gk_ty<DT> T;\n"
-    "    typedef typename gk_cst<DT>::A A;\n"
     ,
     /* chunk */
+    "    typedef typename gk_cst<DT>::A A;\n"
     "    __shared__ A wsum[32];\n"
     "    __shared__ A carry_sh;\n"
     "    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;\n"
@@ -976,8 +978,11 @@ static const char *const gk__src_sample[] = {
     "        for (int i = threadIdx.x; i < 256; i += blockDim.x) hist[i] = 0;\n"
     "        __syncthreads();\n"
     "        for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
+    "            // warp-aggregated: lanes with the same digit add once (logits share few exponents)\n"
     "            gk_u64 c = get(i);\n"
-    "            if ((c & mask) == prefix) atomicAdd(&hist[(c >> shift) & 255], 1u);\n"
+    "            int bin = (c & mask) == prefix \? (int)((c >> shift) & 255) : -1;\n"
+    "            unsigned peers = __match_any_sync(__activemask(), bin);\n"
+    "            if (bin >= 0 && (int)(threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&hist[bin], (unsigned)__popc(peers));\n"
     "        }\n"
     "        __syncthreads();\n"
     "        if (threadIdx.x == 0) {\n"
@@ -1006,6 +1011,8 @@ static const char *const gk__src_sample[] = {
     "template <class F> __device__ __forceinline__ void gk_gather_sort(F get, int n, gk_u64 t, gk_u64 *buf, int p) {\n"
     "    __shared__ int cnt;\n"
     "    if (threadIdx.x == 0) cnt = 0;\n"
+    ,
+    /* chunk */
     "    __syncthreads();\n"
     "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
     "        gk_u64 c = get(i);\n"
@@ -1014,8 +1021,6 @@ static const char *const gk__src_sample[] = {
     "    __syncthreads();\n"
     "    for (int i = cnt + threadIdx.x; i < p; i += blockDim.x) buf[i] = 0;\n"
     "    __syncthreads();\n"
-    ,
-    /* chunk */
     "    for (int k = 2; k <= p; k <<= 1)\n"
     "        for (int j = k >> 1; j > 0; j >>= 1) {\n"
     "            for (int i = threadIdx.x; i < p; i += blockDim.x) {\n"
@@ -1065,6 +1070,8 @@ static const char *const gk__src_sample[] = {
     "    for (int r = 0; r < 10; r++) {\n"
     "        if (r) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }\n"
     "        gk_u32 lo0 = 0xD2511F53u * c[0], hi0 = __umulhi(0xD2511F53u, c[0]);\n"
+    ,
+    /* chunk */
     "        gk_u32 lo1 = 0xCD9E8D57u * c[2], hi1 = __umulhi(0xCD9E8D57u, c[2]);\n"
     "        gk_u32 n0 = hi1 ^ c[1] ^ k0, n2 = hi0 ^ c[3] ^ k1;\n"
     "        c[0] = n0; c[1] = lo1; c[2] = n2; c[3] = lo0;\n"
@@ -1075,8 +1082,6 @@ static const char *const gk__src_sample[] = {
     "struct gk_sp {\n"
     "    double log_min_p, top_p;\n"
     "    gk_i64 lrs, lcs, prs, pcs, tst;\n"
-    ,
-    /* chunk */
     "    float temperature, rep, presence, freq;\n"
     "    int top_k, n_prev, V, B;\n"
     "    gk_u32 key0, key1, step0, step1;\n"
@@ -1137,14 +1142,14 @@ static const char *const gk__src_sample[] = {
     "        }\n"
     "        __syncthreads();\n"
     "        if (sp.n_prev > 0 && ((sp.rep > 0.0f && sp.rep != 1.0f) || sp.presence != 0.0f || sp.freq != 0.0f)) {\n"
+    ,
+    /* chunk */
     "            const int *pr = prev + (gk_i64)b * sp.prs;\n"
     "            for (int j = threadIdx.x; j < sp.n_prev; j += blockDim.x) {\n"
     "                int t = pr[j * sp.pcs], c = 0, first = 1;\n"
     "                if (t < 0 || t >= V) continue;\n"
     "                for (int q = 0; q < sp.n_prev; q++)\n"
     "                    if (pr[q * sp.pcs] == t) {\n"
-    ,
-    /* chunk */
     "                        if (q < j) { first = 0; break; }\n"
     "                        c++;\n"
     "                    }\n"
@@ -1204,6 +1209,8 @@ static const char *const gk__src_sample[] = {
     "        }\n"
     "        gk_u64 cum = preA, sb = 0, Z2;\n"
     "        for (int j = j0; j < j1; j++) {\n"
+    ,
+    /* chunk */
     "            double s = gk_sw(xr[GK_CAND(j)], m, sp.temperature, &wj);\n"
     "            if ((!topp || (double)cum < target) && s >= sp.log_min_p) sb += wj;\n"
     "            cum += wj;\n"
@@ -1211,8 +1218,6 @@ static const char *const gk__src_sample[] = {
     "        gk_u64 preB = gk_block_exscan(sb, &Z2);\n"
     "        gk_u32 c[4] = { (gk_u32)b, sp.step0, sp.step1, 0u };\n"
     "        gk_philox(c, sp.key0, sp.key1);\n"
-    ,
-    /* chunk */
     "        gk_u64 r = __umul64hi(((gk_u64)c[0] << 32) | c[1], Z2);\n"
     "        if (sb > 0 && r >= preB && r < preB + sb) {\n"
     "            gk_u64 run = preB;\n"

@@ -134,6 +134,7 @@ template <int DT> __device__ __forceinline__ void gk_red_rows(const gk_nd &on, c
             for (gk_i64 r = r0 + threadIdx.x; r < r0 + head; r += blockDim.x) rs_push<A>(op, s, (A)T::ld(b[r]), r);
             gk_i64 v0 = r0 + head, nv = (r1 - v0) / V;
             const uint4 *bv = (const uint4 *)(b + v0);
+#pragma unroll 4
             for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {
                 union { uint4 v; Sx s[16 / sizeof(Sx)]; } u;
                 u.v = __ldg(bv + j);
@@ -236,6 +237,7 @@ template <int DT, int LOG> __device__ __forceinline__ void gk_softmax_rows(const
         bool vec = xs == 1 && os == 1 && (((unsigned long long)xr | (unsigned long long)yr) & 15) == 0;
         gk_i64 nv = vec ? n / V : 0;
         A m = -gk_inf<A>(), s = 0;
+#pragma unroll 4
         for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {
             union { uint4 v; Sx s[16 / sizeof(Sx)]; } u;
             u.v = __ldg((const uint4 *)xr + j);

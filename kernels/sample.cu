@@ -28,8 +28,11 @@ template <class F> __device__ __forceinline__ gk_u64 gk_radix_select(F get, int 
         for (int i = threadIdx.x; i < 256; i += blockDim.x) hist[i] = 0;
         __syncthreads();
         for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            // warp-aggregated: lanes with the same digit add once (logits share few exponents)
             gk_u64 c = get(i);
-            if ((c & mask) == prefix) atomicAdd(&hist[(c >> shift) & 255], 1u);
+            int bin = (c & mask) == prefix ? (int)((c >> shift) & 255) : -1;
+            unsigned peers = __match_any_sync(__activemask(), bin);
+            if (bin >= 0 && (int)(threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&hist[bin], (unsigned)__popc(peers));
         }
         __syncthreads();
         if (threadIdx.x == 0) {
