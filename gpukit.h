@@ -4248,6 +4248,12 @@ static gk_status gk__shape_eq(gk_ctx *ctx, const gk__slot *s, int nd, const int6
     }
     return GK_OK;
 }
+static int gk__same_shape(const gk__slot *a, const gk__slot *b) {
+    int i;
+    if (a->ndim != b->ndim) return 0;
+    for (i = 0; i < a->ndim; i++) if (a->shape[i] != b->shape[i]) return 0;
+    return 1;
+}
 static int gk__grid_cap(gk_ctx *ctx, int64_t want, int per_sm) {
     int64_t cap = (int64_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) * per_sm;
     return (int)(want < 1 ? 1 : want < cap ? want : cap);
@@ -4365,6 +4371,7 @@ static void gk__mw_cpu(const void *vp) {
 
 static const char *const gk__k_unary[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_unary_", ""), GK__DTNAMES("gk_unary_", "_c") };
 static const char *const gk__k_glu[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_glu_", ""), GK__DTNAMES("gk_glu_", "_c") };
+static const char *const gk__k_glu_split[GK_DTYPE_COUNT] = GK__DTNAMES("gk_glu_split_", "_c");
 static const char *const gk__k_snake[GK_DTYPE_COUNT] = GK__DTNAMES("gk_snake_", "");
 static const char *const gk__k_bin2[GK_DTYPE_COUNT] = GK__DTNAMES("gk_bin2_", "");
 static const char *const gk__k_cmp[GK_DTYPE_COUNT] = GK__DTNAMES("gk_cmp_", "");
@@ -4466,6 +4473,15 @@ static gk_status gk__mew(gk_ctx *ctx, int cls, int op, const gk_tensor *ts, int 
                 break;
             case GK__MC_GLU: case GK__MC_GLU_SPLIT:
                 args[4] = &iop;
+                if (cls == GK__MC_GLU_SPLIT && !contig && gk__is_contig(ops.s[0]) && gk__is_contig(ops.s[1]) && gk__same_shape(ops.s[0], &fs[1]) &&
+                    ((pp[0] | pp[1]) & 15) == 0 && (fs[1].shape[fs[1].ndim - 1] * es) % 16 == 0) {
+                    /* contiguous rows [rows, 2n] -> [rows, n], 16 bytes per thread */
+                    int64_t half = fs[1].shape[fs[1].ndim - 1], rows = nel / half;
+                    void *sargs[5];
+                    sargs[0] = &rows; sargs[1] = &half; sargs[2] = &pp[0]; sargs[3] = &pp[1]; sargs[4] = &iop;
+                    st = gk__launch(ctx, GK__MOD_MATH, gk__k_glu_split[p.dt], (nel * es + 15) / 16, sargs, where);
+                    break;
+                }
                 if (contig) { args[0] = &nel; st = gk__launch(ctx, GK__MOD_MATH, gk__k_glu[1][p.dt], (nel * es + 15) / 16, args, where); }
                 else st = gk__launch(ctx, GK__MOD_MATH, gk__k_glu[0][p.dt], nel, args, where);
                 break;

@@ -414,12 +414,33 @@ static const char *const gk__src_math[] = {
     "    if (t < n) out[t] = T::st(gk_glu_t<OP, C>((C)T::ld(g[t]), (C)T::ld(u[t])));\n"
     "}\n"
     "\n"
+    "// rows of x [rows, 2n] -> out [rows, n], contiguous, n a multiple of the vector width, aligned\n"
+    "template <int OP, int DT> __device__ __forceinline__ void gk_glu_split_c(gk_i64 rows, gk_i64 n, typename gk_ty<DT>::S *out,\n"
+    "                                                                         const typename gk_ty<DT>::S *x) {\n"
+    "    typedef gk_ty<DT> T;\n"
+    "    typedef typename T::S S;\n"
+    "    typedef typename gk_fc<DT>::C C;\n"
+    "    const int V = 16 / sizeof(S);\n"
+    "    gk_i64 nv = n / V, total = rows * nv;\n"
+    "    for (gk_i64 i = GK_TID; i < total; i += GK_NTHREADS) {\n"
+    "        gk_i64 r = i / nv, c = i - r * nv;\n"
+    "        union { uint4 v; S s[16 / sizeof(S)]; } a, b, z;\n"
+    "        a.v = __ldg((const uint4 *)(x + r * 2 * n) + c);\n"
+    "        b.v = __ldg((const uint4 *)(x + r * 2 * n + n) + c);\n"
+    "#pragma unroll\n"
+    "        for (int k = 0; k < V; k++) z.s[k] = T::st(gk_glu_t<OP, C>((C)T::ld(a.s[k]), (C)T::ld(b.s[k])));\n"
+    "        ((uint4 *)out)[i] = z.v;\n"
+    "    }\n"
+    "}\n"
+    "\n"
     "// ---- binary: 0 pow (floats), 1 maximum, 2 minimum (NaN propagates) ----\n"
     "template <int K, typename C> __device__ __forceinline__ C gk_bin2(int op, C a, C b) {\n"
     "    if (op == 0) return m_pow(a, b);\n"
     "    if (a != a || b != b) return a + b;\n"
     "    return op == 1 \? (a > b \? a : b) : (a < b \? a : b);\n"
     "}\n"
+    ,
+    /* chunk */
     "template <int DT> __device__ __forceinline__ void gk_bin2_nd(const gk_nd &nd, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *a,\n"
     "                                                             const typename gk_ty<DT>::S *b, int op) {\n"
     "    typedef gk_ty<DT> T;\n"
@@ -436,8 +457,6 @@ static const char *const gk__src_math[] = {
     "    for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {\n"
     "        gk_i64 o0, o1, o2;\n"
     "        gk_nd_offsets(nd, i, o0, o1, o2);\n"
-    ,
-    /* chunk */
     "        gk_i64 x = T::ld(a[o1]), y = T::ld(b[o2]);\n"
     "        out[o0] = T::st(op == 1 \? (x > y \? x : y) : (x < y \? x : y));\n"
     "    }\n"
@@ -482,6 +501,8 @@ static const char *const gk__src_math[] = {
     "        gk_i64 o0, o1, o2;\n"
     "        gk_nd_offsets(nd, i, o0, o1, o2);\n"
     "        C v = (C)T::ld(x[o1]), a = (C)T::ld(al[o2]), s = m_sin(a * v);\n"
+    ,
+    /* chunk */
     "        out[o0] = T::st(v + s * s / (a + (C)1e-9));\n"
     "    }\n"
     "}\n"
@@ -493,8 +514,6 @@ static const char *const gk__src_math[] = {
     "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void gk_unary_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,                             \\\n"
     "                                                  const gk_ty<GK_DT_##DTN>::S *x, int op, double p0, double p1) {   \\\n"
-    ,
-    /* chunk */
     "        gk_unary_c_all<GK_DT_##DTN>(n, out, x, op, p0, p1);                                                         \\\n"
     "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void gk_glu_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *g,   \\\n"
@@ -506,6 +525,14 @@ static const char *const gk__src_math[] = {
     "        if (op == 0) gk_glu_c<0, GK_DT_##DTN>(n, out, g, u);                                                        \\\n"
     "        else if (op == 1) gk_glu_c<1, GK_DT_##DTN>(n, out, g, u);                                                   \\\n"
     "        else gk_glu_c<2, GK_DT_##DTN>(n, out, g, u);                                                                \\\n"
+    "    }                                                                                                               \\\n"
+    "    extern \"C\" __global__ void gk_glu_split_##DTN##_c(gk_i64 rows, gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,              \\\n"
+    "                                                      const gk_ty<GK_DT_##DTN>::S *x, int op) {                     \\\n"
+    "        if (op == 0) gk_glu_split_c<0, GK_DT_##DTN>(rows, n, out, x);                                               \\\n"
+    "        else if (op == 1) gk_glu_split_c<1, GK_DT_##DTN>(rows, n, out, x);                                          \\\n"
+    "        else gk_glu_split_c<2, GK_DT_##DTN>(rows, n, out, x);                                                       \\\n"
+    ,
+    /* chunk */
     "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void gk_snake_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x, \\\n"
     "                                              const gk_ty<GK_DT_##DTN>::S *al) {                                    \\\n"
@@ -524,8 +551,6 @@ static const char *const gk__src_math[] = {
     "    }\n"
     "GK_MATH_I(i8) GK_MATH_I(u8) GK_MATH_I(i32) GK_MATH_I(i64)\n"
     "// fp8 maximum / minimum compute in f32\n"
-    ,
-    /* chunk */
     "extern \"C\" __global__ void gk_bin2_f8e4m3(gk_nd nd, gk_u8 *out, const gk_u8 *a, const gk_u8 *b, int op) { gk_bin2_nd<GK_DT_f8e4m3>(nd, out, a, b, op); }\n"
     "extern \"C\" __global__ void gk_bin2_f8e5m2(gk_nd nd, gk_u8 *out, const gk_u8 *a, const gk_u8 *b, int op) { gk_bin2_nd<GK_DT_f8e5m2>(nd, out, a, b, op); }\n"
     "\n"
@@ -540,6 +565,8 @@ static const char *const gk__src_math[] = {
     "    extern \"C\" __global__ void gk_where_b##B(gk_nd nd, T *out, const gk_u8 *c, const T *a, const T *b) {            \\\n"
     "        gk_where_nd<T>(nd, out, c, a, b);                                                                           \\\n"
     "    }\n"
+    ,
+    /* chunk */
     "GK_WHERE(1, gk_u8) GK_WHERE(2, gk_u16) GK_WHERE(4, gk_u32) GK_WHERE(8, gk_u64)\n"
     ,
     NULL};

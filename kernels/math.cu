@@ -154,6 +154,25 @@ template <int OP, int DT> __device__ __forceinline__ void gk_glu_c(gk_i64 n, typ
     if (t < n) out[t] = T::st(gk_glu_t<OP, C>((C)T::ld(g[t]), (C)T::ld(u[t])));
 }
 
+// rows of x [rows, 2n] -> out [rows, n], contiguous, n a multiple of the vector width, aligned
+template <int OP, int DT> __device__ __forceinline__ void gk_glu_split_c(gk_i64 rows, gk_i64 n, typename gk_ty<DT>::S *out,
+                                                                         const typename gk_ty<DT>::S *x) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S S;
+    typedef typename gk_fc<DT>::C C;
+    const int V = 16 / sizeof(S);
+    gk_i64 nv = n / V, total = rows * nv;
+    for (gk_i64 i = GK_TID; i < total; i += GK_NTHREADS) {
+        gk_i64 r = i / nv, c = i - r * nv;
+        union { uint4 v; S s[16 / sizeof(S)]; } a, b, z;
+        a.v = __ldg((const uint4 *)(x + r * 2 * n) + c);
+        b.v = __ldg((const uint4 *)(x + r * 2 * n + n) + c);
+#pragma unroll
+        for (int k = 0; k < V; k++) z.s[k] = T::st(gk_glu_t<OP, C>((C)T::ld(a.s[k]), (C)T::ld(b.s[k])));
+        ((uint4 *)out)[i] = z.v;
+    }
+}
+
 // ---- binary: 0 pow (floats), 1 maximum, 2 minimum (NaN propagates) ----
 template <int K, typename C> __device__ __forceinline__ C gk_bin2(int op, C a, C b) {
     if (op == 0) return m_pow(a, b);
@@ -242,6 +261,12 @@ template <int DT> __device__ __forceinline__ void gk_snake_nd(const gk_nd &nd, t
         if (op == 0) gk_glu_c<0, GK_DT_##DTN>(n, out, g, u);                                                        \
         else if (op == 1) gk_glu_c<1, GK_DT_##DTN>(n, out, g, u);                                                   \
         else gk_glu_c<2, GK_DT_##DTN>(n, out, g, u);                                                                \
+    }                                                                                                               \
+    extern "C" __global__ void gk_glu_split_##DTN##_c(gk_i64 rows, gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,              \
+                                                      const gk_ty<GK_DT_##DTN>::S *x, int op) {                     \
+        if (op == 0) gk_glu_split_c<0, GK_DT_##DTN>(rows, n, out, x);                                               \
+        else if (op == 1) gk_glu_split_c<1, GK_DT_##DTN>(rows, n, out, x);                                          \
+        else gk_glu_split_c<2, GK_DT_##DTN>(rows, n, out, x);                                                       \
     }                                                                                                               \
     extern "C" __global__ void gk_snake_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x, \
                                               const gk_ty<GK_DT_##DTN>::S *al) {                                    \
