@@ -4374,6 +4374,7 @@ static const char *const gk__k_glu[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_glu_",
 static const char *const gk__k_glu_split[GK_DTYPE_COUNT] = GK__DTNAMES("gk_glu_split_", "_c");
 static const char *const gk__k_snake[GK_DTYPE_COUNT] = GK__DTNAMES("gk_snake_", "");
 static const char *const gk__k_bin2[GK_DTYPE_COUNT] = GK__DTNAMES("gk_bin2_", "");
+static const char *const gk__k_bin2c[GK_DTYPE_COUNT] = GK__DTNAMES("gk_bin2_", "_c");
 static const char *const gk__k_cmp[GK_DTYPE_COUNT] = GK__DTNAMES("gk_cmp_", "");
 static const char *const gk__k_where[9] = { NULL, "gk_where_b1", "gk_where_b2", NULL, "gk_where_b4", NULL, NULL, NULL, "gk_where_b8" };
 
@@ -4486,7 +4487,11 @@ static gk_status gk__mew(gk_ctx *ctx, int cls, int op, const gk_tensor *ts, int 
                 else st = gk__launch(ctx, GK__MOD_MATH, gk__k_glu[0][p.dt], nel, args, where);
                 break;
             case GK__MC_SNAKE: st = gk__launch(ctx, GK__MOD_MATH, gk__k_snake[p.dt], nel, args, where); break;
-            case GK__MC_BIN: args[4] = &iop; st = gk__launch(ctx, GK__MOD_MATH, gk__k_bin2[p.dt], nel, args, where); break;
+            case GK__MC_BIN:
+                args[4] = &iop;
+                if (contig && gk__fdt(p.dt)) { args[0] = &nel; st = gk__launch(ctx, GK__MOD_MATH, gk__k_bin2c[p.dt], (nel * es + 15) / 16, args, where); }
+                else st = gk__launch(ctx, GK__MOD_MATH, gk__k_bin2[p.dt], nel, args, where);
+                break;
             case GK__MC_CMP: args[4] = &iop; st = gk__launch(ctx, GK__MOD_MATH, gk__k_cmp[p.dt], nel, args, where); break;
             default: st = gk__launch(ctx, GK__MOD_MATH, gk__k_where[es], nel, args, where); break;
             }

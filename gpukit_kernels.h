@@ -462,6 +462,26 @@ static const char *const gk__src_math[] = {
     "    }\n"
     "}\n"
     "\n"
+    "// contiguous, aligned, equal shapes: 16 bytes per thread (op uniform, branch hoisted by the compiler or cheap)\n"
+    "template <int DT> __device__ __forceinline__ void gk_bin2_c(gk_i64 n, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *a,\n"
+    "                                                            const typename gk_ty<DT>::S *b, int op) {\n"
+    "    typedef gk_ty<DT> T;\n"
+    "    typedef typename T::S S;\n"
+    "    typedef typename gk_fc<DT>::C C;\n"
+    "    const int V = 16 / sizeof(S);\n"
+    "    gk_i64 nvec = n / V;\n"
+    "    for (gk_i64 i = GK_TID; i < nvec; i += GK_NTHREADS) {\n"
+    "        union { uint4 v; S s[16 / sizeof(S)]; } x, y, z;\n"
+    "        x.v = __ldg((const uint4 *)a + i);\n"
+    "        y.v = __ldg((const uint4 *)b + i);\n"
+    "#pragma unroll\n"
+    "        for (int k = 0; k < V; k++) z.s[k] = T::st((typename T::C)gk_bin2<T::K, C>(op, (C)T::ld(x.s[k]), (C)T::ld(y.s[k])));\n"
+    "        ((uint4 *)out)[i] = z.v;\n"
+    "    }\n"
+    "    gk_i64 t = nvec * V + GK_TID;\n"
+    "    if (t < n) out[t] = T::st((typename T::C)gk_bin2<T::K, C>(op, (C)T::ld(a[t]), (C)T::ld(b[t])));\n"
+    "}\n"
+    "\n"
     "// ---- comparisons: out u8 = a OP b; 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge ----\n"
     "template <typename C> __device__ __forceinline__ gk_u8 gk_cmp1(int op, C a, C b) {\n"
     "    switch (op) {\n"
@@ -483,6 +503,8 @@ static const char *const gk__src_math[] = {
     "    }\n"
     "}\n"
     "\n"
+    ,
+    /* chunk */
     "// ---- where: out = cond \? a : b (operands: 0 out, 1 cond, 2 a, 3 b), raw elements ----\n"
     "template <typename S> __device__ __forceinline__ void gk_where_nd(const gk_nd &nd, S *out, const gk_u8 *c, const S *a, const S *b) {\n"
     "    for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {\n"
@@ -501,8 +523,6 @@ static const char *const gk__src_math[] = {
     "        gk_i64 o0, o1, o2;\n"
     "        gk_nd_offsets(nd, i, o0, o1, o2);\n"
     "        C v = (C)T::ld(x[o1]), a = (C)T::ld(al[o2]), s = m_sin(a * v);\n"
-    ,
-    /* chunk */
     "        out[o0] = T::st(v + s * s / (a + (C)1e-9));\n"
     "    }\n"
     "}\n"
@@ -522,6 +542,8 @@ static const char *const gk__src_math[] = {
     "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void gk_glu_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *g, \\\n"
     "                                                const gk_ty<GK_DT_##DTN>::S *u, int op) {                           \\\n"
+    ,
+    /* chunk */
     "        if (op == 0) gk_glu_c<0, GK_DT_##DTN>(n, out, g, u);                                                        \\\n"
     "        else if (op == 1) gk_glu_c<1, GK_DT_##DTN>(n, out, g, u);                                                   \\\n"
     "        else gk_glu_c<2, GK_DT_##DTN>(n, out, g, u);                                                                \\\n"
@@ -531,8 +553,6 @@ static const char *const gk__src_math[] = {
     "        if (op == 0) gk_glu_split_c<0, GK_DT_##DTN>(rows, n, out, x);                                               \\\n"
     "        else if (op == 1) gk_glu_split_c<1, GK_DT_##DTN>(rows, n, out, x);                                          \\\n"
     "        else gk_glu_split_c<2, GK_DT_##DTN>(rows, n, out, x);                                                       \\\n"
-    ,
-    /* chunk */
     "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void gk_snake_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x, \\\n"
     "                                              const gk_ty<GK_DT_##DTN>::S *al) {                                    \\\n"
@@ -541,12 +561,18 @@ static const char *const gk__src_math[] = {
     "    extern \"C\" __global__ void gk_bin2_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *a,  \\\n"
     "                                             const gk_ty<GK_DT_##DTN>::S *b, int op) {                              \\\n"
     "        gk_bin2_nd<GK_DT_##DTN>(nd, out, a, b, op);                                                                 \\\n"
+    "    }                                                                                                               \\\n"
+    "    extern \"C\" __global__ void gk_bin2_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *a, \\\n"
+    "                                                 const gk_ty<GK_DT_##DTN>::S *b, int op) {                          \\\n"
+    "        gk_bin2_c<GK_DT_##DTN>(n, out, a, b, op);                                                                   \\\n"
     "    }\n"
     "GK_MATH_F(f32) GK_MATH_F(f64) GK_MATH_F(f16) GK_MATH_F(bf16)\n"
     "\n"
     "#define GK_MATH_I(DTN)                                                                                              \\\n"
     "    extern \"C\" __global__ void gk_bin2_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *a,  \\\n"
     "                                             const gk_ty<GK_DT_##DTN>::S *b, int op) {                              \\\n"
+    ,
+    /* chunk */
     "        gk_bin2i_nd<GK_DT_##DTN>(nd, out, a, b, op);                                                                \\\n"
     "    }\n"
     "GK_MATH_I(i8) GK_MATH_I(u8) GK_MATH_I(i32) GK_MATH_I(i64)\n"
@@ -565,8 +591,6 @@ static const char *const gk__src_math[] = {
     "    extern \"C\" __global__ void gk_where_b##B(gk_nd nd, T *out, const gk_u8 *c, const T *a, const T *b) {            \\\n"
     "        gk_where_nd<T>(nd, out, c, a, b);                                                                           \\\n"
     "    }\n"
-    ,
-    /* chunk */
     "GK_WHERE(1, gk_u8) GK_WHERE(2, gk_u16) GK_WHERE(4, gk_u32) GK_WHERE(8, gk_u64)\n"
     ,
     NULL};
@@ -936,7 +960,7 @@ static const char *const gk__src_reduce[] = {
     "}\n"
     "\n"
     "#define GK_RED(DTN)                                                                                                 \\\n"
-    "    extern \"C\" __global__ void gk_red_rows_##DTN(gk_nd on, gk_nd rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,      \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(512) gk_red_rows_##DTN(gk_nd on, gk_nd rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,      \\\n"
     "                                                 void *out, const gk_ty<GK_DT_##DTN>::S *x, gk_rpart *part) {       \\\n"
     "        gk_red_rows<GK_DT_##DTN>(on, rn, R, op, S, chunk, out, x, part);                                            \\\n"
     "    }                                                                                                               \\\n"
@@ -949,11 +973,11 @@ static const char *const gk__src_reduce[] = {
     "    }                                                                                                               \\\n"
     ,
     /* chunk */
-    "    extern \"C\" __global__ void gk_softmax_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os,                           \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(1024) gk_softmax_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os,                           \\\n"
     "                                                gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x) {       \\\n"
     "        gk_softmax_rows<GK_DT_##DTN, 0>(on, n, xs, os, out, x);                                                     \\\n"
     "    }                                                                                                               \\\n"
-    "    extern \"C\" __global__ void gk_log_softmax_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os,                       \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(1024) gk_log_softmax_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os,                       \\\n"
     "                                                    gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x) {   \\\n"
     "        gk_softmax_rows<GK_DT_##DTN, 1>(on, n, xs, os, out, x);                                                     \\\n"
     "    }\n"
@@ -1085,7 +1109,7 @@ static const char *const gk__src_sample[] = {
     "    }\n"
     "}\n"
     "#define GK_TOPK(DTN)                                                                                                \\\n"
-    "    extern \"C\" __global__ void gk_topk_##DTN(gk_nd on, int n, gk_i64 xs, gk_i64 vs, gk_i64 is, int k, int p,        \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(1024) gk_topk_##DTN(gk_nd on, int n, gk_i64 xs, gk_i64 vs, gk_i64 is, int k, int p,        \\\n"
     "                                             gk_ty<GK_DT_##DTN>::S *vals, gk_i64 *idx, const gk_ty<GK_DT_##DTN>::S *x, \\\n"
     "                                             gk_u64 *gbuf) {                                                        \\\n"
     "        gk_topk_rows<GK_DT_##DTN>(on, n, xs, vs, is, k, p, vals, idx, x, gbuf);                                     \\\n"
@@ -1263,7 +1287,7 @@ static const char *const gk__src_sample[] = {
     "    }\n"
     "}\n"
     "#define GK_SAMPLE(DTN)                                                                                              \\\n"
-    "    extern \"C\" __global__ void gk_sample_##DTN(gk_sp sp, int *tokens, const gk_ty<GK_DT_##DTN>::S *logits,          \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(1024) gk_sample_##DTN(gk_sp sp, int *tokens, const gk_ty<GK_DT_##DTN>::S *logits,          \\\n"
     "                                               const int *prev, float *xws, gk_u64 *gbuf) {                         \\\n"
     "        gk_sample_rows<GK_DT_##DTN>(sp, tokens, logits, prev, xws, gbuf);                                           \\\n"
     "    }\n"

@@ -350,7 +350,7 @@ template <int DT> __device__ __forceinline__ void gk_cumsum_block(const gk_nd &o
 }
 
 #define GK_RED(DTN)                                                                                                 \
-    extern "C" __global__ void gk_red_rows_##DTN(gk_nd on, gk_nd rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,      \
+    extern "C" __global__ void __launch_bounds__(512) gk_red_rows_##DTN(gk_nd on, gk_nd rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,      \
                                                  void *out, const gk_ty<GK_DT_##DTN>::S *x, gk_rpart *part) {       \
         gk_red_rows<GK_DT_##DTN>(on, rn, R, op, S, chunk, out, x, part);                                            \
     }                                                                                                               \
@@ -361,11 +361,11 @@ template <int DT> __device__ __forceinline__ void gk_cumsum_block(const gk_nd &o
                                                  const gk_ty<GK_DT_##DTN>::S *x) {                                  \
         gk_red_cols<GK_DT_##DTN>(on, rn, R, op, out, x);                                                            \
     }                                                                                                               \
-    extern "C" __global__ void gk_softmax_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os,                           \
+    extern "C" __global__ void __launch_bounds__(1024) gk_softmax_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os,                           \
                                                 gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x) {       \
         gk_softmax_rows<GK_DT_##DTN, 0>(on, n, xs, os, out, x);                                                     \
     }                                                                                                               \
-    extern "C" __global__ void gk_log_softmax_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os,                       \
+    extern "C" __global__ void __launch_bounds__(1024) gk_log_softmax_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os,                       \
                                                     gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x) {   \
         gk_softmax_rows<GK_DT_##DTN, 1>(on, n, xs, os, out, x);                                                     \
     }

@@ -106,7 +106,7 @@ template <int DT> __device__ __forceinline__ void gk_topk_rows(const gk_nd &on, 
     }
 }
 #define GK_TOPK(DTN)                                                                                                \
-    extern "C" __global__ void gk_topk_##DTN(gk_nd on, int n, gk_i64 xs, gk_i64 vs, gk_i64 is, int k, int p,        \
+    extern "C" __global__ void __launch_bounds__(1024) gk_topk_##DTN(gk_nd on, int n, gk_i64 xs, gk_i64 vs, gk_i64 is, int k, int p,        \
                                              gk_ty<GK_DT_##DTN>::S *vals, gk_i64 *idx, const gk_ty<GK_DT_##DTN>::S *x, \
                                              gk_u64 *gbuf) {                                                        \
         gk_topk_rows<GK_DT_##DTN>(on, n, xs, vs, is, k, p, vals, idx, x, gbuf);                                     \
@@ -278,7 +278,7 @@ template <int DT> __device__ __forceinline__ void gk_sample_rows(const gk_sp &sp
     }
 }
 #define GK_SAMPLE(DTN)                                                                                              \
-    extern "C" __global__ void gk_sample_##DTN(gk_sp sp, int *tokens, const gk_ty<GK_DT_##DTN>::S *logits,          \
+    extern "C" __global__ void __launch_bounds__(1024) gk_sample_##DTN(gk_sp sp, int *tokens, const gk_ty<GK_DT_##DTN>::S *logits,          \
                                                const int *prev, float *xws, gk_u64 *gbuf) {                         \
         gk_sample_rows<GK_DT_##DTN>(sp, tokens, logits, prev, xws, gbuf);                                           \
     }

@@ -251,6 +251,18 @@ static void test_binary(void) {
             compare(op == 0 ? "pow" : op == 1 ? "maximum" : "minimum", o, w, op == GK_BINARY_POW ? tol_of(dt) * 2 : 0);
             free(av); free(bv); free(w); fr(a); fr(b); fr(o);
         }
+    for (di = 0; di < 4; di++) /* contiguous equal shapes: the vector kernels */
+        for (op = 0; op < GK_BINARY_COUNT; op++) {
+            gk_dtype dt = FDT[di];
+            int64_t n = 4097, i;
+            pair a = mk_rand(dt, 1, &n, 0.1, 4), b = mk_rand(dt, 1, &n, -3, 3), o = mk(dt, 1, &n, NULL);
+            double *av = vals_of(a), *bv = vals_of(b);
+            for (i = 0; i < n; i++) av[i] = op == GK_BINARY_POW ? pow(av[i], bv[i]) : op == GK_BINARY_MAXIMUM ? fmax(av[i], bv[i]) : fmin(av[i], bv[i]);
+            GKT_OK(D, gk_binary(D, o.d, a.d, b.d, (gk_binary_op)op));
+            GKT_OK(R, gk_binary(R, o.r, a.r, b.r, (gk_binary_op)op));
+            compare("binary contiguous", o, av, op == GK_BINARY_POW ? tol_of(dt) * 2 : 0);
+            free(av); free(bv); fr(a); fr(b); fr(o);
+        }
     {   /* NaN propagates through maximum / minimum; _new broadcasts */
         int64_t n = 3, one = 1;
         double av[3] = { NAN, 1, -2 }, bv[1] = { 0 }, got[3], g2[3];
