@@ -5335,7 +5335,7 @@ GKDEF gk_status gk_sample(gk_ctx *ctx, gk_tensor tokens, gk_tensor logits, gk_te
                 void *args[6] = { &p.sp, &pt, &pl, &ppv, &ws, &pbuf };
                 pbuf = ws + xbytes;
                 st = gk__launch_cfg(ctx, GK__MOD_SAMPLE, gk__k_sample[p.dt], grid, block,
-                                    p.sp.P > 0 && p.sp.P <= GK__SMEM_SORT ? (unsigned)p.sp.P * 8 : 0, args, where);
+                                    (unsigned)(p.sp.P < GK__SMEM_SORT ? p.sp.P : GK__SMEM_SORT) * 8, args, where);
             }
             if (ws) gk__unuse(ctx, ctx->ws);
         }

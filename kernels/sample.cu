@@ -57,16 +57,26 @@ template <class F> __device__ __forceinline__ gk_u64 gk_radix_select(F get, int 
     }
     return prefix;
 }
-// gathers the keys >= t (exactly k) into buf, pads to p with 0, sorts descending
-template <class F> __device__ __forceinline__ void gk_gather_sort(F get, int n, gk_u64 t, gk_u64 *buf, int p) {
+// counts (buf NULL) or gathers into buf the keys >= t whose index passes keep(i); returns the count
+template <class F, class P> __device__ __forceinline__ int gk_gather(F get, P keep, int n, gk_u64 t, gk_u64 *buf) {
     __shared__ int cnt;
+    __syncthreads();
     if (threadIdx.x == 0) cnt = 0;
     __syncthreads();
     for (int i = threadIdx.x; i < n; i += blockDim.x) {
         gk_u64 c = get(i);
-        if (c >= t) buf[atomicAdd(&cnt, 1)] = c;
+        if (c >= t && keep(i)) {
+            int pos = atomicAdd(&cnt, 1);
+            if (buf) buf[pos] = c;
+        }
     }
     __syncthreads();
+    int r = cnt;
+    __syncthreads();
+    return r;
+}
+// pads buf[cnt..p) with 0 and sorts buf[0..p) descending (p a power of 2)
+__device__ __forceinline__ void gk_bitonic_desc(gk_u64 *buf, int cnt, int p) {
     for (int i = cnt + threadIdx.x; i < p; i += blockDim.x) buf[i] = 0;
     __syncthreads();
     for (int k = 2; k <= p; k <<= 1)
@@ -82,6 +92,12 @@ template <class F> __device__ __forceinline__ void gk_gather_sort(F get, int n, 
             __syncthreads();
         }
 }
+__device__ __forceinline__ int gk_pow2(int k) {
+    int p = 1;
+    while (p < k) p <<= 1;
+    return p;
+}
+struct gk_all { __device__ bool operator()(int) const { return true; } };
 
 // ---- top-k: operands of `on`: 0 values row, 1 indices row, 2 input row ----
 template <int DT> __device__ __forceinline__ void gk_topk_rows(const gk_nd &on, int n, gk_i64 xs, gk_i64 vs, gk_i64 is, int k, int p,
@@ -96,7 +112,8 @@ template <int DT> __device__ __forceinline__ void gk_topk_rows(const gk_nd &on, 
         const typename T::S *xr = x + ox;
         auto get = [&](int i) -> gk_u64 { return gk_comp((float)T::ld(xr[i * xs]), i); };
         gk_u64 t = k < n ? gk_radix_select(get, n, k) : 0;
-        gk_gather_sort(get, n, t, buf, p);
+        int cnt = gk_gather(get, gk_all(), n, t, buf);
+        gk_bitonic_desc(buf, cnt, p);
         for (int j = threadIdx.x; j < k; j += blockDim.x) {
             int i = (int)~(gk_u32)buf[j];
             vals[ov + j * vs] = xr[i * xs];
@@ -178,7 +195,6 @@ template <int DT> __device__ __forceinline__ void gk_sample_rows(const gk_sp &sp
     const float NEG_INF = -__int_as_float(0x7F800000);
     int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
     int V = sp.V;
-    gk_u64 *buf = sp.P <= GK_SMEM_SORT ? gk_dyn : gbuf + (gk_i64)blockIdx.x * sp.P;
     float *xr = xws + (gk_i64)blockIdx.x * V;
     for (int b = blockIdx.x; b < sp.B; b += gridDim.x) {
         const typename T::S *lr = logits + (gk_i64)b * sp.lrs;
@@ -236,10 +252,20 @@ template <int DT> __device__ __forceinline__ void gk_sample_rows(const gk_sp &sp
         bool topk = sp.top_k > 0 && sp.top_k < V, topp = sp.top_p < 1.0;
         bool sorted = topk || topp;
         int n = topk ? sp.top_k : V;
+        gk_u64 *buf = gk_dyn;
         if (sorted) {
+            // the top-k keys (all when top-k is off), less those of weight 0 (s < ln 2^-40 > -28):
+            // they come last in the order and are never drawn, so results do not change
             auto get = [&](int i) -> gk_u64 { return gk_comp(xr[i], i); };
+            auto live = [&](int i) -> bool {
+                return xr[i] == m || __ddiv_rn(__dsub_rn((double)xr[i], (double)m), (double)sp.temperature) >= -28.0;
+            };
             gk_u64 t = n < V ? gk_radix_select(get, V, n) : 0;
-            gk_gather_sort(get, V, t, buf, sp.P);
+            n = gk_gather(get, live, V, t, (gk_u64 *)0);
+            int p = gk_pow2(n);
+            if (p > GK_SMEM_SORT) buf = gbuf + (gk_i64)blockIdx.x * sp.P;
+            gk_gather(get, live, V, t, buf);
+            gk_bitonic_desc(buf, n, p);
         }
 #define GK_CAND(j) (sorted ? (int)~(gk_u32)buf[j] : (j))
         int L = (n + (int)blockDim.x - 1) / (int)blockDim.x, j0 = (int)threadIdx.x * L, j1 = j0 + L < n ? j0 + L : n;

@@ -777,6 +777,30 @@ static void test_sample(void) {
         GKT_CHECK(tr[0] == 0 && td[0] == 0, "min_p 0.5 keeps only the top token: %g / %g", tr[0], td[0]);
         fr(lg); fr(prev); fr(tok);
     }
+    {   /* +inf logits share the draw; tokens of weight 0 (pruned before the sort on the GPU) never drawn */
+        int64_t s[2] = { 64, 1000 }, B = 64, i;
+        double *lv = (double *)malloc(sizeof(double) * 64 * 1000), td[64], tr[64];
+        pair lg, tok;
+        gk_sample_desc d;
+        int bad = 0, k;
+        for (i = 0; i < 64 * 1000; i++) lv[i] = i % 2 ? -100 + gkt_uniform(-1, 1) : gkt_uniform(-3, 3);
+        for (i = 0; i < 8; i++) { lv[i * 1000 + 5] = INFINITY; lv[i * 1000 + 700] = INFINITY; }
+        lg = mk(GK_F32, 2, s, lv);
+        tok = mk(GK_I32, 1, &B, NULL);
+        for (k = 0; k < 3; k++) {
+            memset(&d, 0, sizeof d);
+            d.temperature = 1; d.seed = gkt_u64(); d.step = (uint64_t)k;
+            d.top_p = k == 0 ? 0.95f : 0; d.top_k = k == 1 ? 600 : 0; d.min_p = k == 2 ? 0.01f : 0;
+            sample2(tok, lg, lg, 0, &d, td, tr);
+            for (i = 0; i < 64; i++) {
+                if (td[i] != tr[i] || tr[i] < 0 || tr[i] >= 1000) { bad++; continue; }
+                if (i < 8) { bad += tr[i] != 5 && tr[i] != 700; continue; }
+                if ((int64_t)tr[i] % 2) bad++;
+            }
+        }
+        GKT_CHECK(bad == 0, "sampling with +inf and weight-0 logits: %d bad", bad);
+        free(lv); fr(lg); fr(tok);
+    }
     {   /* a row with no finite logit gives -1 */
         int64_t s[2] = { 1, 3 }, one = 1;
         double lv[3] = { -INFINITY, NAN, -INFINITY }, td[1], tr[1];
