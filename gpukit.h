@@ -4790,7 +4790,9 @@ static gk_status gk__reduce(gk_ctx *ctx, gk_tensor out, gk_tensor x, int op, int
             int contig = p.rn.ndim == 1 && p.rn.st[0][0] == 1, sms = ctx->info.sm_count > 0 ? ctx->info.sm_count : 1;
             if (M >= 2048 && (!contig || R < 64)) {
                 void *args[6] = { &p.on, &p.rn, &p.R, &p.op, &po, &px };
-                st = gk__launch(ctx, GK__MOD_REDUCE, gk__k_red_cols[p.dt], M, args, where);
+                unsigned grid[3] = { 1, 1, 1 }, block[3] = { 32, 8, 1 };
+                grid[0] = (unsigned)gk__grid_cap(ctx, (M + 31) / 32, 64);
+                st = gk__launch_cfg(ctx, GK__MOD_REDUCE, gk__k_red_cols[p.dt], grid, block, 0, args, where);
             } else {
                 unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
                 gk__cu_ptr ws = 0;

@@ -173,28 +173,42 @@ template <int DT> __device__ __forceinline__ void gk_red_fin(const gk_nd &on, gk
         rs_final<DT>(op, s, R, out, oo);
     }
 }
-// one thread per output, sequential over the reduced elements (coalesced
-// when neighbouring outputs are neighbours in memory)
+// many outputs over a strided dim: blocks of 32 x 8 threads, x over 32
+// neighbouring outputs (coalesced), y over slices of the reduced elements;
+// the 8 partial states merge in order through shared memory
 template <int DT> __device__ __forceinline__ void gk_red_cols(const gk_nd &on, const gk_nd &rn, gk_i64 R, int op, void *out,
                                                               const typename gk_ty<DT>::S *x) {
     typedef gk_ty<DT> T;
     typedef typename gk_acct<DT>::A A;
-    for (gk_i64 m = GK_TID; m < on.n; m += GK_NTHREADS) {
-        gk_i64 oo, ox, o2;
-        gk_nd_offsets(on, m, oo, ox, o2);
+    __shared__ gk_rs<A> sh[8][32];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    for (gk_i64 m0 = (gk_i64)blockIdx.x * 32; m0 < on.n; m0 += (gk_i64)gridDim.x * 32) {
+        gk_i64 m = m0 + tx;
         gk_rs<A> s;
         rs_init<A>(op, s);
-        if (rn.ndim == 1) {
-            gk_i64 st = rn.st[0][0];
-            for (gk_i64 r = 0; r < R; r++) rs_push<A>(op, s, (A)T::ld(x[ox + r * st]), r);
-        } else {
-            for (gk_i64 r = 0; r < R; r++) {
-                gk_i64 q0, q1, q2;
-                gk_nd_offsets(rn, r, q0, q1, q2);
-                rs_push<A>(op, s, (A)T::ld(x[ox + q0]), r);
+        if (m < on.n) {
+            gk_i64 oo, ox, o2;
+            gk_nd_offsets(on, m, oo, ox, o2);
+            if (rn.ndim == 1) {
+                gk_i64 st = rn.st[0][0];
+                for (gk_i64 r = ty; r < R; r += 8) rs_push<A>(op, s, (A)T::ld(x[ox + r * st]), r);
+            } else {
+                for (gk_i64 r = ty; r < R; r += 8) {
+                    gk_i64 q0, q1, q2;
+                    gk_nd_offsets(rn, r, q0, q1, q2);
+                    rs_push<A>(op, s, (A)T::ld(x[ox + q0]), r);
+                }
             }
         }
-        rs_final<DT>(op, s, R, out, oo);
+        sh[ty][tx] = s;
+        __syncthreads();
+        if (ty == 0 && m < on.n) {
+            gk_i64 oo, ox, o2;
+            gk_nd_offsets(on, m, oo, ox, o2);
+            for (int k = 1; k < 8; k++) rs_merge<A>(op, s, sh[k][tx]);
+            rs_final<DT>(op, s, R, out, oo);
+        }
+        __syncthreads();
     }
 }
 

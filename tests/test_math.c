@@ -451,6 +451,12 @@ static void test_reduce(void) {
             red_case(dt, op, 3, s3, 2, 0, 0);
             red_case(dt, op, 2, s2b, 0, 0, 0);
             red_case(dt, op, 2, s2b, GK_AXIS_ALL, 1, 1);
+            {   /* many outputs: the 32 x 8 column kernel (strided dim; short contiguous rows) */
+                int64_t sc1[2] = { 67, 4097 }, sc2[2] = { 4097, 3 };
+                red_case(dt, op, 2, sc1, 0, 0, 0);
+                red_case(dt, op, 2, sc2, 1, 1, 0);
+                red_case(dt, op, 2, sc2, 0, 0, 1);
+            }
             if (dt == GK_F32 || dt == GK_BF16) {
                 red_case(dt, op, 1, &big, 0, 0, 0);          /* split into parts on the GPU */
                 red_case(dt, op, 2, s2c, 1, 0, 0);
