@@ -198,12 +198,19 @@ template <int DT> __device__ __forceinline__ void gk_sample_rows(const gk_sp &sp
     float *xr = xws + (gk_i64)blockIdx.x * V;
     for (int b = blockIdx.x; b < sp.B; b += gridDim.x) {
         const typename T::S *lr = logits + (gk_i64)b * sp.lrs;
+        bool pen = sp.n_prev > 0 && ((sp.rep > 0.0f && sp.rep != 1.0f) || sp.presence != 0.0f || sp.freq != 0.0f);
+        bool keep = pen || sp.temperature > 0.0f; // greedy without penalties: no copy of the row
+        // argmax (first occurrence, ignoring -inf) while loading, unless penalties change the row
+        float bv = NEG_INF;
+        int bi = 0x7FFFFFFF;
         for (int i = threadIdx.x; i < V; i += blockDim.x) {
             float v = (float)T::ld(lr[i * sp.lcs]);
-            xr[i] = v != v ? NEG_INF : v;
+            v = v != v ? NEG_INF : v;
+            if (keep) xr[i] = v;
+            if (v > bv) { bv = v; bi = i; }
         }
         __syncthreads();
-        if (sp.n_prev > 0 && ((sp.rep > 0.0f && sp.rep != 1.0f) || sp.presence != 0.0f || sp.freq != 0.0f)) {
+        if (pen) {
             const int *pr = prev + (gk_i64)b * sp.prs;
             for (int j = threadIdx.x; j < sp.n_prev; j += blockDim.x) {
                 int t = pr[j * sp.pcs], c = 0, first = 1;
@@ -220,13 +227,12 @@ template <int DT> __device__ __forceinline__ void gk_sample_rows(const gk_sp &sp
                 xr[t] = x != x ? NEG_INF : x;
             }
             __syncthreads();
-        }
-        // argmax (first occurrence), ignoring -inf
-        float bv = NEG_INF;
-        int bi = 0x7FFFFFFF;
-        for (int i = threadIdx.x; i < V; i += blockDim.x) {
-            float x = xr[i];
-            if (x > bv) { bv = x; bi = i; }
+            bv = NEG_INF;
+            bi = 0x7FFFFFFF;
+            for (int i = threadIdx.x; i < V; i += blockDim.x) {
+                float x = xr[i];
+                if (x > bv) { bv = x; bi = i; }
+            }
         }
         for (int off = 16; off > 0; off >>= 1) {
             float ov = __shfl_down_sync(0xFFFFFFFFu, bv, off);
