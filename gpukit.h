@@ -4954,11 +4954,35 @@ static gk_status gk__rowop_run(gk_ctx *ctx, gk_tensor out, gk_tensor x, int kind
         args[0] = &p.on; args[1] = &p.n; args[2] = &p.xs; args[3] = &p.os; args[4] = &po; args[5] = &px;
         if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__rowop_cpu, &p, sizeof p, where);
         else if (kind == 2 && p.n < 256) st = gk__launch(ctx, GK__MOD_REDUCE, gk__k_cumsum[0][p.dt], p.on.n, args, where);
-        else {
+        else if (kind == 2) {
             unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
-            if (kind < 2) block[0] = p.n >= 16384 ? 1024 : p.n >= 2048 ? 512 : p.n >= 512 ? 256 : 128;
             grid[0] = (unsigned)gk__grid_cap(ctx, p.on.n, 32);
-            st = gk__launch_cfg(ctx, GK__MOD_REDUCE, kind == 2 ? gk__k_cumsum[1][p.dt] : gk__k_softmax[kind][p.dt], grid, block, 0, args, where);
+            st = gk__launch_cfg(ctx, GK__MOD_REDUCE, gk__k_cumsum[1][p.dt], grid, block, 0, args, where);
+        } else {
+            /* one block per row; few long rows are split into parts (stats per part in the
+               workspace, then each part merges its row's stats in order and writes) */
+            unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
+            int64_t M = p.on.n, S = 1, chunk = p.n, sms = ctx->info.sm_count > 0 ? ctx->info.sm_count : 1;
+            int phase = 0;
+            gk__cu_ptr ws = 0;
+            void *sargs[10];
+            if (M < sms && p.n >= 16384) {
+                S = (2 * sms + M - 1) / M;
+                if (S > (p.n + 8191) / 8192) S = (p.n + 8191) / 8192;
+                chunk = ((p.n + S - 1) / S + 15) / 16 * 16;
+                S = (p.n + chunk - 1) / chunk;
+            }
+            block[0] = chunk >= 16384 ? 1024 : chunk >= 2048 ? 512 : chunk >= 512 ? 256 : 128;
+            grid[0] = (unsigned)gk__grid_cap(ctx, M * S, 32);
+            if (S > 1) st = gk__workspace(ctx, (size_t)(M * S) * 16, &ws, where);
+            memcpy(sargs, args, sizeof args);
+            sargs[6] = &S; sargs[7] = &chunk; sargs[8] = &phase; sargs[9] = &ws;
+            if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_REDUCE, gk__k_softmax[kind][p.dt], grid, block, 0, sargs, where);
+            if (st == GK_OK && S > 1) {
+                phase = 1; /* read at launch: the argument buffer is copied then */
+                st = gk__launch_cfg(ctx, GK__MOD_REDUCE, gk__k_softmax[kind][p.dt], grid, block, 0, sargs, where);
+            }
+            if (ws) gk__unuse(ctx, ctx->ws);
         }
     }
     gk__operands_done(ctx, &ops, st);

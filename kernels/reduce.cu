@@ -235,69 +235,108 @@ template <typename A> __device__ __forceinline__ void sm_merge(A &m, A &s, A om,
     else s += os * m_expA(om - m);
 }
 
-template <int DT, int LOG> __device__ __forceinline__ void gk_softmax_rows(const gk_nd &on, gk_i64 n, gk_i64 xs, gk_i64 os,
-                                                                          typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x) {
+// (max, sum) of elements [j0, j1) of a row, merged over the block (valid in every thread)
+template <int DT> __device__ __forceinline__ void sm_stats(const typename gk_ty<DT>::S *xr, gk_i64 j0, gk_i64 j1, gk_i64 xs, bool vec,
+                                                          typename gk_acct<DT>::A &m, typename gk_acct<DT>::A &s) {
     typedef gk_ty<DT> T;
     typedef typename T::S Sx;
     typedef typename gk_acct<DT>::A A;
     __shared__ A shm[32], shs[32];
     const int V = 16 / sizeof(Sx);
     int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
-    for (gk_i64 row = blockIdx.x; row < on.n; row += gridDim.x) {
-        gk_i64 oo, ox, o2;
-        gk_nd_offsets(on, row, oo, ox, o2);
-        const Sx *xr = x + ox;
-        Sx *yr = out + oo;
-        bool vec = xs == 1 && os == 1 && (((unsigned long long)xr | (unsigned long long)yr) & 15) == 0;
-        gk_i64 nv = vec ? n / V : 0;
-        A m = -gk_inf<A>(), s = 0;
+    gk_i64 nv = vec ? (j1 - j0) / V : 0;
+    const uint4 *xv4 = (const uint4 *)(xr + j0);
+    m = -gk_inf<A>();
+    s = 0;
 #pragma unroll 4
-        for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {
-            union { uint4 v; Sx s[16 / sizeof(Sx)]; } u;
-            u.v = __ldg((const uint4 *)xr + j);
+    for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {
+        union { uint4 v; Sx s[16 / sizeof(Sx)]; } u;
+        u.v = __ldg(xv4 + j);
 #pragma unroll
-            for (int k = 0; k < V; k++) sm_push<A>(m, s, (A)T::ld(u.s[k]));
-        }
-        for (gk_i64 j = nv * V + threadIdx.x; j < n; j += blockDim.x) sm_push<A>(m, s, (A)T::ld(xr[j * xs]));
+        for (int k = 0; k < V; k++) sm_push<A>(m, s, (A)T::ld(u.s[k]));
+    }
+    for (gk_i64 j = j0 + nv * V + threadIdx.x; j < j1; j += blockDim.x) sm_push<A>(m, s, (A)T::ld(xr[j * xs]));
+    for (int off = 16; off > 0; off >>= 1) {
+        A om = __shfl_down_sync(0xFFFFFFFFu, m, off), osum = __shfl_down_sync(0xFFFFFFFFu, s, off);
+        sm_merge<A>(m, s, om, osum);
+    }
+    __syncthreads();
+    if (lane == 0) { shm[w] = m; shs[w] = s; }
+    __syncthreads();
+    if (w == 0) {
+        m = lane < nw ? shm[lane] : -gk_inf<A>();
+        s = lane < nw ? shs[lane] : (A)0;
         for (int off = 16; off > 0; off >>= 1) {
             A om = __shfl_down_sync(0xFFFFFFFFu, m, off), osum = __shfl_down_sync(0xFFFFFFFFu, s, off);
             sm_merge<A>(m, s, om, osum);
         }
-        if (lane == 0) { shm[w] = m; shs[w] = s; }
-        __syncthreads();
-        if (w == 0) {
-            m = lane < nw ? shm[lane] : -gk_inf<A>();
-            s = lane < nw ? shs[lane] : (A)0;
-            for (int off = 16; off > 0; off >>= 1) {
-                A om = __shfl_down_sync(0xFFFFFFFFu, m, off), osum = __shfl_down_sync(0xFFFFFFFFu, s, off);
-                sm_merge<A>(m, s, om, osum);
-            }
-            if (lane == 0) { shm[0] = m; shs[0] = s; }
-        }
-        __syncthreads();
-        m = shm[0];
-        s = shs[0];
-        __syncthreads();
-        A ls = m_logA(s), inv = (A)1 / s;
-        bool none = m == -gk_inf<A>() && s == s;
+        if (lane == 0) { shm[0] = m; shs[0] = s; }
+    }
+    __syncthreads();
+    m = shm[0];
+    s = shs[0];
+}
+// writes elements [j0, j1) of a row given the row's (max, sum)
+template <int DT, int LOG> __device__ __forceinline__ void sm_write(const typename gk_ty<DT>::S *xr, typename gk_ty<DT>::S *yr, gk_i64 j0,
+                                                                   gk_i64 j1, gk_i64 xs, gk_i64 os, bool vec, typename gk_acct<DT>::A m,
+                                                                   typename gk_acct<DT>::A s) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S Sx;
+    typedef typename gk_acct<DT>::A A;
+    const int V = 16 / sizeof(Sx);
+    gk_i64 nv = vec ? (j1 - j0) / V : 0;
+    const uint4 *xv4 = (const uint4 *)(xr + j0);
+    uint4 *yv4 = (uint4 *)(yr + j0);
+    A ls = m_logA(s), inv = (A)1 / s;
+    bool none = m == -gk_inf<A>() && s == s;
 #define GK_SM_OUT(xv)                                                                                               \
-    (none ? (LOG ? -gk_inf<A>() : (A)0)                                                                             \
-          : LOG ? ((xv) == m ? (A)0 : (xv) - m) - ls : ((xv) == m ? (A)1 : m_expA((xv) - m)) * inv)
-        for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {
-            union { uint4 v; Sx s[16 / sizeof(Sx)]; } u, z;
-            u.v = __ldg((const uint4 *)xr + j);
+    (s != s ? s : none ? (LOG ? -gk_inf<A>() : (A)0)                                                                \
+                       : LOG ? ((xv) == m ? (A)0 : (xv) - m) - ls : ((xv) == m ? (A)1 : m_expA((xv) - m)) * inv)
+#pragma unroll 2
+    for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {
+        union { uint4 v; Sx s[16 / sizeof(Sx)]; } u, z;
+        u.v = __ldg(xv4 + j);
 #pragma unroll
-            for (int k = 0; k < V; k++) {
-                A xv = (A)T::ld(u.s[k]);
-                z.s[k] = T::st((typename T::C)(s != s ? s : GK_SM_OUT(xv)));
-            }
-            ((uint4 *)yr)[j] = z.v;
+        for (int k = 0; k < V; k++) {
+            A xv = (A)T::ld(u.s[k]);
+            z.s[k] = T::st((typename T::C)(GK_SM_OUT(xv)));
         }
-        for (gk_i64 j = nv * V + threadIdx.x; j < n; j += blockDim.x) {
-            A xv = (A)T::ld(xr[j * xs]);
-            yr[j * os] = T::st((typename T::C)(s != s ? s : GK_SM_OUT(xv)));
-        }
+        yv4[j] = z.v;
+    }
+    for (gk_i64 j = j0 + nv * V + threadIdx.x; j < j1; j += blockDim.x) {
+        A xv = (A)T::ld(xr[j * xs]);
+        yr[j * os] = T::st((typename T::C)(GK_SM_OUT(xv)));
+    }
 #undef GK_SM_OUT
+}
+// One block per (row, part); parts of `chunk` elements (a multiple of 16).
+// S == 1: stats and output of whole rows. S > 1, phase 0: the (max, sum) of
+// each part into ws; phase 1: merge the row's parts in order, write the part.
+template <int DT, int LOG> __device__ __forceinline__ void gk_softmax_rows(const gk_nd &on, gk_i64 n, gk_i64 xs, gk_i64 os, gk_i64 S,
+                                                                          gk_i64 chunk, int phase, double *ws,
+                                                                          typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S Sx;
+    typedef typename gk_acct<DT>::A A;
+    for (gk_i64 blk = blockIdx.x; blk < on.n * S; blk += gridDim.x) {
+        gk_i64 row = blk / S, part = blk - row * S, oo, ox, o2;
+        gk_nd_offsets(on, row, oo, ox, o2);
+        const Sx *xr = x + ox;
+        Sx *yr = out + oo;
+        gk_i64 j0 = part * chunk, j1 = j0 + chunk < n ? j0 + chunk : n;
+        bool vec = xs == 1 && os == 1 && (((unsigned long long)(xr + j0) | (unsigned long long)(yr + j0)) & 15) == 0;
+        A m, s;
+        if (S == 1 || phase == 0) sm_stats<DT>(xr, j0, j1, xs, vec, m, s);
+        if (S > 1 && phase == 0) {
+            if (threadIdx.x == 0) { ws[2 * blk] = (double)m; ws[2 * blk + 1] = (double)s; }
+            continue;
+        }
+        if (S > 1) {
+            m = -gk_inf<A>();
+            s = 0;
+            for (gk_i64 q = 0; q < S; q++) sm_merge<A>(m, s, (A)ws[2 * (row * S + q)], (A)ws[2 * (row * S + q) + 1]);
+        }
+        sm_write<DT, LOG>(xr, yr, j0, j1, xs, os, vec, m, s);
     }
 }
 
@@ -375,13 +414,15 @@ template <int DT> __device__ __forceinline__ void gk_cumsum_block(const gk_nd &o
                                                  const gk_ty<GK_DT_##DTN>::S *x) {                                  \
         gk_red_cols<GK_DT_##DTN>(on, rn, R, op, out, x);                                                            \
     }                                                                                                               \
-    extern "C" __global__ void __launch_bounds__(1024) gk_softmax_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os,                           \
-                                                gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x) {       \
-        gk_softmax_rows<GK_DT_##DTN, 0>(on, n, xs, os, out, x);                                                     \
+    extern "C" __global__ void __launch_bounds__(1024) gk_softmax_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os,    \
+                                                gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x,         \
+                                                gk_i64 S, gk_i64 chunk, int phase, double *ws) {                    \
+        gk_softmax_rows<GK_DT_##DTN, 0>(on, n, xs, os, S, chunk, phase, ws, out, x);                                \
     }                                                                                                               \
-    extern "C" __global__ void __launch_bounds__(1024) gk_log_softmax_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os,                       \
-                                                    gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x) {   \
-        gk_softmax_rows<GK_DT_##DTN, 1>(on, n, xs, os, out, x);                                                     \
+    extern "C" __global__ void __launch_bounds__(1024) gk_log_softmax_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os, \
+                                                    gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x,     \
+                                                    gk_i64 S, gk_i64 chunk, int phase, double *ws) {                \
+        gk_softmax_rows<GK_DT_##DTN, 1>(on, n, xs, os, S, chunk, phase, ws, out, x);                                \
     }
 GK_RED(f32) GK_RED(f64) GK_RED(f16) GK_RED(bf16)
 
