@@ -1089,8 +1089,11 @@ static const char *const gk__src_sample[] = {
     "            // warp-aggregated: lanes with the same digit add once (logits share few exponents)\n"
     "            gk_u64 c = get(i);\n"
     "            int bin = (c & mask) == prefix \? (int)((c >> shift) & 255) : -1;\n"
-    "            unsigned peers = __match_any_sync(__activemask(), bin);\n"
-    "            if (bin >= 0 && (int)(threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&hist[bin], (unsigned)__popc(peers));\n"
+    "            unsigned live = __ballot_sync(__activemask(), bin >= 0); // later passes: few lanes match\n"
+    "            if (bin >= 0) {\n"
+    "                unsigned peers = __match_any_sync(live, bin);\n"
+    "                if ((int)(threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&hist[bin], (unsigned)__popc(peers));\n"
+    "            }\n"
     "        }\n"
     "        __syncthreads();\n"
     "        if (threadIdx.x == 0) {\n"
@@ -1116,11 +1119,11 @@ static const char *const gk__src_sample[] = {
     "    return prefix;\n"
     "}\n"
     "// counts (buf NULL) or gathers into buf the keys >= t whose index passes keep(i); returns the count\n"
+    ,
+    /* chunk */
     "template <class F, class P> __device__ __forceinline__ int gk_gather(F get, P keep, int n, gk_u64 t, gk_u64 *buf) {\n"
     "    __shared__ int cnt;\n"
     "    __syncthreads();\n"
-    ,
-    /* chunk */
     "    if (threadIdx.x == 0) cnt = 0;\n"
     "    __syncthreads();\n"
     "    for (int i = threadIdx.x; i < n; i += blockDim.x) {\n"
@@ -1184,9 +1187,9 @@ static const char *const gk__src_sample[] = {
     "}\n"
     "#define GK_TOPK(DTN)                                                                                                \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(1024) gk_topk_##DTN(gk_nd on, int n, gk_i64 xs, gk_i64 vs, gk_i64 is, int k, int p,        \\\n"
-    "                                             gk_ty<GK_DT_##DTN>::S *vals, gk_i64 *idx, const gk_ty<GK_DT_##DTN>::S *x, \\\n"
     ,
     /* chunk */
+    "                                             gk_ty<GK_DT_##DTN>::S *vals, gk_i64 *idx, const gk_ty<GK_DT_##DTN>::S *x, \\\n"
     "                                             gk_u64 *gbuf) {                                                        \\\n"
     "        gk_topk_rows<GK_DT_##DTN>(on, n, xs, vs, is, k, p, vals, idx, x, gbuf);                                     \\\n"
     "    }\n"
@@ -1254,10 +1257,10 @@ static const char *const gk__src_sample[] = {
     "    extern __shared__ gk_u64 gk_dyn[];\n"
     "    __shared__ float shv[32];\n"
     "    __shared__ int shi[32];\n"
-    "    const float NEG_INF = -__int_as_float(0x7F800000);\n"
-    "    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;\n"
     ,
     /* chunk */
+    "    const float NEG_INF = -__int_as_float(0x7F800000);\n"
+    "    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;\n"
     "    int V = sp.V;\n"
     "    float *xr = xws + (gk_i64)blockIdx.x * V;\n"
     "    for (int b = blockIdx.x; b < sp.B; b += gridDim.x) {\n"
@@ -1319,12 +1322,12 @@ static const char *const gk__src_sample[] = {
     "            continue;\n"
     "        }\n"
     "        float m = bv;\n"
+    ,
+    /* chunk */
     "        bool topk = sp.top_k > 0 && sp.top_k < V, topp = sp.top_p < 1.0;\n"
     "        bool sorted = topk || topp;\n"
     "        int n = topk \? sp.top_k : V;\n"
     "        gk_u64 *buf = gk_dyn;\n"
-    ,
-    /* chunk */
     "        if (sorted) {\n"
     "            // the top-k keys (all when top-k is off), less those of weight 0 (s < ln 2^-40 > -28):\n"
     "            // they come last in the order and are never drawn, so results do not change\n"
@@ -1378,6 +1381,8 @@ static const char *const gk__src_sample[] = {
     "#define GK_SAMPLE(DTN)                                                                                              \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(1024) gk_sample_##DTN(gk_sp sp, int *tokens, const gk_ty<GK_DT_##DTN>::S *logits,          \\\n"
     "                                               const int *prev, float *xws, gk_u64 *gbuf) {                         \\\n"
+    ,
+    /* chunk */
     "        gk_sample_rows<GK_DT_##DTN>(sp, tokens, logits, prev, xws, gbuf);                                           \\\n"
     "    }\n"
     "GK_SAMPLE(f32) GK_SAMPLE(f16) GK_SAMPLE(bf16)\n"

@@ -31,8 +31,11 @@ template <class F> __device__ __forceinline__ gk_u64 gk_radix_select(F get, int 
             // warp-aggregated: lanes with the same digit add once (logits share few exponents)
             gk_u64 c = get(i);
             int bin = (c & mask) == prefix ? (int)((c >> shift) & 255) : -1;
-            unsigned peers = __match_any_sync(__activemask(), bin);
-            if (bin >= 0 && (int)(threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&hist[bin], (unsigned)__popc(peers));
+            unsigned live = __ballot_sync(__activemask(), bin >= 0); // later passes: few lanes match
+            if (bin >= 0) {
+                unsigned peers = __match_any_sync(live, bin);
+                if ((int)(threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&hist[bin], (unsigned)__popc(peers));
+            }
         }
         __syncthreads();
         if (threadIdx.x == 0) {
