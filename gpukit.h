@@ -608,8 +608,9 @@ GKDEF gk_status gk_topk_new(gk_ctx *ctx, gk_tensor x, int64_t k, gk_tensor *valu
         Philox4x32-10 (counter {row, step lo, step hi, 0}, key {seed lo, seed hi})
         picks the candidate where the running weight passes r (index order when
         neither top_k nor top_p filter, else largest first).
-   A row with no finite logit gives -1. top_k / top_p with top_k >= 4096 (or top_p
-   without top_k) sort the candidates in the workspace: correct, slower. */
+   A row with no finite logit gives -1. One block per row; with top_k / top_p the
+   candidates (less those of weight 0) are sorted in shared memory up to 4096 of them,
+   else in the workspace (correct, slower: e.g. top_p without top_k on flat logits). */
 typedef struct gk_sample_desc {
     float temperature;        /* <= 0: greedy */
     int top_k;                /* 0: off; >= vocab: off */
