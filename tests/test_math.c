@@ -294,6 +294,22 @@ static void test_binary(void) {
                 free(av); free(bv); free(w); fr(a); fr(b); fr(o);
             }
     }
+    {   /* mixed strides: a transposed view against a contiguous tensor */
+        int64_t st[2] = { 33, 31 }, so[2] = { 31, 33 }, i;
+        pair a = mk_rand(GK_F16, 2, st, -4, 4), at = tview(a), b = mk_rand(GK_F16, 2, so, -4, 4), o = mk(GK_U8, 2, so, NULL);
+        pair c = mk(GK_F16, 2, so, NULL);
+        double *av = vals_of(at), *bv = vals_of(b), *w = (double *)malloc(sizeof(double) * 31 * 33), *w2 = (double *)malloc(sizeof(double) * 31 * 33);
+        for (i = 0; i < 31 * 33; i++) { w[i] = av[i] >= bv[i]; w2[i] = fmin(av[i], bv[i]); }
+        GKT_OK(D, gk_compare(D, o.d, at.d, b.d, GK_CMP_GE));
+        GKT_OK(R, gk_compare(R, o.r, at.r, b.r, GK_CMP_GE));
+        compare("compare transposed", o, w, 0);
+        GKT_OK(D, gk_binary(D, c.d, at.d, b.d, GK_BINARY_MINIMUM));
+        GKT_OK(R, gk_binary(R, c.r, at.r, b.r, GK_BINARY_MINIMUM));
+        compare("minimum transposed", c, w2, 0);
+        free(av); free(bv); free(w); free(w2);
+        gk_tensor_free(D, at.d); gk_tensor_free(R, at.r);
+        fr(a); fr(b); fr(o); fr(c);
+    }
     {
         static const gk_dtype wdt[3] = { GK_F32, GK_BF16, GK_I64 };
         for (di = 0; di < 3; di++) {
