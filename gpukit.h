@@ -4374,6 +4374,7 @@ static const char *const gk__k_unary[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_unar
 static const char *const gk__k_glu[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_glu_", ""), GK__DTNAMES("gk_glu_", "_c") };
 static const char *const gk__k_glu_split[GK_DTYPE_COUNT] = GK__DTNAMES("gk_glu_split_", "_c");
 static const char *const gk__k_snake[GK_DTYPE_COUNT] = GK__DTNAMES("gk_snake_", "");
+static const char *const gk__k_snake_rows[GK_DTYPE_COUNT] = GK__DTNAMES("gk_snake_rows_", "");
 static const char *const gk__k_bin2[GK_DTYPE_COUNT] = GK__DTNAMES("gk_bin2_", "");
 static const char *const gk__k_bin2c[GK_DTYPE_COUNT] = GK__DTNAMES("gk_bin2_", "_c");
 static const char *const gk__k_cmp[GK_DTYPE_COUNT] = GK__DTNAMES("gk_cmp_", "");
@@ -4487,7 +4488,19 @@ static gk_status gk__mew(gk_ctx *ctx, int cls, int op, const gk_tensor *ts, int 
                 if (contig) { args[0] = &nel; st = gk__launch(ctx, GK__MOD_MATH, gk__k_glu[1][p.dt], (nel * es + 15) / 16, args, where); }
                 else st = gk__launch(ctx, GK__MOD_MATH, gk__k_glu[0][p.dt], nel, args, where);
                 break;
-            case GK__MC_SNAKE: st = gk__launch(ctx, GK__MOD_MATH, gk__k_snake[p.dt], nel, args, where); break;
+            case GK__MC_SNAKE:
+                if (gk__is_contig(ops.s[0]) && gk__is_contig(ops.s[1]) && gk__same_shape(ops.s[0], ops.s[1])) {
+                    /* rows of T with one alpha each: no index arithmetic per element */
+                    const gk__slot *x = ops.s[1];
+                    int64_t T = x->shape[x->ndim - 1], C = x->shape[x->ndim - 2], rows = nel / T, ast = ops.s[2]->strides[0];
+                    unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
+                    void *sargs[7];
+                    sargs[0] = &rows; sargs[1] = &T; sargs[2] = &C; sargs[3] = &ast; sargs[4] = &pp[0]; sargs[5] = &pp[1]; sargs[6] = &pp[2];
+                    grid[0] = (unsigned)((T + 255) / 256 < 64 ? (T + 255) / 256 : 64);
+                    grid[1] = (unsigned)(rows < 65535 ? rows : 65535);
+                    st = gk__launch_cfg(ctx, GK__MOD_MATH, gk__k_snake_rows[p.dt], grid, block, 0, sargs, where);
+                } else st = gk__launch(ctx, GK__MOD_MATH, gk__k_snake[p.dt], nel, args, where);
+                break;
             case GK__MC_BIN:
                 args[4] = &iop;
                 if (contig && gk__fdt(p.dt)) { args[0] = &nel; st = gk__launch(ctx, GK__MOD_MATH, gk__k_bin2c[p.dt], (nel * es + 15) / 16, args, where); }

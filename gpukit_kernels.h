@@ -527,6 +527,22 @@ static const char *const gk__src_math[] = {
     "    }\n"
     "}\n"
     "\n"
+    "// contiguous x / out [rows = B*C, T], alpha[(row % C) * ast]: no index division per element\n"
+    "template <int DT> __device__ __forceinline__ void gk_snake_rows(gk_i64 rows, gk_i64 T, gk_i64 C, gk_i64 ast, typename gk_ty<DT>::S *out,\n"
+    "                                                                const typename gk_ty<DT>::S *x, const typename gk_ty<DT>::S *al) {\n"
+    "    typedef gk_ty<DT> Ty;\n"
+    "    typedef typename gk_fc<DT>::C Cc;\n"
+    "    for (gk_i64 row = blockIdx.y; row < rows; row += gridDim.y) {\n"
+    "        Cc a = (Cc)Ty::ld(al[(row % C) * ast]), ia = (Cc)1 / (a + (Cc)1e-9);\n"
+    "        const typename Ty::S *xr = x + row * T;\n"
+    "        typename Ty::S *yr = out + row * T;\n"
+    "        for (gk_i64 t = (gk_i64)blockIdx.x * blockDim.x + threadIdx.x; t < T; t += (gk_i64)gridDim.x * blockDim.x) {\n"
+    "            Cc v = (Cc)Ty::ld(xr[t]), sn = m_sin(a * v);\n"
+    "            yr[t] = Ty::st(v + sn * sn * ia);\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "\n"
     "#define GK_MATH_F(DTN)                                                                                              \\\n"
     "    extern \"C\" __global__ void gk_unary_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x, \\\n"
     "                                              int op, double p0, double p1) {                                       \\\n"
@@ -535,6 +551,8 @@ static const char *const gk__src_math[] = {
     "    extern \"C\" __global__ void gk_unary_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,                             \\\n"
     "                                                  const gk_ty<GK_DT_##DTN>::S *x, int op, double p0, double p1) {   \\\n"
     "        gk_unary_c_all<GK_DT_##DTN>(n, out, x, op, p0, p1);                                                         \\\n"
+    ,
+    /* chunk */
     "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void gk_glu_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *g,   \\\n"
     "                                            const gk_ty<GK_DT_##DTN>::S *u, int op) {                               \\\n"
@@ -542,8 +560,6 @@ static const char *const gk__src_math[] = {
     "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void gk_glu_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *g, \\\n"
     "                                                const gk_ty<GK_DT_##DTN>::S *u, int op) {                           \\\n"
-    ,
-    /* chunk */
     "        if (op == 0) gk_glu_c<0, GK_DT_##DTN>(n, out, g, u);                                                        \\\n"
     "        else if (op == 1) gk_glu_c<1, GK_DT_##DTN>(n, out, g, u);                                                   \\\n"
     "        else gk_glu_c<2, GK_DT_##DTN>(n, out, g, u);                                                                \\\n"
@@ -558,6 +574,13 @@ static const char *const gk__src_math[] = {
     "                                              const gk_ty<GK_DT_##DTN>::S *al) {                                    \\\n"
     "        gk_snake_nd<GK_DT_##DTN>(nd, out, x, al);                                                                   \\\n"
     "    }                                                                                                               \\\n"
+    "    extern \"C\" __global__ void gk_snake_rows_##DTN(gk_i64 rows, gk_i64 T, gk_i64 C, gk_i64 ast,                     \\\n"
+    "                                                   gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x,      \\\n"
+    "                                                   const gk_ty<GK_DT_##DTN>::S *al) {                               \\\n"
+    ,
+    /* chunk */
+    "        gk_snake_rows<GK_DT_##DTN>(rows, T, C, ast, out, x, al);                                                    \\\n"
+    "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void gk_bin2_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *a,  \\\n"
     "                                             const gk_ty<GK_DT_##DTN>::S *b, int op) {                              \\\n"
     "        gk_bin2_nd<GK_DT_##DTN>(nd, out, a, b, op);                                                                 \\\n"
@@ -571,8 +594,6 @@ static const char *const gk__src_math[] = {
     "#define GK_MATH_I(DTN)                                                                                              \\\n"
     "    extern \"C\" __global__ void gk_bin2_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *a,  \\\n"
     "                                             const gk_ty<GK_DT_##DTN>::S *b, int op) {                              \\\n"
-    ,
-    /* chunk */
     "        gk_bin2i_nd<GK_DT_##DTN>(nd, out, a, b, op);                                                                \\\n"
     "    }\n"
     "GK_MATH_I(i8) GK_MATH_I(u8) GK_MATH_I(i32) GK_MATH_I(i64)\n"
@@ -589,6 +610,8 @@ static const char *const gk__src_math[] = {
     "\n"
     "#define GK_WHERE(B, T)                                                                                              \\\n"
     "    extern \"C\" __global__ void gk_where_b##B(gk_nd nd, T *out, const gk_u8 *c, const T *a, const T *b) {            \\\n"
+    ,
+    /* chunk */
     "        gk_where_nd<T>(nd, out, c, a, b);                                                                           \\\n"
     "    }\n"
     "GK_WHERE(1, gk_u8) GK_WHERE(2, gk_u16) GK_WHERE(4, gk_u32) GK_WHERE(8, gk_u64)\n"

@@ -263,6 +263,22 @@ template <int DT> __device__ __forceinline__ void gk_snake_nd(const gk_nd &nd, t
     }
 }
 
+// contiguous x / out [rows = B*C, T], alpha[(row % C) * ast]: no index division per element
+template <int DT> __device__ __forceinline__ void gk_snake_rows(gk_i64 rows, gk_i64 T, gk_i64 C, gk_i64 ast, typename gk_ty<DT>::S *out,
+                                                                const typename gk_ty<DT>::S *x, const typename gk_ty<DT>::S *al) {
+    typedef gk_ty<DT> Ty;
+    typedef typename gk_fc<DT>::C Cc;
+    for (gk_i64 row = blockIdx.y; row < rows; row += gridDim.y) {
+        Cc a = (Cc)Ty::ld(al[(row % C) * ast]), ia = (Cc)1 / (a + (Cc)1e-9);
+        const typename Ty::S *xr = x + row * T;
+        typename Ty::S *yr = out + row * T;
+        for (gk_i64 t = (gk_i64)blockIdx.x * blockDim.x + threadIdx.x; t < T; t += (gk_i64)gridDim.x * blockDim.x) {
+            Cc v = (Cc)Ty::ld(xr[t]), sn = m_sin(a * v);
+            yr[t] = Ty::st(v + sn * sn * ia);
+        }
+    }
+}
+
 #define GK_MATH_F(DTN)                                                                                              \
     extern "C" __global__ void gk_unary_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x, \
                                               int op, double p0, double p1) {                                       \
@@ -291,6 +307,11 @@ template <int DT> __device__ __forceinline__ void gk_snake_nd(const gk_nd &nd, t
     extern "C" __global__ void gk_snake_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x, \
                                               const gk_ty<GK_DT_##DTN>::S *al) {                                    \
         gk_snake_nd<GK_DT_##DTN>(nd, out, x, al);                                                                   \
+    }                                                                                                               \
+    extern "C" __global__ void gk_snake_rows_##DTN(gk_i64 rows, gk_i64 T, gk_i64 C, gk_i64 ast,                     \
+                                                   gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x,      \
+                                                   const gk_ty<GK_DT_##DTN>::S *al) {                               \
+        gk_snake_rows<GK_DT_##DTN>(rows, T, C, ast, out, x, al);                                                    \
     }                                                                                                               \
     extern "C" __global__ void gk_bin2_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *a,  \
                                              const gk_ty<GK_DT_##DTN>::S *b, int op) {                              \

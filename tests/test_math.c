@@ -398,6 +398,22 @@ static void test_glu_snake(void) {
         GKT_OK(D, gk_snake(D, o2.d, x2.d, a.d));
         GKT_OK(R, gk_snake(R, o2.r, x2.r, a.r));
         compare("snake [C,T]", o2, x2v, tol_of(dt) * 2);
+        {   /* a strided x (transposed view): the general kernel */
+            int64_t stc[2] = { 1000, 5 };
+            pair xt = mk_rand(dt, 2, stc, -4, 4), xv2 = tview(xt), o3 = mk(dt, 2, s2, NULL);
+            double *tv = vals_of(xv2);
+            for (i = 0; i < 5; i++)
+                for (k = 0; k < 1000; k++) {
+                    double v = tv[i * 1000 + k], sn = sin(av[i] * v);
+                    tv[i * 1000 + k] = v + sn * sn / (av[i] + 1e-9);
+                }
+            GKT_OK(D, gk_snake(D, o3.d, xv2.d, a.d));
+            GKT_OK(R, gk_snake(R, o3.r, xv2.r, a.r));
+            compare("snake strided", o3, tv, tol_of(dt) * 2);
+            free(tv);
+            gk_tensor_free(D, xv2.d); gk_tensor_free(R, xv2.r);
+            fr(xt); fr(o3);
+        }
         free(xv); free(av); free(x2v); fr(x); fr(a); fr(o); fr(x2); fr(o2);
     }
 }
