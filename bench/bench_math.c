@@ -116,6 +116,16 @@ int main(int argc, char **argv) {
         TIME("gelu_tanh_bf16_256MiB", 2 * B, gk_unary(ctx, hc, ha, GK_UNARY_GELU_TANH, 0));
         TIME("swiglu_bf16_256MiB", 3 * B, gk_glu(ctx, hc, ha, hb, GK_GLU_SILU));
         TIME("maximum_f32_256MiB", 3 * B, gk_binary(ctx, c, a, b, GK_BINARY_MAXIMUM));
+        {
+            int64_t s3[3] = { 16, 512, 16384 }, ch = 512;
+            gk_tensor x3, y3, al;
+            CK(gk_view_reshape(ctx, ha, 3, s3, &x3));
+            CK(gk_view_reshape(ctx, hc, 3, s3, &y3));
+            CK(gk_tensor_empty(ctx, GK_BF16, 1, &ch, &al));
+            CK(gk_fill(ctx, al, 0.75));
+            TIME("snake_bf16_16x512x16384", 2 * B, gk_snake(ctx, y3, x3, al));
+            gk_tensor_free(ctx, x3); gk_tensor_free(ctx, y3); gk_tensor_free(ctx, al);
+        }
         CK(gk_view_reshape(ctx, a, 2, s2, &m2));
         CK(gk_view_reshape(ctx, c, 2, s2, &o2));
         CK(gk_view_slice(ctx, b, 0, 0, row, 1, &r1));

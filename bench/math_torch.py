@@ -44,6 +44,8 @@ timed("gelu_bf16_256MiB", 2 * B, lambda: torch.ops.aten.gelu.out(ha, out=hc))
 timed("gelu_tanh_bf16_256MiB", 2 * B, lambda: torch.ops.aten.gelu.out(ha, approximate="tanh", out=hc))
 timed("swiglu_bf16_256MiB", 3 * B, lambda: torch.mul(F.silu(ha), hb, out=hc))  # eager: two kernels
 timed("maximum_f32_256MiB", 3 * B, lambda: torch.maximum(a, b, out=c))
+x3, al = ha.view(16, 512, 16384), torch.full((1, 512, 1), 0.75, device=dev, dtype=torch.bfloat16)
+timed("snake_bf16_16x512x16384", 2 * B, lambda: x3 + (1.0 / (al + 1e-9)) * torch.sin(al * x3).pow(2))  # eager, as vocoders write it
 m2, o2, r1 = a.view(8192, 8192), c.view(8192, 8192), b[:8192]
 timed("add_bcast_f32_8192x8192+8192", 2 * B, lambda: torch.add(m2, r1, out=o2))
 s = torch.empty((), device=dev)
