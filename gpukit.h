@@ -513,7 +513,119 @@ GKDEF gk_status gk_cast_new(gk_ctx *ctx, gk_tensor src, gk_dtype dtype, gk_tenso
 
 /* >>api_ops_math: more elementwise ops, reductions, softmax, cumsum, top-k, sampling
    (declarations of this group go below this line) */
+/* Elementwise math. Float ops take f32, f64, f16 or bf16 (16-bit compute in
+   f32, f64 in double); inputs broadcast to the output (NumPy rules, any
+   strides), all operands of one dtype unless said otherwise. The _new
+   variants allocate the output (broadcast shape). */
+typedef enum gk_unary_op {
+    GK_UNARY_EXP = 0, GK_UNARY_LOG, GK_UNARY_SQRT, GK_UNARY_RSQRT, GK_UNARY_ABS, GK_UNARY_NEG,
+    GK_UNARY_SIN, GK_UNARY_COS, GK_UNARY_TANH,
+    GK_UNARY_SIGMOID,    /* 1 / (1 + exp(-x)) */
+    GK_UNARY_RELU,       /* max(x, 0), NaN stays NaN */
+    GK_UNARY_LEAKY_RELU, /* x < 0 ? param * x : x (torch default slope 0.01 is not implied: pass it) */
+    GK_UNARY_GELU,       /* x/2 (1 + erf(x / sqrt 2)): torch gelu(approximate='none') */
+    GK_UNARY_GELU_TANH,  /* x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))): approximate='tanh' */
+    GK_UNARY_SILU,       /* x * sigmoid(x) */
+    GK_UNARY_RELU2,      /* relu(x)^2 */
+    GK_UNARY_SOFTPLUS,   /* log(1 + exp(b x)) / b, x where b x > 20; b = param, 0 means 1 (torch defaults) */
+    GK_UNARY_COUNT
+} gk_unary_op;
+GKDEF gk_status gk_unary(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_unary_op op, double param);
+GKDEF gk_status gk_unary_new(gk_ctx *ctx, gk_tensor x, gk_unary_op op, double param, gk_tensor *out);
+/* out = min(max(x, lo), hi); pass -INFINITY / INFINITY for one side; NaN x stays NaN; lo <= hi. */
+GKDEF gk_status gk_clamp(gk_ctx *ctx, gk_tensor out, gk_tensor x, double lo, double hi);
+GKDEF gk_status gk_clamp_new(gk_ctx *ctx, gk_tensor x, double lo, double hi, gk_tensor *out);
 
+/* Binary: POW takes floats; MAXIMUM / MINIMUM take every dtype (NaN propagates, like torch). */
+typedef enum gk_binary_op { GK_BINARY_POW = 0, GK_BINARY_MAXIMUM, GK_BINARY_MINIMUM, GK_BINARY_COUNT } gk_binary_op;
+GKDEF gk_status gk_binary(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b, gk_binary_op op);
+GKDEF gk_status gk_binary_new(gk_ctx *ctx, gk_tensor a, gk_tensor b, gk_binary_op op, gk_tensor *out);
+/* Comparisons: out (u8) = 1 where a OP b holds, else 0; a and b of any one dtype (NaN compares unequal). */
+typedef enum gk_compare_op { GK_CMP_EQ = 0, GK_CMP_NE, GK_CMP_LT, GK_CMP_LE, GK_CMP_GT, GK_CMP_GE, GK_CMP_COUNT } gk_compare_op;
+GKDEF gk_status gk_compare(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b, gk_compare_op op);
+GKDEF gk_status gk_compare_new(gk_ctx *ctx, gk_tensor a, gk_tensor b, gk_compare_op op, gk_tensor *out);
+/* out = cond != 0 ? a : b; cond u8, a / b / out of any one dtype (elements copied bit for bit). */
+GKDEF gk_status gk_where(gk_ctx *ctx, gk_tensor out, gk_tensor cond, gk_tensor a, gk_tensor b);
+GKDEF gk_status gk_where_new(gk_ctx *ctx, gk_tensor cond, gk_tensor a, gk_tensor b, gk_tensor *out);
+/* Snake activation of vocoders: out = x + sin(alpha x)^2 / (alpha + 1e-9), x [B, C, T] or [C, T],
+   alpha [C] (one value per channel). */
+GKDEF gk_status gk_snake(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor alpha);
+GKDEF gk_status gk_snake_new(gk_ctx *ctx, gk_tensor x, gk_tensor alpha, gk_tensor *out);
+/* Gated units: out = act(gate) * up (SwiGLU: SILU, GeGLU: GELU or GELU_TANH). gk_glu_split takes
+   one tensor x [..., 2n] whose first half (along the last dim) is the gate: out [..., n]. */
+typedef enum gk_glu_op { GK_GLU_SILU = 0, GK_GLU_GELU, GK_GLU_GELU_TANH, GK_GLU_COUNT } gk_glu_op;
+GKDEF gk_status gk_glu(gk_ctx *ctx, gk_tensor out, gk_tensor gate, gk_tensor up, gk_glu_op op);
+GKDEF gk_status gk_glu_new(gk_ctx *ctx, gk_tensor gate, gk_tensor up, gk_glu_op op, gk_tensor *out);
+GKDEF gk_status gk_glu_split(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_glu_op op);
+GKDEF gk_status gk_glu_split_new(gk_ctx *ctx, gk_tensor x, gk_glu_op op, gk_tensor *out);
+
+/* Reductions over one dim (negative counts from the end) or every dim
+   (GK_AXIS_ALL) of f32 / f64 / f16 / bf16 tensors, accumulating in f32 (f64
+   for f64). out has x's shape with the reduced dims removed (keepdim = 0) or
+   kept as 1 (keepdim = 1); its dtype is x's, i64 for ARGMAX / ARGMIN (first
+   occurrence; NaN counts as the extreme, like torch). Reducing 0 elements:
+   SUM gives 0, MEAN and VAR NaN, MAX / MIN / ARG* are an error. VAR divides
+   by n (population), VAR_UNBIASED by n - 1 (torch correction=1; n = 1 gives NaN). */
+#define GK_AXIS_ALL 0x7FFF
+typedef enum gk_reduce_op {
+    GK_REDUCE_SUM = 0, GK_REDUCE_MEAN, GK_REDUCE_MAX, GK_REDUCE_MIN, GK_REDUCE_ARGMAX, GK_REDUCE_ARGMIN,
+    GK_REDUCE_VAR, GK_REDUCE_VAR_UNBIASED, GK_REDUCE_COUNT
+} gk_reduce_op;
+GKDEF gk_status gk_reduce(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_reduce_op op, int axis, int keepdim);
+GKDEF gk_status gk_reduce_new(gk_ctx *ctx, gk_tensor x, gk_reduce_op op, int axis, int keepdim, gk_tensor *out);
+/* softmax / log_softmax over the last dim (f32 / f64 / f16 / bf16), out of x's shape and dtype.
+   Numerically stable (max subtracted). Defined edge cases: a row of only -inf gives zeros
+   (softmax) and -inf (log_softmax); a NaN makes its row NaN; +inf entries share the row's
+   mass equally (others 0). */
+GKDEF gk_status gk_softmax(gk_ctx *ctx, gk_tensor out, gk_tensor x);
+GKDEF gk_status gk_softmax_new(gk_ctx *ctx, gk_tensor x, gk_tensor *out);
+GKDEF gk_status gk_log_softmax(gk_ctx *ctx, gk_tensor out, gk_tensor x);
+GKDEF gk_status gk_log_softmax_new(gk_ctx *ctx, gk_tensor x, gk_tensor *out);
+/* Inclusive cumulative sum along dim `axis` (f32 / f64 / f16 / bf16 accumulate in f32 / f64;
+   i32 / i64 in i64, wrapping); out of x's shape and dtype. */
+GKDEF gk_status gk_cumsum(gk_ctx *ctx, gk_tensor out, gk_tensor x, int axis);
+GKDEF gk_status gk_cumsum_new(gk_ctx *ctx, gk_tensor x, int axis, gk_tensor *out);
+/* The k largest entries along the last dim of x (f32 / f16 / bf16), largest first, ties by
+   lower index, NaN above +inf (like torch.topk): values [..., k] (x's dtype, copied exactly) and
+   indices [..., k] (i64). 0 <= k <= the last dim. */
+GKDEF gk_status gk_topk(gk_ctx *ctx, gk_tensor values, gk_tensor indices, gk_tensor x, int64_t k);
+GKDEF gk_status gk_topk_new(gk_ctx *ctx, gk_tensor x, int64_t k, gk_tensor *values, gk_tensor *indices);
+
+/* Sampling of one token per row from logits [batch, vocab] (f32 / f16 / bf16) into
+   tokens [batch] (i32), on the device, deterministic: the same inputs, seed and step give
+   the same tokens on every run and on both backends. A zeroed descriptor is greedy.
+   Per row, in this order:
+     1. NaN logits count as -inf; penalties over the distinct tokens of prev[row]
+        (i32 [batch, n_prev], entries < 0 or >= vocab ignored, e.g. -1 padding):
+        repetition (x > 0 ? x / r : x * r), then x -= count * frequency + presence
+        (HF / llama.cpp semantics).
+     2. temperature <= 0: greedy, the first index of the largest logit.
+     3. else weights w_i = floor(2^40 exp((x_i - max) / temperature)) (integers, so
+        sums are exact in any order); candidates: the top_k largest logits (ties by
+        lower index), then top-p (the shortest prefix, largest first, whose mass
+        before each kept token is < top_p of the candidates' mass), then min-p
+        ((x_i - max) / T >= log(min_p)); one draw r = floor(u * total) with u from
+        Philox4x32-10 (counter {row, step lo, step hi, 0}, key {seed lo, seed hi})
+        picks the candidate where the running weight passes r (index order when
+        neither top_k nor top_p filter, else largest first).
+   A row with no finite logit gives -1. One block per row; with top_k / top_p the
+   candidates (less those of weight 0) are sorted in shared memory up to 4096 of them,
+   else in the workspace (correct, slower: e.g. top_p without top_k on flat logits). */
+typedef struct gk_sample_desc {
+    float temperature;        /* <= 0: greedy */
+    int top_k;                /* 0: off; >= vocab: off */
+    float top_p;              /* 0 or 1: off; else in (0, 1) */
+    float min_p;              /* 0: off; else in (0, 1] */
+    float repetition_penalty; /* 0 or 1: off; else > 0 */
+    float presence_penalty;   /* 0: off */
+    float frequency_penalty;  /* 0: off */
+    uint64_t seed;
+    uint64_t step;            /* e.g. the position of the token being sampled */
+} gk_sample_desc;
+/* prev may be a null handle ({0}) when no penalty applies; desc NULL means greedy. */
+GKDEF gk_status gk_sample(gk_ctx *ctx, gk_tensor tokens, gk_tensor logits, gk_tensor prev, const gk_sample_desc *desc);
+/* One Philox4x32-10 block: out = philox(counter, key) (the generator gk_sample uses). */
+GKDEF void gk_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
 /* end of >>api_ops_math */
 
 /* >>api_ops_nn: norms, positions (RoPE), layout (permute, concat, gather, pad, interpolate)
@@ -5094,6 +5206,1186 @@ fail:
 
 /* ------------------------------------------------------------------------ */
 /* >>ops_math: implementation of the >>api_ops_math group (below this line) */
+static int gk__fdt(gk_dtype dt) { return dt == GK_F32 || dt == GK_F64 || dt == GK_F16 || dt == GK_BF16; }
+static gk_status gk__need_fdt(gk_ctx *ctx, const gk__slot *s, const char *what, const char *where) {
+    if (gk__fdt(s->dtype)) return GK_OK;
+    return gk__err(ctx, GK_ERR_DTYPE, "%s: %s is %s; this op takes f32, f64, f16 or bf16", where, what, gk_dtype_name(s->dtype));
+}
+static double gk__ldd(gk_dtype dt, const char *p) {
+    double d;
+    if (dt == GK_F64) { memcpy(&d, p, 8); return d; }
+    if (gk_dtype_is_float(dt)) return gk__ldf(dt, p);
+    return (double)gk__ldi(dt, p);
+}
+/* element offset of item i of a one-operand (operand k) iteration, by division */
+static int64_t gk__nd_off(const gk__nd *nd, int k, int64_t i) {
+    int64_t o = 0;
+    int d;
+    for (d = nd->ndim - 1; d >= 0; d--) {
+        int64_t q = i / nd->shape[d];
+        o += (i - q * nd->shape[d]) * nd->st[k][d];
+        i = q;
+    }
+    return o;
+}
+/* a slot with dim `d` removed (views of the op's operands for its iterations) */
+static gk__slot gk__slot_drop(const gk__slot *s, int d) {
+    gk__slot r = *s;
+    int i;
+    for (i = d; i < s->ndim - 1; i++) { r.shape[i] = s->shape[i + 1]; r.strides[i] = s->strides[i + 1]; }
+    r.ndim = s->ndim - 1;
+    return r;
+}
+static gk_status gk__shape_eq(gk_ctx *ctx, const gk__slot *s, int nd, const int64_t *shape, const char *what, const char *where) {
+    int i, same = s->ndim == nd;
+    for (i = 0; same && i < nd; i++) same = s->shape[i] == shape[i];
+    if (!same) {
+        char a[160], b[160];
+        gk__slot t;
+        memset(&t, 0, sizeof t);
+        t.ndim = nd;
+        for (i = 0; i < nd; i++) t.shape[i] = shape[i];
+        gk__shape_str(s, a, sizeof a);
+        gk__shape_str(&t, b, sizeof b);
+        return gk__err(ctx, GK_ERR_SHAPE, "%s: %s has shape %s but must have shape %s", where, what, a, b);
+    }
+    return GK_OK;
+}
+static int gk__same_shape(const gk__slot *a, const gk__slot *b) {
+    int i;
+    if (a->ndim != b->ndim) return 0;
+    for (i = 0; i < a->ndim; i++) if (a->shape[i] != b->shape[i]) return 0;
+    return 1;
+}
+static int gk__grid_cap(gk_ctx *ctx, int64_t want, int per_sm) {
+    int64_t cap = (int64_t)(ctx->info.sm_count > 0 ? ctx->info.sm_count : 1) * per_sm;
+    return (int)(want < 1 ? 1 : want < cap ? want : cap);
+}
+
+/* ---- elementwise math: one path for every class ---- */
+enum { GK__MC_UNARY = 0, GK__MC_BIN, GK__MC_CMP, GK__MC_WHERE, GK__MC_GLU, GK__MC_GLU_SPLIT, GK__MC_SNAKE };
+#define GK__UNARY_CLAMP GK_UNARY_COUNT
+typedef struct gk__mw {
+    gk__nd nd;
+    char *o;
+    const char *a, *b, *c;
+    gk_dtype dt;               /* the inputs' dtype (a for compare, out for where) */
+    int cls, op;
+    double p0, p1;
+} gk__mw;
+
+#define GK__UN_DEF(NAME, T, EXP, LOG, LOG1P, SQRT, SIN, COS, TANH, ERF, FABS)                              \
+    static T NAME(int op, T x, T p0, T p1) {                                                             \
+        T r;                                                                                             \
+        switch (op) {                                                                                    \
+        case GK_UNARY_EXP: return EXP(x);                                                                \
+        case GK_UNARY_LOG: return LOG(x);                                                                \
+        case GK_UNARY_SQRT: return SQRT(x);                                                              \
+        case GK_UNARY_RSQRT: return (T)1 / SQRT(x);                                                      \
+        case GK_UNARY_ABS: return FABS(x);                                                               \
+        case GK_UNARY_NEG: return -x;                                                                    \
+        case GK_UNARY_SIN: return SIN(x);                                                                \
+        case GK_UNARY_COS: return COS(x);                                                                \
+        case GK_UNARY_TANH: return TANH(x);                                                              \
+        case GK_UNARY_SIGMOID: return (T)1 / ((T)1 + EXP(-x));                                           \
+        case GK_UNARY_RELU: return x < (T)0 ? (T)0 : x;                                                  \
+        case GK_UNARY_LEAKY_RELU: return x < (T)0 ? x * p0 : x;                                          \
+        case GK_UNARY_GELU: return (T)0.5 * x * ((T)1 + ERF(x * (T)0.70710678118654752440));             \
+        case GK_UNARY_GELU_TANH:                                                                         \
+            return (T)0.5 * x * ((T)1 + TANH((T)0.79788456080286535588 * (x + (T)0.044715 * x * x * x)));  \
+        case GK_UNARY_SILU: return x / ((T)1 + EXP(-x));                                                 \
+        case GK_UNARY_RELU2: r = x < (T)0 ? (T)0 : x; return r * r;                                      \
+        case GK_UNARY_SOFTPLUS: r = p0 * x; return r > (T)20 ? x : LOG1P(EXP(r)) / p0;                   \
+        default: return x < p0 ? p0 : x > p1 ? p1 : x;                                                   \
+        }                                                                                                \
+    }
+GK__UN_DEF(gk__unf, float, expf, logf, log1pf, sqrtf, sinf, cosf, tanhf, erff, fabsf)
+GK__UN_DEF(gk__und, double, exp, log, log1p, sqrt, sin, cos, tanh, erf, fabs)
+
+static void gk__mw_cpu(const void *vp) {
+    const gk__mw *p = (const gk__mw *)vp;
+    const gk__nd *nd = &p->nd;
+    gk_dtype dt = p->dt;
+    int64_t es = (int64_t)gk__dtype_sizes[dt];
+    int op = p->op, f64 = dt == GK_F64;
+    float f0 = (float)p->p0, f1 = (float)p->p1;
+    switch (p->cls) {
+    case GK__MC_UNARY:
+        if (f64) GK__ND_FOR(nd, { double x, r; memcpy(&x, p->a + o1 * 8, 8); r = gk__und(op, x, p->p0, p->p1); memcpy(p->o + o0 * 8, &r, 8); });
+        else GK__ND_FOR(nd, gk__stf(dt, p->o + o0 * es, gk__unf(op, gk__ldf(dt, p->a + o1 * es), f0, f1)));
+        break;
+    case GK__MC_GLU: case GK__MC_GLU_SPLIT: {
+        int uop = op == GK_GLU_SILU ? GK_UNARY_SILU : op == GK_GLU_GELU ? GK_UNARY_GELU : GK_UNARY_GELU_TANH;
+        if (f64) GK__ND_FOR(nd, {
+            double g, u, r;
+            memcpy(&g, p->a + o1 * 8, 8); memcpy(&u, p->b + o2 * 8, 8);
+            r = gk__und(uop, g, 0, 0) * u;
+            memcpy(p->o + o0 * 8, &r, 8);
+        });
+        else GK__ND_FOR(nd, gk__stf(dt, p->o + o0 * es, gk__unf(uop, gk__ldf(dt, p->a + o1 * es), 0, 0) * gk__ldf(dt, p->b + o2 * es)));
+        break;
+    }
+    case GK__MC_SNAKE:
+        if (f64) GK__ND_FOR(nd, {
+            double x, a, s, r;
+            memcpy(&x, p->a + o1 * 8, 8); memcpy(&a, p->b + o2 * 8, 8);
+            s = sin(a * x); r = x + s * s / (a + 1e-9);
+            memcpy(p->o + o0 * 8, &r, 8);
+        });
+        else GK__ND_FOR(nd, {
+            float x = gk__ldf(dt, p->a + o1 * es), a = gk__ldf(dt, p->b + o2 * es), s = sinf(a * x);
+            gk__stf(dt, p->o + o0 * es, x + s * s / (a + 1e-9f));
+        });
+        break;
+    case GK__MC_BIN:
+        if (!gk_dtype_is_float(dt)) GK__ND_FOR(nd, {
+            int64_t x = gk__ldi(dt, p->a + o1 * es), y = gk__ldi(dt, p->b + o2 * es);
+            gk__sti(dt, p->o + o0 * es, op == GK_BINARY_MAXIMUM ? (x > y ? x : y) : (x < y ? x : y));
+        });
+        else if (f64) GK__ND_FOR(nd, {
+            double x, y, r;
+            memcpy(&x, p->a + o1 * 8, 8); memcpy(&y, p->b + o2 * 8, 8);
+            r = op == GK_BINARY_POW ? pow(x, y) : (x != x || y != y) ? x + y : op == GK_BINARY_MAXIMUM ? (x > y ? x : y) : (x < y ? x : y);
+            memcpy(p->o + o0 * 8, &r, 8);
+        });
+        else GK__ND_FOR(nd, {
+            float x = gk__ldf(dt, p->a + o1 * es), y = gk__ldf(dt, p->b + o2 * es), r;
+            r = op == GK_BINARY_POW ? powf(x, y) : (x != x || y != y) ? x + y : op == GK_BINARY_MAXIMUM ? (x > y ? x : y) : (x < y ? x : y);
+            gk__stf(dt, p->o + o0 * es, r);
+        });
+        break;
+    case GK__MC_CMP:
+        if (gk_dtype_is_float(dt)) GK__ND_FOR(nd, {
+            double x = gk__ldd(dt, p->a + o1 * es), y = gk__ldd(dt, p->b + o2 * es);
+            int r = op == GK_CMP_EQ ? x == y : op == GK_CMP_NE ? x != y : op == GK_CMP_LT ? x < y : op == GK_CMP_LE ? x <= y : op == GK_CMP_GT ? x > y : x >= y;
+            ((uint8_t *)p->o)[o0] = (uint8_t)r;
+        });
+        else GK__ND_FOR(nd, {
+            int64_t x = gk__ldi(dt, p->a + o1 * es), y = gk__ldi(dt, p->b + o2 * es);
+            int r = op == GK_CMP_EQ ? x == y : op == GK_CMP_NE ? x != y : op == GK_CMP_LT ? x < y : op == GK_CMP_LE ? x <= y : op == GK_CMP_GT ? x > y : x >= y;
+            ((uint8_t *)p->o)[o0] = (uint8_t)r;
+        });
+        break;
+    default: /* where: operands out, cond, a, b */
+        GK__ND_FOR(nd, memcpy(p->o + o0 * es, ((const uint8_t *)p->a)[o1] ? p->b + o2 * es : p->c + o3 * es, (size_t)es));
+        break;
+    }
+}
+
+static const char *const gk__k_unary[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_unary_", ""), GK__DTNAMES("gk_unary_", "_c") };
+static const char *const gk__k_glu[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_glu_", ""), GK__DTNAMES("gk_glu_", "_c") };
+static const char *const gk__k_glu_split[GK_DTYPE_COUNT] = GK__DTNAMES("gk_glu_split_", "_c");
+static const char *const gk__k_snake[GK_DTYPE_COUNT] = GK__DTNAMES("gk_snake_", "");
+static const char *const gk__k_snake_rows[GK_DTYPE_COUNT] = GK__DTNAMES("gk_snake_rows_", "");
+static const char *const gk__k_bin2[GK_DTYPE_COUNT] = GK__DTNAMES("gk_bin2_", "");
+static const char *const gk__k_bin2c[GK_DTYPE_COUNT] = GK__DTNAMES("gk_bin2_", "_c");
+static const char *const gk__k_cmp[GK_DTYPE_COUNT] = GK__DTNAMES("gk_cmp_", "");
+static const char *const gk__k_where[9] = { NULL, "gk_where_b1", "gk_where_b2", NULL, "gk_where_b4", NULL, NULL, NULL, "gk_where_b8" };
+
+static gk_status gk__mew(gk_ctx *ctx, int cls, int op, const gk_tensor *ts, int n, double p0, double p1, const char *where) {
+    static const char *const nm_un[2] = { "out", "x" };
+    static const char *const nm_bin[3] = { "out", "a", "b" };
+    static const char *const nm_where[4] = { "out", "cond", "a", "b" };
+    static const char *const nm_glu[3] = { "out", "gate", "up" };
+    static const char *const nm_split[3] = { "out", "x (gate half)", "x (up half)" };
+    static const char *const nm_snake[3] = { "out", "x", "alpha" };
+    const char *const *names = cls == GK__MC_UNARY ? nm_un : cls == GK__MC_WHERE ? nm_where : cls == GK__MC_GLU ? nm_glu
+                             : cls == GK__MC_GLU_SPLIT ? nm_split : cls == GK__MC_SNAKE ? nm_snake : nm_bin;
+    gk__opnds ops;
+    gk__mw p;
+    gk__slot fs[4];
+    gk__slot *fp[4];
+    gk_status st;
+    int i, nn = n;
+    GK__ENTER(ctx, where);
+    memset(&p, 0, sizeof p);
+    st = gk__operands(ctx, &ops, ts, cls == GK__MC_GLU_SPLIT ? nm_un : names, n, where);
+    if (st == GK_OK) {
+        gk_dtype dt = ops.s[0]->dtype;
+        for (i = 0; i < n; i++) { fs[i] = *ops.s[i]; fp[i] = &fs[i]; }
+        p.cls = cls; p.op = op; p.p0 = p0; p.p1 = p1;
+        if (cls == GK__MC_CMP) {
+            dt = ops.s[1]->dtype;
+            if (ops.s[0]->dtype != GK_U8) st = gk__err(ctx, GK_ERR_DTYPE, "%s: out is %s but must be u8", where, gk_dtype_name(ops.s[0]->dtype));
+            else if (ops.s[2]->dtype != dt)
+                st = gk__err(ctx, GK_ERR_DTYPE, "%s: a is %s but b is %s (use gk_cast)", where, gk_dtype_name(dt), gk_dtype_name(ops.s[2]->dtype));
+        } else if (cls == GK__MC_WHERE) {
+            if (ops.s[1]->dtype != GK_U8) st = gk__err(ctx, GK_ERR_DTYPE, "%s: cond is %s but must be u8", where, gk_dtype_name(ops.s[1]->dtype));
+            for (i = 2; i < 4 && st == GK_OK; i++)
+                if (ops.s[i]->dtype != dt)
+                    st = gk__err(ctx, GK_ERR_DTYPE, "%s: %s is %s but out is %s (use gk_cast)", where, names[i], gk_dtype_name(ops.s[i]->dtype), gk_dtype_name(dt));
+        } else {
+            for (i = 1; i < n && st == GK_OK; i++)
+                if (ops.s[i]->dtype != dt)
+                    st = gk__err(ctx, GK_ERR_DTYPE, "%s: %s is %s but out is %s (use gk_cast)", where, cls == GK__MC_GLU_SPLIT ? "x" : names[i],
+                                 gk_dtype_name(ops.s[i]->dtype), gk_dtype_name(dt));
+            if (st == GK_OK && !(cls == GK__MC_BIN && op != GK_BINARY_POW)) st = gk__need_fdt(ctx, ops.s[0], "out", where);
+        }
+        p.dt = dt;
+    }
+    if (st == GK_OK && cls == GK__MC_UNARY && op == GK__UNARY_CLAMP && !(p0 <= p1))
+        st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_clamp: lo (%g) must be <= hi (%g), neither NaN", p0, p1);
+    if (st == GK_OK && cls == GK__MC_SNAKE) {
+        const gk__slot *x = ops.s[1], *al = ops.s[2];
+        if (x->ndim != 2 && x->ndim != 3) st = gk__err(ctx, GK_ERR_SHAPE, "%s: x has %d dims; it must be [B, C, T] or [C, T]", where, x->ndim);
+        else if (al->ndim != 1 || al->shape[0] != x->shape[x->ndim - 2])
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: alpha must be [C] with C = %lld (x's channel dim), got %d dims of first size %lld", where,
+                         (long long)x->shape[x->ndim - 2], al->ndim, (long long)(al->ndim ? al->shape[0] : 0));
+        else {
+            fs[2].ndim = x->ndim;
+            for (i = 0; i < x->ndim; i++) { fs[2].shape[i] = 1; fs[2].strides[i] = 0; }
+            fs[2].shape[x->ndim - 2] = al->shape[0];
+            fs[2].strides[x->ndim - 2] = al->strides[0];
+        }
+    }
+    if (st == GK_OK && cls == GK__MC_GLU_SPLIT) {
+        const gk__slot *x = ops.s[1];
+        int64_t h;
+        if (x->ndim < 1 || x->shape[x->ndim - 1] % 2 != 0)
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: x's last dim must be even (gate and up halves), got %lld", where,
+                         (long long)(x->ndim ? x->shape[x->ndim - 1] : 0));
+        else {
+            h = x->shape[x->ndim - 1] / 2;
+            fs[1].shape[x->ndim - 1] = h;
+            fs[2] = fs[1];
+            fs[2].offset += h * x->strides[x->ndim - 1];
+            fp[2] = &fs[2];
+            nn = 3;
+        }
+    }
+    if (st == GK_OK) st = gk__nd_build(ctx, &p.nd, fp, nn, names, where);
+    if (st == GK_OK && p.nd.n == 0) { gk__unlock(&ctx->mu); return GK_OK; }
+    if (st == GK_OK) st = gk__operands_use(ctx, &ops, where);
+    if (st == GK_OK) {
+        gk__cu_ptr pp[4] = { 0, 0, 0, 0 };
+        for (i = 0; i < nn; i++) pp[i] = gk__slot_addr(&fs[i]);
+        p.o = (char *)(uintptr_t)pp[0];
+        p.a = (const char *)(uintptr_t)pp[1];
+        p.b = (const char *)(uintptr_t)pp[2];
+        p.c = (const char *)(uintptr_t)pp[3];
+        if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__mw_cpu, &p, sizeof p, where);
+        else {
+            void *args[6];
+            int contig = gk__nd_contig(&p.nd, nn) && ((pp[0] | pp[1] | pp[2]) & 15) == 0;
+            int64_t nel = p.nd.n, es = (int64_t)gk__dtype_sizes[p.dt];
+            int iop = op;
+            args[0] = &p.nd; args[1] = &pp[0]; args[2] = &pp[1]; args[3] = &pp[2]; args[4] = &pp[3];
+            switch (cls) {
+            case GK__MC_UNARY:
+                args[3] = &iop; args[4] = &p.p0; args[5] = &p.p1;
+                if (contig) { args[0] = &nel; st = gk__launch(ctx, GK__MOD_MATH, gk__k_unary[1][p.dt], (nel * es + 15) / 16, args, where); }
+                else st = gk__launch(ctx, GK__MOD_MATH, gk__k_unary[0][p.dt], nel, args, where);
+                break;
+            case GK__MC_GLU: case GK__MC_GLU_SPLIT:
+                args[4] = &iop;
+                if (cls == GK__MC_GLU_SPLIT && !contig && gk__is_contig(ops.s[0]) && gk__is_contig(ops.s[1]) && gk__same_shape(ops.s[0], &fs[1]) &&
+                    ((pp[0] | pp[1]) & 15) == 0 && (fs[1].shape[fs[1].ndim - 1] * es) % 16 == 0) {
+                    /* contiguous rows [rows, 2n] -> [rows, n], 16 bytes per thread */
+                    int64_t half = fs[1].shape[fs[1].ndim - 1], rows = nel / half;
+                    void *sargs[5];
+                    sargs[0] = &rows; sargs[1] = &half; sargs[2] = &pp[0]; sargs[3] = &pp[1]; sargs[4] = &iop;
+                    st = gk__launch(ctx, GK__MOD_MATH, gk__k_glu_split[p.dt], (nel * es + 15) / 16, sargs, where);
+                    break;
+                }
+                if (contig) { args[0] = &nel; st = gk__launch(ctx, GK__MOD_MATH, gk__k_glu[1][p.dt], (nel * es + 15) / 16, args, where); }
+                else st = gk__launch(ctx, GK__MOD_MATH, gk__k_glu[0][p.dt], nel, args, where);
+                break;
+            case GK__MC_SNAKE:
+                if (gk__is_contig(ops.s[0]) && gk__is_contig(ops.s[1]) && gk__same_shape(ops.s[0], ops.s[1])) {
+                    /* rows of T with one alpha each: no index arithmetic per element */
+                    const gk__slot *x = ops.s[1];
+                    int64_t T = x->shape[x->ndim - 1], C = x->shape[x->ndim - 2], rows = nel / T, ast = ops.s[2]->strides[0];
+                    unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
+                    void *sargs[7];
+                    sargs[0] = &rows; sargs[1] = &T; sargs[2] = &C; sargs[3] = &ast; sargs[4] = &pp[0]; sargs[5] = &pp[1]; sargs[6] = &pp[2];
+                    grid[0] = (unsigned)((T + 255) / 256 < 64 ? (T + 255) / 256 : 64);
+                    grid[1] = (unsigned)(rows < 65535 ? rows : 65535);
+                    st = gk__launch_cfg(ctx, GK__MOD_MATH, gk__k_snake_rows[p.dt], grid, block, 0, sargs, where);
+                } else st = gk__launch(ctx, GK__MOD_MATH, gk__k_snake[p.dt], nel, args, where);
+                break;
+            case GK__MC_BIN:
+                args[4] = &iop;
+                if (contig && gk__fdt(p.dt)) { args[0] = &nel; st = gk__launch(ctx, GK__MOD_MATH, gk__k_bin2c[p.dt], (nel * es + 15) / 16, args, where); }
+                else st = gk__launch(ctx, GK__MOD_MATH, gk__k_bin2[p.dt], nel, args, where);
+                break;
+            case GK__MC_CMP: args[4] = &iop; st = gk__launch(ctx, GK__MOD_MATH, gk__k_cmp[p.dt], nel, args, where); break;
+            default: st = gk__launch(ctx, GK__MOD_MATH, gk__k_where[es], nel, args, where); break;
+            }
+        }
+    }
+    gk__operands_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+
+/* result shape and dtype of an elementwise math op, for the _new variants */
+static gk_status gk__mew_new(gk_ctx *ctx, int cls, int op, const gk_tensor *ins, int nin, double p0, double p1, gk_tensor *out,
+                             const char *where) {
+    gk__slot *s[3];
+    int64_t shape[GK_MAX_DIMS];
+    int nd = 0, i, d;
+    uint32_t idx;
+    gk_dtype dt = GK_F32;
+    gk_tensor ts[4];
+    gk_status st = GK_OK;
+    if (out) out->id = 0;
+    GK__ENTER(ctx, where);
+    if (!out) st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", where);
+    for (i = 0; i < nin && st == GK_OK; i++) st = gk__lookup(ctx, ins[i], &s[i], where, i == 0 ? "the first input" : "an input");
+    if (st == GK_OK) {
+        if (cls == GK__MC_SNAKE || cls == GK__MC_GLU_SPLIT) { /* x's shape (last dim halved for split) */
+            nd = s[0]->ndim;
+            for (d = 0; d < nd; d++) shape[d] = s[0]->shape[d];
+            if (cls == GK__MC_GLU_SPLIT && nd > 0) shape[nd - 1] /= 2;
+        } else {
+            for (i = 0; i < nin; i++) if (s[i]->ndim > nd) nd = s[i]->ndim;
+            for (d = 0; d < nd && st == GK_OK; d++) {
+                int64_t v = 1;
+                for (i = 0; i < nin; i++) {
+                    int id = d - (nd - s[i]->ndim);
+                    int64_t x = id >= 0 ? s[i]->shape[id] : 1;
+                    if (x != 1 && v != 1 && x != v) {
+                        char a[160], b[160];
+                        gk__shape_str(s[0], a, sizeof a);
+                        gk__shape_str(s[i], b, sizeof b);
+                        st = gk__err(ctx, GK_ERR_SHAPE, "%s: shapes %s and %s do not broadcast", where, a, b);
+                        break;
+                    }
+                    if (x != 1) v = x;
+                }
+                shape[d] = v;
+            }
+        }
+        dt = cls == GK__MC_CMP ? GK_U8 : cls == GK__MC_WHERE ? s[1]->dtype : s[0]->dtype;
+    }
+    if (st == GK_OK) st = gk__bind(ctx);
+    if (st == GK_OK) st = gk__tensor_new(ctx, dt, nd, shape, &idx, where);
+    if (st == GK_OK) ts[0] = gk__handle(ctx, idx);
+    gk__unlock(&ctx->mu);
+    if (st != GK_OK) return st;
+    for (i = 0; i < nin; i++) ts[i + 1] = ins[i];
+    return gk__finish_new(ctx, gk__mew(ctx, cls, op, ts, nin + 1, p0, p1, where), ts[0], out);
+}
+
+GKDEF gk_status gk_unary(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_unary_op op, double param) {
+    gk_tensor ts[2];
+    ts[0] = out; ts[1] = x;
+    if ((int)op < 0 || op >= GK_UNARY_COUNT) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_unary: unknown op %d", (int)op);
+    if (op == GK_UNARY_SOFTPLUS && param == 0) param = 1;
+    return gk__mew(ctx, GK__MC_UNARY, (int)op, ts, 2, param, 0, "gk_unary");
+}
+GKDEF gk_status gk_unary_new(gk_ctx *ctx, gk_tensor x, gk_unary_op op, double param, gk_tensor *out) {
+    if ((int)op < 0 || op >= GK_UNARY_COUNT) { if (out) out->id = 0; return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_unary_new: unknown op %d", (int)op); }
+    if (op == GK_UNARY_SOFTPLUS && param == 0) param = 1;
+    return gk__mew_new(ctx, GK__MC_UNARY, (int)op, &x, 1, param, 0, out, "gk_unary_new");
+}
+GKDEF gk_status gk_clamp(gk_ctx *ctx, gk_tensor out, gk_tensor x, double lo, double hi) {
+    gk_tensor ts[2];
+    ts[0] = out; ts[1] = x;
+    return gk__mew(ctx, GK__MC_UNARY, GK__UNARY_CLAMP, ts, 2, lo, hi, "gk_clamp");
+}
+GKDEF gk_status gk_clamp_new(gk_ctx *ctx, gk_tensor x, double lo, double hi, gk_tensor *out) {
+    return gk__mew_new(ctx, GK__MC_UNARY, GK__UNARY_CLAMP, &x, 1, lo, hi, out, "gk_clamp_new");
+}
+GKDEF gk_status gk_binary(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b, gk_binary_op op) {
+    gk_tensor ts[3];
+    ts[0] = out; ts[1] = a; ts[2] = b;
+    if ((int)op < 0 || op >= GK_BINARY_COUNT) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_binary: unknown op %d", (int)op);
+    return gk__mew(ctx, GK__MC_BIN, (int)op, ts, 3, 0, 0, "gk_binary");
+}
+GKDEF gk_status gk_binary_new(gk_ctx *ctx, gk_tensor a, gk_tensor b, gk_binary_op op, gk_tensor *out) {
+    gk_tensor ins[2];
+    ins[0] = a; ins[1] = b;
+    if ((int)op < 0 || op >= GK_BINARY_COUNT) { if (out) out->id = 0; return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_binary_new: unknown op %d", (int)op); }
+    return gk__mew_new(ctx, GK__MC_BIN, (int)op, ins, 2, 0, 0, out, "gk_binary_new");
+}
+GKDEF gk_status gk_compare(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b, gk_compare_op op) {
+    gk_tensor ts[3];
+    ts[0] = out; ts[1] = a; ts[2] = b;
+    if ((int)op < 0 || op >= GK_CMP_COUNT) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_compare: unknown op %d", (int)op);
+    return gk__mew(ctx, GK__MC_CMP, (int)op, ts, 3, 0, 0, "gk_compare");
+}
+GKDEF gk_status gk_compare_new(gk_ctx *ctx, gk_tensor a, gk_tensor b, gk_compare_op op, gk_tensor *out) {
+    gk_tensor ins[2];
+    ins[0] = a; ins[1] = b;
+    if ((int)op < 0 || op >= GK_CMP_COUNT) { if (out) out->id = 0; return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_compare_new: unknown op %d", (int)op); }
+    return gk__mew_new(ctx, GK__MC_CMP, (int)op, ins, 2, 0, 0, out, "gk_compare_new");
+}
+GKDEF gk_status gk_where(gk_ctx *ctx, gk_tensor out, gk_tensor cond, gk_tensor a, gk_tensor b) {
+    gk_tensor ts[4];
+    ts[0] = out; ts[1] = cond; ts[2] = a; ts[3] = b;
+    return gk__mew(ctx, GK__MC_WHERE, 0, ts, 4, 0, 0, "gk_where");
+}
+GKDEF gk_status gk_where_new(gk_ctx *ctx, gk_tensor cond, gk_tensor a, gk_tensor b, gk_tensor *out) {
+    gk_tensor ins[3];
+    ins[0] = cond; ins[1] = a; ins[2] = b;
+    return gk__mew_new(ctx, GK__MC_WHERE, 0, ins, 3, 0, 0, out, "gk_where_new");
+}
+GKDEF gk_status gk_snake(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor alpha) {
+    gk_tensor ts[3];
+    ts[0] = out; ts[1] = x; ts[2] = alpha;
+    return gk__mew(ctx, GK__MC_SNAKE, 0, ts, 3, 0, 0, "gk_snake");
+}
+GKDEF gk_status gk_snake_new(gk_ctx *ctx, gk_tensor x, gk_tensor alpha, gk_tensor *out) {
+    gk_tensor ins[2];
+    ins[0] = x; ins[1] = alpha;
+    return gk__mew_new(ctx, GK__MC_SNAKE, 0, ins, 2, 0, 0, out, "gk_snake_new");
+}
+GKDEF gk_status gk_glu(gk_ctx *ctx, gk_tensor out, gk_tensor gate, gk_tensor up, gk_glu_op op) {
+    gk_tensor ts[3];
+    ts[0] = out; ts[1] = gate; ts[2] = up;
+    if ((int)op < 0 || op >= GK_GLU_COUNT) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_glu: unknown op %d", (int)op);
+    return gk__mew(ctx, GK__MC_GLU, (int)op, ts, 3, 0, 0, "gk_glu");
+}
+GKDEF gk_status gk_glu_new(gk_ctx *ctx, gk_tensor gate, gk_tensor up, gk_glu_op op, gk_tensor *out) {
+    gk_tensor ins[2];
+    ins[0] = gate; ins[1] = up;
+    if ((int)op < 0 || op >= GK_GLU_COUNT) { if (out) out->id = 0; return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_glu_new: unknown op %d", (int)op); }
+    return gk__mew_new(ctx, GK__MC_GLU, (int)op, ins, 2, 0, 0, out, "gk_glu_new");
+}
+GKDEF gk_status gk_glu_split(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_glu_op op) {
+    gk_tensor ts[2];
+    ts[0] = out; ts[1] = x;
+    if ((int)op < 0 || op >= GK_GLU_COUNT) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_glu_split: unknown op %d", (int)op);
+    return gk__mew(ctx, GK__MC_GLU_SPLIT, (int)op, ts, 2, 0, 0, "gk_glu_split");
+}
+GKDEF gk_status gk_glu_split_new(gk_ctx *ctx, gk_tensor x, gk_glu_op op, gk_tensor *out) {
+    if ((int)op < 0 || op >= GK_GLU_COUNT) { if (out) out->id = 0; return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_glu_split_new: unknown op %d", (int)op); }
+    return gk__mew_new(ctx, GK__MC_GLU_SPLIT, (int)op, &x, 1, 0, 0, out, "gk_glu_split_new");
+}
+
+/* ---- reductions ---- */
+typedef struct gk__rpart { double v; double m2; int64_t n; } gk__rpart; /* gk_rpart in kernels/reduce.cu */
+typedef struct gk__red {
+    gk__nd on, rn;               /* outputs (0 out, 1 x), reduced elements (0 x) */
+    int64_t R;
+    int op;
+    gk_dtype dt;
+    char *o;
+    const char *x;
+} gk__red;
+typedef struct { double v, m2; int64_t n; } gk__rs;
+static void gk__rs_init(int op, gk__rs *s) {
+    s->m2 = 0;
+    s->n = (op == GK_REDUCE_ARGMAX || op == GK_REDUCE_ARGMIN) ? INT64_MAX : 0;
+    s->v = (op == GK_REDUCE_MAX || op == GK_REDUCE_ARGMAX) ? -INFINITY : (op == GK_REDUCE_MIN || op == GK_REDUCE_ARGMIN) ? INFINITY : 0;
+}
+static int gk__rs_better(int mx, double xv, int64_t xi, double sv, int64_t si) {
+    int xn = xv != xv, sn = sv != sv;
+    if (xn || sn) return xn && (!sn || xi < si);
+    if (xv == sv) return xi < si;
+    return mx ? xv > sv : xv < sv;
+}
+/* one element; the reference accumulates sums and moments in double (f64 = 1) */
+static void gk__rs_push(int op, int f64, gk__rs *s, double x, int64_t i) {
+    switch (op) {
+    case GK_REDUCE_SUM: case GK_REDUCE_MEAN: s->v = f64 ? s->v + x : (double)((float)s->v + (float)x); break;
+    case GK_REDUCE_MAX: if (s->v == s->v && (x != x || x > s->v)) s->v = x; break;
+    case GK_REDUCE_MIN: if (s->v == s->v && (x != x || x < s->v)) s->v = x; break;
+    case GK_REDUCE_ARGMAX: case GK_REDUCE_ARGMIN:
+        if (gk__rs_better(op == GK_REDUCE_ARGMAX, x, i, s->v, s->n)) { s->v = x; s->n = i; }
+        break;
+    default:
+        s->n++;
+        if (f64) {
+            double d = x - s->v;
+            s->v += d / (double)s->n;
+            s->m2 += d * (x - s->v);
+        } else {
+            float d = (float)x - (float)s->v, v = (float)s->v + d / (float)s->n;
+            s->m2 = (double)((float)s->m2 + d * ((float)x - v));
+            s->v = v;
+        }
+    }
+}
+static void gk__red_cpu(const void *vp) {
+    const gk__red *p = (const gk__red *)vp;
+    int64_t es = (int64_t)gk__dtype_sizes[p->dt];
+    int f64 = p->dt == GK_F64, op = p->op;
+    const gk__nd *on = &p->on;
+    GK__ND_FOR(on, {
+        gk__rs s;
+        int64_t r;
+        double res;
+        gk__rs_init(op, &s);
+        for (r = 0; r < p->R; r++) gk__rs_push(op, 1, &s, gk__ldd(p->dt, p->x + (o1 + gk__nd_off(&p->rn, 0, r)) * es), r);
+        if (op == GK_REDUCE_ARGMAX || op == GK_REDUCE_ARGMIN) { memcpy(p->o + o0 * 8, &s.n, 8); }
+        else {
+            res = op == GK_REDUCE_MEAN ? s.v / (double)p->R : op == GK_REDUCE_VAR ? s.m2 / (double)p->R
+                : op == GK_REDUCE_VAR_UNBIASED ? s.m2 / (double)(p->R > 1 ? p->R - 1 : 0) : s.v;
+            if (f64) memcpy(p->o + o0 * 8, &res, 8);
+            else gk__stf(p->dt, p->o + o0 * es, (float)res);
+        }
+    });
+}
+static const char *const gk__k_red_rows[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_rows_", "");
+static const char *const gk__k_red_fin[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_fin_", "");
+static const char *const gk__k_red_cols[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_cols_", "");
+
+static int gk__norm_axis(int axis, int ndim, int *out) {
+    int a = axis < 0 ? axis + ndim : axis;
+    if (ndim == 0 && (axis == 0 || axis == -1)) { *out = -1; return 1; }
+    if (a < 0 || a >= ndim) return 0;
+    *out = a;
+    return 1;
+}
+/* shape of a reduction's result */
+static gk_status gk__red_shape(gk_ctx *ctx, const gk__slot *x, int axis, int keepdim, int *all, int *ax, int *nd, int64_t *shape, const char *where) {
+    int d, k = 0;
+    *all = axis == GK_AXIS_ALL;
+    *ax = -1;
+    if (!*all) {
+        if (!gk__norm_axis(axis, x->ndim, ax)) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: axis %d out of range for %d dims", where, axis, x->ndim);
+        if (*ax < 0) *all = 1;
+    }
+    for (d = 0; d < x->ndim; d++) {
+        int red = *all || d == *ax;
+        if (!red) shape[k++] = x->shape[d];
+        else if (keepdim) shape[k++] = 1;
+    }
+    *nd = k;
+    return GK_OK;
+}
+static gk_status gk__reduce(gk_ctx *ctx, gk_tensor out, gk_tensor x, int op, int axis, int keepdim, const char *where) {
+    static const char *const names[2] = { "out", "x" };
+    gk_tensor ts[2];
+    gk__opnds ops;
+    gk__red p;
+    gk__slot so, sx, sr;
+    gk__slot *pp[2];
+    int64_t shape[GK_MAX_DIMS];
+    int all = 0, ax = -1, nd = 0, d, k = 0, j = 0;
+    gk_status st;
+    ts[0] = out; ts[1] = x;
+    if (op < 0 || op >= GK_REDUCE_COUNT) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: unknown op %d", where, op);
+    GK__ENTER(ctx, where);
+    memset(&p, 0, sizeof p);
+    st = gk__operands(ctx, &ops, ts, names, 2, where);
+    if (st == GK_OK) st = gk__need_fdt(ctx, ops.s[1], "x", where);
+    if (st == GK_OK) {
+        gk_dtype want = (op == GK_REDUCE_ARGMAX || op == GK_REDUCE_ARGMIN) ? GK_I64 : ops.s[1]->dtype;
+        if (ops.s[0]->dtype != want) st = gk__err(ctx, GK_ERR_DTYPE, "%s: out is %s but must be %s", where, gk_dtype_name(ops.s[0]->dtype), gk_dtype_name(want));
+    }
+    if (st == GK_OK) st = gk__red_shape(ctx, ops.s[1], axis, keepdim, &all, &ax, &nd, shape, where);
+    if (st == GK_OK) st = gk__shape_eq(ctx, ops.s[0], nd, shape, "out", where);
+    if (st == GK_OK) {
+        const gk__slot *xs = ops.s[1], *os = ops.s[0];
+        memset(&so, 0, sizeof so); memset(&sx, 0, sizeof sx); memset(&sr, 0, sizeof sr);
+        so = *os; sx = *xs; sr = *xs;
+        so.ndim = sx.ndim = sr.ndim = 0;
+        for (d = 0; d < xs->ndim; d++) {
+            int red = all || d == ax;
+            if (red) { sr.shape[j] = xs->shape[d]; sr.strides[j] = xs->strides[d]; j++; if (keepdim) k++; }
+            else {
+                sx.shape[sx.ndim] = xs->shape[d]; sx.strides[sx.ndim] = xs->strides[d]; sx.ndim++;
+                so.shape[so.ndim] = os->shape[k]; so.strides[so.ndim] = os->strides[k]; so.ndim++;
+                k++;
+            }
+        }
+        sr.ndim = j;
+        p.R = 1;
+        for (d = 0; d < j; d++) p.R *= sr.shape[d];
+        pp[0] = &so; pp[1] = &sx;
+        st = gk__nd_build(ctx, &p.on, pp, 2, names, where);
+        pp[0] = &sr;
+        if (st == GK_OK) st = gk__nd_build(ctx, &p.rn, pp, 1, names + 1, where);
+        if (st == GK_OK && p.R == 0 && gk__numel(os) > 0 && op >= GK_REDUCE_MAX && op <= GK_REDUCE_ARGMIN)
+            st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: max / min / argmax / argmin of 0 elements is undefined", where);
+        p.op = op;
+        p.dt = xs->dtype;
+    }
+    if (st == GK_OK && gk__numel(ops.s[0]) == 0) { gk__unlock(&ctx->mu); return GK_OK; }
+    if (st == GK_OK) st = gk__operands_use(ctx, &ops, where);
+    if (st == GK_OK) {
+        gk__cu_ptr po = gk__slot_addr(ops.s[0]), px = gk__slot_addr(ops.s[1]);
+        p.o = (char *)(uintptr_t)po;
+        p.x = (const char *)(uintptr_t)px;
+        if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__red_cpu, &p, sizeof p, where);
+        else {
+            int64_t M = p.on.n, R = p.R, S = 1, chunk = R;
+            int contig = p.rn.ndim == 1 && p.rn.st[0][0] == 1, sms = ctx->info.sm_count > 0 ? ctx->info.sm_count : 1;
+            if (M >= 2048 && (!contig || R < 64)) {
+                void *args[6] = { &p.on, &p.rn, &p.R, &p.op, &po, &px };
+                unsigned grid[3] = { 1, 1, 1 }, block[3] = { 32, 8, 1 };
+                grid[0] = (unsigned)gk__grid_cap(ctx, (M + 31) / 32, 64);
+                st = gk__launch_cfg(ctx, GK__MOD_REDUCE, gk__k_red_cols[p.dt], grid, block, 0, args, where);
+            } else {
+                unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
+                gk__cu_ptr ws = 0;
+                if (M < 2 * sms && R >= 32768) {
+                    S = (4 * sms + M - 1) / M;
+                    if (S > (R + 4095) / 4096) S = (R + 4095) / 4096;
+                    chunk = ((R + S - 1) / S + 15) / 16 * 16;
+                    S = (R + chunk - 1) / chunk;
+                }
+                if (R >= 4096) block[0] = 512;
+                if (S > 1) st = gk__workspace(ctx, (size_t)(M * S) * sizeof(gk__rpart), &ws, where);
+                if (st == GK_OK) {
+                    void *args[9] = { &p.on, &p.rn, &p.R, &p.op, &S, &chunk, &po, &px, &ws };
+                    grid[0] = (unsigned)gk__grid_cap(ctx, M * S, 16);
+                    st = gk__launch_cfg(ctx, GK__MOD_REDUCE, gk__k_red_rows[p.dt], grid, block, 0, args, where);
+                    if (st == GK_OK && S > 1) {
+                        void *fargs[6] = { &p.on, &p.R, &p.op, &S, &po, &ws };
+                        st = gk__launch(ctx, GK__MOD_REDUCE, gk__k_red_fin[p.dt], M, fargs, where);
+                    }
+                }
+                if (S > 1 && ws) gk__unuse(ctx, ctx->ws);
+            }
+        }
+    }
+    gk__operands_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_reduce(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_reduce_op op, int axis, int keepdim) {
+    return gk__reduce(ctx, out, x, (int)op, axis, keepdim, "gk_reduce");
+}
+GKDEF gk_status gk_reduce_new(gk_ctx *ctx, gk_tensor x, gk_reduce_op op, int axis, int keepdim, gk_tensor *out) {
+    gk__slot *s;
+    int64_t shape[GK_MAX_DIMS];
+    int all, ax, nd = 0;
+    uint32_t idx;
+    gk_tensor t;
+    gk_status st;
+    if (out) out->id = 0;
+    if ((int)op < 0 || op >= GK_REDUCE_COUNT) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_reduce_new: unknown op %d", (int)op);
+    GK__ENTER(ctx, "gk_reduce_new");
+    st = out ? gk__lookup(ctx, x, &s, "gk_reduce_new", "x") : gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_reduce_new: out is NULL");
+    if (st == GK_OK) st = gk__red_shape(ctx, s, axis, keepdim, &all, &ax, &nd, shape, "gk_reduce_new");
+    if (st == GK_OK) st = gk__bind(ctx);
+    if (st == GK_OK)
+        st = gk__tensor_new(ctx, (op == GK_REDUCE_ARGMAX || op == GK_REDUCE_ARGMIN) ? GK_I64 : s->dtype, nd, shape, &idx, "gk_reduce_new");
+    if (st == GK_OK) t = gk__handle(ctx, idx);
+    gk__unlock(&ctx->mu);
+    if (st != GK_OK) return st;
+    return gk__finish_new(ctx, gk__reduce(ctx, t, x, (int)op, axis, keepdim, "gk_reduce_new"), t, out);
+}
+
+/* ---- softmax / log_softmax over the last dim, cumsum along a dim ---- */
+typedef struct gk__rowop {
+    gk__nd on;                   /* the rows (lines): 0 out, 1 x */
+    int64_t n, xs, os;           /* elements per row, their strides */
+    gk_dtype dt;
+    int kind;                    /* 0 softmax, 1 log_softmax, 2 cumsum */
+    char *o;
+    const char *x;
+} gk__rowop;
+static void gk__rowop_cpu(const void *vp) {
+    const gk__rowop *p = (const gk__rowop *)vp;
+    int64_t es = (int64_t)gk__dtype_sizes[p->dt], n = p->n, j;
+    int f64 = p->dt == GK_F64, fl = gk_dtype_is_float(p->dt);
+    const gk__nd *on = &p->on;
+    GK__ND_FOR(on, {
+        const char *xr = p->x + o1 * es;
+        char *yr = p->o + o0 * es;
+        if (p->kind == 2) {
+            double acc = 0;
+            int64_t iacc = 0;
+            for (j = 0; j < n; j++) {
+                const char *e = xr + j * p->xs * es;
+                char *y = yr + j * p->os * es;
+                if (!fl) { iacc = (int64_t)((uint64_t)iacc + (uint64_t)gk__ldi(p->dt, e)); gk__sti(p->dt, y, iacc); }
+                else if (f64) { acc += gk__ldd(p->dt, e); memcpy(y, &acc, 8); }
+                else { acc += gk__ldf(p->dt, e); gk__stf(p->dt, y, (float)acc); }
+            }
+        } else {
+            /* the kernel's semantics: m = max over non-NaN, exp(0) = 1 for entries equal to m */
+            double m = -INFINITY, s = 0, ls, v;
+            int nan = 0;
+            for (j = 0; j < n; j++) {
+                double x = gk__ldd(p->dt, xr + j * p->xs * es);
+                if (x != x) nan = 1;
+                else if (x > m) m = x;
+            }
+            for (j = 0; j < n && !nan; j++) {
+                double x = gk__ldd(p->dt, xr + j * p->xs * es);
+                if (x == m) s += 1;
+                else if (x != -INFINITY) s += f64 ? exp(x - m) : (double)expf((float)(x - m));
+            }
+            ls = log(s);
+            for (j = 0; j < n; j++) {
+                double x = gk__ldd(p->dt, xr + j * p->xs * es);
+                char *y = yr + j * p->os * es;
+                if (nan) v = NAN;
+                else if (m == -INFINITY) v = p->kind ? -INFINITY : 0;
+                else if (p->kind) v = (x == m ? 0 : x - m) - ls;
+                else v = (x == m ? 1 : f64 ? exp(x - m) : (double)expf((float)(x - m))) / s;
+                if (f64) memcpy(y, &v, 8);
+                else gk__stf(p->dt, y, (float)v);
+            }
+        }
+    });
+}
+static const char *const gk__k_softmax[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_softmax_", ""), GK__DTNAMES("gk_log_softmax_", "") };
+static const char *const gk__k_cumsum[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_cumsum_", ""), GK__DTNAMES("gk_cumsum_", "_b") };
+
+static gk_status gk__rowop_run(gk_ctx *ctx, gk_tensor out, gk_tensor x, int kind, int axis, const char *where) {
+    static const char *const names[2] = { "out", "x" };
+    gk_tensor ts[2];
+    gk__opnds ops;
+    gk__rowop p;
+    gk__slot so, sx;
+    gk__slot *pp[2];
+    gk_status st;
+    int ax = -1;
+    ts[0] = out; ts[1] = x;
+    GK__ENTER(ctx, where);
+    memset(&p, 0, sizeof p);
+    st = gk__operands(ctx, &ops, ts, names, 2, where);
+    if (st == GK_OK) {
+        gk_dtype dt = ops.s[1]->dtype;
+        if (kind == 2 && (dt == GK_I32 || dt == GK_I64)) st = GK_OK;
+        else st = gk__need_fdt(ctx, ops.s[1], "x", where);
+        if (st == GK_OK && ops.s[0]->dtype != dt)
+            st = gk__err(ctx, GK_ERR_DTYPE, "%s: out is %s but x is %s", where, gk_dtype_name(ops.s[0]->dtype), gk_dtype_name(dt));
+    }
+    if (st == GK_OK) st = gk__shape_eq(ctx, ops.s[0], ops.s[1]->ndim, ops.s[1]->shape, "out", where);
+    if (st == GK_OK) {
+        const gk__slot *xs = ops.s[1];
+        if (kind == 2) {
+            if (!gk__norm_axis(axis, xs->ndim, &ax)) st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: axis %d out of range for %d dims", where, axis, xs->ndim);
+        } else ax = xs->ndim - 1;
+    }
+    if (st == GK_OK) {
+        if (ax < 0) { /* 0-d: one row of one element */
+            so = *ops.s[0]; sx = *ops.s[1];
+            p.n = 1; p.xs = 1; p.os = 1;
+        } else {
+            so = gk__slot_drop(ops.s[0], ax);
+            sx = gk__slot_drop(ops.s[1], ax);
+            p.n = ops.s[1]->shape[ax]; p.xs = ops.s[1]->strides[ax]; p.os = ops.s[0]->strides[ax];
+        }
+        pp[0] = &so; pp[1] = &sx;
+        st = gk__nd_build(ctx, &p.on, pp, 2, names, where);
+        p.dt = ops.s[1]->dtype;
+        p.kind = kind;
+    }
+    if (st == GK_OK && (p.on.n == 0 || p.n == 0)) { gk__unlock(&ctx->mu); return GK_OK; }
+    if (st == GK_OK) st = gk__operands_use(ctx, &ops, where);
+    if (st == GK_OK) {
+        gk__cu_ptr po = gk__slot_addr(ops.s[0]), px = gk__slot_addr(ops.s[1]);
+        void *args[6];
+        p.o = (char *)(uintptr_t)po;
+        p.x = (const char *)(uintptr_t)px;
+        args[0] = &p.on; args[1] = &p.n; args[2] = &p.xs; args[3] = &p.os; args[4] = &po; args[5] = &px;
+        if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__rowop_cpu, &p, sizeof p, where);
+        else if (kind == 2 && p.n < 256) st = gk__launch(ctx, GK__MOD_REDUCE, gk__k_cumsum[0][p.dt], p.on.n, args, where);
+        else if (kind == 2) {
+            unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
+            grid[0] = (unsigned)gk__grid_cap(ctx, p.on.n, 32);
+            st = gk__launch_cfg(ctx, GK__MOD_REDUCE, gk__k_cumsum[1][p.dt], grid, block, 0, args, where);
+        } else {
+            /* one block per row; few long rows are split into parts (stats per part in the
+               workspace, then each part merges its row's stats in order and writes) */
+            unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
+            int64_t M = p.on.n, S = 1, chunk = p.n, sms = ctx->info.sm_count > 0 ? ctx->info.sm_count : 1;
+            int phase = 0;
+            gk__cu_ptr ws = 0;
+            void *sargs[10];
+            if (M < sms && p.n >= 16384) {
+                S = (2 * sms + M - 1) / M;
+                if (S > (p.n + 8191) / 8192) S = (p.n + 8191) / 8192;
+                chunk = ((p.n + S - 1) / S + 15) / 16 * 16;
+                S = (p.n + chunk - 1) / chunk;
+            }
+            block[0] = chunk >= 16384 ? 1024 : chunk >= 2048 ? 512 : chunk >= 512 ? 256 : 128;
+            grid[0] = (unsigned)gk__grid_cap(ctx, M * S, 32);
+            if (S > 1) st = gk__workspace(ctx, (size_t)(M * S) * 16, &ws, where);
+            memcpy(sargs, args, sizeof args);
+            sargs[6] = &S; sargs[7] = &chunk; sargs[8] = &phase; sargs[9] = &ws;
+            if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_REDUCE, gk__k_softmax[kind][p.dt], grid, block, 0, sargs, where);
+            if (st == GK_OK && S > 1) {
+                phase = 1; /* read at launch: the argument buffer is copied then */
+                st = gk__launch_cfg(ctx, GK__MOD_REDUCE, gk__k_softmax[kind][p.dt], grid, block, 0, sargs, where);
+            }
+            if (ws) gk__unuse(ctx, ctx->ws);
+        }
+    }
+    gk__operands_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+static gk_status gk__rowop_new(gk_ctx *ctx, gk_tensor x, int kind, int axis, gk_tensor *out, const char *where) {
+    gk_tensor t;
+    gk__slot *s;
+    gk_status st;
+    if (out) out->id = 0;
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", where);
+    GK__ENTER(ctx, where);
+    st = gk__lookup(ctx, x, &s, where, "x");
+    gk__unlock(&ctx->mu);
+    if (st != GK_OK) return st;
+    GK__TRY(gk__new_like(ctx, x, s->dtype, &t, where));
+    return gk__finish_new(ctx, gk__rowop_run(ctx, t, x, kind, axis, where), t, out);
+}
+GKDEF gk_status gk_softmax(gk_ctx *ctx, gk_tensor out, gk_tensor x) { return gk__rowop_run(ctx, out, x, 0, -1, "gk_softmax"); }
+GKDEF gk_status gk_log_softmax(gk_ctx *ctx, gk_tensor out, gk_tensor x) { return gk__rowop_run(ctx, out, x, 1, -1, "gk_log_softmax"); }
+GKDEF gk_status gk_cumsum(gk_ctx *ctx, gk_tensor out, gk_tensor x, int axis) { return gk__rowop_run(ctx, out, x, 2, axis, "gk_cumsum"); }
+GKDEF gk_status gk_softmax_new(gk_ctx *ctx, gk_tensor x, gk_tensor *out) { return gk__rowop_new(ctx, x, 0, -1, out, "gk_softmax_new"); }
+GKDEF gk_status gk_log_softmax_new(gk_ctx *ctx, gk_tensor x, gk_tensor *out) { return gk__rowop_new(ctx, x, 1, -1, out, "gk_log_softmax_new"); }
+GKDEF gk_status gk_cumsum_new(gk_ctx *ctx, gk_tensor x, int axis, gk_tensor *out) { return gk__rowop_new(ctx, x, 2, axis, out, "gk_cumsum_new"); }
+
+/* ---- top-k and sampling: 64-bit keys (value bits, ~index), see kernels/sample.cu ---- */
+static uint64_t gk__comp_key(float f, int64_t i) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    if (f != f) u = 0xFFFFFFFFu;
+    else u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+    return ((uint64_t)u << 32) | (uint64_t)(~(uint32_t)i);
+}
+static int gk__cmp_desc_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x > y ? -1 : x < y;
+}
+typedef struct gk__topk_p {
+    gk__nd on;                   /* rows: 0 values, 1 indices, 2 x */
+    int64_t n, k, xs, vs, is;
+    gk_dtype dt;
+    char *v, *ix;
+    const char *x;
+} gk__topk_p;
+static void gk__topk_cpu(const void *vp) {
+    const gk__topk_p *p = (const gk__topk_p *)vp;
+    int64_t es = (int64_t)gk__dtype_sizes[p->dt], j;
+    uint64_t *keys = GK__CAST(uint64_t *, GPUKIT_MALLOC((size_t)p->n * 8));
+    const gk__nd *on = &p->on;
+    if (!keys) return;
+    GK__ND_FOR(on, {
+        const char *xr = p->x + o2 * es;
+        for (j = 0; j < p->n; j++) keys[j] = gk__comp_key(gk__ldf(p->dt, xr + j * p->xs * es), j);
+        qsort(keys, (size_t)p->n, 8, gk__cmp_desc_u64);
+        for (j = 0; j < p->k; j++) {
+            int64_t i = (int64_t)(uint32_t)~(uint32_t)keys[j];
+            memcpy(p->v + (o0 + j * p->vs) * es, xr + i * p->xs * es, (size_t)es);
+            memcpy(p->ix + (o1 + j * p->is) * 8, &i, 8);
+        }
+    });
+    GPUKIT_FREE(keys);
+}
+static const char *const gk__k_topk[GK_DTYPE_COUNT] = GK__DTNAMES("gk_topk_", "");
+#define GK__SMEM_SORT 4096
+static int64_t gk__pow2_at_least(int64_t k) {
+    int64_t p = 1;
+    while (p < k) p <<= 1;
+    return p;
+}
+
+GKDEF gk_status gk_topk(gk_ctx *ctx, gk_tensor values, gk_tensor indices, gk_tensor x, int64_t k) {
+    static const char *const names[3] = { "values", "indices", "x" };
+    const char *where = "gk_topk";
+    gk_tensor ts[3];
+    gk__opnds ops;
+    gk__topk_p p;
+    gk__slot fs[3];
+    gk__slot *pp[3];
+    int64_t shape[GK_MAX_DIMS];
+    gk_status st;
+    int i, nd = 0;
+    ts[0] = values; ts[1] = indices; ts[2] = x;
+    GK__ENTER(ctx, where);
+    memset(&p, 0, sizeof p);
+    st = gk__operands(ctx, &ops, ts, names, 3, where);
+    if (st == GK_OK) {
+        gk_dtype dt = ops.s[2]->dtype;
+        nd = ops.s[2]->ndim;
+        if (dt != GK_F32 && dt != GK_F16 && dt != GK_BF16) st = gk__err(ctx, GK_ERR_DTYPE, "%s: x is %s; top-k takes f32, f16 or bf16", where, gk_dtype_name(dt));
+        else if (ops.s[0]->dtype != dt) st = gk__err(ctx, GK_ERR_DTYPE, "%s: values is %s but x is %s", where, gk_dtype_name(ops.s[0]->dtype), gk_dtype_name(dt));
+        else if (ops.s[1]->dtype != GK_I64) st = gk__err(ctx, GK_ERR_DTYPE, "%s: indices is %s but must be i64", where, gk_dtype_name(ops.s[1]->dtype));
+        else if (nd < 1) st = gk__err(ctx, GK_ERR_SHAPE, "%s: x is 0-d; top-k needs a last dim", where);
+        else if (ops.s[2]->shape[nd - 1] >= ((int64_t)1 << 31)) st = gk__err(ctx, GK_ERR_LIMIT, "%s: the last dim (%lld) must be below 2^31", where, (long long)ops.s[2]->shape[nd - 1]);
+        else if (k < 0 || k > ops.s[2]->shape[nd - 1])
+            st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: k = %lld outside 0..%lld (the last dim)", where, (long long)k, (long long)ops.s[2]->shape[nd - 1]);
+    }
+    if (st == GK_OK) {
+        for (i = 0; i < nd; i++) shape[i] = ops.s[2]->shape[i];
+        shape[nd - 1] = k;
+        st = gk__shape_eq(ctx, ops.s[0], nd, shape, "values", where);
+        if (st == GK_OK) st = gk__shape_eq(ctx, ops.s[1], nd, shape, "indices", where);
+    }
+    if (st == GK_OK) {
+        for (i = 0; i < 3; i++) { fs[i] = gk__slot_drop(ops.s[i], nd - 1); pp[i] = &fs[i]; }
+        st = gk__nd_build(ctx, &p.on, pp, 3, names, where);
+        p.n = ops.s[2]->shape[nd - 1]; p.k = k;
+        p.xs = ops.s[2]->strides[nd - 1]; p.vs = ops.s[0]->strides[nd - 1]; p.is = ops.s[1]->strides[nd - 1];
+        p.dt = ops.s[2]->dtype;
+    }
+    if (st == GK_OK && (p.on.n == 0 || k == 0)) { gk__unlock(&ctx->mu); return GK_OK; }
+    if (st == GK_OK) st = gk__operands_use(ctx, &ops, where);
+    if (st == GK_OK) {
+        gk__cu_ptr pv = gk__slot_addr(ops.s[0]), pi = gk__slot_addr(ops.s[1]), px = gk__slot_addr(ops.s[2]);
+        p.v = (char *)(uintptr_t)pv; p.ix = (char *)(uintptr_t)pi; p.x = (const char *)(uintptr_t)px;
+        if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__topk_cpu, &p, sizeof p, where);
+        else {
+            int n = (int)p.n, kk = (int)k, P = (int)gk__pow2_at_least(k);
+            unsigned grid[3] = { 1, 1, 1 }, block[3] = { 1024, 1, 1 };
+            gk__cu_ptr ws = 0;
+            grid[0] = (unsigned)gk__grid_cap(ctx, p.on.n, 2);
+            if (n <= 2048) block[0] = n <= 256 ? 128 : 256;
+            if (P > GK__SMEM_SORT) st = gk__workspace(ctx, (size_t)grid[0] * (size_t)P * 8, &ws, where);
+            if (st == GK_OK) {
+                void *args[12] = { &p.on, &n, &p.xs, &p.vs, &p.is, &kk, &P, &pv, &pi, &px, &ws };
+                st = gk__launch_cfg(ctx, GK__MOD_SAMPLE, gk__k_topk[p.dt], grid, block, P <= GK__SMEM_SORT ? (unsigned)P * 8 : 0, args, where);
+            }
+            if (ws) gk__unuse(ctx, ctx->ws);
+        }
+    }
+    gk__operands_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+GKDEF gk_status gk_topk_new(gk_ctx *ctx, gk_tensor x, int64_t k, gk_tensor *values, gk_tensor *indices) {
+    gk__slot *s;
+    int64_t shape[GK_MAX_DIMS];
+    uint32_t i1 = 0, i2 = 0;
+    int nd = 0, d, made = 0;
+    gk_tensor v, ix;
+    gk_status st;
+    if (values) values->id = 0;
+    if (indices) indices->id = 0;
+    GK__ENTER(ctx, "gk_topk_new");
+    st = values && indices ? gk__lookup(ctx, x, &s, "gk_topk_new", "x") : gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_topk_new: values or indices is NULL");
+    if (st == GK_OK && s->ndim < 1) st = gk__err(ctx, GK_ERR_SHAPE, "gk_topk_new: x is 0-d; top-k needs a last dim");
+    if (st == GK_OK && (k < 0 || k > s->shape[s->ndim - 1]))
+        st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_topk_new: k = %lld outside 0..%lld (the last dim)", (long long)k, (long long)s->shape[s->ndim - 1]);
+    if (st == GK_OK) {
+        nd = s->ndim;
+        for (d = 0; d < nd; d++) shape[d] = s->shape[d];
+        shape[nd - 1] = k;
+        st = gk__bind(ctx);
+    }
+    if (st == GK_OK) st = gk__tensor_new(ctx, s->dtype, nd, shape, &i1, "gk_topk_new");
+    if (st == GK_OK) { made = 1; st = gk__tensor_new(ctx, GK_I64, nd, shape, &i2, "gk_topk_new"); }
+    if (st == GK_OK) made = 2;
+    if (made >= 1) v = gk__handle(ctx, i1);
+    if (made == 2) ix = gk__handle(ctx, i2);
+    gk__unlock(&ctx->mu);
+    if (made == 1) gk_tensor_free(ctx, v);
+    if (st != GK_OK) return st;
+    st = gk_topk(ctx, v, ix, x, k);
+    if (st != GK_OK) {
+        char save[GK__ERRBUF];
+        memcpy(save, ctx->err, sizeof save);
+        gk_tensor_free(ctx, v);
+        gk_tensor_free(ctx, ix);
+        memcpy(ctx->err, save, sizeof save);
+        return st;
+    }
+    *values = v;
+    *indices = ix;
+    return GK_OK;
+}
+
+GKDEF void gk_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]) {
+    uint32_t c0 = counter[0], c1 = counter[1], c2 = counter[2], c3 = counter[3], k0 = key[0], k1 = key[1];
+    int r;
+    for (r = 0; r < 10; r++) {
+        uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
+        if (r) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
+        c0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0;
+        c1 = (uint32_t)p1;
+        c2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+        c3 = (uint32_t)p0;
+    }
+    out[0] = c0; out[1] = c1; out[2] = c2; out[3] = c3;
+}
+static uint64_t gk__mulhi64(uint64_t a, uint64_t b) {
+    uint64_t a0 = a & 0xFFFFFFFFu, a1 = a >> 32, b0 = b & 0xFFFFFFFFu, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (p01 & 0xFFFFFFFFu) + (p10 & 0xFFFFFFFFu);
+    return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+/* sampling parameters: the layout of gk_sp in kernels/sample.cu */
+typedef struct gk__sp {
+    double log_min_p, top_p;
+    int64_t lrs, lcs, prs, pcs, tst;
+    float temperature, rep, presence, freq;
+    int top_k, n_prev, V, B;
+    uint32_t key0, key1, step0, step1;
+    int P, pad;
+} gk__sp;
+typedef struct gk__sample_p {
+    gk__sp sp;
+    gk_dtype dt;
+    int32_t *tokens;
+    const char *logits;
+    const int32_t *prev;
+} gk__sample_p;
+/* log-weight and integer weight of a candidate (gk_sw in kernels/sample.cu) */
+static double gk__sw(float x, float m, float temp, uint64_t *w) {
+    double s;
+    if (x == -INFINITY) { *w = 0; return -INFINITY; }
+    s = x == m ? 0.0 : ((double)x - (double)m) / (double)temp;
+    *w = (uint64_t)(exp(s) * 1099511627776.0);
+    return s;
+}
+static void gk__sample_cpu(const void *vp) {
+    const gk__sample_p *pp = (const gk__sample_p *)vp;
+    const gk__sp *sp = &pp->sp;
+    int V = sp->V, b, i, j;
+    int64_t es = (int64_t)gk__dtype_sizes[pp->dt];
+    float *xr = GK__CAST(float *, GPUKIT_MALLOC((size_t)V * 4));
+    uint64_t *keys = GK__CAST(uint64_t *, GPUKIT_MALLOC((size_t)V * 8));
+    for (b = 0; b < sp->B; b++) {
+        float bv = -INFINITY, m;
+        int bi = -1, topk, topp, n;
+        uint64_t Z = 0, Z2 = 0, cum, w, r, run;
+        double target = 0;
+        uint32_t ctr[4], key[2], rnd[4];
+        int32_t *tok = pp->tokens + (int64_t)b * sp->tst;
+        if (!xr || !keys) { *tok = -1; continue; }
+        for (i = 0; i < V; i++) {
+            float v = gk__ldf(pp->dt, pp->logits + ((int64_t)b * sp->lrs + (int64_t)i * sp->lcs) * es);
+            xr[i] = v != v ? -INFINITY : v;
+        }
+        if (sp->n_prev > 0 && ((sp->rep > 0.0f && sp->rep != 1.0f) || sp->presence != 0.0f || sp->freq != 0.0f)) {
+            const int32_t *pr = pp->prev + (int64_t)b * sp->prs;
+            for (j = 0; j < sp->n_prev; j++) {
+                int t = pr[(int64_t)j * sp->pcs], c = 0, first = 1, q;
+                float x;
+                if (t < 0 || t >= V) continue;
+                for (q = 0; q < sp->n_prev; q++)
+                    if (pr[(int64_t)q * sp->pcs] == t) {
+                        if (q < j) { first = 0; break; }
+                        c++;
+                    }
+                if (!first) continue;
+                x = xr[t];
+                if (sp->rep > 0.0f && sp->rep != 1.0f) x = x > 0.0f ? x / sp->rep : x * sp->rep;
+                if (sp->presence != 0.0f || sp->freq != 0.0f) {
+                    float pen = (float)c * sp->freq;
+                    pen = pen + sp->presence;
+                    x = x - pen;
+                }
+                xr[t] = x != x ? -INFINITY : x;
+            }
+        }
+        for (i = 0; i < V; i++)
+            if (xr[i] > bv) { bv = xr[i]; bi = i; }
+        if (bi < 0 || !(sp->temperature > 0.0f)) { *tok = bi; continue; }
+        m = bv;
+        topk = sp->top_k > 0 && sp->top_k < V;
+        topp = sp->top_p < 1.0;
+        n = topk ? sp->top_k : V;
+        if (topk || topp) {
+            for (i = 0; i < V; i++) keys[i] = gk__comp_key(xr[i], i);
+            qsort(keys, (size_t)V, 8, gk__cmp_desc_u64);
+        }
+#define GK__CAND(j) ((topk || topp) ? (int)(uint32_t)~(uint32_t)keys[j] : (j))
+        if (topp) {
+            for (j = 0; j < n; j++) { gk__sw(xr[GK__CAND(j)], m, sp->temperature, &w); Z += w; }
+            target = sp->top_p * (double)Z;
+        }
+        cum = 0;
+        for (j = 0; j < n; j++) {
+            double s = gk__sw(xr[GK__CAND(j)], m, sp->temperature, &w);
+            if ((!topp || (double)cum < target) && s >= sp->log_min_p) Z2 += w;
+            cum += w;
+        }
+        ctr[0] = (uint32_t)b; ctr[1] = sp->step0; ctr[2] = sp->step1; ctr[3] = 0;
+        key[0] = sp->key0; key[1] = sp->key1;
+        gk_philox4x32_10(ctr, key, rnd);
+        r = gk__mulhi64(((uint64_t)rnd[0] << 32) | rnd[1], Z2);
+        cum = 0; run = 0;
+        *tok = -1;
+        for (j = 0; j < n; j++) {
+            double s = gk__sw(xr[GK__CAND(j)], m, sp->temperature, &w);
+            if ((!topp || (double)cum < target) && s >= sp->log_min_p) {
+                run += w;
+                if (run > r) { *tok = GK__CAND(j); break; }
+            }
+            cum += w;
+        }
+#undef GK__CAND
+    }
+    GPUKIT_FREE(xr);
+    GPUKIT_FREE(keys);
+}
+static const char *const gk__k_sample[GK_DTYPE_COUNT] = GK__DTNAMES("gk_sample_", "");
+
+GKDEF gk_status gk_sample(gk_ctx *ctx, gk_tensor tokens, gk_tensor logits, gk_tensor prev, const gk_sample_desc *desc) {
+    static const char *const names[3] = { "tokens", "logits", "prev" };
+    const char *where = "gk_sample";
+    gk_tensor ts[3];
+    gk__opnds ops;
+    gk__sample_p p;
+    gk_sample_desc d;
+    gk_status st;
+    int hasprev = prev.id != 0;
+    ts[0] = tokens; ts[1] = logits; ts[2] = prev;
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    GK__ENTER(ctx, where);
+    memset(&p, 0, sizeof p);
+    st = gk__operands(ctx, &ops, ts, names, hasprev ? 3 : 2, where);
+    if (st == GK_OK) {
+        const gk__slot *t = ops.s[0], *l = ops.s[1];
+        if (l->dtype != GK_F32 && l->dtype != GK_F16 && l->dtype != GK_BF16)
+            st = gk__err(ctx, GK_ERR_DTYPE, "%s: logits are %s; sampling takes f32, f16 or bf16", where, gk_dtype_name(l->dtype));
+        else if (t->dtype != GK_I32) st = gk__err(ctx, GK_ERR_DTYPE, "%s: tokens is %s but must be i32", where, gk_dtype_name(t->dtype));
+        else if (hasprev && ops.s[2]->dtype != GK_I32) st = gk__err(ctx, GK_ERR_DTYPE, "%s: prev is %s but must be i32", where, gk_dtype_name(ops.s[2]->dtype));
+        else if (l->ndim != 2) st = gk__err(ctx, GK_ERR_SHAPE, "%s: logits must be [batch, vocab], got %d dims", where, l->ndim);
+        else if (t->ndim != 1 || t->shape[0] != l->shape[0])
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: tokens must be [%lld] (one per logits row)", where, (long long)l->shape[0]);
+        else if (hasprev && (ops.s[2]->ndim != 2 || ops.s[2]->shape[0] != l->shape[0]))
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: prev must be [%lld, n_prev]", where, (long long)l->shape[0]);
+        else if (l->shape[0] > 0 && (l->shape[1] < 1 || l->shape[1] >= ((int64_t)1 << 31) || l->shape[0] >= ((int64_t)1 << 31)))
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: the vocabulary size (%lld) must be in 1..2^31-1", where, (long long)l->shape[1]);
+        else if (hasprev && ops.s[2]->shape[1] >= ((int64_t)1 << 31)) st = gk__err(ctx, GK_ERR_SHAPE, "%s: too many previous tokens", where);
+    }
+    if (st == GK_OK) {
+        if (d.temperature != d.temperature) st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: temperature is NaN", where);
+        else if (d.top_k < 0) st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: top_k = %d is negative", where, d.top_k);
+        else if (!(d.top_p >= 0.0f && d.top_p <= 1.0f)) st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: top_p = %g outside (0, 1] (0: off)", where, (double)d.top_p);
+        else if (!(d.min_p >= 0.0f && d.min_p <= 1.0f)) st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: min_p = %g outside [0, 1]", where, (double)d.min_p);
+        else if (!(d.repetition_penalty >= 0.0f) || d.repetition_penalty == INFINITY)
+            st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: repetition_penalty = %g must be finite and > 0 (0: off)", where, (double)d.repetition_penalty);
+        else if (!(fabs((double)d.presence_penalty) < INFINITY) || !(fabs((double)d.frequency_penalty) < INFINITY))
+            st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: presence / frequency penalties must be finite", where);
+    }
+    if (st == GK_OK) {
+        const gk__slot *l = ops.s[1];
+        gk__sp *sp = &p.sp;
+        sp->log_min_p = d.min_p > 0.0f ? log((double)d.min_p) : -INFINITY;
+        sp->top_p = d.top_p > 0.0f && d.top_p < 1.0f ? (double)d.top_p : 1.0;
+        sp->lrs = l->strides[0]; sp->lcs = l->strides[1];
+        sp->prs = hasprev ? ops.s[2]->strides[0] : 0; sp->pcs = hasprev ? ops.s[2]->strides[1] : 0;
+        sp->tst = ops.s[0]->strides[0];
+        sp->temperature = d.temperature; sp->rep = d.repetition_penalty; sp->presence = d.presence_penalty; sp->freq = d.frequency_penalty;
+        sp->top_k = d.top_k; sp->n_prev = hasprev ? (int)ops.s[2]->shape[1] : 0;
+        sp->V = (int)l->shape[1]; sp->B = (int)l->shape[0];
+        sp->key0 = (uint32_t)d.seed; sp->key1 = (uint32_t)(d.seed >> 32);
+        sp->step0 = (uint32_t)d.step; sp->step1 = (uint32_t)(d.step >> 32);
+        if (sp->temperature > 0 && ((sp->top_k > 0 && sp->top_k < sp->V) || sp->top_p < 1.0))
+            sp->P = (int)gk__pow2_at_least(sp->top_k > 0 && sp->top_k < sp->V ? sp->top_k : sp->V);
+        p.dt = l->dtype;
+    }
+    if (st == GK_OK && p.sp.B == 0) { gk__unlock(&ctx->mu); return GK_OK; }
+    if (st == GK_OK) st = gk__operands_use(ctx, &ops, where);
+    if (st == GK_OK) {
+        gk__cu_ptr pt = gk__slot_addr(ops.s[0]), pl = gk__slot_addr(ops.s[1]), ppv = hasprev ? gk__slot_addr(ops.s[2]) : 0;
+        p.tokens = (int32_t *)(uintptr_t)pt; p.logits = (const char *)(uintptr_t)pl; p.prev = (const int32_t *)(uintptr_t)ppv;
+        if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__sample_cpu, &p, sizeof p, where);
+        else {
+            unsigned grid[3] = { 1, 1, 1 }, block[3] = { 1024, 1, 1 };
+            gk__cu_ptr ws = 0, pbuf;
+            size_t xbytes;
+            grid[0] = (unsigned)gk__grid_cap(ctx, p.sp.B, 2);
+            xbytes = ((size_t)grid[0] * (size_t)p.sp.V * 4 + 255) / 256 * 256;
+            st = gk__workspace(ctx, xbytes + (p.sp.P > GK__SMEM_SORT ? (size_t)grid[0] * (size_t)p.sp.P * 8 : 0), &ws, where);
+            if (st == GK_OK) {
+                void *args[6] = { &p.sp, &pt, &pl, &ppv, &ws, &pbuf };
+                pbuf = ws + xbytes;
+                st = gk__launch_cfg(ctx, GK__MOD_SAMPLE, gk__k_sample[p.dt], grid, block,
+                                    (unsigned)(p.sp.P < GK__SMEM_SORT ? p.sp.P : GK__SMEM_SORT) * 8, args, where);
+            }
+            if (ws) gk__unuse(ctx, ctx->ws);
+        }
+    }
+    gk__operands_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
 
 /* end of >>ops_math */
 

@@ -1,0 +1,347 @@
+// math.cu - elementwise math of the >>ops_math group: unary functions and
+// activations (+ clamp), pow / maximum / minimum, comparisons, where, fused
+// GLU (SwiGLU / GeGLU) and snake. 16/8-bit floats compute in f32, f64 in
+// double. The *_c kernels take contiguous, 16-byte aligned operands of equal
+// shape (checked by the host) and move 16 bytes per thread; the others index
+// any strides and broadcasts through gk_nd.
+#include "gk_common.cuh"
+
+// gk_unary_op of gpukit.h (GK_UNARY_COUNT is clamp, internal)
+#define U_EXP 0
+#define U_LOG 1
+#define U_SQRT 2
+#define U_RSQRT 3
+#define U_ABS 4
+#define U_NEG 5
+#define U_SIN 6
+#define U_COS 7
+#define U_TANH 8
+#define U_SIGMOID 9
+#define U_RELU 10
+#define U_LEAKY 11
+#define U_GELU 12
+#define U_GELU_TANH 13
+#define U_SILU 14
+#define U_RELU2 15
+#define U_SOFTPLUS 16
+#define U_CLAMP 17
+
+__device__ __forceinline__ float m_exp(float x) { return expf(x); }
+__device__ __forceinline__ double m_exp(double x) { return exp(x); }
+__device__ __forceinline__ float m_log(float x) { return logf(x); }
+__device__ __forceinline__ double m_log(double x) { return log(x); }
+__device__ __forceinline__ float m_log1p(float x) { return log1pf(x); }
+__device__ __forceinline__ double m_log1p(double x) { return log1p(x); }
+__device__ __forceinline__ float m_sqrt(float x) { return sqrtf(x); }
+__device__ __forceinline__ double m_sqrt(double x) { return sqrt(x); }
+__device__ __forceinline__ float m_sin(float x) { return sinf(x); }
+__device__ __forceinline__ double m_sin(double x) { return sin(x); }
+__device__ __forceinline__ float m_cos(float x) { return cosf(x); }
+__device__ __forceinline__ double m_cos(double x) { return cos(x); }
+__device__ __forceinline__ float m_tanh(float x) { return tanhf(x); }
+__device__ __forceinline__ double m_tanh(double x) { return tanh(x); }
+__device__ __forceinline__ float m_erf(float x) { return erff(x); }
+__device__ __forceinline__ double m_erf(double x) { return erf(x); }
+__device__ __forceinline__ float m_pow(float x, float y) { return powf(x, y); }
+__device__ __forceinline__ double m_pow(double x, double y) { return pow(x, y); }
+__device__ __forceinline__ float m_abs(float x) { return fabsf(x); }
+__device__ __forceinline__ double m_abs(double x) { return fabs(x); }
+
+template <typename C> __device__ __forceinline__ C gk_gelu(C x) { return (C)0.5 * x * ((C)1 + m_erf(x * (C)0.70710678118654752440)); }
+template <typename C> __device__ __forceinline__ C gk_gelu_tanh(C x) {
+    return (C)0.5 * x * ((C)1 + m_tanh((C)0.79788456080286535588 * (x + (C)0.044715 * x * x * x)));
+}
+template <typename C> __device__ __forceinline__ C gk_silu(C x) { return x / ((C)1 + m_exp(-x)); }
+
+template <typename C> __device__ __forceinline__ C gk_un(int op, C x, C p0, C p1) {
+    switch (op) {
+    case U_EXP: return m_exp(x);
+    case U_LOG: return m_log(x);
+    case U_SQRT: return m_sqrt(x);
+    case U_RSQRT: return (C)1 / m_sqrt(x);
+    case U_ABS: return m_abs(x);
+    case U_NEG: return -x;
+    case U_SIN: return m_sin(x);
+    case U_COS: return m_cos(x);
+    case U_TANH: return m_tanh(x);
+    case U_SIGMOID: return (C)1 / ((C)1 + m_exp(-x));
+    case U_RELU: return x < (C)0 ? (C)0 : x;
+    case U_LEAKY: return x < (C)0 ? x * p0 : x;
+    case U_GELU: return gk_gelu(x);
+    case U_GELU_TANH: return gk_gelu_tanh(x);
+    case U_SILU: return gk_silu(x);
+    case U_RELU2: { C r = x < (C)0 ? (C)0 : x; return r * r; }
+    case U_SOFTPLUS: { C bx = p0 * x; return bx > (C)20 ? x : m_log1p(m_exp(bx)) / p0; }
+    default: return x < p0 ? p0 : x > p1 ? p1 : x; // clamp; NaN stays NaN
+    }
+}
+template <int OP, typename C> __device__ __forceinline__ C gk_un_t(C x, C p0, C p1) { return gk_un<C>(OP, x, p0, p1); }
+
+// the compute type of the float dtypes: double for f64, else float
+template <int DT> struct gk_fc { typedef float C; };
+template <> struct gk_fc<GK_DT_f64> { typedef double C; };
+
+template <int DT> __device__ __forceinline__ void gk_unary_nd(const gk_nd &nd, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x,
+                                                              int op, double p0, double p1) {
+    typedef gk_ty<DT> T;
+    typedef typename gk_fc<DT>::C C;
+    for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {
+        gk_i64 o0, o1, o2;
+        gk_nd_offsets(nd, i, o0, o1, o2);
+        out[o0] = T::st(gk_un<C>(op, (C)T::ld(x[o1]), (C)p0, (C)p1));
+    }
+}
+template <int OP, int DT> __device__ __forceinline__ void gk_unary_c(gk_i64 n, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x,
+                                                                     double dp0, double dp1) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S S;
+    typedef typename gk_fc<DT>::C C;
+    const int V = 16 / sizeof(S);
+    C p0 = (C)dp0, p1 = (C)dp1;
+    gk_i64 nvec = n / V;
+    for (gk_i64 i = GK_TID; i < nvec; i += GK_NTHREADS) {
+        union { uint4 v; S s[16 / sizeof(S)]; } a, z;
+        a.v = __ldg((const uint4 *)x + i);
+#pragma unroll
+        for (int k = 0; k < V; k++) z.s[k] = T::st(gk_un_t<OP, C>((C)T::ld(a.s[k]), p0, p1));
+        ((uint4 *)out)[i] = z.v;
+    }
+    gk_i64 t = nvec * V + GK_TID;
+    if (t < n) out[t] = T::st(gk_un_t<OP, C>((C)T::ld(x[t]), p0, p1));
+}
+#define GK_UC(OP) case OP: gk_unary_c<OP, DT>(n, out, x, p0, p1); break;
+template <int DT> __device__ __forceinline__ void gk_unary_c_all(gk_i64 n, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x,
+                                                                int op, double p0, double p1) {
+    switch (op) {
+    GK_UC(0) GK_UC(1) GK_UC(2) GK_UC(3) GK_UC(4) GK_UC(5) GK_UC(6) GK_UC(7) GK_UC(8)
+    GK_UC(9) GK_UC(10) GK_UC(11) GK_UC(12) GK_UC(13) GK_UC(14) GK_UC(15) GK_UC(16) GK_UC(17)
+    default: break;
+    }
+}
+
+// ---- GLU: out = act(gate) * up; act: 0 silu, 1 gelu (erf), 2 gelu (tanh) ----
+template <typename C> __device__ __forceinline__ C gk_glu1(int op, C g, C u) {
+    C a = op == 0 ? gk_silu(g) : op == 1 ? gk_gelu(g) : gk_gelu_tanh(g);
+    return a * u;
+}
+template <int OP, typename C> __device__ __forceinline__ C gk_glu_t(C g, C u) { return gk_glu1<C>(OP, g, u); }
+template <int DT> __device__ __forceinline__ void gk_glu_nd(const gk_nd &nd, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *g,
+                                                            const typename gk_ty<DT>::S *u, int op) {
+    typedef gk_ty<DT> T;
+    typedef typename gk_fc<DT>::C C;
+    for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {
+        gk_i64 o0, o1, o2;
+        gk_nd_offsets(nd, i, o0, o1, o2);
+        out[o0] = T::st(gk_glu1<C>(op, (C)T::ld(g[o1]), (C)T::ld(u[o2])));
+    }
+}
+template <int OP, int DT> __device__ __forceinline__ void gk_glu_c(gk_i64 n, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *g,
+                                                                   const typename gk_ty<DT>::S *u) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S S;
+    typedef typename gk_fc<DT>::C C;
+    const int V = 16 / sizeof(S);
+    gk_i64 nvec = n / V;
+    for (gk_i64 i = GK_TID; i < nvec; i += GK_NTHREADS) {
+        union { uint4 v; S s[16 / sizeof(S)]; } a, b, z;
+        a.v = __ldg((const uint4 *)g + i);
+        b.v = __ldg((const uint4 *)u + i);
+#pragma unroll
+        for (int k = 0; k < V; k++) z.s[k] = T::st(gk_glu_t<OP, C>((C)T::ld(a.s[k]), (C)T::ld(b.s[k])));
+        ((uint4 *)out)[i] = z.v;
+    }
+    gk_i64 t = nvec * V + GK_TID;
+    if (t < n) out[t] = T::st(gk_glu_t<OP, C>((C)T::ld(g[t]), (C)T::ld(u[t])));
+}
+
+// rows of x [rows, 2n] -> out [rows, n], contiguous, n a multiple of the vector width, aligned
+template <int OP, int DT> __device__ __forceinline__ void gk_glu_split_c(gk_i64 rows, gk_i64 n, typename gk_ty<DT>::S *out,
+                                                                         const typename gk_ty<DT>::S *x) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S S;
+    typedef typename gk_fc<DT>::C C;
+    const int V = 16 / sizeof(S);
+    gk_i64 nv = n / V, total = rows * nv;
+    for (gk_i64 i = GK_TID; i < total; i += GK_NTHREADS) {
+        gk_i64 r = i / nv, c = i - r * nv;
+        union { uint4 v; S s[16 / sizeof(S)]; } a, b, z;
+        a.v = __ldg((const uint4 *)(x + r * 2 * n) + c);
+        b.v = __ldg((const uint4 *)(x + r * 2 * n + n) + c);
+#pragma unroll
+        for (int k = 0; k < V; k++) z.s[k] = T::st(gk_glu_t<OP, C>((C)T::ld(a.s[k]), (C)T::ld(b.s[k])));
+        ((uint4 *)out)[i] = z.v;
+    }
+}
+
+// ---- binary: 0 pow (floats), 1 maximum, 2 minimum (NaN propagates) ----
+template <int K, typename C> __device__ __forceinline__ C gk_bin2(int op, C a, C b) {
+    if (op == 0) return m_pow(a, b);
+    if (a != a || b != b) return a + b;
+    return op == 1 ? (a > b ? a : b) : (a < b ? a : b);
+}
+template <int DT> __device__ __forceinline__ void gk_bin2_nd(const gk_nd &nd, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *a,
+                                                             const typename gk_ty<DT>::S *b, int op) {
+    typedef gk_ty<DT> T;
+    typedef typename T::C C;
+    for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {
+        gk_i64 o0, o1, o2;
+        gk_nd_offsets(nd, i, o0, o1, o2);
+        out[o0] = T::st((C)gk_bin2<T::K, typename gk_fc<DT>::C>(op, (typename gk_fc<DT>::C)T::ld(a[o1]), (typename gk_fc<DT>::C)T::ld(b[o2])));
+    }
+}
+template <int DT> __device__ __forceinline__ void gk_bin2i_nd(const gk_nd &nd, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *a,
+                                                              const typename gk_ty<DT>::S *b, int op) {
+    typedef gk_ty<DT> T;
+    for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {
+        gk_i64 o0, o1, o2;
+        gk_nd_offsets(nd, i, o0, o1, o2);
+        gk_i64 x = T::ld(a[o1]), y = T::ld(b[o2]);
+        out[o0] = T::st(op == 1 ? (x > y ? x : y) : (x < y ? x : y));
+    }
+}
+
+// contiguous, aligned, equal shapes: 16 bytes per thread (op uniform, branch hoisted by the compiler or cheap)
+template <int DT> __device__ __forceinline__ void gk_bin2_c(gk_i64 n, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *a,
+                                                            const typename gk_ty<DT>::S *b, int op) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S S;
+    typedef typename gk_fc<DT>::C C;
+    const int V = 16 / sizeof(S);
+    gk_i64 nvec = n / V;
+    for (gk_i64 i = GK_TID; i < nvec; i += GK_NTHREADS) {
+        union { uint4 v; S s[16 / sizeof(S)]; } x, y, z;
+        x.v = __ldg((const uint4 *)a + i);
+        y.v = __ldg((const uint4 *)b + i);
+#pragma unroll
+        for (int k = 0; k < V; k++) z.s[k] = T::st((typename T::C)gk_bin2<T::K, C>(op, (C)T::ld(x.s[k]), (C)T::ld(y.s[k])));
+        ((uint4 *)out)[i] = z.v;
+    }
+    gk_i64 t = nvec * V + GK_TID;
+    if (t < n) out[t] = T::st((typename T::C)gk_bin2<T::K, C>(op, (C)T::ld(a[t]), (C)T::ld(b[t])));
+}
+
+// ---- comparisons: out u8 = a OP b; 0 eq, 1 ne, 2 lt, 3 le, 4 gt, 5 ge ----
+template <typename C> __device__ __forceinline__ gk_u8 gk_cmp1(int op, C a, C b) {
+    switch (op) {
+    case 0: return a == b;
+    case 1: return a != b;
+    case 2: return a < b;
+    case 3: return a <= b;
+    case 4: return a > b;
+    default: return a >= b;
+    }
+}
+template <int DT> __device__ __forceinline__ void gk_cmp_nd(const gk_nd &nd, gk_u8 *out, const typename gk_ty<DT>::S *a,
+                                                            const typename gk_ty<DT>::S *b, int op) {
+    typedef gk_ty<DT> T;
+    for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {
+        gk_i64 o0, o1, o2;
+        gk_nd_offsets(nd, i, o0, o1, o2);
+        out[o0] = gk_cmp1<typename T::C>(op, T::ld(a[o1]), T::ld(b[o2]));
+    }
+}
+
+// ---- where: out = cond ? a : b (operands: 0 out, 1 cond, 2 a, 3 b), raw elements ----
+template <typename S> __device__ __forceinline__ void gk_where_nd(const gk_nd &nd, S *out, const gk_u8 *c, const S *a, const S *b) {
+    for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {
+        gk_i64 o0, o1, o2, o3;
+        gk_nd_offsets4(nd, i, o0, o1, o2, o3);
+        out[o0] = c[o1] ? a[o2] : b[o3];
+    }
+}
+
+// ---- snake: out = x + sin(alpha x)^2 / (alpha + 1e-9), alpha broadcast per channel ----
+template <int DT> __device__ __forceinline__ void gk_snake_nd(const gk_nd &nd, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x,
+                                                              const typename gk_ty<DT>::S *al) {
+    typedef gk_ty<DT> T;
+    typedef typename gk_fc<DT>::C C;
+    for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {
+        gk_i64 o0, o1, o2;
+        gk_nd_offsets(nd, i, o0, o1, o2);
+        C v = (C)T::ld(x[o1]), a = (C)T::ld(al[o2]), s = m_sin(a * v);
+        out[o0] = T::st(v + s * s / (a + (C)1e-9));
+    }
+}
+
+// contiguous x / out [rows = B*C, T], alpha[(row % C) * ast]: no index division per element
+template <int DT> __device__ __forceinline__ void gk_snake_rows(gk_i64 rows, gk_i64 T, gk_i64 C, gk_i64 ast, typename gk_ty<DT>::S *out,
+                                                                const typename gk_ty<DT>::S *x, const typename gk_ty<DT>::S *al) {
+    typedef gk_ty<DT> Ty;
+    typedef typename gk_fc<DT>::C Cc;
+    for (gk_i64 row = blockIdx.y; row < rows; row += gridDim.y) {
+        Cc a = (Cc)Ty::ld(al[(row % C) * ast]), ia = (Cc)1 / (a + (Cc)1e-9);
+        const typename Ty::S *xr = x + row * T;
+        typename Ty::S *yr = out + row * T;
+        for (gk_i64 t = (gk_i64)blockIdx.x * blockDim.x + threadIdx.x; t < T; t += (gk_i64)gridDim.x * blockDim.x) {
+            Cc v = (Cc)Ty::ld(xr[t]), sn = m_sin(a * v);
+            yr[t] = Ty::st(v + sn * sn * ia);
+        }
+    }
+}
+
+#define GK_MATH_F(DTN)                                                                                              \
+    extern "C" __global__ void gk_unary_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x, \
+                                              int op, double p0, double p1) {                                       \
+        gk_unary_nd<GK_DT_##DTN>(nd, out, x, op, p0, p1);                                                           \
+    }                                                                                                               \
+    extern "C" __global__ void gk_unary_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,                             \
+                                                  const gk_ty<GK_DT_##DTN>::S *x, int op, double p0, double p1) {   \
+        gk_unary_c_all<GK_DT_##DTN>(n, out, x, op, p0, p1);                                                         \
+    }                                                                                                               \
+    extern "C" __global__ void gk_glu_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *g,   \
+                                            const gk_ty<GK_DT_##DTN>::S *u, int op) {                               \
+        gk_glu_nd<GK_DT_##DTN>(nd, out, g, u, op);                                                                  \
+    }                                                                                                               \
+    extern "C" __global__ void gk_glu_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *g, \
+                                                const gk_ty<GK_DT_##DTN>::S *u, int op) {                           \
+        if (op == 0) gk_glu_c<0, GK_DT_##DTN>(n, out, g, u);                                                        \
+        else if (op == 1) gk_glu_c<1, GK_DT_##DTN>(n, out, g, u);                                                   \
+        else gk_glu_c<2, GK_DT_##DTN>(n, out, g, u);                                                                \
+    }                                                                                                               \
+    extern "C" __global__ void gk_glu_split_##DTN##_c(gk_i64 rows, gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,              \
+                                                      const gk_ty<GK_DT_##DTN>::S *x, int op) {                     \
+        if (op == 0) gk_glu_split_c<0, GK_DT_##DTN>(rows, n, out, x);                                               \
+        else if (op == 1) gk_glu_split_c<1, GK_DT_##DTN>(rows, n, out, x);                                          \
+        else gk_glu_split_c<2, GK_DT_##DTN>(rows, n, out, x);                                                       \
+    }                                                                                                               \
+    extern "C" __global__ void gk_snake_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x, \
+                                              const gk_ty<GK_DT_##DTN>::S *al) {                                    \
+        gk_snake_nd<GK_DT_##DTN>(nd, out, x, al);                                                                   \
+    }                                                                                                               \
+    extern "C" __global__ void gk_snake_rows_##DTN(gk_i64 rows, gk_i64 T, gk_i64 C, gk_i64 ast,                     \
+                                                   gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x,      \
+                                                   const gk_ty<GK_DT_##DTN>::S *al) {                               \
+        gk_snake_rows<GK_DT_##DTN>(rows, T, C, ast, out, x, al);                                                    \
+    }                                                                                                               \
+    extern "C" __global__ void gk_bin2_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *a,  \
+                                             const gk_ty<GK_DT_##DTN>::S *b, int op) {                              \
+        gk_bin2_nd<GK_DT_##DTN>(nd, out, a, b, op);                                                                 \
+    }                                                                                                               \
+    extern "C" __global__ void gk_bin2_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *a, \
+                                                 const gk_ty<GK_DT_##DTN>::S *b, int op) {                          \
+        gk_bin2_c<GK_DT_##DTN>(n, out, a, b, op);                                                                   \
+    }
+GK_MATH_F(f32) GK_MATH_F(f64) GK_MATH_F(f16) GK_MATH_F(bf16)
+
+#define GK_MATH_I(DTN)                                                                                              \
+    extern "C" __global__ void gk_bin2_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *a,  \
+                                             const gk_ty<GK_DT_##DTN>::S *b, int op) {                              \
+        gk_bin2i_nd<GK_DT_##DTN>(nd, out, a, b, op);                                                                \
+    }
+GK_MATH_I(i8) GK_MATH_I(u8) GK_MATH_I(i32) GK_MATH_I(i64)
+// fp8 maximum / minimum compute in f32
+extern "C" __global__ void gk_bin2_f8e4m3(gk_nd nd, gk_u8 *out, const gk_u8 *a, const gk_u8 *b, int op) { gk_bin2_nd<GK_DT_f8e4m3>(nd, out, a, b, op); }
+extern "C" __global__ void gk_bin2_f8e5m2(gk_nd nd, gk_u8 *out, const gk_u8 *a, const gk_u8 *b, int op) { gk_bin2_nd<GK_DT_f8e5m2>(nd, out, a, b, op); }
+
+#define GK_CMP(DTN)                                                                                                 \
+    extern "C" __global__ void gk_cmp_##DTN(gk_nd nd, gk_u8 *out, const gk_ty<GK_DT_##DTN>::S *a,                   \
+                                            const gk_ty<GK_DT_##DTN>::S *b, int op) {                               \
+        gk_cmp_nd<GK_DT_##DTN>(nd, out, a, b, op);                                                                  \
+    }
+GK_CMP(f32) GK_CMP(f64) GK_CMP(f16) GK_CMP(bf16) GK_CMP(f8e4m3) GK_CMP(f8e5m2) GK_CMP(i8) GK_CMP(u8) GK_CMP(i32) GK_CMP(i64)
+
+#define GK_WHERE(B, T)                                                                                              \
+    extern "C" __global__ void gk_where_b##B(gk_nd nd, T *out, const gk_u8 *c, const T *a, const T *b) {            \
+        gk_where_nd<T>(nd, out, c, a, b);                                                                           \
+    }
+GK_WHERE(1, gk_u8) GK_WHERE(2, gk_u16) GK_WHERE(4, gk_u32) GK_WHERE(8, gk_u64)

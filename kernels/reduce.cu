@@ -1,0 +1,438 @@
+// reduce.cu - reductions over any set of dims (sum, mean, max, min, argmax,
+// argmin, variance), softmax / log_softmax over the last dim, cumsum.
+// Float inputs (f32, f64, f16, bf16); accumulation in f32 (f64 for f64).
+// Geometry: `on` iterates the outputs (operand 0: output offset, 1: input
+// offset), `rn` the reduced elements of one output (operand 0: input offset).
+#include "gk_common.cuh"
+
+#define R_SUM 0
+#define R_MEAN 1
+#define R_MAX 2
+#define R_MIN 3
+#define R_ARGMAX 4
+#define R_ARGMIN 5
+#define R_VAR 6
+#define R_VARU 7
+
+template <int DT> struct gk_acct { typedef float A; };
+template <> struct gk_acct<GK_DT_f64> { typedef double A; };
+
+// state of a reduction: v (sum, extreme or Welford mean), m2 (Welford), n
+// (Welford count or the index of the extreme)
+template <typename A> struct gk_rs { A v; A m2; gk_i64 n; };
+// the layout of partial states in the workspace (gk__rpart in gpukit.h)
+struct gk_rpart { double v; double m2; gk_i64 n; };
+
+template <typename A> __device__ __forceinline__ A gk_inf();
+template <> __device__ __forceinline__ float gk_inf<float>() { return __int_as_float(0x7F800000); }
+template <> __device__ __forceinline__ double gk_inf<double>() { return __longlong_as_double(0x7FF0000000000000ll); }
+
+template <typename A> __device__ __forceinline__ void rs_init(int op, gk_rs<A> &s) {
+    s.m2 = 0;
+    s.n = (op == R_ARGMAX || op == R_ARGMIN) ? 0x7FFFFFFFFFFFFFFFll : 0;
+    s.v = (op == R_MAX || op == R_ARGMAX) ? -gk_inf<A>() : (op == R_MIN || op == R_ARGMIN) ? gk_inf<A>() : (A)0;
+}
+// is (xv, xi) a better extreme than (sv, si)? NaN is the most extreme; ties: lower index
+template <typename A> __device__ __forceinline__ bool rs_better(bool mx, A xv, gk_i64 xi, A sv, gk_i64 si) {
+    bool xn = xv != xv, sn = sv != sv;
+    if (xn || sn) return xn && (!sn || xi < si);
+    if (xv == sv) return xi < si;
+    return mx ? xv > sv : xv < sv;
+}
+template <typename A> __device__ __forceinline__ void rs_push(int op, gk_rs<A> &s, A x, gk_i64 i) {
+    switch (op) {
+    case R_SUM: case R_MEAN: s.v += x; break;
+    case R_MAX: if (s.v == s.v && (x != x || x > s.v)) s.v = x; break;
+    case R_MIN: if (s.v == s.v && (x != x || x < s.v)) s.v = x; break;
+    case R_ARGMAX: case R_ARGMIN:
+        if (rs_better<A>(op == R_ARGMAX, x, i, s.v, s.n)) { s.v = x; s.n = i; }
+        break;
+    default: {
+        A d = x - s.v;
+        s.n++;
+        s.v += d / (A)s.n;
+        s.m2 += d * (x - s.v);
+    }
+    }
+}
+template <typename A> __device__ __forceinline__ void rs_merge(int op, gk_rs<A> &s, const gk_rs<A> &o) {
+    switch (op) {
+    case R_SUM: case R_MEAN: s.v += o.v; break;
+    case R_MAX: case R_MIN: rs_push<A>(op, s, o.v, 0); break;
+    case R_ARGMAX: case R_ARGMIN:
+        if (rs_better<A>(op == R_ARGMAX, o.v, o.n, s.v, s.n)) { s.v = o.v; s.n = o.n; }
+        break;
+    default:
+        if (o.n == 0) break;
+        if (s.n == 0) { s = o; break; }
+        {
+            gk_i64 n = s.n + o.n;
+            A d = o.v - s.v;
+            s.v += d * ((A)o.n / (A)n);
+            s.m2 += o.m2 + d * d * ((A)s.n * (A)o.n / (A)n);
+            s.n = n;
+        }
+    }
+}
+template <typename A> __device__ __forceinline__ gk_rs<A> rs_shfl(const gk_rs<A> &s, int off) {
+    gk_rs<A> o;
+    o.v = __shfl_down_sync(0xFFFFFFFFu, s.v, off);
+    o.m2 = __shfl_down_sync(0xFFFFFFFFu, s.m2, off);
+    o.n = __shfl_down_sync(0xFFFFFFFFu, s.n, off);
+    return o;
+}
+// block-wide merge; the result is valid in thread 0. blockDim.x a multiple of 32.
+template <typename A> __device__ __forceinline__ gk_rs<A> rs_block(int op, gk_rs<A> s) {
+    __shared__ gk_rs<A> sh[32];
+    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    for (int off = 16; off > 0; off >>= 1) { gk_rs<A> o = rs_shfl<A>(s, off); rs_merge<A>(op, s, o); }
+    __syncthreads();
+    if (lane == 0) sh[w] = s;
+    __syncthreads();
+    if (w == 0) {
+        if (lane < nw) s = sh[lane];
+        else rs_init<A>(op, s);
+        for (int off = 16; off > 0; off >>= 1) { gk_rs<A> o = rs_shfl<A>(s, off); rs_merge<A>(op, s, o); }
+    }
+    return s;
+}
+// writes the final value of one output
+template <int DT> __device__ __forceinline__ void rs_final(int op, const gk_rs<typename gk_acct<DT>::A> &s, gk_i64 R, void *out, gk_i64 o) {
+    typedef gk_ty<DT> T;
+    typedef typename gk_acct<DT>::A A;
+    typename T::S *po = (typename T::S *)out;
+    switch (op) {
+    case R_SUM: case R_MAX: case R_MIN: po[o] = T::st((typename T::C)s.v); break;
+    case R_MEAN: po[o] = T::st((typename T::C)(s.v / (A)R)); break;
+    case R_ARGMAX: case R_ARGMIN: ((gk_i64 *)out)[o] = s.n; break;
+    case R_VAR: po[o] = T::st((typename T::C)(s.m2 / (A)R)); break;
+    default: po[o] = T::st((typename T::C)(s.m2 / (A)(R > 1 ? R - 1 : 0))); break; // n <= 1: NaN
+    }
+}
+
+// One block per (output, part): part p of S covers elements [p*chunk, (p+1)*chunk)
+// of the R reduced ones. S == 1 writes the result, else a partial state.
+template <int DT> __device__ __forceinline__ void gk_red_rows(const gk_nd &on, const gk_nd &rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,
+                                                              void *out, const typename gk_ty<DT>::S *x, gk_rpart *part) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S Sx;
+    typedef typename gk_acct<DT>::A A;
+    gk_i64 M = on.n;
+    bool contig = rn.ndim == 1 && rn.st[0][0] == 1;
+    for (gk_i64 blk = blockIdx.x; blk < M * S; blk += gridDim.x) {
+        gk_i64 m = blk / S, p = blk - m * S, oo, ox, o2;
+        gk_nd_offsets(on, m, oo, ox, o2);
+        gk_i64 r0 = p * chunk, r1 = r0 + chunk < R ? r0 + chunk : R;
+        gk_rs<A> s;
+        rs_init<A>(op, s);
+        if (contig) {
+            const Sx *b = x + ox;
+            const int V = 16 / sizeof(Sx);
+            gk_i64 head = (gk_i64)(((16 - ((unsigned long long)(b + r0) & 15)) & 15) / sizeof(Sx));
+            if (((unsigned long long)b & (sizeof(Sx) - 1)) != 0) head = r1 - r0;
+            if (head > r1 - r0) head = r1 - r0;
+            for (gk_i64 r = r0 + threadIdx.x; r < r0 + head; r += blockDim.x) rs_push<A>(op, s, (A)T::ld(b[r]), r);
+            gk_i64 v0 = r0 + head, nv = (r1 - v0) / V;
+            const uint4 *bv = (const uint4 *)(b + v0);
+#pragma unroll 4
+            for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {
+                union { uint4 v; Sx s[16 / sizeof(Sx)]; } u;
+                u.v = __ldg(bv + j);
+#pragma unroll
+                for (int k = 0; k < V; k++) rs_push<A>(op, s, (A)T::ld(u.s[k]), v0 + j * V + k);
+            }
+            for (gk_i64 r = v0 + nv * V + threadIdx.x; r < r1; r += blockDim.x) rs_push<A>(op, s, (A)T::ld(b[r]), r);
+        } else {
+            for (gk_i64 r = r0 + threadIdx.x; r < r1; r += blockDim.x) {
+                gk_i64 q0, q1, q2;
+                gk_nd_offsets(rn, r, q0, q1, q2);
+                rs_push<A>(op, s, (A)T::ld(x[ox + q0]), r);
+            }
+        }
+        s = rs_block<A>(op, s);
+        if (threadIdx.x == 0) {
+            if (S == 1) rs_final<DT>(op, s, R, out, oo);
+            else { part[blk].v = (double)s.v; part[blk].m2 = (double)s.m2; part[blk].n = s.n; }
+        }
+        __syncthreads();
+    }
+}
+// combines the S partial states of each output, in order
+template <int DT> __device__ __forceinline__ void gk_red_fin(const gk_nd &on, gk_i64 R, int op, gk_i64 S, void *out, const gk_rpart *part) {
+    typedef typename gk_acct<DT>::A A;
+    for (gk_i64 m = GK_TID; m < on.n; m += GK_NTHREADS) {
+        gk_i64 oo, ox, o2;
+        gk_nd_offsets(on, m, oo, ox, o2);
+        gk_rs<A> s;
+        rs_init<A>(op, s);
+        for (gk_i64 p = 0; p < S; p++) {
+            gk_rs<A> o;
+            o.v = (A)part[m * S + p].v; o.m2 = (A)part[m * S + p].m2; o.n = part[m * S + p].n;
+            rs_merge<A>(op, s, o);
+        }
+        rs_final<DT>(op, s, R, out, oo);
+    }
+}
+// many outputs over a strided dim: blocks of 32 x 8 threads, x over 32
+// neighbouring outputs (coalesced), y over slices of the reduced elements;
+// the 8 partial states merge in order through shared memory
+template <int DT> __device__ __forceinline__ void gk_red_cols(const gk_nd &on, const gk_nd &rn, gk_i64 R, int op, void *out,
+                                                              const typename gk_ty<DT>::S *x) {
+    typedef gk_ty<DT> T;
+    typedef typename gk_acct<DT>::A A;
+    __shared__ gk_rs<A> sh[8][32];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    for (gk_i64 m0 = (gk_i64)blockIdx.x * 32; m0 < on.n; m0 += (gk_i64)gridDim.x * 32) {
+        gk_i64 m = m0 + tx;
+        gk_rs<A> s;
+        rs_init<A>(op, s);
+        if (m < on.n) {
+            gk_i64 oo, ox, o2;
+            gk_nd_offsets(on, m, oo, ox, o2);
+            if (rn.ndim == 1) {
+                gk_i64 st = rn.st[0][0];
+                for (gk_i64 r = ty; r < R; r += 8) rs_push<A>(op, s, (A)T::ld(x[ox + r * st]), r);
+            } else {
+                for (gk_i64 r = ty; r < R; r += 8) {
+                    gk_i64 q0, q1, q2;
+                    gk_nd_offsets(rn, r, q0, q1, q2);
+                    rs_push<A>(op, s, (A)T::ld(x[ox + q0]), r);
+                }
+            }
+        }
+        sh[ty][tx] = s;
+        __syncthreads();
+        if (ty == 0 && m < on.n) {
+            gk_i64 oo, ox, o2;
+            gk_nd_offsets(on, m, oo, ox, o2);
+            for (int k = 1; k < 8; k++) rs_merge<A>(op, s, sh[k][tx]);
+            rs_final<DT>(op, s, R, out, oo);
+        }
+        __syncthreads();
+    }
+}
+
+// ---- softmax / log_softmax over rows of n elements (stride xs / os) ----
+// Online (max, sum) per thread, merged per block; an element equal to the
+// row max counts exp(0) = 1 exactly (so +inf entries share the mass); a row
+// of -inf gives 0 (softmax) or -inf (log_softmax); NaN gives a NaN row.
+__device__ __forceinline__ float m_expA(float x) { return expf(x); }
+__device__ __forceinline__ double m_expA(double x) { return exp(x); }
+__device__ __forceinline__ float m_logA(float x) { return logf(x); }
+__device__ __forceinline__ double m_logA(double x) { return log(x); }
+template <typename A> __device__ __forceinline__ void sm_push(A &m, A &s, A x) {
+    if (x != x) { s = x; return; }
+    if (x > m) { s = (m == -gk_inf<A>() ? (A)0 : s * m_expA(m - x)) + (A)1; m = x; }
+    else if (x == m) s += (A)1;
+    else if (x != -gk_inf<A>()) s += m_expA(x - m);
+}
+template <typename A> __device__ __forceinline__ void sm_merge(A &m, A &s, A om, A os) {
+    if (os != os || s != s) { s = s + os; return; }
+    if (om == -gk_inf<A>()) return;
+    if (m == -gk_inf<A>()) { m = om; s = os; return; }
+    if (om > m) { s = s * m_expA(m - om) + os; m = om; }
+    else if (om == m) s += os;
+    else s += os * m_expA(om - m);
+}
+
+// (max, sum) of elements [j0, j1) of a row, merged over the block (valid in every thread)
+template <int DT> __device__ __forceinline__ void sm_stats(const typename gk_ty<DT>::S *xr, gk_i64 j0, gk_i64 j1, gk_i64 xs, bool vec,
+                                                          typename gk_acct<DT>::A &m, typename gk_acct<DT>::A &s) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S Sx;
+    typedef typename gk_acct<DT>::A A;
+    __shared__ A shm[32], shs[32];
+    const int V = 16 / sizeof(Sx);
+    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    gk_i64 nv = vec ? (j1 - j0) / V : 0;
+    const uint4 *xv4 = (const uint4 *)(xr + j0);
+    m = -gk_inf<A>();
+    s = 0;
+#pragma unroll 4
+    for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {
+        union { uint4 v; Sx s[16 / sizeof(Sx)]; } u;
+        u.v = __ldg(xv4 + j);
+#pragma unroll
+        for (int k = 0; k < V; k++) sm_push<A>(m, s, (A)T::ld(u.s[k]));
+    }
+    for (gk_i64 j = j0 + nv * V + threadIdx.x; j < j1; j += blockDim.x) sm_push<A>(m, s, (A)T::ld(xr[j * xs]));
+    for (int off = 16; off > 0; off >>= 1) {
+        A om = __shfl_down_sync(0xFFFFFFFFu, m, off), osum = __shfl_down_sync(0xFFFFFFFFu, s, off);
+        sm_merge<A>(m, s, om, osum);
+    }
+    __syncthreads();
+    if (lane == 0) { shm[w] = m; shs[w] = s; }
+    __syncthreads();
+    if (w == 0) {
+        m = lane < nw ? shm[lane] : -gk_inf<A>();
+        s = lane < nw ? shs[lane] : (A)0;
+        for (int off = 16; off > 0; off >>= 1) {
+            A om = __shfl_down_sync(0xFFFFFFFFu, m, off), osum = __shfl_down_sync(0xFFFFFFFFu, s, off);
+            sm_merge<A>(m, s, om, osum);
+        }
+        if (lane == 0) { shm[0] = m; shs[0] = s; }
+    }
+    __syncthreads();
+    m = shm[0];
+    s = shs[0];
+}
+// writes elements [j0, j1) of a row given the row's (max, sum)
+template <int DT, int LOG> __device__ __forceinline__ void sm_write(const typename gk_ty<DT>::S *xr, typename gk_ty<DT>::S *yr, gk_i64 j0,
+                                                                   gk_i64 j1, gk_i64 xs, gk_i64 os, bool vec, typename gk_acct<DT>::A m,
+                                                                   typename gk_acct<DT>::A s) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S Sx;
+    typedef typename gk_acct<DT>::A A;
+    const int V = 16 / sizeof(Sx);
+    gk_i64 nv = vec ? (j1 - j0) / V : 0;
+    const uint4 *xv4 = (const uint4 *)(xr + j0);
+    uint4 *yv4 = (uint4 *)(yr + j0);
+    A ls = m_logA(s), inv = (A)1 / s;
+    bool none = m == -gk_inf<A>() && s == s;
+#define GK_SM_OUT(xv)                                                                                               \
+    (s != s ? s : none ? (LOG ? -gk_inf<A>() : (A)0)                                                                \
+                       : LOG ? ((xv) == m ? (A)0 : (xv) - m) - ls : ((xv) == m ? (A)1 : m_expA((xv) - m)) * inv)
+#pragma unroll 2
+    for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {
+        union { uint4 v; Sx s[16 / sizeof(Sx)]; } u, z;
+        u.v = __ldg(xv4 + j);
+#pragma unroll
+        for (int k = 0; k < V; k++) {
+            A xv = (A)T::ld(u.s[k]);
+            z.s[k] = T::st((typename T::C)(GK_SM_OUT(xv)));
+        }
+        yv4[j] = z.v;
+    }
+    for (gk_i64 j = j0 + nv * V + threadIdx.x; j < j1; j += blockDim.x) {
+        A xv = (A)T::ld(xr[j * xs]);
+        yr[j * os] = T::st((typename T::C)(GK_SM_OUT(xv)));
+    }
+#undef GK_SM_OUT
+}
+// One block per (row, part); parts of `chunk` elements (a multiple of 16).
+// S == 1: stats and output of whole rows. S > 1, phase 0: the (max, sum) of
+// each part into ws; phase 1: merge the row's parts in order, write the part.
+template <int DT, int LOG> __device__ __forceinline__ void gk_softmax_rows(const gk_nd &on, gk_i64 n, gk_i64 xs, gk_i64 os, gk_i64 S,
+                                                                          gk_i64 chunk, int phase, double *ws,
+                                                                          typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S Sx;
+    typedef typename gk_acct<DT>::A A;
+    for (gk_i64 blk = blockIdx.x; blk < on.n * S; blk += gridDim.x) {
+        gk_i64 row = blk / S, part = blk - row * S, oo, ox, o2;
+        gk_nd_offsets(on, row, oo, ox, o2);
+        const Sx *xr = x + ox;
+        Sx *yr = out + oo;
+        gk_i64 j0 = part * chunk, j1 = j0 + chunk < n ? j0 + chunk : n;
+        bool vec = xs == 1 && os == 1 && (((unsigned long long)(xr + j0) | (unsigned long long)(yr + j0)) & 15) == 0;
+        A m, s;
+        if (S == 1 || phase == 0) sm_stats<DT>(xr, j0, j1, xs, vec, m, s);
+        if (S > 1 && phase == 0) {
+            if (threadIdx.x == 0) { ws[2 * blk] = (double)m; ws[2 * blk + 1] = (double)s; }
+            continue;
+        }
+        if (S > 1) {
+            m = -gk_inf<A>();
+            s = 0;
+            for (gk_i64 q = 0; q < S; q++) sm_merge<A>(m, s, (A)ws[2 * (row * S + q)], (A)ws[2 * (row * S + q) + 1]);
+        }
+        sm_write<DT, LOG>(xr, yr, j0, j1, xs, os, vec, m, s);
+    }
+}
+
+// ---- cumsum along one dim: lines of n elements (strides xs / os) ----
+template <int DT> struct gk_cst { typedef typename gk_acct<DT>::A A; };
+template <> struct gk_cst<GK_DT_i32> { typedef gk_i64 A; };
+template <> struct gk_cst<GK_DT_i64> { typedef gk_i64 A; };
+template <typename A> __device__ __forceinline__ A cs_add(A a, A b) { return a + b; }
+template <> __device__ __forceinline__ gk_i64 cs_add<gk_i64>(gk_i64 a, gk_i64 b) { return (gk_i64)((gk_u64)a + (gk_u64)b); }
+
+template <int DT> __device__ __forceinline__ void gk_cumsum_lines(const gk_nd &on, gk_i64 n, gk_i64 xs, gk_i64 os,
+                                                                  typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x) {
+    typedef gk_ty<DT> T;
+    typedef typename gk_cst<DT>::A A;
+    for (gk_i64 l = GK_TID; l < on.n; l += GK_NTHREADS) {
+        gk_i64 oo, ox, o2;
+        gk_nd_offsets(on, l, oo, ox, o2);
+        A acc = 0;
+        for (gk_i64 j = 0; j < n; j++) {
+            acc = cs_add<A>(acc, (A)T::ld(x[ox + j * xs]));
+            out[oo + j * os] = T::st((typename T::C)acc);
+        }
+    }
+}
+// one block per line: chunks of blockDim elements, block scan, carry
+template <int DT> __device__ __forceinline__ void gk_cumsum_block(const gk_nd &on, gk_i64 n, gk_i64 xs, gk_i64 os,
+                                                                  typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x) {
+    typedef gk_ty<DT> T;
+    typedef typename gk_cst<DT>::A A;
+    __shared__ A wsum[32];
+    __shared__ A carry_sh;
+    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    for (gk_i64 l = blockIdx.x; l < on.n; l += gridDim.x) {
+        gk_i64 oo, ox, o2;
+        gk_nd_offsets(on, l, oo, ox, o2);
+        A carry = 0;
+        for (gk_i64 c0 = 0; c0 < n; c0 += blockDim.x) {
+            gk_i64 j = c0 + threadIdx.x;
+            A v = j < n ? (A)T::ld(x[ox + j * xs]) : (A)0;
+            for (int off = 1; off < 32; off <<= 1) {
+                A t = __shfl_up_sync(0xFFFFFFFFu, v, off);
+                if (lane >= off) v = cs_add<A>(v, t);
+            }
+            if (lane == 31) wsum[w] = v;
+            __syncthreads();
+            if (w == 0) {
+                A t = lane < nw ? wsum[lane] : (A)0;
+                for (int off = 1; off < 32; off <<= 1) {
+                    A u = __shfl_up_sync(0xFFFFFFFFu, t, off);
+                    if (lane >= off) t = cs_add<A>(t, u);
+                }
+                if (lane < nw) wsum[lane] = t; // inclusive
+            }
+            __syncthreads();
+            A pre = w > 0 ? wsum[w - 1] : (A)0;
+            v = cs_add<A>(cs_add<A>(carry, pre), v);
+            if (j < n) out[oo + j * os] = T::st((typename T::C)v);
+            if (threadIdx.x == blockDim.x - 1) carry_sh = v;
+            __syncthreads();
+            carry = carry_sh;
+            __syncthreads();
+        }
+    }
+}
+
+#define GK_RED(DTN)                                                                                                 \
+    extern "C" __global__ void __launch_bounds__(512) gk_red_rows_##DTN(gk_nd on, gk_nd rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,      \
+                                                 void *out, const gk_ty<GK_DT_##DTN>::S *x, gk_rpart *part) {       \
+        gk_red_rows<GK_DT_##DTN>(on, rn, R, op, S, chunk, out, x, part);                                            \
+    }                                                                                                               \
+    extern "C" __global__ void gk_red_fin_##DTN(gk_nd on, gk_i64 R, int op, gk_i64 S, void *out, const gk_rpart *part) { \
+        gk_red_fin<GK_DT_##DTN>(on, R, op, S, out, part);                                                           \
+    }                                                                                                               \
+    extern "C" __global__ void gk_red_cols_##DTN(gk_nd on, gk_nd rn, gk_i64 R, int op, void *out,                   \
+                                                 const gk_ty<GK_DT_##DTN>::S *x) {                                  \
+        gk_red_cols<GK_DT_##DTN>(on, rn, R, op, out, x);                                                            \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(1024) gk_softmax_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os,    \
+                                                gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x,         \
+                                                gk_i64 S, gk_i64 chunk, int phase, double *ws) {                    \
+        gk_softmax_rows<GK_DT_##DTN, 0>(on, n, xs, os, S, chunk, phase, ws, out, x);                                \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(1024) gk_log_softmax_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os, \
+                                                    gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x,     \
+                                                    gk_i64 S, gk_i64 chunk, int phase, double *ws) {                \
+        gk_softmax_rows<GK_DT_##DTN, 1>(on, n, xs, os, S, chunk, phase, ws, out, x);                                \
+    }
+GK_RED(f32) GK_RED(f64) GK_RED(f16) GK_RED(bf16)
+
+#define GK_CUMSUM(DTN)                                                                                              \
+    extern "C" __global__ void gk_cumsum_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os,                            \
+                                               gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x) {        \
+        gk_cumsum_lines<GK_DT_##DTN>(on, n, xs, os, out, x);                                                        \
+    }                                                                                                               \
+    extern "C" __global__ void gk_cumsum_##DTN##_b(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os,                        \
+                                                   gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x) {    \
+        gk_cumsum_block<GK_DT_##DTN>(on, n, xs, os, out, x);                                                        \
+    }
+GK_CUMSUM(f32) GK_CUMSUM(f64) GK_CUMSUM(f16) GK_CUMSUM(bf16) GK_CUMSUM(i32) GK_CUMSUM(i64)

@@ -1,0 +1,320 @@
+// sample.cu - top-k over the last dim and token sampling from logits.
+// Both order elements by a 64-bit composite key: the order-preserving bits of
+// the f32 value (NaN above +inf) in the high word, the complement of the
+// index in the low word, so "larger key" means larger value, ties by lower
+// index, and every key is distinct. One block per row: a radix select (8-bit
+// digits, shared histograms) finds the k-th largest key, the selected keys
+// are gathered and bitonic-sorted (shared memory up to 4096, else the
+// workspace). Sampling follows exactly the algorithm of gk__sample_cpu in
+// gpukit.h (integer weights, so any summation order gives the same result).
+#include "gk_common.cuh"
+
+#define GK_SMEM_SORT 4096
+
+__device__ __forceinline__ gk_u32 gk_fkey(float f) {
+    gk_u32 u = (gk_u32)__float_as_int(f);
+    if (f != f) return 0xFFFFFFFFu;
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+__device__ __forceinline__ gk_u64 gk_comp(float f, int i) { return ((gk_u64)gk_fkey(f) << 32) | (gk_u64)(~(gk_u32)i); }
+
+// the k-th largest (1-based) of n distinct keys get(i); every key >= the
+// result is selected (exactly k of them)
+template <class F> __device__ __forceinline__ gk_u64 gk_radix_select(F get, int n, int k) {
+    __shared__ unsigned hist[256];
+    __shared__ gk_u64 sh[3];
+    gk_u64 prefix = 0, mask = 0;
+    for (int shift = 56; shift >= 0; shift -= 8) {
+        for (int i = threadIdx.x; i < 256; i += blockDim.x) hist[i] = 0;
+        __syncthreads();
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            // warp-aggregated: lanes with the same digit add once (logits share few exponents)
+            gk_u64 c = get(i);
+            int bin = (c & mask) == prefix ? (int)((c >> shift) & 255) : -1;
+            unsigned live = __ballot_sync(__activemask(), bin >= 0); // later passes: few lanes match
+            if (bin >= 0) {
+                unsigned peers = __match_any_sync(live, bin);
+                if ((int)(threadIdx.x & 31) == __ffs(peers) - 1) atomicAdd(&hist[bin], (unsigned)__popc(peers));
+            }
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            unsigned cum = 0;
+            for (int d = 255; d >= 0; d--) {
+                if (cum + hist[d] >= (unsigned)k) {
+                    sh[0] = prefix | ((gk_u64)d << shift);
+                    sh[1] = (gk_u64)(k - (int)cum);
+                    sh[2] = hist[d];
+                    break;
+                }
+                cum += hist[d];
+            }
+        }
+        __syncthreads();
+        prefix = sh[0];
+        k = (int)sh[1];
+        gk_u64 cnt = sh[2];
+        mask |= (gk_u64)255 << shift;
+        __syncthreads();
+        if (cnt == (gk_u64)k) break; // every key with this prefix is selected
+    }
+    return prefix;
+}
+// counts (buf NULL) or gathers into buf the keys >= t whose index passes keep(i); returns the count
+template <class F, class P> __device__ __forceinline__ int gk_gather(F get, P keep, int n, gk_u64 t, gk_u64 *buf) {
+    __shared__ int cnt;
+    __syncthreads();
+    if (threadIdx.x == 0) cnt = 0;
+    __syncthreads();
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {
+        gk_u64 c = get(i);
+        if (c >= t && keep(i)) {
+            int pos = atomicAdd(&cnt, 1);
+            if (buf) buf[pos] = c;
+        }
+    }
+    __syncthreads();
+    int r = cnt;
+    __syncthreads();
+    return r;
+}
+// pads buf[cnt..p) with 0 and sorts buf[0..p) descending (p a power of 2)
+__device__ __forceinline__ void gk_bitonic_desc(gk_u64 *buf, int cnt, int p) {
+    for (int i = cnt + threadIdx.x; i < p; i += blockDim.x) buf[i] = 0;
+    __syncthreads();
+    for (int k = 2; k <= p; k <<= 1)
+        for (int j = k >> 1; j > 0; j >>= 1) {
+            for (int i = threadIdx.x; i < p; i += blockDim.x) {
+                int l = i ^ j;
+                if (l > i) {
+                    gk_u64 a = buf[i], b = buf[l];
+                    bool desc = (i & k) == 0;
+                    if (desc ? a < b : a > b) { buf[i] = b; buf[l] = a; }
+                }
+            }
+            __syncthreads();
+        }
+}
+__device__ __forceinline__ int gk_pow2(int k) {
+    int p = 1;
+    while (p < k) p <<= 1;
+    return p;
+}
+struct gk_all { __device__ bool operator()(int) const { return true; } };
+
+// ---- top-k: operands of `on`: 0 values row, 1 indices row, 2 input row ----
+template <int DT> __device__ __forceinline__ void gk_topk_rows(const gk_nd &on, int n, gk_i64 xs, gk_i64 vs, gk_i64 is, int k, int p,
+                                                               typename gk_ty<DT>::S *vals, gk_i64 *idx, const typename gk_ty<DT>::S *x,
+                                                               gk_u64 *gbuf) {
+    typedef gk_ty<DT> T;
+    extern __shared__ gk_u64 gk_dyn[];
+    gk_u64 *buf = p <= GK_SMEM_SORT ? gk_dyn : gbuf + (gk_i64)blockIdx.x * p;
+    for (gk_i64 row = blockIdx.x; row < on.n; row += gridDim.x) {
+        gk_i64 ov, oi, ox;
+        gk_nd_offsets(on, row, ov, oi, ox);
+        const typename T::S *xr = x + ox;
+        auto get = [&](int i) -> gk_u64 { return gk_comp((float)T::ld(xr[i * xs]), i); };
+        gk_u64 t = k < n ? gk_radix_select(get, n, k) : 0;
+        int cnt = gk_gather(get, gk_all(), n, t, buf);
+        gk_bitonic_desc(buf, cnt, p);
+        for (int j = threadIdx.x; j < k; j += blockDim.x) {
+            int i = (int)~(gk_u32)buf[j];
+            vals[ov + j * vs] = xr[i * xs];
+            idx[oi + j * is] = i;
+        }
+        __syncthreads();
+    }
+}
+#define GK_TOPK(DTN)                                                                                                \
+    extern "C" __global__ void __launch_bounds__(1024) gk_topk_##DTN(gk_nd on, int n, gk_i64 xs, gk_i64 vs, gk_i64 is, int k, int p,        \
+                                             gk_ty<GK_DT_##DTN>::S *vals, gk_i64 *idx, const gk_ty<GK_DT_##DTN>::S *x, \
+                                             gk_u64 *gbuf) {                                                        \
+        gk_topk_rows<GK_DT_##DTN>(on, n, xs, vs, is, k, p, vals, idx, x, gbuf);                                     \
+    }
+GK_TOPK(f32) GK_TOPK(f16) GK_TOPK(bf16)
+
+// ---- Philox4x32-10 (Salmon et al. 2011), as gk_philox4x32_10 in gpukit.h ----
+__device__ __forceinline__ void gk_philox(gk_u32 c[4], gk_u32 k0, gk_u32 k1) {
+    for (int r = 0; r < 10; r++) {
+        if (r) { k0 += 0x9E3779B9u; k1 += 0xBB67AE85u; }
+        gk_u32 lo0 = 0xD2511F53u * c[0], hi0 = __umulhi(0xD2511F53u, c[0]);
+        gk_u32 lo1 = 0xCD9E8D57u * c[2], hi1 = __umulhi(0xCD9E8D57u, c[2]);
+        gk_u32 n0 = hi1 ^ c[1] ^ k0, n2 = hi0 ^ c[3] ^ k1;
+        c[0] = n0; c[1] = lo1; c[2] = n2; c[3] = lo0;
+    }
+}
+
+// the layout of gk__sp in gpukit.h
+struct gk_sp {
+    double log_min_p, top_p;
+    gk_i64 lrs, lcs, prs, pcs, tst;
+    float temperature, rep, presence, freq;
+    int top_k, n_prev, V, B;
+    gk_u32 key0, key1, step0, step1;
+    int P, pad;
+};
+
+// exclusive prefix of v over the block (thread order); *total gets the sum
+__device__ __forceinline__ gk_u64 gk_block_exscan(gk_u64 v, gk_u64 *total) {
+    __shared__ gk_u64 ws[33];
+    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    gk_u64 inc = v;
+    for (int off = 1; off < 32; off <<= 1) {
+        gk_u64 t = __shfl_up_sync(0xFFFFFFFFu, inc, off);
+        if (lane >= off) inc += t;
+    }
+    __syncthreads();
+    if (lane == 31) ws[w] = inc;
+    __syncthreads();
+    if (w == 0) {
+        gk_u64 t = lane < nw ? ws[lane] : 0, s = t;
+        for (int off = 1; off < 32; off <<= 1) {
+            gk_u64 u = __shfl_up_sync(0xFFFFFFFFu, s, off);
+            if (lane >= off) s += u;
+        }
+        if (lane < nw) ws[lane] = s - t; // exclusive warp prefix
+        if (lane == nw - 1) ws[32] = s;
+    }
+    __syncthreads();
+    gk_u64 r = ws[w] + inc - v;
+    *total = ws[32];
+    return r;
+}
+
+// log-weight and integer weight of a candidate: w = floor(exp(s) * 2^40), s = (x - max) / T
+__device__ __forceinline__ double gk_sw(float x, float m, float temp, gk_u64 *w) {
+    if (x == -__int_as_float(0x7F800000)) { *w = 0; return -__longlong_as_double(0x7FF0000000000000ll); }
+    double s = x == m ? 0.0 : __ddiv_rn(__dsub_rn((double)x, (double)m), (double)temp);
+    *w = (gk_u64)__dmul_rn(exp(s), 1099511627776.0);
+    return s;
+}
+
+template <int DT> __device__ __forceinline__ void gk_sample_rows(const gk_sp &sp, int *tokens, const typename gk_ty<DT>::S *logits,
+                                                                 const int *prev, float *xws, gk_u64 *gbuf) {
+    typedef gk_ty<DT> T;
+    extern __shared__ gk_u64 gk_dyn[];
+    __shared__ float shv[32];
+    __shared__ int shi[32];
+    const float NEG_INF = -__int_as_float(0x7F800000);
+    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    int V = sp.V;
+    float *xr = xws + (gk_i64)blockIdx.x * V;
+    for (int b = blockIdx.x; b < sp.B; b += gridDim.x) {
+        const typename T::S *lr = logits + (gk_i64)b * sp.lrs;
+        bool pen = sp.n_prev > 0 && ((sp.rep > 0.0f && sp.rep != 1.0f) || sp.presence != 0.0f || sp.freq != 0.0f);
+        bool keep = pen || sp.temperature > 0.0f; // greedy without penalties: no copy of the row
+        // argmax (first occurrence, ignoring -inf) while loading, unless penalties change the row
+        float bv = NEG_INF;
+        int bi = 0x7FFFFFFF;
+        for (int i = threadIdx.x; i < V; i += blockDim.x) {
+            float v = (float)T::ld(lr[i * sp.lcs]);
+            v = v != v ? NEG_INF : v;
+            if (keep) xr[i] = v;
+            if (v > bv) { bv = v; bi = i; }
+        }
+        __syncthreads();
+        if (pen) {
+            const int *pr = prev + (gk_i64)b * sp.prs;
+            for (int j = threadIdx.x; j < sp.n_prev; j += blockDim.x) {
+                int t = pr[j * sp.pcs], c = 0, first = 1;
+                if (t < 0 || t >= V) continue;
+                for (int q = 0; q < sp.n_prev; q++)
+                    if (pr[q * sp.pcs] == t) {
+                        if (q < j) { first = 0; break; }
+                        c++;
+                    }
+                if (!first) continue;
+                float x = xr[t];
+                if (sp.rep > 0.0f && sp.rep != 1.0f) x = x > 0.0f ? __fdiv_rn(x, sp.rep) : __fmul_rn(x, sp.rep);
+                if (sp.presence != 0.0f || sp.freq != 0.0f) x = __fsub_rn(x, __fadd_rn(__fmul_rn((float)c, sp.freq), sp.presence));
+                xr[t] = x != x ? NEG_INF : x;
+            }
+            __syncthreads();
+            bv = NEG_INF;
+            bi = 0x7FFFFFFF;
+            for (int i = threadIdx.x; i < V; i += blockDim.x) {
+                float x = xr[i];
+                if (x > bv) { bv = x; bi = i; }
+            }
+        }
+        for (int off = 16; off > 0; off >>= 1) {
+            float ov = __shfl_down_sync(0xFFFFFFFFu, bv, off);
+            int oi = __shfl_down_sync(0xFFFFFFFFu, bi, off);
+            if (ov > bv || (ov == bv && oi < bi)) { bv = ov; bi = oi; }
+        }
+        if (lane == 0) { shv[w] = bv; shi[w] = bi; }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            for (int q = 1; q < nw; q++)
+                if (shv[q] > bv || (shv[q] == bv && shi[q] < bi)) { bv = shv[q]; bi = shi[q]; }
+            shv[0] = bv; shi[0] = bi;
+        }
+        __syncthreads();
+        bv = shv[0];
+        bi = shi[0];
+        __syncthreads();
+        if (bi == 0x7FFFFFFF || !(sp.temperature > 0.0f)) {
+            if (threadIdx.x == 0) tokens[(gk_i64)b * sp.tst] = bi == 0x7FFFFFFF ? -1 : bi;
+            continue;
+        }
+        float m = bv;
+        bool topk = sp.top_k > 0 && sp.top_k < V, topp = sp.top_p < 1.0;
+        bool sorted = topk || topp;
+        int n = topk ? sp.top_k : V;
+        gk_u64 *buf = gk_dyn;
+        if (sorted) {
+            // the top-k keys (all when top-k is off), less those of weight 0 (s < ln 2^-40 > -28):
+            // they come last in the order and are never drawn, so results do not change
+            auto get = [&](int i) -> gk_u64 { return gk_comp(xr[i], i); };
+            auto live = [&](int i) -> bool {
+                return xr[i] == m || __ddiv_rn(__dsub_rn((double)xr[i], (double)m), (double)sp.temperature) >= -28.0;
+            };
+            gk_u64 t = n < V ? gk_radix_select(get, V, n) : 0;
+            n = gk_gather(get, live, V, t, (gk_u64 *)0);
+            int p = gk_pow2(n);
+            if (p > GK_SMEM_SORT) buf = gbuf + (gk_i64)blockIdx.x * sp.P;
+            gk_gather(get, live, V, t, buf);
+            gk_bitonic_desc(buf, n, p);
+        }
+#define GK_CAND(j) (sorted ? (int)~(gk_u32)buf[j] : (j))
+        int L = (n + (int)blockDim.x - 1) / (int)blockDim.x, j0 = (int)threadIdx.x * L, j1 = j0 + L < n ? j0 + L : n;
+        gk_u64 preA = 0, Z = 0, wj;
+        double target = 0;
+        if (topp) {
+            gk_u64 sa = 0;
+            for (int j = j0; j < j1; j++) { gk_sw(xr[GK_CAND(j)], m, sp.temperature, &wj); sa += wj; }
+            preA = gk_block_exscan(sa, &Z);
+            target = __dmul_rn(sp.top_p, (double)Z);
+        }
+        gk_u64 cum = preA, sb = 0, Z2;
+        for (int j = j0; j < j1; j++) {
+            double s = gk_sw(xr[GK_CAND(j)], m, sp.temperature, &wj);
+            if ((!topp || (double)cum < target) && s >= sp.log_min_p) sb += wj;
+            cum += wj;
+        }
+        gk_u64 preB = gk_block_exscan(sb, &Z2);
+        gk_u32 c[4] = { (gk_u32)b, sp.step0, sp.step1, 0u };
+        gk_philox(c, sp.key0, sp.key1);
+        gk_u64 r = __umul64hi(((gk_u64)c[0] << 32) | c[1], Z2);
+        if (sb > 0 && r >= preB && r < preB + sb) {
+            gk_u64 run = preB;
+            cum = preA;
+            for (int j = j0; j < j1; j++) {
+                double s = gk_sw(xr[GK_CAND(j)], m, sp.temperature, &wj);
+                if ((!topp || (double)cum < target) && s >= sp.log_min_p) {
+                    run += wj;
+                    if (run > r) { tokens[(gk_i64)b * sp.tst] = GK_CAND(j); break; }
+                }
+                cum += wj;
+            }
+        }
+#undef GK_CAND
+        __syncthreads();
+    }
+}
+#define GK_SAMPLE(DTN)                                                                                              \
+    extern "C" __global__ void __launch_bounds__(1024) gk_sample_##DTN(gk_sp sp, int *tokens, const gk_ty<GK_DT_##DTN>::S *logits,          \
+                                               const int *prev, float *xws, gk_u64 *gbuf) {                         \
+        gk_sample_rows<GK_DT_##DTN>(sp, tokens, logits, prev, xws, gbuf);                                           \
+    }
+GK_SAMPLE(f32) GK_SAMPLE(f16) GK_SAMPLE(bf16)
