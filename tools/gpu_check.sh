@@ -12,42 +12,57 @@ export GPUKIT_CACHE_DIR=${GPUKIT_CACHE_DIR:-$PWD/.carry/kcache}
 export GK_COMMIT=$(cat build/COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
 summary=()
 note() { summary+=("$1"); }
+# GPU_CHECK_PARTS selects parts (default all): tests memcheck bench extra
+PARTS=${GPU_CHECK_PARTS:-tests memcheck bench extra}
+want() { case " $PARTS " in *" $1 "*) return 0;; esac; return 1; }
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | tee "$OUT/device.txt"
 
 # 1. every core test on the CUDA backend, against the CPU reference
+if want tests; then
 rm -f build/test-results.txt
 tests=$(cat build/GPU_TESTS 2>/dev/null || echo build/test_core build/test_tensor build/test_pool build/test_ops build/test_jit build/test_stream)
 GKT_BACKEND=cuda tools/run_tests.sh $tests > "$OUT/tests.log" 2>&1; rc=$?
 grep -E "FAIL|passed" "$OUT/tests.log" | tail -n 30
 note "tests (CUDA vs CPU ref): $(tools/run_tests.sh --summary 2>&1 | tail -n 1) rc=$rc"
+fi
 
-# 2. compute-sanitizer memcheck on the GPU tests
+# 2. compute-sanitizer memcheck on the GPU tests (in parallel: each is mostly host time)
+if want memcheck; then
 if command -v compute-sanitizer >/dev/null 2>&1; then
-  for t in $(cd build && ls test_* | grep -v -e test_core -e test_decls -e test_json -e test_safetensors -e test_tokenizer); do
-    timeout 300 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 --leak-check full build/$t > "$OUT/memcheck_$t.log" 2>&1
-    r=$?
+  mts=$(cd build && ls test_* | grep -v -e test_core -e test_decls -e test_json -e test_safetensors -e test_tokenizer)
+  for t in $mts; do
+    GKT_BACKEND=cuda timeout 420 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 --leak-check full build/$t > "$OUT/memcheck_$t.log" 2>&1 &
+  done
+  wait
+  for t in $mts; do
     errs=$(grep -E "ERROR SUMMARY" "$OUT/memcheck_$t.log" | tail -n 1)
-    note "memcheck $t: rc=$r ${errs:-no summary}"
+    res=$(grep -E "[0-9]+ passed, [0-9]+ failed" "$OUT/memcheck_$t.log" | tail -n 1)
+    note "memcheck $t: ${errs:-no summary (timed out?)} | $res"
   done
 else
   note "memcheck: compute-sanitizer not found"
 fi
+fi
 
 # 3. the demo and the benchmarks
+if want bench; then
 build/demo > "$OUT/demo.log" 2>&1; note "demo: rc=$? $(grep kernel "$OUT/demo.log" | cut -c1-90)"
 mkdir -p bench/results
 stamp=$(date -u +%Y%m%d)
 build/bench_core --json "$OUT/bench_core.json" > "$OUT/bench_core.log" 2>&1; note "bench_core: rc=$?"
 cp "$OUT/bench_core.json" "bench/results/core-$stamp.json" 2>/dev/null
 cat "$OUT/bench_core.log"
+fi
 
-# 4. checks other layers add (tools/gpu_check.d/*.sh)
-for f in tools/gpu_check.d/*.sh; do
+# 4. checks other layers add (tools/gpu_check.d/*.sh; GPU_CHECK_EXTRA names some)
+if want extra; then
+for f in ${GPU_CHECK_EXTRA:-tools/gpu_check.d/*.sh}; do
   [ -f "$f" ] || continue
   timeout 300 bash "$f" "$OUT" > "$OUT/$(basename "$f" .sh).log" 2>&1
-  note "$(basename "$f"): rc=$? $(tail -n 1 "$OUT/$(basename "$f" .sh).log" | cut -c1-100)"
+  note "$(basename "$f"): rc=$? $(tail -n 1 "$OUT/$(basename "$f" .sh).log" | cut -c1-160)"
 done
+fi
 
 echo
 echo "================ gpu-check summary ($GK_COMMIT) ================"
