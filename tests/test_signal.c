@@ -552,14 +552,17 @@ static void lstm_case(int64_t T, int64_t I, int64_t H, int64_t Dn, int with_stat
     GKT_OK(R, gk_lstm(R, O.r, HN.r, CN.r, x.r, Wi.r, Wh.r, Bi.r, Bh.r, H0.r, C0.r));
     lstm_naive(xv, wi, wh, with_bias ? bi : NULL, with_bias ? bh : NULL, with_state ? h0 : NULL, with_state ? c0 : NULL, T, I, H, Dn, want, whn, wcn);
     down(O, gd, gr);
+    /* f32 arithmetic against an f64 loop: the fp32 bound (1e-6 failed on a
+       random T=1, H=1 case at 1.06e-6). Device vs CPU is looser: the f32 dot
+       products sum in another order and the recurrence compounds it. */
     e = gkt_relerr(gr, want, (size_t)(T * Dn * H));
-    GKT_CHECK(e < 1e-6, "lstm T%lld I%lld H%lld D%lld: CPU vs naive %g", (long long)T, (long long)I, (long long)H, (long long)Dn, e);
+    GKT_CHECK(e < 1e-5, "lstm T%lld I%lld H%lld D%lld: CPU vs naive %g", (long long)T, (long long)I, (long long)H, (long long)Dn, e);
     e = gkt_relerr(gd, gr, (size_t)(T * Dn * H));
     GKT_CHECK(e < 2e-4, "lstm T%lld I%lld H%lld D%lld: device vs CPU %g", (long long)T, (long long)I, (long long)H, (long long)Dn, e);
     down(HN, hd, hr);
-    GKT_CHECK(gkt_relerr(hr, whn, (size_t)(Dn * H)) < 1e-6 && gkt_relerr(hd, hr, (size_t)(Dn * H)) < 2e-4, "lstm h_n");
+    GKT_CHECK(gkt_relerr(hr, whn, (size_t)(Dn * H)) < 1e-5 && gkt_relerr(hd, hr, (size_t)(Dn * H)) < 2e-4, "lstm h_n");
     down(CN, hd, hr);
-    GKT_CHECK(gkt_relerr(hr, wcn, (size_t)(Dn * H)) < 1e-6 && gkt_relerr(hd, hr, (size_t)(Dn * H)) < 5e-4, "lstm c_n");
+    GKT_CHECK(gkt_relerr(hr, wcn, (size_t)(Dn * H)) < 1e-5 && gkt_relerr(hd, hr, (size_t)(Dn * H)) < 5e-4, "lstm c_n");
     fr(x); fr(Wi); fr(Wh); fr(Bi); fr(Bh); fr(H0); fr(C0); fr(O); fr(HN); fr(CN);
     free(xv); free(wi); free(wh); free(bi); free(bh); free(h0); free(c0);
     free(want); free(gd); free(gr); free(whn); free(wcn); free(hd); free(hr);
