@@ -3552,8 +3552,22 @@ static const char *const gk__src_gk_common[] = {
     "    gk_i64 st[GK_ND_OPS][GK_MAX_DIMS];\n"
     "};\n"
     "\n"
+    "// Offsets of element i of the iteration for each operand. Below 2^31\n"
+    "// elements (nearly always) the index is split with 32-bit divisions, several\n"
+    "// times cheaper than 64-bit ones; the branch is the same for every thread.\n"
     "__device__ __forceinline__ void gk_nd_offsets(const gk_nd &nd, gk_i64 i, gk_i64 &o0, gk_i64 &o1, gk_i64 &o2) {\n"
     "    o0 = 0; o1 = 0; o2 = 0;\n"
+    "    if (nd.n <= 0x7fffffffll) {\n"
+    "        unsigned ii = (unsigned)i;\n"
+    "        for (int d = nd.ndim - 1; d >= 0; d--) {\n"
+    "            unsigned s = (unsigned)nd.shape[d], q = ii / s, r = ii - q * s;\n"
+    "            o0 += (gk_i64)r * nd.st[0][d];\n"
+    "            o1 += (gk_i64)r * nd.st[1][d];\n"
+    "            o2 += (gk_i64)r * nd.st[2][d];\n"
+    "            ii = q;\n"
+    "        }\n"
+    "        return;\n"
+    "    }\n"
     "    for (int d = nd.ndim - 1; d >= 0; d--) {\n"
     "        gk_i64 s = nd.shape[d];\n"
     "        gk_i64 q = i / s, r = i - q * s;\n"
@@ -3565,6 +3579,18 @@ static const char *const gk__src_gk_common[] = {
     "}\n"
     "__device__ __forceinline__ void gk_nd_offsets4(const gk_nd &nd, gk_i64 i, gk_i64 &o0, gk_i64 &o1, gk_i64 &o2, gk_i64 &o3) {\n"
     "    o0 = 0; o1 = 0; o2 = 0; o3 = 0;\n"
+    "    if (nd.n <= 0x7fffffffll) {\n"
+    "        unsigned ii = (unsigned)i;\n"
+    "        for (int d = nd.ndim - 1; d >= 0; d--) {\n"
+    "            unsigned s = (unsigned)nd.shape[d], q = ii / s, r = ii - q * s;\n"
+    "            o0 += (gk_i64)r * nd.st[0][d];\n"
+    "            o1 += (gk_i64)r * nd.st[1][d];\n"
+    "            o2 += (gk_i64)r * nd.st[2][d];\n"
+    "            o3 += (gk_i64)r * nd.st[3][d];\n"
+    "            ii = q;\n"
+    "        }\n"
+    "        return;\n"
+    "    }\n"
     "    for (int d = nd.ndim - 1; d >= 0; d--) {\n"
     "        gk_i64 s = nd.shape[d];\n"
     "        gk_i64 q = i / s, r = i - q * s;\n"
@@ -3576,6 +3602,8 @@ static const char *const gk__src_gk_common[] = {
     "    }\n"
     "}\n"
     "\n"
+    ,
+    /* chunk */
     "// ---- float formats ------------------------------------------------------\n"
     "// Rounds sign * m * 2^(e-63) (top bit of m set) to a format with ebits/mbits,\n"
     "// round to nearest even; has_inf = 0 means saturate to the largest finite.\n"
@@ -3592,8 +3620,6 @@ static const char *const gk__src_gk_common[] = {
     "    if (shift > 64) return sbit;\n"
     "    if (shift == 64) { kept = 0; rem = m; half = 1ull << 63; }\n"
     "    else { kept = m >> shift; rem = m & ((1ull << shift) - 1); half = 1ull << (shift - 1); }\n"
-    ,
-    /* chunk */
     "    if (rem > half || (rem == half && (kept & 1))) kept++;\n"
     "    if (e < emin) bits = (gk_u32)kept;\n"
     "    else bits = ((gk_u32)(e + bias - 1) << mbits) + (gk_u32)kept;\n"
@@ -3637,6 +3663,8 @@ static const char *const gk__src_gk_common[] = {
     "    int ex = (b >> mbits) & ((1u << ebits) - 1);\n"
     "    gk_u32 man = b & ((1u << mbits) - 1);\n"
     "    float v;\n"
+    ,
+    /* chunk */
     "    if (ex == (1 << ebits) - 1 && (has_inf || man == (1u << mbits) - 1)) {\n"
     "        if (has_inf && man == 0) v = __int_as_float(0x7F800000);\n"
     "        else return __int_as_float(0x7FC00000);\n"
@@ -3664,8 +3692,6 @@ static const char *const gk__src_gk_common[] = {
     "__device__ __forceinline__ gk_u16 gk_f2bf(float f) {\n"
     "    gk_u32 u = (gk_u32)__float_as_int(f);\n"
     "    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0;\n"
-    ,
-    /* chunk */
     "    return (gk_u16)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);\n"
     "}\n"
     "__device__ __forceinline__ float gk_e4m3_to_f(gk_u8 v) { return gk_fmt_to_f32(v, 4, 3, 0); }\n"
@@ -3700,6 +3726,8 @@ static const char *const gk__src_gk_common[] = {
     "template <> struct gk_ty<GK_DT_f16> {\n"
     "    typedef gk_u16 S; typedef float C; enum { K = 0 };\n"
     "    static __device__ __forceinline__ float ld(gk_u16 v) { return gk_h2f(v); }\n"
+    ,
+    /* chunk */
     "    static __device__ __forceinline__ gk_u16 st(float v) { return gk_f2h(v); }\n"
     "    static __device__ __forceinline__ gk_u16 sat(double x) { return gk_f2h((float)x); } // unused: integers only\n"
     "};\n"
@@ -3717,8 +3745,6 @@ static const char *const gk__src_gk_common[] = {
     "};\n"
     "template <> struct gk_ty<GK_DT_f8e5m2> {\n"
     "    typedef gk_u8 S; typedef float C; enum { K = 0 };\n"
-    ,
-    /* chunk */
     "    static __device__ __forceinline__ float ld(gk_u8 v) { return gk_e5m2_to_f(v); }\n"
     "    static __device__ __forceinline__ gk_u8 st(float v) { return gk_f_to_e5m2(v); }\n"
     "    static __device__ __forceinline__ gk_u8 sat(double x) { return gk_f_to_e5m2((float)x); } // unused: integers only\n"
@@ -3751,6 +3777,8 @@ static const char *const gk__src_gk_common[] = {
     "};\n"
     "\n"
     "// grid-stride helpers\n"
+    ,
+    /* chunk */
     "#define GK_TID ((gk_i64)blockIdx.x * blockDim.x + threadIdx.x)\n"
     "#define GK_NTHREADS ((gk_i64)gridDim.x * blockDim.x)\n"
     ,
