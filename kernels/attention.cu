@@ -99,31 +99,46 @@ template <int DT> __device__ __forceinline__ void gk_attn(const gk_attn_p &p) {
     }
 }
 
-// one warp per (b, h, i): out = sum_s o_s e^(m_s - M) / sum_s l_s e^(m_s - M)
+// one block per (i, h, b) (blockIdx.x = i * Hq + h), a thread per output dim:
+// out = sum_s o_s e^(m_s - M) / sum_s l_s e^(m_s - M); the split weights are
+// computed once into shared memory, the loop over splits keeps loads in flight
 template <int DT> __device__ __forceinline__ void gk_attn_combine(const gk_attn_p &p) {
     typedef gk_ty<DT> T;
     typedef typename T::S S;
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    gk_i64 row = (gk_i64)blockIdx.x * GK_ATTN_WARPS + warp;
-    gk_i64 b = blockIdx.z;
-    if (row >= p.Sq * p.Hq) return;
+    __shared__ float w[256];
+    __shared__ float red[32];
+    gk_i64 row = blockIdx.x, b = blockIdx.z;
     gk_i64 i = row / p.Hq, h = row % p.Hq;
-    const float *part = p.part + ((b * p.Hq + h) * p.Sq + i) * p.splits * (p.D + 2);
+    const int ns = p.splits, tid = threadIdx.x, lane = tid % 32, nw = (blockDim.x + 31) / 32;
+    const float *part = p.part + ((b * p.Hq + h) * p.Sq + i) * ns * (p.D + 2);
     const float NEG = -__int_as_float(0x7f800000);
-    float M = NEG, L = 0.0f;
-    for (int s = 0; s < p.splits; s++) M = fmaxf(M, part[s * (p.D + 2)]);
-    for (int s = 0; s < p.splits; s++) {
-        float ms = part[s * (p.D + 2)];
-        if (ms != NEG) L += part[s * (p.D + 2) + 1] * __expf(ms - M);
+    float mx = NEG;
+    for (int s = tid; s < ns; s += blockDim.x) mx = fmaxf(mx, part[s * (p.D + 2)]);
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+    if (lane == 0) red[tid / 32] = mx;
+    __syncthreads();
+    mx = NEG;
+    for (int k = 0; k < nw; k++) mx = fmaxf(mx, red[k]);
+    __syncthreads();
+    float lsum = 0.0f;
+    for (int s = tid; s < ns; s += blockDim.x) {
+        float ms = part[s * (p.D + 2)], ws = ms == NEG ? 0.0f : __expf(ms - mx);
+        w[s] = ws;
+        lsum += ws * part[s * (p.D + 2) + 1];
     }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) lsum += __shfl_xor_sync(0xffffffffu, lsum, off);
+    if (lane == 0) red[tid / 32] = lsum;
+    __syncthreads();
+    lsum = 0.0f;
+    for (int k = 0; k < nw; k++) lsum += red[k];
     S *out = (S *)p.o + b * p.o_bs + i * p.o_ss + h * p.o_hs;
-    for (int d = lane; d < p.D; d += 32) {
+    for (int d = tid; d < p.D; d += blockDim.x) {
         float acc = 0.0f;
-        for (int s = 0; s < p.splits; s++) {
-            float ms = part[s * (p.D + 2)];
-            if (ms != NEG) acc += part[s * (p.D + 2) + 2 + d] * __expf(ms - M);
-        }
-        out[d] = T::st((typename T::C)(L > 0.0f ? acc / L : 0.0f));
+#pragma unroll 8
+        for (int s = 0; s < ns; s++) acc += part[s * (p.D + 2) + 2 + d] * w[s];
+        out[d] = T::st((typename T::C)(lsum > 0.0f ? acc / lsum : 0.0f));
     }
 }
 
