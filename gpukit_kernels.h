@@ -3570,28 +3570,6 @@ static const char *const gk__src_gk_common[] = {
     "// Offsets of element i of the iteration for each operand. Below 2^31\n"
     "// elements (nearly always) the index is split with 32-bit divisions, several\n"
     "// times cheaper than 64-bit ones; the branch is the same for every thread.\n"
-    "__device__ __forceinline__ void gk_nd_offsets(const gk_nd &nd, gk_i64 i, gk_i64 &o0, gk_i64 &o1, gk_i64 &o2) {\n"
-    "    o0 = 0; o1 = 0; o2 = 0;\n"
-    "    if (nd.n <= 0x7fffffffll) {\n"
-    "        unsigned ii = (unsigned)i;\n"
-    "        for (int d = nd.ndim - 1; d >= 0; d--) {\n"
-    "            unsigned s = (unsigned)nd.shape[d], q = ii / s, r = ii - q * s;\n"
-    "            o0 += (gk_i64)r * nd.st[0][d];\n"
-    "            o1 += (gk_i64)r * nd.st[1][d];\n"
-    "            o2 += (gk_i64)r * nd.st[2][d];\n"
-    "            ii = q;\n"
-    "        }\n"
-    "        return;\n"
-    "    }\n"
-    "    for (int d = nd.ndim - 1; d >= 0; d--) {\n"
-    "        gk_i64 s = nd.shape[d];\n"
-    "        gk_i64 q = i / s, r = i - q * s;\n"
-    "        o0 += r * nd.st[0][d];\n"
-    "        o1 += r * nd.st[1][d];\n"
-    "        o2 += r * nd.st[2][d];\n"
-    "        i = q;\n"
-    "    }\n"
-    "}\n"
     "__device__ __forceinline__ void gk_nd_offsets4(const gk_nd &nd, gk_i64 i, gk_i64 &o0, gk_i64 &o1, gk_i64 &o2, gk_i64 &o3) {\n"
     "    o0 = 0; o1 = 0; o2 = 0; o3 = 0;\n"
     "    if (nd.n <= 0x7fffffffll) {\n"
@@ -3617,14 +3595,20 @@ static const char *const gk__src_gk_common[] = {
     "    }\n"
     "}\n"
     "\n"
-    ,
-    /* chunk */
+    "// three operands: the fourth offset is dead code the compiler removes\n"
+    "__device__ __forceinline__ void gk_nd_offsets(const gk_nd &nd, gk_i64 i, gk_i64 &o0, gk_i64 &o1, gk_i64 &o2) {\n"
+    "    gk_i64 o3;\n"
+    "    gk_nd_offsets4(nd, i, o0, o1, o2, o3);\n"
+    "}\n"
+    "\n"
     "// ---- float formats ------------------------------------------------------\n"
     "// Rounds sign * m * 2^(e-63) (top bit of m set) to a format with ebits/mbits,\n"
     "// round to nearest even; has_inf = 0 means saturate to the largest finite.\n"
     "__device__ __forceinline__ gk_u32 gk_round_fmt(int sign, int e, gk_u64 m, int ebits, int mbits, int has_inf) {\n"
     "    int bias = (1 << (ebits - 1)) - 1, emin = 1 - bias;\n"
     "    gk_u32 sbit = (gk_u32)sign << (ebits + mbits);\n"
+    ,
+    /* chunk */
     "    gk_u32 maxfin = has_inf \? ((((1u << ebits) - 2u) << mbits) | ((1u << mbits) - 1u))\n"
     "                            : ((((1u << ebits) - 1u) << mbits) | ((1u << mbits) - 2u));\n"
     "    gk_u32 inf = ((1u << ebits) - 1u) << mbits;\n"
@@ -3678,8 +3662,6 @@ static const char *const gk__src_gk_common[] = {
     "    int ex = (b >> mbits) & ((1u << ebits) - 1);\n"
     "    gk_u32 man = b & ((1u << mbits) - 1);\n"
     "    float v;\n"
-    ,
-    /* chunk */
     "    if (ex == (1 << ebits) - 1 && (has_inf || man == (1u << mbits) - 1)) {\n"
     "        if (has_inf && man == 0) v = __int_as_float(0x7F800000);\n"
     "        else return __int_as_float(0x7FC00000);\n"
@@ -3690,6 +3672,8 @@ static const char *const gk__src_gk_common[] = {
     "\n"
     "__device__ __forceinline__ float gk_h2f(gk_u16 h) {\n"
     "    float f;\n"
+    ,
+    /* chunk */
     "    asm(\"{ cvt.f32.f16 %0, %1; }\" : \"=f\"(f) : \"h\"(h));\n"
     "    if (f != f) f = __int_as_float(0x7FC00000);\n"
     "    return f;\n"
@@ -3741,8 +3725,6 @@ static const char *const gk__src_gk_common[] = {
     "template <> struct gk_ty<GK_DT_f16> {\n"
     "    typedef gk_u16 S; typedef float C; enum { K = 0 };\n"
     "    static __device__ __forceinline__ float ld(gk_u16 v) { return gk_h2f(v); }\n"
-    ,
-    /* chunk */
     "    static __device__ __forceinline__ gk_u16 st(float v) { return gk_f2h(v); }\n"
     "    static __device__ __forceinline__ gk_u16 sat(double x) { return gk_f2h((float)x); } // unused: integers only\n"
     "};\n"
@@ -3750,6 +3732,8 @@ static const char *const gk__src_gk_common[] = {
     "    typedef gk_u16 S; typedef float C; enum { K = 0 };\n"
     "    static __device__ __forceinline__ float ld(gk_u16 v) { return gk_bf2f(v); }\n"
     "    static __device__ __forceinline__ gk_u16 st(float v) { return gk_f2bf(v); }\n"
+    ,
+    /* chunk */
     "    static __device__ __forceinline__ gk_u16 sat(double x) { return gk_f2bf((float)x); } // unused: integers only\n"
     "};\n"
     "template <> struct gk_ty<GK_DT_f8e4m3> {\n"
@@ -3792,8 +3776,6 @@ static const char *const gk__src_gk_common[] = {
     "};\n"
     "\n"
     "// grid-stride helpers\n"
-    ,
-    /* chunk */
     "#define GK_TID ((gk_i64)blockIdx.x * blockDim.x + threadIdx.x)\n"
     "#define GK_NTHREADS ((gk_i64)gridDim.x * blockDim.x)\n"
     ,

@@ -38,28 +38,6 @@ struct gk_nd {
 // Offsets of element i of the iteration for each operand. Below 2^31
 // elements (nearly always) the index is split with 32-bit divisions, several
 // times cheaper than 64-bit ones; the branch is the same for every thread.
-__device__ __forceinline__ void gk_nd_offsets(const gk_nd &nd, gk_i64 i, gk_i64 &o0, gk_i64 &o1, gk_i64 &o2) {
-    o0 = 0; o1 = 0; o2 = 0;
-    if (nd.n <= 0x7fffffffll) {
-        unsigned ii = (unsigned)i;
-        for (int d = nd.ndim - 1; d >= 0; d--) {
-            unsigned s = (unsigned)nd.shape[d], q = ii / s, r = ii - q * s;
-            o0 += (gk_i64)r * nd.st[0][d];
-            o1 += (gk_i64)r * nd.st[1][d];
-            o2 += (gk_i64)r * nd.st[2][d];
-            ii = q;
-        }
-        return;
-    }
-    for (int d = nd.ndim - 1; d >= 0; d--) {
-        gk_i64 s = nd.shape[d];
-        gk_i64 q = i / s, r = i - q * s;
-        o0 += r * nd.st[0][d];
-        o1 += r * nd.st[1][d];
-        o2 += r * nd.st[2][d];
-        i = q;
-    }
-}
 __device__ __forceinline__ void gk_nd_offsets4(const gk_nd &nd, gk_i64 i, gk_i64 &o0, gk_i64 &o1, gk_i64 &o2, gk_i64 &o3) {
     o0 = 0; o1 = 0; o2 = 0; o3 = 0;
     if (nd.n <= 0x7fffffffll) {
@@ -83,6 +61,12 @@ __device__ __forceinline__ void gk_nd_offsets4(const gk_nd &nd, gk_i64 i, gk_i64
         o3 += r * nd.st[3][d];
         i = q;
     }
+}
+
+// three operands: the fourth offset is dead code the compiler removes
+__device__ __forceinline__ void gk_nd_offsets(const gk_nd &nd, gk_i64 i, gk_i64 &o0, gk_i64 &o1, gk_i64 &o2) {
+    gk_i64 o3;
+    gk_nd_offsets4(nd, i, o0, o1, o2, o3);
 }
 
 // ---- float formats ------------------------------------------------------
