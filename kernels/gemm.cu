@@ -1,8 +1,9 @@
 // gemm.cu - matrix products. out[b] = act(alpha * op(A)[b] @ op(B)[b] + beta * out[b] + bias) + residual[b]
 //   gk_gemm_<in>_<out>   tiled SIMT GEMM, any strides (row- or column-major operands), batched
 //                        (blockIdx.z), fp32 accumulation (fp64 for f64), fused epilogue
-//   gk_gemv_<dt>_<m>     x[m, K] @ W[N, K]^T for m = 1..8 rows (decode): one warp per output
-//                        column, 16-byte loads of W, fused epilogue
+//   gk_gemv[_glu]_<dt>_m<MR>_c<cfg>  x[m, K] @ W[N, K]^T for m = 1..8 rows (decode): a block per
+//                        few rows, K split over its threads, 16-byte streaming loads of W, fused
+//                        epilogue; _glu: act(x W_gate^T) * (x W_up^T) from one [2N, K] weight
 //   gk_epilogue_<dt>     out = act(out) + residual, after an external GEMM (cuBLASLt)
 #include "gk_common.cuh"
 
@@ -136,42 +137,75 @@ GK_GEMM_OUTS(f16)
 GK_GEMM_OUTS(bf16)
 GK_GEMM_K(f64, f64, double)
 
-// ---- GEMV: out[m, n] = epilogue(sum_k x[m, k] * W[n, k]), m < MR <= 8 ----
-// Each warp takes RW rows of W and walks them in 16-byte vectors (8 x 16-bit
-// or 4 x f32), U vectors per row in flight: every x vector it loads (through
-// L1/L2: x is small) serves RW rows. Needs K % (16/sizeof) == 0 and 16-byte
-// aligned rows (the host checks).
-template <int DT, int MR, int RW, int DO> __device__ __forceinline__ void gk_gemv(const gk_gemm_p &p) {
+// ---- GEMV: out[m, n] = epilogue(sum_k x[m, k] * W[n, k]) for M <= MR <= 8 rows ----
+// A block of NT threads owns RW weight rows and splits K over all its
+// threads (split-K inside the block): thread t reads 16-byte vectors t,
+// t + NT, ... of every row, U vectors per row in flight per step, with
+// streaming loads (L1::no_allocate: the weights are read once, x stays in
+// L1), then the block reduces. One pass over the weights when NT * U * V >= K.
+// GLU: the weight is [2N, K] = [gate; up]; the block's rows are RW/2 gate
+// rows n and the matching up rows N + n, and out[m, n] = act(g) * u
+// (alpha and bias applied to each half first). M <= MR is a run-time count.
+// Needs K % V == 0 and 16-byte aligned rows (the host checks).
+__device__ __forceinline__ uint4 gk_ld_stream16(const void *p) {
+    uint4 v;
+    asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
+template <int DO> __device__ __forceinline__ void gk_gemv_store(const gk_gemm_p &p, gk_i64 m, gk_i64 n, float acc, float up, int glu) {
+    typedef gk_ty<DO> TO;
+    typename TO::S *o = (typename TO::S *)p.o + m * p.o_rs + n;
+    float v = (float)p.alpha * acc;
+    if (glu) {
+        float u = (float)p.alpha * up;
+        if (p.bias) { v += gk_ld_any<float>(p.bias, n, p.bias_dt); u += gk_ld_any<float>(p.bias, p.N + n, p.bias_dt); }
+        v = gk_act<float>(v, p.act) * u;
+    } else {
+        if (p.beta != 0.0) v += (float)p.beta * (float)TO::ld(*o);
+        if (p.bias) v += gk_ld_any<float>(p.bias, n, p.bias_dt);
+        v = gk_act<float>(v, p.act);
+    }
+    if (p.res) v += gk_ld_any<float>(p.res, m * p.r_rs + n, p.res_dt);
+    *o = TO::st(v);
+}
+template <int DT, int MR, int RW, int NT, int U, int GLU> __device__ __forceinline__ void gk_gemv(const gk_gemm_p &p) {
     typedef gk_ty<DT> T;
     typedef typename T::S S;
-    const int V = 16 / sizeof(S), U = RW == 4 ? 2 : 4;
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    gk_i64 n0 = ((gk_i64)blockIdx.x * (blockDim.x / 32) + warp) * RW;
-    if (n0 >= p.N) return;
+    const int V = 16 / sizeof(S), NW = NT / 32, H = GLU ? RW / 2 : RW; // H: output columns per block
+    __shared__ float red[NW][MR * RW];
+    int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    int M = (int)p.M;
+    gk_i64 n0 = (gk_i64)blockIdx.x * H;
     const S *x = (const S *)p.a;
-    const uint4 *w[RW];
+    const S *w[RW];
 #pragma unroll
-    for (int r = 0; r < RW; r++) w[r] = (const uint4 *)((const S *)p.b + (n0 + r < p.N ? n0 + r : n0) * p.b_cs);
+    for (int r = 0; r < RW; r++) {
+        gk_i64 n = n0 + (r % H) < p.N ? n0 + (r % H) : n0; // rows past N re-read row n0 (never stored)
+        w[r] = (const S *)p.b + (GLU && r >= H ? p.N + n : n) * p.b_cs;
+    }
     float acc[MR][RW];
 #pragma unroll
     for (int m = 0; m < MR; m++)
 #pragma unroll
         for (int r = 0; r < RW; r++) acc[m][r] = 0.0f;
     gk_i64 nv = p.K / V;
-    for (gk_i64 c = lane; c < nv; c += 32 * U) {
+    for (gk_i64 c = tid; c < nv; c += NT * U) {
         uint4 wv[RW][U];
 #pragma unroll
         for (int u = 0; u < U; u++)
 #pragma unroll
-            for (int r = 0; r < RW; r++) wv[r][u] = c + 32 * u < nv ? __ldg(w[r] + c + 32 * u) : make_uint4(0, 0, 0, 0);
+            for (int r = 0; r < RW; r++)
+                wv[r][u] = c + NT * u < nv ? gk_ld_stream16(w[r] + (c + NT * u) * V) : make_uint4(0, 0, 0, 0);
 #pragma unroll
         for (int u = 0; u < U; u++) {
-            if (c + 32 * u >= nv) break;
+            if (c + NT * u >= nv) break;
 #pragma unroll
             for (int m = 0; m < MR; m++) {
+                if (m >= M) break;
                 union { uint4 v; S s[16 / sizeof(S)]; } xu;
                 float xf[16 / sizeof(S)];
-                xu.v = __ldg((const uint4 *)(x + m * p.a_rs) + c + 32 * u);
+                xu.v = __ldg((const uint4 *)(x + m * p.a_rs) + c + NT * u);
 #pragma unroll
                 for (int e = 0; e < V; e++) xf[e] = (float)T::ld(xu.s[e]);
 #pragma unroll
@@ -184,32 +218,50 @@ template <int DT, int MR, int RW, int DO> __device__ __forceinline__ void gk_gem
             }
         }
     }
+    // warp sums, then across warps through shared memory
 #pragma unroll
-    for (int m = 0; m < MR; m++)
+    for (int m = 0; m < MR; m++) {
+        if (m >= M) break;
 #pragma unroll
         for (int r = 0; r < RW; r++) {
             float v = acc[m][r];
 #pragma unroll
             for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+            if (NW > 1 && lane == 0) red[warp][m * RW + r] = v;
             acc[m][r] = v;
         }
-    // lane (m * RW + r) writes out[m, n0 + r]
+    }
+    if (NW > 1) __syncthreads();
+    // thread j = m * H + h stores out[m, n0 + h]
+    for (int j = tid; j < M * H; j += NT) {
+        int m = j / H, h = j - m * H;
+        float g = 0.0f, u = 0.0f;
+        if (NW > 1) {
+            for (int q = 0; q < NW; q++) { g += red[q][m * RW + h]; if (GLU) u += red[q][m * RW + H + h]; }
+        } else {
 #pragma unroll
-    for (int m = 0; m < MR; m++)
+            for (int mm = 0; mm < MR; mm++)
 #pragma unroll
-        for (int r = 0; r < RW; r++)
-            if (lane == m * RW + r && n0 + r < p.N) gk_epilogue1<DO, float>(p, 0, m, n0 + r, acc[m][r]);
+                for (int r = 0; r < RW; r++) {
+                    if (mm == m && r == h) g = acc[mm][r];
+                    if (GLU && mm == m && r == H + h) u = acc[mm][r];
+                }
+        }
+        if (n0 + h < p.N) gk_gemv_store<DT>(p, m, n0 + h, g, u, GLU);
+    }
 }
-#define GK_GEMV_K(DTN, M, R) \
-    extern "C" __global__ void __launch_bounds__(256) gk_gemv_##DTN##_##M##_r##R(gk_gemm_p p) { gk_gemv<GK_DT_##DTN, M, R, GK_DT_##DTN>(p); }
-#define GK_GEMV_ALL(DTN, R) GK_GEMV_K(DTN, 1, R) GK_GEMV_K(DTN, 2, R) GK_GEMV_K(DTN, 3, R) GK_GEMV_K(DTN, 4, R) \
-    GK_GEMV_K(DTN, 5, R) GK_GEMV_K(DTN, 6, R) GK_GEMV_K(DTN, 7, R) GK_GEMV_K(DTN, 8, R)
-GK_GEMV_ALL(f32, 2)
-GK_GEMV_ALL(f16, 2)
-GK_GEMV_ALL(bf16, 2)
-GK_GEMV_ALL(f32, 4)
-GK_GEMV_ALL(f16, 4)
-GK_GEMV_ALL(bf16, 4)
+// configurations (NT threads, U vectors per row in flight, RW rows), chosen by
+// the host from K (gk__gemv_cfg in gpukit.h); MR = 1, 2, 4, 8 (M <= MR).
+#define GK_GEMV_K(DTN, MR, CFG, NT, U, RW, GLU, SFX) \
+    extern "C" __global__ void __launch_bounds__(NT) gk_gemv##SFX##_##DTN##_m##MR##_c##CFG(gk_gemm_p p) { gk_gemv<GK_DT_##DTN, MR, RW, NT, U, GLU>(p); }
+#define GK_GEMV_MR(DTN, CFG, NT, U, RW) \
+    GK_GEMV_K(DTN, 1, CFG, NT, U, RW, 0, ) GK_GEMV_K(DTN, 2, CFG, NT, U, RW, 0, ) GK_GEMV_K(DTN, 4, CFG, NT, U, RW, 0, ) GK_GEMV_K(DTN, 8, CFG, NT, U, RW, 0, ) \
+    GK_GEMV_K(DTN, 1, CFG, NT, U, RW, 1, _glu) GK_GEMV_K(DTN, 2, CFG, NT, U, RW, 1, _glu) GK_GEMV_K(DTN, 4, CFG, NT, U, RW, 1, _glu) GK_GEMV_K(DTN, 8, CFG, NT, U, RW, 1, _glu)
+#define GK_GEMV_CFGS(DTN) \
+    GK_GEMV_MR(DTN, 0, 32, 4, 4) GK_GEMV_MR(DTN, 1, 64, 4, 4) GK_GEMV_MR(DTN, 2, 128, 4, 2) GK_GEMV_MR(DTN, 3, 256, 4, 2) GK_GEMV_MR(DTN, 4, 128, 2, 4) GK_GEMV_MR(DTN, 5, 256, 2, 2)
+GK_GEMV_CFGS(f32)
+GK_GEMV_CFGS(f16)
+GK_GEMV_CFGS(bf16)
 
 // ---- epilogue after an external GEMM: out = act(out) + residual ----
 template <int DO> __device__ __forceinline__ void gk_epi(const gk_gemm_p &p) {
