@@ -4757,6 +4757,12 @@ static const char *const gk__k_gemm[GK_DTYPE_COUNT][GK_DTYPE_COUNT] = {
 static const char *const gk__k_gemv[4][2][4][GK__GEMV_NCFG] = {
     { GK__GEMV_MRN("f32", ""), GK__GEMV_MRN("f32", "_glu") }, { { { NULL } } },
     { GK__GEMV_MRN("f16", ""), GK__GEMV_MRN("f16", "_glu") }, { GK__GEMV_MRN("bf16", ""), GK__GEMV_MRN("bf16", "_glu") } };
+/* tensor-core GEMV (16-bit weights; kernels/gemm.cu gk_gemv_tc): [dtype][glu][configuration 6, 7, 8] */
+#define GK__GEMVTC_N(D, G) { "gk_gemvtc" G "_" D "_c0", "gk_gemvtc" G "_" D "_c1", "gk_gemvtc" G "_" D "_c2" }
+#define GK__GEMV_NALL 9
+static const char *const gk__k_gemvtc[4][2][3] = {
+    { { NULL } }, { { NULL } }, { GK__GEMVTC_N("f16", ""), GK__GEMVTC_N("f16", "_glu") }, { GK__GEMVTC_N("bf16", ""), GK__GEMVTC_N("bf16", "_glu") } };
+static const int gk__gemvtc_warps[3] = { 4, 8, 8 };
 /* threads, vectors in flight per row, weight rows, per configuration (kernels/gemm.cu GK_GEMV_CFGS) */
 static const int gk__gemv_cfgs[GK__GEMV_NCFG][3] = { { 32, 4, 4 }, { 64, 4, 4 }, { 128, 4, 2 }, { 256, 4, 2 }, { 128, 2, 4 }, { 256, 2, 2 } };
 /* bench/bench_gemm.c sets this to time each configuration; -1: the table below */
@@ -4764,12 +4770,13 @@ static int gk__gemv_force_cfg = -1;
 /* The configuration for K (in 16-byte vectors): the smallest block that covers
    a row in one pass (NT * U >= nv), from the measured sweep in
    bench/results/bench_gemm-*.json ("gemv_cfg" rows). */
-static int gk__gemv_cfg(int64_t nv) {
-    if (gk__gemv_force_cfg >= 0 && gk__gemv_force_cfg < GK__GEMV_NCFG) return gk__gemv_force_cfg;
-    if (nv <= 128) return 0;
+static int gk__gemv_cfg(int64_t nv, int64_t M, gk_dtype dt) {
+    int tc = dt == GK_F16 || dt == GK_BF16;
+    if (gk__gemv_force_cfg >= 0 && gk__gemv_force_cfg < (tc ? GK__GEMV_NALL : GK__GEMV_NCFG)) return gk__gemv_force_cfg;
+    if (tc && M > 1) return 7; /* several rows: the tensor cores take all of them in one pass */
+    if (nv <= 128) return 0;  /* 151936 x 896 bf16, M = 1: 92% of copy (cfg 1: 83%, 4: 79%) */
     if (nv <= 256) return 1;
-    if (nv <= 512) return 2;
-    return 3;
+    return 4;                 /* 4096 x 4096: 64% (the next best 62%); 14336 x 4096: 84% (cfg 5: 86%, 2: 82%) */
 }
 static const char *const gk__k_epi[4] = { "gk_epilogue_f32", NULL, "gk_epilogue_f16", "gk_epilogue_bf16" };
 
@@ -4942,13 +4949,19 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         void *args[1];
         unsigned g[3], bl[3];
         args[0] = &p;
-        int cfg = gk__gemv_cfg(K / (16 / (int64_t)gk__dtype_sizes[sa->dtype]));
-        int mri = M <= 1 ? 0 : M <= 2 ? 1 : M <= 4 ? 2 : 3, rows = gk__gemv_cfgs[cfg][2];
-        g[0] = (unsigned)((N + rows - 1) / rows); g[1] = 1; g[2] = 1;
-        bl[0] = (unsigned)gk__gemv_cfgs[cfg][0]; bl[1] = 1; bl[2] = 1;
-        if (linear == 2) rows /= 2;
-        g[0] = (unsigned)((N + rows - 1) / rows);
-        st = gk__launch_cfg(ctx, GK__MOD_GEMM, gk__k_gemv[sa->dtype][linear == 2][mri][cfg], g, bl, 0, args, W);
+        int cfg = gk__gemv_cfg(K / (16 / (int64_t)gk__dtype_sizes[sa->dtype]), M, sa->dtype);
+        int mri = M <= 1 ? 0 : M <= 2 ? 1 : M <= 4 ? 2 : 3;
+        g[1] = 1; g[2] = 1; bl[1] = 1; bl[2] = 1;
+        if (cfg >= GK__GEMV_NCFG) { /* tensor cores: 16 output columns a block */
+            g[0] = (unsigned)((N + 15) / 16);
+            bl[0] = (unsigned)(32 * gk__gemvtc_warps[cfg - GK__GEMV_NCFG]);
+            st = gk__launch_cfg(ctx, GK__MOD_GEMM, gk__k_gemvtc[sa->dtype][linear == 2][cfg - GK__GEMV_NCFG], g, bl, 0, args, W);
+        } else {
+            int rows = gk__gemv_cfgs[cfg][2] / (linear == 2 ? 2 : 1);
+            g[0] = (unsigned)((N + rows - 1) / rows);
+            bl[0] = (unsigned)gk__gemv_cfgs[cfg][0];
+            st = gk__launch_cfg(ctx, GK__MOD_GEMM, gk__k_gemv[sa->dtype][linear == 2][mri][cfg], g, bl, 0, args, W);
+        }
     } else if (plan == GK__MM_LT && K > 0) {
         int epi = GK__LT_EPILOGUE_DEFAULT, post = p.res || (p.act != GK_ACT_NONE && p.act != GK_ACT_GELU_TANH);
         if (p.act == GK_ACT_GELU_TANH) epi = p.bias ? GK__LT_EPILOGUE_GELU_BIAS : GK__LT_EPILOGUE_GELU;

@@ -156,7 +156,8 @@ int main(int argc, char **argv) {
         run_shape(shapes[s][0], shapes[s][1], 1, 0, -1, 0, copy_gbs, "gemv");
         run_shape(shapes[s][0], shapes[s][1], 4, 0, -1, 0, copy_gbs, "gemv");
         run_shape(shapes[s][0], shapes[s][1], 8, 0, -1, 0, copy_gbs, "gemv");
-        for (c = 0; c < GK__GEMV_NCFG; c++) run_shape(shapes[s][0], shapes[s][1], 1, 0, c, 0, copy_gbs, "gemv_cfg");
+        for (c = 0; c < GK__GEMV_NALL; c++) run_shape(shapes[s][0], shapes[s][1], 1, 0, c, 0, copy_gbs, "gemv_cfg");
+        for (c = GK__GEMV_NCFG; c < GK__GEMV_NALL; c++) run_shape(shapes[s][0], shapes[s][1], 8, 0, c, 0, copy_gbs, "gemv_cfg");
     }
     /* fused gate/up (SwiGLU) against two GEMVs and gk_glu, M = 1 */
     for (s = 0; s < 3; s++) {

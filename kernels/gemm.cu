@@ -263,6 +263,88 @@ GK_GEMV_CFGS(f32)
 GK_GEMV_CFGS(f16)
 GK_GEMV_CFGS(bf16)
 
+// ---- tensor-core GEMV for 16-bit weights, M <= 8 rows: out^T = W x^T as mma.m16n8k16 ----
+// A warp multiplies 16 weight rows (the mma's M) by the <= 8 rows of x (its
+// N; rows past M are zeros). Because the sum over k does not care about the
+// order of k, each thread loads 8 consecutive k (16 bytes) of weight rows g
+// and g + 8 and of x row g (g = lane / 4, k0 = 8 * (lane % 4) + 32 * step)
+// and feeds them to two mmas as their fragment elements: no shuffles,
+// ldmatrix or shared memory. The block's NW warps split K (U steps of 32 k
+// in flight each) and reduce through shared memory. GLU: each warp also
+// multiplies the matching 16 up rows (N + n) and the store applies act(g)*u.
+__device__ __forceinline__ void gk_mma16816(float *c, const unsigned *a, unsigned b0, unsigned b1, int bf) {
+    if (bf)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3]) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+    else
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                     : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3]) : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+template <int DT, int NW, int U, int GLU> __device__ __forceinline__ void gk_gemv_tc(const gk_gemm_p &p) {
+    const int NH = GLU ? 2 : 1;
+    __shared__ float red[NW][NH][16][8];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+    int M = (int)p.M;
+    gk_i64 n0 = (gk_i64)blockIdx.x * 16;
+    const gk_u16 *w[NH][2];
+#pragma unroll
+    for (int h = 0; h < NH; h++)
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+            gk_i64 n = n0 + g + 8 * r < p.N ? n0 + g + 8 * r : p.N - 1; // rows past N re-read the last row (never stored)
+            w[h][r] = (const gk_u16 *)p.b + (n + h * p.N) * p.b_cs;
+        }
+    const gk_u16 *x = (const gk_u16 *)p.a + (gk_i64)(g < M ? g : 0) * p.a_rs;
+    float c[NH][4];
+#pragma unroll
+    for (int h = 0; h < NH; h++) c[h][0] = c[h][1] = c[h][2] = c[h][3] = 0.0f;
+    gk_i64 nsteps = (p.K + 31) / 32;
+    for (gk_i64 s0 = (gk_i64)warp * U; s0 < nsteps; s0 += (gk_i64)NW * U) {
+        uint4 wv[NH][2][U], xv[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            gk_i64 k0 = (s0 + u) * 32 + t * 8;
+            bool ok = s0 + u < nsteps && k0 < p.K;
+#pragma unroll
+            for (int h = 0; h < NH; h++)
+#pragma unroll
+                for (int r = 0; r < 2; r++) wv[h][r][u] = ok ? gk_ld_stream16(w[h][r] + k0) : make_uint4(0, 0, 0, 0);
+            xv[u] = ok && g < M ? __ldg((const uint4 *)(x + k0)) : make_uint4(0, 0, 0, 0);
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++)
+#pragma unroll
+            for (int h = 0; h < NH; h++) {
+                unsigned a0[4] = { wv[h][0][u].x, wv[h][1][u].x, wv[h][0][u].y, wv[h][1][u].y };
+                unsigned a1[4] = { wv[h][0][u].z, wv[h][1][u].z, wv[h][0][u].w, wv[h][1][u].w };
+                gk_mma16816(c[h], a0, xv[u].x, xv[u].y, DT == GK_DT_bf16);
+                gk_mma16816(c[h], a1, xv[u].z, xv[u].w, DT == GK_DT_bf16);
+            }
+    }
+    // c[h][0..1]: weight row g, x rows 2t, 2t+1; c[h][2..3]: weight row g + 8
+#pragma unroll
+    for (int h = 0; h < NH; h++) {
+        red[warp][h][g][2 * t] = c[h][0]; red[warp][h][g][2 * t + 1] = c[h][1];
+        red[warp][h][g + 8][2 * t] = c[h][2]; red[warp][h][g + 8][2 * t + 1] = c[h][3];
+    }
+    __syncthreads();
+    for (int j = threadIdx.x; j < 128; j += NW * 32) {
+        int row = j >> 3, m = j & 7;
+        if (m >= M || n0 + row >= p.N) continue;
+        float a = 0.0f, b = 0.0f;
+#pragma unroll
+        for (int q = 0; q < NW; q++) { a += red[q][0][row][m]; if (GLU) b += red[q][NH - 1][row][m]; }
+        gk_gemv_store<DT>(p, m, n0 + row, a, b, GLU);
+    }
+}
+#define GK_GEMVTC_K(DTN, CFG, NW, U, GLU, SFX) \
+    extern "C" __global__ void __launch_bounds__(NW * 32) gk_gemvtc##SFX##_##DTN##_c##CFG(gk_gemm_p p) { gk_gemv_tc<GK_DT_##DTN, NW, U, GLU>(p); }
+#define GK_GEMVTC_CFGS(DTN) \
+    GK_GEMVTC_K(DTN, 0, 4, 4, 0, ) GK_GEMVTC_K(DTN, 1, 8, 4, 0, ) GK_GEMVTC_K(DTN, 2, 8, 2, 0, ) \
+    GK_GEMVTC_K(DTN, 0, 4, 4, 1, _glu) GK_GEMVTC_K(DTN, 1, 8, 4, 1, _glu) GK_GEMVTC_K(DTN, 2, 8, 2, 1, _glu)
+GK_GEMVTC_CFGS(f16)
+GK_GEMVTC_CFGS(bf16)
+
 // ---- epilogue after an external GEMM: out = act(out) + residual ----
 template <int DO> __device__ __forceinline__ void gk_epi(const gk_gemm_p &p) {
     typedef gk_ty<DO> TO;
