@@ -4773,7 +4773,9 @@ static int gk__gemv_force_cfg = -1;
 static int gk__gemv_cfg(int64_t nv, int64_t M, gk_dtype dt) {
     int tc = dt == GK_F16 || dt == GK_BF16;
     if (gk__gemv_force_cfg >= 0 && gk__gemv_force_cfg < (tc ? GK__GEMV_NALL : GK__GEMV_NCFG)) return gk__gemv_force_cfg;
-    if (tc && M > 1) return 7; /* several rows: the tensor cores take all of them in one pass */
+    /* several rows: the tensor cores take all of them in one pass (M = 8: 88% of copy at 151936 x 896 with
+       4 warps a block, 79% at 14336 x 4096 with 8; the SIMT kernels fell to 33%) */
+    if (tc && M > 1) return nv <= 256 ? 6 : 8;
     if (nv <= 128) return 0;  /* 151936 x 896 bf16, M = 1: 92% of copy (cfg 1: 83%, 4: 79%) */
     if (nv <= 256) return 1;
     return 4;                 /* 4096 x 4096: 64% (the next best 62%); 14336 x 4096: 84% (cfg 5: 86%, 2: 82%) */
