@@ -4054,6 +4054,21 @@ static int gk__nd_contig(const gk__nd *nd, int nops) {
     for (k = 0; k < nops; k++) if (nd->st[k][0] != 1) return 0;
     return 1;
 }
+/* The 16-byte vector path of a broadcast (the *_v kernels): the innermost
+   dim is a multiple of vec elements, with stride 1 in the output and 1 or 0
+   in each input, and every row of a stride-1 operand starts 16-byte aligned
+   (base address and outer strides). */
+static int gk__nd_vec_ok(const gk__nd *nd, int nops, const gk__cu_ptr *base, int64_t vec) {
+    int in = nd->ndim - 1, k, d;
+    if (nd->shape[in] % vec != 0 || nd->st[0][in] != 1) return 0;
+    for (k = 0; k < nops; k++) {
+        if (nd->st[k][in] == 0) continue;
+        if (nd->st[k][in] != 1 || (base[k] & 15) != 0) return 0;
+        for (d = 0; d < in; d++)
+            if (nd->st[k][d] % vec != 0) return 0;
+    }
+    return 1;
+}
 
 /* Walks every element of nd; o0..o2 are element offsets of the operands. */
 #define GK__ND_FOR(nd, ...)                                                             \
@@ -4185,11 +4200,11 @@ static void gk__ew_cpu(const void *vp) {
 
 /* kernel names (static strings: the function cache compares pointers) */
 #define GK__DTNAMES(P, S) { P "f32" S, P "f64" S, P "f16" S, P "bf16" S, P "f8e4m3" S, P "f8e5m2" S, P "i8" S, P "u8" S, P "i32" S, P "i64" S }
-static const char *const gk__k_bin[4][2][GK_DTYPE_COUNT] = {
-    { GK__DTNAMES("gk_add_", ""), GK__DTNAMES("gk_add_", "_c") },
-    { GK__DTNAMES("gk_sub_", ""), GK__DTNAMES("gk_sub_", "_c") },
-    { GK__DTNAMES("gk_mul_", ""), GK__DTNAMES("gk_mul_", "_c") },
-    { GK__DTNAMES("gk_div_", ""), GK__DTNAMES("gk_div_", "_c") } };
+static const char *const gk__k_bin[4][3][GK_DTYPE_COUNT] = {
+    { GK__DTNAMES("gk_add_", ""), GK__DTNAMES("gk_add_", "_c"), GK__DTNAMES("gk_add_", "_v") },
+    { GK__DTNAMES("gk_sub_", ""), GK__DTNAMES("gk_sub_", "_c"), GK__DTNAMES("gk_sub_", "_v") },
+    { GK__DTNAMES("gk_mul_", ""), GK__DTNAMES("gk_mul_", "_c"), GK__DTNAMES("gk_mul_", "_v") },
+    { GK__DTNAMES("gk_div_", ""), GK__DTNAMES("gk_div_", "_c"), GK__DTNAMES("gk_div_", "_v") } };
 static const char *const gk__k_scale[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_scale_", ""), GK__DTNAMES("gk_axpy_", "") };
 static const char *const gk__k_cast[GK_DTYPE_COUNT][GK_DTYPE_COUNT] = {
     GK__DTNAMES("gk_cast_f32_", ""), GK__DTNAMES("gk_cast_f64_", ""), GK__DTNAMES("gk_cast_f16_", ""),
@@ -4364,7 +4379,14 @@ static gk_status gk__elementwise(gk_ctx *ctx, int op, const gk_tensor *ts, int n
                     int64_t nn = p.nd.n;
                     args[0] = &nn;
                     st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][1][p.dt], (nn * (int64_t)es + 15) / 16, args, where);
-                } else st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][0][p.dt], p.nd.n, args, where);
+                } else {
+                    gk__cu_ptr bases[3];
+                    int64_t vec = 16 / (int64_t)es;
+                    bases[0] = po; bases[1] = pa; bases[2] = pb;
+                    if (gk__nd_vec_ok(&p.nd, 3, bases, vec))
+                        st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][2][p.dt], p.nd.n / vec, args, where);
+                    else st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][0][p.dt], p.nd.n, args, where);
+                }
             } else if (op == GK__OP_FILL) {
                 if (contig && (po & 15) == 0) {
                     int64_t nbytes = p.nd.n * (int64_t)es;
