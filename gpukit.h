@@ -6655,14 +6655,18 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
                 block[0] = (unsigned)((t + 31) / 32 * 32);
             }
         }
-        if (vi == 0 && nvec <= 32) { /* short rows: a warp per row, 8 rows per block */
-            int Di = (int)p.L;
-            int64_t nb = (p.rows + 7) / 8;
-            void *args[10];
-            grid[0] = (unsigned)(nb < (1 << 30) ? nb : (1 << 30));
+        if (vi == 0 && nvec <= 32) { /* short rows: G lanes a row (G a power of two >= nvec), 2 rows per lane a step */
+            int Di = (int)p.L, G = 1;
+            int64_t rpb, nb, maxb = (int64_t)ctx->info.sm_count * 8;
+            void *args[11];
+            while (G < nvec) G *= 2;
+            rpb = 8 * (32 / G) * 2;
+            nb = (p.rows + rpb - 1) / rpb;
+            if (nb > maxb) nb = maxb;
+            grid[0] = (unsigned)(nb < 1 ? 1 : nb);
             block[0] = 256;
-            args[0] = &p.rows; args[1] = &Di; args[2] = &p.mode; args[3] = &p.eps; args[4] = &px; args[5] = &pr;
-            args[6] = &ph; args[7] = &po; args[8] = &pw; args[9] = &pb;
+            args[0] = &p.rows; args[1] = &Di; args[2] = &G; args[3] = &p.mode; args[4] = &p.eps; args[5] = &px; args[6] = &pr;
+            args[7] = &ph; args[8] = &po; args[9] = &pw; args[10] = &pb;
             st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_warpnorm[combo], grid, block, 0, args, where);
         } else if (vi >= 0) {
             int Di = (int)p.L;
