@@ -6643,28 +6643,30 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
         grid[0] = (unsigned)(p.rows < (1 << 30) ? p.rows : (1 << 30));
         if (kind <= GK__NK_ADDRMS && rowb % 16 == 0 && ((px | po | ph | pr) & 15) == 0) {
             int64_t t;
-            /* about 128 threads a row with up to 8 vectors each: more loads in
-               flight per thread (measured: bf16 [8192, 4096] went from 1 vector
-               on 512 threads at 48% of copy bandwidth) */
-            if (nvec <= 128) vi = 0;
-            else if (nvec <= 256) vi = 1;
-            else if (nvec <= 512) vi = 2;
+            /* the most vectors a thread (up to 8) that still leave at least a
+               warp a row: more 16-byte loads in flight per thread, and with
+               the registers that takes, more bytes in flight per SM (measured:
+               bf16 [8192, 4096] was at 48% of copy with 1 vector on 512
+               threads, 55% with 4 on 128; f32 at 92% with 8 on 128) */
+            if (nvec < 64) vi = 0;
+            else if (nvec < 128) vi = 1;
+            else if (nvec < 256) vi = 2;
             else if (nvec <= 4096) vi = 3;
             if (vi >= 0) {
                 t = (nvec + (1 << vi) - 1) >> vi;
                 block[0] = (unsigned)((t + 31) / 32 * 32);
             }
         }
-        if (vi == 0 && nvec <= 32) { /* short rows: G lanes a row (G a power of two >= nvec), 2 rows per lane a step */
+        if (vi == 0 && nvec <= 32) { /* short rows: G lanes a row (G a power of two >= nvec), 4 rows per lane a step */
             int Di = (int)p.L, G = 1;
-            int64_t rpb, nb, maxb = (int64_t)ctx->info.sm_count * 8;
+            int64_t rpb, nb, maxb = (int64_t)ctx->info.sm_count * 32;
             void *args[11];
             while (G < nvec) G *= 2;
-            rpb = 8 * (32 / G) * 2;
+            rpb = 4 * (32 / G) * 4; /* 128 threads: about 85 registers each (sm_90), 5 blocks an SM */
             nb = (p.rows + rpb - 1) / rpb;
             if (nb > maxb) nb = maxb;
             grid[0] = (unsigned)(nb < 1 ? 1 : nb);
-            block[0] = 256;
+            block[0] = 128;
             args[0] = &p.rows; args[1] = &Di; args[2] = &G; args[3] = &p.mode; args[4] = &p.eps; args[5] = &px; args[6] = &pr;
             args[7] = &ph; args[8] = &po; args[9] = &pw; args[10] = &pb;
             st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_warpnorm[combo], grid, block, 0, args, where);

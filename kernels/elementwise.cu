@@ -116,12 +116,17 @@ template <int OP, int DT> __device__ __forceinline__ void gk_binary_v(const gk_n
             unsigned r = (unsigned)i / (unsigned)wv;
             cv = (gk_i64)((unsigned)i - r * (unsigned)wv);
             unsigned rr = r;
-            for (int d = in - 1; d >= 0; d--) {
+            for (int d = in - 1; d >= 1; d--) {
                 unsigned s = (unsigned)nd.shape[d], q = rr / s, m = rr - q * s;
                 o0 += (gk_i64)m * nd.st[0][d];
                 o1 += (gk_i64)m * nd.st[1][d];
                 o2 += (gk_i64)m * nd.st[2][d];
                 rr = q;
+            }
+            if (in >= 1) { // the outermost dim: rr is already below its size
+                o0 += (gk_i64)rr * nd.st[0][0];
+                o1 += (gk_i64)rr * nd.st[1][0];
+                o2 += (gk_i64)rr * nd.st[2][0];
             }
         } else {
             gk_i64 row = i / wv;

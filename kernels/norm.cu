@@ -312,7 +312,7 @@ __device__ __forceinline__ void gk_gnorm(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64
         gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \
         gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \
         const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \
-        gk_warpnorm<GK_DT_##DTN, GK_DT_##WTN, 2>(rows, D, G, mode, eps, x, res, h, out, w, b);                          \
+        gk_warpnorm<GK_DT_##DTN, GK_DT_##WTN, 4>(rows, D, G, mode, eps, x, res, h, out, w, b);                          \
     }                                                                                                                    \
     GK_ROWNORM(DTN, WTN, 1)                                                                                              \
     GK_ROWNORM(DTN, WTN, 2)                                                                                              \

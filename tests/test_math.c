@@ -194,7 +194,7 @@ static void test_unary(void) {
     }
     /* GELU (erf and tanh forms) of the 16-bit floats element by element over
        [-10, 10] (the contiguous kernels use their own erfc / sigmoid forms):
-       each value within half an ulp of the dtype (plus 1%) of the exact one,
+       each value within half an ulp of the dtype (plus 5%) of the exact one,
        the negative tail included (the CPU reference, 1 + erff in f32, loses
        the tail to cancellation, so this runs only on the GPU) */
     for (di = 2; di < 4 && gk_ctx_backend(D) == GK_BACKEND_CUDA; di++) {
@@ -211,7 +211,10 @@ static void test_unary(void) {
             GKT_OK(R, gk_unary(R, o.r, x.r, (gk_unary_op)op, 0));
             getd(o, dv, rv);
             for (i = 0; i < n; i++) {
-                double w = un_expect(op, xv[i], 0), lim = 1.01 * hulp * fabs(w) + sub;
+                /* exact in double without the cancellation of 1 + erf / 1 + tanh: x Phi(x) = x erfc(-x / sqrt2) / 2,
+                   x (1 + tanh u) / 2 = x / (1 + exp(-2u)) */
+                double xx = xv[i], u = sqrt(2 / 3.14159265358979323846) * (xx + 0.044715 * xx * xx * xx);
+                double w = k ? xx / (1 + exp(-2 * u)) : 0.5 * xx * erfc(-xx / sqrt(2.0)), lim = 1.05 * hulp * fabs(w) + sub;
                 if (!(fabs(dv[i] - w) <= lim) && badd++ < 3) printf("  %s %s(%.9g): device %.9g exact %.9g\n", gk_dtype_name(dt), UN_NAMES[op], xv[i], dv[i], w);
             }
             GKT_CHECK(badd == 0, "%s %s elementwise: %d device values beyond half an ulp", gk_dtype_name(dt), UN_NAMES[op], badd);
