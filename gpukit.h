@@ -4066,6 +4066,21 @@ static int gk__nd_contig(const gk__nd *nd, int nops) {
     for (k = 0; k < nops; k++) if (nd->st[k][0] != 1) return 0;
     return 1;
 }
+/* The 16-byte vector path of a broadcast (the *_v kernels): the innermost
+   dim is a multiple of vec elements, with stride 1 in the output and 1 or 0
+   in each input, and every row of a stride-1 operand starts 16-byte aligned
+   (base address and outer strides). */
+static int gk__nd_vec_ok(const gk__nd *nd, int nops, const gk__cu_ptr *base, int64_t vec) {
+    int in = nd->ndim - 1, k, d;
+    if (nd->shape[in] % vec != 0 || nd->st[0][in] != 1) return 0;
+    for (k = 0; k < nops; k++) {
+        if (nd->st[k][in] == 0) continue;
+        if (nd->st[k][in] != 1 || (base[k] & 15) != 0) return 0;
+        for (d = 0; d < in; d++)
+            if (nd->st[k][d] % vec != 0) return 0;
+    }
+    return 1;
+}
 
 /* Walks every element of nd; o0..o2 are element offsets of the operands. */
 #define GK__ND_FOR(nd, ...)                                                             \
@@ -4197,11 +4212,11 @@ static void gk__ew_cpu(const void *vp) {
 
 /* kernel names (static strings: the function cache compares pointers) */
 #define GK__DTNAMES(P, S) { P "f32" S, P "f64" S, P "f16" S, P "bf16" S, P "f8e4m3" S, P "f8e5m2" S, P "i8" S, P "u8" S, P "i32" S, P "i64" S }
-static const char *const gk__k_bin[4][2][GK_DTYPE_COUNT] = {
-    { GK__DTNAMES("gk_add_", ""), GK__DTNAMES("gk_add_", "_c") },
-    { GK__DTNAMES("gk_sub_", ""), GK__DTNAMES("gk_sub_", "_c") },
-    { GK__DTNAMES("gk_mul_", ""), GK__DTNAMES("gk_mul_", "_c") },
-    { GK__DTNAMES("gk_div_", ""), GK__DTNAMES("gk_div_", "_c") } };
+static const char *const gk__k_bin[4][3][GK_DTYPE_COUNT] = {
+    { GK__DTNAMES("gk_add_", ""), GK__DTNAMES("gk_add_", "_c"), GK__DTNAMES("gk_add_", "_v") },
+    { GK__DTNAMES("gk_sub_", ""), GK__DTNAMES("gk_sub_", "_c"), GK__DTNAMES("gk_sub_", "_v") },
+    { GK__DTNAMES("gk_mul_", ""), GK__DTNAMES("gk_mul_", "_c"), GK__DTNAMES("gk_mul_", "_v") },
+    { GK__DTNAMES("gk_div_", ""), GK__DTNAMES("gk_div_", "_c"), GK__DTNAMES("gk_div_", "_v") } };
 static const char *const gk__k_scale[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_scale_", ""), GK__DTNAMES("gk_axpy_", "") };
 static const char *const gk__k_cast[GK_DTYPE_COUNT][GK_DTYPE_COUNT] = {
     GK__DTNAMES("gk_cast_f32_", ""), GK__DTNAMES("gk_cast_f64_", ""), GK__DTNAMES("gk_cast_f16_", ""),
@@ -4376,7 +4391,14 @@ static gk_status gk__elementwise(gk_ctx *ctx, int op, const gk_tensor *ts, int n
                     int64_t nn = p.nd.n;
                     args[0] = &nn;
                     st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][1][p.dt], (nn * (int64_t)es + 15) / 16, args, where);
-                } else st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][0][p.dt], p.nd.n, args, where);
+                } else {
+                    gk__cu_ptr bases[3];
+                    int64_t vec = 16 / (int64_t)es;
+                    bases[0] = po; bases[1] = pa; bases[2] = pb;
+                    if (gk__nd_vec_ok(&p.nd, 3, bases, vec))
+                        st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][2][p.dt], p.nd.n / vec, args, where);
+                    else st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][0][p.dt], p.nd.n, args, where);
+                }
             } else if (op == GK__OP_FILL) {
                 if (contig && (po & 15) == 0) {
                     int64_t nbytes = p.nd.n * (int64_t)es;
@@ -6741,26 +6763,32 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
         grid[0] = (unsigned)(p.rows < (1 << 30) ? p.rows : (1 << 30));
         if (kind <= GK__NK_ADDRMS && rowb % 16 == 0 && ((px | po | ph | pr) & 15) == 0) {
             int64_t t;
-            /* about 128 threads a row with up to 8 vectors each: more loads in
-               flight per thread (measured: bf16 [8192, 4096] went from 1 vector
-               on 512 threads at 48% of copy bandwidth) */
-            if (nvec <= 128) vi = 0;
-            else if (nvec <= 256) vi = 1;
-            else if (nvec <= 512) vi = 2;
+            /* the most vectors a thread (up to 8) that still leave at least a
+               warp a row: more 16-byte loads in flight per thread, and with
+               the registers that takes, more bytes in flight per SM (measured:
+               bf16 [8192, 4096] was at 48% of copy with 1 vector on 512
+               threads, 55% with 4 on 128; f32 at 92% with 8 on 128) */
+            if (nvec < 64) vi = 0;
+            else if (nvec < 128) vi = 1;
+            else if (nvec < 256) vi = 2;
             else if (nvec <= 4096) vi = 3;
             if (vi >= 0) {
                 t = (nvec + (1 << vi) - 1) >> vi;
                 block[0] = (unsigned)((t + 31) / 32 * 32);
             }
         }
-        if (vi == 0 && nvec <= 32) { /* short rows: a warp per row, 8 rows per block */
-            int Di = (int)p.L;
-            int64_t nb = (p.rows + 7) / 8;
-            void *args[10];
-            grid[0] = (unsigned)(nb < (1 << 30) ? nb : (1 << 30));
-            block[0] = 256;
-            args[0] = &p.rows; args[1] = &Di; args[2] = &p.mode; args[3] = &p.eps; args[4] = &px; args[5] = &pr;
-            args[6] = &ph; args[7] = &po; args[8] = &pw; args[9] = &pb;
+        if (vi == 0 && nvec <= 32) { /* short rows: G lanes a row (G a power of two >= nvec), 4 rows per lane a step */
+            int Di = (int)p.L, G = 1;
+            int64_t rpb, nb, maxb = (int64_t)ctx->info.sm_count * 32;
+            void *args[11];
+            while (G < nvec) G *= 2;
+            rpb = 4 * (32 / G) * 4; /* 128 threads: about 85 registers each (sm_90), 5 blocks an SM */
+            nb = (p.rows + rpb - 1) / rpb;
+            if (nb > maxb) nb = maxb;
+            grid[0] = (unsigned)(nb < 1 ? 1 : nb);
+            block[0] = 128;
+            args[0] = &p.rows; args[1] = &Di; args[2] = &G; args[3] = &p.mode; args[4] = &p.eps; args[5] = &px; args[6] = &pr;
+            args[7] = &ph; args[8] = &po; args[9] = &pw; args[10] = &pb;
             st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_warpnorm[combo], grid, block, 0, args, where);
         } else if (vi >= 0) {
             int Di = (int)p.L;
