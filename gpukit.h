@@ -6763,14 +6763,13 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
         grid[0] = (unsigned)(p.rows < (1 << 30) ? p.rows : (1 << 30));
         if (kind <= GK__NK_ADDRMS && rowb % 16 == 0 && ((px | po | ph | pr) & 15) == 0) {
             int64_t t;
-            /* the most vectors a thread (up to 8) that still leave at least a
-               warp a row: more 16-byte loads in flight per thread, and with
-               the registers that takes, more bytes in flight per SM (measured:
-               bf16 [8192, 4096] was at 48% of copy with 1 vector on 512
-               threads, 55% with 4 on 128; f32 at 92% with 8 on 128) */
-            if (nvec < 64) vi = 0;
-            else if (nvec < 128) vi = 1;
-            else if (nvec < 256) vi = 2;
+            /* vectors a thread by row length (measured on the H200: bf16
+               [8192, 4096] at 48% of copy with 1 vector on 512 threads, 55%
+               with 4 on 128, 36% with 8 on 64 (126 registers: too few rows in
+               flight); f32 at 92% with 8 on 128) */
+            if (nvec <= 128) vi = 0;
+            else if (nvec <= 256) vi = 1;
+            else if (nvec <= 512) vi = 2;
             else if (nvec <= 4096) vi = 3;
             if (vi >= 0) {
                 t = (nvec + (1 << vi) - 1) >> vi;
