@@ -6341,6 +6341,7 @@ static void gk__sample_cpu(const void *vp) {
     GPUKIT_FREE(keys);
 }
 static const char *const gk__k_sample[GK_DTYPE_COUNT] = GK__DTNAMES("gk_sample_", "");
+static const char *const gk__k_greedy_part[GK_DTYPE_COUNT] = GK__DTNAMES("gk_greedy_part_", "");
 
 GKDEF gk_status gk_sample(gk_ctx *ctx, gk_tensor tokens, gk_tensor logits, gk_tensor prev, const gk_sample_desc *desc) {
     static const char *const names[3] = { "tokens", "logits", "prev" };
@@ -6404,8 +6405,30 @@ GKDEF gk_status gk_sample(gk_ctx *ctx, gk_tensor tokens, gk_tensor logits, gk_te
     if (st == GK_OK) {
         gk__cu_ptr pt = gk__slot_addr(ops.s[0]), pl = gk__slot_addr(ops.s[1]), ppv = hasprev ? gk__slot_addr(ops.s[2]) : 0;
         p.tokens = (int32_t *)(uintptr_t)pt; p.logits = (const char *)(uintptr_t)pl; p.prev = (const int32_t *)(uintptr_t)ppv;
+        const gk__sp *sp = &p.sp;
+        int pen = sp->n_prev > 0 && ((sp->rep > 0.0f && sp->rep != 1.0f) || sp->presence != 0.0f || sp->freq != 0.0f);
         if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__sample_cpu, &p, sizeof p, where);
-        else {
+        else if (!(sp->temperature > 0.0f) && !pen && sp->V >= 8192) {
+            /* greedy without penalties: each row over many blocks, then a merge of the parts */
+            int64_t sms = ctx->info.sm_count > 0 ? ctx->info.sm_count : 1, S = (4 * sms + sp->B - 1) / sp->B;
+            int Si, chunk;
+            unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
+            gk__cu_ptr ws = 0;
+            if (S > sp->V / 2048) S = sp->V / 2048;
+            chunk = (int)((sp->V + S - 1) / S);
+            Si = (int)((sp->V + chunk - 1) / chunk);
+            st = gk__workspace(ctx, (size_t)sp->B * (size_t)Si * 8, &ws, where);
+            if (st == GK_OK) {
+                void *args[5] = { &p.sp, &pl, &Si, &chunk, &ws };
+                grid[0] = (unsigned)gk__grid_cap(ctx, (int64_t)sp->B * Si, 8);
+                st = gk__launch_cfg(ctx, GK__MOD_SAMPLE, gk__k_greedy_part[p.dt], grid, block, 0, args, where);
+            }
+            if (st == GK_OK) {
+                void *args[4] = { &p.sp, &Si, &ws, &pt };
+                st = gk__launch(ctx, GK__MOD_SAMPLE, "gk_greedy_fin_k", sp->B, args, where);
+            }
+            if (ws) gk__unuse(ctx, ctx->ws);
+        } else {
             unsigned grid[3] = { 1, 1, 1 }, block[3] = { 1024, 1, 1 };
             gk__cu_ptr ws = 0, pbuf;
             size_t xbytes;

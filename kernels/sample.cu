@@ -382,6 +382,56 @@ template <int DT> __device__ __forceinline__ void gk_sample_rows(const gk_sp &sp
         __syncthreads();
     }
 }
+// ---- greedy sampling without penalties over many blocks per row ----
+// Part p of row b (elements [p * chunk, ...)) writes the key of its first
+// largest finite-or-+inf logit (NaN and -inf ignored: NaN counts as -inf), 0
+// when it has none, to part[b * S + p]; gk_greedy_fin takes the largest key of
+// each row (larger value, then lower index: the first occurrence), -1 for none.
+template <int DT> __device__ __forceinline__ void gk_greedy_part(const gk_sp &sp, const typename gk_ty<DT>::S *logits, int S, int chunk,
+                                                                 gk_u64 *part) {
+    typedef gk_ty<DT> T;
+    __shared__ gk_u64 shk[32];
+    const float NEG_INF = -__int_as_float(0x7F800000);
+    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    for (gk_i64 blk = blockIdx.x; blk < (gk_i64)sp.B * S; blk += gridDim.x) {
+        int b = (int)(blk / S), p = (int)(blk - (gk_i64)b * S);
+        int i0 = p * chunk, i1 = sp.V - i0 < chunk ? sp.V : i0 + chunk;
+        const typename T::S *lr = logits + (gk_i64)b * sp.lrs;
+        float bv = NEG_INF;
+        int bi = -1;
+        for (int i = i0 + (int)threadIdx.x; i < i1; i += blockDim.x) {
+            float v = (float)T::ld(lr[(gk_i64)i * sp.lcs]);
+            if (v > bv) { bv = v; bi = i; } // NaN and -inf never pass
+        }
+        gk_u64 key = bi < 0 ? 0 : gk_comp(bv, bi);
+        for (int off = 16; off > 0; off >>= 1) {
+            gk_u64 o = __shfl_down_sync(0xFFFFFFFFu, key, off);
+            key = o > key ? o : key;
+        }
+        __syncthreads();
+        if (lane == 0) shk[w] = key;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            for (int q = 1; q < nw; q++) key = shk[q] > key ? shk[q] : key;
+            part[blk] = key;
+        }
+    }
+}
+__device__ __forceinline__ void gk_greedy_fin(const gk_sp &sp, int S, const gk_u64 *part, int *tokens) {
+    for (gk_i64 b = GK_TID; b < sp.B; b += GK_NTHREADS) {
+        gk_u64 key = 0;
+        for (int p = 0; p < S; p++) key = part[b * S + p] > key ? part[b * S + p] : key;
+        tokens[b * sp.tst] = key == 0 ? -1 : (int)~(gk_u32)key;
+    }
+}
+#define GK_GREEDY(DTN)                                                                                              \
+    extern "C" __global__ void __launch_bounds__(256) gk_greedy_part_##DTN(gk_sp sp, const gk_ty<GK_DT_##DTN>::S *logits, int S, int chunk, \
+                                                   gk_u64 *part) {                                                  \
+        gk_greedy_part<GK_DT_##DTN>(sp, logits, S, chunk, part);                                                    \
+    }
+GK_GREEDY(f32) GK_GREEDY(f16) GK_GREEDY(bf16)
+extern "C" __global__ void gk_greedy_fin_k(gk_sp sp, int S, const gk_u64 *part, int *tokens) { gk_greedy_fin(sp, S, part, tokens); }
+
 #define GK_SAMPLE(DTN)                                                                                              \
     extern "C" __global__ void __launch_bounds__(1024) gk_sample_##DTN(gk_sp sp, int *tokens, const gk_ty<GK_DT_##DTN>::S *logits,          \
                                                const int *prev, float *xws, gk_u64 *gbuf) {                         \

@@ -840,6 +840,38 @@ static void test_sample(void) {
             GKT_CHECK(same == 8, "sample case %d: the same seed gave different tokens", c);
             free(lv); fr(lg); fr(tok); fr(prev);
         }
+    for (di = 0; di < 3; di++) { /* greedy over many blocks per row (V >= 8192, no penalties): ties, NaN, -inf, +inf, strided rows */
+        int64_t B = 4, V = 40000, s[2], st[2], i;
+        double *lv = (double *)malloc(sizeof(double) * (size_t)(B * V)), *lt = (double *)malloc(sizeof(double) * (size_t)(B * V));
+        double td[4], tr[4], want[4] = { 30000, -1, 39999, 4 };
+        gk_sample_desc d;
+        pair lg, lg2, lgt, tok;
+        int tr_i, bad = 0;
+        s[0] = B; s[1] = V; st[0] = V; st[1] = B;
+        for (i = 0; i < B * V; i++) lv[i] = gkt_uniform(-4, 4);
+        lv[30000] = 10; lv[35000] = 10; lv[100] = NAN;                    /* row 0: first of two maxima */
+        for (i = 0; i < V; i++) lv[V + i] = i % 3 ? -INFINITY : NAN;      /* row 1: nothing finite: -1 */
+        lv[2 * V + 5] = NAN; lv[2 * V + 39999] = INFINITY;                /* row 2: +inf wins */
+        lv[3 * V + 4] = 9; lv[3 * V + 8191] = 9; lv[3 * V + 8192] = 9;    /* row 3: ties across parts */
+        for (i = 0; i < B * V; i++) lt[(i % V) * B + i / V] = lv[i];
+        memset(&d, 0, sizeof d);
+        lg = mk(sdt[di], 2, s, lv);
+        tok = mk(GK_I32, 1, &B, NULL);
+        for (tr_i = 0; tr_i < 2; tr_i++) {
+            gk_tensor nul;
+            nul.id = 0;
+            lg2 = tr_i ? mk(sdt[di], 2, st, lt) : lg;
+            lgt = tr_i ? tview(lg2) : lg;
+            GKT_OK(D, gk_sample(D, tok.d, lgt.d, nul, &d));
+            GKT_OK(R, gk_sample(R, tok.r, lgt.r, nul, NULL));
+            getd(tok, td, tr);
+            for (i = 0; i < B; i++) bad += td[i] != want[i] || tr[i] != want[i];
+            if (tr_i) { gk_tensor_free(D, lgt.d); gk_tensor_free(R, lgt.r); fr(lg2); }
+        }
+        GKT_CHECK(bad == 0, "greedy split %s: %d bad (device %g %g %g %g, ref %g %g %g %g)", gk_dtype_name(sdt[di]), bad, td[0], td[1], td[2], td[3],
+                  tr[0], tr[1], tr[2], tr[3]);
+        free(lv); free(lt); fr(lg); fr(tok);
+    }
     {   /* frequencies over many rows (each row its own counter) match the probabilities */
         int64_t B = 20000, V = 5, s[2], i;
         double *lv = (double *)malloc(sizeof(double) * (size_t)(B * V)), *td = (double *)malloc(sizeof(double) * (size_t)B), *tr = (double *)malloc(sizeof(double) * (size_t)B);
