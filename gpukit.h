@@ -5957,12 +5957,12 @@ static gk_status gk__reduce(gk_ctx *ctx, gk_tensor out, gk_tensor x, int op, int
                 unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
                 gk__cu_ptr ws = 0;
                 if (M < 2 * sms && R >= 32768) {
-                    S = (4 * sms + M - 1) / M;
+                    S = (8 * sms + M - 1) / M;
                     if (S > (R + 4095) / 4096) S = (R + 4095) / 4096;
                     chunk = ((R + S - 1) / S + 15) / 16 * 16;
                     S = (R + chunk - 1) / chunk;
                 }
-                if (R >= 4096) block[0] = 512;
+                if (R >= 4096 && M * S < 4 * sms) block[0] = 512; /* many blocks: 256 threads, more of them per SM */
                 if (S > 1) st = gk__workspace(ctx, (size_t)(M * S) * sizeof(gk__rpart), &ws, where);
                 if (st == GK_OK) {
                     void *args[9] = { &p.on, &p.rn, &p.R, &p.op, &S, &chunk, &po, &px, &ws };
@@ -6061,6 +6061,9 @@ static void gk__rowop_cpu(const void *vp) {
     });
 }
 static const char *const gk__k_softmax[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_softmax_", ""), GK__DTNAMES("gk_log_softmax_", "") };
+static const char *const gk__k_softmax_reg[2][2][GK_DTYPE_COUNT] = {
+    { GK__DTNAMES("gk_softmax_r4_", ""), GK__DTNAMES("gk_softmax_r8_", "") },
+    { GK__DTNAMES("gk_log_softmax_r4_", ""), GK__DTNAMES("gk_log_softmax_r8_", "") } };
 static const char *const gk__k_cumsum[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_cumsum_", ""), GK__DTNAMES("gk_cumsum_", "_b") };
 
 static gk_status gk__rowop_run(gk_ctx *ctx, gk_tensor out, gk_tensor x, int kind, int axis, const char *where) {
@@ -6126,6 +6129,17 @@ static gk_status gk__rowop_run(gk_ctx *ctx, gk_tensor out, gk_tensor x, int kind
             int phase = 0;
             gk__cu_ptr ws = 0;
             void *sargs[10];
+            int64_t nvec = p.n / (int64_t)(16 / gk__dtype_sizes[p.dt]);
+            if (p.xs == 1 && p.os == 1 && nvec <= 8192 && (M >= sms || p.n < 16384)) {
+                /* the row fits in the registers of one block: read once, write once */
+                int nv = nvec <= 4096 ? 4 : 8;
+                int64_t T = ((nvec + nv - 1) / nv + 31) / 32 * 32;
+                if (T < 128) T = 128;
+                block[0] = (unsigned)T;
+                grid[0] = (unsigned)gk__grid_cap(ctx, M, (int)(2048 / T));
+                st = gk__launch_cfg(ctx, GK__MOD_REDUCE, gk__k_softmax_reg[kind][nv == 8][p.dt], grid, block, 0, args, where);
+                goto launched;
+            }
             if (M < sms && p.n >= 16384) {
                 S = (2 * sms + M - 1) / M;
                 if (S > (p.n + 8191) / 8192) S = (p.n + 8191) / 8192;
@@ -6145,6 +6159,7 @@ static gk_status gk__rowop_run(gk_ctx *ctx, gk_tensor out, gk_tensor x, int kind
             if (ws) gk__unuse(ctx, ctx->ws);
         }
     }
+launched:
     gk__operands_done(ctx, &ops, st);
     gk__unlock(&ctx->mu);
     return st;
@@ -6207,7 +6222,10 @@ static void gk__topk_cpu(const void *vp) {
     GPUKIT_FREE(keys);
 }
 static const char *const gk__k_topk[GK_DTYPE_COUNT] = GK__DTNAMES("gk_topk_", "");
+static const char *const gk__k_topk_part[GK_DTYPE_COUNT] = GK__DTNAMES("gk_topk_part_", "");
+static const char *const gk__k_topk_merge[GK_DTYPE_COUNT] = GK__DTNAMES("gk_topk_merge_", "");
 #define GK__SMEM_SORT 4096
+#define GK__TK_PART 4096 /* GK_TK_PART in kernels/sample.cu */
 static int64_t gk__pow2_at_least(int64_t k) {
     int64_t p = 1;
     while (p < k) p <<= 1;
@@ -6259,7 +6277,26 @@ GKDEF gk_status gk_topk(gk_ctx *ctx, gk_tensor values, gk_tensor indices, gk_ten
         gk__cu_ptr pv = gk__slot_addr(ops.s[0]), pi = gk__slot_addr(ops.s[1]), px = gk__slot_addr(ops.s[2]);
         p.v = (char *)(uintptr_t)pv; p.ix = (char *)(uintptr_t)pi; p.x = (const char *)(uintptr_t)px;
         if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__topk_cpu, &p, sizeof p, where);
-        else {
+        else if (p.n >= 4 * GK__TK_PART && k <= 256) {
+            /* long rows: the top k of each part of GK__TK_PART elements (many blocks per row),
+               then one block per row merges the parts' candidates */
+            int n = (int)p.n, kk = (int)k, P = (int)gk__pow2_at_least(k), S = (int)((p.n + GK__TK_PART - 1) / GK__TK_PART);
+            unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
+            gk__cu_ptr ws = 0;
+            st = gk__workspace(ctx, (size_t)p.on.n * (size_t)S * (size_t)k * 8, &ws, where);
+            if (st == GK_OK) {
+                void *args[7] = { &p.on, &n, &p.xs, &kk, &S, &px, &ws };
+                grid[0] = (unsigned)gk__grid_cap(ctx, p.on.n * S, 8);
+                st = gk__launch_cfg(ctx, GK__MOD_SAMPLE, gk__k_topk_part[p.dt], grid, block, 0, args, where);
+            }
+            if (st == GK_OK) {
+                void *args[12] = { &p.on, &p.xs, &p.vs, &p.is, &kk, &S, &P, &pv, &pi, &px, &ws };
+                grid[0] = (unsigned)gk__grid_cap(ctx, p.on.n, 2);
+                block[0] = 512;
+                st = gk__launch_cfg(ctx, GK__MOD_SAMPLE, gk__k_topk_merge[p.dt], grid, block, (unsigned)P * 8, args, where);
+            }
+            if (ws) gk__unuse(ctx, ctx->ws);
+        } else {
             int n = (int)p.n, kk = (int)k, P = (int)gk__pow2_at_least(k);
             unsigned grid[3] = { 1, 1, 1 }, block[3] = { 1024, 1, 1 };
             gk__cu_ptr ws = 0;
@@ -6446,6 +6483,7 @@ static void gk__sample_cpu(const void *vp) {
     GPUKIT_FREE(keys);
 }
 static const char *const gk__k_sample[GK_DTYPE_COUNT] = GK__DTNAMES("gk_sample_", "");
+static const char *const gk__k_greedy_part[GK_DTYPE_COUNT] = GK__DTNAMES("gk_greedy_part_", "");
 
 GKDEF gk_status gk_sample(gk_ctx *ctx, gk_tensor tokens, gk_tensor logits, gk_tensor prev, const gk_sample_desc *desc) {
     static const char *const names[3] = { "tokens", "logits", "prev" };
@@ -6509,8 +6547,30 @@ GKDEF gk_status gk_sample(gk_ctx *ctx, gk_tensor tokens, gk_tensor logits, gk_te
     if (st == GK_OK) {
         gk__cu_ptr pt = gk__slot_addr(ops.s[0]), pl = gk__slot_addr(ops.s[1]), ppv = hasprev ? gk__slot_addr(ops.s[2]) : 0;
         p.tokens = (int32_t *)(uintptr_t)pt; p.logits = (const char *)(uintptr_t)pl; p.prev = (const int32_t *)(uintptr_t)ppv;
+        const gk__sp *sp = &p.sp;
+        int pen = sp->n_prev > 0 && ((sp->rep > 0.0f && sp->rep != 1.0f) || sp->presence != 0.0f || sp->freq != 0.0f);
         if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__sample_cpu, &p, sizeof p, where);
-        else {
+        else if (!(sp->temperature > 0.0f) && !pen && sp->V >= 8192) {
+            /* greedy without penalties: each row over many blocks, then a merge of the parts */
+            int64_t sms = ctx->info.sm_count > 0 ? ctx->info.sm_count : 1, S = (4 * sms + sp->B - 1) / sp->B;
+            int Si, chunk;
+            unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
+            gk__cu_ptr ws = 0;
+            if (S > sp->V / 2048) S = sp->V / 2048;
+            chunk = (int)((sp->V + S - 1) / S);
+            Si = (int)((sp->V + chunk - 1) / chunk);
+            st = gk__workspace(ctx, (size_t)sp->B * (size_t)Si * 8, &ws, where);
+            if (st == GK_OK) {
+                void *args[5] = { &p.sp, &pl, &Si, &chunk, &ws };
+                grid[0] = (unsigned)gk__grid_cap(ctx, (int64_t)sp->B * Si, 8);
+                st = gk__launch_cfg(ctx, GK__MOD_SAMPLE, gk__k_greedy_part[p.dt], grid, block, 0, args, where);
+            }
+            if (st == GK_OK) {
+                void *args[4] = { &p.sp, &Si, &ws, &pt };
+                st = gk__launch(ctx, GK__MOD_SAMPLE, "gk_greedy_fin_k", sp->B, args, where);
+            }
+            if (ws) gk__unuse(ctx, ctx->ws);
+        } else {
             unsigned grid[3] = { 1, 1, 1 }, block[3] = { 1024, 1, 1 };
             gk__cu_ptr ws = 0, pbuf;
             size_t xbytes;

@@ -180,6 +180,18 @@ int main(int argc, char **argv) {
         TIME("topk50_f32_64x151936", (size_t)64 * 151936 * 4, gk_topk(ctx, v, ix, x, 50));
         memset(&sd, 0, sizeof sd);
         TIME("sample_greedy_bf16_8x151936", (size_t)8 * 151936 * 2, gk_sample(ctx, tok, l8, prev, &sd));
+        {   /* batch 1 (decode): the first row of the same inputs */
+            gk_tensor x1, l1, v1, ix1, tok1, nul;
+            nul.id = 0;
+            CK(gk_view_slice(ctx, x, 0, 0, 1, 1, &x1));
+            CK(gk_view_slice(ctx, l8, 0, 0, 1, 1, &l1));
+            CK(gk_view_slice(ctx, v, 0, 0, 1, 1, &v1));
+            CK(gk_view_slice(ctx, ix, 0, 0, 1, 1, &ix1));
+            CK(gk_view_slice(ctx, tok, 0, 0, 1, 1, &tok1));
+            TIME("topk50_f32_1x151936", (size_t)151936 * 4, gk_topk(ctx, v1, ix1, x1, 50));
+            TIME("sample_greedy_bf16_1x151936", (size_t)151936 * 2, gk_sample(ctx, tok1, l1, nul, &sd));
+            gk_tensor_free(ctx, x1); gk_tensor_free(ctx, l1); gk_tensor_free(ctx, v1); gk_tensor_free(ctx, ix1); gk_tensor_free(ctx, tok1);
+        }
         sd.temperature = 0.8f; sd.seed = 1234;
         TIME("sample_temp_bf16_8x151936", (size_t)8 * 151936 * 2, gk_sample(ctx, tok, l8, prev, &sd));
         sd.top_k = 50; sd.top_p = 0.9f; sd.repetition_penalty = 1.1f;

@@ -112,8 +112,11 @@ template <int DT> __device__ __forceinline__ void rs_final(int op, const gk_rs<t
 
 // One block per (output, part): part p of S covers elements [p*chunk, (p+1)*chunk)
 // of the R reduced ones. S == 1 writes the result, else a partial state.
-template <int DT> __device__ __forceinline__ void gk_red_rows(const gk_nd &on, const gk_nd &rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,
-                                                              void *out, const typename gk_ty<DT>::S *x, gk_rpart *part) {
+// OP is a template argument so the inner loops carry no per-element switch
+// (the push of SUM is one add, MAX no index arithmetic).
+template <int DT, int OP> __device__ __forceinline__ void gk_red_rows_t(const gk_nd &on, const gk_nd &rn, gk_i64 R, gk_i64 S, gk_i64 chunk,
+                                                                        void *out, const typename gk_ty<DT>::S *x, gk_rpart *part) {
+    const int op = OP;
     typedef gk_ty<DT> T;
     typedef typename T::S Sx;
     typedef typename gk_acct<DT>::A A;
@@ -134,7 +137,7 @@ template <int DT> __device__ __forceinline__ void gk_red_rows(const gk_nd &on, c
             for (gk_i64 r = r0 + threadIdx.x; r < r0 + head; r += blockDim.x) rs_push<A>(op, s, (A)T::ld(b[r]), r);
             gk_i64 v0 = r0 + head, nv = (r1 - v0) / V;
             const uint4 *bv = (const uint4 *)(b + v0);
-#pragma unroll 4
+#pragma unroll 8
             for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {
                 union { uint4 v; Sx s[16 / sizeof(Sx)]; } u;
                 u.v = __ldg(bv + j);
@@ -155,6 +158,19 @@ template <int DT> __device__ __forceinline__ void gk_red_rows(const gk_nd &on, c
             else { part[blk].v = (double)s.v; part[blk].m2 = (double)s.m2; part[blk].n = s.n; }
         }
         __syncthreads();
+    }
+}
+template <int DT> __device__ __forceinline__ void gk_red_rows(const gk_nd &on, const gk_nd &rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,
+                                                              void *out, const typename gk_ty<DT>::S *x, gk_rpart *part) {
+    switch (op) {
+    case R_SUM: gk_red_rows_t<DT, R_SUM>(on, rn, R, S, chunk, out, x, part); break;
+    case R_MEAN: gk_red_rows_t<DT, R_MEAN>(on, rn, R, S, chunk, out, x, part); break;
+    case R_MAX: gk_red_rows_t<DT, R_MAX>(on, rn, R, S, chunk, out, x, part); break;
+    case R_MIN: gk_red_rows_t<DT, R_MIN>(on, rn, R, S, chunk, out, x, part); break;
+    case R_ARGMAX: gk_red_rows_t<DT, R_ARGMAX>(on, rn, R, S, chunk, out, x, part); break;
+    case R_ARGMIN: gk_red_rows_t<DT, R_ARGMIN>(on, rn, R, S, chunk, out, x, part); break;
+    case R_VAR: gk_red_rows_t<DT, R_VAR>(on, rn, R, S, chunk, out, x, part); break;
+    default: gk_red_rows_t<DT, R_VARU>(on, rn, R, S, chunk, out, x, part); break;
     }
 }
 // combines the S partial states of each output, in order
@@ -340,6 +356,124 @@ template <int DT, int LOG> __device__ __forceinline__ void gk_softmax_rows(const
     }
 }
 
+// One pass for rows that fit in registers: each thread keeps NV 16-byte
+// vectors (elements t*V + i*T*V of the row, i < NV) and at most one tail
+// element; the row is read once, its max and sum are exact two-pass values
+// over the registers, and it is written once. Needs unit strides and 16-byte
+// aligned rows (a row that is not falls back to the two-pass code above).
+template <typename A> __device__ __forceinline__ A sm_bmax(A v, bool &nan, A *sh, int *shn) {
+    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    int fl = nan ? 1 : 0;
+    for (int off = 16; off > 0; off >>= 1) {
+        A o = __shfl_xor_sync(0xFFFFFFFFu, v, off);
+        v = o > v ? o : v;
+        fl |= __shfl_xor_sync(0xFFFFFFFFu, fl, off);
+    }
+    __syncthreads();
+    if (lane == 0) { sh[w] = v; shn[w] = fl; }
+    __syncthreads();
+    v = sh[0]; fl = shn[0];
+    for (int q = 1; q < nw; q++) { A o = sh[q]; v = o > v ? o : v; fl |= shn[q]; }
+    nan = fl != 0;
+    return v;
+}
+template <typename A> __device__ __forceinline__ A sm_bsum(A v, A *sh) {
+    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, off);
+    __syncthreads();
+    if (lane == 0) sh[w] = v;
+    __syncthreads();
+    v = sh[0];
+    for (int q = 1; q < nw; q++) v += sh[q];
+    return v;
+}
+template <int DT, int LOG, int NV> __device__ __forceinline__ void gk_softmax_reg(const gk_nd &on, gk_i64 n, gk_i64 xs, gk_i64 os,
+                                                                                 typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S Sx;
+    typedef typename gk_acct<DT>::A A;
+    const int V = 16 / sizeof(Sx);
+    __shared__ A shA[32];
+    __shared__ int shN[32];
+    const A NINF = -gk_inf<A>();
+    int tid = threadIdx.x, nt = blockDim.x;
+    gk_i64 nvec = n / V, tail0 = nvec * V;
+    for (gk_i64 row = blockIdx.x; row < on.n; row += gridDim.x) {
+        gk_i64 oo, ox, o2;
+        gk_nd_offsets(on, row, oo, ox, o2);
+        const Sx *xr = x + ox;
+        Sx *yr = out + oo;
+        if ((((unsigned long long)xr | (unsigned long long)yr) & 15) != 0) { // misaligned row: two passes
+            A m, s;
+            sm_stats<DT>(xr, 0, n, xs, false, m, s);
+            sm_write<DT, LOG>(xr, yr, 0, n, xs, os, false, m, s);
+            __syncthreads();
+            continue;
+        }
+        union U { uint4 v; Sx s[16 / sizeof(Sx)]; };
+        U u[NV];
+        A tv = NINF;
+        bool ht = tail0 + tid < n;
+        const uint4 *xv = (const uint4 *)xr;
+#pragma unroll
+        for (int i = 0; i < NV; i++) {
+            gk_i64 j = tid + (gk_i64)i * nt;
+            if (j < nvec) u[i].v = __ldg(xv + j);
+        }
+        if (ht) tv = (A)T::ld(xr[tail0 + tid]);
+        // max over non-NaN entries, and whether there is a NaN
+        A m = NINF;
+        bool nan = tv != tv;
+        if (!nan && tv > m) m = tv;
+#pragma unroll
+        for (int i = 0; i < NV; i++) {
+            gk_i64 j = tid + (gk_i64)i * nt;
+            if (j < nvec) {
+#pragma unroll
+                for (int k = 0; k < V; k++) {
+                    A v = (A)T::ld(u[i].s[k]);
+                    nan |= v != v;
+                    m = v > m ? v : m;
+                }
+            }
+        }
+        m = sm_bmax<A>(m, nan, shA, shN);
+        A s = 0;
+        if (!nan && m != NINF) {
+#define GK_SM_TERM(xv) ((xv) == m ? (A)1 : (xv) == NINF ? (A)0 : m_expA((xv) - m))
+            if (ht) s += GK_SM_TERM(tv);
+#pragma unroll
+            for (int i = 0; i < NV; i++) {
+                gk_i64 j = tid + (gk_i64)i * nt;
+                if (j < nvec) {
+#pragma unroll
+                    for (int k = 0; k < V; k++) { A v = (A)T::ld(u[i].s[k]); s += GK_SM_TERM(v); }
+                }
+            }
+#undef GK_SM_TERM
+        }
+        s = sm_bsum<A>(s, shA);
+        if (nan) s = __int_as_float(0x7FC00000); // a NaN row: every output NaN
+        A ls = m_logA(s), inv = (A)1 / s;
+        bool none = m == NINF && !nan;
+#define GK_SM_OUT(xv)                                                                                               \
+    (nan ? s : none ? (LOG ? NINF : (A)0) : LOG ? ((xv) == m ? (A)0 : (xv) - m) - ls : ((xv) == m ? (A)1 : m_expA((xv) - m)) * inv)
+        uint4 *yv = (uint4 *)yr;
+#pragma unroll
+        for (int i = 0; i < NV; i++) {
+            gk_i64 j = tid + (gk_i64)i * nt;
+            if (j < nvec) {
+                U z;
+#pragma unroll
+                for (int k = 0; k < V; k++) { A v = (A)T::ld(u[i].s[k]); z.s[k] = T::st((typename T::C)(GK_SM_OUT(v))); }
+                yv[j] = z.v;
+            }
+        }
+        if (ht) yr[tail0 + tid] = T::st((typename T::C)(GK_SM_OUT(tv)));
+#undef GK_SM_OUT
+    }
+}
+
 // ---- cumsum along one dim: lines of n elements (strides xs / os) ----
 template <int DT> struct gk_cst { typedef typename gk_acct<DT>::A A; };
 template <> struct gk_cst<GK_DT_i32> { typedef gk_i64 A; };
@@ -423,6 +557,22 @@ template <int DT> __device__ __forceinline__ void gk_cumsum_block(const gk_nd &o
                                                     gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x,     \
                                                     gk_i64 S, gk_i64 chunk, int phase, double *ws) {                \
         gk_softmax_rows<GK_DT_##DTN, 1>(on, n, xs, os, S, chunk, phase, ws, out, x);                                \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(1024) gk_softmax_r4_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os, \
+                                                gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x) {       \
+        gk_softmax_reg<GK_DT_##DTN, 0, 4>(on, n, xs, os, out, x);                                                   \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(1024) gk_softmax_r8_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os, \
+                                                gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x) {       \
+        gk_softmax_reg<GK_DT_##DTN, 0, 8>(on, n, xs, os, out, x);                                                   \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(1024) gk_log_softmax_r4_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os, \
+                                                gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x) {       \
+        gk_softmax_reg<GK_DT_##DTN, 1, 4>(on, n, xs, os, out, x);                                                   \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(1024) gk_log_softmax_r8_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os, \
+                                                gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x) {       \
+        gk_softmax_reg<GK_DT_##DTN, 1, 8>(on, n, xs, os, out, x);                                                   \
     }
 GK_RED(f32) GK_RED(f64) GK_RED(f16) GK_RED(bf16)
 

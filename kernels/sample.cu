@@ -133,6 +133,76 @@ template <int DT> __device__ __forceinline__ void gk_topk_rows(const gk_nd &on, 
     }
 GK_TOPK(f32) GK_TOPK(f16) GK_TOPK(bf16)
 
+// ---- top-k of long rows in two kernels: parts of GK_TK_PART elements, then a merge ----
+// Part p of a row: its keys go to shared memory, a radix select finds its
+// min(k, part size) largest (the row's top k are among the union of the
+// parts' top k, since keys are distinct) and writes them, unsorted, to
+// cand[(row * S + p) * k ...]; unused slots get key 0 (no element has key 0:
+// its value word would be a NaN pattern, and NaN maps to 0xFFFFFFFF).
+#define GK_TK_PART 4096
+template <int DT> __device__ __forceinline__ void gk_topk_part(const gk_nd &on, int n, gk_i64 xs, int k, int S,
+                                                               const typename gk_ty<DT>::S *x, gk_u64 *cand) {
+    typedef gk_ty<DT> T;
+    __shared__ gk_u64 sk[GK_TK_PART];
+    __shared__ int pos;
+    for (gk_i64 blk = blockIdx.x; blk < on.n * S; blk += gridDim.x) {
+        gk_i64 row = blk / S, ov, oi, ox;
+        int p = (int)(blk - row * S), i0 = p * GK_TK_PART, cn = n - i0 < GK_TK_PART ? n - i0 : GK_TK_PART;
+        gk_nd_offsets(on, row, ov, oi, ox);
+        const typename T::S *xr = x + ox;
+        gk_u64 *dst = cand + blk * k;
+        for (int i = threadIdx.x; i < cn; i += blockDim.x) sk[i] = gk_comp((float)T::ld(xr[(gk_i64)(i0 + i) * xs]), i0 + i);
+        if (threadIdx.x == 0) pos = 0;
+        __syncthreads();
+        auto get = [&](int i) -> gk_u64 { return sk[i]; };
+        gk_u64 t = k < cn ? gk_radix_select(get, cn, k) : 0;
+        for (int i = threadIdx.x; i < cn; i += blockDim.x) {
+            gk_u64 c = sk[i];
+            if (c >= t) dst[atomicAdd(&pos, 1)] = c;
+        }
+        for (int i = cn + threadIdx.x; i < k; i += blockDim.x) dst[i] = 0; // a short part: pad
+        __syncthreads();
+    }
+}
+// one block per row: the k largest of the S * k candidates, sorted, to the outputs
+template <int DT> __device__ __forceinline__ void gk_topk_merge(const gk_nd &on, gk_i64 xs, gk_i64 vs, gk_i64 is, int k, int S, int p,
+                                                                typename gk_ty<DT>::S *vals, gk_i64 *idx, const typename gk_ty<DT>::S *x,
+                                                                const gk_u64 *cand) {
+    typedef gk_ty<DT> T;
+    extern __shared__ gk_u64 gk_dyn[];
+    gk_u64 *buf = gk_dyn;
+    int nc = S * k;
+    for (gk_i64 row = blockIdx.x; row < on.n; row += gridDim.x) {
+        gk_i64 ov, oi, ox;
+        gk_nd_offsets(on, row, ov, oi, ox);
+        const typename T::S *xr = x + ox;
+        const gk_u64 *cr = cand + row * nc;
+        auto get = [&](int i) -> gk_u64 { return cr[i]; };
+        // at least k candidates are real (n >= k) and every pad (0) is below them, so exactly
+        // k keys are >= the k-th largest
+        gk_u64 t = gk_radix_select(get, nc, k);
+        int cnt = gk_gather(get, gk_all(), nc, t, buf);
+        gk_bitonic_desc(buf, cnt, p);
+        for (int j = threadIdx.x; j < k; j += blockDim.x) {
+            int i = (int)~(gk_u32)buf[j];
+            vals[ov + j * vs] = xr[i * xs];
+            idx[oi + j * is] = i;
+        }
+        __syncthreads();
+    }
+}
+#define GK_TOPK2(DTN)                                                                                               \
+    extern "C" __global__ void __launch_bounds__(256) gk_topk_part_##DTN(gk_nd on, int n, gk_i64 xs, int k, int S, \
+                                                  const gk_ty<GK_DT_##DTN>::S *x, gk_u64 *cand) {                   \
+        gk_topk_part<GK_DT_##DTN>(on, n, xs, k, S, x, cand);                                                        \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(1024) gk_topk_merge_##DTN(gk_nd on, gk_i64 xs, gk_i64 vs, gk_i64 is, int k, int S, int p, \
+                                                   gk_ty<GK_DT_##DTN>::S *vals, gk_i64 *idx, const gk_ty<GK_DT_##DTN>::S *x, \
+                                                   const gk_u64 *cand) {                                            \
+        gk_topk_merge<GK_DT_##DTN>(on, xs, vs, is, k, S, p, vals, idx, x, cand);                                    \
+    }
+GK_TOPK2(f32) GK_TOPK2(f16) GK_TOPK2(bf16)
+
 // ---- Philox4x32-10 (Salmon et al. 2011), as gk_philox4x32_10 in gpukit.h ----
 __device__ __forceinline__ void gk_philox(gk_u32 c[4], gk_u32 k0, gk_u32 k1) {
     for (int r = 0; r < 10; r++) {
@@ -312,6 +382,56 @@ template <int DT> __device__ __forceinline__ void gk_sample_rows(const gk_sp &sp
         __syncthreads();
     }
 }
+// ---- greedy sampling without penalties over many blocks per row ----
+// Part p of row b (elements [p * chunk, ...)) writes the key of its first
+// largest finite-or-+inf logit (NaN and -inf ignored: NaN counts as -inf), 0
+// when it has none, to part[b * S + p]; gk_greedy_fin takes the largest key of
+// each row (larger value, then lower index: the first occurrence), -1 for none.
+template <int DT> __device__ __forceinline__ void gk_greedy_part(const gk_sp &sp, const typename gk_ty<DT>::S *logits, int S, int chunk,
+                                                                 gk_u64 *part) {
+    typedef gk_ty<DT> T;
+    __shared__ gk_u64 shk[32];
+    const float NEG_INF = -__int_as_float(0x7F800000);
+    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    for (gk_i64 blk = blockIdx.x; blk < (gk_i64)sp.B * S; blk += gridDim.x) {
+        int b = (int)(blk / S), p = (int)(blk - (gk_i64)b * S);
+        int i0 = p * chunk, i1 = sp.V - i0 < chunk ? sp.V : i0 + chunk;
+        const typename T::S *lr = logits + (gk_i64)b * sp.lrs;
+        float bv = NEG_INF;
+        int bi = -1;
+        for (int i = i0 + (int)threadIdx.x; i < i1; i += blockDim.x) {
+            float v = (float)T::ld(lr[(gk_i64)i * sp.lcs]);
+            if (v > bv) { bv = v; bi = i; } // NaN and -inf never pass
+        }
+        gk_u64 key = bi < 0 ? 0 : gk_comp(bv, bi);
+        for (int off = 16; off > 0; off >>= 1) {
+            gk_u64 o = __shfl_down_sync(0xFFFFFFFFu, key, off);
+            key = o > key ? o : key;
+        }
+        __syncthreads();
+        if (lane == 0) shk[w] = key;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            for (int q = 1; q < nw; q++) key = shk[q] > key ? shk[q] : key;
+            part[blk] = key;
+        }
+    }
+}
+__device__ __forceinline__ void gk_greedy_fin(const gk_sp &sp, int S, const gk_u64 *part, int *tokens) {
+    for (gk_i64 b = GK_TID; b < sp.B; b += GK_NTHREADS) {
+        gk_u64 key = 0;
+        for (int p = 0; p < S; p++) key = part[b * S + p] > key ? part[b * S + p] : key;
+        tokens[b * sp.tst] = key == 0 ? -1 : (int)~(gk_u32)key;
+    }
+}
+#define GK_GREEDY(DTN)                                                                                              \
+    extern "C" __global__ void __launch_bounds__(256) gk_greedy_part_##DTN(gk_sp sp, const gk_ty<GK_DT_##DTN>::S *logits, int S, int chunk, \
+                                                   gk_u64 *part) {                                                  \
+        gk_greedy_part<GK_DT_##DTN>(sp, logits, S, chunk, part);                                                    \
+    }
+GK_GREEDY(f32) GK_GREEDY(f16) GK_GREEDY(bf16)
+extern "C" __global__ void gk_greedy_fin_k(gk_sp sp, int S, const gk_u64 *part, int *tokens) { gk_greedy_fin(sp, S, part, tokens); }
+
 #define GK_SAMPLE(DTN)                                                                                              \
     extern "C" __global__ void __launch_bounds__(1024) gk_sample_##DTN(gk_sp sp, int *tokens, const gk_ty<GK_DT_##DTN>::S *logits,          \
                                                const int *prev, float *xws, gk_u64 *gbuf) {                         \

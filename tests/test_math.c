@@ -55,6 +55,15 @@ static pair tview(pair p) {
     t.shape[1] = p.shape[0];
     return t;
 }
+/* a slice [start, stop) of the last dim of p on both sides (odd offsets: unaligned rows) */
+static pair sview(pair p, int64_t start, int64_t stop) {
+    pair t = p;
+    GKT_OK(D, gk_view_slice(D, p.d, p.nd - 1, start, stop, 1, &t.d));
+    GKT_OK(R, gk_view_slice(R, p.r, p.nd - 1, start, stop, 1, &t.r));
+    t.shape[p.nd - 1] = stop - start;
+    t.n = p.n / p.shape[p.nd - 1] * (stop - start);
+    return t;
+}
 /* both sides as doubles (row-major, contiguous copies) */
 static void getd(pair p, double *dv, double *rv) {
     gk_tensor cd, cr;
@@ -562,8 +571,12 @@ static void test_reduce(void) {
 }
 
 /* ---- softmax, log_softmax, cumsum ---- */
+/* transposed: 1 a transposed view, 2 the last dim sliced from 1 (unaligned rows, row stride n + 1),
+   3 sliced to n - 1 (rows at odd offsets after the first) */
 static void sm_case(gk_dtype dt, int nd, const int64_t *shape, int transposed) {
-    pair x = mk_rand(dt, nd, shape, -8, 8), xin = transposed ? tview(x) : x, o = mk(dt, nd, xin.shape, NULL), lo = mk(dt, nd, xin.shape, NULL);
+    pair x = mk_rand(dt, nd, shape, -8, 8);
+    pair xin = transposed == 1 ? tview(x) : transposed == 2 ? sview(x, 1, shape[nd - 1]) : transposed == 3 ? sview(x, 0, shape[nd - 1] - 1) : x;
+    pair o = mk(dt, nd, xin.shape, NULL), lo = mk(dt, nd, xin.shape, NULL);
     int64_t n = xin.shape[nd - 1], rows = xin.n / n, r, j;
     double *xv = vals_of(xin), *w = (double *)malloc(sizeof(double) * (size_t)xin.n), *lw = (double *)malloc(sizeof(double) * (size_t)xin.n);
     double *dv = (double *)malloc(sizeof(double) * (size_t)xin.n), *rv = (double *)malloc(sizeof(double) * (size_t)xin.n);
@@ -629,6 +642,61 @@ static void test_softmax_cumsum(void) {
         sm_case(dt, 2, s3, 0);
         sm_case(dt, 2, st, 1);
         sm_case(dt, 2, sv, 0);
+        {   /* the one-pass register kernel (rows up to 8192 vectors), its tails, unaligned rows,
+               and the split path of few long rows */
+            int64_t a1[2] = { 32, 31 }, a2[2] = { 4096, 33 }, a3[2] = { 3, 32000 }, a4[2] = { 3, 4098 }, a5[1] = { 151936 };
+            int64_t a6[2] = { 5, 8195 }, a7[2] = { 32, 1000 }, a8[2] = { 2, 32001 };
+            sm_case(dt, 2, a1, 0);
+            sm_case(dt, 2, a2, 0);
+            sm_case(dt, 2, a3, 0);
+            sm_case(dt, 2, a4, 2);
+            sm_case(dt, 2, a4, 3);
+            sm_case(dt, 2, a7, 2);
+            sm_case(dt, 2, a6, 0);
+            sm_case(dt, 2, a8, 3);
+            if (dt == GK_F32 || dt == GK_BF16) {
+                /* >= 132 rows (one H200 SM each) of more than 4096 vectors: the 8-vector register kernel */
+                int64_t a9[2] = { 140, dt == GK_F32 ? 20001 : 40000 };
+                sm_case(dt, 1, a5, 0);
+                sm_case(dt, 2, a9, 0);
+                sm_case(dt, 2, a9, 3);
+            }
+        }
+    }
+    {   /* edge rows on the register path and on the split path: a long row of -inf,
+           one with a NaN, one with +inf entries */
+        int64_t lens[2] = { 4097, 40000 };
+        int li;
+        for (li = 0; li < 2; li++) {
+            int64_t n = lens[li], s[2] = { 3, n }, j;
+            double *v = (double *)malloc(sizeof(double) * (size_t)(3 * n)), *d1 = (double *)malloc(sizeof(double) * (size_t)(3 * n));
+            double *r1 = (double *)malloc(sizeof(double) * (size_t)(3 * n)), *d2 = (double *)malloc(sizeof(double) * (size_t)(3 * n));
+            double *r2 = (double *)malloc(sizeof(double) * (size_t)(3 * n));
+            pair x, o, lo;
+            int bad = 0, k;
+            for (j = 0; j < n; j++) { v[j] = -INFINITY; v[n + j] = gkt_uniform(-4, 4); v[2 * n + j] = gkt_uniform(-4, 4); }
+            v[n + n / 2] = NAN;
+            v[2 * n + 7] = INFINITY; v[2 * n + n - 1] = INFINITY;
+            x = mk(GK_F32, 2, s, v); o = mk(GK_F32, 2, s, NULL); lo = mk(GK_F32, 2, s, NULL);
+            GKT_OK(D, gk_softmax(D, o.d, x.d));
+            GKT_OK(R, gk_softmax(R, o.r, x.r));
+            GKT_OK(D, gk_log_softmax(D, lo.d, x.d));
+            GKT_OK(R, gk_log_softmax(R, lo.r, x.r));
+            getd(o, d1, r1);
+            getd(lo, d2, r2);
+            for (k = 0; k < 2; k++) {
+                const double *a = k ? d1 : r1, *b = k ? d2 : r2;
+                for (j = 0; j < n; j++) {
+                    int inf = j == 7 || j == n - 1;
+                    bad += a[j] != 0 || b[j] != -INFINITY;
+                    bad += !isnan(a[n + j]) || !isnan(b[n + j]);
+                    bad += a[2 * n + j] != (inf ? 0.5 : 0) || (inf ? fabs(b[2 * n + j] - log(0.5)) > 1e-6 : b[2 * n + j] != -INFINITY);
+                }
+            }
+            GKT_CHECK(bad == 0, "softmax edge rows of %lld: %d wrong entries (-inf row, NaN row, +inf entries)", (long long)n, bad);
+            free(v); free(d1); free(r1); free(d2); free(r2);
+            fr(x); fr(o); fr(lo);
+        }
     }
     {   /* defined edge cases: a row of -inf, a NaN, +inf entries; hand-computed [1,2,3] */
         int64_t s[2] = { 4, 3 };
@@ -667,9 +735,19 @@ static void test_softmax_cumsum(void) {
 }
 
 /* ---- top-k ---- */
+/* transposed: 1 a transposed view (strided rows), 2 many ties (values 0..3) */
 static void tk_case(gk_dtype dt, int64_t rows, int64_t n, int64_t k, int transposed) {
     int64_t s[2] = { rows, n }, so[2] = { rows, k }, st[2] = { n, rows }, r, j;
-    pair x = transposed ? mk_rand(dt, 2, st, -100, 100) : mk_rand(dt, 2, s, -100, 100), xin = transposed ? tview(x) : x;
+    pair x = transposed == 1 ? mk_rand(dt, 2, st, -100, 100) : transposed == 2 ? mk_rand(GK_I32, 2, s, 0, 4) : mk_rand(dt, 2, s, -100, 100);
+    pair xin;
+    if (transposed == 2) { /* integer values 0..3 in dt: every value shared by a quarter of the row */
+        pair c = mk(dt, 2, s, NULL);
+        GKT_OK(D, gk_cast(D, c.d, x.d));
+        GKT_OK(R, gk_cast(R, c.r, x.r));
+        fr(x);
+        x = c;
+    }
+    xin = transposed == 1 ? tview(x) : x;
     pair v = mk(dt, 2, so, NULL), ix = mk(GK_I64, 2, so, NULL);
     double *xv = vals_of(xin), *vd = (double *)malloc(sizeof(double) * (size_t)(rows * k + 1)), *vr = (double *)malloc(sizeof(double) * (size_t)(rows * k + 1));
     double *id = (double *)malloc(sizeof(double) * (size_t)(rows * k + 1)), *ir = (double *)malloc(sizeof(double) * (size_t)(rows * k + 1));
@@ -688,9 +766,9 @@ static void tk_case(gk_dtype dt, int64_t rows, int64_t n, int64_t k, int transpo
             if (cnt != j) bad++;                                                  /* exactly j entries rank above it */
         }
     GKT_CHECK(bad == 0, "topk %s rows %lld n %lld k %lld%s: %d mismatches", gk_dtype_name(dt), (long long)rows, (long long)n, (long long)k,
-              transposed ? " transposed" : "", bad);
+              transposed == 1 ? " transposed" : transposed == 2 ? " ties" : "", bad);
     free(xv); free(vd); free(vr); free(id); free(ir);
-    if (transposed) { gk_tensor_free(D, xin.d); gk_tensor_free(R, xin.r); }
+    if (transposed == 1) { gk_tensor_free(D, xin.d); gk_tensor_free(R, xin.r); }
     fr(x); fr(v); fr(ix);
 }
 static void test_topk(void) {
@@ -704,6 +782,13 @@ static void test_topk(void) {
         tk_case(dt, 5, 33, 7, 1);
         tk_case(dt, 2, 5000, 4097, 0); /* sorted in the workspace on the GPU */
         tk_case(dt, 1, 151936, 50, 0);
+        /* the two-kernel path (rows >= 16384, k <= 256): parts, a short last part, strides, ties */
+        tk_case(dt, 3, 32000, 100, 0);
+        tk_case(dt, 2, 16385, 256, 0);
+        tk_case(dt, 3, 16384, 1, 0);
+        tk_case(dt, 2, 20000, 7, 1);
+        tk_case(dt, 2, 40000, 200, 2);
+        tk_case(dt, 2, 1000, 50, 2);
     }
     {   /* ties by lower index; NaN ranks first; _new */
         int64_t n = 6;
@@ -790,6 +875,38 @@ static void test_sample(void) {
             GKT_CHECK(same == 8, "sample case %d: the same seed gave different tokens", c);
             free(lv); fr(lg); fr(tok); fr(prev);
         }
+    for (di = 0; di < 3; di++) { /* greedy over many blocks per row (V >= 8192, no penalties): ties, NaN, -inf, +inf, strided rows */
+        int64_t B = 4, V = 40000, s[2], st[2], i;
+        double *lv = (double *)malloc(sizeof(double) * (size_t)(B * V)), *lt = (double *)malloc(sizeof(double) * (size_t)(B * V));
+        double td[4], tr[4], want[4] = { 30000, -1, 39999, 4 };
+        gk_sample_desc d;
+        pair lg, lg2, lgt, tok;
+        int tr_i, bad = 0;
+        s[0] = B; s[1] = V; st[0] = V; st[1] = B;
+        for (i = 0; i < B * V; i++) lv[i] = gkt_uniform(-4, 4);
+        lv[30000] = 10; lv[35000] = 10; lv[100] = NAN;                    /* row 0: first of two maxima */
+        for (i = 0; i < V; i++) lv[V + i] = i % 3 ? -INFINITY : NAN;      /* row 1: nothing finite: -1 */
+        lv[2 * V + 5] = NAN; lv[2 * V + 39999] = INFINITY;                /* row 2: +inf wins */
+        lv[3 * V + 4] = 9; lv[3 * V + 8191] = 9; lv[3 * V + 8192] = 9;    /* row 3: ties across parts */
+        for (i = 0; i < B * V; i++) lt[(i % V) * B + i / V] = lv[i];
+        memset(&d, 0, sizeof d);
+        lg = mk(sdt[di], 2, s, lv);
+        tok = mk(GK_I32, 1, &B, NULL);
+        for (tr_i = 0; tr_i < 2; tr_i++) {
+            gk_tensor nul;
+            nul.id = 0;
+            lg2 = tr_i ? mk(sdt[di], 2, st, lt) : lg;
+            lgt = tr_i ? tview(lg2) : lg;
+            GKT_OK(D, gk_sample(D, tok.d, lgt.d, nul, &d));
+            GKT_OK(R, gk_sample(R, tok.r, lgt.r, nul, NULL));
+            getd(tok, td, tr);
+            for (i = 0; i < B; i++) bad += td[i] != want[i] || tr[i] != want[i];
+            if (tr_i) { gk_tensor_free(D, lgt.d); gk_tensor_free(R, lgt.r); fr(lg2); }
+        }
+        GKT_CHECK(bad == 0, "greedy split %s: %d bad (device %g %g %g %g, ref %g %g %g %g)", gk_dtype_name(sdt[di]), bad, td[0], td[1], td[2], td[3],
+                  tr[0], tr[1], tr[2], tr[3]);
+        free(lv); free(lt); fr(lg); fr(tok);
+    }
     {   /* frequencies over many rows (each row its own counter) match the probabilities */
         int64_t B = 20000, V = 5, s[2], i;
         double *lv = (double *)malloc(sizeof(double) * (size_t)(B * V)), *td = (double *)malloc(sizeof(double) * (size_t)B), *tr = (double *)malloc(sizeof(double) * (size_t)B);
