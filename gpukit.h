@@ -8028,7 +8028,8 @@ static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
                                                           (long long)gk__numel(ops.s[3]), (long long)p->Cout);
         p->has_bias = 1;
     }
-    if (st == GK_OK && (p->Cin / groups * p->KH * p->KW > INT32_MAX || p->B * p->Ho * p->Wo > INT32_MAX || groups > 65535 || p->Cout / groups > (int64_t)65535 * 64))
+    if (st == GK_OK && (p->Cin / groups * p->KH * p->KW > INT32_MAX || p->B * p->Ho * p->Wo > INT32_MAX || groups > 65535 || p->Cout / groups > (int64_t)65535 * 64 ||
+                         (nsp == 1 && transposed && (groups * p->sw > 65535 || p->W > INT32_MAX || p->sw * p->dw > INT32_MAX))))
         st = gk__err(ctx, GK_ERR_LIMIT, "%s: sizes beyond the kernel's 32-bit tiles (or more than 65535 groups)", where);
     if (st == GK_OK && gk__numel(ops.s[0]) == 0) { gk__unlock(&ctx->mu); return GK_OK; }
     if (st == GK_OK) st = gk__sg_use(ctx, &ops, where);
@@ -8049,11 +8050,15 @@ static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
             unsigned grid[3], block[3] = { 256, 1, 1 };
             void *args[5];
             args[0] = p; args[1] = &po; args[2] = &px; args[3] = &pw; args[4] = &pb;
-            grid[0] = (unsigned)((N + 63) / 64);
+            static const char *const knt[2][GK_DTYPE_COUNT] = { { "gk_convt1_f32", NULL, "gk_convt1_f16", "gk_convt1_bf16" },
+                                                               { "gk_convt1_128_f32", NULL, "gk_convt1_128_f16", "gk_convt1_128_bf16" } };
+            /* 1-d transposed: one GEMM per (group, output phase t mod stride), no zero taps */
+            int poly = nsp == 1 && transposed;
             int big = Mg >= 128; /* 128 x 64 tiles for wide groups */
+            grid[0] = (unsigned)(poly ? (p->B * ((p->Wo + p->sw - 1) / p->sw) + 63) / 64 : (N + 63) / 64);
             grid[1] = (unsigned)(big ? (Mg + 127) / 128 : (Mg + 63) / 64);
-            grid[2] = (unsigned)groups;
-            st = gk__launch_cfg(ctx, GK__MOD_CONV, kn[big][q.dt], grid, block, 0, args, where);
+            grid[2] = (unsigned)(poly ? groups * p->sw : groups);
+            st = gk__launch_cfg(ctx, GK__MOD_CONV, (poly ? knt : kn)[big][q.dt], grid, block, 0, args, where);
         }
     }
     gk__sg_done(ctx, &ops, st);

@@ -482,6 +482,22 @@ static void test_conv(void) {
         conv_case(dts[i], 1, 1, 1, 260, 1, 9, 260, 1, 4, 1, 2, 0, 1, 1, 1, 0, 2, 1);
         conv_case(dts[i], 2, 0, 1, 16, 5, 7, 256, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0);
     }
+    { /* conv_transpose1d (the polyphase kernel on CUDA): stride 1..10, kernels 1..20, lengths 1 / 31 / 1000,
+         output_padding, groups, dilation */
+        static const int64_t ks[6] = { 1, 3, 7, 16, 20, 0 };
+        static const int64_t Ls[3] = { 1, 31, 1000 };
+        int64_t st, c = 0;
+        for (st = 1; st <= 10; st++) {
+            int j;
+            for (j = 0; j < 6; j++, c++) {
+                int64_t K = ks[j] ? ks[j] : 2 * st, L = Ls[c % 3], pd = K > st ? (K - st) / 2 : 0, op = (st + K + c) % st;
+                int64_t G = c % 4 == 1 ? 2 : 1, dil = c % 5 == 3 ? 2 : 1;
+                conv_case(c % 7 == 2 ? GK_BF16 : GK_F32, 1, 1, 1 + (c % 6 == 0), 6, 1, L, G == 2 ? 4 : 5, 1, K, 1, st, 0, pd, 1, dil, op, G, c % 3 != 1);
+            }
+        }
+        conv_case(GK_F32, 1, 1, 1, 24, 1, 40, 130, 1, 16, 1, 8, 0, 4, 1, 1, 0, 1, 1);  /* vocoder-like k16 s8, 128-row tiles */
+        conv_case(GK_F16, 1, 1, 2, 10, 1, 33, 6, 1, 11, 1, 5, 0, 3, 1, 1, 4, 2, 1);   /* f16, op 4 */
+    }
     for (i = 0; i < 3; i++) { /* weight norm: per dim-0 slice, every dtype */
         gk_dtype dt = dts[i];
         int64_t sv[3] = { 6, 4, 3 }, sg[3] = { 6, 1, 1 }, o, j;

@@ -153,8 +153,11 @@ template <int DT> static void test_conv(int tr, int two, long B, long Cin, long 
     dim3 g; g.x = (unsigned)((B * Ho * Wo + 63) / 64); g.y = (unsigned)((Cout / G + 63) / 64); g.z = (unsigned)G;
     dim3 bl; bl.x = 256;
     S *po = os.data(); const S *px = xs.data(), *pwp = ws.data(), *pb = bs.data();
-    if (Cout / G >= 128) { g.y = (unsigned)((Cout / G + 127) / 128); emu_launch(g, bl, 0, false, [&] { gk_conv_impl<DT, 2>(p, po, px, pwp, pb); }); }
-    else emu_launch(g, bl, 0, false, [&] { gk_conv_impl<DT, 1>(p, po, px, pwp, pb); });
+    bool poly = tr && !two; // 1-d transposed: the polyphase kernel, as the host runs it
+    for (auto &v : os) v = gk_ty<DT>::st(NAN);
+    if (poly) { g.x = (unsigned)((B * ((Wo + sw - 1) / sw) + 63) / 64); g.z = (unsigned)(G * sw); }
+    if (Cout / G >= 128) { g.y = (unsigned)((Cout / G + 127) / 128); emu_launch(g, bl, 0, false, [&] { if (poly) gk_convt1_impl<DT, 2>(p, po, px, pwp, pb); else gk_conv_impl<DT, 2>(p, po, px, pwp, pb); }); }
+    else emu_launch(g, bl, 0, false, [&] { if (poly) gk_convt1_impl<DT, 1>(p, po, px, pwp, pb); else gk_conv_impl<DT, 1>(p, po, px, pwp, pb); });
     std::vector<double> want(no, 0), got(no);
     long Cig = Cin / G, Cog = Cout / G;
     for (long b = 0; b < B; b++) for (long co = 0; co < Cout; co++) for (long i = 0; i < Ho * Wo; i++) want[(b * Cout + co) * Ho * Wo + i] = bias[co];
@@ -255,6 +258,16 @@ int main(int argc, char **argv) {
         test_conv<GK_DT_f32>(0, 0, 1, 24, 1, 70, 200, 1, 3, 1, 1, 0, 1, 1, 1, 1, 0);   /* 128-row tiles, partial */
         test_conv<GK_DT_f32>(1, 0, 1, 260, 1, 9, 260, 1, 4, 1, 2, 0, 1, 1, 1, 2, 0);   /* transposed, 130 per group */
         test_conv<GK_DT_bf16>(0, 1, 1, 16, 5, 7, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0);
+        /* polyphase conv_transpose1d: strides 1..10, kernels 1..20, dilation, groups, output_padding, L 1 */
+        test_conv<GK_DT_f32>(1, 0, 1, 8, 1, 31, 6, 1, 16, 1, 8, 0, 4, 1, 1, 1, 0);
+        test_conv<GK_DT_f32>(1, 0, 2, 6, 1, 13, 4, 1, 7, 1, 3, 0, 3, 1, 1, 2, 2);
+        test_conv<GK_DT_f32>(1, 0, 1, 4, 1, 1, 3, 1, 5, 1, 4, 0, 0, 1, 1, 1, 3);
+        test_conv<GK_DT_f32>(1, 0, 1, 5, 1, 9, 3, 1, 1, 1, 3, 0, 0, 1, 1, 1, 2); /* K 1 < stride: phases without taps */
+        test_conv<GK_DT_f32>(1, 0, 1, 4, 1, 11, 5, 1, 4, 1, 6, 0, 2, 1, 3, 1, 1); /* dilation 3, stride 6 */
+        test_conv<GK_DT_f32>(1, 0, 1, 3, 1, 10, 2, 1, 6, 1, 4, 0, 1, 1, 2, 1, 0); /* gcd(stride, dilation) 2 */
+        test_conv<GK_DT_f32>(1, 0, 1, 40, 1, 70, 130, 1, 3, 1, 1, 0, 1, 1, 1, 1, 0); /* stride 1, 128-row tiles */
+        test_conv<GK_DT_bf16>(1, 0, 1, 9, 1, 20, 7, 1, 20, 1, 10, 0, 5, 1, 1, 1, 0);
+        test_conv<GK_DT_f16>(1, 0, 1, 6, 1, 33, 6, 1, 11, 1, 5, 0, 3, 1, 1, 3, 4);
         test_wnorm();
     }
     if (!*only || !strcmp(only, "lstm")) { test_lstm(30, 24, 40, 2, 2); test_lstm(20, 8, 33, 1, 3); test_lstm(6, 8, 200, 1, 2); /* 4U > 256: no prefetch */ }
