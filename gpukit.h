@@ -8627,6 +8627,10 @@ static gk_status gk__fft_global(gk_ctx *ctx, gk__fftp *P, gk__cu_ptr dst, gk__cu
 
 /* Issues a transform (P complete) plus its follow-up stage. addresses:
    out, in, win (0: Hann), filt; tmp_bytes: frames / power scratch. */
+/* shared memory of gk_stft_pairs with np frame pairs per block (its layout) */
+static size_t gk__stft_pairs_smem(const gk__fftp *P, int np) {
+    return (size_t)np * (size_t)P->m * 8 + (size_t)P->m * 12 + (size_t)P->n * 4 + 8 + (size_t)np * 32;
+}
 static gk_status gk__fft_issue(gk_ctx *ctx, gk__fftp *P, int op, gk__cu_ptr out, gk__cu_ptr in, gk__cu_ptr win, gk__cu_ptr filt,
                                int64_t B, int64_t len, int M, const char *where) {
     gk__cu_ptr ws = 0;
@@ -8648,6 +8652,7 @@ static gk_status gk__fft_issue(gk_ctx *ctx, gk__fftp *P, int op, gk__cu_ptr out,
         st = gk__cpu_run(ctx, gk__fft_cpu, &q, sizeof q, where);
     } else {
         unsigned grid[3] = { 1, 1, 1 }, block[3] = { 64, 1, 1 }, smem = (unsigned)P->m * 8;
+        int np;
         /* twiddle + window tables next to the data when they fit too */
         long long smem_t = (long long)P->m * 16 + (long long)P->n * 4;
         gk__cu_ptr bhat, dst;
@@ -8663,7 +8668,18 @@ static gk_status gk__fft_issue(gk_ctx *ctx, gk__fftp *P, int op, gk__cu_ptr out,
         dst = op == GK__SG_FFT ? out : ws;
         while (block[0] < 256 && (int)block[0] * 4 < P->m) block[0] *= 2;
         st = GK_OK;
-        if (global) st = gk__fft_global(ctx, P, dst, in, win, bhat, gbuf, where);
+        /* STFT frames into the torch layout or the power spectrum: two real frames per complex FFT,
+           several pairs per block (gk_stft_pairs), when the length is 2/3/5-smooth and it fits in 48 KiB */
+        np = P->m <= 512 ? 4 : P->m <= 1024 ? 2 : 1;
+        while (np > 0 && gk__stft_pairs_smem(P, np) > 48 * 1024) np--;
+        if (!P->blue && P->in_mode == GK__FI_FRAMES && (P->out_mode == GK__FO_SPEC || P->out_mode == GK__FO_POWER) && np > 0) {
+            int64_t tiles = (P->batch + 2 * np - 1) / (2 * np), gmax = (int64_t)ctx->info.sm_count * 16;
+            unsigned sblock[3] = { 128, 1, 1 };
+            if (P->m * np > 2048) sblock[0] = 256;
+            grid[0] = (unsigned)(tiles < gmax ? tiles : gmax);
+            args[0] = P; args[1] = &dst; args[2] = &in; args[3] = &win; args[4] = &np;
+            st = gk__launch_cfg(ctx, GK__MOD_FFT, "gk_stft_pairs", grid, sblock, (unsigned)gk__stft_pairs_smem(P, np), args, where);
+        } else if (global) st = gk__fft_global(ctx, P, dst, in, win, bhat, gbuf, where);
         else {
             if (P->blue) {
                 args[0] = P; args[1] = &bhat;

@@ -254,6 +254,13 @@ static void test_stft(void) {
     test_stft_case(1, 300, 64, 16, 1, 0);
     test_stft_case(2, 500, 31, 7, 1, 0); /* odd n_fft, Bluestein-free 31? no: prime, Bluestein */
     test_stft_case(1, 333, 50, 10, 0, 0);
+    /* the paired-frame kernel on CUDA: n_fft 400 / 512 / 1024 / odd 45, frame counts not a multiple of the tile, short signals */
+    test_stft_case(3, 3001, 400, 160, 1, 1);
+    test_stft_case(1, 401, 400, 160, 0, 0);  /* one frame */
+    test_stft_case(2, 4001, 512, 128, 1, 0);
+    test_stft_case(1, 5003, 1024, 256, 1, 1);
+    test_stft_case(2, 301, 45, 7, 1, 1);
+    test_stft_case(1, 11, 20, 5, 1, 0);      /* 3 frames, reflect on both sides */
     { /* magnitude and phase */
         int64_t sh[2] = { 37, 2 }, so[1] = { 37 }, i;
         float *zv = randf(74, -2, 2);
