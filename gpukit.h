@@ -7900,6 +7900,7 @@ static gk_status gk__sg_launch_err(gk_ctx *ctx, gk__cu_result r, const char *whe
 typedef struct gk__convp { /* the layout of gk_convp in kernels/conv.cu */
     int64_t B, Cin, H, W, Cout, KH, KW, Ho, Wo, sh, sw, ph, pw, dh, dw, groups;
     int transposed, has_bias;
+    int ksplit, pad_; /* gk_convt1 f32: reduction split over ksplit blocks (atomics into a zeroed out) */
 } gk__convp;
 typedef struct gk__conv_cpu_p {
     gk__convp p;
@@ -8055,10 +8056,29 @@ static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
             /* 1-d transposed: one GEMM per (group, output phase t mod stride), no zero taps */
             int poly = nsp == 1 && transposed;
             int big = Mg >= 128; /* 128 x 64 tiles for wide groups */
+            int64_t target = 2 * (int64_t)ctx->info.sm_count, nblk;
             grid[0] = (unsigned)(poly ? (p->B * ((p->Wo + p->sw - 1) / p->sw) + 63) / 64 : (N + 63) / 64);
-            grid[1] = (unsigned)(big ? (Mg + 127) / 128 : (Mg + 63) / 64);
             grid[2] = (unsigned)(poly ? groups * p->sw : groups);
-            st = gk__launch_cfg(ctx, GK__MOD_CONV, (poly ? knt : kn)[big][q.dt], grid, block, 0, args, where);
+            /* polyphase with few tiles: 64-row tiles, then the reduction split (f32, atomics) up to ~2 blocks per SM */
+            if (poly && big && (int64_t)grid[0] * ((Mg + 127) / 128) * grid[2] < target) big = 0;
+            grid[1] = (unsigned)(big ? (Mg + 127) / 128 : (Mg + 63) / 64);
+            nblk = (int64_t)grid[0] * grid[1] * grid[2];
+            p->ksplit = 1;
+            if (poly && q.dt == GK_F32 && nblk < target) {
+                int64_t gd = p->sw, dd = p->dw, red, ks;
+                while (dd) { int64_t t = gd % dd; gd = dd; dd = t; }
+                red = p->Cin / groups * ((p->KW + p->sw / gd - 1) / (p->sw / gd)); /* reduction length of the longest phase */
+                ks = (target + nblk - 1) / nblk;
+                if (ks > red / 64) ks = red / 64; /* at least 4 k-steps of 16 per block */
+                if (ks > 16) ks = 16;
+                if (ks > 1 && (int64_t)grid[2] * ks <= 65535) {
+                    p->ksplit = (int)ks;
+                    grid[2] = (unsigned)(grid[2] * ks);
+                    st = gk__sg_launch_err(ctx, ctx->cu.MemsetD8Async(po, 0, (size_t)gk__numel(ops.s[0]) * 4, ctx->cur_stream->cu), where,
+                                           "cuMemsetD8Async");
+                }
+            }
+            if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_CONV, (poly ? knt : kn)[big][q.dt], grid, block, 0, args, where);
         }
     }
     gk__sg_done(ctx, &ops, st);

@@ -353,6 +353,7 @@ static const char *const gk__src_conv[] = {
     "struct gk_convp {\n"
     "    gk_i64 B, Cin, H, W, Cout, KH, KW, Ho, Wo, sh, sw, ph, pw, dh, dw, groups;\n"
     "    int transposed, has_bias;\n"
+    "    int ksplit, pad_; // gk_convt1 (f32): the reduction split over ksplit blocks, atomically added into a zeroed out\n"
     "};\n"
     "\n"
     "#define GK_CBN 64\n"
@@ -394,11 +395,11 @@ static const char *const gk__src_conv[] = {
     "#pragma unroll\n"
     "        for (int rr = 0; rr < MT; rr++) {\n"
     "            const int am = m0 + (tid >> 2) + 64 * rr;\n"
+    ,
+    /* chunk */
     "            const bool mval = am < Cout_g;\n"
     "            int k = k0 + ak, ci = k / KK, r = k - ci * KK;\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "            for (int j = 0; j < 4; j++) {\n"
     "                float va = 0.f;\n"
     "                if (mval && k + j < K) {\n"
@@ -468,11 +469,11 @@ static const char *const gk__src_conv[] = {
     "        gk_i64 ob = nn / HWo, r = nn - ob * HWo;\n"
     "#pragma unroll\n"
     "        for (int i = 0; i < 4 * MT; i++) {\n"
+    ,
+    /* chunk */
     "            int m = m0 + ty * 4 + (i & 3) + 64 * (i >> 2);\n"
     "            if (m >= Cout_g) continue;\n"
     "            gk_i64 co = g * Cout_g + m;\n"
-    ,
-    /* chunk */
     "            float v = acc[i][j];\n"
     "            if (p.has_bias) v += Ty::ld(bias[co]);\n"
     "            out[(ob * p.Cout + co) * HWo + r] = Ty::st(v);\n"
@@ -493,6 +494,9 @@ static const char *const gk__src_conv[] = {
     "GK_CONV(f16, GK_DT_f16)\n"
     "GK_CONV(bf16, GK_DT_bf16)\n"
     "\n"
+    "// split reduction: f32 only (the host never splits f16 / bf16)\n"
+    "__device__ __forceinline__ void gk_conv_add(float *p, float v) { atomicAdd(p, v); }\n"
+    "template <class S> __device__ __forceinline__ void gk_conv_add(S *, float) {}\n"
     "// conv_transpose1d by phases (polyphase): output t with t mod s = phi only\n"
     "// sees the taps k with (phi + pad - k*d) = 0 mod s, i.e. k = k0 + j*P\n"
     "// (P = s / gcd(s, d)), each reading input u + off0 - j*D (t = phi + u*s,\n"
@@ -508,7 +512,10 @@ static const char *const gk__src_conv[] = {
     "    __shared__ __align__(16) float Bs[GK_CBK][GK_CBN + 4];\n"
     "    const int Cin_g = (int)(p.Cin / p.groups), Cout_g = (int)(p.Cout / p.groups);\n"
     "    const int s = (int)p.sw, d = (int)p.dw, KW = (int)p.KW, W = (int)p.W, Wo = (int)p.Wo;\n"
-    "    const int g = (int)(blockIdx.z / s), phi = (int)(blockIdx.z - (unsigned)g * s);\n"
+    "    const int ks = p.ksplit > 1 \? p.ksplit : 1, kz = (int)(blockIdx.z % (unsigned)ks), gp = (int)(blockIdx.z / (unsigned)ks);\n"
+    "    const int g = gp / s, phi = gp - g * s;\n"
+    ,
+    /* chunk */
     "    const int U = phi < Wo \? (Wo - 1 - phi) / s + 1 : 0; // outputs of this phase per batch\n"
     "    const int N = (int)p.B * U;\n"
     "    const int m0 = blockIdx.y * 64 * MT, n0 = blockIdx.x * GK_CBN;\n"
@@ -519,12 +526,11 @@ static const char *const gk__src_conv[] = {
     "    const int P = s / gg, D = d / gg;\n"
     "    int k0 = -1;\n"
     "    for (int k = 0; k < P && k < KW; k++)\n"
-    ,
-    /* chunk */
     "        if ((((phi + (int)p.pw - k * d) % s) + s) % s == 0) { k0 = k; break; }\n"
     "    const int nt = k0 < 0 \? 0 : (KW - 1 - k0) / P + 1;\n"
     "    const int off0 = k0 < 0 \? 0 : (phi + (int)p.pw - k0 * d) / s; // exact division\n"
-    "    const int K = Cin_g * nt;\n"
+    "    const int Kall = Cin_g * nt, kchunk = ((Kall + ks - 1) / ks + GK_CBK - 1) / GK_CBK * GK_CBK;\n"
+    "    const int kbeg = kz * kchunk, K = kbeg + kchunk < Kall \? kbeg + kchunk : Kall; // this block: [kbeg, K)\n"
     "    const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;\n"
     "    float acc[4 * MT][4];\n"
     "#pragma unroll\n"
@@ -569,13 +575,15 @@ static const char *const gk__src_conv[] = {
     "        }\n"
     "    };\n"
     "    float ra[4 * MT], rb[4];\n"
-    "    load(0, ra, rb);\n"
-    "    for (int kb = 0; kb < K; kb += GK_CBK) {\n"
+    "    load(kbeg, ra, rb);\n"
+    "    for (int kb = kbeg; kb < K; kb += GK_CBK) {\n"
     "#pragma unroll\n"
     "        for (int rr = 0; rr < MT; rr++)\n"
     "#pragma unroll\n"
     "            for (int j = 0; j < 4; j++) As[ak + j][(tid >> 2) + 64 * rr] = ra[rr * 4 + j];\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "        for (int j = 0; j < 4; j++) Bs[bk + j][bn] = rb[j];\n"
     "        __syncthreads();\n"
     "        if (kb + GK_CBK < K) load(kb + GK_CBK, ra, rb);\n"
@@ -592,8 +600,6 @@ static const char *const gk__src_conv[] = {
     "#pragma unroll\n"
     "            for (int i = 0; i < 4 * MT; i++)\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "                for (int j = 0; j < 4; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);\n"
     "        }\n"
     "        __syncthreads();\n"
@@ -609,8 +615,9 @@ static const char *const gk__src_conv[] = {
     "            if (m >= Cout_g) continue;\n"
     "            gk_i64 co = (gk_i64)g * Cout_g + m;\n"
     "            float v = acc[i][j];\n"
-    "            if (p.has_bias) v += Ty::ld(bias[co]);\n"
-    "            out[((gk_i64)ob * p.Cout + co) * Wo + t] = Ty::st(v);\n"
+    "            if (p.has_bias && kz == 0) v += Ty::ld(bias[co]);\n"
+    "            if (ks > 1) gk_conv_add(out + ((gk_i64)ob * p.Cout + co) * Wo + t, v);\n"
+    "            else out[((gk_i64)ob * p.Cout + co) * Wo + t] = Ty::st(v);\n"
     "        }\n"
     "    }\n"
     "}\n"
@@ -634,6 +641,8 @@ static const char *const gk__src_conv[] = {
     "    typedef gk_ty<DT> Ty;\n"
     "    __shared__ float red[32];\n"
     "    gk_i64 o = blockIdx.x;\n"
+    ,
+    /* chunk */
     "    const typename Ty::S *vr = v + o * inner;\n"
     "    float s = 0.f;\n"
     "    for (gk_i64 i = threadIdx.x; i < inner; i += blockDim.x) { float a = Ty::ld(vr[i]); s = fmaf(a, a, s); }\n"
@@ -649,8 +658,6 @@ static const char *const gk__src_conv[] = {
     "    float sc = Ty::ld(g[o]) / sqrtf(red[0]);\n"
     "    for (gk_i64 i = threadIdx.x; i < inner; i += blockDim.x) out[o * inner + i] = Ty::st(Ty::ld(vr[i]) * sc);\n"
     "}\n"
-    ,
-    /* chunk */
     "#define GK_WNORM(NAME, DT)                                                                                           \\\n"
     "    extern \"C\" __global__ void gk_wnorm_##NAME(gk_i64 inner, gk_ty<DT>::S *out, const gk_ty<DT>::S *v, const gk_ty<DT>::S *g) { \\\n"
     "        gk_wnorm_impl<DT>(inner, out, v, g);                                                                         \\\n"

@@ -12,6 +12,7 @@
 struct gk_convp {
     gk_i64 B, Cin, H, W, Cout, KH, KW, Ho, Wo, sh, sw, ph, pw, dh, dw, groups;
     int transposed, has_bias;
+    int ksplit, pad_; // gk_convt1 (f32): the reduction split over ksplit blocks, atomically added into a zeroed out
 };
 
 #define GK_CBN 64
@@ -148,6 +149,9 @@ GK_CONV(f32, GK_DT_f32)
 GK_CONV(f16, GK_DT_f16)
 GK_CONV(bf16, GK_DT_bf16)
 
+// split reduction: f32 only (the host never splits f16 / bf16)
+__device__ __forceinline__ void gk_conv_add(float *p, float v) { atomicAdd(p, v); }
+template <class S> __device__ __forceinline__ void gk_conv_add(S *, float) {}
 // conv_transpose1d by phases (polyphase): output t with t mod s = phi only
 // sees the taps k with (phi + pad - k*d) = 0 mod s, i.e. k = k0 + j*P
 // (P = s / gcd(s, d)), each reading input u + off0 - j*D (t = phi + u*s,
@@ -163,7 +167,8 @@ __device__ __forceinline__ void gk_convt1_impl(const gk_convp &p, typename gk_ty
     __shared__ __align__(16) float Bs[GK_CBK][GK_CBN + 4];
     const int Cin_g = (int)(p.Cin / p.groups), Cout_g = (int)(p.Cout / p.groups);
     const int s = (int)p.sw, d = (int)p.dw, KW = (int)p.KW, W = (int)p.W, Wo = (int)p.Wo;
-    const int g = (int)(blockIdx.z / s), phi = (int)(blockIdx.z - (unsigned)g * s);
+    const int ks = p.ksplit > 1 ? p.ksplit : 1, kz = (int)(blockIdx.z % (unsigned)ks), gp = (int)(blockIdx.z / (unsigned)ks);
+    const int g = gp / s, phi = gp - g * s;
     const int U = phi < Wo ? (Wo - 1 - phi) / s + 1 : 0; // outputs of this phase per batch
     const int N = (int)p.B * U;
     const int m0 = blockIdx.y * 64 * MT, n0 = blockIdx.x * GK_CBN;
@@ -177,7 +182,8 @@ __device__ __forceinline__ void gk_convt1_impl(const gk_convp &p, typename gk_ty
         if ((((phi + (int)p.pw - k * d) % s) + s) % s == 0) { k0 = k; break; }
     const int nt = k0 < 0 ? 0 : (KW - 1 - k0) / P + 1;
     const int off0 = k0 < 0 ? 0 : (phi + (int)p.pw - k0 * d) / s; // exact division
-    const int K = Cin_g * nt;
+    const int Kall = Cin_g * nt, kchunk = ((Kall + ks - 1) / ks + GK_CBK - 1) / GK_CBK * GK_CBK;
+    const int kbeg = kz * kchunk, K = kbeg + kchunk < Kall ? kbeg + kchunk : Kall; // this block: [kbeg, K)
     const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;
     float acc[4 * MT][4];
 #pragma unroll
@@ -222,8 +228,8 @@ __device__ __forceinline__ void gk_convt1_impl(const gk_convp &p, typename gk_ty
         }
     };
     float ra[4 * MT], rb[4];
-    load(0, ra, rb);
-    for (int kb = 0; kb < K; kb += GK_CBK) {
+    load(kbeg, ra, rb);
+    for (int kb = kbeg; kb < K; kb += GK_CBK) {
 #pragma unroll
         for (int rr = 0; rr < MT; rr++)
 #pragma unroll
@@ -260,8 +266,9 @@ __device__ __forceinline__ void gk_convt1_impl(const gk_convp &p, typename gk_ty
             if (m >= Cout_g) continue;
             gk_i64 co = (gk_i64)g * Cout_g + m;
             float v = acc[i][j];
-            if (p.has_bias) v += Ty::ld(bias[co]);
-            out[((gk_i64)ob * p.Cout + co) * Wo + t] = Ty::st(v);
+            if (p.has_bias && kz == 0) v += Ty::ld(bias[co]);
+            if (ks > 1) gk_conv_add(out + ((gk_i64)ob * p.Cout + co) * Wo + t, v);
+            else out[((gk_i64)ob * p.Cout + co) * Wo + t] = Ty::st(v);
         }
     }
 }

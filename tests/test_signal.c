@@ -504,6 +504,7 @@ static void test_conv(void) {
         }
         conv_case(GK_F32, 1, 1, 1, 24, 1, 40, 130, 1, 16, 1, 8, 0, 4, 1, 1, 0, 1, 1);  /* vocoder-like k16 s8, 128-row tiles */
         conv_case(GK_F16, 1, 1, 2, 10, 1, 33, 6, 1, 11, 1, 5, 0, 3, 1, 1, 4, 2, 1);   /* f16, op 4 */
+        conv_case(GK_F32, 1, 1, 1, 4, 1, 5000, 8, 1, 8, 1, 4, 0, 2, 1, 1, 1, 1, 1);   /* enough tiles: f32 without the split reduction */
     }
     for (i = 0; i < 3; i++) { /* weight norm: per dim-0 slice, every dtype */
         gk_dtype dt = dts[i];
