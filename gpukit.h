@@ -8060,11 +8060,11 @@ static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
             grid[0] = (unsigned)(poly ? (p->B * ((p->Wo + p->sw - 1) / p->sw) + 63) / 64 : (N + 63) / 64);
             grid[2] = (unsigned)(poly ? groups * p->sw : groups);
             /* polyphase with few tiles: 64-row tiles, then the reduction split (f32, atomics) up to ~2 blocks per SM */
-            if (poly && big && (int64_t)grid[0] * ((Mg + 127) / 128) * grid[2] < target) big = 0;
+            if (poly && big && (int64_t)grid[0] * ((Mg + 127) / 128) * grid[2] < target / 2) big = 0;
             grid[1] = (unsigned)(big ? (Mg + 127) / 128 : (Mg + 63) / 64);
             nblk = (int64_t)grid[0] * grid[1] * grid[2];
             p->ksplit = 1;
-            if (poly && q.dt == GK_F32 && nblk < target) {
+            if (poly && q.dt == GK_F32 && nblk < target / 2) {
                 int64_t gd = p->sw, dd = p->dw, red, ks;
                 while (dd) { int64_t t = gd % dd; gd = dd; dd = t; }
                 red = p->Cin / groups * ((p->KW + p->sw / gd - 1) / (p->sw / gd)); /* reduction length of the longest phase */
@@ -8649,7 +8649,7 @@ static gk_status gk__fft_global(gk_ctx *ctx, gk__fftp *P, gk__cu_ptr dst, gk__cu
    out, in, win (0: Hann), filt; tmp_bytes: frames / power scratch. */
 /* shared memory of gk_stft_pairs with np frame pairs per block (its layout) */
 static size_t gk__stft_pairs_smem(const gk__fftp *P, int np) {
-    return (size_t)np * (size_t)P->m * 8 + (size_t)P->m * 12 + (size_t)P->n * 4 + 8 + (size_t)np * 32;
+    return (size_t)np * (size_t)P->m * 8 + (size_t)P->m * 12 + (size_t)P->n * 4 + 8 + (size_t)np * 48;
 }
 static gk_status gk__fft_issue(gk_ctx *ctx, gk__fftp *P, int op, gk__cu_ptr out, gk__cu_ptr in, gk__cu_ptr win, gk__cu_ptr filt,
                                int64_t B, int64_t len, int M, const char *where) {
@@ -8690,7 +8690,7 @@ static gk_status gk__fft_issue(gk_ctx *ctx, gk__fftp *P, int op, gk__cu_ptr out,
         st = GK_OK;
         /* STFT frames into the torch layout or the power spectrum: two real frames per complex FFT,
            several pairs per block (gk_stft_pairs), when the length is 2/3/5-smooth and it fits in 48 KiB */
-        np = P->m <= 512 ? 4 : P->m <= 1024 ? 2 : 1;
+        np = P->m <= 512 ? 8 : P->m <= 1024 ? 2 : 1;
         while (np > 0 && gk__stft_pairs_smem(P, np) > 48 * 1024) np--;
         if (!P->blue && P->in_mode == GK__FI_FRAMES && (P->out_mode == GK__FO_SPEC || P->out_mode == GK__FO_POWER) && np > 0) {
             int64_t tiles = (P->batch + 2 * np - 1) / (2 * np), gmax = (int64_t)ctx->info.sm_count * 16;

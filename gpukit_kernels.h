@@ -1076,7 +1076,7 @@ static const char *const gk__src_fft[] = {
     "// two real frames per complex FFT (z = a + i b; A[k] = (Z[k] + conj Z[n-k]) / 2,\n"
     "// B[k] = (Z[k] - conj Z[n-k]) / 2i), np pairs (2*np consecutive rows) per\n"
     "// tile, tiles grid-stride. Shared memory: buf [np][m] float2, tw [m] float2,\n"
-    "// window [n] float, digit reversal [m] int, per-row start / base [2*np] i64\n"
+    "// window [n] float, digit reversal [m] int, per-row start / input base / output base [2*np] i64\n"
     "// (built once per block). Reflect padding and the window are applied in the\n"
     "// load; only the n/2+1 onesided bins are written (SPEC: consecutive threads\n"
     "// write consecutive frames of one bin).\n"
@@ -1093,10 +1093,10 @@ static const char *const gk__src_fft[] = {
     "    float2 *buf = gk_fft_buf, *tw = buf + np * m;\n"
     "    float *wt = (float *)(tw + m);\n"
     "    int *rev = (int *)(wt + n);\n"
-    "    gk_i64 *fst = (gk_i64 *)(((size_t)(rev + m) + 7) & ~(size_t)7), *fbase = fst + nf2;\n"
-    "    for (int k = threadIdx.x; k < m; k += blockDim.x) {\n"
+    "    gk_i64 *fst = (gk_i64 *)(((size_t)(rev + m) + 7) & ~(size_t)7), *fbase = fst + nf2, *fout = fbase + nf2;\n"
     ,
     /* chunk */
+    "    for (int k = threadIdx.x; k < m; k += blockDim.x) {\n"
     "        tw[k] = gk_expi_pi(-2.f * (float)k, (float)m);\n"
     "        rev[k] = gk_fft_rev(k, P);\n"
     "    }\n"
@@ -1110,6 +1110,7 @@ static const char *const gk__src_fft[] = {
     "            gk_i64 row = r0 + threadIdx.x, b = row / P.nframes, t = row - b * P.nframes;\n"
     "            fst[threadIdx.x] = row < P.batch \? t * P.hop - pad : (gk_i64)1 << 62; // beyond the batch: zeros\n"
     "            fbase[threadIdx.x] = b * P.sig_stride;\n"
+    "            fout[threadIdx.x] = P.out_mode == GK_FO_SPEC \? (b * h * P.nframes + t) * 2 : row * h; // element offset of bin 0\n"
     "        }\n"
     "        __syncthreads();\n"
     "        for (int i = threadIdx.x; i < np * m; i += blockDim.x) {\n"
@@ -1155,17 +1156,16 @@ static const char *const gk__src_fft[] = {
     "            if (f & 1) v = make_float2((a.y + c.y) * hs, (c.x - a.x) * hs);\n"
     "            else v = make_float2((a.x + c.x) * hs, (a.y - c.y) * hs);\n"
     "            if (P.out_mode == GK_FO_SPEC) {\n"
-    "                gk_i64 b = row / P.nframes, t = row - b * P.nframes;\n"
-    "                float *o = out + ((b * h + k) * P.nframes + t) * 2;\n"
+    "                float *o = out + fout[f] + (gk_i64)k * P.nframes * 2;\n"
     "                o[0] = v.x;\n"
     "                o[1] = v.y;\n"
-    "            } else out[row * h + k] = v.x * v.x + v.y * v.y;\n"
+    ,
+    /* chunk */
+    "            } else out[fout[f] + k] = v.x * v.x + v.y * v.y;\n"
     "        }\n"
     "    }\n"
     "}\n"
     "\n"
-    ,
-    /* chunk */
     "// Bluestein filter: bhat = FFT_m(b) / m, b_j = conj(c_j) for |j| < n (mod m),\n"
     "// c_j = exp(sgn i pi j^2 / n). One block.\n"
     "extern \"C\" __global__ void gk_fft_chirp(gk_fftp P, float2 *bhat) {\n"
@@ -1232,9 +1232,9 @@ static const char *const gk__src_fft[] = {
     "        }\n"
     "    }\n"
     "}\n"
-    "// Bluestein: buf (digit-reversed spectrum) *= bhat[rev(p)] * scale\n"
     ,
     /* chunk */
+    "// Bluestein: buf (digit-reversed spectrum) *= bhat[rev(p)] * scale\n"
     "extern \"C\" __global__ void gk_fft_g_mul(gk_fftp P, float2 *buf, const float2 *bhat, float scale) {\n"
     "    gk_i64 total = P.batch * (gk_i64)P.m;\n"
     "    for (gk_i64 i = GK_TID; i < total; i += GK_NTHREADS) {\n"
@@ -1300,10 +1300,10 @@ static const char *const gk__src_fft[] = {
     "// and the per-signal maximum (ordered-uint atomicMax into mx[B], zeroed first).\n"
     "__device__ __forceinline__ unsigned gk_f2ord(float f) {\n"
     "    unsigned u = (unsigned)__float_as_int(f);\n"
-    "    return (u & 0x80000000u) \? ~u : (u | 0x80000000u);\n"
-    "}\n"
     ,
     /* chunk */
+    "    return (u & 0x80000000u) \? ~u : (u | 0x80000000u);\n"
+    "}\n"
     "__device__ __forceinline__ float gk_ord2f(unsigned u) {\n"
     "    return __int_as_float((int)((u & 0x80000000u) \? (u & 0x7FFFFFFFu) : ~u));\n"
     "}\n"

@@ -237,7 +237,7 @@ extern "C" __global__ void gk_fft_run(gk_fftp P, float *out, const float *in, co
 // two real frames per complex FFT (z = a + i b; A[k] = (Z[k] + conj Z[n-k]) / 2,
 // B[k] = (Z[k] - conj Z[n-k]) / 2i), np pairs (2*np consecutive rows) per
 // tile, tiles grid-stride. Shared memory: buf [np][m] float2, tw [m] float2,
-// window [n] float, digit reversal [m] int, per-row start / base [2*np] i64
+// window [n] float, digit reversal [m] int, per-row start / input base / output base [2*np] i64
 // (built once per block). Reflect padding and the window are applied in the
 // load; only the n/2+1 onesided bins are written (SPEC: consecutive threads
 // write consecutive frames of one bin).
@@ -254,7 +254,7 @@ extern "C" __global__ void gk_stft_pairs(gk_fftp P, float *out, const float *in,
     float2 *buf = gk_fft_buf, *tw = buf + np * m;
     float *wt = (float *)(tw + m);
     int *rev = (int *)(wt + n);
-    gk_i64 *fst = (gk_i64 *)(((size_t)(rev + m) + 7) & ~(size_t)7), *fbase = fst + nf2;
+    gk_i64 *fst = (gk_i64 *)(((size_t)(rev + m) + 7) & ~(size_t)7), *fbase = fst + nf2, *fout = fbase + nf2;
     for (int k = threadIdx.x; k < m; k += blockDim.x) {
         tw[k] = gk_expi_pi(-2.f * (float)k, (float)m);
         rev[k] = gk_fft_rev(k, P);
@@ -269,6 +269,7 @@ extern "C" __global__ void gk_stft_pairs(gk_fftp P, float *out, const float *in,
             gk_i64 row = r0 + threadIdx.x, b = row / P.nframes, t = row - b * P.nframes;
             fst[threadIdx.x] = row < P.batch ? t * P.hop - pad : (gk_i64)1 << 62; // beyond the batch: zeros
             fbase[threadIdx.x] = b * P.sig_stride;
+            fout[threadIdx.x] = P.out_mode == GK_FO_SPEC ? (b * h * P.nframes + t) * 2 : row * h; // element offset of bin 0
         }
         __syncthreads();
         for (int i = threadIdx.x; i < np * m; i += blockDim.x) {
@@ -314,11 +315,10 @@ extern "C" __global__ void gk_stft_pairs(gk_fftp P, float *out, const float *in,
             if (f & 1) v = make_float2((a.y + c.y) * hs, (c.x - a.x) * hs);
             else v = make_float2((a.x + c.x) * hs, (a.y - c.y) * hs);
             if (P.out_mode == GK_FO_SPEC) {
-                gk_i64 b = row / P.nframes, t = row - b * P.nframes;
-                float *o = out + ((b * h + k) * P.nframes + t) * 2;
+                float *o = out + fout[f] + (gk_i64)k * P.nframes * 2;
                 o[0] = v.x;
                 o[1] = v.y;
-            } else out[row * h + k] = v.x * v.x + v.y * v.y;
+            } else out[fout[f] + k] = v.x * v.x + v.y * v.y;
         }
     }
 }

@@ -242,8 +242,8 @@ static void test_stft_pairs(int B, int L, int n, int hop, int center, int power,
     std::vector<float> x((size_t)B * (L + 3)), win(n), out((size_t)B * T * F * (power ? 1 : 2), NAN);
     for (auto &v : x) v = U(-1, 1);
     for (auto &v : win) v = U(0, 1);
-    int np = P.m <= 512 ? 4 : P.m <= 1024 ? 2 : 1;
-    size_t smem = (size_t)np * P.m * 8 + (size_t)P.m * 12 + (size_t)n * 4 + 8 + (size_t)np * 32;
+    int np = P.m <= 512 ? 8 : P.m <= 1024 ? 2 : 1;
+    size_t smem = (size_t)np * P.m * 8 + (size_t)P.m * 12 + (size_t)n * 4 + 8 + (size_t)np * 48;
     dim3 g, bl; bl.x = P.m * np > 2048 ? 256 : 128; g.x = (unsigned)std::min<long long>((P.batch + 2 * np - 1) / (2 * np), 3);
     P.has_window = 1;
     float *po = out.data(); const float *px = x.data(), *pw = win.data();
