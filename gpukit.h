@@ -8107,6 +8107,7 @@ static gk_status gk__sg_launch_err(gk_ctx *ctx, gk__cu_result r, const char *whe
 typedef struct gk__convp { /* the layout of gk_convp in kernels/conv.cu */
     int64_t B, Cin, H, W, Cout, KH, KW, Ho, Wo, sh, sw, ph, pw, dh, dw, groups;
     int transposed, has_bias;
+    int ksplit, pad_; /* gk_convt1 f32: reduction split over ksplit blocks (atomics into a zeroed out) */
 } gk__convp;
 typedef struct gk__conv_cpu_p {
     gk__convp p;
@@ -8235,7 +8236,8 @@ static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
                                                           (long long)gk__numel(ops.s[3]), (long long)p->Cout);
         p->has_bias = 1;
     }
-    if (st == GK_OK && (p->Cin / groups * p->KH * p->KW > INT32_MAX || p->B * p->Ho * p->Wo > INT32_MAX || groups > 65535 || p->Cout / groups > (int64_t)65535 * 64))
+    if (st == GK_OK && (p->Cin / groups * p->KH * p->KW > INT32_MAX || p->B * p->Ho * p->Wo > INT32_MAX || groups > 65535 || p->Cout / groups > (int64_t)65535 * 64 ||
+                         (nsp == 1 && transposed && (groups * p->sw > 65535 || p->W > INT32_MAX || p->sw * p->dw > INT32_MAX))))
         st = gk__err(ctx, GK_ERR_LIMIT, "%s: sizes beyond the kernel's 32-bit tiles (or more than 65535 groups)", where);
     if (st == GK_OK && gk__numel(ops.s[0]) == 0) { gk__unlock(&ctx->mu); return GK_OK; }
     if (st == GK_OK) st = gk__sg_use(ctx, &ops, where);
@@ -8256,11 +8258,34 @@ static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
             unsigned grid[3], block[3] = { 256, 1, 1 };
             void *args[5];
             args[0] = p; args[1] = &po; args[2] = &px; args[3] = &pw; args[4] = &pb;
-            grid[0] = (unsigned)((N + 63) / 64);
+            static const char *const knt[2][GK_DTYPE_COUNT] = { { "gk_convt1_f32", NULL, "gk_convt1_f16", "gk_convt1_bf16" },
+                                                               { "gk_convt1_128_f32", NULL, "gk_convt1_128_f16", "gk_convt1_128_bf16" } };
+            /* 1-d transposed: one GEMM per (group, output phase t mod stride), no zero taps */
+            int poly = nsp == 1 && transposed;
             int big = Mg >= 128; /* 128 x 64 tiles for wide groups */
+            int64_t target = 2 * (int64_t)ctx->info.sm_count, nblk;
+            grid[0] = (unsigned)(poly ? (p->B * ((p->Wo + p->sw - 1) / p->sw) + 63) / 64 : (N + 63) / 64);
+            grid[2] = (unsigned)(poly ? groups * p->sw : groups);
+            /* polyphase with few tiles: 64-row tiles, then the reduction split (f32, atomics) up to ~2 blocks per SM */
+            if (poly && big && (int64_t)grid[0] * ((Mg + 127) / 128) * grid[2] < target / 2) big = 0;
             grid[1] = (unsigned)(big ? (Mg + 127) / 128 : (Mg + 63) / 64);
-            grid[2] = (unsigned)groups;
-            st = gk__launch_cfg(ctx, GK__MOD_CONV, kn[big][q.dt], grid, block, 0, args, where);
+            nblk = (int64_t)grid[0] * grid[1] * grid[2];
+            p->ksplit = 1;
+            if (poly && q.dt == GK_F32 && nblk < target / 2) {
+                int64_t gd = p->sw, dd = p->dw, red, ks;
+                while (dd) { int64_t t = gd % dd; gd = dd; dd = t; }
+                red = p->Cin / groups * ((p->KW + p->sw / gd - 1) / (p->sw / gd)); /* reduction length of the longest phase */
+                ks = (target + nblk - 1) / nblk;
+                if (ks > red / 64) ks = red / 64; /* at least 4 k-steps of 16 per block */
+                if (ks > 16) ks = 16;
+                if (ks > 1 && (int64_t)grid[2] * ks <= 65535) {
+                    p->ksplit = (int)ks;
+                    grid[2] = (unsigned)(grid[2] * ks);
+                    st = gk__sg_launch_err(ctx, ctx->cu.MemsetD8Async(po, 0, (size_t)gk__numel(ops.s[0]) * 4, ctx->cur_stream->cu), where,
+                                           "cuMemsetD8Async");
+                }
+            }
+            if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_CONV, (poly ? knt : kn)[big][q.dt], grid, block, 0, args, where);
         }
     }
     gk__sg_done(ctx, &ops, st);
@@ -8829,6 +8854,10 @@ static gk_status gk__fft_global(gk_ctx *ctx, gk__fftp *P, gk__cu_ptr dst, gk__cu
 
 /* Issues a transform (P complete) plus its follow-up stage. addresses:
    out, in, win (0: Hann), filt; tmp_bytes: frames / power scratch. */
+/* shared memory of gk_stft_pairs with np frame pairs per block (its layout) */
+static size_t gk__stft_pairs_smem(const gk__fftp *P, int np) {
+    return (size_t)np * (size_t)P->m * 8 + (size_t)P->m * 12 + (size_t)P->n * 4 + 8 + (size_t)np * 48;
+}
 static gk_status gk__fft_issue(gk_ctx *ctx, gk__fftp *P, int op, gk__cu_ptr out, gk__cu_ptr in, gk__cu_ptr win, gk__cu_ptr filt,
                                int64_t B, int64_t len, int M, const char *where) {
     gk__cu_ptr ws = 0;
@@ -8850,6 +8879,7 @@ static gk_status gk__fft_issue(gk_ctx *ctx, gk__fftp *P, int op, gk__cu_ptr out,
         st = gk__cpu_run(ctx, gk__fft_cpu, &q, sizeof q, where);
     } else {
         unsigned grid[3] = { 1, 1, 1 }, block[3] = { 64, 1, 1 }, smem = (unsigned)P->m * 8;
+        int np;
         /* twiddle + window tables next to the data when they fit too */
         long long smem_t = (long long)P->m * 16 + (long long)P->n * 4;
         gk__cu_ptr bhat, dst;
@@ -8865,7 +8895,18 @@ static gk_status gk__fft_issue(gk_ctx *ctx, gk__fftp *P, int op, gk__cu_ptr out,
         dst = op == GK__SG_FFT ? out : ws;
         while (block[0] < 256 && (int)block[0] * 4 < P->m) block[0] *= 2;
         st = GK_OK;
-        if (global) st = gk__fft_global(ctx, P, dst, in, win, bhat, gbuf, where);
+        /* STFT frames into the torch layout or the power spectrum: two real frames per complex FFT,
+           several pairs per block (gk_stft_pairs), when the length is 2/3/5-smooth and it fits in 48 KiB */
+        np = P->m <= 512 ? 8 : P->m <= 1024 ? 2 : 1;
+        while (np > 0 && gk__stft_pairs_smem(P, np) > 48 * 1024) np--;
+        if (!P->blue && P->in_mode == GK__FI_FRAMES && (P->out_mode == GK__FO_SPEC || P->out_mode == GK__FO_POWER) && np > 0) {
+            int64_t tiles = (P->batch + 2 * np - 1) / (2 * np), gmax = (int64_t)ctx->info.sm_count * 16;
+            unsigned sblock[3] = { 128, 1, 1 };
+            if (P->m * np > 2048) sblock[0] = 256;
+            grid[0] = (unsigned)(tiles < gmax ? tiles : gmax);
+            args[0] = P; args[1] = &dst; args[2] = &in; args[3] = &win; args[4] = &np;
+            st = gk__launch_cfg(ctx, GK__MOD_FFT, "gk_stft_pairs", grid, sblock, (unsigned)gk__stft_pairs_smem(P, np), args, where);
+        } else if (global) st = gk__fft_global(ctx, P, dst, in, win, bhat, gbuf, where);
         else {
             if (P->blue) {
                 args[0] = P; args[1] = &bhat;

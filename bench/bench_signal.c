@@ -3,7 +3,7 @@
      stft        8 x 480000 samples, n_fft 400, hop 160 (torch.stft layout)
      logmel80/128  Whisper log-mel of 8 x 30 s (gk_whisper_log_mel)
      lstm        1000 steps, hidden 256 / 512 (input = hidden), uni and bi
-     conv1d      Kokoro-like sizes (for information)
+     conv1d      Kokoro-like sizes; conv_transpose1d vocoder upsampling (k20 s10, k16 s8, k12 s6, k4 s2)
      fft         batched complex FFTs (1024 x 4096, 1024 x 997 Bluestein)
    bench/signal_torch.py times the PyTorch / HF peers; tools/gpu_check.d/signal.sh
    runs both. Writes JSON (commit, device, date) to the file given with --json. */
@@ -133,13 +133,17 @@ int main(int argc, char **argv) {
         }
     }
     { /* Kokoro-like convolutions */
-        static const char *const names[4] = { "conv1d_512x512_k3_L2000", "conv1d_1090x1024_k3_L600", "conv1d_128x128_k7_d5_L36000",
-                                              "convt1d_512x256_k20_s10_L600" };
-        static const int64_t cfg[4][8] = { /* Cin Cout K L stride pad dil transposed */
+        static const char *const names[9] = { "conv1d_512x512_k3_L2000", "conv1d_1090x1024_k3_L600", "conv1d_128x128_k7_d5_L36000",
+                                              "convt1d_512x256_k20_s10_L600", "convt1d_512x256_k20_s10_L100", "convt1d_512x256_k16_s8_L200",
+                                              "convt1d_512x256_k16_s8_L1000", "convt1d_256x128_k12_s6_L6000", "convt1d_128x64_k4_s2_L1000" };
+        static const int64_t cfg[9][8] = { /* Cin Cout K L stride pad dil transposed */
                                            { 512, 512, 3, 2000, 1, 1, 1, 0 }, { 1090, 1024, 3, 600, 1, 1, 1, 0 },
-                                           { 128, 128, 7, 36000, 1, 15, 5, 0 }, { 512, 256, 20, 600, 10, 5, 1, 1 } };
+                                           { 128, 128, 7, 36000, 1, 15, 5, 0 }, { 512, 256, 20, 600, 10, 5, 1, 1 },
+                                           { 512, 256, 20, 100, 10, 5, 1, 1 }, { 512, 256, 16, 200, 8, 4, 1, 1 },
+                                           { 512, 256, 16, 1000, 8, 4, 1, 1 }, { 256, 128, 12, 6000, 6, 3, 1, 1 },
+                                           { 128, 64, 4, 1000, 2, 1, 1, 1 } };
         int c;
-        for (c = 0; c < 4; c++) {
+        for (c = 0; c < 9; c++) {
             const int64_t *q = cfg[c];
             int64_t sx[3], sw[3], sb[1], so[3], Lo;
             sx[0] = 1; sx[1] = q[0]; sx[2] = q[3];

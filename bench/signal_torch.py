@@ -5,7 +5,7 @@
   logmel    HF WhisperFeatureExtractor on 8 x 30 s: its default (numpy, CPU) path
             and its torch path with device="cuda" (the fastest HF offers)
   lstm      torch.nn.LSTM (cuDNN), 1000 steps, batch 1, hidden 256 / 512
-  conv1d    F.conv1d / F.conv_transpose1d (cuDNN), fp32 (TF32 off)"""
+  conv1d    F.conv1d / F.conv_transpose1d (cuDNN), fp32 (TF32 off), vocoder upsampling shapes"""
 import json
 import sys
 import time
@@ -93,7 +93,12 @@ for H in (256, 512):
 for name, cin, cout, k, L, s, p, d, tr in [("conv1d_512x512_k3_L2000", 512, 512, 3, 2000, 1, 1, 1, 0),
                                            ("conv1d_1090x1024_k3_L600", 1090, 1024, 3, 600, 1, 1, 1, 0),
                                            ("conv1d_128x128_k7_d5_L36000", 128, 128, 7, 36000, 1, 15, 5, 0),
-                                           ("convt1d_512x256_k20_s10_L600", 512, 256, 20, 600, 10, 5, 1, 1)]:
+                                           ("convt1d_512x256_k20_s10_L600", 512, 256, 20, 600, 10, 5, 1, 1),
+                                           ("convt1d_512x256_k20_s10_L100", 512, 256, 20, 100, 10, 5, 1, 1),
+                                           ("convt1d_512x256_k16_s8_L200", 512, 256, 16, 200, 8, 4, 1, 1),
+                                           ("convt1d_512x256_k16_s8_L1000", 512, 256, 16, 1000, 8, 4, 1, 1),
+                                           ("convt1d_256x128_k12_s6_L6000", 256, 128, 12, 6000, 6, 3, 1, 1),
+                                           ("convt1d_128x64_k4_s2_L1000", 128, 64, 4, 1000, 2, 1, 1, 1)]:
     xi = torch.randn(1, cin, L, device=dev)
     b = torch.randn(cout, device=dev)
     with torch.no_grad():

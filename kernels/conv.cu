@@ -12,6 +12,7 @@
 struct gk_convp {
     gk_i64 B, Cin, H, W, Cout, KH, KW, Ho, Wo, sh, sw, ph, pw, dh, dw, groups;
     int transposed, has_bias;
+    int ksplit, pad_; // gk_convt1 (f32): the reduction split over ksplit blocks, atomically added into a zeroed out
 };
 
 #define GK_CBN 64
@@ -147,6 +148,142 @@ __device__ __forceinline__ void gk_conv_impl(const gk_convp &p, typename gk_ty<D
 GK_CONV(f32, GK_DT_f32)
 GK_CONV(f16, GK_DT_f16)
 GK_CONV(bf16, GK_DT_bf16)
+
+// split reduction: f32 only (the host never splits f16 / bf16)
+__device__ __forceinline__ void gk_conv_add(float *p, float v) { atomicAdd(p, v); }
+template <class S> __device__ __forceinline__ void gk_conv_add(S *, float) {}
+// conv_transpose1d by phases (polyphase): output t with t mod s = phi only
+// sees the taps k with (phi + pad - k*d) = 0 mod s, i.e. k = k0 + j*P
+// (P = s / gcd(s, d)), each reading input u + off0 - j*D (t = phi + u*s,
+// D = d / gcd). So every (group, phase) is a plain GEMM: rows = output
+// channels, columns n = (batch, u), reduction kk = (ci, j) over Cin/g x
+// ntaps(phi) -- no zero taps are multiplied. blockIdx.z = g * s + phi.
+// Same tiles and pipeline as gk_conv_impl; needs H = KH = 1.
+template <int DT, int MT>
+__device__ __forceinline__ void gk_convt1_impl(const gk_convp &p, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x,
+                                               const typename gk_ty<DT>::S *w, const typename gk_ty<DT>::S *bias) {
+    typedef gk_ty<DT> Ty;
+    __shared__ __align__(16) float As[GK_CBK][64 * MT + 4];
+    __shared__ __align__(16) float Bs[GK_CBK][GK_CBN + 4];
+    const int Cin_g = (int)(p.Cin / p.groups), Cout_g = (int)(p.Cout / p.groups);
+    const int s = (int)p.sw, d = (int)p.dw, KW = (int)p.KW, W = (int)p.W, Wo = (int)p.Wo;
+    const int ks = p.ksplit > 1 ? p.ksplit : 1, kz = (int)(blockIdx.z % (unsigned)ks), gp = (int)(blockIdx.z / (unsigned)ks);
+    const int g = gp / s, phi = gp - g * s;
+    const int U = phi < Wo ? (Wo - 1 - phi) / s + 1 : 0; // outputs of this phase per batch
+    const int N = (int)p.B * U;
+    const int m0 = blockIdx.y * 64 * MT, n0 = blockIdx.x * GK_CBN;
+    if (n0 >= N) return; // the whole block: this phase has fewer columns
+    // taps of this phase: k0, k0 + P, ... (k0 = -1: none)
+    int gg = s, dd = d;
+    while (dd) { int t = gg % dd; gg = dd; dd = t; } // gcd(s, d)
+    const int P = s / gg, D = d / gg;
+    int k0 = -1;
+    for (int k = 0; k < P && k < KW; k++)
+        if ((((phi + (int)p.pw - k * d) % s) + s) % s == 0) { k0 = k; break; }
+    const int nt = k0 < 0 ? 0 : (KW - 1 - k0) / P + 1;
+    const int off0 = k0 < 0 ? 0 : (phi + (int)p.pw - k0 * d) / s; // exact division
+    const int Kall = Cin_g * nt, kchunk = ((Kall + ks - 1) / ks + GK_CBK - 1) / GK_CBK * GK_CBK;
+    const int kbeg = kz * kchunk, K = kbeg + kchunk < Kall ? kbeg + kchunk : Kall; // this block: [kbeg, K)
+    const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;
+    float acc[4 * MT][4];
+#pragma unroll
+    for (int i = 0; i < 4 * MT; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) acc[i][j] = 0.f;
+    // B loader: one column n, 4 consecutive kk
+    const int bn = tid & 63, bk = (tid >> 6) * 4;
+    const int n = n0 + bn;
+    const bool nval = n < N;
+    int bb = 0, u = 0;
+    if (nval) { bb = n / U; u = n - bb * U; }
+    const typename Ty::S *xb = x + ((gk_i64)bb * p.Cin + (gk_i64)g * Cin_g) * W;
+    const typename Ty::S *wg = w + (gk_i64)g * Cin_g * Cout_g * KW + (k0 < 0 ? 0 : k0);
+    const int ak = (tid & 3) * 4;
+    auto load = [&](int kb, float *ra, float *rb) {
+#pragma unroll
+        for (int rr = 0; rr < MT; rr++) {
+            const int am = m0 + (tid >> 2) + 64 * rr;
+            const bool mval = am < Cout_g;
+            int k = kb + ak, ci = nt ? k / nt : 0, j = k - ci * nt;
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                float va = 0.f;
+                if (mval && k + e < K) va = Ty::ld(wg[((gk_i64)ci * Cout_g + am) * KW + j * P]);
+                ra[rr * 4 + e] = va;
+                if (++j == nt) { j = 0; ci++; }
+            }
+        }
+        {
+            int k = kb + bk, ci = nt ? k / nt : 0, j = k - ci * nt;
+#pragma unroll
+            for (int e = 0; e < 4; e++) {
+                float vb = 0.f;
+                if (nval && k + e < K) {
+                    int iw = u + off0 - j * D;
+                    if (iw >= 0 && iw < W) vb = Ty::ld(xb[(gk_i64)ci * W + iw]);
+                }
+                rb[e] = vb;
+                if (++j == nt) { j = 0; ci++; }
+            }
+        }
+    };
+    float ra[4 * MT], rb[4];
+    load(kbeg, ra, rb);
+    for (int kb = kbeg; kb < K; kb += GK_CBK) {
+#pragma unroll
+        for (int rr = 0; rr < MT; rr++)
+#pragma unroll
+            for (int j = 0; j < 4; j++) As[ak + j][(tid >> 2) + 64 * rr] = ra[rr * 4 + j];
+#pragma unroll
+        for (int j = 0; j < 4; j++) Bs[bk + j][bn] = rb[j];
+        __syncthreads();
+        if (kb + GK_CBK < K) load(kb + GK_CBK, ra, rb);
+#pragma unroll
+        for (int kk = 0; kk < GK_CBK; kk++) {
+            float a[4 * MT];
+            float4 b4 = *(const float4 *)&Bs[kk][tx * 4];
+            float b[4] = { b4.x, b4.y, b4.z, b4.w };
+#pragma unroll
+            for (int rr = 0; rr < MT; rr++) {
+                float4 a4 = *(const float4 *)&As[kk][ty * 4 + 64 * rr];
+                a[rr * 4] = a4.x; a[rr * 4 + 1] = a4.y; a[rr * 4 + 2] = a4.z; a[rr * 4 + 3] = a4.w;
+            }
+#pragma unroll
+            for (int i = 0; i < 4 * MT; i++)
+#pragma unroll
+                for (int j = 0; j < 4; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+        }
+        __syncthreads();
+    }
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        int nn = n0 + tx * 4 + j;
+        if (nn >= N) continue;
+        int ob = nn / U, t = phi + (nn - ob * U) * s;
+#pragma unroll
+        for (int i = 0; i < 4 * MT; i++) {
+            int m = m0 + ty * 4 + (i & 3) + 64 * (i >> 2);
+            if (m >= Cout_g) continue;
+            gk_i64 co = (gk_i64)g * Cout_g + m;
+            float v = acc[i][j];
+            if (p.has_bias && kz == 0) v += Ty::ld(bias[co]);
+            if (ks > 1) gk_conv_add(out + ((gk_i64)ob * p.Cout + co) * Wo + t, v);
+            else out[((gk_i64)ob * p.Cout + co) * Wo + t] = Ty::st(v);
+        }
+    }
+}
+#define GK_CONVT1(NAME, DT)                                                                                                   \
+    extern "C" __global__ void __launch_bounds__(256) gk_convt1_##NAME(gk_convp p, gk_ty<DT>::S *out, const gk_ty<DT>::S *x,     \
+                                                                        const gk_ty<DT>::S *w, const gk_ty<DT>::S *bias) {   \
+        gk_convt1_impl<DT, 1>(p, out, x, w, bias);                                                                            \
+    }                                                                                                                         \
+    extern "C" __global__ void __launch_bounds__(256) gk_convt1_128_##NAME(gk_convp p, gk_ty<DT>::S *out, const gk_ty<DT>::S *x, \
+                                                                            const gk_ty<DT>::S *w, const gk_ty<DT>::S *bias) { \
+        gk_convt1_impl<DT, 2>(p, out, x, w, bias);                                                                            \
+    }
+GK_CONVT1(f32, GK_DT_f32)
+GK_CONVT1(f16, GK_DT_f16)
+GK_CONVT1(bf16, GK_DT_bf16)
 
 // Weight norm: out[o,...] = g[o] * v[o,...] / ||v[o,...]||, one block per o.
 template <int DT>

@@ -233,6 +233,96 @@ extern "C" __global__ void gk_fft_run(gk_fftp P, float *out, const float *in, co
     }
 }
 
+// STFT frames (in_mode FRAMES; out_mode SPEC or POWER; m == n, no Bluestein):
+// two real frames per complex FFT (z = a + i b; A[k] = (Z[k] + conj Z[n-k]) / 2,
+// B[k] = (Z[k] - conj Z[n-k]) / 2i), np pairs (2*np consecutive rows) per
+// tile, tiles grid-stride. Shared memory: buf [np][m] float2, tw [m] float2,
+// window [n] float, digit reversal [m] int, per-row start / input base / output base [2*np] i64
+// (built once per block). Reflect padding and the window are applied in the
+// load; only the n/2+1 onesided bins are written (SPEC: consecutive threads
+// write consecutive frames of one bin).
+template <int R> __device__ __forceinline__ void gk_stft_stage(float2 *buf, int np, int L, int m, float sgn, const float2 *tw) {
+    int nb = m / R;
+    for (int i = threadIdx.x; i < np * nb; i += blockDim.x) {
+        int q = i / nb;
+        gk_fft_bfly<R>(buf + q * m, L, i - q * nb, sgn, 0, tw, m);
+    }
+}
+extern "C" __global__ void gk_stft_pairs(gk_fftp P, float *out, const float *in, const float *win, int np) {
+    extern __shared__ float2 gk_fft_buf[];
+    const int m = P.m, n = P.n, h = n / 2 + 1, nf2 = 2 * np;
+    float2 *buf = gk_fft_buf, *tw = buf + np * m;
+    float *wt = (float *)(tw + m);
+    int *rev = (int *)(wt + n);
+    gk_i64 *fst = (gk_i64 *)(((size_t)(rev + m) + 7) & ~(size_t)7), *fbase = fst + nf2, *fout = fbase + nf2;
+    for (int k = threadIdx.x; k < m; k += blockDim.x) {
+        tw[k] = gk_expi_pi(-2.f * (float)k, (float)m);
+        rev[k] = gk_fft_rev(k, P);
+    }
+    for (int k = threadIdx.x; k < n; k += blockDim.x) wt[k] = gk_fft_win(P, win, k);
+    const gk_i64 ntiles = (P.batch + nf2 - 1) / nf2;
+    const gk_i64 pad = P.center ? n / 2 : 0;
+    for (gk_i64 tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+        const gk_i64 r0 = tile * nf2;
+        __syncthreads(); // tables ready; the previous tile's stores done
+        if (threadIdx.x < nf2) {
+            gk_i64 row = r0 + threadIdx.x, b = row / P.nframes, t = row - b * P.nframes;
+            fst[threadIdx.x] = row < P.batch ? t * P.hop - pad : (gk_i64)1 << 62; // beyond the batch: zeros
+            fbase[threadIdx.x] = b * P.sig_stride;
+            fout[threadIdx.x] = P.out_mode == GK_FO_SPEC ? (b * h * P.nframes + t) * 2 : row * h; // element offset of bin 0
+        }
+        __syncthreads();
+        for (int i = threadIdx.x; i < np * m; i += blockDim.x) {
+            int q = i / m, pidx = i - q * m, idx = rev[pidx];
+            float v[2];
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                gk_i64 pos = fst[2 * q + e];
+                float x = 0.f;
+                if (pos != (gk_i64)1 << 62) {
+                    pos += idx;
+                    if (pos < 0) pos = -pos;
+                    if (pos >= P.sig_len) pos = 2 * (P.sig_len - 1) - pos;
+                    if (pos < P.sig_avail) x = in[fbase[2 * q + e] + pos];
+                }
+                v[e] = x * wt[idx];
+            }
+            buf[i] = make_float2(v[0], v[1]);
+        }
+        {
+            int L = 1;
+            for (int k = 0; k < P.nf; k++) {
+                __syncthreads();
+                switch (P.f[k]) {
+                case 2: gk_stft_stage<2>(buf, np, L, m, -1.f, tw); break;
+                case 3: gk_stft_stage<3>(buf, np, L, m, -1.f, tw); break;
+                case 4: gk_stft_stage<4>(buf, np, L, m, -1.f, tw); break;
+                default: gk_stft_stage<5>(buf, np, L, m, -1.f, tw); break;
+                }
+                L *= P.f[k];
+            }
+        }
+        __syncthreads();
+        const float hs = 0.5f * P.scale;
+        for (int i = threadIdx.x; i < h * nf2; i += blockDim.x) {
+            int k, f;
+            if (P.out_mode == GK_FO_SPEC) { k = i / nf2; f = i - k * nf2; }
+            else { f = i / h; k = i - f * h; }
+            gk_i64 row = r0 + f;
+            if (row >= P.batch) continue;
+            const float2 *z = buf + (f >> 1) * m;
+            float2 a = z[k], c = z[k == 0 ? 0 : m - k], v;
+            if (f & 1) v = make_float2((a.y + c.y) * hs, (c.x - a.x) * hs);
+            else v = make_float2((a.x + c.x) * hs, (a.y - c.y) * hs);
+            if (P.out_mode == GK_FO_SPEC) {
+                float *o = out + fout[f] + (gk_i64)k * P.nframes * 2;
+                o[0] = v.x;
+                o[1] = v.y;
+            } else out[fout[f] + k] = v.x * v.x + v.y * v.y;
+        }
+    }
+}
+
 // Bluestein filter: bhat = FFT_m(b) / m, b_j = conj(c_j) for |j| < n (mod m),
 // c_j = exp(sgn i pi j^2 / n). One block.
 extern "C" __global__ void gk_fft_chirp(gk_fftp P, float2 *bhat) {

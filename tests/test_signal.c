@@ -254,6 +254,13 @@ static void test_stft(void) {
     test_stft_case(1, 300, 64, 16, 1, 0);
     test_stft_case(2, 500, 31, 7, 1, 0); /* odd n_fft, Bluestein-free 31? no: prime, Bluestein */
     test_stft_case(1, 333, 50, 10, 0, 0);
+    /* the paired-frame kernel on CUDA: n_fft 400 / 512 / 1024 / odd 45, frame counts not a multiple of the tile, short signals */
+    test_stft_case(3, 3001, 400, 160, 1, 1);
+    test_stft_case(1, 401, 400, 160, 0, 0);  /* one frame */
+    test_stft_case(2, 4001, 512, 128, 1, 0);
+    test_stft_case(1, 5003, 1024, 256, 1, 1);
+    test_stft_case(2, 301, 45, 7, 1, 1);
+    test_stft_case(1, 11, 20, 5, 1, 0);      /* 3 frames, reflect on both sides */
     { /* magnitude and phase */
         int64_t sh[2] = { 37, 2 }, so[1] = { 37 }, i;
         float *zv = randf(74, -2, 2);
@@ -481,6 +488,23 @@ static void test_conv(void) {
         conv_case(dts[i], 1, 0, 1, 40, 1, 150, 200, 1, 3, 1, 1, 0, 1, 1, 1, 0, 1, 1);
         conv_case(dts[i], 1, 1, 1, 260, 1, 9, 260, 1, 4, 1, 2, 0, 1, 1, 1, 0, 2, 1);
         conv_case(dts[i], 2, 0, 1, 16, 5, 7, 256, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0);
+    }
+    { /* conv_transpose1d (the polyphase kernel on CUDA): stride 1..10, kernels 1..20, lengths 1 / 31 / 1000,
+         output_padding, groups, dilation */
+        static const int64_t ks[6] = { 1, 3, 7, 16, 20, 0 };
+        static const int64_t Ls[3] = { 1, 31, 1000 };
+        int64_t st, c = 0;
+        for (st = 1; st <= 10; st++) {
+            int j;
+            for (j = 0; j < 6; j++, c++) {
+                int64_t K = ks[j] ? ks[j] : 2 * st, L = Ls[c % 3], pd = K > st ? (K - st) / 2 : 0, op = (st + K + c) % st;
+                int64_t G = c % 4 == 1 ? 2 : 1, dil = c % 5 == 3 ? 2 : 1;
+                conv_case(c % 7 == 2 ? GK_BF16 : GK_F32, 1, 1, 1 + (c % 6 == 0), 6, 1, L, G == 2 ? 4 : 5, 1, K, 1, st, 0, pd, 1, dil, op, G, c % 3 != 1);
+            }
+        }
+        conv_case(GK_F32, 1, 1, 1, 24, 1, 40, 130, 1, 16, 1, 8, 0, 4, 1, 1, 0, 1, 1);  /* vocoder-like k16 s8, 128-row tiles */
+        conv_case(GK_F16, 1, 1, 2, 10, 1, 33, 6, 1, 11, 1, 5, 0, 3, 1, 1, 4, 2, 1);   /* f16, op 4 */
+        conv_case(GK_F32, 1, 1, 1, 4, 1, 5000, 8, 1, 8, 1, 4, 0, 2, 1, 1, 1, 1, 1);   /* enough tiles: f32 without the split reduction */
     }
     for (i = 0; i < 3; i++) { /* weight norm: per dim-0 slice, every dtype */
         gk_dtype dt = dts[i];

@@ -61,6 +61,15 @@ static inline unsigned atomicMax(unsigned *p, unsigned v) {
     while (o < v && !__atomic_compare_exchange_n(p, &o, v, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {}
     return o;
 }
+static inline float atomicAdd(float *p, float v) {
+    unsigned *u = (unsigned *)p, o = __atomic_load_n(u, __ATOMIC_RELAXED), nv;
+    float f;
+    do { std::memcpy(&f, &o, 4); f += v; std::memcpy(&nv, &f, 4); } while (!__atomic_compare_exchange_n(u, &o, nv, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    std::memcpy(&f, &o, 4);
+    return f;
+}
+static inline unsigned atomicAdd(unsigned *p, unsigned v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+static inline int atomicAdd(int *p, int v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
 // launch: blocks one after another (concurrent = false; static shared memory is one copy),
 // or all at once (concurrent = true; the kernel must use only dynamic shared memory)
 template <class F> static void emu_launch(dim3 grid, dim3 block, size_t smem, bool concurrent, F fn) {

@@ -153,8 +153,12 @@ template <int DT> static void test_conv(int tr, int two, long B, long Cin, long 
     dim3 g; g.x = (unsigned)((B * Ho * Wo + 63) / 64); g.y = (unsigned)((Cout / G + 63) / 64); g.z = (unsigned)G;
     dim3 bl; bl.x = 256;
     S *po = os.data(); const S *px = xs.data(), *pwp = ws.data(), *pb = bs.data();
-    if (Cout / G >= 128) { g.y = (unsigned)((Cout / G + 127) / 128); emu_launch(g, bl, 0, false, [&] { gk_conv_impl<DT, 2>(p, po, px, pwp, pb); }); }
-    else emu_launch(g, bl, 0, false, [&] { gk_conv_impl<DT, 1>(p, po, px, pwp, pb); });
+    bool poly = tr && !two; // 1-d transposed: the polyphase kernel, as the host runs it
+    int ks = poly && DT == GK_DT_f32 ? (int)(1 + (Cin + W) % 4) : 1; // split reduction (atomics into zeros) as the host does for f32
+    for (auto &v : os) v = gk_ty<DT>::st(ks > 1 ? 0.f : NAN);
+    if (poly) { g.x = (unsigned)((B * ((Wo + sw - 1) / sw) + 63) / 64); g.z = (unsigned)(G * sw * ks); p.ksplit = ks; }
+    if (Cout / G >= 128) { g.y = (unsigned)((Cout / G + 127) / 128); emu_launch(g, bl, 0, false, [&] { if (poly) gk_convt1_impl<DT, 2>(p, po, px, pwp, pb); else gk_conv_impl<DT, 2>(p, po, px, pwp, pb); }); }
+    else emu_launch(g, bl, 0, false, [&] { if (poly) gk_convt1_impl<DT, 1>(p, po, px, pwp, pb); else gk_conv_impl<DT, 1>(p, po, px, pwp, pb); });
     std::vector<double> want(no, 0), got(no);
     long Cig = Cin / G, Cog = Cout / G;
     for (long b = 0; b < B; b++) for (long co = 0; co < Cout; co++) for (long i = 0; i < Ho * Wo; i++) want[(b * Cout + co) * Ho * Wo + i] = bias[co];
@@ -168,7 +172,7 @@ template <int DT> static void test_conv(int tr, int two, long B, long Cin, long 
             want[((b * Cout + co) * Ho + oh) * Wo + ow] += wv * x[((b * Cin + g0 * Cig + ci) * H + ih) * W + iw];
         }
     for (long i = 0; i < no; i++) got[i] = gk_ty<DT>::ld(os[i]);
-    char s[128]; snprintf(s, sizeof s, "conv dt%d tr%d 2d%d Cin%ld Cout%ld G%ld", DT, tr, two, Cin, Cout, G);
+    char s[128]; snprintf(s, sizeof s, "conv dt%d tr%d 2d%d Cin%ld Cout%ld G%ld ksplit%d", DT, tr, two, Cin, Cout, G, ks);
     check(relerr(got, want) < (DT == GK_DT_f32 ? 1e-5 : 1e-2), s, relerr(got, want));
 }
 static void test_lstm(int T, int I, int H, int D, int per_dir) {
@@ -227,6 +231,34 @@ static void test_wnorm() {
         for (long i = 0; i < inner; i++) want[c * inner + i] = g[c] * v[c * inner + i] / sqrt(s); }
     check(relerr(got, want) < 1e-6, "wnorm", relerr(got, want));
 }
+// gk_stft_pairs (as the host launches it) against a naive DFT: SPEC and POWER
+// layouts, center or not, zero tail beyond sig_avail, batch not a multiple of the tile
+static void test_stft_pairs(int B, int L, int n, int hop, int center, int power, int avail_cut) {
+    gk_fftp P = plan(n, 0);
+    if (P.blue) { printf("skip n %d (Bluestein)\n", n); return; }
+    int T = 1 + (L + (center ? 2 * (n / 2) : 0) - n) / hop, F = n / 2 + 1;
+    P.in_mode = GK_FI_FRAMES; P.out_mode = power ? GK_FO_POWER : GK_FO_SPEC; P.center = center; P.batch = (long long)B * T; P.nframes = T;
+    P.hop = hop; P.sig_len = L; P.sig_avail = L - avail_cut; P.sig_stride = L + 3;
+    std::vector<float> x((size_t)B * (L + 3)), win(n), out((size_t)B * T * F * (power ? 1 : 2), NAN);
+    for (auto &v : x) v = U(-1, 1);
+    for (auto &v : win) v = U(0, 1);
+    int np = P.m <= 512 ? 8 : P.m <= 1024 ? 2 : 1;
+    size_t smem = (size_t)np * P.m * 8 + (size_t)P.m * 12 + (size_t)n * 4 + 8 + (size_t)np * 48;
+    dim3 g, bl; bl.x = P.m * np > 2048 ? 256 : 128; g.x = (unsigned)std::min<long long>((P.batch + 2 * np - 1) / (2 * np), 3);
+    P.has_window = 1;
+    float *po = out.data(); const float *px = x.data(), *pw = win.data();
+    emu_launch(g, bl, smem, false, [&] { gk_stft_pairs(P, po, px, pw, np); });
+    std::vector<double> want(out.size()), got(out.begin(), out.end());
+    for (int b = 0; b < B; b++) for (int t = 0; t < T; t++) for (int k = 0; k < F; k++) {
+        double re = 0, im = 0;
+        for (int j = 0; j < n; j++) { long pos = (long)t * hop + j - (center ? n / 2 : 0); if (pos < 0) pos = -pos; if (pos >= L) pos = 2 * (L - 1) - pos;
+            double v = pos < L - avail_cut ? x[(size_t)b * (L + 3) + pos] * (double)win[j] : 0, a = -2 * M_PI * (double)((long)j * k % n) / n; re += v * cos(a); im += v * sin(a); }
+        if (power) want[((size_t)b * T + t) * F + k] = re * re + im * im;
+        else { size_t o = (((size_t)b * F + k) * T + t) * 2; want[o] = re; want[o + 1] = im; }
+    }
+    char w[128]; snprintf(w, sizeof w, "stft pairs B%d L%d n%d hop%d center%d power%d cut%d", B, L, n, hop, center, power, avail_cut);
+    check(relerr(got, want) < (power ? 2e-5 : 1e-5) * 4, w, relerr(got, want));
+}
 int main(int argc, char **argv) {
     const char *only = argc > 1 ? argv[1] : "";
     if (!*only || !strcmp(only, "fft")) {
@@ -241,7 +273,16 @@ int main(int argc, char **argv) {
         test_fft(400, 2, false, 0); test_fft(997, 1, false, 1);
         emu_table = 1;
     }
-    if (!*only || !strcmp(only, "stft")) { test_stft_whisper(); test_stft_istft(); }
+    if (!*only || !strcmp(only, "stft")) {
+        test_stft_whisper(); test_stft_istft();
+        test_stft_pairs(2, 3200, 400, 160, 1, 0, 0);
+        test_stft_pairs(1, 1601, 400, 160, 1, 1, 100);
+        test_stft_pairs(3, 2000, 512, 128, 1, 0, 0);
+        test_stft_pairs(1, 3000, 1024, 256, 0, 0, 0);
+        test_stft_pairs(2, 300, 45, 7, 1, 0, 0);   /* odd n_fft 45 = 3*3*5 */
+        test_stft_pairs(1, 11, 20, 5, 1, 0, 0);    /* short signal: 3 frames */
+        test_stft_pairs(1, 3001, 4000, 1000, 1, 0, 0);   /* np 1 */
+    }
     if (!*only || !strcmp(only, "conv")) {
         test_conv<GK_DT_f32>(0, 0, 2, 5, 1, 31, 7, 1, 3, 1, 1, 0, 1, 1, 1, 1, 0);
         test_conv<GK_DT_f32>(0, 0, 1, 12, 1, 100, 8, 1, 5, 1, 2, 0, 2, 1, 3, 4, 0);
@@ -255,6 +296,16 @@ int main(int argc, char **argv) {
         test_conv<GK_DT_f32>(0, 0, 1, 24, 1, 70, 200, 1, 3, 1, 1, 0, 1, 1, 1, 1, 0);   /* 128-row tiles, partial */
         test_conv<GK_DT_f32>(1, 0, 1, 260, 1, 9, 260, 1, 4, 1, 2, 0, 1, 1, 1, 2, 0);   /* transposed, 130 per group */
         test_conv<GK_DT_bf16>(0, 1, 1, 16, 5, 7, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0);
+        /* polyphase conv_transpose1d: strides 1..10, kernels 1..20, dilation, groups, output_padding, L 1 */
+        test_conv<GK_DT_f32>(1, 0, 1, 8, 1, 31, 6, 1, 16, 1, 8, 0, 4, 1, 1, 1, 0);
+        test_conv<GK_DT_f32>(1, 0, 2, 6, 1, 13, 4, 1, 7, 1, 3, 0, 3, 1, 1, 2, 2);
+        test_conv<GK_DT_f32>(1, 0, 1, 4, 1, 1, 3, 1, 5, 1, 4, 0, 0, 1, 1, 1, 3);
+        test_conv<GK_DT_f32>(1, 0, 1, 5, 1, 9, 3, 1, 1, 1, 3, 0, 0, 1, 1, 1, 2); /* K 1 < stride: phases without taps */
+        test_conv<GK_DT_f32>(1, 0, 1, 4, 1, 11, 5, 1, 4, 1, 6, 0, 2, 1, 3, 1, 1); /* dilation 3, stride 6 */
+        test_conv<GK_DT_f32>(1, 0, 1, 3, 1, 10, 2, 1, 6, 1, 4, 0, 1, 1, 2, 1, 0); /* gcd(stride, dilation) 2 */
+        test_conv<GK_DT_f32>(1, 0, 1, 40, 1, 70, 130, 1, 3, 1, 1, 0, 1, 1, 1, 1, 0); /* stride 1, 128-row tiles */
+        test_conv<GK_DT_bf16>(1, 0, 1, 9, 1, 20, 7, 1, 20, 1, 10, 0, 5, 1, 1, 1, 0);
+        test_conv<GK_DT_f16>(1, 0, 1, 6, 1, 33, 6, 1, 11, 1, 5, 0, 3, 1, 1, 3, 4);
         test_wnorm();
     }
     if (!*only || !strcmp(only, "lstm")) { test_lstm(30, 24, 40, 2, 2); test_lstm(20, 8, 33, 1, 3); test_lstm(6, 8, 200, 1, 2); /* 4U > 256: no prefetch */ }
