@@ -5140,23 +5140,23 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
         int dec = p.Sq == 1 && !p.mask && !p.q_lens && sq->dtype != GK_F32 && p.D % 8 == 0 && G <= 32 && (p.k_ss % 8) == 0 && (p.v_ss % 8) == 0 &&
                   ((p.k | p.v) & 15) == 0 && (p.k_bs % 8) == 0 && (p.v_bs % 8) == 0 && (p.k_hs % 8) == 0 && (p.v_hs % 8) == 0;
         if (dec) { /* decode: K/V tiles shared by the q heads of a kv head (gk_attn_dec) */
-            /* Tiles of 64 keys (32 above D 128) in shared memory, a block per (b, kv head,
-               split). Splits are sized for the longest cache (kv_lens are on the device):
-               enough blocks for every SM's resident slots (5 or so at D 128), at most 256
-               splits (the combine's limit); a split takes several tiles when the cache is
-               longer than that covers. */
-            int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, ntiles, per, slots, bps;
-            int64_t smem = 2 * C * (p.D / 8 + 1) * 16 + (2 * G * p.D + G * C + 3 * G) * 4;
+            /* Tiles of 64 keys (32 above D 128), two stages in shared memory; a block
+               per (b, kv head, split). One wave: splits = the resident slots (about 3 a SM
+               at D 128) over B * Hkv, so every SM streams the same bytes; sized for the
+               longest cache (kv_lens are read on the device); at most 256 (the combine's
+               limit). A split is `chunk` keys (a multiple of 8), its last tile partial. */
+            int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, slots, bps, chunk;
+            int64_t smem = 4 * C * (p.D / 8 + 1) * 16 + (2 * G * p.D + G * C + 3 * G) * 4;
             bps = (int64_t)ctx->info.max_smem_per_block_optin / (smem + 1024);
             bps = GK__MAX(GK__MIN(bps, (int64_t)8), (int64_t)1);
             slots = (int64_t)ctx->info.sm_count * bps;
-            ntiles = GK__MAX((p.Skv + C - 1) / C, (int64_t)1);
-            p.splits = (int)GK__MIN(GK__MIN(ntiles, (slots + bh - 1) / bh), (int64_t)256);
-            if (p.splits < 1) p.splits = 1;
-            per = (ntiles + p.splits - 1) / p.splits;
-            p.splits = (int)((ntiles + per - 1) / per);
+            p.splits = (int)GK__MAX(GK__MIN(GK__MIN(slots / bh, (p.Skv + 7) / 8), (int64_t)256), (int64_t)1);
+            chunk = ((p.Skv + p.splits - 1) / p.splits + 7) / 8 * 8;
+            if (chunk < 8) chunk = 8;
+            p.splits = (int)GK__MAX((p.Skv + chunk - 1) / chunk, (int64_t)1);
+            if (chunk > 2147483647) st = gk__err(ctx, GK_ERR_LIMIT, "%s: a cache of %lld keys is too long", W, (long long)p.Skv);
             p.tile = (int)C;
-            p.chunk = (int)(per * C);
+            p.chunk = (int)chunk;
             if (p.Hkv > 65535 || p.B > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: %lld kv heads or batch %lld above 65535", W, (long long)p.Hkv, (long long)p.B);
             if (st == GK_OK) {
                 gk__cu_ptr ws;
@@ -5168,7 +5168,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             args[0] = &p;
             if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_ATTENTION, sq->dtype == GK_BF16 ? "gk_attn_dec_bf16" : "gk_attn_dec_f16", g, bl, (unsigned)smem, args, W);
             g[0] = (unsigned)rows; g[1] = 1;
-            bl[0] = (unsigned)((p.D + 31) / 32 * 32);
+            bl[0] = p.D > 96 ? 128u : (unsigned)((p.D + 31) / 32 * 32); /* the combine's launch bound */
             if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, W);
             if (p.part) gk__unuse(ctx, ctx->ws);
             gk__operands_done(ctx, &ops, st);
@@ -5215,7 +5215,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
         if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][0], g, bl, 0, args, W);
         if (st == GK_OK && p.splits > 1) {
             g[0] = (unsigned)rows; g[1] = 1;
-            bl[0] = (unsigned)((p.D + 31) / 32 * 32);
+            bl[0] = p.D > 96 ? 128u : (unsigned)((p.D + 31) / 32 * 32); /* the combine's launch bound */
             st = gk__launch_cfg(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, W);
         }
         if (p.splits > 1 && p.part) gk__unuse(ctx, ctx->ws);

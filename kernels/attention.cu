@@ -154,9 +154,10 @@ GK_ATTN_K(bf16)
 // per (b, kv head, split); a split is p.chunk keys, taken p.tile keys at a time. A
 // tile of K and of V goes to padded shared memory by cp.async (16 bytes a thread,
 // coalesced, the whole tile in flight at once); every q head of the group scores from
-// that copy, so K / V are read from DRAM once. Softmax online over the tiles (exact
-// within one); the split's (m, l, o) per q head go to p.part for gk_attn_combine.
-// Shared memory: K, V [tile][D + 8], q [G][D] f32, scores [G][tile], o [G][D] f32,
+// that copy, so K / V are read from DRAM once; two stages, so the next tile loads
+// while this one is computed. Softmax online over the tiles (exact within one); the
+// split's (m, l, o) per q head go to p.part for gk_attn_combine.
+// Shared memory: K, V [2][tile][D + 8], q [G][D] f32, scores [G][tile], o [G][D] f32,
 // m / l / rescale [G] each.
 __device__ __forceinline__ void gk_dec_cp16(void *smem, const void *gmem) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(smem)), "l"(gmem));
@@ -173,8 +174,8 @@ template <int DT> __device__ __forceinline__ void gk_attn_dec(const gk_attn_p &p
     typedef typename T::S S;
     extern __shared__ uint4 gk_dec_smem[];
     const int D = (int)p.D, G = (int)(p.Hq / p.Hkv), C = p.tile, VPR = D / 8, RW = VPR + 1; // row stride in uint4 (padded by 16 bytes)
-    uint4 *Ks = gk_dec_smem, *Vs = gk_dec_smem + C * RW;
-    float *qs = (float *)(Vs + C * RW), *sc = qs + G * D, *os = sc + G * C, *ms = os + G * D, *ls = ms + G, *cs = ls + G;
+    uint4 *Ks = gk_dec_smem, *Vs = gk_dec_smem + C * RW; // stage s: K at Ks + 2 s C RW, V at Vs + 2 s C RW
+    float *qs = (float *)(gk_dec_smem + 4 * C * RW), *sc = qs + G * D, *os = sc + G * C, *ms = os + G * D, *ls = ms + G, *cs = ls + G;
     const int tid = threadIdx.x, nt = blockDim.x, warp = tid / 32, lane = tid % 32, nw = nt / 32, D2 = D / 2;
     const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;
     gk_i64 kvlen = p.kv_lens ? p.kv_lens[b] : p.Skv;
@@ -189,24 +190,31 @@ template <int DT> __device__ __forceinline__ void gk_attn_dec(const gk_attn_p &p
         os[e] = 0.0f;
     }
     for (int g = tid; g < G; g += nt) { ms[g] = NEG; ls[g] = 0.0f; }
-    for (gk_i64 jt = j0; jt < j1; jt += C) {
+    // two stages: the tile after this one loads while this one is computed
+    auto load = [&](gk_i64 jt, int st) {
         const int nk = (int)(j1 - jt < C ? j1 - jt : C);
+        uint4 *Kd = Ks + st * 2 * C * RW, *Vd = Vs + st * 2 * C * RW;
         for (int e = tid; e < nk * VPR; e += nt) {
             int r = e / VPR, c = e - r * VPR;
-            gk_dec_cp16(Ks + r * RW + c, (const uint4 *)(kb + (jt + r) * p.k_ss) + c);
+            gk_dec_cp16(Kd + r * RW + c, (const uint4 *)(kb + (jt + r) * p.k_ss) + c);
+            gk_dec_cp16(Vd + r * RW + c, (const uint4 *)(vb + (jt + r) * p.v_ss) + c);
         }
         asm volatile("cp.async.commit_group;\n" ::);
-        for (int e = tid; e < nk * VPR; e += nt) {
-            int r = e / VPR, c = e - r * VPR;
-            gk_dec_cp16(Vs + r * RW + c, (const uint4 *)(vb + (jt + r) * p.v_ss) + c);
-        }
-        asm volatile("cp.async.commit_group;\n" ::);
-        asm volatile("cp.async.wait_group 1;\n" ::);
+    };
+    if (j0 < j1) load(j0, 0);
+    int stage = 0;
+    for (gk_i64 jt = j0; jt < j1; jt += C, stage ^= 1) {
+        const int nk = (int)(j1 - jt < C ? j1 - jt : C);
+        const uint4 *Kt = Ks + stage * 2 * C * RW, *Vt = Vs + stage * 2 * C * RW;
+        if (jt + C < j1) {
+            load(jt + C, stage ^ 1);
+            asm volatile("cp.async.wait_group 1;\n" ::);
+        } else asm volatile("cp.async.wait_group 0;\n" ::);
         __syncthreads(); // K tile, q, o / m / l init
         // scores: a thread per (q head, key)
         for (int e = tid; e < G * nk; e += nt) {
             int g = e / nk, j = e - g * nk;
-            const uint4 *kr = Ks + j * RW;
+            const uint4 *kr = Kt + j * RW;
             const float4 *q4 = (const float4 *)(qs + g * D);
             float a0 = 0.0f, a1 = 0.0f;
 #pragma unroll 4
@@ -242,12 +250,11 @@ template <int DT> __device__ __forceinline__ void gk_attn_dec(const gk_attn_p &p
                 ms[g] = mn;
             }
         }
-        asm volatile("cp.async.wait_group 0;\n" ::);
-        __syncthreads(); // V tile, probabilities, rescales
+        __syncthreads(); // probabilities, rescales
         // o = o * corr + P V: a thread per (q head, pair of dims)
         for (int e = tid; e < G * D2; e += nt) {
             int g = e / D2, d2 = e - g * D2;
-            const unsigned *vc = (const unsigned *)Vs + d2;
+            const unsigned *vc = (const unsigned *)Vt + d2;
             const float *pr = sc + g * C;
             float a0 = 0.0f, a1 = 0.0f, b0 = 0.0f, b1 = 0.0f;
             int j = 0;
