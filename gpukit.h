@@ -5136,7 +5136,7 @@ typedef struct gk__attn {       /* layout of gk_attn_p in kernels/attention.cu *
     int64_t m_bs, m_qs;
     uint64_t q, k, v, mask, o, q_lens, kv_lens, part;
     float scale;
-    int causal, splits, pad;
+    int causal, splits, chunk, tile;
 } gk__attn;
 typedef struct gk__attn_cpu { gk__attn a; gk_dtype dt; } gk__attn_cpu;
 
@@ -5282,22 +5282,35 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
         int dec = p.Sq == 1 && !p.mask && !p.q_lens && sq->dtype != GK_F32 && p.D % 8 == 0 && G <= 32 && (p.k_ss % 8) == 0 && (p.v_ss % 8) == 0 &&
                   ((p.k | p.v) & 15) == 0 && (p.k_bs % 8) == 0 && (p.v_bs % 8) == 0 && (p.k_hs % 8) == 0 && (p.v_hs % 8) == 0;
         if (dec) { /* decode: K/V tiles shared by the q heads of a kv head (gk_attn_dec) */
-            /* about 8 blocks per SM (ncu: 4 gave 0.4 waves and 24% occupancy) */
-            int64_t blocks = p.B * p.Hkv, sp = ((int64_t)ctx->info.sm_count * 8 + blocks - 1) / blocks;
-            unsigned smem = (unsigned)(2 * 32 * (p.D / 8 + 1) * 16 + G * p.D * 4);
-            p.splits = (int)GK__MIN(GK__MIN(sp, (p.Skv + 31) / 32), (int64_t)256);
-            if (p.splits < 1) p.splits = 1;
-            {
+            /* Tiles of 64 keys (32 above D 128), two stages in shared memory; a block
+               per (b, kv head, split). One wave: splits = the resident slots (about 3 a SM
+               at D 128) over B * Hkv, so every SM streams the same bytes; sized for the
+               longest cache (kv_lens are read on the device); at most 256 (the combine's
+               limit). A split is `chunk` keys (a multiple of 8), its last tile partial. */
+            int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, slots, bps, chunk;
+            int64_t smem = 4 * C * (p.D / 8 + 1) * 16 + (2 * G * p.D + G * C + 3 * G) * 4;
+            bps = (int64_t)ctx->info.max_smem_per_block_optin / (smem + 1024);
+            bps = GK__MAX(GK__MIN(bps, (int64_t)8), (int64_t)1);
+            slots = (int64_t)ctx->info.sm_count * bps;
+            p.splits = (int)GK__MAX(GK__MIN(GK__MIN(slots / bh, (p.Skv + 7) / 8), (int64_t)256), (int64_t)1);
+            chunk = ((p.Skv + p.splits - 1) / p.splits + 7) / 8 * 8;
+            if (chunk < 8) chunk = 8;
+            p.splits = (int)GK__MAX((p.Skv + chunk - 1) / chunk, (int64_t)1);
+            if (chunk > 2147483647) st = gk__err(ctx, GK_ERR_LIMIT, "%s: a cache of %lld keys is too long", W, (long long)p.Skv);
+            p.tile = (int)C;
+            p.chunk = (int)chunk;
+            if (p.Hkv > 65535 || p.B > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: %lld kv heads or batch %lld above 65535", W, (long long)p.Hkv, (long long)p.B);
+            if (st == GK_OK) {
                 gk__cu_ptr ws;
                 st = gk__workspace(ctx, (size_t)(p.B * p.Hq * p.splits * (p.D + 2)) * 4, &ws, W);
                 p.part = ws;
             }
             g[0] = (unsigned)p.Hkv; g[1] = (unsigned)p.splits; g[2] = (unsigned)p.B;
-            bl[0] = (unsigned)(32 * G); bl[1] = 1; bl[2] = 1;
+            bl[0] = 128; bl[1] = 1; bl[2] = 1;
             args[0] = &p;
-            if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_ATTENTION, sq->dtype == GK_BF16 ? "gk_attn_dec_bf16" : "gk_attn_dec_f16", g, bl, smem, args, W);
+            if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_ATTENTION, sq->dtype == GK_BF16 ? "gk_attn_dec_bf16" : "gk_attn_dec_f16", g, bl, (unsigned)smem, args, W);
             g[0] = (unsigned)rows; g[1] = 1;
-            bl[0] = (unsigned)((p.D + 31) / 32 * 32);
+            bl[0] = p.D > 96 ? 128u : (unsigned)((p.D + 31) / 32 * 32); /* the combine's launch bound */
             if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, W);
             if (p.part) gk__unuse(ctx, ctx->ws);
             gk__operands_done(ctx, &ops, st);
@@ -5307,14 +5320,22 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
         /* tensor cores (kernels/flash.cu): 16-bit, head dims 64/80/96/128, no mask, 16-byte rows */
         if ((sq->dtype == GK_BF16 || sq->dtype == GK_F16) && !p.mask && (p.D == 64 || p.D == 80 || p.D == 96 || p.D == 128) && p.Sq > 1 &&
             ((p.q_bs | p.q_ss | p.q_hs | p.k_bs | p.k_ss | p.k_hs | p.v_bs | p.v_ss | p.v_hs) % 8) == 0 && ((p.o_ss | p.o_hs | p.o_bs) % 2) == 0 &&
-            ((p.q | p.k | p.v) & 15) == 0 && (p.o & 3) == 0 && p.Hq <= 65535 && p.B <= 65535) {
-            static const char *const fk[2][4] = { { "gk_flash_f16_64", "gk_flash_f16_80", "gk_flash_f16_96", "gk_flash_f16_128" },
-                                                  { "gk_flash_bf16_64", "gk_flash_bf16_80", "gk_flash_bf16_96", "gk_flash_bf16_128" } };
+            ((p.q | p.k | p.v) & 15) == 0 && (p.o & 3) == 0 && p.Hq <= 2147483647 && p.B <= 65535) {
+            static const char *const fk[2][2][4] = {
+                { { "gk_flash_f16_64", "gk_flash_f16_80", "gk_flash_f16_96", "gk_flash_f16_128" },
+                  { "gk_flash_bf16_64", "gk_flash_bf16_80", "gk_flash_bf16_96", "gk_flash_bf16_128" } },
+                { { "gk_flash8_f16_64", "gk_flash8_f16_80", "gk_flash8_f16_96", "gk_flash8_f16_128" },
+                  { "gk_flash8_bf16_64", "gk_flash8_bf16_80", "gk_flash8_bf16_96", "gk_flash8_bf16_128" } } };
             int di = p.D == 64 ? 0 : p.D == 80 ? 1 : p.D == 96 ? 2 : 3;
-            g[0] = (unsigned)((p.Sq + 63) / 64); g[1] = (unsigned)p.Hq; g[2] = (unsigned)p.B;
-            bl[0] = 128; bl[1] = 1; bl[2] = 1;
+            /* 128-query blocks (8 warps) when they still fill the device, else 64 (4 warps);
+               K / V tiles of 64 keys in two stages: 4 * 64 * (D + 8) * 2 bytes */
+            int w8 = (p.Sq + 127) / 128 * p.Hq * p.B >= 2 * (int64_t)ctx->info.sm_count;
+            int64_t bq = w8 ? 128 : 64;
+            g[0] = (unsigned)p.Hq; g[1] = (unsigned)p.B; g[2] = (unsigned)((p.Sq + bq - 1) / bq);
+            bl[0] = (unsigned)(w8 ? 256 : 128); bl[1] = 1; bl[2] = 1;
             args[0] = &p;
-            st = gk__launch_cfg(ctx, GK__MOD_FLASH, fk[sq->dtype == GK_BF16][di], g, bl, (unsigned)(2 * 64 * (p.D + 8) * 2), args, W);
+            if ((p.Sq + bq - 1) / bq > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: %lld queries above the grid limit", W, (long long)p.Sq);
+            else st = gk__launch_cfg(ctx, GK__MOD_FLASH, fk[w8][sq->dtype == GK_BF16][di], g, bl, (unsigned)(4 * 64 * (p.D + 8) * 2), args, W);
             gk__operands_done(ctx, &ops, st);
             gk__unlock(&ctx->mu);
             return st;
@@ -5336,7 +5357,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
         if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][0], g, bl, 0, args, W);
         if (st == GK_OK && p.splits > 1) {
             g[0] = (unsigned)rows; g[1] = 1;
-            bl[0] = (unsigned)((p.D + 31) / 32 * 32);
+            bl[0] = p.D > 96 ? 128u : (unsigned)((p.D + 31) / 32 * 32); /* the combine's launch bound */
             st = gk__launch_cfg(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, W);
         }
         if (p.splits > 1 && p.part) gk__unuse(ctx, ctx->ws);

@@ -17,7 +17,8 @@ struct gk_attn_p {
     const int *q_lens, *kv_lens;  // per batch, optional
     float *part;                  // splits > 1: [B, Hq, Sq, splits, D + 2]
     float scale;
-    int causal, splits, pad;
+    int causal, splits;
+    int chunk, tile;              // decode: keys a split, keys a shared-memory tile
 };
 
 #define GK_ATTN_WARPS 4
@@ -149,76 +150,140 @@ GK_ATTN_K(f32)
 GK_ATTN_K(f16)
 GK_ATTN_K(bf16)
 
-// ---- decode (Sq == 1, no mask, 16-bit, D % 8 == 0): one block per (b, kv head, split),
-// one warp per q head of the group; K / V tiles of 32 keys staged once per kv head in
-// padded shared memory with coalesced 16-byte loads (K/V are read from DRAM once).
-#define GK_DEC_TILE 32
+// ---- decode (Sq == 1, no mask, 16-bit, D % 8 == 0, G = Hq / Hkv <= 32): one block
+// per (b, kv head, split); a split is p.chunk keys, taken p.tile keys at a time. A
+// tile of K and of V goes to padded shared memory by cp.async (16 bytes a thread,
+// coalesced, the whole tile in flight at once); every q head of the group scores from
+// that copy, so K / V are read from DRAM once; two stages, so the next tile loads
+// while this one is computed. Softmax online over the tiles (exact within one); the
+// split's (m, l, o) per q head go to p.part for gk_attn_combine.
+// Shared memory: K, V [2][tile][D + 8], q [G][D] f32, scores [G][tile], o [G][D] f32,
+// m / l / rescale [G] each.
+__device__ __forceinline__ void gk_dec_cp16(void *smem, const void *gmem) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(smem)), "l"(gmem));
+}
+// two 16-bit values of a 32-bit word to f32 (no NaN canonicalisation: inner loops)
+template <int DT> __device__ __forceinline__ void gk_dec_2f(unsigned u, float &lo, float &hi) {
+    if (DT == GK_DT_bf16) { lo = __uint_as_float(u << 16); hi = __uint_as_float(u & 0xffff0000u); }
+    else {
+        asm("{ .reg .b16 a, b; mov.b32 {a, b}, %2; cvt.f32.f16 %0, a; cvt.f32.f16 %1, b; }" : "=f"(lo), "=f"(hi) : "r"(u));
+    }
+}
 template <int DT> __device__ __forceinline__ void gk_attn_dec(const gk_attn_p &p) {
     typedef gk_ty<DT> T;
     typedef typename T::S S;
     extern __shared__ uint4 gk_dec_smem[];
-    const int D = (int)p.D, G = (int)(p.Hq / p.Hkv), RW = D / 8 + 1; // row stride in uint4 (padded by 16 bytes)
-    uint4 *Ks = gk_dec_smem, *Vs = gk_dec_smem + GK_DEC_TILE * RW;
-    float *qs = (float *)(Vs + GK_DEC_TILE * RW); // [G][D]
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32, nthr = blockDim.x;
-    gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y, h = hk * G + warp;
+    const int D = (int)p.D, G = (int)(p.Hq / p.Hkv), C = p.tile, VPR = D / 8, RW = VPR + 1; // row stride in uint4 (padded by 16 bytes)
+    uint4 *Ks = gk_dec_smem, *Vs = gk_dec_smem + C * RW; // stage s: K at Ks + 2 s C RW, V at Vs + 2 s C RW
+    float *qs = (float *)(gk_dec_smem + 4 * C * RW), *sc = qs + G * D, *os = sc + G * C, *ms = os + G * D, *ls = ms + G, *cs = ls + G;
+    const int tid = threadIdx.x, nt = blockDim.x, warp = tid / 32, lane = tid % 32, nw = nt / 32, D2 = D / 2;
+    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;
     gk_i64 kvlen = p.kv_lens ? p.kv_lens[b] : p.Skv;
     if (kvlen > p.Skv) kvlen = p.Skv;
-    gk_i64 chunk = (kvlen + p.splits - 1) / p.splits, j0 = split * chunk, j1 = j0 + chunk < kvlen ? j0 + chunk : kvlen;
-    const S *q = (const S *)p.q + b * p.q_bs + h * p.q_hs;
-    for (int d = lane; d < D; d += 32) qs[warp * D + d] = (float)T::ld(q[d]) * p.scale;
+    if (kvlen < 0) kvlen = 0;
+    gk_i64 j0 = split * (gk_i64)p.chunk, j1 = j0 + p.chunk < kvlen ? j0 + p.chunk : kvlen;
     const S *kb = (const S *)p.k + b * p.k_bs + hk * p.k_hs, *vb = (const S *)p.v + b * p.v_bs + hk * p.v_hs;
     const float NEG = -__int_as_float(0x7f800000);
-    const int NT = (D + 31) / 32, VPR = D / 8;
-    float m = NEG, l = 0.0f, o[8];
-#pragma unroll
-    for (int t = 0; t < 8; t++) o[t] = 0.0f;
-    for (gk_i64 jt = j0; jt < j1; jt += GK_DEC_TILE) {
-        int nk = (int)(j1 - jt < GK_DEC_TILE ? j1 - jt : GK_DEC_TILE);
-        __syncthreads(); // the previous tile is consumed
-        for (int e = threadIdx.x; e < nk * VPR; e += nthr) {
-            int r = e / VPR, c = e % VPR;
-            Ks[r * RW + c] = __ldg((const uint4 *)(kb + (jt + r) * p.k_ss) + c);
-            Vs[r * RW + c] = __ldg((const uint4 *)(vb + (jt + r) * p.v_ss) + c);
+    for (int e = tid; e < G * D; e += nt) {
+        int g = e / D, d = e - g * D;
+        qs[e] = (float)T::ld(((const S *)p.q)[b * p.q_bs + (hk * G + g) * p.q_hs + d]) * p.scale;
+        os[e] = 0.0f;
+    }
+    for (int g = tid; g < G; g += nt) { ms[g] = NEG; ls[g] = 0.0f; }
+    // two stages: the tile after this one loads while this one is computed
+    auto load = [&](gk_i64 jt, int st) {
+        const int nk = (int)(j1 - jt < C ? j1 - jt : C);
+        uint4 *Kd = Ks + st * 2 * C * RW, *Vd = Vs + st * 2 * C * RW;
+        for (int e = tid; e < nk * VPR; e += nt) {
+            int r = e / VPR, c = e - r * VPR;
+            gk_dec_cp16(Kd + r * RW + c, (const uint4 *)(kb + (jt + r) * p.k_ss) + c);
+            gk_dec_cp16(Vd + r * RW + c, (const uint4 *)(vb + (jt + r) * p.v_ss) + c);
+        }
+        asm volatile("cp.async.commit_group;\n" ::);
+    };
+    if (j0 < j1) load(j0, 0);
+    int stage = 0;
+    for (gk_i64 jt = j0; jt < j1; jt += C, stage ^= 1) {
+        const int nk = (int)(j1 - jt < C ? j1 - jt : C);
+        const uint4 *Kt = Ks + stage * 2 * C * RW, *Vt = Vs + stage * 2 * C * RW;
+        if (jt + C < j1) {
+            load(jt + C, stage ^ 1);
+            asm volatile("cp.async.wait_group 1;\n" ::);
+        } else asm volatile("cp.async.wait_group 0;\n" ::);
+        __syncthreads(); // K tile, q, o / m / l init
+        // scores: a thread per (q head, key)
+        for (int e = tid; e < G * nk; e += nt) {
+            int g = e / nk, j = e - g * nk;
+            const uint4 *kr = Kt + j * RW;
+            const float4 *q4 = (const float4 *)(qs + g * D);
+            float a0 = 0.0f, a1 = 0.0f;
+#pragma unroll 4
+            for (int c = 0; c < VPR; c++) {
+                uint4 u = kr[c];
+                float4 x = q4[2 * c], y = q4[2 * c + 1];
+                float k0, k1, k2, k3, k4, k5, k6, k7;
+                gk_dec_2f<DT>(u.x, k0, k1); gk_dec_2f<DT>(u.y, k2, k3); gk_dec_2f<DT>(u.z, k4, k5); gk_dec_2f<DT>(u.w, k6, k7);
+                a0 = fmaf(x.x, k0, a0); a1 = fmaf(x.y, k1, a1); a0 = fmaf(x.z, k2, a0); a1 = fmaf(x.w, k3, a1);
+                a0 = fmaf(y.x, k4, a0); a1 = fmaf(y.y, k5, a1); a0 = fmaf(y.z, k6, a0); a1 = fmaf(y.w, k7, a1);
+            }
+            sc[g * C + j] = a0 + a1;
         }
         __syncthreads();
-        float s = NEG;
-        if (lane < nk) {
-            const uint4 *kr = Ks + lane * RW;
-            const float *qw = qs + warp * D;
-            float acc = 0.0f;
-            for (int c = 0; c < VPR; c++) {
-                union { uint4 v; S s[8]; } u;
-                u.v = kr[c];
+        // online softmax over the tile: a warp per q head
+        for (int g = warp; g < G; g += nw) {
+            float mt = NEG;
+            for (int j = lane; j < nk; j += 32) mt = fmaxf(mt, sc[g * C + j]);
 #pragma unroll
-                for (int e = 0; e < 8; e++) acc = fmaf(qw[c * 8 + e], (float)T::ld(u.s[e]), acc);
+            for (int off = 16; off > 0; off >>= 1) mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, off));
+            float mo = ms[g], mn = fmaxf(mo, mt), ps = 0.0f; // mn finite: nk >= 1 and scores finite
+            for (int j = lane; j < nk; j += 32) {
+                float e = __expf(sc[g * C + j] - mn);
+                sc[g * C + j] = e;
+                ps += e;
             }
-            s = acc;
+#pragma unroll
+            for (int off = 16; off > 0; off >>= 1) ps += __shfl_xor_sync(0xffffffffu, ps, off);
+            if (lane == 0) {
+                float corr = mo == NEG ? 0.0f : __expf(mo - mn);
+                cs[g] = corr;
+                ls[g] = ls[g] * corr + ps;
+                ms[g] = mn;
+            }
         }
-        float mt = s;
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1) mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, off));
-        float mn = fmaxf(m, mt);
-        float pj = s == NEG ? 0.0f : __expf(s - mn), corr = m == NEG ? 0.0f : __expf(m - mn), ps = pj;
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1) ps += __shfl_xor_sync(0xffffffffu, ps, off);
-        l = l * corr + ps;
-#pragma unroll
-        for (int t = 0; t < 8; t++) o[t] *= corr;
-        const S *vsm = (const S *)Vs;
-        for (int jj = 0; jj < nk; jj++) {
-            float pw = __shfl_sync(0xffffffffu, pj, jj);
-#pragma unroll
-            for (int t = 0; t < 8; t++)
-                if (t < NT && lane + 32 * t < D) o[t] = fmaf(pw, (float)T::ld(vsm[jj * RW * 8 + lane + 32 * t]), o[t]);
+        __syncthreads(); // probabilities, rescales
+        // o = o * corr + P V: a thread per (q head, pair of dims)
+        for (int e = tid; e < G * D2; e += nt) {
+            int g = e / D2, d2 = e - g * D2;
+            const unsigned *vc = (const unsigned *)Vt + d2;
+            const float *pr = sc + g * C;
+            float a0 = 0.0f, a1 = 0.0f, b0 = 0.0f, b1 = 0.0f;
+            int j = 0;
+            for (; j + 2 <= nk; j += 2) {
+                float v0, v1, w0, w1;
+                gk_dec_2f<DT>(vc[j * RW * 4], v0, v1);
+                gk_dec_2f<DT>(vc[(j + 1) * RW * 4], w0, w1);
+                float p0 = pr[j], p1 = pr[j + 1];
+                a0 = fmaf(p0, v0, a0); a1 = fmaf(p0, v1, a1);
+                b0 = fmaf(p1, w0, b0); b1 = fmaf(p1, w1, b1);
+            }
+            if (j < nk) {
+                float v0, v1;
+                gk_dec_2f<DT>(vc[j * RW * 4], v0, v1);
+                a0 = fmaf(pr[j], v0, a0); a1 = fmaf(pr[j], v1, a1);
+            }
+            float corr = cs[g];
+            os[g * D + 2 * d2] = os[g * D + 2 * d2] * corr + a0 + b0;
+            os[g * D + 2 * d2 + 1] = os[g * D + 2 * d2 + 1] * corr + a1 + b1;
         }
-        m = mn;
+        __syncthreads(); // the tile buffers and scores are consumed
     }
-    float *part = p.part + ((b * p.Hq + h) * p.Sq + 0) * p.splits * (p.D + 2) + split * (p.D + 2);
-    if (lane == 0) { part[0] = m; part[1] = l; }
-#pragma unroll
-    for (int t = 0; t < 8; t++)
-        if (t < NT && lane + 32 * t < D) part[2 + lane + 32 * t] = o[t];
+    __syncthreads();
+    // partial results: part[b, h, 0, split, :] = (m, l, o[D])
+    for (int e = tid; e < G * (D + 2); e += nt) {
+        int g = e / (D + 2), d = e - g * (D + 2);
+        float *part = p.part + ((b * p.Hq + hk * G + g) * p.splits + split) * (p.D + 2);
+        part[d] = d == 0 ? ms[g] : d == 1 ? ls[g] : os[g * D + d - 2];
+    }
 }
-extern "C" __global__ void gk_attn_dec_f16(gk_attn_p p) { gk_attn_dec<GK_DT_f16>(p); }
-extern "C" __global__ void gk_attn_dec_bf16(gk_attn_p p) { gk_attn_dec<GK_DT_bf16>(p); }
+extern "C" __global__ void __launch_bounds__(128) gk_attn_dec_f16(gk_attn_p p) { gk_attn_dec<GK_DT_f16>(p); }
+extern "C" __global__ void __launch_bounds__(128) gk_attn_dec_bf16(gk_attn_p p) { gk_attn_dec<GK_DT_bf16>(p); }

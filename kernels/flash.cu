@@ -17,7 +17,7 @@ struct gk_attn_p {
     const int *q_lens, *kv_lens;
     float *part;
     float scale;
-    int causal, splits, pad;
+    int causal, splits, chunk, tile;
 };
 
 __device__ __forceinline__ unsigned gk_smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
@@ -48,15 +48,15 @@ template <int DT> __device__ __forceinline__ unsigned gk_pack2(float lo, float h
     return r;
 }
 
-#define GK_FA_BQ 64
 #define GK_FA_BK 64
-template <int DT, int D> __device__ __forceinline__ void gk_flash(const gk_attn_p &p) {
+template <int DT, int D, int NW> __device__ __forceinline__ void gk_flash(const gk_attn_p &p) {
     typedef typename gk_ty<DT>::S S;
-    enum { RS = D + 8, KT = D / 16, NT = D / 8 }; // padded row (elements), k-steps over D, n-tiles of O
+    enum { RS = D + 8, KT = D / 16, NT = D / 8, BQ = 16 * NW, NTH = 32 * NW }; // padded row (elements), k-steps over D, n-tiles of O
     extern __shared__ uint4 gk_fa_smem[];
-    S *Ks = (S *)gk_fa_smem, *Vs = Ks + GK_FA_BK * RS;
+    S *const Kb = (S *)gk_fa_smem, *const Vb = Kb + 2 * GK_FA_BK * RS; // two stages each: [2][BK][RS]
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, tid = threadIdx.x;
-    const gk_i64 b = blockIdx.z, h = blockIdx.y, q0 = (gk_i64)blockIdx.x * GK_FA_BQ;
+    // grid (Hq, B, q tiles); causal: the last q tiles (the most keys) start first
+    const gk_i64 h = blockIdx.x, b = blockIdx.y, qt = p.causal ? gridDim.z - 1 - blockIdx.z : blockIdx.z, q0 = qt * BQ;
     const gk_i64 hk = h / (p.Hq / p.Hkv);
     gk_i64 qlen = p.q_lens ? p.q_lens[b] : p.Sq, kvlen = p.kv_lens ? p.kv_lens[b] : p.Skv;
     if (qlen > p.Sq) qlen = p.Sq;
@@ -66,10 +66,10 @@ template <int DT, int D> __device__ __forceinline__ void gk_flash(const gk_attn_
     const S *vg = (const S *)p.v + b * p.v_bs + hk * p.v_hs;
     const int VR = D / 8; // 16-byte vectors a row
     // Q tile -> shared (the K buffer), then fragments to registers
-    for (int e = tid; e < GK_FA_BQ * VR; e += 128) {
+    for (int e = tid; e < BQ * VR; e += NTH) {
         int r = e / VR, c = e % VR;
         gk_i64 qi = q0 + r;
-        gk_cp_async16(Ks + r * RS + c * 8, qg + (qi < qlen ? qi : 0) * p.q_ss + c * 8, qi < qlen);
+        gk_cp_async16(Kb + r * RS + c * 8, qg + (qi < qlen ? qi : 0) * p.q_ss + c * 8, qi < qlen);
     }
     gk_cp_commit();
     gk_cp_wait_all();
@@ -77,7 +77,7 @@ template <int DT, int D> __device__ __forceinline__ void gk_flash(const gk_attn_
     unsigned qf[KT][4];
 #pragma unroll
     for (int kk = 0; kk < KT; kk++)
-        gk_ldm_x4(qf[kk][0], qf[kk][1], qf[kk][2], qf[kk][3], Ks + (warp * 16 + (lane & 15)) * RS + kk * 16 + (lane >> 4) * 8);
+        gk_ldm_x4(qf[kk][0], qf[kk][1], qf[kk][2], qf[kk][3], Kb + (warp * 16 + (lane & 15)) * RS + kk * 16 + (lane >> 4) * 8);
     __syncthreads();
     const float sl2 = p.scale * 1.4426950408889634f; // scores in log2 units
     const float NEG = -__int_as_float(0x7f800000);
@@ -87,18 +87,28 @@ template <int DT, int D> __device__ __forceinline__ void gk_flash(const gk_attn_
     const gk_i64 r0 = q0 + warp * 16 + lane / 4, r1 = r0 + 8; // this thread's two query rows
     const gk_i64 shift = kvlen - qlen;                          // causal: key j visible to query i if j <= i + shift
     gk_i64 kend = kvlen;
-    if (p.causal) { gk_i64 lim = q0 + GK_FA_BQ - 1 + shift + 1; if (lim < kend) kend = lim < 0 ? 0 : lim; }
+    if (p.causal) { gk_i64 lim = q0 + BQ - 1 + shift + 1; if (lim < kend) kend = lim < 0 ? 0 : lim; }
     if (q0 >= qlen) kend = 0;
-    for (gk_i64 k0 = 0; k0 < kend; k0 += GK_FA_BK) {
-        for (int e = tid; e < GK_FA_BK * VR; e += 128) {
+    // K / V tiles: two stages; tile t + 1 loads (cp.async) while tile t is computed
+    auto load_kv = [&](gk_i64 k0, int stage) {
+        S *Kd = Kb + stage * GK_FA_BK * RS, *Vd = Vb + stage * GK_FA_BK * RS;
+        for (int e = tid; e < GK_FA_BK * VR; e += NTH) {
             int r = e / VR, c = e % VR;
             gk_i64 kj = k0 + r;
             bool ok = kj < kvlen;
-            gk_cp_async16(Ks + r * RS + c * 8, kg + (ok ? kj : 0) * p.k_ss + c * 8, ok);
-            gk_cp_async16(Vs + r * RS + c * 8, vg + (ok ? kj : 0) * p.v_ss + c * 8, ok);
+            gk_cp_async16(Kd + r * RS + c * 8, kg + (ok ? kj : 0) * p.k_ss + c * 8, ok);
+            gk_cp_async16(Vd + r * RS + c * 8, vg + (ok ? kj : 0) * p.v_ss + c * 8, ok);
         }
         gk_cp_commit();
-        gk_cp_wait_all();
+    };
+    if (kend > 0) load_kv(0, 0);
+    int stage = 0;
+    for (gk_i64 k0 = 0; k0 < kend; k0 += GK_FA_BK, stage ^= 1) {
+        const S *Ks = Kb + stage * GK_FA_BK * RS, *Vs = Vb + stage * GK_FA_BK * RS;
+        if (k0 + GK_FA_BK < kend) { // the other stage was consumed (barrier at the end of the last tile)
+            load_kv(k0 + GK_FA_BK, stage ^ 1);
+            asm volatile("cp.async.wait_group 1;\n" ::);
+        } else gk_cp_wait_all();
         __syncthreads();
         // S = Q K^T: 16 x 64 per warp, 8 n-tiles of 8 keys
         float s[8][4];
@@ -183,6 +193,7 @@ template <int DT, int D> __device__ __forceinline__ void gk_flash(const gk_attn_
     }
 }
 #define GK_FA_K(DTN, D) \
-    extern "C" __global__ void __launch_bounds__(128) gk_flash_##DTN##_##D(gk_attn_p p) { gk_flash<GK_DT_##DTN, D>(p); }
+    extern "C" __global__ void __launch_bounds__(128) gk_flash_##DTN##_##D(gk_attn_p p) { gk_flash<GK_DT_##DTN, D, 4>(p); } \
+    extern "C" __global__ void __launch_bounds__(256) gk_flash8_##DTN##_##D(gk_attn_p p) { gk_flash<GK_DT_##DTN, D, 8>(p); }
 GK_FA_K(bf16, 64) GK_FA_K(bf16, 80) GK_FA_K(bf16, 96) GK_FA_K(bf16, 128)
 GK_FA_K(f16, 64) GK_FA_K(f16, 80) GK_FA_K(f16, 96) GK_FA_K(f16, 128)

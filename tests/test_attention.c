@@ -160,6 +160,25 @@ int main(void) {
         a.Hq = 8; a.Hkv = 2; a.Dh = 128; a.causal = 1; a.kvlens = t > 0;
         check(&a);
     }
+    for (t = 0; t < 24; t++) { /* decode kernel: head dims, GQA 1 / 4 / 8 / 32, awkward cache lengths, per-sequence lengths */
+        static const int64_t dd[6] = { 64, 80, 96, 128, 256, 40 }, lens[6] = { 1, 17, 100, 129, 1000, 4097 };
+        static const int64_t hh[4][2] = { { 4, 4 }, { 8, 2 }, { 16, 2 }, { 32, 1 } };
+        memset(&a, 0, sizeof a);
+        a.dt = t % 2 ? GK_F16 : GK_BF16;
+        a.B = 1 + t % 3; a.Sq = 1; a.Skv = lens[t % 6]; a.cache = a.Skv + (t % 4 == 1 ? 13 : 0);
+        a.Hq = hh[t % 4][0]; a.Hkv = hh[t % 4][1]; a.Dh = dd[(t / 2) % 6];
+        a.causal = t % 3 == 0; a.kvlens = t % 5 >= 2;
+        check(&a);
+    }
+    for (t = 0; t < 8; t++) { /* prefill on tensor cores: both block sizes, GQA 8, awkward lengths */
+        static const int64_t sq[4] = { 129, 520, 17, 300 }, dd[4] = { 128, 64, 96, 80 };
+        memset(&a, 0, sizeof a);
+        a.dt = t % 2 ? GK_F16 : GK_BF16;
+        a.B = 1 + t % 2; a.Sq = sq[t % 4]; a.Skv = t % 3 == 2 ? a.Sq + 77 : a.Sq; a.cache = a.Skv;
+        a.Hq = t < 4 ? 8 : 4; a.Hkv = t < 4 ? 1 : 4; a.Dh = dd[t / 2 % 4];
+        a.causal = t % 4 != 3; a.qlens = t == 5; a.kvlens = t == 6 || t == 5;
+        check(&a);
+    }
     { /* bad input */
         int64_t s4[4] = { 1, 4, 4, 64 }, s4b[4] = { 1, 4, 3, 64 }, sbig[4] = { 1, 2, 2, 300 };
         gk_tensor q, k, o, x, big;
