@@ -269,7 +269,7 @@ int main(void) {
        kernel and must still be right */
     {
         static const int64_t tcd[] = { 1, 17, 100, 129, 1000 };
-        static const int64_t tcbig[][3] = { { 4097, 136, 264 }, { 200, 4097, 1000 }, { 264, 384, 4097 } };
+        static const int64_t tcbig[][3] = { { 4097, 136, 264 }, { 100, 4097, 520 }, { 136, 264, 4097 } };
         for (i = 0; i < 5; i++)
             for (j = 0; j < 5; j++)
                 for (l = 0; l < 5; l++) {
