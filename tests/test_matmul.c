@@ -40,6 +40,30 @@ static gk_tensor up(gk_ctx *c, gk_dtype dt, int nd, const int64_t *shape, const 
     free(b);
     return t;
 }
+/* up() into storage whose rows are `ld` mode apart: 0 packed; 1 padded to a
+   multiple of 8 elements plus 8 (16-byte rows: the tensor-core path); 2 an odd
+   row stride (misaligned rows); 3 padded as 1 but the view starts one element
+   in (misaligned base). Padding holds 1000, so reading it shows in the result.
+   Returns the view; *base the storage (freed by the caller). */
+static gk_tensor up_ld(gk_ctx *c, gk_dtype dt, int nd, const int64_t *shape, const double *v, int mode, gk_tensor *base) {
+    int64_t sh[3], rows = 1, cols = shape[nd - 1], ld, r, j, off = mode == 3 ? 1 : 0;
+    double *p;
+    gk_tensor view;
+    int i;
+    if (mode == 0) { *base = up(c, dt, nd, shape, v); return *base; }
+    ld = mode == 2 ? (cols % 2 ? cols + 2 : cols + 1) : cols + (8 - cols % 8) % 8 + 8;
+    for (i = 0; i < nd; i++) sh[i] = shape[i];
+    sh[nd - 1] = ld;
+    for (i = 0; i < nd - 1; i++) rows *= shape[i];
+    p = (double *)malloc((size_t)(rows * ld) * 8 + 8);
+    for (r = 0; r < rows * ld; r++) p[r] = 1000;
+    for (r = 0; r < rows; r++)
+        for (j = 0; j < cols; j++) p[r * ld + j + off] = v[r * cols + j];
+    *base = up(c, dt, nd, sh, p);
+    free(p);
+    if (gk_view_slice(c, *base, nd - 1, off, off + cols, 1, &view) != GK_OK) { printf("slice: %s\n", gk_last_error(c)); exit(2); }
+    return view;
+}
 static double *down(gk_ctx *c, gk_tensor t, gk_dtype dt, int64_t n) {
     double *v = (double *)malloc((size_t)n * 8 + 8);
     void *b = malloc((size_t)n * 8 + 8);
@@ -74,13 +98,14 @@ typedef struct {
     double alpha, beta;
     gk_matmul_backend be;
     int linear;                   /* gk_linear(x [M,K], w [N,K]) */
+    int lda, ldb;                 /* storage of A / B: up_ld's mode */
 } mcase;
 
 /* one case on one context: returns the relative error against the f64 product */
 static double run(gk_ctx *c, const mcase *k, const double *A, const double *B, const double *bias, const double *res,
                   const double *O0, const double *want, const double *mag, gk_status *stout) {
     int64_t Ash[3], Bsh[3], Osh[3], n = k->batch * k->M * k->N;
-    gk_tensor ta, tb, to, tbias = { 0 }, tres = { 0 }, va, vb;
+    gk_tensor ta, tb, to, tbias = { 0 }, tres = { 0 }, va, vb, sa, sb;
     gk_matmul_desc d;
     double e, *got;
     int ad = k->a3 ? 3 : 2, bd = k->b3 ? 3 : 2, od = (k->a3 || k->b3) ? 3 : 2;
@@ -89,8 +114,8 @@ static double run(gk_ctx *c, const mcase *k, const double *A, const double *B, c
     Ash[0] = k->batch; Bsh[0] = k->batch; Osh[0] = k->batch;
     if (k->linear) {
         int64_t xs[2] = { k->M, k->K }, ws[2] = { k->N, k->K }, os[2] = { k->M, k->N };
-        ta = up(c, k->dt, 2, xs, A);
-        tb = up(c, k->dt, 2, ws, B);
+        ta = up_ld(c, k->dt, 2, xs, A, k->lda, &sa);
+        tb = up_ld(c, k->dt, 2, ws, B, k->ldb, &sb);
         to = up(c, k->odt, 2, os, O0);
         va = ta; vb = tb;
         od = 2;
@@ -101,8 +126,8 @@ static double run(gk_ctx *c, const mcase *k, const double *A, const double *B, c
             if (bd == 3) { Bsh[1] = r_b; Bsh[2] = c_b; } else { Bsh[0] = r_b; Bsh[1] = c_b; }
             if (od == 3) { Osh[1] = k->M; Osh[2] = k->N; } else { Osh[0] = k->M; Osh[1] = k->N; }
         }
-        ta = up(c, k->dt, ad, Ash, A);
-        tb = up(c, k->dt, bd, Bsh, B);
+        ta = up_ld(c, k->dt, ad, Ash, A, k->lda, &sa);
+        tb = up_ld(c, k->dt, bd, Bsh, B, k->ldb, &sb);
         to = up(c, k->odt, od, Osh, O0);
         va = ta; vb = tb;
         if (k->ta) gk_view_transpose(c, ta, -1, -2, &va);
@@ -120,6 +145,8 @@ static double run(gk_ctx *c, const mcase *k, const double *A, const double *B, c
     if (va.id != ta.id) gk_tensor_free(c, va);
     if (vb.id != tb.id) gk_tensor_free(c, vb);
     gk_tensor_free(c, ta); gk_tensor_free(c, tb); gk_tensor_free(c, to);
+    if (sa.id != ta.id) gk_tensor_free(c, sa);
+    if (sb.id != tb.id) gk_tensor_free(c, sb);
     if (tbias.id) gk_tensor_free(c, tbias);
     if (tres.id) gk_tensor_free(c, tres);
     return e;
@@ -162,9 +189,9 @@ static void check_case(const mcase *k) {
             }
     (void)abat; (void)bbat;
     tol = (k->odt == GK_F16 || k->odt == GK_BF16) ? 1e-2 : k->tf32 ? 2e-3 : (k->dt == GK_F16 || k->dt == GK_BF16) ? 1e-5 : k->dt == GK_F64 ? 1e-12 : 1e-5;
-    snprintf(desc, sizeof desc, "%s->%s b%lld M%lld N%lld K%lld %s%s%s%s bias%d res%d act%d a%g b%g tf32 %d be%d", gk_dtype_name(k->dt),
+    snprintf(desc, sizeof desc, "%s->%s b%lld M%lld N%lld K%lld %s%s%s%s bias%d res%d act%d a%g b%g tf32 %d be%d ld%d%d", gk_dtype_name(k->dt),
              gk_dtype_name(k->odt), (long long)k->batch, (long long)k->M, (long long)k->N, (long long)k->K, k->linear ? "linear" : k->ta ? "T" : "N",
-             k->linear ? "" : k->tb ? "T" : "N", k->a3 ? " a3" : "", k->b3 ? " b3" : "", k->bias, k->res, (int)k->act, k->alpha, k->beta, k->tf32, (int)k->be);
+             k->linear ? "" : k->tb ? "T" : "N", k->a3 ? " a3" : "", k->b3 ? " b3" : "", k->bias, k->res, (int)k->act, k->alpha, k->beta, k->tf32, (int)k->be, k->lda, k->ldb);
     ed = run(D, k, A, B, bias, res, O0, want, mag, &sd);
     GKT_CHECK(sd == GK_OK && ed <= tol, "device: %s: rel err %.3g (bound %.0e)", desc, ed, tol);
     if (gk_ctx_backend(D) == GK_BACKEND_CUDA && (k->M * k->N * k->K * k->batch) <= (int64_t)40000000) {
@@ -234,6 +261,63 @@ int main(void) {
         k.dt = GK_F32; k.odt = GK_F32; k.batch = 1; k.M = 129; k.N = 100; k.K = 1000; k.tf32 = 1;
         k.be = i ? GK_MATMUL_AUTO : GK_MATMUL_GPUKIT;
         check_case(&k);
+    }
+    /* gpukit's tensor-core kernels (backend GPUKIT; kernels/gemm_tc.cu on
+       sm_80+): 16-byte rows (padded storage), every layout, awkward M, N, K
+       (K not a multiple of the 32-wide k tile), batches, epilogues, output
+       dtypes; then misaligned rows and bases, which fall back to the SIMT
+       kernel and must still be right */
+    {
+        static const int64_t tcd[] = { 1, 17, 100, 129, 1000 };
+        static const int64_t tcbig[][3] = { { 4097, 136, 264 }, { 100, 4097, 520 }, { 136, 264, 4097 } };
+        for (i = 0; i < 5; i++)
+            for (j = 0; j < 5; j++)
+                for (l = 0; l < 5; l++) {
+                    int c3 = i * 25 + j * 5 + l;
+                    if (c3 % 4 != 0 && !(i == 4 && j == 3)) continue; /* a quarter, plus all K at 1000 x 129 */
+                    memset(&k, 0, sizeof k);
+                    k.dt = c3 % 3 == 0 ? GK_F16 : GK_BF16;
+                    k.odt = c3 % 5 == 0 ? GK_F32 : c3 % 5 == 1 ? (k.dt == GK_F16 ? GK_BF16 : GK_F16) : k.dt;
+                    k.batch = 1; k.M = tcd[i]; k.N = tcd[j]; k.K = tcd[l];
+                    k.ta = c3 % 2; k.tb = c3 / 2 % 2; k.lda = 1; k.ldb = 1;
+                    k.be = GK_MATMUL_GPUKIT;
+                    check_case(&k);
+                }
+        for (i = 0; i < 3; i++)
+            for (t = 0; t < 2; t++) {
+                memset(&k, 0, sizeof k);
+                k.dt = t ? GK_F16 : GK_BF16; k.odt = t ? GK_F32 : GK_BF16; k.batch = 1;
+                k.M = tcbig[i][0]; k.N = tcbig[i][1]; k.K = tcbig[i][2];
+                k.ta = i == 1; k.tb = (i + t) % 2; k.lda = 1; k.ldb = 1; k.be = GK_MATMUL_GPUKIT;
+                check_case(&k);
+            }
+        for (i = 0; i < 24; i++) { /* layouts x epilogues x batches x storage modes */
+            memset(&k, 0, sizeof k);
+            k.dt = i % 2 ? GK_BF16 : GK_F16;
+            k.odt = i % 3 == 0 ? GK_F32 : k.dt;
+            k.batch = 1 + i % 3; k.M = 130; k.N = 72; k.K = 88;
+            k.a3 = k.batch > 1 || i % 4 == 1; k.b3 = k.batch > 1 && i % 4 != 3;
+            k.ta = i / 2 % 2; k.tb = i / 4 % 2;
+            k.bias = i % 2 == 0; k.res = i % 3 == 1; k.act = (gk_act)(i % 5);
+            k.alpha = i % 4 == 0 ? 0.5 : 0; k.beta = i % 6 == 0 ? 0.25 : 0;
+            k.lda = i < 16 ? 1 : 1 + i % 3; k.ldb = i < 16 ? 1 : 1 + (i + 1) % 3; /* 2, 3: misaligned: the SIMT fallback */
+            k.be = GK_MATMUL_GPUKIT;
+            check_case(&k);
+        }
+        for (i = 0; i < 8; i++) { /* gk_linear (x @ w^T) on tensor cores; w rows 16-byte aligned */
+            memset(&k, 0, sizeof k);
+            k.dt = i % 2 ? GK_BF16 : GK_F16; k.odt = k.dt; k.batch = 1;
+            k.M = i < 4 ? 100 : 1000; k.N = i % 3 ? 264 : 100; k.K = i % 4 == 3 ? 100 : 1000;
+            k.linear = 1; k.bias = 1; k.act = (gk_act)(i % 5); k.res = i % 2; k.be = GK_MATMUL_GPUKIT;
+            check_case(&k);
+        }
+        for (i = 0; i < 8; i++) { /* tf32 on tensor cores (only when asked): its own bound */
+            memset(&k, 0, sizeof k);
+            k.dt = GK_F32; k.odt = i == 7 ? GK_BF16 : GK_F32; k.batch = 1 + (i == 5); k.M = i < 4 ? 129 : 300; k.N = i % 2 ? 100 : 264; k.K = i == 6 ? 4097 : 1000;
+            k.ta = i % 2; k.tb = i / 2 % 2; k.a3 = k.b3 = k.batch > 1; k.lda = i == 4 ? 2 : 1; k.ldb = 1; k.tf32 = 1;
+            k.bias = i % 3 == 0; k.act = (gk_act)(i % 5); k.be = GK_MATMUL_GPUKIT;
+            check_case(&k);
+        }
     }
     /* linear / GEMV: M = 1..8 rows against a [N, K] weight */
     for (i = 1; i <= 8; i++)
