@@ -62,3 +62,12 @@ bench-tokenizer: build/bench_tokenizer
 TEST_TARGETS += test-llm
 FUZZ_TARGETS += fuzz-llm
 EXAMPLES += build/tokenize build/load_safetensors
+
+# the transformer runtime (issue 6): CPU parity with the HF fixtures in
+# tests/fixtures/llm (when present) and self-consistency on small random models
+build/test_llm_model: tests/test_llm_model.c tests/gkt.h $(LLM_DEPS) gpukit_kernels.h
+	@mkdir -p build
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+build/asan/test_llm_model: tests/test_llm_model.c tests/gkt.h $(LLM_DEPS) gpukit_kernels.h
+	@mkdir -p build/asan
+	$(CC) $(SAN) -o $@ $< $(LDLIBS)
