@@ -350,9 +350,11 @@ GKLLMDEF gk_status gk_chat_apply(const gk_chat_template *t, const gk_chat_messag
    Per layer: x = rms_norm(h); qkv = x Wqkv^T (+ b); RoPE on q, k at the
    sequence positions; k, v written into the KV cache; attention (causal,
    GQA); h += o_proj; x = rms_norm(h); h += down(silu(gate(x)) * up(x)).
-   q/k/v and gate/up weights are fused at load time (one GEMV each). The KV
-   cache is [max_seqs, max_ctx, kv_heads, head_dim] per layer (no expanded
-   heads). A decode step of a batch size is captured once as a graph and
+   q/k/v and gate/up weights are fused at load time (one GEMV each; Qwen3's
+   q/k norm keeps q, k, v apart). The KV cache is one tensor per layer,
+   [max_seqs, max_ctx, 2 * kv_heads, head_dim] (K heads then V heads, no
+   expanded heads), so one RoPE call covers q and k and one gk_kv_write
+   stores k and v. A decode step of a batch size is captured once as a graph and
    replayed; positions, lengths and token ids live in device memory. */
 typedef struct gk_llm gk_llm;
 
@@ -4891,7 +4893,7 @@ static void gk__lv_free(gk__lv *v) {
 
 typedef struct gk__llm_layer {
     gk_tensor ln1, ln2, wqkv, bqkv, wq, wk, wv, bq, bk, bv, wo, bo, qn, kn, wgu, wdown;
-    gk_tensor kc, vc;               /* [max_seqs, max_ctx, kv_heads, head_dim] */
+    gk_tensor kv;                   /* [max_seqs, max_ctx, 2 * kv_heads, head_dim]: K heads, then V heads */
 } gk__llm_layer;
 
 struct gk_llm {
@@ -5106,9 +5108,9 @@ GKLLMDEF void gk_llm_free(gk_llm *m) {
     if (m->L)
         for (l = 0; l < m->cfg.layers; l++) {
             gk__llm_layer *y = &m->L[l];
-            gk_tensor *ts[18] = { &y->ln1, &y->ln2, &y->wqkv, &y->bqkv, &y->wq, &y->wk, &y->wv, &y->bq, &y->bk, &y->bv, &y->wo, &y->bo,
-                                  &y->qn, &y->kn, &y->wgu, &y->wdown, &y->kc, &y->vc };
-            for (i = 0; i < 18; i++) gk__llm_free_t(ctx, ts[i]);
+            gk_tensor *ts[17] = { &y->ln1, &y->ln2, &y->wqkv, &y->bqkv, &y->wq, &y->wk, &y->wv, &y->bq, &y->bk, &y->bv, &y->wo, &y->bo,
+                                  &y->qn, &y->kn, &y->wgu, &y->wdown, &y->kv };
+            for (i = 0; i < 17; i++) gk__llm_free_t(ctx, ts[i]);
         }
     if (m->lm_head.id == m->embed.id) m->lm_head.id = 0;
     {
@@ -5337,11 +5339,9 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
     if (s == GK_OK) s = gk_rope_table_new(ctx, &c->rope, m->max_ctx, m->dt, &m->cos_tab, &m->sin_tab);
     for (l = 0; l < c->layers && s == GK_OK; l++) {
         int64_t sh[4];
-        sh[0] = m->max_seqs; sh[1] = m->max_ctx; sh[2] = Hkv; sh[3] = D;
-        s = gk_tensor_empty(ctx, m->dt, 4, sh, &m->L[l].kc);
-        if (s == GK_OK) s = gk_tensor_empty(ctx, m->dt, 4, sh, &m->L[l].vc);
-        if (s == GK_OK) s = gk_fill(ctx, m->L[l].kc, 0);
-        if (s == GK_OK) s = gk_fill(ctx, m->L[l].vc, 0);
+        sh[0] = m->max_seqs; sh[1] = m->max_ctx; sh[2] = 2 * Hkv; sh[3] = D;
+        s = gk_tensor_empty(ctx, m->dt, 4, sh, &m->L[l].kv);
+        if (s == GK_OK) s = gk_fill(ctx, m->L[l].kv, 0);
         if (s == GK_ERR_OUT_OF_MEMORY)
             s = gk_error_set(ctx, s, "gk_llm_load: out of memory for the KV cache of %d x %lld tokens (%.1f MiB per layer): %s", m->max_seqs,
                              (long long)m->max_ctx, 2.0 * (double)(m->max_seqs * m->max_ctx * Hkv * D) * (double)gk_dtype_size(m->dt) / 1048576.0,
@@ -5413,23 +5413,30 @@ static void gk__llm_layers(gk_llm *m, gk__lv *V, const gk__llm_run *r) {
     const gk_llm_config *c = &m->cfg;
     gk_ctx *ctx = m->ctx;
     int64_t H = c->heads, Hkv = c->kv_heads, D = c->head_dim, l;
-    int rd = c->rope.rotary_dim, dec = r->Sq == 1 && r->kvl.id;
+    int rd = c->rope.rotary_dim, dec = r->Sq == 1 && r->kvl.id, ax = dec ? 1 : 0;
     for (l = 0; l < c->layers && V->st == GK_OK; l++) {
         const gk__llm_layer *y = &m->L[l];
         gk_matmul_desc md;
         gk_attention_desc ad;
-        gk_tensor q3, k3, v3, q4, k4, v4, kc, vc, att4;
+        gk_tensor q3, q4, kv, kc, vc, att4;
         gk__lv_do(V, gk_rms_norm(ctx, r->x, r->h, y->ln1, c->rms_eps));
         memset(&md, 0, sizeof md);
+        /* the cache slots of this block: [Bq, max_ctx, 2 Hkv, D] */
+        kv = gk__lv_slice(V, y->kv, 0, r->slot0, r->slot0 + r->Bq);
         if (m->fused) {
+            /* one GEMV / GEMM for q, k, v; one RoPE over the q and k heads; one cache write for k and v */
             gk_tensor qkv3;
             md.bias = y->bqkv;
             gk__lv_do(V, gk_linear(ctx, r->qkv, r->x, y->wqkv, &md));
             qkv3 = gk__lv_reshape(V, r->qkv, 3, r->N, H + 2 * Hkv, D, 0);
             q3 = gk__lv_slice(V, qkv3, 1, 0, H);
-            k3 = gk__lv_slice(V, qkv3, 1, H, H + Hkv);
-            v3 = gk__lv_slice(V, qkv3, 1, H + Hkv, H + 2 * Hkv);
+            if (V->st == GK_OK) {
+                gk_tensor qk = gk__lv_slice(V, qkv3, 1, 0, H + Hkv);
+                gk__lv_do(V, gk_rope(ctx, qk, qk, r->pos, m->cos_tab, m->sin_tab, rd, GK_ROPE_NEOX));
+            }
+            gk__lv_do(V, gk_kv_write(ctx, kv, gk__lv_unsq(V, gk__lv_slice(V, qkv3, 1, H, H + 2 * Hkv), ax), r->start));
         } else {
+            gk_tensor k3, v3;
             md.bias = y->bq; gk__lv_do(V, gk_linear(ctx, r->q, r->x, y->wq, &md));
             md.bias = y->bk; gk__lv_do(V, gk_linear(ctx, r->k, r->x, y->wk, &md));
             md.bias = y->bv; gk__lv_do(V, gk_linear(ctx, r->v, r->x, y->wv, &md));
@@ -5441,26 +5448,21 @@ static void gk__llm_layers(gk_llm *m, gk__lv *V, const gk__llm_run *r) {
                 gk__lv_do(V, gk_rms_norm(ctx, qf, qf, y->qn, c->rms_eps));
                 gk__lv_do(V, gk_rms_norm(ctx, kf, kf, y->kn, c->rms_eps));
             }
+            gk__lv_do(V, gk_rope(ctx, q3, q3, r->pos, m->cos_tab, m->sin_tab, rd, GK_ROPE_NEOX));
+            gk__lv_do(V, gk_rope(ctx, k3, k3, r->pos, m->cos_tab, m->sin_tab, rd, GK_ROPE_NEOX));
+            gk__lv_do(V, gk_kv_write(ctx, gk__lv_slice(V, kv, 2, 0, Hkv), gk__lv_unsq(V, k3, ax), r->start));
+            gk__lv_do(V, gk_kv_write(ctx, gk__lv_slice(V, kv, 2, Hkv, 2 * Hkv), gk__lv_unsq(V, v3, ax), r->start));
         }
         if (V->st != GK_OK) break;
-        gk__lv_do(V, gk_rope(ctx, q3, q3, r->pos, m->cos_tab, m->sin_tab, rd, GK_ROPE_NEOX));
-        gk__lv_do(V, gk_rope(ctx, k3, k3, r->pos, m->cos_tab, m->sin_tab, rd, GK_ROPE_NEOX));
-        /* [N, h, D] -> [Bq, Sq, h, D] */
-        q4 = gk__lv_unsq(V, q3, dec ? 1 : 0);
-        k4 = gk__lv_unsq(V, k3, dec ? 1 : 0);
-        v4 = gk__lv_unsq(V, v3, dec ? 1 : 0);
-        kc = gk__lv_slice(V, y->kc, 0, r->slot0, r->slot0 + r->Bq);
-        vc = gk__lv_slice(V, y->vc, 0, r->slot0, r->slot0 + r->Bq);
-        gk__lv_do(V, gk_kv_write(ctx, kc, k4, r->start));
-        gk__lv_do(V, gk_kv_write(ctx, vc, v4, r->start));
-        if (!dec) {
-            kc = gk__lv_slice(V, kc, 1, 0, r->kv_static);
-            vc = gk__lv_slice(V, vc, 1, 0, r->kv_static);
-        }
+        /* [N, H, D] -> [Bq, Sq, H, D]; keys: every cached row (decode: kv_lens on the device) or 0..kv_static */
+        q4 = gk__lv_unsq(V, q3, ax);
+        if (!dec) kv = gk__lv_slice(V, kv, 1, 0, r->kv_static);
+        kc = gk__lv_slice(V, kv, 2, 0, Hkv);
+        vc = gk__lv_slice(V, kv, 2, Hkv, 2 * Hkv);
         att4 = gk__lv_reshape(V, r->att, 4, r->Bq, r->Sq, H, D);
         memset(&ad, 0, sizeof ad);
         ad.causal = 1;
-        ad.kv_lens = dec ? r->kvl : ad.kv_lens;
+        if (dec) ad.kv_lens = r->kvl;
         if (V->st != GK_OK) break;
         gk__lv_do(V, gk_attention(ctx, att4, q4, kc, vc, &ad));
         memset(&md, 0, sizeof md);

@@ -541,5 +541,10 @@ int main(void) {
     if (gk_device_info_get(dut, &info) == GK_OK && info.backend == GK_BACKEND_CUDA)
         for (i = 0; i < 5; i++) fixture_case(cases[i], GK_LLM_DTYPE_BF16, 3e-2);
     gk_ctx_destroy(dut);
+    {   /* the model folders written above */
+        char cmd[320];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+        if (system(cmd) != 0) printf("could not remove %s\n", tmpdir);
+    }
     return gkt_done("test_llm_model");
 }
