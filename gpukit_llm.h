@@ -5083,11 +5083,11 @@ static void gk__llm_want_add(gk__llm_want *w, int *n, gk_tensor *dst, int64_t l,
     (*n)++;
 }
 
-typedef struct gk__llm_prog { gk_st_progress_fn fn; void *user; uint64_t base, total; } gk__llm_prog;
+typedef struct gk__llm_prog { gk_st_progress_fn fn; void *user; uint64_t base, total, cur; } gk__llm_prog;
+/* one tensor's progress (in its stored bytes) as a share of its bytes on the device */
 static void gk__llm_prog_cb(uint64_t done, uint64_t total, void *user) {
     gk__llm_prog *p = (gk__llm_prog *)user;
-    (void)total;
-    if (p->fn) p->fn(p->base + done, p->total, p->user);
+    if (p->fn) p->fn(p->base + (total ? (uint64_t)((double)done / (double)total * (double)p->cur) : p->cur), p->total, p->user);
 }
 
 static void gk__llm_free_t(gk_ctx *ctx, gk_tensor *t) {
@@ -5308,6 +5308,7 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
         for (i = 0; i < nw && s == GK_OK; i++) {
             gk_tensor t = { 0 };
             const gk_st_tensor_info *ti = gk_st_find(st, want[i].name);
+            prog.cur = ti->numel * gk_dtype_size(m->dt);
             s = gk_st_upload(ctx, st, want[i].name, m->dt, &t, gk__llm_prog_cb, &prog);
             prog.base += ti->numel * gk_dtype_size(m->dt);
             if (s != GK_OK) break;

@@ -82,7 +82,7 @@ static void put_tokenizer(const char *dir, int empty_vocab) {
                                  "\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"use_regex\":false},"
                                  "\"decoder\":{\"type\":\"ByteLevel\"},\"model\":{\"type\":\"BPE\",\"vocab\":{");
     if (!empty_vocab) {
-        o += (size_t)sprintf(js + o, "\"\\u0120\":%d", id++);
+        o += (size_t)sprintf(js + o, "\"\\u010a\":98,\"\\u0120\":%d", id++);
         for (b = 33; b < 127; b++) {
             if (b == '"' || b == '\\') o += (size_t)sprintf(js + o, ",\"\\%c\":%d", b, id++);
             else o += (size_t)sprintf(js + o, ",\"%c\":%d", b, id++);
@@ -158,6 +158,15 @@ static void make_model(const char *dir, const mcfg *c) {
     put_file(dir, "config.json", cfg);
     put_file(dir, "generation_config.json", "{\"do_sample\":true,\"temperature\":0.7,\"top_k\":20,\"top_p\":0.9,\"eos_token_id\":[97,95],\"max_new_tokens\":12}");
     put_tokenizer(dir, 0);
+    /* a ChatML template: in tokenizer_config.json, or (Qwen3 here) in chat_template.jinja as newer HF saves write it */
+    if (c->qk_norm) {
+        put_file(dir, "tokenizer_config.json", "{\"eos_token\":\"<|im_end|>\",\"bos_token\":null}");
+        put_file(dir, "chat_template.jinja", "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}"
+                                             "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}");
+    } else
+        put_file(dir, "tokenizer_config.json", "{\"eos_token\":\"<|im_end|>\",\"bos_token\":null,\"chat_template\":\"{% for message in messages %}"
+                                               "{{'<|im_start|>' + message['role'] + '\\\\n' + message['content'] + '<|im_end|>' + '\\\\n'}}{% endfor %}"
+                                               "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\\\n' }}{% endif %}\"}");
 }
 
 /* ---- checks ---- */
@@ -186,6 +195,11 @@ static gk_llm *load(const char *dir, gk_llm_dtype dt, int max_seqs, int64_t max_
     d.dtype = dt; d.max_seqs = max_seqs; d.max_ctx = max_ctx; d.no_graphs = no_graphs;
     GKT_OK(dut, gk_llm_load(dut, dir, &d, &m));
     return m;
+}
+
+static int count_and_stop(int seq, int32_t id, const char *text, size_t len, void *user) {
+    (void)seq; (void)id; (void)text; (void)len;
+    return ++*(int *)user == 3;
 }
 
 /* the paths of one model agree with each other (f32) */
@@ -272,6 +286,45 @@ static void self_consistency(const char *name, const char *dir) {
         GKT_OK(dut, gk_llm_generate_batch(m, ps, ls, 1, &gd, &c, NULL, NULL));
         GKT_CHECK(c.len == 6, "%s: penalised greedy gave %zu tokens", name, c.len);
         gk_ids_free(&a); gk_ids_free(&b); gk_ids_free(&c);
+    }
+    /* the chat template (ChatML) and the tokenizer: <|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n */
+    {
+        static const int32_t want[17] = { 96, 'u' - 32, 's' - 32, 'e' - 32, 'r' - 32, 98, 'H' - 32, 'i' - 32, 97, 98, 96,
+                                          'a' - 32, 's' - 32, 's' - 32, 'i' - 32, 's' - 32, 't' - 32 };
+        gk_chat_message msg;
+        gk_ids ci = { 0, 0, 0 };
+        msg.role = "user"; msg.content = "Hi";
+        GKT_OK(dut, gk_llm_chat_ids(m, &msg, 1, 0, &ci));
+        GKT_CHECK(ci.len == 21 && memcmp(ci.data, want, sizeof want) == 0 && ci.data[20] == 98, "%s: chat ids (%zu)", name, ci.len);
+        gk_ids_free(&ci);
+    }
+    /* stop strings and a callback that stops */
+    {
+        gk_buf t0 = { 0, 0, 0 }, t1 = { 0, 0, 0 };
+        gk_ids i1 = { 0, 0, 0 };
+        int calls = 0;
+        memset(&gd, 0, sizeof gd);
+        gd.max_new_tokens = 10; gd.sampling = GK_LLM_SAMPLE_GREEDY; gd.flags = GK_LLM_GEN_IGNORE_EOS;
+        ps[0] = p1; ls[0] = 7;
+        GKT_OK(dut, gk_llm_generate_batch(m, ps, ls, 1, &gd, NULL, &t0, NULL));
+        if (t0.len >= 4) {
+            char stop[3];
+            const char *stops[1];
+            size_t at;
+            stop[0] = t0.data[2]; stop[1] = t0.data[3]; stop[2] = 0;
+            at = (size_t)(strstr(t0.data, stop) - t0.data);
+            stops[0] = stop;
+            gd.stop = stops; gd.n_stop = 1;
+            GKT_OK(dut, gk_llm_generate_batch(m, ps, ls, 1, &gd, &i1, &t1, NULL));
+            GKT_CHECK(t1.len == at && memcmp(t1.data, t0.data, at) == 0 && i1.len < 10, "%s: stop string \"%s\" in \"%s\": got \"%s\"", name, stop, t0.data,
+                      t1.data ? t1.data : "");
+        }
+        gk_ids_free(&i1);
+        gd.stop = NULL; gd.n_stop = 0;
+        gd.on_token = count_and_stop; gd.user = &calls;
+        GKT_OK(dut, gk_llm_generate_batch(m, ps, ls, 1, &gd, &i1, NULL, NULL));
+        GKT_CHECK(i1.len == 3 && calls == 3, "%s: the callback stopped after %d calls, %zu ids", name, calls, i1.len);
+        gk_ids_free(&i1); gk_buf_free(&t0); gk_buf_free(&t1);
     }
     gk_ids_free(&g); gk_ids_free(&g2);
     free(all); free(one); free(steps); free(ref);
@@ -544,7 +597,8 @@ int main(void) {
     {   /* the model folders written above */
         char cmd[320];
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-        if (system(cmd) != 0) printf("could not remove %s\n", tmpdir);
+        if (getenv("GKT_LLM_KEEP")) printf("model folders kept in %s\n", tmpdir);
+        else if (system(cmd) != 0) printf("could not remove %s\n", tmpdir);
     }
     return gkt_done("test_llm_model");
 }
