@@ -415,7 +415,8 @@ GKLLMDEF gk_status gk_llm_reset(gk_llm *m, int seq);
    and flash attention; the cache keeps them) and copies f32 logits to the
    host: the last position's [vocab], or with all every position's
    [n, vocab]. logits may be NULL. A sequence that would pass max_ctx is
-   GK_ERR_LIMIT, with nothing run. */
+   GK_ERR_LIMIT, with nothing run. Logits are computed in the compute dtype
+   (as HF does) and converted. */
 GKLLMDEF gk_status gk_llm_forward(gk_llm *m, int seq, const int32_t *ids, size_t n, int all, float *logits);
 
 /* Generation. The callback gets each new token and its text (complete UTF-8
@@ -5369,7 +5370,7 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
         if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, S, H * D, &m->a_att);
         if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, S, 2 * I, &m->a_gu);
         if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, S, I, &m->a_act);
-        if (s == GK_OK) s = gk__llm_empty(m, GK_F32, 2, S, V, &m->a_logits);
+        if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, S, V, &m->a_logits);
     }
     if (s == GK_OK) s = gk_stream_sync(ctx, m->stream);
     gk_set_stream(ctx, old);
@@ -5576,7 +5577,7 @@ static gk_status gk__llm_prefill(gk_llm *m, int seq, const int32_t *ids, int64_t
     if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, n, H * D, &r.att);
     if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, n, 2 * I, &r.gu);
     if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, n, I, &r.act);
-    if (s == GK_OK) s = gk__llm_empty(m, GK_F32, 2, all ? n : 1, c->vocab, logits);
+    if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, all ? n : 1, c->vocab, logits);
     if (s == GK_OK) {
         gk_tensor hist4 = gk__lv_reshape(&V, gk__lv_slice(&V, m->d_hist, 0, seq, seq + 1), 4, 1, m->max_ctx, 1, 1);
         gk_tensor ids4 = gk__lv_reshape(&V, ids_d, 4, 1, n, 1, 1), xl;
@@ -5597,6 +5598,18 @@ static gk_status gk__llm_prefill(gk_llm *m, int seq, const int32_t *ids, int64_t
     }
     if (s != GK_OK) gk__llm_free_t(ctx, logits);
     else m->len[seq] = p0 + n;
+    return s;
+}
+
+/* logits [rows, vocab] of the compute dtype (as HF computes them) to f32 on the host */
+static gk_status gk__llm_logits_host(gk_llm *m, gk_tensor lg, float *dst, size_t rows) {
+    gk_tensor t;
+    gk_status s;
+    size_t nb = rows * (size_t)m->cfg.vocab * sizeof(float);
+    if (m->dt == GK_F32) return gk_copy_to_host(m->ctx, lg, dst, nb);
+    if ((s = gk_cast_new(m->ctx, lg, GK_F32, &t)) != GK_OK) return s;
+    s = gk_copy_to_host(m->ctx, t, dst, nb);
+    gk_tensor_free(m->ctx, t);
     return s;
 }
 
@@ -5628,7 +5641,7 @@ GKLLMDEF gk_status gk_llm_forward(gk_llm *m, int seq, const int32_t *ids, size_t
     if ((s = gk__llm_check_ids(m, W, ids, n)) != GK_OK) return s;
     gk__llm_set_stream(m, &old);
     s = gk__llm_prefill(m, seq, ids, (int64_t)n, all, &lg);
-    if (s == GK_OK && logits) s = gk_copy_to_host(m->ctx, lg, logits, (all ? n : 1) * (size_t)m->cfg.vocab * sizeof(float));
+    if (s == GK_OK && logits) s = gk__llm_logits_host(m, lg, logits, all ? n : 1);
     if (s == GK_OK) s = gk_stream_sync(m->ctx, m->stream);
     gk__llm_free_t(m->ctx, &lg);
     gk_set_stream(m->ctx, old);
@@ -5724,8 +5737,8 @@ GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompt
         gk_tensor lg = { 0 }, tk = { 0 }, pv = { 0 };
         m->len[i] = 0;
         s = gk__llm_prefill(m, i, prompts[i], (int64_t)lens[i], 0, &lg);
-        if (s == GK_OK && i == 0 && d.first_logits) s = gk_copy_to_host(m->ctx, lg, d.first_logits, (size_t)m->cfg.vocab * sizeof(float));
-        if (s == GK_OK && i == 0 && d.step_logits) s = gk_copy_to_host(m->ctx, lg, d.step_logits, (size_t)m->cfg.vocab * sizeof(float));
+        if (s == GK_OK && i == 0 && d.first_logits) s = gk__llm_logits_host(m, lg, d.first_logits, 1);
+        if (s == GK_OK && i == 0 && d.step_logits) s = gk__llm_logits_host(m, lg, d.step_logits, 1);
         if (s == GK_OK) s = gk_view_slice(m->ctx, m->d_tok, 0, i, i + 1, 1, &tk);
         if (s == GK_OK && pen) s = gk_view_slice(m->ctx, m->d_hist, 0, i, i + 1, 1, &pv);
         sd.step = (uint64_t)lens[i];
@@ -5753,7 +5766,7 @@ GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompt
             gk_tensor row;
             s = gk_view_slice(m->ctx, m->a_logits, 0, 0, 1, 1, &row);
             if (s == GK_OK) {
-                s = gk_copy_to_host(m->ctx, row, d.step_logits + (size_t)q[0].nnew * (size_t)m->cfg.vocab, (size_t)m->cfg.vocab * sizeof(float));
+                s = gk__llm_logits_host(m, row, d.step_logits + (size_t)q[0].nnew * (size_t)m->cfg.vocab, 1);
                 gk_tensor_free(m->ctx, row);
             }
         }

@@ -74,3 +74,4 @@ build/chat: examples/chat.c $(LLM_DEPS) gpukit_kernels.h
 build/bench_llm: bench/bench_llm.c $(LLM_DEPS) gpukit_kernels.h
 	@mkdir -p build
 	$(CC) $(CFLAGS) -o $@ bench/bench_llm.c $(LDLIBS)
+EXAMPLES += build/chat build/bench_llm

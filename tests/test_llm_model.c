@@ -230,6 +230,14 @@ static void self_consistency(const char *name, const char *dir) {
         e = row_err(one, all + t * V, V);
         GKT_CHECK(e <= 1e-4, "%s: position %lld one at a time vs all at once: %.3g", name, (long long)t, e);
     }
+    /* a prefill continuing a cached sequence (4 tokens, then 3) */
+    GKT_OK(dut, gk_llm_reset(m, 0));
+    GKT_OK(dut, gk_llm_forward(m, 0, p1, 4, 0, one));
+    GKT_OK(dut, gk_llm_forward(m, 0, p1 + 4, 3, 1, ref));
+    for (t = 0; t < 3; t++) {
+        double e = row_err(ref + t * V, all + (4 + t) * V, V);
+        GKT_CHECK(e <= 1e-4, "%s: continued prefill position %lld: %.3g", name, (long long)(4 + t), e);
+    }
     /* the decode path (graph after a warm-up step) vs prefill logits */
     memset(&gd, 0, sizeof gd);
     gd.max_new_tokens = 8; gd.sampling = GK_LLM_SAMPLE_GREEDY; gd.flags = GK_LLM_GEN_IGNORE_EOS; gd.step_logits = steps;
