@@ -905,6 +905,18 @@ GKDEF gk_status gk_matmul_new(gk_ctx *ctx, gk_tensor a, gk_tensor b, gk_dtype ou
 /* PyTorch's Linear: out[.., N] = x[.., K] @ w[N, K]^T (+ desc's epilogue);
    x may have any number of leading dims (flattened into M). */
 GKDEF gk_status gk_linear(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, const gk_matmul_desc *desc);
+/* Gated linear unit from one weight (gate and up projections fused):
+   w = [gate; up] is [2N, K], out is [.., N], and
+   out = act(x @ gate^T + b[:N]) * (x @ up^T + b[N:]) (+ residual), with
+   desc->act as the gate's activation (SILU: SwiGLU; GELU / GELU_TANH:
+   GeGLU; NONE: bilinear) and alpha scaling both products; beta must be 0.
+   Up to 8 rows (decode) it is one pass over w with nothing in memory (the
+   GEMV kernel, or the CPU reference). More rows, or operands the GEMV cannot
+   take, go through scratch: the product [rows, 2N] is written there (out's
+   dtype, contiguous, as PyTorch rounds the two projections), then the GLU;
+   scratch may be id 0 when it is not needed, and an error says so when it
+   is. */
+GKDEF gk_status gk_linear_glu(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor scratch, const gk_matmul_desc *desc);
 /* Attention, per head: out = softmax(q k^T * scale + mask) v.
    q [B, Sq, Hq, D], k and v [B, Skv, Hkv, D], out [B, Sq, Hq, D] (views
    allowed; the last dim contiguous); Hq a multiple of Hkv (GQA / MQA: q
@@ -4067,6 +4079,21 @@ static int gk__nd_contig(const gk__nd *nd, int nops) {
     for (k = 0; k < nops; k++) if (nd->st[k][0] != 1) return 0;
     return 1;
 }
+/* The 16-byte vector path of a broadcast (the *_v kernels): the innermost
+   dim is a multiple of vec elements, with stride 1 in the output and 1 or 0
+   in each input, and every row of a stride-1 operand starts 16-byte aligned
+   (base address and outer strides). */
+static int gk__nd_vec_ok(const gk__nd *nd, int nops, const gk__cu_ptr *base, int64_t vec) {
+    int in = nd->ndim - 1, k, d;
+    if (nd->shape[in] % vec != 0 || nd->st[0][in] != 1) return 0;
+    for (k = 0; k < nops; k++) {
+        if (nd->st[k][in] == 0) continue;
+        if (nd->st[k][in] != 1 || (base[k] & 15) != 0) return 0;
+        for (d = 0; d < in; d++)
+            if (nd->st[k][d] % vec != 0) return 0;
+    }
+    return 1;
+}
 
 /* Walks every element of nd; o0..o2 are element offsets of the operands. */
 #define GK__ND_FOR(nd, ...)                                                             \
@@ -4198,11 +4225,11 @@ static void gk__ew_cpu(const void *vp) {
 
 /* kernel names (static strings: the function cache compares pointers) */
 #define GK__DTNAMES(P, S) { P "f32" S, P "f64" S, P "f16" S, P "bf16" S, P "f8e4m3" S, P "f8e5m2" S, P "i8" S, P "u8" S, P "i32" S, P "i64" S }
-static const char *const gk__k_bin[4][2][GK_DTYPE_COUNT] = {
-    { GK__DTNAMES("gk_add_", ""), GK__DTNAMES("gk_add_", "_c") },
-    { GK__DTNAMES("gk_sub_", ""), GK__DTNAMES("gk_sub_", "_c") },
-    { GK__DTNAMES("gk_mul_", ""), GK__DTNAMES("gk_mul_", "_c") },
-    { GK__DTNAMES("gk_div_", ""), GK__DTNAMES("gk_div_", "_c") } };
+static const char *const gk__k_bin[4][3][GK_DTYPE_COUNT] = {
+    { GK__DTNAMES("gk_add_", ""), GK__DTNAMES("gk_add_", "_c"), GK__DTNAMES("gk_add_", "_v") },
+    { GK__DTNAMES("gk_sub_", ""), GK__DTNAMES("gk_sub_", "_c"), GK__DTNAMES("gk_sub_", "_v") },
+    { GK__DTNAMES("gk_mul_", ""), GK__DTNAMES("gk_mul_", "_c"), GK__DTNAMES("gk_mul_", "_v") },
+    { GK__DTNAMES("gk_div_", ""), GK__DTNAMES("gk_div_", "_c"), GK__DTNAMES("gk_div_", "_v") } };
 static const char *const gk__k_scale[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_scale_", ""), GK__DTNAMES("gk_axpy_", "") };
 static const char *const gk__k_cast[GK_DTYPE_COUNT][GK_DTYPE_COUNT] = {
     GK__DTNAMES("gk_cast_f32_", ""), GK__DTNAMES("gk_cast_f64_", ""), GK__DTNAMES("gk_cast_f16_", ""),
@@ -4377,7 +4404,14 @@ static gk_status gk__elementwise(gk_ctx *ctx, int op, const gk_tensor *ts, int n
                     int64_t nn = p.nd.n;
                     args[0] = &nn;
                     st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][1][p.dt], (nn * (int64_t)es + 15) / 16, args, where);
-                } else st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][0][p.dt], p.nd.n, args, where);
+                } else {
+                    gk__cu_ptr bases[3];
+                    int64_t vec = 16 / (int64_t)es;
+                    bases[0] = po; bases[1] = pa; bases[2] = pb;
+                    if (gk__nd_vec_ok(&p.nd, 3, bases, vec))
+                        st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][2][p.dt], p.nd.n / vec, args, where);
+                    else st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][0][p.dt], p.nd.n, args, where);
+                }
             } else if (op == GK__OP_FILL) {
                 if (contig && (po & 15) == 0) {
                     int64_t nbytes = p.nd.n * (int64_t)es;
@@ -4549,7 +4583,7 @@ typedef struct gk__mm {          /* layout of gk_gemm_p in kernels/gemm.cu */
     double alpha, beta;
     int act, bias_dt, res_dt, pad;
 } gk__mm;
-typedef struct gk__mm_cpu { gk__mm m; int64_t batch; gk_dtype dt, odt; } gk__mm_cpu;
+typedef struct gk__mm_cpu { gk__mm m; int64_t batch; gk_dtype dt, odt; int glu; } gk__mm_cpu;
 
 static double gk__act_d(double v, int act) {
     switch (act) {
@@ -4575,17 +4609,25 @@ static void gk__matmul_cpu(const void *vp) {
         for (m = 0; m < p->M; m++) {
             for (k = 0; k < p->K; k++) row[k] = gk__ld_d(c->dt, A, bz * p->a_bs + m * p->a_rs + k * p->a_cs);
             for (n = 0; n < p->N; n++) {
-                double acc = 0, v;
+                double acc[2] = { 0, 0 }, v;
                 gk__scalar sc;
-                const char *bb = B + (bz * p->b_bs + n * p->b_cs) * (int64_t)gk__dtype_sizes[c->dt];
-                if (c->dt == GK_F32) {
-                    for (k = 0; k < p->K; k++) { float x; memcpy(&x, bb + k * p->b_rs * 4, 4); acc += row[k] * (double)x; }
-                } else
-                    for (k = 0; k < p->K; k++) acc += row[k] * gk__ld_d(c->dt, bb, k * p->b_rs);
-                v = p->alpha * acc;
+                int h;
+                for (h = 0; h <= c->glu; h++) { /* glu: the gate row n, then the up row N + n */
+                    const char *bb = B + (bz * p->b_bs + (n + h * p->N) * p->b_cs) * (int64_t)gk__dtype_sizes[c->dt];
+                    if (c->dt == GK_F32) {
+                        for (k = 0; k < p->K; k++) { float x; memcpy(&x, bb + k * p->b_rs * 4, 4); acc[h] += row[k] * (double)x; }
+                    } else
+                        for (k = 0; k < p->K; k++) acc[h] += row[k] * gk__ld_d(c->dt, bb, k * p->b_rs);
+                }
+                v = p->alpha * acc[0];
                 if (p->beta != 0) v += p->beta * gk__ld_d(c->odt, O, bz * p->o_bs + m * p->o_rs + n);
                 if (p->bias) v += gk__ld_d((gk_dtype)p->bias_dt, (const char *)(uintptr_t)p->bias, n);
                 v = gk__act_d(v, p->act);
+                if (c->glu) {
+                    double u = p->alpha * acc[1];
+                    if (p->bias) u += gk__ld_d((gk_dtype)p->bias_dt, (const char *)(uintptr_t)p->bias, p->N + n);
+                    v *= u;
+                }
                 if (p->res) v += gk__ld_d((gk_dtype)p->res_dt, (const char *)(uintptr_t)p->res, bz * p->r_bs + m * p->r_rs + n);
                 sc.is_int = 0; sc.i = 0; sc.f = v;
                 gk__store(c->odt, O + (bz * p->o_bs + m * p->o_rs + n) * es, sc);
@@ -4740,11 +4782,39 @@ static const char *const gk__k_gemm[GK_DTYPE_COUNT][GK_DTYPE_COUNT] = {
     /* in f64 */ { NULL, "gk_gemm_f64_f64" },
     /* in f16 */ { "gk_gemm_f16_f32", NULL, "gk_gemm_f16_f16", "gk_gemm_f16_bf16" },
     /* in bf16 */ { "gk_gemm_bf16_f32", NULL, "gk_gemm_bf16_f16", "gk_gemm_bf16_bf16" } };
-#define GK__GEMV_NAMES(D, R) { "gk_gemv_" D "_1_" R, "gk_gemv_" D "_2_" R, "gk_gemv_" D "_3_" R, "gk_gemv_" D "_4_" R, \
-                               "gk_gemv_" D "_5_" R, "gk_gemv_" D "_6_" R, "gk_gemv_" D "_7_" R, "gk_gemv_" D "_8_" R }
-static const char *const gk__k_gemv[2][4][8] = {
-    { GK__GEMV_NAMES("f32", "r2"), { NULL }, GK__GEMV_NAMES("f16", "r2"), GK__GEMV_NAMES("bf16", "r2") },
-    { GK__GEMV_NAMES("f32", "r4"), { NULL }, GK__GEMV_NAMES("f16", "r4"), GK__GEMV_NAMES("bf16", "r4") } };
+/* gk__matmul's answer to gk_linear_glu when the one-pass kernel cannot run */
+#define GK__NEED_SCRATCH ((gk_status)(GK_STATUS_COUNT + 1))
+/* GEMV kernels: [dtype][glu][MR = 1, 2, 4, 8][configuration] */
+#define GK__GEMV_CFGN(D, G, M) { "gk_gemv" G "_" D "_m" M "_c0", "gk_gemv" G "_" D "_m" M "_c1", "gk_gemv" G "_" D "_m" M "_c2", \
+                                 "gk_gemv" G "_" D "_m" M "_c3", "gk_gemv" G "_" D "_m" M "_c4", "gk_gemv" G "_" D "_m" M "_c5" }
+#define GK__GEMV_MRN(D, G) { GK__GEMV_CFGN(D, G, "1"), GK__GEMV_CFGN(D, G, "2"), GK__GEMV_CFGN(D, G, "4"), GK__GEMV_CFGN(D, G, "8") }
+#define GK__GEMV_NCFG 6
+static const char *const gk__k_gemv[4][2][4][GK__GEMV_NCFG] = {
+    { GK__GEMV_MRN("f32", ""), GK__GEMV_MRN("f32", "_glu") }, { { { NULL } } },
+    { GK__GEMV_MRN("f16", ""), GK__GEMV_MRN("f16", "_glu") }, { GK__GEMV_MRN("bf16", ""), GK__GEMV_MRN("bf16", "_glu") } };
+/* tensor-core GEMV (16-bit weights; kernels/gemm.cu gk_gemv_tc): [dtype][glu][configuration 6, 7, 8] */
+#define GK__GEMVTC_N(D, G) { "gk_gemvtc" G "_" D "_c0", "gk_gemvtc" G "_" D "_c1", "gk_gemvtc" G "_" D "_c2" }
+#define GK__GEMV_NALL 9
+static const char *const gk__k_gemvtc[4][2][3] = {
+    { { NULL } }, { { NULL } }, { GK__GEMVTC_N("f16", ""), GK__GEMVTC_N("f16", "_glu") }, { GK__GEMVTC_N("bf16", ""), GK__GEMVTC_N("bf16", "_glu") } };
+static const int gk__gemvtc_warps[3] = { 4, 8, 8 };
+/* threads, vectors in flight per row, weight rows, per configuration (kernels/gemm.cu GK_GEMV_CFGS) */
+static const int gk__gemv_cfgs[GK__GEMV_NCFG][3] = { { 32, 4, 4 }, { 64, 4, 4 }, { 128, 4, 2 }, { 256, 4, 2 }, { 128, 2, 4 }, { 256, 2, 2 } };
+/* bench/bench_gemm.c sets this to time each configuration; -1: the table below */
+static int gk__gemv_force_cfg = -1;
+/* The configuration for K (in 16-byte vectors): the smallest block that covers
+   a row in one pass (NT * U >= nv), from the measured sweep in
+   bench/results/bench_gemm-*.json ("gemv_cfg" rows). */
+static int gk__gemv_cfg(int64_t nv, int64_t M, gk_dtype dt) {
+    int tc = dt == GK_F16 || dt == GK_BF16;
+    if (gk__gemv_force_cfg >= 0 && gk__gemv_force_cfg < (tc ? GK__GEMV_NALL : GK__GEMV_NCFG)) return gk__gemv_force_cfg;
+    /* several rows: the tensor cores take all of them in one pass (M = 8: 88% of copy at 151936 x 896 with
+       4 warps a block, 79% at 14336 x 4096 with 8; the SIMT kernels fell to 33%) */
+    if (tc && M > 1) return nv <= 256 ? 6 : 8;
+    if (nv <= 128) return 0;  /* 151936 x 896 bf16, M = 1: 92% of copy (cfg 1: 83%, 4: 79%) */
+    if (nv <= 256) return 1;
+    return 4;                 /* 4096 x 4096: 64% (the next best 62%); 14336 x 4096: 84% (cfg 5: 86%, 2: 82%) */
+}
 static const char *const gk__k_epi[4] = { "gk_epilogue_f32", NULL, "gk_epilogue_f16", "gk_epilogue_bf16" };
 
 /* The dispatcher. GEMV (decode) when A has at most 8 rows, B is a [N, K]
@@ -4821,7 +4891,12 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
             st = gk__err(ctx, GK_ERR_SHAPE, "%s: x and out need contiguous rows (use gk_contiguous)", W);
             goto done;
         }
-        batch = 1; M = rows; K = sa->shape[sa->ndim - 1]; N = sb->shape[0];
+        batch = 1; M = rows; K = sa->shape[sa->ndim - 1]; N = linear == 2 ? sb->shape[0] / 2 : sb->shape[0];
+        if (linear == 2 && (sb->shape[0] % 2 != 0 || d.beta != 0)) {
+            st = gk__err(ctx, sb->shape[0] % 2 ? GK_ERR_SHAPE : GK_ERR_INVALID_ARGUMENT, "%s: %s", W,
+                         sb->shape[0] % 2 ? "w must have an even number of rows ([gate; up])" : "beta must be 0");
+            goto done;
+        }
         if (sb->shape[1] != K || so->shape[so->ndim - 1] != N) {
             st = gk__err(ctx, GK_ERR_SHAPE, "%s: x has K = %lld, w is [%lld, %lld], out's last dim %lld", W, (long long)K,
                          (long long)sb->shape[0], (long long)sb->shape[1], (long long)so->shape[so->ndim - 1]);
@@ -4865,8 +4940,8 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
     }
     if (ib >= 0) {
         gk__slot *s = ops.s[ib];
-        if (s->ndim != 1 || s->shape[0] != N || s->strides[0] != 1 || !gk_dtype_is_float(s->dtype) || s->dtype > GK_BF16) {
-            st = gk__err(ctx, GK_ERR_SHAPE, "%s: bias must be a contiguous float vector of %lld elements", W, (long long)N);
+        if (s->ndim != 1 || s->shape[0] != (linear == 2 ? 2 * N : N) || s->strides[0] != 1 || !gk_dtype_is_float(s->dtype) || s->dtype > GK_BF16) {
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: bias must be a contiguous float vector of %lld elements", W, (long long)(linear == 2 ? 2 * N : N));
             goto done;
         }
         p.bias_dt = s->dtype;
@@ -4901,19 +4976,29 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
     if (d.backend == GK_MATMUL_CUBLASLT && plan != GK__MM_LT && plan != GK__MM_CPU) {
         st = gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: cuBLASLt %s for %s -> %s", W, ctx->info.has_cublaslt ? "has no path" : "is not loaded",
                      gk_dtype_name(sa->dtype), gk_dtype_name(so->dtype));
+    } else if (linear == 2 && plan != GK__MM_GEMV && !(plan == GK__MM_CPU && M <= 8)) {
+        st = GK__NEED_SCRATCH; /* gk_linear_glu takes the two-step path (both backends alike); no error recorded */
     } else if (plan == GK__MM_CPU) {
         gk__mm_cpu c;
-        c.m = p; c.batch = batch; c.dt = sa->dtype; c.odt = so->dtype;
+        c.m = p; c.batch = batch; c.dt = sa->dtype; c.odt = so->dtype; c.glu = linear == 2;
         st = gk__cpu_run(ctx, gk__matmul_cpu, &c, sizeof c, W);
     } else if (plan == GK__MM_GEMV) {
         void *args[1];
         unsigned g[3], bl[3];
         args[0] = &p;
-        /* rows per warp: 4 for short rows (more loads in flight, x reused) */
-        int rw = K * (int64_t)gk__dtype_sizes[sa->dtype] <= 4096 ? 4 : 2;
-        g[0] = (unsigned)((N + 8 * rw - 1) / (8 * rw)); g[1] = 1; g[2] = 1;
-        bl[0] = 256; bl[1] = 1; bl[2] = 1;
-        st = gk__launch_cfg(ctx, GK__MOD_GEMM, gk__k_gemv[rw == 4][sa->dtype][M - 1], g, bl, 0, args, W);
+        int cfg = gk__gemv_cfg(K / (16 / (int64_t)gk__dtype_sizes[sa->dtype]), M, sa->dtype);
+        int mri = M <= 1 ? 0 : M <= 2 ? 1 : M <= 4 ? 2 : 3;
+        g[1] = 1; g[2] = 1; bl[1] = 1; bl[2] = 1;
+        if (cfg >= GK__GEMV_NCFG) { /* tensor cores: 16 output columns a block */
+            g[0] = (unsigned)((N + 15) / 16);
+            bl[0] = (unsigned)(32 * gk__gemvtc_warps[cfg - GK__GEMV_NCFG]);
+            st = gk__launch_cfg(ctx, GK__MOD_GEMM, gk__k_gemvtc[sa->dtype][linear == 2][cfg - GK__GEMV_NCFG], g, bl, 0, args, W);
+        } else {
+            int rows = gk__gemv_cfgs[cfg][2] / (linear == 2 ? 2 : 1);
+            g[0] = (unsigned)((N + rows - 1) / rows);
+            bl[0] = (unsigned)gk__gemv_cfgs[cfg][0];
+            st = gk__launch_cfg(ctx, GK__MOD_GEMM, gk__k_gemv[sa->dtype][linear == 2][mri][cfg], g, bl, 0, args, W);
+        }
     } else if (plan == GK__MM_LT && K > 0) {
         int epi = GK__LT_EPILOGUE_DEFAULT, post = p.res || (p.act != GK_ACT_NONE && p.act != GK_ACT_GELU_TANH);
         if (p.act == GK_ACT_GELU_TANH) epi = p.bias ? GK__LT_EPILOGUE_GELU_BIAS : GK__LT_EPILOGUE_GELU;
@@ -4957,7 +5042,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
             else st = gk__launch_cfg(ctx, GK__MOD_GEMM, k, g, bl, 0, args, W);
         }
     }
-    gk__operands_done(ctx, &ops, st);
+    gk__operands_done(ctx, &ops, st == GK__NEED_SCRATCH ? GK_OK : st);
     gk__unlock(&ctx->mu);
     return st;
 done:
@@ -4970,6 +5055,63 @@ GKDEF gk_status gk_matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b, 
 }
 GKDEF gk_status gk_linear(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, const gk_matmul_desc *desc) {
     return gk__matmul(ctx, out, x, w, desc, 1, "gk_linear");
+}
+GKDEF gk_status gk_linear_glu(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor scratch, const gk_matmul_desc *desc) {
+    const char *W = "gk_linear_glu";
+    gk_tensor_info xi, wi, si, oi;
+    gk_matmul_desc d;
+    gk_tensor s2, g, u;
+    int64_t rows = 1, N, sh[2];
+    gk_status st;
+    int i;
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    if (d.act != GK_ACT_NONE && d.act != GK_ACT_SILU && d.act != GK_ACT_GELU && d.act != GK_ACT_GELU_TANH)
+        return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "%s: act %d is not a GLU gate (NONE, SILU, GELU, GELU_TANH)", W, (int)d.act);
+    st = gk__matmul(ctx, out, x, w, &d, 2, W);
+    if (st != GK__NEED_SCRATCH) return st;
+    /* more than 8 rows, or operands the GEMV kernel cannot take: product to scratch, then the GLU */
+    if ((st = gk_tensor_info_get(ctx, x, &xi)) != GK_OK || (st = gk_tensor_info_get(ctx, w, &wi)) != GK_OK ||
+        (st = gk_tensor_info_get(ctx, out, &oi)) != GK_OK) return st;
+    for (i = 0; i + 1 < xi.ndim; i++) rows *= xi.shape[i];
+    N = wi.shape[0] / 2;
+    if (scratch.id == 0)
+        return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "%s: %lld rows need a scratch tensor of [%lld, %lld] (out's dtype)", W,
+                            (long long)rows, (long long)rows, (long long)(2 * N));
+    if ((st = gk_tensor_info_get(ctx, scratch, &si)) != GK_OK) return st;
+    if (si.numel != rows * 2 * N || !si.contiguous || si.dtype != oi.dtype)
+        return gk_error_set(ctx, GK_ERR_SHAPE, "%s: scratch is %s with %lld elements%s; it must be a contiguous %s [%lld, %lld]", W,
+                            gk_dtype_name(si.dtype), (long long)si.numel, si.contiguous ? "" : " (not contiguous)", gk_dtype_name(oi.dtype),
+                            (long long)rows, (long long)(2 * N));
+    sh[0] = rows; sh[1] = 2 * N;
+    if ((st = gk_view_reshape(ctx, scratch, 2, sh, &s2)) != GK_OK) return st;
+    {
+        gk_matmul_desc p = d;
+        gk_tensor o2 = out, xo = x;
+        int64_t xs[2];
+        p.act = GK_ACT_NONE; p.residual.id = 0;
+        xs[0] = rows; xs[1] = wi.shape[1];
+        if ((st = gk_view_reshape(ctx, x, 2, xs, &xo)) == GK_OK) {
+            st = gk_linear(ctx, s2, xo, w, &p);
+            gk_tensor_free(ctx, xo);
+        }
+        if (st == GK_OK && (st = gk_view_slice(ctx, s2, 1, 0, N, 1, &g)) == GK_OK) {
+            if ((st = gk_view_slice(ctx, s2, 1, N, 2 * N, 1, &u)) == GK_OK) {
+                sh[0] = rows; sh[1] = N;
+                if ((st = gk_view_reshape(ctx, out, 2, sh, &o2)) == GK_OK) {
+                    gk_glu_op op = d.act == GK_ACT_SILU ? GK_GLU_SILU : d.act == GK_ACT_GELU ? GK_GLU_GELU : GK_GLU_GELU_TANH;
+                    if (d.act == GK_ACT_NONE) st = gk_mul(ctx, o2, g, u);
+                    else st = gk_glu(ctx, o2, g, u, op);
+                    if (st == GK_OK && d.residual.id) st = gk_add(ctx, out, out, d.residual);
+                    gk_tensor_free(ctx, o2);
+                }
+                gk_tensor_free(ctx, u);
+            }
+            gk_tensor_free(ctx, g);
+        }
+    }
+    gk_tensor_free(ctx, s2);
+    return st;
 }
 GKDEF gk_status gk_matmul_new(gk_ctx *ctx, gk_tensor a, gk_tensor b, gk_dtype out_dtype, const gk_matmul_desc *desc, gk_tensor *out) {
     const char *W = "gk_matmul_new";
@@ -6634,26 +6776,32 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
         grid[0] = (unsigned)(p.rows < (1 << 30) ? p.rows : (1 << 30));
         if (kind <= GK__NK_ADDRMS && rowb % 16 == 0 && ((px | po | ph | pr) & 15) == 0) {
             int64_t t;
-            /* about 128 threads a row with up to 8 vectors each: more loads in
-               flight per thread (measured: bf16 [8192, 4096] went from 1 vector
-               on 512 threads at 48% of copy bandwidth) */
-            if (nvec <= 128) vi = 0;
-            else if (nvec <= 256) vi = 1;
-            else if (nvec <= 512) vi = 2;
+            /* the most vectors a thread (up to 8) that still leave at least a
+               warp a row: more 16-byte loads in flight per thread, and with
+               the registers that takes, more bytes in flight per SM (measured:
+               bf16 [8192, 4096] was at 48% of copy with 1 vector on 512
+               threads, 55% with 4 on 128; f32 at 92% with 8 on 128) */
+            if (nvec < 64) vi = 0;
+            else if (nvec < 128) vi = 1;
+            else if (nvec < 256) vi = 2;
             else if (nvec <= 4096) vi = 3;
             if (vi >= 0) {
                 t = (nvec + (1 << vi) - 1) >> vi;
                 block[0] = (unsigned)((t + 31) / 32 * 32);
             }
         }
-        if (vi == 0 && nvec <= 32) { /* short rows: a warp per row, 8 rows per block */
-            int Di = (int)p.L;
-            int64_t nb = (p.rows + 7) / 8;
-            void *args[10];
-            grid[0] = (unsigned)(nb < (1 << 30) ? nb : (1 << 30));
-            block[0] = 256;
-            args[0] = &p.rows; args[1] = &Di; args[2] = &p.mode; args[3] = &p.eps; args[4] = &px; args[5] = &pr;
-            args[6] = &ph; args[7] = &po; args[8] = &pw; args[9] = &pb;
+        if (vi == 0 && nvec <= 32) { /* short rows: G lanes a row (G a power of two >= nvec), 4 rows per lane a step */
+            int Di = (int)p.L, G = 1;
+            int64_t rpb, nb, maxb = (int64_t)ctx->info.sm_count * 32;
+            void *args[11];
+            while (G < nvec) G *= 2;
+            rpb = 4 * (32 / G) * 4; /* 128 threads: about 85 registers each (sm_90), 5 blocks an SM */
+            nb = (p.rows + rpb - 1) / rpb;
+            if (nb > maxb) nb = maxb;
+            grid[0] = (unsigned)(nb < 1 ? 1 : nb);
+            block[0] = 128;
+            args[0] = &p.rows; args[1] = &Di; args[2] = &G; args[3] = &p.mode; args[4] = &p.eps; args[5] = &px; args[6] = &pr;
+            args[7] = &ph; args[8] = &po; args[9] = &pw; args[10] = &pb;
             st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_warpnorm[combo], grid, block, 0, args, where);
         } else if (vi >= 0) {
             int Di = (int)p.L;

@@ -114,6 +114,13 @@ int main(int argc, char **argv) {
         TIME("silu_f32_256MiB", 2 * B, gk_unary(ctx, c, a, GK_UNARY_SILU, 0));
         TIME("gelu_bf16_256MiB", 2 * B, gk_unary(ctx, hc, ha, GK_UNARY_GELU, 0));
         TIME("gelu_tanh_bf16_256MiB", 2 * B, gk_unary(ctx, hc, ha, GK_UNARY_GELU_TANH, 0));
+        {   /* gelu bf16 on 64M elements (128 MiB each way) */
+            gk_tensor hv, ov;
+            CK(gk_view_slice(ctx, ha, 0, 0, (int64_t)64 << 20, 1, &hv));
+            CK(gk_view_slice(ctx, hc, 0, 0, (int64_t)64 << 20, 1, &ov));
+            TIME("gelu_bf16_64M", B, gk_unary(ctx, ov, hv, GK_UNARY_GELU, 0));
+            gk_tensor_free(ctx, hv); gk_tensor_free(ctx, ov);
+        }
         TIME("swiglu_bf16_256MiB", 3 * B, gk_glu(ctx, hc, ha, hb, GK_GLU_SILU));
         TIME("maximum_f32_256MiB", 3 * B, gk_binary(ctx, c, a, b, GK_BINARY_MAXIMUM));
         {

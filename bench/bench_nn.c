@@ -21,7 +21,7 @@ static int cmp_d(const void *a, const void *b) {
         if (s_ != GK_OK) { printf("%s: %s\n", #x, gk_last_error(ctx)); exit(1); }         \
     } while (0)
 
-enum { OP_COPY, OP_RMSH, OP_RMS, OP_LAYER, OP_ADDRMS, OP_ROPE, OP_PERMUTE, OP_TRANSPOSE, OP_EMBED };
+enum { OP_COPY, OP_RMSH, OP_RMS, OP_LAYER, OP_ADDRMS, OP_RMS4K, OP_LAYER4K, OP_BADD2, OP_BADD3, OP_ROPE, OP_PERMUTE, OP_TRANSPOSE, OP_EMBED };
 typedef struct { const char *name; int op; gk_dtype dt; double bytes; double ms, gbs; } bcase;
 static gk_tensor A, B, C, Dd, W, Bi, POS, COS, SIN, IDS;
 
@@ -30,8 +30,12 @@ static gk_status run(const bcase *c) {
     switch (c->op) {
     case OP_COPY: return gk_copy(ctx, B, A);
     case OP_RMSH:
+    case OP_RMS4K:
     case OP_RMS: return gk_rms_norm(ctx, B, A, W, 1e-6);
+    case OP_LAYER4K:
     case OP_LAYER: return gk_layer_norm(ctx, B, A, W, Bi, 1e-5);
+    case OP_BADD2:
+    case OP_BADD3: return gk_add(ctx, B, A, C);
     case OP_ADDRMS: return gk_add_rms_norm(ctx, Dd, C, A, B, W, 1e-6);
     case OP_ROPE: return gk_rope(ctx, A, A, POS, COS, SIN, 128, GK_ROPE_NEOX);
     case OP_PERMUTE: return gk_permute(ctx, B, A, perm);
@@ -54,6 +58,24 @@ static void setup(const bcase *c) {
         CK(gk_tensor_empty(ctx, dt, 2, sh, &B));
         CK(gk_tensor_empty(ctx, dt, 1, wh, &W));
         CK(gk_fill(ctx, A, 0.5)); CK(gk_fill(ctx, W, 1));
+    } else if (c->op == OP_RMS4K || c->op == OP_LAYER4K) { /* [4096, 4096] */
+        int64_t s4[2] = { 4096, 4096 };
+        CK(gk_tensor_empty(ctx, dt, 2, s4, &A));
+        CK(gk_tensor_empty(ctx, dt, 2, s4, &B));
+        CK(gk_tensor_empty(ctx, dt, 1, w1, &W));
+        CK(gk_tensor_empty(ctx, dt, 1, w1, &Bi));
+        CK(gk_fill(ctx, A, 0.5)); CK(gk_fill(ctx, W, 1)); CK(gk_fill(ctx, Bi, 0));
+    } else if (c->op == OP_BADD2) { /* [8192, 4096] + [4096] */
+        CK(gk_tensor_empty(ctx, dt, 2, s2, &A));
+        CK(gk_tensor_empty(ctx, dt, 2, s2, &B));
+        CK(gk_tensor_empty(ctx, dt, 1, w1, &C));
+        CK(gk_fill(ctx, A, 0.5)); CK(gk_fill(ctx, C, 0.25));
+    } else if (c->op == OP_BADD3) { /* [16, 1024, 1024] + [16, 1, 1024] */
+        int64_t s3[3] = { 16, 1024, 1024 }, b3[3] = { 16, 1, 1024 };
+        CK(gk_tensor_empty(ctx, dt, 3, s3, &A));
+        CK(gk_tensor_empty(ctx, dt, 3, s3, &B));
+        CK(gk_tensor_empty(ctx, dt, 3, b3, &C));
+        CK(gk_fill(ctx, A, 0.5)); CK(gk_fill(ctx, C, 0.25));
     } else if (c->op <= OP_ADDRMS) {
         CK(gk_tensor_empty(ctx, dt, 2, s2, &A));
         CK(gk_tensor_empty(ctx, dt, 2, s2, &B));
@@ -137,6 +159,12 @@ int main(int argc, char **argv) {
         { "layernorm_f32_8192x4096", OP_LAYER, GK_F32, 2 * M * 4, 0, 0 },
         { "add_rmsnorm_bf16_8192x4096", OP_ADDRMS, GK_BF16, 4 * M * 2, 0, 0 },
         { "add_rmsnorm_f32_8192x4096", OP_ADDRMS, GK_F32, 4 * M * 4, 0, 0 },
+        { "rmsnorm_bf16_4096x4096", OP_RMS4K, GK_BF16, 2 * 4096.0 * 4096 * 2, 0, 0 },
+        { "layernorm_bf16_4096x4096", OP_LAYER4K, GK_BF16, 2 * 4096.0 * 4096 * 2, 0, 0 },
+        { "add_bcast_bf16_8192x4096+4096", OP_BADD2, GK_BF16, 2 * M * 2 + 4096 * 2, 0, 0 },
+        { "add_bcast_f32_8192x4096+4096", OP_BADD2, GK_F32, 2 * M * 4 + 4096 * 4, 0, 0 },
+        { "add_bcast_bf16_16x1024x1024+16x1x1024", OP_BADD3, GK_BF16, 2 * 16.0 * 1024 * 1024 * 2 + 16 * 1024 * 2, 0, 0 },
+        { "add_bcast_f32_16x1024x1024+16x1x1024", OP_BADD3, GK_F32, 2 * 16.0 * 1024 * 1024 * 4 + 16 * 1024 * 4, 0, 0 },
         { "rope_bf16_4096x32x128", OP_ROPE, GK_BF16, 2 * Rn * 2, 0, 0 },
         { "permute_bf16_BSHD_to_BHSD_256MiB", OP_PERMUTE, GK_BF16, 2 * P * 2, 0, 0 },
         { "transpose_f32_16x2048x2048", OP_TRANSPOSE, GK_F32, 2 * T * 4, 0, 0 },

@@ -42,6 +42,8 @@ timed("copy_d2d_256MiB", 2 * B, lambda: c.copy_(a))
 timed("silu_f32_256MiB", 2 * B, lambda: torch.ops.aten.silu.out(a, out=c))
 timed("gelu_bf16_256MiB", 2 * B, lambda: torch.ops.aten.gelu.out(ha, out=hc))
 timed("gelu_tanh_bf16_256MiB", 2 * B, lambda: torch.ops.aten.gelu.out(ha, approximate="tanh", out=hc))
+hv, ov = ha[: 64 << 20], hc[: 64 << 20]
+timed("gelu_bf16_64M", B, lambda: torch.ops.aten.gelu.out(hv, out=ov))
 timed("swiglu_bf16_256MiB", 3 * B, lambda: torch.mul(F.silu(ha), hb, out=hc))  # eager: two kernels
 timed("maximum_f32_256MiB", 3 * B, lambda: torch.maximum(a, b, out=c))
 x3, al = ha.view(16, 512, 16384), torch.full((1, 512, 1), 0.75, device=dev, dtype=torch.bfloat16)

@@ -81,6 +81,29 @@ for dt, es, nm in ((torch.bfloat16, 2, "bf16"), (torch.float32, 4, "f32")):
     rec("add_rmsnorm_%s_8192x4096" % nm, 4 * M * es, addrms)
     del x, r
 
+for dt, es, nm in ((torch.bfloat16, 2, "bf16"),):
+    x = torch.randn(4096, 4096, device=dev, dtype=dt)
+    w = torch.ones(4096, device=dev, dtype=dt)
+    bb = torch.zeros(4096, device=dev, dtype=dt)
+    K2 = 4096 * 4096
+    if hasattr(F, "rms_norm"):
+        rec("rmsnorm_%s_4096x4096" % nm, 2 * K2 * es, lambda: F.rms_norm(x, (4096,), w, 1e-6))
+    rec("rmsnorm_%s_4096x4096_hf_eager" % nm, 2 * K2 * es, lambda: hf_rms(x, w))
+    rec("layernorm_%s_4096x4096" % nm, 2 * K2 * es, lambda: F.layer_norm(x, (4096,), w, bb, 1e-5))
+    del x
+
+for dt, es, nm in ((torch.bfloat16, 2, "bf16"), (torch.float32, 4, "f32")):
+    x = torch.randn(8192, 4096, device=dev, dtype=dt)
+    y = torch.randn(4096, device=dev, dtype=dt)
+    o = torch.empty_like(x)
+    rec("add_bcast_%s_8192x4096+4096" % nm, 2 * M * es + 4096 * es, lambda: torch.add(x, y, out=o))
+    del x, o
+    x = torch.randn(16, 1024, 1024, device=dev, dtype=dt)
+    y = torch.randn(16, 1, 1024, device=dev, dtype=dt)
+    o = torch.empty_like(x)
+    rec("add_bcast_%s_16x1024x1024+16x1x1024" % nm, 2 * 16 * 1024 * 1024 * es + 16 * 1024 * es, lambda: torch.add(x, y, out=o))
+    del x, o
+
 Rn = 4096 * 32 * 128
 xh = torch.randn(4096 * 32, 128, device=dev, dtype=torch.bfloat16)
 wh = torch.ones(128, device=dev, dtype=torch.bfloat16)

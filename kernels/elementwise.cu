@@ -1,7 +1,9 @@
 // elementwise.cu - fill, strided copy, binary arithmetic with broadcasting,
 // scale and axpy, for every dtype. The *_c kernels take contiguous operands
 // of equal shape whose addresses are 16-byte aligned (checked by the host)
-// and move 16 bytes per thread; the others index any strides through gk_nd.
+// and move 16 bytes per thread; the *_v kernels do the same for broadcasts
+// whose innermost dim is contiguous (gk_binary_v); the others index any
+// strides through gk_nd.
 #include "gk_common.cuh"
 
 // ---- fill and copy: element size only ----------------------------------
@@ -92,6 +94,70 @@ template <int OP, int DT> __device__ __forceinline__ void gk_binary_c(gk_i64 n, 
     if (t < n) out[t] = T::st(gk_binop<OP, T::K, typename T::C>(T::ld(a[t]), T::ld(b[t])));
 }
 
+// Broadcast fast path: the innermost dim W (a multiple of V = 16 / size)
+// has stride 1 in the output and stride 1 or 0 in each input; every row
+// start is 16-byte aligned (checked by the host). Each thread moves one
+// 16-byte vector; an input with inner stride 0 gives one value per row,
+// replicated. The row offsets come from the outer dims (one division per
+// outer dim and per vector, not per element).
+template <int OP, int DT> __device__ __forceinline__ void gk_binary_v(const gk_nd &nd, typename gk_ty<DT>::S *out,
+                                                                      const typename gk_ty<DT>::S *a,
+                                                                      const typename gk_ty<DT>::S *b) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S S;
+    const int V = 16 / sizeof(S);
+    const int in = nd.ndim - 1;
+    const gk_i64 wv = nd.shape[in] / V, nvec = nd.n / V;
+    const bool va = nd.st[1][in] != 0, vb = nd.st[2][in] != 0;
+    const bool small = nvec <= 0x7fffffffll;
+    for (gk_i64 i = GK_TID; i < nvec; i += GK_NTHREADS) {
+        gk_i64 cv, o0 = 0, o1 = 0, o2 = 0;
+        if (small) {
+            unsigned r = (unsigned)i / (unsigned)wv;
+            cv = (gk_i64)((unsigned)i - r * (unsigned)wv);
+            unsigned rr = r;
+            for (int d = in - 1; d >= 1; d--) {
+                unsigned s = (unsigned)nd.shape[d], q = rr / s, m = rr - q * s;
+                o0 += (gk_i64)m * nd.st[0][d];
+                o1 += (gk_i64)m * nd.st[1][d];
+                o2 += (gk_i64)m * nd.st[2][d];
+                rr = q;
+            }
+            if (in >= 1) { // the outermost dim: rr is already below its size
+                o0 += (gk_i64)rr * nd.st[0][0];
+                o1 += (gk_i64)rr * nd.st[1][0];
+                o2 += (gk_i64)rr * nd.st[2][0];
+            }
+        } else {
+            gk_i64 row = i / wv;
+            cv = i - row * wv;
+            for (int d = in - 1; d >= 0; d--) {
+                gk_i64 s = nd.shape[d], q = row / s, m = row - q * s;
+                o0 += m * nd.st[0][d];
+                o1 += m * nd.st[1][d];
+                o2 += m * nd.st[2][d];
+                row = q;
+            }
+        }
+        union { uint4 v; S s[16 / sizeof(S)]; } x, y, z;
+        if (va) x.v = __ldg((const uint4 *)(a + o1) + cv);
+        else {
+            S sa = a[o1];
+#pragma unroll
+            for (int k = 0; k < V; k++) x.s[k] = sa;
+        }
+        if (vb) y.v = __ldg((const uint4 *)(b + o2) + cv);
+        else {
+            S sb = b[o2];
+#pragma unroll
+            for (int k = 0; k < V; k++) y.s[k] = sb;
+        }
+#pragma unroll
+        for (int k = 0; k < V; k++) z.s[k] = T::st(gk_binop<OP, T::K, typename T::C>(T::ld(x.s[k]), T::ld(y.s[k])));
+        ((uint4 *)(out + o0))[cv] = z.v;
+    }
+}
+
 #define GK_BIN_DT(OPN, OP, DTN)                                                                              \
     extern "C" __global__ void gk_##OPN##_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out,                       \
                                                 const gk_ty<GK_DT_##DTN>::S *a, const gk_ty<GK_DT_##DTN>::S *b) { \
@@ -100,6 +166,10 @@ template <int OP, int DT> __device__ __forceinline__ void gk_binary_c(gk_i64 n, 
     extern "C" __global__ void gk_##OPN##_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,                   \
                                                     const gk_ty<GK_DT_##DTN>::S *a, const gk_ty<GK_DT_##DTN>::S *b) { \
         gk_binary_c<OP, GK_DT_##DTN>(n, out, a, b);                                                          \
+    }                                                                                                        \
+    extern "C" __global__ void gk_##OPN##_##DTN##_v(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out,                   \
+                                                    const gk_ty<GK_DT_##DTN>::S *a, const gk_ty<GK_DT_##DTN>::S *b) { \
+        gk_binary_v<OP, GK_DT_##DTN>(nd, out, a, b);                                                         \
     }
 #define GK_BIN_ALL(OPN, OP)                                                                                  \
     GK_BIN_DT(OPN, OP, f32) GK_BIN_DT(OPN, OP, f64) GK_BIN_DT(OPN, OP, f16) GK_BIN_DT(OPN, OP, bf16)         \

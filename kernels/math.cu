@@ -77,6 +77,47 @@ template <typename C> __device__ __forceinline__ C gk_un(int op, C x, C p0, C p1
 }
 template <int OP, typename C> __device__ __forceinline__ C gk_un_t(C x, C p0, C p1) { return gk_un<C>(OP, x, p0, p1); }
 
+// GELU for the 16/8-bit float dtypes (results rounded to at most 11
+// significant bits): fewer instructions than erff / tanhf, relative error
+// about 1e-6 over the whole range, including the negative tail.
+//  erf form: Phi(x) = erfc(-x / sqrt2) / 2 with erfc(a) = t exp(-a^2 + P(t)),
+//    t = 1 / (1 + a / 2) for a >= 0 (a Chebyshev fit, relative error below
+//    1.2e-7), erfc(-a) = 2 - erfc(a);
+//  tanh form: (1 + tanh(u)) / 2 = sigmoid(2u), from e = exp(-2|u|) (no overflow).
+__device__ __forceinline__ float gk_gelu_f16(float x) {
+    float a = fabsf(x) * 0.70710678118654752f;
+    float t = __fdividef(1.f, fmaf(0.5f, a, 1.f));
+    float p = fmaf(t, 0.17087277f, -0.82215223f);
+    p = fmaf(t, p, 1.48851587f);
+    p = fmaf(t, p, -1.13520398f);
+    p = fmaf(t, p, 0.27886807f);
+    p = fmaf(t, p, -0.18628806f);
+    p = fmaf(t, p, 0.09678418f);
+    p = fmaf(t, p, 0.37409196f);
+    p = fmaf(t, p, 1.00002368f);
+    p = fmaf(t, p, -1.26551223f);
+    float h = 0.5f * t * __expf(fmaf(-a, a, p)); // erfc(a) / 2 = Phi(-|x|)
+    return x * (x < 0.f ? h : 1.f - h);
+}
+__device__ __forceinline__ float gk_gelu_tanh_f16(float x) {
+    float u = 0.79788456080286535588f * fmaf(0.044715f * x, x * x, x);
+    float e = __expf(-2.f * fabsf(u));
+    float r = __fdividef(1.f, 1.f + e);
+    return x * (u < 0.f ? e * r : r);
+}
+template <int OP, int DT> __device__ __forceinline__ float gk_un_f16(float x, float p0, float p1) {
+    if (OP == U_GELU) return gk_gelu_f16(x);
+    if (OP == U_GELU_TANH) return gk_gelu_tanh_f16(x);
+    return gk_un<float>(OP, x, p0, p1);
+}
+// the compute of the contiguous unary kernels: the fast GELU forms for the
+// 16/8-bit floats, gk_un otherwise
+template <int OP, int DT, typename C> __device__ __forceinline__ C gk_un_c(C x, C p0, C p1) {
+    if (DT == GK_DT_f16 || DT == GK_DT_bf16 || DT == GK_DT_f8e4m3 || DT == GK_DT_f8e5m2)
+        return (C)gk_un_f16<OP, DT>((float)x, (float)p0, (float)p1);
+    return gk_un_t<OP, C>(x, p0, p1);
+}
+
 // the compute type of the float dtypes: double for f64, else float
 template <int DT> struct gk_fc { typedef float C; };
 template <> struct gk_fc<GK_DT_f64> { typedef double C; };
@@ -98,16 +139,24 @@ template <int OP, int DT> __device__ __forceinline__ void gk_unary_c(gk_i64 n, t
     typedef typename gk_fc<DT>::C C;
     const int V = 16 / sizeof(S);
     C p0 = (C)dp0, p1 = (C)dp1;
-    gk_i64 nvec = n / V;
-    for (gk_i64 i = GK_TID; i < nvec; i += GK_NTHREADS) {
-        union { uint4 v; S s[16 / sizeof(S)]; } a, z;
+    gk_i64 nvec = n / V, nt = GK_NTHREADS;
+    // two vectors a thread per step: both loads in flight before the math
+    for (gk_i64 i = GK_TID; i < nvec; i += 2 * nt) {
+        union { uint4 v; S s[16 / sizeof(S)]; } a, b, z;
+        bool two = i + nt < nvec;
         a.v = __ldg((const uint4 *)x + i);
+        if (two) b.v = __ldg((const uint4 *)x + i + nt);
 #pragma unroll
-        for (int k = 0; k < V; k++) z.s[k] = T::st(gk_un_t<OP, C>((C)T::ld(a.s[k]), p0, p1));
+        for (int k = 0; k < V; k++) z.s[k] = T::st(gk_un_c<OP, DT, C>((C)T::ld(a.s[k]), p0, p1));
         ((uint4 *)out)[i] = z.v;
+        if (two) {
+#pragma unroll
+            for (int k = 0; k < V; k++) z.s[k] = T::st(gk_un_c<OP, DT, C>((C)T::ld(b.s[k]), p0, p1));
+            ((uint4 *)out)[i + nt] = z.v;
+        }
     }
     gk_i64 t = nvec * V + GK_TID;
-    if (t < n) out[t] = T::st(gk_un_t<OP, C>((C)T::ld(x[t]), p0, p1));
+    if (t < n) out[t] = T::st(gk_un_c<OP, DT, C>((C)T::ld(x[t]), p0, p1));
 }
 #define GK_UC(OP) case OP: gk_unary_c<OP, DT>(n, out, x, p0, p1); break;
 template <int DT> __device__ __forceinline__ void gk_unary_c_all(gk_i64 n, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x,

@@ -1,7 +1,8 @@
 // norm.cu - layer norm, RMS norm (HF LlamaRMSNorm rounding), fused
 // residual-add + RMS norm, group / instance norm and AdaIN.
 // Statistics in f32, biased variance. Three kernels:
-//  gk_warpnorm_*: rows of at most 32 16-byte vectors, one warp per row;
+//  gk_warpnorm_*: rows of at most 32 16-byte vectors, a group of lanes per
+//    row (several rows per warp), weights loaded once per thread;
 //  gk_rownorm_*: one block per row, the row held in registers (16-byte
 //    loads, V vectors per thread), warp-shuffle reductions; layer / rms /
 //    add+rms over a contiguous last dim with 16-byte aligned rows.
@@ -29,6 +30,28 @@ __device__ __forceinline__ float gk_block_sum(float v, float *sh) {
 }
 
 template <int DT> __device__ __forceinline__ float gk_rnd(float v) { return gk_ty<DT>::ld(gk_ty<DT>::st(v)); }
+
+// E weights (or biases) of columns c0 .. c0+E-1 as f32: 16-byte loads when
+// the address is 16-byte aligned (c0 is a multiple of E, E * size a multiple
+// of 16), else one element at a time.
+template <int WT, int E> __device__ __forceinline__ void gk_ldw(const typename gk_ty<WT>::S *w, int c0, float *o) {
+    typedef typename gk_ty<WT>::S WS;
+    enum { PV = 16 / sizeof(WS), NV = (E * sizeof(WS) + 15) / 16 };
+    const WS *p = w + c0;
+    if ((E * sizeof(WS)) % 16 == 0 && ((unsigned long long)p & 15) == 0) {
+#pragma unroll
+        for (int j = 0; j < NV; j++) {
+            union { uint4 v; WS s[PV]; } u;
+            u.v = __ldg((const uint4 *)p + j);
+#pragma unroll
+            for (int e = 0; e < PV; e++)
+                if (j * PV + e < E) o[j * PV + e] = gk_ty<WT>::ld(u.s[e]);
+        }
+    } else {
+#pragma unroll
+        for (int e = 0; e < E; e++) o[e] = gk_ty<WT>::ld(p[e]);
+    }
+}
 
 template <int DT, int WT, int V>
 __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float eps, const typename gk_ty<DT>::S *x,
@@ -100,17 +123,19 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
             if (vi < nvec) {
                 uint4 o;
                 S *os = (S *)&o;
+                float wv[E], bv[E];
+                if (w) gk_ldw<WT, E>(w, vi * E, wv);
+                if (b) gk_ldw<WT, E>(b, vi * E, bv);
 #pragma unroll
                 for (int e = 0; e < E; e++) {
-                    int c = vi * E + e;
                     float y;
                     if (mode == 0) {
                         y = (v[k][e] - mean) * rstd;
-                        if (w) y = y * TW::ld(w[c]);
-                        if (b) y = y + TW::ld(b[c]);
+                        if (w) y = y * wv[e];
+                        if (b) y = y + bv[e];
                     } else {
                         y = gk_rnd<DT>(v[k][e] * rstd);
-                        if (w) y = TW::ld(w[c]) * y;
+                        if (w) y = wv[e] * y;
                     }
                     os[e] = T::st(y);
                 }
@@ -121,73 +146,109 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
 }
 
 
-// Short rows (at most 32 vectors of 16 bytes, e.g. per-head q/k norms): one
-// warp per row, lane l holds vector l, shuffle-only reductions.
-template <int DT, int WT>
-__device__ __forceinline__ void gk_warpnorm(gk_i64 rows, int D, int mode, float eps, const typename gk_ty<DT>::S *x,
+// Short rows (at most 32 vectors of 16 bytes, e.g. per-head q/k norms of
+// 64 or 128 elements): a group of G lanes (G a power of two >= the row's
+// vector count) per row, 32 / G rows per warp, U rows per group in flight,
+// shuffle-only reductions inside the group. A lane always holds the same
+// columns, so its weights and biases are loaded once, before the row loop.
+template <int DT, int WT, int U>
+__device__ __forceinline__ void gk_warpnorm(gk_i64 rows, int D, int G, int mode, float eps, const typename gk_ty<DT>::S *x,
                                             const typename gk_ty<DT>::S *res, typename gk_ty<DT>::S *h,
                                             typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,
                                             const typename gk_ty<WT>::S *b) {
     typedef typename gk_ty<DT>::S S;
     typedef gk_ty<DT> T;
-    typedef gk_ty<WT> TW;
     enum { E = 16 / sizeof(S) };
-    const int nvec = D / E, lane = threadIdx.x & 31, wpb = blockDim.x >> 5;
-    for (gk_i64 row = (gk_i64)blockIdx.x * wpb + (threadIdx.x >> 5); row < rows; row += (gk_i64)gridDim.x * wpb) {
-        float v[E];
-        bool on = lane < nvec;
-        if (on) {
-            uint4 raw = ((const uint4 *)(x + row * D))[lane];
-            const S *s = (const S *)&raw;
+    const int nvec = D / E, lane = threadIdx.x & 31, cl = lane & (G - 1), sub = lane / G, rpw = 32 / G;
+    const bool on = cl < nvec;
+    float wv[E], bv[E];
 #pragma unroll
-            for (int e = 0; e < E; e++) v[e] = T::ld(s[e]);
-            if (mode == 2) {
-                uint4 rr = ((const uint4 *)(res + row * D))[lane], hh;
-                const S *r = (const S *)&rr;
-                S *hs = (S *)&hh;
+    for (int e = 0; e < E; e++) { wv[e] = 1.f; bv[e] = 0.f; }
+    if (on && w) gk_ldw<WT, E>(w, cl * E, wv);
+    if (on && b) gk_ldw<WT, E>(b, cl * E, bv);
+    const gk_i64 gw = (gk_i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5), nw = (gk_i64)gridDim.x * (blockDim.x >> 5);
+    // rows handled by this warp in one step: rpw * U, as U slices of rpw rows
+    for (gk_i64 base = gw * rpw * U; base < rows; base += nw * rpw * U) {
+        float v[U][E];
+        bool ok[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            gk_i64 row = base + u * rpw + sub;
+            ok[u] = on && row < rows;
+            if (ok[u]) {
+                uint4 raw = ((const uint4 *)(x + row * D))[cl];
+                const S *s = (const S *)&raw;
+#pragma unroll
+                for (int e = 0; e < E; e++) v[u][e] = T::ld(s[e]);
+            } else {
+#pragma unroll
+                for (int e = 0; e < E; e++) v[u][e] = 0.f;
+            }
+        }
+        if (mode == 2) {
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                gk_i64 row = base + u * rpw + sub;
+                if (ok[u]) {
+                    uint4 rr = ((const uint4 *)(res + row * D))[cl], hh;
+                    const S *r = (const S *)&rr;
+                    S *hs = (S *)&hh;
+#pragma unroll
+                    for (int e = 0; e < E; e++) {
+                        hs[e] = T::st(v[u][e] + T::ld(r[e]));
+                        v[u][e] = T::ld(hs[e]);
+                    }
+                    ((uint4 *)(h + row * D))[cl] = hh;
+                }
+            }
+        }
+        float mean[U], q[U];
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            mean[u] = 0.f;
+            q[u] = 0.f;
+        }
+        if (mode == 0) {
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+                float sm = 0.f;
+#pragma unroll
+                for (int e = 0; e < E; e++) sm += v[u][e];
+                for (int o = G >> 1; o; o >>= 1) sm += __shfl_xor_sync(0xffffffffu, sm, o);
+                mean[u] = sm / (float)D;
+                if (ok[u])
+#pragma unroll
+                    for (int e = 0; e < E; e++) { float d = v[u][e] - mean[u]; q[u] += d * d; }
+            }
+        } else {
+#pragma unroll
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int e = 0; e < E; e++) q[u] += v[u][e] * v[u][e];
+        }
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            for (int o = G >> 1; o; o >>= 1) q[u] += __shfl_xor_sync(0xffffffffu, q[u], o);
+            float rstd = rsqrtf(q[u] / (float)D + eps);
+            gk_i64 row = base + u * rpw + sub;
+            if (ok[u]) {
+                uint4 o;
+                S *os = (S *)&o;
 #pragma unroll
                 for (int e = 0; e < E; e++) {
-                    hs[e] = T::st(v[e] + T::ld(r[e]));
-                    v[e] = T::ld(hs[e]);
+                    float y;
+                    if (mode == 0) {
+                        y = (v[u][e] - mean[u]) * rstd;
+                        if (w) y = y * wv[e];
+                        if (b) y = y + bv[e];
+                    } else {
+                        y = gk_rnd<DT>(v[u][e] * rstd);
+                        if (w) y = wv[e] * y;
+                    }
+                    os[e] = T::st(y);
                 }
-                ((uint4 *)(h + row * D))[lane] = hh;
+                ((uint4 *)(out + row * D))[cl] = o;
             }
-        } else {
-#pragma unroll
-            for (int e = 0; e < E; e++) v[e] = 0.f;
-        }
-        float mean = 0.f, q = 0.f;
-        if (mode == 0) {
-            float s = 0.f;
-#pragma unroll
-            for (int e = 0; e < E; e++) s += v[e];
-            mean = gk_warp_sum(s) / (float)D;
-            if (on)
-#pragma unroll
-                for (int e = 0; e < E; e++) { float d = v[e] - mean; q += d * d; }
-        } else {
-#pragma unroll
-            for (int e = 0; e < E; e++) q += v[e] * v[e];
-        }
-        float rstd = rsqrtf(gk_warp_sum(q) / (float)D + eps);
-        if (on) {
-            uint4 o;
-            S *os = (S *)&o;
-#pragma unroll
-            for (int e = 0; e < E; e++) {
-                int c = lane * E + e;
-                float y;
-                if (mode == 0) {
-                    y = (v[e] - mean) * rstd;
-                    if (w) y = y * TW::ld(w[c]);
-                    if (b) y = y + TW::ld(b[c]);
-                } else {
-                    y = gk_rnd<DT>(v[e] * rstd);
-                    if (w) y = TW::ld(w[c]) * y;
-                }
-                os[e] = T::st(y);
-            }
-            ((uint4 *)(out + row * D))[lane] = o;
         }
     }
 }
@@ -248,10 +309,10 @@ __device__ __forceinline__ void gk_gnorm(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64
     }
 #define GK_NORMS(DTN, WTN)                                                                                               \
     extern "C" __global__ void gk_warpnorm_##DTN##_##WTN(                                                                \
-        gk_i64 rows, int D, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res,     \
+        gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \
         gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \
         const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \
-        gk_warpnorm<GK_DT_##DTN, GK_DT_##WTN>(rows, D, mode, eps, x, res, h, out, w, b);                                \
+        gk_warpnorm<GK_DT_##DTN, GK_DT_##WTN, 4>(rows, D, G, mode, eps, x, res, h, out, w, b);                          \
     }                                                                                                                    \
     GK_ROWNORM(DTN, WTN, 1)                                                                                              \
     GK_ROWNORM(DTN, WTN, 2)                                                                                              \

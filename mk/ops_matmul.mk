@@ -1,2 +1,2 @@
-OPS_TESTS += test_matmul test_attention
-OPS_BENCHES += build/bench_gemm
+OPS_TESTS += test_matmul test_attention test_gemv
+OPS_BENCHES += build/bench_gemm build/bench_gemv

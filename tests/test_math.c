@@ -192,6 +192,35 @@ static void test_unary(void) {
         free(xv); fr(o);
         gk_tensor_free(D, v.d); gk_tensor_free(R, v.r); fr(x);
     }
+    /* GELU (erf and tanh forms) of the 16-bit floats element by element over
+       [-10, 10] (the contiguous kernels use their own erfc / sigmoid forms):
+       each value within half an ulp of the dtype (plus 5%) of the exact one,
+       the negative tail included (the CPU reference, 1 + erff in f32, loses
+       the tail to cancellation, so this runs only on the GPU) */
+    for (di = 2; di < 4 && gk_ctx_backend(D) == GK_BACKEND_CUDA; di++) {
+        int64_t n = 4097, i;
+        gk_dtype dt = FDT[di];
+        double hulp = dt == GK_BF16 ? 1.0 / 256 : 1.0 / 2048, sub = dt == GK_BF16 ? 1e-36 : 3e-8;
+        int k;
+        for (k = 0; k < 2; k++) {
+            int op = k ? GK_UNARY_GELU_TANH : GK_UNARY_GELU;
+            pair x = mk_rand(dt, 1, &n, -10, 10), o = mk(dt, 1, &n, NULL);
+            double *xv = vals_of(x), *dv = (double *)malloc(sizeof(double) * (size_t)n), *rv = (double *)malloc(sizeof(double) * (size_t)n);
+            int badd = 0;
+            GKT_OK(D, gk_unary(D, o.d, x.d, (gk_unary_op)op, 0));
+            GKT_OK(R, gk_unary(R, o.r, x.r, (gk_unary_op)op, 0));
+            getd(o, dv, rv);
+            for (i = 0; i < n; i++) {
+                /* exact in double without the cancellation of 1 + erf / 1 + tanh: x Phi(x) = x erfc(-x / sqrt2) / 2,
+                   x (1 + tanh u) / 2 = x / (1 + exp(-2u)) */
+                double xx = xv[i], u = sqrt(2 / 3.14159265358979323846) * (xx + 0.044715 * xx * xx * xx);
+                double w = k ? xx / (1 + exp(-2 * u)) : 0.5 * xx * erfc(-xx / sqrt(2.0)), lim = 1.05 * hulp * fabs(w) + sub;
+                if (!(fabs(dv[i] - w) <= lim) && badd++ < 3) printf("  %s %s(%.9g): device %.9g exact %.9g\n", gk_dtype_name(dt), UN_NAMES[op], xv[i], dv[i], w);
+            }
+            GKT_CHECK(badd == 0, "%s %s elementwise: %d device values beyond half an ulp", gk_dtype_name(dt), UN_NAMES[op], badd);
+            free(xv); free(dv); free(rv); fr(x); fr(o);
+        }
+    }
     {   /* hand-computed values (f32) */
         int64_t n = 4;
         double xv[4] = { -2, -0.5, 0, 3 }, got[4], got2[4];

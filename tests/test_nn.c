@@ -135,6 +135,62 @@ static void test_norms(void) {
                 free(cmp("add_rms_norm h", h, 0));
                 fr(x); fr(res); fr(w); fr(b); fr(o); fr(h);
             }
+    /* many rows of short and long rows (the lane-group and block-per-row
+       paths with their row tails), aligned and one-element-in views of x and
+       of the weights (vector and element-wise weight loads, generic path) */
+    for (ti = 0; ti < 3; ti++) {
+        static const int64_t DS2[] = { 8, 16, 32, 64, 128, 256, 512, 4096 };
+        static const int64_t RS[] = { 37, 1000 };
+        int ri, mis;
+        for (di = 0; di < (int)(sizeof DS2 / sizeof DS2[0]); di++)
+            for (ri = 0; ri < 2; ri++)
+                for (mis = 0; mis < 3; mis++) {
+                    gk_dtype dt = FDT[ti], wt = mis == 1 && dt != GK_F32 ? GK_F32 : dt;
+                    int64_t Dn = DS2[di], rows = RS[ri];
+                    int64_t shape[2] = { rows, Dn }, ws1[1] = { Dn + 1 }, xs1[1] = { rows * Dn + 1 };
+                    pair xb, wb, bb, o, h, res;
+                    gk_tensor xd, xr, wd, wr, bd, br;
+                    double tol = tol_of(dt);
+                    char what[96];
+                    if (Dn * rows > 200000) continue;
+                    xb = mkr(dt, 1, xs1, -3, 3); wb = mkr(wt, 1, ws1, 0.5, 1.5); bb = mkr(wt, 1, ws1, -1, 1);
+                    res = mkr(dt, 2, shape, -2, 2);
+                    o = mkpoison(dt, 2, shape); h = mkpoison(dt, 2, shape);
+                    { /* mis 2: x and weights start one element in */
+                        int64_t off = mis == 2 ? 1 : 0;
+                        gk_tensor t1, t2;
+                        GKT_OK(D, gk_view_slice(D, xb.d, 0, off, off + rows * Dn, 1, &t1));
+                        GKT_OK(R, gk_view_slice(R, xb.r, 0, off, off + rows * Dn, 1, &t2));
+                        GKT_OK(D, gk_view_reshape(D, t1, 2, shape, &xd));
+                        GKT_OK(R, gk_view_reshape(R, t2, 2, shape, &xr));
+                        gk_tensor_free(D, t1); gk_tensor_free(R, t2);
+                        GKT_OK(D, gk_view_slice(D, wb.d, 0, off, off + Dn, 1, &wd));
+                        GKT_OK(R, gk_view_slice(R, wb.r, 0, off, off + Dn, 1, &wr));
+                        GKT_OK(D, gk_view_slice(D, bb.d, 0, off, off + Dn, 1, &bd));
+                        GKT_OK(R, gk_view_slice(R, bb.r, 0, off, off + Dn, 1, &br));
+                    }
+                    snprintf(what, sizeof what, "layer_norm [%lld,%lld] %s/%s mis%d", (long long)rows, (long long)Dn, gk_dtype_name(dt), gk_dtype_name(wt), mis);
+                    GKT_OK(D, gk_layer_norm(D, o.d, xd, wd, bd, 1e-5));
+                    GKT_OK(R, gk_layer_norm(R, o.r, xr, wr, br, 1e-5));
+                    free(cmp(what, o, tol * 4));
+                    snprintf(what, sizeof what, "rms_norm [%lld,%lld] %s/%s mis%d", (long long)rows, (long long)Dn, gk_dtype_name(dt), gk_dtype_name(wt), mis);
+                    GKT_OK(D, gk_rms_norm(D, o.d, xd, wd, 1e-6));
+                    GKT_OK(R, gk_rms_norm(R, o.r, xr, wr, 1e-6));
+                    free(cmp(what, o, tol * 2));
+                    snprintf(what, sizeof what, "rms_norm no weight [%lld,%lld] %s mis%d", (long long)rows, (long long)Dn, gk_dtype_name(dt), mis);
+                    GKT_OK(D, gk_rms_norm(D, o.d, xd, NONE, 1e-6));
+                    GKT_OK(R, gk_rms_norm(R, o.r, xr, NONE, 1e-6));
+                    free(cmp(what, o, tol * 2));
+                    snprintf(what, sizeof what, "add_rms_norm [%lld,%lld] %s/%s mis%d", (long long)rows, (long long)Dn, gk_dtype_name(dt), gk_dtype_name(wt), mis);
+                    GKT_OK(D, gk_add_rms_norm(D, o.d, h.d, xd, res.d, wd, 1e-6));
+                    GKT_OK(R, gk_add_rms_norm(R, o.r, h.r, xr, res.r, wr, 1e-6));
+                    free(cmp(what, o, tol * 2));
+                    free(cmp("add_rms_norm h", h, 0));
+                    gk_tensor_free(D, xd); gk_tensor_free(R, xr); gk_tensor_free(D, wd); gk_tensor_free(R, wr);
+                    gk_tensor_free(D, bd); gk_tensor_free(R, br);
+                    fr(xb); fr(wb); fr(bb); fr(res); fr(o); fr(h);
+                }
+    }
     { /* hand-computed: rms of [3, 4] is sqrt(12.5); layer norm of [1, 3] is [-1, 1] */
         int64_t s2[1] = { 2 };
         double xv[2] = { 3, 4 }, lv[2] = { 1, 3 }, *dv, *rv;

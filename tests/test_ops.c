@@ -224,6 +224,21 @@ static void test_binary(void) {
                 bin_case(op, (gk_dtype)dt, 2, so2, 2, so2, 2, sb2, 0);
                 bin_case(op, (gk_dtype)dt, 2, so2, 2, so2, 2, so2, 1); /* misaligned a */
             }
+            for (s = 0; s < 5; s++) { /* the 16-byte broadcast path (inner dim a multiple of 16 bytes) and its fallbacks */
+                static const int64_t WS[5] = { 1, 31, 33, 128, 4097 };
+                int64_t W = WS[s];
+                int64_t o2[2] = { 3, W }, r1[1] = { W }, c1[2] = { 3, 1 }, w1[2] = { 1, W };
+                int64_t o3[3] = { 2, 3, W }, m3[3] = { 2, 1, W }, l3[3] = { 1, 3, W }, f3[3] = { 2, 3, 1 };
+                bin_case(op, (gk_dtype)dt, 2, o2, 2, o2, 1, r1, 0); /* [3,W] op [W]: b along the outer dim */
+                bin_case(op, (gk_dtype)dt, 2, o2, 2, w1, 2, o2, 0); /* [1,W] op [3,W]: a along the outer dim */
+                bin_case(op, (gk_dtype)dt, 2, o2, 2, o2, 2, c1, 0); /* [3,W] op [3,1]: b along the inner dim */
+                bin_case(op, (gk_dtype)dt, 2, o2, 2, c1, 2, w1, 0); /* [3,1] op [1,W]: both */
+                bin_case(op, (gk_dtype)dt, 3, o3, 3, o3, 3, m3, 0); /* [2,3,W] op [2,1,W]: the middle dim */
+                bin_case(op, (gk_dtype)dt, 3, o3, 3, l3, 3, o3, 0); /* [1,3,W] op [2,3,W]: the first dim */
+                bin_case(op, (gk_dtype)dt, 3, o3, 3, o3, 3, f3, 0); /* [2,3,W] op [2,3,1]: the last dim */
+                bin_case(op, (gk_dtype)dt, 2, o2, 2, o2, 1, r1, 1); /* misaligned a (rows of W+1): fallback */
+                bin_case(op, (gk_dtype)dt, 2, o2, 1, r1, 2, o2, 1); /* a [W] one element in: unaligned base, fallback */
+            }
         }
 }
 

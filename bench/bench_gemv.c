@@ -1,0 +1,170 @@
+/* bench_gemv.c - the decode GEMV (gk_linear with 1..8 rows against a bf16
+   [N, K] weight) as a model's decode step sees it: back-to-back launches,
+   each over a different weight (copies cycled through, 512 MiB in all, so
+   nothing is served from the 50-60 MB L2), timed with events around the
+   whole run; GB/s of weight bytes against the device-to-device copy
+   bandwidth measured the same way. Also every kernel configuration (the
+   dispatcher's table comes from this sweep), M = 1, 4, 8, and the fused
+   gate/up GLU (gk_linear_glu) against two GEMVs + gk_glu.
+   bench/gemv_torch.py times PyTorch (cuBLAS) with the same method.
+   Usage: bench_gemv [--json FILE] */
+#define GPUKIT_IMPLEMENTATION
+#include "../gpukit.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static gk_ctx *ctx;
+static gk_event *e0, *e1;
+static FILE *jf;
+static int jfirst = 1;
+
+static void fill_rand(gk_tensor t, int64_t n) {
+    float *h = (float *)malloc((size_t)n * 4);
+    gk_tensor f, v;
+    int64_t i;
+    unsigned s = 12345;
+    for (i = 0; i < n; i++) { s = s * 1664525u + 1013904223u; h[i] = (float)((double)(s >> 8) / 16777216.0 - 0.5) * 0.1f; }
+    gk_tensor_from_host(ctx, GK_F32, 1, &n, h, &f);
+    gk_view_reshape(ctx, t, 1, &n, &v);
+    gk_cast(ctx, v, f);
+    gk_tensor_free(ctx, v);
+    gk_tensor_free(ctx, f);
+    free(h);
+}
+static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
+
+/* median over 5 runs of (time of `iters` back-to-back calls) / iters, in ms */
+typedef gk_status (*call_fn)(int i, void *u);
+static double time_calls(call_fn fn, void *u, int iters) {
+    double t[5];
+    int r, i;
+    float ms;
+    for (i = 0; i < iters; i++) if (fn(i, u) != GK_OK) { printf("  %s\n", gk_last_error(ctx)); return -1; }
+    for (r = 0; r < 5; r++) {
+        gk_event_record(ctx, e0, NULL);
+        for (i = 0; i < iters; i++) fn(i, u);
+        gk_event_record(ctx, e1, NULL);
+        gk_event_sync(ctx, e1);
+        gk_event_elapsed_ms(ctx, e0, e1, &ms);
+        t[r] = ms / iters;
+    }
+    qsort(t, 5, sizeof t[0], cmp_d);
+    return t[2];
+}
+
+typedef struct { gk_tensor *w, x, o, o2, g, u, scratch; int nw, glu; gk_matmul_desc d; } gemv_u;
+static gk_status call_gemv(int i, void *vu) {
+    gemv_u *u = (gemv_u *)vu;
+    return u->glu ? gk_linear_glu(ctx, u->o, u->x, u->w[i % u->nw], u->scratch, &u->d) : gk_linear(ctx, u->o, u->x, u->w[i % u->nw], &u->d);
+}
+static gk_status call_copy(int i, void *vu) {
+    gemv_u *u = (gemv_u *)vu;
+    (void)i;
+    return gk_copy(ctx, u->o, u->x);
+}
+/* gate and up as two GEMVs over the halves of the [2N, K] weight, then gk_glu */
+static gk_status call_unfused(int i, void *vu) {
+    gemv_u *u = (gemv_u *)vu;
+    gk_tensor w = u->w[i % u->nw], wg, wu;
+    gk_tensor_info wi;
+    gk_status st;
+    gk_tensor_info_get(ctx, w, &wi);
+    gk_view_slice(ctx, w, 0, 0, wi.shape[0] / 2, 1, &wg);
+    gk_view_slice(ctx, w, 0, wi.shape[0] / 2, wi.shape[0], 1, &wu);
+    st = gk_linear(ctx, u->g, u->x, wg, NULL);
+    if (st == GK_OK) st = gk_linear(ctx, u->u, u->x, wu, NULL);
+    if (st == GK_OK) st = gk_glu(ctx, u->o, u->g, u->u, GK_GLU_SILU);
+    gk_tensor_free(ctx, wg);
+    gk_tensor_free(ctx, wu);
+    return st;
+}
+
+static double run_shape(int64_t N, int64_t K, int64_t M, int glu, int cfg, int unfused, double copy_gbs, const char *label) {
+    gemv_u u;
+    int64_t wrows = glu ? 2 * N : N, ws[2] = { wrows, K }, xs[2] = { M, K }, os[2] = { M, N };
+    double bytes = (double)wrows * K * 2, ms, gbs;
+    int i, iters;
+    memset(&u, 0, sizeof u);
+    u.nw = (int)((((int64_t)512 << 20) + (int64_t)bytes - 1) / (int64_t)bytes);
+    if (u.nw < 2) u.nw = 2;
+    u.w = (gk_tensor *)calloc((size_t)u.nw, sizeof(gk_tensor));
+    for (i = 0; i < u.nw; i++) {
+        if (gk_tensor_empty(ctx, GK_BF16, 2, ws, &u.w[i]) != GK_OK) { printf("  %s\n", gk_last_error(ctx)); return -1; }
+        fill_rand(u.w[i], wrows * K);
+    }
+    gk_tensor_empty(ctx, GK_BF16, 2, xs, &u.x);
+    fill_rand(u.x, M * K);
+    gk_tensor_empty(ctx, GK_BF16, 2, os, &u.o);
+    gk_tensor_empty(ctx, GK_BF16, 2, os, &u.g);
+    gk_tensor_empty(ctx, GK_BF16, 2, os, &u.u);
+    u.glu = glu;
+    u.d.act = glu ? GK_ACT_SILU : GK_ACT_NONE;
+    iters = u.nw * 4 < 64 ? 64 : u.nw * 4;
+    gk__gemv_force_cfg = cfg;
+    ms = time_calls(unfused ? call_unfused : call_gemv, &u, iters);
+    gk__gemv_force_cfg = -1;
+    gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
+    printf("%-14s bf16 M%lld %6lldx%-5lld cfg %2d %8.2f us %7.0f GB/s (%.0f%% of copy)\n", label, (long long)M, (long long)wrows, (long long)K, cfg,
+           ms * 1e3, gbs, 100 * gbs / copy_gbs);
+    if (jf) fprintf(jf, "%s    {\"op\": \"%s\", \"dtype\": \"bf16\", \"M\": %lld, \"N\": %lld, \"K\": %lld, \"cfg\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+                    jfirst ? "" : ",\n", label, (long long)M, (long long)wrows, (long long)K, cfg, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
+    for (i = 0; i < u.nw; i++) gk_tensor_free(ctx, u.w[i]);
+    free(u.w);
+    gk_tensor_free(ctx, u.x); gk_tensor_free(ctx, u.o); gk_tensor_free(ctx, u.g); gk_tensor_free(ctx, u.u);
+    return gbs;
+}
+
+int main(int argc, char **argv) {
+    static const int64_t shapes[3][2] = { { 4096, 4096 }, { 14336, 4096 }, { 151936, 896 } };
+    static const int64_t glus[3][2] = { { 4864, 896 }, { 8192, 2048 }, { 11008, 4096 } }; /* Qwen2.5-0.5B, Llama-3.2-1B, Llama-2-7B MLPs */
+    gk_ctx_desc d;
+    gk_device_info info;
+    const char *json = NULL, *commit = getenv("GK_COMMIT");
+    char date[64];
+    time_t now = time(NULL);
+    double copy_gbs;
+    int i, s, c;
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    for (i = 1; i < argc; i++) if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
+    memset(&d, 0, sizeof d);
+    d.backend = GK_BACKEND_CUDA;
+    if (gk_ctx_create(&d, &ctx) != GK_OK) { printf("bench_gemv: needs a GPU (%s)\n", gk_last_error(NULL)); return 0; }
+    gk_device_info_get(ctx, &info);
+    gk_event_create(ctx, &e0);
+    gk_event_create(ctx, &e1);
+    { /* copy bandwidth: 1 GiB, read + write counted */
+        gemv_u u;
+        int64_t n = (int64_t)1 << 29;
+        double ms;
+        memset(&u, 0, sizeof u);
+        gk_tensor_empty(ctx, GK_BF16, 1, &n, &u.x);
+        gk_tensor_empty(ctx, GK_BF16, 1, &n, &u.o);
+        gk_fill(ctx, u.x, 1.0);
+        ms = time_calls(call_copy, &u, 4);
+        copy_gbs = 2.0 * (double)n * 2 / (ms * 1e-3) / 1e9;
+        printf("copy bandwidth %.0f GB/s\n", copy_gbs);
+        gk_tensor_free(ctx, u.x); gk_tensor_free(ctx, u.o);
+    }
+    if (json && (jf = fopen(json, "w")))
+        fprintf(jf, "{\n  \"bench\": \"gemv\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"date\": \"%s\",\n  \"copy_GBs\": %.1f,\n"
+                    "  \"method\": \"back-to-back launches over rotating weight copies (512 MiB), median of 5\",\n  \"results\": [\n",
+                commit ? commit : "unknown", info.name, date, copy_gbs);
+    /* the shapes: the dispatcher's choice at M = 1, 4, 8, then the configuration sweep at M = 1 */
+    for (s = 0; s < 3; s++) {
+        run_shape(shapes[s][0], shapes[s][1], 1, 0, -1, 0, copy_gbs, "gemv");
+        run_shape(shapes[s][0], shapes[s][1], 4, 0, -1, 0, copy_gbs, "gemv");
+        run_shape(shapes[s][0], shapes[s][1], 8, 0, -1, 0, copy_gbs, "gemv");
+        for (c = 0; c < GK__GEMV_NALL; c++) run_shape(shapes[s][0], shapes[s][1], 1, 0, c, 0, copy_gbs, "gemv_cfg");
+        for (c = GK__GEMV_NCFG; c < GK__GEMV_NALL; c++) run_shape(shapes[s][0], shapes[s][1], 8, 0, c, 0, copy_gbs, "gemv_cfg");
+    }
+    /* fused gate/up (SwiGLU) against two GEMVs and gk_glu, M = 1 */
+    for (s = 0; s < 3; s++) {
+        run_shape(glus[s][0], glus[s][1], 1, 1, -1, 0, copy_gbs, "glu_fused");
+        run_shape(glus[s][0], glus[s][1], 1, 1, -1, 1, copy_gbs, "glu_unfused");
+    }
+    if (jf) { fprintf(jf, "\n  ]\n}\n"); fclose(jf); }
+    gk_ctx_destroy(ctx);
+    return 0;
+}
