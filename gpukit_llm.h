@@ -5472,8 +5472,10 @@ static void gk__llm_layers(gk_llm *m, gk__lv *V, const gk__llm_run *r) {
         md.residual = r->h;
         gk__lv_do(V, gk_linear(ctx, r->h2, r->att, y->wo, &md));
         gk__lv_do(V, gk_rms_norm(ctx, r->x, r->h2, y->ln2, c->rms_eps));
-        gk__lv_do(V, gk_linear(ctx, r->gu, r->x, y->wgu, NULL));
-        gk__lv_do(V, gk_glu_split(ctx, r->act, r->gu, GK_GLU_SILU));
+        /* SwiGLU from the fused [gate; up] weight: one pass for <= 8 rows (decode), else through gu */
+        memset(&md, 0, sizeof md);
+        md.act = GK_ACT_SILU;
+        gk__lv_do(V, gk_linear_glu(ctx, r->act, r->x, y->wgu, r->gu, &md));
         memset(&md, 0, sizeof md);
         md.residual = r->h2;
         gk__lv_do(V, gk_linear(ctx, r->h, r->act, y->wdown, &md));
