@@ -326,7 +326,7 @@ static void self_consistency(const char *name, const char *dir) {
             stops[0] = stop;
             gd.stop = stops; gd.n_stop = 1;
             GKT_OK(dut, gk_llm_generate_batch(m, ps, ls, 1, &gd, &i1, &t1, NULL));
-            GKT_CHECK(t1.len == at && (at == 0 || memcmp(t1.data, t0.data, at) == 0) && i1.len < 10, "%s: stop string \"%s\" in \"%s\": got \"%s\"", name, stop, t0.data,
+            GKT_CHECK(t1.len == at && (at == 0 || memcmp(t1.data, t0.data, at) == 0) && i1.len >= 1 && i1.len <= 10, "%s: stop string \"%s\" in \"%s\": got \"%s\"", name, stop, t0.data,
                       t1.data ? t1.data : "");
         }
         gk_ids_free(&i1);
