@@ -129,9 +129,14 @@ int main(int argc, char **argv) {
                 (long long)c->layers, (long long)c->hidden, (long long)c->heads, (long long)c->kv_heads, (long long)c->vocab,
                 gk_dtype_name(gk_llm_compute_dtype(m)), info.backend == GK_BACKEND_CUDA ? info.name : "the CPU", (long long)gk_llm_max_ctx(m));
     }
+    /* the conversation so far (interactive chat keeps it; each turn re-runs the whole template) */
+    gk_chat_message hist[64];
+    char *owned[64];
+    size_t nh = 0, no = 0;
+    if (system_msg) { hist[nh].role = "system"; hist[nh].content = system_msg; nh++; }
     for (;;) {
-        gk_chat_message msgs[2];
-        size_t nm = 0;
+        gk_chat_message *msgs = hist;
+        size_t nm;
         gk_ids pids = { 0, 0, 0 }, out = { 0, 0, 0 };
         gk_buf text = { 0, 0, 0 };
         gk_llm_stats stats;
@@ -143,8 +148,17 @@ int main(int argc, char **argv) {
             if (!fgets(prompt, sizeof prompt, stdin) || prompt[0] == '\n') break;
             prompt[strcspn(prompt, "\n")] = 0;
         }
-        if (system_msg) { msgs[nm].role = "system"; msgs[nm].content = system_msg; nm++; }
-        msgs[nm].role = "user"; msgs[nm].content = prompt; nm++;
+        if (nh + 2 > 64) { /* keep the system message, drop the oldest turn */
+            size_t first = system_msg ? 1 : 0;
+            memmove(hist + first, hist + first + 2, (nh - first - 2) * sizeof hist[0]);
+            nh -= 2;
+        }
+        if (no == 64) { free(owned[0]); memmove(owned, owned + 1, 63 * sizeof owned[0]); no--; }
+        owned[no] = (char *)malloc(strlen(prompt) + 1);
+        if (!owned[no]) { rc = 1; break; }
+        strcpy(owned[no], prompt);
+        hist[nh].role = "user"; hist[nh].content = owned[no++]; nh++;
+        nm = nh;
         if (raw) {
             st = gk_tokenizer_encode(gk_llm_tokenizer(m), prompt, strlen(prompt), GK_TOK_ADD_SPECIAL, &pids);
             if (st != GK_OK) { fprintf(stderr, "chat: %s\n", gk_last_error(NULL)); rc = 1; break; }
@@ -182,10 +196,19 @@ int main(int argc, char **argv) {
             fprintf(stderr, "[%lld prompt tokens: %.1f tok/s; %lld new tokens: %.1f tok/s]\n", (long long)stats.prompt_tokens, stats.prefill_tok_s,
                     (long long)stats.new_tokens, stats.decode_tok_s);
         free(first);
+        if (st == GK_OK && !raw && no < 64) { /* the reply joins the conversation */
+            owned[no] = (char *)malloc(text.len + 1);
+            if (owned[no]) {
+                memcpy(owned[no], text.data ? text.data : "", text.len);
+                owned[no][text.len] = 0;
+                hist[nh].role = "assistant"; hist[nh].content = owned[no++]; nh++;
+            }
+        } else nh--; /* raw completion: no history */
         gk_ids_free(&pids); gk_ids_free(&out); gk_buf_free(&text);
         if (st != GK_OK) { rc = 1; break; }
         if (!interactive) break;
     }
+    while (no) free(owned[--no]);
     gk_llm_free(m);
     gk_ctx_destroy(ctx);
     return rc;
