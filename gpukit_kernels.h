@@ -15,13 +15,14 @@
 #define GK__MOD_GEMM_TC_F16 8
 #define GK__MOD_GEMM_TC_TF32 9
 #define GK__MOD_LAYOUT 10
-#define GK__MOD_LSTM 11
-#define GK__MOD_MATH 12
-#define GK__MOD_NORM 13
-#define GK__MOD_REDUCE 14
-#define GK__MOD_ROPE 15
-#define GK__MOD_SAMPLE 16
-#define GK__MOD_COUNT 17
+#define GK__MOD_LLM 11
+#define GK__MOD_LSTM 12
+#define GK__MOD_MATH 13
+#define GK__MOD_NORM 14
+#define GK__MOD_REDUCE 15
+#define GK__MOD_ROPE 16
+#define GK__MOD_SAMPLE 17
+#define GK__MOD_COUNT 18
 #define GK__HEADER_COUNT 2
 
 /* kernels/attention.cu */
@@ -2333,6 +2334,45 @@ static const char *const gk__src_layout[] = {
     "GK_INTERP(f32)\n"
     "GK_INTERP(f16)\n"
     "GK_INTERP(bf16)\n"
+    ,
+    NULL};
+
+/* kernels/llm.cu */
+static const char *const gk__src_llm[] = {
+    /* chunk */
+    "// llm.cu - ops of the transformer runtime (gpukit_llm.h).\n"
+    "// gk_kv_write_<bytes>: cache[b, start[b] + t, h, d] = x[b, t, h, d] for every\n"
+    "// element of x [B, T, H, D] (any strides, in elements), rows whose target\n"
+    "// falls outside [0, S) skipped; elements are copied as raw words of 1, 2, 4\n"
+    "// or 8 bytes. Grid-stride, one element per thread step.\n"
+    "#include \"gk_common.cuh\"\n"
+    "\n"
+    "struct gk_kvw_p {               // gk__kvw in gpukit.h\n"
+    "    gk_i64 B, T, H, D, S, es;\n"
+    "    gk_i64 c_bs, c_ss, c_hs, c_ds, x_bs, x_ts, x_hs, x_ds;\n"
+    "    gk_u64 c, x, start;\n"
+    "};\n"
+    "\n"
+    "template <typename W> __device__ __forceinline__ void gk_kv_write_body(const gk_kvw_p &p) {\n"
+    "    const int *st = (const int *)p.start;\n"
+    "    W *c = (W *)p.c;\n"
+    "    const W *x = (const W *)p.x;\n"
+    "    gk_i64 n = p.B * p.T * p.H * p.D;\n"
+    "    for (gk_i64 i = (gk_i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (gk_i64)gridDim.x * blockDim.x) {\n"
+    "        gk_i64 d = i % p.D, r = i / p.D;\n"
+    "        gk_i64 h = r % p.H;\n"
+    "        r /= p.H;\n"
+    "        gk_i64 t = r % p.T, b = r / p.T;\n"
+    "        gk_i64 row = (gk_i64)st[b] + t;\n"
+    "        if (row < 0 || row >= p.S) continue;\n"
+    "        c[b * p.c_bs + row * p.c_ss + h * p.c_hs + d * p.c_ds] = x[b * p.x_bs + t * p.x_ts + h * p.x_hs + d * p.x_ds];\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "extern \"C\" __global__ void gk_kv_write_1(gk_kvw_p p) { gk_kv_write_body<gk_u8>(p); }\n"
+    "extern \"C\" __global__ void gk_kv_write_2(gk_kvw_p p) { gk_kv_write_body<gk_u16>(p); }\n"
+    "extern \"C\" __global__ void gk_kv_write_4(gk_kvw_p p) { gk_kv_write_body<gk_u32>(p); }\n"
+    "extern \"C\" __global__ void gk_kv_write_8(gk_kvw_p p) { gk_kv_write_body<gk_u64>(p); }\n"
     ,
     NULL};
 
@@ -5029,8 +5069,8 @@ static const char *const gk__src_gk_gemm_tc[] = {
     ,
     NULL};
 
-static const char *const gk__module_names[17] = {"attention.cu", "cast.cu", "conv.cu", "elementwise.cu", "fft.cu", "flash.cu", "gemm.cu", "gemm_tc.cu", "gemm_tc_f16.cu", "gemm_tc_tf32.cu", "layout.cu", "lstm.cu", "math.cu", "norm.cu", "reduce.cu", "rope.cu", "sample.cu"};
-static const char *const *const gk__module_chunks[17] = {gk__src_attention, gk__src_cast, gk__src_conv, gk__src_elementwise, gk__src_fft, gk__src_flash, gk__src_gemm, gk__src_gemm_tc, gk__src_gemm_tc_f16, gk__src_gemm_tc_tf32, gk__src_layout, gk__src_lstm, gk__src_math, gk__src_norm, gk__src_reduce, gk__src_rope, gk__src_sample};
+static const char *const gk__module_names[18] = {"attention.cu", "cast.cu", "conv.cu", "elementwise.cu", "fft.cu", "flash.cu", "gemm.cu", "gemm_tc.cu", "gemm_tc_f16.cu", "gemm_tc_tf32.cu", "layout.cu", "llm.cu", "lstm.cu", "math.cu", "norm.cu", "reduce.cu", "rope.cu", "sample.cu"};
+static const char *const *const gk__module_chunks[18] = {gk__src_attention, gk__src_cast, gk__src_conv, gk__src_elementwise, gk__src_fft, gk__src_flash, gk__src_gemm, gk__src_gemm_tc, gk__src_gemm_tc_f16, gk__src_gemm_tc_tf32, gk__src_layout, gk__src_llm, gk__src_lstm, gk__src_math, gk__src_norm, gk__src_reduce, gk__src_rope, gk__src_sample};
 static const char *const gk__header_names[2] = {"gk_common.cuh", "gk_gemm_tc.cuh"};
 static const char *const *const gk__header_chunks[2] = {gk__src_gk_common, gk__src_gk_gemm_tc};
 

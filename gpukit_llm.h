@@ -81,12 +81,14 @@
      >>api_safetensors  safetensors reader
      >>api_tokenizer    tokenizer.json BPE tokenizers
      >>api_chat         chat templates
+     >>api_model        transformer LLM runtime: load, KV cache, prefill / decode, sampling, generation
      >>impl_common      allocation, hashing, UTF-8
      >>impl_json
      >>impl_unicode     generated Unicode tables, classes, NFC
      >>impl_safetensors
      >>impl_tokenizer
      >>impl_chat
+     >>impl_model
      >>license
 
    RECENT REVISION HISTORY
@@ -332,6 +334,141 @@ GKLLMDEF gk_status gk_chat_template_detect(const char *jinja, const char *bos, c
 GKLLMDEF gk_status gk_chat_template_builtin(const char *name, const char *bos, const char *eos, gk_chat_template *out);
 /* Renders the conversation as text (append to out). */
 GKLLMDEF gk_status gk_chat_apply(const gk_chat_template *t, const gk_chat_message *msgs, size_t n, unsigned flags, gk_buf *out);
+
+/* ======================================================================== */
+/* >>api_model                                                              */
+/* ======================================================================== */
+/* Transformer LLM runtime on gpukit's ops (the same code on the CUDA and CPU
+   backends): LlamaForCausalLM (Llama 2 / 3 / 3.1 / 3.2, llama3 RoPE scaling,
+   tied embeddings), MistralForCausalLM, Qwen2ForCausalLM (q/k/v bias) and
+   Qwen3ForCausalLM (q/k RMS norm, explicit head_dim), read from a Hugging
+   Face model folder (config.json, generation_config.json, *.safetensors,
+   tokenizer.json, tokenizer_config.json / chat_template.jinja).
+   Errors of the gk_llm_* functions are recorded on the context: read them
+   with gk_last_error(ctx). Nothing is left allocated by a failed call.
+
+   Per layer: x = rms_norm(h); qkv = x Wqkv^T (+ b); RoPE on q, k at the
+   sequence positions; k, v written into the KV cache; attention (causal,
+   GQA); h += o_proj; x = rms_norm(h); h += down(silu(gate(x)) * up(x)).
+   q/k/v and gate/up weights are fused at load time (one GEMV each; Qwen3's
+   q/k norm keeps q, k, v apart). The KV cache is one tensor per layer,
+   [max_seqs, max_ctx, 2 * kv_heads, head_dim] (K heads then V heads, no
+   expanded heads), so one RoPE call covers q and k and one gk_kv_write
+   stores k and v. A decode step of a batch size is captured once as a graph and
+   replayed; positions, lengths and token ids live in device memory. */
+typedef struct gk_llm gk_llm;
+
+typedef enum gk_llm_arch { GK_LLM_LLAMA = 1, GK_LLM_MISTRAL, GK_LLM_QWEN2, GK_LLM_QWEN3 } gk_llm_arch;
+/* Compute dtype; DEFAULT is bf16. */
+typedef enum gk_llm_dtype { GK_LLM_DTYPE_DEFAULT = 0, GK_LLM_DTYPE_BF16, GK_LLM_DTYPE_F16, GK_LLM_DTYPE_F32 } gk_llm_dtype;
+
+typedef struct gk_llm_config {
+    gk_llm_arch arch;
+    char arch_name[64];            /* config.json's architectures[0] */
+    int64_t hidden, layers, heads, kv_heads, head_dim, inter, vocab, max_pos;
+    double rms_eps;
+    int tie_embeddings;            /* lm_head is embed_tokens */
+    int qkv_bias;                  /* q/k/v projections have biases (Qwen2, attention_bias) */
+    int o_bias;                    /* o_proj has a bias (attention_bias) */
+    int qk_norm;                   /* Qwen3 q_norm / k_norm */
+    int64_t sliding_window;        /* 0: none */
+    gk_rope_config rope;           /* old (rope_theta / rope_scaling) or new (rope_parameters) form */
+    int new_rope_form;
+    int32_t bos_id;                /* -1: none */
+    int32_t eos_ids[8];            /* generation_config.json's eos_token_id, else config.json's */
+    int n_eos;
+    /* generation_config.json defaults (greedy when do_sample is false or absent) */
+    int do_sample;
+    gk_sample_desc sample;
+    int64_t max_new_tokens;        /* 0: not given */
+    gk_dtype weights_dtype;        /* of the first weight in the files */
+} gk_llm_config;
+
+typedef struct gk_llm_desc {
+    gk_llm_dtype dtype;            /* compute dtype (weights are converted on load) */
+    int64_t max_ctx;               /* tokens per sequence; 0: min(max_position_embeddings, 4096) */
+    int max_seqs;                  /* sequences decoded together; 0: 1 */
+    gk_st_progress_fn progress;    /* weight upload progress (bytes), may be NULL */
+    void *user;
+    int no_graphs;                 /* run each decode step op by op instead of replaying a graph */
+} gk_llm_desc;
+
+/* Loads a model folder. Reads and checks config.json, every tensor's
+   presence and shape (before anything is allocated on the device), the
+   tokenizer and chat template, then uploads the weights in the compute dtype
+   and allocates the KV cache (GK_ERR_OUT_OF_MEMORY when it does not fit).
+   Unsupported architectures or fields are GK_ERR_UNSUPPORTED naming them. */
+GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *desc, gk_llm **out);
+GKLLMDEF void gk_llm_free(gk_llm *m);
+GKLLMDEF const gk_llm_config *gk_llm_get_config(const gk_llm *m);
+GKLLMDEF const gk_tokenizer *gk_llm_tokenizer(const gk_llm *m);
+GKLLMDEF gk_dtype gk_llm_compute_dtype(const gk_llm *m);
+GKLLMDEF int64_t gk_llm_max_ctx(const gk_llm *m);
+/* Bytes of weights and KV cache (per token of context, all layers) on the device. */
+GKLLMDEF uint64_t gk_llm_weight_bytes(const gk_llm *m);
+GKLLMDEF uint64_t gk_llm_kv_bytes_per_token(const gk_llm *m);
+
+/* Sequence state: tokens in sequence seq's cache (0 after load or reset). */
+GKLLMDEF int64_t gk_llm_seq_len(const gk_llm *m, int seq);
+GKLLMDEF gk_status gk_llm_reset(gk_llm *m, int seq);
+/* Prefill: runs ids[0..n) of sequence seq at positions len..len+n-1 (GEMM
+   and flash attention; the cache keeps them) and copies f32 logits to the
+   host: the last position's [vocab], or with all every position's
+   [n, vocab]. logits may be NULL. A sequence that would pass max_ctx is
+   GK_ERR_LIMIT, with nothing run. Logits are computed in the compute dtype
+   (as HF does) and converted. */
+GKLLMDEF gk_status gk_llm_forward(gk_llm *m, int seq, const int32_t *ids, size_t n, int all, float *logits);
+
+/* Generation. The callback gets each new token and its text (complete UTF-8
+   characters; the text may include the start of a stop string, which the
+   returned text leaves out); a nonzero return stops that sequence. */
+typedef int (*gk_llm_token_fn)(int seq, int32_t id, const char *text, size_t len, void *user);
+enum {
+    GK_LLM_SAMPLE_DEFAULT = 0,     /* generation_config.json's settings (greedy without one), desc->seed */
+    GK_LLM_SAMPLE_GREEDY,
+    GK_LLM_SAMPLE_CUSTOM           /* desc->sample (its seed too) */
+};
+enum {
+    GK_LLM_GEN_IGNORE_EOS = 1,     /* do not stop at EOS tokens */
+    GK_LLM_GEN_NO_THINKING = 2     /* chat: Qwen3 enable_thinking=false */
+};
+typedef struct gk_llm_gen_desc {
+    int64_t max_new_tokens;        /* 0: generation_config.json's max_new_tokens, else 256 */
+    int sampling;                  /* GK_LLM_SAMPLE_* */
+    gk_sample_desc sample;         /* GK_LLM_SAMPLE_CUSTOM */
+    uint64_t seed;                 /* GK_LLM_SAMPLE_DEFAULT */
+    const char *const *stop;       /* stop strings */
+    int n_stop;
+    gk_llm_token_fn on_token;
+    void *user;
+    unsigned flags;                /* GK_LLM_GEN_* */
+    float *first_logits;           /* optional [vocab]: the logits of sequence 0's first new token */
+    float *step_logits;            /* optional [max_new_tokens, vocab]: sequence 0's logits before each of
+                                      its new tokens (a device -> host copy per step: for checks) */
+} gk_llm_gen_desc;
+
+typedef struct gk_llm_stats {
+    int64_t prompt_tokens, new_tokens;  /* over all sequences */
+    int64_t decode_steps;               /* graph replays (batched steps) */
+    double prefill_s, decode_s;         /* wall time; prefill includes the first sample */
+    double prefill_tok_s, decode_tok_s; /* tokens per second (decode: all sequences) */
+} gk_llm_stats;
+
+/* n independent prompts (token ids) decoded together in sequences 0..n-1
+   (n <= max_seqs; their caches are reset first): each weight read serves
+   all of them. outs[i] / texts[i] (each may be NULL) get the new ids and
+   text of prompt i. Stops at EOS, a stop string, max_new_tokens or the
+   context's end. */
+GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompts, const size_t *lens, int n,
+                                         const gk_llm_gen_desc *desc, gk_ids *outs, gk_buf *texts, gk_llm_stats *stats);
+/* One text prompt (tokenized with the tokenizer's special tokens) in sequence 0. */
+GKLLMDEF gk_status gk_llm_generate(gk_llm *m, const char *prompt, const gk_llm_gen_desc *desc, gk_ids *out, gk_buf *text,
+                                   gk_llm_stats *stats);
+/* The chat template applied to msgs (with the generation prompt), tokenized
+   as HF apply_chat_template does (no extra special tokens). */
+GKLLMDEF gk_status gk_llm_chat_ids(gk_llm *m, const gk_chat_message *msgs, size_t n, unsigned flags, gk_ids *out);
+GKLLMDEF gk_status gk_llm_chat(gk_llm *m, const gk_chat_message *msgs, size_t n, const gk_llm_gen_desc *desc, gk_ids *out,
+                               gk_buf *text, gk_llm_stats *stats);
 
 #ifdef __cplusplus
 }
@@ -4698,6 +4835,1026 @@ GKLLMDEF gk_status gk_chat_apply(const gk_chat_template *t, const gk_chat_messag
     }
     default: return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: unknown chat format %d", (int)t->format);
     }
+}
+
+/* ======================================================================== */
+/* >>impl_model                                                             */
+/* ======================================================================== */
+#include <time.h>
+
+#define GK__LLM_MAX_VIEWS 96
+
+/* A scratch list of views made while issuing one block of ops; errors stick
+   (later calls are skipped) and every view is freed at the end. */
+typedef struct gk__lv {
+    gk_ctx *ctx;
+    gk_status st;
+    int n;
+    gk_tensor t[GK__LLM_MAX_VIEWS];
+} gk__lv;
+
+static gk_tensor gk__lv_keep(gk__lv *v, gk_status s, gk_tensor t) {
+    gk_tensor z;
+    z.id = 0;
+    if (s != GK_OK) { if (v->st == GK_OK) v->st = s; return z; }
+    if (v->n >= GK__LLM_MAX_VIEWS) {
+        gk_tensor_free(v->ctx, t);
+        v->st = gk_error_set(v->ctx, GK_ERR_INTERNAL, "gk_llm: too many views in one step");
+        return z;
+    }
+    v->t[v->n++] = t;
+    return t;
+}
+static gk_tensor gk__lv_slice(gk__lv *v, gk_tensor x, int dim, int64_t a, int64_t b) {
+    gk_tensor t;
+    t.id = 0;
+    if (v->st != GK_OK) return t;
+    return gk__lv_keep(v, gk_view_slice(v->ctx, x, dim, a, b, 1, &t), t);
+}
+static gk_tensor gk__lv_reshape(gk__lv *v, gk_tensor x, int nd, int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
+    gk_tensor t;
+    int64_t sh[4];
+    t.id = 0;
+    sh[0] = d0; sh[1] = d1; sh[2] = d2; sh[3] = d3;
+    if (v->st != GK_OK) return t;
+    return gk__lv_keep(v, gk_view_reshape(v->ctx, x, nd, sh, &t), t);
+}
+static gk_tensor gk__lv_unsq(gk__lv *v, gk_tensor x, int dim) {
+    gk_tensor t;
+    t.id = 0;
+    if (v->st != GK_OK) return t;
+    return gk__lv_keep(v, gk_view_unsqueeze(v->ctx, x, dim, &t), t);
+}
+static void gk__lv_do(gk__lv *v, gk_status s) { if (v->st == GK_OK && s != GK_OK) v->st = s; }
+static void gk__lv_free(gk__lv *v) {
+    int i;
+    for (i = 0; i < v->n; i++) gk_tensor_free(v->ctx, v->t[i]);
+    v->n = 0;
+}
+
+typedef struct gk__llm_layer {
+    gk_tensor ln1, ln2, wqkv, bqkv, wq, wk, wv, bq, bk, bv, wo, bo, qn, kn, wgu, wdown;
+    gk_tensor kv;                   /* [max_seqs, max_ctx, 2 * kv_heads, head_dim]: K heads, then V heads */
+} gk__llm_layer;
+
+struct gk_llm {
+    gk_ctx *ctx;
+    gk_llm_config cfg;
+    gk_dtype dt;
+    int64_t max_ctx;
+    int max_seqs;
+    int fused;                      /* q/k/v fused (no qk norm) */
+    int no_graphs;
+    gk_stream *stream;
+    gk_tokenizer *tok;
+    gk_chat_template tmpl;
+    int has_tmpl;
+    gk_tensor embed, lm_head, norm, cos_tab, sin_tab;
+    gk__llm_layer *L;
+    int64_t *len;                   /* host copy of each sequence's length */
+    /* decode state (device), rows = max_seqs */
+    gk_tensor d_tok, d_pos, d_kvl, d_one, d_hist;
+    gk_tensor a_h, a_h2, a_x, a_qkv, a_q, a_k, a_v, a_att, a_gu, a_act, a_logits;
+    gk_graph **graphs;              /* [max_seqs + 1][2]: by batch size and greedy-in-graph */
+    int *gwarm;                     /* the same index: a direct (warm-up) step ran */
+    int32_t *h_tok, *h_pos;         /* host staging */
+    uint64_t weight_bytes;
+};
+
+static double gk__llm_now(void) {
+#if defined(_WIN32)
+    LARGE_INTEGER f, c;
+    QueryPerformanceFrequency(&f);
+    QueryPerformanceCounter(&c);
+    return (double)c.QuadPart / (double)f.QuadPart;
+#elif defined(CLOCK_MONOTONIC)
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+#else
+    return (double)clock() / CLOCKS_PER_SEC;
+#endif
+}
+
+/* ---- config ---- */
+static gk_status gk__llm_cfg_int(gk_ctx *ctx, const gk_json_value *root, const char *key, int64_t def, int required, int64_t *out) {
+    const gk_json_value *v = gk_json_get(root, key);
+    if (gk_json_is_null(v)) {
+        if (required) return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: config.json has no %s", key);
+        *out = def;
+        return GK_OK;
+    }
+    if (gk_json_typeof(v) != GK_JSON_INT && gk_json_typeof(v) != GK_JSON_DOUBLE)
+        return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: config.json's %s is not a number", key);
+    *out = gk_json_int(v, -1);
+    if (*out < 0) return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: config.json's %s is not a non-negative integer", key);
+    return GK_OK;
+}
+
+/* an int or a list of ints (eos_token_id) */
+static void gk__llm_id_list(const gk_json_value *v, int32_t *ids, int *n, int max) {
+    size_t i;
+    if (gk_json_typeof(v) == GK_JSON_INT) { *n = 0; ids[(*n)++] = (int32_t)gk_json_int(v, -1); return; }
+    if (gk_json_typeof(v) != GK_JSON_ARRAY) return;
+    *n = 0;
+    for (i = 0; i < gk_json_len(v) && *n < max; i++)
+        if (gk_json_typeof(gk_json_at(v, i)) == GK_JSON_INT) ids[(*n)++] = (int32_t)gk_json_int(gk_json_at(v, i), -1);
+}
+
+static gk_status gk__llm_rope_cfg(gk_ctx *ctx, const gk_json_value *root, gk_llm_config *c) {
+    const gk_json_value *rp = gk_json_get(root, "rope_parameters"), *rs;
+    const char *type;
+    double partial = gk_json_get_double(root, "partial_rotary_factor", 1.0);
+    gk_rope_config *r = &c->rope;
+    memset(r, 0, sizeof *r);
+    if (gk_json_typeof(rp) == GK_JSON_OBJECT) {
+        c->new_rope_form = 1;
+        rs = rp;
+        r->theta = gk_json_get_double(rp, "rope_theta", gk_json_get_double(root, "rope_theta", 10000.0));
+        partial = gk_json_get_double(rp, "partial_rotary_factor", partial);
+    } else if (!gk_json_is_null(rp)) {
+        return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: config.json's rope_parameters is not an object");
+    } else {
+        rs = gk_json_get(root, "rope_scaling");
+        if (!gk_json_is_null(rs) && gk_json_typeof(rs) != GK_JSON_OBJECT)
+            return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: config.json's rope_scaling is not an object");
+        r->theta = gk_json_get_double(root, "rope_theta", 10000.0);
+    }
+    type = gk_json_get_string(rs, "rope_type", gk_json_get_string(rs, "type", "default"));
+    if (strcmp(type, "default") == 0) r->type = GK_ROPE_DEFAULT;
+    else if (strcmp(type, "linear") == 0) r->type = GK_ROPE_LINEAR;
+    else if (strcmp(type, "dynamic") == 0) r->type = GK_ROPE_DYNAMIC;
+    else if (strcmp(type, "yarn") == 0) r->type = GK_ROPE_YARN;
+    else if (strcmp(type, "llama3") == 0) r->type = GK_ROPE_LLAMA3;
+    else return gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: RoPE type \"%s\" is not supported (default, linear, dynamic, yarn, llama3)", type);
+    r->factor = gk_json_get_double(rs, "factor", 0);
+    r->low_freq_factor = gk_json_get_double(rs, "low_freq_factor", 0);
+    r->high_freq_factor = gk_json_get_double(rs, "high_freq_factor", 0);
+    r->original_max_position_embeddings = gk_json_get_int(rs, "original_max_position_embeddings", 0);
+    r->attention_factor = gk_json_get_double(rs, "attention_factor", 0);
+    r->beta_fast = gk_json_get_double(rs, "beta_fast", 0);
+    r->beta_slow = gk_json_get_double(rs, "beta_slow", 0);
+    r->mscale = gk_json_get_double(rs, "mscale", 0);
+    r->mscale_all_dim = gk_json_get_double(rs, "mscale_all_dim", 0);
+    r->no_truncate = !gk_json_get_bool(rs, "truncate", 1);
+    r->max_position_embeddings = c->max_pos;
+    r->rotary_dim = (int)((double)c->head_dim * partial);
+    if (r->rotary_dim <= 0 || r->rotary_dim % 2 || r->rotary_dim > c->head_dim)
+        return gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: partial_rotary_factor %g gives rotary dim %d of head_dim %lld", partial,
+                            r->rotary_dim, (long long)c->head_dim);
+    return GK_OK;
+}
+
+static gk_status gk__llm_parse_config(gk_ctx *ctx, const gk_json_value *root, const gk_json_value *gen, gk_llm_config *c) {
+    static const struct { const char *name; gk_llm_arch arch; } archs[4] = {
+        { "LlamaForCausalLM", GK_LLM_LLAMA }, { "MistralForCausalLM", GK_LLM_MISTRAL },
+        { "Qwen2ForCausalLM", GK_LLM_QWEN2 }, { "Qwen3ForCausalLM", GK_LLM_QWEN3 } };
+    const gk_json_value *a = gk_json_get(root, "architectures");
+    const char *an = gk_json_str(gk_json_at(a, 0), NULL), *act;
+    int64_t v;
+    int i;
+    gk_status s;
+    memset(c, 0, sizeof *c);
+    if (gk_json_typeof(root) != GK_JSON_OBJECT) return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: config.json is not an object");
+    if (!an) return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: config.json has no architectures list");
+    for (i = 0; i < 4; i++)
+        if (strcmp(an, archs[i].name) == 0) c->arch = archs[i].arch;
+    if (!c->arch)
+        return gk_error_set(ctx, GK_ERR_UNSUPPORTED,
+                            "gk_llm_load: architecture %.64s is not supported (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)", an);
+    snprintf(c->arch_name, sizeof c->arch_name, "%s", an);
+#define GK__CFG(key, def, req, dst) do { if ((s = gk__llm_cfg_int(ctx, root, key, def, req, &v)) != GK_OK) return s; dst = v; } while (0)
+    GK__CFG("hidden_size", 0, 1, c->hidden);
+    GK__CFG("num_hidden_layers", 0, 1, c->layers);
+    GK__CFG("num_attention_heads", 0, 1, c->heads);
+    GK__CFG("intermediate_size", 0, 1, c->inter);
+    GK__CFG("vocab_size", 0, 1, c->vocab);
+    GK__CFG("num_key_value_heads", c->heads, 0, c->kv_heads);
+    GK__CFG("max_position_embeddings", 4096, 0, c->max_pos);
+    GK__CFG("head_dim", c->heads ? c->hidden / c->heads : 0, 0, c->head_dim);
+#undef GK__CFG
+    if (!c->hidden || !c->layers || !c->heads || !c->kv_heads || !c->head_dim || !c->inter || !c->vocab || c->heads % c->kv_heads)
+        return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: config.json: inconsistent sizes (hidden %lld, layers %lld, heads %lld, kv heads %lld, head_dim %lld)",
+                            (long long)c->hidden, (long long)c->layers, (long long)c->heads, (long long)c->kv_heads, (long long)c->head_dim);
+    if (c->head_dim > 256) return gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: head_dim %lld above 256 is not supported", (long long)c->head_dim);
+    c->rms_eps = gk_json_get_double(root, "rms_norm_eps", 1e-6);
+    act = gk_json_get_string(root, "hidden_act", "silu");
+    if (strcmp(act, "silu") != 0) return gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: hidden_act \"%.40s\" is not supported (silu)", act);
+    if (gk_json_get_bool(root, "mlp_bias", 0)) return gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: mlp_bias is not supported");
+    c->tie_embeddings = gk_json_get_bool(root, "tie_word_embeddings", 0);
+    if (c->arch == GK_LLM_QWEN2) { c->qkv_bias = 1; c->o_bias = 0; }
+    else c->qkv_bias = c->o_bias = gk_json_get_bool(root, "attention_bias", 0);
+    c->qk_norm = c->arch == GK_LLM_QWEN3;
+    if (c->arch == GK_LLM_MISTRAL) c->sliding_window = gk_json_get_int(root, "sliding_window", 0);
+    else if ((c->arch == GK_LLM_QWEN2 || c->arch == GK_LLM_QWEN3) && gk_json_get_bool(root, "use_sliding_window", 0))
+        c->sliding_window = gk_json_get_int(root, "sliding_window", 0);
+    if ((s = gk__llm_rope_cfg(ctx, root, c)) != GK_OK) return s;
+    {   /* the tables must be computable (llama3 needs its factors, ...) */
+        float f[1];
+        double sc;
+        gk_rope_config r = c->rope;
+        r.rotary_dim = 2;
+        if (gk_rope_inv_freq(&r, f, &sc) != GK_OK)
+            return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: RoPE parameters: %s", gk_last_error(NULL));
+    }
+    c->bos_id = (int32_t)gk_json_get_int(root, "bos_token_id", -1);
+    gk__llm_id_list(gk_json_get(root, "eos_token_id"), c->eos_ids, &c->n_eos, 8);
+    if (gen) {
+        gk__llm_id_list(gk_json_get(gen, "eos_token_id"), c->eos_ids, &c->n_eos, 8);
+        if (gk_json_typeof(gk_json_get(gen, "bos_token_id")) == GK_JSON_INT) c->bos_id = (int32_t)gk_json_get_int(gen, "bos_token_id", -1);
+        c->do_sample = gk_json_get_bool(gen, "do_sample", 0);
+        c->sample.temperature = (float)gk_json_get_double(gen, "temperature", 1.0);
+        c->sample.top_k = (int)gk_json_get_int(gen, "top_k", 50);
+        c->sample.top_p = (float)gk_json_get_double(gen, "top_p", 1.0);
+        c->sample.min_p = (float)gk_json_get_double(gen, "min_p", 0);
+        c->sample.repetition_penalty = (float)gk_json_get_double(gen, "repetition_penalty", 1.0);
+        c->max_new_tokens = gk_json_get_int(gen, "max_new_tokens", 0);
+    }
+    if (!c->do_sample) memset(&c->sample, 0, sizeof c->sample);
+    return GK_OK;
+}
+
+/* ---- weights ---- */
+typedef struct gk__llm_want { char name[96]; int ndim; int64_t shape[2]; gk_tensor *dst; int64_t layer; } gk__llm_want;
+
+static void gk__llm_want_add(gk__llm_want *w, int *n, gk_tensor *dst, int64_t l, const char *fmt, int ndim, int64_t d0, int64_t d1) {
+    if (l >= 0) snprintf(w[*n].name, sizeof w[*n].name, fmt, (long long)l);
+    else snprintf(w[*n].name, sizeof w[*n].name, "%s", fmt);
+    w[*n].ndim = ndim; w[*n].shape[0] = d0; w[*n].shape[1] = d1; w[*n].dst = dst; w[*n].layer = l;
+    (*n)++;
+}
+
+typedef struct gk__llm_prog { gk_st_progress_fn fn; void *user; uint64_t base, total, cur; } gk__llm_prog;
+/* one tensor's progress (in its stored bytes) as a share of its bytes on the device */
+static void gk__llm_prog_cb(uint64_t done, uint64_t total, void *user) {
+    gk__llm_prog *p = (gk__llm_prog *)user;
+    if (p->fn) p->fn(p->base + (total ? (uint64_t)((double)done / (double)total * (double)p->cur) : p->cur), p->total, p->user);
+}
+
+static void gk__llm_free_t(gk_ctx *ctx, gk_tensor *t) {
+    if (t->id) gk_tensor_free(ctx, *t);
+    t->id = 0;
+}
+
+GKLLMDEF void gk_llm_free(gk_llm *m) {
+    int64_t l;
+    int i;
+    gk_ctx *ctx;
+    if (!m) return;
+    ctx = m->ctx;
+    if (m->stream) gk_stream_sync(ctx, m->stream);
+    if (m->graphs)
+        for (i = 0; i < 2 * (m->max_seqs + 1); i++)
+            if (m->graphs[i]) gk_graph_destroy(ctx, m->graphs[i]);
+    if (m->L)
+        for (l = 0; l < m->cfg.layers; l++) {
+            gk__llm_layer *y = &m->L[l];
+            gk_tensor *ts[17] = { &y->ln1, &y->ln2, &y->wqkv, &y->bqkv, &y->wq, &y->wk, &y->wv, &y->bq, &y->bk, &y->bv, &y->wo, &y->bo,
+                                  &y->qn, &y->kn, &y->wgu, &y->wdown, &y->kv };
+            for (i = 0; i < 17; i++) gk__llm_free_t(ctx, ts[i]);
+        }
+    if (m->lm_head.id == m->embed.id) m->lm_head.id = 0;
+    {
+        gk_tensor *ts[20] = { &m->embed, &m->lm_head, &m->norm, &m->cos_tab, &m->sin_tab, &m->d_tok, &m->d_pos, &m->d_kvl, &m->d_one,
+                              &m->d_hist, &m->a_h, &m->a_h2, &m->a_x, &m->a_qkv, &m->a_q, &m->a_k, &m->a_v, &m->a_att, &m->a_gu, &m->a_act };
+        for (i = 0; i < 20; i++) gk__llm_free_t(ctx, ts[i]);
+        gk__llm_free_t(ctx, &m->a_logits);
+    }
+    if (m->stream) gk_stream_destroy(ctx, m->stream);
+    if (m->tok) gk_tokenizer_free(m->tok);
+    free(m->L); free(m->len); free(m->graphs); free(m->gwarm); free(m->h_tok); free(m->h_pos);
+    free(m);
+}
+
+static gk_status gk__llm_read_json(gk_ctx *ctx, const char *dir, const char *file, int optional, gk_json **out) {
+    char path[4096];
+    gk_status s;
+    FILE *f;
+    *out = NULL;
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    if (optional) {
+        if (!(f = fopen(path, "rb"))) return GK_OK;
+        fclose(f);
+    }
+    s = gk_json_parse_file(path, NULL, out);
+    if (s != GK_OK) return gk_error_set(ctx, s, "gk_llm_load: %s", gk_last_error(NULL));
+    return GK_OK;
+}
+
+/* tokenizer.json, and the chat template from tokenizer_config.json or chat_template.jinja */
+static gk_status gk__llm_load_tokenizer(gk_llm *m, const char *dir) {
+    char path[4096];
+    gk_json *tc = NULL;
+    gk_status s;
+    snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+    s = gk_tokenizer_load(path, &m->tok);
+    if (s != GK_OK) return gk_error_set(m->ctx, s, "gk_llm_load: %s", gk_last_error(NULL));
+    if ((s = gk__llm_read_json(m->ctx, dir, "tokenizer_config.json", 1, &tc)) != GK_OK) return s;
+    if (tc && !gk_json_is_null(gk_json_get(gk_json_root(tc), "chat_template"))) {
+        s = gk_chat_template_from_config(gk_json_root(tc), &m->tmpl);
+        if (s != GK_OK) { gk_json_free(tc); return gk_error_set(m->ctx, s, "gk_llm_load: %s", gk_last_error(NULL)); }
+        m->has_tmpl = 1;
+    } else {
+        char *jinja = NULL;
+        size_t n = 0;
+        snprintf(path, sizeof path, "%s/chat_template.jinja", dir);
+        if (gk_read_file(path, 0, &jinja, &n) == GK_OK) {
+            const gk_json_value *r = tc ? gk_json_root(tc) : NULL;
+            s = gk_chat_template_detect(jinja, r ? gk__chat_cfg_token(r, "bos_token") : NULL, r ? gk__chat_cfg_token(r, "eos_token") : NULL, &m->tmpl);
+            free(jinja);
+            if (s != GK_OK) { gk_json_free(tc); return gk_error_set(m->ctx, s, "gk_llm_load: %s", gk_last_error(NULL)); }
+            m->has_tmpl = 1;
+        }
+        gk_error_clear(NULL);
+    }
+    gk_json_free(tc);
+    return GK_OK;
+}
+
+static gk_status gk__llm_empty(gk_llm *m, gk_dtype dt, int nd, int64_t d0, int64_t d1, gk_tensor *out) {
+    int64_t sh[2];
+    sh[0] = d0; sh[1] = d1;
+    return gk_tensor_empty(m->ctx, dt, nd, sh, out);
+}
+
+GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *desc, gk_llm **out) {
+    gk_llm_desc d;
+    gk_llm *m = NULL;
+    gk_json *cj = NULL, *gj = NULL;
+    gk_safetensors *st = NULL;
+    gk__llm_want *want = NULL;
+    gk__llm_prog prog;
+    gk_stream *old;
+    int nw = 0, i, have_head;
+    int64_t l, H, Hkv, D, hid, I, V, nqkv;
+    gk_status s;
+    const gk_llm_config *c;
+    if (out) *out = NULL;
+    if (!ctx || !dir || !out) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: NULL argument");
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    if (!(m = (gk_llm *)calloc(1, sizeof *m))) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm_load: out of host memory");
+    m->ctx = ctx;
+    m->no_graphs = d.no_graphs;
+    switch (d.dtype) {
+    case GK_LLM_DTYPE_DEFAULT: case GK_LLM_DTYPE_BF16: m->dt = GK_BF16; break;
+    case GK_LLM_DTYPE_F16: m->dt = GK_F16; break;
+    case GK_LLM_DTYPE_F32: m->dt = GK_F32; break;
+    default: free(m); return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: unknown compute dtype %d", (int)d.dtype);
+    }
+    /* config */
+    if ((s = gk__llm_read_json(ctx, dir, "config.json", 0, &cj)) != GK_OK) goto fail;
+    if ((s = gk__llm_read_json(ctx, dir, "generation_config.json", 1, &gj)) != GK_OK) goto fail;
+    if ((s = gk__llm_parse_config(ctx, gk_json_root(cj), gj ? gk_json_root(gj) : NULL, &m->cfg)) != GK_OK) goto fail;
+    c = &m->cfg;
+    H = c->heads; Hkv = c->kv_heads; D = c->head_dim; hid = c->hidden; I = c->inter; V = c->vocab;
+    nqkv = (H + 2 * Hkv) * D;
+    m->fused = !c->qk_norm;
+    m->max_seqs = d.max_seqs > 0 ? d.max_seqs : 1;
+    m->max_ctx = d.max_ctx > 0 ? d.max_ctx : (c->max_pos < 4096 ? c->max_pos : 4096);
+    if (d.max_seqs < 0 || d.max_ctx < 0 || m->max_seqs > 256) {
+        s = gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: max_seqs %d (1..256) or max_ctx %lld invalid", d.max_seqs, (long long)d.max_ctx);
+        goto fail;
+    }
+    if (m->max_ctx > INT32_MAX / 2) { s = gk_error_set(ctx, GK_ERR_LIMIT, "gk_llm_load: max_ctx %lld too large", (long long)m->max_ctx); goto fail; }
+    if (c->sliding_window > 0 && c->sliding_window < m->max_ctx) {
+        s = gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: sliding_window %lld shorter than the context %lld is not supported (ask for max_ctx <= %lld)",
+                         (long long)c->sliding_window, (long long)m->max_ctx, (long long)c->sliding_window);
+        goto fail;
+    }
+    /* tokenizer and chat template */
+    if ((s = gk__llm_load_tokenizer(m, dir)) != GK_OK) goto fail;
+    {
+        size_t k, nv = gk_tokenizer_vocab_size(m->tok), plain = 0;
+        for (k = 0; k < nv && !plain; k++) plain = gk_tokenizer_id_to_token(m->tok, (int32_t)k, NULL) && !gk_tokenizer_is_special(m->tok, (int32_t)k);
+        if (!plain) { s = gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: tokenizer.json has no vocab (no token but special ones)"); goto fail; }
+    }
+    if ((int64_t)gk_tokenizer_vocab_size(m->tok) > V) {
+        s = gk_error_set(ctx, GK_ERR_SHAPE, "gk_llm_load: the tokenizer has %llu ids but vocab_size is %lld", (unsigned long long)gk_tokenizer_vocab_size(m->tok),
+                         (long long)V);
+        goto fail;
+    }
+    /* the tensors the config asks for: presence, dtype and shape, before any device allocation */
+    if ((s = gk_st_open(dir, &st)) != GK_OK) { s = gk_error_set(ctx, s, "gk_llm_load: %s", gk_last_error(NULL)); goto fail; }
+    if (!(m->L = (gk__llm_layer *)calloc((size_t)c->layers, sizeof *m->L)) ||
+        !(want = (gk__llm_want *)calloc((size_t)(c->layers * 16 + 4), sizeof *want)) ||
+        !(m->len = (int64_t *)calloc((size_t)m->max_seqs, sizeof(int64_t))) ||
+        !(m->graphs = (gk_graph **)calloc((size_t)(2 * (m->max_seqs + 1)), sizeof(gk_graph *))) ||
+        !(m->gwarm = (int *)calloc((size_t)(2 * (m->max_seqs + 1)), sizeof(int))) ||
+        !(m->h_tok = (int32_t *)calloc((size_t)m->max_seqs, sizeof(int32_t))) || !(m->h_pos = (int32_t *)calloc((size_t)m->max_seqs, sizeof(int32_t)))) {
+        s = gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm_load: out of host memory");
+        goto fail;
+    }
+    have_head = gk_st_find(st, "lm_head.weight") != NULL;
+    gk__llm_want_add(want, &nw, &m->embed, -1, "model.embed_tokens.weight", 2, V, hid);
+    gk__llm_want_add(want, &nw, &m->norm, -1, "model.norm.weight", 1, hid, 0);
+    if (!c->tie_embeddings && have_head) gk__llm_want_add(want, &nw, &m->lm_head, -1, "lm_head.weight", 2, V, hid);
+    for (l = 0; l < c->layers; l++) {
+        gk__llm_layer *y = &m->L[l];
+        gk__llm_want_add(want, &nw, &y->ln1, l, "model.layers.%lld.input_layernorm.weight", 1, hid, 0);
+        gk__llm_want_add(want, &nw, &y->ln2, l, "model.layers.%lld.post_attention_layernorm.weight", 1, hid, 0);
+        gk__llm_want_add(want, &nw, &y->wq, l, "model.layers.%lld.self_attn.q_proj.weight", 2, H * D, hid);
+        gk__llm_want_add(want, &nw, &y->wk, l, "model.layers.%lld.self_attn.k_proj.weight", 2, Hkv * D, hid);
+        gk__llm_want_add(want, &nw, &y->wv, l, "model.layers.%lld.self_attn.v_proj.weight", 2, Hkv * D, hid);
+        gk__llm_want_add(want, &nw, &y->wo, l, "model.layers.%lld.self_attn.o_proj.weight", 2, hid, H * D);
+        if (c->qkv_bias) {
+            gk__llm_want_add(want, &nw, &y->bq, l, "model.layers.%lld.self_attn.q_proj.bias", 1, H * D, 0);
+            gk__llm_want_add(want, &nw, &y->bk, l, "model.layers.%lld.self_attn.k_proj.bias", 1, Hkv * D, 0);
+            gk__llm_want_add(want, &nw, &y->bv, l, "model.layers.%lld.self_attn.v_proj.bias", 1, Hkv * D, 0);
+        }
+        if (c->o_bias) gk__llm_want_add(want, &nw, &y->bo, l, "model.layers.%lld.self_attn.o_proj.bias", 1, hid, 0);
+        if (c->qk_norm) {
+            gk__llm_want_add(want, &nw, &y->qn, l, "model.layers.%lld.self_attn.q_norm.weight", 1, D, 0);
+            gk__llm_want_add(want, &nw, &y->kn, l, "model.layers.%lld.self_attn.k_norm.weight", 1, D, 0);
+        }
+        /* gate and up go to wgu (fused below); down */
+        gk__llm_want_add(want, &nw, NULL, l, "model.layers.%lld.mlp.gate_proj.weight", 2, I, hid);
+        gk__llm_want_add(want, &nw, NULL, l, "model.layers.%lld.mlp.up_proj.weight", 2, I, hid);
+        gk__llm_want_add(want, &nw, &y->wdown, l, "model.layers.%lld.mlp.down_proj.weight", 2, hid, I);
+    }
+    memset(&prog, 0, sizeof prog);
+    prog.fn = d.progress; prog.user = d.user;
+    for (i = 0; i < nw; i++) {
+        const gk_st_tensor_info *ti = gk_st_find(st, want[i].name);
+        gk_dtype wd;
+        int k, bad = 0;
+        if (!ti) { s = gk_error_set(ctx, GK_ERR_NOT_FOUND, "gk_llm_load: tensor %s is missing from %s", want[i].name, dir); goto fail; }
+        if (!gk_st_gk_dtype(ti->dtype, &wd) || (wd != GK_F32 && wd != GK_F16 && wd != GK_BF16)) {
+            s = gk_error_set(ctx, GK_ERR_DTYPE, "gk_llm_load: tensor %s is %s (f32, f16 or bf16 expected)", want[i].name, gk_st_dtype_name(ti->dtype));
+            goto fail;
+        }
+        if (i == 0) m->cfg.weights_dtype = wd;
+        if (ti->ndim != want[i].ndim) bad = 1;
+        for (k = 0; k < want[i].ndim && !bad; k++) bad = ti->shape[k] != want[i].shape[k];
+        if (bad) {
+            char got[128];
+            size_t o = 0;
+            got[0] = 0;
+            for (k = 0; k < ti->ndim && o < sizeof got - 24; k++) o += (size_t)snprintf(got + o, sizeof got - o, "%s%lld", k ? ", " : "", (long long)ti->shape[k]);
+            if (want[i].ndim == 1)
+                s = gk_error_set(ctx, GK_ERR_SHAPE, "gk_llm_load: tensor %s has shape [%s]; the config says [%lld]", want[i].name, got, (long long)want[i].shape[0]);
+            else
+                s = gk_error_set(ctx, GK_ERR_SHAPE, "gk_llm_load: tensor %s has shape [%s]; the config says [%lld, %lld]", want[i].name, got,
+                                 (long long)want[i].shape[0], (long long)want[i].shape[1]);
+            goto fail;
+        }
+        prog.total += ti->numel * gk_dtype_size(m->dt);
+    }
+    /* upload (in the compute dtype) and fuse */
+    if ((s = gk_stream_create(ctx, GK_PRIORITY_NORMAL, &m->stream)) != GK_OK) goto fail;
+    old = gk_get_stream(ctx);
+    gk_set_stream(ctx, m->stream);
+    {
+        gk_tensor gate = { 0 }, up = { 0 };
+        for (i = 0; i < nw && s == GK_OK; i++) {
+            gk_tensor t = { 0 };
+            const gk_st_tensor_info *ti = gk_st_find(st, want[i].name);
+            prog.cur = ti->numel * gk_dtype_size(m->dt);
+            s = gk_st_upload(ctx, st, want[i].name, m->dt, &t, gk__llm_prog_cb, &prog);
+            prog.base += ti->numel * gk_dtype_size(m->dt);
+            if (s != GK_OK) break;
+            m->weight_bytes += ti->numel * gk_dtype_size(m->dt);
+            if (want[i].dst) *want[i].dst = t;
+            else if (!gate.id) gate = t;
+            else up = t;
+            if (gate.id && up.id) { /* [gate; up] -> wgu [2I, hid] */
+                gk_tensor xs[2];
+                gk__llm_layer *y = &m->L[want[i].layer];
+                xs[0] = gate; xs[1] = up;
+                s = gk_concat_new(ctx, xs, 2, 0, &y->wgu);
+                gk_tensor_free(ctx, gate); gk_tensor_free(ctx, up);
+                gate.id = up.id = 0;
+            }
+        }
+        for (l = 0; l < c->layers && s == GK_OK && m->fused; l++) { /* [q; k; v] -> wqkv, and the biases */
+            gk__llm_layer *y = &m->L[l];
+            gk_tensor xs[3];
+            xs[0] = y->wq; xs[1] = y->wk; xs[2] = y->wv;
+            s = gk_concat_new(ctx, xs, 3, 0, &y->wqkv);
+            if (s == GK_OK && c->qkv_bias) { xs[0] = y->bq; xs[1] = y->bk; xs[2] = y->bv; s = gk_concat_new(ctx, xs, 3, 0, &y->bqkv); }
+            gk__llm_free_t(ctx, &y->wq); gk__llm_free_t(ctx, &y->wk); gk__llm_free_t(ctx, &y->wv);
+            gk__llm_free_t(ctx, &y->bq); gk__llm_free_t(ctx, &y->bk); gk__llm_free_t(ctx, &y->bv);
+        }
+    }
+    if (s == GK_OK && !m->lm_head.id) m->lm_head = m->embed;
+    /* RoPE tables, KV cache, decode state and activations */
+    if (s == GK_OK) s = gk_rope_table_new(ctx, &c->rope, m->max_ctx, m->dt, &m->cos_tab, &m->sin_tab);
+    for (l = 0; l < c->layers && s == GK_OK; l++) {
+        int64_t sh[4];
+        sh[0] = m->max_seqs; sh[1] = m->max_ctx; sh[2] = 2 * Hkv; sh[3] = D;
+        s = gk_tensor_empty(ctx, m->dt, 4, sh, &m->L[l].kv);
+        if (s == GK_OK) s = gk_fill(ctx, m->L[l].kv, 0);
+        if (s == GK_ERR_OUT_OF_MEMORY)
+            s = gk_error_set(ctx, s, "gk_llm_load: out of memory for the KV cache of %d x %lld tokens (%.1f MiB per layer): %s", m->max_seqs,
+                             (long long)m->max_ctx, 2.0 * (double)(m->max_seqs * m->max_ctx * Hkv * D) * (double)gk_dtype_size(m->dt) / 1048576.0,
+                             gk_last_error(ctx));
+    }
+    {
+        int64_t S = m->max_seqs;
+        if (s == GK_OK) s = gk__llm_empty(m, GK_I32, 1, S, 0, &m->d_tok);
+        if (s == GK_OK) s = gk__llm_empty(m, GK_I32, 1, S, 0, &m->d_pos);
+        if (s == GK_OK) s = gk__llm_empty(m, GK_I32, 1, S, 0, &m->d_kvl);
+        if (s == GK_OK) s = gk__llm_empty(m, GK_I32, 1, 1, 0, &m->d_one);
+        if (s == GK_OK) s = gk__llm_empty(m, GK_I32, 2, S, m->max_ctx, &m->d_hist);
+        if (s == GK_OK) s = gk_fill(ctx, m->d_one, 1);
+        if (s == GK_OK) s = gk_fill(ctx, m->d_tok, 0);
+        if (s == GK_OK) s = gk_fill(ctx, m->d_pos, 0);
+        if (s == GK_OK) s = gk_fill(ctx, m->d_hist, -1);
+        if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, S, hid, &m->a_h);
+        if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, S, hid, &m->a_h2);
+        if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, S, hid, &m->a_x);
+        if (s == GK_OK && m->fused) s = gk__llm_empty(m, m->dt, 2, S, nqkv, &m->a_qkv);
+        if (s == GK_OK && !m->fused) s = gk__llm_empty(m, m->dt, 2, S, H * D, &m->a_q);
+        if (s == GK_OK && !m->fused) s = gk__llm_empty(m, m->dt, 2, S, Hkv * D, &m->a_k);
+        if (s == GK_OK && !m->fused) s = gk__llm_empty(m, m->dt, 2, S, Hkv * D, &m->a_v);
+        if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, S, H * D, &m->a_att);
+        if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, S, 2 * I, &m->a_gu);
+        if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, S, I, &m->a_act);
+        if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, S, V, &m->a_logits);
+    }
+    if (s == GK_OK) s = gk_stream_sync(ctx, m->stream);
+    gk_set_stream(ctx, old);
+    if (s != GK_OK) goto fail;
+    gk_st_close(st);
+    gk_json_free(cj);
+    gk_json_free(gj);
+    free(want);
+    *out = m;
+    return GK_OK;
+fail:
+    gk_st_close(st);
+    gk_json_free(cj);
+    gk_json_free(gj);
+    free(want);
+    gk_llm_free(m);
+    return s;
+}
+
+GKLLMDEF const gk_llm_config *gk_llm_get_config(const gk_llm *m) { return m ? &m->cfg : NULL; }
+GKLLMDEF const gk_tokenizer *gk_llm_tokenizer(const gk_llm *m) { return m ? m->tok : NULL; }
+GKLLMDEF gk_dtype gk_llm_compute_dtype(const gk_llm *m) { return m ? m->dt : GK_F32; }
+GKLLMDEF int64_t gk_llm_max_ctx(const gk_llm *m) { return m ? m->max_ctx : 0; }
+GKLLMDEF uint64_t gk_llm_weight_bytes(const gk_llm *m) { return m ? m->weight_bytes : 0; }
+GKLLMDEF uint64_t gk_llm_kv_bytes_per_token(const gk_llm *m) {
+    return m ? (uint64_t)(2 * m->cfg.layers * m->cfg.kv_heads * m->cfg.head_dim) * gk_dtype_size(m->dt) : 0;
+}
+GKLLMDEF int64_t gk_llm_seq_len(const gk_llm *m, int seq) { return m && seq >= 0 && seq < m->max_seqs ? m->len[seq] : -1; }
+
+/* ---- forward ---- */
+/* One block of tokens through every layer: N = Bq * Sq rows; Bq sequences
+   (cache slots slot0..slot0+Bq-1) of Sq new tokens each. Decode: Bq = B,
+   Sq = 1, kv lengths on the device (kvl), start = pos. Prefill: Bq = 1,
+   Sq = T, keys 0..kv_static. */
+typedef struct gk__llm_run {
+    int64_t N, Bq, Sq, slot0, kv_static;
+    gk_tensor kvl, pos, start;
+    gk_tensor h, h2, x, qkv, q, k, v, att, gu, act;
+} gk__llm_run;
+
+static void gk__llm_layers(gk_llm *m, gk__lv *V, const gk__llm_run *r) {
+    const gk_llm_config *c = &m->cfg;
+    gk_ctx *ctx = m->ctx;
+    int64_t H = c->heads, Hkv = c->kv_heads, D = c->head_dim, l;
+    int rd = c->rope.rotary_dim, dec = r->Sq == 1 && r->kvl.id, ax = dec ? 1 : 0;
+    for (l = 0; l < c->layers && V->st == GK_OK; l++) {
+        const gk__llm_layer *y = &m->L[l];
+        gk_matmul_desc md;
+        gk_attention_desc ad;
+        gk_tensor q3, q4, kv, kc, vc, att4;
+        gk__lv_do(V, gk_rms_norm(ctx, r->x, r->h, y->ln1, c->rms_eps));
+        memset(&md, 0, sizeof md);
+        /* the cache slots of this block: [Bq, max_ctx, 2 Hkv, D] */
+        kv = gk__lv_slice(V, y->kv, 0, r->slot0, r->slot0 + r->Bq);
+        if (m->fused) {
+            /* one GEMV / GEMM for q, k, v; one RoPE over the q and k heads; one cache write for k and v */
+            gk_tensor qkv3;
+            md.bias = y->bqkv;
+            gk__lv_do(V, gk_linear(ctx, r->qkv, r->x, y->wqkv, &md));
+            qkv3 = gk__lv_reshape(V, r->qkv, 3, r->N, H + 2 * Hkv, D, 0);
+            q3 = gk__lv_slice(V, qkv3, 1, 0, H);
+            if (V->st == GK_OK) {
+                gk_tensor qk = gk__lv_slice(V, qkv3, 1, 0, H + Hkv);
+                gk__lv_do(V, gk_rope(ctx, qk, qk, r->pos, m->cos_tab, m->sin_tab, rd, GK_ROPE_NEOX));
+            }
+            gk__lv_do(V, gk_kv_write(ctx, kv, gk__lv_unsq(V, gk__lv_slice(V, qkv3, 1, H, H + 2 * Hkv), ax), r->start));
+        } else {
+            gk_tensor k3, v3;
+            md.bias = y->bq; gk__lv_do(V, gk_linear(ctx, r->q, r->x, y->wq, &md));
+            md.bias = y->bk; gk__lv_do(V, gk_linear(ctx, r->k, r->x, y->wk, &md));
+            md.bias = y->bv; gk__lv_do(V, gk_linear(ctx, r->v, r->x, y->wv, &md));
+            q3 = gk__lv_reshape(V, r->q, 3, r->N, H, D, 0);
+            k3 = gk__lv_reshape(V, r->k, 3, r->N, Hkv, D, 0);
+            v3 = gk__lv_reshape(V, r->v, 3, r->N, Hkv, D, 0);
+            if (c->qk_norm) {
+                gk_tensor qf = gk__lv_reshape(V, r->q, 2, r->N * H, D, 0, 0), kf = gk__lv_reshape(V, r->k, 2, r->N * Hkv, D, 0, 0);
+                gk__lv_do(V, gk_rms_norm(ctx, qf, qf, y->qn, c->rms_eps));
+                gk__lv_do(V, gk_rms_norm(ctx, kf, kf, y->kn, c->rms_eps));
+            }
+            gk__lv_do(V, gk_rope(ctx, q3, q3, r->pos, m->cos_tab, m->sin_tab, rd, GK_ROPE_NEOX));
+            gk__lv_do(V, gk_rope(ctx, k3, k3, r->pos, m->cos_tab, m->sin_tab, rd, GK_ROPE_NEOX));
+            gk__lv_do(V, gk_kv_write(ctx, gk__lv_slice(V, kv, 2, 0, Hkv), gk__lv_unsq(V, k3, ax), r->start));
+            gk__lv_do(V, gk_kv_write(ctx, gk__lv_slice(V, kv, 2, Hkv, 2 * Hkv), gk__lv_unsq(V, v3, ax), r->start));
+        }
+        if (V->st != GK_OK) break;
+        /* [N, H, D] -> [Bq, Sq, H, D]; keys: every cached row (decode: kv_lens on the device) or 0..kv_static */
+        q4 = gk__lv_unsq(V, q3, ax);
+        if (!dec) kv = gk__lv_slice(V, kv, 1, 0, r->kv_static);
+        kc = gk__lv_slice(V, kv, 2, 0, Hkv);
+        vc = gk__lv_slice(V, kv, 2, Hkv, 2 * Hkv);
+        att4 = gk__lv_reshape(V, r->att, 4, r->Bq, r->Sq, H, D);
+        memset(&ad, 0, sizeof ad);
+        ad.causal = 1;
+        if (dec) ad.kv_lens = r->kvl;
+        if (V->st != GK_OK) break;
+        gk__lv_do(V, gk_attention(ctx, att4, q4, kc, vc, &ad));
+        memset(&md, 0, sizeof md);
+        md.bias = y->bo;
+        md.residual = r->h;
+        gk__lv_do(V, gk_linear(ctx, r->h2, r->att, y->wo, &md));
+        gk__lv_do(V, gk_rms_norm(ctx, r->x, r->h2, y->ln2, c->rms_eps));
+        /* SwiGLU from the fused [gate; up] weight: one pass for <= 8 rows (decode), else through gu */
+        memset(&md, 0, sizeof md);
+        md.act = GK_ACT_SILU;
+        gk__lv_do(V, gk_linear_glu(ctx, r->act, r->x, y->wgu, r->gu, &md));
+        memset(&md, 0, sizeof md);
+        md.residual = r->h2;
+        gk__lv_do(V, gk_linear(ctx, r->h, r->act, y->wdown, &md));
+        gk__lv_free(V);
+    }
+}
+
+/* The decode step of sequences 0..B-1: token d_tok[b] at position d_pos[b];
+   logits into a_logits[0..B); pos += 1; greedy: the argmax into d_tok. */
+static gk_status gk__llm_step_ops(gk_llm *m, int64_t B, int greedy) {
+    gk__lv V;
+    gk__llm_run r;
+    gk_ctx *ctx = m->ctx;
+    gk_tensor tok, tok4, hist4, logits;
+    memset(&V, 0, sizeof V);
+    memset(&r, 0, sizeof r);
+    V.ctx = ctx;
+    r.N = B; r.Bq = B; r.Sq = 1; r.slot0 = 0; r.kv_static = m->max_ctx;
+    tok = gk__lv_slice(&V, m->d_tok, 0, 0, B);
+    r.pos = gk__lv_slice(&V, m->d_pos, 0, 0, B);
+    r.start = r.pos;
+    r.kvl = gk__lv_slice(&V, m->d_kvl, 0, 0, B);
+    tok4 = gk__lv_reshape(&V, tok, 4, B, 1, 1, 1);
+    hist4 = gk__lv_reshape(&V, gk__lv_slice(&V, m->d_hist, 0, 0, B), 4, B, m->max_ctx, 1, 1);
+    r.h = gk__lv_slice(&V, m->a_h, 0, 0, B);
+    r.h2 = gk__lv_slice(&V, m->a_h2, 0, 0, B);
+    r.x = gk__lv_slice(&V, m->a_x, 0, 0, B);
+    if (m->fused) r.qkv = gk__lv_slice(&V, m->a_qkv, 0, 0, B);
+    else {
+        r.q = gk__lv_slice(&V, m->a_q, 0, 0, B);
+        r.k = gk__lv_slice(&V, m->a_k, 0, 0, B);
+        r.v = gk__lv_slice(&V, m->a_v, 0, 0, B);
+    }
+    r.att = gk__lv_slice(&V, m->a_att, 0, 0, B);
+    r.gu = gk__lv_slice(&V, m->a_gu, 0, 0, B);
+    r.act = gk__lv_slice(&V, m->a_act, 0, 0, B);
+    logits = gk__lv_slice(&V, m->a_logits, 0, 0, B);
+    if (V.st == GK_OK) {
+        /* the step's views (V) stay alive; the layers make and free their own (inner) */
+        gk__lv inner;
+        gk_tensor none;
+        none.id = 0;
+        memset(&inner, 0, sizeof inner);
+        inner.ctx = ctx;
+        gk__lv_do(&inner, gk_kv_write(ctx, hist4, tok4, r.pos));
+        gk__lv_do(&inner, gk_add(ctx, r.kvl, r.pos, m->d_one));
+        gk__lv_do(&inner, gk_embedding(ctx, r.h, m->embed, tok));
+        if (inner.st == GK_OK) gk__llm_layers(m, &inner, &r);
+        gk__lv_do(&inner, gk_rms_norm(ctx, r.x, r.h, m->norm, m->cfg.rms_eps));
+        gk__lv_do(&inner, gk_linear(ctx, logits, r.x, m->lm_head, NULL));
+        gk__lv_do(&inner, gk_add(ctx, r.pos, r.pos, m->d_one));
+        if (greedy) gk__lv_do(&inner, gk_sample(ctx, tok, logits, none, NULL));
+        gk__lv_free(&inner);
+        V.st = inner.st;
+    }
+    gk__lv_free(&V);
+    return V.st;
+}
+
+static void gk__llm_set_stream(gk_llm *m, gk_stream **old) {
+    *old = gk_get_stream(m->ctx);
+    gk_set_stream(m->ctx, m->stream);
+}
+
+/* Prefill of sequence seq (ids on the host) at positions len..len+n-1; the
+   f32 logits [all ? n : 1, vocab] stay on the device in *logits (the caller
+   frees it). */
+static gk_status gk__llm_prefill(gk_llm *m, int seq, const int32_t *ids, int64_t n, int all, gk_tensor *logits) {
+    const gk_llm_config *c = &m->cfg;
+    gk_ctx *ctx = m->ctx;
+    int64_t p0 = m->len[seq], i, H = c->heads, Hkv = c->kv_heads, D = c->head_dim, hid = c->hidden, I = c->inter;
+    int32_t *pos = (int32_t *)malloc(sizeof(int32_t) * (size_t)n), p0i = (int32_t)p0;
+    gk_tensor ids_d = { 0 }, pos_d = { 0 }, start_d = { 0 }, none;
+    gk__llm_run r;
+    gk__lv V, inner;
+    gk_status s = GK_OK;
+    int64_t sh1[1];
+    none.id = 0;
+    logits->id = 0;
+    if (!pos) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm: out of host memory");
+    for (i = 0; i < n; i++) pos[i] = (int32_t)(p0 + i);
+    memset(&r, 0, sizeof r);
+    memset(&V, 0, sizeof V);
+    memset(&inner, 0, sizeof inner);
+    V.ctx = inner.ctx = ctx;
+    sh1[0] = n;
+    s = gk_tensor_from_host(ctx, GK_I32, 1, sh1, ids, &ids_d);
+    if (s == GK_OK) s = gk_tensor_from_host(ctx, GK_I32, 1, sh1, pos, &pos_d);
+    sh1[0] = 1;
+    if (s == GK_OK) s = gk_tensor_from_host(ctx, GK_I32, 1, sh1, &p0i, &start_d);
+    free(pos);
+    r.N = n; r.Bq = 1; r.Sq = n; r.slot0 = seq; r.kv_static = p0 + n;
+    r.pos = pos_d; r.start = start_d; r.kvl = none;
+    if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, n, hid, &r.h);
+    if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, n, hid, &r.h2);
+    if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, n, hid, &r.x);
+    if (s == GK_OK && m->fused) s = gk__llm_empty(m, m->dt, 2, n, (H + 2 * Hkv) * D, &r.qkv);
+    if (s == GK_OK && !m->fused) s = gk__llm_empty(m, m->dt, 2, n, H * D, &r.q);
+    if (s == GK_OK && !m->fused) s = gk__llm_empty(m, m->dt, 2, n, Hkv * D, &r.k);
+    if (s == GK_OK && !m->fused) s = gk__llm_empty(m, m->dt, 2, n, Hkv * D, &r.v);
+    if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, n, H * D, &r.att);
+    if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, n, 2 * I, &r.gu);
+    if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, n, I, &r.act);
+    if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, all ? n : 1, c->vocab, logits);
+    if (s == GK_OK) {
+        gk_tensor hist4 = gk__lv_reshape(&V, gk__lv_slice(&V, m->d_hist, 0, seq, seq + 1), 4, 1, m->max_ctx, 1, 1);
+        gk_tensor ids4 = gk__lv_reshape(&V, ids_d, 4, 1, n, 1, 1), xl;
+        if (V.st == GK_OK) gk__lv_do(&V, gk_kv_write(ctx, hist4, ids4, start_d));
+        if (V.st == GK_OK) gk__lv_do(&V, gk_embedding(ctx, r.h, m->embed, ids_d));
+        if (V.st == GK_OK) gk__llm_layers(m, &inner, &r);
+        if (V.st == GK_OK) V.st = inner.st;
+        gk__lv_do(&V, gk_rms_norm(ctx, r.x, r.h, m->norm, c->rms_eps));
+        xl = all ? r.x : gk__lv_slice(&V, r.x, 0, n - 1, n);
+        if (V.st == GK_OK) gk__lv_do(&V, gk_linear(ctx, *logits, xl, m->lm_head, NULL));
+        gk__lv_free(&inner);
+        gk__lv_free(&V);
+        s = V.st;
+    }
+    {
+        gk_tensor *ts[13] = { &ids_d, &pos_d, &start_d, &r.h, &r.h2, &r.x, &r.qkv, &r.q, &r.k, &r.v, &r.att, &r.gu, &r.act };
+        for (i = 0; i < 13; i++) gk__llm_free_t(ctx, ts[i]);
+    }
+    if (s != GK_OK) gk__llm_free_t(ctx, logits);
+    else m->len[seq] = p0 + n;
+    return s;
+}
+
+/* logits [rows, vocab] of the compute dtype (as HF computes them) to f32 on the host */
+static gk_status gk__llm_logits_host(gk_llm *m, gk_tensor lg, float *dst, size_t rows) {
+    gk_tensor t;
+    gk_status s;
+    size_t nb = rows * (size_t)m->cfg.vocab * sizeof(float);
+    if (m->dt == GK_F32) return gk_copy_to_host(m->ctx, lg, dst, nb);
+    if ((s = gk_cast_new(m->ctx, lg, GK_F32, &t)) != GK_OK) return s;
+    s = gk_copy_to_host(m->ctx, t, dst, nb);
+    gk_tensor_free(m->ctx, t);
+    return s;
+}
+
+static gk_status gk__llm_check_ids(gk_llm *m, const char *W, const int32_t *ids, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (ids[i] < 0 || ids[i] >= m->cfg.vocab)
+            return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: token id %d at %llu is outside the vocab [0, %lld)", W, (int)ids[i],
+                                (unsigned long long)i, (long long)m->cfg.vocab);
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_llm_reset(gk_llm *m, int seq) {
+    if (!m || seq < 0 || seq >= m->max_seqs) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "gk_llm_reset: bad model or sequence %d", seq);
+    m->len[seq] = 0;
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_llm_forward(gk_llm *m, int seq, const int32_t *ids, size_t n, int all, float *logits) {
+    const char *W = "gk_llm_forward";
+    gk_stream *old;
+    gk_tensor lg;
+    gk_status s;
+    if (!m || !ids || n == 0) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "%s: NULL model or ids, or no tokens", W);
+    if (seq < 0 || seq >= m->max_seqs) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: sequence %d outside [0, %d)", W, seq, m->max_seqs);
+    if ((int64_t)n > m->max_ctx - m->len[seq])
+        return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: %llu tokens after %lld in sequence %d exceed the context of %lld tokens", W, (unsigned long long)n,
+                            (long long)m->len[seq], seq, (long long)m->max_ctx);
+    if ((s = gk__llm_check_ids(m, W, ids, n)) != GK_OK) return s;
+    gk__llm_set_stream(m, &old);
+    s = gk__llm_prefill(m, seq, ids, (int64_t)n, all, &lg);
+    if (s == GK_OK && logits) s = gk__llm_logits_host(m, lg, logits, all ? n : 1);
+    if (s == GK_OK) s = gk_stream_sync(m->ctx, m->stream);
+    gk__llm_free_t(m->ctx, &lg);
+    gk_set_stream(m->ctx, old);
+    return s;
+}
+
+/* one decode step of sequences 0..B-1: a graph launch (captured on the
+   second use of a batch size, after a direct warm-up step) */
+static gk_status gk__llm_decode(gk_llm *m, int B, int greedy) {
+    int gi = 2 * B + (greedy ? 1 : 0);
+    gk_graph *g = NULL;
+    gk_status s, s2;
+    if (m->no_graphs) return gk__llm_step_ops(m, B, greedy);
+    if (m->graphs[gi]) return gk_graph_launch(m->ctx, m->graphs[gi], m->stream);
+    if (!m->gwarm[gi]) { m->gwarm[gi] = 1; return gk__llm_step_ops(m, B, greedy); }
+    s = gk_graph_begin(m->ctx, m->stream);
+    if (s != GK_OK) return s;
+    s = gk__llm_step_ops(m, B, greedy);
+    s2 = gk_graph_end(m->ctx, m->stream, &g);
+    if (s == GK_OK) s = s2;
+    if (s != GK_OK) { if (g) gk_graph_destroy(m->ctx, g); return s; }
+    m->graphs[gi] = g;
+    return gk_graph_launch(m->ctx, g, m->stream);
+}
+
+static int gk__llm_is_eos(const gk_llm *m, int32_t id) {
+    int i;
+    for (i = 0; i < m->cfg.n_eos; i++)
+        if (m->cfg.eos_ids[i] == id) return 1;
+    return 0;
+}
+
+typedef struct gk__llm_seq { gk_tok_stream ts; gk_buf text; gk_ids ids; int done; int64_t nnew; } gk__llm_seq;
+
+/* a new token of sequence b: EOS, text, callback, stop strings, limits */
+static void gk__llm_take(gk_llm *m, const gk_llm_gen_desc *d, gk__llm_seq *q, int b, int32_t id, int64_t max_new) {
+    int eos = !(d->flags & GK_LLM_GEN_IGNORE_EOS) && gk__llm_is_eos(m, id);
+    size_t before = q->text.len;
+    int i;
+    if (gk_ids_push(&q->ids, id) != GK_OK) { q->done = 1; return; }
+    q->nnew++;
+    if (!eos && gk_tok_stream_push(&q->ts, id, &q->text) != GK_OK) q->text.len = before; /* an id without text */
+    if (q->text.data) q->text.data[q->text.len] = 0;
+    if (d->on_token && d->on_token(b, id, q->text.data ? q->text.data + before : "", q->text.len - before, d->user)) q->done = 1;
+    for (i = 0; i < d->n_stop && q->text.data; i++) {
+        size_t sl = d->stop[i] ? strlen(d->stop[i]) : 0, from = before >= sl ? before - sl + 1 : 0;
+        const char *hit = sl ? strstr(q->text.data + from, d->stop[i]) : NULL;
+        if (hit) { q->text.len = (size_t)(hit - q->text.data); q->text.data[q->text.len] = 0; q->done = 2; }
+    }
+    if (eos || q->nnew >= max_new || m->len[b] + 1 >= m->max_ctx) q->done = q->done ? q->done : 1;
+}
+
+GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompts, const size_t *lens, int n, const gk_llm_gen_desc *desc,
+                                         gk_ids *outs, gk_buf *texts, gk_llm_stats *stats) {
+    const char *W = "gk_llm_generate";
+    gk_llm_gen_desc d;
+    gk_sample_desc sd;
+    gk__llm_seq *q = NULL;
+    gk_stream *old;
+    gk_status s = GK_OK;
+    gk_tensor none, tokv = { 0 }, posv = { 0 }, lgv = { 0 }, histv = { 0 };
+    int i, greedy, pen, active;
+    int64_t max_new, total_prompt = 0, steps = 0;
+    double t0, t1, t2;
+    none.id = 0;
+    if (stats) memset(stats, 0, sizeof *stats);
+    if (!m || !prompts || !lens || n < 1) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "%s: NULL model or prompts, or n < 1", W);
+    if (n > m->max_seqs) return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: %d prompts but the model was loaded with max_seqs %d", W, n, m->max_seqs);
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    for (i = 0; i < n; i++) {
+        if (!prompts[i] || lens[i] == 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: prompt %d is empty", W, i);
+        if ((int64_t)lens[i] >= m->max_ctx)
+            return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: prompt %d of %llu tokens leaves no room in the context of %lld tokens", W, i,
+                                (unsigned long long)lens[i], (long long)m->max_ctx);
+        if ((s = gk__llm_check_ids(m, W, prompts[i], lens[i])) != GK_OK) return s;
+        total_prompt += (int64_t)lens[i];
+    }
+    memset(&sd, 0, sizeof sd);
+    if (d.sampling == GK_LLM_SAMPLE_CUSTOM) sd = d.sample;
+    else if (d.sampling == GK_LLM_SAMPLE_DEFAULT && m->cfg.do_sample) { sd = m->cfg.sample; sd.seed = d.seed; }
+    else if (d.sampling != GK_LLM_SAMPLE_GREEDY && d.sampling != GK_LLM_SAMPLE_DEFAULT)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: unknown sampling mode %d", W, d.sampling);
+    pen = (sd.repetition_penalty != 0 && sd.repetition_penalty != 1) || sd.presence_penalty != 0 || sd.frequency_penalty != 0;
+    greedy = sd.temperature <= 0 && !pen;
+    max_new = d.max_new_tokens > 0 ? d.max_new_tokens : m->cfg.max_new_tokens > 0 ? m->cfg.max_new_tokens : 256;
+    if (!(q = (gk__llm_seq *)calloc((size_t)n, sizeof *q))) return gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
+    for (i = 0; i < n; i++) gk_tok_stream_init(&q[i].ts, m->tok, GK_TOK_SKIP_SPECIAL);
+    gk__llm_set_stream(m, &old);
+    t0 = gk__llm_now();
+    s = gk_fill(m->ctx, m->d_hist, -1);
+    for (i = 0; i < n && s == GK_OK; i++) {
+        gk_tensor lg = { 0 }, tk = { 0 }, pv = { 0 };
+        m->len[i] = 0;
+        s = gk__llm_prefill(m, i, prompts[i], (int64_t)lens[i], 0, &lg);
+        if (s == GK_OK && i == 0 && d.first_logits) s = gk__llm_logits_host(m, lg, d.first_logits, 1);
+        if (s == GK_OK && i == 0 && d.step_logits) s = gk__llm_logits_host(m, lg, d.step_logits, 1);
+        if (s == GK_OK) s = gk_view_slice(m->ctx, m->d_tok, 0, i, i + 1, 1, &tk);
+        if (s == GK_OK && pen) s = gk_view_slice(m->ctx, m->d_hist, 0, i, i + 1, 1, &pv);
+        sd.step = (uint64_t)lens[i];
+        if (s == GK_OK) s = gk_sample(m->ctx, tk, lg, pen ? pv : none, greedy ? NULL : &sd);
+        gk__llm_free_t(m->ctx, &lg); gk__llm_free_t(m->ctx, &tk); gk__llm_free_t(m->ctx, &pv);
+    }
+    if (s == GK_OK) s = gk_view_slice(m->ctx, m->d_tok, 0, 0, n, 1, &tokv);
+    if (s == GK_OK) s = gk_view_slice(m->ctx, m->d_pos, 0, 0, n, 1, &posv);
+    if (s == GK_OK) s = gk_view_slice(m->ctx, m->a_logits, 0, 0, n, 1, &lgv);
+    if (s == GK_OK) s = gk_view_slice(m->ctx, m->d_hist, 0, 0, n, 1, &histv);
+    if (s == GK_OK) s = gk_copy_to_host(m->ctx, tokv, m->h_tok, sizeof(int32_t) * (size_t)n);
+    t1 = gk__llm_now();
+    if (s == GK_OK) {
+        for (i = 0; i < n; i++) {
+            m->h_pos[i] = (int32_t)m->len[i];
+            gk__llm_take(m, &d, &q[i], i, m->h_tok[i], max_new);
+        }
+        s = gk_copy_from_host(m->ctx, posv, m->h_pos, sizeof(int32_t) * (size_t)n);
+    }
+    for (;;) {
+        for (active = 0, i = 0; i < n; i++) active += !q[i].done;
+        if (!active || s != GK_OK) break;
+        s = gk__llm_decode(m, n, greedy);
+        if (s == GK_OK && d.step_logits && !q[0].done) {
+            gk_tensor row;
+            s = gk_view_slice(m->ctx, m->a_logits, 0, 0, 1, 1, &row);
+            if (s == GK_OK) {
+                s = gk__llm_logits_host(m, row, d.step_logits + (size_t)q[0].nnew * (size_t)m->cfg.vocab, 1);
+                gk_tensor_free(m->ctx, row);
+            }
+        }
+        if (s == GK_OK && !greedy) {
+            sd.step = (uint64_t)(m->len[0] + 1);
+            s = gk_sample(m->ctx, tokv, lgv, pen ? histv : none, &sd);
+        }
+        if (s == GK_OK) s = gk_copy_to_host(m->ctx, tokv, m->h_tok, sizeof(int32_t) * (size_t)n);
+        steps++;
+        for (i = 0; i < n && s == GK_OK; i++) {
+            m->len[i]++;
+            if (!q[i].done) gk__llm_take(m, &d, &q[i], i, m->h_tok[i], max_new);
+            if (q[i].done && m->len[i] >= m->max_ctx - 1 && active > 1) {
+                /* a finished sequence that keeps riding along: back to position 0 */
+                int32_t zero = 0;
+                gk_tensor pv;
+                m->len[i] = 0;
+                s = gk_view_slice(m->ctx, m->d_pos, 0, i, i + 1, 1, &pv);
+                if (s == GK_OK) { s = gk_copy_from_host(m->ctx, pv, &zero, sizeof zero); gk_tensor_free(m->ctx, pv); }
+            }
+        }
+    }
+    t2 = gk__llm_now();
+    gk__llm_free_t(m->ctx, &tokv); gk__llm_free_t(m->ctx, &posv); gk__llm_free_t(m->ctx, &lgv); gk__llm_free_t(m->ctx, &histv);
+    if (s == GK_OK) s = gk_stream_sync(m->ctx, m->stream);
+    gk_set_stream(m->ctx, old);
+    for (i = 0; i < n; i++) {
+        if (s == GK_OK && q[i].done != 2) gk_tok_stream_flush(&q[i].ts, &q[i].text);
+        if (s == GK_OK && outs) {
+            size_t k;
+            for (k = 0; k < q[i].ids.len && s == GK_OK; k++) s = gk_ids_push(&outs[i], q[i].ids.data[k]);
+        }
+        if (s == GK_OK && texts && q[i].text.len) s = gk_buf_append(&texts[i], q[i].text.data, q[i].text.len);
+        if (stats) stats->new_tokens += q[i].nnew;
+        gk_buf_free(&q[i].text);
+        gk_ids_free(&q[i].ids);
+    }
+    free(q);
+    if (stats) {
+        stats->prompt_tokens = total_prompt;
+        stats->decode_steps = steps;
+        stats->prefill_s = t1 - t0;
+        stats->decode_s = t2 - t1;
+        stats->prefill_tok_s = t1 > t0 ? (double)total_prompt / (t1 - t0) : 0;
+        stats->decode_tok_s = t2 > t1 ? (double)(stats->new_tokens - n) / (t2 - t1) : 0;
+    }
+    return s;
+}
+
+GKLLMDEF gk_status gk_llm_generate(gk_llm *m, const char *prompt, const gk_llm_gen_desc *desc, gk_ids *out, gk_buf *text, gk_llm_stats *stats) {
+    gk_ids ids = { 0, 0, 0 };
+    const int32_t *p;
+    size_t n;
+    gk_status s;
+    if (!m || !prompt) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "gk_llm_generate: NULL model or prompt");
+    s = gk_tokenizer_encode(m->tok, prompt, strlen(prompt), GK_TOK_ADD_SPECIAL, &ids);
+    if (s != GK_OK) { gk_ids_free(&ids); return gk_error_set(m->ctx, s, "gk_llm_generate: %s", gk_last_error(NULL)); }
+    p = ids.data; n = ids.len;
+    s = gk_llm_generate_batch(m, &p, &n, 1, desc, out, text, stats);
+    gk_ids_free(&ids);
+    return s;
+}
+
+GKLLMDEF gk_status gk_llm_chat_ids(gk_llm *m, const gk_chat_message *msgs, size_t n, unsigned flags, gk_ids *out) {
+    gk_buf b = { 0, 0, 0 };
+    gk_status s;
+    if (!m || !out) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "gk_llm_chat_ids: NULL argument");
+    if (!m->has_tmpl) return gk_error_set(m->ctx, GK_ERR_NOT_FOUND, "gk_llm_chat_ids: the model folder has no chat template");
+    s = gk_chat_apply(&m->tmpl, msgs, n, GK_CHAT_ADD_GENERATION_PROMPT | ((flags & GK_LLM_GEN_NO_THINKING) ? GK_CHAT_NO_THINKING : 0), &b);
+    if (s == GK_OK) s = gk_tokenizer_encode(m->tok, b.data ? b.data : "", b.len, 0, out);
+    gk_buf_free(&b);
+    if (s != GK_OK) return gk_error_set(m->ctx, s, "gk_llm_chat_ids: %s", gk_last_error(NULL));
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_llm_chat(gk_llm *m, const gk_chat_message *msgs, size_t n, const gk_llm_gen_desc *desc, gk_ids *out, gk_buf *text,
+                               gk_llm_stats *stats) {
+    gk_ids ids = { 0, 0, 0 };
+    const int32_t *p;
+    size_t len;
+    gk_status s = gk_llm_chat_ids(m, msgs, n, desc ? desc->flags : 0, &ids);
+    if (s != GK_OK) { gk_ids_free(&ids); return s; }
+    p = ids.data; len = ids.len;
+    s = gk_llm_generate_batch(m, &p, &len, 1, desc, out, text, stats);
+    gk_ids_free(&ids);
+    return s;
 }
 
 #ifdef __cplusplus

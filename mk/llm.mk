@@ -62,3 +62,16 @@ bench-tokenizer: build/bench_tokenizer
 TEST_TARGETS += test-llm
 FUZZ_TARGETS += fuzz-llm
 EXAMPLES += build/tokenize build/load_safetensors
+
+# the transformer runtime (issue 6): a gkt.h test in OPS_TESTS, so `make test`
+# runs it (also under ASan) and the GPU check runs it with GKT_BACKEND=cuda:
+# HF fixture parity (tests/fixtures/llm) and self-consistency on small random models
+OPS_TESTS += test_llm_model
+build/test_llm_model build/asan/test_llm_model: gpukit_llm.h
+build/chat: examples/chat.c $(LLM_DEPS) gpukit_kernels.h
+	@mkdir -p build
+	$(CC) $(CFLAGS) -o $@ examples/chat.c $(LDLIBS)
+build/bench_llm: bench/bench_llm.c $(LLM_DEPS) gpukit_kernels.h
+	@mkdir -p build
+	$(CC) $(CFLAGS) -o $@ bench/bench_llm.c $(LDLIBS)
+EXAMPLES += build/chat build/bench_llm
