@@ -217,5 +217,7 @@ int main(void) {
         gk_tensor_free(D, x); gk_tensor_free(D, w); gk_tensor_free(D, wodd); gk_tensor_free(D, o);
         gk_tensor_free(D, x1t); gk_tensor_free(D, o1t); gk_tensor_free(D, b);
     }
+    gk_ctx_destroy(D);
+    gk_ctx_destroy(R);
     return gkt_done("test_gemv");
 }
