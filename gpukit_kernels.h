@@ -3083,28 +3083,26 @@ static const char *const gk__src_norm[] = {
     "            if (vi < nvec) {\n"
     "                uint4 o;\n"
     "                S *os = (S *)&o;\n"
-    "                float wv[E], bv[E];\n"
-    "                if (w) gk_ldw<WT, E>(w, vi * E, wv);\n"
-    "                if (b) gk_ldw<WT, E>(b, vi * E, bv);\n"
     "#pragma unroll\n"
     "                for (int e = 0; e < E; e++) {\n"
+    "                    int c = vi * E + e;\n"
     "                    float y;\n"
     "                    if (mode == 0) {\n"
     "                        y = (v[k][e] - mean) * rstd;\n"
-    "                        if (w) y = y * wv[e];\n"
-    "                        if (b) y = y + bv[e];\n"
+    "                        if (w) y = y * TW::ld(w[c]);\n"
+    "                        if (b) y = y + TW::ld(b[c]);\n"
     "                    } else {\n"
     "                        y = gk_rnd<DT>(v[k][e] * rstd);\n"
-    "                        if (w) y = wv[e] * y;\n"
+    "                        if (w) y = TW::ld(w[c]) * y;\n"
     "                    }\n"
     "                    os[e] = T::st(y);\n"
-    ,
-    /* chunk */
     "                }\n"
     "                orow[vi] = o;\n"
     "            }\n"
     "        }\n"
     "    }\n"
+    ,
+    /* chunk */
     "}\n"
     "\n"
     "\n"
@@ -3172,10 +3170,10 @@ static const char *const gk__src_norm[] = {
     "        }\n"
     "        if (mode == 0) {\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "            for (int u = 0; u < U; u++) {\n"
     "                float sm = 0.f;\n"
+    ,
+    /* chunk */
     "#pragma unroll\n"
     "                for (int e = 0; e < E; e++) sm += v[u][e];\n"
     "                for (int o = G >> 1; o; o >>= 1) sm += __shfl_xor_sync(0xffffffffu, sm, o);\n"
@@ -3244,9 +3242,9 @@ static const char *const gk__src_norm[] = {
     "        } else {\n"
     "            for (gk_i64 c = threadIdx.x; c < L; c += blockDim.x) { float d = T::ld(xr[c]); q += d * d; }\n"
     "        }\n"
+    "        float rstd = rsqrtf(gk_block_sum(q, sh) / (float)L + eps);\n"
     ,
     /* chunk */
-    "        float rstd = rsqrtf(gk_block_sum(q, sh) / (float)L + eps);\n"
     "        gk_i64 cbase = (row % R) * cpg;\n"
     "        S *orow = out + row * L;\n"
     "        for (gk_i64 c = threadIdx.x; c < L; c += blockDim.x) {\n"

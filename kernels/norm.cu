@@ -123,19 +123,17 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
             if (vi < nvec) {
                 uint4 o;
                 S *os = (S *)&o;
-                float wv[E], bv[E];
-                if (w) gk_ldw<WT, E>(w, vi * E, wv);
-                if (b) gk_ldw<WT, E>(b, vi * E, bv);
 #pragma unroll
                 for (int e = 0; e < E; e++) {
+                    int c = vi * E + e;
                     float y;
                     if (mode == 0) {
                         y = (v[k][e] - mean) * rstd;
-                        if (w) y = y * wv[e];
-                        if (b) y = y + bv[e];
+                        if (w) y = y * TW::ld(w[c]);
+                        if (b) y = y + TW::ld(b[c]);
                     } else {
                         y = gk_rnd<DT>(v[k][e] * rstd);
-                        if (w) y = wv[e] * y;
+                        if (w) y = TW::ld(w[c]) * y;
                     }
                     os[e] = T::st(y);
                 }
