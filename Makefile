@@ -5,7 +5,7 @@ CXX     ?= c++
 CFLAGS  ?= -std=c99 -O2 -g -Wall -Wextra -Wpedantic -Werror -I.
 LDLIBS  ?= -ldl -lm -lpthread
 SAN     := -std=c99 -O1 -g -Wall -Wextra -Wpedantic -Werror -I. -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-HDRS    := gpukit.h gpukit_kernels.h tests/gkt.h
+HDRS    := gpukit.h gpukit_kernels.h tests/gkt.h tests/gkt_mat.h
 CUDA_INC ?= /usr/local/cuda/include
 MINGW   ?= x86_64-w64-mingw32-gcc
 ARCHS   ?= sm_80 sm_86 sm_89 sm_90 sm_100 sm_120

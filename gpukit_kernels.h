@@ -23,7 +23,7 @@
 #define GK__MOD_ROPE 16
 #define GK__MOD_SAMPLE 17
 #define GK__MOD_COUNT 18
-#define GK__HEADER_COUNT 2
+#define GK__HEADER_COUNT 3
 
 /* kernels/attention.cu */
 static const char *const gk__src_attention[] = {
@@ -1714,64 +1714,12 @@ static const char *const gk__src_gemm[] = {
     "//                        few rows, K split over its threads, 16-byte streaming loads of W, fused\n"
     "//                        epilogue; _glu: act(x W_gate^T) * (x W_up^T) from one [2N, K] weight\n"
     "//   gk_epilogue_<dt>     out = act(out) + residual, after an external GEMM (cuBLASLt)\n"
-    "#include \"gk_common.cuh\"\n"
-    "\n"
-    "#define GK_ACT_NONE 0\n"
-    "#define GK_ACT_GELU 1\n"
-    "#define GK_ACT_GELU_TANH 2\n"
-    "#define GK_ACT_SILU 3\n"
-    "#define GK_ACT_RELU 4\n"
-    "\n"
-    "struct gk_gemm_p {\n"
-    "    gk_i64 M, N, K;\n"
-    "    gk_i64 a_rs, a_cs, a_bs;   // op(A)[m, k] at m * a_rs + k * a_cs (+ batch * a_bs)\n"
-    "    gk_i64 b_rs, b_cs, b_bs;   // op(B)[k, n] at k * b_rs + n * b_cs\n"
-    "    gk_i64 o_rs, o_bs;         // out[m, n] at m * o_rs + n\n"
-    "    gk_i64 r_rs, r_bs;         // residual[m, n]\n"
-    "    const void *a, *b, *bias, *res;\n"
-    "    void *o;\n"
-    "    double alpha, beta;\n"
-    "    int act, bias_dt, res_dt, pad; // pad: gk_epilogue_* adds the bias (the GEMM did not)\n"
-    "};\n"
-    "\n"
-    "template <typename C> __device__ __forceinline__ C gk_act(C v, int act) {\n"
-    "    if (act == GK_ACT_GELU) return (C)0.5 * v * ((C)1 + erf(v * (C)0.70710678118654752440));\n"
-    "    if (act == GK_ACT_GELU_TANH) {\n"
-    "        C u = (C)0.79788456080286535588 * (v + (C)0.044715 * v * v * v);\n"
-    "        return (C)0.5 * v * ((C)1 + tanh(u));\n"
-    "    }\n"
-    "    if (act == GK_ACT_SILU) return v / ((C)1 + exp(-v));\n"
-    "    if (act == GK_ACT_RELU) return v > (C)0 \? v : (C)0;\n"
-    "    return v;\n"
-    "}\n"
-    "template <> __device__ __forceinline__ float gk_act<float>(float v, int act) {\n"
-    "    if (act == GK_ACT_GELU) return 0.5f * v * (1.0f + erff(v * 0.70710678118654752440f));\n"
-    "    if (act == GK_ACT_GELU_TANH) {\n"
-    "        float u = 0.79788456080286535588f * (v + 0.044715f * v * v * v);\n"
-    "        return 0.5f * v * (1.0f + tanhf(u));\n"
-    "    }\n"
-    "    if (act == GK_ACT_SILU) return v / (1.0f + expf(-v));\n"
-    "    if (act == GK_ACT_RELU) return v > 0.0f \? v : 0.0f;\n"
-    "    return v;\n"
-    "}\n"
-    "\n"
-    "// loads element i of a tensor of runtime dtype dt as C\n"
-    "template <typename C> __device__ __forceinline__ C gk_ld_any(const void *p, gk_i64 i, int dt) {\n"
-    "    switch (dt) {\n"
-    "    case GK_DT_f32: return (C)((const float *)p)[i];\n"
-    "    case GK_DT_f64: return (C)((const double *)p)[i];\n"
-    "    case GK_DT_f16: return (C)gk_h2f(((const gk_u16 *)p)[i]);\n"
-    "    case GK_DT_bf16: return (C)gk_bf2f(((const gk_u16 *)p)[i]);\n"
-    "    default: return (C)0;\n"
-    "    }\n"
-    "}\n"
+    "#include \"gk_gemm.cuh\"\n"
     "\n"
     "template <int DO, typename C> __device__ __forceinline__ void gk_epilogue1(const gk_gemm_p &p, gk_i64 bz, gk_i64 m, gk_i64 n, C acc) {\n"
     "    typedef gk_ty<DO> TO;\n"
     "    typename TO::S *o = (typename TO::S *)p.o + bz * p.o_bs + m * p.o_rs + n;\n"
     "    C v = (C)p.alpha * acc;\n"
-    ,
-    /* chunk */
     "    if (p.beta != 0.0) v += (C)p.beta * (C)TO::ld(*o);\n"
     "    if (p.bias) v += gk_ld_any<C>(p.bias, n, p.bias_dt);\n"
     "    v = gk_act<C>(v, p.act);\n"
@@ -1815,6 +1763,8 @@ static const char *const gk__src_gemm[] = {
     "            gk = k0 + kk;\n"
     "            Bs[kk][nn] = (gn < p.N && gk < p.K) \? (C)TI::ld(B[gk * p.b_rs + gn * p.b_cs]) : (C)0;\n"
     "        }\n"
+    ,
+    /* chunk */
     "        __syncthreads();\n"
     "#pragma unroll\n"
     "        for (int kk = 0; kk < GK_BK; kk++) {\n"
@@ -1842,8 +1792,6 @@ static const char *const gk__src_gemm[] = {
     "#define GK_GEMM_K(IN, OUT, C) \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(256) gk_gemm_##IN##_##OUT(gk_gemm_p p) { gk_gemm_simt<GK_DT_##IN, GK_DT_##OUT, C>(p); }\n"
     "#define GK_GEMM_OUTS(IN) \\\n"
-    ,
-    /* chunk */
     "    GK_GEMM_K(IN, f32, float) GK_GEMM_K(IN, f16, float) GK_GEMM_K(IN, bf16, float)\n"
     "GK_GEMM_OUTS(f32)\n"
     "GK_GEMM_OUTS(f16)\n"
@@ -1882,6 +1830,8 @@ static const char *const gk__src_gemm[] = {
     "    if (p.res) v += gk_ld_any<float>(p.res, m * p.r_rs + n, p.res_dt);\n"
     "    *o = TO::st(v);\n"
     "}\n"
+    ,
+    /* chunk */
     "template <int DT, int MR, int RW, int NT, int U, int GLU> __device__ __forceinline__ void gk_gemv(const gk_gemm_p &p) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename T::S S;\n"
@@ -1907,8 +1857,6 @@ static const char *const gk__src_gemm[] = {
     "        uint4 wv[RW][U];\n"
     "#pragma unroll\n"
     "        for (int u = 0; u < U; u++)\n"
-    ,
-    /* chunk */
     "#pragma unroll\n"
     "            for (int r = 0; r < RW; r++)\n"
     "                wv[r][u] = c + NT * u < nv \? gk_ld_stream16(w[r] + (c + NT * u) * V) : make_uint4(0, 0, 0, 0);\n"
@@ -1958,6 +1906,8 @@ static const char *const gk__src_gemm[] = {
     "            for (int mm = 0; mm < MR; mm++)\n"
     "#pragma unroll\n"
     "                for (int r = 0; r < RW; r++) {\n"
+    ,
+    /* chunk */
     "                    if (mm == m && r == h) g = acc[mm][r];\n"
     "                    if (GLU && mm == m && r == H + h) u = acc[mm][r];\n"
     "                }\n"
@@ -1973,8 +1923,6 @@ static const char *const gk__src_gemm[] = {
     "    GK_GEMV_K(DTN, 1, CFG, NT, U, RW, 0, ) GK_GEMV_K(DTN, 2, CFG, NT, U, RW, 0, ) GK_GEMV_K(DTN, 4, CFG, NT, U, RW, 0, ) GK_GEMV_K(DTN, 8, CFG, NT, U, RW, 0, ) \\\n"
     "    GK_GEMV_K(DTN, 1, CFG, NT, U, RW, 1, _glu) GK_GEMV_K(DTN, 2, CFG, NT, U, RW, 1, _glu) GK_GEMV_K(DTN, 4, CFG, NT, U, RW, 1, _glu) GK_GEMV_K(DTN, 8, CFG, NT, U, RW, 1, _glu)\n"
     "#define GK_GEMV_CFGS(DTN) \\\n"
-    ,
-    /* chunk */
     "    GK_GEMV_MR(DTN, 0, 32, 4, 4) GK_GEMV_MR(DTN, 1, 64, 4, 4) GK_GEMV_MR(DTN, 2, 128, 4, 2) GK_GEMV_MR(DTN, 3, 256, 4, 2) GK_GEMV_MR(DTN, 4, 128, 2, 4) GK_GEMV_MR(DTN, 5, 256, 2, 2)\n"
     "GK_GEMV_CFGS(f32)\n"
     "GK_GEMV_CFGS(f16)\n"
@@ -2001,6 +1949,8 @@ static const char *const gk__src_gemm[] = {
     "    const int NH = GLU \? 2 : 1;\n"
     "    __shared__ float red[NW][NH][16][8];\n"
     "    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;\n"
+    ,
+    /* chunk */
     "    int M = (int)p.M;\n"
     "    gk_i64 n0 = (gk_i64)blockIdx.x * 16;\n"
     "    const gk_u16 *w[NH][2];\n"
@@ -2025,8 +1975,6 @@ static const char *const gk__src_gemm[] = {
     "#pragma unroll\n"
     "            for (int h = 0; h < NH; h++)\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "                for (int r = 0; r < 2; r++) wv[h][r][u] = ok \? gk_ld_stream16(w[h][r] + k0) : make_uint4(0, 0, 0, 0);\n"
     "            xv[u] = ok && g < M \? __ldg((const uint4 *)(x + k0)) : make_uint4(0, 0, 0, 0);\n"
     "        }\n"
@@ -2065,6 +2013,8 @@ static const char *const gk__src_gemm[] = {
     "GK_GEMVTC_CFGS(bf16)\n"
     "\n"
     "// ---- epilogue after an external GEMM: out = act(out) + residual ----\n"
+    ,
+    /* chunk */
     "template <int DO> __device__ __forceinline__ void gk_epi(const gk_gemm_p &p) {\n"
     "    typedef gk_ty<DO> TO;\n"
     "    gk_i64 total = p.M * p.N * (gk_i64)gridDim.y;\n"
@@ -4778,6 +4728,68 @@ static const char *const gk__src_gk_common[] = {
     ,
     NULL};
 
+/* kernels/gk_gemm.cuh */
+static const char *const gk__src_gk_gemm[] = {
+    /* chunk */
+    "// gk_gemm.cuh - what the GEMM modules share (gemm.cu, gemm_tc*.cu): the\n"
+    "// parameter block gk_gemm_p (gpukit.h's gk__mm has the same layout), the\n"
+    "// activation codes of the fused epilogue, and loads of a runtime dtype.\n"
+    "#pragma once\n"
+    "#include \"gk_common.cuh\"\n"
+    "\n"
+    "#define GK_ACT_NONE 0\n"
+    "#define GK_ACT_GELU 1\n"
+    "#define GK_ACT_GELU_TANH 2\n"
+    "#define GK_ACT_SILU 3\n"
+    "#define GK_ACT_RELU 4\n"
+    "\n"
+    "struct gk_gemm_p {\n"
+    "    gk_i64 M, N, K;\n"
+    "    gk_i64 a_rs, a_cs, a_bs;   // op(A)[m, k] at m * a_rs + k * a_cs (+ batch * a_bs)\n"
+    "    gk_i64 b_rs, b_cs, b_bs;   // op(B)[k, n] at k * b_rs + n * b_cs\n"
+    "    gk_i64 o_rs, o_bs;         // out[m, n] at m * o_rs + n\n"
+    "    gk_i64 r_rs, r_bs;         // residual[m, n]\n"
+    "    const void *a, *b, *bias, *res;\n"
+    "    void *o;\n"
+    "    double alpha, beta;\n"
+    "    int act, bias_dt, res_dt, pad; // pad: gk_epilogue_* adds the bias (the GEMM did not); gk_tc_*: the output dtype (GK_DT_*)\n"
+    "};\n"
+    "\n"
+    "template <typename C> __device__ __forceinline__ C gk_act(C v, int act) {\n"
+    "    if (act == GK_ACT_GELU) return (C)0.5 * v * ((C)1 + erf(v * (C)0.70710678118654752440));\n"
+    "    if (act == GK_ACT_GELU_TANH) {\n"
+    "        C u = (C)0.79788456080286535588 * (v + (C)0.044715 * v * v * v);\n"
+    "        return (C)0.5 * v * ((C)1 + tanh(u));\n"
+    "    }\n"
+    "    if (act == GK_ACT_SILU) return v / ((C)1 + exp(-v));\n"
+    "    if (act == GK_ACT_RELU) return v > (C)0 \? v : (C)0;\n"
+    "    return v;\n"
+    "}\n"
+    "template <> __device__ __forceinline__ float gk_act<float>(float v, int act) {\n"
+    "    if (act == GK_ACT_GELU) return 0.5f * v * (1.0f + erff(v * 0.70710678118654752440f));\n"
+    "    if (act == GK_ACT_GELU_TANH) {\n"
+    "        float u = 0.79788456080286535588f * (v + 0.044715f * v * v * v);\n"
+    "        return 0.5f * v * (1.0f + tanhf(u));\n"
+    "    }\n"
+    "    if (act == GK_ACT_SILU) return v / (1.0f + expf(-v));\n"
+    "    if (act == GK_ACT_RELU) return v > 0.0f \? v : 0.0f;\n"
+    "    return v;\n"
+    "}\n"
+    "\n"
+    "// loads element i of a tensor of runtime dtype dt as C\n"
+    "template <typename C> __device__ __forceinline__ C gk_ld_any(const void *p, gk_i64 i, int dt) {\n"
+    "    switch (dt) {\n"
+    "    case GK_DT_f32: return (C)((const float *)p)[i];\n"
+    "    case GK_DT_f64: return (C)((const double *)p)[i];\n"
+    "    case GK_DT_f16: return (C)gk_h2f(((const gk_u16 *)p)[i]);\n"
+    "    case GK_DT_bf16: return (C)gk_bf2f(((const gk_u16 *)p)[i]);\n"
+    "    default: return (C)0;\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    ,
+    NULL};
+
 /* kernels/gk_gemm_tc.cuh */
 static const char *const gk__src_gk_gemm_tc[] = {
     /* chunk */
@@ -4800,50 +4812,13 @@ static const char *const gk__src_gk_gemm_tc[] = {
     "// chunks are zero-filled by cp.async's src-size). Epilogue as gemm.cu's:\n"
     "// out = act(alpha * acc + beta * out + bias) + residual.\n"
     "#pragma once\n"
-    "#include \"gk_common.cuh\"\n"
-    "\n"
-    "#define GK_ACT_NONE 0\n"
-    "#define GK_ACT_GELU 1\n"
-    "#define GK_ACT_GELU_TANH 2\n"
-    "#define GK_ACT_SILU 3\n"
-    "#define GK_ACT_RELU 4\n"
-    "\n"
-    "struct gk_gemm_p {\n"
-    "    gk_i64 M, N, K;\n"
-    "    gk_i64 a_rs, a_cs, a_bs;\n"
-    "    gk_i64 b_rs, b_cs, b_bs;\n"
-    "    gk_i64 o_rs, o_bs;\n"
-    "    gk_i64 r_rs, r_bs;\n"
-    "    const void *a, *b, *bias, *res;\n"
-    "    void *o;\n"
-    "    double alpha, beta;\n"
-    "    int act, bias_dt, res_dt, pad; // pad: the output dtype (GK_DT_*)\n"
-    "};\n"
-    "\n"
-    "__device__ __forceinline__ float gk_tc_act(float v, int act) {\n"
-    "    if (act == GK_ACT_GELU) return 0.5f * v * (1.0f + erff(v * 0.70710678118654752440f));\n"
-    "    if (act == GK_ACT_GELU_TANH) {\n"
-    "        float u = 0.79788456080286535588f * (v + 0.044715f * v * v * v);\n"
-    "        return 0.5f * v * (1.0f + tanhf(u));\n"
-    "    }\n"
-    "    if (act == GK_ACT_SILU) return v / (1.0f + expf(-v));\n"
-    "    if (act == GK_ACT_RELU) return v > 0.0f \? v : 0.0f;\n"
-    "    return v;\n"
-    "}\n"
-    "__device__ __forceinline__ float gk_tc_ld_any(const void *p, gk_i64 i, int dt) {\n"
-    "    if (dt == GK_DT_f32) return ((const float *)p)[i];\n"
-    "    if (dt == GK_DT_f16) return gk_h2f(((const gk_u16 *)p)[i]);\n"
-    "    if (dt == GK_DT_bf16) return gk_bf2f(((const gk_u16 *)p)[i]);\n"
-    "    return 0.0f;\n"
-    "}\n"
+    "#include \"gk_gemm.cuh\"\n"
     "\n"
     "__device__ __forceinline__ unsigned gk_tc_smem(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }\n"
     "// 16-byte async copy; bytes < 16 zero-fills the rest (0: all zeros, src unread)\n"
     "__device__ __forceinline__ void gk_tc_cp16(unsigned dst, const void *src, int bytes) {\n"
     "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" ::\"r\"(dst), \"l\"(src), \"r\"(bytes));\n"
     "}\n"
-    ,
-    /* chunk */
     "__device__ __forceinline__ void gk_tc_commit() { asm volatile(\"cp.async.commit_group;\\n\" ::); }\n"
     "template <int N> __device__ __forceinline__ void gk_tc_wait() { asm volatile(\"cp.async.wait_group %0;\\n\" ::\"n\"(N)); }\n"
     "__device__ __forceinline__ void gk_tc_ldm(unsigned *r, unsigned addr) {\n"
@@ -4857,6 +4832,8 @@ static const char *const gk__src_gk_gemm_tc[] = {
     "        asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\\n\"\n"
     "                     : \"+f\"(c[0]), \"+f\"(c[1]), \"+f\"(c[2]), \"+f\"(c[3]) : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));\n"
     "    else if (DT == GK_DT_f16)\n"
+    ,
+    /* chunk */
     "        asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\\n\"\n"
     "                     : \"+f\"(c[0]), \"+f\"(c[1]), \"+f\"(c[2]), \"+f\"(c[3]) : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));\n"
     "    else // f32 data as TF32, m16n8k8\n"
@@ -4885,8 +4862,6 @@ static const char *const gk__src_gk_gemm_tc[] = {
     "#pragma unroll\n"
     "    for (int it = 0; it < (R * CH + 255) / 256; it++) {\n"
     "        int idx = tid + it * 256;\n"
-    ,
-    /* chunk */
     "        if ((R * CH) % 256 == 0 || idx < R * CH) {\n"
     "            int r = idx / CH, c = idx % CH;\n"
     "            gk_i64 go = o0 + r, gi = i0 + c * V, left = I - gi;\n"
@@ -4902,13 +4877,15 @@ static const char *const gk__src_gk_gemm_tc[] = {
     "    typename TO::S *o = (typename TO::S *)p.o + bz * p.o_bs + m * p.o_rs + n;\n"
     "    float v = (float)p.alpha * acc;\n"
     "    if (p.beta != 0.0) v += (float)p.beta * (float)TO::ld(*o);\n"
-    "    if (p.bias) v += gk_tc_ld_any(p.bias, n, p.bias_dt);\n"
-    "    v = gk_tc_act(v, p.act);\n"
-    "    if (p.res) v += gk_tc_ld_any(p.res, bz * p.r_bs + m * p.r_rs + n, p.res_dt);\n"
+    "    if (p.bias) v += gk_ld_any<float>(p.bias, n, p.bias_dt);\n"
+    "    v = gk_act<float>(v, p.act);\n"
+    "    if (p.res) v += gk_ld_any<float>(p.res, bz * p.r_bs + m * p.r_rs + n, p.res_dt);\n"
     "    *o = TO::st(v);\n"
     "}\n"
     "template <int DO, int MT, int NT> __device__ __forceinline__ void gk_tc_epilogue(const gk_gemm_p &p, gk_i64 bz, gk_i64 mb, gk_i64 nb,\n"
     "                                                                                 float (&acc)[MT][NT][4]) {\n"
+    ,
+    /* chunk */
     "    int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;\n"
     "#pragma unroll\n"
     "    for (int i = 0; i < MT; i++)\n"
@@ -4940,8 +4917,6 @@ static const char *const gk__src_gk_gemm_tc[] = {
     "    // tile order: groups of 8 tile rows sweep the columns (L2 reuse)\n"
     "    gk_i64 tiles_m = (p.M + BM - 1) / BM, tiles_n = (p.N + BN - 1) / BN;\n"
     "    gk_i64 t = blockIdx.x, per_group = 8 * tiles_n, first = t / per_group * 8;\n"
-    ,
-    /* chunk */
     "    gk_i64 gsz = tiles_m - first < 8 \? tiles_m - first : 8;\n"
     "    gk_i64 tm = first + (t % per_group) % gsz, tn = (t % per_group) / gsz;\n"
     "    gk_i64 m0 = tm * BM, n0 = tn * BN, bz = blockIdx.z;\n"
@@ -4962,6 +4937,8 @@ static const char *const gk__src_gk_gemm_tc[] = {
     "    do {                                                                                                                      \\\n"
     "        gk_i64 k0_ = (gk_i64)(kt) * BK;                                                                                       \\\n"
     "        if (AK) gk_tc_load<A_R, A_CH, ES>(sA + (s) * A_BYTES, A, lda, m0, p.M, k0_, p.K, tid);                                \\\n"
+    ,
+    /* chunk */
     "        else gk_tc_load<A_R, A_CH, ES>(sA + (s) * A_BYTES, A, lda, k0_, p.K, m0, p.M, tid);                                   \\\n"
     "        if (BKC) gk_tc_load<B_R, B_CH, ES>(sB + (s) * B_BYTES, B, ldb, n0, p.N, k0_, p.K, tid);                               \\\n"
     "        else gk_tc_load<B_R, B_CH, ES>(sB + (s) * B_BYTES, B, ldb, k0_, p.K, n0, p.N, tid);                                   \\\n"
@@ -4997,8 +4974,6 @@ static const char *const gk__src_gk_gemm_tc[] = {
     "                    int nc = wn * WTN + j * 8;\n"
     "                    unsigned r[4];\n"
     "                    if (BKC) gk_tc_ldm(r, b_s + gk_tc_swz<B_CH>(nc + (lane & 7) + ((lane >> 4) << 3), (kk >> 3) + ((lane >> 3) & 1)) * 16);\n"
-    ,
-    /* chunk */
     "                    else gk_tc_ldm_t(r, b_s + gk_tc_swz<B_CH>(kk + (lane & 7) + (((lane >> 3) & 1) << 3), (nc >> 3) + (lane >> 4)) * 16);\n"
     "                    bf[j][0] = r[0]; bf[j][1] = r[1]; bf[j + 1][0] = r[2]; bf[j + 1][1] = r[3];\n"
     "                }\n"
@@ -5021,6 +4996,8 @@ static const char *const gk__src_gk_gemm_tc[] = {
     "                }\n"
     "#pragma unroll\n"
     "                for (int j = 0; j < NT; j += 2) {\n"
+    ,
+    /* chunk */
     "                    int nc = wn * WTN + j * 8;\n"
     "                    if (BKC) {\n"
     "                        unsigned r[4];\n"
@@ -5056,8 +5033,6 @@ static const char *const gk__src_gk_gemm_tc[] = {
     "// Shared memory per tile config: ST * (BM + BN) * BK * element size (the host\n"
     "// computes the same: gk__tc_tiles in gpukit.h).\n"
     "#define GK_TC_K(NAME, DT, BM, BN, BK, ST, MINB, AK, BKC) \\\n"
-    ,
-    /* chunk */
     "    extern \"C\" __global__ void __launch_bounds__(256, MINB) NAME(gk_gemm_p p) { gk_tc_gemm<DT, BM, BN, BK, ST, AK, BKC>(p); }\n"
     "#define GK_TC_LAYOUTS(DTN, DT, BM, BN, BK, ST, MINB)                                         \\\n"
     "    GK_TC_K(gk_tc_##DTN##_##BM##x##BN##_kk, DT, BM, BN, BK, ST, MINB, true, true)       \\\n"
@@ -5069,7 +5044,7 @@ static const char *const gk__src_gk_gemm_tc[] = {
 
 static const char *const gk__module_names[18] = {"attention.cu", "cast.cu", "conv.cu", "elementwise.cu", "fft.cu", "flash.cu", "gemm.cu", "gemm_tc.cu", "gemm_tc_f16.cu", "gemm_tc_tf32.cu", "layout.cu", "llm.cu", "lstm.cu", "math.cu", "norm.cu", "reduce.cu", "rope.cu", "sample.cu"};
 static const char *const *const gk__module_chunks[18] = {gk__src_attention, gk__src_cast, gk__src_conv, gk__src_elementwise, gk__src_fft, gk__src_flash, gk__src_gemm, gk__src_gemm_tc, gk__src_gemm_tc_f16, gk__src_gemm_tc_tf32, gk__src_layout, gk__src_llm, gk__src_lstm, gk__src_math, gk__src_norm, gk__src_reduce, gk__src_rope, gk__src_sample};
-static const char *const gk__header_names[2] = {"gk_common.cuh", "gk_gemm_tc.cuh"};
-static const char *const *const gk__header_chunks[2] = {gk__src_gk_common, gk__src_gk_gemm_tc};
+static const char *const gk__header_names[3] = {"gk_common.cuh", "gk_gemm.cuh", "gk_gemm_tc.cuh"};
+static const char *const *const gk__header_chunks[3] = {gk__src_gk_common, gk__src_gk_gemm, gk__src_gk_gemm_tc};
 
 #endif /* GPUKIT_KERNELS_H */

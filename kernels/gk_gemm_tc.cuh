@@ -17,42 +17,7 @@
 // chunks are zero-filled by cp.async's src-size). Epilogue as gemm.cu's:
 // out = act(alpha * acc + beta * out + bias) + residual.
 #pragma once
-#include "gk_common.cuh"
-
-#define GK_ACT_NONE 0
-#define GK_ACT_GELU 1
-#define GK_ACT_GELU_TANH 2
-#define GK_ACT_SILU 3
-#define GK_ACT_RELU 4
-
-struct gk_gemm_p {
-    gk_i64 M, N, K;
-    gk_i64 a_rs, a_cs, a_bs;
-    gk_i64 b_rs, b_cs, b_bs;
-    gk_i64 o_rs, o_bs;
-    gk_i64 r_rs, r_bs;
-    const void *a, *b, *bias, *res;
-    void *o;
-    double alpha, beta;
-    int act, bias_dt, res_dt, pad; // pad: the output dtype (GK_DT_*)
-};
-
-__device__ __forceinline__ float gk_tc_act(float v, int act) {
-    if (act == GK_ACT_GELU) return 0.5f * v * (1.0f + erff(v * 0.70710678118654752440f));
-    if (act == GK_ACT_GELU_TANH) {
-        float u = 0.79788456080286535588f * (v + 0.044715f * v * v * v);
-        return 0.5f * v * (1.0f + tanhf(u));
-    }
-    if (act == GK_ACT_SILU) return v / (1.0f + expf(-v));
-    if (act == GK_ACT_RELU) return v > 0.0f ? v : 0.0f;
-    return v;
-}
-__device__ __forceinline__ float gk_tc_ld_any(const void *p, gk_i64 i, int dt) {
-    if (dt == GK_DT_f32) return ((const float *)p)[i];
-    if (dt == GK_DT_f16) return gk_h2f(((const gk_u16 *)p)[i]);
-    if (dt == GK_DT_bf16) return gk_bf2f(((const gk_u16 *)p)[i]);
-    return 0.0f;
-}
+#include "gk_gemm.cuh"
 
 __device__ __forceinline__ unsigned gk_tc_smem(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
 // 16-byte async copy; bytes < 16 zero-fills the rest (0: all zeros, src unread)
@@ -115,9 +80,9 @@ template <int DO> __device__ __forceinline__ void gk_tc_store1(const gk_gemm_p &
     typename TO::S *o = (typename TO::S *)p.o + bz * p.o_bs + m * p.o_rs + n;
     float v = (float)p.alpha * acc;
     if (p.beta != 0.0) v += (float)p.beta * (float)TO::ld(*o);
-    if (p.bias) v += gk_tc_ld_any(p.bias, n, p.bias_dt);
-    v = gk_tc_act(v, p.act);
-    if (p.res) v += gk_tc_ld_any(p.res, bz * p.r_bs + m * p.r_rs + n, p.res_dt);
+    if (p.bias) v += gk_ld_any<float>(p.bias, n, p.bias_dt);
+    v = gk_act<float>(v, p.act);
+    if (p.res) v += gk_ld_any<float>(p.res, bz * p.r_bs + m * p.r_rs + n, p.res_dt);
     *o = TO::st(v);
 }
 template <int DO, int MT, int NT> __device__ __forceinline__ void gk_tc_epilogue(const gk_gemm_p &p, gk_i64 bz, gk_i64 mb, gk_i64 nb,

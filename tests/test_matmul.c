@@ -7,39 +7,10 @@
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
 #include "gkt.h"
+#include "gkt_mat.h"
 
 static gk_ctx *D, *R;
 
-static double act_ref(double v, gk_act a) {
-    switch (a) {
-    case GK_ACT_GELU: return 0.5 * v * (1 + erf(v / sqrt(2.0)));
-    case GK_ACT_GELU_TANH: return 0.5 * v * (1 + tanh(0.79788456080286535588 * (v + 0.044715 * v * v * v)));
-    case GK_ACT_SILU: return v / (1 + exp(-v));
-    case GK_ACT_RELU: return v > 0 ? v : 0;
-    default: return v;
-    }
-}
-/* values exactly representable in dt */
-static void rnd(gk_dtype dt, double *v, int64_t n) {
-    int64_t i;
-    char tmp[8];
-    for (i = 0; i < n; i++) {
-        double x = gkt_uniform(-1, 1);
-        gk_convert(dt, tmp, GK_F64, &x, 1);
-        gk_convert(GK_F64, &v[i], dt, tmp, 1);
-    }
-}
-static gk_tensor up(gk_ctx *c, gk_dtype dt, int nd, const int64_t *shape, const double *v) {
-    gk_tensor t;
-    int64_t n = 1, i;
-    void *b;
-    for (i = 0; i < nd; i++) n *= shape[i];
-    b = malloc((size_t)n * 8 + 8);
-    gk_convert(dt, b, GK_F64, v, (size_t)n);
-    if (gk_tensor_from_host(c, dt, nd, shape, b, &t) != GK_OK) { printf("upload: %s\n", gk_last_error(c)); exit(2); }
-    free(b);
-    return t;
-}
 /* up() into storage whose rows are `ld` mode apart: 0 packed; 1 padded to a
    multiple of 8 elements plus 8 (16-byte rows: the tensor-core path); 2 an odd
    row stride (misaligned rows); 3 padded as 1 but the view starts one element
@@ -74,19 +45,6 @@ static double *down(gk_ctx *c, gk_tensor t, gk_dtype dt, int64_t n) {
     gk_tensor_free(c, ct);
     free(b);
     return v;
-}
-/* ||a - b|| / ||mag||, mag holding per element the magnitudes the rounding
-   errors scale with (|A||B| and the epilogue terms): a sum that cancels to
-   nearly 0 is not held to a relative bound it cannot meet */
-static double nrel(const double *a, const double *b, const double *mag, int64_t n) {
-    double num = 0, den = 0;
-    int64_t i;
-    for (i = 0; i < n; i++) {
-        if (isnan(a[i])) return INFINITY;
-        num += (a[i] - b[i]) * (a[i] - b[i]);
-        den += mag[i] * mag[i];
-    }
-    return den > 0 ? sqrt(num / den) : sqrt(num);
 }
 
 typedef struct {
