@@ -4,7 +4,8 @@
    ptxas reports. No GPU needed.
 
      check_kernels sm_80 sm_90 ...        compile and report (build/kernel_report.json)
-     check_kernels --fill DIR sm_90 ...   also fill the disk kernel cache DIR */
+     check_kernels --fill DIR sm_90 ...   also fill the disk kernel cache DIR
+     check_kernels --only norm.cu,llm.cu sm_90   only these modules */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
 #include <stdio.h>
@@ -38,10 +39,23 @@ static int parse_log(const char *log, kinfo *k, int max) {
     return n + 1;
 }
 
+/* is name one of the comma-separated names in list? */
+static int in_list(const char *list, const char *name) {
+    size_t n = strlen(name);
+    while (*list) {
+        const char *e = strchr(list, ',');
+        size_t len = e ? (size_t)(e - list) : strlen(list);
+        if (len == n && strncmp(list, name, n) == 0) return 1;
+        if (!e) break;
+        list = e + 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     gk_ctx *ctx;
     gk_ctx_desc d;
-    const char *fill = NULL;
+    const char *fill = NULL, *only = NULL;
     int i, m, pass = 0, fail = 0, first = 1;
     static kinfo ks[1024];
     FILE *js;
@@ -50,6 +64,7 @@ int main(int argc, char **argv) {
     d.log_level = GK_LOG_ERROR;
     for (i = 1; i < argc; i++)
         if (strcmp(argv[i], "--fill") == 0 && i + 1 < argc) fill = argv[++i];
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
     if (fill) d.cache_dir = fill;
     else d.disable_disk_cache = 1;
     if (gk_ctx_create(&d, &ctx) != GK_OK) { printf("check_kernels: %s\n", gk_last_error(NULL)); return 2; }
@@ -65,8 +80,9 @@ int main(int argc, char **argv) {
     if (js) fprintf(js, "{\"nvrtc\": %d, \"modules\": [\n", ctx->info.nvrtc_version);
     printf("%-18s %-7s %7s %8s %8s %10s  %s\n", "module", "arch", "kernels", "max_regs", "stack_B", "spill_B", "max_regs_kernel");
     for (i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--fill") == 0) { i++; continue; }
+        if (strcmp(argv[i], "--fill") == 0 || strcmp(argv[i], "--only") == 0) { i++; continue; }
         for (m = 0; m < GK__MOD_COUNT; m++) {
+            if (only && !in_list(only, gk__module_names[m])) continue;
             char target[64], *src = gk__join_chunks(gk__module_chunks[m]), *bin = NULL;
             const char *opts[2];
             size_t binn = 0;
