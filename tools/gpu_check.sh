@@ -16,6 +16,20 @@ note() { summary+=("$1"); }
 PARTS=${GPU_CHECK_PARTS:-tests memcheck bench extra}
 want() { case " $PARTS " in *" $1 "*) return 0;; esac; return 1; }
 
+# GPU_CHECK_FILL=1 (after `make gpu-prep GPU_PREP_FILL=device`): fill the kernel
+# cache here, one NVRTC process per module in parallel, before anything runs
+if [ "${GPU_CHECK_FILL:-0}" = 1 ] && [ -x build/check_kernels ]; then
+  t0=$(date +%s)
+  arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d .)
+  mods=$(grep -o 'gk__module_names\[[0-9]*\] = {[^}]*}' gpukit_kernels.h | grep -o '"[^"]*"' | tr -d '"')
+  for m in $mods; do build/check_kernels --fill "$GPUKIT_CACHE_DIR" --only "$m" "sm_$arch" > "$OUT/fill_$m.log" 2>&1 & done
+  wait
+  ok=$(cat "$OUT"/fill_*.log | grep -c 'in the cache')
+  note "kernel cache filled here for sm_$arch in $(( $(date +%s) - t0 )) s: $ok of $(echo $mods | wc -w) modules"
+  grep -hv -e 'in the cache' -e '^check_kernels:' "$OUT"/fill_*.log | head -n 5
+  rm -f "$OUT"/fill_*.log
+fi
+
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader 2>&1 | tee "$OUT/device.txt"
 
 # 1. every core test on the CUDA backend, against the CPU reference
