@@ -889,9 +889,10 @@ GKDEF gk_status gk_whisper_log_mel_new(gk_ctx *ctx, gk_tensor audio, gk_tensor f
    allow_tf32. The dispatcher (see gk__matmul_plan) picks the GEMV kernel for
    M <= 8 rows against a [N, K] weight, else cuBLASLt when loaded for
    f16/bf16/f32, else gpukit's own GEMM; backend forces one. gpukit's own
-   GEMM is a tensor-core kernel (mma.sync) for f16/bf16 (and f32 with
-   allow_tf32) on sm_80+ when A and B rows are 16-byte aligned, else the
-   exact SIMT kernel. */
+   GEMM is a tensor-core kernel for f16/bf16 (wgmma on compute capability
+   9.0, mma.sync on other sm_80+ devices; and f32 with allow_tf32 on
+   mma.sync) when A and B rows are 16-byte aligned, else the exact SIMT
+   kernel. */
 typedef enum gk_act { GK_ACT_NONE = 0, GK_ACT_GELU, GK_ACT_GELU_TANH, GK_ACT_SILU, GK_ACT_RELU } gk_act;
 typedef enum gk_matmul_backend { GK_MATMUL_AUTO = 0, GK_MATMUL_GPUKIT, GK_MATMUL_CUBLASLT } gk_matmul_backend;
 typedef struct gk_matmul_desc {
@@ -4989,6 +4990,12 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
    f16/bf16/f32/f64 when loaded (AUTO; its wgmma kernels are what gpukit's own
    are measured against; bench/bench_gemm.c), else gpukit's GEMM
    (GK__MM_GEMM), which is, in gk__matmul:
+   - gemm_wg (kernels/gemm_wg.cu; gk__wg_ok / gk__wg_launch): compute
+     capability 9.0 (the module is built for sm_90a), f16 / bf16, gemm_tc's
+     alignment rules (which are TMA's), every layout, batch, epilogue and
+     output dtype; wgmma fed by TMA through an mbarrier pipeline, 128x256 or
+     128x128 tiles. Off with GPUKIT_GEMM_WGMMA=0 in the environment; any
+     failure to build its tensor maps or its module falls back to gemm_tc.
    - gemm_tc (kernels/gk_gemm_tc.cuh; gk__tc_ok / gk__tc_launch): sm_80+,
      f16 / bf16, or f32 with allow_tf32 (TF32, m16n8k8); A and B 16-byte
      aligned with leading and batch strides multiples of 16 bytes (any M, N,
