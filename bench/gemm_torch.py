@@ -29,7 +29,7 @@ for s in (4096, 8192):
 torch.backends.cuda.matmul.allow_tf32 = False
 if len(sys.argv) > 2 and os.path.exists(sys.argv[2]):
     gk = json.load(open(sys.argv[2]))["results"]
-    for r in res:
+    for r in [x for x in res if x["op"] == "gemm"]:
         for g in gk:
             if g.get("op") == "gemm" and g["dtype"] == r["dtype"] and g["size"] == r["size"] and g["backend"] != "cublaslt":
                 ratio = g["tflops"] / r["tflops"] if r["tflops"] > 0 else 0
