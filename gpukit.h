@@ -4936,8 +4936,9 @@ static int gk__wg_ok(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt) {
         return 0;
     return 1;
 }
-/* Builds the two tensor maps and launches: the 128x256 tile unless that
-   gives fewer blocks than SMs (then 128x128). Maps are 3-d {inner, outer,
+/* Builds the two tensor maps and launches a persistent grid (at most one
+   block per SM): the 128x256 tile unless that gives fewer tiles than SMs
+   (then 128x128). Maps are 3-d {inner, outer,
    batch} with the box kernels/gemm_wg.cu describes; a 2-d operand shared by
    every batch has a batch extent of 1. */
 static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt, const char *W) {
@@ -4970,9 +4971,11 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
     if (ctx->cu.TensorMapEncodeTiled(&tm[1], tdt, 3, (void *)(uintptr_t)p->b, dims, strides, box, es, GK__CU_TENSOR_MAP_INTERLEAVE_NONE,
                                      GK__CU_TENSOR_MAP_SWIZZLE_128B, GK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, GK__CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != 0)
         return GK__WG_DECLINED;
-    q.pad = (int)odt; /* gemm_wg.cu reads pad as the output dtype */
+    q.pad = (int)odt | (int)(batch << 8); /* gemm_wg.cu reads pad as output dtype | batch count << 8 */
     args[0] = &tm[0]; args[1] = &tm[1]; args[2] = &q;
-    g[0] = (unsigned)tiles; g[1] = 1; g[2] = (unsigned)batch;
+    /* persistent: one block per SM at most (197 KiB of shared memory each) walks the tiles */
+    tiles *= batch;
+    g[0] = (unsigned)(tiles < ctx->info.sm_count ? tiles : ctx->info.sm_count); g[1] = 1; g[2] = 1;
     bl[0] = 384; bl[1] = 1; bl[2] = 1;
 #ifdef GK__MOD_GEMM_WG
     st = gk__launch_cfg(ctx, GK__MOD_GEMM_WG, gk__k_wg[di][ti][ak][bk], g, bl, (unsigned)gk__wg_tile[ti][1], args, W);

@@ -18,8 +18,9 @@
 // times. Out-of-range rows / columns / k are zero-filled by the TMA, so any
 // M, N, K works; the epilogue masks the edges. Parameters: the two tensor maps
 // (const __grid_constant__, 128 bytes, 64-byte aligned) and gk_gemm_p with
-// `pad` = the output dtype. Epilogue as gemm_tc: act(alpha acc + beta out +
-// bias) + residual, from the accumulator registers.
+// `pad` = output dtype | batch count << 8. Epilogue as gemm_tc: act(alpha acc
+// + beta out + bias) + residual, from the accumulator registers. Persistent:
+// a grid of at most one block per SM walks the tiles of every batch.
 // Compiled for sm_90a only (gpukit.h builds this module for sm_90a on 9.0
 // devices); for any other target the kernels are empty stubs that are never
 // launched.
@@ -186,10 +187,36 @@ template <int DO, int R> __device__ __forceinline__ void gk_wg_epilogue(const gk
     }
 }
 
+template <int DT, int BN, int TA, int TB> __device__ __forceinline__ void gk_wg_mma(float (&d)[BN / 2], gk_u64 da, gk_u64 db);
+template <int DT, int BN, int TA, int TB> struct gk_wg_mma_s;
+template <int DT, int TA, int TB> struct gk_wg_mma_s<DT, 256, TA, TB> {
+    static __device__ __forceinline__ void run(float (&d)[128], gk_u64 da, gk_u64 db) { gk_wg_mma256<DT, TA, TB>(d, da, db); }
+};
+template <int DT, int TA, int TB> struct gk_wg_mma_s<DT, 128, TA, TB> {
+    static __device__ __forceinline__ void run(float (&d)[64], gk_u64 da, gk_u64 db) { gk_wg_mma128<DT, TA, TB>(d, da, db); }
+};
+template <int DT, int BN, int TA, int TB> __device__ __forceinline__ void gk_wg_mma(float (&d)[BN / 2], gk_u64 da, gk_u64 db) {
+    gk_wg_mma_s<DT, BN, TA, TB>::run(d, da, db);
+}
+
 template <int BN> struct gk_wg_cfg {
     enum { BM = 128, BK = 64, ST = BN == 256 ? 4 : 6, A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE = A_BYTES + B_BYTES };
 };
 
+// Tile t of a launch (t < batch * tiles): batch t / tiles; within it, groups
+// of 8 tile rows sweep the columns (L2 reuse).
+__device__ __forceinline__ void gk_wg_tile(gk_i64 t, gk_i64 tiles_m, gk_i64 tiles_n, int bm, int bn, int &m0, int &n0, int &bz) {
+    gk_i64 tiles = tiles_m * tiles_n, u = t % tiles, per_group = 8 * tiles_n, first = u / per_group * 8;
+    gk_i64 gsz = tiles_m - first < 8 ? tiles_m - first : 8;
+    bz = (int)(t / tiles);
+    m0 = (int)((first + (u % per_group) % gsz) * bm);
+    n0 = (int)((u % per_group) / gsz * bn);
+}
+
+// Persistent: block b takes tiles b, b + gridDim.x, ... The producer runs
+// ahead into the next tile while the consumers finish the epilogue of this
+// one. The k-tile counter `it` runs on across tiles (stage it % ST, phase
+// (it / ST) & 1). p.pad: output dtype | batch count << 8.
 template <int DT, int BN, bool AK, bool BKC>
 __device__ __forceinline__ void gk_wg_gemm(const gk_tmap &ta, const gk_tmap &tb, const gk_gemm_p &p) {
     typedef gk_wg_cfg<BN> C;
@@ -197,14 +224,8 @@ __device__ __forceinline__ void gk_wg_gemm(const gk_tmap &ta, const gk_tmap &tb,
     extern __shared__ __align__(1024) unsigned char gk_wg_sm[];
     const unsigned base = (gk_wg_smem(gk_wg_sm) + 1023u) & ~1023u;
     const unsigned bars = base + ST * C::STAGE; // full[ST], then empty[ST]
-    const int wg = threadIdx.x / 128;
-
-    // tile order: groups of 8 tile rows sweep the columns (L2 reuse)
-    gk_i64 tiles_m = (p.M + C::BM - 1) / C::BM, tiles_n = (p.N + BN - 1) / BN;
-    gk_i64 t = blockIdx.x, per_group = 8 * tiles_n, first = t / per_group * 8;
-    gk_i64 gsz = tiles_m - first < 8 ? tiles_m - first : 8;
-    gk_i64 tm = first + (t % per_group) % gsz, tn = (t % per_group) / gsz;
-    const int m0 = (int)(tm * C::BM), n0 = (int)(tn * BN), bz = (int)blockIdx.z;
+    const int wg = threadIdx.x / 128, odt = p.pad & 255;
+    const gk_i64 tiles_m = (p.M + C::BM - 1) / C::BM, tiles_n = (p.N + BN - 1) / BN, total = tiles_m * tiles_n * (gk_i64)(p.pad >> 8);
     const int KT = (int)((p.K + C::BK - 1) / C::BK);
 
     if (threadIdx.x == 0) {
@@ -219,59 +240,70 @@ __device__ __forceinline__ void gk_wg_gemm(const gk_tmap &ta, const gk_tmap &tb,
     if (wg == 0) { // producer
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x == 0) {
-            const int za = p.a_bs ? bz : 0, zb = p.b_bs ? bz : 0;
+            unsigned it = 0;
             asm volatile("prefetch.tensormap [%0];\n" ::"l"((gk_u64)&ta) : "memory");
             asm volatile("prefetch.tensormap [%0];\n" ::"l"((gk_u64)&tb) : "memory");
-            for (int kt = 0; kt < KT; kt++) {
-                const int s = kt % ST, r = kt / ST, k0 = kt * C::BK;
-                const unsigned full = bars + 8 * s, sA = base + s * C::STAGE, sB = sA + C::A_BYTES;
-                if (r > 0) gk_wg_bar_wait(bars + 8 * (ST + s), (unsigned)((r - 1) & 1));
-                gk_wg_bar_expect(full, C::STAGE);
-                if (AK) gk_wg_tma(sA, &ta, k0, m0, za, full);
-                else {
-                    gk_wg_tma(sA, &ta, m0, k0, za, full);
-                    gk_wg_tma(sA + 8192, &ta, m0 + 64, k0, za, full);
-                }
-                if (BKC) gk_wg_tma(sB, &tb, k0, n0, zb, full);
-                else {
+            for (gk_i64 t = blockIdx.x; t < total; t += gridDim.x) {
+                int m0, n0, bz;
+                gk_wg_tile(t, tiles_m, tiles_n, C::BM, BN, m0, n0, bz);
+                const int za = p.a_bs ? bz : 0, zb = p.b_bs ? bz : 0;
+                for (int kt = 0; kt < KT; kt++, it++) {
+                    const unsigned s = it % ST, r = it / ST;
+                    const int k0 = kt * C::BK;
+                    const unsigned full = bars + 8 * s, sA = base + s * C::STAGE, sB = sA + C::A_BYTES;
+                    if (r > 0) gk_wg_bar_wait(bars + 8 * (ST + s), (r - 1) & 1);
+                    gk_wg_bar_expect(full, C::STAGE);
+                    if (AK) gk_wg_tma(sA, &ta, k0, m0, za, full);
+                    else {
+                        gk_wg_tma(sA, &ta, m0, k0, za, full);
+                        gk_wg_tma(sA + 8192, &ta, m0 + 64, k0, za, full);
+                    }
+                    if (BKC) gk_wg_tma(sB, &tb, k0, n0, zb, full);
+                    else {
 #pragma unroll
-                    for (int i = 0; i < BN / 64; i++) gk_wg_tma(sB + 8192 * i, &tb, n0 + 64 * i, k0, zb, full);
+                        for (int i = 0; i < BN / 64; i++) gk_wg_tma(sB + 8192 * i, &tb, n0 + 64 * i, k0, zb, full);
+                    }
                 }
             }
         }
-    } else { // consumers: warpgroup c owns rows c * 64 .. + 63
+    } else { // consumers: warpgroup c owns rows c * 64 .. + 63 of each tile
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
         const int c = wg - 1;
+        unsigned it = 0;
         float d[R];
+        for (gk_i64 t = blockIdx.x; t < total; t += gridDim.x) {
+            int m0, n0, bz;
+            gk_wg_tile(t, tiles_m, tiles_n, C::BM, BN, m0, n0, bz);
 #pragma unroll
-        for (int i = 0; i < R; i++) d[i] = 0.0f;
-        for (int kt = 0; kt < KT; kt++) {
-            const int s = kt % ST;
-            const unsigned sA = base + s * C::STAGE + c * 8192, sB = base + s * C::STAGE + C::A_BYTES;
-            gk_wg_bar_wait(bars + 8 * s, (unsigned)((kt / ST) & 1));
-            gk_wg_acc_fence(d);
-            gk_wg_fence();
+            for (int i = 0; i < R; i++) d[i] = 0.0f;
+            for (int kt = 0; kt < KT; kt++, it++) {
+                const unsigned s = it % ST;
+                const unsigned sA = base + s * C::STAGE + c * 8192, sB = base + s * C::STAGE + C::A_BYTES;
+                gk_wg_bar_wait(bars + 8 * s, (it / ST) & 1);
+                gk_wg_acc_fence(d);
+                gk_wg_fence();
 #pragma unroll
-            for (int kk = 0; kk < 4; kk++) {
-                // K-major: rows of 128 bytes, 8-row atoms 1024 bytes apart, k step 32 bytes.
-                // MN-major: k rows of 128 bytes (64 elements), 8-k atoms 1024 bytes apart
-                // (SBO), 64-element MN blocks 8192 bytes apart (LBO), k step 16 rows.
-                gk_u64 da = AK ? gk_wg_desc(sA + kk * 32, 16, 1024) : gk_wg_desc(sA + kk * 2048, 8192, 1024);
-                gk_u64 db = BKC ? gk_wg_desc(sB + kk * 32, 16, 1024) : gk_wg_desc(sB + kk * 2048, 8192, 1024);
-                if (BN == 256) gk_wg_mma256<DT, AK ? 0 : 1, BKC ? 0 : 1>(*(float(*)[128])d, da, db);
-                else gk_wg_mma128<DT, AK ? 0 : 1, BKC ? 0 : 1>(*(float(*)[64])d, da, db);
+                for (int kk = 0; kk < 4; kk++) {
+                    // K-major: rows of 128 bytes, 8-row atoms 1024 bytes apart, k step 32 bytes.
+                    // MN-major: k rows of 128 bytes (64 elements), 8-k atoms 1024 bytes apart
+                    // (SBO), 64-element MN blocks 8192 bytes apart (LBO), k step 16 rows.
+                    gk_u64 da = AK ? gk_wg_desc(sA + kk * 32, 16, 1024) : gk_wg_desc(sA + kk * 2048, 8192, 1024);
+                    gk_u64 db = BKC ? gk_wg_desc(sB + kk * 32, 16, 1024) : gk_wg_desc(sB + kk * 2048, 8192, 1024);
+                    gk_wg_mma<DT, BN, AK ? 0 : 1, BKC ? 0 : 1>(d, da, db);
+                }
+                gk_wg_commit();
+                gk_wg_acc_fence(d);
+                gk_wg_wait<1>();
+                if (kt > 0) gk_wg_bar_arrive(bars + 8 * (ST + (it - 1) % ST)); // the previous k tile is read
             }
-            gk_wg_commit();
+            gk_wg_wait<0>();
             gk_wg_acc_fence(d);
-            gk_wg_wait<1>();
-            if (kt > 0) gk_wg_bar_arrive(bars + 8 * (ST + (kt - 1) % ST));
+            gk_wg_bar_arrive(bars + 8 * (ST + (it - 1) % ST)); // the tile's last k tile is read
+            const gk_i64 mb = m0 + c * 64;
+            if (odt == GK_DT_f32) gk_wg_epilogue<GK_DT_f32, R>(p, bz, mb, n0, d);
+            else if (odt == GK_DT_f16) gk_wg_epilogue<GK_DT_f16, R>(p, bz, mb, n0, d);
+            else gk_wg_epilogue<GK_DT_bf16, R>(p, bz, mb, n0, d);
         }
-        gk_wg_wait<0>();
-        gk_wg_acc_fence(d);
-        const gk_i64 mb = m0 + c * 64;
-        if (p.pad == GK_DT_f32) gk_wg_epilogue<GK_DT_f32, R>(p, bz, mb, n0, d);
-        else if (p.pad == GK_DT_f16) gk_wg_epilogue<GK_DT_f16, R>(p, bz, mb, n0, d);
-        else gk_wg_epilogue<GK_DT_bf16, R>(p, bz, mb, n0, d);
     }
 }
 #endif
