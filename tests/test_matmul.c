@@ -124,15 +124,21 @@ static void check_case(const mcase *k) {
     rnd(k->odt, O0, no);
     rnd(GK_F32, bias, k->N);
     rnd(k->odt, res, no);
-    /* the f64 product, with the storage layouts used by run() */
-    for (b = 0; b < k->batch; b++)
-        for (m = 0; m < k->M; m++)
+    /* the f64 product, with the storage layouts used by run(); op(A) rows and
+       op(B) columns are first copied out contiguous (ar, bc: fast for the big
+       cases) */
+    double *ar = (double *)malloc((size_t)k->K * 8 + 8), *bc = (double *)malloc((size_t)(k->N * k->K) * 8 + 8);
+    for (b = 0; b < k->batch; b++) {
+        int64_t ba = (k->a3 ? b : 0) * k->M * k->K, bb = (k->b3 ? b : 0) * k->K * k->N;
+        for (n = 0; n < k->N; n++)
+            for (kk = 0; kk < k->K; kk++)
+                bc[n * k->K + kk] = k->linear ? B[n * k->K + kk] : k->tb ? B[bb + n * k->K + kk] : B[bb + kk * k->N + n];
+        for (m = 0; m < k->M; m++) {
+            for (kk = 0; kk < k->K; kk++) ar[kk] = k->linear ? A[m * k->K + kk] : k->ta ? A[ba + kk * k->M + m] : A[ba + m * k->K + kk];
             for (n = 0; n < k->N; n++) {
                 double acc = 0, v, am = 0;
                 for (kk = 0; kk < k->K; kk++) {
-                    int64_t ba = (k->a3 ? b : 0) * k->M * k->K, bb = (k->b3 ? b : 0) * k->K * k->N;
-                    double a = k->linear ? A[m * k->K + kk] : k->ta ? A[ba + kk * k->M + m] : A[ba + m * k->K + kk];
-                    double w = k->linear ? B[n * k->K + kk] : k->tb ? B[bb + n * k->K + kk] : B[bb + kk * k->N + n];
+                    double a = ar[kk], w = bc[n * k->K + kk];
                     acc += a * w;
                     am += fabs(a * w);
                 }
@@ -145,6 +151,9 @@ static void check_case(const mcase *k) {
                 mag[(b * k->M + m) * k->N + n] = fabs(k->alpha == 0 ? 1 : k->alpha) * am + fabs(k->beta * O0[(b * k->M + m) * k->N + n]) +
                                                  (k->bias ? fabs(bias[n]) : 0) + (k->res ? fabs(res[(b * k->M + m) * k->N + n]) : 0) + fabs(v);
             }
+        }
+    }
+    free(ar); free(bc);
     (void)abat; (void)bbat;
     tol = (k->odt == GK_F16 || k->odt == GK_BF16) ? 1e-2 : k->tf32 ? 2e-3 : (k->dt == GK_F16 || k->dt == GK_BF16) ? 1e-5 : k->dt == GK_F64 ? 1e-12 : 1e-5;
     snprintf(desc, sizeof desc, "%s->%s b%lld M%lld N%lld K%lld %s%s%s%s bias%d res%d act%d a%g b%g tf32 %d be%d ld%d%d", gk_dtype_name(k->dt),
