@@ -889,9 +889,10 @@ GKDEF gk_status gk_whisper_log_mel_new(gk_ctx *ctx, gk_tensor audio, gk_tensor f
    allow_tf32. The dispatcher (see gk__matmul_plan) picks the GEMV kernel for
    M <= 8 rows against a [N, K] weight, else cuBLASLt when loaded for
    f16/bf16/f32, else gpukit's own GEMM; backend forces one. gpukit's own
-   GEMM is a tensor-core kernel (mma.sync) for f16/bf16 (and f32 with
-   allow_tf32) on sm_80+ when A and B rows are 16-byte aligned, else the
-   exact SIMT kernel. */
+   GEMM is a tensor-core kernel for f16/bf16 (wgmma on compute capability
+   9.0, mma.sync on other sm_80+ devices; and f32 with allow_tf32 on
+   mma.sync) when A and B rows are 16-byte aligned, else the exact SIMT
+   kernel. */
 typedef enum gk_act { GK_ACT_NONE = 0, GK_ACT_GELU, GK_ACT_GELU_TANH, GK_ACT_SILU, GK_ACT_RELU } gk_act;
 typedef enum gk_matmul_backend { GK_MATMUL_AUTO = 0, GK_MATMUL_GPUKIT, GK_MATMUL_CUBLASLT } gk_matmul_backend;
 typedef struct gk_matmul_desc {
@@ -1169,6 +1170,13 @@ enum {
     GK__CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
     GK__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 };
+/* TMA tensor maps (cuTensorMapEncodeTiled; the sm_90a GEMM, kernels/gemm_wg.cu):
+   an opaque 128-byte object that must be 64-byte aligned (gk__wg_launch
+   aligns its buffer by hand: C99 has no alignas) */
+typedef struct gk__cu_tensormap { uint64_t opaque[16]; } gk__cu_tensormap;
+enum { GK__CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6, GK__CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9 };
+enum { GK__CU_TENSOR_MAP_INTERLEAVE_NONE = 0, GK__CU_TENSOR_MAP_SWIZZLE_128B = 3, GK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
+       GK__CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0 };
 enum { GK__CU_STREAM_NON_BLOCKING = 1 };
 enum { GK__CU_EVENT_DEFAULT = 0 };
 enum { GK__CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
@@ -1224,6 +1232,7 @@ enum { GK__CU_STREAM_CAPTURE_STATUS_NONE = 0, GK__CU_STREAM_CAPTURE_STATUS_ACTIV
     X(gk__cu_result, cuFuncGetAttribute, FuncGetAttribute, (int *v, int attr, gk__cu_function f), 1) \
     X(gk__cu_result, cuFuncSetAttribute, FuncSetAttribute, (gk__cu_function f, int attr, int v), 1) \
     X(gk__cu_result, cuFuncGetParamInfo, FuncGetParamInfo, (gk__cu_function f, size_t i, size_t *off, size_t *size), 0) \
+    X(gk__cu_result, cuTensorMapEncodeTiled, TensorMapEncodeTiled, (gk__cu_tensormap * m, int dtype, unsigned rank, void *addr, const uint64_t *dims, const uint64_t *strides, const unsigned *box, const unsigned *estrides, int interleave, int swizzle, int l2promo, int oobfill), 0) \
     X(gk__cu_result, cuLaunchKernel, LaunchKernel, (gk__cu_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, gk__cu_stream s, void **params, void **extra), 1) \
     X(gk__cu_result, cuLaunchCooperativeKernel, LaunchCooperativeKernel, (gk__cu_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, gk__cu_stream s, void **params), 1) \
     X(gk__cu_result, cuOccupancyMaxActiveBlocksPerMultiprocessor, OccupancyMaxActiveBlocksPerMultiprocessor, (int *nblocks, gk__cu_function f, int block_size, size_t smem), 1) \
@@ -3476,6 +3485,19 @@ static void gk__target(gk_ctx *ctx, const char *arch, char *opt, size_t n, int *
     snprintf(opt, n, "--gpu-architecture=compute_%d", best ? best : 80);
 }
 
+/* The arch a library module is built for: arch (the context's), except the
+   Hopper GEMM (kernels/gemm_wg.cu: wgmma, setmaxnreg), which needs the
+   arch-specific sm_90a target on an sm_90 device. For other arches that
+   module compiles to empty stubs that are never launched (gk__wg_ok). */
+static const char *gk__mod_arch(int m, const char *arch) {
+#ifdef GK__MOD_GEMM_WG
+    if (m == GK__MOD_GEMM_WG && arch && strcmp(arch, "sm_90") == 0) return "sm_90a";
+#else
+    (void)m;
+#endif
+    return arch;
+}
+
 static char *gk__lib_headers[GK__HEADER_COUNT > 0 ? GK__HEADER_COUNT : 1];
 /* Joins the chunks of an embedded source (kept under C99's literal limit). */
 static char *gk__join_chunks(const char *const *chunks) {
@@ -3649,7 +3671,8 @@ static gk_status gk__lib_function(gk_ctx *ctx, int m, const char *fname, gk__cu_
         L->tried = 1;
         src = gk__join_chunks(gk__module_chunks[m]);
         if (!src) return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", where);
-        st = gk__jit_build(ctx, src, gk__module_names[m], NULL, 0, NULL, 1, &L->mod, NULL, where);
+        st = gk__jit_build(ctx, src, gk__module_names[m], NULL, 0, gk__mod_arch(m, ctx->info.arch[0] ? ctx->info.arch : NULL), 1, &L->mod,
+                           NULL, where);
         GPUKIT_FREE(src);
         L->status = st;
         if (st != GK_OK) return st;
@@ -3672,8 +3695,12 @@ GKDEF gk_status gk_jit_precompile(gk_ctx *ctx, const char *arch, int *num_module
     for (m = 0; st == GK_OK && m < GK__MOD_COUNT; m++) {
         char *src = gk__join_chunks(gk__module_chunks[m]);
         if (!src) { st = gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "gk_jit_precompile: out of host memory"); break; }
-        st = gk__jit_build(ctx, src, gk__module_names[m], NULL, 0, arch, 1, NULL, NULL, "gk_jit_precompile");
+        st = gk__jit_build(ctx, src, gk__module_names[m], NULL, 0, gk__mod_arch(m, arch ? arch : ctx->info.arch), 1, NULL, NULL,
+                           "gk_jit_precompile");
         GPUKIT_FREE(src);
+#ifdef GK__MOD_GEMM_WG
+        if (st != GK_OK && m == GK__MOD_GEMM_WG && st != GK_ERR_OUT_OF_MEMORY) { st = GK_OK; ctx->err[0] = 0; continue; } /* an NVRTC without sm_90a: gemm_tc serves */
+#endif
         if (st == GK_OK) n++;
     }
     if (num_modules) *num_modules = n;
@@ -4867,12 +4894,117 @@ static gk_status gk__tc_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
                           (unsigned)gk__tc_tile[di][ti][2], args, W);
 }
 
+/* gpukit's Hopper GEMM (kernels/gemm_wg.cu, module built for sm_90a): wgmma
+   fed by TMA, names by [f16 / bf16][tile 128x256 / 128x128][A k/m][B k/n],
+   and per tile its BN and shared memory (ST * (128 + BN) * 64 * 2 + 1024 +
+   256: 4 stages at BN 256, 6 at BN 128). */
+#define GK__WG_NAMES(D, T) { { "gk_wg_" D "_" T "_kk", "gk_wg_" D "_" T "_kn" }, { "gk_wg_" D "_" T "_mk", "gk_wg_" D "_" T "_mn" } }
+static const char *const gk__k_wg[2][2][2][2] = { { GK__WG_NAMES("f16", "128x256"), GK__WG_NAMES("f16", "128x128") },
+                                                  { GK__WG_NAMES("bf16", "128x256"), GK__WG_NAMES("bf16", "128x128") } };
+#undef GK__WG_NAMES
+static const int gk__wg_tile[2][2] = { { 256, 4 * 384 * 64 * 2 + 1280 }, { 128, 6 * 256 * 64 * 2 + 1280 } };
+/* -1: the wgmma kernel wherever gk__wg_ok allows it (unless the environment
+   has GPUKIT_GEMM_WGMMA=0); 0: never (the mma.sync kernel instead). Set by
+   bench/bench_gemm.c and tests/test_matmul.c (they include the
+   implementation) to measure and test both; gk__wg_launches counts launches. */
+static int gk__wg_mode = -1;
+static long gk__wg_launches = 0;
+/* gk__wg_launch's answer when it did not launch (no tensor map, module
+   unavailable): the caller runs the mma.sync kernel; no error recorded */
+#define GK__WG_DECLINED ((gk_status)(GK_STATUS_COUNT + 2))
+
+/* Whether the wgmma kernel takes this problem: what gemm_tc needs (16-byte
+   aligned A and B, leading and batch strides multiples of 16 bytes: also
+   TMA's rules) for f16 / bf16 on a compute capability 9.0 device, with
+   cuTensorMapEncodeTiled in the driver, NVRTC able to target sm_90 (or a
+   cached build) and the module not already failed; sizes within TMA's
+   32-bit coordinates and 2^40-byte strides. */
+static int gk__wg_ok(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt) {
+    static int env = -1;
+    int i, nv = ctx->n_nvrtc_archs == 0;
+    int64_t lim = (int64_t)1 << 30, la = p->a_cs == 1 ? p->a_rs : p->a_cs, lb = p->b_rs == 1 ? p->b_cs : p->b_rs;
+    if (gk__wg_mode == 0) return 0;
+    if (env < 0) { const char *e = getenv("GPUKIT_GEMM_WGMMA"); env = !(e && strcmp(e, "0") == 0); }
+    if (!env || ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16) || !ctx->cu.TensorMapEncodeTiled) return 0;
+#ifdef GK__MOD_GEMM_WG
+    if (ctx->lib[GK__MOD_GEMM_WG].tried && ctx->lib[GK__MOD_GEMM_WG].status != GK_OK) return 0;
+#else
+    return 0;
+#endif
+    for (i = 0; i < ctx->n_nvrtc_archs; i++) if (ctx->nvrtc_archs[i] == 90) nv = 1;
+    if (!nv || !gk__tc_ok(ctx, p, dt, 0)) return 0;
+    if (p->M >= lim || p->N >= lim || p->K >= lim || batch > 65535 || la >= lim || lb >= lim || p->a_bs >= ((int64_t)1 << 38) ||
+        p->b_bs >= ((int64_t)1 << 38) || la * (p->a_cs == 1 ? p->M : p->K) >= ((int64_t)1 << 38) ||
+        lb * (p->b_rs == 1 ? p->N : p->K) >= ((int64_t)1 << 38))
+        return 0;
+    return 1;
+}
+/* Builds the two tensor maps and launches a persistent grid (at most one
+   block per SM): the 128x256 tile unless that gives fewer tiles than SMs
+   (then 128x128). Maps are 3-d {inner, outer,
+   batch} with the box kernels/gemm_wg.cu describes; a 2-d operand shared by
+   every batch has a batch extent of 1. */
+static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt, const char *W) {
+    unsigned char buf[2 * sizeof(gk__cu_tensormap) + 64];
+    gk__cu_tensormap *tm = (gk__cu_tensormap *)(void *)(buf + ((64 - ((uintptr_t)buf & 63)) & 63));
+    int di = dt == GK_BF16, ak = p->a_cs == 1 ? 0 : 1, bk = p->b_rs == 1 ? 0 : 1, ti = 0, BN, tdt;
+    int64_t tiles;
+    uint64_t dims[3], strides[2];
+    unsigned box[3], es[3] = { 1, 1, 1 }, g[3], bl[3];
+    void *args[3];
+    gk__mm q = *p;
+    gk_status st;
+    tdt = dt == GK_BF16 ? GK__CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : GK__CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    if ((p->M + 127) / 128 * ((p->N + 255) / 256) * batch < ctx->info.sm_count) ti = 1;
+    BN = gk__wg_tile[ti][0];
+    tiles = (p->M + 127) / 128 * ((p->N + BN - 1) / BN);
+    /* A: k-major {K, M, b} box {64, 128}; m-major {M, K, b} box {64, 64} */
+    dims[0] = (uint64_t)(ak ? p->M : p->K); dims[1] = (uint64_t)(ak ? p->K : p->M); dims[2] = (uint64_t)(p->a_bs ? batch : 1);
+    strides[0] = (uint64_t)(ak ? p->a_cs : p->a_rs) * 2;
+    strides[1] = p->a_bs ? (uint64_t)p->a_bs * 2 : strides[0] * dims[1];
+    box[0] = 64; box[1] = ak ? 64 : 128; box[2] = 1;
+    if (ctx->cu.TensorMapEncodeTiled(&tm[0], tdt, 3, (void *)(uintptr_t)p->a, dims, strides, box, es, GK__CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                     GK__CU_TENSOR_MAP_SWIZZLE_128B, GK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, GK__CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != 0)
+        return GK__WG_DECLINED;
+    /* B: k-major ([N, K] weight) {K, N, b} box {64, BN}; n-major {N, K, b} box {64, 64} */
+    dims[0] = (uint64_t)(bk ? p->N : p->K); dims[1] = (uint64_t)(bk ? p->K : p->N); dims[2] = (uint64_t)(p->b_bs ? batch : 1);
+    strides[0] = (uint64_t)(bk ? p->b_rs : p->b_cs) * 2;
+    strides[1] = p->b_bs ? (uint64_t)p->b_bs * 2 : strides[0] * dims[1];
+    box[0] = 64; box[1] = bk ? 64 : (unsigned)BN; box[2] = 1;
+    if (ctx->cu.TensorMapEncodeTiled(&tm[1], tdt, 3, (void *)(uintptr_t)p->b, dims, strides, box, es, GK__CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                     GK__CU_TENSOR_MAP_SWIZZLE_128B, GK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, GK__CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != 0)
+        return GK__WG_DECLINED;
+    q.pad = (int)odt | (int)(batch << 8); /* gemm_wg.cu reads pad as output dtype | batch count << 8 */
+    args[0] = &tm[0]; args[1] = &tm[1]; args[2] = &q;
+    /* persistent: one block per SM at most (197 KiB of shared memory each) walks the tiles */
+    tiles *= batch;
+    g[0] = (unsigned)(tiles < ctx->info.sm_count ? tiles : ctx->info.sm_count); g[1] = 1; g[2] = 1;
+    bl[0] = 384; bl[1] = 1; bl[2] = 1;
+#ifdef GK__MOD_GEMM_WG
+    st = gk__launch_cfg(ctx, GK__MOD_GEMM_WG, gk__k_wg[di][ti][ak][bk], g, bl, (unsigned)gk__wg_tile[ti][1], args, W);
+    if (st != GK_OK && ctx->lib[GK__MOD_GEMM_WG].status != GK_OK) { ctx->err[0] = 0; return GK__WG_DECLINED; } /* module unavailable */
+#else
+    (void)W; (void)args; (void)g; (void)bl; (void)di; st = GK__WG_DECLINED;
+#endif
+    if (st == GK_OK) gk__wg_launches++;
+    return st;
+}
+
 /* The dispatcher. GEMV (decode) when A has at most 8 rows, B is a [N, K]
    weight (column-major op(B)) and both are 16-byte aligned with K a multiple
    of the vector width: it reads each weight once. Else cuBLASLt for
    f16/bf16/f32/f64 when loaded (AUTO; its wgmma kernels are what gpukit's own
    are measured against; bench/bench_gemm.c), else gpukit's GEMM
    (GK__MM_GEMM), which is, in gk__matmul:
+   - gemm_wg (kernels/gemm_wg.cu; gk__wg_ok / gk__wg_launch): compute
+     capability 9.0 (the module is built for sm_90a), f16 / bf16, gemm_tc's
+     alignment rules (which are TMA's), every layout, batch, epilogue and
+     output dtype; wgmma fed by TMA through an mbarrier pipeline, 128x256 or
+     128x128 tiles, persistent grid. Off with GPUKIT_GEMM_WGMMA=0 in the
+     environment; any failure to build its tensor maps or its module falls
+     back to gemm_tc. Measured on H200 at 4096^3 / 8192^3 (bench_gemm, NN):
+     bf16 690 / 743 TFLOP/s, f16 663 / 706 (PyTorch in the same run: bf16
+     745 / 779, f16 723 / 686; gemm_tc there: bf16 129 / 177, f16 133 / 182).
    - gemm_tc (kernels/gk_gemm_tc.cuh; gk__tc_ok / gk__tc_launch): sm_80+,
      f16 / bf16, or f32 with allow_tf32 (TF32, m16n8k8); A and B 16-byte
      aligned with leading and batch strides multiples of 16 bytes (any M, N,
@@ -5095,7 +5227,8 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         unsigned g[3], bl[3];
         if (!k) st = gk__err(ctx, GK_ERR_DTYPE, "%s: no kernel for %s -> %s", W, gk_dtype_name(sa->dtype), gk_dtype_name(so->dtype));
         else if (batch > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: batch %lld above 65535", W, (long long)batch);
-        else if (K > 0 && gk__tc_ok(ctx, &p, sa->dtype, d.allow_tf32)) st = gk__tc_launch(ctx, &p, batch, sa->dtype, so->dtype, W);
+        else if (K > 0 && gk__wg_ok(ctx, &p, batch, sa->dtype) && (st = gk__wg_launch(ctx, &p, batch, sa->dtype, so->dtype, W)) != GK__WG_DECLINED) {
+        } else if (K > 0 && gk__tc_ok(ctx, &p, sa->dtype, d.allow_tf32)) st = gk__tc_launch(ctx, &p, batch, sa->dtype, so->dtype, W);
         else {
             args[0] = &p;
             g[0] = (unsigned)((N + 63) / 64); g[1] = (unsigned)((M + 63) / 64); g[2] = (unsigned)batch;

@@ -3,7 +3,11 @@
    GEMV GB/s of weights (bf16, the issue's decode shapes) against the
    device-to-device copy bandwidth measured in the same run. PyTorch's cuBLAS
    figures come from bench/gemm_torch.py in the same device call.
-     bench_gemm [--json FILE] */
+   On a compute capability 9.0 device the 16-bit GEMM is timed on both of
+   gpukit's tensor-core kernels: "gpukit" (as dispatched: the wgmma kernel,
+   kernels/gemm_wg.cu) and "gpukit_mma" (the mma.sync kernel, gemm_tc).
+     bench_gemm [--json FILE] [--gemm-only] [--16]
+   --gemm-only: no GEMV / attention; --16: the 16-bit GEMM rows only. */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
 #include <stdio.h>
@@ -59,10 +63,13 @@ int main(int argc, char **argv) {
     FILE *f = NULL;
     char date[64];
     time_t now = time(NULL);
-    int i, first = 1;
+    int i, first = 1, gemm_only = 0, only16 = 0;
     double copy_gbs;
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    for (i = 1; i < argc; i++) if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
+    for (i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
+        else if (strcmp(argv[i], "--gemm-only") == 0) gemm_only = 1;
+        else if (strcmp(argv[i], "--16") == 0) only16 = 1;
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
     if (gk_ctx_create(&d, &ctx) != GK_OK) { printf("bench_gemm: needs a GPU (%s)\n", gk_last_error(NULL)); return 0; }
@@ -99,13 +106,20 @@ int main(int argc, char **argv) {
         static const gk_dtype dts[4] = { GK_BF16, GK_F16, GK_F32, GK_F32 };
         static const char *const names[4] = { "bf16", "f16", "tf32", "f32" };
         int si, di, be;
+        /* be 0: gpukit's own kernel with the wgmma path off (gk__wg_mode = 0:
+           the mma.sync kernel), 16-bit on a 9.0 device only; 1: gpukit's own
+           path as dispatched (wgmma on 9.0); 2: cuBLASLt */
+        int hop = info.cc_major == 9 && info.cc_minor == 0;
+        static const char *const bnames[3] = { "gpukit_mma", "gpukit", "cublaslt" };
         for (si = 0; si < 2; si++)
             for (di = 0; di < 4; di++)
-                for (be = 1; be <= 2; be++) {
+                for (be = 0; be <= 2; be++) {
                     int64_t s = sizes[si], sh[2];
                     gk_tensor a, b, o;
                     gk_matmul_desc md;
                     double ms, tf;
+                    long wg0 = gk__wg_launches;
+                    if ((be == 0 && (!hop || di >= 2)) || (only16 && di >= 2)) continue;
                     if (be == 1 && di == 3 && si == 1) continue; /* own SIMT f32 kernel at 8192: too slow to be useful */
                     sh[0] = s; sh[1] = s;
                     gk_tensor_empty(ctx, dts[di], 2, sh, &a);
@@ -114,14 +128,19 @@ int main(int argc, char **argv) {
                     randn(a, s * s, dts[di]);
                     randn(b, s * s, dts[di]);
                     memset(&md, 0, sizeof md);
-                    md.backend = (gk_matmul_backend)be;
+                    md.backend = be == 2 ? GK_MATMUL_CUBLASLT : GK_MATMUL_GPUKIT;
                     md.allow_tf32 = di == 2;
-                    ms = time_mm(o, a, b, &md, 0, be == 1 && s == 8192 ? 5 : 15);
+                    gk__wg_mode = be == 0 ? 0 : -1;
+                    ms = time_mm(o, a, b, &md, 0, be < 2 && s == 8192 && (di >= 2 || be == 0) ? 5 : 15);
+                    gk__wg_mode = -1;
                     tf = ms > 0 ? 2.0 * (double)s * s * s / (ms * 1e-3) / 1e12 : 0;
-                    /* gpukit: the tensor-core kernel (gemm_tc) for bf16 / f16 / tf32 on sm_80+, the SIMT kernel for f32 */
-                    printf("gemm %-5s %5lld^3 %-8s %8.3f ms %7.1f TFLOP/s\n", names[di], (long long)s, be == 1 ? "gpukit" : "cublasLt", ms, tf);
-                    if (f) fprintf(f, "%s    {\"op\": \"gemm\", \"dtype\": \"%s\", \"size\": %lld, \"backend\": \"%s\", \"ms\": %.4f, \"tflops\": %.2f}",
-                                   first ? "" : ",\n", names[di], (long long)s, be == 1 ? "gpukit" : "cublaslt", ms, tf), first = 0;
+                    /* gpukit: the wgmma kernel (gemm_wg) for bf16 / f16 on sm_90, else the
+                       mma.sync kernel (gemm_tc) for bf16 / f16 / tf32 on sm_80+, the SIMT kernel for f32 */
+                    printf("gemm %-5s %5lld^3 %-10s %8.3f ms %7.1f TFLOP/s%s\n", names[di], (long long)s, bnames[be], ms, tf,
+                           be == 1 && gk__wg_launches > wg0 ? " (wgmma)" : "");
+                    if (f) fprintf(f, "%s    {\"op\": \"gemm\", \"dtype\": \"%s\", \"size\": %lld, \"backend\": \"%s\", \"kernel\": \"%s\", \"ms\": %.4f, \"tflops\": %.2f}",
+                                   first ? "" : ",\n", names[di], (long long)s, bnames[be],
+                                   be == 2 ? "cublaslt" : gk__wg_launches > wg0 ? "gemm_wg" : di == 3 ? "simt" : "gemm_tc", ms, tf), first = 0;
                     gk_tensor_free(ctx, a); gk_tensor_free(ctx, b); gk_tensor_free(ctx, o);
                 }
     }
@@ -129,7 +148,7 @@ int main(int argc, char **argv) {
          read through the library's own function cache (this file includes
          the implementation) */
         int di, ti, la, lb;
-        for (di = 0; di < 3; di++)
+        for (di = only16 ? 1 : 0; di < 3; di++)
             for (ti = 0; ti < (di == 0 ? 1 : 2); ti++)
                 for (la = 0; la < 2; la++)
                     for (lb = 0; lb < 2; lb++) {
@@ -143,7 +162,24 @@ int main(int argc, char **argv) {
                         if (f) fprintf(f, ",\n    {\"op\": \"kernel\", \"name\": \"%s\", \"regs\": %d, \"local_bytes\": %d, \"smem\": %d}", kn, regs, local,
                                        gk__tc_tile[di][ti][2]);
                     }
+        /* the wgmma kernels (sm_90a module; 9.0 devices only): registers at entry
+           (setmaxnreg then moves them from the producer to the consumers) */
+        for (di = 0; di < 2 && info.cc_major == 9 && info.cc_minor == 0; di++)
+            for (ti = 0; ti < 2; ti++)
+                for (la = 0; la < 2; la++)
+                    for (lb = 0; lb < 2; lb++) {
+                        const char *kn = gk__k_wg[di][ti][la][lb];
+                        int regs = -1, local = -1;
+                        gk__cu_function fn;
+                        if (gk__lib_function(ctx, GK__MOD_GEMM_WG, kn, &fn, "bench_gemm") != GK_OK) { printf("  %s\n", gk_last_error(ctx)); continue; }
+                        ctx->cu.FuncGetAttribute(&regs, GK__CU_FUNC_ATTRIBUTE_NUM_REGS, fn);
+                        ctx->cu.FuncGetAttribute(&local, GK__CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn);
+                        printf("kernel %-24s %3d registers, %d bytes local (spills)\n", kn, regs, local);
+                        if (f) fprintf(f, ",\n    {\"op\": \"kernel\", \"name\": \"%s\", \"regs\": %d, \"local_bytes\": %d, \"smem\": %d}", kn, regs, local,
+                                       gk__wg_tile[ti][1]);
+                    }
     }
+    if (gemm_only) goto end;
     { /* GEMV: x[1, K] @ W[N, K]^T, bf16 */
         static const int64_t shapes[3][2] = { { 4096, 4096 }, { 14336, 4096 }, { 151936, 896 } };
         int si, be;
@@ -221,6 +257,7 @@ int main(int argc, char **argv) {
             gk_tensor_free(ctx, q); gk_tensor_free(ctx, k); gk_tensor_free(ctx, v); gk_tensor_free(ctx, o);
         }
     }
+end:
     if (f) { fprintf(f, "\n  ],\n  \"copy_GBs\": %.1f\n}\n", copy_gbs); fclose(f); }
     gk_ctx_destroy(ctx);
     return 0;

@@ -124,15 +124,21 @@ static void check_case(const mcase *k) {
     rnd(k->odt, O0, no);
     rnd(GK_F32, bias, k->N);
     rnd(k->odt, res, no);
-    /* the f64 product, with the storage layouts used by run() */
-    for (b = 0; b < k->batch; b++)
-        for (m = 0; m < k->M; m++)
+    /* the f64 product, with the storage layouts used by run(); op(A) rows and
+       op(B) columns are first copied out contiguous (ar, bc: fast for the big
+       cases) */
+    double *ar = (double *)malloc((size_t)k->K * 8 + 8), *bc = (double *)malloc((size_t)(k->N * k->K) * 8 + 8);
+    for (b = 0; b < k->batch; b++) {
+        int64_t ba = (k->a3 ? b : 0) * k->M * k->K, bb = (k->b3 ? b : 0) * k->K * k->N;
+        for (n = 0; n < k->N; n++)
+            for (kk = 0; kk < k->K; kk++)
+                bc[n * k->K + kk] = k->linear ? B[n * k->K + kk] : k->tb ? B[bb + n * k->K + kk] : B[bb + kk * k->N + n];
+        for (m = 0; m < k->M; m++) {
+            for (kk = 0; kk < k->K; kk++) ar[kk] = k->linear ? A[m * k->K + kk] : k->ta ? A[ba + kk * k->M + m] : A[ba + m * k->K + kk];
             for (n = 0; n < k->N; n++) {
                 double acc = 0, v, am = 0;
                 for (kk = 0; kk < k->K; kk++) {
-                    int64_t ba = (k->a3 ? b : 0) * k->M * k->K, bb = (k->b3 ? b : 0) * k->K * k->N;
-                    double a = k->linear ? A[m * k->K + kk] : k->ta ? A[ba + kk * k->M + m] : A[ba + m * k->K + kk];
-                    double w = k->linear ? B[n * k->K + kk] : k->tb ? B[bb + n * k->K + kk] : B[bb + kk * k->N + n];
+                    double a = ar[kk], w = bc[n * k->K + kk];
                     acc += a * w;
                     am += fabs(a * w);
                 }
@@ -145,6 +151,9 @@ static void check_case(const mcase *k) {
                 mag[(b * k->M + m) * k->N + n] = fabs(k->alpha == 0 ? 1 : k->alpha) * am + fabs(k->beta * O0[(b * k->M + m) * k->N + n]) +
                                                  (k->bias ? fabs(bias[n]) : 0) + (k->res ? fabs(res[(b * k->M + m) * k->N + n]) : 0) + fabs(v);
             }
+        }
+    }
+    free(ar); free(bc);
     (void)abat; (void)bbat;
     tol = (k->odt == GK_F16 || k->odt == GK_BF16) ? 1e-2 : k->tf32 ? 2e-3 : (k->dt == GK_F16 || k->dt == GK_BF16) ? 1e-5 : k->dt == GK_F64 ? 1e-12 : 1e-5;
     snprintf(desc, sizeof desc, "%s->%s b%lld M%lld N%lld K%lld %s%s%s%s bias%d res%d act%d a%g b%g tf32 %d be%d ld%d%d", gk_dtype_name(k->dt),
@@ -165,7 +174,7 @@ int main(void) {
     static const int64_t dims[] = { 1, 17, 100, 129 };
     static const gk_dtype dts[] = { GK_F32, GK_BF16, GK_F16, GK_F64 };
     mcase k;
-    int i, j, l, t, bk;
+    int i, j, l, t, bk, pass, hop;
     gk_device_info info;
     int64_t s22[2] = { 2, 2 }, s23[2] = { 2, 3 }, s34[2] = { 3, 4 };
     gk_tensor a, b, o, x;
@@ -224,8 +233,12 @@ int main(void) {
        sm_80+): 16-byte rows (padded storage), every layout, awkward M, N, K
        (K not a multiple of the 32-wide k tile), batches, epilogues, output
        dtypes; then misaligned rows and bases, which fall back to the SIMT
-       kernel and must still be right */
-    {
+       kernel and must still be right. On a compute capability 9.0 device
+       the 16-bit cases run on the wgmma kernel (kernels/gemm_wg.cu) in the
+       first pass and on the mma.sync kernel (gk__wg_mode = 0) in the second. */
+    hop = info.backend == GK_BACKEND_CUDA && info.cc_major == 9 && info.cc_minor == 0;
+    for (pass = 0; pass < (hop ? 2 : 1); pass++) {
+        gk__wg_mode = pass ? 0 : -1;
         static const int64_t tcd[] = { 1, 17, 100, 129, 1000 };
         static const int64_t tcbig[][3] = { { 4097, 136, 264 }, { 100, 4097, 520 }, { 136, 264, 4097 } };
         for (i = 0; i < 5; i++)
@@ -275,6 +288,46 @@ int main(void) {
             k.ta = i % 2; k.tb = i / 2 % 2; k.a3 = k.b3 = k.batch > 1; k.lda = i == 4 ? 2 : 1; k.ldb = 1; k.tf32 = 1;
             k.bias = i % 3 == 0; k.act = (gk_act)(i % 5); k.be = GK_MATMUL_GPUKIT;
             check_case(&k);
+        }
+    }
+    gk__wg_mode = -1;
+    /* the Hopper kernel (kernels/gemm_wg.cu: wgmma fed by TMA, 128x256 and
+       128x128 tiles, k tiles of 64): tile-sized and ragged M / N / K, all four
+       layouts, batches (shared and per-batch operands), every epilogue and
+       output dtype; on a 9.0 device each must have launched it. Misaligned
+       rows or bases must not (gemm_tc's rules; they take the SIMT kernel). */
+    {
+        static const int64_t wgs[][4] = { { 1, 256, 512, 320 }, { 1, 1000, 1024, 4096 }, { 3, 130, 264, 200 }, { 1, 129, 136, 72 },
+                                          { 2, 300, 520, 1000 }, { 1, 4097, 256, 64 }, { 1, 128, 8, 8 }, { 1, 2000, 2000, 136 } };
+        for (i = 0; i < 8; i++)
+            for (l = 0; l < 4; l++) {
+                long before = gk__wg_launches;
+                if ((i == 1 || i == 7) && (l % 2 == 1 || info.backend != GK_BACKEND_CUDA)) continue; /* the big ones: NN and TN, on a GPU */
+                memset(&k, 0, sizeof k);
+                k.dt = (i + l) % 2 ? GK_BF16 : GK_F16;
+                k.odt = (i + l) % 3 == 0 ? GK_F32 : (i + l) % 5 == 1 ? (k.dt == GK_F16 ? GK_BF16 : GK_F16) : k.dt;
+                k.batch = wgs[i][0]; k.M = wgs[i][1]; k.N = wgs[i][2]; k.K = wgs[i][3];
+                k.ta = l / 2; k.tb = l % 2;
+                k.a3 = k.batch > 1; k.b3 = k.batch > 1 && (i + l) % 2 == 0;
+                k.bias = (i + l) % 2 == 0; k.res = (i + l) % 3 == 1; k.act = (gk_act)((i + l) % 5);
+                k.alpha = (i + l) % 4 == 0 ? 0.5 : 0; k.beta = (i + l) % 6 == 0 ? 0.25 : 0;
+                if (i == 0 || i == 1) { k.bias = k.res = 0; k.act = GK_ACT_NONE; k.alpha = k.beta = 0; } /* the plain product's store */
+                k.lda = (i + l) % 3 == 0 ? 0 : 1; k.ldb = (i + l) % 4 == 0 ? 0 : 1; /* packed when K, M, N keep rows 16-byte aligned */
+                if ((k.lda == 0 && (k.ta ? k.M : k.K) % 8 != 0) || (k.ldb == 0 && (k.tb ? k.K : k.N) % 8 != 0)) k.lda = k.ldb = 1;
+                k.be = GK_MATMUL_GPUKIT;
+                check_case(&k);
+                if (hop) GKT_CHECK(gk__wg_launches > before, "wgmma path not taken: case %d layout %d", i, l);
+            }
+        for (i = 0; i < 4; i++) { /* gk_linear on it, and misaligned storage that must fall back */
+            long before = gk__wg_launches;
+            memset(&k, 0, sizeof k);
+            k.dt = i % 2 ? GK_BF16 : GK_F16; k.odt = k.dt; k.batch = 1; k.M = 520; k.N = 264; k.K = 1000;
+            if (i < 2) { k.linear = 1; k.bias = 1; k.act = GK_ACT_SILU; k.res = 1; }
+            else { k.lda = i == 2 ? 2 : 1; k.ldb = i == 3 ? 3 : 1; k.tb = 1; }
+            k.be = GK_MATMUL_GPUKIT;
+            check_case(&k);
+            if (hop) GKT_CHECK(i < 2 ? gk__wg_launches > before : gk__wg_launches == before, "case %d: wgmma launches %ld -> %ld", i, before,
+                               gk__wg_launches);
         }
     }
     /* linear / GEMV: M = 1..8 rows against a [N, K] weight */

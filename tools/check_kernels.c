@@ -88,12 +88,13 @@ int main(int argc, char **argv) {
             size_t binn = 0;
             int ptx = 0, nk, k, maxr = 0, maxk = 0, stack = 0, spills = 0;
             gk_status st;
-            gk__target(ctx, argv[i], target, sizeof target, &ptx);
+            const char *arch = gk__mod_arch(m, argv[i]); /* gemm_wg.cu: sm_90a for sm_90 */
+            gk__target(ctx, arch, target, sizeof target, &ptx);
             opts[0] = target;
             opts[1] = "--ptxas-options=-v";
             if (fill) { /* the same build as the library's lazy one, into the cache */
-                st = src ? gk__jit_build(ctx, src, gk__module_names[m], NULL, 0, argv[i], 1, NULL, NULL, "check_kernels") : GK_ERR_OUT_OF_MEMORY;
-                printf("%-18s %-7s %s\n", gk__module_names[m], argv[i], st == GK_OK ? "in the cache" : gk_last_error(ctx));
+                st = src ? gk__jit_build(ctx, src, gk__module_names[m], NULL, 0, arch, 1, NULL, NULL, "check_kernels") : GK_ERR_OUT_OF_MEMORY;
+                printf("%-18s %-7s %s\n", gk__module_names[m], arch, st == GK_OK ? "in the cache" : gk_last_error(ctx));
                 if (st == GK_OK) pass++;
                 else fail++;
                 GPUKIT_FREE(src);
@@ -101,7 +102,7 @@ int main(int argc, char **argv) {
             }
             st = src ? gk__nvrtc_compile(ctx, src, gk__module_names[m], opts, ptx ? 1 : 2, ptx, &bin, &binn, "check_kernels") : GK_ERR_OUT_OF_MEMORY;
             if (st != GK_OK) {
-                printf("%-18s %-7s FAILED: %s\n", gk__module_names[m], argv[i], gk_last_error(ctx));
+                printf("%-18s %-7s FAILED: %s\n", gk__module_names[m], arch, gk_last_error(ctx));
                 fail++;
             } else {
                 nk = parse_log(gk_jit_log(ctx), ks, 1024);
@@ -110,10 +111,10 @@ int main(int argc, char **argv) {
                     if (ks[k].stack > stack) stack = ks[k].stack;
                     spills += ks[k].spill_st + ks[k].spill_ld;
                 }
-                printf("%-18s %-7s %7d %8d %8d %10d  %s%s\n", gk__module_names[m], argv[i], nk, maxr, stack, spills,
+                printf("%-18s %-7s %7d %8d %8d %10d  %s%s\n", gk__module_names[m], arch, nk, maxr, stack, spills,
                        nk ? ks[maxk].name : "-", ptx ? " (PTX: NVRTC lacks this arch)" : "");
                 if (js) {
-                    fprintf(js, "%s  {\"module\": \"%s\", \"arch\": \"%s\", \"kernels\": [", first ? "" : ",\n", gk__module_names[m], argv[i]);
+                    fprintf(js, "%s  {\"module\": \"%s\", \"arch\": \"%s\", \"kernels\": [", first ? "" : ",\n", gk__module_names[m], arch);
                     for (k = 0; k < nk; k++)
                         fprintf(js, "%s{\"name\": \"%s\", \"regs\": %d, \"stack\": %d, \"spill_stores\": %d, \"spill_loads\": %d}",
                                 k ? ", " : "", ks[k].name, ks[k].regs, ks[k].stack, ks[k].spill_st, ks[k].spill_ld);
