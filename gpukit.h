@@ -5960,6 +5960,7 @@ static void gk__red_cpu(const void *vp) {
 }
 static const char *const gk__k_red_rows[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_rows_", "");
 static const char *const gk__k_red_fin[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_fin_", "");
+static const char *const gk__k_red_finb[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_finb_", "");
 static const char *const gk__k_red_cols[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_cols_", "");
 
 static int gk__norm_axis(int axis, int ndim, int *out) {
@@ -6066,7 +6067,11 @@ static gk_status gk__reduce(gk_ctx *ctx, gk_tensor out, gk_tensor x, int op, int
                     st = gk__launch_cfg(ctx, GK__MOD_REDUCE, gk__k_red_rows[p.dt], grid, block, 0, args, where);
                     if (st == GK_OK && S > 1) {
                         void *fargs[6] = { &p.on, &p.R, &p.op, &S, &po, &ws };
-                        st = gk__launch(ctx, GK__MOD_REDUCE, gk__k_red_fin[p.dt], M, fargs, where);
+                        if (S >= 64) { /* many parts: a block an output merges them (one thread took ~1 us a part) */
+                            unsigned fgrid[3] = { 1, 1, 1 }, fblock[3] = { 256, 1, 1 };
+                            fgrid[0] = (unsigned)gk__grid_cap(ctx, M, 16);
+                            st = gk__launch_cfg(ctx, GK__MOD_REDUCE, gk__k_red_finb[p.dt], fgrid, fblock, 0, fargs, where);
+                        } else st = gk__launch(ctx, GK__MOD_REDUCE, gk__k_red_fin[p.dt], M, fargs, where);
                     }
                 }
                 if (S > 1 && ws) gk__unuse(ctx, ctx->ws);
@@ -6237,7 +6242,10 @@ static gk_status gk__rowop_run(gk_ctx *ctx, gk_tensor out, gk_tensor x, int kind
                 goto launched;
             }
             if (M < sms && p.n >= 16384) {
-                S = (2 * sms + M - 1) / M;
+                /* at most two blocks an SM in all, so both phases run in one
+                   wave (rounding up gave 288 blocks of 1024 threads for 32
+                   rows on 132 SMs: two waves each) */
+                S = 2 * sms / M;
                 if (S > (p.n + 8191) / 8192) S = (p.n + 8191) / 8192;
                 chunk = ((p.n + S - 1) / S + 15) / 16 * 16;
                 S = (p.n + chunk - 1) / chunk;

@@ -12,6 +12,7 @@
 //    S=spatial; instance: R=C, cpg=1, S=T; AdaIN: R=rows, cpg=1, S=T).
 // mode: 0 layer (mean/var), 1 rms, 2 h = x + res (rounded, written), then rms.
 #include "gk_common.cuh"
+#include "gk_vec.cuh"
 
 __device__ __forceinline__ float gk_warp_sum(float v) {
 #pragma unroll
@@ -40,104 +41,113 @@ template <int WT, int E> __device__ __forceinline__ void gk_ldw(const typename g
     const WS *p = w + c0;
     if ((E * sizeof(WS)) % 16 == 0 && ((unsigned long long)p & 15) == 0) {
 #pragma unroll
-        for (int j = 0; j < NV; j++) {
-            union { uint4 v; WS s[PV]; } u;
-            u.v = __ldg((const uint4 *)p + j);
-#pragma unroll
-            for (int e = 0; e < PV; e++)
-                if (j * PV + e < E) o[j * PV + e] = gk_ty<WT>::ld(u.s[e]);
-        }
+        for (int j = 0; j < NV; j++) gk_nv<WT>::ld(__ldg((const uint4 *)p + j), o + j * PV);
     } else {
 #pragma unroll
         for (int e = 0; e < E; e++) o[e] = gk_ty<WT>::ld(p[e]);
     }
 }
 
+// One block per row, V 16-byte vectors a thread (vector vi = tid + k * T),
+// the row kept in registers as loaded (raw) between the statistics and the
+// output; weights and biases as 16-byte loads at the output.
 template <int DT, int WT, int V>
 __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float eps, const typename gk_ty<DT>::S *x,
                                            const typename gk_ty<DT>::S *res, typename gk_ty<DT>::S *h,
                                            typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,
                                            const typename gk_ty<WT>::S *b) {
-    typedef typename gk_ty<DT>::S S;
-    typedef gk_ty<DT> T;
-    typedef gk_ty<WT> TW;
-    enum { E = 16 / sizeof(S) };
+    typedef gk_nv<DT> N;
+    enum { E = N::E };
     __shared__ float sh[32];
     const int nvec = D / E;
     for (gk_i64 row = blockIdx.x; row < rows; row += gridDim.x) {
-        float v[V][E];
+        uint4 raw[V];
         const uint4 *xr = (const uint4 *)(x + row * D);
 #pragma unroll
         for (int k = 0; k < V; k++) {
             int vi = threadIdx.x + k * blockDim.x;
-            if (vi < nvec) {
-                uint4 raw = xr[vi];
-                const S *s = (const S *)&raw;
-#pragma unroll
-                for (int e = 0; e < E; e++) v[k][e] = T::ld(s[e]);
-                if (mode == 2) {
-                    uint4 rr = ((const uint4 *)(res + row * D))[vi], hh;
-                    const S *r = (const S *)&rr;
-                    S *hs = (S *)&hh;
-#pragma unroll
-                    for (int e = 0; e < E; e++) {
-                        hs[e] = T::st(v[k][e] + T::ld(r[e]));
-                        v[k][e] = T::ld(hs[e]);
-                    }
-                    ((uint4 *)(h + row * D))[vi] = hh;
-                }
-            } else {
-#pragma unroll
-                for (int e = 0; e < E; e++) v[k][e] = 0.f;
-            }
+            raw[k] = make_uint4(0u, 0u, 0u, 0u);
+            if (vi < nvec) raw[k] = xr[vi];
         }
-        float mean = 0.f, rstd;
-        if (mode == 0) {
-            float s = 0.f;
-#pragma unroll
-            for (int k = 0; k < V; k++)
-#pragma unroll
-                for (int e = 0; e < E; e++) s += v[k][e];
-            mean = gk_block_sum(s, sh) / (float)D;
-            float q = 0.f;
+        if (mode == 2) {
+            const uint4 *rr = (const uint4 *)(res + row * D);
+            uint4 *hr = (uint4 *)(h + row * D);
 #pragma unroll
             for (int k = 0; k < V; k++) {
                 int vi = threadIdx.x + k * blockDim.x;
-                if (vi < nvec)
+                if (vi < nvec) {
+                    float a[E], c[E];
+                    N::ld(raw[k], a);
+                    N::ld(rr[vi], c);
 #pragma unroll
-                    for (int e = 0; e < E; e++) { float d = v[k][e] - mean; q += d * d; }
+                    for (int e = 0; e < E; e++) a[e] += c[e];
+                    raw[k] = N::st(a);
+                    hr[vi] = raw[k];
+                }
             }
-            rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);
-        } else {
-            float q = 0.f;
-#pragma unroll
-            for (int k = 0; k < V; k++)
-#pragma unroll
-                for (int e = 0; e < E; e++) q += v[k][e] * v[k][e];
-            rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);
         }
+        float mean = 0.f, q = 0.f;
+        if (mode == 0) {
+            float s = 0.f;
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                float f[E];
+                N::ld(raw[k], f);
+#pragma unroll
+                for (int e = 0; e < E; e++) s += f[e];
+            }
+            mean = gk_block_sum(s, sh) / (float)D;
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                int vi = threadIdx.x + k * blockDim.x;
+                if (vi < nvec) {
+                    float f[E];
+                    N::ld(raw[k], f);
+#pragma unroll
+                    for (int e = 0; e < E; e++) { float d = f[e] - mean; q += d * d; }
+                }
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                float f[E];
+                N::ld(raw[k], f);
+#pragma unroll
+                for (int e = 0; e < E; e++) q += f[e] * f[e];
+            }
+        }
+        const float rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);
         uint4 *orow = (uint4 *)(out + row * D);
 #pragma unroll
         for (int k = 0; k < V; k++) {
             int vi = threadIdx.x + k * blockDim.x;
             if (vi < nvec) {
-                uint4 o;
-                S *os = (S *)&o;
+                float y[E], wv[E], bv[E];
+                N::ld(raw[k], y);
+                if (mode == 0) {
 #pragma unroll
-                for (int e = 0; e < E; e++) {
-                    int c = vi * E + e;
-                    float y;
-                    if (mode == 0) {
-                        y = (v[k][e] - mean) * rstd;
-                        if (w) y = y * TW::ld(w[c]);
-                        if (b) y = y + TW::ld(b[c]);
-                    } else {
-                        y = gk_rnd<DT>(v[k][e] * rstd);
-                        if (w) y = TW::ld(w[c]) * y;
+                    for (int e = 0; e < E; e++) y[e] = (y[e] - mean) * rstd;
+                    if (w) {
+                        gk_ldw<WT, E>(w, vi * E, wv);
+#pragma unroll
+                        for (int e = 0; e < E; e++) y[e] = y[e] * wv[e];
                     }
-                    os[e] = T::st(y);
+                    if (b) {
+                        gk_ldw<WT, E>(b, vi * E, bv);
+#pragma unroll
+                        for (int e = 0; e < E; e++) y[e] = y[e] + bv[e];
+                    }
+                } else {
+#pragma unroll
+                    for (int e = 0; e < E; e++) y[e] = y[e] * rstd;
+                    N::rnd(y);
+                    if (w) {
+                        gk_ldw<WT, E>(w, vi * E, wv);
+#pragma unroll
+                        for (int e = 0; e < E; e++) y[e] = wv[e] * y[e];
+                    }
                 }
-                orow[vi] = o;
+                orow[vi] = N::st(y);
             }
         }
     }
@@ -154,9 +164,8 @@ __device__ __forceinline__ void gk_warpnorm(gk_i64 rows, int D, int G, int mode,
                                             const typename gk_ty<DT>::S *res, typename gk_ty<DT>::S *h,
                                             typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,
                                             const typename gk_ty<WT>::S *b) {
-    typedef typename gk_ty<DT>::S S;
-    typedef gk_ty<DT> T;
-    enum { E = 16 / sizeof(S) };
+    typedef gk_nv<DT> N;
+    enum { E = N::E };
     const int nvec = D / E, lane = threadIdx.x & 31, cl = lane & (G - 1), sub = lane / G, rpw = 32 / G;
     const bool on = cl < nvec;
     float wv[E], bv[E];
@@ -167,62 +176,50 @@ __device__ __forceinline__ void gk_warpnorm(gk_i64 rows, int D, int G, int mode,
     const gk_i64 gw = (gk_i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5), nw = (gk_i64)gridDim.x * (blockDim.x >> 5);
     // rows handled by this warp in one step: rpw * U, as U slices of rpw rows
     for (gk_i64 base = gw * rpw * U; base < rows; base += nw * rpw * U) {
-        float v[U][E];
+        uint4 raw[U];
         bool ok[U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
             gk_i64 row = base + u * rpw + sub;
             ok[u] = on && row < rows;
-            if (ok[u]) {
-                uint4 raw = ((const uint4 *)(x + row * D))[cl];
-                const S *s = (const S *)&raw;
-#pragma unroll
-                for (int e = 0; e < E; e++) v[u][e] = T::ld(s[e]);
-            } else {
-#pragma unroll
-                for (int e = 0; e < E; e++) v[u][e] = 0.f;
-            }
+            raw[u] = make_uint4(0u, 0u, 0u, 0u);
+            if (ok[u]) raw[u] = ((const uint4 *)(x + row * D))[cl];
         }
         if (mode == 2) {
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 gk_i64 row = base + u * rpw + sub;
                 if (ok[u]) {
-                    uint4 rr = ((const uint4 *)(res + row * D))[cl], hh;
-                    const S *r = (const S *)&rr;
-                    S *hs = (S *)&hh;
+                    float a[E], c[E];
+                    N::ld(raw[u], a);
+                    N::ld(((const uint4 *)(res + row * D))[cl], c);
 #pragma unroll
-                    for (int e = 0; e < E; e++) {
-                        hs[e] = T::st(v[u][e] + T::ld(r[e]));
-                        v[u][e] = T::ld(hs[e]);
-                    }
-                    ((uint4 *)(h + row * D))[cl] = hh;
+                    for (int e = 0; e < E; e++) a[e] += c[e];
+                    raw[u] = N::st(a);
+                    ((uint4 *)(h + row * D))[cl] = raw[u];
                 }
             }
         }
         float mean[U], q[U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
+            float f[E];
+            N::ld(raw[u], f);
             mean[u] = 0.f;
             q[u] = 0.f;
-        }
-        if (mode == 0) {
-#pragma unroll
-            for (int u = 0; u < U; u++) {
+            if (mode == 0) {
                 float sm = 0.f;
 #pragma unroll
-                for (int e = 0; e < E; e++) sm += v[u][e];
+                for (int e = 0; e < E; e++) sm += f[e];
                 for (int o = G >> 1; o; o >>= 1) sm += __shfl_xor_sync(0xffffffffu, sm, o);
                 mean[u] = sm / (float)D;
                 if (ok[u])
 #pragma unroll
-                    for (int e = 0; e < E; e++) { float d = v[u][e] - mean[u]; q[u] += d * d; }
+                    for (int e = 0; e < E; e++) { float d = f[e] - mean[u]; q[u] += d * d; }
+            } else {
+#pragma unroll
+                for (int e = 0; e < E; e++) q[u] += f[e] * f[e];
             }
-        } else {
-#pragma unroll
-            for (int u = 0; u < U; u++)
-#pragma unroll
-                for (int e = 0; e < E; e++) q[u] += v[u][e] * v[u][e];
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
@@ -230,22 +227,26 @@ __device__ __forceinline__ void gk_warpnorm(gk_i64 rows, int D, int G, int mode,
             float rstd = rsqrtf(q[u] / (float)D + eps);
             gk_i64 row = base + u * rpw + sub;
             if (ok[u]) {
-                uint4 o;
-                S *os = (S *)&o;
+                float y[E];
+                N::ld(raw[u], y);
+                if (mode == 0) {
 #pragma unroll
-                for (int e = 0; e < E; e++) {
-                    float y;
-                    if (mode == 0) {
-                        y = (v[u][e] - mean[u]) * rstd;
-                        if (w) y = y * wv[e];
-                        if (b) y = y + bv[e];
-                    } else {
-                        y = gk_rnd<DT>(v[u][e] * rstd);
-                        if (w) y = wv[e] * y;
-                    }
-                    os[e] = T::st(y);
+                    for (int e = 0; e < E; e++) y[e] = (y[e] - mean[u]) * rstd;
+                    if (w)
+#pragma unroll
+                        for (int e = 0; e < E; e++) y[e] = y[e] * wv[e];
+                    if (b)
+#pragma unroll
+                        for (int e = 0; e < E; e++) y[e] = y[e] + bv[e];
+                } else {
+#pragma unroll
+                    for (int e = 0; e < E; e++) y[e] = y[e] * rstd;
+                    N::rnd(y);
+                    if (w)
+#pragma unroll
+                        for (int e = 0; e < E; e++) y[e] = wv[e] * y[e];
                 }
-                ((uint4 *)(out + row * D))[cl] = o;
+                ((uint4 *)(out + row * D))[cl] = N::st(y);
             }
         }
     }

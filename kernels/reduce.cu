@@ -4,6 +4,7 @@
 // Geometry: `on` iterates the outputs (operand 0: output offset, 1: input
 // offset), `rn` the reduced elements of one output (operand 0: input offset).
 #include "gk_common.cuh"
+#include "gk_vec.cuh"
 
 #define R_SUM 0
 #define R_MEAN 1
@@ -137,13 +138,21 @@ template <int DT, int OP> __device__ __forceinline__ void gk_red_rows_t(const gk
             for (gk_i64 r = r0 + threadIdx.x; r < r0 + head; r += blockDim.x) rs_push<A>(op, s, (A)T::ld(b[r]), r);
             gk_i64 v0 = r0 + head, nv = (r1 - v0) / V;
             const uint4 *bv = (const uint4 *)(b + v0);
-#pragma unroll 8
+            // one state per vector lane: V independent chains (the adds of a
+            // sum, the compares of a max) instead of one, merged at the end
+            // (each lane's elements in index order, so argmax ties stay exact)
+            gk_rs<A> sl[V];
+#pragma unroll
+            for (int k = 0; k < V; k++) rs_init<A>(op, sl[k]);
+#pragma unroll 4
             for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {
                 union { uint4 v; Sx s[16 / sizeof(Sx)]; } u;
                 u.v = __ldg(bv + j);
 #pragma unroll
-                for (int k = 0; k < V; k++) rs_push<A>(op, s, (A)T::ld(u.s[k]), v0 + j * V + k);
+                for (int k = 0; k < V; k++) rs_push<A>(op, sl[k], (A)T::ld(u.s[k]), v0 + j * V + k);
             }
+#pragma unroll
+            for (int k = 0; k < V; k++) rs_merge<A>(op, s, sl[k]);
             for (gk_i64 r = v0 + nv * V + threadIdx.x; r < r1; r += blockDim.x) rs_push<A>(op, s, (A)T::ld(b[r]), r);
         } else {
             for (gk_i64 r = r0 + threadIdx.x; r < r1; r += blockDim.x) {
@@ -187,6 +196,25 @@ template <int DT> __device__ __forceinline__ void gk_red_fin(const gk_nd &on, gk
             rs_merge<A>(op, s, o);
         }
         rs_final<DT>(op, s, R, out, oo);
+    }
+}
+// the same with one block an output (many partial states): each thread
+// merges a strided subset in order, then the block merges in a fixed order
+template <int DT> __device__ __forceinline__ void gk_red_finb(const gk_nd &on, gk_i64 R, int op, gk_i64 S, void *out, const gk_rpart *part) {
+    typedef typename gk_acct<DT>::A A;
+    for (gk_i64 m = blockIdx.x; m < on.n; m += gridDim.x) {
+        gk_i64 oo, ox, o2;
+        gk_nd_offsets(on, m, oo, ox, o2);
+        gk_rs<A> s;
+        rs_init<A>(op, s);
+        for (gk_i64 p = threadIdx.x; p < S; p += blockDim.x) {
+            gk_rs<A> o;
+            o.v = (A)part[m * S + p].v; o.m2 = (A)part[m * S + p].m2; o.n = part[m * S + p].n;
+            rs_merge<A>(op, s, o);
+        }
+        s = rs_block<A>(op, s);
+        if (threadIdx.x == 0) rs_final<DT>(op, s, R, out, oo);
+        __syncthreads();
     }
 }
 // many outputs over a strided dim: blocks of 32 x 8 threads, x over 32
@@ -387,12 +415,35 @@ template <typename A> __device__ __forceinline__ A sm_bsum(A v, A *sh) {
     for (int q = 1; q < nw; q++) v += sh[q];
     return v;
 }
+// a 16-byte vector of V elements <-> V accumulator values (gk_vec.cuh for
+// f32 / bf16 / f16: no NaN canonicalisation on load, paired conversions with
+// canonical NaNs on store)
+template <int DT> struct sm_vec {
+    static __device__ __forceinline__ void ld(const uint4 &u, float *f) { gk_nv<DT>::ld(u, f); }
+    static __device__ __forceinline__ uint4 st(const float *f) { return gk_nv<DT>::st(f); }
+};
+template <> struct sm_vec<GK_DT_f64> {
+    static __device__ __forceinline__ void ld(const uint4 &u, double *f) {
+        f[0] = __hiloint2double((int)u.y, (int)u.x);
+        f[1] = __hiloint2double((int)u.w, (int)u.z);
+    }
+    static __device__ __forceinline__ uint4 st(const double *f) {
+        uint4 u;
+        u.x = (unsigned)__double2loint(f[0]); u.y = (unsigned)__double2hiint(f[0]);
+        u.z = (unsigned)__double2loint(f[1]); u.w = (unsigned)__double2hiint(f[1]);
+        return u;
+    }
+};
+__device__ __forceinline__ float sm_fmax(float a, float b) { return fmaxf(a, b); } // NaN-ignoring
+__device__ __forceinline__ double sm_fmax(double a, double b) { return fmax(a, b); }
+
 template <int DT, int LOG, int NV> __device__ __forceinline__ void gk_softmax_reg(const gk_nd &on, gk_i64 n, gk_i64 xs, gk_i64 os,
                                                                                  typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x) {
     typedef gk_ty<DT> T;
     typedef typename T::S Sx;
     typedef typename gk_acct<DT>::A A;
-    const int V = 16 / sizeof(Sx);
+    typedef sm_vec<DT> W;
+    enum { V = 16 / sizeof(Sx), INPLACE = !LOG && sizeof(Sx) == sizeof(A) };
     __shared__ A shA[32];
     __shared__ int shN[32];
     const A NINF = -gk_inf<A>();
@@ -410,34 +461,95 @@ template <int DT, int LOG, int NV> __device__ __forceinline__ void gk_softmax_re
             __syncthreads();
             continue;
         }
-        union U { uint4 v; Sx s[16 / sizeof(Sx)]; };
-        U u[NV];
+        uint4 u[NV];
         A tv = NINF;
         bool ht = tail0 + tid < n;
         const uint4 *xv = (const uint4 *)xr;
 #pragma unroll
         for (int i = 0; i < NV; i++) {
             gk_i64 j = tid + (gk_i64)i * nt;
-            if (j < nvec) u[i].v = __ldg(xv + j);
+            u[i] = make_uint4(0u, 0u, 0u, 0u);
+            if (j < nvec) u[i] = __ldg(xv + j);
         }
         if (ht) tv = (A)T::ld(xr[tail0 + tid]);
-        // max over non-NaN entries, and whether there is a NaN
-        A m = NINF;
-        bool nan = tv != tv;
-        if (!nan && tv > m) m = tv;
+        // the max over the non-NaN entries
+        A m = sm_fmax(NINF, tv);
 #pragma unroll
         for (int i = 0; i < NV; i++) {
             gk_i64 j = tid + (gk_i64)i * nt;
             if (j < nvec) {
+                A f[V];
+                W::ld(u[i], f);
 #pragma unroll
-                for (int k = 0; k < V; k++) {
-                    A v = (A)T::ld(u[i].s[k]);
-                    nan |= v != v;
-                    m = v > m ? v : m;
-                }
+                for (int k = 0; k < V; k++) m = sm_fmax(m, f[k]);
             }
         }
+        bool nan = false;
         m = sm_bmax<A>(m, nan, shA, shN);
+        uint4 *yv = (uint4 *)yr;
+        if (m > NINF && m < gk_inf<A>()) {
+            // finite max (the common case): exp(x - m) is 1 for x == m and 0
+            // for -inf, a NaN entry makes the sum NaN; softmax of f32 / f64
+            // keeps exp(x - m) in place of x, so exp runs once an element
+            A s = 0, te = 0;
+            if (ht) { te = m_expA(tv - m); s += te; }
+#pragma unroll
+            for (int i = 0; i < NV; i++) {
+                gk_i64 j = tid + (gk_i64)i * nt;
+                if (j < nvec) {
+                    A f[V];
+                    W::ld(u[i], f);
+#pragma unroll
+                    for (int k = 0; k < V; k++) {
+                        f[k] = m_expA(f[k] - m);
+                        s += f[k];
+                    }
+                    if (INPLACE) u[i] = W::st(f);
+                }
+            }
+            s = sm_bsum<A>(s, shA);
+            if (s != s) { // a NaN row: every output NaN
+                A f[V];
+                A qn = (A)__int_as_float(0x7FC00000);
+#pragma unroll
+                for (int k = 0; k < V; k++) f[k] = qn;
+                uint4 z = W::st(f);
+#pragma unroll
+                for (int i = 0; i < NV; i++) {
+                    gk_i64 j = tid + (gk_i64)i * nt;
+                    if (j < nvec) yv[j] = z;
+                }
+                if (ht) yr[tail0 + tid] = T::st((typename T::C)qn);
+                continue;
+            }
+            A ls = m_logA(s), inv = (A)1 / s;
+#pragma unroll
+            for (int i = 0; i < NV; i++) {
+                gk_i64 j = tid + (gk_i64)i * nt;
+                if (j < nvec) {
+                    A f[V];
+                    W::ld(u[i], f);
+#pragma unroll
+                    for (int k = 0; k < V; k++) f[k] = LOG ? (f[k] - m) - ls : (INPLACE ? f[k] : m_expA(f[k] - m)) * inv;
+                    yv[j] = W::st(f);
+                }
+            }
+            if (ht) yr[tail0 + tid] = T::st((typename T::C)(LOG ? (tv - m) - ls : te * inv));
+            continue;
+        }
+        // max +inf (the +inf entries share the mass) or -inf (no finite entry): exact special cases
+        nan = tv != tv;
+#pragma unroll
+        for (int i = 0; i < NV; i++) {
+            gk_i64 j = tid + (gk_i64)i * nt;
+            if (j < nvec) {
+                A f[V];
+                W::ld(u[i], f);
+#pragma unroll
+                for (int k = 0; k < V; k++) nan |= f[k] != f[k];
+            }
+        }
+        nan = __syncthreads_or(nan) != 0;
         A s = 0;
         if (!nan && m != NINF) {
 #define GK_SM_TERM(xv) ((xv) == m ? (A)1 : (xv) == NINF ? (A)0 : m_expA((xv) - m))
@@ -446,8 +558,10 @@ template <int DT, int LOG, int NV> __device__ __forceinline__ void gk_softmax_re
             for (int i = 0; i < NV; i++) {
                 gk_i64 j = tid + (gk_i64)i * nt;
                 if (j < nvec) {
+                    A f[V];
+                    W::ld(u[i], f);
 #pragma unroll
-                    for (int k = 0; k < V; k++) { A v = (A)T::ld(u[i].s[k]); s += GK_SM_TERM(v); }
+                    for (int k = 0; k < V; k++) s += GK_SM_TERM(f[k]);
                 }
             }
 #undef GK_SM_TERM
@@ -458,15 +572,15 @@ template <int DT, int LOG, int NV> __device__ __forceinline__ void gk_softmax_re
         bool none = m == NINF && !nan;
 #define GK_SM_OUT(xv)                                                                                               \
     (nan ? s : none ? (LOG ? NINF : (A)0) : LOG ? ((xv) == m ? (A)0 : (xv) - m) - ls : ((xv) == m ? (A)1 : m_expA((xv) - m)) * inv)
-        uint4 *yv = (uint4 *)yr;
 #pragma unroll
         for (int i = 0; i < NV; i++) {
             gk_i64 j = tid + (gk_i64)i * nt;
             if (j < nvec) {
-                U z;
+                A f[V];
+                W::ld(u[i], f);
 #pragma unroll
-                for (int k = 0; k < V; k++) { A v = (A)T::ld(u[i].s[k]); z.s[k] = T::st((typename T::C)(GK_SM_OUT(v))); }
-                yv[j] = z.v;
+                for (int k = 0; k < V; k++) f[k] = GK_SM_OUT(f[k]);
+                yv[j] = W::st(f);
             }
         }
         if (ht) yr[tail0 + tid] = T::st((typename T::C)(GK_SM_OUT(tv)));
@@ -543,6 +657,9 @@ template <int DT> __device__ __forceinline__ void gk_cumsum_block(const gk_nd &o
     }                                                                                                               \
     extern "C" __global__ void gk_red_fin_##DTN(gk_nd on, gk_i64 R, int op, gk_i64 S, void *out, const gk_rpart *part) { \
         gk_red_fin<GK_DT_##DTN>(on, R, op, S, out, part);                                                           \
+    }                                                                                                               \
+    extern "C" __global__ void gk_red_finb_##DTN(gk_nd on, gk_i64 R, int op, gk_i64 S, void *out, const gk_rpart *part) { \
+        gk_red_finb<GK_DT_##DTN>(on, R, op, S, out, part);                                                          \
     }                                                                                                               \
     extern "C" __global__ void gk_red_cols_##DTN(gk_nd on, gk_nd rn, gk_i64 R, int op, void *out,                   \
                                                  const gk_ty<GK_DT_##DTN>::S *x) {                                  \
