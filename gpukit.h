@@ -6798,11 +6798,14 @@ static void gk__norm_cpu(const void *vp) {
     }
 }
 
-#define GK__NORM_NAMES(D, W) { "gk_rownorm_" D "_" W "_v1", "gk_rownorm_" D "_" W "_v2", "gk_rownorm_" D "_" W "_v4", "gk_rownorm_" D "_" W "_v8" }
-static const char *const gk__k_rownorm[5][4] = { GK__NORM_NAMES("f32", "f32"), GK__NORM_NAMES("f16", "f16"), GK__NORM_NAMES("f16", "f32"),
-                                                  GK__NORM_NAMES("bf16", "bf16"), GK__NORM_NAMES("bf16", "f32") };
-static const char *const gk__k_warpnorm[5] = { "gk_warpnorm_f32_f32", "gk_warpnorm_f16_f16", "gk_warpnorm_f16_f32", "gk_warpnorm_bf16_bf16",
-                                                "gk_warpnorm_bf16_f32" };
+#define GK__NORM_NAMES(P, D, W) { P D "_" W "_v1", P D "_" W "_v2", P D "_" W "_v4", P D "_" W "_v8" }
+#define GK__NORM_NAMES5(P) { GK__NORM_NAMES(P, "f32", "f32"), GK__NORM_NAMES(P, "f16", "f16"), GK__NORM_NAMES(P, "f16", "f32"), \
+                             GK__NORM_NAMES(P, "bf16", "bf16"), GK__NORM_NAMES(P, "bf16", "f32") }
+/* [0]: layer / rms, [1]: add + rms (residual loaded with x, before h is written) */
+static const char *const gk__k_rownorm[2][5][4] = { GK__NORM_NAMES5("gk_rownorm_"), GK__NORM_NAMES5("gk_addrownorm_") };
+static const char *const gk__k_warpnorm[2][5] = {
+    { "gk_warpnorm_f32_f32", "gk_warpnorm_f16_f16", "gk_warpnorm_f16_f32", "gk_warpnorm_bf16_bf16", "gk_warpnorm_bf16_f32" },
+    { "gk_addwarpnorm_f32_f32", "gk_addwarpnorm_f16_f16", "gk_addwarpnorm_f16_f32", "gk_addwarpnorm_bf16_bf16", "gk_addwarpnorm_bf16_f32" } };
 static const char *const gk__k_gnorm[5] = { "gk_gnorm_f32_f32", "gk_gnorm_f16_f16", "gk_gnorm_f16_f32", "gk_gnorm_bf16_bf16", "gk_gnorm_bf16_f32" };
 
 enum { GK__NK_LAYER = 0, GK__NK_RMS, GK__NK_ADDRMS, GK__NK_GROUP, GK__NK_INSTANCE, GK__NK_ADAIN };
@@ -6952,13 +6955,13 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
             block[0] = 128;
             args[0] = &p.rows; args[1] = &Di; args[2] = &G; args[3] = &p.mode; args[4] = &p.eps; args[5] = &px; args[6] = &pr;
             args[7] = &ph; args[8] = &po; args[9] = &pw; args[10] = &pb;
-            st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_warpnorm[combo], grid, block, 0, args, where);
+            st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_warpnorm[p.mode == 2][combo], grid, block, 0, args, where);
         } else if (vi >= 0) {
             int Di = (int)p.L;
             void *args[10];
             args[0] = &p.rows; args[1] = &Di; args[2] = &p.mode; args[3] = &p.eps; args[4] = &px; args[5] = &pr;
             args[6] = &ph; args[7] = &po; args[8] = &pw; args[9] = &pb;
-            st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_rownorm[combo][vi], grid, block, 0, args, where);
+            st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_rownorm[p.mode == 2][combo][vi], grid, block, 0, args, where);
         } else {
             void *args[13];
             block[0] = p.L >= 256 ? 256 : (unsigned)((p.L + 31) / 32 * 32);

@@ -51,7 +51,7 @@ template <int WT, int E> __device__ __forceinline__ void gk_ldw(const typename g
 // One block per row, V 16-byte vectors a thread (vector vi = tid + k * T),
 // the row kept in registers as loaded (raw) between the statistics and the
 // output; weights and biases as 16-byte loads at the output.
-template <int DT, int WT, int V>
+template <int DT, int WT, int V, bool ADD>
 __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float eps, const typename gk_ty<DT>::S *x,
                                            const typename gk_ty<DT>::S *res, typename gk_ty<DT>::S *h,
                                            typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,
@@ -61,16 +61,19 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
     __shared__ float sh[32];
     const int nvec = D / E;
     for (gk_i64 row = blockIdx.x; row < rows; row += gridDim.x) {
-        uint4 raw[V];
-        const uint4 *xr = (const uint4 *)(x + row * D);
+        uint4 raw[V], rv[ADD ? V : 1];
+        const uint4 *xr = (const uint4 *)(x + row * D), *rr = (const uint4 *)(res + row * D);
+        // every load of the row (x and residual) before the first store of h
 #pragma unroll
         for (int k = 0; k < V; k++) {
             int vi = threadIdx.x + k * blockDim.x;
             raw[k] = make_uint4(0u, 0u, 0u, 0u);
-            if (vi < nvec) raw[k] = xr[vi];
+            if (vi < nvec) {
+                raw[k] = xr[vi];
+                if (ADD) rv[k] = rr[vi];
+            }
         }
-        if (mode == 2) {
-            const uint4 *rr = (const uint4 *)(res + row * D);
+        if (ADD) {
             uint4 *hr = (uint4 *)(h + row * D);
 #pragma unroll
             for (int k = 0; k < V; k++) {
@@ -78,7 +81,7 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
                 if (vi < nvec) {
                     float a[E], c[E];
                     N::ld(raw[k], a);
-                    N::ld(rr[vi], c);
+                    N::ld(rv[ADD ? k : 0], c);
 #pragma unroll
                     for (int e = 0; e < E; e++) a[e] += c[e];
                     raw[k] = N::st(a);
@@ -159,7 +162,7 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
 // vector count) per row, 32 / G rows per warp, U rows per group in flight,
 // shuffle-only reductions inside the group. A lane always holds the same
 // columns, so its weights and biases are loaded once, before the row loop.
-template <int DT, int WT, int U>
+template <int DT, int WT, int U, bool ADD>
 __device__ __forceinline__ void gk_warpnorm(gk_i64 rows, int D, int G, int mode, float eps, const typename gk_ty<DT>::S *x,
                                             const typename gk_ty<DT>::S *res, typename gk_ty<DT>::S *h,
                                             typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,
@@ -176,23 +179,26 @@ __device__ __forceinline__ void gk_warpnorm(gk_i64 rows, int D, int G, int mode,
     const gk_i64 gw = (gk_i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5), nw = (gk_i64)gridDim.x * (blockDim.x >> 5);
     // rows handled by this warp in one step: rpw * U, as U slices of rpw rows
     for (gk_i64 base = gw * rpw * U; base < rows; base += nw * rpw * U) {
-        uint4 raw[U];
+        uint4 raw[U], rv[ADD ? U : 1];
         bool ok[U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
             gk_i64 row = base + u * rpw + sub;
             ok[u] = on && row < rows;
             raw[u] = make_uint4(0u, 0u, 0u, 0u);
-            if (ok[u]) raw[u] = ((const uint4 *)(x + row * D))[cl];
+            if (ok[u]) {
+                raw[u] = ((const uint4 *)(x + row * D))[cl];
+                if (ADD) rv[u] = ((const uint4 *)(res + row * D))[cl];
+            }
         }
-        if (mode == 2) {
+        if (ADD) {
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 gk_i64 row = base + u * rpw + sub;
                 if (ok[u]) {
                     float a[E], c[E];
                     N::ld(raw[u], a);
-                    N::ld(((const uint4 *)(res + row * D))[cl], c);
+                    N::ld(rv[ADD ? u : 0], c);
 #pragma unroll
                     for (int e = 0; e < E; e++) a[e] += c[e];
                     raw[u] = N::st(a);
@@ -299,19 +305,36 @@ __device__ __forceinline__ void gk_gnorm(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64
     }
 }
 
+// gk_rownorm_* (mode 0 / 1) and gk_addrownorm_* (mode 2: x + residual, h written).
+// At most 64 registers (2 blocks of 512 threads an SM; 128 threads: 8 rows in
+// flight an SM): unbounded, the compiler hoisted the weight loads and took
+// 105 (f32 v8) to 124 (bf16 v8). The add kernel with 8 vectors holds x and
+// the residual (64 registers of data): 128.
 #define GK_ROWNORM(DTN, WTN, V)                                                                                          \
-    extern "C" __global__ void __launch_bounds__(512) gk_rownorm_##DTN##_##WTN##_v##V(                                                      \
+    extern "C" __global__ void __launch_bounds__(512, 2) gk_rownorm_##DTN##_##WTN##_v##V(                                  \
         gk_i64 rows, int D, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res,     \
         gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \
         const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \
-        gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V>(rows, D, mode, eps, x, res, h, out, w, b);                              \
+        gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V, false>(rows, D, mode, eps, x, res, h, out, w, b);                       \
+    }                                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(512, V == 8 ? 1 : 2) gk_addrownorm_##DTN##_##WTN##_v##V(                               \
+        gk_i64 rows, int D, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res,     \
+        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \
+        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \
+        gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V, true>(rows, D, 2, eps, x, res, h, out, w, b);                           \
     }
 #define GK_NORMS(DTN, WTN)                                                                                               \
     extern "C" __global__ void gk_warpnorm_##DTN##_##WTN(                                                                \
         gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \
         gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \
         const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \
-        gk_warpnorm<GK_DT_##DTN, GK_DT_##WTN, 4>(rows, D, G, mode, eps, x, res, h, out, w, b);                          \
+        gk_warpnorm<GK_DT_##DTN, GK_DT_##WTN, 4, false>(rows, D, G, mode, eps, x, res, h, out, w, b);                   \
+    }                                                                                                                    \
+    extern "C" __global__ void gk_addwarpnorm_##DTN##_##WTN(                                                             \
+        gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \
+        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \
+        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \
+        gk_warpnorm<GK_DT_##DTN, GK_DT_##WTN, 4, true>(rows, D, G, 2, eps, x, res, h, out, w, b);                       \
     }                                                                                                                    \
     GK_ROWNORM(DTN, WTN, 1)                                                                                              \
     GK_ROWNORM(DTN, WTN, 2)                                                                                              \
