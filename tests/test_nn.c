@@ -139,7 +139,7 @@ static void test_norms(void) {
        paths with their row tails), aligned and one-element-in views of x and
        of the weights (vector and element-wise weight loads, generic path) */
     for (ti = 0; ti < 3; ti++) {
-        static const int64_t DS2[] = { 8, 16, 32, 64, 128, 256, 512, 4096 };
+        static const int64_t DS2[] = { 8, 16, 32, 64, 128, 256, 512, 2048, 4096 }; /* 2048: f32 v4, f16 / bf16 v2 */
         static const int64_t RS[] = { 37, 1000 };
         int ri, mis;
         for (di = 0; di < (int)(sizeof DS2 / sizeof DS2[0]); di++)
