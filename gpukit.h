@@ -5959,6 +5959,7 @@ static void gk__red_cpu(const void *vp) {
     });
 }
 static const char *const gk__k_red_rows[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_rows_", "");
+static const char *const gk__k_red_rowsf[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_rowsf_", "");
 static const char *const gk__k_red_fin[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_fin_", "");
 static const char *const gk__k_red_finb[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_finb_", "");
 static const char *const gk__k_red_cols[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_cols_", "");
@@ -6054,7 +6055,9 @@ static gk_status gk__reduce(gk_ctx *ctx, gk_tensor out, gk_tensor x, int op, int
                 unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
                 gk__cu_ptr ws = 0;
                 if (M < 2 * sms && R >= 32768) {
-                    S = (8 * sms + M - 1) / M;
+                    /* about 4 blocks of 256 threads an SM in all: one wave (8 with 64 registers made two) */
+                    S = 4 * sms / M;
+                    if (S < 1) S = 1;
                     if (S > (R + 4095) / 4096) S = (R + 4095) / 4096;
                     chunk = ((R + S - 1) / S + 15) / 16 * 16;
                     S = (R + chunk - 1) / chunk;
@@ -6064,7 +6067,9 @@ static gk_status gk__reduce(gk_ctx *ctx, gk_tensor out, gk_tensor x, int op, int
                 if (st == GK_OK) {
                     void *args[9] = { &p.on, &p.rn, &p.R, &p.op, &S, &chunk, &po, &px, &ws };
                     grid[0] = (unsigned)gk__grid_cap(ctx, M * S, 16);
-                    st = gk__launch_cfg(ctx, GK__MOD_REDUCE, gk__k_red_rows[p.dt], grid, block, 0, args, where);
+                    /* sum / mean / max / min: the kernel without the others' states (fewer registers) */
+                    st = gk__launch_cfg(ctx, GK__MOD_REDUCE, (p.op <= GK_REDUCE_MIN ? gk__k_red_rowsf : gk__k_red_rows)[p.dt], grid, block, 0,
+                                        args, where);
                     if (st == GK_OK && S > 1) {
                         void *fargs[6] = { &p.on, &p.R, &p.op, &S, &po, &ws };
                         if (S >= 64) { /* many parts: a block an output merges them (one thread took ~1 us a part) */

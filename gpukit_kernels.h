@@ -3420,21 +3420,22 @@ static const char *const gk__src_reduce[] = {
     "            for (gk_i64 r = r0 + threadIdx.x; r < r0 + head; r += blockDim.x) rs_push<A>(op, s, (A)T::ld(b[r]), r);\n"
     "            gk_i64 v0 = r0 + head, nv = (r1 - v0) / V;\n"
     "            const uint4 *bv = (const uint4 *)(b + v0);\n"
-    "            // one state per vector lane: V independent chains (the adds of a\n"
-    "            // sum, the compares of a max) instead of one, merged at the end\n"
-    "            // (each lane's elements in index order, so argmax ties stay exact)\n"
-    "            gk_rs<A> sl[V];\n"
+    "            // one state per vector lane (4 at most): independent chains (the\n"
+    "            // adds of a sum, the compares of a max) instead of one, merged at\n"
+    "            // the end (argmax ties go to the lower index in any order)\n"
+    "            enum { NL = V < 4 \? V : 4 }; // 4 at most: 8 states of a variance (f16 / bf16) spilled\n"
+    "            gk_rs<A> sl[NL];\n"
     "#pragma unroll\n"
-    "            for (int k = 0; k < V; k++) rs_init<A>(op, sl[k]);\n"
+    "            for (int k = 0; k < NL; k++) rs_init<A>(op, sl[k]);\n"
     "#pragma unroll 4\n"
     "            for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {\n"
     "                union { uint4 v; Sx s[16 / sizeof(Sx)]; } u;\n"
     "                u.v = __ldg(bv + j);\n"
     "#pragma unroll\n"
-    "                for (int k = 0; k < V; k++) rs_push<A>(op, sl[k], (A)T::ld(u.s[k]), v0 + j * V + k);\n"
+    "                for (int k = 0; k < V; k++) rs_push<A>(op, sl[k % NL], (A)T::ld(u.s[k]), v0 + j * V + k);\n"
     "            }\n"
     "#pragma unroll\n"
-    "            for (int k = 0; k < V; k++) rs_merge<A>(op, s, sl[k]);\n"
+    "            for (int k = 0; k < NL; k++) rs_merge<A>(op, s, sl[k]);\n"
     "            for (gk_i64 r = v0 + nv * V + threadIdx.x; r < r1; r += blockDim.x) rs_push<A>(op, s, (A)T::ld(b[r]), r);\n"
     "        } else {\n"
     "            for (gk_i64 r = r0 + threadIdx.x; r < r1; r += blockDim.x) {\n"
@@ -3451,10 +3452,22 @@ static const char *const gk__src_reduce[] = {
     "        __syncthreads();\n"
     "    }\n"
     "}\n"
-    "template <int DT> __device__ __forceinline__ void gk_red_rows(const gk_nd &on, const gk_nd &rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,\n"
+    "// FAST: sum / mean / max / min only (a kernel of fewer registers, more blocks an SM)\n"
+    "template <int DT, bool FAST> __device__ __forceinline__ void gk_red_rows(const gk_nd &on, const gk_nd &rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,\n"
     "                                                              void *out, const typename gk_ty<DT>::S *x, gk_rpart *part) {\n"
+    "    if (FAST) {\n"
+    "        switch (op) {\n"
+    "        case R_SUM: gk_red_rows_t<DT, R_SUM>(on, rn, R, S, chunk, out, x, part); break;\n"
+    "        case R_MEAN: gk_red_rows_t<DT, R_MEAN>(on, rn, R, S, chunk, out, x, part); break;\n"
+    "        case R_MAX: gk_red_rows_t<DT, R_MAX>(on, rn, R, S, chunk, out, x, part); break;\n"
+    "        default: gk_red_rows_t<DT, R_MIN>(on, rn, R, S, chunk, out, x, part); break;\n"
+    "        }\n"
+    "        return;\n"
+    "    }\n"
     "    switch (op) {\n"
     "    case R_SUM: gk_red_rows_t<DT, R_SUM>(on, rn, R, S, chunk, out, x, part); break;\n"
+    ,
+    /* chunk */
     "    case R_MEAN: gk_red_rows_t<DT, R_MEAN>(on, rn, R, S, chunk, out, x, part); break;\n"
     "    case R_MAX: gk_red_rows_t<DT, R_MAX>(on, rn, R, S, chunk, out, x, part); break;\n"
     "    case R_MIN: gk_red_rows_t<DT, R_MIN>(on, rn, R, S, chunk, out, x, part); break;\n"
@@ -3464,8 +3477,6 @@ static const char *const gk__src_reduce[] = {
     "    default: gk_red_rows_t<DT, R_VARU>(on, rn, R, S, chunk, out, x, part); break;\n"
     "    }\n"
     "}\n"
-    ,
-    /* chunk */
     "// combines the S partial states of each output, in order\n"
     "template <int DT> __device__ __forceinline__ void gk_red_fin(const gk_nd &on, gk_i64 R, int op, gk_i64 S, void *out, const gk_rpart *part) {\n"
     "    typedef typename gk_acct<DT>::A A;\n"
@@ -3516,6 +3527,8 @@ static const char *const gk__src_reduce[] = {
     "        rs_init<A>(op, s);\n"
     "        if (m < on.n) {\n"
     "            gk_i64 oo, ox, o2;\n"
+    ,
+    /* chunk */
     "            gk_nd_offsets(on, m, oo, ox, o2);\n"
     "            if (rn.ndim == 1) {\n"
     "                gk_i64 st = rn.st[0][0];\n"
@@ -3532,8 +3545,6 @@ static const char *const gk__src_reduce[] = {
     "        __syncthreads();\n"
     "        if (ty == 0 && m < on.n) {\n"
     "            gk_i64 oo, ox, o2;\n"
-    ,
-    /* chunk */
     "            gk_nd_offsets(on, m, oo, ox, o2);\n"
     "            for (int k = 1; k < 8; k++) rs_merge<A>(op, s, sh[k][tx]);\n"
     "            rs_final<DT>(op, s, R, out, oo);\n"
@@ -3565,15 +3576,14 @@ static const char *const gk__src_reduce[] = {
     "    else s += os * m_expA(om - m);\n"
     "}\n"
     "\n"
+    "template <typename A> __device__ __forceinline__ void sm_bmerge(A &m, A &s);\n"
     "// (max, sum) of elements [j0, j1) of a row, merged over the block (valid in every thread)\n"
     "template <int DT> __device__ __forceinline__ void sm_stats(const typename gk_ty<DT>::S *xr, gk_i64 j0, gk_i64 j1, gk_i64 xs, bool vec,\n"
     "                                                          typename gk_acct<DT>::A &m, typename gk_acct<DT>::A &s) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename T::S Sx;\n"
     "    typedef typename gk_acct<DT>::A A;\n"
-    "    __shared__ A shm[32], shs[32];\n"
     "    const int V = 16 / sizeof(Sx);\n"
-    "    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;\n"
     "    gk_i64 nv = vec \? (j1 - j0) / V : 0;\n"
     "    const uint4 *xv4 = (const uint4 *)(xr + j0);\n"
     "    m = -gk_inf<A>();\n"
@@ -3583,9 +3593,17 @@ static const char *const gk__src_reduce[] = {
     "        union { uint4 v; Sx s[16 / sizeof(Sx)]; } u;\n"
     "        u.v = __ldg(xv4 + j);\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "        for (int k = 0; k < V; k++) sm_push<A>(m, s, (A)T::ld(u.s[k]));\n"
     "    }\n"
     "    for (gk_i64 j = j0 + nv * V + threadIdx.x; j < j1; j += blockDim.x) sm_push<A>(m, s, (A)T::ld(xr[j * xs]));\n"
+    "    sm_bmerge<A>(m, s);\n"
+    "}\n"
+    "// block-wide merge of the (max, sum) of every thread (the result in every thread)\n"
+    "template <typename A> __device__ __forceinline__ void sm_bmerge(A &m, A &s) {\n"
+    "    __shared__ A shm[32], shs[32];\n"
+    "    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;\n"
     "    for (int off = 16; off > 0; off >>= 1) {\n"
     "        A om = __shfl_down_sync(0xFFFFFFFFu, m, off), osum = __shfl_down_sync(0xFFFFFFFFu, s, off);\n"
     "        sm_merge<A>(m, s, om, osum);\n"
@@ -3596,8 +3614,6 @@ static const char *const gk__src_reduce[] = {
     "    if (w == 0) {\n"
     "        m = lane < nw \? shm[lane] : -gk_inf<A>();\n"
     "        s = lane < nw \? shs[lane] : (A)0;\n"
-    ,
-    /* chunk */
     "        for (int off = 16; off > 0; off >>= 1) {\n"
     "            A om = __shfl_down_sync(0xFFFFFFFFu, m, off), osum = __shfl_down_sync(0xFFFFFFFFu, s, off);\n"
     "            sm_merge<A>(m, s, om, osum);\n"
@@ -3641,6 +3657,8 @@ static const char *const gk__src_reduce[] = {
     "    }\n"
     "#undef GK_SM_OUT\n"
     "}\n"
+    ,
+    /* chunk */
     "// One block per (row, part); parts of `chunk` elements (a multiple of 16).\n"
     "// S == 1: stats and output of whole rows. S > 1, phase 0: the (max, sum) of\n"
     "// each part into ws; phase 1: merge the row's parts in order, write the part.\n"
@@ -3655,8 +3673,6 @@ static const char *const gk__src_reduce[] = {
     "        gk_nd_offsets(on, row, oo, ox, o2);\n"
     "        const Sx *xr = x + ox;\n"
     "        Sx *yr = out + oo;\n"
-    ,
-    /* chunk */
     "        gk_i64 j0 = part * chunk, j1 = j0 + chunk < n \? j0 + chunk : n;\n"
     "        bool vec = xs == 1 && os == 1 && (((unsigned long long)(xr + j0) | (unsigned long long)(yr + j0)) & 15) == 0;\n"
     "        A m, s;\n"
@@ -3665,10 +3681,11 @@ static const char *const gk__src_reduce[] = {
     "            if (threadIdx.x == 0) { ws[2 * blk] = (double)m; ws[2 * blk + 1] = (double)s; }\n"
     "            continue;\n"
     "        }\n"
-    "        if (S > 1) {\n"
+    "        if (S > 1) { // the row's parts merged by the block (their loads in parallel, not one after another)\n"
     "            m = -gk_inf<A>();\n"
     "            s = 0;\n"
-    "            for (gk_i64 q = 0; q < S; q++) sm_merge<A>(m, s, (A)ws[2 * (row * S + q)], (A)ws[2 * (row * S + q) + 1]);\n"
+    "            for (gk_i64 q = threadIdx.x; q < S; q += blockDim.x) sm_merge<A>(m, s, (A)ws[2 * (row * S + q)], (A)ws[2 * (row * S + q) + 1]);\n"
+    "            sm_bmerge<A>(m, s);\n"
     "        }\n"
     "        sm_write<DT, LOG>(xr, yr, j0, j1, xs, os, vec, m, s);\n"
     "    }\n"
@@ -3697,6 +3714,8 @@ static const char *const gk__src_reduce[] = {
     "}\n"
     "template <typename A> __device__ __forceinline__ A sm_bsum(A v, A *sh) {\n"
     "    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;\n"
+    ,
+    /* chunk */
     "    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, off);\n"
     "    __syncthreads();\n"
     "    if (lane == 0) sh[w] = v;\n"
@@ -3720,8 +3739,6 @@ static const char *const gk__src_reduce[] = {
     "    static __device__ __forceinline__ uint4 st(const double *f) {\n"
     "        uint4 u;\n"
     "        u.x = (unsigned)__double2loint(f[0]); u.y = (unsigned)__double2hiint(f[0]);\n"
-    ,
-    /* chunk */
     "        u.z = (unsigned)__double2loint(f[1]); u.w = (unsigned)__double2hiint(f[1]);\n"
     "        return u;\n"
     "    }\n"
@@ -3766,6 +3783,8 @@ static const char *const gk__src_reduce[] = {
     "        if (ht) tv = (A)T::ld(xr[tail0 + tid]);\n"
     "        // the max over the non-NaN entries\n"
     "        A m = sm_fmax(NINF, tv);\n"
+    ,
+    /* chunk */
     "#pragma unroll\n"
     "        for (int i = 0; i < NV; i++) {\n"
     "            gk_i64 j = tid + (gk_i64)i * nt;\n"
@@ -3793,8 +3812,6 @@ static const char *const gk__src_reduce[] = {
     "                    W::ld(u[i], f);\n"
     "#pragma unroll\n"
     "                    for (int k = 0; k < V; k++) {\n"
-    ,
-    /* chunk */
     "                        f[k] = m_expA(f[k] - m);\n"
     "                        s += f[k];\n"
     "                    }\n"
@@ -3846,6 +3863,8 @@ static const char *const gk__src_reduce[] = {
     "        nan = __syncthreads_or(nan) != 0;\n"
     "        A s = 0;\n"
     "        if (!nan && m != NINF) {\n"
+    ,
+    /* chunk */
     "#define GK_SM_TERM(xv) ((xv) == m \? (A)1 : (xv) == NINF \? (A)0 : m_expA((xv) - m))\n"
     "            if (ht) s += GK_SM_TERM(tv);\n"
     "#pragma unroll\n"
@@ -3871,8 +3890,6 @@ static const char *const gk__src_reduce[] = {
     "            gk_i64 j = tid + (gk_i64)i * nt;\n"
     "            if (j < nvec) {\n"
     "                A f[V];\n"
-    ,
-    /* chunk */
     "                W::ld(u[i], f);\n"
     "#pragma unroll\n"
     "                for (int k = 0; k < V; k++) f[k] = GK_SM_OUT(f[k]);\n"
@@ -3912,6 +3929,8 @@ static const char *const gk__src_reduce[] = {
     "    typedef typename gk_cst<DT>::A A;\n"
     "    __shared__ A wsum[32];\n"
     "    __shared__ A carry_sh;\n"
+    ,
+    /* chunk */
     "    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;\n"
     "    for (gk_i64 l = blockIdx.x; l < on.n; l += gridDim.x) {\n"
     "        gk_i64 oo, ox, o2;\n"
@@ -3937,8 +3956,6 @@ static const char *const gk__src_reduce[] = {
     "            __syncthreads();\n"
     "            A pre = w > 0 \? wsum[w - 1] : (A)0;\n"
     "            v = cs_add<A>(cs_add<A>(carry, pre), v);\n"
-    ,
-    /* chunk */
     "            if (j < n) out[oo + j * os] = T::st((typename T::C)v);\n"
     "            if (threadIdx.x == blockDim.x - 1) carry_sh = v;\n"
     "            __syncthreads();\n"
@@ -3951,11 +3968,17 @@ static const char *const gk__src_reduce[] = {
     "#define GK_RED(DTN)                                                                                                 \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(512) gk_red_rows_##DTN(gk_nd on, gk_nd rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,      \\\n"
     "                                                 void *out, const gk_ty<GK_DT_##DTN>::S *x, gk_rpart *part) {       \\\n"
-    "        gk_red_rows<GK_DT_##DTN>(on, rn, R, op, S, chunk, out, x, part);                                            \\\n"
+    "        gk_red_rows<GK_DT_##DTN, false>(on, rn, R, op, S, chunk, out, x, part);                                     \\\n"
+    "    }                                                                                                               \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(512) gk_red_rowsf_##DTN(gk_nd on, gk_nd rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,     \\\n"
+    "                                                 void *out, const gk_ty<GK_DT_##DTN>::S *x, gk_rpart *part) {       \\\n"
+    "        gk_red_rows<GK_DT_##DTN, true>(on, rn, R, op, S, chunk, out, x, part);                                      \\\n"
     "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void gk_red_fin_##DTN(gk_nd on, gk_i64 R, int op, gk_i64 S, void *out, const gk_rpart *part) { \\\n"
     "        gk_red_fin<GK_DT_##DTN>(on, R, op, S, out, part);                                                           \\\n"
     "    }                                                                                                               \\\n"
+    ,
+    /* chunk */
     "    extern \"C\" __global__ void gk_red_finb_##DTN(gk_nd on, gk_i64 R, int op, gk_i64 S, void *out, const gk_rpart *part) { \\\n"
     "        gk_red_finb<GK_DT_##DTN>(on, R, op, S, out, part);                                                          \\\n"
     "    }                                                                                                               \\\n"
@@ -3970,8 +3993,6 @@ static const char *const gk__src_reduce[] = {
     "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(1024) gk_log_softmax_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os, \\\n"
     "                                                    gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x,     \\\n"
-    ,
-    /* chunk */
     "                                                    gk_i64 S, gk_i64 chunk, int phase, double *ws) {                \\\n"
     "        gk_softmax_rows<GK_DT_##DTN, 1>(on, n, xs, os, S, chunk, phase, ws, out, x);                                \\\n"
     "    }                                                                                                               \\\n"
@@ -3982,6 +4003,8 @@ static const char *const gk__src_reduce[] = {
     "    extern \"C\" __global__ void __launch_bounds__(1024) gk_softmax_r8_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os, \\\n"
     "                                                gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x) {       \\\n"
     "        gk_softmax_reg<GK_DT_##DTN, 0, 8>(on, n, xs, os, out, x);                                                   \\\n"
+    ,
+    /* chunk */
     "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(1024) gk_log_softmax_r4_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os, \\\n"
     "                                                gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x) {       \\\n"
@@ -3999,8 +4022,6 @@ static const char *const gk__src_reduce[] = {
     "        gk_cumsum_lines<GK_DT_##DTN>(on, n, xs, os, out, x);                                                        \\\n"
     "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void gk_cumsum_##DTN##_b(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os,                        \\\n"
-    ,
-    /* chunk */
     "                                                   gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x) {    \\\n"
     "        gk_cumsum_block<GK_DT_##DTN>(on, n, xs, os, out, x);                                                        \\\n"
     "    }\n"

@@ -138,21 +138,22 @@ template <int DT, int OP> __device__ __forceinline__ void gk_red_rows_t(const gk
             for (gk_i64 r = r0 + threadIdx.x; r < r0 + head; r += blockDim.x) rs_push<A>(op, s, (A)T::ld(b[r]), r);
             gk_i64 v0 = r0 + head, nv = (r1 - v0) / V;
             const uint4 *bv = (const uint4 *)(b + v0);
-            // one state per vector lane: V independent chains (the adds of a
-            // sum, the compares of a max) instead of one, merged at the end
-            // (each lane's elements in index order, so argmax ties stay exact)
-            gk_rs<A> sl[V];
+            // one state per vector lane (4 at most): independent chains (the
+            // adds of a sum, the compares of a max) instead of one, merged at
+            // the end (argmax ties go to the lower index in any order)
+            enum { NL = V < 4 ? V : 4 }; // 4 at most: 8 states of a variance (f16 / bf16) spilled
+            gk_rs<A> sl[NL];
 #pragma unroll
-            for (int k = 0; k < V; k++) rs_init<A>(op, sl[k]);
+            for (int k = 0; k < NL; k++) rs_init<A>(op, sl[k]);
 #pragma unroll 4
             for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {
                 union { uint4 v; Sx s[16 / sizeof(Sx)]; } u;
                 u.v = __ldg(bv + j);
 #pragma unroll
-                for (int k = 0; k < V; k++) rs_push<A>(op, sl[k], (A)T::ld(u.s[k]), v0 + j * V + k);
+                for (int k = 0; k < V; k++) rs_push<A>(op, sl[k % NL], (A)T::ld(u.s[k]), v0 + j * V + k);
             }
 #pragma unroll
-            for (int k = 0; k < V; k++) rs_merge<A>(op, s, sl[k]);
+            for (int k = 0; k < NL; k++) rs_merge<A>(op, s, sl[k]);
             for (gk_i64 r = v0 + nv * V + threadIdx.x; r < r1; r += blockDim.x) rs_push<A>(op, s, (A)T::ld(b[r]), r);
         } else {
             for (gk_i64 r = r0 + threadIdx.x; r < r1; r += blockDim.x) {
@@ -169,8 +170,18 @@ template <int DT, int OP> __device__ __forceinline__ void gk_red_rows_t(const gk
         __syncthreads();
     }
 }
-template <int DT> __device__ __forceinline__ void gk_red_rows(const gk_nd &on, const gk_nd &rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,
+// FAST: sum / mean / max / min only (a kernel of fewer registers, more blocks an SM)
+template <int DT, bool FAST> __device__ __forceinline__ void gk_red_rows(const gk_nd &on, const gk_nd &rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,
                                                               void *out, const typename gk_ty<DT>::S *x, gk_rpart *part) {
+    if (FAST) {
+        switch (op) {
+        case R_SUM: gk_red_rows_t<DT, R_SUM>(on, rn, R, S, chunk, out, x, part); break;
+        case R_MEAN: gk_red_rows_t<DT, R_MEAN>(on, rn, R, S, chunk, out, x, part); break;
+        case R_MAX: gk_red_rows_t<DT, R_MAX>(on, rn, R, S, chunk, out, x, part); break;
+        default: gk_red_rows_t<DT, R_MIN>(on, rn, R, S, chunk, out, x, part); break;
+        }
+        return;
+    }
     switch (op) {
     case R_SUM: gk_red_rows_t<DT, R_SUM>(on, rn, R, S, chunk, out, x, part); break;
     case R_MEAN: gk_red_rows_t<DT, R_MEAN>(on, rn, R, S, chunk, out, x, part); break;
@@ -279,15 +290,14 @@ template <typename A> __device__ __forceinline__ void sm_merge(A &m, A &s, A om,
     else s += os * m_expA(om - m);
 }
 
+template <typename A> __device__ __forceinline__ void sm_bmerge(A &m, A &s);
 // (max, sum) of elements [j0, j1) of a row, merged over the block (valid in every thread)
 template <int DT> __device__ __forceinline__ void sm_stats(const typename gk_ty<DT>::S *xr, gk_i64 j0, gk_i64 j1, gk_i64 xs, bool vec,
                                                           typename gk_acct<DT>::A &m, typename gk_acct<DT>::A &s) {
     typedef gk_ty<DT> T;
     typedef typename T::S Sx;
     typedef typename gk_acct<DT>::A A;
-    __shared__ A shm[32], shs[32];
     const int V = 16 / sizeof(Sx);
-    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
     gk_i64 nv = vec ? (j1 - j0) / V : 0;
     const uint4 *xv4 = (const uint4 *)(xr + j0);
     m = -gk_inf<A>();
@@ -300,6 +310,12 @@ template <int DT> __device__ __forceinline__ void sm_stats(const typename gk_ty<
         for (int k = 0; k < V; k++) sm_push<A>(m, s, (A)T::ld(u.s[k]));
     }
     for (gk_i64 j = j0 + nv * V + threadIdx.x; j < j1; j += blockDim.x) sm_push<A>(m, s, (A)T::ld(xr[j * xs]));
+    sm_bmerge<A>(m, s);
+}
+// block-wide merge of the (max, sum) of every thread (the result in every thread)
+template <typename A> __device__ __forceinline__ void sm_bmerge(A &m, A &s) {
+    __shared__ A shm[32], shs[32];
+    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
     for (int off = 16; off > 0; off >>= 1) {
         A om = __shfl_down_sync(0xFFFFFFFFu, m, off), osum = __shfl_down_sync(0xFFFFFFFFu, s, off);
         sm_merge<A>(m, s, om, osum);
@@ -375,10 +391,11 @@ template <int DT, int LOG> __device__ __forceinline__ void gk_softmax_rows(const
             if (threadIdx.x == 0) { ws[2 * blk] = (double)m; ws[2 * blk + 1] = (double)s; }
             continue;
         }
-        if (S > 1) {
+        if (S > 1) { // the row's parts merged by the block (their loads in parallel, not one after another)
             m = -gk_inf<A>();
             s = 0;
-            for (gk_i64 q = 0; q < S; q++) sm_merge<A>(m, s, (A)ws[2 * (row * S + q)], (A)ws[2 * (row * S + q) + 1]);
+            for (gk_i64 q = threadIdx.x; q < S; q += blockDim.x) sm_merge<A>(m, s, (A)ws[2 * (row * S + q)], (A)ws[2 * (row * S + q) + 1]);
+            sm_bmerge<A>(m, s);
         }
         sm_write<DT, LOG>(xr, yr, j0, j1, xs, os, vec, m, s);
     }
@@ -653,7 +670,11 @@ template <int DT> __device__ __forceinline__ void gk_cumsum_block(const gk_nd &o
 #define GK_RED(DTN)                                                                                                 \
     extern "C" __global__ void __launch_bounds__(512) gk_red_rows_##DTN(gk_nd on, gk_nd rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,      \
                                                  void *out, const gk_ty<GK_DT_##DTN>::S *x, gk_rpart *part) {       \
-        gk_red_rows<GK_DT_##DTN>(on, rn, R, op, S, chunk, out, x, part);                                            \
+        gk_red_rows<GK_DT_##DTN, false>(on, rn, R, op, S, chunk, out, x, part);                                     \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(512) gk_red_rowsf_##DTN(gk_nd on, gk_nd rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,     \
+                                                 void *out, const gk_ty<GK_DT_##DTN>::S *x, gk_rpart *part) {       \
+        gk_red_rows<GK_DT_##DTN, true>(on, rn, R, op, S, chunk, out, x, part);                                      \
     }                                                                                                               \
     extern "C" __global__ void gk_red_fin_##DTN(gk_nd on, gk_i64 R, int op, gk_i64 S, void *out, const gk_rpart *part) { \
         gk_red_fin<GK_DT_##DTN>(on, R, op, S, out, part);                                                           \
