@@ -465,7 +465,7 @@ template <int DT, int LOG, int NV> __device__ __forceinline__ void gk_softmax_re
     __shared__ int shN[32];
     const A NINF = -gk_inf<A>();
     int tid = threadIdx.x, nt = blockDim.x;
-    gk_i64 nvec = n / V, tail0 = nvec * V;
+    const int nvec = (int)(n / V), tail0 = nvec * V; // 32-bit: rows of at most 8192 vectors (64-bit indices spilled)
     for (gk_i64 row = blockIdx.x; row < on.n; row += gridDim.x) {
         gk_i64 oo, ox, o2;
         gk_nd_offsets(on, row, oo, ox, o2);
@@ -480,11 +480,11 @@ template <int DT, int LOG, int NV> __device__ __forceinline__ void gk_softmax_re
         }
         uint4 u[NV];
         A tv = NINF;
-        bool ht = tail0 + tid < n;
+        bool ht = tail0 + tid < (int)n;
         const uint4 *xv = (const uint4 *)xr;
 #pragma unroll
         for (int i = 0; i < NV; i++) {
-            gk_i64 j = tid + (gk_i64)i * nt;
+            int j = tid + i * nt;
             u[i] = make_uint4(0u, 0u, 0u, 0u);
             if (j < nvec) u[i] = __ldg(xv + j);
         }
@@ -493,7 +493,7 @@ template <int DT, int LOG, int NV> __device__ __forceinline__ void gk_softmax_re
         A m = sm_fmax(NINF, tv);
 #pragma unroll
         for (int i = 0; i < NV; i++) {
-            gk_i64 j = tid + (gk_i64)i * nt;
+            int j = tid + i * nt;
             if (j < nvec) {
                 A f[V];
                 W::ld(u[i], f);
@@ -512,7 +512,7 @@ template <int DT, int LOG, int NV> __device__ __forceinline__ void gk_softmax_re
             if (ht) { te = m_expA(tv - m); s += te; }
 #pragma unroll
             for (int i = 0; i < NV; i++) {
-                gk_i64 j = tid + (gk_i64)i * nt;
+                int j = tid + i * nt;
                 if (j < nvec) {
                     A f[V];
                     W::ld(u[i], f);
@@ -533,7 +533,7 @@ template <int DT, int LOG, int NV> __device__ __forceinline__ void gk_softmax_re
                 uint4 z = W::st(f);
 #pragma unroll
                 for (int i = 0; i < NV; i++) {
-                    gk_i64 j = tid + (gk_i64)i * nt;
+                    int j = tid + i * nt;
                     if (j < nvec) yv[j] = z;
                 }
                 if (ht) yr[tail0 + tid] = T::st((typename T::C)qn);
@@ -542,7 +542,7 @@ template <int DT, int LOG, int NV> __device__ __forceinline__ void gk_softmax_re
             A ls = m_logA(s), inv = (A)1 / s;
 #pragma unroll
             for (int i = 0; i < NV; i++) {
-                gk_i64 j = tid + (gk_i64)i * nt;
+                int j = tid + i * nt;
                 if (j < nvec) {
                     A f[V];
                     W::ld(u[i], f);
@@ -558,7 +558,7 @@ template <int DT, int LOG, int NV> __device__ __forceinline__ void gk_softmax_re
         nan = tv != tv;
 #pragma unroll
         for (int i = 0; i < NV; i++) {
-            gk_i64 j = tid + (gk_i64)i * nt;
+            int j = tid + i * nt;
             if (j < nvec) {
                 A f[V];
                 W::ld(u[i], f);
@@ -573,7 +573,7 @@ template <int DT, int LOG, int NV> __device__ __forceinline__ void gk_softmax_re
             if (ht) s += GK_SM_TERM(tv);
 #pragma unroll
             for (int i = 0; i < NV; i++) {
-                gk_i64 j = tid + (gk_i64)i * nt;
+                int j = tid + i * nt;
                 if (j < nvec) {
                     A f[V];
                     W::ld(u[i], f);
@@ -591,7 +591,7 @@ template <int DT, int LOG, int NV> __device__ __forceinline__ void gk_softmax_re
     (nan ? s : none ? (LOG ? NINF : (A)0) : LOG ? ((xv) == m ? (A)0 : (xv) - m) - ls : ((xv) == m ? (A)1 : m_expA((xv) - m)) * inv)
 #pragma unroll
         for (int i = 0; i < NV; i++) {
-            gk_i64 j = tid + (gk_i64)i * nt;
+            int j = tid + i * nt;
             if (j < nvec) {
                 A f[V];
                 W::ld(u[i], f);
