@@ -6092,7 +6092,9 @@ static void gk__red_cpu(const void *vp) {
     });
 }
 static const char *const gk__k_red_rows[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_rows_", "");
+static const char *const gk__k_red_rowsf[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_rowsf_", "");
 static const char *const gk__k_red_fin[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_fin_", "");
+static const char *const gk__k_red_finb[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_finb_", "");
 static const char *const gk__k_red_cols[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_cols_", "");
 
 static int gk__norm_axis(int axis, int ndim, int *out) {
@@ -6186,7 +6188,9 @@ static gk_status gk__reduce(gk_ctx *ctx, gk_tensor out, gk_tensor x, int op, int
                 unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
                 gk__cu_ptr ws = 0;
                 if (M < 2 * sms && R >= 32768) {
-                    S = (8 * sms + M - 1) / M;
+                    /* about 4 blocks of 256 threads an SM in all: one wave (8 with 64 registers made two) */
+                    S = 4 * sms / M;
+                    if (S < 1) S = 1;
                     if (S > (R + 4095) / 4096) S = (R + 4095) / 4096;
                     chunk = ((R + S - 1) / S + 15) / 16 * 16;
                     S = (R + chunk - 1) / chunk;
@@ -6196,10 +6200,16 @@ static gk_status gk__reduce(gk_ctx *ctx, gk_tensor out, gk_tensor x, int op, int
                 if (st == GK_OK) {
                     void *args[9] = { &p.on, &p.rn, &p.R, &p.op, &S, &chunk, &po, &px, &ws };
                     grid[0] = (unsigned)gk__grid_cap(ctx, M * S, 16);
-                    st = gk__launch_cfg(ctx, GK__MOD_REDUCE, gk__k_red_rows[p.dt], grid, block, 0, args, where);
+                    /* sum / mean / max / min: the kernel without the others' states (fewer registers) */
+                    st = gk__launch_cfg(ctx, GK__MOD_REDUCE, (p.op <= GK_REDUCE_MIN ? gk__k_red_rowsf : gk__k_red_rows)[p.dt], grid, block, 0,
+                                        args, where);
                     if (st == GK_OK && S > 1) {
                         void *fargs[6] = { &p.on, &p.R, &p.op, &S, &po, &ws };
-                        st = gk__launch(ctx, GK__MOD_REDUCE, gk__k_red_fin[p.dt], M, fargs, where);
+                        if (S >= 64) { /* many parts: a block an output merges them (one thread took ~1 us a part) */
+                            unsigned fgrid[3] = { 1, 1, 1 }, fblock[3] = { 256, 1, 1 };
+                            fgrid[0] = (unsigned)gk__grid_cap(ctx, M, 16);
+                            st = gk__launch_cfg(ctx, GK__MOD_REDUCE, gk__k_red_finb[p.dt], fgrid, fblock, 0, fargs, where);
+                        } else st = gk__launch(ctx, GK__MOD_REDUCE, gk__k_red_fin[p.dt], M, fargs, where);
                     }
                 }
                 if (S > 1 && ws) gk__unuse(ctx, ctx->ws);
@@ -6370,7 +6380,10 @@ static gk_status gk__rowop_run(gk_ctx *ctx, gk_tensor out, gk_tensor x, int kind
                 goto launched;
             }
             if (M < sms && p.n >= 16384) {
-                S = (2 * sms + M - 1) / M;
+                /* at most two blocks an SM in all, so both phases run in one
+                   wave (rounding up gave 288 blocks of 1024 threads for 32
+                   rows on 132 SMs: two waves each) */
+                S = 2 * sms / M;
                 if (S > (p.n + 8191) / 8192) S = (p.n + 8191) / 8192;
                 chunk = ((p.n + S - 1) / S + 15) / 16 * 16;
                 S = (p.n + chunk - 1) / chunk;
@@ -6923,11 +6936,14 @@ static void gk__norm_cpu(const void *vp) {
     }
 }
 
-#define GK__NORM_NAMES(D, W) { "gk_rownorm_" D "_" W "_v1", "gk_rownorm_" D "_" W "_v2", "gk_rownorm_" D "_" W "_v4", "gk_rownorm_" D "_" W "_v8" }
-static const char *const gk__k_rownorm[5][4] = { GK__NORM_NAMES("f32", "f32"), GK__NORM_NAMES("f16", "f16"), GK__NORM_NAMES("f16", "f32"),
-                                                  GK__NORM_NAMES("bf16", "bf16"), GK__NORM_NAMES("bf16", "f32") };
-static const char *const gk__k_warpnorm[5] = { "gk_warpnorm_f32_f32", "gk_warpnorm_f16_f16", "gk_warpnorm_f16_f32", "gk_warpnorm_bf16_bf16",
-                                                "gk_warpnorm_bf16_f32" };
+#define GK__NORM_NAMES(P, D, W) { P D "_" W "_v1", P D "_" W "_v2", P D "_" W "_v4", P D "_" W "_v8" }
+#define GK__NORM_NAMES5(P) { GK__NORM_NAMES(P, "f32", "f32"), GK__NORM_NAMES(P, "f16", "f16"), GK__NORM_NAMES(P, "f16", "f32"), \
+                             GK__NORM_NAMES(P, "bf16", "bf16"), GK__NORM_NAMES(P, "bf16", "f32") }
+/* [0]: layer / rms, [1]: add + rms (residual loaded with x, before h is written) */
+static const char *const gk__k_rownorm[2][5][4] = { GK__NORM_NAMES5("gk_rownorm_"), GK__NORM_NAMES5("gk_addrownorm_") };
+static const char *const gk__k_warpnorm[2][5] = {
+    { "gk_warpnorm_f32_f32", "gk_warpnorm_f16_f16", "gk_warpnorm_f16_f32", "gk_warpnorm_bf16_bf16", "gk_warpnorm_bf16_f32" },
+    { "gk_addwarpnorm_f32_f32", "gk_addwarpnorm_f16_f16", "gk_addwarpnorm_f16_f32", "gk_addwarpnorm_bf16_bf16", "gk_addwarpnorm_bf16_f32" } };
 static const char *const gk__k_gnorm[5] = { "gk_gnorm_f32_f32", "gk_gnorm_f16_f16", "gk_gnorm_f16_f32", "gk_gnorm_bf16_bf16", "gk_gnorm_bf16_f32" };
 
 enum { GK__NK_LAYER = 0, GK__NK_RMS, GK__NK_ADDRMS, GK__NK_GROUP, GK__NK_INSTANCE, GK__NK_ADAIN };
@@ -7077,13 +7093,13 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
             block[0] = 128;
             args[0] = &p.rows; args[1] = &Di; args[2] = &G; args[3] = &p.mode; args[4] = &p.eps; args[5] = &px; args[6] = &pr;
             args[7] = &ph; args[8] = &po; args[9] = &pw; args[10] = &pb;
-            st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_warpnorm[combo], grid, block, 0, args, where);
+            st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_warpnorm[p.mode == 2][combo], grid, block, 0, args, where);
         } else if (vi >= 0) {
             int Di = (int)p.L;
             void *args[10];
             args[0] = &p.rows; args[1] = &Di; args[2] = &p.mode; args[3] = &p.eps; args[4] = &px; args[5] = &pr;
             args[6] = &ph; args[7] = &po; args[8] = &pw; args[9] = &pb;
-            st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_rownorm[combo][vi], grid, block, 0, args, where);
+            st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_rownorm[p.mode == 2][combo][vi], grid, block, 0, args, where);
         } else {
             void *args[13];
             block[0] = p.L >= 256 ? 256 : (unsigned)((p.L + 31) / 32 * 32);

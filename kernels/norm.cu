@@ -12,6 +12,7 @@
 //    S=spatial; instance: R=C, cpg=1, S=T; AdaIN: R=rows, cpg=1, S=T).
 // mode: 0 layer (mean/var), 1 rms, 2 h = x + res (rounded, written), then rms.
 #include "gk_common.cuh"
+#include "gk_vec.cuh"
 
 __device__ __forceinline__ float gk_warp_sum(float v) {
 #pragma unroll
@@ -29,6 +30,34 @@ __device__ __forceinline__ float gk_block_sum(float v, float *sh) {
     return gk_warp_sum(v);
 }
 
+// (count, mean, sum of squared deviations) of two sets merged (Chan et al.)
+__device__ __forceinline__ void gk_chan(float &n, float &m, float &q, float nb, float mb, float qb) {
+    if (nb == 0.f) return;
+    if (n == 0.f) { n = nb; m = mb; q = qb; return; }
+    float nn = n + nb, d = mb - m, f = nb / nn;
+    m = m + d * f;
+    q = q + qb + d * d * n * f;
+    n = nn;
+}
+// block-wide merge of every thread's (count, mean, squared deviations): one
+// pass of barriers for layer norm's mean and variance instead of two; a tree
+// down to lane 0 of each warp, then every thread merges the warps in the same
+// order (the same result in every thread). blockDim.x a multiple of 32.
+__device__ __forceinline__ void gk_block_chan(float &n, float &m, float &q, float (*sh)[32]) {
+    int w = threadIdx.x >> 5, l = threadIdx.x & 31, nw = blockDim.x >> 5;
+#pragma unroll
+    for (int o = 16; o; o >>= 1) {
+        float nb = __shfl_down_sync(0xffffffffu, n, o), mb = __shfl_down_sync(0xffffffffu, m, o),
+              qb = __shfl_down_sync(0xffffffffu, q, o);
+        if (l + o < 32) gk_chan(n, m, q, nb, mb, qb);
+    }
+    __syncthreads();
+    if (l == 0) { sh[0][w] = n; sh[1][w] = m; sh[2][w] = q; }
+    __syncthreads();
+    n = sh[0][0]; m = sh[1][0]; q = sh[2][0];
+    for (int k = 1; k < nw; k++) gk_chan(n, m, q, sh[0][k], sh[1][k], sh[2][k]);
+}
+
 template <int DT> __device__ __forceinline__ float gk_rnd(float v) { return gk_ty<DT>::ld(gk_ty<DT>::st(v)); }
 
 // E weights (or biases) of columns c0 .. c0+E-1 as f32: 16-byte loads when
@@ -40,80 +69,88 @@ template <int WT, int E> __device__ __forceinline__ void gk_ldw(const typename g
     const WS *p = w + c0;
     if ((E * sizeof(WS)) % 16 == 0 && ((unsigned long long)p & 15) == 0) {
 #pragma unroll
-        for (int j = 0; j < NV; j++) {
-            union { uint4 v; WS s[PV]; } u;
-            u.v = __ldg((const uint4 *)p + j);
-#pragma unroll
-            for (int e = 0; e < PV; e++)
-                if (j * PV + e < E) o[j * PV + e] = gk_ty<WT>::ld(u.s[e]);
-        }
+        for (int j = 0; j < NV; j++) gk_nv<WT>::ld(__ldg((const uint4 *)p + j), o + j * PV);
     } else {
 #pragma unroll
         for (int e = 0; e < E; e++) o[e] = gk_ty<WT>::ld(p[e]);
     }
 }
 
-template <int DT, int WT, int V>
+// One block per row, V 16-byte vectors a thread (vector vi = tid + k * T),
+// the row kept in registers as loaded (raw) between the statistics and the
+// output; weights and biases as 16-byte loads at the output.
+template <int DT, int WT, int V, bool ADD>
 __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float eps, const typename gk_ty<DT>::S *x,
                                            const typename gk_ty<DT>::S *res, typename gk_ty<DT>::S *h,
                                            typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,
                                            const typename gk_ty<WT>::S *b) {
-    typedef typename gk_ty<DT>::S S;
-    typedef gk_ty<DT> T;
-    typedef gk_ty<WT> TW;
-    enum { E = 16 / sizeof(S) };
-    __shared__ float sh[32];
+    typedef gk_nv<DT> N;
+    enum { E = N::E };
+    __shared__ float sh[32], shc[3][32];
     const int nvec = D / E;
     for (gk_i64 row = blockIdx.x; row < rows; row += gridDim.x) {
-        float v[V][E];
-        const uint4 *xr = (const uint4 *)(x + row * D);
+        uint4 raw[V], rv[ADD ? V : 1];
+        const uint4 *xr = (const uint4 *)(x + row * D), *rr = (const uint4 *)(res + row * D);
+        // every load of the row (x and residual) before the first store of h
 #pragma unroll
         for (int k = 0; k < V; k++) {
             int vi = threadIdx.x + k * blockDim.x;
+            raw[k] = make_uint4(0u, 0u, 0u, 0u);
             if (vi < nvec) {
-                uint4 raw = xr[vi];
-                const S *s = (const S *)&raw;
-#pragma unroll
-                for (int e = 0; e < E; e++) v[k][e] = T::ld(s[e]);
-                if (mode == 2) {
-                    uint4 rr = ((const uint4 *)(res + row * D))[vi], hh;
-                    const S *r = (const S *)&rr;
-                    S *hs = (S *)&hh;
-#pragma unroll
-                    for (int e = 0; e < E; e++) {
-                        hs[e] = T::st(v[k][e] + T::ld(r[e]));
-                        v[k][e] = T::ld(hs[e]);
-                    }
-                    ((uint4 *)(h + row * D))[vi] = hh;
-                }
-            } else {
-#pragma unroll
-                for (int e = 0; e < E; e++) v[k][e] = 0.f;
+                raw[k] = xr[vi];
+                if (ADD) rv[k] = rr[vi];
             }
         }
-        float mean = 0.f, rstd;
-        if (mode == 0) {
-            float s = 0.f;
-#pragma unroll
-            for (int k = 0; k < V; k++)
-#pragma unroll
-                for (int e = 0; e < E; e++) s += v[k][e];
-            mean = gk_block_sum(s, sh) / (float)D;
-            float q = 0.f;
+        if (ADD) {
+            uint4 *hr = (uint4 *)(h + row * D);
 #pragma unroll
             for (int k = 0; k < V; k++) {
                 int vi = threadIdx.x + k * blockDim.x;
-                if (vi < nvec)
+                if (vi < nvec) {
+                    float a[E], c[E];
+                    N::ld(raw[k], a);
+                    N::ld(rv[ADD ? k : 0], c);
 #pragma unroll
-                    for (int e = 0; e < E; e++) { float d = v[k][e] - mean; q += d * d; }
+                    for (int e = 0; e < E; e++) a[e] += c[e];
+                    raw[k] = N::st(a);
+                    hr[vi] = raw[k];
+                }
             }
-            rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);
+        }
+        float mean = 0.f, q = 0.f, rstd;
+        if (mode == 0) {
+            // the thread's own mean and squared deviations (two passes over
+            // its registers), then one merge over the block
+            float s = 0.f, cnt = 0.f;
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                float f[E];
+                N::ld(raw[k], f);
+                if (threadIdx.x + k * blockDim.x < nvec) cnt += (float)E;
+#pragma unroll
+                for (int e = 0; e < E; e++) s += f[e];
+            }
+            mean = cnt > 0.f ? s / cnt : 0.f;
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                int vi = threadIdx.x + k * blockDim.x;
+                if (vi < nvec) {
+                    float f[E];
+                    N::ld(raw[k], f);
+#pragma unroll
+                    for (int e = 0; e < E; e++) { float d = f[e] - mean; q += d * d; }
+                }
+            }
+            gk_block_chan(cnt, mean, q, shc);
+            rstd = rsqrtf(q / (float)D + eps);
         } else {
-            float q = 0.f;
 #pragma unroll
-            for (int k = 0; k < V; k++)
+            for (int k = 0; k < V; k++) {
+                float f[E];
+                N::ld(raw[k], f);
 #pragma unroll
-                for (int e = 0; e < E; e++) q += v[k][e] * v[k][e];
+                for (int e = 0; e < E; e++) q += f[e] * f[e];
+            }
             rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);
         }
         uint4 *orow = (uint4 *)(out + row * D);
@@ -121,23 +158,32 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
         for (int k = 0; k < V; k++) {
             int vi = threadIdx.x + k * blockDim.x;
             if (vi < nvec) {
-                uint4 o;
-                S *os = (S *)&o;
+                float y[E], wv[E], bv[E];
+                N::ld(raw[k], y);
+                if (mode == 0) {
 #pragma unroll
-                for (int e = 0; e < E; e++) {
-                    int c = vi * E + e;
-                    float y;
-                    if (mode == 0) {
-                        y = (v[k][e] - mean) * rstd;
-                        if (w) y = y * TW::ld(w[c]);
-                        if (b) y = y + TW::ld(b[c]);
-                    } else {
-                        y = gk_rnd<DT>(v[k][e] * rstd);
-                        if (w) y = TW::ld(w[c]) * y;
+                    for (int e = 0; e < E; e++) y[e] = (y[e] - mean) * rstd;
+                    if (w) {
+                        gk_ldw<WT, E>(w, vi * E, wv);
+#pragma unroll
+                        for (int e = 0; e < E; e++) y[e] = y[e] * wv[e];
                     }
-                    os[e] = T::st(y);
+                    if (b) {
+                        gk_ldw<WT, E>(b, vi * E, bv);
+#pragma unroll
+                        for (int e = 0; e < E; e++) y[e] = y[e] + bv[e];
+                    }
+                } else {
+#pragma unroll
+                    for (int e = 0; e < E; e++) y[e] = y[e] * rstd;
+                    N::rnd(y);
+                    if (w) {
+                        gk_ldw<WT, E>(w, vi * E, wv);
+#pragma unroll
+                        for (int e = 0; e < E; e++) y[e] = wv[e] * y[e];
+                    }
                 }
-                orow[vi] = o;
+                orow[vi] = N::st(y);
             }
         }
     }
@@ -149,14 +195,13 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
 // vector count) per row, 32 / G rows per warp, U rows per group in flight,
 // shuffle-only reductions inside the group. A lane always holds the same
 // columns, so its weights and biases are loaded once, before the row loop.
-template <int DT, int WT, int U>
+template <int DT, int WT, int U, bool ADD>
 __device__ __forceinline__ void gk_warpnorm(gk_i64 rows, int D, int G, int mode, float eps, const typename gk_ty<DT>::S *x,
                                             const typename gk_ty<DT>::S *res, typename gk_ty<DT>::S *h,
                                             typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,
                                             const typename gk_ty<WT>::S *b) {
-    typedef typename gk_ty<DT>::S S;
-    typedef gk_ty<DT> T;
-    enum { E = 16 / sizeof(S) };
+    typedef gk_nv<DT> N;
+    enum { E = N::E };
     const int nvec = D / E, lane = threadIdx.x & 31, cl = lane & (G - 1), sub = lane / G, rpw = 32 / G;
     const bool on = cl < nvec;
     float wv[E], bv[E];
@@ -167,62 +212,53 @@ __device__ __forceinline__ void gk_warpnorm(gk_i64 rows, int D, int G, int mode,
     const gk_i64 gw = (gk_i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5), nw = (gk_i64)gridDim.x * (blockDim.x >> 5);
     // rows handled by this warp in one step: rpw * U, as U slices of rpw rows
     for (gk_i64 base = gw * rpw * U; base < rows; base += nw * rpw * U) {
-        float v[U][E];
+        uint4 raw[U], rv[ADD ? U : 1];
         bool ok[U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
             gk_i64 row = base + u * rpw + sub;
             ok[u] = on && row < rows;
+            raw[u] = make_uint4(0u, 0u, 0u, 0u);
             if (ok[u]) {
-                uint4 raw = ((const uint4 *)(x + row * D))[cl];
-                const S *s = (const S *)&raw;
-#pragma unroll
-                for (int e = 0; e < E; e++) v[u][e] = T::ld(s[e]);
-            } else {
-#pragma unroll
-                for (int e = 0; e < E; e++) v[u][e] = 0.f;
+                raw[u] = ((const uint4 *)(x + row * D))[cl];
+                if (ADD) rv[u] = ((const uint4 *)(res + row * D))[cl];
             }
         }
-        if (mode == 2) {
+        if (ADD) {
 #pragma unroll
             for (int u = 0; u < U; u++) {
                 gk_i64 row = base + u * rpw + sub;
                 if (ok[u]) {
-                    uint4 rr = ((const uint4 *)(res + row * D))[cl], hh;
-                    const S *r = (const S *)&rr;
-                    S *hs = (S *)&hh;
+                    float a[E], c[E];
+                    N::ld(raw[u], a);
+                    N::ld(rv[ADD ? u : 0], c);
 #pragma unroll
-                    for (int e = 0; e < E; e++) {
-                        hs[e] = T::st(v[u][e] + T::ld(r[e]));
-                        v[u][e] = T::ld(hs[e]);
-                    }
-                    ((uint4 *)(h + row * D))[cl] = hh;
+                    for (int e = 0; e < E; e++) a[e] += c[e];
+                    raw[u] = N::st(a);
+                    ((uint4 *)(h + row * D))[cl] = raw[u];
                 }
             }
         }
         float mean[U], q[U];
 #pragma unroll
         for (int u = 0; u < U; u++) {
+            float f[E];
+            N::ld(raw[u], f);
             mean[u] = 0.f;
             q[u] = 0.f;
-        }
-        if (mode == 0) {
-#pragma unroll
-            for (int u = 0; u < U; u++) {
+            if (mode == 0) {
                 float sm = 0.f;
 #pragma unroll
-                for (int e = 0; e < E; e++) sm += v[u][e];
+                for (int e = 0; e < E; e++) sm += f[e];
                 for (int o = G >> 1; o; o >>= 1) sm += __shfl_xor_sync(0xffffffffu, sm, o);
                 mean[u] = sm / (float)D;
                 if (ok[u])
 #pragma unroll
-                    for (int e = 0; e < E; e++) { float d = v[u][e] - mean[u]; q[u] += d * d; }
+                    for (int e = 0; e < E; e++) { float d = f[e] - mean[u]; q[u] += d * d; }
+            } else {
+#pragma unroll
+                for (int e = 0; e < E; e++) q[u] += f[e] * f[e];
             }
-        } else {
-#pragma unroll
-            for (int u = 0; u < U; u++)
-#pragma unroll
-                for (int e = 0; e < E; e++) q[u] += v[u][e] * v[u][e];
         }
 #pragma unroll
         for (int u = 0; u < U; u++) {
@@ -230,22 +266,26 @@ __device__ __forceinline__ void gk_warpnorm(gk_i64 rows, int D, int G, int mode,
             float rstd = rsqrtf(q[u] / (float)D + eps);
             gk_i64 row = base + u * rpw + sub;
             if (ok[u]) {
-                uint4 o;
-                S *os = (S *)&o;
+                float y[E];
+                N::ld(raw[u], y);
+                if (mode == 0) {
 #pragma unroll
-                for (int e = 0; e < E; e++) {
-                    float y;
-                    if (mode == 0) {
-                        y = (v[u][e] - mean[u]) * rstd;
-                        if (w) y = y * wv[e];
-                        if (b) y = y + bv[e];
-                    } else {
-                        y = gk_rnd<DT>(v[u][e] * rstd);
-                        if (w) y = wv[e] * y;
-                    }
-                    os[e] = T::st(y);
+                    for (int e = 0; e < E; e++) y[e] = (y[e] - mean[u]) * rstd;
+                    if (w)
+#pragma unroll
+                        for (int e = 0; e < E; e++) y[e] = y[e] * wv[e];
+                    if (b)
+#pragma unroll
+                        for (int e = 0; e < E; e++) y[e] = y[e] + bv[e];
+                } else {
+#pragma unroll
+                    for (int e = 0; e < E; e++) y[e] = y[e] * rstd;
+                    N::rnd(y);
+                    if (w)
+#pragma unroll
+                        for (int e = 0; e < E; e++) y[e] = wv[e] * y[e];
                 }
-                ((uint4 *)(out + row * D))[cl] = o;
+                ((uint4 *)(out + row * D))[cl] = N::st(y);
             }
         }
     }
@@ -298,19 +338,36 @@ __device__ __forceinline__ void gk_gnorm(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64
     }
 }
 
+// gk_rownorm_* (mode 0 / 1) and gk_addrownorm_* (mode 2: x + residual, h written).
+// At most 64 registers (2 blocks of 512 threads an SM; 128 threads: 8 rows in
+// flight an SM): unbounded, the compiler hoisted the weight loads and took
+// 105 (f32 v8) to 124 (bf16 v8). The add kernel with 8 vectors holds x and
+// the residual (64 registers of data): 128.
 #define GK_ROWNORM(DTN, WTN, V)                                                                                          \
-    extern "C" __global__ void __launch_bounds__(512) gk_rownorm_##DTN##_##WTN##_v##V(                                                      \
+    extern "C" __global__ void __launch_bounds__(512, 2) gk_rownorm_##DTN##_##WTN##_v##V(                                  \
         gk_i64 rows, int D, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res,     \
         gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \
         const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \
-        gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V>(rows, D, mode, eps, x, res, h, out, w, b);                              \
+        gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V, false>(rows, D, mode, eps, x, res, h, out, w, b);                       \
+    }                                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(512, V == 8 ? 1 : 2) gk_addrownorm_##DTN##_##WTN##_v##V(                               \
+        gk_i64 rows, int D, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res,     \
+        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \
+        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \
+        gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V, true>(rows, D, 2, eps, x, res, h, out, w, b);                           \
     }
 #define GK_NORMS(DTN, WTN)                                                                                               \
     extern "C" __global__ void gk_warpnorm_##DTN##_##WTN(                                                                \
         gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \
         gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \
         const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \
-        gk_warpnorm<GK_DT_##DTN, GK_DT_##WTN, 4>(rows, D, G, mode, eps, x, res, h, out, w, b);                          \
+        gk_warpnorm<GK_DT_##DTN, GK_DT_##WTN, 4, false>(rows, D, G, mode, eps, x, res, h, out, w, b);                   \
+    }                                                                                                                    \
+    extern "C" __global__ void gk_addwarpnorm_##DTN##_##WTN(                                                             \
+        gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \
+        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \
+        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \
+        gk_warpnorm<GK_DT_##DTN, GK_DT_##WTN, 4, true>(rows, D, G, 2, eps, x, res, h, out, w, b);                       \
     }                                                                                                                    \
     GK_ROWNORM(DTN, WTN, 1)                                                                                              \
     GK_ROWNORM(DTN, WTN, 2)                                                                                              \

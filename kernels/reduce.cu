@@ -4,6 +4,7 @@
 // Geometry: `on` iterates the outputs (operand 0: output offset, 1: input
 // offset), `rn` the reduced elements of one output (operand 0: input offset).
 #include "gk_common.cuh"
+#include "gk_vec.cuh"
 
 #define R_SUM 0
 #define R_MEAN 1
@@ -137,13 +138,22 @@ template <int DT, int OP> __device__ __forceinline__ void gk_red_rows_t(const gk
             for (gk_i64 r = r0 + threadIdx.x; r < r0 + head; r += blockDim.x) rs_push<A>(op, s, (A)T::ld(b[r]), r);
             gk_i64 v0 = r0 + head, nv = (r1 - v0) / V;
             const uint4 *bv = (const uint4 *)(b + v0);
-#pragma unroll 8
+            // one state per vector lane (4 at most): independent chains (the
+            // adds of a sum, the compares of a max) instead of one, merged at
+            // the end (argmax ties go to the lower index in any order)
+            enum { NL = V < 4 ? V : 4 }; // 4 at most: 8 states of a variance (f16 / bf16) spilled
+            gk_rs<A> sl[NL];
+#pragma unroll
+            for (int k = 0; k < NL; k++) rs_init<A>(op, sl[k]);
+#pragma unroll 4
             for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {
                 union { uint4 v; Sx s[16 / sizeof(Sx)]; } u;
                 u.v = __ldg(bv + j);
 #pragma unroll
-                for (int k = 0; k < V; k++) rs_push<A>(op, s, (A)T::ld(u.s[k]), v0 + j * V + k);
+                for (int k = 0; k < V; k++) rs_push<A>(op, sl[k % NL], (A)T::ld(u.s[k]), v0 + j * V + k);
             }
+#pragma unroll
+            for (int k = 0; k < NL; k++) rs_merge<A>(op, s, sl[k]);
             for (gk_i64 r = v0 + nv * V + threadIdx.x; r < r1; r += blockDim.x) rs_push<A>(op, s, (A)T::ld(b[r]), r);
         } else {
             for (gk_i64 r = r0 + threadIdx.x; r < r1; r += blockDim.x) {
@@ -160,8 +170,18 @@ template <int DT, int OP> __device__ __forceinline__ void gk_red_rows_t(const gk
         __syncthreads();
     }
 }
-template <int DT> __device__ __forceinline__ void gk_red_rows(const gk_nd &on, const gk_nd &rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,
+// FAST: sum / mean / max / min only (a kernel of fewer registers, more blocks an SM)
+template <int DT, bool FAST> __device__ __forceinline__ void gk_red_rows(const gk_nd &on, const gk_nd &rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,
                                                               void *out, const typename gk_ty<DT>::S *x, gk_rpart *part) {
+    if (FAST) {
+        switch (op) {
+        case R_SUM: gk_red_rows_t<DT, R_SUM>(on, rn, R, S, chunk, out, x, part); break;
+        case R_MEAN: gk_red_rows_t<DT, R_MEAN>(on, rn, R, S, chunk, out, x, part); break;
+        case R_MAX: gk_red_rows_t<DT, R_MAX>(on, rn, R, S, chunk, out, x, part); break;
+        default: gk_red_rows_t<DT, R_MIN>(on, rn, R, S, chunk, out, x, part); break;
+        }
+        return;
+    }
     switch (op) {
     case R_SUM: gk_red_rows_t<DT, R_SUM>(on, rn, R, S, chunk, out, x, part); break;
     case R_MEAN: gk_red_rows_t<DT, R_MEAN>(on, rn, R, S, chunk, out, x, part); break;
@@ -187,6 +207,25 @@ template <int DT> __device__ __forceinline__ void gk_red_fin(const gk_nd &on, gk
             rs_merge<A>(op, s, o);
         }
         rs_final<DT>(op, s, R, out, oo);
+    }
+}
+// the same with one block an output (many partial states): each thread
+// merges a strided subset in order, then the block merges in a fixed order
+template <int DT> __device__ __forceinline__ void gk_red_finb(const gk_nd &on, gk_i64 R, int op, gk_i64 S, void *out, const gk_rpart *part) {
+    typedef typename gk_acct<DT>::A A;
+    for (gk_i64 m = blockIdx.x; m < on.n; m += gridDim.x) {
+        gk_i64 oo, ox, o2;
+        gk_nd_offsets(on, m, oo, ox, o2);
+        gk_rs<A> s;
+        rs_init<A>(op, s);
+        for (gk_i64 p = threadIdx.x; p < S; p += blockDim.x) {
+            gk_rs<A> o;
+            o.v = (A)part[m * S + p].v; o.m2 = (A)part[m * S + p].m2; o.n = part[m * S + p].n;
+            rs_merge<A>(op, s, o);
+        }
+        s = rs_block<A>(op, s);
+        if (threadIdx.x == 0) rs_final<DT>(op, s, R, out, oo);
+        __syncthreads();
     }
 }
 // many outputs over a strided dim: blocks of 32 x 8 threads, x over 32
@@ -251,15 +290,14 @@ template <typename A> __device__ __forceinline__ void sm_merge(A &m, A &s, A om,
     else s += os * m_expA(om - m);
 }
 
+template <typename A> __device__ __forceinline__ void sm_bmerge(A &m, A &s);
 // (max, sum) of elements [j0, j1) of a row, merged over the block (valid in every thread)
 template <int DT> __device__ __forceinline__ void sm_stats(const typename gk_ty<DT>::S *xr, gk_i64 j0, gk_i64 j1, gk_i64 xs, bool vec,
                                                           typename gk_acct<DT>::A &m, typename gk_acct<DT>::A &s) {
     typedef gk_ty<DT> T;
     typedef typename T::S Sx;
     typedef typename gk_acct<DT>::A A;
-    __shared__ A shm[32], shs[32];
     const int V = 16 / sizeof(Sx);
-    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
     gk_i64 nv = vec ? (j1 - j0) / V : 0;
     const uint4 *xv4 = (const uint4 *)(xr + j0);
     m = -gk_inf<A>();
@@ -272,6 +310,12 @@ template <int DT> __device__ __forceinline__ void sm_stats(const typename gk_ty<
         for (int k = 0; k < V; k++) sm_push<A>(m, s, (A)T::ld(u.s[k]));
     }
     for (gk_i64 j = j0 + nv * V + threadIdx.x; j < j1; j += blockDim.x) sm_push<A>(m, s, (A)T::ld(xr[j * xs]));
+    sm_bmerge<A>(m, s);
+}
+// block-wide merge of the (max, sum) of every thread (the result in every thread)
+template <typename A> __device__ __forceinline__ void sm_bmerge(A &m, A &s) {
+    __shared__ A shm[32], shs[32];
+    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
     for (int off = 16; off > 0; off >>= 1) {
         A om = __shfl_down_sync(0xFFFFFFFFu, m, off), osum = __shfl_down_sync(0xFFFFFFFFu, s, off);
         sm_merge<A>(m, s, om, osum);
@@ -347,10 +391,11 @@ template <int DT, int LOG> __device__ __forceinline__ void gk_softmax_rows(const
             if (threadIdx.x == 0) { ws[2 * blk] = (double)m; ws[2 * blk + 1] = (double)s; }
             continue;
         }
-        if (S > 1) {
+        if (S > 1) { // the row's parts merged by the block (their loads in parallel, not one after another)
             m = -gk_inf<A>();
             s = 0;
-            for (gk_i64 q = 0; q < S; q++) sm_merge<A>(m, s, (A)ws[2 * (row * S + q)], (A)ws[2 * (row * S + q) + 1]);
+            for (gk_i64 q = threadIdx.x; q < S; q += blockDim.x) sm_merge<A>(m, s, (A)ws[2 * (row * S + q)], (A)ws[2 * (row * S + q) + 1]);
+            sm_bmerge<A>(m, s);
         }
         sm_write<DT, LOG>(xr, yr, j0, j1, xs, os, vec, m, s);
     }
@@ -387,17 +432,40 @@ template <typename A> __device__ __forceinline__ A sm_bsum(A v, A *sh) {
     for (int q = 1; q < nw; q++) v += sh[q];
     return v;
 }
+// a 16-byte vector of V elements <-> V accumulator values (gk_vec.cuh for
+// f32 / bf16 / f16: no NaN canonicalisation on load, paired conversions with
+// canonical NaNs on store)
+template <int DT> struct sm_vec {
+    static __device__ __forceinline__ void ld(const uint4 &u, float *f) { gk_nv<DT>::ld(u, f); }
+    static __device__ __forceinline__ uint4 st(const float *f) { return gk_nv<DT>::st(f); }
+};
+template <> struct sm_vec<GK_DT_f64> {
+    static __device__ __forceinline__ void ld(const uint4 &u, double *f) {
+        f[0] = __hiloint2double((int)u.y, (int)u.x);
+        f[1] = __hiloint2double((int)u.w, (int)u.z);
+    }
+    static __device__ __forceinline__ uint4 st(const double *f) {
+        uint4 u;
+        u.x = (unsigned)__double2loint(f[0]); u.y = (unsigned)__double2hiint(f[0]);
+        u.z = (unsigned)__double2loint(f[1]); u.w = (unsigned)__double2hiint(f[1]);
+        return u;
+    }
+};
+__device__ __forceinline__ float sm_fmax(float a, float b) { return fmaxf(a, b); } // NaN-ignoring
+__device__ __forceinline__ double sm_fmax(double a, double b) { return fmax(a, b); }
+
 template <int DT, int LOG, int NV> __device__ __forceinline__ void gk_softmax_reg(const gk_nd &on, gk_i64 n, gk_i64 xs, gk_i64 os,
                                                                                  typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x) {
     typedef gk_ty<DT> T;
     typedef typename T::S Sx;
     typedef typename gk_acct<DT>::A A;
-    const int V = 16 / sizeof(Sx);
+    typedef sm_vec<DT> W;
+    enum { V = 16 / sizeof(Sx), INPLACE = !LOG && sizeof(Sx) == sizeof(A) };
     __shared__ A shA[32];
     __shared__ int shN[32];
     const A NINF = -gk_inf<A>();
     int tid = threadIdx.x, nt = blockDim.x;
-    gk_i64 nvec = n / V, tail0 = nvec * V;
+    const int nvec = (int)(n / V), tail0 = nvec * V; // 32-bit: rows of at most 8192 vectors (64-bit indices spilled)
     for (gk_i64 row = blockIdx.x; row < on.n; row += gridDim.x) {
         gk_i64 oo, ox, o2;
         gk_nd_offsets(on, row, oo, ox, o2);
@@ -410,44 +478,107 @@ template <int DT, int LOG, int NV> __device__ __forceinline__ void gk_softmax_re
             __syncthreads();
             continue;
         }
-        union U { uint4 v; Sx s[16 / sizeof(Sx)]; };
-        U u[NV];
+        uint4 u[NV];
         A tv = NINF;
-        bool ht = tail0 + tid < n;
+        bool ht = tail0 + tid < (int)n;
         const uint4 *xv = (const uint4 *)xr;
 #pragma unroll
         for (int i = 0; i < NV; i++) {
-            gk_i64 j = tid + (gk_i64)i * nt;
-            if (j < nvec) u[i].v = __ldg(xv + j);
+            int j = tid + i * nt;
+            u[i] = make_uint4(0u, 0u, 0u, 0u);
+            if (j < nvec) u[i] = __ldg(xv + j);
         }
         if (ht) tv = (A)T::ld(xr[tail0 + tid]);
-        // max over non-NaN entries, and whether there is a NaN
-        A m = NINF;
-        bool nan = tv != tv;
-        if (!nan && tv > m) m = tv;
+        // the max over the non-NaN entries
+        A m = sm_fmax(NINF, tv);
 #pragma unroll
         for (int i = 0; i < NV; i++) {
-            gk_i64 j = tid + (gk_i64)i * nt;
+            int j = tid + i * nt;
             if (j < nvec) {
+                A f[V];
+                W::ld(u[i], f);
 #pragma unroll
-                for (int k = 0; k < V; k++) {
-                    A v = (A)T::ld(u[i].s[k]);
-                    nan |= v != v;
-                    m = v > m ? v : m;
-                }
+                for (int k = 0; k < V; k++) m = sm_fmax(m, f[k]);
             }
         }
+        bool nan = false;
         m = sm_bmax<A>(m, nan, shA, shN);
+        uint4 *yv = (uint4 *)yr;
+        if (m > NINF && m < gk_inf<A>()) {
+            // finite max (the common case): exp(x - m) is 1 for x == m and 0
+            // for -inf, a NaN entry makes the sum NaN; softmax of f32 / f64
+            // keeps exp(x - m) in place of x, so exp runs once an element
+            A s = 0, te = 0;
+            if (ht) { te = m_expA(tv - m); s += te; }
+#pragma unroll
+            for (int i = 0; i < NV; i++) {
+                int j = tid + i * nt;
+                if (j < nvec) {
+                    A f[V];
+                    W::ld(u[i], f);
+#pragma unroll
+                    for (int k = 0; k < V; k++) {
+                        f[k] = m_expA(f[k] - m);
+                        s += f[k];
+                    }
+                    if (INPLACE) u[i] = W::st(f);
+                }
+            }
+            s = sm_bsum<A>(s, shA);
+            if (s != s) { // a NaN row: every output NaN
+                A f[V];
+                A qn = (A)__int_as_float(0x7FC00000);
+#pragma unroll
+                for (int k = 0; k < V; k++) f[k] = qn;
+                uint4 z = W::st(f);
+#pragma unroll
+                for (int i = 0; i < NV; i++) {
+                    int j = tid + i * nt;
+                    if (j < nvec) yv[j] = z;
+                }
+                if (ht) yr[tail0 + tid] = T::st((typename T::C)qn);
+                continue;
+            }
+            A ls = m_logA(s), inv = (A)1 / s;
+#pragma unroll
+            for (int i = 0; i < NV; i++) {
+                int j = tid + i * nt;
+                if (j < nvec) {
+                    A f[V];
+                    W::ld(u[i], f);
+#pragma unroll
+                    for (int k = 0; k < V; k++) f[k] = LOG ? (f[k] - m) - ls : (INPLACE ? f[k] : m_expA(f[k] - m)) * inv;
+                    yv[j] = W::st(f);
+                }
+            }
+            if (ht) yr[tail0 + tid] = T::st((typename T::C)(LOG ? (tv - m) - ls : te * inv));
+            continue;
+        }
+        // max +inf (the +inf entries share the mass) or -inf (no finite entry): exact special cases
+        nan = tv != tv;
+#pragma unroll
+        for (int i = 0; i < NV; i++) {
+            int j = tid + i * nt;
+            if (j < nvec) {
+                A f[V];
+                W::ld(u[i], f);
+#pragma unroll
+                for (int k = 0; k < V; k++) nan |= f[k] != f[k];
+            }
+        }
+        nan = __syncthreads_or(nan) != 0;
         A s = 0;
         if (!nan && m != NINF) {
 #define GK_SM_TERM(xv) ((xv) == m ? (A)1 : (xv) == NINF ? (A)0 : m_expA((xv) - m))
             if (ht) s += GK_SM_TERM(tv);
 #pragma unroll
             for (int i = 0; i < NV; i++) {
-                gk_i64 j = tid + (gk_i64)i * nt;
+                int j = tid + i * nt;
                 if (j < nvec) {
+                    A f[V];
+                    W::ld(u[i], f);
 #pragma unroll
-                    for (int k = 0; k < V; k++) { A v = (A)T::ld(u[i].s[k]); s += GK_SM_TERM(v); }
+                    for (int k = 0; k < V; k++) s += GK_SM_TERM(f[k]);
                 }
             }
 #undef GK_SM_TERM
@@ -458,15 +589,15 @@ template <int DT, int LOG, int NV> __device__ __forceinline__ void gk_softmax_re
         bool none = m == NINF && !nan;
 #define GK_SM_OUT(xv)                                                                                               \
     (nan ? s : none ? (LOG ? NINF : (A)0) : LOG ? ((xv) == m ? (A)0 : (xv) - m) - ls : ((xv) == m ? (A)1 : m_expA((xv) - m)) * inv)
-        uint4 *yv = (uint4 *)yr;
 #pragma unroll
         for (int i = 0; i < NV; i++) {
-            gk_i64 j = tid + (gk_i64)i * nt;
+            int j = tid + i * nt;
             if (j < nvec) {
-                U z;
+                A f[V];
+                W::ld(u[i], f);
 #pragma unroll
-                for (int k = 0; k < V; k++) { A v = (A)T::ld(u[i].s[k]); z.s[k] = T::st((typename T::C)(GK_SM_OUT(v))); }
-                yv[j] = z.v;
+                for (int k = 0; k < V; k++) f[k] = GK_SM_OUT(f[k]);
+                yv[j] = W::st(f);
             }
         }
         if (ht) yr[tail0 + tid] = T::st((typename T::C)(GK_SM_OUT(tv)));
@@ -539,10 +670,17 @@ template <int DT> __device__ __forceinline__ void gk_cumsum_block(const gk_nd &o
 #define GK_RED(DTN)                                                                                                 \
     extern "C" __global__ void __launch_bounds__(512) gk_red_rows_##DTN(gk_nd on, gk_nd rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,      \
                                                  void *out, const gk_ty<GK_DT_##DTN>::S *x, gk_rpart *part) {       \
-        gk_red_rows<GK_DT_##DTN>(on, rn, R, op, S, chunk, out, x, part);                                            \
+        gk_red_rows<GK_DT_##DTN, false>(on, rn, R, op, S, chunk, out, x, part);                                     \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(512) gk_red_rowsf_##DTN(gk_nd on, gk_nd rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,     \
+                                                 void *out, const gk_ty<GK_DT_##DTN>::S *x, gk_rpart *part) {       \
+        gk_red_rows<GK_DT_##DTN, true>(on, rn, R, op, S, chunk, out, x, part);                                      \
     }                                                                                                               \
     extern "C" __global__ void gk_red_fin_##DTN(gk_nd on, gk_i64 R, int op, gk_i64 S, void *out, const gk_rpart *part) { \
         gk_red_fin<GK_DT_##DTN>(on, R, op, S, out, part);                                                           \
+    }                                                                                                               \
+    extern "C" __global__ void gk_red_finb_##DTN(gk_nd on, gk_i64 R, int op, gk_i64 S, void *out, const gk_rpart *part) { \
+        gk_red_finb<GK_DT_##DTN>(on, R, op, S, out, part);                                                          \
     }                                                                                                               \
     extern "C" __global__ void gk_red_cols_##DTN(gk_nd on, gk_nd rn, gk_i64 R, int op, void *out,                   \
                                                  const gk_ty<GK_DT_##DTN>::S *x) {                                  \

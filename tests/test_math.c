@@ -528,7 +528,10 @@ static void test_reduce(void) {
                 red_case(dt, op, 2, sc2, 0, 0, 1);
             }
             if (dt == GK_F32 || dt == GK_BF16) {
+                int64_t big2 = 300007, s2d[2] = { 3, 300007 };
                 red_case(dt, op, 1, &big, 0, 0, 0);          /* split into parts on the GPU */
+                red_case(dt, op, 1, &big2, 0, 0, 0);         /* 64+ parts: merged by one block an output */
+                red_case(dt, op, 2, s2d, 1, 0, 0);
                 red_case(dt, op, 2, s2c, 1, 0, 0);
                 red_case(dt, op, 3, s3, GK_AXIS_ALL, 0, 1);
             }

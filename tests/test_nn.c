@@ -139,13 +139,13 @@ static void test_norms(void) {
        paths with their row tails), aligned and one-element-in views of x and
        of the weights (vector and element-wise weight loads, generic path) */
     for (ti = 0; ti < 3; ti++) {
-        static const int64_t DS2[] = { 8, 16, 32, 64, 128, 256, 512, 4096 };
+        static const int64_t DS2[] = { 8, 16, 32, 64, 128, 256, 512, 2048, 4096 }; /* 2048: f32 v4, f16 / bf16 v2 */
         static const int64_t RS[] = { 37, 1000 };
         int ri, mis;
         for (di = 0; di < (int)(sizeof DS2 / sizeof DS2[0]); di++)
             for (ri = 0; ri < 2; ri++)
-                for (mis = 0; mis < 3; mis++) {
-                    gk_dtype dt = FDT[ti], wt = mis == 1 && dt != GK_F32 ? GK_F32 : dt;
+                for (mis = 0; mis < 5; mis++) { /* 3, 4: x aligned, weights one element in (dt / f32 weights) */
+                    gk_dtype dt = FDT[ti], wt = (mis == 1 || mis == 4) && dt != GK_F32 ? GK_F32 : dt;
                     int64_t Dn = DS2[di], rows = RS[ri];
                     int64_t shape[2] = { rows, Dn }, ws1[1] = { Dn + 1 }, xs1[1] = { rows * Dn + 1 };
                     pair xb, wb, bb, o, h, res;
@@ -157,17 +157,17 @@ static void test_norms(void) {
                     res = mkr(dt, 2, shape, -2, 2);
                     o = mkpoison(dt, 2, shape); h = mkpoison(dt, 2, shape);
                     { /* mis 2: x and weights start one element in */
-                        int64_t off = mis == 2 ? 1 : 0;
+                        int64_t off = mis == 2 ? 1 : 0, woff = mis >= 2 ? 1 : 0;
                         gk_tensor t1, t2;
                         GKT_OK(D, gk_view_slice(D, xb.d, 0, off, off + rows * Dn, 1, &t1));
                         GKT_OK(R, gk_view_slice(R, xb.r, 0, off, off + rows * Dn, 1, &t2));
                         GKT_OK(D, gk_view_reshape(D, t1, 2, shape, &xd));
                         GKT_OK(R, gk_view_reshape(R, t2, 2, shape, &xr));
                         gk_tensor_free(D, t1); gk_tensor_free(R, t2);
-                        GKT_OK(D, gk_view_slice(D, wb.d, 0, off, off + Dn, 1, &wd));
-                        GKT_OK(R, gk_view_slice(R, wb.r, 0, off, off + Dn, 1, &wr));
-                        GKT_OK(D, gk_view_slice(D, bb.d, 0, off, off + Dn, 1, &bd));
-                        GKT_OK(R, gk_view_slice(R, bb.r, 0, off, off + Dn, 1, &br));
+                        GKT_OK(D, gk_view_slice(D, wb.d, 0, woff, woff + Dn, 1, &wd));
+                        GKT_OK(R, gk_view_slice(R, wb.r, 0, woff, woff + Dn, 1, &wr));
+                        GKT_OK(D, gk_view_slice(D, bb.d, 0, woff, woff + Dn, 1, &bd));
+                        GKT_OK(R, gk_view_slice(R, bb.r, 0, woff, woff + Dn, 1, &br));
                     }
                     snprintf(what, sizeof what, "layer_norm [%lld,%lld] %s/%s mis%d", (long long)rows, (long long)Dn, gk_dtype_name(dt), gk_dtype_name(wt), mis);
                     GKT_OK(D, gk_layer_norm(D, o.d, xd, wd, bd, 1e-5));
@@ -190,6 +190,43 @@ static void test_norms(void) {
                     gk_tensor_free(D, bd); gk_tensor_free(R, br);
                     fr(xb); fr(wb); fr(bb); fr(res); fr(o); fr(h);
                 }
+    }
+    for (ti = 0; ti < 3; ti++) { /* NaN / inf rows and weights: same NaN positions and canonical NaN bits as the reference */
+        static const int64_t DN[] = { 128, 4096, 1000 }; /* lane-group, block-per-row, generic */
+        int dn, kind;
+        for (dn = 0; dn < 3; dn++)
+            for (kind = 0; kind < 3; kind++) {
+                gk_dtype dt = FDT[ti];
+                int64_t Dn = DN[dn], shape[2] = { 5, Dn }, ws1[1] = { Dn }, i;
+                size_t es = gk_dtype_size(dt), nb = (size_t)(5 * Dn) * es;
+                double *xv = rnd(5 * Dn, -2, 2), *wv = rnd(Dn, 0.5, 1.5);
+                unsigned char *bd = (unsigned char *)malloc(nb), *br = (unsigned char *)malloc(nb);
+                pair x, w, o, h, res;
+                char what[96];
+                int bad = 0;
+                xv[0 * Dn + 5] = NAN;            /* row 0: a NaN: all NaN */
+                xv[1 * Dn + 7] = INFINITY;       /* row 1: +inf: rstd 0, inf * 0 = NaN there */
+                for (i = 0; i < Dn; i++) xv[2 * Dn + i] = 0; /* row 2: zeros (eps 0 below: 0 * inf) */
+                wv[9 % Dn] = NAN;                /* a NaN weight: that column NaN */
+                x = mk(dt, 2, shape, xv); w = mk(dt, 1, ws1, wv); res = mkr(dt, 2, shape, -1, 1);
+                o = mkpoison(dt, 2, shape); h = mkpoison(dt, 2, shape);
+                snprintf(what, sizeof what, "%s NaN/inf rows D=%lld", kind == 0 ? "layer_norm" : kind == 1 ? "rms_norm" : "add_rms_norm", (long long)Dn);
+                if (kind == 0) { GKT_OK(D, gk_layer_norm(D, o.d, x.d, w.d, NONE, 0)); GKT_OK(R, gk_layer_norm(R, o.r, x.r, w.r, NONE, 0)); }
+                else if (kind == 1) { GKT_OK(D, gk_rms_norm(D, o.d, x.d, w.d, 0)); GKT_OK(R, gk_rms_norm(R, o.r, x.r, w.r, 0)); }
+                else { GKT_OK(D, gk_add_rms_norm(D, o.d, h.d, x.d, res.d, w.d, 0)); GKT_OK(R, gk_add_rms_norm(R, o.r, h.r, x.r, res.r, w.r, 0)); }
+                free(cmp(what, o, tol_of(dt) * 4));
+                GKT_OK(D, gk_copy_to_host(D, o.d, bd, nb));
+                GKT_OK(R, gk_copy_to_host(R, o.r, br, nb));
+                for (i = 0; dt != GK_F32 && i < 5 * Dn; i++) { /* f16 / bf16 NaN entries bit for bit (the canonical NaN) */
+                    double a, b;
+                    gk_convert(GK_F64, &a, dt, bd + (size_t)i * es, 1);
+                    gk_convert(GK_F64, &b, dt, br + (size_t)i * es, 1);
+                    if ((a != a || b != b) && memcmp(bd + (size_t)i * es, br + (size_t)i * es, es) != 0) bad++;
+                }
+                GKT_CHECK(bad == 0, "%s (%s): %d NaN entries with other bits than the reference's", what, gk_dtype_name(dt), bad);
+                free(xv); free(wv); free(bd); free(br);
+                fr(x); fr(w); fr(o); fr(h); fr(res);
+            }
     }
     { /* hand-computed: rms of [3, 4] is sqrt(12.5); layer norm of [1, 3] is [-1, 1] */
         int64_t s2[1] = { 2 };
