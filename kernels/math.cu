@@ -132,6 +132,23 @@ template <int DT> __device__ __forceinline__ void gk_unary_nd(const gk_nd &nd, t
         out[o0] = T::st(gk_un<C>(op, (C)T::ld(x[o1]), (C)p0, (C)p1));
     }
 }
+// one 16-byte vector of a contiguous unary kernel
+template <int OP, int DT, typename C> __device__ __forceinline__ uint4 gk_un_vec(uint4 a, C p0, C p1) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S S;
+    if (DT == GK_DT_f16 || DT == GK_DT_bf16) {
+        gk_u32 w[4] = { a.x, a.y, a.z, a.w };
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            w[k] = gk_p16_pack<DT>((float)gk_un_c<OP, DT, C>((C)gk_p16_lo<DT>(w[k]), p0, p1), (float)gk_un_c<OP, DT, C>((C)gk_p16_hi<DT>(w[k]), p0, p1));
+        return make_uint4(w[0], w[1], w[2], w[3]);
+    }
+    union { uint4 v; S s[16 / sizeof(S)]; } x, z;
+    x.v = a;
+#pragma unroll
+    for (int k = 0; k < (int)(16 / sizeof(S)); k++) z.s[k] = T::st(gk_un_c<OP, DT, C>((C)T::ld(x.s[k]), p0, p1));
+    return z.v;
+}
 template <int OP, int DT> __device__ __forceinline__ void gk_unary_c(gk_i64 n, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x,
                                                                      double dp0, double dp1) {
     typedef gk_ty<DT> T;
@@ -142,18 +159,12 @@ template <int OP, int DT> __device__ __forceinline__ void gk_unary_c(gk_i64 n, t
     gk_i64 nvec = n / V, nt = GK_NTHREADS;
     // two vectors a thread per step: both loads in flight before the math
     for (gk_i64 i = GK_TID; i < nvec; i += 2 * nt) {
-        union { uint4 v; S s[16 / sizeof(S)]; } a, b, z;
+        uint4 a, b = make_uint4(0u, 0u, 0u, 0u);
         bool two = i + nt < nvec;
-        a.v = __ldg((const uint4 *)x + i);
-        if (two) b.v = __ldg((const uint4 *)x + i + nt);
-#pragma unroll
-        for (int k = 0; k < V; k++) z.s[k] = T::st(gk_un_c<OP, DT, C>((C)T::ld(a.s[k]), p0, p1));
-        ((uint4 *)out)[i] = z.v;
-        if (two) {
-#pragma unroll
-            for (int k = 0; k < V; k++) z.s[k] = T::st(gk_un_c<OP, DT, C>((C)T::ld(b.s[k]), p0, p1));
-            ((uint4 *)out)[i + nt] = z.v;
-        }
+        a = __ldg((const uint4 *)x + i);
+        if (two) b = __ldg((const uint4 *)x + i + nt);
+        ((uint4 *)out)[i] = gk_un_vec<OP, DT, C>(a, p0, p1);
+        if (two) ((uint4 *)out)[i + nt] = gk_un_vec<OP, DT, C>(b, p0, p1);
     }
     gk_i64 t = nvec * V + GK_TID;
     if (t < n) out[t] = T::st(gk_un_c<OP, DT, C>((C)T::ld(x[t]), p0, p1));
@@ -300,6 +311,34 @@ template <typename S> __device__ __forceinline__ void gk_where_nd(const gk_nd &n
 }
 
 // ---- snake: out = x + sin(alpha x)^2 / (alpha + 1e-9), alpha broadcast per channel ----
+// sin(y)^2 in f32 without sinf's slow path: y = k pi + r with |r| <= pi/2
+// (pi in two parts: k hi is exact in the fma, so r is exact up to the
+// rounding of k lo), sin(r) by its odd Taylor polynomial to r^11 (truncation
+// below 6e-8 on [-pi/2, pi/2]); the sign of sin is lost in the square.
+// Beyond |y| = 2^21 (and for inf / NaN) it takes sinf.
+__device__ __forceinline__ float gk_sin2f(float y) {
+    if (!(fabsf(y) <= 2097152.f)) {
+        float s = sinf(y);
+        return s * s;
+    }
+    float k = rintf(y * 0.318309886183790672f);
+    float r = fmaf(-k, 3.14159274101257324f, y);
+    r = fmaf(-k, -8.74227800037248300e-8f, r);
+    float r2 = r * r;
+    float p = fmaf(r2, -2.50521083854417188e-8f, 2.75573192239858907e-6f);
+    p = fmaf(r2, p, -1.98412698412698413e-4f);
+    p = fmaf(r2, p, 8.33333333333333333e-3f);
+    p = fmaf(r2, p, -1.66666666666666667e-1f);
+    float sn = fmaf(r * r2, p, r);
+    return sn * sn;
+}
+// one element: v + sin(a v)^2 * ia with ia = 1 / (a + 1e-9)
+__device__ __forceinline__ float gk_snake1(float v, float a, float ia) { return fmaf(gk_sin2f(a * v), ia, v); }
+__device__ __forceinline__ double gk_snake1(double v, double a, double ia) {
+    double s = sin(a * v);
+    return v + s * s * ia;
+}
+
 template <int DT> __device__ __forceinline__ void gk_snake_nd(const gk_nd &nd, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x,
                                                               const typename gk_ty<DT>::S *al) {
     typedef gk_ty<DT> T;
@@ -307,8 +346,8 @@ template <int DT> __device__ __forceinline__ void gk_snake_nd(const gk_nd &nd, t
     for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {
         gk_i64 o0, o1, o2;
         gk_nd_offsets(nd, i, o0, o1, o2);
-        C v = (C)T::ld(x[o1]), a = (C)T::ld(al[o2]), s = m_sin(a * v);
-        out[o0] = T::st(v + s * s / (a + (C)1e-9));
+        C v = (C)T::ld(x[o1]), a = (C)T::ld(al[o2]);
+        out[o0] = T::st(gk_snake1(v, a, (C)1 / (a + (C)1e-9)));
     }
 }
 
@@ -321,9 +360,44 @@ template <int DT> __device__ __forceinline__ void gk_snake_rows(gk_i64 rows, gk_
         Cc a = (Cc)Ty::ld(al[(row % C) * ast]), ia = (Cc)1 / (a + (Cc)1e-9);
         const typename Ty::S *xr = x + row * T;
         typename Ty::S *yr = out + row * T;
-        for (gk_i64 t = (gk_i64)blockIdx.x * blockDim.x + threadIdx.x; t < T; t += (gk_i64)gridDim.x * blockDim.x) {
-            Cc v = (Cc)Ty::ld(xr[t]), sn = m_sin(a * v);
-            yr[t] = Ty::st(v + sn * sn * ia);
+        for (gk_i64 t = (gk_i64)blockIdx.x * blockDim.x + threadIdx.x; t < T; t += (gk_i64)gridDim.x * blockDim.x)
+            yr[t] = Ty::st(gk_snake1((Cc)Ty::ld(xr[t]), a, ia));
+    }
+}
+// the same with 16-byte vectors: T a multiple of 16 bytes, x / out 16-byte
+// aligned (checked by the host); tv = vectors per row; each thread two
+// vectors (blockDim.x apart) per step, both loads before the math
+template <int DT, typename Cc> __device__ __forceinline__ uint4 gk_snake_vec(uint4 u, Cc a, Cc ia) {
+    typedef gk_ty<DT> Ty;
+    typedef typename Ty::S S;
+    if (DT == GK_DT_f16 || DT == GK_DT_bf16) {
+        gk_u32 w[4] = { u.x, u.y, u.z, u.w };
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            w[k] = gk_p16_pack<DT>((float)gk_snake1((Cc)gk_p16_lo<DT>(w[k]), a, ia), (float)gk_snake1((Cc)gk_p16_hi<DT>(w[k]), a, ia));
+        return make_uint4(w[0], w[1], w[2], w[3]);
+    }
+    union { uint4 v; S s[16 / sizeof(S)]; } z;
+    z.v = u;
+#pragma unroll
+    for (int k = 0; k < (int)(16 / sizeof(S)); k++) z.s[k] = Ty::st(gk_snake1((Cc)Ty::ld(z.s[k]), a, ia));
+    return z.v;
+}
+template <int DT> __device__ __forceinline__ void gk_snake_rv(gk_i64 rows, gk_i64 tv, gk_i64 C, gk_i64 ast, typename gk_ty<DT>::S *out,
+                                                              const typename gk_ty<DT>::S *x, const typename gk_ty<DT>::S *al) {
+    typedef gk_ty<DT> Ty;
+    typedef typename gk_fc<DT>::C Cc;
+    const gk_i64 bd = blockDim.x;
+    for (gk_i64 row = blockIdx.y; row < rows; row += gridDim.y) {
+        Cc a = (Cc)Ty::ld(al[(row % C) * ast]), ia = (Cc)1 / (a + (Cc)1e-9);
+        const uint4 *xr = (const uint4 *)x + row * tv;
+        uint4 *yr = (uint4 *)out + row * tv;
+        for (gk_i64 t = (gk_i64)blockIdx.x * 2 * bd + threadIdx.x; t < tv; t += (gk_i64)gridDim.x * 2 * bd) {
+            bool two = t + bd < tv;
+            uint4 u = __ldg(xr + t), w = make_uint4(0u, 0u, 0u, 0u);
+            if (two) w = __ldg(xr + t + bd);
+            yr[t] = gk_snake_vec<DT, Cc>(u, a, ia);
+            if (two) yr[t + bd] = gk_snake_vec<DT, Cc>(w, a, ia);
         }
     }
 }
@@ -361,6 +435,11 @@ template <int DT> __device__ __forceinline__ void gk_snake_rows(gk_i64 rows, gk_
                                                    gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x,      \
                                                    const gk_ty<GK_DT_##DTN>::S *al) {                               \
         gk_snake_rows<GK_DT_##DTN>(rows, T, C, ast, out, x, al);                                                    \
+    }                                                                                                               \
+    extern "C" __global__ void gk_snake_rv_##DTN(gk_i64 rows, gk_i64 tv, gk_i64 C, gk_i64 ast,                      \
+                                                 gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x,        \
+                                                 const gk_ty<GK_DT_##DTN>::S *al) {                                 \
+        gk_snake_rv<GK_DT_##DTN>(rows, tv, C, ast, out, x, al);                                                     \
     }                                                                                                               \
     extern "C" __global__ void gk_bin2_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *a,  \
                                              const gk_ty<GK_DT_##DTN>::S *b, int op) {                              \

@@ -454,6 +454,20 @@ static void test_glu_snake(void) {
         }
         free(xv); free(av); free(x2v); fr(x); fr(a); fr(o); fr(x2); fr(o2);
     }
+    for (di = 0; di < 4; di++) { /* rows of 16-byte vectors, two per thread (4104 elements a row), |alpha x| up to 120 */
+        gk_dtype dt = FDT[di];
+        int64_t s3[3] = { 3, 5, 4104 }, c = 5, i;
+        pair x = mk_rand(dt, 3, s3, -40, 40), a = mk_rand(dt, 1, &c, 0.2, 3), o = mk(dt, 3, s3, NULL);
+        double *xv = vals_of(x), *av = vals_of(a);
+        for (i = 0; i < 15 * 4104; i++) {
+            double al = av[(i / 4104) % 5], sn = sin(al * xv[i]);
+            xv[i] = xv[i] + sn * sn / (al + 1e-9);
+        }
+        GKT_OK(D, gk_snake(D, o.d, x.d, a.d));
+        GKT_OK(R, gk_snake(R, o.r, x.r, a.r));
+        compare("snake rows of vectors", o, xv, tol_of(dt) * 2);
+        free(xv); free(av); fr(x); fr(a); fr(o);
+    }
 }
 
 /* ---- reductions ---- */
