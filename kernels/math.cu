@@ -79,24 +79,37 @@ template <int OP, typename C> __device__ __forceinline__ C gk_un_t(C x, C p0, C 
 
 // GELU for the 16/8-bit float dtypes (results rounded to at most 11
 // significant bits): fewer instructions than erff / tanhf, relative error
-// about 1e-6 over the whole range, including the negative tail.
+// below 1e-5 over the whole range, including the negative tail.
 //  erf form: Phi(x) = erfc(-x / sqrt2) / 2 with erfc(a) = t exp(-a^2 + P(t)),
 //    t = 1 / (1 + a / 2) for a >= 0 (a Chebyshev fit, relative error below
-//    1.2e-7), erfc(-a) = 2 - erfc(a);
+//    1.2e-7), erfc(-a) = 2 - erfc(a); evaluated in base 2 with
+//    b = a sqrt(log2 e): erfc(a) / 2 = t 2^(-b^2 + P2(t)), P2 = P log2 e - 1
+//    (the halving folded in), one rcp and one ex2 (approximate, ftz:
+//    Phi(-|x|) below 2^-126, |x| > 13, flushes to 0);
 //  tanh form: (1 + tanh(u)) / 2 = sigmoid(2u), from e = exp(-2|u|) (no overflow).
+__device__ __forceinline__ float gk_rcp_apx(float y) {
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(y));
+    return r;
+}
+__device__ __forceinline__ float gk_ex2_apx(float y) {
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(y));
+    return r;
+}
 __device__ __forceinline__ float gk_gelu_f16(float x) {
-    float a = fabsf(x) * 0.70710678118654752f;
-    float t = __fdividef(1.f, fmaf(0.5f, a, 1.f));
-    float p = fmaf(t, 0.17087277f, -0.82215223f);
-    p = fmaf(t, p, 1.48851587f);
-    p = fmaf(t, p, -1.13520398f);
-    p = fmaf(t, p, 0.27886807f);
-    p = fmaf(t, p, -0.18628806f);
-    p = fmaf(t, p, 0.09678418f);
-    p = fmaf(t, p, 0.37409196f);
-    p = fmaf(t, p, 1.00002368f);
-    p = fmaf(t, p, -1.26551223f);
-    float h = 0.5f * t * __expf(fmaf(-a, a, p)); // erfc(a) / 2 = Phi(-|x|)
+    float b = fabsf(x) * 0.849321782588958740f;                // |x| sqrt(log2(e) / 2)
+    float t = gk_rcp_apx(fmaf(b, 0.416277319192886353f, 1.f)); // 1 / (1 + |x| / (2 sqrt2))
+    float p = fmaf(t, 2.465172979e-01f, -1.186114945e+00f);
+    p = fmaf(t, p, 2.147474464e+00f);
+    p = fmaf(t, p, -1.637753152e+00f);
+    p = fmaf(t, p, 4.023215817e-01f);
+    p = fmaf(t, p, -2.687568603e-01f);
+    p = fmaf(t, p, 1.396300565e-01f);
+    p = fmaf(t, p, 5.397006155e-01f);
+    p = fmaf(t, p, 1.442729204e+00f);
+    p = fmaf(t, p, -2.825748218e+00f);
+    float h = t * gk_ex2_apx(fmaf(-b, b, p)); // erfc(|x| / sqrt2) / 2 = Phi(-|x|)
     return x * (x < 0.f ? h : 1.f - h);
 }
 __device__ __forceinline__ float gk_gelu_tanh_f16(float x) {
@@ -316,11 +329,12 @@ template <typename S> __device__ __forceinline__ void gk_where_nd(const gk_nd &n
 // rounding of k lo), sin(r) by its odd Taylor polynomial to r^11 (truncation
 // below 6e-8 on [-pi/2, pi/2]); the sign of sin is lost in the square.
 // Beyond |y| = 2^21 (and for inf / NaN) it takes sinf.
+__device__ __noinline__ float gk_sin2f_slow(float y) { // out of line: keeps the vector loops small
+    float s = sinf(y);
+    return s * s;
+}
 __device__ __forceinline__ float gk_sin2f(float y) {
-    if (!(fabsf(y) <= 2097152.f)) {
-        float s = sinf(y);
-        return s * s;
-    }
+    if (!(fabsf(y) <= 2097152.f)) return gk_sin2f_slow(y);
     float k = rintf(y * 0.318309886183790672f);
     float r = fmaf(-k, 3.14159274101257324f, y);
     r = fmaf(-k, -8.74227800037248300e-8f, r);
