@@ -196,7 +196,7 @@ template <int OP, int DT> __device__ __forceinline__ void gk_binary_v(const gk_n
                                                     const gk_ty<GK_DT_##DTN>::S *a, const gk_ty<GK_DT_##DTN>::S *b) { \
         gk_binary_c<OP, GK_DT_##DTN>(n, out, a, b);                                                          \
     }                                                                                                        \
-    extern "C" __global__ void gk_##OPN##_##DTN##_v(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out,                   \
+    extern "C" __global__ void __launch_bounds__(256, 8) gk_##OPN##_##DTN##_v(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out,                   \
                                                     const gk_ty<GK_DT_##DTN>::S *a, const gk_ty<GK_DT_##DTN>::S *b) { \
         gk_binary_v<OP, GK_DT_##DTN>(nd, out, a, b);                                                         \
     }
