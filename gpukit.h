@@ -9016,7 +9016,13 @@ static gk_status gk__fft_issue(gk_ctx *ctx, gk__fftp *P, int op, gk__cu_ptr out,
         if (!P->blue && P->in_mode == GK__FI_FRAMES && (P->out_mode == GK__FO_SPEC || P->out_mode == GK__FO_POWER) && np > 0) {
             int64_t tiles = (P->batch + 2 * np - 1) / (2 * np), gmax = (int64_t)ctx->info.sm_count * 16;
             unsigned sblock[3] = { 128, 1, 1 };
+            gk__cu_function f;
+            int per_sm = 0;
             if (P->m * np > 2048) sblock[0] = 256;
+            /* as many blocks as are resident at once, each over several tiles: the tables are built once a block */
+            if (gk__lib_function(ctx, GK__MOD_FFT, "gk_stft_pairs", &f, where) == GK_OK &&
+                ctx->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)sblock[0], gk__stft_pairs_smem(P, np)) == 0 && per_sm > 0)
+                gmax = (int64_t)per_sm * ctx->info.sm_count;
             grid[0] = (unsigned)(tiles < gmax ? tiles : gmax);
             args[0] = P; args[1] = &dst; args[2] = &in; args[3] = &win; args[4] = &np;
             st = gk__launch_cfg(ctx, GK__MOD_FFT, "gk_stft_pairs", grid, sblock, (unsigned)gk__stft_pairs_smem(P, np), args, where);

@@ -1295,6 +1295,7 @@ static const char *const gk__src_fft[] = {
     "    const gk_i64 pad = P.center \? n / 2 : 0;\n"
     "    const float im = 1.f / (float)m, inf2 = 1.f / (float)nf2, ih = 1.f / (float)h;\n"
     "    const int tot = np * m;\n"
+    "    const bool al8 = ((size_t)out & 7) == 0; // SPEC: one 8-byte store a bin (offsets are even)\n"
     "    for (gk_i64 tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {\n"
     "        const gk_i64 r0 = tile * nf2;\n"
     "        __syncthreads(); // tables ready; the previous tile's stores done\n"
@@ -1324,9 +1325,9 @@ static const char *const gk__src_fft[] = {
     "                        if (pos != (gk_i64)1 << 62) {\n"
     "                            pos += idx;\n"
     "                            if (pos < 0) pos = -pos;\n"
-    "                            if (pos >= P.sig_len) pos = 2 * (P.sig_len - 1) - pos;\n"
     ,
     /* chunk */
+    "                            if (pos >= P.sig_len) pos = 2 * (P.sig_len - 1) - pos;\n"
     "                            if (pos < P.sig_avail) x = __ldg(in + fbase[2 * q + e] + pos);\n"
     "                        }\n"
     "                        if (e == 0) va[u] = x;\n"
@@ -1367,8 +1368,11 @@ static const char *const gk__src_fft[] = {
     "            else v = make_float2((a.x + c.x) * hs, (a.y - c.y) * hs);\n"
     "            if (P.out_mode == GK_FO_SPEC) {\n"
     "                float *o = out + fout[f] + (gk_i64)k * P.nframes * 2;\n"
-    "                o[0] = v.x;\n"
-    "                o[1] = v.y;\n"
+    "                if (al8) *(float2 *)o = v;\n"
+    "                else {\n"
+    "                    o[0] = v.x;\n"
+    "                    o[1] = v.y;\n"
+    "                }\n"
     "            } else out[fout[f] + k] = v.x * v.x + v.y * v.y;\n"
     "        }\n"
     "    }\n"
@@ -1396,11 +1400,11 @@ static const char *const gk__src_fft[] = {
     "    for (int p = threadIdx.x; p < P.m; p += blockDim.x) bhat[p] = make_float2(buf[p].x * inv, buf[p].y * inv);\n"
     "}\n"
     "\n"
+    ,
+    /* chunk */
     "// ---- transforms too large for shared memory: the same algorithm over a\n"
     "// global buffer buf [batch][m], one launch per stage (grid-stride).\n"
     "// gk_fft_g_load: buf = digit-reversed input (plain) or natural input times\n"
-    ,
-    /* chunk */
     "// the chirp, zero-padded (Bluestein). what = 0 plain, 1 Bluestein, 2 the\n"
     "// Bluestein filter itself (batch 1, into buf = bhat).\n"
     "extern \"C\" __global__ void gk_fft_g_load(gk_fftp P, float2 *buf, const float *in, const float *win, int what) {\n"
@@ -1462,6 +1466,8 @@ static const char *const gk__src_fft[] = {
     "        float2 v = buf[row * P.m + k];\n"
     "        if (P.blue) {\n"
     "            int e = (int)(((gk_i64)k * k) % n2);\n"
+    ,
+    /* chunk */
     "            v = gk_cmul(v, gk_expi_pi(sgn * (float)e, (float)P.n));\n"
     "        }\n"
     "        gk_fft_store(P, out, win, row, k, v);\n"
@@ -1469,8 +1475,6 @@ static const char *const gk__src_fft[] = {
     "}\n"
     "\n"
     "// iSTFT overlap-add: out[b][j] = sum_t frames[b*T+t][j+pad-t*hop] / sum_t win^2\n"
-    ,
-    /* chunk */
     "extern \"C\" __global__ void gk_istft_ola(gk_fftp P, float *out, const float *frames, const float *win, gk_i64 B, gk_i64 len) {\n"
     "    int n = P.n;\n"
     "    gk_i64 pad = P.center \? n / 2 : 0, T = P.nframes, hop = P.hop;\n"
@@ -1529,12 +1533,12 @@ static const char *const gk__src_fft[] = {
     "    __syncthreads();\n"
     "    float lmax = -3.0e38f;\n"
     "    for (int o = threadIdx.x; o < M * GK_MEL_TT; o += blockDim.x) {\n"
+    ,
+    /* chunk */
     "        int mm = o / GK_MEL_TT, tt = o - mm * GK_MEL_TT;\n"
     "        if (tt >= nt) continue;\n"
     "        const float *fr = filt + (gk_i64)mm * F, *pr = ps + tt * F;\n"
     "        float acc = 0.f;\n"
-    ,
-    /* chunk */
     "        for (int k = 0; k < F; k++) acc = fmaf(__ldg(fr + k), pr[k], acc);\n"
     "        float v = log10f(fmaxf(acc, 1e-10f));\n"
     "        out[(b * M + mm) * T + t0 + tt] = v;\n"

@@ -280,6 +280,7 @@ extern "C" __global__ void __launch_bounds__(256, 6) gk_stft_pairs(gk_fftp P, fl
     const gk_i64 pad = P.center ? n / 2 : 0;
     const float im = 1.f / (float)m, inf2 = 1.f / (float)nf2, ih = 1.f / (float)h;
     const int tot = np * m;
+    const bool al8 = ((size_t)out & 7) == 0; // SPEC: one 8-byte store a bin (offsets are even)
     for (gk_i64 tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
         const gk_i64 r0 = tile * nf2;
         __syncthreads(); // tables ready; the previous tile's stores done
@@ -350,8 +351,11 @@ extern "C" __global__ void __launch_bounds__(256, 6) gk_stft_pairs(gk_fftp P, fl
             else v = make_float2((a.x + c.x) * hs, (a.y - c.y) * hs);
             if (P.out_mode == GK_FO_SPEC) {
                 float *o = out + fout[f] + (gk_i64)k * P.nframes * 2;
-                o[0] = v.x;
-                o[1] = v.y;
+                if (al8) *(float2 *)o = v;
+                else {
+                    o[0] = v.x;
+                    o[1] = v.y;
+                }
             } else out[fout[f] + k] = v.x * v.x + v.y * v.y;
         }
     }
