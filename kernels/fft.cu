@@ -264,6 +264,40 @@ template <int R> __device__ __forceinline__ void gk_stft_stage(float2 *buf, int 
         for (int j = 0; j < R; j++) base[j * L] = a[j];
     }
 }
+// the frame load and the first stage: butterfly (q, b) reads elements b R + j
+// (j < R) of transform q, i.e. frame samples rev[b R + j] of frames 2q, 2q+1
+template <int R> __device__ __forceinline__ void gk_stft_first(const gk_fftp &P, float2 *buf, const float *in, const float *wt, const int *rev,
+                                                               const gk_i64 *fst, const gk_i64 *fbase, int np) {
+    const int m = P.m, nb = m / R, tot = np * nb;
+    const float inb = 1.f / (float)nb;
+    for (int i = threadIdx.x; i < tot; i += blockDim.x) {
+        int q = gk_fdiv(i, inb), b = i - q * nb;
+        const gk_i64 p0 = fst[2 * q], p1 = fst[2 * q + 1], b0 = fbase[2 * q], b1 = fbase[2 * q + 1];
+        float2 a[R];
+#pragma unroll
+        for (int j = 0; j < R; j++) {
+            int idx = rev[b * R + j];
+            float w = wt[idx], x0 = 0.f, x1 = 0.f;
+            if (p0 != (gk_i64)1 << 62) { // beyond the batch: zeros
+                gk_i64 pos = p0 + idx;
+                if (pos < 0) pos = -pos;
+                if (pos >= P.sig_len) pos = 2 * (P.sig_len - 1) - pos;
+                if (pos < P.sig_avail) x0 = __ldg(in + b0 + pos);
+            }
+            if (p1 != (gk_i64)1 << 62) {
+                gk_i64 pos = p1 + idx;
+                if (pos < 0) pos = -pos;
+                if (pos >= P.sig_len) pos = 2 * (P.sig_len - 1) - pos;
+                if (pos < P.sig_avail) x1 = __ldg(in + b1 + pos);
+            }
+            a[j] = make_float2(x0 * w, x1 * w);
+        }
+        gk_small_dft<R>(a, -1.f);
+        float2 *base = buf + q * m + b * R;
+#pragma unroll
+        for (int j = 0; j < R; j++) base[j] = a[j];
+    }
+}
 extern "C" __global__ void __launch_bounds__(256, 6) gk_stft_pairs(gk_fftp P, float *out, const float *in, const float *win, int np) {
     extern __shared__ float2 gk_fft_buf[];
     const int m = P.m, n = P.n, h = n / 2 + 1, nf2 = 2 * np, bd = blockDim.x;
@@ -278,8 +312,7 @@ extern "C" __global__ void __launch_bounds__(256, 6) gk_stft_pairs(gk_fftp P, fl
     for (int k = threadIdx.x; k < n; k += bd) wt[k] = gk_fft_win(P, win, k);
     const gk_i64 ntiles = (P.batch + nf2 - 1) / nf2;
     const gk_i64 pad = P.center ? n / 2 : 0;
-    const float im = 1.f / (float)m, inf2 = 1.f / (float)nf2, ih = 1.f / (float)h;
-    const int tot = np * m;
+    const float inf2 = 1.f / (float)nf2, ih = 1.f / (float)h;
     const bool al8 = ((size_t)out & 7) == 0; // SPEC: one 8-byte store a bin (offsets are even)
     for (gk_i64 tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
         const gk_i64 r0 = tile * nf2;
@@ -291,42 +324,17 @@ extern "C" __global__ void __launch_bounds__(256, 6) gk_stft_pairs(gk_fftp P, fl
             fout[threadIdx.x] = P.out_mode == GK_FO_SPEC ? (b * h * P.nframes + t) * 2 : row * h; // element offset of bin 0
         }
         __syncthreads();
-        // frames into buf (digit-reversed, windowed): four elements a thread per step, their eight loads in flight together
-        for (int i0 = threadIdx.x; i0 < tot; i0 += 4 * bd) {
-            float va[4], vb[4], wv[4];
-#pragma unroll
-            for (int u = 0; u < 4; u++) {
-                int i = i0 + u * bd;
-                va[u] = 0.f;
-                vb[u] = 0.f;
-                wv[u] = 0.f;
-                if (i < tot) {
-                    int q = gk_fdiv(i, im), idx = rev[i - q * m];
-                    wv[u] = wt[idx];
-#pragma unroll
-                    for (int e = 0; e < 2; e++) {
-                        gk_i64 pos = fst[2 * q + e];
-                        float x = 0.f;
-                        if (pos != (gk_i64)1 << 62) {
-                            pos += idx;
-                            if (pos < 0) pos = -pos;
-                            if (pos >= P.sig_len) pos = 2 * (P.sig_len - 1) - pos;
-                            if (pos < P.sig_avail) x = __ldg(in + fbase[2 * q + e] + pos);
-                        }
-                        if (e == 0) va[u] = x;
-                        else vb[u] = x;
-                    }
-                }
-            }
-#pragma unroll
-            for (int u = 0; u < 4; u++) {
-                int i = i0 + u * bd;
-                if (i < tot) buf[i] = make_float2(va[u] * wv[u], vb[u] * wv[u]);
-            }
+        // frames into buf (digit-reversed, windowed) fused with the first stage (L = 1, no twiddles):
+        // each thread loads the R0 inputs of a butterfly (2 R0 loads in flight), transforms, stores
+        switch (P.f[0]) {
+        case 2: gk_stft_first<2>(P, buf, in, wt, rev, fst, fbase, np); break;
+        case 3: gk_stft_first<3>(P, buf, in, wt, rev, fst, fbase, np); break;
+        case 4: gk_stft_first<4>(P, buf, in, wt, rev, fst, fbase, np); break;
+        default: gk_stft_first<5>(P, buf, in, wt, rev, fst, fbase, np); break;
         }
         {
-            int L = 1;
-            for (int k = 0; k < P.nf; k++) {
+            int L = P.f[0];
+            for (int k = 1; k < P.nf; k++) {
                 __syncthreads();
                 switch (P.f[k]) {
                 case 2: gk_stft_stage<2>(buf, np, L, m, tw); break;
