@@ -8970,7 +8970,7 @@ static gk_status gk__fft_global(gk_ctx *ctx, gk__fftp *P, gk__cu_ptr dst, gk__cu
    out, in, win (0: Hann), filt; tmp_bytes: frames / power scratch. */
 /* shared memory of gk_stft_pairs with np frame pairs per block (its layout) */
 static size_t gk__stft_pairs_smem(const gk__fftp *P, int np) {
-    return (size_t)np * (size_t)P->m * 8 + (size_t)P->m * 12 + (size_t)P->n * 4 + 8 + (size_t)np * 48;
+    return (size_t)np * (size_t)(P->m + 1) * 8 + (size_t)P->m * 12 + (size_t)P->n * 4 + 8 + (size_t)np * 48;
 }
 static gk_status gk__fft_issue(gk_ctx *ctx, gk__fftp *P, int op, gk__cu_ptr out, gk__cu_ptr in, gk__cu_ptr win, gk__cu_ptr filt,
                                int64_t B, int64_t len, int M, const char *where) {

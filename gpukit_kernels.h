@@ -1249,7 +1249,7 @@ static const char *const gk__src_fft[] = {
     "// STFT frames (in_mode FRAMES; out_mode SPEC or POWER; m == n, no Bluestein):\n"
     "// two real frames per complex FFT (z = a + i b; A[k] = (Z[k] + conj Z[n-k]) / 2,\n"
     "// B[k] = (Z[k] - conj Z[n-k]) / 2i), np pairs (2*np consecutive rows) per\n"
-    "// tile, tiles grid-stride. Shared memory: buf [np][m] float2, tw [m] float2,\n"
+    "// tile, tiles grid-stride. Shared memory: buf [np][m + 1] float2, tw [m] float2,\n"
     "// window [n] float, digit reversal [m] int, per-row start / input base / output base [2*np] i64\n"
     "// (built once per block). Reflect padding and the window are applied in the\n"
     "// load; only the n/2+1 onesided bins are written (SPEC: consecutive threads\n"
@@ -1268,7 +1268,7 @@ static const char *const gk__src_fft[] = {
     ,
     /* chunk */
     "        int b = gk_fdiv(ii, iL), qq = ii - b * L;\n"
-    "        float2 *base = buf + q * m + b * N + qq;\n"
+    "        float2 *base = buf + q * (m + 1) + b * N + qq;\n"
     "        float2 a[R];\n"
     "#pragma unroll\n"
     "        for (int j = 0; j < R; j++) a[j] = base[j * L];\n"
@@ -1308,7 +1308,7 @@ static const char *const gk__src_fft[] = {
     "            a[j] = make_float2(x0 * w, x1 * w);\n"
     "        }\n"
     "        gk_small_dft<R>(a, -1.f);\n"
-    "        float2 *base = buf + q * m + b * R;\n"
+    "        float2 *base = buf + q * (m + 1) + b * R;\n"
     "#pragma unroll\n"
     "        for (int j = 0; j < R; j++) base[j] = a[j];\n"
     "    }\n"
@@ -1316,7 +1316,7 @@ static const char *const gk__src_fft[] = {
     "extern \"C\" __global__ void __launch_bounds__(256, 6) gk_stft_pairs(gk_fftp P, float *out, const float *in, const float *win, int np) {\n"
     "    extern __shared__ float2 gk_fft_buf[];\n"
     "    const int m = P.m, n = P.n, h = n / 2 + 1, nf2 = 2 * np, bd = blockDim.x;\n"
-    "    float2 *buf = gk_fft_buf, *tw = buf + np * m;\n"
+    "    float2 *buf = gk_fft_buf, *tw = buf + np * (m + 1); // transform q at buf + q (m + 1): the padding spreads the bin reads of 8 transforms over the banks\n"
     "    float *wt = (float *)(tw + m);\n"
     "    int *rev = (int *)(wt + n);\n"
     "    gk_i64 *fst = (gk_i64 *)(((size_t)(rev + m) + 7) & ~(size_t)7), *fbase = fst + nf2, *fout = fbase + nf2;\n"
@@ -1326,10 +1326,10 @@ static const char *const gk__src_fft[] = {
     "    }\n"
     "    for (int k = threadIdx.x; k < n; k += bd) wt[k] = gk_fft_win(P, win, k);\n"
     "    const gk_i64 ntiles = (P.batch + nf2 - 1) / nf2;\n"
-    "    const gk_i64 pad = P.center \? n / 2 : 0;\n"
-    "    const float inf2 = 1.f / (float)nf2, ih = 1.f / (float)h;\n"
     ,
     /* chunk */
+    "    const gk_i64 pad = P.center \? n / 2 : 0;\n"
+    "    const float inf2 = 1.f / (float)nf2, ih = 1.f / (float)h;\n"
     "    const bool al8 = ((size_t)out & 7) == 0; // SPEC: one 8-byte store a bin (offsets are even)\n"
     "    for (gk_i64 tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {\n"
     "        const gk_i64 r0 = tile * nf2;\n"
@@ -1370,7 +1370,7 @@ static const char *const gk__src_fft[] = {
     "            else { f = gk_fdiv(i, ih); k = i - f * h; }\n"
     "            gk_i64 row = r0 + f;\n"
     "            if (row >= P.batch) continue;\n"
-    "            const float2 *z = buf + (f >> 1) * m;\n"
+    "            const float2 *z = buf + (f >> 1) * (m + 1);\n"
     "            float2 a = z[k], c = z[k == 0 \? 0 : m - k], v;\n"
     "            if (f & 1) v = make_float2((a.y + c.y) * hs, (c.x - a.x) * hs);\n"
     "            else v = make_float2((a.x + c.x) * hs, (a.y - c.y) * hs);\n"
@@ -1387,10 +1387,10 @@ static const char *const gk__src_fft[] = {
     "}\n"
     "\n"
     "// Bluestein filter: bhat = FFT_m(b) / m, b_j = conj(c_j) for |j| < n (mod m),\n"
-    "// c_j = exp(sgn i pi j^2 / n). One block.\n"
-    "extern \"C\" __global__ void gk_fft_chirp(gk_fftp P, float2 *bhat) {\n"
     ,
     /* chunk */
+    "// c_j = exp(sgn i pi j^2 / n). One block.\n"
+    "extern \"C\" __global__ void gk_fft_chirp(gk_fftp P, float2 *bhat) {\n"
     "    extern __shared__ float2 gk_fft_buf[];\n"
     "    float2 *buf = gk_fft_buf;\n"
     "    float sgn = P.inverse \? 1.f : -1.f;\n"
@@ -1455,11 +1455,11 @@ static const char *const gk__src_fft[] = {
     "    }\n"
     "}\n"
     "// Bluestein: buf (digit-reversed spectrum) *= bhat[rev(p)] * scale\n"
+    ,
+    /* chunk */
     "extern \"C\" __global__ void gk_fft_g_mul(gk_fftp P, float2 *buf, const float2 *bhat, float scale) {\n"
     "    gk_i64 total = P.batch * (gk_i64)P.m;\n"
     "    for (gk_i64 i = GK_TID; i < total; i += GK_NTHREADS) {\n"
-    ,
-    /* chunk */
     "        gk_i64 row = i / P.m;\n"
     "        int p = (int)(i - row * P.m);\n"
     "        float2 b = bhat[gk_fft_rev(p, P)];\n"
@@ -1524,12 +1524,12 @@ static const char *const gk__src_fft[] = {
     "    unsigned u = (unsigned)__float_as_int(f);\n"
     "    return (u & 0x80000000u) \? ~u : (u | 0x80000000u);\n"
     "}\n"
+    ,
+    /* chunk */
     "__device__ __forceinline__ float gk_ord2f(unsigned u) {\n"
     "    return __int_as_float((int)((u & 0x80000000u) \? (u & 0x7FFFFFFFu) : ~u));\n"
     "}\n"
     "#define GK_MEL_TT 32\n"
-    ,
-    /* chunk */
     "extern \"C\" __global__ void gk_wmel_log(float *out, const float *power, const float *filt, unsigned *mx, int F, int M, gk_i64 T) {\n"
     "    extern __shared__ float gk_mel_s[];\n"
     "    float *ps = gk_mel_s;            // [GK_MEL_TT][F]\n"

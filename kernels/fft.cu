@@ -236,7 +236,7 @@ extern "C" __global__ void gk_fft_run(gk_fftp P, float *out, const float *in, co
 // STFT frames (in_mode FRAMES; out_mode SPEC or POWER; m == n, no Bluestein):
 // two real frames per complex FFT (z = a + i b; A[k] = (Z[k] + conj Z[n-k]) / 2,
 // B[k] = (Z[k] - conj Z[n-k]) / 2i), np pairs (2*np consecutive rows) per
-// tile, tiles grid-stride. Shared memory: buf [np][m] float2, tw [m] float2,
+// tile, tiles grid-stride. Shared memory: buf [np][m + 1] float2, tw [m] float2,
 // window [n] float, digit reversal [m] int, per-row start / input base / output base [2*np] i64
 // (built once per block). Reflect padding and the window are applied in the
 // load; only the n/2+1 onesided bins are written (SPEC: consecutive threads
@@ -253,7 +253,7 @@ template <int R> __device__ __forceinline__ void gk_stft_stage(float2 *buf, int 
     for (int i = threadIdx.x; i < tot; i += blockDim.x) {
         int q = gk_fdiv(i, inb), ii = i - q * nb;
         int b = gk_fdiv(ii, iL), qq = ii - b * L;
-        float2 *base = buf + q * m + b * N + qq;
+        float2 *base = buf + q * (m + 1) + b * N + qq;
         float2 a[R];
 #pragma unroll
         for (int j = 0; j < R; j++) a[j] = base[j * L];
@@ -293,7 +293,7 @@ template <int R> __device__ __forceinline__ void gk_stft_first(const gk_fftp &P,
             a[j] = make_float2(x0 * w, x1 * w);
         }
         gk_small_dft<R>(a, -1.f);
-        float2 *base = buf + q * m + b * R;
+        float2 *base = buf + q * (m + 1) + b * R;
 #pragma unroll
         for (int j = 0; j < R; j++) base[j] = a[j];
     }
@@ -301,7 +301,7 @@ template <int R> __device__ __forceinline__ void gk_stft_first(const gk_fftp &P,
 extern "C" __global__ void __launch_bounds__(256, 6) gk_stft_pairs(gk_fftp P, float *out, const float *in, const float *win, int np) {
     extern __shared__ float2 gk_fft_buf[];
     const int m = P.m, n = P.n, h = n / 2 + 1, nf2 = 2 * np, bd = blockDim.x;
-    float2 *buf = gk_fft_buf, *tw = buf + np * m;
+    float2 *buf = gk_fft_buf, *tw = buf + np * (m + 1); // transform q at buf + q (m + 1): the padding spreads the bin reads of 8 transforms over the banks
     float *wt = (float *)(tw + m);
     int *rev = (int *)(wt + n);
     gk_i64 *fst = (gk_i64 *)(((size_t)(rev + m) + 7) & ~(size_t)7), *fbase = fst + nf2, *fout = fbase + nf2;
@@ -353,7 +353,7 @@ extern "C" __global__ void __launch_bounds__(256, 6) gk_stft_pairs(gk_fftp P, fl
             else { f = gk_fdiv(i, ih); k = i - f * h; }
             gk_i64 row = r0 + f;
             if (row >= P.batch) continue;
-            const float2 *z = buf + (f >> 1) * m;
+            const float2 *z = buf + (f >> 1) * (m + 1);
             float2 a = z[k], c = z[k == 0 ? 0 : m - k], v;
             if (f & 1) v = make_float2((a.y + c.y) * hs, (c.x - a.x) * hs);
             else v = make_float2((a.x + c.x) * hs, (a.y - c.y) * hs);
