@@ -2982,7 +2982,8 @@ static const char *const gk__src_math[] = {
     "}\n"
     "__device__ __forceinline__ float gk_sin2f(float y) {\n"
     "    if (!(fabsf(y) <= 2097152.f)) return gk_sin2f_slow(y);\n"
-    "    float k = rintf(y * 0.318309886183790672f);\n"
+    "    // k = round(y / pi) by the 1.5 * 2^23 shifter (full-rate fma / add, not a conversion), |y / pi| < 2^22\n"
+    "    float k = fmaf(y, 0.318309886183790672f, 12582912.f) - 12582912.f;\n"
     "    float r = fmaf(-k, 3.14159274101257324f, y);\n"
     "    r = fmaf(-k, -8.74227800037248300e-8f, r);\n"
     "    float r2 = r * r;\n"
@@ -3001,11 +3002,11 @@ static const char *const gk__src_math[] = {
     "}\n"
     "\n"
     "template <int DT> __device__ __forceinline__ void gk_snake_nd(const gk_nd &nd, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x,\n"
+    ,
+    /* chunk */
     "                                                              const typename gk_ty<DT>::S *al) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename gk_fc<DT>::C C;\n"
-    ,
-    /* chunk */
     "    for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {\n"
     "        gk_i64 o0, o1, o2;\n"
     "        gk_nd_offsets(nd, i, o0, o1, o2);\n"
@@ -3057,11 +3058,11 @@ static const char *const gk__src_math[] = {
     "        uint4 *yr = (uint4 *)out + row * tv;\n"
     "        for (gk_i64 t = (gk_i64)blockIdx.x * 2 * bd + threadIdx.x; t < tv; t += (gk_i64)gridDim.x * 2 * bd) {\n"
     "            bool two = t + bd < tv;\n"
+    ,
+    /* chunk */
     "            uint4 u = __ldg(xr + t), w = make_uint4(0u, 0u, 0u, 0u);\n"
     "            if (two) w = __ldg(xr + t + bd);\n"
     "            yr[t] = gk_snake_vec<DT, Cc>(u, a, ia);\n"
-    ,
-    /* chunk */
     "            if (two) yr[t + bd] = gk_snake_vec<DT, Cc>(w, a, ia);\n"
     "        }\n"
     "    }\n"
@@ -3089,10 +3090,10 @@ static const char *const gk__src_math[] = {
     "    extern \"C\" __global__ void gk_glu_split_##DTN##_c(gk_i64 rows, gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,              \\\n"
     "                                                      const gk_ty<GK_DT_##DTN>::S *x, int op) {                     \\\n"
     "        if (op == 0) gk_glu_split_c<0, GK_DT_##DTN>(rows, n, out, x);                                               \\\n"
-    "        else if (op == 1) gk_glu_split_c<1, GK_DT_##DTN>(rows, n, out, x);                                          \\\n"
-    "        else gk_glu_split_c<2, GK_DT_##DTN>(rows, n, out, x);                                                       \\\n"
     ,
     /* chunk */
+    "        else if (op == 1) gk_glu_split_c<1, GK_DT_##DTN>(rows, n, out, x);                                          \\\n"
+    "        else gk_glu_split_c<2, GK_DT_##DTN>(rows, n, out, x);                                                       \\\n"
     "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void gk_snake_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x, \\\n"
     "                                              const gk_ty<GK_DT_##DTN>::S *al) {                                    \\\n"
@@ -3118,10 +3119,10 @@ static const char *const gk__src_math[] = {
     "    }\n"
     "GK_MATH_F(f32) GK_MATH_F(f64) GK_MATH_F(f16) GK_MATH_F(bf16)\n"
     "\n"
-    "#define GK_MATH_I(DTN)                                                                                              \\\n"
-    "    extern \"C\" __global__ void gk_bin2_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *a,  \\\n"
     ,
     /* chunk */
+    "#define GK_MATH_I(DTN)                                                                                              \\\n"
+    "    extern \"C\" __global__ void gk_bin2_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *a,  \\\n"
     "                                             const gk_ty<GK_DT_##DTN>::S *b, int op) {                              \\\n"
     "        gk_bin2i_nd<GK_DT_##DTN>(nd, out, a, b, op);                                                                \\\n"
     "    }\n"

@@ -335,7 +335,8 @@ __device__ __noinline__ float gk_sin2f_slow(float y) { // out of line: keeps the
 }
 __device__ __forceinline__ float gk_sin2f(float y) {
     if (!(fabsf(y) <= 2097152.f)) return gk_sin2f_slow(y);
-    float k = rintf(y * 0.318309886183790672f);
+    // k = round(y / pi) by the 1.5 * 2^23 shifter (full-rate fma / add, not a conversion), |y / pi| < 2^22
+    float k = fmaf(y, 0.318309886183790672f, 12582912.f) - 12582912.f;
     float r = fmaf(-k, 3.14159274101257324f, y);
     r = fmaf(-k, -8.74227800037248300e-8f, r);
     float r2 = r * r;
