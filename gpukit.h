@@ -4413,7 +4413,7 @@ static gk_status gk__elementwise(gk_ctx *ctx, int op, const gk_tensor *ts, int n
                     int64_t vec = 16 / (int64_t)es;
                     bases[0] = po; bases[1] = pa; bases[2] = pb;
                     if (gk__nd_vec_ok(&p.nd, 3, bases, vec))
-                        st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][2][p.dt], (p.nd.n / vec + 1) / 2, args, where);
+                        st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][2][p.dt], p.nd.n / vec, args, where);
                     else st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][0][p.dt], p.nd.n, args, where);
                 }
             } else if (op == GK__OP_FILL) {

@@ -134,7 +134,7 @@ __device__ __forceinline__ void gk_rope_pass(I total, I np, I H, int rd, const S
 }
 
 #define GK_ROPE(DTN, CTN, VP)                                                                                            \
-    extern "C" __global__ void __launch_bounds__(256, 8) gk_rope_##DTN##_##CTN##_p##VP(                                                          \
+    extern "C" __global__ void gk_rope_##DTN##_##CTN##_p##VP(                                                          \
         gk_i64 T_, gk_i64 H, int D, int rd, int gptj, const void *pos, int pos64, gk_i64 max_pos,                        \
         const gk_ty<GK_DT_##DTN>::S *x, gk_i64 xst, gk_i64 xsh, gk_ty<GK_DT_##DTN>::S *out, gk_i64 ost, gk_i64 osh,      \
         const gk_ty<GK_DT_##CTN>::S *cs, const gk_ty<GK_DT_##CTN>::S *sn) {                                             \
