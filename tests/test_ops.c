@@ -225,7 +225,7 @@ static void test_binary(void) {
                 bin_case(op, (gk_dtype)dt, 2, so2, 2, so2, 2, so2, 1); /* misaligned a */
             }
             for (s = 0; s < 6; s++) { /* the 16-byte broadcast path (inner dim a multiple of 16 bytes) and its fallbacks;
-                                         1024: more vectors than threads (two a thread) */
+                                         1024: rows of many vectors */
                 static const int64_t WS[6] = { 1, 31, 33, 128, 4097, 1024 };
                 int64_t W = WS[s];
                 int64_t o2[2] = { 3, W }, r1[1] = { W }, c1[2] = { 3, 1 }, w1[2] = { 1, W };
