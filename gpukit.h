@@ -4433,7 +4433,8 @@ static gk_status gk__elementwise(gk_ctx *ctx, int op, const gk_tensor *ts, int n
                 if (contig && ((po | pa | pb) & 15) == 0) {
                     int64_t nn = p.nd.n;
                     args[0] = &nn;
-                    st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][1][p.dt], (nn * (int64_t)es + 15) / 16, args, where);
+                    /* two 16-byte vectors a thread */
+                    st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][1][p.dt], ((nn * (int64_t)es + 15) / 16 + 1) / 2, args, where);
                 } else {
                     gk__cu_ptr bases[3];
                     int64_t vec = 16 / (int64_t)es;
@@ -5750,6 +5751,7 @@ static const char *const gk__k_glu[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_glu_",
 static const char *const gk__k_glu_split[GK_DTYPE_COUNT] = GK__DTNAMES("gk_glu_split_", "_c");
 static const char *const gk__k_snake[GK_DTYPE_COUNT] = GK__DTNAMES("gk_snake_", "");
 static const char *const gk__k_snake_rows[GK_DTYPE_COUNT] = GK__DTNAMES("gk_snake_rows_", "");
+static const char *const gk__k_snake_rv[GK_DTYPE_COUNT] = GK__DTNAMES("gk_snake_rv_", "");
 static const char *const gk__k_bin2[GK_DTYPE_COUNT] = GK__DTNAMES("gk_bin2_", "");
 static const char *const gk__k_bin2c[GK_DTYPE_COUNT] = GK__DTNAMES("gk_bin2_", "_c");
 static const char *const gk__k_cmp[GK_DTYPE_COUNT] = GK__DTNAMES("gk_cmp_", "");
@@ -5846,7 +5848,7 @@ static gk_status gk__mew(gk_ctx *ctx, int cls, int op, const gk_tensor *ts, int 
             switch (cls) {
             case GK__MC_UNARY:
                 args[3] = &iop; args[4] = &p.p0; args[5] = &p.p1;
-                if (contig) { args[0] = &nel; st = gk__launch(ctx, GK__MOD_MATH, gk__k_unary[1][p.dt], (nel * es + 15) / 16, args, where); }
+                if (contig) { args[0] = &nel; st = gk__launch(ctx, GK__MOD_MATH, gk__k_unary[1][p.dt], ((nel * es + 15) / 16 + 1) / 2, args, where); }
                 else st = gk__launch(ctx, GK__MOD_MATH, gk__k_unary[0][p.dt], nel, args, where);
                 break;
             case GK__MC_GLU: case GK__MC_GLU_SPLIT:
@@ -5871,9 +5873,17 @@ static gk_status gk__mew(gk_ctx *ctx, int cls, int op, const gk_tensor *ts, int 
                     unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
                     void *sargs[7];
                     sargs[0] = &rows; sargs[1] = &T; sargs[2] = &C; sargs[3] = &ast; sargs[4] = &pp[0]; sargs[5] = &pp[1]; sargs[6] = &pp[2];
-                    grid[0] = (unsigned)((T + 255) / 256 < 64 ? (T + 255) / 256 : 64);
                     grid[1] = (unsigned)(rows < 65535 ? rows : 65535);
-                    st = gk__launch_cfg(ctx, GK__MOD_MATH, gk__k_snake_rows[p.dt], grid, block, 0, sargs, where);
+                    if ((T * es) % 16 == 0 && ((pp[0] | pp[1]) & 15) == 0) {
+                        /* 16-byte vectors, two per thread: T / V vectors a row */
+                        int64_t tv = T * es / 16;
+                        sargs[1] = &tv;
+                        grid[0] = (unsigned)((tv + 511) / 512 < 64 ? (tv + 511) / 512 : 64);
+                        st = gk__launch_cfg(ctx, GK__MOD_MATH, gk__k_snake_rv[p.dt], grid, block, 0, sargs, where);
+                    } else {
+                        grid[0] = (unsigned)((T + 255) / 256 < 64 ? (T + 255) / 256 : 64);
+                        st = gk__launch_cfg(ctx, GK__MOD_MATH, gk__k_snake_rows[p.dt], grid, block, 0, sargs, where);
+                    }
                 } else st = gk__launch(ctx, GK__MOD_MATH, gk__k_snake[p.dt], nel, args, where);
                 break;
             case GK__MC_BIN:
@@ -7400,8 +7410,8 @@ static void gk__rope_cpu(const void *vp) {
         }
     }
 }
-#define GK__ROPE_NAMES(D, C) { "gk_rope_" D "_" C "_p1", "gk_rope_" D "_" C "_p4" }
-static const char *const gk__k_rope[5][2] = { GK__ROPE_NAMES("f32", "f32"), GK__ROPE_NAMES("f16", "f16"), GK__ROPE_NAMES("f16", "f32"),
+#define GK__ROPE_NAMES(D, C) { "gk_rope_" D "_" C "_p1", "gk_rope_" D "_" C "_p4", "gk_rope_" D "_" C "_p8" }
+static const char *const gk__k_rope[5][3] = { GK__ROPE_NAMES("f32", "f32"), GK__ROPE_NAMES("f16", "f16"), GK__ROPE_NAMES("f16", "f32"),
                                                GK__ROPE_NAMES("bf16", "bf16"), GK__ROPE_NAMES("bf16", "f32") };
 
 GKDEF gk_status gk_rope(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor positions, gk_tensor cos_tab, gk_tensor sin_tab, int rotary_dim,
@@ -7477,7 +7487,10 @@ GKDEF gk_status gk_rope(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor posit
             a2[0] = &p.T; a2[1] = &p.H; a2[2] = &Di; a2[3] = &p.rd; a2[4] = &px; a2[5] = &p.xst; a2[6] = &p.xsh; a2[7] = &po; a2[8] = &p.ost; a2[9] = &p.osh;
             st = gk__launch(ctx, GK__MOD_ROPE, es == 2 ? "gk_rope_pass_b2" : "gk_rope_pass_b4", p.T * p.H * (p.D - p.rd), a2, W);
         }
-        if (st == GK_OK) st = gk__launch(ctx, GK__MOD_ROPE, gk__k_rope[combo][vp4], p.T * p.H * (half / (vp4 ? 4 : 1)), args, W);
+        if (st == GK_OK) { /* 8 pairs a thread (16-byte loads) for the 16-bit dtypes when rd/2 allows */
+            int vk = vp4 ? (es == 2 && half % 8 == 0 ? 2 : 1) : 0;
+            st = gk__launch(ctx, GK__MOD_ROPE, gk__k_rope[combo][vk], p.T * p.H * (half / (vk == 2 ? 8 : vk ? 4 : 1)), args, W);
+        }
     }
 done:
     gk__operands_done(ctx, &ops, st);
@@ -7593,12 +7606,17 @@ static gk_status gk__nn_copy(gk_ctx *ctx, const gk__nd *nd, gk_dtype dt, gk__cu_
             k++;
         }
         g.nb = k;
-        grid[0] = (unsigned)((g.C + 31) / 32);
-        grid[1] = (unsigned)((g.R + 31) / 32);
-        grid[2] = (unsigned)(g.nbatch < 65535 ? g.nbatch : 65535);
-        if (grid[1] <= 65535) {
-            args[0] = &g; args[1] = &po; args[2] = &pa;
-            return gk__launch_cfg(ctx, GK__MOD_LAYOUT, gk__k_transpose[es], grid, block, 0, args, where);
+        {   /* 64x64 tiles for 4- and 8-byte elements when both dims exceed 32, else 32x32 */
+            int t64 = (es == 4 || es == 8) && g.R > 32 && g.C > 32;
+            int64_t tl = t64 ? 64 : 32;
+            grid[0] = (unsigned)((g.C + tl - 1) / tl);
+            grid[1] = (unsigned)((g.R + tl - 1) / tl);
+            grid[2] = (unsigned)(g.nbatch < 65535 ? g.nbatch : 65535);
+            if (grid[1] <= 65535) {
+                args[0] = &g; args[1] = &po; args[2] = &pa;
+                return gk__launch_cfg(ctx, GK__MOD_LAYOUT, t64 ? (es == 4 ? "gk_transpose64_b4" : "gk_transpose64_b8") : gk__k_transpose[es], grid,
+                                      block, 0, args, where);
+            }
         }
     }
     {
@@ -9101,7 +9119,7 @@ static gk_status gk__fft_global(gk_ctx *ctx, gk__fftp *P, gk__cu_ptr dst, gk__cu
    out, in, win (0: Hann), filt; tmp_bytes: frames / power scratch. */
 /* shared memory of gk_stft_pairs with np frame pairs per block (its layout) */
 static size_t gk__stft_pairs_smem(const gk__fftp *P, int np) {
-    return (size_t)np * (size_t)P->m * 8 + (size_t)P->m * 12 + (size_t)P->n * 4 + 8 + (size_t)np * 48;
+    return (size_t)np * (size_t)(P->m + 1) * 8 + (size_t)P->m * 12 + (size_t)P->n * 4 + 8 + (size_t)np * 48;
 }
 static gk_status gk__fft_issue(gk_ctx *ctx, gk__fftp *P, int op, gk__cu_ptr out, gk__cu_ptr in, gk__cu_ptr win, gk__cu_ptr filt,
                                int64_t B, int64_t len, int M, const char *where) {
@@ -9147,7 +9165,13 @@ static gk_status gk__fft_issue(gk_ctx *ctx, gk__fftp *P, int op, gk__cu_ptr out,
         if (!P->blue && P->in_mode == GK__FI_FRAMES && (P->out_mode == GK__FO_SPEC || P->out_mode == GK__FO_POWER) && np > 0) {
             int64_t tiles = (P->batch + 2 * np - 1) / (2 * np), gmax = (int64_t)ctx->info.sm_count * 16;
             unsigned sblock[3] = { 128, 1, 1 };
+            gk__cu_function f;
+            int per_sm = 0;
             if (P->m * np > 2048) sblock[0] = 256;
+            /* as many blocks as are resident at once, each over several tiles: the tables are built once a block */
+            if (gk__lib_function(ctx, GK__MOD_FFT, "gk_stft_pairs", &f, where) == GK_OK &&
+                ctx->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)sblock[0], gk__stft_pairs_smem(P, np)) == 0 && per_sm > 0)
+                gmax = (int64_t)per_sm * ctx->info.sm_count;
             grid[0] = (unsigned)(tiles < gmax ? tiles : gmax);
             args[0] = P; args[1] = &dst; args[2] = &in; args[3] = &win; args[4] = &np;
             st = gk__launch_cfg(ctx, GK__MOD_FFT, "gk_stft_pairs", grid, sblock, (unsigned)gk__stft_pairs_smem(P, np), args, where);

@@ -236,32 +236,84 @@ extern "C" __global__ void gk_fft_run(gk_fftp P, float *out, const float *in, co
 // STFT frames (in_mode FRAMES; out_mode SPEC or POWER; m == n, no Bluestein):
 // two real frames per complex FFT (z = a + i b; A[k] = (Z[k] + conj Z[n-k]) / 2,
 // B[k] = (Z[k] - conj Z[n-k]) / 2i), np pairs (2*np consecutive rows) per
-// tile, tiles grid-stride. Shared memory: buf [np][m] float2, tw [m] float2,
+// tile, tiles grid-stride. Shared memory: buf [np][m + 1] float2, tw [m] float2,
 // window [n] float, digit reversal [m] int, per-row start / input base / output base [2*np] i64
 // (built once per block). Reflect padding and the window are applied in the
 // load; only the n/2+1 onesided bins are written (SPEC: consecutive threads
 // write consecutive frames of one bin).
-template <int R> __device__ __forceinline__ void gk_stft_stage(float2 *buf, int np, int L, int m, float sgn, const float2 *tw) {
-    int nb = m / R;
-    for (int i = threadIdx.x; i < np * nb; i += blockDim.x) {
-        int q = i / nb;
-        gk_fft_bfly<R>(buf + q * m, L, i - q * nb, sgn, 0, tw, m);
+// i / d for 0 <= i < 2^22, d >= 1, from inv = 1.0f / d (correctly rounded):
+// (i + 0.5) / d is at least 0.5 / d away from an integer, and the two
+// roundings move it by less than that; four instructions, not an integer
+// division's twenty.
+__device__ __forceinline__ int gk_fdiv(int i, float inv) { return (int)__fmul_rn(__fadd_rn((float)i, 0.5f), inv); }
+// one stage over np transforms: butterfly (q, b, qq) of transform q
+template <int R> __device__ __forceinline__ void gk_stft_stage(float2 *buf, int np, int L, int m, const float2 *tw) {
+    const int nb = m / R, N = L * R, step = m / N, tot = np * nb;
+    const float inb = 1.f / (float)nb, iL = 1.f / (float)L;
+    for (int i = threadIdx.x; i < tot; i += blockDim.x) {
+        int q = gk_fdiv(i, inb), ii = i - q * nb;
+        int b = gk_fdiv(ii, iL), qq = ii - b * L;
+        float2 *base = buf + q * (m + 1) + b * N + qq;
+        float2 a[R];
+#pragma unroll
+        for (int j = 0; j < R; j++) a[j] = base[j * L];
+#pragma unroll
+        for (int j = 1; j < R; j++) a[j] = gk_cmul(a[j], tw[j * qq * step]);
+        gk_small_dft<R>(a, -1.f);
+#pragma unroll
+        for (int j = 0; j < R; j++) base[j * L] = a[j];
     }
 }
-extern "C" __global__ void gk_stft_pairs(gk_fftp P, float *out, const float *in, const float *win, int np) {
+// the frame load and the first stage: butterfly (q, b) reads elements b R + j
+// (j < R) of transform q, i.e. frame samples rev[b R + j] of frames 2q, 2q+1
+template <int R> __device__ __forceinline__ void gk_stft_first(const gk_fftp &P, float2 *buf, const float *in, const float *wt, const int *rev,
+                                                               const gk_i64 *fst, const gk_i64 *fbase, int np) {
+    const int m = P.m, nb = m / R, tot = np * nb;
+    const float inb = 1.f / (float)nb;
+    for (int i = threadIdx.x; i < tot; i += blockDim.x) {
+        int q = gk_fdiv(i, inb), b = i - q * nb;
+        const gk_i64 p0 = fst[2 * q], p1 = fst[2 * q + 1], b0 = fbase[2 * q], b1 = fbase[2 * q + 1];
+        float2 a[R];
+#pragma unroll
+        for (int j = 0; j < R; j++) {
+            int idx = rev[b * R + j];
+            float w = wt[idx], x0 = 0.f, x1 = 0.f;
+            if (p0 != (gk_i64)1 << 62) { // beyond the batch: zeros
+                gk_i64 pos = p0 + idx;
+                if (pos < 0) pos = -pos;
+                if (pos >= P.sig_len) pos = 2 * (P.sig_len - 1) - pos;
+                if (pos < P.sig_avail) x0 = __ldg(in + b0 + pos);
+            }
+            if (p1 != (gk_i64)1 << 62) {
+                gk_i64 pos = p1 + idx;
+                if (pos < 0) pos = -pos;
+                if (pos >= P.sig_len) pos = 2 * (P.sig_len - 1) - pos;
+                if (pos < P.sig_avail) x1 = __ldg(in + b1 + pos);
+            }
+            a[j] = make_float2(x0 * w, x1 * w);
+        }
+        gk_small_dft<R>(a, -1.f);
+        float2 *base = buf + q * (m + 1) + b * R;
+#pragma unroll
+        for (int j = 0; j < R; j++) base[j] = a[j];
+    }
+}
+extern "C" __global__ void __launch_bounds__(256, 6) gk_stft_pairs(gk_fftp P, float *out, const float *in, const float *win, int np) {
     extern __shared__ float2 gk_fft_buf[];
-    const int m = P.m, n = P.n, h = n / 2 + 1, nf2 = 2 * np;
-    float2 *buf = gk_fft_buf, *tw = buf + np * m;
+    const int m = P.m, n = P.n, h = n / 2 + 1, nf2 = 2 * np, bd = blockDim.x;
+    float2 *buf = gk_fft_buf, *tw = buf + np * (m + 1); // transform q at buf + q (m + 1): the padding spreads the bin reads of 8 transforms over the banks
     float *wt = (float *)(tw + m);
     int *rev = (int *)(wt + n);
     gk_i64 *fst = (gk_i64 *)(((size_t)(rev + m) + 7) & ~(size_t)7), *fbase = fst + nf2, *fout = fbase + nf2;
-    for (int k = threadIdx.x; k < m; k += blockDim.x) {
+    for (int k = threadIdx.x; k < m; k += bd) {
         tw[k] = gk_expi_pi(-2.f * (float)k, (float)m);
         rev[k] = gk_fft_rev(k, P);
     }
-    for (int k = threadIdx.x; k < n; k += blockDim.x) wt[k] = gk_fft_win(P, win, k);
+    for (int k = threadIdx.x; k < n; k += bd) wt[k] = gk_fft_win(P, win, k);
     const gk_i64 ntiles = (P.batch + nf2 - 1) / nf2;
     const gk_i64 pad = P.center ? n / 2 : 0;
+    const float inf2 = 1.f / (float)nf2, ih = 1.f / (float)h;
+    const bool al8 = ((size_t)out & 7) == 0; // SPEC: one 8-byte store a bin (offsets are even)
     for (gk_i64 tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
         const gk_i64 r0 = tile * nf2;
         __syncthreads(); // tables ready; the previous tile's stores done
@@ -272,52 +324,46 @@ extern "C" __global__ void gk_stft_pairs(gk_fftp P, float *out, const float *in,
             fout[threadIdx.x] = P.out_mode == GK_FO_SPEC ? (b * h * P.nframes + t) * 2 : row * h; // element offset of bin 0
         }
         __syncthreads();
-        for (int i = threadIdx.x; i < np * m; i += blockDim.x) {
-            int q = i / m, pidx = i - q * m, idx = rev[pidx];
-            float v[2];
-#pragma unroll
-            for (int e = 0; e < 2; e++) {
-                gk_i64 pos = fst[2 * q + e];
-                float x = 0.f;
-                if (pos != (gk_i64)1 << 62) {
-                    pos += idx;
-                    if (pos < 0) pos = -pos;
-                    if (pos >= P.sig_len) pos = 2 * (P.sig_len - 1) - pos;
-                    if (pos < P.sig_avail) x = in[fbase[2 * q + e] + pos];
-                }
-                v[e] = x * wt[idx];
-            }
-            buf[i] = make_float2(v[0], v[1]);
+        // frames into buf (digit-reversed, windowed) fused with the first stage (L = 1, no twiddles):
+        // each thread loads the R0 inputs of a butterfly (2 R0 loads in flight), transforms, stores
+        switch (P.f[0]) {
+        case 2: gk_stft_first<2>(P, buf, in, wt, rev, fst, fbase, np); break;
+        case 3: gk_stft_first<3>(P, buf, in, wt, rev, fst, fbase, np); break;
+        case 4: gk_stft_first<4>(P, buf, in, wt, rev, fst, fbase, np); break;
+        default: gk_stft_first<5>(P, buf, in, wt, rev, fst, fbase, np); break;
         }
         {
-            int L = 1;
-            for (int k = 0; k < P.nf; k++) {
+            int L = P.f[0];
+            for (int k = 1; k < P.nf; k++) {
                 __syncthreads();
                 switch (P.f[k]) {
-                case 2: gk_stft_stage<2>(buf, np, L, m, -1.f, tw); break;
-                case 3: gk_stft_stage<3>(buf, np, L, m, -1.f, tw); break;
-                case 4: gk_stft_stage<4>(buf, np, L, m, -1.f, tw); break;
-                default: gk_stft_stage<5>(buf, np, L, m, -1.f, tw); break;
+                case 2: gk_stft_stage<2>(buf, np, L, m, tw); break;
+                case 3: gk_stft_stage<3>(buf, np, L, m, tw); break;
+                case 4: gk_stft_stage<4>(buf, np, L, m, tw); break;
+                default: gk_stft_stage<5>(buf, np, L, m, tw); break;
                 }
                 L *= P.f[k];
             }
         }
         __syncthreads();
         const float hs = 0.5f * P.scale;
-        for (int i = threadIdx.x; i < h * nf2; i += blockDim.x) {
+        for (int i = threadIdx.x; i < h * nf2; i += bd) {
             int k, f;
-            if (P.out_mode == GK_FO_SPEC) { k = i / nf2; f = i - k * nf2; }
-            else { f = i / h; k = i - f * h; }
+            if (P.out_mode == GK_FO_SPEC) { k = gk_fdiv(i, inf2); f = i - k * nf2; }
+            else { f = gk_fdiv(i, ih); k = i - f * h; }
             gk_i64 row = r0 + f;
             if (row >= P.batch) continue;
-            const float2 *z = buf + (f >> 1) * m;
+            const float2 *z = buf + (f >> 1) * (m + 1);
             float2 a = z[k], c = z[k == 0 ? 0 : m - k], v;
             if (f & 1) v = make_float2((a.y + c.y) * hs, (c.x - a.x) * hs);
             else v = make_float2((a.x + c.x) * hs, (a.y - c.y) * hs);
             if (P.out_mode == GK_FO_SPEC) {
                 float *o = out + fout[f] + (gk_i64)k * P.nframes * 2;
-                o[0] = v.x;
-                o[1] = v.y;
+                if (al8) *(float2 *)o = v;
+                else {
+                    o[0] = v.x;
+                    o[1] = v.y;
+                }
             } else out[fout[f] + k] = v.x * v.x + v.y * v.y;
         }
     }

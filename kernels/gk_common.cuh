@@ -157,6 +157,41 @@ __device__ __forceinline__ gk_u16 gk_f2bf(float f) {
     if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0x7FC0;
     return (gk_u16)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
 }
+// Pairs of f16 / bf16 (DT) packed in 32 bits, element 0 in the low half, for
+// vector kernels: the unpack skips the NaN canonicalization of T::ld (a NaN
+// input gives a NaN result, which the pack canonicalizes), the pack
+// rounds two values with one cvt (round to nearest even, as T::st) and
+// rewrites NaN halves to the canonical NaN of the CPU reference.
+template <int DT> __device__ __forceinline__ float gk_p16_lo(gk_u32 v) {
+    if (DT == GK_DT_bf16) return __uint_as_float(v << 16);
+    float f;
+    asm("{ cvt.f32.f16 %0, %1; }" : "=f"(f) : "h"((gk_u16)v));
+    return f;
+}
+template <int DT> __device__ __forceinline__ float gk_p16_hi(gk_u32 v) {
+    if (DT == GK_DT_bf16) return __uint_as_float(v & 0xFFFF0000u);
+    float f;
+    asm("{ cvt.f32.f16 %0, %1; }" : "=f"(f) : "h"((gk_u16)(v >> 16)));
+    return f;
+}
+template <int DT> __device__ __forceinline__ gk_u32 gk_p16_pack(float lo, float hi) {
+    gk_u32 r;
+    if (DT == GK_DT_bf16) {
+        asm("{ cvt.rn.bf16x2.f32 %0, %1, %2; }" : "=r"(r) : "f"(hi), "f"(lo));
+        // bit 15 of a half is set after the add iff its magnitude bits exceed the infinity's: NaN
+        if (((r & 0x7FFF7FFFu) + 0x007F007Fu) & 0x80008000u) {
+            if ((r & 0x7FFFu) > 0x7F80u) r = (r & 0xFFFF0000u) | 0x7FC0u;
+            if ((r & 0x7FFF0000u) > 0x7F800000u) r = (r & 0xFFFFu) | 0x7FC00000u;
+        }
+    } else {
+        asm("{ cvt.rn.f16x2.f32 %0, %1, %2; }" : "=r"(r) : "f"(hi), "f"(lo));
+        if (((r & 0x7FFF7FFFu) + 0x03FF03FFu) & 0x80008000u) {
+            if ((r & 0x7FFFu) > 0x7C00u) r = (r & 0xFFFF0000u) | 0x7E00u;
+            if ((r & 0x7FFF0000u) > 0x7C000000u) r = (r & 0xFFFFu) | 0x7E000000u;
+        }
+    }
+    return r;
+}
 __device__ __forceinline__ float gk_e4m3_to_f(gk_u8 v) { return gk_fmt_to_f32(v, 4, 3, 0); }
 __device__ __forceinline__ float gk_e5m2_to_f(gk_u8 v) { return gk_fmt_to_f32(v, 5, 2, 1); }
 __device__ __forceinline__ gk_u8 gk_f_to_e4m3(float f) { return (gk_u8)gk_f64_to_fmt((double)f, 4, 3, 0); }

@@ -85,6 +85,72 @@ GK_TRANSPOSE(2, gk_u16)
 GK_TRANSPOSE(4, gk_u32)
 GK_TRANSPOSE(8, gk_u64)
 
+// The same through a 64x64 tile (4- and 8-byte elements, both dims above
+// 32): block 32 x 8, grid (C/64, R/64, batch); each thread has its 16 loads
+// in flight before it writes them to shared memory (64 KiB and more in
+// flight per SM), then stores 16. Pitch 65: conflict-free both ways.
+template <typename T> __device__ __forceinline__ void gk_transpose64_body(const gk_tr &g, T *out, const T *in) {
+    __shared__ T tile[64][65];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const gk_i64 c0 = (gk_i64)blockIdx.x * 64, r0 = (gk_i64)blockIdx.y * 64;
+    const bool full = r0 + 64 <= g.R && c0 + 64 <= g.C;
+    for (gk_i64 bz = blockIdx.z; bz < g.nbatch; bz += gridDim.z) {
+        gk_i64 oo = 0, io = 0, r = bz;
+        for (int d = g.nb - 1; d >= 0; d--) {
+            gk_i64 q = r / g.bshape[d], m = r - q * g.bshape[d];
+            oo += m * g.bost[d];
+            io += m * g.bist[d];
+            r = q;
+        }
+        T v[16];
+        const T *src = in + io + r0 + tx + (c0 + ty) * g.ist_c;
+        const gk_i64 s8 = 8 * g.ist_c;
+        if (full) {
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                v[2 * k] = src[k * s8];
+                v[2 * k + 1] = src[k * s8 + 32];
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                gk_i64 cc = c0 + ty + 8 * k, rr = r0 + tx;
+                v[2 * k] = cc < g.C && rr < g.R ? src[k * s8] : T();
+                v[2 * k + 1] = cc < g.C && rr + 32 < g.R ? src[k * s8 + 32] : T();
+            }
+        }
+        __syncthreads(); // the previous batch's reads of the tile are done
+#pragma unroll
+        for (int k = 0; k < 8; k++) {
+            tile[ty + 8 * k][tx] = v[2 * k];
+            tile[ty + 8 * k][tx + 32] = v[2 * k + 1];
+        }
+        __syncthreads();
+        T *dst = out + oo + (r0 + ty) * g.ost_r + c0 + tx;
+        const gk_i64 o8 = 8 * g.ost_r;
+        if (full) {
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                dst[k * o8] = tile[tx][ty + 8 * k];
+                dst[k * o8 + 32] = tile[tx + 32][ty + 8 * k];
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < 8; k++) {
+                gk_i64 r2 = r0 + ty + 8 * k, cc = c0 + tx;
+                if (r2 < g.R && cc < g.C) dst[k * o8] = tile[tx][ty + 8 * k];
+                if (r2 < g.R && cc + 32 < g.C) dst[k * o8 + 32] = tile[tx + 32][ty + 8 * k];
+            }
+        }
+    }
+}
+#define GK_TRANSPOSE64(B, T, MINB)                                                             \
+    extern "C" __global__ void __launch_bounds__(256, MINB) gk_transpose64_b##B(gk_tr g, T *out, const T *in) { \
+        gk_transpose64_body<T>(g, out, in);                                                    \
+    }
+GK_TRANSPOSE64(4, gk_u32, 4)
+GK_TRANSPOSE64(8, gk_u64, 3)
+
 // Gather: x [outer, V, inner] and out [outer, n, inner] contiguous, rows of
 // cpr chunks of W bytes; out row (o, j) = x row (o, idx[j]); an index
 // outside [0, V) gives a row of zeros.

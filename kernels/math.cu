@@ -79,24 +79,37 @@ template <int OP, typename C> __device__ __forceinline__ C gk_un_t(C x, C p0, C 
 
 // GELU for the 16/8-bit float dtypes (results rounded to at most 11
 // significant bits): fewer instructions than erff / tanhf, relative error
-// about 1e-6 over the whole range, including the negative tail.
+// below 1e-5 over the whole range, including the negative tail.
 //  erf form: Phi(x) = erfc(-x / sqrt2) / 2 with erfc(a) = t exp(-a^2 + P(t)),
 //    t = 1 / (1 + a / 2) for a >= 0 (a Chebyshev fit, relative error below
-//    1.2e-7), erfc(-a) = 2 - erfc(a);
+//    1.2e-7), erfc(-a) = 2 - erfc(a); evaluated in base 2 with
+//    b = a sqrt(log2 e): erfc(a) / 2 = t 2^(-b^2 + P2(t)), P2 = P log2 e - 1
+//    (the halving folded in), one rcp and one ex2 (approximate, ftz:
+//    Phi(-|x|) below 2^-126, |x| > 13, flushes to 0);
 //  tanh form: (1 + tanh(u)) / 2 = sigmoid(2u), from e = exp(-2|u|) (no overflow).
+__device__ __forceinline__ float gk_rcp_apx(float y) {
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(y));
+    return r;
+}
+__device__ __forceinline__ float gk_ex2_apx(float y) {
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(y));
+    return r;
+}
 __device__ __forceinline__ float gk_gelu_f16(float x) {
-    float a = fabsf(x) * 0.70710678118654752f;
-    float t = __fdividef(1.f, fmaf(0.5f, a, 1.f));
-    float p = fmaf(t, 0.17087277f, -0.82215223f);
-    p = fmaf(t, p, 1.48851587f);
-    p = fmaf(t, p, -1.13520398f);
-    p = fmaf(t, p, 0.27886807f);
-    p = fmaf(t, p, -0.18628806f);
-    p = fmaf(t, p, 0.09678418f);
-    p = fmaf(t, p, 0.37409196f);
-    p = fmaf(t, p, 1.00002368f);
-    p = fmaf(t, p, -1.26551223f);
-    float h = 0.5f * t * __expf(fmaf(-a, a, p)); // erfc(a) / 2 = Phi(-|x|)
+    float b = fabsf(x) * 0.849321782588958740f;                // |x| sqrt(log2(e) / 2)
+    float t = gk_rcp_apx(fmaf(b, 0.416277319192886353f, 1.f)); // 1 / (1 + |x| / (2 sqrt2))
+    float p = fmaf(t, 2.465172979e-01f, -1.186114945e+00f);
+    p = fmaf(t, p, 2.147474464e+00f);
+    p = fmaf(t, p, -1.637753152e+00f);
+    p = fmaf(t, p, 4.023215817e-01f);
+    p = fmaf(t, p, -2.687568603e-01f);
+    p = fmaf(t, p, 1.396300565e-01f);
+    p = fmaf(t, p, 5.397006155e-01f);
+    p = fmaf(t, p, 1.442729204e+00f);
+    p = fmaf(t, p, -2.825748218e+00f);
+    float h = t * gk_ex2_apx(fmaf(-b, b, p)); // erfc(|x| / sqrt2) / 2 = Phi(-|x|)
     return x * (x < 0.f ? h : 1.f - h);
 }
 __device__ __forceinline__ float gk_gelu_tanh_f16(float x) {
@@ -132,6 +145,23 @@ template <int DT> __device__ __forceinline__ void gk_unary_nd(const gk_nd &nd, t
         out[o0] = T::st(gk_un<C>(op, (C)T::ld(x[o1]), (C)p0, (C)p1));
     }
 }
+// one 16-byte vector of a contiguous unary kernel
+template <int OP, int DT, typename C> __device__ __forceinline__ uint4 gk_un_vec(uint4 a, C p0, C p1) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S S;
+    if (DT == GK_DT_f16 || DT == GK_DT_bf16) {
+        gk_u32 w[4] = { a.x, a.y, a.z, a.w };
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            w[k] = gk_p16_pack<DT>((float)gk_un_c<OP, DT, C>((C)gk_p16_lo<DT>(w[k]), p0, p1), (float)gk_un_c<OP, DT, C>((C)gk_p16_hi<DT>(w[k]), p0, p1));
+        return make_uint4(w[0], w[1], w[2], w[3]);
+    }
+    union { uint4 v; S s[16 / sizeof(S)]; } x, z;
+    x.v = a;
+#pragma unroll
+    for (int k = 0; k < (int)(16 / sizeof(S)); k++) z.s[k] = T::st(gk_un_c<OP, DT, C>((C)T::ld(x.s[k]), p0, p1));
+    return z.v;
+}
 template <int OP, int DT> __device__ __forceinline__ void gk_unary_c(gk_i64 n, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x,
                                                                      double dp0, double dp1) {
     typedef gk_ty<DT> T;
@@ -142,18 +172,12 @@ template <int OP, int DT> __device__ __forceinline__ void gk_unary_c(gk_i64 n, t
     gk_i64 nvec = n / V, nt = GK_NTHREADS;
     // two vectors a thread per step: both loads in flight before the math
     for (gk_i64 i = GK_TID; i < nvec; i += 2 * nt) {
-        union { uint4 v; S s[16 / sizeof(S)]; } a, b, z;
+        uint4 a, b = make_uint4(0u, 0u, 0u, 0u);
         bool two = i + nt < nvec;
-        a.v = __ldg((const uint4 *)x + i);
-        if (two) b.v = __ldg((const uint4 *)x + i + nt);
-#pragma unroll
-        for (int k = 0; k < V; k++) z.s[k] = T::st(gk_un_c<OP, DT, C>((C)T::ld(a.s[k]), p0, p1));
-        ((uint4 *)out)[i] = z.v;
-        if (two) {
-#pragma unroll
-            for (int k = 0; k < V; k++) z.s[k] = T::st(gk_un_c<OP, DT, C>((C)T::ld(b.s[k]), p0, p1));
-            ((uint4 *)out)[i + nt] = z.v;
-        }
+        a = __ldg((const uint4 *)x + i);
+        if (two) b = __ldg((const uint4 *)x + i + nt);
+        ((uint4 *)out)[i] = gk_un_vec<OP, DT, C>(a, p0, p1);
+        if (two) ((uint4 *)out)[i + nt] = gk_un_vec<OP, DT, C>(b, p0, p1);
     }
     gk_i64 t = nvec * V + GK_TID;
     if (t < n) out[t] = T::st(gk_un_c<OP, DT, C>((C)T::ld(x[t]), p0, p1));
@@ -300,6 +324,36 @@ template <typename S> __device__ __forceinline__ void gk_where_nd(const gk_nd &n
 }
 
 // ---- snake: out = x + sin(alpha x)^2 / (alpha + 1e-9), alpha broadcast per channel ----
+// sin(y)^2 in f32 without sinf's slow path: y = k pi + r with |r| <= pi/2
+// (pi in two parts: k hi is exact in the fma, so r is exact up to the
+// rounding of k lo), sin(r) by its odd Taylor polynomial to r^11 (truncation
+// below 6e-8 on [-pi/2, pi/2]); the sign of sin is lost in the square.
+// Beyond |y| = 2^21 (and for inf / NaN) it takes sinf.
+__device__ __noinline__ float gk_sin2f_slow(float y) { // out of line: keeps the vector loops small
+    float s = sinf(y);
+    return s * s;
+}
+__device__ __forceinline__ float gk_sin2f(float y) {
+    if (!(fabsf(y) <= 2097152.f)) return gk_sin2f_slow(y);
+    // k = round(y / pi) by the 1.5 * 2^23 shifter (full-rate fma / add, not a conversion), |y / pi| < 2^22
+    float k = fmaf(y, 0.318309886183790672f, 12582912.f) - 12582912.f;
+    float r = fmaf(-k, 3.14159274101257324f, y);
+    r = fmaf(-k, -8.74227800037248300e-8f, r);
+    float r2 = r * r;
+    float p = fmaf(r2, -2.50521083854417188e-8f, 2.75573192239858907e-6f);
+    p = fmaf(r2, p, -1.98412698412698413e-4f);
+    p = fmaf(r2, p, 8.33333333333333333e-3f);
+    p = fmaf(r2, p, -1.66666666666666667e-1f);
+    float sn = fmaf(r * r2, p, r);
+    return sn * sn;
+}
+// one element: v + sin(a v)^2 * ia with ia = 1 / (a + 1e-9)
+__device__ __forceinline__ float gk_snake1(float v, float a, float ia) { return fmaf(gk_sin2f(a * v), ia, v); }
+__device__ __forceinline__ double gk_snake1(double v, double a, double ia) {
+    double s = sin(a * v);
+    return v + s * s * ia;
+}
+
 template <int DT> __device__ __forceinline__ void gk_snake_nd(const gk_nd &nd, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x,
                                                               const typename gk_ty<DT>::S *al) {
     typedef gk_ty<DT> T;
@@ -307,8 +361,8 @@ template <int DT> __device__ __forceinline__ void gk_snake_nd(const gk_nd &nd, t
     for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {
         gk_i64 o0, o1, o2;
         gk_nd_offsets(nd, i, o0, o1, o2);
-        C v = (C)T::ld(x[o1]), a = (C)T::ld(al[o2]), s = m_sin(a * v);
-        out[o0] = T::st(v + s * s / (a + (C)1e-9));
+        C v = (C)T::ld(x[o1]), a = (C)T::ld(al[o2]);
+        out[o0] = T::st(gk_snake1(v, a, (C)1 / (a + (C)1e-9)));
     }
 }
 
@@ -321,9 +375,44 @@ template <int DT> __device__ __forceinline__ void gk_snake_rows(gk_i64 rows, gk_
         Cc a = (Cc)Ty::ld(al[(row % C) * ast]), ia = (Cc)1 / (a + (Cc)1e-9);
         const typename Ty::S *xr = x + row * T;
         typename Ty::S *yr = out + row * T;
-        for (gk_i64 t = (gk_i64)blockIdx.x * blockDim.x + threadIdx.x; t < T; t += (gk_i64)gridDim.x * blockDim.x) {
-            Cc v = (Cc)Ty::ld(xr[t]), sn = m_sin(a * v);
-            yr[t] = Ty::st(v + sn * sn * ia);
+        for (gk_i64 t = (gk_i64)blockIdx.x * blockDim.x + threadIdx.x; t < T; t += (gk_i64)gridDim.x * blockDim.x)
+            yr[t] = Ty::st(gk_snake1((Cc)Ty::ld(xr[t]), a, ia));
+    }
+}
+// the same with 16-byte vectors: T a multiple of 16 bytes, x / out 16-byte
+// aligned (checked by the host); tv = vectors per row; each thread two
+// vectors (blockDim.x apart) per step, both loads before the math
+template <int DT, typename Cc> __device__ __forceinline__ uint4 gk_snake_vec(uint4 u, Cc a, Cc ia) {
+    typedef gk_ty<DT> Ty;
+    typedef typename Ty::S S;
+    if (DT == GK_DT_f16 || DT == GK_DT_bf16) {
+        gk_u32 w[4] = { u.x, u.y, u.z, u.w };
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            w[k] = gk_p16_pack<DT>((float)gk_snake1((Cc)gk_p16_lo<DT>(w[k]), a, ia), (float)gk_snake1((Cc)gk_p16_hi<DT>(w[k]), a, ia));
+        return make_uint4(w[0], w[1], w[2], w[3]);
+    }
+    union { uint4 v; S s[16 / sizeof(S)]; } z;
+    z.v = u;
+#pragma unroll
+    for (int k = 0; k < (int)(16 / sizeof(S)); k++) z.s[k] = Ty::st(gk_snake1((Cc)Ty::ld(z.s[k]), a, ia));
+    return z.v;
+}
+template <int DT> __device__ __forceinline__ void gk_snake_rv(gk_i64 rows, gk_i64 tv, gk_i64 C, gk_i64 ast, typename gk_ty<DT>::S *out,
+                                                              const typename gk_ty<DT>::S *x, const typename gk_ty<DT>::S *al) {
+    typedef gk_ty<DT> Ty;
+    typedef typename gk_fc<DT>::C Cc;
+    const gk_i64 bd = blockDim.x;
+    for (gk_i64 row = blockIdx.y; row < rows; row += gridDim.y) {
+        Cc a = (Cc)Ty::ld(al[(row % C) * ast]), ia = (Cc)1 / (a + (Cc)1e-9);
+        const uint4 *xr = (const uint4 *)x + row * tv;
+        uint4 *yr = (uint4 *)out + row * tv;
+        for (gk_i64 t = (gk_i64)blockIdx.x * 2 * bd + threadIdx.x; t < tv; t += (gk_i64)gridDim.x * 2 * bd) {
+            bool two = t + bd < tv;
+            uint4 u = __ldg(xr + t), w = make_uint4(0u, 0u, 0u, 0u);
+            if (two) w = __ldg(xr + t + bd);
+            yr[t] = gk_snake_vec<DT, Cc>(u, a, ia);
+            if (two) yr[t + bd] = gk_snake_vec<DT, Cc>(w, a, ia);
         }
     }
 }
@@ -361,6 +450,11 @@ template <int DT> __device__ __forceinline__ void gk_snake_rows(gk_i64 rows, gk_
                                                    gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x,      \
                                                    const gk_ty<GK_DT_##DTN>::S *al) {                               \
         gk_snake_rows<GK_DT_##DTN>(rows, T, C, ast, out, x, al);                                                    \
+    }                                                                                                               \
+    extern "C" __global__ void gk_snake_rv_##DTN(gk_i64 rows, gk_i64 tv, gk_i64 C, gk_i64 ast,                      \
+                                                 gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x,        \
+                                                 const gk_ty<GK_DT_##DTN>::S *al) {                                 \
+        gk_snake_rv<GK_DT_##DTN>(rows, tv, C, ast, out, x, al);                                                     \
     }                                                                                                               \
     extern "C" __global__ void gk_bin2_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *a,  \
                                              const gk_ty<GK_DT_##DTN>::S *b, int op) {                              \

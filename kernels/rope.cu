@@ -3,7 +3,8 @@
 // cos / sin tables [max_pos, rd/2]. NeoX layout (gptj = 0) rotates the
 // pairs (j, j + rd/2), GPT-J layout (gptj = 1) the pairs (2j, 2j+1). Each
 // thread rotates VP consecutive pairs (VP > 1: x, out, the tables and their
-// rows 16-byte aligned, rd/2 a multiple of VP). Positions outside [0, max_pos) give
+// rows 16-byte aligned, rd/2 a multiple of VP; VP 8 for the 16-bit dtypes:
+// 16-byte loads of x). Positions outside [0, max_pos) give
 // zeros in the rotary part. Dims rd..D-1 are copied when out != x.
 #include "gk_common.cuh"
 
@@ -43,6 +44,25 @@ template <typename S, int N> __device__ __forceinline__ void gk_stv(S *p, const 
     }
 }
 
+// loads without the NaN canonicalization of T::ld (NaN in, NaN out, and the
+// store canonicalizes); stores of two neighbours, 16-bit floats packed with
+// one conversion
+template <int DT> struct gk_rp;
+template <> struct gk_rp<GK_DT_f32> {
+    static __device__ __forceinline__ float ld(float v) { return v; }
+    static __device__ __forceinline__ void st2(float &d0, float &d1, float x0, float x1) { d0 = x0; d1 = x1; }
+};
+template <int DT> struct gk_rp16 {
+    static __device__ __forceinline__ float ld(gk_u16 v) { return gk_p16_lo<DT>(v); }
+    static __device__ __forceinline__ void st2(gk_u16 &d0, gk_u16 &d1, float x0, float x1) {
+        gk_u32 r = gk_p16_pack<DT>(x0, x1);
+        d0 = (gk_u16)r;
+        d1 = (gk_u16)(r >> 16);
+    }
+};
+template <> struct gk_rp<GK_DT_f16> : gk_rp16<GK_DT_f16> {};
+template <> struct gk_rp<GK_DT_bf16> : gk_rp16<GK_DT_bf16> {};
+
 template <int DT, int CT, int VP, typename I>
 __device__ __forceinline__ void gk_rope_body(I total, I npv, I H, int rd, int gptj, const void *pos, int pos64, gk_i64 max_pos,
                                              const typename gk_ty<DT>::S *x, gk_i64 xst, gk_i64 xsh,
@@ -69,12 +89,20 @@ __device__ __forceinline__ void gk_rope_body(I total, I npv, I H, int rd, int gp
             gk_ldv<S, VP>(xr + j0 + half, b);
             gk_ldv<CS, VP>(cr + j0, cv);
             gk_ldv<CS, VP>(sr + j0, sv);
+            if (VP == 1) {
+                float c = ok ? TC::ld(cv[0]) : 0.f, s = ok ? TC::ld(sv[0]) : 0.f;
+                float u = T::ld(a[0]), v = T::ld(b[0]);
+                a[0] = T::st(u * c - v * s);
+                b[0] = T::st(v * c + u * s);
+            } else {
 #pragma unroll
-            for (int k = 0; k < VP; k++) {
-                float c = ok ? TC::ld(cv[k]) : 0.f, s = ok ? TC::ld(sv[k]) : 0.f;
-                float u = T::ld(a[k]), v = T::ld(b[k]);
-                a[k] = T::st(u * c - v * s);
-                b[k] = T::st(v * c + u * s);
+                for (int k = 0; k < VP; k += 2) {
+                    float c0 = ok ? gk_rp<CT>::ld(cv[k]) : 0.f, s0 = ok ? gk_rp<CT>::ld(sv[k]) : 0.f;
+                    float c1 = ok ? gk_rp<CT>::ld(cv[k + 1]) : 0.f, s1 = ok ? gk_rp<CT>::ld(sv[k + 1]) : 0.f;
+                    float u0 = gk_rp<DT>::ld(a[k]), v0 = gk_rp<DT>::ld(b[k]), u1 = gk_rp<DT>::ld(a[k + 1]), v1 = gk_rp<DT>::ld(b[k + 1]);
+                    gk_rp<DT>::st2(a[k], a[k + 1], u0 * c0 - v0 * s0, u1 * c1 - v1 * s1);
+                    gk_rp<DT>::st2(b[k], b[k + 1], v0 * c0 + u0 * s0, v1 * c1 + u1 * s1);
+                }
             }
             gk_stv<S, VP>(orow + j0, a);
             gk_stv<S, VP>(orow + j0 + half, b);
@@ -86,10 +114,9 @@ __device__ __forceinline__ void gk_rope_body(I total, I npv, I H, int rd, int gp
             gk_ldv<CS, VP>(sr + j0, sv);
 #pragma unroll
             for (int k = 0; k < VP; k++) {
-                float c = ok ? TC::ld(cv[k]) : 0.f, s = ok ? TC::ld(sv[k]) : 0.f;
-                float u = T::ld(a[2 * k]), v = T::ld(a[2 * k + 1]);
-                a[2 * k] = T::st(u * c - v * s);
-                a[2 * k + 1] = T::st(v * c + u * s);
+                float c = ok ? gk_rp<CT>::ld(cv[k]) : 0.f, s = ok ? gk_rp<CT>::ld(sv[k]) : 0.f;
+                float u = gk_rp<DT>::ld(a[2 * k]), v = gk_rp<DT>::ld(a[2 * k + 1]);
+                gk_rp<DT>::st2(a[2 * k], a[2 * k + 1], u * c - v * s, v * c + u * s);
             }
             gk_stv<S, 2 * VP>(orow + 2 * j0, a);
         }
@@ -121,7 +148,8 @@ __device__ __forceinline__ void gk_rope_pass(I total, I np, I H, int rd, const S
     }
 #define GK_ROPE_ALL(DTN, CTN)                                                                                            \
     GK_ROPE(DTN, CTN, 1)                                                                                                 \
-    GK_ROPE(DTN, CTN, 4)
+    GK_ROPE(DTN, CTN, 4)                                                                                                 \
+    GK_ROPE(DTN, CTN, 8)
 GK_ROPE_ALL(f32, f32)
 GK_ROPE_ALL(f16, f16)
 GK_ROPE_ALL(f16, f32)

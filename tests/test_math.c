@@ -230,6 +230,37 @@ static void test_unary(void) {
             free(xv); free(dv); free(rv); fr(x); fr(o);
         }
     }
+    for (di = 2; di < 4; di++) { /* special values through the packed 16-bit vector path: bit-exact with the reference,
+                                   NaNs (any sign or payload) canonical */
+        static const uint16_t bfv[10] = { 0x7FC1, 0xFFC1, 0x7F80, 0xFF80, 0x0000, 0x8000, 0x3FC0, 0xC010, 0x0001, 0x8001 };
+        static const uint16_t hv[10] = { 0x7E01, 0xFE01, 0x7C00, 0xFC00, 0x0000, 0x8000, 0x3E00, 0xC080, 0x0001, 0x8001 };
+        static const int ops[6] = { GK_UNARY_NEG, GK_UNARY_ABS, GK_UNARY_RELU, GK_UNARY_GELU, GK_UNARY_SILU, GK_UNARY_GELU_TANH };
+        gk_dtype dt = FDT[di];
+        int64_t n = 1030, i;
+        uint16_t *in = (uint16_t *)malloc(2 * (size_t)n), *bd = (uint16_t *)malloc(2 * (size_t)n), *br = (uint16_t *)malloc(2 * (size_t)n);
+        pair x = mk(dt, 1, &n, NULL), o = mk(dt, 1, &n, NULL);
+        int k, bad = 0;
+        for (i = 0; i < n; i++) in[i] = (dt == GK_BF16 ? bfv : hv)[i % 10];
+        GKT_OK(D, gk_copy_from_host(D, x.d, in, 2 * (size_t)n));
+        GKT_OK(R, gk_copy_from_host(R, x.r, in, 2 * (size_t)n));
+        for (k = 0; k < 6; k++) {
+            GKT_OK(D, gk_unary(D, o.d, x.d, (gk_unary_op)ops[k], 0));
+            GKT_OK(R, gk_unary(R, o.r, x.r, (gk_unary_op)ops[k], 0));
+            GKT_OK(D, gk_copy_to_host(D, o.d, bd, 2 * (size_t)n));
+            GKT_OK(R, gk_copy_to_host(R, o.r, br, 2 * (size_t)n));
+            for (i = 0; i < n; i++) {
+                int exact = k < 3 || i % 10 < 4; /* NaN / inf in: the same bits out; gelu / silu of finite values: within rounding */
+                double a, b, sub = dt == GK_BF16 ? 9.2e-41 : 6.0e-8; /* half the least subnormal may round either way */
+                gk_convert(GK_F64, &a, dt, &bd[i], 1);
+                gk_convert(GK_F64, &b, dt, &br[i], 1);
+                if (exact ? bd[i] != br[i] : !(fabs(a - b) <= 1e-2 * fabs(b) + sub)) {
+                    if (bad++ < 3) printf("  %s %s(0x%04x): device 0x%04x reference 0x%04x\n", gk_dtype_name(dt), UN_NAMES[ops[k]], in[i], bd[i], br[i]);
+                }
+            }
+        }
+        GKT_CHECK(bad == 0, "%s unary of special values: %d device values differ from the reference bits", gk_dtype_name(dt), bad);
+        free(in); free(bd); free(br); fr(x); fr(o);
+    }
     {   /* hand-computed values (f32) */
         int64_t n = 4;
         double xv[4] = { -2, -0.5, 0, 3 }, got[4], got2[4];
@@ -453,6 +484,20 @@ static void test_glu_snake(void) {
             fr(xt); fr(o3);
         }
         free(xv); free(av); free(x2v); fr(x); fr(a); fr(o); fr(x2); fr(o2);
+    }
+    for (di = 0; di < 4; di++) { /* rows of 16-byte vectors, two per thread (4104 elements a row), |alpha x| up to 120 */
+        gk_dtype dt = FDT[di];
+        int64_t s3[3] = { 3, 5, 4104 }, c = 5, i;
+        pair x = mk_rand(dt, 3, s3, -40, 40), a = mk_rand(dt, 1, &c, 0.2, 3), o = mk(dt, 3, s3, NULL);
+        double *xv = vals_of(x), *av = vals_of(a);
+        for (i = 0; i < 15 * 4104; i++) {
+            double al = av[(i / 4104) % 5], sn = sin(al * xv[i]);
+            xv[i] = xv[i] + sn * sn / (al + 1e-9);
+        }
+        GKT_OK(D, gk_snake(D, o.d, x.d, a.d));
+        GKT_OK(R, gk_snake(R, o.r, x.r, a.r));
+        compare("snake rows of vectors", o, xv, tol_of(dt) * 2);
+        free(xv); free(av); fr(x); fr(a); fr(o);
     }
 }
 

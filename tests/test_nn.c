@@ -374,6 +374,7 @@ static void test_rope(void) {
             rope_case(dt, dt, 33, 4, 64, 64, (gk_rope_layout)lay, 0);
             rope_case(dt, GK_F32, 31, 3, 128, 128, (gk_rope_layout)lay, 1);
             rope_case(dt, dt, 7, 5, 10, 6, (gk_rope_layout)lay, 0);    /* odd-ish head dim, partial */
+            rope_case(dt, dt, 5, 3, 24, 24, (gk_rope_layout)lay, 0);   /* rd/2 = 12: 4 pairs a thread (8 for 64, 128) */
             rope_case(dt, GK_F32, 1, 1, 80, 20, (gk_rope_layout)lay, 1); /* partial rotary 0.25 */
         }
     }
@@ -470,6 +471,22 @@ static void test_permute(void) {
         GKT_OK(R, gk_permute(R, o.r, x.r, pm));
         free(cmp("transpose 300x129", o, 0));
         fr(x); fr(o);
+    }
+    {   /* the 64x64 tiles (4- and 8-byte elements): partial tiles at both edges, a batch dim, and full tiles only */
+        static const gk_dtype dt2[2] = { GK_F32, GK_I64 };
+        int64_t s[3] = { 3, 300, 129 }, t[3] = { 3, 129, 300 }, s2[2] = { 128, 192 }, t2[2] = { 192, 128 };
+        int pm[3] = { 0, 2, 1 }, pm2[2] = { 1, 0 }, k;
+        for (k = 0; k < 2; k++) {
+            pair x = mkr(dt2[k], 3, s, -100, 100), o = mkpoison(dt2[k], 3, t);
+            pair x2 = mkr(dt2[k], 2, s2, -100, 100), o2 = mkpoison(dt2[k], 2, t2);
+            GKT_OK(D, gk_permute(D, o.d, x.d, pm));
+            GKT_OK(R, gk_permute(R, o.r, x.r, pm));
+            free(cmp("transpose 64-tiles 300x129", o, 0));
+            GKT_OK(D, gk_permute(D, o2.d, x2.d, pm2));
+            GKT_OK(R, gk_permute(R, o2.r, x2.r, pm2));
+            free(cmp("transpose 64-tiles 128x192", o2, 0));
+            fr(x); fr(o); fr(x2); fr(o2);
+        }
     }
 }
 static void test_concat_slice(void) {

@@ -224,8 +224,9 @@ static void test_binary(void) {
                 bin_case(op, (gk_dtype)dt, 2, so2, 2, so2, 2, sb2, 0);
                 bin_case(op, (gk_dtype)dt, 2, so2, 2, so2, 2, so2, 1); /* misaligned a */
             }
-            for (s = 0; s < 5; s++) { /* the 16-byte broadcast path (inner dim a multiple of 16 bytes) and its fallbacks */
-                static const int64_t WS[5] = { 1, 31, 33, 128, 4097 };
+            for (s = 0; s < 6; s++) { /* the 16-byte broadcast path (inner dim a multiple of 16 bytes) and its fallbacks;
+                                         1024: rows of many vectors */
+                static const int64_t WS[6] = { 1, 31, 33, 128, 4097, 1024 };
                 int64_t W = WS[s];
                 int64_t o2[2] = { 3, W }, r1[1] = { W }, c1[2] = { 3, 1 }, w1[2] = { 1, W };
                 int64_t o3[3] = { 2, 3, W }, m3[3] = { 2, 1, W }, l3[3] = { 1, 3, W }, f3[3] = { 2, 3, 1 };

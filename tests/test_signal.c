@@ -260,6 +260,7 @@ static void test_stft(void) {
     test_stft_case(2, 4001, 512, 128, 1, 0);
     test_stft_case(1, 5003, 1024, 256, 1, 1);
     test_stft_case(2, 301, 45, 7, 1, 1);
+    test_stft_case(2, 700, 25, 10, 1, 1);    /* first radix 5 (the load fuses the first stage: radix 4 for 400, 3 for 45, 2 for 50) */
     test_stft_case(1, 11, 20, 5, 1, 0);      /* 3 frames, reflect on both sides */
     { /* magnitude and phase */
         int64_t sh[2] = { 37, 2 }, so[1] = { 37 }, i;
