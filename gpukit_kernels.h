@@ -3525,36 +3525,6 @@ static const char *const gk__src_norm[] = {
     "    return gk_warp_sum(v);\n"
     "}\n"
     "\n"
-    "// (count, mean, sum of squared deviations) of two sets merged (Chan et al.)\n"
-    "__device__ __forceinline__ void gk_chan(float &n, float &m, float &q, float nb, float mb, float qb) {\n"
-    "    if (nb == 0.f) return;\n"
-    "    if (n == 0.f) { n = nb; m = mb; q = qb; return; }\n"
-    "    float nn = n + nb, d = mb - m, f = nb / nn;\n"
-    "    m = m + d * f;\n"
-    "    q = q + qb + d * d * n * f;\n"
-    "    n = nn;\n"
-    "}\n"
-    "// block-wide merge of every thread's (count, mean, squared deviations): one\n"
-    "// pass of barriers for layer norm's mean and variance instead of two; a tree\n"
-    "// down to lane 0 of each warp, then every thread merges the warps in the same\n"
-    "// order (the same result in every thread). blockDim.x a multiple of 32.\n"
-    "__device__ __forceinline__ void gk_block_chan(float &n, float &m, float &q, float (*sh)[32]) {\n"
-    "    int w = threadIdx.x >> 5, l = threadIdx.x & 31, nw = blockDim.x >> 5;\n"
-    "#pragma unroll\n"
-    "    for (int o = 16; o; o >>= 1) {\n"
-    "        float nb = __shfl_down_sync(0xffffffffu, n, o), mb = __shfl_down_sync(0xffffffffu, m, o),\n"
-    "              qb = __shfl_down_sync(0xffffffffu, q, o);\n"
-    "        if (l + o < 32) gk_chan(n, m, q, nb, mb, qb);\n"
-    "    }\n"
-    "    __syncthreads();\n"
-    "    if (l == 0) { sh[0][w] = n; sh[1][w] = m; sh[2][w] = q; }\n"
-    "    __syncthreads();\n"
-    "    n = sh[0][0]; m = sh[1][0]; q = sh[2][0];\n"
-    "    for (int k = 1; k < nw; k++) gk_chan(n, m, q, sh[0][k], sh[1][k], sh[2][k]);\n"
-    "}\n"
-    "\n"
-    ,
-    /* chunk */
     "template <int DT> __device__ __forceinline__ float gk_rnd(float v) { return gk_ty<DT>::ld(gk_ty<DT>::st(v)); }\n"
     "\n"
     "// E weights (or biases) of columns c0 .. c0+E-1 as f32: 16-byte loads when\n"
@@ -3580,10 +3550,12 @@ static const char *const gk__src_norm[] = {
     "__device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float eps, const typename gk_ty<DT>::S *x,\n"
     "                                           const typename gk_ty<DT>::S *res, typename gk_ty<DT>::S *h,\n"
     "                                           typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,\n"
+    ,
+    /* chunk */
     "                                           const typename gk_ty<WT>::S *b) {\n"
     "    typedef gk_nv<DT> N;\n"
     "    enum { E = N::E };\n"
-    "    __shared__ float sh[32], shc[3][32];\n"
+    "    __shared__ float sh[32];\n"
     "    const int nvec = D / E;\n"
     "    for (gk_i64 row = blockIdx.x; row < rows; row += gridDim.x) {\n"
     "        uint4 raw[V], rv[ADD \? V : 1];\n"
@@ -3614,22 +3586,17 @@ static const char *const gk__src_norm[] = {
     "                }\n"
     "            }\n"
     "        }\n"
-    "        float mean = 0.f, q = 0.f, rstd;\n"
+    "        float mean = 0.f, q = 0.f;\n"
     "        if (mode == 0) {\n"
-    "            // the thread's own mean and squared deviations (two passes over\n"
-    "            // its registers), then one merge over the block\n"
-    ,
-    /* chunk */
-    "            float s = 0.f, cnt = 0.f;\n"
+    "            float s = 0.f;\n"
     "#pragma unroll\n"
     "            for (int k = 0; k < V; k++) {\n"
     "                float f[E];\n"
     "                N::ld(raw[k], f);\n"
-    "                if (threadIdx.x + k * blockDim.x < nvec) cnt += (float)E;\n"
     "#pragma unroll\n"
     "                for (int e = 0; e < E; e++) s += f[e];\n"
     "            }\n"
-    "            mean = cnt > 0.f \? s / cnt : 0.f;\n"
+    "            mean = gk_block_sum(s, sh) / (float)D;\n"
     "#pragma unroll\n"
     "            for (int k = 0; k < V; k++) {\n"
     "                int vi = threadIdx.x + k * blockDim.x;\n"
@@ -3640,8 +3607,6 @@ static const char *const gk__src_norm[] = {
     "                    for (int e = 0; e < E; e++) { float d = f[e] - mean; q += d * d; }\n"
     "                }\n"
     "            }\n"
-    "            gk_block_chan(cnt, mean, q, shc);\n"
-    "            rstd = rsqrtf(q / (float)D + eps);\n"
     "        } else {\n"
     "#pragma unroll\n"
     "            for (int k = 0; k < V; k++) {\n"
@@ -3650,8 +3615,8 @@ static const char *const gk__src_norm[] = {
     "#pragma unroll\n"
     "                for (int e = 0; e < E; e++) q += f[e] * f[e];\n"
     "            }\n"
-    "            rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);\n"
     "        }\n"
+    "        const float rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);\n"
     "        uint4 *orow = (uint4 *)(out + row * D);\n"
     "#pragma unroll\n"
     "        for (int k = 0; k < V; k++) {\n"
@@ -3668,6 +3633,8 @@ static const char *const gk__src_norm[] = {
     "                        for (int e = 0; e < E; e++) y[e] = y[e] * wv[e];\n"
     "                    }\n"
     "                    if (b) {\n"
+    ,
+    /* chunk */
     "                        gk_ldw<WT, E>(b, vi * E, bv);\n"
     "#pragma unroll\n"
     "                        for (int e = 0; e < E; e++) y[e] = y[e] + bv[e];\n"
@@ -3696,8 +3663,6 @@ static const char *const gk__src_norm[] = {
     "// columns, so its weights and biases are loaded once, before the row loop.\n"
     "template <int DT, int WT, int U, bool ADD>\n"
     "__device__ __forceinline__ void gk_warpnorm(gk_i64 rows, int D, int G, int mode, float eps, const typename gk_ty<DT>::S *x,\n"
-    ,
-    /* chunk */
     "                                            const typename gk_ty<DT>::S *res, typename gk_ty<DT>::S *h,\n"
     "                                            typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,\n"
     "                                            const typename gk_ty<WT>::S *b) {\n"
@@ -3736,6 +3701,8 @@ static const char *const gk__src_norm[] = {
     "#pragma unroll\n"
     "                    for (int e = 0; e < E; e++) a[e] += c[e];\n"
     "                    raw[u] = N::st(a);\n"
+    ,
+    /* chunk */
     "                    ((uint4 *)(h + row * D))[cl] = raw[u];\n"
     "                }\n"
     "            }\n"
@@ -3769,8 +3736,6 @@ static const char *const gk__src_norm[] = {
     "            if (ok[u]) {\n"
     "                float y[E];\n"
     "                N::ld(raw[u], y);\n"
-    ,
-    /* chunk */
     "                if (mode == 0) {\n"
     "#pragma unroll\n"
     "                    for (int e = 0; e < E; e++) y[e] = (y[e] - mean[u]) * rstd;\n"
@@ -3815,6 +3780,8 @@ static const char *const gk__src_norm[] = {
     "        float mean = 0.f, q = 0.f;\n"
     "        if (mode == 0) {\n"
     "            float s = 0.f;\n"
+    ,
+    /* chunk */
     "            for (gk_i64 c = threadIdx.x; c < L; c += blockDim.x) s += T::ld(xr[c]);\n"
     "            mean = gk_block_sum(s, sh) / (float)L;\n"
     "            for (gk_i64 c = threadIdx.x; c < L; c += blockDim.x) { float d = T::ld(xr[c]) - mean; q += d * d; }\n"
@@ -3842,8 +3809,6 @@ static const char *const gk__src_norm[] = {
     "}\n"
     "\n"
     "// gk_rownorm_* (mode 0 / 1) and gk_addrownorm_* (mode 2: x + residual, h written).\n"
-    ,
-    /* chunk */
     "// At most 64 registers (2 blocks of 512 threads an SM; 128 threads: 8 rows in\n"
     "// flight an SM): unbounded, the compiler hoisted the weight loads and took\n"
     "// 105 (f32 v8) to 124 (bf16 v8). The add kernel with 8 vectors holds x and\n"
@@ -3861,6 +3826,8 @@ static const char *const gk__src_norm[] = {
     "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
     "        gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V, true>(rows, D, 2, eps, x, res, h, out, w, b);                           \\\n"
     "    }\n"
+    ,
+    /* chunk */
     "#define GK_NORMS(DTN, WTN)                                                                                               \\\n"
     "    extern \"C\" __global__ void gk_warpnorm_##DTN##_##WTN(                                                                \\\n"
     "        gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \\\n"
@@ -3870,8 +3837,6 @@ static const char *const gk__src_norm[] = {
     "    }                                                                                                                    \\\n"
     "    extern \"C\" __global__ void gk_addwarpnorm_##DTN##_##WTN(                                                             \\\n"
     "        gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \\\n"
-    ,
-    /* chunk */
     "        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \\\n"
     "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
     "        gk_warpnorm<GK_DT_##DTN, GK_DT_##WTN, 4, true>(rows, D, G, 2, eps, x, res, h, out, w, b);                       \\\n"

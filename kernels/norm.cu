@@ -30,34 +30,6 @@ __device__ __forceinline__ float gk_block_sum(float v, float *sh) {
     return gk_warp_sum(v);
 }
 
-// (count, mean, sum of squared deviations) of two sets merged (Chan et al.)
-__device__ __forceinline__ void gk_chan(float &n, float &m, float &q, float nb, float mb, float qb) {
-    if (nb == 0.f) return;
-    if (n == 0.f) { n = nb; m = mb; q = qb; return; }
-    float nn = n + nb, d = mb - m, f = nb / nn;
-    m = m + d * f;
-    q = q + qb + d * d * n * f;
-    n = nn;
-}
-// block-wide merge of every thread's (count, mean, squared deviations): one
-// pass of barriers for layer norm's mean and variance instead of two; a tree
-// down to lane 0 of each warp, then every thread merges the warps in the same
-// order (the same result in every thread). blockDim.x a multiple of 32.
-__device__ __forceinline__ void gk_block_chan(float &n, float &m, float &q, float (*sh)[32]) {
-    int w = threadIdx.x >> 5, l = threadIdx.x & 31, nw = blockDim.x >> 5;
-#pragma unroll
-    for (int o = 16; o; o >>= 1) {
-        float nb = __shfl_down_sync(0xffffffffu, n, o), mb = __shfl_down_sync(0xffffffffu, m, o),
-              qb = __shfl_down_sync(0xffffffffu, q, o);
-        if (l + o < 32) gk_chan(n, m, q, nb, mb, qb);
-    }
-    __syncthreads();
-    if (l == 0) { sh[0][w] = n; sh[1][w] = m; sh[2][w] = q; }
-    __syncthreads();
-    n = sh[0][0]; m = sh[1][0]; q = sh[2][0];
-    for (int k = 1; k < nw; k++) gk_chan(n, m, q, sh[0][k], sh[1][k], sh[2][k]);
-}
-
 template <int DT> __device__ __forceinline__ float gk_rnd(float v) { return gk_ty<DT>::ld(gk_ty<DT>::st(v)); }
 
 // E weights (or biases) of columns c0 .. c0+E-1 as f32: 16-byte loads when
@@ -86,7 +58,7 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
                                            const typename gk_ty<WT>::S *b) {
     typedef gk_nv<DT> N;
     enum { E = N::E };
-    __shared__ float sh[32], shc[3][32];
+    __shared__ float sh[32];
     const int nvec = D / E;
     for (gk_i64 row = blockIdx.x; row < rows; row += gridDim.x) {
         uint4 raw[V], rv[ADD ? V : 1];
@@ -117,20 +89,17 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
                 }
             }
         }
-        float mean = 0.f, q = 0.f, rstd;
+        float mean = 0.f, q = 0.f;
         if (mode == 0) {
-            // the thread's own mean and squared deviations (two passes over
-            // its registers), then one merge over the block
-            float s = 0.f, cnt = 0.f;
+            float s = 0.f;
 #pragma unroll
             for (int k = 0; k < V; k++) {
                 float f[E];
                 N::ld(raw[k], f);
-                if (threadIdx.x + k * blockDim.x < nvec) cnt += (float)E;
 #pragma unroll
                 for (int e = 0; e < E; e++) s += f[e];
             }
-            mean = cnt > 0.f ? s / cnt : 0.f;
+            mean = gk_block_sum(s, sh) / (float)D;
 #pragma unroll
             for (int k = 0; k < V; k++) {
                 int vi = threadIdx.x + k * blockDim.x;
@@ -141,8 +110,6 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
                     for (int e = 0; e < E; e++) { float d = f[e] - mean; q += d * d; }
                 }
             }
-            gk_block_chan(cnt, mean, q, shc);
-            rstd = rsqrtf(q / (float)D + eps);
         } else {
 #pragma unroll
             for (int k = 0; k < V; k++) {
@@ -151,8 +118,8 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
 #pragma unroll
                 for (int e = 0; e < E; e++) q += f[e] * f[e];
             }
-            rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);
         }
+        const float rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);
         uint4 *orow = (uint4 *)(out + row * D);
 #pragma unroll
         for (int k = 0; k < V; k++) {
