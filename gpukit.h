@@ -6912,7 +6912,7 @@ static void gk__norm_cpu(const void *vp) {
         const char *xr = p->x + row * p->L * (int64_t)es;
         char *orow = p->out + row * p->L * (int64_t)es;
         double s = 0, q = 0, mean = 0;
-        float rstd, fm;
+        float rstd;
         int64_t cbase = (row % p->R) * p->cpg;
         if (p->mode == 2) {
             const char *rr = p->res + row * p->L * (int64_t)es;
@@ -6929,12 +6929,11 @@ static void gk__norm_cpu(const void *vp) {
             for (c = 0; c < p->L; c++) { double d = gk__ldf(p->dt, xr + c * (int64_t)es); q += d * d; }
         }
         rstd = (float)(1.0 / sqrt(q / (double)p->L + (double)p->eps));
-        fm = (float)mean;
         for (c = 0; c < p->L; c++) {
             int64_t ch = cbase + c / p->S;
             float v = gk__ldf(p->dt, xr + c * (int64_t)es), y;
             if (p->mode == 0) {
-                y = (v - fm) * rstd;
+                y = (float)(((double)v - mean) * (double)rstd); /* mean unrounded: rows far from 0 keep their digits */
                 if (p->w) y = y * gk__ldf(p->wt, p->w + ch * (int64_t)ws);
                 if (p->b) y = y + gk__ldf(p->wt, p->b + ch * (int64_t)ws);
             } else {

@@ -3514,6 +3514,17 @@ static const char *const gk__src_norm[] = {
     "    for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);\n"
     "    return v;\n"
     "}\n"
+    "// two block totals at once (one pair of barriers); every thread gets both\n"
+    "__device__ __forceinline__ void gk_block_sum2(float &a, float &b, float *sh) {\n"
+    "    a = gk_warp_sum(a);\n"
+    "    b = gk_warp_sum(b);\n"
+    "    int w = threadIdx.x >> 5, l = threadIdx.x & 31, nw = blockDim.x >> 5;\n"
+    "    __syncthreads();\n"
+    "    if (l == 0) { sh[w] = a; sh[32 + w] = b; }\n"
+    "    __syncthreads();\n"
+    "    a = gk_warp_sum(l < nw \? sh[l] : 0.f);\n"
+    "    b = gk_warp_sum(l < nw \? sh[32 + l] : 0.f);\n"
+    "}\n"
     "// every thread gets the block total; blockDim.x a multiple of 32\n"
     "__device__ __forceinline__ float gk_block_sum(float v, float *sh) {\n"
     "    v = gk_warp_sum(v);\n"
@@ -3545,17 +3556,17 @@ static const char *const gk__src_norm[] = {
     "\n"
     "// One block per row, V 16-byte vectors a thread (vector vi = tid + k * T),\n"
     "// the row kept in registers as loaded (raw) between the statistics and the\n"
+    ,
+    /* chunk */
     "// output; weights and biases as 16-byte loads at the output.\n"
     "template <int DT, int WT, int V, bool ADD>\n"
     "__device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float eps, const typename gk_ty<DT>::S *x,\n"
     "                                           const typename gk_ty<DT>::S *res, typename gk_ty<DT>::S *h,\n"
     "                                           typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,\n"
-    ,
-    /* chunk */
     "                                           const typename gk_ty<WT>::S *b) {\n"
     "    typedef gk_nv<DT> N;\n"
     "    enum { E = N::E };\n"
-    "    __shared__ float sh[32];\n"
+    "    __shared__ float sh[32], sh2[64];\n"
     "    const int nvec = D / E;\n"
     "    for (gk_i64 row = blockIdx.x; row < rows; row += gridDim.x) {\n"
     "        uint4 raw[V], rv[ADD \? V : 1];\n"
@@ -3586,17 +3597,15 @@ static const char *const gk__src_norm[] = {
     "                }\n"
     "            }\n"
     "        }\n"
-    "        float mean = 0.f, q = 0.f;\n"
+    "        float mean = 0.f, m1 = 0.f, q = 0.f, rstd;\n"
     "        if (mode == 0) {\n"
-    "            float s = 0.f;\n"
-    "#pragma unroll\n"
-    "            for (int k = 0; k < V; k++) {\n"
-    "                float f[E];\n"
-    "                N::ld(raw[k], f);\n"
-    "#pragma unroll\n"
-    "                for (int e = 0; e < E; e++) s += f[e];\n"
-    "            }\n"
-    "            mean = gk_block_sum(s, sh) / (float)D;\n"
+    "            // mean and variance in one block reduction: sums of x - c and\n"
+    "            // (x - c)^2 about a shift c taken from the row itself (its first\n"
+    "            // element), so E[(x-c)^2] - E[x-c]^2 does not cancel the way\n"
+    "            // E[x^2] - E[x]^2 does when |mean| >> std\n"
+    "            float c0 = gk_ty<DT>::ld(x[row * D]), s = 0.f;\n"
+    "            if (ADD) c0 += gk_ty<DT>::ld(res[row * D]);\n"
+    "            if (!(c0 - c0 == 0.f)) c0 = 0.f; /* an inf / NaN shift would poison finite rows */\n"
     "#pragma unroll\n"
     "            for (int k = 0; k < V; k++) {\n"
     "                int vi = threadIdx.x + k * blockDim.x;\n"
@@ -3604,9 +3613,17 @@ static const char *const gk__src_norm[] = {
     "                    float f[E];\n"
     "                    N::ld(raw[k], f);\n"
     "#pragma unroll\n"
-    "                    for (int e = 0; e < E; e++) { float d = f[e] - mean; q += d * d; }\n"
+    "                    for (int e = 0; e < E; e++) { float d = f[e] - c0; s += d; q += d * d; }\n"
     "                }\n"
     "            }\n"
+    "            gk_block_sum2(s, q, sh2);\n"
+    "            m1 = s / (float)D;\n"
+    "            mean = c0; /* y = ((x - c) - m1) * rstd: x - c is exact, c + m1 would round */\n"
+    "            float var = q / (float)D - m1 * m1;\n"
+    "            if (var < 0.f) var = 0.f; /* rounding only; a NaN stays NaN */\n"
+    ,
+    /* chunk */
+    "            rstd = rsqrtf(var + eps);\n"
     "        } else {\n"
     "#pragma unroll\n"
     "            for (int k = 0; k < V; k++) {\n"
@@ -3615,8 +3632,8 @@ static const char *const gk__src_norm[] = {
     "#pragma unroll\n"
     "                for (int e = 0; e < E; e++) q += f[e] * f[e];\n"
     "            }\n"
+    "            rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);\n"
     "        }\n"
-    "        const float rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);\n"
     "        uint4 *orow = (uint4 *)(out + row * D);\n"
     "#pragma unroll\n"
     "        for (int k = 0; k < V; k++) {\n"
@@ -3626,15 +3643,13 @@ static const char *const gk__src_norm[] = {
     "                N::ld(raw[k], y);\n"
     "                if (mode == 0) {\n"
     "#pragma unroll\n"
-    "                    for (int e = 0; e < E; e++) y[e] = (y[e] - mean) * rstd;\n"
+    "                    for (int e = 0; e < E; e++) y[e] = ((y[e] - mean) - m1) * rstd;\n"
     "                    if (w) {\n"
     "                        gk_ldw<WT, E>(w, vi * E, wv);\n"
     "#pragma unroll\n"
     "                        for (int e = 0; e < E; e++) y[e] = y[e] * wv[e];\n"
     "                    }\n"
     "                    if (b) {\n"
-    ,
-    /* chunk */
     "                        gk_ldw<WT, E>(b, vi * E, bv);\n"
     "#pragma unroll\n"
     "                        for (int e = 0; e < E; e++) y[e] = y[e] + bv[e];\n"
@@ -3676,6 +3691,8 @@ static const char *const gk__src_norm[] = {
     "    if (on && w) gk_ldw<WT, E>(w, cl * E, wv);\n"
     "    if (on && b) gk_ldw<WT, E>(b, cl * E, bv);\n"
     "    const gk_i64 gw = (gk_i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5), nw = (gk_i64)gridDim.x * (blockDim.x >> 5);\n"
+    ,
+    /* chunk */
     "    // rows handled by this warp in one step: rpw * U, as U slices of rpw rows\n"
     "    for (gk_i64 base = gw * rpw * U; base < rows; base += nw * rpw * U) {\n"
     "        uint4 raw[U], rv[ADD \? U : 1];\n"
@@ -3701,8 +3718,6 @@ static const char *const gk__src_norm[] = {
     "#pragma unroll\n"
     "                    for (int e = 0; e < E; e++) a[e] += c[e];\n"
     "                    raw[u] = N::st(a);\n"
-    ,
-    /* chunk */
     "                    ((uint4 *)(h + row * D))[cl] = raw[u];\n"
     "                }\n"
     "            }\n"
@@ -3760,6 +3775,8 @@ static const char *const gk__src_norm[] = {
     "}\n"
     "\n"
     "template <int DT, int WT>\n"
+    ,
+    /* chunk */
     "__device__ __forceinline__ void gk_gnorm(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64 cpg, gk_i64 S_, int mode, float eps,\n"
     "                                         const typename gk_ty<DT>::S *x, const typename gk_ty<DT>::S *res,\n"
     "                                         typename gk_ty<DT>::S *h, typename gk_ty<DT>::S *out,\n"
@@ -3780,8 +3797,6 @@ static const char *const gk__src_norm[] = {
     "        float mean = 0.f, q = 0.f;\n"
     "        if (mode == 0) {\n"
     "            float s = 0.f;\n"
-    ,
-    /* chunk */
     "            for (gk_i64 c = threadIdx.x; c < L; c += blockDim.x) s += T::ld(xr[c]);\n"
     "            mean = gk_block_sum(s, sh) / (float)L;\n"
     "            for (gk_i64 c = threadIdx.x; c < L; c += blockDim.x) { float d = T::ld(xr[c]) - mean; q += d * d; }\n"
@@ -3817,6 +3832,8 @@ static const char *const gk__src_norm[] = {
     "    extern \"C\" __global__ void __launch_bounds__(512, 2) gk_rownorm_##DTN##_##WTN##_v##V(                                  \\\n"
     "        gk_i64 rows, int D, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res,     \\\n"
     "        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \\\n"
+    ,
+    /* chunk */
     "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
     "        gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V, false>(rows, D, mode, eps, x, res, h, out, w, b);                       \\\n"
     "    }                                                                                                                    \\\n"
@@ -3826,8 +3843,6 @@ static const char *const gk__src_norm[] = {
     "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
     "        gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V, true>(rows, D, 2, eps, x, res, h, out, w, b);                           \\\n"
     "    }\n"
-    ,
-    /* chunk */
     "#define GK_NORMS(DTN, WTN)                                                                                               \\\n"
     "    extern \"C\" __global__ void gk_warpnorm_##DTN##_##WTN(                                                                \\\n"
     "        gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \\\n"
@@ -3843,6 +3858,8 @@ static const char *const gk__src_norm[] = {
     "    }                                                                                                                    \\\n"
     "    GK_ROWNORM(DTN, WTN, 1)                                                                                              \\\n"
     "    GK_ROWNORM(DTN, WTN, 2)                                                                                              \\\n"
+    ,
+    /* chunk */
     "    GK_ROWNORM(DTN, WTN, 4)                                                                                              \\\n"
     "    GK_ROWNORM(DTN, WTN, 8)                                                                                              \\\n"
     "    extern \"C\" __global__ void gk_gnorm_##DTN##_##WTN(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64 cpg, gk_i64 S_, int mode, \\\n"

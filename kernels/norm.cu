@@ -19,6 +19,17 @@ __device__ __forceinline__ float gk_warp_sum(float v) {
     for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
     return v;
 }
+// two block totals at once (one pair of barriers); every thread gets both
+__device__ __forceinline__ void gk_block_sum2(float &a, float &b, float *sh) {
+    a = gk_warp_sum(a);
+    b = gk_warp_sum(b);
+    int w = threadIdx.x >> 5, l = threadIdx.x & 31, nw = blockDim.x >> 5;
+    __syncthreads();
+    if (l == 0) { sh[w] = a; sh[32 + w] = b; }
+    __syncthreads();
+    a = gk_warp_sum(l < nw ? sh[l] : 0.f);
+    b = gk_warp_sum(l < nw ? sh[32 + l] : 0.f);
+}
 // every thread gets the block total; blockDim.x a multiple of 32
 __device__ __forceinline__ float gk_block_sum(float v, float *sh) {
     v = gk_warp_sum(v);
@@ -58,7 +69,7 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
                                            const typename gk_ty<WT>::S *b) {
     typedef gk_nv<DT> N;
     enum { E = N::E };
-    __shared__ float sh[32];
+    __shared__ float sh[32], sh2[64];
     const int nvec = D / E;
     for (gk_i64 row = blockIdx.x; row < rows; row += gridDim.x) {
         uint4 raw[V], rv[ADD ? V : 1];
@@ -89,17 +100,15 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
                 }
             }
         }
-        float mean = 0.f, q = 0.f;
+        float mean = 0.f, m1 = 0.f, q = 0.f, rstd;
         if (mode == 0) {
-            float s = 0.f;
-#pragma unroll
-            for (int k = 0; k < V; k++) {
-                float f[E];
-                N::ld(raw[k], f);
-#pragma unroll
-                for (int e = 0; e < E; e++) s += f[e];
-            }
-            mean = gk_block_sum(s, sh) / (float)D;
+            // mean and variance in one block reduction: sums of x - c and
+            // (x - c)^2 about a shift c taken from the row itself (its first
+            // element), so E[(x-c)^2] - E[x-c]^2 does not cancel the way
+            // E[x^2] - E[x]^2 does when |mean| >> std
+            float c0 = gk_ty<DT>::ld(x[row * D]), s = 0.f;
+            if (ADD) c0 += gk_ty<DT>::ld(res[row * D]);
+            if (!(c0 - c0 == 0.f)) c0 = 0.f; /* an inf / NaN shift would poison finite rows */
 #pragma unroll
             for (int k = 0; k < V; k++) {
                 int vi = threadIdx.x + k * blockDim.x;
@@ -107,9 +116,15 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
                     float f[E];
                     N::ld(raw[k], f);
 #pragma unroll
-                    for (int e = 0; e < E; e++) { float d = f[e] - mean; q += d * d; }
+                    for (int e = 0; e < E; e++) { float d = f[e] - c0; s += d; q += d * d; }
                 }
             }
+            gk_block_sum2(s, q, sh2);
+            m1 = s / (float)D;
+            mean = c0; /* y = ((x - c) - m1) * rstd: x - c is exact, c + m1 would round */
+            float var = q / (float)D - m1 * m1;
+            if (var < 0.f) var = 0.f; /* rounding only; a NaN stays NaN */
+            rstd = rsqrtf(var + eps);
         } else {
 #pragma unroll
             for (int k = 0; k < V; k++) {
@@ -118,8 +133,8 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
 #pragma unroll
                 for (int e = 0; e < E; e++) q += f[e] * f[e];
             }
+            rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);
         }
-        const float rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);
         uint4 *orow = (uint4 *)(out + row * D);
 #pragma unroll
         for (int k = 0; k < V; k++) {
@@ -129,7 +144,7 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
                 N::ld(raw[k], y);
                 if (mode == 0) {
 #pragma unroll
-                    for (int e = 0; e < E; e++) y[e] = (y[e] - mean) * rstd;
+                    for (int e = 0; e < E; e++) y[e] = ((y[e] - mean) - m1) * rstd;
                     if (w) {
                         gk_ldw<WT, E>(w, vi * E, wv);
 #pragma unroll

@@ -228,6 +228,19 @@ static void test_norms(void) {
                 fr(x); fr(w); fr(o); fr(h); fr(res);
             }
     }
+    { /* layer norm of rows whose mean is far from 0 (1000 +- 1, and -5000 +- 0.5):
+         the one-reduction mean / variance about a shift must not cancel */
+        int64_t shp[2] = { 6, 4096 };
+        pair xa = mkr(GK_F32, 2, shp, 999, 1001), xb = mkr(GK_F32, 2, shp, -5000.5, -4999.5);
+        pair o = mkpoison(GK_F32, 2, shp);
+        GKT_OK(D, gk_layer_norm(D, o.d, xa.d, NONE, NONE, 1e-5));
+        GKT_OK(R, gk_layer_norm(R, o.r, xa.r, NONE, NONE, 1e-5));
+        free(cmp("layer_norm rows of mean 1000", o, tol_of(GK_F32) * 4));
+        GKT_OK(D, gk_layer_norm(D, o.d, xb.d, NONE, NONE, 1e-5));
+        GKT_OK(R, gk_layer_norm(R, o.r, xb.r, NONE, NONE, 1e-5));
+        free(cmp("layer_norm rows of mean -5000", o, tol_of(GK_F32) * 4));
+        fr(xa); fr(xb); fr(o);
+    }
     { /* hand-computed: rms of [3, 4] is sqrt(12.5); layer norm of [1, 3] is [-1, 1] */
         int64_t s2[1] = { 2 };
         double xv[2] = { 3, 4 }, lv[2] = { 1, 3 }, *dv, *rv;
