@@ -4972,7 +4972,7 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
         int64_t ldk = (p->K + 3) / 4 * 4, na = ak ? (p->a_bs ? batch : 1) * p->M * ldk : 0, nb = bk ? (p->b_bs ? batch : 1) * p->N * ldk : 0;
         int64_t offb = (na * 4 + 255) / 256 * 256;
         gk__cu_ptr ws;
-        if ((st = gk__workspace(ctx, (size_t)(offb + nb * 4), &ws, W)) != GK_OK) return st;
+        if (gk__workspace(ctx, (size_t)(offb + nb * 4), &ws, W) != GK_OK) { ctx->err[0] = 0; return GK__WG_DECLINED; } /* no room: gemm_tc needs none */
         pinned = 1; /* released (gk__unuse) on every return below */
         if (ak) { /* op(A)[m, k] at m + k * a_cs: rows k, columns m */
             tr[ntr].in = p->a; tr[ntr].out = ws; tr[ntr].R = p->K; tr[ntr].C = p->M; tr[ntr].ld = p->a_cs; tr[ntr].bs = p->a_bs;
