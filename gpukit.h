@@ -5021,9 +5021,9 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
     for (i = 0; i < ntr && st == GK_OK; i++) {
         unsigned tg[3], tb[3] = { 32, 8, 1 };
         void *ta[1];
-        int64_t ry = (tr[i].R + 31) / 32;
+        int64_t ry = (tr[i].R + 63) / 64; /* 64x64 tiles */
         ta[0] = &tr[i];
-        tg[0] = (unsigned)((tr[i].C + 31) / 32); tg[1] = (unsigned)(ry < 65535 ? ry : 65535); tg[2] = (unsigned)(tr[i].bs ? batch : 1);
+        tg[0] = (unsigned)((tr[i].C + 63) / 64); tg[1] = (unsigned)(ry < 65535 ? ry : 65535); tg[2] = (unsigned)(tr[i].bs ? batch : 1);
         st = gk__launch_cfg(ctx, GK__MOD_GEMM_WG, "gk_wg_tr32", tg, tb, 0, ta, W);
     }
     if (st == GK_OK)
@@ -5057,9 +5057,9 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
      transpose bits), so an M-major A / N-major B is first transposed into
      K-major scratch from gk__workspace (gk_wg_tr32, same stream). Measured
      on H200 at 4096^3 / 8192^3 (bench_gemm --tf32, times include that
-     transpose): NN 346 / 366 TFLOP/s, B given as [N, K] (no transpose) 394
-     / 401 (cuBLASLt 393 / 415, PyTorch allow_tf32 390 / 397; gemm_tc 72 /
-     87). bench/results/bench_gemm_tf32*-h200-20261121.json.
+     transpose): NN 357 / 379 TFLOP/s, B given as [N, K] (no transpose) 394
+     / 400 (cuBLASLt 391 / 414, PyTorch allow_tf32 380 / 414; gemm_tc 73 /
+     88). bench/results/bench_gemm_tf32*-h200-20261121.json.
    - gemm_tc (kernels/gk_gemm_tc.cuh; gk__tc_ok / gk__tc_launch): sm_80+,
      f16 / bf16, or f32 with allow_tf32 (TF32, m16n8k8); A and B 16-byte
      aligned with leading and batch strides multiples of 16 bytes (any M, N,

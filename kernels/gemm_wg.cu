@@ -382,31 +382,37 @@ GK_WG_K(gk_wg_f32_128x256_kk, GK_DT_f32, 256, true, true)
 GK_WG_K(gk_wg_f32_128x128_kk, GK_DT_f32, 128, true, true)
 
 // out[b][c * ldo + r] = in[b][r * ld + c] (r < R, c < C): an f32 matrix
-// transposed into K-major scratch for the tf32 kernels. 32x32 tiles through
-// shared memory, block 32x8; grid {C / 32, min(R / 32, 65535), batch}, the y
-// blocks stride over R. Plain code: built for every target.
+// transposed into K-major scratch for the tf32 kernels. 64x64 tiles through
+// shared memory (16 loads in flight a thread), block 32x8; grid {C / 64,
+// min(R / 64, 65535), batch}, the y blocks stride over R. Plain code: built
+// for every target.
 struct gk_wg_tr_p {
     const float *in;
     float *out;
     gk_i64 R, C, ld, bs, ldo, obs;
 };
 extern "C" __global__ void __launch_bounds__(256) gk_wg_tr32(const gk_wg_tr_p p) {
-    __shared__ float t[32][33];
-    const gk_i64 c0 = (gk_i64)blockIdx.x * 32, bz = blockIdx.z;
+    __shared__ float t[64][65];
+    const gk_i64 c0 = (gk_i64)blockIdx.x * 64, bz = blockIdx.z;
     const float *in = p.in + bz * p.bs;
     float *out = p.out + bz * p.obs;
-    for (gk_i64 r0 = (gk_i64)blockIdx.y * 32; r0 < p.R; r0 += (gk_i64)gridDim.y * 32) {
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    for (gk_i64 r0 = (gk_i64)blockIdx.y * 64; r0 < p.R; r0 += (gk_i64)gridDim.y * 64) {
 #pragma unroll
-        for (int i = threadIdx.y; i < 32; i += 8) {
-            gk_i64 r = r0 + i, c = c0 + threadIdx.x;
-            t[i][threadIdx.x] = r < p.R && c < p.C ? in[r * p.ld + c] : 0.0f;
-        }
+        for (int i = ty; i < 64; i += 8)
+#pragma unroll
+            for (int j = 0; j < 64; j += 32) {
+                gk_i64 r = r0 + i, c = c0 + tx + j;
+                t[i][tx + j] = r < p.R && c < p.C ? in[r * p.ld + c] : 0.0f;
+            }
         __syncthreads();
 #pragma unroll
-        for (int i = threadIdx.y; i < 32; i += 8) {
-            gk_i64 c = c0 + i, r = r0 + threadIdx.x;
-            if (c < p.C && r < p.R) out[c * p.ldo + r] = t[threadIdx.x][i];
-        }
+        for (int i = ty; i < 64; i += 8)
+#pragma unroll
+            for (int j = 0; j < 64; j += 32) {
+                gk_i64 c = c0 + i, r = r0 + tx + j;
+                if (c < p.C && r < p.R) out[c * p.ldo + r] = t[tx + j][i];
+            }
         __syncthreads();
     }
 }
