@@ -1174,7 +1174,7 @@ enum {
    an opaque 128-byte object that must be 64-byte aligned (gk__wg_launch
    aligns its buffer by hand: C99 has no alignas) */
 typedef struct gk__cu_tensormap { uint64_t opaque[16]; } gk__cu_tensormap;
-enum { GK__CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6, GK__CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9 };
+enum { GK__CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6, GK__CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7, GK__CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9 };
 enum { GK__CU_TENSOR_MAP_INTERLEAVE_NONE = 0, GK__CU_TENSOR_MAP_SWIZZLE_128B = 3, GK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
        GK__CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0 };
 enum { GK__CU_STREAM_NON_BLOCKING = 1 };
@@ -4903,6 +4903,11 @@ static gk_status gk__tc_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
 static const char *const gk__k_wg[2][2][2][2] = { { GK__WG_NAMES("f16", "128x256"), GK__WG_NAMES("f16", "128x128") },
                                                   { GK__WG_NAMES("bf16", "128x256"), GK__WG_NAMES("bf16", "128x128") } };
 #undef GK__WG_NAMES
+/* tf32 (f32 with allow_tf32): K-major operands only, [tile] */
+static const char *const gk__k_wg_f32[2] = { "gk_wg_f32_128x256_kk", "gk_wg_f32_128x128_kk" };
+/* gk_wg_tr32's parameters (kernels/gemm_wg.cu gk_wg_tr_p):
+   out[b][c * ldo + r] = in[b][r * ld + c] */
+typedef struct gk__wg_tr { uint64_t in, out; int64_t R, C, ld, bs, ldo, obs; } gk__wg_tr;
 static const int gk__wg_tile[2][2] = { { 256, 4 * 384 * 64 * 2 + 1280 }, { 128, 6 * 256 * 64 * 2 + 1280 } };
 /* -1: the wgmma kernel wherever gk__wg_ok allows it (unless the environment
    has GPUKIT_GEMM_WGMMA=0); 0: never (the mma.sync kernel instead). Set by
@@ -4916,24 +4921,27 @@ static long gk__wg_launches = 0;
 
 /* Whether the wgmma kernel takes this problem: what gemm_tc needs (16-byte
    aligned A and B, leading and batch strides multiples of 16 bytes: also
-   TMA's rules) for f16 / bf16 on a compute capability 9.0 device, with
+   TMA's rules) for f16 / bf16, or f32 with allow_tf32 (tf32), on a
+   compute capability 9.0 device, with
    cuTensorMapEncodeTiled in the driver, NVRTC able to target sm_90 (or a
    cached build) and the module not already failed; sizes within TMA's
    32-bit coordinates and 2^40-byte strides. */
-static int gk__wg_ok(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt) {
+static int gk__wg_ok(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, int tf32) {
     static int env = -1;
     int i, nv = ctx->n_nvrtc_archs == 0;
     int64_t lim = (int64_t)1 << 30, la = p->a_cs == 1 ? p->a_rs : p->a_cs, lb = p->b_rs == 1 ? p->b_cs : p->b_rs;
     if (gk__wg_mode == 0) return 0;
     if (env < 0) { const char *e = getenv("GPUKIT_GEMM_WGMMA"); env = !(e && strcmp(e, "0") == 0); }
-    if (!env || ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16) || !ctx->cu.TensorMapEncodeTiled) return 0;
+    if (!env || ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16 && !(dt == GK_F32 && tf32)) ||
+        !ctx->cu.TensorMapEncodeTiled)
+        return 0;
 #ifdef GK__MOD_GEMM_WG
     if (ctx->lib[GK__MOD_GEMM_WG].tried && ctx->lib[GK__MOD_GEMM_WG].status != GK_OK) return 0;
 #else
     return 0;
 #endif
     for (i = 0; i < ctx->n_nvrtc_archs; i++) if (ctx->nvrtc_archs[i] == 90) nv = 1;
-    if (!nv || !gk__tc_ok(ctx, p, dt, 0)) return 0;
+    if (!nv || !gk__tc_ok(ctx, p, dt, tf32)) return 0;
     if (p->M >= lim || p->N >= lim || p->K >= lim || batch > 65535 || la >= lim || lb >= lim || p->a_bs >= ((int64_t)1 << 38) ||
         p->b_bs >= ((int64_t)1 << 38) || la * (p->a_cs == 1 ? p->M : p->K) >= ((int64_t)1 << 38) ||
         lb * (p->b_rs == 1 ? p->N : p->K) >= ((int64_t)1 << 38))
@@ -4944,37 +4952,65 @@ static int gk__wg_ok(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt) {
    block per SM): the 128x256 tile unless that gives fewer tiles than SMs
    (then 128x128). Maps are 3-d {inner, outer,
    batch} with the box kernels/gemm_wg.cu describes; a 2-d operand shared by
-   every batch has a batch extent of 1. */
+   every batch has a batch extent of 1. tf32 (f32): wgmma reads tf32 operands
+   K-major only, so an M-major A or N-major B is first transposed (gk_wg_tr32)
+   into K-major scratch from gk__workspace (rows padded to 16 bytes); the
+   kernel is gk_wg_f32_*_kk with k tiles of 32 elements (boxes {32, ..}). */
 static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt, const char *W) {
     unsigned char buf[2 * sizeof(gk__cu_tensormap) + 64];
     gk__cu_tensormap *tm = (gk__cu_tensormap *)(void *)(buf + ((64 - ((uintptr_t)buf & 63)) & 63));
-    int di = dt == GK_BF16, ak = p->a_cs == 1 ? 0 : 1, bk = p->b_rs == 1 ? 0 : 1, ti = 0, BN, tdt;
-    int64_t tiles;
+    int di = dt == GK_BF16, ak = p->a_cs == 1 ? 0 : 1, bk = p->b_rs == 1 ? 0 : 1, ti = 0, BN, tdt, f32 = dt == GK_F32, ntr = 0, i, pinned = 0;
+    int64_t tiles, esz = f32 ? 4 : 2, kbox = f32 ? 32 : 64;
     uint64_t dims[3], strides[2];
     unsigned box[3], es[3] = { 1, 1, 1 }, g[3], bl[3];
     void *args[3];
     gk__mm q = *p;
+    gk__wg_tr tr[2];
     gk_status st;
-    tdt = dt == GK_BF16 ? GK__CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : GK__CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    tdt = f32 ? GK__CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : dt == GK_BF16 ? GK__CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : GK__CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    if (f32 && (ak || bk)) {
+        /* K-major copies of the operands that are not: A as [batch][M][ldk], B as [batch][N][ldk] */
+        int64_t ldk = (p->K + 3) / 4 * 4, na = ak ? (p->a_bs ? batch : 1) * p->M * ldk : 0, nb = bk ? (p->b_bs ? batch : 1) * p->N * ldk : 0;
+        int64_t offb = (na * 4 + 255) / 256 * 256;
+        gk__cu_ptr ws;
+        if (gk__workspace(ctx, (size_t)(offb + nb * 4), &ws, W) != GK_OK) { ctx->err[0] = 0; return GK__WG_DECLINED; } /* no room: gemm_tc needs none */
+        pinned = 1; /* released (gk__unuse) on every return below */
+        if (ak) { /* op(A)[m, k] at m + k * a_cs: rows k, columns m */
+            tr[ntr].in = p->a; tr[ntr].out = ws; tr[ntr].R = p->K; tr[ntr].C = p->M; tr[ntr].ld = p->a_cs; tr[ntr].bs = p->a_bs;
+            tr[ntr].ldo = ldk; tr[ntr].obs = p->a_bs ? p->M * ldk : 0; ntr++;
+            q.a = ws; q.a_rs = ldk; q.a_cs = 1; q.a_bs = p->a_bs ? p->M * ldk : 0;
+        }
+        if (bk) { /* op(B)[k, n] at k * b_rs + n: rows k, columns n; K-major is b_rs = 1, b_cs = ldk */
+            tr[ntr].in = p->b; tr[ntr].out = ws + (uint64_t)offb; tr[ntr].R = p->K; tr[ntr].C = p->N; tr[ntr].ld = p->b_rs; tr[ntr].bs = p->b_bs;
+            tr[ntr].ldo = ldk; tr[ntr].obs = p->b_bs ? p->N * ldk : 0; ntr++;
+            q.b = ws + (uint64_t)offb; q.b_rs = 1; q.b_cs = ldk; q.b_bs = p->b_bs ? p->N * ldk : 0;
+        }
+        ak = bk = 0;
+    }
+    if (f32) p = &q; /* the maps below read the (possibly transposed) operands */
     if ((p->M + 127) / 128 * ((p->N + 255) / 256) * batch < ctx->info.sm_count) ti = 1;
     BN = gk__wg_tile[ti][0];
     tiles = (p->M + 127) / 128 * ((p->N + BN - 1) / BN);
     /* A: k-major {K, M, b} box {64, 128}; m-major {M, K, b} box {64, 64} */
     dims[0] = (uint64_t)(ak ? p->M : p->K); dims[1] = (uint64_t)(ak ? p->K : p->M); dims[2] = (uint64_t)(p->a_bs ? batch : 1);
-    strides[0] = (uint64_t)(ak ? p->a_cs : p->a_rs) * 2;
-    strides[1] = p->a_bs ? (uint64_t)p->a_bs * 2 : strides[0] * dims[1];
-    box[0] = 64; box[1] = ak ? 64 : 128; box[2] = 1;
+    strides[0] = (uint64_t)((ak ? p->a_cs : p->a_rs) * esz);
+    strides[1] = p->a_bs ? (uint64_t)(p->a_bs * esz) : strides[0] * dims[1];
+    box[0] = (unsigned)kbox; box[1] = ak ? 64 : 128; box[2] = 1;
     if (ctx->cu.TensorMapEncodeTiled(&tm[0], tdt, 3, (void *)(uintptr_t)p->a, dims, strides, box, es, GK__CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                     GK__CU_TENSOR_MAP_SWIZZLE_128B, GK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, GK__CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != 0)
+                                     GK__CU_TENSOR_MAP_SWIZZLE_128B, GK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, GK__CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != 0) {
+        if (pinned) gk__unuse(ctx, ctx->ws);
         return GK__WG_DECLINED;
+    }
     /* B: k-major ([N, K] weight) {K, N, b} box {64, BN}; n-major {N, K, b} box {64, 64} */
     dims[0] = (uint64_t)(bk ? p->N : p->K); dims[1] = (uint64_t)(bk ? p->K : p->N); dims[2] = (uint64_t)(p->b_bs ? batch : 1);
-    strides[0] = (uint64_t)(bk ? p->b_rs : p->b_cs) * 2;
-    strides[1] = p->b_bs ? (uint64_t)p->b_bs * 2 : strides[0] * dims[1];
-    box[0] = 64; box[1] = bk ? 64 : (unsigned)BN; box[2] = 1;
+    strides[0] = (uint64_t)((bk ? p->b_rs : p->b_cs) * esz);
+    strides[1] = p->b_bs ? (uint64_t)(p->b_bs * esz) : strides[0] * dims[1];
+    box[0] = (unsigned)kbox; box[1] = bk ? 64 : (unsigned)BN; box[2] = 1;
     if (ctx->cu.TensorMapEncodeTiled(&tm[1], tdt, 3, (void *)(uintptr_t)p->b, dims, strides, box, es, GK__CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                     GK__CU_TENSOR_MAP_SWIZZLE_128B, GK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, GK__CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != 0)
+                                     GK__CU_TENSOR_MAP_SWIZZLE_128B, GK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B, GK__CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != 0) {
+        if (pinned) gk__unuse(ctx, ctx->ws);
         return GK__WG_DECLINED;
+    }
     q.pad = (int)odt | (int)(batch << 8); /* gemm_wg.cu reads pad as output dtype | batch count << 8 */
     args[0] = &tm[0]; args[1] = &tm[1]; args[2] = &q;
     /* persistent: one block per SM at most (197 KiB of shared memory each) walks the tiles */
@@ -4982,10 +5018,22 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
     g[0] = (unsigned)(tiles < ctx->info.sm_count ? tiles : ctx->info.sm_count); g[1] = 1; g[2] = 1;
     bl[0] = 384; bl[1] = 1; bl[2] = 1;
 #ifdef GK__MOD_GEMM_WG
-    st = gk__launch_cfg(ctx, GK__MOD_GEMM_WG, gk__k_wg[di][ti][ak][bk], g, bl, (unsigned)gk__wg_tile[ti][1], args, W);
+    st = GK_OK;
+    for (i = 0; i < ntr && st == GK_OK; i++) {
+        unsigned tg[3], tb[3] = { 32, 8, 1 };
+        void *ta[1];
+        int64_t ry = (tr[i].R + 63) / 64; /* 64x64 tiles */
+        ta[0] = &tr[i];
+        tg[0] = (unsigned)((tr[i].C + 63) / 64); tg[1] = (unsigned)(ry < 65535 ? ry : 65535); tg[2] = (unsigned)(tr[i].bs ? batch : 1);
+        st = gk__launch_cfg(ctx, GK__MOD_GEMM_WG, "gk_wg_tr32", tg, tb, 0, ta, W);
+    }
+    if (st == GK_OK)
+        st = gk__launch_cfg(ctx, GK__MOD_GEMM_WG, f32 ? gk__k_wg_f32[ti] : gk__k_wg[di][ti][ak][bk], g, bl, (unsigned)gk__wg_tile[ti][1], args, W);
+    if (pinned) gk__unuse(ctx, ctx->ws);
     if (st != GK_OK && ctx->lib[GK__MOD_GEMM_WG].status != GK_OK) { ctx->err[0] = 0; return GK__WG_DECLINED; } /* module unavailable */
 #else
-    (void)W; (void)args; (void)g; (void)bl; (void)di; st = GK__WG_DECLINED;
+    (void)W; (void)args; (void)g; (void)bl; (void)di; (void)tr; (void)i; st = GK__WG_DECLINED;
+    if (pinned) gk__unuse(ctx, ctx->ws);
 #endif
     if (st == GK_OK) gk__wg_launches++;
     return st;
@@ -4998,7 +5046,7 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
    are measured against; bench/bench_gemm.c), else gpukit's GEMM
    (GK__MM_GEMM), which is, in gk__matmul:
    - gemm_wg (kernels/gemm_wg.cu; gk__wg_ok / gk__wg_launch): compute
-     capability 9.0 (the module is built for sm_90a), f16 / bf16, gemm_tc's
+     capability 9.0 (the module is built for sm_90a), f16 / bf16 / tf32, gemm_tc's
      alignment rules (which are TMA's), every layout, batch, epilogue and
      output dtype; wgmma fed by TMA through an mbarrier pipeline, 128x256 or
      128x128 tiles, persistent grid. Off with GPUKIT_GEMM_WGMMA=0 in the
@@ -5006,6 +5054,13 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
      back to gemm_tc. Measured on H200 at 4096^3 / 8192^3 (bench_gemm, NN):
      bf16 690 / 743 TFLOP/s, f16 663 / 706 (PyTorch in the same run: bf16
      745 / 779, f16 723 / 686; gemm_tc there: bf16 129 / 177, f16 133 / 182).
+     tf32 (f32 with allow_tf32): K-major operands only (tf32 wgmma has no
+     transpose bits), so an M-major A / N-major B is first transposed into
+     K-major scratch from gk__workspace (gk_wg_tr32, same stream). Measured
+     on H200 at 4096^3 / 8192^3 (bench_gemm --tf32, times include that
+     transpose): NN 357 / 379 TFLOP/s, B given as [N, K] (no transpose) 394
+     / 400 (cuBLASLt 391 / 414, PyTorch allow_tf32 380 / 414; gemm_tc 73 /
+     88). bench/results/bench_gemm_tf32*-h200-20261121.json.
    - gemm_tc (kernels/gk_gemm_tc.cuh; gk__tc_ok / gk__tc_launch): sm_80+,
      f16 / bf16, or f32 with allow_tf32 (TF32, m16n8k8); A and B 16-byte
      aligned with leading and batch strides multiples of 16 bytes (any M, N,
@@ -5228,7 +5283,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         unsigned g[3], bl[3];
         if (!k) st = gk__err(ctx, GK_ERR_DTYPE, "%s: no kernel for %s -> %s", W, gk_dtype_name(sa->dtype), gk_dtype_name(so->dtype));
         else if (batch > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: batch %lld above 65535", W, (long long)batch);
-        else if (K > 0 && gk__wg_ok(ctx, &p, batch, sa->dtype) && (st = gk__wg_launch(ctx, &p, batch, sa->dtype, so->dtype, W)) != GK__WG_DECLINED) {
+        else if (K > 0 && gk__wg_ok(ctx, &p, batch, sa->dtype, d.allow_tf32) && (st = gk__wg_launch(ctx, &p, batch, sa->dtype, so->dtype, W)) != GK__WG_DECLINED) {
         } else if (K > 0 && gk__tc_ok(ctx, &p, sa->dtype, d.allow_tf32)) st = gk__tc_launch(ctx, &p, batch, sa->dtype, so->dtype, W);
         else {
             args[0] = &p;

@@ -3,11 +3,15 @@
    GEMV GB/s of weights (bf16, the issue's decode shapes) against the
    device-to-device copy bandwidth measured in the same run. PyTorch's cuBLAS
    figures come from bench/gemm_torch.py in the same device call.
-   On a compute capability 9.0 device the 16-bit GEMM is timed on both of
-   gpukit's tensor-core kernels: "gpukit" (as dispatched: the wgmma kernel,
-   kernels/gemm_wg.cu) and "gpukit_mma" (the mma.sync kernel, gemm_tc).
-     bench_gemm [--json FILE] [--gemm-only] [--16]
-   --gemm-only: no GEMV / attention; --16: the 16-bit GEMM rows only. */
+   On a compute capability 9.0 device the 16-bit and tf32 GEMMs are timed on
+   both of gpukit's tensor-core kernels: "gpukit" (as dispatched: the wgmma
+   kernel, kernels/gemm_wg.cu) and "gpukit_mma" (the mma.sync kernel,
+   gemm_tc). All rows are NN (row-major A [M, K], B [K, N]); for tf32, whose
+   wgmma needs K-major B, "gpukit" includes the transpose of B into scratch,
+   and "gpukit_nt" times B given as [N, K] (a transposed view: no transpose).
+     bench_gemm [--json FILE] [--gemm-only] [--16] [--tf32]
+   --gemm-only: no GEMV / attention; --16: the 16-bit GEMM rows only;
+   --tf32: the tf32 GEMM rows only. */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
 #include <stdio.h>
@@ -63,13 +67,14 @@ int main(int argc, char **argv) {
     FILE *f = NULL;
     char date[64];
     time_t now = time(NULL);
-    int i, first = 1, gemm_only = 0, only16 = 0;
+    int i, first = 1, gemm_only = 0, only16 = 0, onlytf32 = 0;
     double copy_gbs;
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     for (i = 1; i < argc; i++)
         if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
         else if (strcmp(argv[i], "--gemm-only") == 0) gemm_only = 1;
         else if (strcmp(argv[i], "--16") == 0) only16 = 1;
+        else if (strcmp(argv[i], "--tf32") == 0) onlytf32 = 1;
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
     if (gk_ctx_create(&d, &ctx) != GK_OK) { printf("bench_gemm: needs a GPU (%s)\n", gk_last_error(NULL)); return 0; }
@@ -107,19 +112,20 @@ int main(int argc, char **argv) {
         static const char *const names[4] = { "bf16", "f16", "tf32", "f32" };
         int si, di, be;
         /* be 0: gpukit's own kernel with the wgmma path off (gk__wg_mode = 0:
-           the mma.sync kernel), 16-bit on a 9.0 device only; 1: gpukit's own
-           path as dispatched (wgmma on 9.0); 2: cuBLASLt */
+           the mma.sync kernel), 16-bit and tf32 on a 9.0 device only; 1:
+           gpukit's own path as dispatched (wgmma on 9.0); 2: cuBLASLt; 3
+           (tf32 only): as 1 with B a transposed view of [N, K] storage */
         int hop = info.cc_major == 9 && info.cc_minor == 0;
-        static const char *const bnames[3] = { "gpukit_mma", "gpukit", "cublaslt" };
+        static const char *const bnames[4] = { "gpukit_mma", "gpukit", "cublaslt", "gpukit_nt" };
         for (si = 0; si < 2; si++)
             for (di = 0; di < 4; di++)
-                for (be = 0; be <= 2; be++) {
+                for (be = 0; be <= 3; be++) {
                     int64_t s = sizes[si], sh[2];
-                    gk_tensor a, b, o;
+                    gk_tensor a, b, o, bv;
                     gk_matmul_desc md;
                     double ms, tf;
                     long wg0 = gk__wg_launches;
-                    if ((be == 0 && (!hop || di >= 2)) || (only16 && di >= 2)) continue;
+                    if ((be == 0 && (!hop || di == 3)) || (be == 3 && di != 2) || (only16 && di >= 2) || (onlytf32 && di != 2)) continue;
                     if (be == 1 && di == 3 && si == 1) continue; /* own SIMT f32 kernel at 8192: too slow to be useful */
                     sh[0] = s; sh[1] = s;
                     gk_tensor_empty(ctx, dts[di], 2, sh, &a);
@@ -131,13 +137,16 @@ int main(int argc, char **argv) {
                     md.backend = be == 2 ? GK_MATMUL_CUBLASLT : GK_MATMUL_GPUKIT;
                     md.allow_tf32 = di == 2;
                     gk__wg_mode = be == 0 ? 0 : -1;
-                    ms = time_mm(o, a, b, &md, 0, be < 2 && s == 8192 && (di >= 2 || be == 0) ? 5 : 15);
+                    bv = b;
+                    if (be == 3) gk_view_transpose(ctx, b, 0, 1, &bv);
+                    ms = time_mm(o, a, bv, &md, 0, be != 2 && s == 8192 && (di >= 2 || be == 0) && !(di == 2 && be != 0) ? 5 : 15);
                     gk__wg_mode = -1;
+                    if (bv.id != b.id) gk_tensor_free(ctx, bv);
                     tf = ms > 0 ? 2.0 * (double)s * s * s / (ms * 1e-3) / 1e12 : 0;
                     /* gpukit: the wgmma kernel (gemm_wg) for bf16 / f16 on sm_90, else the
                        mma.sync kernel (gemm_tc) for bf16 / f16 / tf32 on sm_80+, the SIMT kernel for f32 */
                     printf("gemm %-5s %5lld^3 %-10s %8.3f ms %7.1f TFLOP/s%s\n", names[di], (long long)s, bnames[be], ms, tf,
-                           be == 1 && gk__wg_launches > wg0 ? " (wgmma)" : "");
+                           be != 2 && gk__wg_launches > wg0 ? " (wgmma)" : "");
                     if (f) fprintf(f, "%s    {\"op\": \"gemm\", \"dtype\": \"%s\", \"size\": %lld, \"backend\": \"%s\", \"kernel\": \"%s\", \"ms\": %.4f, \"tflops\": %.2f}",
                                    first ? "" : ",\n", names[di], (long long)s, bnames[be],
                                    be == 2 ? "cublaslt" : gk__wg_launches > wg0 ? "gemm_wg" : di == 3 ? "simt" : "gemm_tc", ms, tf), first = 0;
@@ -148,7 +157,7 @@ int main(int argc, char **argv) {
          read through the library's own function cache (this file includes
          the implementation) */
         int di, ti, la, lb;
-        for (di = only16 ? 1 : 0; di < 3; di++)
+        for (di = only16 ? 1 : 0; di < (onlytf32 ? 1 : 3); di++)
             for (ti = 0; ti < (di == 0 ? 1 : 2); ti++)
                 for (la = 0; la < 2; la++)
                     for (lb = 0; lb < 2; lb++) {
@@ -164,11 +173,12 @@ int main(int argc, char **argv) {
                     }
         /* the wgmma kernels (sm_90a module; 9.0 devices only): registers at entry
            (setmaxnreg then moves them from the producer to the consumers) */
-        for (di = 0; di < 2 && info.cc_major == 9 && info.cc_minor == 0; di++)
+        for (di = 0; di < 3 && info.cc_major == 9 && info.cc_minor == 0; di++)
             for (ti = 0; ti < 2; ti++)
                 for (la = 0; la < 2; la++)
                     for (lb = 0; lb < 2; lb++) {
-                        const char *kn = gk__k_wg[di][ti][la][lb];
+                        const char *kn = di == 2 ? gk__k_wg_f32[ti] : gk__k_wg[di][ti][la][lb];
+                        if ((di == 2 && (la || lb || only16)) || (di < 2 && onlytf32)) continue; /* tf32: kk only */
                         int regs = -1, local = -1;
                         gk__cu_function fn;
                         if (gk__lib_function(ctx, GK__MOD_GEMM_WG, kn, &fn, "bench_gemm") != GK_OK) { printf("  %s\n", gk_last_error(ctx)); continue; }

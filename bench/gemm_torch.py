@@ -1,7 +1,9 @@
 """PyTorch (cuBLAS) side of bench_gemm, same shapes, run in the same device call.
 Prints one line per case and writes JSON to argv[1]. With argv[2], bench_gemm's
 JSON of the same run, it also prints gpukit's GEMM figures as ratios to PyTorch's.
-GK_GEMM_ONLY=1 in the environment: the GEMM shapes only."""
+GK_GEMM_ONLY=1 in the environment: the GEMM shapes only; GK_GEMM_DTYPES=tf32,bf16
+(a comma list) times only those GEMM dtypes. Ratios are also printed against
+bench_gemm's cuBLASLt row of the same dtype and size."""
 import json, os, sys, datetime
 import torch
 
@@ -20,6 +22,8 @@ res = []
 torch.backends.cuda.matmul.allow_tf32 = False
 for s in (4096, 8192):
     for name, dt, tf32 in (("bf16", torch.bfloat16, False), ("f16", torch.float16, False), ("tf32", torch.float32, True), ("f32", torch.float32, False)):
+        if os.environ.get("GK_GEMM_DTYPES") and name not in os.environ["GK_GEMM_DTYPES"].split(","):
+            continue
         torch.backends.cuda.matmul.allow_tf32 = tf32
         a = torch.randn(s, s, device="cuda", dtype=dt); b = torch.randn(s, s, device="cuda", dtype=dt)
         ms = bench(lambda: torch.matmul(a, b))
@@ -33,8 +37,10 @@ if len(sys.argv) > 2 and os.path.exists(sys.argv[2]):
         for g in gk:
             if g.get("op") == "gemm" and g["dtype"] == r["dtype"] and g["size"] == r["size"] and g["backend"] != "cublaslt":
                 ratio = g["tflops"] / r["tflops"] if r["tflops"] > 0 else 0
-                print("ratio gemm %-5s %5d^3 %-10s (%s) %7.1f / %7.1f TFLOP/s = %.2fx torch" % (r["dtype"], r["size"], g["backend"],
-                      g.get("kernel", "?"), g["tflops"], r["tflops"], ratio))
+                lt = [x for x in gk if x.get("op") == "gemm" and x["dtype"] == r["dtype"] and x["size"] == r["size"] and x["backend"] == "cublaslt"]
+                lts = " %.2fx cublaslt" % (g["tflops"] / lt[0]["tflops"]) if lt and lt[0]["tflops"] > 0 else ""
+                print("ratio gemm %-5s %5d^3 %-10s (%s) %7.1f / %7.1f TFLOP/s = %.2fx torch%s" % (r["dtype"], r["size"], g["backend"],
+                      g.get("kernel", "?"), g["tflops"], r["tflops"], ratio, lts))
                 res.append({"op": "gemm_ratio", "dtype": r["dtype"], "size": r["size"], "backend": g["backend"], "kernel": g.get("kernel"),
                             "ratio_to_torch": ratio})
 gemm_only = os.environ.get("GK_GEMM_ONLY") == "1"

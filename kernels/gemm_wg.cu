@@ -2,7 +2,8 @@
 // from shared-memory descriptors, fed by the tensor memory accelerator (TMA:
 // cp.async.bulk.tensor with a CUtensorMap built on the host), an mbarrier
 // pipeline of ST stages, one producer warpgroup and two consumer warpgroups.
-//   gk_wg_<dt>_<BM>x<BN>_<ab>   <dt> f16 / bf16, fp32 accumulation
+//   gk_wg_<dt>_<BM>x<BN>_<ab>   <dt> f16 / bf16, fp32 accumulation; f32 (tf32
+// wgmma, k8, K tiles of 32 elements = 128 bytes) for <ab> "kk" only
 // <ab> as gk_gemm_tc.cuh: A "k" = op(A)[m, k] k-contiguous, "m" m-contiguous;
 // B "k" = k-contiguous ([N, K] weight), "n" n-contiguous. wgmma reads either
 // major-ness of 16-bit operands from shared memory (its transpose bits), so
@@ -142,6 +143,45 @@ template <int DT, int TA, int TB> __device__ __forceinline__ void gk_wg_mma256(f
                      : "l"(da), "l"(db), "n"(TA), "n"(TB));
 }
 
+// wgmma m64n128k8 tf32 (f32 data read as tf32; both operands K-major: tf32 has no transpose bits)
+__device__ __forceinline__ void gk_wg_mma128_tf32(float (&d)[64], gk_u64 da, gk_u64 db) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+                 "}, %64, %65, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "l"(da), "l"(db));
+}
+// wgmma m64n256k8 tf32 (f32 data read as tf32; both operands K-major: tf32 has no transpose bits)
+__device__ __forceinline__ void gk_wg_mma256_tf32(float (&d)[128], gk_u64 da, gk_u64 db) {
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+                 "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+                 "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+                 "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+                 "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+                 "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+                 "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+                 "}, %128, %129, p, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+                   "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+                   "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+                   "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+                   "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+                   "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+                   "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+                 : "l"(da), "l"(db));
+}
+
 // One element pair (columns n, n + 1 of row m) through the epilogue.
 template <int DO> __device__ __noinline__ void gk_wg_store(const gk_gemm_p &p, gk_i64 bz, gk_i64 m, gk_i64 n, float a0, float a1, bool pair) {
     typedef gk_ty<DO> TO;
@@ -190,17 +230,25 @@ template <int DO, int R> __device__ __forceinline__ void gk_wg_epilogue(const gk
 template <int DT, int BN, int TA, int TB> __device__ __forceinline__ void gk_wg_mma(float (&d)[BN / 2], gk_u64 da, gk_u64 db);
 template <int DT, int BN, int TA, int TB> struct gk_wg_mma_s;
 template <int DT, int TA, int TB> struct gk_wg_mma_s<DT, 256, TA, TB> {
-    static __device__ __forceinline__ void run(float (&d)[128], gk_u64 da, gk_u64 db) { gk_wg_mma256<DT, TA, TB>(d, da, db); }
+    static __device__ __forceinline__ void run(float (&d)[128], gk_u64 da, gk_u64 db) {
+        if (DT == GK_DT_f32) gk_wg_mma256_tf32(d, da, db);
+        else gk_wg_mma256<DT, TA, TB>(d, da, db);
+    }
 };
 template <int DT, int TA, int TB> struct gk_wg_mma_s<DT, 128, TA, TB> {
-    static __device__ __forceinline__ void run(float (&d)[64], gk_u64 da, gk_u64 db) { gk_wg_mma128<DT, TA, TB>(d, da, db); }
+    static __device__ __forceinline__ void run(float (&d)[64], gk_u64 da, gk_u64 db) {
+        if (DT == GK_DT_f32) gk_wg_mma128_tf32(d, da, db);
+        else gk_wg_mma128<DT, TA, TB>(d, da, db);
+    }
 };
 template <int DT, int BN, int TA, int TB> __device__ __forceinline__ void gk_wg_mma(float (&d)[BN / 2], gk_u64 da, gk_u64 db) {
     gk_wg_mma_s<DT, BN, TA, TB>::run(d, da, db);
 }
 
-template <int BN> struct gk_wg_cfg {
-    enum { BM = 128, BK = 64, ST = BN == 256 ? 4 : 6, A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2, STAGE = A_BYTES + B_BYTES };
+// BK: the k tile in elements (128 bytes: 64 16-bit or 32 f32 elements), so a
+// stage has the same bytes for every dtype
+template <int DT, int BN> struct gk_wg_cfg {
+    enum { BM = 128, BK = DT == GK_DT_f32 ? 32 : 64, ST = BN == 256 ? 4 : 6, A_BYTES = BM * 128, B_BYTES = BN * 128, STAGE = A_BYTES + B_BYTES };
 };
 
 // Tile t of a launch (t < batch * tiles): batch t / tiles; within it, groups
@@ -219,7 +267,7 @@ __device__ __forceinline__ void gk_wg_tile(gk_i64 t, gk_i64 tiles_m, gk_i64 tile
 // (it / ST) & 1). p.pad: output dtype | batch count << 8.
 template <int DT, int BN, bool AK, bool BKC>
 __device__ __forceinline__ void gk_wg_gemm(const gk_tmap &ta, const gk_tmap &tb, const gk_gemm_p &p) {
-    typedef gk_wg_cfg<BN> C;
+    typedef gk_wg_cfg<DT, BN> C;
     const int ST = C::ST, R = BN / 2;
     extern __shared__ __align__(1024) unsigned char gk_wg_sm[];
     const unsigned base = (gk_wg_smem(gk_wg_sm) + 1023u) & ~1023u;
@@ -284,7 +332,8 @@ __device__ __forceinline__ void gk_wg_gemm(const gk_tmap &ta, const gk_tmap &tb,
                 gk_wg_fence();
 #pragma unroll
                 for (int kk = 0; kk < 4; kk++) {
-                    // K-major: rows of 128 bytes, 8-row atoms 1024 bytes apart, k step 32 bytes.
+                    // K-major: rows of 128 bytes, 8-row atoms 1024 bytes apart, k step 32 bytes
+                    // (k16 of 16-bit elements, k8 of tf32).
                     // MN-major: k rows of 128 bytes (64 elements), 8-k atoms 1024 bytes apart
                     // (SBO), 64-element MN blocks 8192 bytes apart (LBO), k step 16 rows.
                     gk_u64 da = AK ? gk_wg_desc(sA + kk * 32, 16, 1024) : gk_wg_desc(sA + kk * 2048, 8192, 1024);
@@ -327,3 +376,43 @@ GK_WG_LAYOUTS(bf16, GK_DT_bf16, 256)
 GK_WG_LAYOUTS(bf16, GK_DT_bf16, 128)
 GK_WG_LAYOUTS(f16, GK_DT_f16, 256)
 GK_WG_LAYOUTS(f16, GK_DT_f16, 128)
+// tf32 (f32 data): both operands K-major only (gpukit.h transposes an
+// M-major A / N-major B into scratch first, with gk_wg_tr32)
+GK_WG_K(gk_wg_f32_128x256_kk, GK_DT_f32, 256, true, true)
+GK_WG_K(gk_wg_f32_128x128_kk, GK_DT_f32, 128, true, true)
+
+// out[b][c * ldo + r] = in[b][r * ld + c] (r < R, c < C): an f32 matrix
+// transposed into K-major scratch for the tf32 kernels. 64x64 tiles through
+// shared memory (16 loads in flight a thread), block 32x8; grid {C / 64,
+// min(R / 64, 65535), batch}, the y blocks stride over R. Plain code: built
+// for every target.
+struct gk_wg_tr_p {
+    const float *in;
+    float *out;
+    gk_i64 R, C, ld, bs, ldo, obs;
+};
+extern "C" __global__ void __launch_bounds__(256) gk_wg_tr32(const gk_wg_tr_p p) {
+    __shared__ float t[64][65];
+    const gk_i64 c0 = (gk_i64)blockIdx.x * 64, bz = blockIdx.z;
+    const float *in = p.in + bz * p.bs;
+    float *out = p.out + bz * p.obs;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    for (gk_i64 r0 = (gk_i64)blockIdx.y * 64; r0 < p.R; r0 += (gk_i64)gridDim.y * 64) {
+#pragma unroll
+        for (int i = ty; i < 64; i += 8)
+#pragma unroll
+            for (int j = 0; j < 64; j += 32) {
+                gk_i64 r = r0 + i, c = c0 + tx + j;
+                t[i][tx + j] = r < p.R && c < p.C ? in[r * p.ld + c] : 0.0f;
+            }
+        __syncthreads();
+#pragma unroll
+        for (int i = ty; i < 64; i += 8)
+#pragma unroll
+            for (int j = 0; j < 64; j += 32) {
+                gk_i64 c = c0 + i, r = r0 + tx + j;
+                if (c < p.C && r < p.R) out[c * p.ldo + r] = t[tx + j][i];
+            }
+        __syncthreads();
+    }
+}

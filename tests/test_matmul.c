@@ -234,8 +234,8 @@ int main(void) {
        (K not a multiple of the 32-wide k tile), batches, epilogues, output
        dtypes; then misaligned rows and bases, which fall back to the SIMT
        kernel and must still be right. On a compute capability 9.0 device
-       the 16-bit cases run on the wgmma kernel (kernels/gemm_wg.cu) in the
-       first pass and on the mma.sync kernel (gk__wg_mode = 0) in the second. */
+       the 16-bit and tf32 cases run on the wgmma kernel (kernels/gemm_wg.cu)
+       in the first pass and on the mma.sync kernel (gk__wg_mode = 0) in the second. */
     hop = info.backend == GK_BACKEND_CUDA && info.cc_major == 9 && info.cc_minor == 0;
     for (pass = 0; pass < (hop ? 2 : 1); pass++) {
         gk__wg_mode = pass ? 0 : -1;
@@ -328,6 +328,47 @@ int main(void) {
             check_case(&k);
             if (hop) GKT_CHECK(i < 2 ? gk__wg_launches > before : gk__wg_launches == before, "case %d: wgmma launches %ld -> %ld", i, before,
                                gk__wg_launches);
+        }
+        /* tf32 (f32 with allow_tf32) on it: wgmma reads tf32 operands K-major
+           only, so the M-major A / N-major B layouts go through the transpose
+           into scratch first (gk_wg_tr32); ragged K (not a multiple of the
+           32-element k tile, nor of 4: padded scratch rows), shared and
+           per-batch operands, every epilogue and output dtype; the tf32 bound */
+        {
+            static const int64_t wgt[][4] = { { 1, 256, 512, 320 }, { 1, 1000, 1024, 4096 }, { 3, 130, 264, 200 }, { 1, 129, 136, 37 },
+                                              { 2, 300, 520, 1000 }, { 1, 4097, 256, 36 }, { 1, 128, 8, 8 }, { 1, 33, 2000, 101 } };
+            for (i = 0; i < 8; i++)
+                for (l = 0; l < 4; l++) {
+                    long before = gk__wg_launches;
+                    if (i == 1 && (l % 2 == 1 || info.backend != GK_BACKEND_CUDA)) continue; /* the big one: NN and TN, on a GPU */
+                    memset(&k, 0, sizeof k);
+                    k.dt = GK_F32; k.tf32 = 1;
+                    k.odt = (i + l) % 5 == 1 ? GK_BF16 : (i + l) % 7 == 2 ? GK_F16 : GK_F32;
+                    k.batch = wgt[i][0]; k.M = wgt[i][1]; k.N = wgt[i][2]; k.K = wgt[i][3];
+                    k.ta = l / 2; k.tb = l % 2;
+                    k.a3 = k.batch > 1; k.b3 = k.batch > 1 && (i + l) % 2 == 0;
+                    k.bias = (i + l) % 2 == 0; k.res = (i + l) % 3 == 1; k.act = (gk_act)((i + l) % 5);
+                    k.alpha = (i + l) % 4 == 0 ? 0.5 : 0; k.beta = (i + l) % 6 == 0 ? 0.25 : 0;
+                    if (i == 0 || i == 1) { k.bias = k.res = 0; k.act = GK_ACT_NONE; k.alpha = k.beta = 0; }
+                    k.lda = (i + l) % 3 == 0 ? 0 : 1; k.ldb = (i + l) % 4 == 0 ? 0 : 1; /* packed when rows stay 16-byte aligned */
+                    if ((k.lda == 0 && (k.ta ? k.M : k.K) % 4 != 0) || (k.ldb == 0 && (k.tb ? k.K : k.N) % 4 != 0)) k.lda = k.ldb = 1;
+                    k.be = GK_MATMUL_GPUKIT;
+                    check_case(&k);
+                    if (hop) GKT_CHECK(gk__wg_launches > before, "tf32 wgmma path not taken: case %d layout %d", i, l);
+                }
+            for (i = 0; i < 4; i++) { /* gk_linear in tf32 (K-major: no transpose); misaligned rows; tf32 not asked */
+                long before = gk__wg_launches;
+                memset(&k, 0, sizeof k);
+                k.dt = GK_F32; k.odt = GK_F32; k.batch = 1; k.M = 520; k.N = 264; k.K = 1000; k.tf32 = i != 3;
+                if (i == 0) { k.linear = 1; k.bias = 1; k.act = GK_ACT_SILU; k.res = 1; }
+                else if (i == 1) { k.lda = 2; k.ldb = 1; k.tb = 1; k.ta = 1; }
+                else if (i == 2) { k.lda = 1; k.ldb = 3; }
+                else { k.lda = 1; k.ldb = 1; }
+                k.be = GK_MATMUL_GPUKIT;
+                check_case(&k);
+                if (hop) GKT_CHECK(i == 0 ? gk__wg_launches > before : gk__wg_launches == before, "tf32 case %d: wgmma launches %ld -> %ld", i,
+                                   before, gk__wg_launches);
+            }
         }
     }
     /* linear / GEMV: M = 1..8 rows against a [N, K] weight */
