@@ -174,17 +174,22 @@ template <int DT> __device__ __forceinline__ float gk_p16_hi(gk_u32 v) {
     asm("{ cvt.f32.f16 %0, %1; }" : "=f"(f) : "h"((gk_u16)(v >> 16)));
     return f;
 }
-template <int DT> __device__ __forceinline__ gk_u32 gk_p16_pack(float lo, float hi) {
+// the pack without the NaN rewrite: for callers that check NaNs another way
+template <int DT> __device__ __forceinline__ gk_u32 gk_p16_cvt(float lo, float hi) {
     gk_u32 r;
+    if (DT == GK_DT_bf16) asm("{ cvt.rn.bf16x2.f32 %0, %1, %2; }" : "=r"(r) : "f"(hi), "f"(lo));
+    else asm("{ cvt.rn.f16x2.f32 %0, %1, %2; }" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+template <int DT> __device__ __forceinline__ gk_u32 gk_p16_pack(float lo, float hi) {
+    gk_u32 r = gk_p16_cvt<DT>(lo, hi);
     if (DT == GK_DT_bf16) {
-        asm("{ cvt.rn.bf16x2.f32 %0, %1, %2; }" : "=r"(r) : "f"(hi), "f"(lo));
         // bit 15 of a half is set after the add iff its magnitude bits exceed the infinity's: NaN
         if (((r & 0x7FFF7FFFu) + 0x007F007Fu) & 0x80008000u) {
             if ((r & 0x7FFFu) > 0x7F80u) r = (r & 0xFFFF0000u) | 0x7FC0u;
             if ((r & 0x7FFF0000u) > 0x7F800000u) r = (r & 0xFFFFu) | 0x7FC00000u;
         }
     } else {
-        asm("{ cvt.rn.f16x2.f32 %0, %1, %2; }" : "=r"(r) : "f"(hi), "f"(lo));
         if (((r & 0x7FFF7FFFu) + 0x03FF03FFu) & 0x80008000u) {
             if ((r & 0x7FFFu) > 0x7C00u) r = (r & 0xFFFF0000u) | 0x7E00u;
             if ((r & 0x7FFF0000u) > 0x7C000000u) r = (r & 0xFFFFu) | 0x7E000000u;

@@ -31,20 +31,9 @@ template <> struct gk_nv<GK_DT_f32> {
 };
 template <int DT> struct gk_nv16 { // bf16 / f16: 8 elements, pairs in 32-bit words
     enum { E = 8 };
-    static __device__ __forceinline__ void ld2(gk_u32 w, float &lo, float &hi) {
-        if (DT == GK_DT_bf16) { lo = __uint_as_float(w << 16); hi = __uint_as_float(w & 0xffff0000u); }
-        else {
-            gk_u16 a = (gk_u16)w, b = (gk_u16)(w >> 16);
-            asm("cvt.f32.f16 %0, %1;" : "=f"(lo) : "h"(a));
-            asm("cvt.f32.f16 %0, %1;" : "=f"(hi) : "h"(b));
-        }
-    }
-    static __device__ __forceinline__ gk_u32 st2(float lo, float hi) {
-        gk_u32 r;
-        if (DT == GK_DT_bf16) asm("cvt.rn.bf16x2.f32 %0, %2, %1;" : "=r"(r) : "f"(lo), "f"(hi));
-        else asm("cvt.rn.f16x2.f32 %0, %2, %1;" : "=r"(r) : "f"(lo), "f"(hi));
-        return r;
-    }
+    // the pair helpers of gk_common.cuh; st2 leaves NaNs to st's vector check
+    static __device__ __forceinline__ void ld2(gk_u32 w, float &lo, float &hi) { lo = gk_p16_lo<DT>(w); hi = gk_p16_hi<DT>(w); }
+    static __device__ __forceinline__ gk_u32 st2(float lo, float hi) { return gk_p16_cvt<DT>(lo, hi); }
     static __device__ __forceinline__ void ld(const uint4 &u, float *f) {
         ld2(u.x, f[0], f[1]); ld2(u.y, f[2], f[3]); ld2(u.z, f[4], f[5]); ld2(u.w, f[6], f[7]);
     }
