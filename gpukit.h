@@ -1170,6 +1170,15 @@ enum {
     GK__CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
     GK__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 };
+/* cuLaunchKernelEx's configuration and attribute (CUlaunchConfig / CUlaunchAttribute layouts) */
+enum { GK__CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6 };
+typedef struct gk__cu_launch_attr { int id; char pad[4]; union { char pad[64]; int i; } val; } gk__cu_launch_attr;
+typedef struct gk__cu_launch_config {
+    unsigned gx, gy, gz, bx, by, bz, smem;
+    struct gk__cu_stream_st *stream;
+    gk__cu_launch_attr *attrs;
+    unsigned nattrs;
+} gk__cu_launch_config;
 /* TMA tensor maps (cuTensorMapEncodeTiled; the sm_90a GEMM, kernels/gemm_wg.cu):
    an opaque 128-byte object that must be 64-byte aligned (gk__wg_launch
    aligns its buffer by hand: C99 has no alignas) */
@@ -1234,6 +1243,7 @@ enum { GK__CU_STREAM_CAPTURE_STATUS_NONE = 0, GK__CU_STREAM_CAPTURE_STATUS_ACTIV
     X(gk__cu_result, cuFuncGetParamInfo, FuncGetParamInfo, (gk__cu_function f, size_t i, size_t *off, size_t *size), 0) \
     X(gk__cu_result, cuTensorMapEncodeTiled, TensorMapEncodeTiled, (gk__cu_tensormap * m, int dtype, unsigned rank, void *addr, const uint64_t *dims, const uint64_t *strides, const unsigned *box, const unsigned *estrides, int interleave, int swizzle, int l2promo, int oobfill), 0) \
     X(gk__cu_result, cuLaunchKernel, LaunchKernel, (gk__cu_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, gk__cu_stream s, void **params, void **extra), 1) \
+    X(gk__cu_result, cuLaunchKernelEx, LaunchKernelEx, (const gk__cu_launch_config *c, gk__cu_function f, void **params, void **extra), 0) \
     X(gk__cu_result, cuLaunchCooperativeKernel, LaunchCooperativeKernel, (gk__cu_function f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned smem, gk__cu_stream s, void **params), 1) \
     X(gk__cu_result, cuOccupancyMaxActiveBlocksPerMultiprocessor, OccupancyMaxActiveBlocksPerMultiprocessor, (int *nblocks, gk__cu_function f, int block_size, size_t smem), 1) \
     X(gk__cu_result, cuStreamBeginCapture_v2, StreamBeginCapture, (gk__cu_stream s, int mode), 1) \
@@ -4301,6 +4311,47 @@ GK__MAYBE_UNUSED static gk_status gk__launch_cfg(gk_ctx *ctx, int mod, const cha
     }
     r = ctx->cu.LaunchKernel(f, grid[0] ? grid[0] : 1, grid[1] ? grid[1] : 1, grid[2] ? grid[2] : 1, block[0] ? block[0] : 1,
                              block[1] ? block[1] : 1, block[2] ? block[2] : 1, smem, ctx->cur_stream->cu, args, NULL);
+    if (r != 0) {
+        gk__cu_fail(ctx, r, where, fname);
+        return GK_ERR_LAUNCH;
+    }
+    return GK_OK;
+}
+
+/* gk__launch_cfg with launch options: GK__LAUNCH_PDL launches with
+   programmatic stream serialization (sm_90+, when the driver has
+   cuLaunchKernelEx; else a plain launch): the kernel may start while its
+   predecessor drains. Only for kernels that execute gk_pdl_wait()
+   (griddepcontrol.wait, kernels/gk_common.cuh) before they touch anything
+   the previous kernels write or read. */
+enum { GK__LAUNCH_PDL = 1 };
+GK__MAYBE_UNUSED static gk_status gk__launch_ex(gk_ctx *ctx, int mod, const char *fname, const unsigned grid[3], const unsigned block[3],
+                                               unsigned smem, void **args, unsigned opts, const char *where) {
+    gk__cu_function f;
+    gk__cu_result r;
+    gk__cu_launch_config c;
+    gk__cu_launch_attr a;
+    if (!(opts & GK__LAUNCH_PDL) || !ctx->cu.LaunchKernelEx || ctx->info.cc_major < 9)
+        return gk__launch_cfg(ctx, mod, fname, grid, block, smem, args, where);
+    GK__TRY(gk__lib_function(ctx, mod, fname, &f, where));
+    if (smem > 48 * 1024) {
+        if ((int)smem > ctx->info.max_smem_per_block_optin)
+            return gk__err(ctx, GK_ERR_LIMIT, "%s: %s needs %u bytes of shared memory, the device allows %d", where, fname, smem,
+                           ctx->info.max_smem_per_block_optin);
+        r = ctx->cu.FuncSetAttribute(f, GK__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem);
+        if (r != 0) return gk__cu_fail(ctx, r, where, "cuFuncSetAttribute");
+    }
+    memset(&c, 0, sizeof c);
+    memset(&a, 0, sizeof a);
+    a.id = GK__CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    a.val.i = 1;
+    c.gx = grid[0] ? grid[0] : 1; c.gy = grid[1] ? grid[1] : 1; c.gz = grid[2] ? grid[2] : 1;
+    c.bx = block[0] ? block[0] : 1; c.by = block[1] ? block[1] : 1; c.bz = block[2] ? block[2] : 1;
+    c.smem = smem;
+    c.stream = ctx->cur_stream->cu;
+    c.attrs = &a;
+    c.nattrs = 1;
+    r = ctx->cu.LaunchKernelEx(&c, f, args, NULL);
     if (r != 0) {
         gk__cu_fail(ctx, r, where, fname);
         return GK_ERR_LAUNCH;

@@ -5590,6 +5590,23 @@ static const char *const gk__src_gk_common[] = {
     "// grid-stride helpers\n"
     "#define GK_TID ((gk_i64)blockIdx.x * blockDim.x + threadIdx.x)\n"
     "#define GK_NTHREADS ((gk_i64)gridDim.x * blockDim.x)\n"
+    "\n"
+    "// Programmatic dependent launch (sm_90+; gpukit.h gk__launch_ex with\n"
+    "// GK__LAUNCH_PDL). A kernel launched that way may start while the previous\n"
+    "// kernel of the stream drains: it must call gk_pdl_wait() before it reads or\n"
+    "// writes anything an earlier kernel touches (work on data nobody writes,\n"
+    "// e.g. weights, may come before). gk_pdl_launch() lets the next kernel of\n"
+    "// the stream start early. Without the launch attribute both return at once.\n"
+    "__device__ __forceinline__ void gk_pdl_wait(void) {\n"
+    "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+    "    asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
+    "#endif\n"
+    "}\n"
+    "__device__ __forceinline__ void gk_pdl_launch(void) {\n"
+    "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+    "    asm volatile(\"griddepcontrol.launch_dependents;\" ::: \"memory\");\n"
+    "#endif\n"
+    "}\n"
     ,
     NULL};
 

@@ -280,3 +280,20 @@ template <> struct gk_ty<GK_DT_i64> {
 // grid-stride helpers
 #define GK_TID ((gk_i64)blockIdx.x * blockDim.x + threadIdx.x)
 #define GK_NTHREADS ((gk_i64)gridDim.x * blockDim.x)
+
+// Programmatic dependent launch (sm_90+; gpukit.h gk__launch_ex with
+// GK__LAUNCH_PDL). A kernel launched that way may start while the previous
+// kernel of the stream drains: it must call gk_pdl_wait() before it reads or
+// writes anything an earlier kernel touches (work on data nobody writes,
+// e.g. weights, may come before). gk_pdl_launch() lets the next kernel of
+// the stream start early. Without the launch attribute both return at once.
+__device__ __forceinline__ void gk_pdl_wait(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void gk_pdl_launch(void) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
