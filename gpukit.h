@@ -3496,14 +3496,17 @@ static void gk__target(gk_ctx *ctx, const char *arch, char *opt, size_t n, int *
 }
 
 /* The arch a library module is built for: arch (the context's), except the
-   Hopper GEMM (kernels/gemm_wg.cu: wgmma, setmaxnreg), which needs the
-   arch-specific sm_90a target on an sm_90 device. For other arches that
-   module compiles to empty stubs that are never launched (gk__wg_ok). */
+   Hopper GEMM and attention (kernels/gemm_wg.cu, kernels/flash_wg.cu:
+   wgmma, setmaxnreg), which need the arch-specific sm_90a target on an
+   sm_90 device. For other arches those modules compile to empty stubs that
+   are never launched (gk__wg_ok, gk__fwg_ok). */
 static const char *gk__mod_arch(int m, const char *arch) {
+    (void)m;
 #ifdef GK__MOD_GEMM_WG
     if (m == GK__MOD_GEMM_WG && arch && strcmp(arch, "sm_90") == 0) return "sm_90a";
-#else
-    (void)m;
+#endif
+#ifdef GK__MOD_FLASH_WG
+    if (m == GK__MOD_FLASH_WG && arch && strcmp(arch, "sm_90") == 0) return "sm_90a";
 #endif
     return arch;
 }
@@ -3710,6 +3713,9 @@ GKDEF gk_status gk_jit_precompile(gk_ctx *ctx, const char *arch, int *num_module
         GPUKIT_FREE(src);
 #ifdef GK__MOD_GEMM_WG
         if (st != GK_OK && m == GK__MOD_GEMM_WG && st != GK_ERR_OUT_OF_MEMORY) { st = GK_OK; ctx->err[0] = 0; continue; } /* an NVRTC without sm_90a: gemm_tc serves */
+#endif
+#ifdef GK__MOD_FLASH_WG
+        if (st != GK_OK && m == GK__MOD_FLASH_WG && st != GK_ERR_OUT_OF_MEMORY) { st = GK_OK; ctx->err[0] = 0; continue; } /* no sm_90a: flash.cu serves */
 #endif
         if (st == GK_OK) n++;
     }
@@ -5503,6 +5509,89 @@ static void gk__attn_cpu_run(const void *vp) {
     GPUKIT_FREE(acc);
 }
 
+/* gpukit's Hopper attention (kernels/flash_wg.cu, module built for sm_90a):
+   wgmma fed by TMA, 128 queries a block (two consumer warpgroups of 64 rows,
+   one producer), K / V tiles of 128 keys in 2 stages; names by [f16 / bf16]
+   [D 64 / 128]; shared memory D/64 * 16384 * 5 + 1280.
+   gk__fwg_mode -1: this kernel wherever gk__fwg_ok allows it (unless the
+   environment has GPUKIT_ATTN_WGMMA=0); 0: never (kernels/flash.cu instead).
+   Set by tests/test_attention.c and bench/bench_gemm.c (they include the
+   implementation) to test and measure both; gk__fwg_launches counts launches. */
+static const char *const gk__k_fwg[2][2] = { { "gk_fwg_f16_64", "gk_fwg_f16_128" }, { "gk_fwg_bf16_64", "gk_fwg_bf16_128" } };
+static int gk__fwg_mode = -1;
+static long gk__fwg_launches = 0;
+
+/* Whether the wgmma attention takes this problem: f16 / bf16, head dim 64 or
+   128, no mask and no per-sequence lengths, a positive scale (the kernel
+   keeps unscaled row maxima), 16-byte aligned q, k, v with sequence, head and
+   batch strides in multiples of 8 elements (TMA's 16-byte rules), out as
+   flash.cu's (4-byte pairs), on a 9.0 device with cuTensorMapEncodeTiled,
+   NVRTC able to target sm_90 (or a cached build) and the module not failed. */
+static int gk__fwg_ok(gk_ctx *ctx, const gk__attn *p, gk_dtype dt) {
+    static int env = -1;
+    int i, nv = ctx->n_nvrtc_archs == 0;
+    int64_t lim = (int64_t)1 << 30, big = (int64_t)1 << 38;
+    if (gk__fwg_mode == 0) return 0;
+    if (env < 0) { const char *e = getenv("GPUKIT_ATTN_WGMMA"); env = !(e && strcmp(e, "0") == 0); }
+    if (!env || ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16) || !ctx->cu.TensorMapEncodeTiled) return 0;
+#ifdef GK__MOD_FLASH_WG
+    if (ctx->lib[GK__MOD_FLASH_WG].tried && ctx->lib[GK__MOD_FLASH_WG].status != GK_OK) return 0;
+#else
+    return 0;
+#endif
+    for (i = 0; i < ctx->n_nvrtc_archs; i++) if (ctx->nvrtc_archs[i] == 90) nv = 1;
+    if (!nv || p->mask || p->q_lens || p->kv_lens || !(p->scale > 0) || (p->D != 64 && p->D != 128)) return 0;
+    if (p->Sq >= lim || p->Skv >= lim || p->Hq > 65535 || p->B > 65535 || (p->Sq + 127) / 128 > 65535) return 0;
+    if (((p->q | p->k | p->v) & 15) != 0 || (p->o & 3) != 0 || ((p->o_ss | p->o_hs | p->o_bs) % 2) != 0) return 0;
+    if ((p->q_bs | p->q_ss | p->q_hs | p->k_bs | p->k_ss | p->k_hs | p->v_bs | p->v_ss | p->v_hs) % 8 != 0) return 0;
+    if (p->q_bs < 0 || p->q_ss < 0 || p->q_hs < 0 || p->k_bs < 0 || p->k_ss < 0 || p->k_hs < 0 || p->v_bs < 0 || p->v_ss < 0 || p->v_hs < 0 ||
+        p->q_bs >= big || p->q_ss >= big || p->q_hs >= big || p->k_bs >= big || p->k_ss >= big || p->k_hs >= big || p->v_bs >= big ||
+        p->v_ss >= big || p->v_hs >= big)
+        return 0;
+    return 1;
+}
+/* One 4-d map {D, S, H, B} (strides in bytes; a stride of an extent-1
+   dimension, which addresses nothing, is replaced by a dense one) with the
+   box {64, 128, 1, 1}, 128-byte swizzle; nonzero when the driver refuses. */
+static int gk__fwg_map(gk_ctx *ctx, gk__cu_tensormap *m, gk_dtype dt, uint64_t addr, int64_t D, int64_t S, int64_t H, int64_t B, int64_t ss,
+                       int64_t hs, int64_t bs) {
+    uint64_t dims[4], strides[3];
+    unsigned box[4] = { 64, 128, 1, 1 }, es[4] = { 1, 1, 1, 1 };
+    dims[0] = (uint64_t)D; dims[1] = (uint64_t)S; dims[2] = (uint64_t)H; dims[3] = (uint64_t)B;
+    strides[0] = S > 1 && ss > 0 ? (uint64_t)ss * 2 : (uint64_t)D * 2;
+    strides[1] = H > 1 && hs > 0 ? (uint64_t)hs * 2 : strides[0] * dims[1];
+    strides[2] = B > 1 && bs > 0 ? (uint64_t)bs * 2 : strides[1] * dims[2];
+    return ctx->cu.TensorMapEncodeTiled(m, dt == GK_BF16 ? GK__CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : GK__CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4,
+                                        (void *)(uintptr_t)addr, dims, strides, box, es, GK__CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                        GK__CU_TENSOR_MAP_SWIZZLE_128B, GK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                        GK__CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != 0;
+}
+/* Builds the three maps and launches grid (Hq, B, q tiles of 128); returns
+   GK__WG_DECLINED (no error recorded) when a map is refused or the module is
+   unavailable: the caller runs flash.cu. */
+static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const char *W) {
+    unsigned char buf[3 * sizeof(gk__cu_tensormap) + 64];
+    gk__cu_tensormap *tm = (gk__cu_tensormap *)(void *)(buf + ((64 - ((uintptr_t)buf & 63)) & 63));
+    unsigned g[3], bl[3];
+    void *args[4];
+    gk_status st;
+    if (gk__fwg_map(ctx, &tm[0], dt, p->q, p->D, p->Sq, p->Hq, p->B, p->q_ss, p->q_hs, p->q_bs) ||
+        gk__fwg_map(ctx, &tm[1], dt, p->k, p->D, p->Skv, p->Hkv, p->B, p->k_ss, p->k_hs, p->k_bs) ||
+        gk__fwg_map(ctx, &tm[2], dt, p->v, p->D, p->Skv, p->Hkv, p->B, p->v_ss, p->v_hs, p->v_bs))
+        return GK__WG_DECLINED;
+    args[0] = &tm[0]; args[1] = &tm[1]; args[2] = &tm[2]; args[3] = p;
+    g[0] = (unsigned)p->Hq; g[1] = (unsigned)p->B; g[2] = (unsigned)((p->Sq + 127) / 128);
+    bl[0] = 384; bl[1] = 1; bl[2] = 1;
+#ifdef GK__MOD_FLASH_WG
+    st = gk__launch_cfg(ctx, GK__MOD_FLASH_WG, gk__k_fwg[dt == GK_BF16][p->D == 128], g, bl, (unsigned)(p->D / 64 * 16384 * 5 + 1280), args, W);
+    if (st != GK_OK && ctx->lib[GK__MOD_FLASH_WG].status != GK_OK) { ctx->err[0] = 0; return GK__WG_DECLINED; } /* module unavailable */
+#else
+    (void)W; (void)g; (void)bl; (void)args; st = GK__WG_DECLINED;
+#endif
+    if (st == GK_OK) gk__fwg_launches++;
+    return st;
+}
+
 static const char *const gk__k_attn[4][2] = { { "gk_attn_f32", "gk_attn_combine_f32" }, { NULL, NULL },
                                               { "gk_attn_f16", "gk_attn_combine_f16" }, { "gk_attn_bf16", "gk_attn_combine_bf16" } };
 
@@ -5631,6 +5720,16 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             gk__operands_done(ctx, &ops, st);
             gk__unlock(&ctx->mu);
             return st;
+        }
+        /* Hopper (kernels/flash_wg.cu): wgmma + TMA, head dims 64 / 128 */
+        if (p.Sq > 1 && gk__fwg_ok(ctx, &p, sq->dtype)) {
+            st = gk__fwg_launch(ctx, &p, sq->dtype, W);
+            if (st != GK__WG_DECLINED) {
+                gk__operands_done(ctx, &ops, st);
+                gk__unlock(&ctx->mu);
+                return st;
+            }
+            st = GK_OK;
         }
         /* tensor cores (kernels/flash.cu): 16-bit, head dims 64/80/96/128, no mask, 16-byte rows */
         if ((sq->dtype == GK_BF16 || sq->dtype == GK_F16) && !p.mask && (p.D == 64 || p.D == 80 || p.D == 96 || p.D == 128) && p.Sq > 1 &&

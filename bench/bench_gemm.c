@@ -9,9 +9,12 @@
    gemm_tc). All rows are NN (row-major A [M, K], B [K, N]); for tf32, whose
    wgmma needs K-major B, "gpukit" includes the transpose of B into scratch,
    and "gpukit_nt" times B given as [N, K] (a transposed view: no transpose).
-     bench_gemm [--json FILE] [--gemm-only] [--16] [--tf32]
+   Causal attention (bf16, B8 H32 D128) is timed as dispatched ("gpukit": on a
+   9.0 device the wgmma kernel, kernels/flash_wg.cu) and, on a 9.0 device,
+   with that kernel off ("gpukit_mma": kernels/flash.cu).
+     bench_gemm [--json FILE] [--gemm-only] [--16] [--tf32] [--attn]
    --gemm-only: no GEMV / attention; --16: the 16-bit GEMM rows only;
-   --tf32: the tf32 GEMM rows only. */
+   --tf32: the tf32 GEMM rows only; --attn: the attention rows only. */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
 #include <stdio.h>
@@ -67,7 +70,7 @@ int main(int argc, char **argv) {
     FILE *f = NULL;
     char date[64];
     time_t now = time(NULL);
-    int i, first = 1, gemm_only = 0, only16 = 0, onlytf32 = 0;
+    int i, first = 1, gemm_only = 0, only16 = 0, onlytf32 = 0, attn_only = 0;
     double copy_gbs;
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     for (i = 1; i < argc; i++)
@@ -75,6 +78,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--gemm-only") == 0) gemm_only = 1;
         else if (strcmp(argv[i], "--16") == 0) only16 = 1;
         else if (strcmp(argv[i], "--tf32") == 0) onlytf32 = 1;
+        else if (strcmp(argv[i], "--attn") == 0) attn_only = 1;
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
     if (gk_ctx_create(&d, &ctx) != GK_OK) { printf("bench_gemm: needs a GPU (%s)\n", gk_last_error(NULL)); return 0; }
@@ -106,6 +110,7 @@ int main(int argc, char **argv) {
         gk_tensor_free(ctx, a);
         gk_tensor_free(ctx, b);
     }
+    if (attn_only) goto attn;
     { /* GEMM */
         static const int64_t sizes[2] = { 4096, 8192 };
         static const gk_dtype dts[4] = { GK_BF16, GK_F16, GK_F32, GK_F32 };
@@ -215,11 +220,17 @@ int main(int argc, char **argv) {
                 gk_tensor_free(ctx, w); gk_tensor_free(ctx, x); gk_tensor_free(ctx, o);
             }
     }
+attn:
     { /* attention: causal prefill B=8 H=32 D=128 bf16; decode over an 8k cache (GQA 32/8) */
         static const int64_t seqs[2] = { 1024, 4096 };
-        int si, r;
+        int si, r, mode, hop = info.cc_major == 9 && info.cc_minor == 0;
         float t[16], ms;
-        for (si = 0; si < 3; si++) {
+        /* si 0 / 1: prefill as dispatched; 3 / 4: prefill with flash_wg off (9.0 only); 2: decode */
+        for (mode = 0; mode < 5; mode++) {
+            long fw0 = gk__fwg_launches;
+            si = mode == 3 ? 0 : mode == 4 ? 1 : mode;
+            if (mode >= 3 && !hop) break;
+            gk__fwg_mode = mode >= 3 ? 0 : -1;
             int64_t B = si < 2 ? 8 : 1, S = si < 2 ? seqs[si] : 1, Skv = si < 2 ? seqs[si] : 8192, H = 32, Hk = si < 2 ? 32 : 8, Dh = 128;
             int64_t qs[4] = { B, S, H, Dh }, ks[4] = { B, Skv, Hk, Dh };
             gk_tensor q, k, v, o;
@@ -253,18 +264,33 @@ int main(int argc, char **argv) {
                 gk_event_elapsed_ms(ctx, e0, e1, &ms);
                 val = 2.0 * (double)Skv * Hk * Dh * 2 / (ms / 20 * 1e-3) / 1e9;
                 printf("decode attention bf16 cache 8192 H32/8 D128 gpukit back-to-back %8.4f ms %7.0f GB/s (%.0f%% of copy)\n", ms / 20, val, 100 * val / copy_gbs);
-                if (f) fprintf(f, ",\n    {\"op\": \"attention_decode_b2b\", \"dtype\": \"bf16\", \"kv\": 8192, \"backend\": \"gpukit\", \"ms\": %.5f, \"GBs\": %.1f, \"of_copy\": %.3f}", ms / 20, val, val / copy_gbs);
+                if (f) fprintf(f, "%s    {\"op\": \"attention_decode_b2b\", \"dtype\": \"bf16\", \"kv\": 8192, \"backend\": \"gpukit\", \"ms\": %.5f, \"GBs\": %.1f, \"of_copy\": %.3f}", first ? "" : ",\n", ms / 20, val, val / copy_gbs), first = 0;
             }
+            gk__fwg_mode = -1;
             if (si < 2) {
+                const char *kn = gk__fwg_launches > fw0 ? "flash_wg" : "flash";
                 val = 4.0 * B * H * (double)S * S * Dh / 2 / (med * 1e-3) / 1e12;
-                printf("attention causal bf16 B8 H32 D128 S%-5lld gpukit %8.3f ms %7.1f TFLOP/s\n", (long long)S, med, val);
-                if (f) fprintf(f, ",\n    {\"op\": \"attention_causal\", \"dtype\": \"bf16\", \"S\": %lld, \"backend\": \"gpukit\", \"ms\": %.4f, \"tflops\": %.2f}", (long long)S, med, val);
+                printf("attention causal bf16 B8 H32 D128 S%-5lld %-10s %8.3f ms %7.1f TFLOP/s (%s)\n", (long long)S, mode >= 3 ? "gpukit_mma" : "gpukit", med, val, kn);
+                if (f) fprintf(f, "%s    {\"op\": \"attention_causal\", \"dtype\": \"bf16\", \"S\": %lld, \"backend\": \"%s\", \"kernel\": \"%s\", \"ms\": %.4f, \"tflops\": %.2f}",
+                               first ? "" : ",\n", (long long)S, mode >= 3 ? "gpukit_mma" : "gpukit", kn, med, val), first = 0;
             } else {
                 val = 2.0 * (double)Skv * Hk * Dh * 2 / (med * 1e-3) / 1e9;
                 printf("decode attention bf16 cache 8192 H32/8 D128 gpukit %8.4f ms %7.0f GB/s (%.0f%% of copy)\n", med, val, 100 * val / copy_gbs);
-                if (f) fprintf(f, ",\n    {\"op\": \"attention_decode\", \"dtype\": \"bf16\", \"kv\": 8192, \"backend\": \"gpukit\", \"ms\": %.5f, \"GBs\": %.1f, \"of_copy\": %.3f}", med, val, val / copy_gbs);
+                if (f) fprintf(f, "%s    {\"op\": \"attention_decode\", \"dtype\": \"bf16\", \"kv\": 8192, \"backend\": \"gpukit\", \"ms\": %.5f, \"GBs\": %.1f, \"of_copy\": %.3f}", first ? "" : ",\n", med, val, val / copy_gbs), first = 0;
             }
             gk_tensor_free(ctx, q); gk_tensor_free(ctx, k); gk_tensor_free(ctx, v); gk_tensor_free(ctx, o);
+        }
+        /* registers / local memory of the prefill kernels (wgmma ones: at entry; setmaxnreg moves them) */
+        for (mode = 0; mode < 6; mode++) {
+            static const char *const kns[6] = { "gk_fwg_bf16_128", "gk_fwg_bf16_64", "gk_fwg_f16_128", "gk_fwg_f16_64", "gk_flash8_bf16_128", "gk_flash_bf16_128" };
+            int regs = -1, local = -1, mod = mode < 4 ? GK__MOD_FLASH_WG : GK__MOD_FLASH;
+            gk__cu_function fn;
+            if (mode < 4 && !hop) continue;
+            if (gk__lib_function(ctx, mod, kns[mode], &fn, "bench_gemm") != GK_OK) { printf("  %s\n", gk_last_error(ctx)); continue; }
+            ctx->cu.FuncGetAttribute(&regs, GK__CU_FUNC_ATTRIBUTE_NUM_REGS, fn);
+            ctx->cu.FuncGetAttribute(&local, GK__CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn);
+            printf("kernel %-24s %3d registers, %d bytes local (spills)\n", kns[mode], regs, local);
+            if (f) fprintf(f, "%s    {\"op\": \"kernel\", \"name\": \"%s\", \"regs\": %d, \"local_bytes\": %d}", first ? "" : ",\n", kns[mode], regs, local), first = 0;
         }
     }
 end:

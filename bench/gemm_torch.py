@@ -2,7 +2,8 @@
 Prints one line per case and writes JSON to argv[1]. With argv[2], bench_gemm's
 JSON of the same run, it also prints gpukit's GEMM figures as ratios to PyTorch's.
 GK_GEMM_ONLY=1 in the environment: the GEMM shapes only; GK_GEMM_DTYPES=tf32,bf16
-(a comma list) times only those GEMM dtypes. Ratios are also printed against
+(a comma list) times only those GEMM dtypes; GK_ATTN_ONLY=1: the causal
+attention rows only (with argv[2], also as ratios to SDPA). Ratios are also printed against
 bench_gemm's cuBLASLt row of the same dtype and size."""
 import json, os, sys, datetime
 import torch
@@ -20,7 +21,7 @@ def bench(fn, reps=20):
 
 res = []
 torch.backends.cuda.matmul.allow_tf32 = False
-for s in (4096, 8192):
+for s in (4096, 8192) if os.environ.get("GK_ATTN_ONLY") != "1" else ():
     for name, dt, tf32 in (("bf16", torch.bfloat16, False), ("f16", torch.float16, False), ("tf32", torch.float32, True), ("f32", torch.float32, False)):
         if os.environ.get("GK_GEMM_DTYPES") and name not in os.environ["GK_GEMM_DTYPES"].split(","):
             continue
@@ -44,7 +45,7 @@ if len(sys.argv) > 2 and os.path.exists(sys.argv[2]):
                 res.append({"op": "gemm_ratio", "dtype": r["dtype"], "size": r["size"], "backend": g["backend"], "kernel": g.get("kernel"),
                             "ratio_to_torch": ratio})
 gemm_only = os.environ.get("GK_GEMM_ONLY") == "1"
-for n, k in ((4096, 4096), (14336, 4096), (151936, 896)) if not gemm_only else ():
+for n, k in ((4096, 4096), (14336, 4096), (151936, 896)) if not gemm_only and os.environ.get("GK_ATTN_ONLY") != "1" else ():
     w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16); x = torch.randn(1, k, device="cuda", dtype=torch.bfloat16)
     ms = bench(lambda: torch.nn.functional.linear(x, w), 41)
     gbs = n * k * 2 / (ms * 1e-3) / 1e9
@@ -57,6 +58,17 @@ for s in (1024, 4096) if not gemm_only else ():
     tf = 4 * 8 * 32 * s * s * 128 / 2 / (ms * 1e-3) / 1e12
     print("torch attention causal bf16 B8 H32 D128 S%-5d %8.3f ms %7.1f TFLOP/s" % (s, ms, tf))
     res.append({"op": "attention_causal", "dtype": "bf16", "S": s, "backend": "torch_sdpa", "ms": ms, "tflops": tf})
+if len(sys.argv) > 2 and os.path.exists(sys.argv[2]):
+    gk = json.load(open(sys.argv[2]))["results"]
+    for r in [x for x in res if x["op"] == "attention_causal"]:
+        for g in gk:
+            if g.get("op") == "attention_causal" and g["S"] == r["S"]:
+                ratio = g["tflops"] / r["tflops"] if r["tflops"] > 0 else 0
+                print("ratio attention causal S%-5d %-10s (%s) %7.1f / %7.1f TFLOP/s = %.2fx sdpa" % (r["S"], g["backend"], g.get("kernel", "?"),
+                      g["tflops"], r["tflops"], ratio))
+                res.append({"op": "attention_ratio", "S": r["S"], "backend": g["backend"], "kernel": g.get("kernel"), "ratio_to_torch": ratio})
+if os.environ.get("GK_ATTN_ONLY") == "1":
+    gemm_only = True
 if not gemm_only:
     q = torch.randn(1, 32, 1, 128, device="cuda", dtype=torch.bfloat16)
     k = torch.randn(1, 8, 8192, 128, device="cuda", dtype=torch.bfloat16); v = torch.randn_like(k)

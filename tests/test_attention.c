@@ -2,7 +2,9 @@
    machine: also the split-over-keys decode path) and the CPU reference,
    against an independent f64 attention computed here: prefill, decode over a
    KV cache view, cross-attention, causal, GQA / MQA, head dims 64, 80, 96,
-   128 and odd ones, additive masks, per-sequence lengths, poisoned outputs.
+   128 and odd ones, additive masks, per-sequence lengths, poisoned outputs;
+   on a 9.0 device also the wgmma kernel (kernels/flash_wg.cu), asserted to
+   have run through gk__fwg_launches.
    Bounds: ||out - ref|| / ||ref|| below 2e-5 (f32), 1e-2 (f16, bf16). */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
@@ -14,6 +16,7 @@ typedef struct {
     gk_dtype dt;
     int64_t B, Sq, Skv, Hq, Hkv, Dh, cache; /* cache > Skv: k/v are views of a longer cache */
     int causal, mask, qlens, kvlens;
+    double tol; /* 0: the dtype's default */
 } acase;
 
 static void rnd(gk_dtype dt, double *v, int64_t n, double scale) {
@@ -81,7 +84,7 @@ static void check(const acase *a) {
     double *M = (double *)malloc((size_t)nm * 8 + 8), *want = (double *)malloc((size_t)nq * 8), *s = (double *)malloc((size_t)a->Skv * 8 + 8);
     int32_t ql[8], kl[8];
     int64_t b, i, h, j, dd;
-    double scale = 1.0 / sqrt((double)a->Dh), e, e2, tol = a->dt == GK_F32 ? 2e-5 : 1e-2;
+    double scale = 1.0 / sqrt((double)a->Dh), e, e2, tol = a->tol > 0 ? a->tol : a->dt == GK_F32 ? 2e-5 : 1e-2;
     gk_status st;
     char desc[160];
     rnd(a->dt, Q, nq, 2.0);
@@ -178,6 +181,37 @@ int main(void) {
         a.Hq = t < 4 ? 8 : 4; a.Hkv = t < 4 ? 1 : 4; a.Dh = dd[t / 2 % 4];
         a.causal = t % 4 != 3; a.qlens = t == 5; a.kvlens = t == 6 || t == 5;
         check(&a);
+    }
+    for (t = 0; t < 24; t++) { /* the Hopper kernel (kernels/flash_wg.cu, wgmma + TMA) on 9.0 devices: D 64 / 128, causal
+                                   and not, GQA, lengths off the 128 tile, Sq != Skv (causal offset either way), batch > 1,
+                                   k / v views of a longer cache; f16 held tighter than bf16 */
+        static const int64_t sq[8] = { 1, 17, 100, 129, 1000, 300, 64, 257 }, skv[8] = { 1, 17, 1000, 300, 1000, 129, 700, 257 };
+        static const int64_t hh[3][2] = { { 4, 4 }, { 8, 2 }, { 6, 1 } };
+        long before = gk__fwg_launches;
+        int hopper = gk_ctx_backend(D) == GK_BACKEND_CUDA && D->info.cc_major == 9 && D->info.cc_minor == 0;
+        memset(&a, 0, sizeof a);
+        a.dt = t % 2 ? GK_F16 : GK_BF16;
+        a.tol = a.dt == GK_F16 ? 3e-3 : 1e-2;
+        a.Sq = sq[t % 8]; a.Skv = t >= 16 && t % 3 == 0 ? a.Sq : skv[t % 8];
+        a.B = a.Sq >= 1000 ? 1 : 1 + t % 3;
+        a.Hq = hh[t % 3][0]; a.Hkv = hh[t % 3][1];
+        if (a.Sq >= 1000) { a.Hq = 2; a.Hkv = t % 2 ? 1 : 2; }
+        a.Dh = (t / 2) % 2 ? 64 : 128;
+        a.cache = a.Skv + (t % 4 == 1 ? 9 : 0);
+        a.causal = (t / 4) % 2 == 0 || t % 8 == 5;
+        check(&a);
+        if (hopper && a.Sq > 1)
+            GKT_CHECK(gk__fwg_launches == before + 1, "flash_wg: case %d (Sq %lld, D %lld) did not run the wgmma kernel", t, (long long)a.Sq,
+                      (long long)a.Dh);
+    }
+    if (gk_ctx_backend(D) == GK_BACKEND_CUDA && D->info.cc_major == 9 && D->info.cc_minor == 0) { /* forced off: flash.cu runs */
+        long before = gk__fwg_launches;
+        memset(&a, 0, sizeof a);
+        a.dt = GK_BF16; a.B = 2; a.Sq = 129; a.Skv = 129; a.cache = 129; a.Hq = 4; a.Hkv = 2; a.Dh = 128; a.causal = 1;
+        gk__fwg_mode = 0;
+        check(&a);
+        gk__fwg_mode = -1;
+        GKT_CHECK(gk__fwg_launches == before, "flash_wg: gk__fwg_mode 0 still ran the wgmma kernel");
     }
     { /* bad input */
         int64_t s4[4] = { 1, 4, 4, 64 }, s4b[4] = { 1, 4, 3, 64 }, sbig[4] = { 1, 2, 2, 300 };
