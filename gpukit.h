@@ -5511,15 +5511,22 @@ static void gk__attn_cpu_run(const void *vp) {
 
 /* gpukit's Hopper attention (kernels/flash_wg.cu, module built for sm_90a):
    wgmma fed by TMA, 128 queries a block (two consumer warpgroups of 64 rows,
-   one producer), K / V tiles of 128 keys in 2 stages; names by [f16 / bf16]
-   [D 64 / 128]; shared memory D/64 * 16384 * 5 + 1280.
+   one producer), K / V tiles of 128 keys; names by [f16 / bf16][D 64 / 128]
+   [variant: 0 2 stages, 1 2 stages + pingpong, 2 3 stages, 3 3 stages +
+   pingpong]; shared memory D/64 * 16384 * (1 + 2 stages) + 1280.
    gk__fwg_mode -1: this kernel wherever gk__fwg_ok allows it (unless the
    environment has GPUKIT_ATTN_WGMMA=0); 0: never (kernels/flash.cu instead).
-   Set by tests/test_attention.c and bench/bench_gemm.c (they include the
-   implementation) to test and measure both; gk__fwg_launches counts launches. */
-static const char *const gk__k_fwg[2][2] = { { "gk_fwg_f16_64", "gk_fwg_f16_128" }, { "gk_fwg_bf16_64", "gk_fwg_bf16_128" } };
-static int gk__fwg_mode = -1;
+   gk__fwg_variant -1: gk__fwg_pick's choice, else that variant. Set by
+   tests/test_attention.c and bench/bench_gemm.c (they include the
+   implementation) to test and measure each; gk__fwg_launches counts launches. */
+#define GK__FWG_NAMES(D, N) { "gk_fwg_" D "_" N "_0", "gk_fwg_" D "_" N "_1", "gk_fwg_" D "_" N "_2", "gk_fwg_" D "_" N "_3" }
+static const char *const gk__k_fwg[2][2][4] = { { GK__FWG_NAMES("f16", "64"), GK__FWG_NAMES("f16", "128") },
+                                                { GK__FWG_NAMES("bf16", "64"), GK__FWG_NAMES("bf16", "128") } };
+#undef GK__FWG_NAMES
+static int gk__fwg_mode = -1, gk__fwg_variant = -1;
 static long gk__fwg_launches = 0;
+/* the variant by head dim (bench/bench_gemm.c times all four) */
+static int gk__fwg_pick(int64_t D) { (void)D; return 0; }
 
 /* Whether the wgmma attention takes this problem: f16 / bf16, head dim 64 or
    128, no mask and no per-sequence lengths, a positive scale (the kernel
@@ -5579,14 +5586,16 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
         gk__fwg_map(ctx, &tm[1], dt, p->k, p->D, p->Skv, p->Hkv, p->B, p->k_ss, p->k_hs, p->k_bs) ||
         gk__fwg_map(ctx, &tm[2], dt, p->v, p->D, p->Skv, p->Hkv, p->B, p->v_ss, p->v_hs, p->v_bs))
         return GK__WG_DECLINED;
+    int v = gk__fwg_variant >= 0 && gk__fwg_variant < 4 ? gk__fwg_variant : gk__fwg_pick(p->D), stages = v >= 2 ? 3 : 2;
     args[0] = &tm[0]; args[1] = &tm[1]; args[2] = &tm[2]; args[3] = p;
     g[0] = (unsigned)p->Hq; g[1] = (unsigned)p->B; g[2] = (unsigned)((p->Sq + 127) / 128);
     bl[0] = 384; bl[1] = 1; bl[2] = 1;
 #ifdef GK__MOD_FLASH_WG
-    st = gk__launch_cfg(ctx, GK__MOD_FLASH_WG, gk__k_fwg[dt == GK_BF16][p->D == 128], g, bl, (unsigned)(p->D / 64 * 16384 * 5 + 1280), args, W);
+    st = gk__launch_cfg(ctx, GK__MOD_FLASH_WG, gk__k_fwg[dt == GK_BF16][p->D == 128][v], g, bl, (unsigned)(p->D / 64 * 16384 * (1 + 2 * stages) + 1280),
+                        args, W);
     if (st != GK_OK && ctx->lib[GK__MOD_FLASH_WG].status != GK_OK) { ctx->err[0] = 0; return GK__WG_DECLINED; } /* module unavailable */
 #else
-    (void)W; (void)g; (void)bl; (void)args; st = GK__WG_DECLINED;
+    (void)W; (void)g; (void)bl; (void)args; (void)v; (void)stages; st = GK__WG_DECLINED;
 #endif
     if (st == GK_OK) gk__fwg_launches++;
     return st;

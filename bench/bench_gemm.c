@@ -225,12 +225,17 @@ attn:
         static const int64_t seqs[2] = { 1024, 4096 };
         int si, r, mode, hop = info.cc_major == 9 && info.cc_minor == 0;
         float t[16], ms;
-        /* si 0 / 1: prefill as dispatched; 3 / 4: prefill with flash_wg off (9.0 only); 2: decode */
-        for (mode = 0; mode < 5; mode++) {
+        /* mode 0 / 1: prefill as dispatched; 2: decode; 3 / 4: prefill with flash_wg off;
+           5..12: prefill on flash_wg variant (mode - 5) / 2 (9.0 only) */
+        for (mode = 0; mode < 13; mode++) {
             long fw0 = gk__fwg_launches;
-            si = mode == 3 ? 0 : mode == 4 ? 1 : mode;
+            char bname[32];
+            si = mode == 3 ? 0 : mode == 4 ? 1 : mode >= 5 ? (mode - 5) % 2 : mode;
             if (mode >= 3 && !hop) break;
-            gk__fwg_mode = mode >= 3 ? 0 : -1;
+            gk__fwg_mode = mode == 3 || mode == 4 ? 0 : -1;
+            gk__fwg_variant = mode >= 5 ? (mode - 5) / 2 : -1;
+            if (mode >= 5) snprintf(bname, sizeof bname, "gpukit_v%d", (mode - 5) / 2);
+            else snprintf(bname, sizeof bname, "%s", mode >= 3 ? "gpukit_mma" : "gpukit");
             int64_t B = si < 2 ? 8 : 1, S = si < 2 ? seqs[si] : 1, Skv = si < 2 ? seqs[si] : 8192, H = 32, Hk = si < 2 ? 32 : 8, Dh = 128;
             int64_t qs[4] = { B, S, H, Dh }, ks[4] = { B, Skv, Hk, Dh };
             gk_tensor q, k, v, o;
@@ -267,12 +272,13 @@ attn:
                 if (f) fprintf(f, "%s    {\"op\": \"attention_decode_b2b\", \"dtype\": \"bf16\", \"kv\": 8192, \"backend\": \"gpukit\", \"ms\": %.5f, \"GBs\": %.1f, \"of_copy\": %.3f}", first ? "" : ",\n", ms / 20, val, val / copy_gbs), first = 0;
             }
             gk__fwg_mode = -1;
+            gk__fwg_variant = -1;
             if (si < 2) {
                 const char *kn = gk__fwg_launches > fw0 ? "flash_wg" : "flash";
                 val = 4.0 * B * H * (double)S * S * Dh / 2 / (med * 1e-3) / 1e12;
-                printf("attention causal bf16 B8 H32 D128 S%-5lld %-10s %8.3f ms %7.1f TFLOP/s (%s)\n", (long long)S, mode >= 3 ? "gpukit_mma" : "gpukit", med, val, kn);
+                printf("attention causal bf16 B8 H32 D128 S%-5lld %-10s %8.3f ms %7.1f TFLOP/s (%s)\n", (long long)S, bname, med, val, kn);
                 if (f) fprintf(f, "%s    {\"op\": \"attention_causal\", \"dtype\": \"bf16\", \"S\": %lld, \"backend\": \"%s\", \"kernel\": \"%s\", \"ms\": %.4f, \"tflops\": %.2f}",
-                               first ? "" : ",\n", (long long)S, mode >= 3 ? "gpukit_mma" : "gpukit", kn, med, val), first = 0;
+                               first ? "" : ",\n", (long long)S, bname, kn, med, val), first = 0;
             } else {
                 val = 2.0 * (double)Skv * Hk * Dh * 2 / (med * 1e-3) / 1e9;
                 printf("decode attention bf16 cache 8192 H32/8 D128 gpukit %8.4f ms %7.0f GB/s (%.0f%% of copy)\n", med, val, 100 * val / copy_gbs);
@@ -282,7 +288,8 @@ attn:
         }
         /* registers / local memory of the prefill kernels (wgmma ones: at entry; setmaxnreg moves them) */
         for (mode = 0; mode < 6; mode++) {
-            static const char *const kns[6] = { "gk_fwg_bf16_128", "gk_fwg_bf16_64", "gk_fwg_f16_128", "gk_fwg_f16_64", "gk_flash8_bf16_128", "gk_flash_bf16_128" };
+            static const char *const kns[6] = { "gk_fwg_bf16_128_0", "gk_fwg_bf16_128_1", "gk_fwg_bf16_128_2", "gk_fwg_bf16_128_3", "gk_flash8_bf16_128",
+                                                "gk_flash_bf16_128" };
             int regs = -1, local = -1, mod = mode < 4 ? GK__MOD_FLASH_WG : GK__MOD_FLASH;
             gk__cu_function fn;
             if (mode < 4 && !hop) continue;

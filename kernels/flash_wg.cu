@@ -144,10 +144,10 @@ __device__ __forceinline__ float gk_fw_ex2(float x) {
     return r;
 }
 
-template <int D> struct gk_fw_cfg {
+template <int D, int ST_> struct gk_fw_cfg {
     enum { BM = 128, BN = 128, DB = D / 64, QBLK = BM * 128, KBLK = BN * 128, TILE = DB * KBLK, Q_BYTES = DB * QBLK, KS = D / 16 };
     // stages of K and V; Q, then per stage K and V; barriers after
-    enum { ST = 2, BARS = Q_BYTES + 2 * ST * TILE };
+    enum { ST = ST_, BARS = Q_BYTES + 2 * ST * TILE };
 };
 
 // Scale, mask, max and exp2 of one S tile in place (the accumulators of
@@ -160,10 +160,15 @@ __device__ __forceinline__ void gk_fw_softmax(float (&s)[64], float &m0, float &
     const float NEG = -__int_as_float(0x7f800000);
     float mx0 = m0, mx1 = m1;
     if (edge) {
+        // key k0 + x (x < 128) is masked for row r when x >= kvlen - k0, or (causal) x > r + shift - k0;
+        // both limits clamped into [-1, 128] so 32-bit compares suffice
+        gk_i64 e = kvlen - k0, a0 = causal ? r0 + shift - k0 : 127, a1 = causal ? r0 + 8 + shift - k0 : 127;
+        const int ke = (int)(e < 0 ? 0 : e > 128 ? 128 : e), q0 = (int)(a0 < -1 ? -1 : a0 > 127 ? 127 : a0),
+                  q1 = (int)(a1 < -1 ? -1 : a1 > 127 ? 127 : a1);
 #pragma unroll
         for (int i = 0; i < 64; i++) {
-            gk_i64 key = k0 + 8 * (i / 4) + 2 * (l % 4) + (i % 2), qi = r0 + 8 * ((i / 2) % 2);
-            if (key >= kvlen || (causal && key > qi + shift)) s[i] = NEG;
+            const int x = 8 * (i / 4) + 2 * (l % 4) + (i % 2);
+            if (x >= ke || x > ((i / 2) % 2 ? q1 : q0)) s[i] = NEG;
         }
     }
 #pragma unroll
@@ -201,9 +206,14 @@ template <int DT> __device__ __forceinline__ void gk_fw_pack_p(const float (&s)[
         for (int u = 0; u < 4; u++) pf[j][u] = gk_fw_pack<DT>(s[8 * j + 2 * u], s[8 * j + 2 * u + 1]);
 }
 
-template <int DT, int D>
+// Pingpong (PP): named barriers 1 and 2 order the two consumer warpgroups'
+// wgmma issues, so one warpgroup's softmax runs under the other's products.
+__device__ __forceinline__ void gk_fw_nb_sync(int id) { asm volatile("bar.sync %0, 256;\n" ::"r"(id) : "memory"); }
+__device__ __forceinline__ void gk_fw_nb_arrive(int id) { asm volatile("bar.arrive %0, 256;\n" ::"r"(id) : "memory"); }
+
+template <int DT, int D, int ST_, int PP>
 __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, const gk_tmap &tv, const gk_attn_p &p) {
-    typedef gk_fw_cfg<D> C;
+    typedef gk_fw_cfg<D, ST_> C;
     typedef typename gk_ty<DT>::S S;
     enum { ST = C::ST };
     extern __shared__ __align__(1024) unsigned char gk_fw_sm[];
@@ -289,9 +299,22 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
             const gk_i64 k0 = (gk_i64)t * C::BN;
             return k0 + C::BN > p.Skv || (p.causal && k0 + C::BN - 1 > rbase + shift);
         };
+        // pingpong turns: warpgroup c issues after bar.sync(1 + c); the other
+        // warpgroup's bar.arrive(1 + c) hands the turn over. nt + 1 turns each:
+        // warpgroup 1 opens with one arrive for warpgroup 0 and does not hand
+        // over after its last turn; warpgroup 0 hands over after every turn
+        // (nt + 1 syncs and nt + 1 arrives on each barrier)
+        int turn = 0;
+        auto turn_begin = [&]() { if (PP) gk_fw_nb_sync(1 + c); };
+        auto turn_end = [&]() {
+            if (PP && ++turn <= nt + 1 - c) gk_fw_nb_arrive(2 - c);
+        };
+        if (PP && c == 1 && nt > 0) gk_fw_nb_arrive(1);
         if (nt > 0) {
             gk_fw_bar_wait(bars, 0);
+            turn_begin();
             issue_s(0);
+            turn_end();
             gk_fw_wait<0>();
             gk_fw_reg_fence(s);
             gk_fw_bar_arrive(emptyK);
@@ -301,10 +324,12 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
         // iteration t: S(t) and PV(t - 1) in flight together; the softmax of
         // tile t waits only for S(t); O is rescaled once PV(t - 1) is done
         for (int t = 1; t < nt; t++) {
-            issue_s(t);
 #pragma unroll
             for (int i = 0; i < D / 2; i += 4) { o[i] *= c0; o[i + 1] *= c0; o[i + 2] *= c1; o[i + 3] *= c1; }
+            turn_begin();
+            issue_s(t);
             issue_pv(t - 1);
+            turn_end();
             gk_fw_wait<1>();
             gk_fw_reg_fence(s);
             gk_fw_bar_arrive(emptyK + 8 * (t % ST)); // K(t) is read
@@ -318,7 +343,9 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
         if (nt > 0) {
 #pragma unroll
             for (int i = 0; i < D / 2; i += 4) { o[i] *= c0; o[i + 1] *= c0; o[i + 2] *= c1; o[i + 3] *= c1; }
+            turn_begin();
             issue_pv(nt - 1);
+            turn_end();
             gk_fw_wait<0>();
             gk_fw_reg_fence(o);
         }
@@ -340,14 +367,17 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
 #endif
 
 // Shared memory (gpukit.h has the same numbers): D/64 * 16384 (Q) + 2 * ST *
-// D/64 * 16384 (K, V: ST = 2 stages) + 256 (barriers) + 1024 (alignment)
+// D/64 * 16384 (K, V: ST stages) + 256 (barriers) + 1024 (alignment).
+// Variants: gk_fwg_<dt>_<D>_<v>, v = 0: 2 stages; 1: 2 stages, pingpong;
+// 2: 3 stages; 3: 3 stages, pingpong (gpukit.h picks one; the tests run all).
 #ifdef GK_FW_ON
-#define GK_FW_BODY(DT, D) { gk_fw_run<DT, D>(tq, tk, tv, p); }
+#define GK_FW_BODY(DT, D, ST, PP) { gk_fw_run<DT, D, ST, PP>(tq, tk, tv, p); }
 #else
-#define GK_FW_BODY(DT, D) { asm volatile("trap;"); } // never launched off sm_90a
+#define GK_FW_BODY(DT, D, ST, PP) { asm volatile("trap;"); } // never launched off sm_90a
 #endif
-#define GK_FW_K(DTN, D)                                                                                                           \
-    extern "C" __global__ void __launch_bounds__(384, 1) gk_fwg_##DTN##_##D(const __grid_constant__ gk_tmap tq, const __grid_constant__ gk_tmap tk, \
-                                                                           const __grid_constant__ gk_tmap tv, const __grid_constant__ gk_attn_p p) \
-        GK_FW_BODY(GK_DT_##DTN, D)
+#define GK_FW_K1(DTN, D, V, ST, PP)                                                                                                       \
+    extern "C" __global__ void __launch_bounds__(384, 1) gk_fwg_##DTN##_##D##_##V(const __grid_constant__ gk_tmap tq, const __grid_constant__ gk_tmap tk, \
+                                                                                 const __grid_constant__ gk_tmap tv, const __grid_constant__ gk_attn_p p) \
+        GK_FW_BODY(GK_DT_##DTN, D, ST, PP)
+#define GK_FW_K(DTN, D) GK_FW_K1(DTN, D, 0, 2, 0) GK_FW_K1(DTN, D, 1, 2, 1) GK_FW_K1(DTN, D, 2, 3, 0) GK_FW_K1(DTN, D, 3, 3, 1)
 GK_FW_K(bf16, 64) GK_FW_K(bf16, 128) GK_FW_K(f16, 64) GK_FW_K(f16, 128)

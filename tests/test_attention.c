@@ -16,7 +16,8 @@ typedef struct {
     gk_dtype dt;
     int64_t B, Sq, Skv, Hq, Hkv, Dh, cache; /* cache > Skv: k/v are views of a longer cache */
     int causal, mask, qlens, kvlens;
-    double tol; /* 0: the dtype's default */
+    double tol;   /* 0: the dtype's default */
+    int variants; /* on a 9.0 device: run each kernels/flash_wg.cu variant and assert it ran */
 } acase;
 
 static void rnd(gk_dtype dt, double *v, int64_t n, double scale) {
@@ -122,6 +123,17 @@ static void check(const acase *a) {
     snprintf(desc, sizeof desc, "%s B%lld Sq%lld Skv%lld H%lld/%lld D%lld cache%lld causal%d mask%d qlens%d kvlens%d", gk_dtype_name(a->dt),
              (long long)a->B, (long long)a->Sq, (long long)a->Skv, (long long)a->Hq, (long long)a->Hkv, (long long)a->Dh, (long long)a->cache,
              a->causal, a->mask, a->qlens, a->kvlens);
+    if (a->variants && gk_ctx_backend(D) == GK_BACKEND_CUDA && D->info.cc_major == 9 && D->info.cc_minor == 0 && a->Sq > 1) {
+        int v;
+        for (v = 0; v < 4; v++) {
+            long before = gk__fwg_launches;
+            gk__fwg_variant = v;
+            e = run(D, a, Q, K, V, M, ql, kl, want, &st);
+            gk__fwg_variant = -1;
+            GKT_CHECK(st == GK_OK && e <= tol, "device (flash_wg variant %d): %s: rel err %.3g", v, desc, e);
+            GKT_CHECK(gk__fwg_launches == before + 1, "flash_wg variant %d did not run: %s", v, desc);
+        }
+    }
     e = run(D, a, Q, K, V, M, ql, kl, want, &st);
     GKT_CHECK(st == GK_OK && e <= tol, "device: %s: rel err %.3g", desc, e);
     if (gk_ctx_backend(D) == GK_BACKEND_CUDA && a->B * a->Sq * a->Skv * a->Hq * a->Dh < 200000000) {
@@ -199,9 +211,10 @@ int main(void) {
         a.Dh = (t / 2) % 2 ? 64 : 128;
         a.cache = a.Skv + (t % 4 == 1 ? 9 : 0);
         a.causal = (t / 4) % 2 == 0 || t % 8 == 5;
+        a.variants = 1;
         check(&a);
         if (hopper && a.Sq > 1)
-            GKT_CHECK(gk__fwg_launches == before + 1, "flash_wg: case %d (Sq %lld, D %lld) did not run the wgmma kernel", t, (long long)a.Sq,
+            GKT_CHECK(gk__fwg_launches == before + 5, "flash_wg: case %d (Sq %lld, D %lld) did not run the wgmma kernel", t, (long long)a.Sq,
                       (long long)a.Dh);
     }
     if (gk_ctx_backend(D) == GK_BACKEND_CUDA && D->info.cc_major == 9 && D->info.cc_minor == 0) { /* forced off: flash.cu runs */
