@@ -5512,8 +5512,11 @@ static void gk__attn_cpu_run(const void *vp) {
 /* gpukit's Hopper attention (kernels/flash_wg.cu, module built for sm_90a):
    wgmma fed by TMA, 128 queries a block (two consumer warpgroups of 64 rows,
    one producer), K / V tiles of 128 keys; names by [f16 / bf16][D 64 / 128]
-   [variant: 0 2 stages, 1 2 stages + pingpong, 2 3 stages, 3 3 stages +
-   pingpong]; shared memory D/64 * 16384 * (1 + 2 stages) + 1280.
+   [kernel: 0 2 stages, 1 2 stages + pingpong, 2 3 stages, 3 3 stages +
+   pingpong]; shared memory D/64 * 16384 * (1 + 2 stages) + 1280. Variants
+   0..3 launch that kernel with a block per tile of 128 queries (grid = q
+   tiles x Hq x B, 1-d); variant 4 launches kernel 3 persistent (a block
+   per SM at most, walking the tiles).
    gk__fwg_mode -1: this kernel wherever gk__fwg_ok allows it (unless the
    environment has GPUKIT_ATTN_WGMMA=0); 0: never (kernels/flash.cu instead).
    gk__fwg_variant -1: gk__fwg_pick's choice, else that variant. Set by
@@ -5525,8 +5528,8 @@ static const char *const gk__k_fwg[2][2][4] = { { GK__FWG_NAMES("f16", "64"), GK
 #undef GK__FWG_NAMES
 static int gk__fwg_mode = -1, gk__fwg_variant = -1;
 static long gk__fwg_launches = 0;
-/* the variant by head dim (bench/bench_gemm.c times all four) */
-static int gk__fwg_pick(int64_t D) { (void)D; return 0; }
+/* the variant by head dim (bench/bench_gemm.c times all five) */
+static int gk__fwg_pick(int64_t D) { (void)D; return 3; }
 
 /* Whether the wgmma attention takes this problem: f16 / bf16, head dim 64 or
    128, no mask and no per-sequence lengths, a positive scale (the kernel
@@ -5548,7 +5551,7 @@ static int gk__fwg_ok(gk_ctx *ctx, const gk__attn *p, gk_dtype dt) {
 #endif
     for (i = 0; i < ctx->n_nvrtc_archs; i++) if (ctx->nvrtc_archs[i] == 90) nv = 1;
     if (!nv || p->mask || p->q_lens || p->kv_lens || !(p->scale > 0) || (p->D != 64 && p->D != 128)) return 0;
-    if (p->Sq >= lim || p->Skv >= lim || p->Hq > 65535 || p->B > 65535 || (p->Sq + 127) / 128 > 65535) return 0;
+    if (p->Sq >= lim || p->Skv >= lim || p->Hq > 65535 || p->B > 65535 || (p->Sq + 127) / 128 * p->Hq * p->B >= ((int64_t)1 << 31)) return 0;
     if (((p->q | p->k | p->v) & 15) != 0 || (p->o & 3) != 0 || ((p->o_ss | p->o_hs | p->o_bs) % 2) != 0) return 0;
     if ((p->q_bs | p->q_ss | p->q_hs | p->k_bs | p->k_ss | p->k_hs | p->v_bs | p->v_ss | p->v_hs) % 8 != 0) return 0;
     if (p->q_bs < 0 || p->q_ss < 0 || p->q_hs < 0 || p->k_bs < 0 || p->k_ss < 0 || p->k_hs < 0 || p->v_bs < 0 || p->v_ss < 0 || p->v_hs < 0 ||
@@ -5586,16 +5589,17 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
         gk__fwg_map(ctx, &tm[1], dt, p->k, p->D, p->Skv, p->Hkv, p->B, p->k_ss, p->k_hs, p->k_bs) ||
         gk__fwg_map(ctx, &tm[2], dt, p->v, p->D, p->Skv, p->Hkv, p->B, p->v_ss, p->v_hs, p->v_bs))
         return GK__WG_DECLINED;
-    int v = gk__fwg_variant >= 0 && gk__fwg_variant < 4 ? gk__fwg_variant : gk__fwg_pick(p->D), stages = v >= 2 ? 3 : 2;
+    int v = gk__fwg_variant >= 0 && gk__fwg_variant < 5 ? gk__fwg_variant : gk__fwg_pick(p->D), k = v == 4 ? 3 : v, stages = k >= 2 ? 3 : 2;
+    int64_t tiles = (p->Sq + 127) / 128 * p->Hq * p->B;
     args[0] = &tm[0]; args[1] = &tm[1]; args[2] = &tm[2]; args[3] = p;
-    g[0] = (unsigned)p->Hq; g[1] = (unsigned)p->B; g[2] = (unsigned)((p->Sq + 127) / 128);
+    g[0] = (unsigned)(v == 4 && tiles > ctx->info.sm_count ? ctx->info.sm_count : tiles); g[1] = 1; g[2] = 1;
     bl[0] = 384; bl[1] = 1; bl[2] = 1;
 #ifdef GK__MOD_FLASH_WG
-    st = gk__launch_cfg(ctx, GK__MOD_FLASH_WG, gk__k_fwg[dt == GK_BF16][p->D == 128][v], g, bl, (unsigned)(p->D / 64 * 16384 * (1 + 2 * stages) + 1280),
+    st = gk__launch_cfg(ctx, GK__MOD_FLASH_WG, gk__k_fwg[dt == GK_BF16][p->D == 128][k], g, bl, (unsigned)(p->D / 64 * 16384 * (1 + 2 * stages) + 1280),
                         args, W);
     if (st != GK_OK && ctx->lib[GK__MOD_FLASH_WG].status != GK_OK) { ctx->err[0] = 0; return GK__WG_DECLINED; } /* module unavailable */
 #else
-    (void)W; (void)g; (void)bl; (void)args; (void)v; (void)stages; st = GK__WG_DECLINED;
+    (void)W; (void)g; (void)bl; (void)args; (void)k; (void)stages; st = GK__WG_DECLINED;
 #endif
     if (st == GK_OK) gk__fwg_launches++;
     return st;

@@ -226,8 +226,8 @@ attn:
         int si, r, mode, hop = info.cc_major == 9 && info.cc_minor == 0;
         float t[16], ms;
         /* mode 0 / 1: prefill as dispatched; 2: decode; 3 / 4: prefill with flash_wg off;
-           5..12: prefill on flash_wg variant (mode - 5) / 2 (9.0 only) */
-        for (mode = 0; mode < 13; mode++) {
+           5..14: prefill on flash_wg variant (mode - 5) / 2 (9.0 only) */
+        for (mode = 0; mode < 15; mode++) {
             long fw0 = gk__fwg_launches;
             char bname[32];
             si = mode == 3 ? 0 : mode == 4 ? 1 : mode >= 5 ? (mode - 5) % 2 : mode;

@@ -2,7 +2,8 @@
 // head dims 64 and 128, causal or not, GQA, no mask and no per-sequence
 // lengths (those stay on flash.cu / attention.cu).
 //   gk_fwg_<dt>_<D>
-// A block takes 128 queries of one (batch, q head): 384 threads, warpgroup 0
+// A block takes tiles of 128 queries of one (batch, q head), one or (when
+// persistent: a grid below the tile count) several: 384 threads, warpgroup 0
 // is the producer (one thread issues TMA copies; setmaxnreg gives its
 // registers away), warpgroups 1 and 2 each own 64 query rows. Q (128 x D) is
 // loaded once; K and V tiles of 128 keys x D stream through a 2-stage ring
@@ -211,6 +212,11 @@ template <int DT> __device__ __forceinline__ void gk_fw_pack_p(const float (&s)[
 __device__ __forceinline__ void gk_fw_nb_sync(int id) { asm volatile("bar.sync %0, 256;\n" ::"r"(id) : "memory"); }
 __device__ __forceinline__ void gk_fw_nb_arrive(int id) { asm volatile("bar.arrive %0, 256;\n" ::"r"(id) : "memory"); }
 
+// Tile w of a launch (w < nqt * Hq * B): q tile index w / (Hq B) (reversed
+// when causal: the longest rows first), head w % Hq, batch (w / Hq) % B.
+// Persistent launches (gridDim.x below the tile count) walk w = blockIdx.x,
+// + gridDim.x, ...; the K / V ring counter `it` and the Q phase `jq` run on
+// across tiles (tiles without keys take no Q and no K / V).
 template <int DT, int D, int ST_, int PP>
 __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, const gk_tmap &tv, const gk_attn_p &p) {
     typedef gk_fw_cfg<D, ST_> C;
@@ -218,18 +224,27 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
     enum { ST = C::ST };
     extern __shared__ __align__(1024) unsigned char gk_fw_sm[];
     const unsigned base = (gk_fw_smem(gk_fw_sm) + 1023u) & ~1023u;
-    // barriers: q, fullK[ST], fullV[ST], emptyK[ST], emptyV[ST]
-    const unsigned sQ = base, bars = base + C::BARS, fullK = bars + 8, fullV = fullK + 8 * ST, emptyK = fullV + 8 * ST, emptyV = emptyK + 8 * ST;
+    // barriers: qfull, qempty, fullK[ST], fullV[ST], emptyK[ST], emptyV[ST]
+    const unsigned sQ = base, bars = base + C::BARS, qempty = bars + 8, fullK = bars + 16, fullV = fullK + 8 * ST, emptyK = fullV + 8 * ST,
+                   emptyV = emptyK + 8 * ST;
     const int wg = threadIdx.x / 128;
-    const int nqt = (int)gridDim.z, qt = p.causal ? nqt - 1 - (int)blockIdx.z : (int)blockIdx.z;
-    const int h = (int)blockIdx.x, b = (int)blockIdx.y, hk = (int)(h / (p.Hq / p.Hkv));
-    const gk_i64 q0 = (gk_i64)qt * C::BM, shift = p.Skv - p.Sq;
-    gk_i64 kend = p.Skv;
-    if (p.causal) { gk_i64 lim = q0 + C::BM + shift; if (lim < kend) kend = lim < 0 ? 0 : lim; }
-    const int nt = (int)((kend + C::BN - 1) / C::BN);
+    const int nqt = (int)((p.Sq + C::BM - 1) / C::BM), HB = (int)(p.Hq * p.B);
+    const gk_i64 total = (gk_i64)nqt * HB, shift = p.Skv - p.Sq;
+    // tile w: q0, head, batch, kv head and its number of key tiles
+    auto tile = [&](gk_i64 w, gk_i64 &q0, int &h, int &b, int &hk) {
+        const int z = (int)(w / HB), hb = (int)(w % HB);
+        h = hb % (int)p.Hq;
+        b = hb / (int)p.Hq;
+        hk = (int)(h / (p.Hq / p.Hkv));
+        q0 = (gk_i64)(p.causal ? nqt - 1 - z : z) * C::BM;
+        gk_i64 kend = p.Skv;
+        if (p.causal) { gk_i64 lim = q0 + C::BM + shift; if (lim < kend) kend = lim < 0 ? 0 : lim; }
+        return (int)((kend + C::BN - 1) / C::BN);
+    };
 
     if (threadIdx.x == 0) {
         gk_fw_bar_init(bars, 1);
+        gk_fw_bar_init(qempty, 256);
         for (int s = 0; s < ST; s++) {
             gk_fw_bar_init(fullK + 8 * s, 1);
             gk_fw_bar_init(fullV + 8 * s, 1);
@@ -242,125 +257,147 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
 
     if (wg == 0) { // producer
         asm volatile("setmaxnreg.dec.sync.aligned.u32 24;\n");
-        if (threadIdx.x == 0 && nt > 0) {
+        if (threadIdx.x == 0) {
+            unsigned it = 0, jq = 0;
             asm volatile("prefetch.tensormap [%0];\n" ::"l"((gk_u64)&tq) : "memory");
             asm volatile("prefetch.tensormap [%0];\n" ::"l"((gk_u64)&tk) : "memory");
             asm volatile("prefetch.tensormap [%0];\n" ::"l"((gk_u64)&tv) : "memory");
-            gk_fw_bar_expect(bars, C::Q_BYTES);
+            for (gk_i64 w = blockIdx.x; w < total; w += gridDim.x) {
+                gk_i64 q0;
+                int h, b, hk;
+                const int nt = tile(w, q0, h, b, hk);
+                if (nt == 0) continue;
+                if (jq > 0) gk_fw_bar_wait(qempty, (jq - 1) & 1); // the last tile's S products are done
+                gk_fw_bar_expect(bars, C::Q_BYTES);
 #pragma unroll
-            for (int db = 0; db < C::DB; db++) gk_fw_tma(sQ + db * C::QBLK, &tq, db * 64, (int)q0, h, b, bars);
-            for (int t = 0; t < nt; t++) {
-                const int s = t % ST;
-                const unsigned sK = base + C::Q_BYTES + s * 2 * C::TILE, sV = sK + C::TILE;
-                if (t >= ST) gk_fw_bar_wait(emptyK + 8 * s, (t / ST - 1) & 1);
-                gk_fw_bar_expect(fullK + 8 * s, C::TILE);
+                for (int db = 0; db < C::DB; db++) gk_fw_tma(sQ + db * C::QBLK, &tq, db * 64, (int)q0, h, b, bars);
+                jq++;
+                for (int t = 0; t < nt; t++, it++) {
+                    const unsigned s = it % ST, r = it / ST;
+                    const unsigned sK = base + C::Q_BYTES + s * 2 * C::TILE, sV = sK + C::TILE;
+                    if (r > 0) gk_fw_bar_wait(emptyK + 8 * s, (r - 1) & 1);
+                    gk_fw_bar_expect(fullK + 8 * s, C::TILE);
 #pragma unroll
-                for (int db = 0; db < C::DB; db++) gk_fw_tma(sK + db * C::KBLK, &tk, db * 64, t * C::BN, hk, b, fullK + 8 * s);
-                if (t >= ST) gk_fw_bar_wait(emptyV + 8 * s, (t / ST - 1) & 1);
-                gk_fw_bar_expect(fullV + 8 * s, C::TILE);
+                    for (int db = 0; db < C::DB; db++) gk_fw_tma(sK + db * C::KBLK, &tk, db * 64, t * C::BN, hk, b, fullK + 8 * s);
+                    if (r > 0) gk_fw_bar_wait(emptyV + 8 * s, (r - 1) & 1);
+                    gk_fw_bar_expect(fullV + 8 * s, C::TILE);
 #pragma unroll
-                for (int db = 0; db < C::DB; db++) gk_fw_tma(sV + db * C::KBLK, &tv, db * 64, t * C::BN, hk, b, fullV + 8 * s);
+                    for (int db = 0; db < C::DB; db++) gk_fw_tma(sV + db * C::KBLK, &tv, db * 64, t * C::BN, hk, b, fullV + 8 * s);
+                }
             }
         }
-    } else { // consumers: warpgroup c owns query rows q0 + 64 c .. + 63
+    } else { // consumers: warpgroup c owns query rows q0 + 64 c .. + 63 of each tile
         asm volatile("setmaxnreg.inc.sync.aligned.u32 240;\n");
         const int c = wg - 1, w = (threadIdx.x % 128) / 32, l = threadIdx.x % 32;
-        const gk_i64 rbase = q0 + 64 * c, r0 = rbase + 16 * w + l / 4; // this thread's rows r0, r0 + 8
         const float sl2 = p.scale * 1.4426950408889634f;
         const float NEG = -__int_as_float(0x7f800000);
-        float o[D / 2], s[64], m0 = NEG, m1 = NEG, l0 = 0.f, l1 = 0.f, c0 = 0.f, c1 = 0.f;
+        unsigned it0 = 0, jq = 0;
+        float o[D / 2], s[64];
         unsigned pf[8][4];
+        for (gk_i64 wt = blockIdx.x; wt < total; wt += gridDim.x) {
+            gk_i64 q0;
+            int h, b, hk;
+            const int nt = tile(wt, q0, h, b, hk);
+            const gk_i64 rbase = q0 + 64 * c, r0 = rbase + 16 * w + l / 4; // this thread's rows r0, r0 + 8
+            float m0 = NEG, m1 = NEG, l0 = 0.f, l1 = 0.f, c0 = 0.f, c1 = 0.f;
 #pragma unroll
-        for (int i = 0; i < D / 2; i++) o[i] = 0.f;
-        // S(t) = Q K(t)^T, issued (not waited)
-        auto issue_s = [&](int t) {
-            const unsigned sK = base + C::Q_BYTES + (t % ST) * 2 * C::TILE;
-            gk_fw_bar_wait(fullK + 8 * (t % ST), (t / ST) & 1);
-            gk_fw_fence();
+            for (int i = 0; i < D / 2; i++) o[i] = 0.f;
+            // S(t) = Q K(t)^T, issued (not waited)
+            auto issue_s = [&](int t) {
+                const unsigned u = it0 + t, sK = base + C::Q_BYTES + (u % ST) * 2 * C::TILE;
+                gk_fw_bar_wait(fullK + 8 * (u % ST), (u / ST) & 1);
+                gk_fw_fence();
 #pragma unroll
-            for (int kk = 0; kk < C::KS; kk++) {
-                gk_u64 da = gk_fw_desc(sQ + (kk / 4) * C::QBLK + c * 8192 + (kk % 4) * 32, 16, 1024);
-                gk_u64 dk = gk_fw_desc(sK + (kk / 4) * C::KBLK + (kk % 4) * 32, 16, 1024);
-                gk_fw_ss<DT>(s, da, dk, kk);
+                for (int kk = 0; kk < C::KS; kk++) {
+                    gk_u64 da = gk_fw_desc(sQ + (kk / 4) * C::QBLK + c * 8192 + (kk % 4) * 32, 16, 1024);
+                    gk_u64 dk = gk_fw_desc(sK + (kk / 4) * C::KBLK + (kk % 4) * 32, 16, 1024);
+                    gk_fw_ss<DT>(s, da, dk, kk);
+                }
+                gk_fw_commit();
+            };
+            // O += P V(t), issued (not waited): V MN-major, k16 steps of 16 key rows (2048 bytes),
+            // 64-column blocks KBLK apart
+            auto issue_pv = [&](int t) {
+                const unsigned u = it0 + t, sV = base + C::Q_BYTES + (u % ST) * 2 * C::TILE + C::TILE;
+                gk_fw_bar_wait(fullV + 8 * (u % ST), (u / ST) & 1);
+                gk_fw_fence();
+#pragma unroll
+                for (int j = 0; j < 8; j++) gk_fw_rs<DT, D>::run(o, pf[j], gk_fw_desc(sV + j * 2048, C::KBLK, 1024));
+                gk_fw_commit();
+            };
+            auto edge = [&](int t) {
+                const gk_i64 k0 = (gk_i64)t * C::BN;
+                return k0 + C::BN > p.Skv || (p.causal && k0 + C::BN - 1 > rbase + shift);
+            };
+            // pingpong turns: warpgroup c issues after bar.sync(1 + c); the other
+            // warpgroup's bar.arrive(1 + c) hands the turn over. nt + 1 turns each
+            // a tile: warpgroup 1 opens with one arrive for warpgroup 0 and does
+            // not hand over after its last turn; warpgroup 0 hands over after
+            // every turn (nt + 1 syncs and nt + 1 arrives on each barrier)
+            int turn = 0;
+            auto turn_begin = [&]() { if (PP) gk_fw_nb_sync(1 + c); };
+            auto turn_end = [&]() {
+                if (PP && ++turn <= nt + 1 - c) gk_fw_nb_arrive(2 - c);
+            };
+            if (PP && c == 1 && nt > 0) gk_fw_nb_arrive(1);
+            if (nt > 0) {
+                gk_fw_bar_wait(bars, jq & 1);
+                turn_begin();
+                issue_s(0);
+                turn_end();
+                gk_fw_wait<0>();
+                gk_fw_reg_fence(s);
+                gk_fw_bar_arrive(emptyK + 8 * (it0 % ST));
+                if (nt == 1) gk_fw_bar_arrive(qempty); // Q is read
+                gk_fw_softmax(s, m0, m1, l0, l1, c0, c1, sl2, edge(0), 0, r0, p.Skv, shift, p.causal);
+                gk_fw_pack_p<DT>(s, pf);
             }
-            gk_fw_commit();
-        };
-        // O += P V(t), issued (not waited): V MN-major, k16 steps of 16 key rows (2048 bytes),
-        // 64-column blocks KBLK apart
-        auto issue_pv = [&](int t) {
-            const unsigned sV = base + C::Q_BYTES + (t % ST) * 2 * C::TILE + C::TILE;
-            gk_fw_bar_wait(fullV + 8 * (t % ST), (t / ST) & 1);
-            gk_fw_fence();
+            // iteration t: S(t) and PV(t - 1) in flight together; the softmax of
+            // tile t waits only for S(t); O is rescaled once PV(t - 1) is done
+            for (int t = 1; t < nt; t++) {
 #pragma unroll
-            for (int j = 0; j < 8; j++) gk_fw_rs<DT, D>::run(o, pf[j], gk_fw_desc(sV + j * 2048, C::KBLK, 1024));
-            gk_fw_commit();
-        };
-        auto edge = [&](int t) {
-            const gk_i64 k0 = (gk_i64)t * C::BN;
-            return k0 + C::BN > p.Skv || (p.causal && k0 + C::BN - 1 > rbase + shift);
-        };
-        // pingpong turns: warpgroup c issues after bar.sync(1 + c); the other
-        // warpgroup's bar.arrive(1 + c) hands the turn over. nt + 1 turns each:
-        // warpgroup 1 opens with one arrive for warpgroup 0 and does not hand
-        // over after its last turn; warpgroup 0 hands over after every turn
-        // (nt + 1 syncs and nt + 1 arrives on each barrier)
-        int turn = 0;
-        auto turn_begin = [&]() { if (PP) gk_fw_nb_sync(1 + c); };
-        auto turn_end = [&]() {
-            if (PP && ++turn <= nt + 1 - c) gk_fw_nb_arrive(2 - c);
-        };
-        if (PP && c == 1 && nt > 0) gk_fw_nb_arrive(1);
-        if (nt > 0) {
-            gk_fw_bar_wait(bars, 0);
-            turn_begin();
-            issue_s(0);
-            turn_end();
-            gk_fw_wait<0>();
-            gk_fw_reg_fence(s);
-            gk_fw_bar_arrive(emptyK);
-            gk_fw_softmax(s, m0, m1, l0, l1, c0, c1, sl2, edge(0), 0, r0, p.Skv, shift, p.causal);
-            gk_fw_pack_p<DT>(s, pf);
-        }
-        // iteration t: S(t) and PV(t - 1) in flight together; the softmax of
-        // tile t waits only for S(t); O is rescaled once PV(t - 1) is done
-        for (int t = 1; t < nt; t++) {
+                for (int i = 0; i < D / 2; i += 4) { o[i] *= c0; o[i + 1] *= c0; o[i + 2] *= c1; o[i + 3] *= c1; }
+                turn_begin();
+                issue_s(t);
+                issue_pv(t - 1);
+                turn_end();
+                gk_fw_wait<1>();
+                gk_fw_reg_fence(s);
+                gk_fw_bar_arrive(emptyK + 8 * ((it0 + t) % ST)); // K(t) is read
+                if (t == nt - 1) gk_fw_bar_arrive(qempty);        // Q is read
+                gk_fw_softmax(s, m0, m1, l0, l1, c0, c1, sl2, edge(t), (gk_i64)t * C::BN, r0, p.Skv, shift, p.causal);
+                gk_fw_wait<0>();
+                gk_fw_reg_fence(o);
+                gk_fw_reg_fence(pf);
+                gk_fw_bar_arrive(emptyV + 8 * ((it0 + t - 1) % ST)); // V(t - 1) is read
+                gk_fw_pack_p<DT>(s, pf);
+            }
+            if (nt > 0) {
 #pragma unroll
-            for (int i = 0; i < D / 2; i += 4) { o[i] *= c0; o[i + 1] *= c0; o[i + 2] *= c1; o[i + 3] *= c1; }
-            turn_begin();
-            issue_s(t);
-            issue_pv(t - 1);
-            turn_end();
-            gk_fw_wait<1>();
-            gk_fw_reg_fence(s);
-            gk_fw_bar_arrive(emptyK + 8 * (t % ST)); // K(t) is read
-            gk_fw_softmax(s, m0, m1, l0, l1, c0, c1, sl2, edge(t), (gk_i64)t * C::BN, r0, p.Skv, shift, p.causal);
-            gk_fw_wait<0>();
-            gk_fw_reg_fence(o);
-            gk_fw_reg_fence(pf);
-            gk_fw_bar_arrive(emptyV + 8 * ((t - 1) % ST)); // V(t - 1) is read
-            gk_fw_pack_p<DT>(s, pf);
-        }
-        if (nt > 0) {
+                for (int i = 0; i < D / 2; i += 4) { o[i] *= c0; o[i + 1] *= c0; o[i + 2] *= c1; o[i + 3] *= c1; }
+                turn_begin();
+                issue_pv(nt - 1);
+                turn_end();
+                gk_fw_wait<0>();
+                gk_fw_reg_fence(o);
+                gk_fw_reg_fence(pf);
+                gk_fw_bar_arrive(emptyV + 8 * ((it0 + nt - 1) % ST)); // V(nt - 1) is read
+                it0 += nt;
+                jq++;
+            }
+            l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
+            l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
+            l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
+            l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
+            const gk_i64 r1 = r0 + 8;
+            const float i0 = l0 > 0.f ? 1.f / l0 : 0.f, i1 = l1 > 0.f ? 1.f / l1 : 0.f;
+            S *og = (S *)p.o + b * p.o_bs + h * p.o_hs;
 #pragma unroll
-            for (int i = 0; i < D / 2; i += 4) { o[i] *= c0; o[i + 1] *= c0; o[i + 2] *= c1; o[i + 3] *= c1; }
-            turn_begin();
-            issue_pv(nt - 1);
-            turn_end();
-            gk_fw_wait<0>();
-            gk_fw_reg_fence(o);
-        }
-        l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
-        l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
-        l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
-        l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
-        const gk_i64 r1 = r0 + 8;
-        const float i0 = l0 > 0.f ? 1.f / l0 : 0.f, i1 = l1 > 0.f ? 1.f / l1 : 0.f;
-        S *og = (S *)p.o + b * p.o_bs + h * p.o_hs;
-#pragma unroll
-        for (int i = 0; i < D / 2; i += 4) {
-            const int col = 8 * (i / 4) + 2 * (l % 4);
-            if (r0 < p.Sq) *(unsigned *)(void *)(og + r0 * p.o_ss + col) = gk_fw_pack<DT>(o[i] * i0, o[i + 1] * i0);
-            if (r1 < p.Sq) *(unsigned *)(void *)(og + r1 * p.o_ss + col) = gk_fw_pack<DT>(o[i + 2] * i1, o[i + 3] * i1);
+            for (int i = 0; i < D / 2; i += 4) {
+                const int col = 8 * (i / 4) + 2 * (l % 4);
+                if (r0 < p.Sq) *(unsigned *)(void *)(og + r0 * p.o_ss + col) = gk_fw_pack<DT>(o[i] * i0, o[i + 1] * i0);
+                if (r1 < p.Sq) *(unsigned *)(void *)(og + r1 * p.o_ss + col) = gk_fw_pack<DT>(o[i + 2] * i1, o[i + 3] * i1);
+            }
         }
     }
 }
@@ -368,8 +405,9 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
 
 // Shared memory (gpukit.h has the same numbers): D/64 * 16384 (Q) + 2 * ST *
 // D/64 * 16384 (K, V: ST stages) + 256 (barriers) + 1024 (alignment).
-// Variants: gk_fwg_<dt>_<D>_<v>, v = 0: 2 stages; 1: 2 stages, pingpong;
-// 2: 3 stages; 3: 3 stages, pingpong (gpukit.h picks one; the tests run all).
+// Kernels: gk_fwg_<dt>_<D>_<v>, v = 0: 2 stages; 1: 2 stages, pingpong;
+// 2: 3 stages; 3: 3 stages, pingpong (gpukit.h picks one and the grid; the
+// tests run all).
 #ifdef GK_FW_ON
 #define GK_FW_BODY(DT, D, ST, PP) { gk_fw_run<DT, D, ST, PP>(tq, tk, tv, p); }
 #else

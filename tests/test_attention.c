@@ -125,7 +125,7 @@ static void check(const acase *a) {
              a->causal, a->mask, a->qlens, a->kvlens);
     if (a->variants && gk_ctx_backend(D) == GK_BACKEND_CUDA && D->info.cc_major == 9 && D->info.cc_minor == 0 && a->Sq > 1) {
         int v;
-        for (v = 0; v < 4; v++) {
+        for (v = 0; v < 5; v++) {
             long before = gk__fwg_launches;
             gk__fwg_variant = v;
             e = run(D, a, Q, K, V, M, ql, kl, want, &st);
@@ -214,8 +214,19 @@ int main(void) {
         a.variants = 1;
         check(&a);
         if (hopper && a.Sq > 1)
-            GKT_CHECK(gk__fwg_launches == before + 5, "flash_wg: case %d (Sq %lld, D %lld) did not run the wgmma kernel", t, (long long)a.Sq,
+            GKT_CHECK(gk__fwg_launches == before + 6, "flash_wg: case %d (Sq %lld, D %lld) did not run the wgmma kernel", t, (long long)a.Sq,
                       (long long)a.Dh);
+    }
+    for (t = 0; t < 3; t++) { /* flash_wg with more 128-query tiles than SMs: the persistent variant walks several a block,
+                                  with tiles that see no key (causal, Skv < Sq) among them */
+        static const int64_t cs[3][7] = { { 4, 129, 179, 32, 8, 128, 1 }, { 3, 300, 100, 16, 16, 64, 1 }, { 2, 200, 333, 40, 5, 128, 0 } };
+        memset(&a, 0, sizeof a);
+        a.dt = t == 1 ? GK_F16 : GK_BF16;
+        a.tol = a.dt == GK_F16 ? 3e-3 : 1e-2;
+        a.B = cs[t][0]; a.Sq = cs[t][1]; a.Skv = cs[t][2]; a.cache = a.Skv; a.Hq = cs[t][3]; a.Hkv = cs[t][4]; a.Dh = cs[t][5];
+        a.causal = (int)cs[t][6];
+        a.variants = 1;
+        check(&a);
     }
     if (gk_ctx_backend(D) == GK_BACKEND_CUDA && D->info.cc_major == 9 && D->info.cc_minor == 0) { /* forced off: flash.cu runs */
         long before = gk__fwg_launches;
