@@ -929,7 +929,11 @@ GKDEF gk_status gk_linear_glu(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor
    KV cache). Cross-attention is Sq != Skv without causal. q_lens / kv_lens
    (i32 [B], optional) give per-sequence lengths inside padded batches; they
    are read on the device, so a captured graph sees the values at replay.
-   Rows past q_len, and rows that see no key, are written as zeros. */
+   Rows past q_len, and rows that see no key, are written as zeros.
+   Kernels: on a compute capability 9.0 device, f16 / bf16 with D 64 or 128,
+   no mask, no lengths and a positive scale run on the wgmma + TMA kernel
+   (kernels/flash_wg.cu; GPUKIT_ATTN_WGMMA=0 in the environment turns it
+   off); other 16-bit prefill on mma.sync (kernels/flash.cu). */
 typedef struct gk_attention_desc {
     float scale;                /* 0: 1 / sqrt(D) */
     int causal;
@@ -5585,12 +5589,12 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
     unsigned g[3], bl[3];
     void *args[4];
     gk_status st;
+    int v = gk__fwg_variant >= 0 && gk__fwg_variant < 5 ? gk__fwg_variant : gk__fwg_pick(p->D), k = v == 4 ? 3 : v, stages = k >= 2 ? 3 : 2;
+    int64_t tiles = (p->Sq + 127) / 128 * p->Hq * p->B;
     if (gk__fwg_map(ctx, &tm[0], dt, p->q, p->D, p->Sq, p->Hq, p->B, p->q_ss, p->q_hs, p->q_bs) ||
         gk__fwg_map(ctx, &tm[1], dt, p->k, p->D, p->Skv, p->Hkv, p->B, p->k_ss, p->k_hs, p->k_bs) ||
         gk__fwg_map(ctx, &tm[2], dt, p->v, p->D, p->Skv, p->Hkv, p->B, p->v_ss, p->v_hs, p->v_bs))
         return GK__WG_DECLINED;
-    int v = gk__fwg_variant >= 0 && gk__fwg_variant < 5 ? gk__fwg_variant : gk__fwg_pick(p->D), k = v == 4 ? 3 : v, stages = k >= 2 ? 3 : 2;
-    int64_t tiles = (p->Sq + 127) / 128 * p->Hq * p->B;
     args[0] = &tm[0]; args[1] = &tm[1]; args[2] = &tm[2]; args[3] = p;
     g[0] = (unsigned)(v == 4 && tiles > ctx->info.sm_count ? ctx->info.sm_count : tiles); g[1] = 1; g[2] = 1;
     bl[0] = 384; bl[1] = 1; bl[2] = 1;
