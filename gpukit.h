@@ -950,6 +950,17 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
    outside [0, S) are skipped (no status: the positions live on the device,
    so a captured graph reads the values current at replay). */
 GKDEF gk_status gk_kv_write(gk_ctx *ctx, gk_tensor cache, gk_tensor x, gk_tensor start);
+/* RoPE and KV-cache write of one decode token per sequence: x [B, Hq + 2 Hkv, D]
+   holds the q heads, k heads and v heads of a fused projection (f32, f16 or
+   bf16), cache [B, S, 2 Hkv, D] (k heads, then v heads) has x's dtype, pos is a
+   contiguous i32 [B], cos_tab / sin_tab are gk_rope's tables. The same as
+   gk_rope(x[:, :Hq + Hkv], positions pos, rotary_dim, GK_ROPE_NEOX) in place,
+   then gk_kv_write(cache, x[:, Hq:] as [B, 1, 2 Hkv, D], start pos); on CUDA one
+   kernel (launched with programmatic dependent launch) when the heads of x
+   are contiguous, the cache rows have unit stride and the tables have x's
+   dtype, else those two ops. */
+GKDEF gk_status gk_rope_kv_write(gk_ctx *ctx, gk_tensor x, gk_tensor cache, gk_tensor pos, gk_tensor cos_tab, gk_tensor sin_tab, int rotary_dim,
+                                 int64_t q_heads);
 /* end of >>api_ops_llm */
 
 #ifdef __cplusplus
@@ -5283,6 +5294,9 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         c.m = p; c.batch = batch; c.dt = sa->dtype; c.odt = so->dtype; c.glu = linear == 2;
         st = gk__cpu_run(ctx, gk__matmul_cpu, &c, sizeof c, W);
     } else if (plan == GK__MM_GEMV) {
+        /* programmatic dependent launch (sm_90+): the GEMV kernels issue their first
+           weight loads, then wait for the previous kernel (gk_pdl_wait), so a block's
+           start and its first DRAM round trip overlap the previous kernel's tail */
         void *args[1];
         unsigned g[3], bl[3];
         args[0] = &p;
@@ -5292,12 +5306,12 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         if (cfg >= GK__GEMV_NCFG) { /* tensor cores: 16 output columns a block */
             g[0] = (unsigned)((N + 15) / 16);
             bl[0] = (unsigned)(32 * gk__gemvtc_warps[cfg - GK__GEMV_NCFG]);
-            st = gk__launch_cfg(ctx, GK__MOD_GEMM, gk__k_gemvtc[sa->dtype][linear == 2][cfg - GK__GEMV_NCFG], g, bl, 0, args, W);
+            st = gk__launch_ex(ctx, GK__MOD_GEMM, gk__k_gemvtc[sa->dtype][linear == 2][cfg - GK__GEMV_NCFG], g, bl, 0, args, GK__LAUNCH_PDL, W);
         } else {
             int rows = gk__gemv_cfgs[cfg][2] / (linear == 2 ? 2 : 1);
             g[0] = (unsigned)((N + rows - 1) / rows);
             bl[0] = (unsigned)gk__gemv_cfgs[cfg][0];
-            st = gk__launch_cfg(ctx, GK__MOD_GEMM, gk__k_gemv[sa->dtype][linear == 2][mri][cfg], g, bl, 0, args, W);
+            st = gk__launch_ex(ctx, GK__MOD_GEMM, gk__k_gemv[sa->dtype][linear == 2][mri][cfg], g, bl, 0, args, GK__LAUNCH_PDL, W);
         }
     } else if (plan == GK__MM_LT && K > 0) {
         int epi = GK__LT_EPILOGUE_DEFAULT, post = p.res || (p.act != GK_ACT_NONE && p.act != GK_ACT_GELU_TANH);
@@ -5623,10 +5637,15 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             g[0] = (unsigned)p.Hkv; g[1] = (unsigned)p.splits; g[2] = (unsigned)p.B;
             bl[0] = 128; bl[1] = 1; bl[2] = 1;
             args[0] = &p;
-            if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_ATTENTION, sq->dtype == GK_BF16 ? "gk_attn_dec_bf16" : "gk_attn_dec_f16", g, bl, (unsigned)smem, args, W);
+            /* both kernels wait for their predecessor (gk_pdl_wait) before they read anything:
+               programmatic dependent launch (sm_90+) overlaps their start with its tail. Splits
+               past a sequence's kv_len return at once and the combine skips them. */
+            if (st == GK_OK)
+                st = gk__launch_ex(ctx, GK__MOD_ATTENTION, sq->dtype == GK_BF16 ? "gk_attn_dec_bf16" : "gk_attn_dec_f16", g, bl, (unsigned)smem, args,
+                                   GK__LAUNCH_PDL, W);
             g[0] = (unsigned)rows; g[1] = 1;
             bl[0] = p.D > 96 ? 128u : (unsigned)((p.D + 31) / 32 * 32); /* the combine's launch bound */
-            if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, W);
+            if (st == GK_OK) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, GK__LAUNCH_PDL, W);
             if (p.part) gk__unuse(ctx, ctx->ws);
             gk__operands_done(ctx, &ops, st);
             gk__unlock(&ctx->mu);
@@ -9894,14 +9913,90 @@ GKDEF gk_status gk_kv_write(gk_ctx *ctx, gk_tensor cache, gk_tensor x, gk_tensor
     if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__kvw_cpu, &p, sizeof p, W);
     else if (p.es > 8 || !kn[p.es]) st = gk__err(ctx, GK_ERR_DTYPE, "%s: no kernel for %s", W, gk_dtype_name(cs->dtype));
     else {
+        /* grid-stride like gk__launch; programmatic dependent launch (the kernel waits first) */
         void *args[1];
+        int64_t work = p.B * p.T * p.H * p.D, blocks = (work + 255) / 256, maxb = (int64_t)ctx->info.sm_count * 32;
+        unsigned g[3], bl[3];
+        g[0] = (unsigned)GK__MAX(GK__MIN(blocks, maxb), (int64_t)1); g[1] = 1; g[2] = 1;
+        bl[0] = 256; bl[1] = 1; bl[2] = 1;
         args[0] = &p;
-        st = gk__launch(ctx, GK__MOD_LLM, kn[p.es], p.B * p.T * p.H * p.D, args, W);
+        st = gk__launch_ex(ctx, GK__MOD_LLM, kn[p.es], g, bl, 0, args, GK__LAUNCH_PDL, W);
     }
 done:
     gk__operands_done(ctx, &ops, st);
     gk__unlock(&ctx->mu);
     return st;
+}
+typedef struct gk__ropekv {     /* layout of gk_ropekv_p in kernels/llm.cu */
+    int64_t B, H, Hkv, D, S, max_pos, x_bs, c_bs, c_ss, c_hs;
+    uint64_t x, c, pos, cs, sn;
+    int rd;
+} gk__ropekv;
+
+GKDEF gk_status gk_rope_kv_write(gk_ctx *ctx, gk_tensor x, gk_tensor cache, gk_tensor pos, gk_tensor cos_tab, gk_tensor sin_tab, int rotary_dim,
+                                 int64_t q_heads) {
+    const char *W = "gk_rope_kv_write";
+    static const char *const names[5] = { "x", "cache", "pos", "cos_tab", "sin_tab" };
+    gk_tensor_info xi, ci, pi, ti, si;
+    gk_tensor ts[5];
+    gk_status st;
+    int64_t Hkv;
+    int fused;
+    if (!ctx) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "%s: ctx is NULL", W);
+    if ((st = gk_tensor_info_get(ctx, x, &xi)) != GK_OK || (st = gk_tensor_info_get(ctx, cache, &ci)) != GK_OK ||
+        (st = gk_tensor_info_get(ctx, pos, &pi)) != GK_OK || (st = gk_tensor_info_get(ctx, cos_tab, &ti)) != GK_OK ||
+        (st = gk_tensor_info_get(ctx, sin_tab, &si)) != GK_OK)
+        return st;
+    if (xi.ndim != 3 || ci.ndim != 4 || ci.shape[2] % 2 || ci.shape[0] != xi.shape[0] || ci.shape[3] != xi.shape[2] || q_heads < 0 ||
+        xi.shape[1] != q_heads + ci.shape[2])
+        return gk__err(ctx, GK_ERR_SHAPE, "%s: x must be [B, q_heads + 2 Hkv, D] (q_heads %lld) and cache [B, S, 2 Hkv, D] (x is %dD, cache %dD)", W,
+                       (long long)q_heads, xi.ndim, ci.ndim);
+    Hkv = ci.shape[2] / 2;
+    fused = gk_ctx_backend(ctx) == GK_BACKEND_CUDA && (xi.dtype == GK_F32 || xi.dtype == GK_F16 || xi.dtype == GK_BF16) &&
+            ci.dtype == xi.dtype && ti.dtype == xi.dtype && si.dtype == xi.dtype && pi.dtype == GK_I32 && pi.ndim == 1 && pi.shape[0] == xi.shape[0] &&
+            pi.contiguous && ti.ndim == 2 && si.ndim == 2 && ti.contiguous && si.contiguous && ti.shape[0] == si.shape[0] &&
+            ti.shape[1] == rotary_dim / 2 && si.shape[1] == rotary_dim / 2 && rotary_dim > 0 && rotary_dim % 2 == 0 && rotary_dim <= xi.shape[2] &&
+            xi.strides[2] == 1 && xi.strides[1] == xi.shape[2] && ci.strides[3] == 1 && xi.shape[0] <= 65535 && xi.shape[1] <= 2147483647;
+    if (!fused) { /* the two ops (they check the rest) */
+        gk_tensor qk = { 0 }, kvx = { 0 }, kvx4 = { 0 };
+        st = gk_view_slice(ctx, x, 1, 0, q_heads + Hkv, 1, &qk);
+        if (st == GK_OK) st = gk_rope(ctx, qk, qk, pos, cos_tab, sin_tab, rotary_dim, GK_ROPE_NEOX);
+        if (st == GK_OK) st = gk_view_slice(ctx, x, 1, q_heads, q_heads + 2 * Hkv, 1, &kvx);
+        if (st == GK_OK) st = gk_view_unsqueeze(ctx, kvx, 1, &kvx4);
+        if (st == GK_OK) st = gk_kv_write(ctx, cache, kvx4, pos);
+        if (qk.id) gk_tensor_free(ctx, qk);
+        if (kvx.id) gk_tensor_free(ctx, kvx);
+        if (kvx4.id) gk_tensor_free(ctx, kvx4);
+        return st;
+    }
+    {
+        static const char *const kn[4] = { "gk_rope_kv_dec_f32", NULL, "gk_rope_kv_dec_f16", "gk_rope_kv_dec_bf16" };
+        gk__opnds ops;
+        gk__ropekv p;
+        void *args[1];
+        unsigned g[3], bl[3];
+        ops.used = 0;
+        memset(&p, 0, sizeof p);
+        ts[0] = x; ts[1] = cache; ts[2] = pos; ts[3] = cos_tab; ts[4] = sin_tab;
+        GK__ENTER(ctx, W);
+        st = gk__operands(ctx, &ops, ts, names, 5, W);
+        if (st != GK_OK) goto done;
+        p.B = xi.shape[0]; p.H = q_heads; p.Hkv = Hkv; p.D = xi.shape[2]; p.S = ci.shape[1]; p.max_pos = ti.shape[0];
+        p.x_bs = xi.strides[0]; p.c_bs = ci.strides[0]; p.c_ss = ci.strides[1]; p.c_hs = ci.strides[2];
+        p.rd = rotary_dim;
+        if (p.B == 0 || p.H + 2 * p.Hkv == 0 || p.D == 0) goto done;
+        if ((st = gk__operands_use(ctx, &ops, W)) != GK_OK) goto done;
+        p.x = gk__slot_addr(ops.s[0]); p.c = gk__slot_addr(ops.s[1]); p.pos = gk__slot_addr(ops.s[2]);
+        p.cs = gk__slot_addr(ops.s[3]); p.sn = gk__slot_addr(ops.s[4]);
+        g[0] = (unsigned)(p.H + 2 * p.Hkv); g[1] = (unsigned)p.B; g[2] = 1;
+        bl[0] = p.D >= 256 ? 128u : 64u; bl[1] = 1; bl[2] = 1;
+        args[0] = &p;
+        st = gk__launch_ex(ctx, GK__MOD_LLM, kn[xi.dtype], g, bl, 0, args, GK__LAUNCH_PDL, W);
+    done:
+        gk__operands_done(ctx, &ops, st);
+        gk__unlock(&ctx->mu);
+        return st;
+    }
 }
 /* end of >>ops_llm */
 
