@@ -936,6 +936,8 @@ typedef struct gk_attention_desc {
     gk_tensor mask;             /* optional f32 [Sq, Skv] or [B, Sq, Skv], added to the scores (-inf hides) */
     gk_tensor q_lens;           /* optional i32 [B] */
     gk_tensor kv_lens;          /* optional i32 [B] */
+    gk_tensor split_tickets;    /* optional i32, contiguous, >= B * Hkv elements, all 0 (and left 0): decode (Sq 1)
+                                   merges its key splits inside its one kernel instead of a second launch */
 } gk_attention_desc;
 GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor k, gk_tensor v, const gk_attention_desc *desc);
 /* end of >>api_ops_matmul */
@@ -961,6 +963,12 @@ GKDEF gk_status gk_kv_write(gk_ctx *ctx, gk_tensor cache, gk_tensor x, gk_tensor
    dtype, else those two ops. */
 GKDEF gk_status gk_rope_kv_write(gk_ctx *ctx, gk_tensor x, gk_tensor cache, gk_tensor pos, gk_tensor cos_tab, gk_tensor sin_tab, int rotary_dim,
                                  int64_t q_heads);
+/* gk_rms_norm(out, x, weight, eps) for the few rows of a decode step: on CUDA,
+   with x and out contiguous [R, D], weight [D] of their dtype (f32, f16,
+   bf16), 16-byte aligned and D <= 1024 vectors of 16 bytes, one kernel launched
+   with programmatic dependent launch (its weight loads overlap the previous
+   kernel's tail); otherwise, and on the CPU, gk_rms_norm itself. */
+GKDEF gk_status gk_decode_rms_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor weight, double eps);
 /* end of >>api_ops_llm */
 
 #ifdef __cplusplus
@@ -5466,6 +5474,7 @@ typedef struct gk__attn {       /* layout of gk_attn_p in kernels/attention.cu *
     uint64_t q, k, v, mask, o, q_lens, kv_lens, part;
     float scale;
     int causal, splits, chunk, tile;
+    uint64_t ticket;
 } gk__attn;
 typedef struct gk__attn_cpu { gk__attn a; gk_dtype dt; } gk__attn_cpu;
 
@@ -5522,12 +5531,12 @@ static const char *const gk__k_attn[4][2] = { { "gk_attn_f32", "gk_attn_combine_
 
 GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor k, gk_tensor v, const gk_attention_desc *desc) {
     const char *W = "gk_attention";
-    const char *names[6] = { "out", "q", "k", "v", "", "" };
-    gk_tensor ts[6];
+    const char *names[7] = { "out", "q", "k", "v", "", "", "" };
+    gk_tensor ts[7];
     gk__opnds ops;
     gk__attn p;
     gk_attention_desc d;
-    int n = 4, im = -1, iq = -1, ik = -1, i;
+    int n = 4, im = -1, iq = -1, ik = -1, it = -1, i;
     gk_status st = GK_OK;
     gk__slot *so, *sq, *sk, *sv;
     if (desc) d = *desc;
@@ -5536,6 +5545,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
     if (d.mask.id) { im = n; names[n] = "mask"; ts[n++] = d.mask; }
     if (d.q_lens.id) { iq = n; names[n] = "q_lens"; ts[n++] = d.q_lens; }
     if (d.kv_lens.id) { ik = n; names[n] = "kv_lens"; ts[n++] = d.kv_lens; }
+    if (d.split_tickets.id) { it = n; names[n] = "split_tickets"; ts[n++] = d.split_tickets; }
     GK__ENTER(ctx, W);
     memset(&p, 0, sizeof p);
     st = gk__operands(ctx, &ops, ts, names, n, W);
@@ -5587,6 +5597,14 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             }
         }
     }
+    if (it >= 0) {
+        gk__slot *s = ops.s[it];
+        if (s->dtype != GK_I32 || !gk__is_contig(s) || gk__numel(s) < p.B * p.Hkv) {
+            st = gk__err(ctx, GK_ERR_SHAPE, "%s: split_tickets must be a contiguous i32 tensor of at least B * Hkv = %lld elements", W,
+                         (long long)(p.B * p.Hkv));
+            goto fail;
+        }
+    }
 #define GK__ATTN_STRIDES(X, s) p.X##_bs = (s)->strides[0]; p.X##_ss = (s)->strides[1]; p.X##_hs = (s)->strides[2]
     GK__ATTN_STRIDES(q, sq); GK__ATTN_STRIDES(k, sk); GK__ATTN_STRIDES(v, sv); GK__ATTN_STRIDES(o, so);
 #undef GK__ATTN_STRIDES
@@ -5599,6 +5617,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
     if (im >= 0) p.mask = gk__slot_addr(ops.s[im]);
     if (iq >= 0) p.q_lens = gk__slot_addr(ops.s[iq]);
     if (ik >= 0) p.kv_lens = gk__slot_addr(ops.s[ik]);
+    if (it >= 0) p.ticket = gk__slot_addr(ops.s[it]);
     if (ctx->backend == GK_BACKEND_CPU) {
         gk__attn_cpu c;
         c.a = p; c.dt = sq->dtype;
@@ -5645,7 +5664,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                                    GK__LAUNCH_PDL, W);
             g[0] = (unsigned)rows; g[1] = 1;
             bl[0] = p.D > 96 ? 128u : (unsigned)((p.D + 31) / 32 * 32); /* the combine's launch bound */
-            if (st == GK_OK) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, GK__LAUNCH_PDL, W);
+            if (st == GK_OK && !p.ticket) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, GK__LAUNCH_PDL, W);
             if (p.part) gk__unuse(ctx, ctx->ws);
             gk__operands_done(ctx, &ops, st);
             gk__unlock(&ctx->mu);
@@ -9997,6 +10016,54 @@ GKDEF gk_status gk_rope_kv_write(gk_ctx *ctx, gk_tensor x, gk_tensor cache, gk_t
         gk__unlock(&ctx->mu);
         return st;
     }
+}
+GKDEF gk_status gk_decode_rms_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor weight, double eps) {
+    const char *W = "gk_decode_rms_norm";
+    static const char *const names[3] = { "out", "x", "weight" };
+    static const char *const kn[4] = { "gk_rms_norm_dec_f32", NULL, "gk_rms_norm_dec_f16", "gk_rms_norm_dec_bf16" };
+    gk_tensor_info oi, xi, wi;
+    gk_tensor ts[3];
+    gk__opnds ops;
+    gk_status st;
+    int64_t R, D, E, nvec;
+    uint64_t xa, wa, oa;
+    if (!ctx) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "%s: ctx is NULL", W);
+    if ((st = gk_tensor_info_get(ctx, out, &oi)) != GK_OK || (st = gk_tensor_info_get(ctx, x, &xi)) != GK_OK ||
+        (st = gk_tensor_info_get(ctx, weight, &wi)) != GK_OK)
+        return st;
+    E = xi.dtype == GK_F32 ? 4 : 8;
+    if (gk_ctx_backend(ctx) != GK_BACKEND_CUDA || (xi.dtype != GK_F32 && xi.dtype != GK_F16 && xi.dtype != GK_BF16) || oi.dtype != xi.dtype ||
+        wi.dtype != xi.dtype || xi.ndim != 2 || oi.ndim != 2 || wi.ndim != 1 || !xi.contiguous || !oi.contiguous || !wi.contiguous ||
+        oi.shape[0] != xi.shape[0] || oi.shape[1] != xi.shape[1] || wi.shape[0] != xi.shape[1] || xi.shape[1] % E || xi.shape[1] / E > 1024 ||
+        xi.shape[1] == 0)
+        return gk_rms_norm(ctx, out, x, weight, eps);
+    R = xi.shape[0]; D = xi.shape[1]; nvec = D / E;
+    ops.used = 0;
+    ts[0] = out; ts[1] = x; ts[2] = weight;
+    GK__ENTER(ctx, W);
+    st = gk__operands(ctx, &ops, ts, names, 3, W);
+    if (st == GK_OK && R > 0) st = gk__operands_use(ctx, &ops, W);
+    if (st == GK_OK && R > 0) {
+        oa = gk__slot_addr(ops.s[0]); xa = gk__slot_addr(ops.s[1]); wa = gk__slot_addr(ops.s[2]);
+        if (((oa | xa | wa) & 15) != 0) {
+            st = GK_ERR_UNSUPPORTED; /* not 16-byte aligned: gk_rms_norm below, after the lock is released */
+        } else {
+            float e = (float)eps;
+            int dd = (int)D;
+            void *args[6];
+            unsigned g[3], bl[3];
+            int64_t nt = (nvec + 31) / 32 * 32; /* a vector a thread where 256 threads cover the row, else up to 4 */
+            if (nt > 256) nt = 256;
+            args[0] = &R; args[1] = &dd; args[2] = &e; args[3] = &xa; args[4] = &wa; args[5] = &oa;
+            g[0] = (unsigned)(R < 65535 ? R : 65535); g[1] = 1; g[2] = 1;
+            bl[0] = (unsigned)nt; bl[1] = 1; bl[2] = 1;
+            st = gk__launch_ex(ctx, GK__MOD_LLM, kn[xi.dtype], g, bl, 0, args, GK__LAUNCH_PDL, W);
+        }
+    }
+    gk__operands_done(ctx, &ops, st == GK_ERR_UNSUPPORTED ? GK_OK : st);
+    gk__unlock(&ctx->mu);
+    if (st == GK_ERR_UNSUPPORTED) return gk_rms_norm(ctx, out, x, weight, eps);
+    return st;
 }
 /* end of >>ops_llm */
 

@@ -19,6 +19,7 @@ struct gk_attn_p {
     float scale;
     int causal, splits;
     int chunk, tile;              // decode: keys a split, keys a shared-memory tile
+    int *ticket;                  // decode, optional: [B, Hkv] zeros; the last split of a kv head combines (gk_attn_dec)
 };
 
 #define GK_ATTN_WARPS 4
@@ -169,7 +170,9 @@ GK_ATTN_K(bf16)
 // while this one is computed. Softmax online over the tiles (exact within one); the
 // split's (m, l, o) per q head go to p.part for gk_attn_combine.
 // Shared memory: K, V [2][tile][D + 8], q [G][D] f32, scores [G][tile], o [G][D] f32,
-// m / l / rescale [G] each.
+// m / l / rescale [G] each. With p.ticket (zeros [B, Hkv]) the block that finishes
+// last for its (b, kv head) merges the splits itself (a warp per q head) and sets the
+// ticket back to 0: no gk_attn_combine launch.
 __device__ __forceinline__ void gk_dec_cp16(void *smem, const void *gmem) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(smem)), "l"(gmem));
 }
@@ -198,12 +201,6 @@ template <int DT> __device__ __forceinline__ void gk_attn_dec(const gk_attn_p &p
     if (split > 0 && j0 >= kvlen) return; // past this sequence's keys: gk_attn_combine reads splits 0..gk_attn_nsplit() only
     const S *kb = (const S *)p.k + b * p.k_bs + hk * p.k_hs, *vb = (const S *)p.v + b * p.v_bs + hk * p.v_hs;
     const float NEG = -__int_as_float(0x7f800000);
-    for (int e = tid; e < G * D; e += nt) {
-        int g = e / D, d = e - g * D;
-        qs[e] = (float)T::ld(((const S *)p.q)[b * p.q_bs + (hk * G + g) * p.q_hs + d]) * p.scale;
-        os[e] = 0.0f;
-    }
-    for (int g = tid; g < G; g += nt) { ms[g] = NEG; ls[g] = 0.0f; }
     // two stages: the tile after this one loads while this one is computed
     auto load = [&](gk_i64 jt, int st) {
         const int nk = (int)(j1 - jt < C ? j1 - jt : C);
@@ -215,7 +212,13 @@ template <int DT> __device__ __forceinline__ void gk_attn_dec(const gk_attn_p &p
         }
         asm volatile("cp.async.commit_group;\n" ::);
     };
-    if (j0 < j1) load(j0, 0);
+    if (j0 < j1) load(j0, 0); // in flight while q is read
+    for (int e = tid; e < G * D; e += nt) {
+        int g = e / D, d = e - g * D;
+        qs[e] = (float)T::ld(((const S *)p.q)[b * p.q_bs + (hk * G + g) * p.q_hs + d]) * p.scale;
+        os[e] = 0.0f;
+    }
+    for (int g = tid; g < G; g += nt) { ms[g] = NEG; ls[g] = 0.0f; }
     int stage = 0;
     for (gk_i64 jt = j0; jt < j1; jt += C, stage ^= 1) {
         const int nk = (int)(j1 - jt < C ? j1 - jt : C);
@@ -297,6 +300,43 @@ template <int DT> __device__ __forceinline__ void gk_attn_dec(const gk_attn_p &p
         int g = e / (D + 2), d = e - g * (D + 2);
         float *part = p.part + ((b * p.Hq + hk * G + g) * p.splits + split) * (p.D + 2);
         part[d] = d == 0 ? ms[g] : d == 1 ? ls[g] : os[g * D + d - 2];
+    }
+    if (!p.ticket) return; // gk_attn_combine merges the splits
+    // the last split of (b, kv head) to finish merges all of them (the ticket goes back to 0)
+    __shared__ int last;
+    __threadfence();
+    __syncthreads();
+    const int ns = gk_attn_nsplit(p, b);
+    if (tid == 0) {
+        int *tk = p.ticket + b * p.Hkv + hk;
+        last = atomicAdd(tk, 1) == ns - 1;
+        if (last) atomicExch(tk, 0);
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    for (int g = warp; g < G; g += nw) { // a warp per q head
+        const float *pg = p.part + (b * p.Hq + hk * G + g) * p.splits * (p.D + 2);
+        float mx = NEG, lsum = 0.0f;
+        for (int s2 = lane; s2 < ns; s2 += 32) mx = fmaxf(mx, __ldcg(pg + s2 * (p.D + 2)));
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+        for (int s2 = lane; s2 < ns; s2 += 32) {
+            float m2 = __ldcg(pg + s2 * (p.D + 2));
+            lsum += (m2 == NEG ? 0.0f : __expf(m2 - mx)) * __ldcg(pg + s2 * (p.D + 2) + 1);
+        }
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) lsum += __shfl_xor_sync(0xffffffffu, lsum, off);
+        S *out = (S *)p.o + b * p.o_bs + (hk * G + g) * p.o_hs;
+        for (int d = lane; d < D; d += 32) {
+            float acc = 0.0f;
+#pragma unroll 4
+            for (int s2 = 0; s2 < ns; s2++) {
+                float m2 = __ldcg(pg + s2 * (p.D + 2));
+                acc += (m2 == NEG ? 0.0f : __expf(m2 - mx)) * __ldcg(pg + s2 * (p.D + 2) + 2 + d);
+            }
+            out[d] = T::st((typename T::C)(lsum > 0.0f ? acc / lsum : 0.0f));
+        }
     }
 }
 extern "C" __global__ void __launch_bounds__(128) gk_attn_dec_f16(gk_attn_p p) { gk_attn_dec<GK_DT_f16>(p); }

@@ -1,4 +1,5 @@
-/* test_llm_ops: the >>api_ops_llm group (gk_kv_write, gk_rope_kv_write) on the
+/* test_llm_ops: the >>api_ops_llm group (gk_kv_write, gk_rope_kv_write,
+   gk_decode_rms_norm) on the
    device under test against a host expectation computed here, and the CPU
    reference. */
 #define GPUKIT_IMPLEMENTATION
@@ -157,6 +158,31 @@ static void ropekv_case(gk_ctx *ref, gk_dtype dt, int64_t B, int64_t Hq, int64_t
     free(xv); free(cv); free(ct); free(st); free(g1); free(g2); free(hb); free(pos);
 }
 
+/* gk_decode_rms_norm on the device under test against gk_rms_norm on the CPU reference */
+static void dnorm_case(gk_ctx *ref, gk_dtype dt, int64_t R, int64_t D) {
+    int64_t xs[2] = { R, D }, ws[1] = { D }, n = R * D, i;
+    double *xv = (double *)malloc((size_t)n * 8), *wv = (double *)malloc((size_t)D * 8), *g1 = (double *)malloc((size_t)n * 8);
+    double *g2 = (double *)malloc((size_t)n * 8), e;
+    void *hb = malloc((size_t)n * 8);
+    gk_ctx *cs[2];
+    double *gs[2];
+    int k;
+    for (i = 0; i < n; i++) xv[i] = gkt_uniform(-3, 3);
+    for (i = 0; i < D; i++) wv[i] = gkt_uniform(0.5, 1.5);
+    cs[0] = dut; cs[1] = ref; gs[0] = g1; gs[1] = g2;
+    for (k = 0; k < 2; k++) {
+        gk_ctx *c = cs[k];
+        gk_tensor x = up_d(c, dt, 2, xs, xv, n), w = up_d(c, dt, 1, ws, wv, D), o = up_d(c, dt, 2, xs, xv, n); /* out poisoned with x */
+        GKT_OK(c, k == 0 ? gk_decode_rms_norm(c, o, x, w, 1e-6) : gk_rms_norm(c, o, x, w, 1e-6));
+        GKT_OK(c, gk_copy_to_host(c, o, hb, (size_t)n * gk_dtype_size(dt)));
+        gk_convert(GK_F64, gs[k], dt, hb, (size_t)n);
+        gk_tensor_free(c, x); gk_tensor_free(c, w); gk_tensor_free(c, o);
+    }
+    e = gkt_relerr(g1, g2, (size_t)n);
+    GKT_CHECK(e <= (dt == GK_F32 ? 1e-5 : 1e-2), "decode_rms_norm %s R %lld D %lld: relative error %.3g", gk_dtype_name(dt), (long long)R, (long long)D, e);
+    free(xv); free(wv); free(g1); free(g2); free(hb);
+}
+
 static void ropekv_errors(void) {
     int64_t xs[3] = { 2, 6, 8 }, cs[4] = { 2, 4, 4, 8 }, ts[2] = { 4, 4 }, s1[1] = { 2 };
     gk_tensor x, c, t, p;
@@ -192,6 +218,15 @@ int main(void) {
             ropekv_case(ref, rdt[i], 6, 8, 2, 256, 256, 7, 7, 0);    /* head dim 256 */
             ropekv_case(ref, rdt[i], 3, 2, 1, 64, 64, 5, 8, 8);      /* padded heads: the two-op path */
         }
+        gk_ctx_destroy(ref);
+    }
+    {
+        static const gk_dtype ndt[3] = { GK_BF16, GK_F16, GK_F32 };
+        static const int64_t nd[6][2] = { { 1, 896 }, { 8, 2048 }, { 3, 4096 }, { 2, 64 }, { 5, 100 }, { 1, 8200 } }; /* the last two: gk_rms_norm */
+        gk_ctx *ref = gkt_ref();
+        int j;
+        for (i = 0; i < 3; i++)
+            for (j = 0; j < 6; j++) dnorm_case(ref, ndt[i], nd[j][0], nd[j][1]);
         gk_ctx_destroy(ref);
     }
     ropekv_errors();
