@@ -936,8 +936,6 @@ typedef struct gk_attention_desc {
     gk_tensor mask;             /* optional f32 [Sq, Skv] or [B, Sq, Skv], added to the scores (-inf hides) */
     gk_tensor q_lens;           /* optional i32 [B] */
     gk_tensor kv_lens;          /* optional i32 [B] */
-    gk_tensor split_tickets;    /* optional i32, contiguous, >= B * Hkv elements, all 0 (and left 0): decode (Sq 1)
-                                   merges its key splits inside its one kernel instead of a second launch */
 } gk_attention_desc;
 GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor k, gk_tensor v, const gk_attention_desc *desc);
 /* end of >>api_ops_matmul */
@@ -4903,12 +4901,18 @@ static const int gk__gemvtc_warps[3] = { 4, 8, 8 };
 static const int gk__gemv_cfgs[GK__GEMV_NCFG][3] = { { 32, 4, 4 }, { 64, 4, 4 }, { 128, 4, 2 }, { 256, 4, 2 }, { 128, 2, 4 }, { 256, 2, 2 } };
 /* bench/bench_gemm.c sets this to time each configuration; -1: the table below */
 static int gk__gemv_force_cfg = -1;
+/* bench/bench_llm.c --gemv-smalln 0 turns the small-N rule below off (A/B timing) */
+static int gk__gemv_smalln = 1;
 /* The configuration for K (in 16-byte vectors): the smallest block that covers
    a row in one pass (NT * U >= nv), from the measured sweep in
    bench/results/bench_gemm-*.json ("gemv_cfg" rows). */
-static int gk__gemv_cfg(int64_t nv, int64_t M, gk_dtype dt) {
+static int gk__gemv_cfg(int64_t nv, int64_t M, gk_dtype dt, int64_t blocks4, int sms) {
     int tc = dt == GK_F16 || dt == GK_BF16;
     if (gk__gemv_force_cfg >= 0 && gk__gemv_force_cfg < (tc ? GK__GEMV_NALL : GK__GEMV_NCFG)) return gk__gemv_force_cfg;
+    /* few output rows (blocks4: the blocks at 4 weight rows a block; a decode step's 896- or
+       1152-row projections): the 4-row configurations leave most SMs with one or two
+       warps, so take 2 rows a block and 4 or 8 warps (twice the blocks, more loads in flight) */
+    if (gk__gemv_smalln && M == 1 && blocks4 * (nv <= 128 ? 1 : nv <= 256 ? 2 : 4) < 8 * (int64_t)sms) return nv <= 256 ? 2 : 5;
     /* several rows: the tensor cores take all of them in one pass (M = 8: 88% of copy at 151936 x 896 with
        4 warps a block, 79% at 14336 x 4096 with 8; the SIMT kernels fell to 33%) */
     if (tc && M > 1) return nv <= 256 ? 6 : 8;
@@ -5308,7 +5312,8 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         void *args[1];
         unsigned g[3], bl[3];
         args[0] = &p;
-        int cfg = gk__gemv_cfg(K / (16 / (int64_t)gk__dtype_sizes[sa->dtype]), M, sa->dtype);
+        int cfg = gk__gemv_cfg(K / (16 / (int64_t)gk__dtype_sizes[sa->dtype]), M, sa->dtype, (N + (linear == 2 ? 1 : 3)) / (linear == 2 ? 2 : 4),
+                               ctx->info.sm_count);
         int mri = M <= 1 ? 0 : M <= 2 ? 1 : M <= 4 ? 2 : 3;
         g[1] = 1; g[2] = 1; bl[1] = 1; bl[2] = 1;
         if (cfg >= GK__GEMV_NCFG) { /* tensor cores: 16 output columns a block */
@@ -5474,7 +5479,6 @@ typedef struct gk__attn {       /* layout of gk_attn_p in kernels/attention.cu *
     uint64_t q, k, v, mask, o, q_lens, kv_lens, part;
     float scale;
     int causal, splits, chunk, tile;
-    uint64_t ticket;
 } gk__attn;
 typedef struct gk__attn_cpu { gk__attn a; gk_dtype dt; } gk__attn_cpu;
 
@@ -5531,12 +5535,12 @@ static const char *const gk__k_attn[4][2] = { { "gk_attn_f32", "gk_attn_combine_
 
 GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor k, gk_tensor v, const gk_attention_desc *desc) {
     const char *W = "gk_attention";
-    const char *names[7] = { "out", "q", "k", "v", "", "", "" };
-    gk_tensor ts[7];
+    const char *names[6] = { "out", "q", "k", "v", "", "" };
+    gk_tensor ts[6];
     gk__opnds ops;
     gk__attn p;
     gk_attention_desc d;
-    int n = 4, im = -1, iq = -1, ik = -1, it = -1, i;
+    int n = 4, im = -1, iq = -1, ik = -1, i;
     gk_status st = GK_OK;
     gk__slot *so, *sq, *sk, *sv;
     if (desc) d = *desc;
@@ -5545,7 +5549,6 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
     if (d.mask.id) { im = n; names[n] = "mask"; ts[n++] = d.mask; }
     if (d.q_lens.id) { iq = n; names[n] = "q_lens"; ts[n++] = d.q_lens; }
     if (d.kv_lens.id) { ik = n; names[n] = "kv_lens"; ts[n++] = d.kv_lens; }
-    if (d.split_tickets.id) { it = n; names[n] = "split_tickets"; ts[n++] = d.split_tickets; }
     GK__ENTER(ctx, W);
     memset(&p, 0, sizeof p);
     st = gk__operands(ctx, &ops, ts, names, n, W);
@@ -5597,14 +5600,6 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             }
         }
     }
-    if (it >= 0) {
-        gk__slot *s = ops.s[it];
-        if (s->dtype != GK_I32 || !gk__is_contig(s) || gk__numel(s) < p.B * p.Hkv) {
-            st = gk__err(ctx, GK_ERR_SHAPE, "%s: split_tickets must be a contiguous i32 tensor of at least B * Hkv = %lld elements", W,
-                         (long long)(p.B * p.Hkv));
-            goto fail;
-        }
-    }
 #define GK__ATTN_STRIDES(X, s) p.X##_bs = (s)->strides[0]; p.X##_ss = (s)->strides[1]; p.X##_hs = (s)->strides[2]
     GK__ATTN_STRIDES(q, sq); GK__ATTN_STRIDES(k, sk); GK__ATTN_STRIDES(v, sv); GK__ATTN_STRIDES(o, so);
 #undef GK__ATTN_STRIDES
@@ -5617,7 +5612,6 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
     if (im >= 0) p.mask = gk__slot_addr(ops.s[im]);
     if (iq >= 0) p.q_lens = gk__slot_addr(ops.s[iq]);
     if (ik >= 0) p.kv_lens = gk__slot_addr(ops.s[ik]);
-    if (it >= 0) p.ticket = gk__slot_addr(ops.s[it]);
     if (ctx->backend == GK_BACKEND_CPU) {
         gk__attn_cpu c;
         c.a = p; c.dt = sq->dtype;
@@ -5640,7 +5634,9 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             bps = (int64_t)ctx->info.max_smem_per_block_optin / (smem + 1024);
             bps = GK__MAX(GK__MIN(bps, (int64_t)8), (int64_t)1);
             slots = (int64_t)ctx->info.sm_count * bps;
-            p.splits = (int)GK__MAX(GK__MIN(GK__MIN(slots / bh, (p.Skv + 7) / 8), (int64_t)256), (int64_t)1);
+            /* a split is at least one tile: short caches (a decode step's) get few splits, so the
+               combine merges few partial results */
+            p.splits = (int)GK__MAX(GK__MIN(GK__MIN(slots / bh, (p.Skv + C - 1) / C), (int64_t)256), (int64_t)1);
             chunk = ((p.Skv + p.splits - 1) / p.splits + 7) / 8 * 8;
             if (chunk < 8) chunk = 8;
             p.splits = (int)GK__MAX((p.Skv + chunk - 1) / chunk, (int64_t)1);
@@ -5664,7 +5660,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                                    GK__LAUNCH_PDL, W);
             g[0] = (unsigned)rows; g[1] = 1;
             bl[0] = p.D > 96 ? 128u : (unsigned)((p.D + 31) / 32 * 32); /* the combine's launch bound */
-            if (st == GK_OK && !p.ticket) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, GK__LAUNCH_PDL, W);
+            if (st == GK_OK) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, GK__LAUNCH_PDL, W);
             if (p.part) gk__unuse(ctx, ctx->ws);
             gk__operands_done(ctx, &ops, st);
             gk__unlock(&ctx->mu);

@@ -50,7 +50,6 @@ static const char *const gk__src_attention[] = {
     "    float scale;\n"
     "    int causal, splits;\n"
     "    int chunk, tile;              // decode: keys a split, keys a shared-memory tile\n"
-    "    int *ticket;                  // decode, optional: [B, Hkv] zeros; the last split of a kv head combines (gk_attn_dec)\n"
     "};\n"
     "\n"
     "#define GK_ATTN_WARPS 4\n"
@@ -82,9 +81,9 @@ static const char *const gk__src_attention[] = {
     "    for (int d = lane; d < D; d += 32) qs[warp][d] = (float)T::ld(q[d]) * p.scale;\n"
     "    __syncwarp();\n"
     "    const S *kb = (const S *)p.k + b * p.k_bs + hk * p.k_hs;\n"
+    "    const S *vb = (const S *)p.v + b * p.v_bs + hk * p.v_hs;\n"
     ,
     /* chunk */
-    "    const S *vb = (const S *)p.v + b * p.v_bs + hk * p.v_hs;\n"
     "    const float *mrow = p.mask \? (const float *)p.mask + b * p.m_bs + i * p.m_qs : 0;\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
     "    float m = NEG, l = 0.0f, o[8];\n"
@@ -148,10 +147,10 @@ static const char *const gk__src_attention[] = {
     "}\n"
     "template <int DT> __device__ __forceinline__ void gk_attn_combine(const gk_attn_p &p) {\n"
     "    typedef gk_ty<DT> T;\n"
-    ,
-    /* chunk */
     "    typedef typename T::S S;\n"
     "    __shared__ float w[256];\n"
+    ,
+    /* chunk */
     "    __shared__ float red[32];\n"
     "    gk_i64 row = blockIdx.x, b = blockIdx.z;\n"
     "    gk_i64 i = row / p.Hq, h = row % p.Hq;\n"
@@ -205,15 +204,13 @@ static const char *const gk__src_attention[] = {
     "// while this one is computed. Softmax online over the tiles (exact within one); the\n"
     "// split's (m, l, o) per q head go to p.part for gk_attn_combine.\n"
     "// Shared memory: K, V [2][tile][D + 8], q [G][D] f32, scores [G][tile], o [G][D] f32,\n"
-    "// m / l / rescale [G] each. With p.ticket (zeros [B, Hkv]) the block that finishes\n"
-    "// last for its (b, kv head) merges the splits itself (a warp per q head) and sets the\n"
-    "// ticket back to 0: no gk_attn_combine launch.\n"
+    "// m / l / rescale [G] each.\n"
     "__device__ __forceinline__ void gk_dec_cp16(void *smem, const void *gmem) {\n"
-    ,
-    /* chunk */
     "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\\n\" ::\"r\"((unsigned)__cvta_generic_to_shared(smem)), \"l\"(gmem));\n"
     "}\n"
     "// two 16-bit values of a 32-bit word to f32 (no NaN canonicalisation: inner loops)\n"
+    ,
+    /* chunk */
     "template <int DT> __device__ __forceinline__ void gk_dec_2f(unsigned u, float &lo, float &hi) {\n"
     "    if (DT == GK_DT_bf16) { lo = __uint_as_float(u << 16); hi = __uint_as_float(u & 0xffff0000u); }\n"
     "    else {\n"
@@ -258,13 +255,13 @@ static const char *const gk__src_attention[] = {
     "    for (int g = tid; g < G; g += nt) { ms[g] = NEG; ls[g] = 0.0f; }\n"
     "    int stage = 0;\n"
     "    for (gk_i64 jt = j0; jt < j1; jt += C, stage ^= 1) {\n"
-    ,
-    /* chunk */
     "        const int nk = (int)(j1 - jt < C \? j1 - jt : C);\n"
     "        const uint4 *Kt = Ks + stage * 2 * C * RW, *Vt = Vs + stage * 2 * C * RW;\n"
     "        if (jt + C < j1) {\n"
     "            load(jt + C, stage ^ 1);\n"
     "            asm volatile(\"cp.async.wait_group 1;\\n\" ::);\n"
+    ,
+    /* chunk */
     "        } else asm volatile(\"cp.async.wait_group 0;\\n\" ::);\n"
     "        __syncthreads(); // K tile, q, o / m / l init\n"
     "        // scores: a thread per (q head, key)\n"
@@ -319,14 +316,14 @@ static const char *const gk__src_attention[] = {
     "                gk_dec_2f<DT>(vc[j * RW * 4], v0, v1);\n"
     "                gk_dec_2f<DT>(vc[(j + 1) * RW * 4], w0, w1);\n"
     "                float p0 = pr[j], p1 = pr[j + 1];\n"
-    ,
-    /* chunk */
     "                a0 = fmaf(p0, v0, a0); a1 = fmaf(p0, v1, a1);\n"
     "                b0 = fmaf(p1, w0, b0); b1 = fmaf(p1, w1, b1);\n"
     "            }\n"
     "            if (j < nk) {\n"
     "                float v0, v1;\n"
     "                gk_dec_2f<DT>(vc[j * RW * 4], v0, v1);\n"
+    ,
+    /* chunk */
     "                a0 = fmaf(pr[j], v0, a0); a1 = fmaf(pr[j], v1, a1);\n"
     "            }\n"
     "            float corr = cs[g];\n"
@@ -341,43 +338,6 @@ static const char *const gk__src_attention[] = {
     "        int g = e / (D + 2), d = e - g * (D + 2);\n"
     "        float *part = p.part + ((b * p.Hq + hk * G + g) * p.splits + split) * (p.D + 2);\n"
     "        part[d] = d == 0 \? ms[g] : d == 1 \? ls[g] : os[g * D + d - 2];\n"
-    "    }\n"
-    "    if (!p.ticket) return; // gk_attn_combine merges the splits\n"
-    "    // the last split of (b, kv head) to finish merges all of them (the ticket goes back to 0)\n"
-    "    __shared__ int last;\n"
-    "    __threadfence();\n"
-    "    __syncthreads();\n"
-    "    const int ns = gk_attn_nsplit(p, b);\n"
-    "    if (tid == 0) {\n"
-    "        int *tk = p.ticket + b * p.Hkv + hk;\n"
-    "        last = atomicAdd(tk, 1) == ns - 1;\n"
-    "        if (last) atomicExch(tk, 0);\n"
-    "    }\n"
-    "    __syncthreads();\n"
-    "    if (!last) return;\n"
-    "    __threadfence();\n"
-    "    for (int g = warp; g < G; g += nw) { // a warp per q head\n"
-    "        const float *pg = p.part + (b * p.Hq + hk * G + g) * p.splits * (p.D + 2);\n"
-    "        float mx = NEG, lsum = 0.0f;\n"
-    "        for (int s2 = lane; s2 < ns; s2 += 32) mx = fmaxf(mx, __ldcg(pg + s2 * (p.D + 2)));\n"
-    "#pragma unroll\n"
-    "        for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));\n"
-    "        for (int s2 = lane; s2 < ns; s2 += 32) {\n"
-    "            float m2 = __ldcg(pg + s2 * (p.D + 2));\n"
-    "            lsum += (m2 == NEG \? 0.0f : __expf(m2 - mx)) * __ldcg(pg + s2 * (p.D + 2) + 1);\n"
-    "        }\n"
-    "#pragma unroll\n"
-    "        for (int off = 16; off > 0; off >>= 1) lsum += __shfl_xor_sync(0xffffffffu, lsum, off);\n"
-    "        S *out = (S *)p.o + b * p.o_bs + (hk * G + g) * p.o_hs;\n"
-    "        for (int d = lane; d < D; d += 32) {\n"
-    "            float acc = 0.0f;\n"
-    "#pragma unroll 4\n"
-    "            for (int s2 = 0; s2 < ns; s2++) {\n"
-    "                float m2 = __ldcg(pg + s2 * (p.D + 2));\n"
-    "                acc += (m2 == NEG \? 0.0f : __expf(m2 - mx)) * __ldcg(pg + s2 * (p.D + 2) + 2 + d);\n"
-    "            }\n"
-    "            out[d] = T::st((typename T::C)(lsum > 0.0f \? acc / lsum : 0.0f));\n"
-    "        }\n"
     "    }\n"
     "}\n"
     "extern \"C\" __global__ void __launch_bounds__(128) gk_attn_dec_f16(gk_attn_p p) { gk_attn_dec<GK_DT_f16>(p); }\n"

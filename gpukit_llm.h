@@ -4915,7 +4915,6 @@ struct gk_llm {
     int64_t *len;                   /* host copy of each sequence's length */
     /* decode state (device), rows = max_seqs */
     gk_tensor d_tok, d_pos, d_kvl, d_one, d_hist;
-    gk_tensor d_tick;               /* i32 [max_seqs * kv_heads] zeros: decode attention's split tickets */
     gk_tensor a_h, a_h2, a_x, a_qkv, a_q, a_k, a_v, a_att, a_gu, a_act, a_logits;
     gk_graph **graphs;              /* [max_seqs + 1][2]: by batch size and greedy-in-graph */
     int *gwarm;                     /* the same index: a direct (warm-up) step ran */
@@ -5121,7 +5120,6 @@ GKLLMDEF void gk_llm_free(gk_llm *m) {
                               &m->d_hist, &m->a_h, &m->a_h2, &m->a_x, &m->a_qkv, &m->a_q, &m->a_k, &m->a_v, &m->a_att, &m->a_gu, &m->a_act };
         for (i = 0; i < 20; i++) gk__llm_free_t(ctx, ts[i]);
         gk__llm_free_t(ctx, &m->a_logits);
-        gk__llm_free_t(ctx, &m->d_tick);
     }
     if (m->stream) gk_stream_destroy(ctx, m->stream);
     if (m->tok) gk_tokenizer_free(m->tok);
@@ -5361,8 +5359,6 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
         if (s == GK_OK) s = gk__llm_empty(m, GK_I32, 1, S, 0, &m->d_tok);
         if (s == GK_OK) s = gk__llm_empty(m, GK_I32, 1, S, 0, &m->d_pos);
         if (s == GK_OK) s = gk__llm_empty(m, GK_I32, 1, S, 0, &m->d_kvl);
-        if (s == GK_OK) s = gk__llm_empty(m, GK_I32, 1, S * Hkv, 0, &m->d_tick);
-        if (s == GK_OK) s = gk_fill(ctx, m->d_tick, 0);
         if (s == GK_OK) s = gk__llm_empty(m, GK_I32, 1, 1, 0, &m->d_one);
         if (s == GK_OK) s = gk__llm_empty(m, GK_I32, 2, S, m->max_ctx, &m->d_hist);
         if (s == GK_OK) s = gk_fill(ctx, m->d_one, 1);
@@ -5481,7 +5477,7 @@ static void gk__llm_layers(gk_llm *m, gk__lv *V, const gk__llm_run *r) {
         att4 = gk__lv_reshape(V, r->att, 4, r->Bq, r->Sq, H, D);
         memset(&ad, 0, sizeof ad);
         ad.causal = 1;
-        if (dec) { ad.kv_lens = r->kvl; ad.split_tickets = m->d_tick; } /* one kernel: the last split merges */
+        if (dec) ad.kv_lens = r->kvl;
         if (V->st != GK_OK) break;
         GK__LLM_DO(16, gk_attention(ctx, att4, q4, kc, vc, &ad));
         memset(&md, 0, sizeof md);

@@ -85,12 +85,12 @@ static gk_status call_unfused(int i, void *vu) {
 
 /* decode attention over an 8k-token cache (issue 4): q [1, 1, 32, 128], K / V [1, 8192, 8, 128] bf16;
    `nc` cache copies cycled through (1: the same cache every call, as bench_gemm times it; it fits in L2) */
-typedef struct { gk_tensor q, o, *k, *v, tick; int nc; gk_attention_desc d; } attn_u;
+typedef struct { gk_tensor q, o, *k, *v; int nc; gk_attention_desc d; } attn_u;
 static gk_status call_attn(int i, void *vu) {
     attn_u *u = (attn_u *)vu;
     return gk_attention(ctx, u->o, u->q, u->k[i % u->nc], u->v[i % u->nc], &u->d);
 }
-static void run_attn(int nc, int tickets, double copy_gbs) {
+static void run_attn(int nc, double copy_gbs) {
     attn_u u;
     int64_t Skv = 8192, H = 32, Hk = 8, Dh = 128, qs[4] = { 1, 1, H, Dh }, ks[4] = { 1, Skv, Hk, Dh };
     double bytes = 2.0 * (double)Skv * Hk * Dh * 2, ms, gbs;
@@ -109,19 +109,11 @@ static void run_attn(int nc, int tickets, double copy_gbs) {
     gk_tensor_empty(ctx, GK_BF16, 4, qs, &u.o);
     fill_rand(u.q, H * Dh);
     u.d.causal = 1;
-    if (tickets) { /* the splits merged inside the one kernel (gk_attention_desc.split_tickets) */
-        int64_t tn = Hk;
-        gk_tensor_empty(ctx, GK_I32, 1, &tn, &u.tick);
-        gk_fill(ctx, u.tick, 0);
-        u.d.split_tickets = u.tick;
-    }
     ms = time_calls(call_attn, &u, 64);
     gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
-    printf("attn_decode    bf16 kv 8192 H32/8 D128 %-8s %-7s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", nc > 1 ? "rotated" : "same",
-           tickets ? "1 kern" : "2 kern", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"kv\": 8192, \"Hq\": 32, \"Hkv\": 8, \"D\": 128, \"caches\": \"%s\", \"tickets\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
-                    jfirst ? "" : ",\n", nc > 1 ? "rotated" : "same", tickets, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
-    if (tickets) gk_tensor_free(ctx, u.tick);
+    printf("attn_decode    bf16 kv 8192 H32/8 D128 %-8s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", nc > 1 ? "rotated" : "same", ms * 1e3, gbs, 100 * gbs / copy_gbs);
+    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"kv\": 8192, \"Hq\": 32, \"Hkv\": 8, \"D\": 128, \"caches\": \"%s\", \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+                    jfirst ? "" : ",\n", nc > 1 ? "rotated" : "same", ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
     for (i = 0; i < nc; i++) { gk_tensor_free(ctx, u.k[i]); gk_tensor_free(ctx, u.v[i]); }
     free(u.k); free(u.v);
     gk_tensor_free(ctx, u.q); gk_tensor_free(ctx, u.o);
@@ -201,10 +193,8 @@ int main(int argc, char **argv) {
                     "  \"method\": \"back-to-back launches over rotating weight copies (512 MiB), median of 5\",\n  \"results\": [\n",
                 commit ? commit : "unknown", info.name, date, copy_gbs);
     /* decode attention: the same cache every call, then 16 rotated copies (from DRAM) */
-    run_attn(1, 0, copy_gbs);
-    run_attn(16, 0, copy_gbs);
-    run_attn(1, 1, copy_gbs);
-    run_attn(16, 1, copy_gbs);
+    run_attn(1, copy_gbs);
+    run_attn(16, copy_gbs);
     /* the issue's shapes: the dispatcher's choice at M = 1, 4, 8, then the configuration sweep at M = 1 (--quick: M = 1 only) */
     for (s = 0; s < 3; s++) {
         run_shape(shapes[s][0], shapes[s][1], 1, 0, -1, 0, copy_gbs, "gemv");

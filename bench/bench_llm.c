@@ -8,7 +8,7 @@
    transformers on the same folders and runs this next to it.
 
      build/bench_llm MODEL_DIR [--json out.json] [--dtype bf16|f16|f32] [--prompt 32] [--new 128]
-                     [--prefill 512] [--batch 8] [--backend cpu|cuda] [--b1-only]
+                     [--prefill 512] [--batch 8] [--backend cpu|cuda] [--b1-only] [--gemv-smalln 0|1]
    --b1-only: batch-1 decode only; with GPUKIT_LLM_DEBUG_SKIP=<bits> (gpukit_llm.h gk__llm_layers; the
    results are then wrong) the decode step leaves those ops out, so the tok/s difference is their cost. */
 #define GPUKIT_IMPLEMENTATION
@@ -91,6 +91,7 @@ int main(int argc, char **argv) {
         else if (strcmp(a, "--prefill") == 0 && v) { PRE = atoll(v); i++; }
         else if (strcmp(a, "--batch") == 0 && v) { B = atoll(v); i++; }
         else if (strcmp(a, "--b1-only") == 0) b1_only = 1;
+        else if (strcmp(a, "--gemv-smalln") == 0 && v) { gk__gemv_smalln = atoi(v); i++; }
         else if (strcmp(a, "--backend") == 0 && v) { cd.backend = strcmp(v, "cpu") == 0 ? GK_BACKEND_CPU : GK_BACKEND_CUDA; i++; }
         else if (a[0] != '-') dir = a;
         else { printf("unknown option %s\n", a); return 2; }

@@ -19,7 +19,6 @@ struct gk_attn_p {
     float scale;
     int causal, splits;
     int chunk, tile;              // decode: keys a split, keys a shared-memory tile
-    int *ticket;                  // decode, optional: [B, Hkv] zeros; the last split of a kv head combines (gk_attn_dec)
 };
 
 #define GK_ATTN_WARPS 4
@@ -170,9 +169,7 @@ GK_ATTN_K(bf16)
 // while this one is computed. Softmax online over the tiles (exact within one); the
 // split's (m, l, o) per q head go to p.part for gk_attn_combine.
 // Shared memory: K, V [2][tile][D + 8], q [G][D] f32, scores [G][tile], o [G][D] f32,
-// m / l / rescale [G] each. With p.ticket (zeros [B, Hkv]) the block that finishes
-// last for its (b, kv head) merges the splits itself (a warp per q head) and sets the
-// ticket back to 0: no gk_attn_combine launch.
+// m / l / rescale [G] each.
 __device__ __forceinline__ void gk_dec_cp16(void *smem, const void *gmem) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(smem)), "l"(gmem));
 }
@@ -300,43 +297,6 @@ template <int DT> __device__ __forceinline__ void gk_attn_dec(const gk_attn_p &p
         int g = e / (D + 2), d = e - g * (D + 2);
         float *part = p.part + ((b * p.Hq + hk * G + g) * p.splits + split) * (p.D + 2);
         part[d] = d == 0 ? ms[g] : d == 1 ? ls[g] : os[g * D + d - 2];
-    }
-    if (!p.ticket) return; // gk_attn_combine merges the splits
-    // the last split of (b, kv head) to finish merges all of them (the ticket goes back to 0)
-    __shared__ int last;
-    __threadfence();
-    __syncthreads();
-    const int ns = gk_attn_nsplit(p, b);
-    if (tid == 0) {
-        int *tk = p.ticket + b * p.Hkv + hk;
-        last = atomicAdd(tk, 1) == ns - 1;
-        if (last) atomicExch(tk, 0);
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-    for (int g = warp; g < G; g += nw) { // a warp per q head
-        const float *pg = p.part + (b * p.Hq + hk * G + g) * p.splits * (p.D + 2);
-        float mx = NEG, lsum = 0.0f;
-        for (int s2 = lane; s2 < ns; s2 += 32) mx = fmaxf(mx, __ldcg(pg + s2 * (p.D + 2)));
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
-        for (int s2 = lane; s2 < ns; s2 += 32) {
-            float m2 = __ldcg(pg + s2 * (p.D + 2));
-            lsum += (m2 == NEG ? 0.0f : __expf(m2 - mx)) * __ldcg(pg + s2 * (p.D + 2) + 1);
-        }
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1) lsum += __shfl_xor_sync(0xffffffffu, lsum, off);
-        S *out = (S *)p.o + b * p.o_bs + (hk * G + g) * p.o_hs;
-        for (int d = lane; d < D; d += 32) {
-            float acc = 0.0f;
-#pragma unroll 4
-            for (int s2 = 0; s2 < ns; s2++) {
-                float m2 = __ldcg(pg + s2 * (p.D + 2));
-                acc += (m2 == NEG ? 0.0f : __expf(m2 - mx)) * __ldcg(pg + s2 * (p.D + 2) + 2 + d);
-            }
-            out[d] = T::st((typename T::C)(lsum > 0.0f ? acc / lsum : 0.0f));
-        }
     }
 }
 extern "C" __global__ void __launch_bounds__(128) gk_attn_dec_f16(gk_attn_p p) { gk_attn_dec<GK_DT_f16>(p); }

@@ -14,7 +14,6 @@ typedef struct {
     gk_dtype dt;
     int64_t B, Sq, Skv, Hq, Hkv, Dh, cache; /* cache > Skv: k/v are views of a longer cache */
     int causal, mask, qlens, kvlens;
-    int tickets; /* split_tickets given (decode merges its splits in one kernel); checked to be 0 again after */
 } acase;
 
 static void rnd(gk_dtype dt, double *v, int64_t n, double scale) {
@@ -43,7 +42,7 @@ static double run(gk_ctx *c, const acase *a, const double *Q, const double *K, c
                   const int32_t *kl, const double *want, gk_status *st) {
     int64_t qs[4] = { a->B, a->Sq, a->Hq, a->Dh }, ks[4] = { a->B, a->cache, a->Hkv, a->Dh }, ms[3] = { a->B, a->Sq, a->Skv }, bs[1] = { a->B };
     int64_t n = a->B * a->Sq * a->Hq * a->Dh, i;
-    gk_tensor tq, tk, tv, to, vk, vv, tm = { 0 }, tql = { 0 }, tkl = { 0 }, ttk = { 0 };
+    gk_tensor tq, tk, tv, to, vk, vv, tm = { 0 }, tql = { 0 }, tkl = { 0 };
     gk_attention_desc d;
     double num = 0, den = 0, *got = (double *)malloc((size_t)n * 8 + 8);
     void *b = malloc((size_t)n * 8 + 8);
@@ -58,23 +57,7 @@ static double run(gk_ctx *c, const acase *a, const double *Q, const double *K, c
     if (a->mask) { tm = up(c, GK_F32, 3, ms, M); d.mask = tm; }
     if (a->qlens) { gk_tensor_from_host(c, GK_I32, 1, bs, ql, &tql); d.q_lens = tql; }
     if (a->kvlens) { gk_tensor_from_host(c, GK_I32, 1, bs, kl, &tkl); d.kv_lens = tkl; }
-    if (a->tickets) {
-        int64_t tn[1];
-        tn[0] = a->B * a->Hkv + 3;
-        gk_tensor_empty(c, GK_I32, 1, tn, &ttk);
-        gk_fill(c, ttk, 0);
-        d.split_tickets = ttk;
-    }
     *st = gk_attention(c, to, tq, vk, vv, &d);
-    if (a->tickets) { /* twice: the tickets are back to 0 after a call */
-        int32_t tk[64 * 32 + 3];
-        int64_t j, nz = 0;
-        if (*st == GK_OK) *st = gk_attention(c, to, tq, vk, vv, &d);
-        gk_copy_to_host(c, ttk, tk, sizeof(int32_t) * (size_t)(a->B * a->Hkv + 3));
-        for (j = 0; j < a->B * a->Hkv + 3; j++) nz += tk[j] != 0;
-        GKT_CHECK(nz == 0, "split tickets: %lld not back to 0", (long long)nz);
-        gk_tensor_free(c, ttk);
-    }
     if (*st != GK_OK) printf("  %s\n", gk_last_error(c));
     gk_copy_to_host(c, to, b, (size_t)n * gk_dtype_size(a->dt));
     gk_convert(GK_F64, got, a->dt, b, (size_t)n);
@@ -174,7 +157,7 @@ int main(void) {
         memset(&a, 0, sizeof a);
         a.dt = dts[t];
         a.B = t == 2 ? 2 : 1; a.Sq = 1; a.Skv = t == 0 ? 8192 : 3000; a.cache = a.Skv + 100;
-        a.Hq = 8; a.Hkv = 2; a.Dh = 128; a.causal = 1; a.kvlens = t > 0; a.tickets = t != 1;
+        a.Hq = 8; a.Hkv = 2; a.Dh = 128; a.causal = 1; a.kvlens = t > 0;
         check(&a);
     }
     for (t = 0; t < 24; t++) { /* decode kernel: head dims, GQA 1 / 4 / 8 / 32, awkward cache lengths, per-sequence lengths */
@@ -184,7 +167,7 @@ int main(void) {
         a.dt = t % 2 ? GK_F16 : GK_BF16;
         a.B = 1 + t % 3; a.Sq = 1; a.Skv = lens[t % 6]; a.cache = a.Skv + (t % 4 == 1 ? 13 : 0);
         a.Hq = hh[t % 4][0]; a.Hkv = hh[t % 4][1]; a.Dh = dd[(t / 2) % 6];
-        a.causal = t % 3 == 0; a.kvlens = t % 5 >= 2; a.tickets = t % 2 == 0;
+        a.causal = t % 3 == 0; a.kvlens = t % 5 >= 2;
         check(&a);
     }
     for (t = 0; t < 8; t++) { /* prefill on tensor cores: both block sizes, GQA 8, awkward lengths */
@@ -214,9 +197,6 @@ int main(void) {
         memset(&d, 0, sizeof d);
         d.kv_lens = q;
         GKT_FAILS(D, gk_attention(D, o, q, q, q, &d), GK_ERR_SHAPE, "kv_lens must be a contiguous i32 vector");
-        memset(&d, 0, sizeof d);
-        d.split_tickets = q;
-        GKT_FAILS(D, gk_attention(D, o, q, q, q, &d), GK_ERR_SHAPE, "split_tickets must be a contiguous i32");
         gk_tensor_free(D, q); gk_tensor_free(D, k); gk_tensor_free(D, o); gk_tensor_free(D, x); gk_tensor_free(D, big);
     }
     gk_ctx_destroy(D);
