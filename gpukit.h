@@ -954,6 +954,23 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
    outside [0, S) are skipped (no status: the positions live on the device,
    so a captured graph reads the values current at replay). */
 GKDEF gk_status gk_kv_write(gk_ctx *ctx, gk_tensor cache, gk_tensor x, gk_tensor start);
+/* RoPE and KV-cache write of one decode token per sequence: x [B, Hq + 2 Hkv, D]
+   holds the q heads, k heads and v heads of a fused projection (f32, f16 or
+   bf16), cache [B, S, 2 Hkv, D] (k heads, then v heads) has x's dtype, pos is a
+   contiguous i32 [B], cos_tab / sin_tab are gk_rope's tables. The same as
+   gk_rope(x[:, :Hq + Hkv], positions pos, rotary_dim, GK_ROPE_NEOX) in place,
+   then gk_kv_write(cache, x[:, Hq:] as [B, 1, 2 Hkv, D], start pos); on CUDA one
+   kernel (launched with programmatic dependent launch) when the heads of x
+   are contiguous, the cache rows have unit stride and the tables have x's
+   dtype, else those two ops. */
+GKDEF gk_status gk_rope_kv_write(gk_ctx *ctx, gk_tensor x, gk_tensor cache, gk_tensor pos, gk_tensor cos_tab, gk_tensor sin_tab, int rotary_dim,
+                                 int64_t q_heads);
+/* gk_rms_norm(out, x, weight, eps) for the few rows of a decode step: on CUDA,
+   with x and out contiguous [R, D], weight [D] of their dtype (f32, f16,
+   bf16), 16-byte aligned and D <= 1024 vectors of 16 bytes, one kernel launched
+   with programmatic dependent launch (its weight loads overlap the previous
+   kernel's tail); otherwise, and on the CPU, gk_rms_norm itself. */
+GKDEF gk_status gk_decode_rms_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor weight, double eps);
 /* end of >>api_ops_llm */
 
 #ifdef __cplusplus
@@ -4894,12 +4911,18 @@ static const int gk__gemvtc_warps[3] = { 4, 8, 8 };
 static const int gk__gemv_cfgs[GK__GEMV_NCFG][3] = { { 32, 4, 4 }, { 64, 4, 4 }, { 128, 4, 2 }, { 256, 4, 2 }, { 128, 2, 4 }, { 256, 2, 2 } };
 /* bench/bench_gemm.c sets this to time each configuration; -1: the table below */
 static int gk__gemv_force_cfg = -1;
+/* bench/bench_llm.c --gemv-smalln 0 turns the small-N rule below off (A/B timing) */
+static int gk__gemv_smalln = 1;
 /* The configuration for K (in 16-byte vectors): the smallest block that covers
    a row in one pass (NT * U >= nv), from the measured sweep in
    bench/results/bench_gemm-*.json ("gemv_cfg" rows). */
-static int gk__gemv_cfg(int64_t nv, int64_t M, gk_dtype dt) {
+static int gk__gemv_cfg(int64_t nv, int64_t M, gk_dtype dt, int64_t blocks4, int sms) {
     int tc = dt == GK_F16 || dt == GK_BF16;
     if (gk__gemv_force_cfg >= 0 && gk__gemv_force_cfg < (tc ? GK__GEMV_NALL : GK__GEMV_NCFG)) return gk__gemv_force_cfg;
+    /* few output rows (blocks4: the blocks at 4 weight rows a block; a decode step's 896- or
+       1152-row projections): the 4-row configurations leave most SMs with one or two
+       warps, so take 2 rows a block and 4 or 8 warps (twice the blocks, more loads in flight) */
+    if (gk__gemv_smalln && M == 1 && blocks4 * (nv <= 128 ? 1 : nv <= 256 ? 2 : 4) < 8 * (int64_t)sms) return nv <= 256 ? 2 : 5;
     /* several rows: the tensor cores take all of them in one pass (M = 8: 88% of copy at 151936 x 896 with
        4 warps a block, 79% at 14336 x 4096 with 8; the SIMT kernels fell to 33%) */
     if (tc && M > 1) return nv <= 256 ? 6 : 8;
@@ -5293,21 +5316,25 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         c.m = p; c.batch = batch; c.dt = sa->dtype; c.odt = so->dtype; c.glu = linear == 2;
         st = gk__cpu_run(ctx, gk__matmul_cpu, &c, sizeof c, W);
     } else if (plan == GK__MM_GEMV) {
+        /* programmatic dependent launch (sm_90+): the GEMV kernels issue their first
+           weight loads, then wait for the previous kernel (gk_pdl_wait), so a block's
+           start and its first DRAM round trip overlap the previous kernel's tail */
         void *args[1];
         unsigned g[3], bl[3];
         args[0] = &p;
-        int cfg = gk__gemv_cfg(K / (16 / (int64_t)gk__dtype_sizes[sa->dtype]), M, sa->dtype);
+        int cfg = gk__gemv_cfg(K / (16 / (int64_t)gk__dtype_sizes[sa->dtype]), M, sa->dtype, (N + (linear == 2 ? 1 : 3)) / (linear == 2 ? 2 : 4),
+                               ctx->info.sm_count);
         int mri = M <= 1 ? 0 : M <= 2 ? 1 : M <= 4 ? 2 : 3;
         g[1] = 1; g[2] = 1; bl[1] = 1; bl[2] = 1;
         if (cfg >= GK__GEMV_NCFG) { /* tensor cores: 16 output columns a block */
             g[0] = (unsigned)((N + 15) / 16);
             bl[0] = (unsigned)(32 * gk__gemvtc_warps[cfg - GK__GEMV_NCFG]);
-            st = gk__launch_cfg(ctx, GK__MOD_GEMM, gk__k_gemvtc[sa->dtype][linear == 2][cfg - GK__GEMV_NCFG], g, bl, 0, args, W);
+            st = gk__launch_ex(ctx, GK__MOD_GEMM, gk__k_gemvtc[sa->dtype][linear == 2][cfg - GK__GEMV_NCFG], g, bl, 0, args, GK__LAUNCH_PDL, W);
         } else {
             int rows = gk__gemv_cfgs[cfg][2] / (linear == 2 ? 2 : 1);
             g[0] = (unsigned)((N + rows - 1) / rows);
             bl[0] = (unsigned)gk__gemv_cfgs[cfg][0];
-            st = gk__launch_cfg(ctx, GK__MOD_GEMM, gk__k_gemv[sa->dtype][linear == 2][mri][cfg], g, bl, 0, args, W);
+            st = gk__launch_ex(ctx, GK__MOD_GEMM, gk__k_gemv[sa->dtype][linear == 2][mri][cfg], g, bl, 0, args, GK__LAUNCH_PDL, W);
         }
     } else if (plan == GK__MM_LT && K > 0) {
         int epi = GK__LT_EPILOGUE_DEFAULT, post = p.res || (p.act != GK_ACT_NONE && p.act != GK_ACT_GELU_TANH);
@@ -5713,6 +5740,8 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             bps = (int64_t)ctx->info.max_smem_per_block_optin / (smem + 1024);
             bps = GK__MAX(GK__MIN(bps, (int64_t)8), (int64_t)1);
             slots = (int64_t)ctx->info.sm_count * bps;
+            /* (a minimum of one tile a split measured slower: batch-8 decode of the 0.5B shape went
+               from 8164 to 6198 tok/s, batch 1 unchanged) */
             p.splits = (int)GK__MAX(GK__MIN(GK__MIN(slots / bh, (p.Skv + 7) / 8), (int64_t)256), (int64_t)1);
             chunk = ((p.Skv + p.splits - 1) / p.splits + 7) / 8 * 8;
             if (chunk < 8) chunk = 8;
@@ -5729,10 +5758,15 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             g[0] = (unsigned)p.Hkv; g[1] = (unsigned)p.splits; g[2] = (unsigned)p.B;
             bl[0] = 128; bl[1] = 1; bl[2] = 1;
             args[0] = &p;
-            if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_ATTENTION, sq->dtype == GK_BF16 ? "gk_attn_dec_bf16" : "gk_attn_dec_f16", g, bl, (unsigned)smem, args, W);
+            /* both kernels wait for their predecessor (gk_pdl_wait) before they read anything:
+               programmatic dependent launch (sm_90+) overlaps their start with its tail. Splits
+               past a sequence's kv_len return at once and the combine skips them. */
+            if (st == GK_OK)
+                st = gk__launch_ex(ctx, GK__MOD_ATTENTION, sq->dtype == GK_BF16 ? "gk_attn_dec_bf16" : "gk_attn_dec_f16", g, bl, (unsigned)smem, args,
+                                   GK__LAUNCH_PDL, W);
             g[0] = (unsigned)rows; g[1] = 1;
             bl[0] = p.D > 96 ? 128u : (unsigned)((p.D + 31) / 32 * 32); /* the combine's launch bound */
-            if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, W);
+            if (st == GK_OK) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, GK__LAUNCH_PDL, W);
             if (p.part) gk__unuse(ctx, ctx->ws);
             gk__operands_done(ctx, &ops, st);
             gk__unlock(&ctx->mu);
@@ -10010,13 +10044,137 @@ GKDEF gk_status gk_kv_write(gk_ctx *ctx, gk_tensor cache, gk_tensor x, gk_tensor
     if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__kvw_cpu, &p, sizeof p, W);
     else if (p.es > 8 || !kn[p.es]) st = gk__err(ctx, GK_ERR_DTYPE, "%s: no kernel for %s", W, gk_dtype_name(cs->dtype));
     else {
+        /* grid-stride like gk__launch; programmatic dependent launch (the kernel waits first) */
         void *args[1];
+        int64_t work = p.B * p.T * p.H * p.D, blocks = (work + 255) / 256, maxb = (int64_t)ctx->info.sm_count * 32;
+        unsigned g[3], bl[3];
+        g[0] = (unsigned)GK__MAX(GK__MIN(blocks, maxb), (int64_t)1); g[1] = 1; g[2] = 1;
+        bl[0] = 256; bl[1] = 1; bl[2] = 1;
         args[0] = &p;
-        st = gk__launch(ctx, GK__MOD_LLM, kn[p.es], p.B * p.T * p.H * p.D, args, W);
+        st = gk__launch_ex(ctx, GK__MOD_LLM, kn[p.es], g, bl, 0, args, GK__LAUNCH_PDL, W);
     }
 done:
     gk__operands_done(ctx, &ops, st);
     gk__unlock(&ctx->mu);
+    return st;
+}
+typedef struct gk__ropekv {     /* layout of gk_ropekv_p in kernels/llm.cu */
+    int64_t B, H, Hkv, D, S, max_pos, x_bs, c_bs, c_ss, c_hs;
+    uint64_t x, c, pos, cs, sn;
+    int rd;
+} gk__ropekv;
+
+GKDEF gk_status gk_rope_kv_write(gk_ctx *ctx, gk_tensor x, gk_tensor cache, gk_tensor pos, gk_tensor cos_tab, gk_tensor sin_tab, int rotary_dim,
+                                 int64_t q_heads) {
+    const char *W = "gk_rope_kv_write";
+    static const char *const names[5] = { "x", "cache", "pos", "cos_tab", "sin_tab" };
+    gk_tensor_info xi, ci, pi, ti, si;
+    gk_tensor ts[5];
+    gk_status st;
+    int64_t Hkv;
+    int fused;
+    if (!ctx) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "%s: ctx is NULL", W);
+    if ((st = gk_tensor_info_get(ctx, x, &xi)) != GK_OK || (st = gk_tensor_info_get(ctx, cache, &ci)) != GK_OK ||
+        (st = gk_tensor_info_get(ctx, pos, &pi)) != GK_OK || (st = gk_tensor_info_get(ctx, cos_tab, &ti)) != GK_OK ||
+        (st = gk_tensor_info_get(ctx, sin_tab, &si)) != GK_OK)
+        return st;
+    if (xi.ndim != 3 || ci.ndim != 4 || ci.shape[2] % 2 || ci.shape[0] != xi.shape[0] || ci.shape[3] != xi.shape[2] || q_heads < 0 ||
+        xi.shape[1] != q_heads + ci.shape[2])
+        return gk__err(ctx, GK_ERR_SHAPE, "%s: x must be [B, q_heads + 2 Hkv, D] (q_heads %lld) and cache [B, S, 2 Hkv, D] (x is %dD, cache %dD)", W,
+                       (long long)q_heads, xi.ndim, ci.ndim);
+    Hkv = ci.shape[2] / 2;
+    fused = gk_ctx_backend(ctx) == GK_BACKEND_CUDA && (xi.dtype == GK_F32 || xi.dtype == GK_F16 || xi.dtype == GK_BF16) &&
+            ci.dtype == xi.dtype && ti.dtype == xi.dtype && si.dtype == xi.dtype && pi.dtype == GK_I32 && pi.ndim == 1 && pi.shape[0] == xi.shape[0] &&
+            pi.contiguous && ti.ndim == 2 && si.ndim == 2 && ti.contiguous && si.contiguous && ti.shape[0] == si.shape[0] &&
+            ti.shape[1] == rotary_dim / 2 && si.shape[1] == rotary_dim / 2 && rotary_dim > 0 && rotary_dim % 2 == 0 && rotary_dim <= xi.shape[2] &&
+            xi.strides[2] == 1 && xi.strides[1] == xi.shape[2] && ci.strides[3] == 1 && xi.shape[0] <= 65535 && xi.shape[1] <= 2147483647;
+    if (!fused) { /* the two ops (they check the rest) */
+        gk_tensor qk = { 0 }, kvx = { 0 }, kvx4 = { 0 };
+        st = gk_view_slice(ctx, x, 1, 0, q_heads + Hkv, 1, &qk);
+        if (st == GK_OK) st = gk_rope(ctx, qk, qk, pos, cos_tab, sin_tab, rotary_dim, GK_ROPE_NEOX);
+        if (st == GK_OK) st = gk_view_slice(ctx, x, 1, q_heads, q_heads + 2 * Hkv, 1, &kvx);
+        if (st == GK_OK) st = gk_view_unsqueeze(ctx, kvx, 1, &kvx4);
+        if (st == GK_OK) st = gk_kv_write(ctx, cache, kvx4, pos);
+        if (qk.id) gk_tensor_free(ctx, qk);
+        if (kvx.id) gk_tensor_free(ctx, kvx);
+        if (kvx4.id) gk_tensor_free(ctx, kvx4);
+        return st;
+    }
+    {
+        static const char *const kn[4] = { "gk_rope_kv_dec_f32", NULL, "gk_rope_kv_dec_f16", "gk_rope_kv_dec_bf16" };
+        gk__opnds ops;
+        gk__ropekv p;
+        void *args[1];
+        unsigned g[3], bl[3];
+        ops.used = 0;
+        memset(&p, 0, sizeof p);
+        ts[0] = x; ts[1] = cache; ts[2] = pos; ts[3] = cos_tab; ts[4] = sin_tab;
+        GK__ENTER(ctx, W);
+        st = gk__operands(ctx, &ops, ts, names, 5, W);
+        if (st != GK_OK) goto done;
+        p.B = xi.shape[0]; p.H = q_heads; p.Hkv = Hkv; p.D = xi.shape[2]; p.S = ci.shape[1]; p.max_pos = ti.shape[0];
+        p.x_bs = xi.strides[0]; p.c_bs = ci.strides[0]; p.c_ss = ci.strides[1]; p.c_hs = ci.strides[2];
+        p.rd = rotary_dim;
+        if (p.B == 0 || p.H + 2 * p.Hkv == 0 || p.D == 0) goto done;
+        if ((st = gk__operands_use(ctx, &ops, W)) != GK_OK) goto done;
+        p.x = gk__slot_addr(ops.s[0]); p.c = gk__slot_addr(ops.s[1]); p.pos = gk__slot_addr(ops.s[2]);
+        p.cs = gk__slot_addr(ops.s[3]); p.sn = gk__slot_addr(ops.s[4]);
+        g[0] = (unsigned)(p.H + 2 * p.Hkv); g[1] = (unsigned)p.B; g[2] = 1;
+        bl[0] = p.D >= 256 ? 128u : 64u; bl[1] = 1; bl[2] = 1;
+        args[0] = &p;
+        st = gk__launch_ex(ctx, GK__MOD_LLM, kn[xi.dtype], g, bl, 0, args, GK__LAUNCH_PDL, W);
+    done:
+        gk__operands_done(ctx, &ops, st);
+        gk__unlock(&ctx->mu);
+        return st;
+    }
+}
+GKDEF gk_status gk_decode_rms_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor weight, double eps) {
+    const char *W = "gk_decode_rms_norm";
+    static const char *const names[3] = { "out", "x", "weight" };
+    static const char *const kn[4] = { "gk_rms_norm_dec_f32", NULL, "gk_rms_norm_dec_f16", "gk_rms_norm_dec_bf16" };
+    gk_tensor_info oi, xi, wi;
+    gk_tensor ts[3];
+    gk__opnds ops;
+    gk_status st;
+    int64_t R, D, E, nvec;
+    uint64_t xa, wa, oa;
+    if (!ctx) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "%s: ctx is NULL", W);
+    if ((st = gk_tensor_info_get(ctx, out, &oi)) != GK_OK || (st = gk_tensor_info_get(ctx, x, &xi)) != GK_OK ||
+        (st = gk_tensor_info_get(ctx, weight, &wi)) != GK_OK)
+        return st;
+    E = xi.dtype == GK_F32 ? 4 : 8;
+    if (gk_ctx_backend(ctx) != GK_BACKEND_CUDA || (xi.dtype != GK_F32 && xi.dtype != GK_F16 && xi.dtype != GK_BF16) || oi.dtype != xi.dtype ||
+        wi.dtype != xi.dtype || xi.ndim != 2 || oi.ndim != 2 || wi.ndim != 1 || !xi.contiguous || !oi.contiguous || !wi.contiguous ||
+        oi.shape[0] != xi.shape[0] || oi.shape[1] != xi.shape[1] || wi.shape[0] != xi.shape[1] || xi.shape[1] % E || xi.shape[1] / E > 1024 ||
+        xi.shape[1] == 0)
+        return gk_rms_norm(ctx, out, x, weight, eps);
+    R = xi.shape[0]; D = xi.shape[1]; nvec = D / E;
+    ops.used = 0;
+    ts[0] = out; ts[1] = x; ts[2] = weight;
+    GK__ENTER(ctx, W);
+    st = gk__operands(ctx, &ops, ts, names, 3, W);
+    if (st == GK_OK && R > 0) st = gk__operands_use(ctx, &ops, W);
+    if (st == GK_OK && R > 0) {
+        oa = gk__slot_addr(ops.s[0]); xa = gk__slot_addr(ops.s[1]); wa = gk__slot_addr(ops.s[2]);
+        if (((oa | xa | wa) & 15) != 0) {
+            st = GK_ERR_UNSUPPORTED; /* not 16-byte aligned: gk_rms_norm below, after the lock is released */
+        } else {
+            float e = (float)eps;
+            int dd = (int)D;
+            void *args[6];
+            unsigned g[3], bl[3];
+            int64_t nt = (nvec + 31) / 32 * 32; /* a vector a thread where 256 threads cover the row, else up to 4 */
+            if (nt > 256) nt = 256;
+            args[0] = &R; args[1] = &dd; args[2] = &e; args[3] = &xa; args[4] = &wa; args[5] = &oa;
+            g[0] = (unsigned)(R < 65535 ? R : 65535); g[1] = 1; g[2] = 1;
+            bl[0] = (unsigned)nt; bl[1] = 1; bl[2] = 1;
+            st = gk__launch_ex(ctx, GK__MOD_LLM, kn[xi.dtype], g, bl, 0, args, GK__LAUNCH_PDL, W);
+        }
+    }
+    gk__operands_done(ctx, &ops, st == GK_ERR_UNSUPPORTED ? GK_OK : st);
+    gk__unlock(&ctx->mu);
+    if (st == GK_ERR_UNSUPPORTED) return gk_rms_norm(ctx, out, x, weight, eps);
     return st;
 }
 /* end of >>ops_llm */

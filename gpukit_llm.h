@@ -4905,6 +4905,7 @@ struct gk_llm {
     int max_seqs;
     int fused;                      /* q/k/v fused (no qk norm) */
     int no_graphs;
+    unsigned dbg_skip;              /* GPUKIT_LLM_DEBUG_SKIP (measurement only, wrong results): decode-step ops left out, gk__llm_layers */
     gk_stream *stream;
     gk_tokenizer *tok;
     gk_chat_template tmpl;
@@ -5196,6 +5197,10 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
     if (!(m = (gk_llm *)calloc(1, sizeof *m))) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm_load: out of host memory");
     m->ctx = ctx;
     m->no_graphs = d.no_graphs;
+    {   /* a measurement knob: where a decode step's time goes (bench_llm --skip-sweep); never set in normal use */
+        const char *e = getenv("GPUKIT_LLM_DEBUG_SKIP");
+        m->dbg_skip = e ? (unsigned)strtoul(e, NULL, 0) : 0u;
+    }
     switch (d.dtype) {
     case GK_LLM_DTYPE_DEFAULT: case GK_LLM_DTYPE_BF16: m->dt = GK_BF16; break;
     case GK_LLM_DTYPE_F16: m->dt = GK_F16; break;
@@ -5416,12 +5421,16 @@ static void gk__llm_layers(gk_llm *m, gk__lv *V, const gk__llm_run *r) {
     gk_ctx *ctx = m->ctx;
     int64_t H = c->heads, Hkv = c->kv_heads, D = c->head_dim, l;
     int rd = c->rope.rotary_dim, dec = r->Sq == 1 && r->kvl.id, ax = dec ? 1 : 0;
+    /* measurement only (GPUKIT_LLM_DEBUG_SKIP): decode steps leave out the ops of these bits:
+       1 norms, 2 q/k/v GEMV, 4 RoPE (+ the cache write when fused), 8 cache write, 16 attention, 32 o GEMV, 64 gate/up GEMV, 128 down GEMV */
+    unsigned sk = dec ? m->dbg_skip : 0u;
+#define GK__LLM_DO(bit, call) do { if (!(sk & (bit))) gk__lv_do(V, call); } while (0)
     for (l = 0; l < c->layers && V->st == GK_OK; l++) {
         const gk__llm_layer *y = &m->L[l];
         gk_matmul_desc md;
         gk_attention_desc ad;
         gk_tensor q3, q4, kv, kc, vc, att4;
-        gk__lv_do(V, gk_rms_norm(ctx, r->x, r->h, y->ln1, c->rms_eps));
+        GK__LLM_DO(1, dec ? gk_decode_rms_norm(ctx, r->x, r->h, y->ln1, c->rms_eps) : gk_rms_norm(ctx, r->x, r->h, y->ln1, c->rms_eps));
         memset(&md, 0, sizeof md);
         /* the cache slots of this block: [Bq, max_ctx, 2 Hkv, D] */
         kv = gk__lv_slice(V, y->kv, 0, r->slot0, r->slot0 + r->Bq);
@@ -5429,14 +5438,18 @@ static void gk__llm_layers(gk_llm *m, gk__lv *V, const gk__llm_run *r) {
             /* one GEMV / GEMM for q, k, v; one RoPE over the q and k heads; one cache write for k and v */
             gk_tensor qkv3;
             md.bias = y->bqkv;
-            gk__lv_do(V, gk_linear(ctx, r->qkv, r->x, y->wqkv, &md));
+            GK__LLM_DO(2, gk_linear(ctx, r->qkv, r->x, y->wqkv, &md));
             qkv3 = gk__lv_reshape(V, r->qkv, 3, r->N, H + 2 * Hkv, D, 0);
             q3 = gk__lv_slice(V, qkv3, 1, 0, H);
-            if (V->st == GK_OK) {
-                gk_tensor qk = gk__lv_slice(V, qkv3, 1, 0, H + Hkv);
-                gk__lv_do(V, gk_rope(ctx, qk, qk, r->pos, m->cos_tab, m->sin_tab, rd, GK_ROPE_NEOX));
+            if (dec) { /* one token a sequence at r->pos: RoPE of q and k and the cache write in one op */
+                GK__LLM_DO(4, gk_rope_kv_write(ctx, qkv3, kv, r->pos, m->cos_tab, m->sin_tab, rd, H));
+            } else {
+                if (V->st == GK_OK) {
+                    gk_tensor qk = gk__lv_slice(V, qkv3, 1, 0, H + Hkv);
+                    GK__LLM_DO(4, gk_rope(ctx, qk, qk, r->pos, m->cos_tab, m->sin_tab, rd, GK_ROPE_NEOX));
+                }
+                GK__LLM_DO(8, gk_kv_write(ctx, kv, gk__lv_unsq(V, gk__lv_slice(V, qkv3, 1, H, H + 2 * Hkv), ax), r->start));
             }
-            gk__lv_do(V, gk_kv_write(ctx, kv, gk__lv_unsq(V, gk__lv_slice(V, qkv3, 1, H, H + 2 * Hkv), ax), r->start));
         } else {
             gk_tensor k3, v3;
             md.bias = y->bq; gk__lv_do(V, gk_linear(ctx, r->q, r->x, y->wq, &md));
@@ -5466,21 +5479,22 @@ static void gk__llm_layers(gk_llm *m, gk__lv *V, const gk__llm_run *r) {
         ad.causal = 1;
         if (dec) ad.kv_lens = r->kvl;
         if (V->st != GK_OK) break;
-        gk__lv_do(V, gk_attention(ctx, att4, q4, kc, vc, &ad));
+        GK__LLM_DO(16, gk_attention(ctx, att4, q4, kc, vc, &ad));
         memset(&md, 0, sizeof md);
         md.bias = y->bo;
         md.residual = r->h;
-        gk__lv_do(V, gk_linear(ctx, r->h2, r->att, y->wo, &md));
-        gk__lv_do(V, gk_rms_norm(ctx, r->x, r->h2, y->ln2, c->rms_eps));
+        GK__LLM_DO(32, gk_linear(ctx, r->h2, r->att, y->wo, &md));
+        GK__LLM_DO(1, dec ? gk_decode_rms_norm(ctx, r->x, r->h2, y->ln2, c->rms_eps) : gk_rms_norm(ctx, r->x, r->h2, y->ln2, c->rms_eps));
         /* SwiGLU from the fused [gate; up] weight: one pass for <= 8 rows (decode), else through gu */
         memset(&md, 0, sizeof md);
         md.act = GK_ACT_SILU;
-        gk__lv_do(V, gk_linear_glu(ctx, r->act, r->x, y->wgu, r->gu, &md));
+        GK__LLM_DO(64, gk_linear_glu(ctx, r->act, r->x, y->wgu, r->gu, &md));
         memset(&md, 0, sizeof md);
         md.residual = r->h2;
-        gk__lv_do(V, gk_linear(ctx, r->h, r->act, y->wdown, &md));
+        GK__LLM_DO(128, gk_linear(ctx, r->h, r->act, y->wdown, &md));
         gk__lv_free(V);
     }
+#undef GK__LLM_DO
 }
 
 /* The decode step of sequences 0..B-1: token d_tok[b] at position d_pos[b];
@@ -5524,7 +5538,7 @@ static gk_status gk__llm_step_ops(gk_llm *m, int64_t B, int greedy) {
         gk__lv_do(&inner, gk_add(ctx, r.kvl, r.pos, m->d_one));
         gk__lv_do(&inner, gk_embedding(ctx, r.h, m->embed, tok));
         if (inner.st == GK_OK) gk__llm_layers(m, &inner, &r);
-        gk__lv_do(&inner, gk_rms_norm(ctx, r.x, r.h, m->norm, m->cfg.rms_eps));
+        gk__lv_do(&inner, gk_decode_rms_norm(ctx, r.x, r.h, m->norm, m->cfg.rms_eps));
         gk__lv_do(&inner, gk_linear(ctx, logits, r.x, m->lm_head, NULL));
         gk__lv_do(&inner, gk_add(ctx, r.pos, r.pos, m->d_one));
         if (greedy) gk__lv_do(&inner, gk_sample(ctx, tok, logits, none, NULL));

@@ -7,7 +7,9 @@
    dispatcher's table comes from this sweep), M = 1, 4, 8, and the fused
    gate/up GLU (gk_linear_glu) against two GEMVs + gk_glu.
    bench/gemv_torch.py times PyTorch (cuBLAS) with the same method.
-   Usage: bench_gemv [--json FILE] */
+   Also decode attention over an 8k-token cache (B 1, 32 q / 8 kv heads, D 128,
+   bf16), the same cache every call and 16 rotated copies.
+   Usage: bench_gemv [--json FILE] [--quick: M = 1 and attention only] */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
 #include <stdio.h>
@@ -81,6 +83,42 @@ static gk_status call_unfused(int i, void *vu) {
     return st;
 }
 
+/* decode attention over an 8k-token cache (issue 4): q [1, 1, 32, 128], K / V [1, 8192, 8, 128] bf16;
+   `nc` cache copies cycled through (1: the same cache every call, as bench_gemm times it; it fits in L2) */
+typedef struct { gk_tensor q, o, *k, *v; int nc; gk_attention_desc d; } attn_u;
+static gk_status call_attn(int i, void *vu) {
+    attn_u *u = (attn_u *)vu;
+    return gk_attention(ctx, u->o, u->q, u->k[i % u->nc], u->v[i % u->nc], &u->d);
+}
+static void run_attn(int nc, double copy_gbs) {
+    attn_u u;
+    int64_t Skv = 8192, H = 32, Hk = 8, Dh = 128, qs[4] = { 1, 1, H, Dh }, ks[4] = { 1, Skv, Hk, Dh };
+    double bytes = 2.0 * (double)Skv * Hk * Dh * 2, ms, gbs;
+    int i;
+    memset(&u, 0, sizeof u);
+    u.nc = nc;
+    u.k = (gk_tensor *)calloc((size_t)nc, sizeof(gk_tensor));
+    u.v = (gk_tensor *)calloc((size_t)nc, sizeof(gk_tensor));
+    for (i = 0; i < nc; i++) {
+        gk_tensor_empty(ctx, GK_BF16, 4, ks, &u.k[i]);
+        gk_tensor_empty(ctx, GK_BF16, 4, ks, &u.v[i]);
+        fill_rand(u.k[i], Skv * Hk * Dh);
+        fill_rand(u.v[i], Skv * Hk * Dh);
+    }
+    gk_tensor_empty(ctx, GK_BF16, 4, qs, &u.q);
+    gk_tensor_empty(ctx, GK_BF16, 4, qs, &u.o);
+    fill_rand(u.q, H * Dh);
+    u.d.causal = 1;
+    ms = time_calls(call_attn, &u, 64);
+    gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
+    printf("attn_decode    bf16 kv 8192 H32/8 D128 %-8s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", nc > 1 ? "rotated" : "same", ms * 1e3, gbs, 100 * gbs / copy_gbs);
+    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"kv\": 8192, \"Hq\": 32, \"Hkv\": 8, \"D\": 128, \"caches\": \"%s\", \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+                    jfirst ? "" : ",\n", nc > 1 ? "rotated" : "same", ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
+    for (i = 0; i < nc; i++) { gk_tensor_free(ctx, u.k[i]); gk_tensor_free(ctx, u.v[i]); }
+    free(u.k); free(u.v);
+    gk_tensor_free(ctx, u.q); gk_tensor_free(ctx, u.o);
+}
+
 static double run_shape(int64_t N, int64_t K, int64_t M, int glu, int cfg, int unfused, double copy_gbs, const char *label) {
     gemv_u u;
     int64_t wrows = glu ? 2 * N : N, ws[2] = { wrows, K }, xs[2] = { M, K }, os[2] = { M, N };
@@ -125,9 +163,12 @@ int main(int argc, char **argv) {
     char date[64];
     time_t now = time(NULL);
     double copy_gbs;
-    int i, s, c;
+    int i, s, c, quick = 0;
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    for (i = 1; i < argc; i++) if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
+        else if (strcmp(argv[i], "--quick") == 0) quick = 1;
+    }
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
     if (gk_ctx_create(&d, &ctx) != GK_OK) { printf("bench_gemv: needs a GPU (%s)\n", gk_last_error(NULL)); return 0; }
@@ -151,16 +192,20 @@ int main(int argc, char **argv) {
         fprintf(jf, "{\n  \"bench\": \"gemv\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"date\": \"%s\",\n  \"copy_GBs\": %.1f,\n"
                     "  \"method\": \"back-to-back launches over rotating weight copies (512 MiB), median of 5\",\n  \"results\": [\n",
                 commit ? commit : "unknown", info.name, date, copy_gbs);
-    /* the issue's shapes: the dispatcher's choice at M = 1, 4, 8, then the configuration sweep at M = 1 */
+    /* decode attention: the same cache every call, then 16 rotated copies (from DRAM) */
+    run_attn(1, copy_gbs);
+    run_attn(16, copy_gbs);
+    /* the issue's shapes: the dispatcher's choice at M = 1, 4, 8, then the configuration sweep at M = 1 (--quick: M = 1 only) */
     for (s = 0; s < 3; s++) {
         run_shape(shapes[s][0], shapes[s][1], 1, 0, -1, 0, copy_gbs, "gemv");
+        if (quick) continue;
         run_shape(shapes[s][0], shapes[s][1], 4, 0, -1, 0, copy_gbs, "gemv");
         run_shape(shapes[s][0], shapes[s][1], 8, 0, -1, 0, copy_gbs, "gemv");
         for (c = 0; c < GK__GEMV_NALL; c++) run_shape(shapes[s][0], shapes[s][1], 1, 0, c, 0, copy_gbs, "gemv_cfg");
         for (c = GK__GEMV_NCFG; c < GK__GEMV_NALL; c++) run_shape(shapes[s][0], shapes[s][1], 8, 0, c, 0, copy_gbs, "gemv_cfg");
     }
     /* fused gate/up (SwiGLU) against two GEMVs and gk_glu, M = 1 */
-    for (s = 0; s < 3; s++) {
+    for (s = 0; s < 3 && !quick; s++) {
         run_shape(glus[s][0], glus[s][1], 1, 1, -1, 0, copy_gbs, "glu_fused");
         run_shape(glus[s][0], glus[s][1], 1, 1, -1, 1, copy_gbs, "glu_unfused");
     }

@@ -8,7 +8,9 @@
    transformers on the same folders and runs this next to it.
 
      build/bench_llm MODEL_DIR [--json out.json] [--dtype bf16|f16|f32] [--prompt 32] [--new 128]
-                     [--prefill 512] [--batch 8] [--backend cpu|cuda] */
+                     [--prefill 512] [--batch 8] [--backend cpu|cuda] [--b1-only] [--gemv-smalln 0|1]
+   --b1-only: batch-1 decode only; with GPUKIT_LLM_DEBUG_SKIP=<bits> (gpukit_llm.h gk__llm_layers; the
+   results are then wrong) the decode step leaves those ops out, so the tok/s difference is their cost. */
 #define GPUKIT_IMPLEMENTATION
 #define GPUKIT_LLM_IMPLEMENTATION
 #include "../gpukit_llm.h"
@@ -70,6 +72,7 @@ int main(int argc, char **argv) {
     gk_llm *m = NULL;
     gk_device_info info;
     int64_t P = 32, NEW = 128, PRE = 512, B = 8, V, i, k;
+    int b1_only = 0;
     int32_t *ids;
     const int32_t *ps[64];
     size_t ls[64];
@@ -87,6 +90,8 @@ int main(int argc, char **argv) {
         else if (strcmp(a, "--new") == 0 && v) { NEW = atoll(v); i++; }
         else if (strcmp(a, "--prefill") == 0 && v) { PRE = atoll(v); i++; }
         else if (strcmp(a, "--batch") == 0 && v) { B = atoll(v); i++; }
+        else if (strcmp(a, "--b1-only") == 0) b1_only = 1;
+        else if (strcmp(a, "--gemv-smalln") == 0 && v) { gk__gemv_smalln = atoi(v); i++; }
         else if (strcmp(a, "--backend") == 0 && v) { cd.backend = strcmp(v, "cpu") == 0 ? GK_BACKEND_CPU : GK_BACKEND_CUDA; i++; }
         else if (a[0] != '-') dir = a;
         else { printf("unknown option %s\n", a); return 2; }
@@ -114,6 +119,13 @@ int main(int argc, char **argv) {
     ps[0] = ids; ls[0] = (size_t)P;
     CK(gk_llm_generate_batch(m, ps, ls, 1, &gd, NULL, NULL, &st1));
     CK(gk_llm_generate_batch(m, ps, ls, 1, &gd, NULL, NULL, &st1));
+    if (b1_only) { /* --b1-only: batch-1 decode alone (with GPUKIT_LLM_DEBUG_SKIP: where a step's time goes) */
+        printf("decode b1   %8.1f tok/s  (%.1f us a token)\n", st1.decode_tok_s, st1.decode_tok_s > 0 ? 1e6 / st1.decode_tok_s : 0);
+        free(ids);
+        gk_llm_free(m);
+        gk_ctx_destroy(ctx);
+        return 0;
+    }
     /* prefill */
     CK(gk_llm_reset(m, 0));
     CK(gk_llm_forward(m, 0, ids, (size_t)PRE, 0, NULL));

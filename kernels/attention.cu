@@ -103,6 +103,15 @@ template <int DT> __device__ __forceinline__ void gk_attn(const gk_attn_p &p) {
 // one block per (i, h, b) (blockIdx.x = i * Hq + h), a thread per output dim:
 // out = sum_s o_s e^(m_s - M) / sum_s l_s e^(m_s - M); the split weights are
 // computed once into shared memory, the loop over splits keeps loads in flight
+// the splits that hold keys of batch b: decode (p.tile > 0) writes only splits
+// 0..ceil(kv_len / chunk) - 1 (at least split 0), so short caches combine few
+__device__ __forceinline__ int gk_attn_nsplit(const gk_attn_p &p, gk_i64 b) {
+    if (p.tile <= 0 || !p.kv_lens) return p.splits;
+    gk_i64 kvlen = p.kv_lens[b];
+    if (kvlen > p.Skv) kvlen = p.Skv;
+    gk_i64 n = (kvlen + p.chunk - 1) / p.chunk;
+    return n < 1 ? 1 : n > p.splits ? p.splits : (int)n;
+}
 template <int DT> __device__ __forceinline__ void gk_attn_combine(const gk_attn_p &p) {
     typedef gk_ty<DT> T;
     typedef typename T::S S;
@@ -110,8 +119,10 @@ template <int DT> __device__ __forceinline__ void gk_attn_combine(const gk_attn_
     __shared__ float red[32];
     gk_i64 row = blockIdx.x, b = blockIdx.z;
     gk_i64 i = row / p.Hq, h = row % p.Hq;
-    const int ns = p.splits, tid = threadIdx.x, lane = tid % 32, nw = (blockDim.x + 31) / 32;
-    const float *part = p.part + ((b * p.Hq + h) * p.Sq + i) * ns * (p.D + 2);
+    gk_pdl_launch();
+    gk_pdl_wait(); // the partial results and kv_lens come from earlier kernels
+    const int ns = gk_attn_nsplit(p, b), tid = threadIdx.x, lane = tid % 32, nw = (blockDim.x + 31) / 32;
+    const float *part = p.part + ((b * p.Hq + h) * p.Sq + i) * p.splits * (p.D + 2);
     const float NEG = -__int_as_float(0x7f800000);
     float mx = NEG;
     for (int s = tid; s < ns; s += blockDim.x) mx = fmaxf(mx, part[s * (p.D + 2)]);
@@ -178,18 +189,15 @@ template <int DT> __device__ __forceinline__ void gk_attn_dec(const gk_attn_p &p
     float *qs = (float *)(gk_dec_smem + 4 * C * RW), *sc = qs + G * D, *os = sc + G * C, *ms = os + G * D, *ls = ms + G, *cs = ls + G;
     const int tid = threadIdx.x, nt = blockDim.x, warp = tid / 32, lane = tid % 32, nw = nt / 32, D2 = D / 2;
     const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;
+    gk_pdl_launch();
+    gk_pdl_wait(); // q, the cache and kv_lens come from earlier kernels
     gk_i64 kvlen = p.kv_lens ? p.kv_lens[b] : p.Skv;
     if (kvlen > p.Skv) kvlen = p.Skv;
     if (kvlen < 0) kvlen = 0;
     gk_i64 j0 = split * (gk_i64)p.chunk, j1 = j0 + p.chunk < kvlen ? j0 + p.chunk : kvlen;
+    if (split > 0 && j0 >= kvlen) return; // past this sequence's keys: gk_attn_combine reads splits 0..gk_attn_nsplit() only
     const S *kb = (const S *)p.k + b * p.k_bs + hk * p.k_hs, *vb = (const S *)p.v + b * p.v_bs + hk * p.v_hs;
     const float NEG = -__int_as_float(0x7f800000);
-    for (int e = tid; e < G * D; e += nt) {
-        int g = e / D, d = e - g * D;
-        qs[e] = (float)T::ld(((const S *)p.q)[b * p.q_bs + (hk * G + g) * p.q_hs + d]) * p.scale;
-        os[e] = 0.0f;
-    }
-    for (int g = tid; g < G; g += nt) { ms[g] = NEG; ls[g] = 0.0f; }
     // two stages: the tile after this one loads while this one is computed
     auto load = [&](gk_i64 jt, int st) {
         const int nk = (int)(j1 - jt < C ? j1 - jt : C);
@@ -201,7 +209,13 @@ template <int DT> __device__ __forceinline__ void gk_attn_dec(const gk_attn_p &p
         }
         asm volatile("cp.async.commit_group;\n" ::);
     };
-    if (j0 < j1) load(j0, 0);
+    if (j0 < j1) load(j0, 0); // in flight while q is read
+    for (int e = tid; e < G * D; e += nt) {
+        int g = e / D, d = e - g * D;
+        qs[e] = (float)T::ld(((const S *)p.q)[b * p.q_bs + (hk * G + g) * p.q_hs + d]) * p.scale;
+        os[e] = 0.0f;
+    }
+    for (int g = tid; g < G; g += nt) { ms[g] = NEG; ls[g] = 0.0f; }
     int stage = 0;
     for (gk_i64 jt = j0; jt < j1; jt += C, stage ^= 1) {
         const int nk = (int)(j1 - jt < C ? j1 - jt : C);

@@ -140,6 +140,7 @@ template <int DT, int MR, int RW, int NT, int U, int GLU> __device__ __forceinli
 #pragma unroll
         for (int r = 0; r < RW; r++) acc[m][r] = 0.0f;
     gk_i64 nv = p.K / V;
+    gk_pdl_launch();
     for (gk_i64 c = tid; c < nv; c += NT * U) {
         uint4 wv[RW][U];
 #pragma unroll
@@ -147,6 +148,7 @@ template <int DT, int MR, int RW, int NT, int U, int GLU> __device__ __forceinli
 #pragma unroll
             for (int r = 0; r < RW; r++)
                 wv[r][u] = c + NT * u < nv ? gk_ld_stream16(w[r] + (c + NT * u) * V) : make_uint4(0, 0, 0, 0);
+        if (c == tid) gk_pdl_wait(); // x (and later the output) may come from the previous kernel; W never does
 #pragma unroll
         for (int u = 0; u < U; u++) {
             if (c + NT * u >= nv) break;
@@ -168,6 +170,7 @@ template <int DT, int MR, int RW, int NT, int U, int GLU> __device__ __forceinli
             }
         }
     }
+    gk_pdl_wait(); // threads without a vector of K still store
     // warp sums, then across warps through shared memory
 #pragma unroll
     for (int m = 0; m < MR; m++) {
@@ -249,6 +252,7 @@ template <int DT, int NW, int U, int GLU> __device__ __forceinline__ void gk_gem
 #pragma unroll
     for (int h = 0; h < NH; h++) c[h][0] = c[h][1] = c[h][2] = c[h][3] = 0.0f;
     gk_i64 nsteps = (p.K + 31) / 32;
+    gk_pdl_launch();
     for (gk_i64 s0 = (gk_i64)warp * U; s0 < nsteps; s0 += (gk_i64)NW * U) {
         uint4 wv[NH][2][U], xv[U];
 #pragma unroll
@@ -259,6 +263,12 @@ template <int DT, int NW, int U, int GLU> __device__ __forceinline__ void gk_gem
             for (int h = 0; h < NH; h++)
 #pragma unroll
                 for (int r = 0; r < 2; r++) wv[h][r][u] = ok ? gk_ld_stream16(w[h][r] + k0) : make_uint4(0, 0, 0, 0);
+        }
+        if (s0 == (gk_i64)warp * U) gk_pdl_wait(); // x may come from the previous kernel; W never does
+#pragma unroll
+        for (int u = 0; u < U; u++) {
+            gk_i64 k0 = (s0 + u) * 32 + t * 8;
+            bool ok = s0 + u < nsteps && k0 < p.K;
             xv[u] = ok && g < M ? __ldg((const uint4 *)(x + k0)) : make_uint4(0, 0, 0, 0);
         }
 #pragma unroll
@@ -271,6 +281,7 @@ template <int DT, int NW, int U, int GLU> __device__ __forceinline__ void gk_gem
                 gk_mma16816(c[h], a1, xv[u].z, xv[u].w, DT == GK_DT_bf16);
             }
     }
+    gk_pdl_wait(); // warps without a step of K still store
     // c[h][0..1]: weight row g, x rows 2t, 2t+1; c[h][2..3]: weight row g + 8
 #pragma unroll
     for (int h = 0; h < NH; h++) {

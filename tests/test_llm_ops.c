@@ -1,5 +1,7 @@
-/* test_llm_ops: the >>api_ops_llm group (gk_kv_write) on the device under
-   test against a host expectation computed here, and the CPU reference. */
+/* test_llm_ops: the >>api_ops_llm group (gk_kv_write, gk_rope_kv_write,
+   gk_decode_rms_norm) on the
+   device under test against a host expectation computed here, and the CPU
+   reference. */
 #define GPUKIT_IMPLEMENTATION
 #include "gpukit.h"
 #include "tests/gkt.h"
@@ -96,6 +98,103 @@ static void kv_errors(void) {
     gk_tensor_free(dut, s); gk_tensor_free(dut, s64); gk_tensor_free(dut, sbad);
 }
 
+/* gk_rope_kv_write on the device under test against the same op on the CPU
+   reference (gk_rope + gk_kv_write): x [B, Hq + 2 Hkv, D] (a view with padded
+   heads when xpad: not the fused kernel's layout), a cache slot view of
+   [B + 1, S, 2 Hkv, D], positions in range, past the cache, past the tables
+   and negative; poisoned (random) cache and x outside what is written. */
+static gk_tensor up_d(gk_ctx *c, gk_dtype dt, int nd, const int64_t *sh, const double *v, int64_t n) {
+    gk_tensor t;
+    void *b = malloc((size_t)n * 8 + 8);
+    gk_convert(dt, b, GK_F64, v, (size_t)n);
+    GKT_OK(c, gk_tensor_from_host(c, dt, nd, sh, b, &t));
+    free(b);
+    return t;
+}
+static void ropekv_case(gk_ctx *ref, gk_dtype dt, int64_t B, int64_t Hq, int64_t Hkv, int64_t D, int rd, int64_t S, int64_t maxpos, int xpad) {
+    int64_t nh = Hq + 2 * Hkv, xb[3] = { B, nh, D + xpad }, cb[4] = { B + 1, S, 2 * Hkv, D }, tb[2] = { maxpos, rd / 2 }, s1[1] = { B };
+    int64_t nx = B * nh * (D + xpad), nc = (B + 1) * S * 2 * Hkv * D, nt = maxpos * (rd / 2), i, b;
+    double *xv = (double *)malloc((size_t)nx * 8), *cv = (double *)malloc((size_t)nc * 8), *ct = (double *)malloc((size_t)nt * 8);
+    double *st = (double *)malloc((size_t)nt * 8), *g1 = (double *)malloc((size_t)(nx + nc) * 8), *g2 = (double *)malloc((size_t)(nx + nc) * 8);
+    void *hb = malloc((size_t)(nx + nc) * 8);
+    int32_t *pos = (int32_t *)malloc(sizeof(int32_t) * (size_t)B);
+    gk_ctx *cs[2];
+    double *gs[2];
+    int k;
+    double e;
+    for (i = 0; i < nx; i++) xv[i] = gkt_uniform(-2, 2);
+    for (i = 0; i < nc; i++) cv[i] = gkt_uniform(-2, 2);
+    for (i = 0; i < nt; i++) { double a = gkt_uniform(0, 6.283); ct[i] = cos(a); st[i] = sin(a); }
+    for (b = 0; b < B; b++) { /* in range (mostly), the last row, past the cache, past the tables, negative */
+        int64_t kk = b % 6;
+        pos[b] = (int32_t)(kk <= 1 ? (int64_t)(gkt_u64() % (uint64_t)(S < maxpos ? S : maxpos)) : kk == 2 ? S - 1 : kk == 3 ? S : kk == 4 ? maxpos : -1);
+    }
+    cs[0] = dut; cs[1] = ref; gs[0] = g1; gs[1] = g2;
+    for (k = 0; k < 2; k++) {
+        gk_ctx *c = cs[k];
+        gk_tensor x = up_d(c, dt, 3, xb, xv, nx), cache = up_d(c, dt, 4, cb, cv, nc), ctt = up_d(c, dt, 2, tb, ct, nt), stt = up_d(c, dt, 2, tb, st, nt);
+        gk_tensor p, xvw, cvw;
+        GKT_OK(c, gk_tensor_from_host(c, GK_I32, 1, s1, pos, &p));
+        GKT_OK(c, gk_view_slice(c, x, 2, 0, D, 1, &xvw));
+        GKT_OK(c, gk_view_slice(c, cache, 0, 1, B + 1, 1, &cvw));
+        GKT_OK(c, gk_rope_kv_write(c, xvw, cvw, p, ctt, stt, rd, Hq));
+        GKT_OK(c, gk_copy_to_host(c, x, hb, (size_t)nx * gk_dtype_size(dt)));
+        gk_convert(GK_F64, gs[k], dt, hb, (size_t)nx);
+        GKT_OK(c, gk_copy_to_host(c, cache, hb, (size_t)nc * gk_dtype_size(dt)));
+        gk_convert(GK_F64, gs[k] + nx, dt, hb, (size_t)nc);
+        gk_tensor_free(c, x); gk_tensor_free(c, cache); gk_tensor_free(c, ctt); gk_tensor_free(c, stt);
+        gk_tensor_free(c, p); gk_tensor_free(c, xvw); gk_tensor_free(c, cvw);
+    }
+    e = gkt_relerr(g1, g2, (size_t)(nx + nc));
+    GKT_CHECK(e <= (dt == GK_F32 ? 1e-6 : 1e-2), "rope_kv_write %s B %lld Hq %lld Hkv %lld D %lld rd %d S %lld xpad %d: relative error %.3g",
+              gk_dtype_name(dt), (long long)B, (long long)Hq, (long long)Hkv, (long long)D, rd, (long long)S, xpad, e);
+    /* something was rotated and written: x differs from its input, the cache from its start */
+    {
+        double dx = 0, dc = 0;
+        for (i = 0; i < nx; i++) dx += fabs(g1[i] - xv[i]);
+        for (i = 0; i < nc; i++) dc += fabs(g1[nx + i] - cv[i]);
+        GKT_CHECK(dx > 0 && dc > 0, "rope_kv_write %s: x or cache unchanged", gk_dtype_name(dt));
+    }
+    free(xv); free(cv); free(ct); free(st); free(g1); free(g2); free(hb); free(pos);
+}
+
+/* gk_decode_rms_norm on the device under test against gk_rms_norm on the CPU reference */
+static void dnorm_case(gk_ctx *ref, gk_dtype dt, int64_t R, int64_t D) {
+    int64_t xs[2] = { R, D }, ws[1] = { D }, n = R * D, i;
+    double *xv = (double *)malloc((size_t)n * 8), *wv = (double *)malloc((size_t)D * 8), *g1 = (double *)malloc((size_t)n * 8);
+    double *g2 = (double *)malloc((size_t)n * 8), e;
+    void *hb = malloc((size_t)n * 8);
+    gk_ctx *cs[2];
+    double *gs[2];
+    int k;
+    for (i = 0; i < n; i++) xv[i] = gkt_uniform(-3, 3);
+    for (i = 0; i < D; i++) wv[i] = gkt_uniform(0.5, 1.5);
+    cs[0] = dut; cs[1] = ref; gs[0] = g1; gs[1] = g2;
+    for (k = 0; k < 2; k++) {
+        gk_ctx *c = cs[k];
+        gk_tensor x = up_d(c, dt, 2, xs, xv, n), w = up_d(c, dt, 1, ws, wv, D), o = up_d(c, dt, 2, xs, xv, n); /* out poisoned with x */
+        GKT_OK(c, k == 0 ? gk_decode_rms_norm(c, o, x, w, 1e-6) : gk_rms_norm(c, o, x, w, 1e-6));
+        GKT_OK(c, gk_copy_to_host(c, o, hb, (size_t)n * gk_dtype_size(dt)));
+        gk_convert(GK_F64, gs[k], dt, hb, (size_t)n);
+        gk_tensor_free(c, x); gk_tensor_free(c, w); gk_tensor_free(c, o);
+    }
+    e = gkt_relerr(g1, g2, (size_t)n);
+    GKT_CHECK(e <= (dt == GK_F32 ? 1e-5 : 1e-2), "decode_rms_norm %s R %lld D %lld: relative error %.3g", gk_dtype_name(dt), (long long)R, (long long)D, e);
+    free(xv); free(wv); free(g1); free(g2); free(hb);
+}
+
+static void ropekv_errors(void) {
+    int64_t xs[3] = { 2, 6, 8 }, cs[4] = { 2, 4, 4, 8 }, ts[2] = { 4, 4 }, s1[1] = { 2 };
+    gk_tensor x, c, t, p;
+    GKT_OK(dut, gk_tensor_empty(dut, GK_BF16, 3, xs, &x));
+    GKT_OK(dut, gk_tensor_empty(dut, GK_BF16, 4, cs, &c));
+    GKT_OK(dut, gk_tensor_empty(dut, GK_BF16, 2, ts, &t));
+    GKT_OK(dut, gk_tensor_empty(dut, GK_I32, 1, s1, &p));
+    GKT_FAILS(dut, gk_rope_kv_write(dut, x, c, p, t, t, 8, 3), GK_ERR_SHAPE, "q_heads + 2 Hkv");
+    GKT_FAILS(dut, gk_rope_kv_write(dut, c, c, p, t, t, 8, 2), GK_ERR_SHAPE, "x must be");
+    gk_tensor_free(dut, x); gk_tensor_free(dut, c); gk_tensor_free(dut, t); gk_tensor_free(dut, p);
+}
+
 int main(void) {
     static const gk_dtype dts[6] = { GK_F32, GK_BF16, GK_F16, GK_F64, GK_I32, GK_U8 };
     int i;
@@ -109,6 +208,28 @@ int main(void) {
     }
     kv_graph();
     kv_errors();
+    {
+        static const gk_dtype rdt[3] = { GK_BF16, GK_F16, GK_F32 };
+        gk_ctx *ref = gkt_ref();
+        for (i = 0; i < 3; i++) {
+            ropekv_case(ref, rdt[i], 1, 14, 2, 64, 64, 40, 48, 0);   /* Qwen2.5-0.5B heads */
+            ropekv_case(ref, rdt[i], 8, 32, 8, 128, 128, 20, 16, 0); /* Llama GQA, batch 8, positions past the tables */
+            ropekv_case(ref, rdt[i], 6, 4, 4, 80, 32, 9, 12, 0);     /* partial rotary dims (pass-through) */
+            ropekv_case(ref, rdt[i], 6, 8, 2, 256, 256, 7, 7, 0);    /* head dim 256 */
+            ropekv_case(ref, rdt[i], 3, 2, 1, 64, 64, 5, 8, 8);      /* padded heads: the two-op path */
+        }
+        gk_ctx_destroy(ref);
+    }
+    {
+        static const gk_dtype ndt[3] = { GK_BF16, GK_F16, GK_F32 };
+        static const int64_t nd[6][2] = { { 1, 896 }, { 8, 2048 }, { 3, 4096 }, { 2, 64 }, { 5, 100 }, { 1, 8200 } }; /* the last two: gk_rms_norm */
+        gk_ctx *ref = gkt_ref();
+        int j;
+        for (i = 0; i < 3; i++)
+            for (j = 0; j < 6; j++) dnorm_case(ref, ndt[i], nd[j][0], nd[j][1]);
+        gk_ctx_destroy(ref);
+    }
+    ropekv_errors();
     gk_ctx_destroy(dut);
     return gkt_done("test_llm_ops");
 }
