@@ -226,16 +226,18 @@ attn:
         int si, r, mode, hop = info.cc_major == 9 && info.cc_minor == 0;
         float t[16], ms;
         /* mode 0 / 1: prefill as dispatched; 2: decode; 3 / 4: prefill with flash_wg off;
-           5..14: prefill on flash_wg variant (mode - 5) / 2 (9.0 only) */
-        for (mode = 0; mode < 15; mode++) {
+           5..14: prefill on flash_wg variant (mode - 5) / 2 (9.0 only); 15: decode on the
+           shared-memory kernel gk_attn_dec instead of gk_attn_dec2 */
+        for (mode = 0; mode < 16; mode++) {
             long fw0 = gk__fwg_launches;
             char bname[32];
-            si = mode == 3 ? 0 : mode == 4 ? 1 : mode >= 5 ? (mode - 5) % 2 : mode;
-            if (mode >= 3 && !hop) break;
+            si = mode == 3 ? 0 : mode == 4 ? 1 : mode == 15 ? 2 : mode >= 5 ? (mode - 5) % 2 : mode;
+            if (mode >= 3 && mode < 15 && !hop) continue;
+            gk__dec2_mode = mode == 15 ? 0 : -1;
             gk__fwg_mode = mode == 3 || mode == 4 ? 0 : -1;
             gk__fwg_variant = mode >= 5 ? (mode - 5) / 2 : -1;
             if (mode >= 5) snprintf(bname, sizeof bname, "gpukit_v%d", (mode - 5) / 2);
-            else snprintf(bname, sizeof bname, "%s", mode >= 3 ? "gpukit_mma" : "gpukit");
+            else snprintf(bname, sizeof bname, "%s", mode == 15 ? "gpukit_dec1" : mode >= 3 ? "gpukit_mma" : "gpukit");
             int64_t B = si < 2 ? 8 : 1, S = si < 2 ? seqs[si] : 1, Skv = si < 2 ? seqs[si] : 8192, H = 32, Hk = si < 2 ? 32 : 8, Dh = 128;
             int64_t qs[4] = { B, S, H, Dh }, ks[4] = { B, Skv, Hk, Dh };
             gk_tensor q, k, v, o;
@@ -268,11 +270,12 @@ attn:
                 gk_event_sync(ctx, e1);
                 gk_event_elapsed_ms(ctx, e0, e1, &ms);
                 val = 2.0 * (double)Skv * Hk * Dh * 2 / (ms / 20 * 1e-3) / 1e9;
-                printf("decode attention bf16 cache 8192 H32/8 D128 gpukit back-to-back %8.4f ms %7.0f GB/s (%.0f%% of copy)\n", ms / 20, val, 100 * val / copy_gbs);
-                if (f) fprintf(f, "%s    {\"op\": \"attention_decode_b2b\", \"dtype\": \"bf16\", \"kv\": 8192, \"backend\": \"gpukit\", \"ms\": %.5f, \"GBs\": %.1f, \"of_copy\": %.3f}", first ? "" : ",\n", ms / 20, val, val / copy_gbs), first = 0;
+                printf("decode attention bf16 cache 8192 H32/8 D128 %s back-to-back %8.4f ms %7.0f GB/s (%.0f%% of copy)\n", bname, ms / 20, val, 100 * val / copy_gbs);
+                if (f) fprintf(f, "%s    {\"op\": \"attention_decode_b2b\", \"dtype\": \"bf16\", \"kv\": 8192, \"backend\": \"%s\", \"ms\": %.5f, \"GBs\": %.1f, \"of_copy\": %.3f}", first ? "" : ",\n", bname, ms / 20, val, val / copy_gbs), first = 0;
             }
             gk__fwg_mode = -1;
             gk__fwg_variant = -1;
+            gk__dec2_mode = -1;
             if (si < 2) {
                 const char *kn = gk__fwg_launches > fw0 ? "flash_wg" : "flash";
                 val = 4.0 * B * H * (double)S * S * Dh / 2 / (med * 1e-3) / 1e12;
@@ -281,8 +284,8 @@ attn:
                                first ? "" : ",\n", (long long)S, bname, kn, med, val), first = 0;
             } else {
                 val = 2.0 * (double)Skv * Hk * Dh * 2 / (med * 1e-3) / 1e9;
-                printf("decode attention bf16 cache 8192 H32/8 D128 gpukit %8.4f ms %7.0f GB/s (%.0f%% of copy)\n", med, val, 100 * val / copy_gbs);
-                if (f) fprintf(f, "%s    {\"op\": \"attention_decode\", \"dtype\": \"bf16\", \"kv\": 8192, \"backend\": \"gpukit\", \"ms\": %.5f, \"GBs\": %.1f, \"of_copy\": %.3f}", first ? "" : ",\n", med, val, val / copy_gbs), first = 0;
+                printf("decode attention bf16 cache 8192 H32/8 D128 %s %8.4f ms %7.0f GB/s (%.0f%% of copy)\n", bname, med, val, 100 * val / copy_gbs);
+                if (f) fprintf(f, "%s    {\"op\": \"attention_decode\", \"dtype\": \"bf16\", \"kv\": 8192, \"backend\": \"%s\", \"ms\": %.5f, \"GBs\": %.1f, \"of_copy\": %.3f}", first ? "" : ",\n", bname, med, val, val / copy_gbs), first = 0;
             }
             gk_tensor_free(ctx, q); gk_tensor_free(ctx, k); gk_tensor_free(ctx, v); gk_tensor_free(ctx, o);
         }

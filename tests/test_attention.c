@@ -4,7 +4,9 @@
    KV cache view, cross-attention, causal, GQA / MQA, head dims 64, 80, 96,
    128 and odd ones, additive masks, per-sequence lengths, poisoned outputs;
    on a 9.0 device also the wgmma kernel (kernels/flash_wg.cu), asserted to
-   have run through gk__fwg_launches.
+   have run through gk__fwg_launches; decode (Sq 1) runs the register kernel
+   gk_attn_dec2 at several split lengths and the shared-memory kernel, each
+   asserted through gk__dec2_launches.
    Bounds: ||out - ref|| / ||ref|| below 2e-5 (f32), 1e-2 (f16, bf16). */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
@@ -134,6 +136,21 @@ static void check(const acase *a) {
             GKT_CHECK(gk__fwg_launches == before + 1, "flash_wg variant %d did not run: %s", v, desc);
         }
     }
+    if (a->Sq == 1 && gk_ctx_backend(D) == GK_BACKEND_CUDA) { /* decode: the register kernel (gk_attn_dec2) with short splits,
+                                                                the default and one split; then the shared-memory kernel */
+        static const int mins[3] = { 16, 0, 1 << 30 };
+        int v, g = (int)(a->Hq / a->Hkv), dec2 = a->dt != GK_F32 && !a->mask && !a->qlens && (a->Dh == 64 || a->Dh == 128) && g <= 8;
+        for (v = 0; v < 4; v++) {
+            long before = gk__dec2_launches;
+            if (v < 3) gk__dec2_min = mins[v];
+            else gk__dec2_mode = 0;
+            e = run(D, a, Q, K, V, M, ql, kl, want, &st);
+            gk__dec2_min = 0;
+            gk__dec2_mode = -1;
+            GKT_CHECK(st == GK_OK && e <= tol, "device (decode %s): %s: rel err %.3g", v < 3 ? "dec2" : "dec", desc, e);
+            GKT_CHECK(gk__dec2_launches == before + (dec2 && v < 3), "decode kernel choice (variant %d, dec2 %d): %s", v, dec2, desc);
+        }
+    }
     e = run(D, a, Q, K, V, M, ql, kl, want, &st);
     GKT_CHECK(st == GK_OK && e <= tol, "device: %s: rel err %.3g", desc, e);
     if (gk_ctx_backend(D) == GK_BACKEND_CUDA && a->B * a->Sq * a->Skv * a->Hq * a->Dh < 200000000) {
@@ -183,6 +200,17 @@ int main(void) {
         a.B = 1 + t % 3; a.Sq = 1; a.Skv = lens[t % 6]; a.cache = a.Skv + (t % 4 == 1 ? 13 : 0);
         a.Hq = hh[t % 4][0]; a.Hkv = hh[t % 4][1]; a.Dh = dd[(t / 2) % 6];
         a.causal = t % 3 == 0; a.kvlens = t % 5 >= 2;
+        check(&a);
+    }
+    for (t = 0; t < 16; t++) { /* the register decode kernel (gk_attn_dec2): every group size 1..8 (Qwen2.5-0.5B: 14 / 2),
+                                   D 64 / 128, short and long caches, batches, per-sequence lengths */
+        static const int64_t lens[8] = { 1, 16, 33, 160, 255, 1000, 4097, 8192 };
+        memset(&a, 0, sizeof a);
+        a.dt = t % 2 ? GK_F16 : GK_BF16;
+        a.Hkv = 1 + t % 3; a.Hq = a.Hkv * (1 + t % 8);
+        a.B = t >= 12 ? 1 : 1 + t % 3; a.Sq = 1; a.Skv = lens[t % 8]; a.cache = a.Skv + (t % 4 == 1 ? 5 : 0);
+        a.Dh = (t / 2) % 2 ? 64 : 128;
+        a.causal = t % 3 == 1; a.kvlens = t % 4 >= 2;
         check(&a);
     }
     for (t = 0; t < 8; t++) { /* prefill on tensor cores: both block sizes, GQA 8, awkward lengths */
