@@ -7251,7 +7251,10 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
                 grid[0] = (unsigned)(p.rows < nb ? p.rows : nb);
                 args[0] = &p.rows; args[1] = &Di; args[2] = &p.mode; args[3] = &p.eps; args[4] = &px; args[5] = &po;
                 args[6] = &pw; args[7] = &pb;
-                st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_rownorm_p[combo][vi], grid, block, 0, args, where);
+                /* programmatic dependent launch (sm_90+): the kernel waits for
+                   the previous one before touching memory, but its launch and
+                   block setup overlap that kernel's tail */
+                st = gk__launch_ex(ctx, GK__MOD_NORM, gk__k_rownorm_p[combo][vi], grid, block, 0, args, GK__LAUNCH_PDL, where);
             }
         } else if (vi >= 0) {
             int Di = (int)p.L;

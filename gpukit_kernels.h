@@ -3773,6 +3773,11 @@ static const char *const gk__src_norm[] = {
     ,
     /* chunk */
     "    gk_i64 row = blockIdx.x;\n"
+    "    // launched with programmatic stream serialization on sm_90 (the host's\n"
+    "    // choice): the next kernel may be scheduled now; nothing is touched\n"
+    "    // before the previous kernel has finished\n"
+    "    gk_pdl_launch();\n"
+    "    gk_pdl_wait();\n"
     "#pragma unroll\n"
     "    for (int k = 0; k < V; k++) {\n"
     "        int vi = threadIdx.x + k * blockDim.x;\n"
@@ -3840,6 +3845,8 @@ static const char *const gk__src_norm[] = {
     "                    if (b) {\n"
     "                        gk_ldw<WT, E>(b, vi * E, bv);\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "                        for (int e = 0; e < E; e++) y[e] = y[e] + bv[e];\n"
     "                    }\n"
     "                } else {\n"
@@ -3847,8 +3854,6 @@ static const char *const gk__src_norm[] = {
     "                    for (int e = 0; e < E; e++) y[e] = y[e] * rstd;\n"
     "                    N::rnd(y);\n"
     "                    if (w) {\n"
-    ,
-    /* chunk */
     "                        gk_ldw<WT, E>(w, vi * E, wv);\n"
     "#pragma unroll\n"
     "                        for (int e = 0; e < E; e++) y[e] = wv[e] * y[e];\n"
@@ -3905,6 +3910,8 @@ static const char *const gk__src_norm[] = {
     "#pragma unroll\n"
     "                    for (int e = 0; e < E; e++) a[e] += c[e];\n"
     "                    raw[u] = N::st(a);\n"
+    ,
+    /* chunk */
     "                    ((uint4 *)(h + row * D))[cl] = raw[u];\n"
     "                }\n"
     "            }\n"
@@ -3916,8 +3923,6 @@ static const char *const gk__src_norm[] = {
     "            N::ld(raw[u], f);\n"
     "            mean[u] = 0.f;\n"
     "            q[u] = 0.f;\n"
-    ,
-    /* chunk */
     "            if (mode == 0) {\n"
     "                float sm = 0.f;\n"
     "#pragma unroll\n"
@@ -3983,6 +3988,8 @@ static const char *const gk__src_norm[] = {
     "        if (mode == 2) {\n"
     "            const S *rr = res + row * L;\n"
     "            S *hr = h + row * L;\n"
+    ,
+    /* chunk */
     "            for (gk_i64 c = threadIdx.x; c < L; c += blockDim.x) hr[c] = T::st(T::ld(xr[c]) + T::ld(rr[c]));\n"
     "            __syncthreads();\n"
     "            xr = hr;\n"
@@ -3990,8 +3997,6 @@ static const char *const gk__src_norm[] = {
     "        float mean = 0.f, q = 0.f;\n"
     "        if (mode == 0) {\n"
     "            float s = 0.f;\n"
-    ,
-    /* chunk */
     "            for (gk_i64 c = threadIdx.x; c < L; c += blockDim.x) s += T::ld(xr[c]);\n"
     "            mean = gk_block_sum(s, sh) / (float)L;\n"
     "            for (gk_i64 c = threadIdx.x; c < L; c += blockDim.x) { float d = T::ld(xr[c]) - mean; q += d * d; }\n"
@@ -4032,12 +4037,12 @@ static const char *const gk__src_norm[] = {
     "    }                                                                                                                    \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(512, V == 8 \? 1 : 2) gk_addrownorm_##DTN##_##WTN##_v##V(                               \\\n"
     "        gk_i64 rows, int D, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res,     \\\n"
+    ,
+    /* chunk */
     "        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \\\n"
     "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
     "        gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V, true>(rows, D, 2, eps, x, res, h, out, w, b);                           \\\n"
     "    }\n"
-    ,
-    /* chunk */
     "// the persistent form (mode 0 / 1), V = 1, 2, 4: two rows of vectors in\n"
     "// registers; blocks of at most 128 threads (the host picks V so), at most 64\n"
     "// registers (8 blocks an SM; sm_90: no spills)\n"
@@ -4060,11 +4065,11 @@ static const char *const gk__src_norm[] = {
     "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
     "        gk_warpnorm<GK_DT_##DTN, GK_DT_##WTN, 4, true>(rows, D, G, 2, eps, x, res, h, out, w, b);                       \\\n"
     "    }                                                                                                                    \\\n"
+    ,
+    /* chunk */
     "    GK_ROWNORM(DTN, WTN, 1)                                                                                              \\\n"
     "    GK_ROWNORM(DTN, WTN, 2)                                                                                              \\\n"
     "    GK_ROWNORM(DTN, WTN, 4)                                                                                              \\\n"
-    ,
-    /* chunk */
     "    GK_ROWNORM(DTN, WTN, 8)                                                                                              \\\n"
     "    GK_ROWNORM_P(DTN, WTN, 1)                                                                                            \\\n"
     "    GK_ROWNORM_P(DTN, WTN, 2)                                                                                            \\\n"

@@ -199,6 +199,11 @@ __device__ __forceinline__ void gk_rownorm_p(gk_i64 rows, int D, int mode, float
     uint4 cur[V], nxt[V];
     float c0 = 0.f, c0n = 0.f;
     gk_i64 row = blockIdx.x;
+    // launched with programmatic stream serialization on sm_90 (the host's
+    // choice): the next kernel may be scheduled now; nothing is touched
+    // before the previous kernel has finished
+    gk_pdl_launch();
+    gk_pdl_wait();
 #pragma unroll
     for (int k = 0; k < V; k++) {
         int vi = threadIdx.x + k * blockDim.x;
