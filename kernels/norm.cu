@@ -183,79 +183,59 @@ __device__ __forceinline__ uint4 gk_ld_stream(const uint4 *p) {
 
 // Layer / RMS norm (mode 0 / 1) with a persistent grid (the host launches
 // about as many blocks as fit at once): a block walks rows blockIdx.x,
-// + gridDim.x, ... with the next S - 1 rows already on their way into a ring
-// of S shared-memory stages (cp.async, 16 bytes a thread a vector; a thread
-// copies and later reads only its own vectors), so loads stay in flight
-// through the reductions and stores without registers to hold them, and no
-// tail wave. Same thread mapping, statistics and rounding as gk_rownorm.
-__device__ __forceinline__ void gk_cp16(void *smem, const void *gmem) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(smem)), "l"(gmem) : "memory");
-}
-template <int DT, int WT, int V, int S>
+// + gridDim.x, ... and issues the next row's loads before the current row's
+// reduction, so every block keeps a row of loads in flight through its
+// reductions and stores (bytes in flight per SM no longer drop to zero
+// between the load and store phases, and no tail wave). Same thread
+// mapping, statistics and rounding as gk_rownorm.
+template <int DT, int WT, int V>
 __device__ __forceinline__ void gk_rownorm_p(gk_i64 rows, int D, int mode, float eps, const typename gk_ty<DT>::S *x,
                                              typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,
                                              const typename gk_ty<WT>::S *b) {
     typedef gk_nv<DT> N;
     enum { E = N::E };
     __shared__ float sh[32], sh2[64];
-    __shared__ uint4 stg[S][V][128]; // blockDim.x <= 128
-    const int nvec = D / E, t = threadIdx.x;
-    const gk_i64 G = gridDim.x;
+    const int nvec = D / E;
+    uint4 cur[V], nxt[V];
+    float c0 = 0.f, c0n = 0.f;
+    gk_i64 row = blockIdx.x;
     // launched with programmatic stream serialization on sm_90 (the host's
     // choice): the next kernel may be scheduled now; nothing is touched
     // before the previous kernel has finished
     gk_pdl_launch();
     gk_pdl_wait();
-    // rows blockIdx.x + j G, j < S - 1, into stages j (one commit group a row)
 #pragma unroll
-    for (int j = 0; j < S - 1; j++) {
-        gk_i64 r = blockIdx.x + j * G;
-#pragma unroll
-        for (int k = 0; k < V; k++) {
-            int vi = t + k * blockDim.x;
-            if (r < rows && vi < nvec) gk_cp16(&stg[j][k][t], (const uint4 *)(x + r * D) + vi);
-        }
-        asm volatile("cp.async.commit_group;\n" ::: "memory");
+    for (int k = 0; k < V; k++) {
+        int vi = threadIdx.x + k * blockDim.x;
+        cur[k] = make_uint4(0u, 0u, 0u, 0u);
+        if (row < rows && vi < nvec) cur[k] = gk_ld_stream((const uint4 *)(x + row * D) + vi);
     }
-    int si = 0; // stage of the current row
-    for (gk_i64 row = blockIdx.x; row < rows; row += G) {
-        {   // row + (S - 1) G into the stage the previous row used (read by then)
-            gk_i64 r = row + (S - 1) * G;
-            int sn = si == 0 ? S - 1 : si - 1;
-#pragma unroll
-            for (int k = 0; k < V; k++) {
-                int vi = t + k * blockDim.x;
-                if (r < rows && vi < nvec) gk_cp16(&stg[sn][k][t], (const uint4 *)(x + r * D) + vi);
-            }
-            asm volatile("cp.async.commit_group;\n" ::: "memory");
-        }
-        asm volatile("cp.async.wait_group %0;\n" ::"n"(S - 1) : "memory");
-        uint4 cur[V];
+    if (mode == 0 && row < rows) c0 = gk_ty<DT>::ld(x[row * D]);
+    for (; row < rows; row += gridDim.x) {
+        const gk_i64 nrow = row + gridDim.x;
+        // the next row's loads first: in flight during this row's work
 #pragma unroll
         for (int k = 0; k < V; k++) {
-            int vi = t + k * blockDim.x;
-            cur[k] = vi < nvec ? stg[si][k][t] : make_uint4(0u, 0u, 0u, 0u);
+            int vi = threadIdx.x + k * blockDim.x;
+            nxt[k] = make_uint4(0u, 0u, 0u, 0u);
+            if (nrow < rows && vi < nvec) nxt[k] = gk_ld_stream((const uint4 *)(x + nrow * D) + vi);
         }
-        float m1 = 0.f, q = 0.f, rstd, c0 = 0.f;
+        if (mode == 0 && nrow < rows) c0n = gk_ty<DT>::ld(x[nrow * D]);
+        float m1 = 0.f, q = 0.f, rstd;
         if (mode == 0) {
             // sums of x - c and (x - c)^2 about the row's first element c
-            // (see gk_rownorm), read from thread 0's stage after a barrier
-            __syncthreads();
-            {
-                float f0[E];
-                N::ld(stg[si][0][0], f0);
-                c0 = f0[0];
-            }
-            if (!(c0 - c0 == 0.f)) c0 = 0.f;
-            float s = 0.f;
+            // (see gk_rownorm)
+            float c = c0, s = 0.f;
+            if (!(c - c == 0.f)) c = 0.f;
+            c0 = c;
 #pragma unroll
             for (int k = 0; k < V; k++) {
-                int vi = t + k * blockDim.x;
+                int vi = threadIdx.x + k * blockDim.x;
                 if (vi < nvec) {
                     float f[E];
                     N::ld(cur[k], f);
 #pragma unroll
-                    for (int e = 0; e < E; e++) { float d = f[e] - c0; s += d; q += d * d; }
+                    for (int e = 0; e < E; e++) { float d = f[e] - c; s += d; q += d * d; }
                 }
             }
             gk_block_sum2(s, q, sh2);
@@ -276,7 +256,7 @@ __device__ __forceinline__ void gk_rownorm_p(gk_i64 rows, int D, int mode, float
         uint4 *orow = (uint4 *)(out + row * D);
 #pragma unroll
         for (int k = 0; k < V; k++) {
-            int vi = t + k * blockDim.x;
+            int vi = threadIdx.x + k * blockDim.x;
             if (vi < nvec) {
                 float y[E], wv[E], bv[E];
                 N::ld(cur[k], y);
@@ -306,9 +286,10 @@ __device__ __forceinline__ void gk_rownorm_p(gk_i64 rows, int D, int mode, float
                 __stcs(orow + vi, N::st(y));
             }
         }
-        si = si == S - 1 ? 0 : si + 1;
+#pragma unroll
+        for (int k = 0; k < V; k++) cur[k] = nxt[k];
+        c0 = c0n;
     }
-    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
 }
 
 // Short rows (at most 32 vectors of 16 bytes, e.g. per-head q/k norms of
@@ -328,51 +309,20 @@ __device__ __forceinline__ void gk_warpnorm(gk_i64 rows, int D, int G, int mode,
     const int nvec = D / E, lane = threadIdx.x & 31, cl = lane & (G - 1), sub = lane / G, rpw = 32 / G;
     const bool on = cl < nvec;
     const gk_i64 gw = (gk_i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5), nw = (gk_i64)gridDim.x * (blockDim.x >> 5);
-    const gk_i64 step = nw * rpw * U, base0 = gw * rpw * U;
-    // without the residual: the next S - 1 steps' rows on their way into a
-    // ring of shared-memory stages (cp.async; a lane reads back only what it
-    // copied, so no barrier), as gk_rownorm_p
-    enum { S = 3 };
-    __shared__ uint4 stg[ADD ? 1 : S][U][ADD ? 1 : 128]; // blockDim.x = 128
-    int si = 0;
-    if (!ADD) {
-#pragma unroll
-        for (int j = 0; j < S - 1; j++) {
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-                gk_i64 row = base0 + j * step + u * rpw + sub;
-                if (on && row < rows) gk_cp16(&stg[j][u][threadIdx.x], (const uint4 *)(x + row * D) + cl);
-            }
-            asm volatile("cp.async.commit_group;\n" ::: "memory");
-        }
-    }
     // rows handled by this warp in one step: rpw * U, as U slices of rpw rows
-    for (gk_i64 base = base0; base < rows; base += step) {
+    for (gk_i64 base = gw * rpw * U; base < rows; base += nw * rpw * U) {
         uint4 raw[U], rv[ADD ? U : 1];
         bool ok[U];
-        if (!ADD) {
-            int sn = si == 0 ? S - 1 : si - 1;
-#pragma unroll
-            for (int u = 0; u < U; u++) {
-                gk_i64 row = base + (S - 1) * step + u * rpw + sub;
-                if (on && row < rows) gk_cp16(&stg[sn][u][threadIdx.x], (const uint4 *)(x + row * D) + cl);
-            }
-            asm volatile("cp.async.commit_group;\n" ::: "memory");
-            asm volatile("cp.async.wait_group %0;\n" ::"n"(S - 1) : "memory");
-        }
 #pragma unroll
         for (int u = 0; u < U; u++) {
             gk_i64 row = base + u * rpw + sub;
             ok[u] = on && row < rows;
             raw[u] = make_uint4(0u, 0u, 0u, 0u);
             if (ok[u]) {
-                if (ADD) {
-                    raw[u] = gk_ld_stream((const uint4 *)(x + row * D) + cl);
-                    rv[u] = gk_ld_stream((const uint4 *)(res + row * D) + cl);
-                } else raw[u] = stg[ADD ? 0 : si][u][ADD ? 0 : threadIdx.x];
+                raw[u] = gk_ld_stream((const uint4 *)(x + row * D) + cl);
+                if (ADD) rv[u] = gk_ld_stream((const uint4 *)(res + row * D) + cl);
             }
         }
-        si = si == S - 1 ? 0 : si + 1;
         if (ADD) {
 #pragma unroll
             for (int u = 0; u < U; u++) {
@@ -444,7 +394,6 @@ __device__ __forceinline__ void gk_warpnorm(gk_i64 rows, int D, int G, int mode,
             }
         }
     }
-    if (!ADD) asm volatile("cp.async.wait_group 0;\n" ::: "memory");
 }
 
 template <int DT, int WT>
@@ -512,14 +461,14 @@ __device__ __forceinline__ void gk_gnorm(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64
         const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \
         gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V, true>(rows, D, 2, eps, x, res, h, out, w, b);                           \
     }
-// the persistent form (mode 0 / 1), V = 1, 2, 4 with 4, 4, 3 stages (8, 16,
-// 24 KiB of shared memory); blocks of at most 128 threads (the host picks V
-// so), at most 64 registers (8 blocks an SM)
+// the persistent form (mode 0 / 1), V = 1, 2, 4: two rows of vectors in
+// registers; blocks of at most 128 threads (the host picks V so), at most 64
+// registers (8 blocks an SM; sm_90: no spills)
 #define GK_ROWNORM_P(DTN, WTN, V)                                                                                        \
     extern "C" __global__ void __launch_bounds__(128, 8) gk_rownorm_p_##DTN##_##WTN##_v##V(                               \
         gk_i64 rows, int D, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, gk_ty<GK_DT_##DTN>::S *out,            \
         const gk_ty<GK_DT_##WTN>::S *w, const gk_ty<GK_DT_##WTN>::S *b) {                                               \
-        gk_rownorm_p<GK_DT_##DTN, GK_DT_##WTN, V, V == 4 ? 3 : 4>(rows, D, mode, eps, x, out, w, b);                                     \
+        gk_rownorm_p<GK_DT_##DTN, GK_DT_##WTN, V>(rows, D, mode, eps, x, out, w, b);                                     \
     }
 #define GK_NORMS(DTN, WTN)                                                                                               \
     extern "C" __global__ void __launch_bounds__(128, 8) gk_warpnorm_##DTN##_##WTN(                                                                \
