@@ -228,10 +228,11 @@ static void test_norms(void) {
                 fr(x); fr(w); fr(o); fr(h); fr(res);
             }
     }
-    for (ti = 0; ti < 3; ti++) { /* more rows than fit on the device at once (3000): the persistent
-                                    layer / RMS kernel (a block prefetches its next row), V = 1, 2, 4,
-                                    a ragged last vector column (D 1000 / 2000), weights one element in,
-                                    in place, and rows of mean far from 0 */
+    for (ti = 0; ti < 3; ti++) { /* more rows than fit on the device at once, a few waves (3000 rows:
+                                    4 to 40 an SM on GPUs of 75 to 750 SMs): the persistent RMS kernel
+                                    (a block prefetches its next row), V = 1, 2, 4, a ragged last vector
+                                    column (D 1000 / 2000), weights one element in, in place; the layer
+                                    norm (block-per-row kernel) of the same rows, of mean far from 0 */
         static const int64_t DP[2][3] = { { 256, 1000, 2048 }, { 512, 2000, 4096 } };
         int pi;
         for (pi = 0; pi < 3; pi++) {
@@ -247,7 +248,7 @@ static void test_norms(void) {
             GKT_OK(R, gk_view_slice(R, wb.r, 0, woff, woff + Dn, 1, &wr));
             GKT_OK(D, gk_view_slice(D, bb.d, 0, woff, woff + Dn, 1, &bd));
             GKT_OK(R, gk_view_slice(R, bb.r, 0, woff, woff + Dn, 1, &br));
-            snprintf(what, sizeof what, "layer_norm [%lld,%lld] %s/%s (persistent)", (long long)rows, (long long)Dn, gk_dtype_name(dt), gk_dtype_name(wt));
+            snprintf(what, sizeof what, "layer_norm [%lld,%lld] %s/%s", (long long)rows, (long long)Dn, gk_dtype_name(dt), gk_dtype_name(wt));
             GKT_OK(D, gk_layer_norm(D, o.d, x.d, wd, bd, 1e-5));
             GKT_OK(R, gk_layer_norm(R, o.r, x.r, wr, br, 1e-5));
             free(cmp(what, o, tol * 4));
@@ -260,7 +261,11 @@ static void test_norms(void) {
             GKT_OK(R, gk_rms_norm(R, o.r, x.r, NONE, 1e-6));
             free(cmp(what, o, tol * 2));
             /* in place (out = x): the next row's loads must not see this row's stores */
-            snprintf(what, sizeof what, "layer_norm in place [%lld,%lld] %s (persistent)", (long long)rows, (long long)Dn, gk_dtype_name(dt));
+            snprintf(what, sizeof what, "rms_norm in place [%lld,%lld] %s (persistent)", (long long)rows, (long long)Dn, gk_dtype_name(dt));
+            GKT_OK(D, gk_rms_norm(D, x.d, x.d, wd, 1e-6));
+            GKT_OK(R, gk_rms_norm(R, x.r, x.r, wr, 1e-6));
+            free(cmp(what, x, tol * 2));
+            snprintf(what, sizeof what, "layer_norm in place [%lld,%lld] %s", (long long)rows, (long long)Dn, gk_dtype_name(dt));
             GKT_OK(D, gk_layer_norm(D, x.d, x.d, wd, bd, 1e-5));
             GKT_OK(R, gk_layer_norm(R, x.r, x.r, wr, br, 1e-5));
             free(cmp(what, x, tol * 4));
