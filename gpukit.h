@@ -4517,8 +4517,13 @@ static gk_status gk__elementwise(gk_ctx *ctx, int op, const gk_tensor *ts, int n
                     gk__cu_ptr bases[3];
                     int64_t vec = 16 / (int64_t)es;
                     bases[0] = po; bases[1] = pa; bases[2] = pb;
-                    if (gk__nd_vec_ok(&p.nd, 3, bases, vec))
-                        st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][2][p.dt], p.nd.n / vec, args, where);
+                    if (gk__nd_vec_ok(&p.nd, 3, bases, vec)) {
+                        /* rows of 32+ vectors go a warp a row: about as many
+                           warps as are resident (4 blocks of 256 an SM) */
+                        int64_t nv = p.nd.n / vec, wv = p.nd.shape[p.nd.ndim - 1] / vec, work = nv;
+                        if (wv >= 32) work = 256 * GK__MIN((nv / wv + 7) / 8, (int64_t)ctx->info.sm_count * 4);
+                        st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][2][p.dt], work, args, where);
+                    }
                     else st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][0][p.dt], p.nd.n, args, where);
                 }
             } else if (op == GK__OP_FILL) {
@@ -6046,6 +6051,16 @@ static void gk__mw_cpu(const void *vp) {
     }
 }
 
+/* The contiguous unary / binary kernels (4 16-byte vectors a thread a step):
+   one step's worth of 256-thread blocks, so every thread runs once and the
+   block scheduler balances the SMs (no tail of grid-stride blocks). */
+static gk_status gk__launch_c4(gk_ctx *ctx, const char *fname, int64_t nbytes, void **args, const char *where) {
+    int64_t nvec = (nbytes + 15) / 16, blocks = (nvec + 1023) / 1024;
+    unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
+    if (nbytes <= 0) return GK_OK;
+    grid[0] = (unsigned)(blocks < ((int64_t)1 << 30) ? blocks : ((int64_t)1 << 30));
+    return gk__launch_cfg(ctx, GK__MOD_MATH, fname, grid, block, 0, args, where);
+}
 static const char *const gk__k_unary[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_unary_", ""), GK__DTNAMES("gk_unary_", "_c") };
 static const char *const gk__k_glu[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_glu_", ""), GK__DTNAMES("gk_glu_", "_c") };
 static const char *const gk__k_glu_split[GK_DTYPE_COUNT] = GK__DTNAMES("gk_glu_split_", "_c");
@@ -6148,7 +6163,7 @@ static gk_status gk__mew(gk_ctx *ctx, int cls, int op, const gk_tensor *ts, int 
             switch (cls) {
             case GK__MC_UNARY:
                 args[3] = &iop; args[4] = &p.p0; args[5] = &p.p1;
-                if (contig) { args[0] = &nel; st = gk__launch(ctx, GK__MOD_MATH, gk__k_unary[1][p.dt], ((nel * es + 15) / 16 + 1) / 2, args, where); }
+                if (contig) { args[0] = &nel; st = gk__launch_c4(ctx, gk__k_unary[1][p.dt], nel * es, args, where); }
                 else st = gk__launch(ctx, GK__MOD_MATH, gk__k_unary[0][p.dt], nel, args, where);
                 break;
             case GK__MC_GLU: case GK__MC_GLU_SPLIT:
@@ -6188,7 +6203,7 @@ static gk_status gk__mew(gk_ctx *ctx, int cls, int op, const gk_tensor *ts, int 
                 break;
             case GK__MC_BIN:
                 args[4] = &iop;
-                if (contig && gk__fdt(p.dt)) { args[0] = &nel; st = gk__launch(ctx, GK__MOD_MATH, gk__k_bin2c[p.dt], (nel * es + 15) / 16, args, where); }
+                if (contig && gk__fdt(p.dt)) { args[0] = &nel; st = gk__launch_c4(ctx, gk__k_bin2c[p.dt], nel * es, args, where); }
                 else st = gk__launch(ctx, GK__MOD_MATH, gk__k_bin2[p.dt], nel, args, where);
                 break;
             case GK__MC_CMP: args[4] = &iop; st = gk__launch(ctx, GK__MOD_MATH, gk__k_cmp[p.dt], nel, args, where); break;
@@ -7250,6 +7265,10 @@ static void gk__norm_cpu(const void *vp) {
                              GK__NORM_NAMES(P, "bf16", "bf16"), GK__NORM_NAMES(P, "bf16", "f32") }
 /* [0]: layer / rms, [1]: add + rms (residual loaded with x, before h is written) */
 static const char *const gk__k_rownorm[2][5][4] = { GK__NORM_NAMES5("gk_rownorm_"), GK__NORM_NAMES5("gk_addrownorm_") };
+/* persistent RMS norm, V = 1, 2, 4 */
+#define GK__NORM_NAMESP(D, W) { "gk_rmsnorm_p_" D "_" W "_v1", "gk_rmsnorm_p_" D "_" W "_v2", "gk_rmsnorm_p_" D "_" W "_v4" }
+static const char *const gk__k_rownorm_p[5][3] = { GK__NORM_NAMESP("f32", "f32"), GK__NORM_NAMESP("f16", "f16"), GK__NORM_NAMESP("f16", "f32"),
+                                                    GK__NORM_NAMESP("bf16", "bf16"), GK__NORM_NAMESP("bf16", "f32") };
 static const char *const gk__k_warpnorm[2][5] = {
     { "gk_warpnorm_f32_f32", "gk_warpnorm_f16_f16", "gk_warpnorm_f16_f32", "gk_warpnorm_bf16_bf16", "gk_warpnorm_bf16_f32" },
     { "gk_addwarpnorm_f32_f32", "gk_addwarpnorm_f16_f16", "gk_addwarpnorm_f16_f32", "gk_addwarpnorm_bf16_bf16", "gk_addwarpnorm_bf16_f32" } };
@@ -7286,7 +7305,7 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
     if (!gk__nn_isfloat3(p.dt)) { st = gk__err(ctx, GK_ERR_DTYPE, "%s: x is %s (f32, f16 or bf16 only)", where, gk_dtype_name(p.dt)); goto done; }
     for (i = 0; i < n; i++) {
         int is_w = i == iw || i == ib;
-        if (is_w && ops.s[i]->dtype != p.wt) { st = gk__err(ctx, GK_ERR_DTYPE, "%s: %s is %s but %s is %s", where, names[i], gk_dtype_name(ops.s[i]->dtype), names[iw], gk_dtype_name(p.wt)); goto done; }
+        if (is_w && ops.s[i]->dtype != p.wt) { st = gk__err(ctx, GK_ERR_DTYPE, "%s: %s is %s but %s is %s", where, names[i], gk_dtype_name(ops.s[i]->dtype), iw >= 0 ? names[iw] : "x", gk_dtype_name(p.wt)); goto done; }
         if (!is_w && ops.s[i]->dtype != p.dt) { st = gk__err(ctx, GK_ERR_DTYPE, "%s: %s is %s but x is %s", where, names[i], gk_dtype_name(ops.s[i]->dtype), gk_dtype_name(p.dt)); goto done; }
         if (!gk__is_contig(ops.s[i])) { st = gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: %s is not contiguous (use gk_contiguous)", where, names[i]); goto done; }
         if (!is_w && i > 0 && !gk__nn_same_shape(ops.s[i], xs)) {
@@ -7391,18 +7410,50 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
             }
         }
         if (vi == 0 && nvec <= 32) { /* short rows: G lanes a row (G a power of two >= nvec), 4 rows per lane a step */
-            int Di = (int)p.L, G = 1;
-            int64_t rpb, nb, maxb = (int64_t)ctx->info.sm_count * 32;
+            int Di = (int)p.L, G = 1, per_sm = 0;
+            int64_t rpb, nb, maxb;
             void *args[11];
+            gk__cu_function f;
             while (G < nvec) G *= 2;
-            rpb = 4 * (32 / G) * 4; /* 128 threads: about 85 registers each (sm_90), 5 blocks an SM */
+            /* 128 threads, at most 64 registers (85 with the residual): as
+               many blocks as are resident at once (8 an SM; 6), each walking
+               steps of rpb rows, so there is no tail wave */
+            rpb = 4 * (32 / G) * 4;
             nb = (p.rows + rpb - 1) / rpb;
+            st = gk__lib_function(ctx, GK__MOD_NORM, gk__k_warpnorm[p.mode == 2][combo], &f, where);
+            if (st != GK_OK) goto done;
+            if (ctx->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, 128, 0) != 0 || per_sm < 1) per_sm = 4;
+            maxb = (int64_t)per_sm * ctx->info.sm_count;
             if (nb > maxb) nb = maxb;
             grid[0] = (unsigned)(nb < 1 ? 1 : nb);
             block[0] = 128;
             args[0] = &p.rows; args[1] = &Di; args[2] = &G; args[3] = &p.mode; args[4] = &p.eps; args[5] = &px; args[6] = &pr;
             args[7] = &ph; args[8] = &po; args[9] = &pw; args[10] = &pb;
             st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_warpnorm[p.mode == 2][combo], grid, block, 0, args, where);
+        } else if (vi >= 0 && vi <= 2 && p.mode == 1 && p.rows > (int64_t)ctx->info.sm_count * 4 &&
+                   p.rows <= (int64_t)ctx->info.sm_count * 40) {
+            /* RMS norm over more rows than fit at once but only a few waves
+               of blocks (about 9 rows an SM at a time): the persistent kernel
+               (a block prefetches its next row during the current one), as
+               many blocks as are resident, no tail wave. Measured on the
+               H200, bf16 [4096, 4096]: 87% of copy against 76%; with many
+               waves ([8192, 4096]) the block-per-row kernel is ahead (86
+               against 82%), and for the layer norm it is everywhere. */
+            int Di = (int)p.L, per_sm = 0;
+            int64_t nb;
+            void *args[6];
+            gk__cu_function f;
+            st = gk__lib_function(ctx, GK__MOD_NORM, gk__k_rownorm_p[combo][vi], &f, where);
+            if (st == GK_OK) {
+                if (ctx->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)block[0], 0) != 0 || per_sm < 1) per_sm = 8;
+                nb = (int64_t)per_sm * ctx->info.sm_count;
+                grid[0] = (unsigned)(p.rows < nb ? p.rows : nb);
+                args[0] = &p.rows; args[1] = &Di; args[2] = &p.eps; args[3] = &px; args[4] = &po; args[5] = &pw;
+                /* programmatic dependent launch (sm_90+): the kernel waits for
+                   the previous one before touching memory, but its launch and
+                   block setup overlap that kernel's tail */
+                st = gk__launch_ex(ctx, GK__MOD_NORM, gk__k_rownorm_p[combo][vi], grid, block, 0, args, GK__LAUNCH_PDL, where);
+            }
         } else if (vi >= 0) {
             int Di = (int)p.L;
             void *args[10];

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """PyTorch's side of bench_math: the same ops and shapes, CUDA-event timed
-(median of 25 after 3 warm-ups), GB/s of bytes read + written.
+(median of 25 timings of 10 back-to-back calls, after 3 warm-ups, as
+bench_math.c), GB/s of bytes read + written.
     python3 bench/math_torch.py [--json FILE]"""
 import argparse, datetime, json, os, statistics
 import torch
@@ -13,17 +14,22 @@ dev = torch.device("cuda")
 res = {}
 
 
+INNER = 10  # back-to-back calls between the two events, as bench_math.c
+
+
 def timed(name, nbytes, fn):
     for _ in range(3):
         fn()
+    torch.cuda.synchronize()
     ts = []
     for _ in range(25):
         e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         e0.record()
-        fn()
+        for _ in range(INNER):
+            fn()
         e1.record()
         e1.synchronize()
-        ts.append(e0.elapsed_time(e1))
+        ts.append(e0.elapsed_time(e1) / INNER)
     us = statistics.median(ts) * 1000.0
     gbs = nbytes / (us * 1e-6) / 1e9 if nbytes else 0.0
     res[name] = {"us": round(us, 3), "gbs": round(gbs, 1)}

@@ -170,14 +170,18 @@ template <int OP, int DT> __device__ __forceinline__ void gk_unary_c(gk_i64 n, t
     const int V = 16 / sizeof(S);
     C p0 = (C)dp0, p1 = (C)dp1;
     gk_i64 nvec = n / V, nt = GK_NTHREADS;
-    // two vectors a thread per step: both loads in flight before the math
-    for (gk_i64 i = GK_TID; i < nvec; i += 2 * nt) {
-        uint4 a, b = make_uint4(0u, 0u, 0u, 0u);
-        bool two = i + nt < nvec;
-        a = __ldg((const uint4 *)x + i);
-        if (two) b = __ldg((const uint4 *)x + i + nt);
-        ((uint4 *)out)[i] = gk_un_vec<OP, DT, C>(a, p0, p1);
-        if (two) ((uint4 *)out)[i + nt] = gk_un_vec<OP, DT, C>(b, p0, p1);
+    // four vectors a thread per step, every load in flight before the math
+    // (the host launches one step's worth of blocks: each thread runs once)
+    for (gk_i64 i = GK_TID; i < nvec; i += 4 * nt) {
+        uint4 a[4];
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            a[k] = make_uint4(0u, 0u, 0u, 0u);
+            if (i + k * nt < nvec) a[k] = __ldg((const uint4 *)x + i + k * nt);
+        }
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if (i + k * nt < nvec) ((uint4 *)out)[i + k * nt] = gk_un_vec<OP, DT, C>(a[k], p0, p1);
     }
     gk_i64 t = nvec * V + GK_TID;
     if (t < n) out[t] = T::st(gk_un_c<OP, DT, C>((C)T::ld(x[t]), p0, p1));
@@ -280,14 +284,26 @@ template <int DT> __device__ __forceinline__ void gk_bin2_c(gk_i64 n, typename g
     typedef typename T::S S;
     typedef typename gk_fc<DT>::C C;
     const int V = 16 / sizeof(S);
-    gk_i64 nvec = n / V;
-    for (gk_i64 i = GK_TID; i < nvec; i += GK_NTHREADS) {
-        union { uint4 v; S s[16 / sizeof(S)]; } x, y, z;
-        x.v = __ldg((const uint4 *)a + i);
-        y.v = __ldg((const uint4 *)b + i);
+    gk_i64 nvec = n / V, nt = GK_NTHREADS;
+    // four vectors of each operand a thread per step, loads first (the host
+    // launches one step's worth of blocks)
+    for (gk_i64 i = GK_TID; i < nvec; i += 4 * nt) {
+        union { uint4 v; S s[16 / sizeof(S)]; } x[4], y[4], z;
 #pragma unroll
-        for (int k = 0; k < V; k++) z.s[k] = T::st((typename T::C)gk_bin2<T::K, C>(op, (C)T::ld(x.s[k]), (C)T::ld(y.s[k])));
-        ((uint4 *)out)[i] = z.v;
+        for (int j = 0; j < 4; j++) {
+            x[j].v = make_uint4(0u, 0u, 0u, 0u);
+            y[j].v = x[j].v;
+            if (i + j * nt < nvec) {
+                x[j].v = __ldg((const uint4 *)a + i + j * nt);
+                y[j].v = __ldg((const uint4 *)b + i + j * nt);
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+#pragma unroll
+            for (int k = 0; k < V; k++) z.s[k] = T::st((typename T::C)gk_bin2<T::K, C>(op, (C)T::ld(x[j].s[k]), (C)T::ld(y[j].s[k])));
+            if (i + j * nt < nvec) ((uint4 *)out)[i + j * nt] = z.v;
+        }
     }
     gk_i64 t = nvec * V + GK_TID;
     if (t < n) out[t] = T::st((typename T::C)gk_bin2<T::K, C>(op, (C)T::ld(a[t]), (C)T::ld(b[t])));

@@ -228,6 +228,74 @@ static void test_norms(void) {
                 fr(x); fr(w); fr(o); fr(h); fr(res);
             }
     }
+    for (ti = 0; ti < 3; ti++) { /* more rows than fit on the device at once, a few waves (3000 rows:
+                                    4 to 40 an SM on GPUs of 75 to 750 SMs): the persistent RMS kernel
+                                    (a block prefetches its next row), V = 1, 2, 4, a ragged last vector
+                                    column (D 1000 / 2000), weights one element in, in place; the layer
+                                    norm (block-per-row kernel) of the same rows, of mean far from 0 */
+        static const int64_t DP[2][3] = { { 256, 1000, 2048 }, { 512, 2000, 4096 } };
+        int pi;
+        for (pi = 0; pi < 3; pi++) {
+            gk_dtype dt = FDT[ti], wt = pi == 1 && dt != GK_F32 ? GK_F32 : dt;
+            int64_t Dn = DP[dt == GK_F32 ? 0 : 1][pi], rows = 3000, shape[2] = { rows, Dn }, ws1[1] = { Dn + 1 };
+            pair x = mkr(dt, 2, shape, pi == 2 ? 999 : -3, pi == 2 ? 1001 : 3), wb = mkr(wt, 1, ws1, 0.5, 1.5), bb = mkr(wt, 1, ws1, -1, 1);
+            pair o = mkpoison(dt, 2, shape);
+            gk_tensor wd, wr, bd, br;
+            double tol = tol_of(dt);
+            int64_t woff = pi == 0 ? 1 : 0;
+            char what[96];
+            GKT_OK(D, gk_view_slice(D, wb.d, 0, woff, woff + Dn, 1, &wd));
+            GKT_OK(R, gk_view_slice(R, wb.r, 0, woff, woff + Dn, 1, &wr));
+            GKT_OK(D, gk_view_slice(D, bb.d, 0, woff, woff + Dn, 1, &bd));
+            GKT_OK(R, gk_view_slice(R, bb.r, 0, woff, woff + Dn, 1, &br));
+            snprintf(what, sizeof what, "layer_norm [%lld,%lld] %s/%s", (long long)rows, (long long)Dn, gk_dtype_name(dt), gk_dtype_name(wt));
+            GKT_OK(D, gk_layer_norm(D, o.d, x.d, wd, bd, 1e-5));
+            GKT_OK(R, gk_layer_norm(R, o.r, x.r, wr, br, 1e-5));
+            free(cmp(what, o, tol * 4));
+            snprintf(what, sizeof what, "rms_norm [%lld,%lld] %s/%s (persistent)", (long long)rows, (long long)Dn, gk_dtype_name(dt), gk_dtype_name(wt));
+            GKT_OK(D, gk_rms_norm(D, o.d, x.d, wd, 1e-6));
+            GKT_OK(R, gk_rms_norm(R, o.r, x.r, wr, 1e-6));
+            free(cmp(what, o, tol * 2));
+            snprintf(what, sizeof what, "rms_norm no weight [%lld,%lld] %s (persistent)", (long long)rows, (long long)Dn, gk_dtype_name(dt));
+            GKT_OK(D, gk_rms_norm(D, o.d, x.d, NONE, 1e-6));
+            GKT_OK(R, gk_rms_norm(R, o.r, x.r, NONE, 1e-6));
+            free(cmp(what, o, tol * 2));
+            /* in place (out = x): the next row's loads must not see this row's stores */
+            snprintf(what, sizeof what, "rms_norm in place [%lld,%lld] %s (persistent)", (long long)rows, (long long)Dn, gk_dtype_name(dt));
+            GKT_OK(D, gk_rms_norm(D, x.d, x.d, wd, 1e-6));
+            GKT_OK(R, gk_rms_norm(R, x.r, x.r, wr, 1e-6));
+            free(cmp(what, x, tol * 2));
+            snprintf(what, sizeof what, "layer_norm in place [%lld,%lld] %s", (long long)rows, (long long)Dn, gk_dtype_name(dt));
+            GKT_OK(D, gk_layer_norm(D, x.d, x.d, wd, bd, 1e-5));
+            GKT_OK(R, gk_layer_norm(R, x.r, x.r, wr, br, 1e-5));
+            free(cmp(what, x, tol * 4));
+            gk_tensor_free(D, wd); gk_tensor_free(R, wr); gk_tensor_free(D, bd); gk_tensor_free(R, br);
+            fr(x); fr(wb); fr(bb); fr(o);
+        }
+    }
+    for (ti = 0; ti < 3; ti++) { /* short rows, more steps than resident blocks: the lane-group
+                                    kernel's blocks walk several steps of rows (per-head q/k norm) */
+        gk_dtype dt = FDT[ti];
+        int64_t Dn = dt == GK_F32 ? 64 : 128, rows = 40000 + 7, shape[2] = { rows, Dn }, ws1[1] = { Dn };
+        pair x = mkr(dt, 2, shape, -3, 3), res = mkr(dt, 2, shape, -2, 2), w = mkr(dt, 1, ws1, 0.5, 1.5), b = mkr(dt, 1, ws1, -1, 1);
+        pair o = mkpoison(dt, 2, shape), h = mkpoison(dt, 2, shape);
+        double tol = tol_of(dt);
+        char what[96];
+        snprintf(what, sizeof what, "rms_norm heads [%lld,%lld] %s", (long long)rows, (long long)Dn, gk_dtype_name(dt));
+        GKT_OK(D, gk_rms_norm(D, o.d, x.d, w.d, 1e-6));
+        GKT_OK(R, gk_rms_norm(R, o.r, x.r, w.r, 1e-6));
+        free(cmp(what, o, tol * 2));
+        snprintf(what, sizeof what, "layer_norm heads [%lld,%lld] %s", (long long)rows, (long long)Dn, gk_dtype_name(dt));
+        GKT_OK(D, gk_layer_norm(D, o.d, x.d, w.d, b.d, 1e-5));
+        GKT_OK(R, gk_layer_norm(R, o.r, x.r, w.r, b.r, 1e-5));
+        free(cmp(what, o, tol * 4));
+        snprintf(what, sizeof what, "add_rms_norm heads [%lld,%lld] %s", (long long)rows, (long long)Dn, gk_dtype_name(dt));
+        GKT_OK(D, gk_add_rms_norm(D, o.d, h.d, x.d, res.d, w.d, 1e-6));
+        GKT_OK(R, gk_add_rms_norm(R, o.r, h.r, x.r, res.r, w.r, 1e-6));
+        free(cmp(what, o, tol * 2));
+        free(cmp("add_rms_norm heads h", h, 0));
+        fr(x); fr(res); fr(w); fr(b); fr(o); fr(h);
+    }
     { /* layer norm of rows whose mean is far from 0 (1000 +- 1, and -5000 +- 0.5):
          the one-reduction mean / variance about a shift must not cancel */
         int64_t shp[2] = { 6, 4096 };

@@ -240,6 +240,15 @@ static void test_binary(void) {
                 bin_case(op, (gk_dtype)dt, 2, o2, 2, o2, 1, r1, 1); /* misaligned a (rows of W+1): fallback */
                 bin_case(op, (gk_dtype)dt, 2, o2, 1, r1, 2, o2, 1); /* a [W] one element in: unaligned base, fallback */
             }
+            if ((op == 0 || op == 3) && (dt == GK_F32 || dt == GK_BF16 || dt == GK_F64 || dt == GK_I8)) {
+                /* more rows than resident warps (5000; 4224 on an H200): the warp-a-row broadcast path
+                   walks several rows a warp; W = 1000 (f32: 250 vectors, not a multiple of 128), 2048 */
+                int64_t o3[3] = { 2, 2500, 1000 }, m3[3] = { 2, 1, 1000 }, f3[3] = { 2, 2500, 1 };
+                int64_t p3[3] = { 2, 2500, 2048 }, q3[3] = { 2, 1, 2048 };
+                bin_case(op, (gk_dtype)dt, 3, o3, 3, o3, 3, m3, 0); /* [2,2500,W] op [2,1,W] */
+                bin_case(op, (gk_dtype)dt, 3, o3, 3, f3, 3, m3, 0); /* [2,2500,1] op [2,1,W]: a splat a row */
+                if (op == 0) bin_case(op, (gk_dtype)dt, 3, p3, 3, q3, 3, p3, 0); /* [2,1,W] op [2,2500,W] */
+            }
         }
 }
 
