@@ -13,7 +13,7 @@
    [N, K]) and TN (A a transposed view of [K, M]) layouts: "gpukit" (the
    CUDA-core kernel of kernels/gemm_f32.cu), "gpukit_simt" (gemm.cu's SIMT
    kernel, NN 4096^3 only) and "cublaslt" of the same layout; with --f32
-   also "gpukit_v1..3", the tile variants of gpukit.h gk__sg_variant.
+   also "gpukit_v1..3" (NN), the tile variants of gpukit.h gk__sg_variant.
      bench_gemm [--json FILE] [--gemm-only] [--16] [--tf32] [--f32]
    --gemm-only: no GEMV / attention; --16: the 16-bit GEMM rows only;
    --tf32: the tf32 GEMM rows only; --f32: the exact f32 GEMM rows only
@@ -173,7 +173,7 @@ int main(int argc, char **argv) {
                     double ms, tf;
                     long sg0 = gk__sg_launches;
                     if (be == 0 && (si || lay)) continue;
-                    if (be >= 3 && !onlyf32) continue; /* tile variants (gk__sg_variant): --f32 only */
+                    if (be >= 3 && (!onlyf32 || lay)) continue; /* tile variants (gk__sg_variant): --f32, NN only */
                     gk_tensor_empty(ctx, GK_F32, 2, sh, &a);
                     gk_tensor_empty(ctx, GK_F32, 2, sh, &b);
                     gk_tensor_empty(ctx, GK_F32, 2, sh, &o);
