@@ -429,6 +429,18 @@ int main(void) {
             gk__sg_mode = -1;
             if (cuda) GKT_CHECK(want ? gk__sg_launches > before : gk__sg_launches == before, "f32 case %d: launches %ld -> %ld", i, before, gk__sg_launches);
         }
+        for (i = 0; i < 12; i++) { /* the tile variants bench_gemm times (gk__sg_variant 1..3: k 16, 128x256, 256x128), f32 out */
+            long before = gk__sg_launches;
+            memset(&k, 0, sizeof k);
+            k.dt = GK_F32; k.odt = GK_F32; k.batch = 1 + (i % 5 == 4); k.M = i % 3 ? 300 : 257; k.N = i % 2 ? 264 : 129; k.K = i % 4 == 3 ? 1000 : 33 + 8 * i;
+            k.ta = i / 3 % 2; k.tb = i / 6 % 2; k.a3 = k.b3 = k.batch > 1; k.lda = k.ldb = 1;
+            k.bias = i % 2; k.res = i % 3 == 0; k.act = (gk_act)(i % 5); k.beta = i % 4 == 1 ? 0.5 : 0;
+            k.be = GK_MATMUL_GPUKIT;
+            gk__sg_variant = 1 + i % 3;
+            check_case(&k);
+            gk__sg_variant = 0;
+            if (cuda) GKT_CHECK(gk__sg_launches > before, "f32 variant case %d not taken", i);
+        }
     }
     /* linear / GEMV: M = 1..8 rows against a [N, K] weight */
     for (i = 1; i <= 8; i++)
