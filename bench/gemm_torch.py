@@ -35,7 +35,7 @@ for s in (4096, 8192):
             print("torch gemm %-5s %5d^3 %s %8.3f ms %7.1f TFLOP/s" % (name, s, lay, ms, tf))
             res.append({"op": "gemm", "dtype": name, "layout": lay, "size": s, "backend": "torch", "ms": ms, "tflops": tf})
 torch.backends.cuda.matmul.allow_tf32 = False
-if len(sys.argv) > 2 and os.path.exists(sys.argv[2]):
+if len(sys.argv) > 2 and os.path.exists(sys.argv[2]) and os.path.getsize(sys.argv[2]) > 0:
     gk = json.load(open(sys.argv[2]))["results"]
     for r in [x for x in res if x["op"] == "gemm"]:
         for g in gk:
