@@ -891,8 +891,9 @@ GKDEF gk_status gk_whisper_log_mel_new(gk_ctx *ctx, gk_tensor audio, gk_tensor f
    f16/bf16/f32, else gpukit's own GEMM; backend forces one. gpukit's own
    GEMM is a tensor-core kernel for f16/bf16 (wgmma on compute capability
    9.0, mma.sync on other sm_80+ devices; and f32 with allow_tf32 on
-   mma.sync) when A and B rows are 16-byte aligned, else the exact SIMT
-   kernel. */
+   mma.sync) when A and B rows are 16-byte aligned; exact f32 runs on a
+   CUDA-core kernel with 128x128 tiles under the same alignment rule; else
+   the exact SIMT kernel. */
 typedef enum gk_act { GK_ACT_NONE = 0, GK_ACT_GELU, GK_ACT_GELU_TANH, GK_ACT_SILU, GK_ACT_RELU } gk_act;
 typedef enum gk_matmul_backend { GK_MATMUL_AUTO = 0, GK_MATMUL_GPUKIT, GK_MATMUL_CUBLASLT } gk_matmul_backend;
 typedef struct gk_matmul_desc {
@@ -5128,6 +5129,49 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
     return st;
 }
 
+/* gpukit's exact f32 GEMM on CUDA cores (kernels/gemm_f32.cu): 128x128
+   tiles, k tile 8, 256 threads of 8x8 register tiles, double-buffered
+   k-major shared memory. Names by [A k/m][B k/n][output dtype]. It needs A
+   and B 16-byte aligned with leading and batch strides multiples of 4
+   elements (float4 loads; any M, N, K: the edges are predicated), else the
+   SIMT kernel runs. -1: used wherever gk__sg_ok allows; 0: never (bench and
+   tests set it to compare); gk__sg_launches counts its launches. */
+#define GK__SG_NAMES(A, B) { "gk_sg_" A "_" B "_f32", NULL, "gk_sg_" A "_" B "_f16", "gk_sg_" A "_" B "_bf16" }
+static const char *const gk__k_sg[2][2][4] = { { GK__SG_NAMES("k", "n"), GK__SG_NAMES("k", "k") }, { GK__SG_NAMES("m", "n"), GK__SG_NAMES("m", "k") } };
+#undef GK__SG_NAMES
+/* tile variants (f32 out only), bench_gemm times them through gk__sg_variant
+   (0: the kernels above): 1 128x128 k 16, 2 128x256 (8x16 a thread), 3 256x128 */
+#define GK__SG_VNAMES(V) { { "gk_sg" V "_k_n_f32", "gk_sg" V "_k_k_f32" }, { "gk_sg" V "_m_n_f32", "gk_sg" V "_m_k_f32" } }
+static const char *const gk__k_sgv[3][2][2] = { GK__SG_VNAMES("1"), GK__SG_VNAMES("2"), GK__SG_VNAMES("3") };
+#undef GK__SG_VNAMES
+static const int gk__sg_vtile[4][2] = { { 128, 128 }, { 128, 128 }, { 128, 256 }, { 256, 128 } };
+static int gk__sg_variant = 0;
+static int gk__sg_mode = -1;
+static long gk__sg_launches = 0;
+static int gk__sg_ok(const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt) {
+    int64_t lda = p->a_cs == 1 ? p->a_rs : p->a_cs, ldb = p->b_cs == 1 ? p->b_rs : p->b_cs;
+    int64_t tiles = (p->M + 127) / 128 * ((p->N + 127) / 128); /* the most of any variant */
+    if (gk__sg_mode == 0 || dt != GK_F32 || (odt != GK_F32 && odt != GK_F16 && odt != GK_BF16) || p->K <= 0 || batch > 65535 || tiles > 0x7FFFFFFF)
+        return 0;
+    if ((p->a_cs != 1 && p->a_rs != 1) || (p->b_cs != 1 && p->b_rs != 1)) return 0;
+    if (((p->a | p->b) & 15) != 0 || lda % 4 != 0 || ldb % 4 != 0 || p->a_bs % 4 != 0 || p->b_bs % 4 != 0) return 0;
+    return 1;
+}
+static gk_status gk__sg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype odt, const char *W) {
+    int ak = p->a_cs == 1 ? 0 : 1, bk = p->b_cs == 1 ? 0 : 1, v = odt == GK_F32 && gk__sg_variant > 0 && gk__sg_variant <= 3 ? gk__sg_variant : 0;
+    int64_t bm = gk__sg_vtile[v][0], bn = gk__sg_vtile[v][1];
+    unsigned g[3], bl[3];
+    void *args[1];
+    gk__mm q = *p;
+    gk_status st;
+    args[0] = &q;
+    g[0] = (unsigned)((p->M + bm - 1) / bm * ((p->N + bn - 1) / bn)); g[1] = (unsigned)batch; g[2] = 1;
+    bl[0] = 256; bl[1] = 1; bl[2] = 1;
+    st = gk__launch_cfg(ctx, GK__MOD_GEMM_F32, v ? gk__k_sgv[v - 1][ak][bk] : gk__k_sg[ak][bk][odt], g, bl, 0, args, W);
+    if (st == GK_OK) gk__sg_launches++;
+    return st;
+}
+
 /* The dispatcher. GEMV (decode) when A has at most 8 rows, B is a [N, K]
    weight (column-major op(B)) and both are 16-byte aligned with K a multiple
    of the vector width: it reads each weight once. Else cuBLASLt for
@@ -5158,7 +5202,16 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
      when 128x256 tiles would not cover the SMs; tf32 128x128. Measured on
      H200 at 4096^3 / 8192^3: bf16 135 / 183 TFLOP/s (cuBLASLt 781 / 807),
      tf32 73 / 87 (cuBLASLt 397 / 419).
-   - else the SIMT kernel (exact f32, f64, misaligned or odd strides).
+   - exact f32 (no TF32; kernels/gemm_f32.cu; gk__sg_ok / gk__sg_launch):
+     any arch; A and B 16-byte aligned with leading and batch strides
+     multiples of 4 elements, row- or column-major each (NN / NT / TN / TT),
+     any M, N, K (edges predicated), batches, every epilogue, f32 / f16 /
+     bf16 out. 128x128 block tiles, k tile 8, 8x8 per thread, double-buffered
+     shared memory, one barrier per k tile; 1D grid grouped by 8 tile rows.
+     Passes test_matmul on H200; its TFLOP/s are not measured yet (bench_gemm
+     --f32 times it and the tile variants of gk__sg_variant next to cuBLASLt;
+     PyTorch f32 there: 51 TFLOP/s at 4096^3 and 8192^3, NN / NT / TN).
+   - else the SIMT kernel (f64, f32 with misaligned or odd strides).
    backend GPUKIT forces gpukit's GEMV / GEMM; CUBLASLT forces cuBLASLt. */
 enum { GK__MM_CPU = 0, GK__MM_GEMV, GK__MM_GEMM, GK__MM_LT };
 static int gk__matmul_plan(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt, gk_matmul_backend be) {
@@ -5378,6 +5431,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         else if (batch > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: batch %lld above 65535", W, (long long)batch);
         else if (K > 0 && gk__wg_ok(ctx, &p, batch, sa->dtype, d.allow_tf32) && (st = gk__wg_launch(ctx, &p, batch, sa->dtype, so->dtype, W)) != GK__WG_DECLINED) {
         } else if (K > 0 && gk__tc_ok(ctx, &p, sa->dtype, d.allow_tf32)) st = gk__tc_launch(ctx, &p, batch, sa->dtype, so->dtype, W);
+        else if (K > 0 && gk__sg_ok(&p, batch, sa->dtype, so->dtype)) st = gk__sg_launch(ctx, &p, batch, so->dtype, W);
         else {
             args[0] = &p;
             g[0] = (unsigned)((N + 63) / 64); g[1] = (unsigned)((M + 63) / 64); g[2] = (unsigned)batch;

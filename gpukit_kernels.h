@@ -12,19 +12,20 @@
 #define GK__MOD_FLASH 5
 #define GK__MOD_FLASH_WG 6
 #define GK__MOD_GEMM 7
-#define GK__MOD_GEMM_TC 8
-#define GK__MOD_GEMM_TC_F16 9
-#define GK__MOD_GEMM_TC_TF32 10
-#define GK__MOD_GEMM_WG 11
-#define GK__MOD_LAYOUT 12
-#define GK__MOD_LLM 13
-#define GK__MOD_LSTM 14
-#define GK__MOD_MATH 15
-#define GK__MOD_NORM 16
-#define GK__MOD_REDUCE 17
-#define GK__MOD_ROPE 18
-#define GK__MOD_SAMPLE 19
-#define GK__MOD_COUNT 20
+#define GK__MOD_GEMM_F32 8
+#define GK__MOD_GEMM_TC 9
+#define GK__MOD_GEMM_TC_F16 10
+#define GK__MOD_GEMM_TC_TF32 11
+#define GK__MOD_GEMM_WG 12
+#define GK__MOD_LAYOUT 13
+#define GK__MOD_LLM 14
+#define GK__MOD_LSTM 15
+#define GK__MOD_MATH 16
+#define GK__MOD_NORM 17
+#define GK__MOD_REDUCE 18
+#define GK__MOD_ROPE 19
+#define GK__MOD_SAMPLE 20
+#define GK__MOD_COUNT 21
 #define GK__HEADER_COUNT 4
 
 /* kernels/attention.cu */
@@ -2754,6 +2755,244 @@ static const char *const gk__src_gemm[] = {
     "extern \"C\" __global__ void gk_epilogue_f32(gk_gemm_p p) { gk_epi<GK_DT_f32>(p); }\n"
     "extern \"C\" __global__ void gk_epilogue_f16(gk_gemm_p p) { gk_epi<GK_DT_f16>(p); }\n"
     "extern \"C\" __global__ void gk_epilogue_bf16(gk_gemm_p p) { gk_epi<GK_DT_bf16>(p); }\n"
+    ,
+    NULL};
+
+/* kernels/gemm_f32.cu */
+static const char *const gk__src_gemm_f32[] = {
+    /* chunk */
+    "// gemm_f32.cu - exact fp32 GEMM on CUDA cores (no TF32), the fast path of\n"
+    "// gemm.cu's gk_gemm_f32_<out> for operands with 16-byte rows:\n"
+    "//   gk_sg_<A k/m>_<B k/n>_<out>  out[b] = act(alpha * op(A)[b] op(B)[b] + beta * out[b] + bias) + residual[b]\n"
+    "// op(A)[m, k] at m * a_rs + k * a_cs (A \"k\": a_cs == 1, \"m\": a_rs == 1),\n"
+    "// op(B)[k, n] at k * b_rs + n * b_cs (B \"n\": b_cs == 1, \"k\": b_rs == 1); the\n"
+    "// four names cover NN (k n), NT (k k), TN (m n) and TT (m k).\n"
+    "// Block tile 128 x 128, k tile 8, 256 threads; warps 2 (M) x 4 (N), each a\n"
+    "// 64 x 32 warp tile, each thread an 8 x 8 register tile of rows\n"
+    "// wm + 4 * ly + {0..3, 32..35} and columns wn + 4 * lx + {0..3, 16..19}.\n"
+    "// Shared memory holds both operands k-major (As[k][m], Bs[k][n]; rows padded\n"
+    "// to 132 floats so the transposing stores of a k-contiguous operand are free\n"
+    "// of bank conflicts), double-buffered: the next k tile is read from global\n"
+    "// memory into registers (one float4 of A and one of B per thread) before the\n"
+    "// current one is multiplied, and stored after it, so one barrier per k tile.\n"
+    "// The inner step is 4 LDS.128 + 64 FFMA. Blocks walk the tiles in groups of 8\n"
+    "// tile rows (L2 reuse). Ragged M, N, K are predicated (zeros past the edge).\n"
+    "// Needs (the host checks, gpukit.h gk__sg_ok): A and B 16-byte aligned, their\n"
+    "// leading and batch strides multiples of 4 elements; out, bias and residual\n"
+    "// any alignment (the store is a float4 only where it is aligned and whole).\n"
+    "// Grid: x = tiles (M / 128 * N / 128, grouped), y = batch.\n"
+    "#include \"gk_gemm.cuh\"\n"
+    "\n"
+    "#define GK_SG_GROUP 8\n"
+    "\n"
+    "// 4 floats at p[0..3], whole when c + 3 < lim (16-byte aligned then), else\n"
+    "// element by element up to lim; zeros where !ok\n"
+    "__device__ __forceinline__ float4 gk_sg_ld4(const float *p, gk_i64 c, gk_i64 lim, bool ok) {\n"
+    "    float4 v = make_float4(0.f, 0.f, 0.f, 0.f);\n"
+    "    if (ok) {\n"
+    "        if (c + 3 < lim) v = __ldg((const float4 *)p);\n"
+    "        else {\n"
+    "            if (c < lim) v.x = __ldg(p);\n"
+    "            if (c + 1 < lim) v.y = __ldg(p + 1);\n"
+    "            if (c + 2 < lim) v.z = __ldg(p + 2);\n"
+    "        }\n"
+    "    }\n"
+    "    return v;\n"
+    "}\n"
+    "\n"
+    "template <int DO> __device__ __forceinline__ void gk_sg_store(const gk_gemm_p &p, gk_i64 bz, gk_i64 m, gk_i64 n, const float *acc, bool vec) {\n"
+    "    typedef gk_ty<DO> TO;\n"
+    "    typename TO::S *o = (typename TO::S *)p.o + bz * p.o_bs + m * p.o_rs + n;\n"
+    "    float v[4];\n"
+    "    float alpha = (float)p.alpha, beta = (float)p.beta;\n"
+    "#pragma unroll\n"
+    "    for (int j = 0; j < 4; j++) v[j] = alpha * acc[j];\n"
+    "    if (DO == GK_DT_f32 && vec) {\n"
+    "        if (beta != 0.0f) {\n"
+    "            float4 ov = *(const float4 *)o;\n"
+    "            v[0] += beta * ov.x; v[1] += beta * ov.y; v[2] += beta * ov.z; v[3] += beta * ov.w;\n"
+    "        }\n"
+    "    } else if (beta != 0.0f) {\n"
+    "#pragma unroll\n"
+    "        for (int j = 0; j < 4; j++)\n"
+    "            if (n + j < p.N) v[j] += beta * (float)TO::ld(o[j]);\n"
+    "    }\n"
+    "    if (p.bias) {\n"
+    "#pragma unroll\n"
+    "        for (int j = 0; j < 4; j++)\n"
+    ,
+    /* chunk */
+    "            if (n + j < p.N) v[j] += gk_ld_any<float>(p.bias, n + j, p.bias_dt);\n"
+    "    }\n"
+    "    if (p.act != GK_ACT_NONE) {\n"
+    "#pragma unroll\n"
+    "        for (int j = 0; j < 4; j++) v[j] = gk_act<float>(v[j], p.act);\n"
+    "    }\n"
+    "    if (p.res) {\n"
+    "#pragma unroll\n"
+    "        for (int j = 0; j < 4; j++)\n"
+    "            if (n + j < p.N) v[j] += gk_ld_any<float>(p.res, bz * p.r_bs + m * p.r_rs + n + j, p.res_dt);\n"
+    "    }\n"
+    "    if (DO == GK_DT_f32 && vec) *(float4 *)o = make_float4(v[0], v[1], v[2], v[3]);\n"
+    "    else {\n"
+    "#pragma unroll\n"
+    "        for (int j = 0; j < 4; j++)\n"
+    "            if (n + j < p.N) o[j] = TO::st((typename TO::C)v[j]);\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "// BM x BN block tile, k tile BKT, 256 threads of TM x TN (multiples of 4):\n"
+    "// warps WM x WN with WM = BM / (8 TM), each lane 8 (M) x 4 (N) of float4\n"
+    "// groups TM / 4 apart by 32 rows and TN / 4 apart by 16 columns.\n"
+    "template <int BM, int BN, int BKT, int TM, int TN, int AK, int BK, int DO> __device__ __forceinline__ void gk_sg(const gk_gemm_p &p) {\n"
+    "    const int LDA = BM + 4, LDB = BN + 4, WN = BN / (4 * TN), GA = TM / 4, GB = TN / 4;\n"
+    "    const int NLA = BM * BKT / 1024, NLB = BN * BKT / 1024; // float4 loads per thread per k tile\n"
+    "    __shared__ __align__(16) float As[2][BKT][BM + 4];\n"
+    "    __shared__ __align__(16) float Bs[2][BKT][BN + 4];\n"
+    "    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;\n"
+    "    // tile of this block: groups of GK_SG_GROUP tile rows, column-major inside a group\n"
+    "    const gk_i64 tm_n = (p.M + BM - 1) / BM, tn_n = (p.N + BN - 1) / BN;\n"
+    "    gk_i64 bid = blockIdx.x, per = (gk_i64)GK_SG_GROUP * tn_n, grp = bid / per, first = grp * GK_SG_GROUP;\n"
+    "    gk_i64 gsz = tm_n - first < GK_SG_GROUP \? tm_n - first : GK_SG_GROUP, in = bid - grp * per;\n"
+    "    const gk_i64 m0 = (first + in % gsz) * BM, n0 = (in / gsz) * BN;\n"
+    "    const gk_i64 bz = blockIdx.y;\n"
+    "    const float *A = (const float *)p.a + bz * p.a_bs;\n"
+    "    const float *B = (const float *)p.b + bz * p.b_bs;\n"
+    "    const gk_i64 K = p.K;\n"
+    "\n"
+    "    // global -> register loads, load r of a thread is float4 e = tid + 256 r:\n"
+    "    // k-contiguous operand: row e / (BKT / 4) (m or n), k 4 * (e % (BKT / 4));\n"
+    "    // m / n-contiguous: k row e / (BM / 4), column 4 * (e % (BM / 4)).\n"
+    "    int ar[NLA], ac[NLA], br[NLB], bc[NLB];\n"
+    "    const float *pa[NLA], *pb[NLB];\n"
+    "    bool aok[NLA], bok[NLB];\n"
+    "#pragma unroll\n"
+    "    for (int r = 0; r < NLA; r++) {\n"
+    "        int e = tid + 256 * r;\n"
+    "        ar[r] = AK \? e / (BKT / 4) : e / (BM / 4);\n"
+    "        ac[r] = AK \? (e % (BKT / 4)) * 4 : (e % (BM / 4)) * 4;\n"
+    "        pa[r] = AK \? A + (m0 + ar[r]) * p.a_rs + ac[r] : A + (gk_i64)ar[r] * p.a_cs + m0 + ac[r];\n"
+    "        aok[r] = AK \? m0 + ar[r] < p.M : true;\n"
+    "    }\n"
+    "#pragma unroll\n"
+    "    for (int r = 0; r < NLB; r++) {\n"
+    "        int e = tid + 256 * r;\n"
+    "        br[r] = BK \? e / (BKT / 4) : e / (BN / 4);\n"
+    "        bc[r] = BK \? (e % (BKT / 4)) * 4 : (e % (BN / 4)) * 4;\n"
+    "        pb[r] = BK \? B + (n0 + br[r]) * p.b_cs + bc[r] : B + (gk_i64)br[r] * p.b_rs + n0 + bc[r];\n"
+    ,
+    /* chunk */
+    "        bok[r] = BK \? n0 + br[r] < p.N : true;\n"
+    "    }\n"
+    "    const gk_i64 a_step = AK \? BKT : BKT * p.a_cs, b_step = BK \? BKT : BKT * p.b_rs;\n"
+    "\n"
+    "    float4 ra[NLA], rb[NLB];\n"
+    "    gk_i64 k0 = 0;\n"
+    "#define GK_SG_LOAD()                                                                                              \\\n"
+    "    {                                                                                                             \\\n"
+    "        _Pragma(\"unroll\") for (int r = 0; r < NLA; r++) {                                                         \\\n"
+    "            if (AK) ra[r] = gk_sg_ld4(pa[r], k0 + ac[r], K, aok[r]);                                              \\\n"
+    "            else ra[r] = gk_sg_ld4(pa[r], m0 + ac[r], p.M, k0 + ar[r] < K);                                       \\\n"
+    "        }                                                                                                         \\\n"
+    "        _Pragma(\"unroll\") for (int r = 0; r < NLB; r++) {                                                         \\\n"
+    "            if (BK) rb[r] = gk_sg_ld4(pb[r], k0 + bc[r], K, bok[r]);                                              \\\n"
+    "            else rb[r] = gk_sg_ld4(pb[r], n0 + bc[r], p.N, k0 + br[r] < K);                                       \\\n"
+    "        }                                                                                                         \\\n"
+    "    }\n"
+    "#define GK_SG_STORE(buf)                                                                                          \\\n"
+    "    {                                                                                                             \\\n"
+    "        _Pragma(\"unroll\") for (int r = 0; r < NLA; r++) {                                                         \\\n"
+    "            if (AK) { As[buf][ac[r]][ar[r]] = ra[r].x; As[buf][ac[r] + 1][ar[r]] = ra[r].y; As[buf][ac[r] + 2][ar[r]] = ra[r].z; As[buf][ac[r] + 3][ar[r]] = ra[r].w; } \\\n"
+    "            else *(float4 *)&As[buf][ar[r]][ac[r]] = ra[r];                                                       \\\n"
+    "        }                                                                                                         \\\n"
+    "        _Pragma(\"unroll\") for (int r = 0; r < NLB; r++) {                                                         \\\n"
+    "            if (BK) { Bs[buf][bc[r]][br[r]] = rb[r].x; Bs[buf][bc[r] + 1][br[r]] = rb[r].y; Bs[buf][bc[r] + 2][br[r]] = rb[r].z; Bs[buf][bc[r] + 3][br[r]] = rb[r].w; } \\\n"
+    "            else *(float4 *)&Bs[buf][br[r]][bc[r]] = rb[r];                                                       \\\n"
+    "        }                                                                                                         \\\n"
+    "    }\n"
+    "\n"
+    "    float acc[TM][TN];\n"
+    "#pragma unroll\n"
+    "    for (int i = 0; i < TM; i++)\n"
+    "#pragma unroll\n"
+    "        for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;\n"
+    "\n"
+    "    const int wm = (warp / WN) * (GA * 32) + (lane >> 2) * 4, wn = (warp % WN) * (GB * 16) + (lane & 3) * 4;\n"
+    "    const gk_i64 nk = (K + BKT - 1) / BKT;\n"
+    ,
+    /* chunk */
+    "    GK_SG_LOAD();\n"
+    "    GK_SG_STORE(0);\n"
+    "    __syncthreads();\n"
+    "    for (gk_i64 kt = 0; kt < nk; kt++) {\n"
+    "        const int buf = (int)(kt & 1);\n"
+    "        if (kt + 1 < nk) {\n"
+    "#pragma unroll\n"
+    "            for (int r = 0; r < NLA; r++) pa[r] += a_step;\n"
+    "#pragma unroll\n"
+    "            for (int r = 0; r < NLB; r++) pb[r] += b_step;\n"
+    "            k0 += BKT;\n"
+    "            GK_SG_LOAD();\n"
+    "        }\n"
+    "#pragma unroll\n"
+    "        for (int kk = 0; kk < BKT; kk++) {\n"
+    "            float a[TM], b[TN];\n"
+    "#pragma unroll\n"
+    "            for (int g = 0; g < GA; g++) {\n"
+    "                float4 v = *(const float4 *)&As[buf][kk][wm + 32 * g];\n"
+    "                a[4 * g] = v.x; a[4 * g + 1] = v.y; a[4 * g + 2] = v.z; a[4 * g + 3] = v.w;\n"
+    "            }\n"
+    "#pragma unroll\n"
+    "            for (int g = 0; g < GB; g++) {\n"
+    "                float4 v = *(const float4 *)&Bs[buf][kk][wn + 16 * g];\n"
+    "                b[4 * g] = v.x; b[4 * g + 1] = v.y; b[4 * g + 2] = v.z; b[4 * g + 3] = v.w;\n"
+    "            }\n"
+    "#pragma unroll\n"
+    "            for (int i = 0; i < TM; i++)\n"
+    "#pragma unroll\n"
+    "                for (int j = 0; j < TN; j++) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);\n"
+    "        }\n"
+    "        if (kt + 1 < nk) GK_SG_STORE(buf ^ 1);\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "#undef GK_SG_LOAD\n"
+    "#undef GK_SG_STORE\n"
+    "    (void)LDA; (void)LDB;\n"
+    "\n"
+    "    // epilogue: rows of 4 consecutive columns; float4 stores where out allows\n"
+    "    const bool ovec = DO == GK_DT_f32 && ((((unsigned long long)p.o) & 15) == 0) && (p.o_rs & 3) == 0 && (p.o_bs & 3) == 0;\n"
+    "#pragma unroll\n"
+    "    for (int i = 0; i < TM; i++) {\n"
+    "        gk_i64 m = m0 + wm + 32 * (i / 4) + (i % 4);\n"
+    "        if (m >= p.M) continue;\n"
+    "#pragma unroll\n"
+    "        for (int h = 0; h < GB; h++) {\n"
+    "            gk_i64 n = n0 + wn + 16 * h;\n"
+    "            if (n >= p.N) continue;\n"
+    "            gk_sg_store<DO>(p, bz, m, n, &acc[i][4 * h], ovec && n + 3 < p.N);\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "// gk_sg_<A>_<B>_<out>: 128 x 128, k tile 8, 8 x 8 a thread (2 blocks an SM);\n"
+    "// gk_sg<v>_<A>_<B>_f32: the variants bench_gemm times (gk__sg_variant):\n"
+    "// v1 128 x 128 k 16; v2 128 x 256 k 8, 8 x 16; v3 256 x 128 k 8, 16 x 8\n"
+    "#define GK_SG_K(AN, AK, BN, BK, OUT)                                                                                      \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(256, 2) gk_sg_##AN##_##BN##_##OUT(gk_gemm_p p) { gk_sg<128, 128, 8, 8, 8, AK, BK, GK_DT_##OUT>(p); }\n"
+    "#define GK_SG_V(V, MB, NB, KB, TM, TN, AN, AK, BN, BK)                                                                    \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(256, (TM) * (TN) > 64 \? 1 : 2) gk_sg##V##_##AN##_##BN##_f32(gk_gemm_p p) { \\\n"
+    "        gk_sg<MB, NB, KB, TM, TN, AK, BK, GK_DT_f32>(p);                                                                  \\\n"
+    "    }\n"
+    "#define GK_SG_ALL(AN, AK, BN, BK)                                                                                         \\\n"
+    ,
+    /* chunk */
+    "    GK_SG_K(AN, AK, BN, BK, f32) GK_SG_K(AN, AK, BN, BK, f16) GK_SG_K(AN, AK, BN, BK, bf16)                               \\\n"
+    "    GK_SG_V(1, 128, 128, 16, 8, 8, AN, AK, BN, BK) GK_SG_V(2, 128, 256, 8, 8, 16, AN, AK, BN, BK)                        \\\n"
+    "    GK_SG_V(3, 256, 128, 8, 16, 8, AN, AK, BN, BK)\n"
+    "GK_SG_ALL(k, 1, n, 0)\n"
+    "GK_SG_ALL(k, 1, k, 1)\n"
+    "GK_SG_ALL(m, 0, n, 0)\n"
+    "GK_SG_ALL(m, 0, k, 1)\n"
     ,
     NULL};
 
@@ -6885,8 +7124,8 @@ static const char *const gk__src_gk_vec[] = {
     ,
     NULL};
 
-static const char *const gk__module_names[20] = {"attention.cu", "cast.cu", "conv.cu", "elementwise.cu", "fft.cu", "flash.cu", "flash_wg.cu", "gemm.cu", "gemm_tc.cu", "gemm_tc_f16.cu", "gemm_tc_tf32.cu", "gemm_wg.cu", "layout.cu", "llm.cu", "lstm.cu", "math.cu", "norm.cu", "reduce.cu", "rope.cu", "sample.cu"};
-static const char *const *const gk__module_chunks[20] = {gk__src_attention, gk__src_cast, gk__src_conv, gk__src_elementwise, gk__src_fft, gk__src_flash, gk__src_flash_wg, gk__src_gemm, gk__src_gemm_tc, gk__src_gemm_tc_f16, gk__src_gemm_tc_tf32, gk__src_gemm_wg, gk__src_layout, gk__src_llm, gk__src_lstm, gk__src_math, gk__src_norm, gk__src_reduce, gk__src_rope, gk__src_sample};
+static const char *const gk__module_names[21] = {"attention.cu", "cast.cu", "conv.cu", "elementwise.cu", "fft.cu", "flash.cu", "flash_wg.cu", "gemm.cu", "gemm_f32.cu", "gemm_tc.cu", "gemm_tc_f16.cu", "gemm_tc_tf32.cu", "gemm_wg.cu", "layout.cu", "llm.cu", "lstm.cu", "math.cu", "norm.cu", "reduce.cu", "rope.cu", "sample.cu"};
+static const char *const *const gk__module_chunks[21] = {gk__src_attention, gk__src_cast, gk__src_conv, gk__src_elementwise, gk__src_fft, gk__src_flash, gk__src_flash_wg, gk__src_gemm, gk__src_gemm_f32, gk__src_gemm_tc, gk__src_gemm_tc_f16, gk__src_gemm_tc_tf32, gk__src_gemm_wg, gk__src_layout, gk__src_llm, gk__src_lstm, gk__src_math, gk__src_norm, gk__src_reduce, gk__src_rope, gk__src_sample};
 static const char *const gk__header_names[4] = {"gk_common.cuh", "gk_gemm.cuh", "gk_gemm_tc.cuh", "gk_vec.cuh"};
 static const char *const *const gk__header_chunks[4] = {gk__src_gk_common, gk__src_gk_gemm, gk__src_gk_gemm_tc, gk__src_gk_vec};
 

@@ -11,10 +11,18 @@
    and "gpukit_nt" times B given as [N, K] (a transposed view: no transpose).
    Causal attention (bf16, B8 H32 D128) is timed as dispatched ("gpukit": on a
    9.0 device the wgmma kernel, kernels/flash_wg.cu) and, on a 9.0 device,
-   with that kernel off ("gpukit_mma": kernels/flash.cu).
-     bench_gemm [--json FILE] [--gemm-only] [--16] [--tf32] [--attn]
+   with that kernel off ("gpukit_mma": kernels/flash.cu); decode attention
+   over an 8k cache on gk_attn_dec2 ("gpukit") and gk_attn_dec ("gpukit_dec1").
+   Exact f32 (no TF32) is timed for the NN, NT (B a transposed view of
+   [N, K]) and TN (A a transposed view of [K, M]) layouts: "gpukit" (the
+   CUDA-core kernel of kernels/gemm_f32.cu), "gpukit_simt" (gemm.cu's SIMT
+   kernel, NN 4096^3 only) and "cublaslt" of the same layout; with --f32
+   also "gpukit_v1..3" (NN), the tile variants of gpukit.h gk__sg_variant.
+     bench_gemm [--json FILE] [--gemm-only] [--16] [--tf32] [--f32] [--attn]
    --gemm-only: no GEMV / attention; --16: the 16-bit GEMM rows only;
-   --tf32: the tf32 GEMM rows only; --attn: the attention rows only. */
+   --tf32: the tf32 GEMM rows only; --f32: the exact f32 GEMM rows only
+   (with the registers and spills of their kernels); --attn: the attention
+   rows only. */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
 #include <stdio.h>
@@ -70,7 +78,7 @@ int main(int argc, char **argv) {
     FILE *f = NULL;
     char date[64];
     time_t now = time(NULL);
-    int i, first = 1, gemm_only = 0, only16 = 0, onlytf32 = 0, attn_only = 0;
+    int i, first = 1, gemm_only = 0, only16 = 0, onlytf32 = 0, onlyf32 = 0, attn_only = 0;
     double copy_gbs;
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     for (i = 1; i < argc; i++)
@@ -79,6 +87,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--16") == 0) only16 = 1;
         else if (strcmp(argv[i], "--tf32") == 0) onlytf32 = 1;
         else if (strcmp(argv[i], "--attn") == 0) attn_only = 1;
+        else if (strcmp(argv[i], "--f32") == 0) onlyf32 = gemm_only = 1;
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
     if (gk_ctx_create(&d, &ctx) != GK_OK) { printf("bench_gemm: needs a GPU (%s)\n", gk_last_error(NULL)); return 0; }
@@ -130,8 +139,8 @@ int main(int argc, char **argv) {
                     gk_matmul_desc md;
                     double ms, tf;
                     long wg0 = gk__wg_launches;
-                    if ((be == 0 && (!hop || di == 3)) || (be == 3 && di != 2) || (only16 && di >= 2) || (onlytf32 && di != 2)) continue;
-                    if (be == 1 && di == 3 && si == 1) continue; /* own SIMT f32 kernel at 8192: too slow to be useful */
+                    if ((be == 0 && (!hop || di == 3)) || (be == 3 && di != 2) || (only16 && di >= 2) || (onlytf32 && di != 2) || di == 3 || onlyf32)
+                        continue; /* exact f32: the block below */
                     sh[0] = s; sh[1] = s;
                     gk_tensor_empty(ctx, dts[di], 2, sh, &a);
                     gk_tensor_empty(ctx, dts[di], 2, sh, &b);
@@ -158,6 +167,64 @@ int main(int argc, char **argv) {
                     gk_tensor_free(ctx, a); gk_tensor_free(ctx, b); gk_tensor_free(ctx, o);
                 }
     }
+    if (!only16 && !onlytf32) { /* exact f32: layouts NN / NT / TN x gpukit (gemm_f32.cu), its SIMT kernel (NN 4096 only), cuBLASLt */
+        static const char *const lnames[3] = { "nn", "nt", "tn" };
+        static const char *const bnames[6] = { "gpukit_simt", "gpukit", "cublaslt", "gpukit_v1", "gpukit_v2", "gpukit_v3" };
+        int si, lay, be;
+        for (si = 0; si < 2; si++)
+            for (lay = 0; lay < 3; lay++)
+                for (be = 0; be < 6; be++) {
+                    int64_t s = si ? 8192 : 4096, sh[2] = { s, s };
+                    gk_tensor a, b, o, av, bv;
+                    gk_matmul_desc md;
+                    double ms, tf;
+                    long sg0 = gk__sg_launches;
+                    if (be == 0 && (si || lay)) continue;
+                    if (be >= 3 && (!onlyf32 || lay)) continue; /* tile variants (gk__sg_variant): --f32, NN only */
+                    gk_tensor_empty(ctx, GK_F32, 2, sh, &a);
+                    gk_tensor_empty(ctx, GK_F32, 2, sh, &b);
+                    gk_tensor_empty(ctx, GK_F32, 2, sh, &o);
+                    randn(a, s * s, GK_F32);
+                    randn(b, s * s, GK_F32);
+                    av = a; bv = b;
+                    if (lay == 1) gk_view_transpose(ctx, b, 0, 1, &bv);
+                    if (lay == 2) gk_view_transpose(ctx, a, 0, 1, &av);
+                    memset(&md, 0, sizeof md);
+                    md.backend = be == 2 ? GK_MATMUL_CUBLASLT : GK_MATMUL_GPUKIT;
+                    gk__sg_mode = be == 0 ? 0 : -1;
+                    gk__sg_variant = be >= 3 ? be - 2 : 0;
+                    ms = time_mm(o, av, bv, &md, 0, s == 8192 ? 7 : be == 0 ? 5 : 15);
+                    gk__sg_mode = -1;
+                    gk__sg_variant = 0;
+                    tf = ms > 0 ? 2.0 * (double)s * s * s / (ms * 1e-3) / 1e12 : 0;
+                    printf("gemm f32   %5lld^3 %s %-11s %8.3f ms %7.1f TFLOP/s%s\n", (long long)s, lnames[lay], bnames[be], ms, tf,
+                           gk__sg_launches > sg0 ? " (gemm_f32)" : "");
+                    if (f) fprintf(f, "%s    {\"op\": \"gemm\", \"dtype\": \"f32\", \"layout\": \"%s\", \"size\": %lld, \"backend\": \"%s\", \"kernel\": \"%s\", \"ms\": %.4f, \"tflops\": %.2f}",
+                                   first ? "" : ",\n", lnames[lay], (long long)s, bnames[be], be == 2 ? "cublaslt" : gk__sg_launches > sg0 ? "gemm_f32" : "simt", ms,
+                                   tf), first = 0;
+                    if (av.id != a.id) gk_tensor_free(ctx, av);
+                    if (bv.id != b.id) gk_tensor_free(ctx, bv);
+                    gk_tensor_free(ctx, a); gk_tensor_free(ctx, b); gk_tensor_free(ctx, o);
+                }
+        { /* registers and local memory (spills) of the f32 kernels */
+            int la, lb, od;
+            for (la = 0; la < 2; la++)
+                for (lb = 0; lb < 2; lb++)
+                    for (od = 0; od < 7; od++) {
+                        const char *kn = od < 4 ? gk__k_sg[la][lb][od] : gk__k_sgv[od - 4][la][lb];
+                        int regs = -1, local = -1;
+                        gk__cu_function fn;
+                        if (!kn) continue;
+                        if (gk__lib_function(ctx, GK__MOD_GEMM_F32, kn, &fn, "bench_gemm") != GK_OK) { printf("  %s\n", gk_last_error(ctx)); continue; }
+                        ctx->cu.FuncGetAttribute(&regs, GK__CU_FUNC_ATTRIBUTE_NUM_REGS, fn);
+                        ctx->cu.FuncGetAttribute(&local, GK__CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn);
+                        printf("kernel %-24s %3d registers, %d bytes local (spills)\n", kn, regs, local);
+                        if (f) fprintf(f, "%s    {\"op\": \"kernel\", \"name\": \"%s\", \"regs\": %d, \"local_bytes\": %d, \"smem\": %d}", first ? "" : ",\n", kn,
+                                       regs, local, od == 4 ? 2 * 2 * 16 * 132 * 4 : od < 4 ? 2 * 2 * 8 * 132 * 4 : 2 * 8 * (132 + 260) * 4), first = 0;
+                    }
+        }
+    }
+    if (onlyf32) goto end;
     { /* registers and local memory (spills) of gpukit's tensor-core kernels,
          read through the library's own function cache (this file includes
          the implementation) */

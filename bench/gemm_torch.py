@@ -27,22 +27,28 @@ for s in (4096, 8192) if os.environ.get("GK_ATTN_ONLY") != "1" else ():
             continue
         torch.backends.cuda.matmul.allow_tf32 = tf32
         a = torch.randn(s, s, device="cuda", dtype=dt); b = torch.randn(s, s, device="cuda", dtype=dt)
-        ms = bench(lambda: torch.matmul(a, b))
-        tf = 2 * s ** 3 / (ms * 1e-3) / 1e12
-        print("torch gemm %-5s %5d^3 %8.3f ms %7.1f TFLOP/s" % (name, s, ms, tf))
-        res.append({"op": "gemm", "dtype": name, "size": s, "backend": "torch", "ms": ms, "tflops": tf})
+        # exact f32 also as NT (a @ b^T) and TN (a^T @ b), as bench_gemm's f32 rows
+        for lay in ("nn", "nt", "tn") if name == "f32" else ("nn",):
+            x = a.t() if lay == "tn" else a
+            y = b.t() if lay == "nt" else b
+            ms = bench(lambda: torch.matmul(x, y))
+            tf = 2 * s ** 3 / (ms * 1e-3) / 1e12
+            print("torch gemm %-5s %5d^3 %s %8.3f ms %7.1f TFLOP/s" % (name, s, lay, ms, tf))
+            res.append({"op": "gemm", "dtype": name, "layout": lay, "size": s, "backend": "torch", "ms": ms, "tflops": tf})
 torch.backends.cuda.matmul.allow_tf32 = False
-if len(sys.argv) > 2 and os.path.exists(sys.argv[2]):
+if len(sys.argv) > 2 and os.path.exists(sys.argv[2]) and os.path.getsize(sys.argv[2]) > 0:
     gk = json.load(open(sys.argv[2]))["results"]
     for r in [x for x in res if x["op"] == "gemm"]:
         for g in gk:
-            if g.get("op") == "gemm" and g["dtype"] == r["dtype"] and g["size"] == r["size"] and g["backend"] != "cublaslt":
+            if g.get("op") == "gemm" and g["dtype"] == r["dtype"] and g["size"] == r["size"] and g["backend"] != "cublaslt" and \
+                    g.get("layout", "nn") == r["layout"]:
                 ratio = g["tflops"] / r["tflops"] if r["tflops"] > 0 else 0
-                lt = [x for x in gk if x.get("op") == "gemm" and x["dtype"] == r["dtype"] and x["size"] == r["size"] and x["backend"] == "cublaslt"]
+                lt = [x for x in gk if x.get("op") == "gemm" and x["dtype"] == r["dtype"] and x["size"] == r["size"] and x["backend"] == "cublaslt"
+                      and x.get("layout", "nn") == r["layout"]]
                 lts = " %.2fx cublaslt" % (g["tflops"] / lt[0]["tflops"]) if lt and lt[0]["tflops"] > 0 else ""
-                print("ratio gemm %-5s %5d^3 %-10s (%s) %7.1f / %7.1f TFLOP/s = %.2fx torch%s" % (r["dtype"], r["size"], g["backend"],
+                print("ratio gemm %-5s %5d^3 %s %-11s (%s) %7.1f / %7.1f TFLOP/s = %.2fx torch%s" % (r["dtype"], r["size"], r["layout"], g["backend"],
                       g.get("kernel", "?"), g["tflops"], r["tflops"], ratio, lts))
-                res.append({"op": "gemm_ratio", "dtype": r["dtype"], "size": r["size"], "backend": g["backend"], "kernel": g.get("kernel"),
+                res.append({"op": "gemm_ratio", "dtype": r["dtype"], "layout": r["layout"], "size": r["size"], "backend": g["backend"], "kernel": g.get("kernel"),
                             "ratio_to_torch": ratio})
 gemm_only = os.environ.get("GK_GEMM_ONLY") == "1"
 for n, k in ((4096, 4096), (14336, 4096), (151936, 896)) if not gemm_only and os.environ.get("GK_ATTN_ONLY") != "1" else ():

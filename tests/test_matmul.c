@@ -371,6 +371,77 @@ int main(void) {
             }
         }
     }
+    /* the exact f32 kernel (kernels/gemm_f32.cu; backend GPUKIT, no tf32):
+       16-byte rows (padded storage), every layout, ragged M, N, K (1, 17,
+       100, 129, 1000, 4097: edges of the 128x128 tile and the 8-deep k tile),
+       batches (shared and per-batch operands), every epilogue and output
+       dtype, gk_linear; on a GPU each must have launched it (gk__sg_launches)
+       when M, N, K > 1 (a dimension of 1 may give a unit leading stride,
+       which takes the SIMT kernel). Misaligned rows or bases must not launch
+       it, and the SIMT kernel (gk__sg_mode = 0) must agree on aligned ones. */
+    {
+        static const int64_t sgd[] = { 1, 17, 100, 129, 1000 };
+        static const int64_t sgbig[][4] = { { 1, 4097, 136, 72 }, { 1, 100, 4097, 136 }, { 1, 64, 136, 4097 }, { 2, 257, 129, 300 },
+                                            { 3, 130, 200, 72 }, { 1, 128, 128, 8 }, { 2, 1000, 64, 33 }, { 1, 520, 264, 136 } };
+        int cuda = info.backend == GK_BACKEND_CUDA;
+        for (i = 0; i < 5; i++)
+            for (j = 0; j < 5; j++)
+                for (l = 0; l < 5; l++) {
+                    int c3 = i * 25 + j * 5 + l;
+                    long before = gk__sg_launches;
+                    if (c3 % 3 != 0 && !(i == 3 && j == 4)) continue; /* a third, plus all K at 129 x 1000 */
+                    memset(&k, 0, sizeof k);
+                    k.dt = GK_F32; k.odt = c3 % 7 == 1 ? GK_BF16 : c3 % 7 == 2 ? GK_F16 : GK_F32;
+                    k.batch = 1; k.M = sgd[i]; k.N = sgd[j]; k.K = sgd[l];
+                    k.ta = c3 % 2; k.tb = c3 / 2 % 2; k.lda = 1; k.ldb = 1;
+                    k.be = GK_MATMUL_GPUKIT;
+                    check_case(&k);
+                    if (cuda && k.M > 1 && k.N > 1 && k.K > 1) GKT_CHECK(gk__sg_launches > before, "f32 kernel not taken: M%lld N%lld K%lld layout %d%d",
+                                                                      (long long)k.M, (long long)k.N, (long long)k.K, k.ta, k.tb);
+                }
+        for (i = 0; i < 8; i++)
+            for (l = 0; l < 4; l++) {
+                long before = gk__sg_launches;
+                if ((i == 1 || i == 2) && l % 2 == 1) continue; /* the 4097s: two layouts each */
+                memset(&k, 0, sizeof k);
+                k.dt = GK_F32; k.odt = (i + l) % 5 == 1 ? GK_BF16 : (i + l) % 7 == 2 ? GK_F16 : GK_F32;
+                k.batch = sgbig[i][0]; k.M = sgbig[i][1]; k.N = sgbig[i][2]; k.K = sgbig[i][3];
+                k.ta = l / 2; k.tb = l % 2;
+                k.a3 = k.batch > 1; k.b3 = k.batch > 1 && (i + l) % 2 == 0;
+                k.bias = (i + l) % 2 == 0; k.res = (i + l) % 3 == 1; k.act = (gk_act)((i + l) % 5);
+                k.alpha = (i + l) % 4 == 0 ? 0.5 : 0; k.beta = (i + l) % 6 == 0 ? 0.25 : 0;
+                k.lda = (i + l) % 3 == 0 ? 0 : 1; k.ldb = (i + l) % 4 == 0 ? 0 : 1; /* packed when that keeps rows 16-byte aligned */
+                if ((k.lda == 0 && (k.ta ? k.M : k.K) % 4 != 0) || (k.ldb == 0 && (k.tb ? k.K : k.N) % 4 != 0)) k.lda = k.ldb = 1;
+                k.be = GK_MATMUL_GPUKIT;
+                check_case(&k);
+                if (cuda) GKT_CHECK(gk__sg_launches > before, "f32 kernel not taken: case %d layout %d", i, l);
+            }
+        for (i = 0; i < 8; i++) { /* gk_linear (x @ w^T: NT); misaligned rows and bases; the SIMT kernel forced */
+            long before = gk__sg_launches;
+            int want = i < 2;
+            memset(&k, 0, sizeof k);
+            k.dt = GK_F32; k.odt = GK_F32; k.batch = 1; k.M = 300; k.N = 264; k.K = 1000;
+            if (i < 2) { k.linear = 1; k.bias = 1; k.act = i ? GK_ACT_SILU : GK_ACT_GELU_TANH; k.res = 1; k.lda = 1; k.ldb = i; }
+            else if (i < 6) { k.ta = i % 2; k.tb = i / 2 % 2; k.lda = i % 2 ? 2 : 3; k.ldb = i % 3 == 0 ? 3 : 1; k.bias = 1; k.beta = 0.5; }
+            else { gk__sg_mode = 0; k.ta = i == 7; k.tb = 1; k.lda = k.ldb = 1; k.bias = 1; k.act = GK_ACT_RELU; k.res = 1; }
+            k.be = GK_MATMUL_GPUKIT;
+            check_case(&k);
+            gk__sg_mode = -1;
+            if (cuda) GKT_CHECK(want ? gk__sg_launches > before : gk__sg_launches == before, "f32 case %d: launches %ld -> %ld", i, before, gk__sg_launches);
+        }
+        for (i = 0; i < 12; i++) { /* the tile variants bench_gemm times (gk__sg_variant 1..3: k 16, 128x256, 256x128), f32 out */
+            long before = gk__sg_launches;
+            memset(&k, 0, sizeof k);
+            k.dt = GK_F32; k.odt = GK_F32; k.batch = 1 + (i % 5 == 4); k.M = i % 3 ? 300 : 257; k.N = i % 2 ? 264 : 129; k.K = i % 4 == 3 ? 1000 : 33 + 8 * i;
+            k.ta = i / 3 % 2; k.tb = i / 6 % 2; k.a3 = k.b3 = k.batch > 1; k.lda = k.ldb = 1;
+            k.bias = i % 2; k.res = i % 3 == 0; k.act = (gk_act)(i % 5); k.beta = i % 4 == 1 ? 0.5 : 0;
+            k.be = GK_MATMUL_GPUKIT;
+            gk__sg_variant = 1 + i % 3;
+            check_case(&k);
+            gk__sg_variant = 0;
+            if (cuda) GKT_CHECK(gk__sg_launches > before, "f32 variant case %d not taken", i);
+        }
+    }
     /* linear / GEMV: M = 1..8 rows against a [N, K] weight */
     for (i = 1; i <= 8; i++)
         for (t = 0; t < 3; t++) {
