@@ -48,6 +48,8 @@
       GPUKIT_CUDA_LIB, GPUKIT_NVRTC_LIB, GPUKIT_CUBLASLT_LIB   library paths
       GPUKIT_CACHE_DIR       kernel cache folder (default ~/.cache/gpukit)
       GPUKIT_BACKEND         "cpu" or "cuda": overrides desc.backend AUTO
+      GPUKIT_PDL             "0": no programmatic dependent launch (sm_90+):
+                             every kernel waits for the one before it to end
 
    gpukit DOES NOT: link or include anything from the CUDA Toolkit at build
    time, run on GPUs older than compute capability 8.0 (they fall back to the
@@ -4359,7 +4361,9 @@ GK__MAYBE_UNUSED static gk_status gk__launch_ex(gk_ctx *ctx, int mod, const char
     gk__cu_result r;
     gk__cu_launch_config c;
     gk__cu_launch_attr a;
-    if (!(opts & GK__LAUNCH_PDL) || !ctx->cu.LaunchKernelEx || ctx->info.cc_major < 9)
+    static int env = -1; /* GPUKIT_PDL=0: plain launches (to rule PDL in or out) */
+    if (env < 0) { const char *e = getenv("GPUKIT_PDL"); env = !(e && strcmp(e, "0") == 0); }
+    if (!(opts & GK__LAUNCH_PDL) || !env || !ctx->cu.LaunchKernelEx || ctx->info.cc_major < 9)
         return gk__launch_cfg(ctx, mod, fname, grid, block, smem, args, where);
     GK__TRY(gk__lib_function(ctx, mod, fname, &f, where));
     if (smem > 48 * 1024) {
@@ -5616,20 +5620,6 @@ static void gk__attn_cpu_run(const void *vp) {
 static const char *const gk__k_fwg[2][2][4] = { { GK__FWG_NAMES("f16", "64"), GK__FWG_NAMES("f16", "128") },
                                                 { GK__FWG_NAMES("bf16", "64"), GK__FWG_NAMES("bf16", "128") } };
 #undef GK__FWG_NAMES
-/* Decode attention (Sq == 1), register version kernels/attention.cu
-   gk_attn_dec2: f16 / bf16, head dim 64 or 128, at most 8 q heads a kv head,
-   16-byte aligned q rows (the k / v rules of gk_attn_dec hold already).
-   gk__dec2_mode 0 (or GPUKIT_ATTN_DEC2=0) keeps gk_attn_dec; gk__dec2_min is
-   the shortest split in keys (0: 128); gk__dec2_launches counts launches. */
-static int gk__dec2_mode = -1, gk__dec2_min = 0;
-static long gk__dec2_launches = 0;
-static int gk__dec2_ok(const gk__attn *p, int G) {
-    static int env = -1;
-    if (gk__dec2_mode == 0) return 0;
-    if (env < 0) { const char *e = getenv("GPUKIT_ATTN_DEC2"); env = !(e && strcmp(e, "0") == 0); }
-    if (!env) return 0;
-    return (p->D == 64 || p->D == 128) && G >= 1 && G <= 8 && (p->q & 15) == 0 && p->q_bs % 8 == 0 && p->q_hs % 8 == 0;
-}
 static int gk__fwg_mode = -1, gk__fwg_variant = -1;
 static long gk__fwg_launches = 0;
 /* the variant by head dim (bench/bench_gemm.c times all five) */
@@ -5802,36 +5792,6 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
         int G = (int)(p.Hq / p.Hkv);
         int dec = p.Sq == 1 && !p.mask && !p.q_lens && sq->dtype != GK_F32 && p.D % 8 == 0 && G <= 32 && (p.k_ss % 8) == 0 && (p.v_ss % 8) == 0 &&
                   ((p.k | p.v) & 15) == 0 && (p.k_bs % 8) == 0 && (p.v_bs % 8) == 0 && (p.k_hs % 8) == 0 && (p.v_hs % 8) == 0;
-        if (dec && gk__dec2_ok(&p, G)) { /* decode, register version (gk_attn_dec2): 8 warps a block, splits sized on the device */
-            static const char *const dn[2][2] = { { "gk_attn_dec2_f16_64", "gk_attn_dec2_f16_128" }, { "gk_attn_dec2_bf16_64", "gk_attn_dec2_bf16_128" } };
-            char kname[40];
-            /* One wave of 256-thread blocks (2 a SM up to G 4, else 1) over B * Hkv, at most 256 splits
-               (the combine's limit) and none shorter than gk__dec2_min keys: the kernel
-               takes chunk = max(ceil(kv_len / splits) rounded up to 16, gk__dec2_min) */
-            int64_t bh = p.B * p.Hkv, mc = gk__dec2_min > 0 ? gk__dec2_min : 128, per_sm = G <= 4 ? 2 : 1; /* registers: <= 128 up to G 4 */
-            p.splits = (int)GK__MAX(GK__MIN(GK__MIN((int64_t)ctx->info.sm_count * per_sm / bh, (p.Skv + mc - 1) / mc), (int64_t)256), (int64_t)1);
-            p.chunk = (int)mc;
-            p.tile = -1;
-            if (p.Hkv > 65535 || p.B > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: %lld kv heads or batch %lld above 65535", W, (long long)p.Hkv, (long long)p.B);
-            if (st == GK_OK && p.splits > 1) {
-                gk__cu_ptr ws;
-                st = gk__workspace(ctx, (size_t)(p.B * p.Hq * p.splits * (p.D + 2)) * 4, &ws, W);
-                p.part = ws;
-            }
-            snprintf(kname, sizeof kname, "%s_%d", dn[sq->dtype == GK_BF16][p.D == 128], G);
-            g[0] = (unsigned)p.Hkv; g[1] = (unsigned)p.splits; g[2] = (unsigned)p.B;
-            bl[0] = 256; bl[1] = 1; bl[2] = 1;
-            args[0] = &p;
-            if (st == GK_OK) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, kname, g, bl, 0, args, GK__LAUNCH_PDL, W);
-            if (st == GK_OK) gk__dec2_launches++;
-            g[0] = (unsigned)rows; g[1] = 1;
-            bl[0] = p.D > 96 ? 128u : (unsigned)((p.D + 31) / 32 * 32); /* the combine's launch bound */
-            if (st == GK_OK && p.splits > 1) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, GK__LAUNCH_PDL, W);
-            if (p.part) gk__unuse(ctx, ctx->ws);
-            gk__operands_done(ctx, &ops, st);
-            gk__unlock(&ctx->mu);
-            return st;
-        }
         if (dec) { /* decode: K/V tiles shared by the q heads of a kv head (gk_attn_dec) */
             /* Tiles of 64 keys (32 above D 128), two stages in shared memory; a block
                per (b, kv head, split). One wave: splits = the resident slots (about 3 a SM

@@ -12,7 +12,7 @@
    Causal attention (bf16, B8 H32 D128) is timed as dispatched ("gpukit": on a
    9.0 device the wgmma kernel, kernels/flash_wg.cu) and, on a 9.0 device,
    with that kernel off ("gpukit_mma": kernels/flash.cu); decode attention
-   over an 8k cache on gk_attn_dec2 ("gpukit") and gk_attn_dec ("gpukit_dec1").
+   over an 8k cache ("gpukit": gk_attn_dec).
    Exact f32 (no TF32) is timed for the NN, NT (B a transposed view of
    [N, K]) and TN (A a transposed view of [K, M]) layouts: "gpukit" (the
    CUDA-core kernel of kernels/gemm_f32.cu), "gpukit_simt" (gemm.cu's SIMT
@@ -293,18 +293,16 @@ attn:
         int si, r, mode, hop = info.cc_major == 9 && info.cc_minor == 0;
         float t[16], ms;
         /* mode 0 / 1: prefill as dispatched; 2: decode; 3 / 4: prefill with flash_wg off;
-           5..14: prefill on flash_wg variant (mode - 5) / 2 (9.0 only); 15: decode on the
-           shared-memory kernel gk_attn_dec instead of gk_attn_dec2 */
-        for (mode = 0; mode < 16; mode++) {
+           5..14: prefill on flash_wg variant (mode - 5) / 2 (9.0 only) */
+        for (mode = 0; mode < 15; mode++) {
             long fw0 = gk__fwg_launches;
             char bname[32];
-            si = mode == 3 ? 0 : mode == 4 ? 1 : mode == 15 ? 2 : mode >= 5 ? (mode - 5) % 2 : mode;
-            if (mode >= 3 && mode < 15 && !hop) continue;
-            gk__dec2_mode = mode == 15 ? 0 : -1;
+            si = mode == 3 ? 0 : mode == 4 ? 1 : mode >= 5 ? (mode - 5) % 2 : mode;
+            if (mode >= 3 && !hop) continue;
             gk__fwg_mode = mode == 3 || mode == 4 ? 0 : -1;
             gk__fwg_variant = mode >= 5 ? (mode - 5) / 2 : -1;
             if (mode >= 5) snprintf(bname, sizeof bname, "gpukit_v%d", (mode - 5) / 2);
-            else snprintf(bname, sizeof bname, "%s", mode == 15 ? "gpukit_dec1" : mode >= 3 ? "gpukit_mma" : "gpukit");
+            else snprintf(bname, sizeof bname, "%s", mode >= 3 ? "gpukit_mma" : "gpukit");
             int64_t B = si < 2 ? 8 : 1, S = si < 2 ? seqs[si] : 1, Skv = si < 2 ? seqs[si] : 8192, H = 32, Hk = si < 2 ? 32 : 8, Dh = 128;
             int64_t qs[4] = { B, S, H, Dh }, ks[4] = { B, Skv, Hk, Dh };
             gk_tensor q, k, v, o;
@@ -342,7 +340,6 @@ attn:
             }
             gk__fwg_mode = -1;
             gk__fwg_variant = -1;
-            gk__dec2_mode = -1;
             if (si < 2) {
                 const char *kn = gk__fwg_launches > fw0 ? "flash_wg" : "flash";
                 val = 4.0 * B * H * (double)S * S * Dh / 2 / (med * 1e-3) / 1e12;

@@ -105,23 +105,14 @@ template <int DT> __device__ __forceinline__ void gk_attn(const gk_attn_p &p) {
 // computed once into shared memory, the loop over splits keeps loads in flight
 // the splits that hold keys of batch b: decode (p.tile > 0) writes only splits
 // 0..ceil(kv_len / chunk) - 1 (at least split 0), so short caches combine few
-// gk_attn_dec2 (p.tile < 0) sizes its splits on the device from the sequence's
-// kv_len: chunk = max(ceil(kv_len / splits) rounded up to 16, p.chunk), so a
-// short cache takes few blocks (one block writes the output itself and the
-// combine returns at once); the same rule here and in the kernel
 __device__ __forceinline__ gk_i64 gk_attn_kvlen(const gk_attn_p &p, gk_i64 b) {
     gk_i64 kvlen = p.kv_lens ? p.kv_lens[b] : p.Skv;
     return kvlen > p.Skv ? p.Skv : kvlen < 0 ? 0 : kvlen;
 }
-__device__ __forceinline__ gk_i64 gk_attn_chunk(const gk_attn_p &p, gk_i64 kvlen) {
-    if (p.tile >= 0) return p.chunk;
-    gk_i64 c = ((kvlen + p.splits - 1) / p.splits + 15) / 16 * 16;
-    return c < p.chunk ? p.chunk : c;
-}
 __device__ __forceinline__ int gk_attn_nsplit(const gk_attn_p &p, gk_i64 b) {
-    if (p.tile == 0 || (p.tile > 0 && !p.kv_lens)) return p.splits;
+    if (p.tile == 0 || !p.kv_lens) return p.splits;
     gk_i64 kvlen = gk_attn_kvlen(p, b);
-    gk_i64 n = (kvlen + gk_attn_chunk(p, kvlen) - 1) / gk_attn_chunk(p, kvlen);
+    gk_i64 n = (kvlen + p.chunk - 1) / p.chunk;
     return n < 1 ? 1 : n > p.splits ? p.splits : (int)n;
 }
 template <int DT> __device__ __forceinline__ void gk_attn_combine(const gk_attn_p &p) {
@@ -134,7 +125,6 @@ template <int DT> __device__ __forceinline__ void gk_attn_combine(const gk_attn_
     gk_pdl_launch();
     gk_pdl_wait(); // the partial results and kv_lens come from earlier kernels
     const int ns = gk_attn_nsplit(p, b), tid = threadIdx.x, lane = tid % 32, nw = (blockDim.x + 31) / 32;
-    if (p.tile < 0 && ns == 1) return; // gk_attn_dec2 with one split wrote the output
     const float *part = p.part + ((b * p.Hq + h) * p.Sq + i) * p.splits * (p.D + 2);
     const float NEG = -__int_as_float(0x7f800000);
     float mx = NEG;
@@ -314,131 +304,3 @@ template <int DT> __device__ __forceinline__ void gk_attn_dec(const gk_attn_p &p
 }
 extern "C" __global__ void __launch_bounds__(128) gk_attn_dec_f16(gk_attn_p p) { gk_attn_dec<GK_DT_f16>(p); }
 extern "C" __global__ void __launch_bounds__(128) gk_attn_dec_bf16(gk_attn_p p) { gk_attn_dec<GK_DT_bf16>(p); }
-
-// ---- decode, register version (Sq == 1, no mask, 16-bit, D 64 / 128, G = Hq / Hkv
-// <= 8): one block of 8 warps per (b, kv head, split), splits sized on the device
-// (gk_attn_chunk). No shared-memory staging: a key row is D / 8 lanes x 16 bytes, so
-// a warp takes 32 / (D / 8) keys a step and U steps of K and V are loaded into
-// registers before any is used (16 bytes a lane each, coalesced rows). Each lane
-// holds q and o for its 8 dims of every q head of the group (so K / V are read once
-// for all G heads) and runs its own online softmax (base 2, the scale folded into q);
-// the lanes of a warp, then the warps (shared memory), merge at the end. One split:
-// the block writes out; else (m, l, o) per q head to p.part for gk_attn_combine
-// (m in natural-log units, as gk_attn_dec writes them).
-template <int DT> __device__ __forceinline__ void gk_dec2_8f(uint4 u, float *f) {
-    gk_dec_2f<DT>(u.x, f[0], f[1]); gk_dec_2f<DT>(u.y, f[2], f[3]); gk_dec_2f<DT>(u.z, f[4], f[5]); gk_dec_2f<DT>(u.w, f[6], f[7]);
-}
-#define GK_DEC2_WARPS 8
-template <int DT, int D, int G> __device__ __forceinline__ void gk_attn_dec2(const gk_attn_p &p) {
-    typedef gk_ty<DT> T;
-    typedef typename T::S S;
-    enum { LPK = D / 8, KPS = 32 / LPK, U = 4, NW = GK_DEC2_WARPS };
-    __shared__ float sm_m[NW][G], sm_l[NW][G], sm_o[NW][G][D];
-    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32, kg = lane / LPK, c = lane % LPK;
-    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;
-    const float NEG = -__int_as_float(0x7f800000);
-    gk_pdl_launch();
-    gk_pdl_wait(); // q, the cache and kv_lens come from earlier kernels
-    const gk_i64 kvlen = gk_attn_kvlen(p, b), chunk = gk_attn_chunk(p, kvlen);
-    const int ns = gk_attn_nsplit(p, b);
-    if (split >= ns) return;
-    const gk_i64 j0 = split * chunk, j1 = j0 + chunk < kvlen ? j0 + chunk : kvlen;
-    const S *kb = (const S *)p.k + b * p.k_bs + hk * p.k_hs + c * 8, *vb = (const S *)p.v + b * p.v_bs + hk * p.v_hs + c * 8;
-    float q[G][8], o[G][8], m[G], l[G];
-    const float qsc = p.scale * 1.4426950408889634f;
-#pragma unroll
-    for (int g = 0; g < G; g++) {
-        uint4 u = *(const uint4 *)((const S *)p.q + b * p.q_bs + (hk * G + g) * p.q_hs + c * 8);
-        gk_dec2_8f<DT>(u, q[g]);
-#pragma unroll
-        for (int e = 0; e < 8; e++) { q[g][e] *= qsc; o[g][e] = 0.0f; }
-        m[g] = NEG; l[g] = 0.0f;
-    }
-    for (gk_i64 jb = j0 + warp * (KPS * U); jb < j1; jb += NW * KPS * U) {
-        uint4 kr[U], vr[U];
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            gk_i64 j = jb + u * KPS + kg;
-            if (j < j1) { kr[u] = *(const uint4 *)(kb + j * p.k_ss); vr[u] = *(const uint4 *)(vb + j * p.v_ss); }
-            else { kr[u] = make_uint4(0, 0, 0, 0); vr[u] = kr[u]; }
-        }
-#pragma unroll
-        for (int u = 0; u < U; u++) {
-            float kf[8], vf[8], s[G];
-            gk_dec2_8f<DT>(kr[u], kf);
-#pragma unroll
-            for (int g = 0; g < G; g++) {
-                float a0 = 0.0f, a1 = 0.0f;
-#pragma unroll
-                for (int e = 0; e < 8; e += 2) { a0 = fmaf(q[g][e], kf[e], a0); a1 = fmaf(q[g][e + 1], kf[e + 1], a1); }
-                s[g] = a0 + a1;
-            }
-#pragma unroll
-            for (int off = LPK / 2; off > 0; off >>= 1)
-#pragma unroll
-                for (int g = 0; g < G; g++) s[g] += __shfl_xor_sync(0xffffffffu, s[g], off);
-            if (jb + u * KPS + kg < j1) {
-                gk_dec2_8f<DT>(vr[u], vf);
-#pragma unroll
-                for (int g = 0; g < G; g++) {
-                    float mn = fmaxf(m[g], s[g]), corr = exp2f(m[g] - mn), pr = exp2f(s[g] - mn);
-                    l[g] = fmaf(l[g], corr, pr);
-#pragma unroll
-                    for (int e = 0; e < 8; e++) o[g][e] = fmaf(o[g][e], corr, pr * vf[e]);
-                    m[g] = mn;
-                }
-            }
-        }
-    }
-    // merge the key slots of the warp (lanes c, c + LPK, ...)
-#pragma unroll
-    for (int off = LPK; off < 32; off <<= 1)
-#pragma unroll
-        for (int g = 0; g < G; g++) {
-            float mo = __shfl_xor_sync(0xffffffffu, m[g], off), lo = __shfl_xor_sync(0xffffffffu, l[g], off);
-            float mn = fmaxf(m[g], mo), a = m[g] == NEG ? 0.0f : exp2f(m[g] - mn), bw = mo == NEG ? 0.0f : exp2f(mo - mn);
-            l[g] = l[g] * a + lo * bw;
-#pragma unroll
-            for (int e = 0; e < 8; e++) o[g][e] = o[g][e] * a + __shfl_xor_sync(0xffffffffu, o[g][e], off) * bw;
-            m[g] = mn;
-        }
-    if (kg == 0) {
-#pragma unroll
-        for (int g = 0; g < G; g++) {
-#pragma unroll
-            for (int e = 0; e < 8; e++) sm_o[warp][g][c * 8 + e] = o[g][e];
-            if (c == 0) { sm_m[warp][g] = m[g]; sm_l[warp][g] = l[g]; }
-        }
-    }
-    __syncthreads();
-    // merge the warps: a thread per (q head, dim)
-    for (int e = tid; e < G * D; e += NW * 32) {
-        const int g = e / D, d = e - g * D;
-        float mx = NEG, lsum = 0.0f, acc = 0.0f;
-#pragma unroll
-        for (int w = 0; w < NW; w++) mx = fmaxf(mx, sm_m[w][g]);
-#pragma unroll
-        for (int w = 0; w < NW; w++) {
-            float a = sm_m[w][g] == NEG ? 0.0f : exp2f(sm_m[w][g] - mx);
-            lsum += sm_l[w][g] * a;
-            acc += sm_o[w][g][d] * a;
-        }
-        const gk_i64 h = hk * G + g;
-        if (ns == 1) {
-            S *out = (S *)p.o + b * p.o_bs + h * p.o_hs;
-            out[d] = T::st((typename T::C)(lsum > 0.0f ? acc / lsum : 0.0f));
-        } else {
-            float *part = p.part + ((b * p.Hq + h) * p.splits + split) * (p.D + 2);
-            part[2 + d] = acc;
-            if (d == 0) { part[0] = mx == NEG ? NEG : mx * 0.6931471805599453f; part[1] = lsum; }
-        }
-    }
-}
-#define GK_DEC2_K(DTN, D, G) \
-    extern "C" __global__ void __launch_bounds__(GK_DEC2_WARPS * 32) gk_attn_dec2_##DTN##_##D##_##G(gk_attn_p p) { gk_attn_dec2<GK_DT_##DTN, D, G>(p); }
-#define GK_DEC2_G(DTN, D) GK_DEC2_K(DTN, D, 1) GK_DEC2_K(DTN, D, 2) GK_DEC2_K(DTN, D, 3) GK_DEC2_K(DTN, D, 4) \
-    GK_DEC2_K(DTN, D, 5) GK_DEC2_K(DTN, D, 6) GK_DEC2_K(DTN, D, 7) GK_DEC2_K(DTN, D, 8)
-GK_DEC2_G(f16, 64)
-GK_DEC2_G(f16, 128)
-GK_DEC2_G(bf16, 64)
-GK_DEC2_G(bf16, 128)

@@ -12,6 +12,12 @@ rc=0
 for t in "$@"; do
   out=$($t 2>&1); code=$?
   printf '%s\n' "$out" | grep -v '^seed ' | tail -n 40
+  # the first failures too: the tail of a long run can hide where it went wrong
+  nf=$(printf '%s\n' "$out" | grep -c '^FAIL')
+  if [ "$nf" -gt 0 ]; then
+    echo "$t: first of $nf FAIL lines:"; printf '%s\n' "$out" | grep -m 30 '^FAIL'
+    printf '%s\n' "$out" | grep '^seed ' | head -n 1
+  fi
   line=$(printf '%s\n' "$out" | grep -E '[0-9]+ passed, [0-9]+ failed' | tail -n 1)
   case "$line" in *:*) ;; "") ;; *) line="$t: $line" ;; esac
   if [ $code -ne 0 ] || [ -z "$line" ]; then
