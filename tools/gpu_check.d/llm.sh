@@ -2,9 +2,11 @@
 # issue 5 on the GPU machine (called by tools/gpu_check.sh with the output
 # folder as $1): gpukit's tokenizers against HF `tokenizers` on the same
 # tokenizer.json files, and encode throughput side by side (single-threaded).
-# Needs the tokenizer models staged in .carry/npm (make gpu-prep does it).
+# Needs the tokenizer models staged in .carry/npm (make gpu-prep GPU_PREP_TOK=1).
 OUT=${1:-build/gpu-out}
 TOK=.carry/npm
+rc=skipped brc=skipped
+if [ -d "$TOK" ]; then
 python3 tests/tokenizer_hf_check.py --tokenizers $TOK --gpukit ./build/tokenize --out "$OUT/hf_ids" > "$OUT/tokenizer_hf_check.log" 2>&1
 rc=$?
 tail -n 8 "$OUT/tokenizer_hf_check.log"
@@ -12,6 +14,9 @@ python3 bench/bench_tokenizer.py --tokenizers $TOK --mb 20 --gpukit ./build/benc
 brc=$?
 tail -n 8 "$OUT/bench_tokenizer.log"
 echo "llm: HF tokenizers parity rc=$rc; tokenizer bench rc=$brc ($(grep -h -o 'ratio[^,]*' "$OUT/bench_tokenizer.log" | head -3 | tr '\n' ' '))"
+else
+echo "llm: tokenizer parity and bench skipped: no $TOK (make gpu-prep GPU_PREP_TOK=1 stages the models)"
+fi
 
 # issue 6: the transformer runtime. test_llm_model runs with the other GPU
 # tests (HF fixture parity in f32 and bf16 on CUDA). The model benchmark
