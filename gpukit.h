@@ -4327,6 +4327,12 @@ static gk_status gk__launch(gk_ctx *ctx, int mod, const char *fname, int64_t wor
 
 /* Launches a library kernel with an explicit configuration; raises the
    kernel's dynamic shared memory limit when it asks for more than 48 KiB. */
+/* Whether the environment switch `name` is on: on unless it is "0" (read once
+   into *cache, which starts at -1): GPUKIT_PDL, GPUKIT_GEMM_WGMMA, GPUKIT_ATTN_WGMMA. */
+GK__MAYBE_UNUSED static int gk__env_on(const char *name, int *cache) {
+    if (*cache < 0) { const char *e = getenv(name); *cache = !(e && strcmp(e, "0") == 0); }
+    return *cache;
+}
 GK__MAYBE_UNUSED static gk_status gk__launch_cfg(gk_ctx *ctx, int mod, const char *fname, const unsigned grid[3], const unsigned block[3],
                                 unsigned smem, void **args, const char *where) {
     gk__cu_function f;
@@ -4362,8 +4368,7 @@ GK__MAYBE_UNUSED static gk_status gk__launch_ex(gk_ctx *ctx, int mod, const char
     gk__cu_launch_config c;
     gk__cu_launch_attr a;
     static int env = -1; /* GPUKIT_PDL=0: plain launches (to rule PDL in or out) */
-    if (env < 0) { const char *e = getenv("GPUKIT_PDL"); env = !(e && strcmp(e, "0") == 0); }
-    if (!(opts & GK__LAUNCH_PDL) || !env || !ctx->cu.LaunchKernelEx || ctx->info.cc_major < 9)
+    if (!(opts & GK__LAUNCH_PDL) || !gk__env_on("GPUKIT_PDL", &env) || !ctx->cu.LaunchKernelEx || ctx->info.cc_major < 9)
         return gk__launch_cfg(ctx, mod, fname, grid, block, smem, args, where);
     GK__TRY(gk__lib_function(ctx, mod, fname, &f, where));
     if (smem > 48 * 1024) {
@@ -5025,8 +5030,7 @@ static int gk__wg_ok(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, i
     int i, nv = ctx->n_nvrtc_archs == 0;
     int64_t lim = (int64_t)1 << 30, la = p->a_cs == 1 ? p->a_rs : p->a_cs, lb = p->b_rs == 1 ? p->b_cs : p->b_rs;
     if (gk__wg_mode == 0) return 0;
-    if (env < 0) { const char *e = getenv("GPUKIT_GEMM_WGMMA"); env = !(e && strcmp(e, "0") == 0); }
-    if (!env || ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16 && !(dt == GK_F32 && tf32)) ||
+    if (!gk__env_on("GPUKIT_GEMM_WGMMA", &env) || ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16 && !(dt == GK_F32 && tf32)) ||
         !ctx->cu.TensorMapEncodeTiled)
         return 0;
 #ifdef GK__MOD_GEMM_WG
@@ -5636,8 +5640,7 @@ static int gk__fwg_ok(gk_ctx *ctx, const gk__attn *p, gk_dtype dt) {
     int i, nv = ctx->n_nvrtc_archs == 0;
     int64_t lim = (int64_t)1 << 30, big = (int64_t)1 << 38;
     if (gk__fwg_mode == 0) return 0;
-    if (env < 0) { const char *e = getenv("GPUKIT_ATTN_WGMMA"); env = !(e && strcmp(e, "0") == 0); }
-    if (!env || ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16) || !ctx->cu.TensorMapEncodeTiled) return 0;
+    if (!gk__env_on("GPUKIT_ATTN_WGMMA", &env) || ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16) || !ctx->cu.TensorMapEncodeTiled) return 0;
 #ifdef GK__MOD_FLASH_WG
     if (ctx->lib[GK__MOD_FLASH_WG].tried && ctx->lib[GK__MOD_FLASH_WG].status != GK_OK) return 0;
 #else
