@@ -72,7 +72,7 @@ check-kernels: $(ARCHS:%=check-kernels-%)
 check-kernels-%: build/check_kernels
 	@tools/run_tests.sh "build/check_kernels $*"
 
-# warning-free as C99 (gcc, clang), as C++, and the Windows path cross-compiled
+# warning-free as C99 (gcc, clang), as C++, with GPUKIT_NO_CUDA, and the Windows path cross-compiled
 # (examples/demo.c holds gpukit.h's implementation, load_safetensors.c also gpukit_llm.h's)
 CC_CHECK_SRCS := examples/demo.c examples/load_safetensors.c
 compile-checks: | build
@@ -80,7 +80,8 @@ compile-checks: | build
 	  gcc -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_gcc.o; \
 	  clang -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_clang.o; \
 	  g++ -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_gxx.o; \
-	  clang++ -x c++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_clangxx.o; done
+	  clang++ -x c++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_clangxx.o; \
+	  gcc -std=c99 -Wall -Wextra -Wpedantic -Werror -DGPUKIT_NO_CUDA -I. -c $$s -o build/cc_nocuda.o; done
 	@if command -v $(MINGW) >/dev/null 2>&1; then \
 	  for s in $(CC_CHECK_SRCS); do echo "$(MINGW) -std=c99 ... -c $$s"; \
 	  $(MINGW) -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_mingw.o || exit 1; done; \

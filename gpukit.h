@@ -1743,7 +1743,7 @@ static gk_status gk__bind(gk_ctx *ctx) {
         memcpy(&api->field, &p_, sizeof p_);                                                 \
         if (!p_ && (req)) { snprintf(missing, nmissing, "%s", #sym); return 0; }             \
     }
-static int gk__resolve_cu(gk__lib lib, gk__cu_api *api, char *missing, size_t nmissing) {
+GK__MAYBE_UNUSED static int gk__resolve_cu(gk__lib lib, gk__cu_api *api, char *missing, size_t nmissing) {
     GK__CU_FUNCS(GK__RESOLVE)
     return 1;
 }
