@@ -5702,6 +5702,13 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
     return st;
 }
 
+/* decode attention kernel: gk__dec_variant -1 (default) takes gk_attn_dec3 (tensor
+   cores; D 64 / 128, at most 8 q heads a kv head) where it applies, 0 always the
+   shared-memory gk_attn_dec (tests and benchmarks compare the two);
+   gk__dec3_launches counts gk_attn_dec3 launches (tests check which ran) */
+static int gk__dec_variant = -1;
+static long gk__dec3_launches = 0;
+static int gk__dec3_per_sm = 2; /* splits sized for this many gk_attn_dec3 blocks a SM (2 are resident) */
 static const char *const gk__k_attn[4][2] = { { "gk_attn_f32", "gk_attn_combine_f32" }, { NULL, NULL },
                                               { "gk_attn_f16", "gk_attn_combine_f16" }, { "gk_attn_bf16", "gk_attn_combine_bf16" } };
 
@@ -5795,6 +5802,39 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
         int G = (int)(p.Hq / p.Hkv);
         int dec = p.Sq == 1 && !p.mask && !p.q_lens && sq->dtype != GK_F32 && p.D % 8 == 0 && G <= 32 && (p.k_ss % 8) == 0 && (p.v_ss % 8) == 0 &&
                   ((p.k | p.v) & 15) == 0 && (p.k_bs % 8) == 0 && (p.v_bs % 8) == 0 && (p.k_hs % 8) == 0 && (p.v_hs % 8) == 0;
+        if (dec && (p.D == 64 || p.D == 128) && G <= 8 && gk__dec_variant != 0 && p.B <= 65535 && p.Hkv <= 65535) {
+            /* decode on tensor cores (gk_attn_dec3): blocks of 4 warps, each warp streaming its
+               own 16-key blocks into registers; 2 blocks a SM are resident (at most 255
+               registers), splits = gk__dec3_per_sm blocks a SM over B * Hkv, a split a multiple of 64 keys
+               (one 16-key block a warp), at most 256 (the combine's limit) */
+            static const char *const k3[2][2] = { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } };
+            int64_t bh = p.B * p.Hkv, slots = (int64_t)ctx->info.sm_count * gk__dec3_per_sm, chunk;
+            p.splits = (int)GK__MAX(GK__MIN(GK__MIN(slots / bh, (p.Skv + 63) / 64), (int64_t)256), (int64_t)1);
+            chunk = ((p.Skv + p.splits - 1) / p.splits + 63) / 64 * 64;
+            if (chunk < 64) chunk = 64;
+            p.splits = (int)GK__MAX((p.Skv + chunk - 1) / chunk, (int64_t)1);
+            if (chunk > 2147483647) st = gk__err(ctx, GK_ERR_LIMIT, "%s: a cache of %lld keys is too long", W, (long long)p.Skv);
+            p.tile = 16;
+            p.chunk = (int)chunk;
+            if (st == GK_OK) {
+                gk__cu_ptr ws;
+                st = gk__workspace(ctx, (size_t)(p.B * p.Hq * p.splits * (p.D + 2)) * 4, &ws, W);
+                p.part = ws;
+            }
+            g[0] = (unsigned)p.Hkv; g[1] = (unsigned)p.splits; g[2] = (unsigned)p.B;
+            bl[0] = 128; bl[1] = 1; bl[2] = 1;
+            args[0] = &p;
+            if (st == GK_OK)
+                st = gk__launch_ex(ctx, GK__MOD_ATTENTION, k3[sq->dtype == GK_BF16][p.D == 128], g, bl, 0, args, GK__LAUNCH_PDL, W);
+            if (st == GK_OK) gk__dec3_launches++;
+            g[0] = (unsigned)rows; g[1] = 1;
+            bl[0] = p.D > 96 ? 128u : (unsigned)((p.D + 31) / 32 * 32);
+            if (st == GK_OK) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, GK__LAUNCH_PDL, W);
+            if (p.part) gk__unuse(ctx, ctx->ws);
+            gk__operands_done(ctx, &ops, st);
+            gk__unlock(&ctx->mu);
+            return st;
+        }
         if (dec) { /* decode: K/V tiles shared by the q heads of a kv head (gk_attn_dec) */
             /* Tiles of 64 keys (32 above D 128), two stages in shared memory; a block
                per (b, kv head, split). One wave: splits = the resident slots (about 3 a SM

@@ -90,7 +90,8 @@ static gk_status call_attn(int i, void *vu) {
     attn_u *u = (attn_u *)vu;
     return gk_attention(ctx, u->o, u->q, u->k[i % u->nc], u->v[i % u->nc], &u->d);
 }
-static void run_attn(int nc, double copy_gbs) {
+static void run_attn(int nc, int variant, double copy_gbs) {
+    const char *kn = variant == 0 ? "gk_attn_dec" : "gk_attn_dec3";
     attn_u u;
     int64_t Skv = 8192, H = 32, Hk = 8, Dh = 128, qs[4] = { 1, 1, H, Dh }, ks[4] = { 1, Skv, Hk, Dh };
     double bytes = 2.0 * (double)Skv * Hk * Dh * 2, ms, gbs;
@@ -109,11 +110,47 @@ static void run_attn(int nc, double copy_gbs) {
     gk_tensor_empty(ctx, GK_BF16, 4, qs, &u.o);
     fill_rand(u.q, H * Dh);
     u.d.causal = 1;
+    gk__dec_variant = variant;
     ms = time_calls(call_attn, &u, 64);
     gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
-    printf("attn_decode    bf16 kv 8192 H32/8 D128 %-8s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", nc > 1 ? "rotated" : "same", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"kv\": 8192, \"Hq\": 32, \"Hkv\": 8, \"D\": 128, \"caches\": \"%s\", \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
-                    jfirst ? "" : ",\n", nc > 1 ? "rotated" : "same", ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
+    printf("attn_decode    bf16 kv 8192 H32/8 D128 %-8s %-12s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", nc > 1 ? "rotated" : "same", kn, ms * 1e3, gbs,
+           100 * gbs / copy_gbs);
+    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"kv\": 8192, \"Hq\": 32, \"Hkv\": 8, \"D\": 128, \"caches\": \"%s\", \"kernel\": \"%s\", \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+                    jfirst ? "" : ",\n", nc > 1 ? "rotated" : "same", kn, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
+    { /* the same calls captured once as a CUDA graph and replayed, as a decode step runs them: no host
+         time between kernels (back-to-back calls above include the host's launch work per call) */
+        gk_stream *gs = NULL, *old = gk_get_stream(ctx);
+        gk_graph *gr = NULL;
+        double t[5];
+        int r, ok = gk_stream_create(ctx, GK_PRIORITY_NORMAL, &gs) == GK_OK;
+        float ems;
+        if (ok) gk_set_stream(ctx, gs);
+        ok = ok && gk_graph_begin(ctx, gs) == GK_OK;
+        for (i = 0; ok && i < 64; i++) ok = call_attn(i, &u) == GK_OK;
+        if (gs && gk_graph_end(ctx, gs, &gr) != GK_OK) ok = 0;
+        for (r = 0; ok && r < 6; r++) {
+            gk_event_record(ctx, e0, gs);
+            ok = gk_graph_launch(ctx, gr, gs) == GK_OK;
+            gk_event_record(ctx, e1, gs);
+            gk_event_sync(ctx, e1);
+            gk_event_elapsed_ms(ctx, e0, e1, &ems);
+            if (r > 0) t[r - 1] = ems / 64.0;
+        }
+        if (!ok) printf("  graph: %s\n", gk_last_error(ctx));
+        else {
+            qsort(t, 5, sizeof t[0], cmp_d);
+            ms = t[2];
+            gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
+            printf("attn_decode    bf16 kv 8192 H32/8 D128 %-8s %-12s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", nc > 1 ? "rotated" : "same", kn,
+                   ms * 1e3, gbs, 100 * gbs / copy_gbs);
+            if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"kv\": 8192, \"Hq\": 32, \"Hkv\": 8, \"D\": 128, \"caches\": \"%s\", \"kernel\": \"%s\", \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+                            nc > 1 ? "rotated" : "same", kn, ms * 1e3, gbs, gbs / copy_gbs);
+        }
+        if (gr) gk_graph_destroy(ctx, gr);
+        gk_set_stream(ctx, old);
+        if (gs) gk_stream_destroy(ctx, gs);
+    }
+    gk__dec_variant = -1;
     for (i = 0; i < nc; i++) { gk_tensor_free(ctx, u.k[i]); gk_tensor_free(ctx, u.v[i]); }
     free(u.k); free(u.v);
     gk_tensor_free(ctx, u.q); gk_tensor_free(ctx, u.o);
@@ -193,8 +230,20 @@ int main(int argc, char **argv) {
                     "  \"method\": \"back-to-back launches over rotating weight copies (512 MiB), median of 5\",\n  \"results\": [\n",
                 commit ? commit : "unknown", info.name, date, copy_gbs);
     /* decode attention: the same cache every call, then 16 rotated copies (from DRAM) */
-    run_attn(1, copy_gbs);
-    run_attn(16, copy_gbs);
+    run_attn(1, -1, copy_gbs);
+    run_attn(16, -1, copy_gbs);
+    run_attn(1, 0, copy_gbs);
+    run_attn(16, 0, copy_gbs);
+    { /* gk_attn_dec3's split count: blocks a SM it is sized for */
+        static const int per[4] = { 1, 4, 8, 16 };
+        int pi;
+        for (pi = 0; pi < 4; pi++) {
+            gk__dec3_per_sm = per[pi];
+            printf("gk__dec3_per_sm %d\n", per[pi]);
+            run_attn(16, -1, copy_gbs);
+        }
+        gk__dec3_per_sm = 2;
+    }
     /* the shapes: the dispatcher's choice at M = 1, 4, 8, then the configuration sweep at M = 1 (--quick: M = 1 only) */
     for (s = 0; s < 3; s++) {
         run_shape(shapes[s][0], shapes[s][1], 1, 0, -1, 0, copy_gbs, "gemv");

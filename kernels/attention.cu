@@ -304,3 +304,177 @@ template <int DT> __device__ __forceinline__ void gk_attn_dec(const gk_attn_p &p
 }
 extern "C" __global__ void __launch_bounds__(128) gk_attn_dec_f16(gk_attn_p p) { gk_attn_dec<GK_DT_f16>(p); }
 extern "C" __global__ void __launch_bounds__(128) gk_attn_dec_bf16(gk_attn_p p) { gk_attn_dec<GK_DT_bf16>(p); }
+
+// ---- decode on tensor cores (Sq == 1, 16-bit, D 64 or 128, G = Hq / Hkv <= 8):
+// gk_attn_dec3_<dt>_<D>. A block of 4 warps per (b, kv head, split); each warp
+// streams its own 16-key blocks of the split (blocks w, w + 4, ...) straight from
+// global memory into registers (no shared memory, no barrier in the loop), so a
+// warp's next loads wait only on its own math; two blocks are held in registers,
+// so the next one loads while this one is computed. Per 16-key block, with lane =
+// 4 * gid + tig (the mma.m16n8k16 fragment coordinates):
+//  scores S = Q K^T: A = the G q heads as rows 0..G-1 of 16 (rows >= G zero),
+//    B = K^T for keys 0..7 (n-tile 0) and 8..15 (n-tile 1). The head dim is
+//    permuted inside each lane's quarter (the dot product does not care, as long
+//    as Q and K use one order): k-slot (step s, 2 tig + e) is d = D/4 tig + 4 s + e,
+//    slot (s, 8 + 2 tig + e) is d = D/4 tig + 4 s + 2 + e, so a lane's fragments
+//    are words 2 s and 2 s + 1 of its contiguous quarter of the q row and of key
+//    rows gid and 8 + gid: 16-byte loads, a row read by the 4 lanes of a quad.
+//  softmax online in f32, base 2 (scores times scale * log2 e); a lane holds
+//    head gid's scores of keys 2 tig, 2 tig + 1, 8 + 2 tig, 9 + 2 tig, exactly the
+//    A fragment of P for P V (the flash-attention re-pack); max over the quad.
+//  O += P V: B = V for d-tile j, whose column n is d = n D/8 + j, so a lane needs
+//    D/8 contiguous elements (from n = gid) of key rows 2 tig, 2 tig + 1, 8 + 2 tig,
+//    9 + 2 tig; two byte_perms make each B register from two rows.
+// Rows 8..15 of A are zero registers and the C rows they give are dropped at once
+// (temporaries), so O takes D/4 registers a lane. Keys at or past the split's end
+// are neither loaded nor scored (-inf). At the end the 4 warps merge through
+// shared memory and the block writes its split's (m, l, o) as gk_attn_dec does
+// (m in natural-log units), for gk_attn_combine.
+template <int DT> __device__ __forceinline__ void gk_dec3_mma(float &c0, float &c1, unsigned a0, unsigned a2, unsigned b0, unsigned b1) {
+    float d2, d3;
+    const float z = 0.0f;
+    if (DT == GK_DT_bf16)
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%5}, {%7,%8}, {%9,%10,%11,%11};\n"
+            : "=f"(c0), "=f"(c1), "=f"(d2), "=f"(d3)
+            : "r"(a0), "r"(0u), "r"(a2), "r"(b0), "r"(b1), "f"(c0), "f"(c1), "f"(z));
+    else
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%5}, {%7,%8}, {%9,%10,%11,%11};\n"
+            : "=f"(c0), "=f"(c1), "=f"(d2), "=f"(d3)
+            : "r"(a0), "r"(0u), "r"(a2), "r"(b0), "r"(b1), "f"(c0), "f"(c1), "f"(z));
+    (void)d2; (void)d3;
+}
+template <int DT> __device__ __forceinline__ unsigned gk_dec3_pack(float lo, float hi) {
+    unsigned r;
+    if (DT == GK_DT_bf16) asm("cvt.rn.bf16x2.f32 %0, %2, %1;\n" : "=r"(r) : "f"(lo), "f"(hi));
+    else asm("cvt.rn.f16x2.f32 %0, %2, %1;\n" : "=r"(r) : "f"(lo), "f"(hi));
+    return r;
+}
+template <int DT, int D> __device__ __forceinline__ void gk_attn_dec3(const gk_attn_p &p) {
+    enum { KC = D / 4, ND = D / 8, KS = D / 16, KV4 = KC / 8, VV4 = (ND + 7) / 8, NW = 4 };
+    __shared__ float sm_m[NW][8], sm_l[NW][8], sm_o[NW][8][D];
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);
+    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;
+    const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;
+    gk_pdl_launch();
+    gk_pdl_wait(); // q, the cache and kv_lens come from earlier kernels
+    gk_i64 kvlen = p.kv_lens ? p.kv_lens[b] : p.Skv;
+    if (kvlen > p.Skv) kvlen = p.Skv;
+    if (kvlen < 0) kvlen = 0;
+    const gk_i64 j0 = split * (gk_i64)p.chunk, j1 = j0 + p.chunk < kvlen ? j0 + p.chunk : kvlen;
+    if (split > 0 && j0 >= kvlen) return; // gk_attn_combine reads splits 0..gk_attn_nsplit() only
+    const gk_u16 *kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs + KC * tig;
+    const gk_u16 *vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs + ND * gid;
+    // this lane's quarter of q head gid as A fragments (raw 16-bit pairs; rows >= G zero)
+    unsigned qa[KS][2];
+    {
+        const gk_u16 *qr = (const gk_u16 *)p.q + b * p.q_bs + (hk * G + (gid < G ? gid : 0)) * p.q_hs + KC * tig;
+#pragma unroll
+        for (int s = 0; s < KS; s++) {
+            qa[s][0] = gid < G ? (unsigned)qr[4 * s] | ((unsigned)qr[4 * s + 1] << 16) : 0u;
+            qa[s][1] = gid < G ? (unsigned)qr[4 * s + 2] | ((unsigned)qr[4 * s + 3] << 16) : 0u;
+        }
+    }
+    float o[ND][2], m = NEG, l = 0.0f;
+#pragma unroll
+    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;
+    // K rows gid, 8 + gid and V rows 2 tig, 2 tig + 1, 8 + 2 tig, 9 + 2 tig of the block at jb
+    // (rows at or past j1 zero, not read)
+    auto load = [&](gk_i64 jb, uint4 (&kx)[2][KV4], uint4 (&vx)[4][VV4]) {
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+            const gk_i64 key = jb + 8 * r + gid;
+            const uint4 *src = (const uint4 *)(kb + key * p.k_ss);
+#pragma unroll
+            for (int i = 0; i < KV4; i++) kx[r][i] = key < j1 ? __ldg(src + i) : make_uint4(0u, 0u, 0u, 0u);
+        }
+#pragma unroll
+        for (int r = 0; r < 4; r++) {
+            const gk_i64 key = jb + 2 * tig + (r & 1) + 8 * (r >> 1);
+            const uint4 *src = (const uint4 *)(vb + key * p.v_ss);
+#pragma unroll
+            for (int i = 0; i < VV4; i++) vx[r][i] = key < j1 ? __ldg(src + i) : make_uint4(0u, 0u, 0u, 0u);
+        }
+    };
+    // two blocks in registers: the next block's loads are in flight while this one is computed
+    uint4 kx[2][KV4], vx[4][VV4], kn[2][KV4], vn[4][VV4];
+    load(j0 + 16 * w, kx, vx);
+    for (gk_i64 jb = j0 + 16 * w; jb < j1; jb += 16 * NW) {
+        load(jb + 16 * NW, kn, vn);
+        // scores of keys jb + 8 r + 2 tig + e, head gid
+        float sc[2][2];
+#pragma unroll
+        for (int r = 0; r < 2; r++) {
+            const unsigned *kw = (const unsigned *)&kx[r][0];
+            float c0 = 0.0f, c1 = 0.0f;
+#pragma unroll
+            for (int s = 0; s < KS; s++) gk_dec3_mma<DT>(c0, c1, qa[s][0], qa[s][1], kw[2 * s], kw[2 * s + 1]);
+            const gk_i64 key = jb + 8 * r + 2 * tig;
+            sc[r][0] = key < j1 ? c0 * sl2 : NEG;
+            sc[r][1] = key + 1 < j1 ? c1 * sl2 : NEG;
+        }
+        float mx = fmaxf(fmaxf(sc[0][0], sc[0][1]), fmaxf(sc[1][0], sc[1][1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        const float mn = fmaxf(m, mx);
+        float corr = 1.0f, pe[2][2] = { { 0.0f, 0.0f }, { 0.0f, 0.0f } };
+        if (mn != NEG) { // some key of this warp scored: m stays -inf (and o, l zero) until then
+            corr = exp2f(m - mn);
+#pragma unroll
+            for (int r = 0; r < 2; r++) { pe[r][0] = exp2f(sc[r][0] - mn); pe[r][1] = exp2f(sc[r][1] - mn); }
+        }
+        m = mn;
+        l = l * corr + ((pe[0][0] + pe[0][1]) + (pe[1][0] + pe[1][1]));
+        const unsigned pa0 = gk_dec3_pack<DT>(pe[0][0], pe[0][1]), pa2 = gk_dec3_pack<DT>(pe[1][0], pe[1][1]);
+        const unsigned *v0 = (const unsigned *)&vx[0][0], *v1 = (const unsigned *)&vx[1][0], *v2 = (const unsigned *)&vx[2][0],
+                       *v3 = (const unsigned *)&vx[3][0];
+#pragma unroll
+        for (int j = 0; j < ND; j++) {
+            const unsigned sel = (j & 1) ? 0x7632u : 0x5410u;
+            const unsigned b0 = __byte_perm(v0[j >> 1], v1[j >> 1], sel), b1 = __byte_perm(v2[j >> 1], v3[j >> 1], sel);
+            o[j][0] *= corr;
+            o[j][1] *= corr;
+            gk_dec3_mma<DT>(o[j][0], o[j][1], pa0, pa2, b0, b1);
+        }
+#pragma unroll
+        for (int r = 0; r < 2; r++)
+#pragma unroll
+            for (int i = 0; i < KV4; i++) kx[r][i] = kn[r][i];
+#pragma unroll
+        for (int r = 0; r < 4; r++)
+#pragma unroll
+            for (int i = 0; i < VV4; i++) vx[r][i] = vn[r][i];
+    }
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    // the block's 4 warps merge: per head the largest m, the others' (l, o) rescaled to it
+    if (gid < G) {
+        if (tig == 0) { sm_m[w][gid] = m; sm_l[w][gid] = l; }
+#pragma unroll
+        for (int j = 0; j < ND; j++) {
+            sm_o[w][gid][2 * tig * ND + j] = o[j][0];
+            sm_o[w][gid][(2 * tig + 1) * ND + j] = o[j][1];
+        }
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < G * D; e += blockDim.x) {
+        const int g = e / D, d = e - g * D;
+        float M = NEG, acc = 0.0f, L = 0.0f;
+#pragma unroll
+        for (int u = 0; u < NW; u++) M = fmaxf(M, sm_m[u][g]);
+#pragma unroll
+        for (int u = 0; u < NW; u++) {
+            const float wt = sm_m[u][g] == NEG ? 0.0f : exp2f(sm_m[u][g] - M);
+            acc += wt * sm_o[u][g][d];
+            L += wt * sm_l[u][g];
+        }
+        float *part = p.part + ((b * p.Hq + hk * G + g) * p.splits + split) * (p.D + 2);
+        if (d == 0) { part[0] = M == NEG ? NEG : M * 0.69314718055994531f; part[1] = L; }
+        part[2 + d] = acc;
+    }
+}
+#define GK_DEC3_K(DTN, D) \
+    extern "C" __global__ void __launch_bounds__(128, 2) gk_attn_dec3_##DTN##_##D(gk_attn_p p) { gk_attn_dec3<GK_DT_##DTN, D>(p); }
+GK_DEC3_K(f16, 64)
+GK_DEC3_K(f16, 128)
+GK_DEC3_K(bf16, 64)
+GK_DEC3_K(bf16, 128)

@@ -4,7 +4,10 @@
    KV cache view, cross-attention, causal, GQA / MQA, head dims 64, 80, 96,
    128 and odd ones, additive masks, per-sequence lengths, poisoned outputs;
    on a 9.0 device also the wgmma kernel (kernels/flash_wg.cu), asserted to
-   have run through gk__fwg_launches.
+   have run through gk__fwg_launches; decode through both the tensor-core
+   kernel (gk_attn_dec3, asserted through gk__dec3_launches) and the
+   shared-memory one (gk__dec_variant 0), with cache rows past each
+   sequence's length set to NaN.
    Bounds: ||out - ref|| / ||ref|| below 2e-5 (f32), 1e-2 (f16, bf16). */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
@@ -92,6 +95,8 @@ static void check(const acase *a) {
     double scale = 1.0 / sqrt((double)a->Dh), e, e2, tol = a->tol > 0 ? a->tol : a->dt == GK_F32 ? 2e-5 : 1e-2;
     gk_status st;
     char desc[160];
+    int dec3;
+    long before3;
     rnd(a->dt, Q, nq, 2.0);
     rnd(a->dt, K, nk, 2.0);
     rnd(a->dt, V, nk, 1.0);
@@ -101,6 +106,10 @@ static void check(const acase *a) {
         kl[b] = a->kvlens ? (int32_t)(1 + gkt_u64() % (uint64_t)a->Skv) : (int32_t)a->Skv;
         if (a->kvlens && a->causal && kl[b] < ql[b]) kl[b] = ql[b];
     }
+    if (a->kvlens && a->Sq == 1) /* decode: cache rows past a sequence's length are NaN, and must not be read */
+        for (b = 0; b < a->B; b++)
+            for (j = kl[b]; j < a->cache; j++)
+                for (i = 0; i < a->Hkv * a->Dh; i++) K[(b * a->cache + j) * a->Hkv * a->Dh + i] = V[(b * a->cache + j) * a->Hkv * a->Dh + i] = NAN;
     for (b = 0; b < a->B; b++)
         for (i = 0; i < a->Sq; i++)
             for (h = 0; h < a->Hq; h++) {
@@ -138,8 +147,20 @@ static void check(const acase *a) {
             GKT_CHECK(gk__fwg_launches == before + 1, "flash_wg variant %d did not run: %s", v, desc);
         }
     }
+    dec3 = gk_ctx_backend(D) == GK_BACKEND_CUDA && a->Sq == 1 && a->dt != GK_F32 && !a->mask && !a->qlens && (a->Dh == 64 || a->Dh == 128) &&
+           a->Hq / a->Hkv <= 8;
+    if (dec3) { /* decode: the shared-memory kernel too (gk_attn_dec3, tensor cores, is the default where it applies) */
+        long before = gk__dec3_launches;
+        gk__dec_variant = 0;
+        e = run(D, a, Q, K, V, M, ql, kl, want, &st);
+        gk__dec_variant = -1;
+        GKT_CHECK(st == GK_OK && e <= tol, "device (gk_attn_dec): %s: rel err %.3g", desc, e);
+        GKT_CHECK(gk__dec3_launches == before, "gk__dec_variant 0 still ran gk_attn_dec3: %s", desc);
+    }
+    before3 = gk__dec3_launches;
     e = run(D, a, Q, K, V, M, ql, kl, want, &st);
     GKT_CHECK(st == GK_OK && e <= tol, "device: %s: rel err %.3g", desc, e);
+    if (dec3) GKT_CHECK(gk__dec3_launches == before3 + 1, "gk_attn_dec3 did not run: %s", desc);
     if (gk_ctx_backend(D) == GK_BACKEND_CUDA && a->B * a->Sq * a->Skv * a->Hq * a->Dh < 200000000) {
         e2 = run(R, a, Q, K, V, M, ql, kl, want, &st);
         GKT_CHECK(st == GK_OK && e2 <= tol, "CPU reference: %s: rel err %.3g", desc, e2);
