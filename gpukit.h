@@ -7329,6 +7329,30 @@ static const char *const gk__k_rownorm_p[5][3] = { GK__NORM_NAMESP("f32", "f32")
 static const char *const gk__k_warpnorm[2][5] = {
     { "gk_warpnorm_f32_f32", "gk_warpnorm_f16_f16", "gk_warpnorm_f16_f32", "gk_warpnorm_bf16_bf16", "gk_warpnorm_bf16_f32" },
     { "gk_addwarpnorm_f32_f32", "gk_addwarpnorm_f16_f16", "gk_addwarpnorm_f16_f32", "gk_addwarpnorm_bf16_bf16", "gk_addwarpnorm_bf16_f32" } };
+/* the warp-per-row layer norm (kernels/norm.cu gk_lnwarp): [combo][kernel: plain, _pf (rolling prefetch),
+   _pf2 (next row before the reduction; V 4 and 8 only)][V 4, 8, 16 vectors a lane] */
+#define GK__LNW_NAMES(P, D, W) { P D "_" W "_v4", P D "_" W "_v8", P D "_" W "_v16" }
+#define GK__LNW_NAMES3(D, W) { GK__LNW_NAMES("gk_lnwarp_", D, W), GK__LNW_NAMES("gk_lnwarp_pf_", D, W), \
+                               { "gk_lnwarp_pf2_" D "_" W "_v4", "gk_lnwarp_pf2_" D "_" W "_v8", NULL } }
+static const char *const gk__k_lnwarp[5][3][3] = { GK__LNW_NAMES3("f32", "f32"), GK__LNW_NAMES3("f16", "f16"), GK__LNW_NAMES3("f16", "f32"),
+                                                   GK__LNW_NAMES3("bf16", "bf16"), GK__LNW_NAMES3("bf16", "f32") };
+#undef GK__LNW_NAMES3
+#undef GK__LNW_NAMES
+/* The layer norm's kernel where the warp-per-row kernel can take the rows
+   (no residual, rows of 33 to 512 16-byte vectors, x and out 16-byte
+   aligned; the lane groups take shorter rows, the others gk_rownorm or
+   gk_gnorm whatever this says). gk__ln_variant -1: the rule in gk__norm;
+   0: gk_rownorm (one block a row); 1: gk_lnwarp, one row a warp (a block
+   of 4 warps per 4 rows); 2: gk_lnwarp on a persistent grid (as many blocks
+   as are resident, a warp walking rows w, w + W, ...); 3: gk_lnwarp_pf,
+   persistent, the next row's loads rolling in behind this row's stores;
+   4: gk_lnwarp_pf2, persistent, the next row's loads before this row's
+   reduction (rows of at most 256 vectors, else 3). Set by tests/test_nn.c
+   and bench/bench_nn.c (they include the implementation) to check and time
+   each. gk__ln_last: the variant the last CUDA gk_layer_norm launched (0 to
+   4 as above; -1 another kernel). */
+static int gk__ln_variant = -1, gk__ln_last = -1;
+
 static const char *const gk__k_gnorm[5] = { "gk_gnorm_f32_f32", "gk_gnorm_f16_f16", "gk_gnorm_f16_f32", "gk_gnorm_bf16_bf16", "gk_gnorm_bf16_f32" };
 
 enum { GK__NK_LAYER = 0, GK__NK_RMS, GK__NK_ADDRMS, GK__NK_GROUP, GK__NK_INSTANCE, GK__NK_ADAIN };
@@ -7449,7 +7473,7 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
         size_t es = gk__dtype_sizes[p.dt];
         int64_t rowb = p.L * (int64_t)es, nvec = rowb / 16;
         unsigned grid[3] = { 1, 1, 1 }, block[3] = { 1, 1, 1 };
-        int vi = -1;
+        int vi = -1, lnv = 0;
         grid[0] = (unsigned)(p.rows < (1 << 30) ? p.rows : (1 << 30));
         if (kind <= GK__NK_ADDRMS && rowb % 16 == 0 && ((px | po | ph | pr) & 15) == 0) {
             int64_t t;
@@ -7466,7 +7490,42 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
                 block[0] = (unsigned)((t + 31) / 32 * 32);
             }
         }
-        if (vi == 0 && nvec <= 32) { /* short rows: G lanes a row (G a power of two >= nvec), 4 rows per lane a step */
+        if (kind == GK__NK_LAYER) {
+            gk__ln_last = -1;
+            if (vi >= 0 && nvec > 32 && nvec <= 512) {
+                /* the warp-per-row kernel; unmeasured rule: the persistent
+                   rolling prefetch (3) for rows of more than 64 vectors and at
+                   most a few waves of rows (as the persistent RMS kernel
+                   above), else the block-per-row kernel (bf16 [8192, 4096]:
+                   87% of copy on the H100) */
+                if (gk__ln_variant >= 0 && gk__ln_variant <= 4) lnv = gk__ln_variant;
+                else lnv = nvec > 64 && p.rows <= (int64_t)ctx->info.sm_count * 40 ? 3 : 0;
+                if (lnv == 4 && nvec > 256) lnv = 3;
+            }
+            if (lnv == 0 && vi >= 0 && !(vi == 0 && nvec <= 32)) gk__ln_last = 0;
+        }
+        if (lnv > 0) {
+            /* blocks of 4 warps, a row a warp at a time: variant 1 one row a
+               warp (grid-stride beyond 2^30 blocks), 2 to 4 as many blocks as
+               are resident at once */
+            int Di = (int)p.L, per_sm = 0, kv = nvec <= 128 ? 0 : nvec <= 256 ? 1 : 2;
+            const char *fn = gk__k_lnwarp[combo][lnv <= 2 ? 0 : lnv - 2][kv];
+            int64_t nb = (p.rows + 3) / 4;
+            void *args[7];
+            gk__cu_function f;
+            block[0] = 128;
+            st = gk__lib_function(ctx, GK__MOD_NORM, fn, &f, where);
+            if (st != GK_OK) goto done;
+            if (lnv >= 2) {
+                if (ctx->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, 128, 0) != 0 || per_sm < 1) per_sm = 4;
+                if (nb > (int64_t)per_sm * ctx->info.sm_count) nb = (int64_t)per_sm * ctx->info.sm_count;
+            }
+            grid[0] = (unsigned)(nb < (1 << 30) ? nb : (1 << 30));
+            args[0] = &p.rows; args[1] = &Di; args[2] = &p.eps; args[3] = &px; args[4] = &po; args[5] = &pw; args[6] = &pb;
+            /* programmatic dependent launch (sm_90+): nothing touched before gk_pdl_wait */
+            st = gk__launch_ex(ctx, GK__MOD_NORM, fn, grid, block, 0, args, GK__LAUNCH_PDL, where);
+            if (st == GK_OK) gk__ln_last = lnv;
+        } else if (vi == 0 && nvec <= 32) { /* short rows: G lanes a row (G a power of two >= nvec), 4 rows per lane a step */
             int Di = (int)p.L, G = 1, per_sm = 0;
             int64_t rpb, nb, maxb;
             void *args[11];

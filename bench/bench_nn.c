@@ -2,7 +2,12 @@
    median of timed repetitions with events), next to the device-to-device
    copy bandwidth measured in the same run. bench/nn_torch.py measures the
    PyTorch side with the same names; tools/gpu_check.d/nn.sh runs both.
-   Writes JSON (commit, device, date) to the file given with --json. */
+   Writes JSON (commit, device, date) to the file given with --json.
+   Then the layer norm once per kernel variant (gk__ln_variant: auto, 0 the
+   block-per-row kernel, 1 to 4 the warp-per-row ones, gpukit.h) on a few
+   shapes, each row with the variant that ran (shapes the warp kernel does
+   not take run the block-per-row one whatever is asked), into the JSON's
+   "layernorm_variants". */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
 #include <stdio.h>
@@ -21,8 +26,12 @@ static int cmp_d(const void *a, const void *b) {
         if (s_ != GK_OK) { printf("%s: %s\n", #x, gk_last_error(ctx)); exit(1); }         \
     } while (0)
 
-enum { OP_COPY, OP_RMSH, OP_RMS, OP_LAYER, OP_ADDRMS, OP_RMS4K, OP_LAYER4K, OP_BADD2, OP_BADD3, OP_ROPE, OP_PERMUTE, OP_TRANSPOSE, OP_EMBED };
+enum { OP_COPY, OP_RMSH, OP_RMS, OP_LAYER, OP_ADDRMS, OP_RMS4K, OP_LAYER4K, OP_BADD2, OP_BADD3, OP_ROPE, OP_PERMUTE, OP_TRANSPOSE, OP_EMBED, OP_LNV };
 typedef struct { const char *name; int op; gk_dtype dt; double bytes; double ms, gbs; } bcase;
+/* OP_LNV: layer norm of [lv_rows, lv_cols] (weights and bias of the case's dtype) with
+   gk__ln_variant = lv_variant; lv_ran: gk__ln_last after the warm-up calls */
+static int64_t lv_rows, lv_cols;
+static int lv_variant = -1, lv_ran = -1;
 static gk_tensor A, B, C, Dd, W, Bi, POS, COS, SIN, IDS;
 
 static gk_status run(const bcase *c) {
@@ -33,7 +42,8 @@ static gk_status run(const bcase *c) {
     case OP_RMS4K:
     case OP_RMS: return gk_rms_norm(ctx, B, A, W, 1e-6);
     case OP_LAYER4K:
-    case OP_LAYER: return gk_layer_norm(ctx, B, A, W, Bi, 1e-5);
+    case OP_LAYER:
+    case OP_LNV: return gk_layer_norm(ctx, B, A, W, Bi, 1e-5);
     case OP_BADD2:
     case OP_BADD3: return gk_add(ctx, B, A, C);
     case OP_ADDRMS: return gk_add_rms_norm(ctx, Dd, C, A, B, W, 1e-6);
@@ -64,6 +74,13 @@ static void setup(const bcase *c) {
         CK(gk_tensor_empty(ctx, dt, 2, s4, &B));
         CK(gk_tensor_empty(ctx, dt, 1, w1, &W));
         CK(gk_tensor_empty(ctx, dt, 1, w1, &Bi));
+        CK(gk_fill(ctx, A, 0.5)); CK(gk_fill(ctx, W, 1)); CK(gk_fill(ctx, Bi, 0));
+    } else if (c->op == OP_LNV) {
+        int64_t sv[2] = { lv_rows, lv_cols }, wv[1] = { lv_cols };
+        CK(gk_tensor_empty(ctx, dt, 2, sv, &A));
+        CK(gk_tensor_empty(ctx, dt, 2, sv, &B));
+        CK(gk_tensor_empty(ctx, dt, 1, wv, &W));
+        CK(gk_tensor_empty(ctx, dt, 1, wv, &Bi));
         CK(gk_fill(ctx, A, 0.5)); CK(gk_fill(ctx, W, 1)); CK(gk_fill(ctx, Bi, 0));
     } else if (c->op == OP_BADD2) { /* [8192, 4096] + [4096] */
         CK(gk_tensor_empty(ctx, dt, 2, s2, &A));
@@ -127,7 +144,9 @@ static void measure(bcase *c) {
     int r, k, inner = 10;
     float ms;
     setup(c);
+    if (c->op == OP_LNV) gk__ln_variant = lv_variant;
     for (k = 0; k < 3; k++) CK(run(c)); /* JIT + warm-up */
+    lv_ran = gk__ln_last;
     CK(gk_sync(ctx));
     for (r = 0; r < 30; r++) {
         CK(gk_event_record(ctx, e0, NULL));
@@ -140,6 +159,7 @@ static void measure(bcase *c) {
     qsort(t, 30, sizeof *t, cmp_d);
     c->ms = 0.5 * (t[14] + t[15]);
     c->gbs = c->bytes / (c->ms * 1e-3) / 1e9;
+    gk__ln_variant = -1;
     teardown();
 }
 
@@ -170,6 +190,16 @@ int main(int argc, char **argv) {
         { "transpose_f32_16x2048x2048", OP_TRANSPOSE, GK_F32, 2 * T * 4, 0, 0 },
         { "embedding_bf16_151936x896_8192ids", OP_EMBED, GK_BF16, 2 * E * 2, 0, 0 },
     };
+    /* layer norm shapes timed once per variant (-1 auto, 0 .. 4) */
+    static const struct { const char *name; gk_dtype dt; int64_t rows, cols; } lvs[] = {
+        { "layernorm_bf16_4096x4096", GK_BF16, 4096, 4096 }, { "layernorm_bf16_8192x4096", GK_BF16, 8192, 4096 },
+        { "layernorm_f32_8192x4096", GK_F32, 8192, 4096 },   { "layernorm_f16_4096x4096", GK_F16, 4096, 4096 },
+        { "layernorm_bf16_512x4096", GK_BF16, 512, 4096 },   { "layernorm_bf16_4096x1024", GK_BF16, 4096, 1024 },
+        { "layernorm_f32_8192x2048", GK_F32, 8192, 2048 },
+    };
+    enum { NLV = (int)(sizeof lvs / sizeof lvs[0]), NVAR = 6 };
+    bcase lc[NLV * NVAR];
+    int lran[NLV * NVAR];
     int n = (int)(sizeof cs / sizeof cs[0]), i;
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     for (i = 1; i < argc; i++)
@@ -185,6 +215,20 @@ int main(int argc, char **argv) {
         measure(&cs[i]);
         printf("%-36s %9.4f ms %8.0f GB/s  %5.1f%% of copy\n", cs[i].name, cs[i].ms, cs[i].gbs, 100 * cs[i].gbs / cs[0].gbs);
     }
+    printf("layer norm kernel variants (gk__ln_variant; ran: the variant that ran, -1 another kernel)\n");
+    for (i = 0; i < NLV * NVAR; i++) {
+        bcase *c = &lc[i];
+        int v = i % NVAR - 1;
+        memset(c, 0, sizeof *c);
+        c->name = lvs[i / NVAR].name; c->op = OP_LNV; c->dt = lvs[i / NVAR].dt;
+        lv_rows = lvs[i / NVAR].rows; lv_cols = lvs[i / NVAR].cols; lv_variant = v;
+        c->bytes = 2.0 * (double)lv_rows * (double)lv_cols * (double)gk_dtype_size(c->dt);
+        measure(c);
+        lran[i] = lv_ran;
+        if (v < 0) printf("%-28s auto ran %2d", c->name, lran[i]);
+        else printf("%-28s v%d   ran %2d", c->name, v, lran[i]);
+        printf(" %9.4f ms %8.0f GB/s  %5.1f%% of copy\n", c->ms, c->gbs, 100 * c->gbs / cs[0].gbs);
+    }
     if (json) {
         FILE *f = fopen(json, "w");
         if (!f) { printf("cannot write %s\n", json); return 1; }
@@ -193,6 +237,19 @@ int main(int argc, char **argv) {
         for (i = 0; i < n; i++)
             fprintf(f, "    \"%s\": {\"ms\": %.5f, \"gbs\": %.1f, \"frac_copy\": %.3f}%s\n", cs[i].name, cs[i].ms, cs[i].gbs, cs[i].gbs / cs[0].gbs,
                     i + 1 < n ? "," : "");
+        /* "layernorm_variants": {shape: {"auto" | "v0" .. "v4": {ms, gbs, frac_copy, ran}}} */
+        fprintf(f, "  },\n  \"layernorm_variants\": {\n");
+        for (i = 0; i < NLV * NVAR; i++) {
+            const bcase *c = &lc[i];
+            int v = i % NVAR - 1;
+            char key[16];
+            if (v < 0) snprintf(key, sizeof key, "auto");
+            else snprintf(key, sizeof key, "v%d", v);
+            if (v < 0) fprintf(f, "    \"%s\": {\n", c->name);
+            fprintf(f, "      \"%s\": {\"ms\": %.5f, \"gbs\": %.1f, \"frac_copy\": %.3f, \"ran\": %d}%s\n", key, c->ms, c->gbs,
+                    c->gbs / cs[0].gbs, lran[i], v + 1 < NVAR - 1 ? "," : "");
+            if (v == NVAR - 2) fprintf(f, "    }%s\n", i + 1 < NLV * NVAR ? "," : "");
+        }
         fprintf(f, "  }\n}\n");
         fclose(f);
     }

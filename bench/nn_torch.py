@@ -92,6 +92,15 @@ for dt, es, nm in ((torch.bfloat16, 2, "bf16"),):
     rec("layernorm_%s_4096x4096" % nm, 2 * K2 * es, lambda: F.layer_norm(x, (4096,), w, bb, 1e-5))
     del x
 
+# the other layer norm shapes bench_nn times once per kernel variant ("layernorm_variants")
+for dt, es, nm, R, C in ((torch.float16, 2, "f16", 4096, 4096), (torch.bfloat16, 2, "bf16", 512, 4096),
+                         (torch.bfloat16, 2, "bf16", 4096, 1024), (torch.float32, 4, "f32", 8192, 2048)):
+    x = torch.randn(R, C, device=dev, dtype=dt)
+    w = torch.ones(C, device=dev, dtype=dt)
+    bb = torch.zeros(C, device=dev, dtype=dt)
+    rec("layernorm_%s_%dx%d" % (nm, R, C), 2 * R * C * es, lambda: F.layer_norm(x, (C,), w, bb, 1e-5))
+    del x
+
 for dt, es, nm in ((torch.bfloat16, 2, "bf16"), (torch.float32, 4, "f32")):
     x = torch.randn(8192, 4096, device=dev, dtype=dt)
     y = torch.randn(4096, device=dev, dtype=dt)

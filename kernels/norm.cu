@@ -1,13 +1,19 @@
 // norm.cu - layer norm, RMS norm (HF LlamaRMSNorm rounding), fused
 // residual-add + RMS norm, group / instance norm and AdaIN.
-// Statistics in f32, biased variance. Three kernels:
+// Statistics in f32, biased variance. The kernels:
 //  gk_warpnorm_*: rows of at most 32 16-byte vectors, a group of lanes per
 //    row (several rows per warp), weights loaded once per thread;
 //  gk_rownorm_*: one block per row, the row held in registers (16-byte
 //    loads, V vectors per thread), warp-shuffle reductions; layer / rms /
 //    add+rms over a contiguous last dim with 16-byte aligned rows;
 //  gk_rmsnorm_p_*: the same RMS norm on a persistent grid, the next row
-//    prefetched during the current one (for a few waves' worth of rows).
+//    prefetched during the current one (for a few waves' worth of rows);
+//  gk_lnwarp_*, gk_lnwarp_pf_*, gk_lnwarp_pf2_*: the layer norm (mode 0, no
+//    residual) with one warp per row, the row in registers (V = 4, 8, 16
+//    16-byte vectors a lane: rows of 33 to 512 vectors), shuffle-only
+//    reductions; without prefetch, with the next row's loads rolling in
+//    behind this row's stores, or issued before this row's reduction (the
+//    host's gk__ln_variant picks; not yet measured on a GPU);
 //  gk_gnorm_*: one block per row of any length, three passes (mean,
 //    centred variance, output); the affine index of column c of row r is
 //    (r % R) * cpg + c / S (layer: R=1,cpg=L,S=1; group: R=G, cpg=C/G,
@@ -254,6 +260,120 @@ __device__ __forceinline__ void gk_rmsnorm_p(gk_i64 rows, int D, float eps, cons
     }
 }
 
+// Layer norm (mode 0 of gk_rownorm, no residual), one warp per row: lane l
+// holds 16-byte vectors l, l + 32, ..., l + 32 (V - 1) of the row in
+// registers (bf16 / f16 D <= 256 V, f32 D <= 128 V), the statistics in two
+// warp-shuffle sums, no shared memory and no __syncthreads, the warps of a
+// block independent; warp w of the grid takes rows w, w + W, ... (W warps in
+// the grid). Statistics and rounding as gk_rownorm mode 0: sums of x - c0 and
+// (x - c0)^2 about the row's first element c0 (lane 0's, shuffled; 0 when it
+// is not finite), biased variance clamped at 0, y = ((x - c0) - m1) * rstd,
+// then * weight, + bias, stored rounded once. PF (the host's variants):
+//  0: loads of a row, statistics, output (the host launches one row a warp,
+//     or a persistent grid);
+//  1: persistent, rolling prefetch: as soon as a lane has written vector k
+//     of its row it loads vector k of its next row into the same registers,
+//     so the next row's loads are in flight during this row's output and the
+//     next row's statistics wait only for what has not arrived (V vectors of
+//     registers, every V);
+//  2: persistent, the next row's loads issued before this row's reduction
+//     (as gk_rmsnorm_p; two rows of registers, so V <= 8 only).
+// Rows are 16-byte aligned with D a multiple of the vector (the host's
+// condition); the rows stream (L1 bypassed on loads, evict-first stores),
+// weights and bias through gk_ldw (they stay in L1). Launched with
+// programmatic stream serialization: nothing touched before gk_pdl_wait.
+// Not yet measured on a GPU (bench/bench_nn.c times every variant).
+template <int DT, int WT, int V, int PF>
+__device__ __forceinline__ void gk_lnwarp(gk_i64 rows, int D, float eps, const typename gk_ty<DT>::S *x,
+                                          typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,
+                                          const typename gk_ty<WT>::S *b) {
+    typedef gk_nv<DT> N;
+    enum { E = N::E };
+    const int nvec = D / E, lane = threadIdx.x & 31;
+    const gk_i64 nw = (gk_i64)gridDim.x * (blockDim.x >> 5);
+    gk_i64 row = (gk_i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    uint4 cur[V], nxt[PF == 2 ? V : 1];
+    gk_pdl_launch();
+    gk_pdl_wait();
+    if (PF) {
+#pragma unroll
+        for (int k = 0; k < V; k++) {
+            int vi = lane + 32 * k;
+            cur[k] = make_uint4(0u, 0u, 0u, 0u);
+            if (row < rows && vi < nvec) cur[k] = gk_ld_stream((const uint4 *)(x + row * D) + vi);
+        }
+    }
+    for (; row < rows; row += nw) {
+        const gk_i64 nrow = row + nw;
+        if (PF == 0) {
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                int vi = lane + 32 * k;
+                cur[k] = make_uint4(0u, 0u, 0u, 0u);
+                if (vi < nvec) cur[k] = gk_ld_stream((const uint4 *)(x + row * D) + vi);
+            }
+        }
+        if (PF == 2) {
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                int vi = lane + 32 * k;
+                nxt[PF == 2 ? k : 0] = make_uint4(0u, 0u, 0u, 0u);
+                if (nrow < rows && vi < nvec) nxt[PF == 2 ? k : 0] = gk_ld_stream((const uint4 *)(x + nrow * D) + vi);
+            }
+        }
+        float c0, s = 0.f, q = 0.f;
+        {
+            float f[E];
+            N::ld(cur[0], f);
+            c0 = __shfl_sync(0xffffffffu, f[0], 0); /* element 0 of the row: lane 0's vector 0 */
+        }
+        if (!(c0 - c0 == 0.f)) c0 = 0.f; /* an inf / NaN shift would poison finite rows */
+#pragma unroll
+        for (int k = 0; k < V; k++) {
+            if (lane + 32 * k < nvec) {
+                float f[E];
+                N::ld(cur[k], f);
+#pragma unroll
+                for (int e = 0; e < E; e++) { float d = f[e] - c0; s += d; q += d * d; }
+            }
+        }
+        s = gk_warp_sum(s);
+        q = gk_warp_sum(q);
+        const float m1 = s / (float)D;
+        float var = q / (float)D - m1 * m1;
+        if (var < 0.f) var = 0.f; /* rounding only; a NaN stays NaN */
+        const float rstd = rsqrtf(var + eps);
+        uint4 *orow = (uint4 *)(out + row * D);
+        const uint4 *xn = (const uint4 *)(x + nrow * D);
+#pragma unroll
+        for (int k = 0; k < V; k++) {
+            int vi = lane + 32 * k;
+            if (vi < nvec) {
+                float y[E], wv[E], bv[E];
+                N::ld(cur[k], y);
+#pragma unroll
+                for (int e = 0; e < E; e++) y[e] = ((y[e] - c0) - m1) * rstd;
+                if (w) {
+                    gk_ldw<WT, E>(w, vi * E, wv);
+#pragma unroll
+                    for (int e = 0; e < E; e++) y[e] = y[e] * wv[e];
+                }
+                if (b) {
+                    gk_ldw<WT, E>(b, vi * E, bv);
+#pragma unroll
+                    for (int e = 0; e < E; e++) y[e] = y[e] + bv[e];
+                }
+                __stcs(orow + vi, N::st(y));
+                if (PF == 1 && nrow < rows) cur[k] = gk_ld_stream(xn + vi);
+            }
+        }
+        if (PF == 2) {
+#pragma unroll
+            for (int k = 0; k < V; k++) cur[k] = nxt[PF == 2 ? k : 0];
+        }
+    }
+}
+
 // Short rows (at most 32 vectors of 16 bytes, e.g. per-head q/k norms of
 // 64 or 128 elements): a group of G lanes (G a power of two >= the row's
 // vector count) per row, 32 / G rows per warp, U rows per group in flight,
@@ -432,6 +552,25 @@ __device__ __forceinline__ void gk_gnorm(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64
         const gk_ty<GK_DT_##WTN>::S *w) {                                                                               \
         gk_rmsnorm_p<GK_DT_##DTN, GK_DT_##WTN, V>(rows, D, eps, x, out, w);                                              \
     }
+// the warp-per-row layer norm, V = 4, 8, 16 vectors a lane; PF 0 / 1 every
+// V, PF 2 V <= 8. Blocks of 128 threads (4 rows at a time); the bounds keep
+// V = 16 within 128 registers (4 blocks an SM), V = 8 within 80 (6), V = 4
+// within 64 (8); PF 2 holds two rows: 8 -> 128, 4 -> 80.
+#define GK_LNWARP_K(DTN, WTN, V, PF, SUF, MINB)                                                                        \
+    extern "C" __global__ void __launch_bounds__(128, MINB) gk_lnwarp##SUF##_##DTN##_##WTN##_v##V(                        \
+        gk_i64 rows, int D, float eps, const gk_ty<GK_DT_##DTN>::S *x, gk_ty<GK_DT_##DTN>::S *out,                      \
+        const gk_ty<GK_DT_##WTN>::S *w, const gk_ty<GK_DT_##WTN>::S *b) {                                               \
+        gk_lnwarp<GK_DT_##DTN, GK_DT_##WTN, V, PF>(rows, D, eps, x, out, w, b);                                        \
+    }
+#define GK_LNWARP(DTN, WTN)                                                                                              \
+    GK_LNWARP_K(DTN, WTN, 4, 0, , 8)                                                                                     \
+    GK_LNWARP_K(DTN, WTN, 8, 0, , 6)                                                                                     \
+    GK_LNWARP_K(DTN, WTN, 16, 0, , 4)                                                                                    \
+    GK_LNWARP_K(DTN, WTN, 4, 1, _pf, 8)                                                                                  \
+    GK_LNWARP_K(DTN, WTN, 8, 1, _pf, 6)                                                                                  \
+    GK_LNWARP_K(DTN, WTN, 16, 1, _pf, 4)                                                                                 \
+    GK_LNWARP_K(DTN, WTN, 4, 2, _pf2, 6)                                                                                 \
+    GK_LNWARP_K(DTN, WTN, 8, 2, _pf2, 4)
 #define GK_NORMS(DTN, WTN)                                                                                               \
     extern "C" __global__ void __launch_bounds__(128, 8) gk_warpnorm_##DTN##_##WTN(                                                                \
         gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \
@@ -452,6 +591,7 @@ __device__ __forceinline__ void gk_gnorm(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64
     GK_ROWNORM_P(DTN, WTN, 1)                                                                                            \
     GK_ROWNORM_P(DTN, WTN, 2)                                                                                            \
     GK_ROWNORM_P(DTN, WTN, 4)                                                                                            \
+    GK_LNWARP(DTN, WTN)                                                                                                  \
     extern "C" __global__ void gk_gnorm_##DTN##_##WTN(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64 cpg, gk_i64 S_, int mode, \
                                                       float eps, const gk_ty<GK_DT_##DTN>::S *x,                         \
                                                       const gk_ty<GK_DT_##DTN>::S *res, gk_ty<GK_DT_##DTN>::S *h,        \

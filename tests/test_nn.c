@@ -96,6 +96,37 @@ static double maxdiff(const double *a, const double *b, int64_t n) {
 }
 
 /* ------------------------------------------------------------------ norms */
+/* gk_layer_norm(out, x, w, b, eps) on the device under test against the
+   reference's output already in o.r: on CUDA once per kernel variant
+   (gpukit.h gk__ln_variant: -1 the rule, 0 the block-per-row kernel, 1 to 4
+   the warp-per-row ones; shapes the warp kernel does not take run the others
+   whatever is asked), the output refilled before each run: with 777, or in
+   place (x is o.d) with x0's values. ln_ran counts the warp kernel's runs by
+   variant and vectors a lane (4, 8, 16), ln_auto_warp the rule's. */
+static int ln_ran[5][3], ln_auto_warp;
+static void ln_dev(const char *what, pair o, gk_tensor x, gk_tensor w, gk_tensor b, double eps, double tol, gk_tensor x0) {
+    int v, nv = gk_ctx_backend(D) == GK_BACKEND_CUDA ? 4 : -1;
+    int64_t nvec = o.nd ? o.shape[o.nd - 1] * (int64_t)gk_dtype_size(o.dt) / 16 : 0;
+    int kv = nvec <= 128 ? 0 : nvec <= 256 ? 1 : 2;
+    char wv[192];
+    for (v = -1; v <= nv; v++) {
+        int ran;
+        if (x0.id) GKT_OK(D, gk_copy(D, o.d, x0));
+        else GKT_OK(D, gk_fill(D, o.d, 777));
+        gk__ln_variant = v;
+        gk__ln_last = -1;
+        GKT_OK(D, gk_layer_norm(D, o.d, x, w, b, eps));
+        gk__ln_variant = -1;
+        ran = gk__ln_last;
+        if (ran > 0) {
+            ln_ran[ran][kv]++;
+            if (v < 0) ln_auto_warp++;
+            GKT_CHECK(v < 0 || ran == v || (v == 4 && ran == 3 && kv == 2), "%s: variant %d asked, %d ran", what, v, ran);
+        }
+        snprintf(wv, sizeof wv, "%s variant %d (ran %d)", what, v, ran);
+        free(cmp(wv, o, tol));
+    }
+}
 static void test_norms(void) {
     static const int64_t DS[] = { 1, 31, 33, 64, 128, 1000, 4096, 4097, 8192 + 8 }; /* warp, block, generic paths */
     int di, ti, wi;
@@ -111,8 +142,8 @@ static void test_norms(void) {
                 char what[96];
                 if (dt == GK_F32 && wi == 2) { fr(x); fr(res); fr(w); fr(b); fr(o); fr(h); continue; }
                 snprintf(what, sizeof what, "layer_norm D=%lld w%d", (long long)DS[di], wi);
-                GKT_OK(D, gk_layer_norm(D, o.d, x.d, wi ? w.d : NONE, wi ? b.d : NONE, 1e-5));
                 GKT_OK(R, gk_layer_norm(R, o.r, x.r, wi ? w.r : NONE, wi ? b.r : NONE, 1e-5));
+                ln_dev(what, o, x.d, wi ? w.d : NONE, wi ? b.d : NONE, 1e-5, tol * 4, NONE);
                 r = cmp(what, o, tol * 4);
                 if (wi == 0 && dt == GK_F32 && DS[di] >= 31) { /* mean 0, variance 1 */
                     double m = 0, v = 0;
@@ -139,7 +170,8 @@ static void test_norms(void) {
        paths with their row tails), aligned and one-element-in views of x and
        of the weights (vector and element-wise weight loads, generic path) */
     for (ti = 0; ti < 3; ti++) {
-        static const int64_t DS2[] = { 8, 16, 32, 64, 128, 256, 512, 2048, 4096 }; /* 2048: f32 v4, f16 / bf16 v2 */
+        /* 2048: f32 v4, f16 / bf16 v2; 520, 1032: ragged rows of the warp-per-row layer norm (16-bit: 65 and 129 vectors) */
+        static const int64_t DS2[] = { 8, 16, 32, 64, 128, 256, 512, 520, 1032, 2048, 4096 };
         static const int64_t RS[] = { 37, 1000 };
         int ri, mis;
         for (di = 0; di < (int)(sizeof DS2 / sizeof DS2[0]); di++)
@@ -170,9 +202,8 @@ static void test_norms(void) {
                         GKT_OK(R, gk_view_slice(R, bb.r, 0, woff, woff + Dn, 1, &br));
                     }
                     snprintf(what, sizeof what, "layer_norm [%lld,%lld] %s/%s mis%d", (long long)rows, (long long)Dn, gk_dtype_name(dt), gk_dtype_name(wt), mis);
-                    GKT_OK(D, gk_layer_norm(D, o.d, xd, wd, bd, 1e-5));
                     GKT_OK(R, gk_layer_norm(R, o.r, xr, wr, br, 1e-5));
-                    free(cmp(what, o, tol * 4));
+                    ln_dev(what, o, xd, wd, bd, 1e-5, tol * 4, NONE);
                     snprintf(what, sizeof what, "rms_norm [%lld,%lld] %s/%s mis%d", (long long)rows, (long long)Dn, gk_dtype_name(dt), gk_dtype_name(wt), mis);
                     GKT_OK(D, gk_rms_norm(D, o.d, xd, wd, 1e-6));
                     GKT_OK(R, gk_rms_norm(R, o.r, xr, wr, 1e-6));
@@ -192,47 +223,54 @@ static void test_norms(void) {
                 }
     }
     for (ti = 0; ti < 3; ti++) { /* NaN / inf rows and weights: same NaN positions and canonical NaN bits as the reference */
-        static const int64_t DN[] = { 128, 4096, 1000 }; /* lane-group, block-per-row, generic */
-        int dn, kind;
+        /* lane groups; block per row (the layer norm: warp per row, but for f32 4096); 1000: 16-byte rows of 125 / 250 vectors */
+        static const int64_t DN[] = { 128, 4096, 1000 };
+        int dn, kind, v;
         for (dn = 0; dn < 3; dn++)
-            for (kind = 0; kind < 3; kind++) {
-                gk_dtype dt = FDT[ti];
-                int64_t Dn = DN[dn], shape[2] = { 5, Dn }, ws1[1] = { Dn }, i;
-                size_t es = gk_dtype_size(dt), nb = (size_t)(5 * Dn) * es;
-                double *xv = rnd(5 * Dn, -2, 2), *wv = rnd(Dn, 0.5, 1.5);
-                unsigned char *bd = (unsigned char *)malloc(nb), *br = (unsigned char *)malloc(nb);
-                pair x, w, o, h, res;
-                char what[96];
-                int bad = 0;
-                xv[0 * Dn + 5] = NAN;            /* row 0: a NaN: all NaN */
-                xv[1 * Dn + 7] = INFINITY;       /* row 1: +inf: rstd 0, inf * 0 = NaN there */
-                for (i = 0; i < Dn; i++) xv[2 * Dn + i] = 0; /* row 2: zeros (eps 0 below: 0 * inf) */
-                wv[9 % Dn] = NAN;                /* a NaN weight: that column NaN */
-                x = mk(dt, 2, shape, xv); w = mk(dt, 1, ws1, wv); res = mkr(dt, 2, shape, -1, 1);
-                o = mkpoison(dt, 2, shape); h = mkpoison(dt, 2, shape);
-                snprintf(what, sizeof what, "%s NaN/inf rows D=%lld", kind == 0 ? "layer_norm" : kind == 1 ? "rms_norm" : "add_rms_norm", (long long)Dn);
-                if (kind == 0) { GKT_OK(D, gk_layer_norm(D, o.d, x.d, w.d, NONE, 0)); GKT_OK(R, gk_layer_norm(R, o.r, x.r, w.r, NONE, 0)); }
-                else if (kind == 1) { GKT_OK(D, gk_rms_norm(D, o.d, x.d, w.d, 0)); GKT_OK(R, gk_rms_norm(R, o.r, x.r, w.r, 0)); }
-                else { GKT_OK(D, gk_add_rms_norm(D, o.d, h.d, x.d, res.d, w.d, 0)); GKT_OK(R, gk_add_rms_norm(R, o.r, h.r, x.r, res.r, w.r, 0)); }
-                free(cmp(what, o, tol_of(dt) * 4));
-                GKT_OK(D, gk_copy_to_host(D, o.d, bd, nb));
-                GKT_OK(R, gk_copy_to_host(R, o.r, br, nb));
-                for (i = 0; dt != GK_F32 && i < 5 * Dn; i++) { /* f16 / bf16 NaN entries bit for bit (the canonical NaN) */
-                    double a, b;
-                    gk_convert(GK_F64, &a, dt, bd + (size_t)i * es, 1);
-                    gk_convert(GK_F64, &b, dt, br + (size_t)i * es, 1);
-                    if ((a != a || b != b) && memcmp(bd + (size_t)i * es, br + (size_t)i * es, es) != 0) bad++;
+            for (kind = 0; kind < 3; kind++)
+                for (v = -1; v <= (kind == 0 && gk_ctx_backend(D) == GK_BACKEND_CUDA ? 4 : -1); v++) { /* layer norm: each kernel variant */
+                    gk_dtype dt = FDT[ti];
+                    int64_t Dn = DN[dn], shape[2] = { 5, Dn }, ws1[1] = { Dn }, i;
+                    size_t es = gk_dtype_size(dt), nb = (size_t)(5 * Dn) * es;
+                    double *xv = rnd(5 * Dn, -2, 2), *wv = rnd(Dn, 0.5, 1.5);
+                    unsigned char *bd = (unsigned char *)malloc(nb), *br = (unsigned char *)malloc(nb);
+                    pair x, w, o, h, res;
+                    char what[96];
+                    int bad = 0;
+                    xv[0 * Dn + 5] = NAN;            /* row 0: a NaN: all NaN */
+                    xv[1 * Dn + 7] = INFINITY;       /* row 1: +inf: rstd 0, inf * 0 = NaN there */
+                    for (i = 0; i < Dn; i++) xv[2 * Dn + i] = 0; /* row 2: zeros (eps 0 below: 0 * inf) */
+                    wv[9 % Dn] = NAN;                /* a NaN weight: that column NaN */
+                    x = mk(dt, 2, shape, xv); w = mk(dt, 1, ws1, wv); res = mkr(dt, 2, shape, -1, 1);
+                    o = mkpoison(dt, 2, shape); h = mkpoison(dt, 2, shape);
+                    snprintf(what, sizeof what, "%s NaN/inf rows D=%lld variant %d", kind == 0 ? "layer_norm" : kind == 1 ? "rms_norm" : "add_rms_norm",
+                             (long long)Dn, v);
+                    gk__ln_variant = v;
+                    if (kind == 0) { GKT_OK(D, gk_layer_norm(D, o.d, x.d, w.d, NONE, 0)); GKT_OK(R, gk_layer_norm(R, o.r, x.r, w.r, NONE, 0)); }
+                    else if (kind == 1) { GKT_OK(D, gk_rms_norm(D, o.d, x.d, w.d, 0)); GKT_OK(R, gk_rms_norm(R, o.r, x.r, w.r, 0)); }
+                    else { GKT_OK(D, gk_add_rms_norm(D, o.d, h.d, x.d, res.d, w.d, 0)); GKT_OK(R, gk_add_rms_norm(R, o.r, h.r, x.r, res.r, w.r, 0)); }
+                    gk__ln_variant = -1;
+                    free(cmp(what, o, tol_of(dt) * 4));
+                    GKT_OK(D, gk_copy_to_host(D, o.d, bd, nb));
+                    GKT_OK(R, gk_copy_to_host(R, o.r, br, nb));
+                    for (i = 0; dt != GK_F32 && i < 5 * Dn; i++) { /* f16 / bf16 NaN entries bit for bit (the canonical NaN) */
+                        double a, b;
+                        gk_convert(GK_F64, &a, dt, bd + (size_t)i * es, 1);
+                        gk_convert(GK_F64, &b, dt, br + (size_t)i * es, 1);
+                        if ((a != a || b != b) && memcmp(bd + (size_t)i * es, br + (size_t)i * es, es) != 0) bad++;
+                    }
+                    GKT_CHECK(bad == 0, "%s (%s): %d NaN entries with other bits than the reference's", what, gk_dtype_name(dt), bad);
+                    free(xv); free(wv); free(bd); free(br);
+                    fr(x); fr(w); fr(o); fr(h); fr(res);
                 }
-                GKT_CHECK(bad == 0, "%s (%s): %d NaN entries with other bits than the reference's", what, gk_dtype_name(dt), bad);
-                free(xv); free(wv); free(bd); free(br);
-                fr(x); fr(w); fr(o); fr(h); fr(res);
-            }
     }
     for (ti = 0; ti < 3; ti++) { /* more rows than fit on the device at once, a few waves (3000 rows:
                                     4 to 40 an SM on GPUs of 75 to 750 SMs): the persistent RMS kernel
                                     (a block prefetches its next row), V = 1, 2, 4, a ragged last vector
                                     column (D 1000 / 2000), weights one element in, in place; the layer
-                                    norm (block-per-row kernel) of the same rows, of mean far from 0 */
+                                    norm of the same rows, of mean far from 0 (block per row; warp per row,
+                                    V = 4, 8, 16, every variant, the persistent ones with rows left over
+                                    for some warps at V = 16) */
         static const int64_t DP[2][3] = { { 256, 1000, 2048 }, { 512, 2000, 4096 } };
         int pi;
         for (pi = 0; pi < 3; pi++) {
@@ -249,9 +287,8 @@ static void test_norms(void) {
             GKT_OK(D, gk_view_slice(D, bb.d, 0, woff, woff + Dn, 1, &bd));
             GKT_OK(R, gk_view_slice(R, bb.r, 0, woff, woff + Dn, 1, &br));
             snprintf(what, sizeof what, "layer_norm [%lld,%lld] %s/%s", (long long)rows, (long long)Dn, gk_dtype_name(dt), gk_dtype_name(wt));
-            GKT_OK(D, gk_layer_norm(D, o.d, x.d, wd, bd, 1e-5));
             GKT_OK(R, gk_layer_norm(R, o.r, x.r, wr, br, 1e-5));
-            free(cmp(what, o, tol * 4));
+            ln_dev(what, o, x.d, wd, bd, 1e-5, tol * 4, NONE);
             snprintf(what, sizeof what, "rms_norm [%lld,%lld] %s/%s (persistent)", (long long)rows, (long long)Dn, gk_dtype_name(dt), gk_dtype_name(wt));
             GKT_OK(D, gk_rms_norm(D, o.d, x.d, wd, 1e-6));
             GKT_OK(R, gk_rms_norm(R, o.r, x.r, wr, 1e-6));
@@ -266,9 +303,14 @@ static void test_norms(void) {
             GKT_OK(R, gk_rms_norm(R, x.r, x.r, wr, 1e-6));
             free(cmp(what, x, tol * 2));
             snprintf(what, sizeof what, "layer_norm in place [%lld,%lld] %s", (long long)rows, (long long)Dn, gk_dtype_name(dt));
-            GKT_OK(D, gk_layer_norm(D, x.d, x.d, wd, bd, 1e-5));
-            GKT_OK(R, gk_layer_norm(R, x.r, x.r, wr, br, 1e-5));
-            free(cmp(what, x, tol * 4));
+            { /* each variant starts from a copy of x */
+                gk_tensor x0;
+                GKT_OK(D, gk_tensor_empty(D, dt, 2, shape, &x0));
+                GKT_OK(D, gk_copy(D, x0, x.d));
+                GKT_OK(R, gk_layer_norm(R, x.r, x.r, wr, br, 1e-5));
+                ln_dev(what, x, x.d, wd, bd, 1e-5, tol * 4, x0);
+                gk_tensor_free(D, x0);
+            }
             gk_tensor_free(D, wd); gk_tensor_free(R, wr); gk_tensor_free(D, bd); gk_tensor_free(R, br);
             fr(x); fr(wb); fr(bb); fr(o);
         }
@@ -297,17 +339,62 @@ static void test_norms(void) {
         fr(x); fr(res); fr(w); fr(b); fr(o); fr(h);
     }
     { /* layer norm of rows whose mean is far from 0 (1000 +- 1, and -5000 +- 0.5):
-         the one-reduction mean / variance about a shift must not cancel */
-        int64_t shp[2] = { 6, 4096 };
-        pair xa = mkr(GK_F32, 2, shp, 999, 1001), xb = mkr(GK_F32, 2, shp, -5000.5, -4999.5);
-        pair o = mkpoison(GK_F32, 2, shp);
-        GKT_OK(D, gk_layer_norm(D, o.d, xa.d, NONE, NONE, 1e-5));
-        GKT_OK(R, gk_layer_norm(R, o.r, xa.r, NONE, NONE, 1e-5));
-        free(cmp("layer_norm rows of mean 1000", o, tol_of(GK_F32) * 4));
-        GKT_OK(D, gk_layer_norm(D, o.d, xb.d, NONE, NONE, 1e-5));
-        GKT_OK(R, gk_layer_norm(R, o.r, xb.r, NONE, NONE, 1e-5));
-        free(cmp("layer_norm rows of mean -5000", o, tol_of(GK_F32) * 4));
-        fr(xa); fr(xb); fr(o);
+         the one-reduction mean / variance about a shift must not cancel
+         (D 4096: block per row; 2048, 1000: warp per row, every variant) */
+        static const int64_t DF[3] = { 4096, 2048, 1000 };
+        int fi;
+        for (fi = 0; fi < 3; fi++) {
+            int64_t shp[2] = { 6, DF[fi] };
+            pair xa = mkr(GK_F32, 2, shp, 999, 1001), xb = mkr(GK_F32, 2, shp, -5000.5, -4999.5);
+            pair o = mkpoison(GK_F32, 2, shp);
+            char what[96];
+            snprintf(what, sizeof what, "layer_norm rows of mean 1000 D=%lld", (long long)DF[fi]);
+            GKT_OK(R, gk_layer_norm(R, o.r, xa.r, NONE, NONE, 1e-5));
+            ln_dev(what, o, xa.d, NONE, NONE, 1e-5, tol_of(GK_F32) * 4, NONE);
+            snprintf(what, sizeof what, "layer_norm rows of mean -5000 D=%lld", (long long)DF[fi]);
+            GKT_OK(R, gk_layer_norm(R, o.r, xb.r, NONE, NONE, 1e-5));
+            ln_dev(what, o, xb.d, NONE, NONE, 1e-5, tol_of(GK_F32) * 4, NONE);
+            fr(xa); fr(xb); fr(o);
+        }
+    }
+    for (ti = 0; ti < 3; ti++) { /* the warp-per-row layer norm's persistent variants with every warp
+                                    walking rows: 64 * SMs + 5 rows (at most 64 warps an SM are
+                                    resident; the kernels take 16 to 32), no multiple of the 4 warps
+                                    of a block; V = 4, 8, 16 with ragged last vectors (65, 129, 257
+                                    vectors); weights of the row's dtype / f32 / none; then in place
+                                    (the next row's loads in flight while this row is written) */
+        static const int64_t DW[2][3] = { { 260, 516, 1028 }, { 520, 1032, 2056 } };
+        gk_device_info info;
+        int pi;
+        memset(&info, 0, sizeof info);
+        gk_device_info_get(D, &info);
+        for (pi = 0; pi < 3; pi++) {
+            gk_dtype dt = FDT[ti], wt = pi == 1 && dt != GK_F32 ? GK_F32 : dt;
+            int64_t Dn = DW[dt == GK_F32 ? 0 : 1][pi], rows = 64 * (int64_t)(info.sm_count > 0 ? info.sm_count : 1) + 5;
+            int64_t shape[2] = { rows, Dn }, ws1[1] = { Dn };
+            pair x = mkr(dt, 2, shape, -3, 3), w = mkr(wt, 1, ws1, 0.5, 1.5), b = mkr(wt, 1, ws1, -1, 1), o = mkpoison(dt, 2, shape);
+            gk_tensor wd = pi == 2 ? NONE : w.d, bd = pi == 2 ? NONE : b.d, wr = pi == 2 ? NONE : w.r, br = pi == 2 ? NONE : b.r, x0;
+            double tol = tol_of(dt);
+            char what[96];
+            snprintf(what, sizeof what, "layer_norm walking rows [%lld,%lld] %s/%s", (long long)rows, (long long)Dn, gk_dtype_name(dt),
+                     pi == 2 ? "none" : gk_dtype_name(wt));
+            GKT_OK(R, gk_layer_norm(R, o.r, x.r, wr, br, 1e-5));
+            ln_dev(what, o, x.d, wd, bd, 1e-5, tol * 4, NONE);
+            snprintf(what, sizeof what, "layer_norm walking rows in place [%lld,%lld] %s", (long long)rows, (long long)Dn, gk_dtype_name(dt));
+            GKT_OK(D, gk_tensor_empty(D, dt, 2, shape, &x0));
+            GKT_OK(D, gk_copy(D, x0, x.d));
+            GKT_OK(R, gk_layer_norm(R, x.r, x.r, wr, br, 1e-5));
+            ln_dev(what, x, x.d, wd, bd, 1e-5, tol * 4, x0);
+            gk_tensor_free(D, x0);
+            fr(x); fr(w); fr(b); fr(o);
+        }
+    }
+    if (gk_ctx_backend(D) == GK_BACKEND_CUDA) { /* every warp-per-row variant ran at every V (variant 4 holds two rows: V <= 8) */
+        int v, k;
+        for (v = 1; v <= 4; v++)
+            for (k = 0; k < 3; k++)
+                if (!(v == 4 && k == 2)) GKT_CHECK(ln_ran[v][k] > 0, "layer norm: warp-per-row variant %d never ran at V = %d", v, 4 << k);
+        GKT_CHECK(ln_auto_warp > 0, "layer norm: the rule never took the warp-per-row kernel");
     }
     { /* hand-computed: rms of [3, 4] is sqrt(12.5); layer norm of [1, 3] is [-1, 1] */
         int64_t s2[1] = { 2 };

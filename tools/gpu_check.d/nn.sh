@@ -55,6 +55,10 @@ for n, gb, fr, pe, ra in rows:
 json.dump({"commit": g["commit"], "device": g["device"], "date": g["date"], "copy_gbs": copy, "torch_copy_gbs": t["ops"].get("copy_f32_256MiB", {}).get("gbs"),
            "ops": {n: {"gbs": gb, "frac_copy": fr, "torch_gbs": pe, "ratio_vs_torch": ra} for n, gb, fr, pe, ra in rows}},
           open(out + "/bench_nn_summary.json", "w"), indent=2)
+for name, vs in g.get("layernorm_variants", {}).items():  # % of copy per variant (ran: the variant that ran), torch's
+    pe = t["ops"].get(name, {}).get("gbs")
+    print("%-26s %s  torch %s" % (name, " ".join("%s %.1f%% (ran %d)" % (k, 100 * v["frac_copy"], v["ran"]) for k, v in vs.items()),
+                                  "%.1f%%" % (100 * pe / copy) if pe else "-"))
 print("nn: copy %.0f GB/s; min vs torch %s %.2fx; min %%copy %s %.0f%%; %s" % (copy, worst_t[0] if worst_t else "-", worst_t[1] if worst_t else 0,
       worst_c[0], 100 * worst_c[1], fx))
 PY
