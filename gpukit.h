@@ -7493,13 +7493,15 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
         if (kind == GK__NK_LAYER) {
             gk__ln_last = -1;
             if (vi >= 0 && nvec > 32 && nvec <= 512) {
-                /* the warp-per-row kernel; unmeasured rule: the persistent
-                   rolling prefetch (3) for rows of more than 64 vectors and at
-                   most a few waves of rows (as the persistent RMS kernel
-                   above), else the block-per-row kernel (bf16 [8192, 4096]:
-                   87% of copy on the H100) */
+                /* the warp-per-row kernel (1) for rows of at most 128 vectors,
+                   else the block-per-row kernel. Measured on the H100 (bench_nn,
+                   % of copy, gk_lnwarp 1 / persistent 2 / _pf 3 / gk_rownorm 0):
+                   bf16 [4096, 1024] 89.9 / 89.7 / 84.2 / 63.3; bf16 [4096, 4096]
+                   63.3 / 63.8 / 73.7 / 75.1; [8192, 4096] 75.5 / 67.5 / 79.3 / 86.7;
+                   [512, 4096] 22.6 / 22.5 / 21.3 / 44.7; f32 [8192, 2048]
+                   84.0 / 69.7 / 86.1 / 88.0 */
                 if (gk__ln_variant >= 0 && gk__ln_variant <= 4) lnv = gk__ln_variant;
-                else lnv = nvec > 64 && p.rows <= (int64_t)ctx->info.sm_count * 40 ? 3 : 0;
+                else lnv = nvec <= 128 ? 1 : 0;
                 if (lnv == 4 && nvec > 256) lnv = 3;
             }
             if (lnv == 0 && vi >= 0 && !(vi == 0 && nvec <= 32)) gk__ln_last = 0;

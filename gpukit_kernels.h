@@ -358,16 +358,17 @@ static const char *const gk__src_attention[] = {
     "//  scores S = Q K^T: A = the G q heads as rows 0..G-1 of 16 (rows >= G zero),\n"
     "//    B = K^T for keys 0..7 (n-tile 0) and 8..15 (n-tile 1). The head dim is\n"
     "//    permuted inside each lane's quarter (the dot product does not care, as long\n"
-    "//    as Q and K use one order): k-slot (step s, 2 tig + e) is d = D/4 tig + 4 s + e,\n"
-    "//    slot (s, 8 + 2 tig + e) is d = D/4 tig + 4 s + 2 + e, so a lane's fragments\n"
-    "//    are words 2 s and 2 s + 1 of its contiguous quarter of the q row and of key\n"
-    "//    rows gid and 8 + gid: 16-byte loads, a row read by the 4 lanes of a quad.\n"
+    "//    as Q and K use one order): a lane takes the 16-byte chunks tig, tig + 4, ...\n"
+    "//    of the q row and of key rows gid and 8 + gid (a quad's load reads 64\n"
+    "//    contiguous bytes), and its fragments for k-step s are words 2 s and 2 s + 1\n"
+    "//    of that data (gk_dec3_kd).\n"
     "//  softmax online in f32, base 2 (scores times scale * log2 e); a lane holds\n"
     "//    head gid's scores of keys 2 tig, 2 tig + 1, 8 + 2 tig, 9 + 2 tig, exactly the\n"
     "//    A fragment of P for P V (the flash-attention re-pack); max over the quad.\n"
-    "//  O += P V: B = V for d-tile j, whose column n is d = n D/8 + j, so a lane needs\n"
-    "//    D/8 contiguous elements (from n = gid) of key rows 2 tig, 2 tig + 1, 8 + 2 tig,\n"
-    "//    9 + 2 tig; two byte_perms make each B register from two rows.\n"
+    "//  O += P V: B = V for d-tile j, whose column n is d = gk_dec3_vd(j, n), so a lane\n"
+    "//    needs the 16-byte chunks gid (and gid + 8 at D 128) of key rows 2 tig, 2 tig + 1,\n"
+    "//    8 + 2 tig, 9 + 2 tig (8 lanes read 128 contiguous bytes a row); two byte_perms\n"
+    "//    make each B register from two rows.\n"
     "// Rows 8..15 of A are zero registers and the C rows they give are dropped at once\n"
     "// (temporaries), so O takes D/4 registers a lane. Keys at or past the split's end\n"
     ,
@@ -388,6 +389,12 @@ static const char *const gk__src_attention[] = {
     "            : \"r\"(a0), \"r\"(0u), \"r\"(a2), \"r\"(b0), \"r\"(b1), \"f\"(c0), \"f\"(c1), \"f\"(z));\n"
     "    (void)d2; (void)d3;\n"
     "}\n"
+    "// the head-dim orders (both bijections of 0..D-1): word w of a lane's K data (its 16-byte\n"
+    "// chunks tig, tig + 4, ...: a quad reads 64 contiguous bytes of a row per load) holds\n"
+    "// elements gk_dec3_kd(tig, w) and + 1, and Q is packed the same way; column n of the\n"
+    "// P V d-tile j is element gk_dec3_vd(j, n) (a lane's V data: chunks gid, gid + 8)\n"
+    "__device__ __forceinline__ int gk_dec3_kd(int tig, int w) { return 8 * (4 * (w >> 2) + tig) + 2 * (w & 3); }\n"
+    "__device__ __forceinline__ int gk_dec3_vd(int j, int n) { return 64 * (j >> 3) + 8 * n + (j & 7); }\n"
     "template <int DT> __device__ __forceinline__ unsigned gk_dec3_pack(float lo, float hi) {\n"
     "    unsigned r;\n"
     "    if (DT == GK_DT_bf16) asm(\"cvt.rn.bf16x2.f32 %0, %2, %1;\\n\" : \"=r\"(r) : \"f\"(lo), \"f\"(hi));\n"
@@ -407,20 +414,21 @@ static const char *const gk__src_attention[] = {
     "    if (kvlen < 0) kvlen = 0;\n"
     "    const gk_i64 j0 = split * (gk_i64)p.chunk, j1 = j0 + p.chunk < kvlen \? j0 + p.chunk : kvlen;\n"
     "    if (split > 0 && j0 >= kvlen) return; // gk_attn_combine reads splits 0..gk_attn_nsplit() only\n"
-    "    const gk_u16 *kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs + KC * tig;\n"
-    "    const gk_u16 *vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs + ND * gid;\n"
+    "    const gk_u16 *kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs;\n"
+    ,
+    /* chunk */
+    "    const gk_u16 *vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs;\n"
     "    // this lane's quarter of q head gid as A fragments (raw 16-bit pairs; rows >= G zero)\n"
     "    unsigned qa[KS][2];\n"
     "    {\n"
-    "        const gk_u16 *qr = (const gk_u16 *)p.q + b * p.q_bs + (hk * G + (gid < G \? gid : 0)) * p.q_hs + KC * tig;\n"
+    "        const gk_u16 *qr = (const gk_u16 *)p.q + b * p.q_bs + (hk * G + (gid < G \? gid : 0)) * p.q_hs;\n"
     "#pragma unroll\n"
     "        for (int s = 0; s < KS; s++) {\n"
-    "            qa[s][0] = gid < G \? (unsigned)qr[4 * s] | ((unsigned)qr[4 * s + 1] << 16) : 0u;\n"
-    "            qa[s][1] = gid < G \? (unsigned)qr[4 * s + 2] | ((unsigned)qr[4 * s + 3] << 16) : 0u;\n"
+    "            const int e0 = gk_dec3_kd(tig, 2 * s), e1 = gk_dec3_kd(tig, 2 * s + 1);\n"
+    "            qa[s][0] = gid < G \? (unsigned)qr[e0] | ((unsigned)qr[e0 + 1] << 16) : 0u;\n"
+    "            qa[s][1] = gid < G \? (unsigned)qr[e1] | ((unsigned)qr[e1 + 1] << 16) : 0u;\n"
     "        }\n"
     "    }\n"
-    ,
-    /* chunk */
     "    float o[ND][2], m = NEG, l = 0.0f;\n"
     "#pragma unroll\n"
     "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
@@ -432,14 +440,14 @@ static const char *const gk__src_attention[] = {
     "            const gk_i64 key = jb + 8 * r + gid;\n"
     "            const uint4 *src = (const uint4 *)(kb + key * p.k_ss);\n"
     "#pragma unroll\n"
-    "            for (int i = 0; i < KV4; i++) kx[r][i] = key < j1 \? __ldg(src + i) : make_uint4(0u, 0u, 0u, 0u);\n"
+    "            for (int i = 0; i < KV4; i++) kx[r][i] = key < j1 \? __ldg(src + 4 * i + tig) : make_uint4(0u, 0u, 0u, 0u);\n"
     "        }\n"
     "#pragma unroll\n"
     "        for (int r = 0; r < 4; r++) {\n"
     "            const gk_i64 key = jb + 2 * tig + (r & 1) + 8 * (r >> 1);\n"
     "            const uint4 *src = (const uint4 *)(vb + key * p.v_ss);\n"
     "#pragma unroll\n"
-    "            for (int i = 0; i < VV4; i++) vx[r][i] = key < j1 \? __ldg(src + i) : make_uint4(0u, 0u, 0u, 0u);\n"
+    "            for (int i = 0; i < VV4; i++) vx[r][i] = key < j1 \? __ldg(src + 8 * i + gid) : make_uint4(0u, 0u, 0u, 0u);\n"
     "        }\n"
     "    };\n"
     "    // two blocks in registers: the next block's loads are in flight while this one is computed\n"
@@ -467,6 +475,8 @@ static const char *const gk__src_attention[] = {
     "        if (mn != NEG) { // some key of this warp scored: m stays -inf (and o, l zero) until then\n"
     "            corr = exp2f(m - mn);\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "            for (int r = 0; r < 2; r++) { pe[r][0] = exp2f(sc[r][0] - mn); pe[r][1] = exp2f(sc[r][1] - mn); }\n"
     "        }\n"
     "        m = mn;\n"
@@ -477,8 +487,6 @@ static const char *const gk__src_attention[] = {
     "#pragma unroll\n"
     "        for (int j = 0; j < ND; j++) {\n"
     "            const unsigned sel = (j & 1) \? 0x7632u : 0x5410u;\n"
-    ,
-    /* chunk */
     "            const unsigned b0 = __byte_perm(v0[j >> 1], v1[j >> 1], sel), b1 = __byte_perm(v2[j >> 1], v3[j >> 1], sel);\n"
     "            o[j][0] *= corr;\n"
     "            o[j][1] *= corr;\n"
@@ -500,8 +508,8 @@ static const char *const gk__src_attention[] = {
     "        if (tig == 0) { sm_m[w][gid] = m; sm_l[w][gid] = l; }\n"
     "#pragma unroll\n"
     "        for (int j = 0; j < ND; j++) {\n"
-    "            sm_o[w][gid][2 * tig * ND + j] = o[j][0];\n"
-    "            sm_o[w][gid][(2 * tig + 1) * ND + j] = o[j][1];\n"
+    "            sm_o[w][gid][gk_dec3_vd(j, 2 * tig)] = o[j][0];\n"
+    "            sm_o[w][gid][gk_dec3_vd(j, 2 * tig + 1)] = o[j][1];\n"
     "        }\n"
     "    }\n"
     "    __syncthreads();\n"
@@ -4600,7 +4608,8 @@ static const char *const gk__src_norm[] = {
     "//    16-byte vectors a lane: rows of 33 to 512 vectors), shuffle-only\n"
     "//    reductions; without prefetch, with the next row's loads rolling in\n"
     "//    behind this row's stores, or issued before this row's reduction (the\n"
-    "//    host's gk__ln_variant picks; not yet measured on a GPU);\n"
+    "//    host's gk__ln_variant picks; measured on the H100: the plain form wins\n"
+    "//    for rows of at most 128 vectors, gk_rownorm above, see gk__norm);\n"
     "//  gk_gnorm_*: one block per row of any length, three passes (mean,\n"
     "//    centred variance, output); the affine index of column c of row r is\n"
     "//    (r % R) * cpg + c / S (layer: R=1,cpg=L,S=1; group: R=G, cpg=C/G,\n"
@@ -4641,9 +4650,9 @@ static const char *const gk__src_norm[] = {
     "// E weights (or biases) of columns c0 .. c0+E-1 as f32: 16-byte loads when\n"
     "// the address is 16-byte aligned (c0 is a multiple of E, E * size a multiple\n"
     "// of 16), else one element at a time.\n"
-    "template <int WT, int E> __device__ __forceinline__ void gk_ldw(const typename gk_ty<WT>::S *w, int c0, float *o) {\n"
     ,
     /* chunk */
+    "template <int WT, int E> __device__ __forceinline__ void gk_ldw(const typename gk_ty<WT>::S *w, int c0, float *o) {\n"
     "    typedef typename gk_ty<WT>::S WS;\n"
     "    enum { PV = 16 / sizeof(WS), NV = (E * sizeof(WS) + 15) / 16 };\n"
     "    const WS *p = w + c0;\n"
@@ -4705,11 +4714,11 @@ static const char *const gk__src_norm[] = {
     "            // E[x^2] - E[x]^2 does when |mean| >> std\n"
     "            float c0 = gk_ty<DT>::ld(x[row * D]), s = 0.f;\n"
     "            if (ADD) c0 += gk_ty<DT>::ld(res[row * D]);\n"
+    ,
+    /* chunk */
     "            if (!(c0 - c0 == 0.f)) c0 = 0.f; /* an inf / NaN shift would poison finite rows */\n"
     "#pragma unroll\n"
     "            for (int k = 0; k < V; k++) {\n"
-    ,
-    /* chunk */
     "                int vi = threadIdx.x + k * blockDim.x;\n"
     "                if (vi < nvec) {\n"
     "                    float f[E];\n"
@@ -4783,10 +4792,10 @@ static const char *const gk__src_norm[] = {
     "// RMS norm with a persistent grid (the host launches about as many blocks\n"
     "// as fit at once): a block walks rows blockIdx.x, + gridDim.x, ... and\n"
     "// issues the next row's loads before the current row's reduction, so every\n"
-    "// block keeps a row of loads in flight through its reduction and stores, and\n"
-    "// there is no tail wave. Same thread mapping, statistics and rounding as\n"
     ,
     /* chunk */
+    "// block keeps a row of loads in flight through its reduction and stores, and\n"
+    "// there is no tail wave. Same thread mapping, statistics and rounding as\n"
     "// gk_rownorm (mode 1). Measured on the H200, bf16 [4096, 4096]: 87% of copy\n"
     "// (gk_rownorm 76%, 3.4 waves); [8192, 4096]: 82% (gk_rownorm 86%), so the\n"
     "// host takes it only for a few waves' worth of rows. The same scheme for the\n"
@@ -4854,10 +4863,10 @@ static const char *const gk__src_norm[] = {
     "}\n"
     "\n"
     "// Layer norm (mode 0 of gk_rownorm, no residual), one warp per row: lane l\n"
-    "// holds 16-byte vectors l, l + 32, ..., l + 32 (V - 1) of the row in\n"
-    "// registers (bf16 / f16 D <= 256 V, f32 D <= 128 V), the statistics in two\n"
     ,
     /* chunk */
+    "// holds 16-byte vectors l, l + 32, ..., l + 32 (V - 1) of the row in\n"
+    "// registers (bf16 / f16 D <= 256 V, f32 D <= 128 V), the statistics in two\n"
     "// warp-shuffle sums, no shared memory and no __syncthreads, the warps of a\n"
     "// block independent; warp w of the grid takes rows w, w + W, ... (W warps in\n"
     "// the grid). Statistics and rounding as gk_rownorm mode 0: sums of x - c0 and\n"
@@ -4912,9 +4921,9 @@ static const char *const gk__src_norm[] = {
     "#pragma unroll\n"
     "            for (int k = 0; k < V; k++) {\n"
     "                int vi = lane + 32 * k;\n"
-    "                nxt[PF == 2 \? k : 0] = make_uint4(0u, 0u, 0u, 0u);\n"
     ,
     /* chunk */
+    "                nxt[PF == 2 \? k : 0] = make_uint4(0u, 0u, 0u, 0u);\n"
     "                if (nrow < rows && vi < nvec) nxt[PF == 2 \? k : 0] = gk_ld_stream((const uint4 *)(x + nrow * D) + vi);\n"
     "            }\n"
     "        }\n"
@@ -4981,9 +4990,9 @@ static const char *const gk__src_norm[] = {
     "template <int DT, int WT, int U, bool ADD>\n"
     "__device__ __forceinline__ void gk_warpnorm(gk_i64 rows, int D, int G, int mode, float eps, const typename gk_ty<DT>::S *x,\n"
     "                                            const typename gk_ty<DT>::S *res, typename gk_ty<DT>::S *h,\n"
-    "                                            typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,\n"
     ,
     /* chunk */
+    "                                            typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,\n"
     "                                            const typename gk_ty<WT>::S *b) {\n"
     "    typedef gk_nv<DT> N;\n"
     "    enum { E = N::E };\n"
@@ -5054,11 +5063,11 @@ static const char *const gk__src_norm[] = {
     "                    if (w) {\n"
     "                        gk_ldw<WT, E>(w, cl * E, wv);\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "                        for (int e = 0; e < E; e++) y[e] = y[e] * wv[e];\n"
     "                    }\n"
     "                    if (b) {\n"
-    ,
-    /* chunk */
     "                        gk_ldw<WT, E>(b, cl * E, bv);\n"
     "#pragma unroll\n"
     "                        for (int e = 0; e < E; e++) y[e] = y[e] + bv[e];\n"
@@ -5126,10 +5135,10 @@ static const char *const gk__src_norm[] = {
     "    }\n"
     "}\n"
     "\n"
-    "// gk_rownorm_* (mode 0 / 1) and gk_addrownorm_* (mode 2: x + residual, h written).\n"
-    "// At most 64 registers (2 blocks of 512 threads an SM; 128 threads: 8 rows in\n"
     ,
     /* chunk */
+    "// gk_rownorm_* (mode 0 / 1) and gk_addrownorm_* (mode 2: x + residual, h written).\n"
+    "// At most 64 registers (2 blocks of 512 threads an SM; 128 threads: 8 rows in\n"
     "// flight an SM): unbounded, the compiler hoisted the weight loads and took\n"
     "// 105 (f32 v8) to 124 (bf16 v8). The add kernel with 8 vectors holds x and\n"
     "// the residual (64 registers of data): 128.\n"
@@ -5159,9 +5168,9 @@ static const char *const gk__src_norm[] = {
     "// V, PF 2 V <= 8. Blocks of 128 threads (4 rows at a time); the bounds keep\n"
     "// V = 16 within 128 registers (4 blocks an SM), V = 8 within 80 (6), V = 4\n"
     "// within 64 (8); PF 2 holds two rows: 8 -> 128, 4 -> 80.\n"
-    "#define GK_LNWARP_K(DTN, WTN, V, PF, SUF, MINB)                                                                        \\\n"
     ,
     /* chunk */
+    "#define GK_LNWARP_K(DTN, WTN, V, PF, SUF, MINB)                                                                        \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(128, MINB) gk_lnwarp##SUF##_##DTN##_##WTN##_v##V(                        \\\n"
     "        gk_i64 rows, int D, float eps, const gk_ty<GK_DT_##DTN>::S *x, gk_ty<GK_DT_##DTN>::S *out,                      \\\n"
     "        const gk_ty<GK_DT_##WTN>::S *w, const gk_ty<GK_DT_##WTN>::S *b) {                                               \\\n"
@@ -5186,9 +5195,9 @@ static const char *const gk__src_norm[] = {
     "    extern \"C\" __global__ void __launch_bounds__(128, 6) gk_addwarpnorm_##DTN##_##WTN(                                                             \\\n"
     "        gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \\\n"
     "        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \\\n"
-    "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
     ,
     /* chunk */
+    "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
     "        gk_warpnorm<GK_DT_##DTN, GK_DT_##WTN, 4, true>(rows, D, G, 2, eps, x, res, h, out, w, b);                       \\\n"
     "    }                                                                                                                    \\\n"
     "    GK_ROWNORM(DTN, WTN, 1)                                                                                              \\\n"

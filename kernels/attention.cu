@@ -315,16 +315,17 @@ extern "C" __global__ void __launch_bounds__(128) gk_attn_dec_bf16(gk_attn_p p) 
 //  scores S = Q K^T: A = the G q heads as rows 0..G-1 of 16 (rows >= G zero),
 //    B = K^T for keys 0..7 (n-tile 0) and 8..15 (n-tile 1). The head dim is
 //    permuted inside each lane's quarter (the dot product does not care, as long
-//    as Q and K use one order): k-slot (step s, 2 tig + e) is d = D/4 tig + 4 s + e,
-//    slot (s, 8 + 2 tig + e) is d = D/4 tig + 4 s + 2 + e, so a lane's fragments
-//    are words 2 s and 2 s + 1 of its contiguous quarter of the q row and of key
-//    rows gid and 8 + gid: 16-byte loads, a row read by the 4 lanes of a quad.
+//    as Q and K use one order): a lane takes the 16-byte chunks tig, tig + 4, ...
+//    of the q row and of key rows gid and 8 + gid (a quad's load reads 64
+//    contiguous bytes), and its fragments for k-step s are words 2 s and 2 s + 1
+//    of that data (gk_dec3_kd).
 //  softmax online in f32, base 2 (scores times scale * log2 e); a lane holds
 //    head gid's scores of keys 2 tig, 2 tig + 1, 8 + 2 tig, 9 + 2 tig, exactly the
 //    A fragment of P for P V (the flash-attention re-pack); max over the quad.
-//  O += P V: B = V for d-tile j, whose column n is d = n D/8 + j, so a lane needs
-//    D/8 contiguous elements (from n = gid) of key rows 2 tig, 2 tig + 1, 8 + 2 tig,
-//    9 + 2 tig; two byte_perms make each B register from two rows.
+//  O += P V: B = V for d-tile j, whose column n is d = gk_dec3_vd(j, n), so a lane
+//    needs the 16-byte chunks gid (and gid + 8 at D 128) of key rows 2 tig, 2 tig + 1,
+//    8 + 2 tig, 9 + 2 tig (8 lanes read 128 contiguous bytes a row); two byte_perms
+//    make each B register from two rows.
 // Rows 8..15 of A are zero registers and the C rows they give are dropped at once
 // (temporaries), so O takes D/4 registers a lane. Keys at or past the split's end
 // are neither loaded nor scored (-inf). At the end the 4 warps merge through
@@ -343,6 +344,12 @@ template <int DT> __device__ __forceinline__ void gk_dec3_mma(float &c0, float &
             : "r"(a0), "r"(0u), "r"(a2), "r"(b0), "r"(b1), "f"(c0), "f"(c1), "f"(z));
     (void)d2; (void)d3;
 }
+// the head-dim orders (both bijections of 0..D-1): word w of a lane's K data (its 16-byte
+// chunks tig, tig + 4, ...: a quad reads 64 contiguous bytes of a row per load) holds
+// elements gk_dec3_kd(tig, w) and + 1, and Q is packed the same way; column n of the
+// P V d-tile j is element gk_dec3_vd(j, n) (a lane's V data: chunks gid, gid + 8)
+__device__ __forceinline__ int gk_dec3_kd(int tig, int w) { return 8 * (4 * (w >> 2) + tig) + 2 * (w & 3); }
+__device__ __forceinline__ int gk_dec3_vd(int j, int n) { return 64 * (j >> 3) + 8 * n + (j & 7); }
 template <int DT> __device__ __forceinline__ unsigned gk_dec3_pack(float lo, float hi) {
     unsigned r;
     if (DT == GK_DT_bf16) asm("cvt.rn.bf16x2.f32 %0, %2, %1;\n" : "=r"(r) : "f"(lo), "f"(hi));
@@ -362,16 +369,17 @@ template <int DT, int D> __device__ __forceinline__ void gk_attn_dec3(const gk_a
     if (kvlen < 0) kvlen = 0;
     const gk_i64 j0 = split * (gk_i64)p.chunk, j1 = j0 + p.chunk < kvlen ? j0 + p.chunk : kvlen;
     if (split > 0 && j0 >= kvlen) return; // gk_attn_combine reads splits 0..gk_attn_nsplit() only
-    const gk_u16 *kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs + KC * tig;
-    const gk_u16 *vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs + ND * gid;
+    const gk_u16 *kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs;
+    const gk_u16 *vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs;
     // this lane's quarter of q head gid as A fragments (raw 16-bit pairs; rows >= G zero)
     unsigned qa[KS][2];
     {
-        const gk_u16 *qr = (const gk_u16 *)p.q + b * p.q_bs + (hk * G + (gid < G ? gid : 0)) * p.q_hs + KC * tig;
+        const gk_u16 *qr = (const gk_u16 *)p.q + b * p.q_bs + (hk * G + (gid < G ? gid : 0)) * p.q_hs;
 #pragma unroll
         for (int s = 0; s < KS; s++) {
-            qa[s][0] = gid < G ? (unsigned)qr[4 * s] | ((unsigned)qr[4 * s + 1] << 16) : 0u;
-            qa[s][1] = gid < G ? (unsigned)qr[4 * s + 2] | ((unsigned)qr[4 * s + 3] << 16) : 0u;
+            const int e0 = gk_dec3_kd(tig, 2 * s), e1 = gk_dec3_kd(tig, 2 * s + 1);
+            qa[s][0] = gid < G ? (unsigned)qr[e0] | ((unsigned)qr[e0 + 1] << 16) : 0u;
+            qa[s][1] = gid < G ? (unsigned)qr[e1] | ((unsigned)qr[e1 + 1] << 16) : 0u;
         }
     }
     float o[ND][2], m = NEG, l = 0.0f;
@@ -385,14 +393,14 @@ template <int DT, int D> __device__ __forceinline__ void gk_attn_dec3(const gk_a
             const gk_i64 key = jb + 8 * r + gid;
             const uint4 *src = (const uint4 *)(kb + key * p.k_ss);
 #pragma unroll
-            for (int i = 0; i < KV4; i++) kx[r][i] = key < j1 ? __ldg(src + i) : make_uint4(0u, 0u, 0u, 0u);
+            for (int i = 0; i < KV4; i++) kx[r][i] = key < j1 ? __ldg(src + 4 * i + tig) : make_uint4(0u, 0u, 0u, 0u);
         }
 #pragma unroll
         for (int r = 0; r < 4; r++) {
             const gk_i64 key = jb + 2 * tig + (r & 1) + 8 * (r >> 1);
             const uint4 *src = (const uint4 *)(vb + key * p.v_ss);
 #pragma unroll
-            for (int i = 0; i < VV4; i++) vx[r][i] = key < j1 ? __ldg(src + i) : make_uint4(0u, 0u, 0u, 0u);
+            for (int i = 0; i < VV4; i++) vx[r][i] = key < j1 ? __ldg(src + 8 * i + gid) : make_uint4(0u, 0u, 0u, 0u);
         }
     };
     // two blocks in registers: the next block's loads are in flight while this one is computed
@@ -451,8 +459,8 @@ template <int DT, int D> __device__ __forceinline__ void gk_attn_dec3(const gk_a
         if (tig == 0) { sm_m[w][gid] = m; sm_l[w][gid] = l; }
 #pragma unroll
         for (int j = 0; j < ND; j++) {
-            sm_o[w][gid][2 * tig * ND + j] = o[j][0];
-            sm_o[w][gid][(2 * tig + 1) * ND + j] = o[j][1];
+            sm_o[w][gid][gk_dec3_vd(j, 2 * tig)] = o[j][0];
+            sm_o[w][gid][gk_dec3_vd(j, 2 * tig + 1)] = o[j][1];
         }
     }
     __syncthreads();

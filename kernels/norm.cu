@@ -13,7 +13,8 @@
 //    16-byte vectors a lane: rows of 33 to 512 vectors), shuffle-only
 //    reductions; without prefetch, with the next row's loads rolling in
 //    behind this row's stores, or issued before this row's reduction (the
-//    host's gk__ln_variant picks; not yet measured on a GPU);
+//    host's gk__ln_variant picks; measured on the H100: the plain form wins
+//    for rows of at most 128 vectors, gk_rownorm above, see gk__norm);
 //  gk_gnorm_*: one block per row of any length, three passes (mean,
 //    centred variance, output); the affine index of column c of row r is
 //    (r % R) * cpg + c / S (layer: R=1,cpg=L,S=1; group: R=G, cpg=C/G,
