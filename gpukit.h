@@ -7329,14 +7329,10 @@ static const char *const gk__k_rownorm_p[5][3] = { GK__NORM_NAMESP("f32", "f32")
 static const char *const gk__k_warpnorm[2][5] = {
     { "gk_warpnorm_f32_f32", "gk_warpnorm_f16_f16", "gk_warpnorm_f16_f32", "gk_warpnorm_bf16_bf16", "gk_warpnorm_bf16_f32" },
     { "gk_addwarpnorm_f32_f32", "gk_addwarpnorm_f16_f16", "gk_addwarpnorm_f16_f32", "gk_addwarpnorm_bf16_bf16", "gk_addwarpnorm_bf16_f32" } };
-/* the warp-per-row layer norm (kernels/norm.cu gk_lnwarp): [combo][kernel: plain, _pf (rolling prefetch),
-   _pf2 (next row before the reduction; V 4 and 8 only)][V 4, 8, 16 vectors a lane] */
-#define GK__LNW_NAMES(P, D, W) { P D "_" W "_v4", P D "_" W "_v8", P D "_" W "_v16" }
-#define GK__LNW_NAMES3(D, W) { GK__LNW_NAMES("gk_lnwarp_", D, W), GK__LNW_NAMES("gk_lnwarp_pf_", D, W), \
-                               { "gk_lnwarp_pf2_" D "_" W "_v4", "gk_lnwarp_pf2_" D "_" W "_v8", NULL } }
-static const char *const gk__k_lnwarp[5][3][3] = { GK__LNW_NAMES3("f32", "f32"), GK__LNW_NAMES3("f16", "f16"), GK__LNW_NAMES3("f16", "f32"),
-                                                   GK__LNW_NAMES3("bf16", "bf16"), GK__LNW_NAMES3("bf16", "f32") };
-#undef GK__LNW_NAMES3
+/* the warp-per-row layer norm (kernels/norm.cu gk_lnwarp): [combo][V 4, 8, 16 vectors a lane] */
+#define GK__LNW_NAMES(D, W) { "gk_lnwarp_" D "_" W "_v4", "gk_lnwarp_" D "_" W "_v8", "gk_lnwarp_" D "_" W "_v16" }
+static const char *const gk__k_lnwarp[5][3] = { GK__LNW_NAMES("f32", "f32"), GK__LNW_NAMES("f16", "f16"), GK__LNW_NAMES("f16", "f32"),
+                                                GK__LNW_NAMES("bf16", "bf16"), GK__LNW_NAMES("bf16", "f32") };
 #undef GK__LNW_NAMES
 /* The layer norm's kernel where the warp-per-row kernel can take the rows
    (no residual, rows of 33 to 512 16-byte vectors, x and out 16-byte
@@ -7344,13 +7340,10 @@ static const char *const gk__k_lnwarp[5][3][3] = { GK__LNW_NAMES3("f32", "f32"),
    gk_gnorm whatever this says). gk__ln_variant -1: the rule in gk__norm;
    0: gk_rownorm (one block a row); 1: gk_lnwarp, one row a warp (a block
    of 4 warps per 4 rows); 2: gk_lnwarp on a persistent grid (as many blocks
-   as are resident, a warp walking rows w, w + W, ...); 3: gk_lnwarp_pf,
-   persistent, the next row's loads rolling in behind this row's stores;
-   4: gk_lnwarp_pf2, persistent, the next row's loads before this row's
-   reduction (rows of at most 256 vectors, else 3). Set by tests/test_nn.c
-   and bench/bench_nn.c (they include the implementation) to check and time
-   each. gk__ln_last: the variant the last CUDA gk_layer_norm launched (0 to
-   4 as above; -1 another kernel). */
+   as are resident, a warp walking rows w, w + W, ...); other values: the
+   rule. Set by tests/test_nn.c and bench/bench_nn.c (they include the
+   implementation) to check and time each. gk__ln_last: the variant the last
+   CUDA gk_layer_norm launched (0 to 2 as above; -1 another kernel). */
 static int gk__ln_variant = -1, gk__ln_last = -1;
 
 static const char *const gk__k_gnorm[5] = { "gk_gnorm_f32_f32", "gk_gnorm_f16_f16", "gk_gnorm_f16_f32", "gk_gnorm_bf16_bf16", "gk_gnorm_bf16_f32" };
@@ -7499,19 +7492,24 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
                    bf16 [4096, 1024] 89.9 / 89.7 / 84.2 / 63.3; bf16 [4096, 4096]
                    63.3 / 63.8 / 73.7 / 75.1; [8192, 4096] 75.5 / 67.5 / 79.3 / 86.7;
                    [512, 4096] 22.6 / 22.5 / 21.3 / 44.7; f32 [8192, 2048]
-                   84.0 / 69.7 / 86.1 / 88.0 */
-                if (gk__ln_variant >= 0 && gk__ln_variant <= 4) lnv = gk__ln_variant;
+                   84.0 / 69.7 / 86.1 / 88.0. Variants 3 (_pf: the next row's loads
+                   rolling in behind this row's stores) and 4 (_pf2: the next row's
+                   loads before this row's reduction; its numbers are not kept here)
+                   were persistent prefetching kernels, measured at e502025 and
+                   since removed: neither won anywhere (gk_lnwarp 1 up to 128
+                   vectors, gk_rownorm above), and they doubled norm.cu's NVRTC
+                   compile time. */
+                if (gk__ln_variant >= 0 && gk__ln_variant <= 2) lnv = gk__ln_variant;
                 else lnv = nvec <= 128 ? 1 : 0;
-                if (lnv == 4 && nvec > 256) lnv = 3;
             }
             if (lnv == 0 && vi >= 0 && !(vi == 0 && nvec <= 32)) gk__ln_last = 0;
         }
         if (lnv > 0) {
             /* blocks of 4 warps, a row a warp at a time: variant 1 one row a
-               warp (grid-stride beyond 2^30 blocks), 2 to 4 as many blocks as
-               are resident at once */
+               warp (grid-stride beyond 2^30 blocks), 2 as many blocks as are
+               resident at once */
             int Di = (int)p.L, per_sm = 0, kv = nvec <= 128 ? 0 : nvec <= 256 ? 1 : 2;
-            const char *fn = gk__k_lnwarp[combo][lnv <= 2 ? 0 : lnv - 2][kv];
+            const char *fn = gk__k_lnwarp[combo][kv];
             int64_t nb = (p.rows + 3) / 4;
             void *args[7];
             gk__cu_function f;

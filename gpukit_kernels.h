@@ -4603,12 +4603,10 @@ static const char *const gk__src_norm[] = {
     "//    add+rms over a contiguous last dim with 16-byte aligned rows;\n"
     "//  gk_rmsnorm_p_*: the same RMS norm on a persistent grid, the next row\n"
     "//    prefetched during the current one (for a few waves' worth of rows);\n"
-    "//  gk_lnwarp_*, gk_lnwarp_pf_*, gk_lnwarp_pf2_*: the layer norm (mode 0, no\n"
-    "//    residual) with one warp per row, the row in registers (V = 4, 8, 16\n"
-    "//    16-byte vectors a lane: rows of 33 to 512 vectors), shuffle-only\n"
-    "//    reductions; without prefetch, with the next row's loads rolling in\n"
-    "//    behind this row's stores, or issued before this row's reduction (the\n"
-    "//    host's gk__ln_variant picks; measured on the H100: the plain form wins\n"
+    "//  gk_lnwarp_*: the layer norm (mode 0, no residual) with one warp per row,\n"
+    "//    the row in registers (V = 4, 8, 16 16-byte vectors a lane: rows of 33\n"
+    "//    to 512 vectors), shuffle-only reductions; the host launches one row a\n"
+    "//    warp or a persistent grid (gk__ln_variant; measured on the H100 it wins\n"
     "//    for rows of at most 128 vectors, gk_rownorm above, see gk__norm);\n"
     "//  gk_gnorm_*: one block per row of any length, three passes (mean,\n"
     "//    centred variance, output); the affine index of column c of row r is\n"
@@ -4650,10 +4648,10 @@ static const char *const gk__src_norm[] = {
     "// E weights (or biases) of columns c0 .. c0+E-1 as f32: 16-byte loads when\n"
     "// the address is 16-byte aligned (c0 is a multiple of E, E * size a multiple\n"
     "// of 16), else one element at a time.\n"
-    ,
-    /* chunk */
     "template <int WT, int E> __device__ __forceinline__ void gk_ldw(const typename gk_ty<WT>::S *w, int c0, float *o) {\n"
     "    typedef typename gk_ty<WT>::S WS;\n"
+    ,
+    /* chunk */
     "    enum { PV = 16 / sizeof(WS), NV = (E * sizeof(WS) + 15) / 16 };\n"
     "    const WS *p = w + c0;\n"
     "    if ((E * sizeof(WS)) % 16 == 0 && ((unsigned long long)p & 15) == 0) {\n"
@@ -4714,12 +4712,12 @@ static const char *const gk__src_norm[] = {
     "            // E[x^2] - E[x]^2 does when |mean| >> std\n"
     "            float c0 = gk_ty<DT>::ld(x[row * D]), s = 0.f;\n"
     "            if (ADD) c0 += gk_ty<DT>::ld(res[row * D]);\n"
-    ,
-    /* chunk */
     "            if (!(c0 - c0 == 0.f)) c0 = 0.f; /* an inf / NaN shift would poison finite rows */\n"
     "#pragma unroll\n"
     "            for (int k = 0; k < V; k++) {\n"
     "                int vi = threadIdx.x + k * blockDim.x;\n"
+    ,
+    /* chunk */
     "                if (vi < nvec) {\n"
     "                    float f[E];\n"
     "                    N::ld(raw[k], f);\n"
@@ -4792,11 +4790,11 @@ static const char *const gk__src_norm[] = {
     "// RMS norm with a persistent grid (the host launches about as many blocks\n"
     "// as fit at once): a block walks rows blockIdx.x, + gridDim.x, ... and\n"
     "// issues the next row's loads before the current row's reduction, so every\n"
-    ,
-    /* chunk */
     "// block keeps a row of loads in flight through its reduction and stores, and\n"
     "// there is no tail wave. Same thread mapping, statistics and rounding as\n"
     "// gk_rownorm (mode 1). Measured on the H200, bf16 [4096, 4096]: 87% of copy\n"
+    ,
+    /* chunk */
     "// (gk_rownorm 76%, 3.4 waves); [8192, 4096]: 82% (gk_rownorm 86%), so the\n"
     "// host takes it only for a few waves' worth of rows. The same scheme for the\n"
     "// layer norm measured slower than gk_rownorm (74 / 65% against 78 / 65%),\n"
@@ -4863,31 +4861,26 @@ static const char *const gk__src_norm[] = {
     "}\n"
     "\n"
     "// Layer norm (mode 0 of gk_rownorm, no residual), one warp per row: lane l\n"
-    ,
-    /* chunk */
     "// holds 16-byte vectors l, l + 32, ..., l + 32 (V - 1) of the row in\n"
     "// registers (bf16 / f16 D <= 256 V, f32 D <= 128 V), the statistics in two\n"
     "// warp-shuffle sums, no shared memory and no __syncthreads, the warps of a\n"
+    ,
+    /* chunk */
     "// block independent; warp w of the grid takes rows w, w + W, ... (W warps in\n"
     "// the grid). Statistics and rounding as gk_rownorm mode 0: sums of x - c0 and\n"
     "// (x - c0)^2 about the row's first element c0 (lane 0's, shuffled; 0 when it\n"
     "// is not finite), biased variance clamped at 0, y = ((x - c0) - m1) * rstd,\n"
-    "// then * weight, + bias, stored rounded once. PF (the host's variants):\n"
-    "//  0: loads of a row, statistics, output (the host launches one row a warp,\n"
-    "//     or a persistent grid);\n"
-    "//  1: persistent, rolling prefetch: as soon as a lane has written vector k\n"
-    "//     of its row it loads vector k of its next row into the same registers,\n"
-    "//     so the next row's loads are in flight during this row's output and the\n"
-    "//     next row's statistics wait only for what has not arrived (V vectors of\n"
-    "//     registers, every V);\n"
-    "//  2: persistent, the next row's loads issued before this row's reduction\n"
-    "//     (as gk_rmsnorm_p; two rows of registers, so V <= 8 only).\n"
-    "// Rows are 16-byte aligned with D a multiple of the vector (the host's\n"
-    "// condition); the rows stream (L1 bypassed on loads, evict-first stores),\n"
-    "// weights and bias through gk_ldw (they stay in L1). Launched with\n"
+    "// then * weight, + bias, stored rounded once. The host launches one row a\n"
+    "// warp (variant 1) or a persistent grid (variant 2, as many blocks as are\n"
+    "// resident). Rows are 16-byte aligned with D a multiple of the vector (the\n"
+    "// host's condition); the rows stream (L1 bypassed on loads, evict-first\n"
+    "// stores), weights and bias through gk_ldw (they stay in L1). Launched with\n"
     "// programmatic stream serialization: nothing touched before gk_pdl_wait.\n"
-    "// Not yet measured on a GPU (bench/bench_nn.c times every variant).\n"
-    "template <int DT, int WT, int V, int PF>\n"
+    "// Two persistent prefetching forms (_pf: the next row's loads rolling in\n"
+    "// behind this row's stores; _pf2: issued before this row's reduction) were\n"
+    "// never the fastest kernel on any shape measured on the H100 (gk__norm has\n"
+    "// the numbers) and were removed; e502025 has them.\n"
+    "template <int DT, int WT, int V>\n"
     "__device__ __forceinline__ void gk_lnwarp(gk_i64 rows, int D, float eps, const typename gk_ty<DT>::S *x,\n"
     "                                          typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,\n"
     "                                          const typename gk_ty<WT>::S *b) {\n"
@@ -4896,36 +4889,15 @@ static const char *const gk__src_norm[] = {
     "    const int nvec = D / E, lane = threadIdx.x & 31;\n"
     "    const gk_i64 nw = (gk_i64)gridDim.x * (blockDim.x >> 5);\n"
     "    gk_i64 row = (gk_i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);\n"
-    "    uint4 cur[V], nxt[PF == 2 \? V : 1];\n"
+    "    uint4 cur[V];\n"
     "    gk_pdl_launch();\n"
     "    gk_pdl_wait();\n"
-    "    if (PF) {\n"
+    "    for (; row < rows; row += nw) {\n"
     "#pragma unroll\n"
     "        for (int k = 0; k < V; k++) {\n"
     "            int vi = lane + 32 * k;\n"
     "            cur[k] = make_uint4(0u, 0u, 0u, 0u);\n"
-    "            if (row < rows && vi < nvec) cur[k] = gk_ld_stream((const uint4 *)(x + row * D) + vi);\n"
-    "        }\n"
-    "    }\n"
-    "    for (; row < rows; row += nw) {\n"
-    "        const gk_i64 nrow = row + nw;\n"
-    "        if (PF == 0) {\n"
-    "#pragma unroll\n"
-    "            for (int k = 0; k < V; k++) {\n"
-    "                int vi = lane + 32 * k;\n"
-    "                cur[k] = make_uint4(0u, 0u, 0u, 0u);\n"
-    "                if (vi < nvec) cur[k] = gk_ld_stream((const uint4 *)(x + row * D) + vi);\n"
-    "            }\n"
-    "        }\n"
-    "        if (PF == 2) {\n"
-    "#pragma unroll\n"
-    "            for (int k = 0; k < V; k++) {\n"
-    "                int vi = lane + 32 * k;\n"
-    ,
-    /* chunk */
-    "                nxt[PF == 2 \? k : 0] = make_uint4(0u, 0u, 0u, 0u);\n"
-    "                if (nrow < rows && vi < nvec) nxt[PF == 2 \? k : 0] = gk_ld_stream((const uint4 *)(x + nrow * D) + vi);\n"
-    "            }\n"
+    "            if (vi < nvec) cur[k] = gk_ld_stream((const uint4 *)(x + row * D) + vi);\n"
     "        }\n"
     "        float c0, s = 0.f, q = 0.f;\n"
     "        {\n"
@@ -4950,11 +4922,12 @@ static const char *const gk__src_norm[] = {
     "        if (var < 0.f) var = 0.f; /* rounding only; a NaN stays NaN */\n"
     "        const float rstd = rsqrtf(var + eps);\n"
     "        uint4 *orow = (uint4 *)(out + row * D);\n"
-    "        const uint4 *xn = (const uint4 *)(x + nrow * D);\n"
     "#pragma unroll\n"
     "        for (int k = 0; k < V; k++) {\n"
     "            int vi = lane + 32 * k;\n"
     "            if (vi < nvec) {\n"
+    ,
+    /* chunk */
     "                float y[E], wv[E], bv[E];\n"
     "                N::ld(cur[k], y);\n"
     "#pragma unroll\n"
@@ -4970,12 +4943,7 @@ static const char *const gk__src_norm[] = {
     "                    for (int e = 0; e < E; e++) y[e] = y[e] + bv[e];\n"
     "                }\n"
     "                __stcs(orow + vi, N::st(y));\n"
-    "                if (PF == 1 && nrow < rows) cur[k] = gk_ld_stream(xn + vi);\n"
     "            }\n"
-    "        }\n"
-    "        if (PF == 2) {\n"
-    "#pragma unroll\n"
-    "            for (int k = 0; k < V; k++) cur[k] = nxt[PF == 2 \? k : 0];\n"
     "        }\n"
     "    }\n"
     "}\n"
@@ -4990,8 +4958,6 @@ static const char *const gk__src_norm[] = {
     "template <int DT, int WT, int U, bool ADD>\n"
     "__device__ __forceinline__ void gk_warpnorm(gk_i64 rows, int D, int G, int mode, float eps, const typename gk_ty<DT>::S *x,\n"
     "                                            const typename gk_ty<DT>::S *res, typename gk_ty<DT>::S *h,\n"
-    ,
-    /* chunk */
     "                                            typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,\n"
     "                                            const typename gk_ty<WT>::S *b) {\n"
     "    typedef gk_nv<DT> N;\n"
@@ -5024,6 +4990,8 @@ static const char *const gk__src_norm[] = {
     "#pragma unroll\n"
     "                    for (int e = 0; e < E; e++) a[e] += c[e];\n"
     "                    raw[u] = N::st(a);\n"
+    ,
+    /* chunk */
     "                    ((uint4 *)(h + row * D))[cl] = raw[u];\n"
     "                }\n"
     "            }\n"
@@ -5063,8 +5031,6 @@ static const char *const gk__src_norm[] = {
     "                    if (w) {\n"
     "                        gk_ldw<WT, E>(w, cl * E, wv);\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "                        for (int e = 0; e < E; e++) y[e] = y[e] * wv[e];\n"
     "                    }\n"
     "                    if (b) {\n"
@@ -5102,6 +5068,8 @@ static const char *const gk__src_norm[] = {
     "        if (mode == 2) {\n"
     "            const S *rr = res + row * L;\n"
     "            S *hr = h + row * L;\n"
+    ,
+    /* chunk */
     "            for (gk_i64 c = threadIdx.x; c < L; c += blockDim.x) hr[c] = T::st(T::ld(xr[c]) + T::ld(rr[c]));\n"
     "            __syncthreads();\n"
     "            xr = hr;\n"
@@ -5135,8 +5103,6 @@ static const char *const gk__src_norm[] = {
     "    }\n"
     "}\n"
     "\n"
-    ,
-    /* chunk */
     "// gk_rownorm_* (mode 0 / 1) and gk_addrownorm_* (mode 2: x + residual, h written).\n"
     "// At most 64 registers (2 blocks of 512 threads an SM; 128 threads: 8 rows in\n"
     "// flight an SM): unbounded, the compiler hoisted the weight loads and took\n"
@@ -5151,6 +5117,8 @@ static const char *const gk__src_norm[] = {
     "    }                                                                                                                    \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(512, V == 8 \? 1 : 2) gk_addrownorm_##DTN##_##WTN##_v##V(                               \\\n"
     "        gk_i64 rows, int D, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res,     \\\n"
+    ,
+    /* chunk */
     "        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \\\n"
     "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
     "        gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V, true>(rows, D, 2, eps, x, res, h, out, w, b);                           \\\n"
@@ -5164,39 +5132,31 @@ static const char *const gk__src_norm[] = {
     "        const gk_ty<GK_DT_##WTN>::S *w) {                                                                               \\\n"
     "        gk_rmsnorm_p<GK_DT_##DTN, GK_DT_##WTN, V>(rows, D, eps, x, out, w);                                              \\\n"
     "    }\n"
-    "// the warp-per-row layer norm, V = 4, 8, 16 vectors a lane; PF 0 / 1 every\n"
-    "// V, PF 2 V <= 8. Blocks of 128 threads (4 rows at a time); the bounds keep\n"
-    "// V = 16 within 128 registers (4 blocks an SM), V = 8 within 80 (6), V = 4\n"
-    "// within 64 (8); PF 2 holds two rows: 8 -> 128, 4 -> 80.\n"
-    ,
-    /* chunk */
-    "#define GK_LNWARP_K(DTN, WTN, V, PF, SUF, MINB)                                                                        \\\n"
-    "    extern \"C\" __global__ void __launch_bounds__(128, MINB) gk_lnwarp##SUF##_##DTN##_##WTN##_v##V(                        \\\n"
+    "// the warp-per-row layer norm, V = 4, 8, 16 vectors a lane. Blocks of 128\n"
+    "// threads (4 rows at a time); the bounds keep V = 16 within 128 registers\n"
+    "// (4 blocks an SM), V = 8 within 80 (6), V = 4 within 64 (8).\n"
+    "#define GK_LNWARP_K(DTN, WTN, V, MINB)                                                                                   \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(128, MINB) gk_lnwarp_##DTN##_##WTN##_v##V(                              \\\n"
     "        gk_i64 rows, int D, float eps, const gk_ty<GK_DT_##DTN>::S *x, gk_ty<GK_DT_##DTN>::S *out,                      \\\n"
     "        const gk_ty<GK_DT_##WTN>::S *w, const gk_ty<GK_DT_##WTN>::S *b) {                                               \\\n"
-    "        gk_lnwarp<GK_DT_##DTN, GK_DT_##WTN, V, PF>(rows, D, eps, x, out, w, b);                                        \\\n"
+    "        gk_lnwarp<GK_DT_##DTN, GK_DT_##WTN, V>(rows, D, eps, x, out, w, b);                                              \\\n"
     "    }\n"
     "#define GK_LNWARP(DTN, WTN)                                                                                              \\\n"
-    "    GK_LNWARP_K(DTN, WTN, 4, 0, , 8)                                                                                     \\\n"
-    "    GK_LNWARP_K(DTN, WTN, 8, 0, , 6)                                                                                     \\\n"
-    "    GK_LNWARP_K(DTN, WTN, 16, 0, , 4)                                                                                    \\\n"
-    "    GK_LNWARP_K(DTN, WTN, 4, 1, _pf, 8)                                                                                  \\\n"
-    "    GK_LNWARP_K(DTN, WTN, 8, 1, _pf, 6)                                                                                  \\\n"
-    "    GK_LNWARP_K(DTN, WTN, 16, 1, _pf, 4)                                                                                 \\\n"
-    "    GK_LNWARP_K(DTN, WTN, 4, 2, _pf2, 6)                                                                                 \\\n"
-    "    GK_LNWARP_K(DTN, WTN, 8, 2, _pf2, 4)\n"
+    "    GK_LNWARP_K(DTN, WTN, 4, 8)                                                                                          \\\n"
+    "    GK_LNWARP_K(DTN, WTN, 8, 6)                                                                                          \\\n"
+    "    GK_LNWARP_K(DTN, WTN, 16, 4)\n"
     "#define GK_NORMS(DTN, WTN)                                                                                               \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(128, 8) gk_warpnorm_##DTN##_##WTN(                                                                \\\n"
     "        gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \\\n"
     "        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \\\n"
+    ,
+    /* chunk */
     "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
     "        gk_warpnorm<GK_DT_##DTN, GK_DT_##WTN, 4, false>(rows, D, G, mode, eps, x, res, h, out, w, b);                   \\\n"
     "    }                                                                                                                    \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(128, 6) gk_addwarpnorm_##DTN##_##WTN(                                                             \\\n"
     "        gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \\\n"
     "        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \\\n"
-    ,
-    /* chunk */
     "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
     "        gk_warpnorm<GK_DT_##DTN, GK_DT_##WTN, 4, true>(rows, D, G, 2, eps, x, res, h, out, w, b);                       \\\n"
     "    }                                                                                                                    \\\n"
@@ -5219,6 +5179,8 @@ static const char *const gk__src_norm[] = {
     "GK_NORMS(f16, f16)\n"
     "GK_NORMS(f16, f32)\n"
     "GK_NORMS(bf16, bf16)\n"
+    ,
+    /* chunk */
     "GK_NORMS(bf16, f32)\n"
     ,
     NULL};

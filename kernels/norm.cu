@@ -8,12 +8,10 @@
 //    add+rms over a contiguous last dim with 16-byte aligned rows;
 //  gk_rmsnorm_p_*: the same RMS norm on a persistent grid, the next row
 //    prefetched during the current one (for a few waves' worth of rows);
-//  gk_lnwarp_*, gk_lnwarp_pf_*, gk_lnwarp_pf2_*: the layer norm (mode 0, no
-//    residual) with one warp per row, the row in registers (V = 4, 8, 16
-//    16-byte vectors a lane: rows of 33 to 512 vectors), shuffle-only
-//    reductions; without prefetch, with the next row's loads rolling in
-//    behind this row's stores, or issued before this row's reduction (the
-//    host's gk__ln_variant picks; measured on the H100: the plain form wins
+//  gk_lnwarp_*: the layer norm (mode 0, no residual) with one warp per row,
+//    the row in registers (V = 4, 8, 16 16-byte vectors a lane: rows of 33
+//    to 512 vectors), shuffle-only reductions; the host launches one row a
+//    warp or a persistent grid (gk__ln_variant; measured on the H100 it wins
 //    for rows of at most 128 vectors, gk_rownorm above, see gk__norm);
 //  gk_gnorm_*: one block per row of any length, three passes (mean,
 //    centred variance, output); the affine index of column c of row r is
@@ -269,22 +267,17 @@ __device__ __forceinline__ void gk_rmsnorm_p(gk_i64 rows, int D, float eps, cons
 // the grid). Statistics and rounding as gk_rownorm mode 0: sums of x - c0 and
 // (x - c0)^2 about the row's first element c0 (lane 0's, shuffled; 0 when it
 // is not finite), biased variance clamped at 0, y = ((x - c0) - m1) * rstd,
-// then * weight, + bias, stored rounded once. PF (the host's variants):
-//  0: loads of a row, statistics, output (the host launches one row a warp,
-//     or a persistent grid);
-//  1: persistent, rolling prefetch: as soon as a lane has written vector k
-//     of its row it loads vector k of its next row into the same registers,
-//     so the next row's loads are in flight during this row's output and the
-//     next row's statistics wait only for what has not arrived (V vectors of
-//     registers, every V);
-//  2: persistent, the next row's loads issued before this row's reduction
-//     (as gk_rmsnorm_p; two rows of registers, so V <= 8 only).
-// Rows are 16-byte aligned with D a multiple of the vector (the host's
-// condition); the rows stream (L1 bypassed on loads, evict-first stores),
-// weights and bias through gk_ldw (they stay in L1). Launched with
+// then * weight, + bias, stored rounded once. The host launches one row a
+// warp (variant 1) or a persistent grid (variant 2, as many blocks as are
+// resident). Rows are 16-byte aligned with D a multiple of the vector (the
+// host's condition); the rows stream (L1 bypassed on loads, evict-first
+// stores), weights and bias through gk_ldw (they stay in L1). Launched with
 // programmatic stream serialization: nothing touched before gk_pdl_wait.
-// Not yet measured on a GPU (bench/bench_nn.c times every variant).
-template <int DT, int WT, int V, int PF>
+// Two persistent prefetching forms (_pf: the next row's loads rolling in
+// behind this row's stores; _pf2: issued before this row's reduction) were
+// never the fastest kernel on any shape measured on the H100 (gk__norm has
+// the numbers) and were removed; e502025 has them.
+template <int DT, int WT, int V>
 __device__ __forceinline__ void gk_lnwarp(gk_i64 rows, int D, float eps, const typename gk_ty<DT>::S *x,
                                           typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,
                                           const typename gk_ty<WT>::S *b) {
@@ -293,34 +286,15 @@ __device__ __forceinline__ void gk_lnwarp(gk_i64 rows, int D, float eps, const t
     const int nvec = D / E, lane = threadIdx.x & 31;
     const gk_i64 nw = (gk_i64)gridDim.x * (blockDim.x >> 5);
     gk_i64 row = (gk_i64)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
-    uint4 cur[V], nxt[PF == 2 ? V : 1];
+    uint4 cur[V];
     gk_pdl_launch();
     gk_pdl_wait();
-    if (PF) {
+    for (; row < rows; row += nw) {
 #pragma unroll
         for (int k = 0; k < V; k++) {
             int vi = lane + 32 * k;
             cur[k] = make_uint4(0u, 0u, 0u, 0u);
-            if (row < rows && vi < nvec) cur[k] = gk_ld_stream((const uint4 *)(x + row * D) + vi);
-        }
-    }
-    for (; row < rows; row += nw) {
-        const gk_i64 nrow = row + nw;
-        if (PF == 0) {
-#pragma unroll
-            for (int k = 0; k < V; k++) {
-                int vi = lane + 32 * k;
-                cur[k] = make_uint4(0u, 0u, 0u, 0u);
-                if (vi < nvec) cur[k] = gk_ld_stream((const uint4 *)(x + row * D) + vi);
-            }
-        }
-        if (PF == 2) {
-#pragma unroll
-            for (int k = 0; k < V; k++) {
-                int vi = lane + 32 * k;
-                nxt[PF == 2 ? k : 0] = make_uint4(0u, 0u, 0u, 0u);
-                if (nrow < rows && vi < nvec) nxt[PF == 2 ? k : 0] = gk_ld_stream((const uint4 *)(x + nrow * D) + vi);
-            }
+            if (vi < nvec) cur[k] = gk_ld_stream((const uint4 *)(x + row * D) + vi);
         }
         float c0, s = 0.f, q = 0.f;
         {
@@ -345,7 +319,6 @@ __device__ __forceinline__ void gk_lnwarp(gk_i64 rows, int D, float eps, const t
         if (var < 0.f) var = 0.f; /* rounding only; a NaN stays NaN */
         const float rstd = rsqrtf(var + eps);
         uint4 *orow = (uint4 *)(out + row * D);
-        const uint4 *xn = (const uint4 *)(x + nrow * D);
 #pragma unroll
         for (int k = 0; k < V; k++) {
             int vi = lane + 32 * k;
@@ -365,12 +338,7 @@ __device__ __forceinline__ void gk_lnwarp(gk_i64 rows, int D, float eps, const t
                     for (int e = 0; e < E; e++) y[e] = y[e] + bv[e];
                 }
                 __stcs(orow + vi, N::st(y));
-                if (PF == 1 && nrow < rows) cur[k] = gk_ld_stream(xn + vi);
             }
-        }
-        if (PF == 2) {
-#pragma unroll
-            for (int k = 0; k < V; k++) cur[k] = nxt[PF == 2 ? k : 0];
         }
     }
 }
@@ -553,25 +521,19 @@ __device__ __forceinline__ void gk_gnorm(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64
         const gk_ty<GK_DT_##WTN>::S *w) {                                                                               \
         gk_rmsnorm_p<GK_DT_##DTN, GK_DT_##WTN, V>(rows, D, eps, x, out, w);                                              \
     }
-// the warp-per-row layer norm, V = 4, 8, 16 vectors a lane; PF 0 / 1 every
-// V, PF 2 V <= 8. Blocks of 128 threads (4 rows at a time); the bounds keep
-// V = 16 within 128 registers (4 blocks an SM), V = 8 within 80 (6), V = 4
-// within 64 (8); PF 2 holds two rows: 8 -> 128, 4 -> 80.
-#define GK_LNWARP_K(DTN, WTN, V, PF, SUF, MINB)                                                                        \
-    extern "C" __global__ void __launch_bounds__(128, MINB) gk_lnwarp##SUF##_##DTN##_##WTN##_v##V(                        \
+// the warp-per-row layer norm, V = 4, 8, 16 vectors a lane. Blocks of 128
+// threads (4 rows at a time); the bounds keep V = 16 within 128 registers
+// (4 blocks an SM), V = 8 within 80 (6), V = 4 within 64 (8).
+#define GK_LNWARP_K(DTN, WTN, V, MINB)                                                                                   \
+    extern "C" __global__ void __launch_bounds__(128, MINB) gk_lnwarp_##DTN##_##WTN##_v##V(                              \
         gk_i64 rows, int D, float eps, const gk_ty<GK_DT_##DTN>::S *x, gk_ty<GK_DT_##DTN>::S *out,                      \
         const gk_ty<GK_DT_##WTN>::S *w, const gk_ty<GK_DT_##WTN>::S *b) {                                               \
-        gk_lnwarp<GK_DT_##DTN, GK_DT_##WTN, V, PF>(rows, D, eps, x, out, w, b);                                        \
+        gk_lnwarp<GK_DT_##DTN, GK_DT_##WTN, V>(rows, D, eps, x, out, w, b);                                              \
     }
 #define GK_LNWARP(DTN, WTN)                                                                                              \
-    GK_LNWARP_K(DTN, WTN, 4, 0, , 8)                                                                                     \
-    GK_LNWARP_K(DTN, WTN, 8, 0, , 6)                                                                                     \
-    GK_LNWARP_K(DTN, WTN, 16, 0, , 4)                                                                                    \
-    GK_LNWARP_K(DTN, WTN, 4, 1, _pf, 8)                                                                                  \
-    GK_LNWARP_K(DTN, WTN, 8, 1, _pf, 6)                                                                                  \
-    GK_LNWARP_K(DTN, WTN, 16, 1, _pf, 4)                                                                                 \
-    GK_LNWARP_K(DTN, WTN, 4, 2, _pf2, 6)                                                                                 \
-    GK_LNWARP_K(DTN, WTN, 8, 2, _pf2, 4)
+    GK_LNWARP_K(DTN, WTN, 4, 8)                                                                                          \
+    GK_LNWARP_K(DTN, WTN, 8, 6)                                                                                          \
+    GK_LNWARP_K(DTN, WTN, 16, 4)
 #define GK_NORMS(DTN, WTN)                                                                                               \
     extern "C" __global__ void __launch_bounds__(128, 8) gk_warpnorm_##DTN##_##WTN(                                                                \
         gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \
