@@ -36,6 +36,9 @@ static const char *const gk__src_attention[] = {
     "//                         time, online softmax in f32; split over the key\n"
     "//                         sequence (gridDim.y) writes partial results\n"
     "//   gk_attn_combine_<dt>  merges the splits (flash-decoding)\n"
+    "//   gk_attn_dec_<dt>      decode (one query): K / V tiles in shared memory\n"
+    "//   gk_attn_dec3_<dt>_<D> decode on tensor cores (mma.sync), D 64 / 128, up to\n"
+    "//                         8 q heads a kv head: the default where it applies\n"
     "// Layout: q [B, Sq, Hq, D], k / v [B, Skv, Hkv, D], out [B, Sq, Hq, D]\n"
     "// (strides in elements; the last dim contiguous). q head h reads kv head\n"
     "// h / (Hq / Hkv). Causal: query i sees key j <= i + (kv_len - q_len).\n"
@@ -80,12 +83,12 @@ static const char *const gk__src_attention[] = {
     "    if (p.causal) { gk_i64 lim = i + (kvlen - qlen) + 1; if (lim < jend) jend = lim < 0 \? 0 : lim; }\n"
     "    gk_i64 chunk = (jend + p.splits - 1) / p.splits, j0 = split * chunk, j1 = j0 + chunk < jend \? j0 + chunk : jend;\n"
     "    const S *q = (const S *)p.q + b * p.q_bs + i * p.q_ss + h * p.q_hs;\n"
+    ,
+    /* chunk */
     "    for (int d = lane; d < D; d += 32) qs[warp][d] = (float)T::ld(q[d]) * p.scale;\n"
     "    __syncwarp();\n"
     "    const S *kb = (const S *)p.k + b * p.k_bs + hk * p.k_hs;\n"
     "    const S *vb = (const S *)p.v + b * p.v_bs + hk * p.v_hs;\n"
-    ,
-    /* chunk */
     "    const float *mrow = p.mask \? (const float *)p.mask + b * p.m_bs + i * p.m_qs : 0;\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
     "    float m = NEG, l = 0.0f, o[8];\n"
@@ -144,14 +147,14 @@ static const char *const gk__src_attention[] = {
     "    gk_i64 kvlen = p.kv_lens \? p.kv_lens[b] : p.Skv;\n"
     "    return kvlen > p.Skv \? p.Skv : kvlen < 0 \? 0 : kvlen;\n"
     "}\n"
+    ,
+    /* chunk */
     "__device__ __forceinline__ int gk_attn_nsplit(const gk_attn_p &p, gk_i64 b) {\n"
     "    if (p.tile == 0 || !p.kv_lens) return p.splits;\n"
     "    gk_i64 kvlen = gk_attn_kvlen(p, b);\n"
     "    gk_i64 n = (kvlen + p.chunk - 1) / p.chunk;\n"
     "    return n < 1 \? 1 : n > p.splits \? p.splits : (int)n;\n"
     "}\n"
-    ,
-    /* chunk */
     "template <int DT> __device__ __forceinline__ void gk_attn_combine(const gk_attn_p &p) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename T::S S;\n"
@@ -207,12 +210,12 @@ static const char *const gk__src_attention[] = {
     "// coalesced, the whole tile in flight at once); every q head of the group scores from\n"
     "// that copy, so K / V are read from DRAM once; two stages, so the next tile loads\n"
     "// while this one is computed. Softmax online over the tiles (exact within one); the\n"
+    ,
+    /* chunk */
     "// split's (m, l, o) per q head go to p.part for gk_attn_combine.\n"
     "// Shared memory: K, V [2][tile][D + 8], q [G][D] f32, scores [G][tile], o [G][D] f32,\n"
     "// m / l / rescale [G] each.\n"
     "__device__ __forceinline__ void gk_dec_cp16(void *smem, const void *gmem) {\n"
-    ,
-    /* chunk */
     "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\\n\" ::\"r\"((unsigned)__cvta_generic_to_shared(smem)), \"l\"(gmem));\n"
     "}\n"
     "// two 16-bit values of a 32-bit word to f32 (no NaN canonicalisation: inner loops)\n"
@@ -254,14 +257,14 @@ static const char *const gk__src_attention[] = {
     "    if (j0 < j1) load(j0, 0); // in flight while q is read\n"
     "    for (int e = tid; e < G * D; e += nt) {\n"
     "        int g = e / D, d = e - g * D;\n"
+    ,
+    /* chunk */
     "        qs[e] = (float)T::ld(((const S *)p.q)[b * p.q_bs + (hk * G + g) * p.q_hs + d]) * p.scale;\n"
     "        os[e] = 0.0f;\n"
     "    }\n"
     "    for (int g = tid; g < G; g += nt) { ms[g] = NEG; ls[g] = 0.0f; }\n"
     "    int stage = 0;\n"
     "    for (gk_i64 jt = j0; jt < j1; jt += C, stage ^= 1) {\n"
-    ,
-    /* chunk */
     "        const int nk = (int)(j1 - jt < C \? j1 - jt : C);\n"
     "        const uint4 *Kt = Ks + stage * 2 * C * RW, *Vt = Vs + stage * 2 * C * RW;\n"
     "        if (jt + C < j1) {\n"
@@ -316,13 +319,13 @@ static const char *const gk__src_attention[] = {
     "            const float *pr = sc + g * C;\n"
     "            float a0 = 0.0f, a1 = 0.0f, b0 = 0.0f, b1 = 0.0f;\n"
     "            int j = 0;\n"
+    ,
+    /* chunk */
     "            for (; j + 2 <= nk; j += 2) {\n"
     "                float v0, v1, w0, w1;\n"
     "                gk_dec_2f<DT>(vc[j * RW * 4], v0, v1);\n"
     "                gk_dec_2f<DT>(vc[(j + 1) * RW * 4], w0, w1);\n"
     "                float p0 = pr[j], p1 = pr[j + 1];\n"
-    ,
-    /* chunk */
     "                a0 = fmaf(p0, v0, a0); a1 = fmaf(p0, v1, a1);\n"
     "                b0 = fmaf(p1, w0, b0); b1 = fmaf(p1, w1, b1);\n"
     "            }\n"
@@ -367,12 +370,12 @@ static const char *const gk__src_attention[] = {
     "//    A fragment of P for P V (the flash-attention re-pack); max over the quad.\n"
     "//  O += P V: B = V for d-tile j, whose column n is d = gk_dec3_vd(j, n), so a lane\n"
     "//    needs the 16-byte chunks gid (and gid + 8 at D 128) of key rows 2 tig, 2 tig + 1,\n"
+    ,
+    /* chunk */
     "//    8 + 2 tig, 9 + 2 tig (8 lanes read 128 contiguous bytes a row); two byte_perms\n"
     "//    make each B register from two rows.\n"
     "// Rows 8..15 of A are zero registers and the C rows they give are dropped at once\n"
     "// (temporaries), so O takes D/4 registers a lane. Keys at or past the split's end\n"
-    ,
-    /* chunk */
     "// are neither loaded nor scored (-inf). At the end the 4 warps merge through\n"
     "// shared memory and the block writes its split's (m, l, o) as gk_attn_dec does\n"
     "// (m in natural-log units), for gk_attn_combine.\n"
@@ -412,11 +415,11 @@ static const char *const gk__src_attention[] = {
     "    gk_i64 kvlen = p.kv_lens \? p.kv_lens[b] : p.Skv;\n"
     "    if (kvlen > p.Skv) kvlen = p.Skv;\n"
     "    if (kvlen < 0) kvlen = 0;\n"
+    ,
+    /* chunk */
     "    const gk_i64 j0 = split * (gk_i64)p.chunk, j1 = j0 + p.chunk < kvlen \? j0 + p.chunk : kvlen;\n"
     "    if (split > 0 && j0 >= kvlen) return; // gk_attn_combine reads splits 0..gk_attn_nsplit() only\n"
     "    const gk_u16 *kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs;\n"
-    ,
-    /* chunk */
     "    const gk_u16 *vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs;\n"
     "    // this lane's quarter of q head gid as A fragments (raw 16-bit pairs; rows >= G zero)\n"
     "    unsigned qa[KS][2];\n"
@@ -471,12 +474,12 @@ static const char *const gk__src_attention[] = {
     "        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
     "        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));\n"
     "        const float mn = fmaxf(m, mx);\n"
+    ,
+    /* chunk */
     "        float corr = 1.0f, pe[2][2] = { { 0.0f, 0.0f }, { 0.0f, 0.0f } };\n"
     "        if (mn != NEG) { // some key of this warp scored: m stays -inf (and o, l zero) until then\n"
     "            corr = exp2f(m - mn);\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "            for (int r = 0; r < 2; r++) { pe[r][0] = exp2f(sc[r][0] - mn); pe[r][1] = exp2f(sc[r][1] - mn); }\n"
     "        }\n"
     "        m = mn;\n"

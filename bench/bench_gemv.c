@@ -115,8 +115,8 @@ static void run_attn(int nc, int variant, double copy_gbs) {
     gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
     printf("attn_decode    bf16 kv 8192 H32/8 D128 %-8s %-12s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", nc > 1 ? "rotated" : "same", kn, ms * 1e3, gbs,
            100 * gbs / copy_gbs);
-    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"kv\": 8192, \"Hq\": 32, \"Hkv\": 8, \"D\": 128, \"caches\": \"%s\", \"kernel\": \"%s\", \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
-                    jfirst ? "" : ",\n", nc > 1 ? "rotated" : "same", kn, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
+    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"kv\": 8192, \"Hq\": 32, \"Hkv\": 8, \"D\": 128, \"caches\": \"%s\", \"kernel\": \"%s\", \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+                    jfirst ? "" : ",\n", nc > 1 ? "rotated" : "same", kn, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
     { /* the same calls captured once as a CUDA graph and replayed, as a decode step runs them: no host
          time between kernels (back-to-back calls above include the host's launch work per call) */
         gk_stream *gs = NULL, *old = gk_get_stream(ctx);
@@ -143,8 +143,8 @@ static void run_attn(int nc, int variant, double copy_gbs) {
             gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
             printf("attn_decode    bf16 kv 8192 H32/8 D128 %-8s %-12s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", nc > 1 ? "rotated" : "same", kn,
                    ms * 1e3, gbs, 100 * gbs / copy_gbs);
-            if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"kv\": 8192, \"Hq\": 32, \"Hkv\": 8, \"D\": 128, \"caches\": \"%s\", \"kernel\": \"%s\", \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
-                            nc > 1 ? "rotated" : "same", kn, ms * 1e3, gbs, gbs / copy_gbs);
+            if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"kv\": 8192, \"Hq\": 32, \"Hkv\": 8, \"D\": 128, \"caches\": \"%s\", \"kernel\": \"%s\", \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+                            nc > 1 ? "rotated" : "same", kn, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs);
         }
         if (gr) gk_graph_destroy(ctx, gr);
         gk_set_stream(ctx, old);

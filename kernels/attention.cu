@@ -3,6 +3,9 @@
 //                         time, online softmax in f32; split over the key
 //                         sequence (gridDim.y) writes partial results
 //   gk_attn_combine_<dt>  merges the splits (flash-decoding)
+//   gk_attn_dec_<dt>      decode (one query): K / V tiles in shared memory
+//   gk_attn_dec3_<dt>_<D> decode on tensor cores (mma.sync), D 64 / 128, up to
+//                         8 q heads a kv head: the default where it applies
 // Layout: q [B, Sq, Hq, D], k / v [B, Skv, Hkv, D], out [B, Sq, Hq, D]
 // (strides in elements; the last dim contiguous). q head h reads kv head
 // h / (Hq / Hkv). Causal: query i sees key j <= i + (kv_len - q_len).
