@@ -72,7 +72,7 @@ check-kernels: $(ARCHS:%=check-kernels-%)
 check-kernels-%: build/check_kernels
 	@tools/run_tests.sh "build/check_kernels $*"
 
-# warning-free as C99 (gcc, clang), as C++, with GPUKIT_NO_CUDA, and the Windows path cross-compiled
+# warning-free as C99 (gcc, clang), as C++, with GPUKIT_NO_CUDA (whose demo must open no CUDA library), and the Windows path cross-compiled
 # (examples/demo.c holds gpukit.h's implementation, load_safetensors.c also gpukit_llm.h's)
 CC_CHECK_SRCS := examples/demo.c examples/load_safetensors.c
 compile-checks: | build
@@ -82,6 +82,10 @@ compile-checks: | build
 	  g++ -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_gxx.o; \
 	  clang++ -x c++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_clangxx.o; \
 	  gcc -std=c99 -Wall -Wextra -Wpedantic -Werror -DGPUKIT_NO_CUDA -I. -c $$s -o build/cc_nocuda.o; done
+	@echo "compile-checks: GPUKIT_NO_CUDA opens no library (demo under LD_DEBUG=libs)"; \
+	  gcc -std=c99 -O1 -Wall -Wextra -Wpedantic -Werror -DGPUKIT_NO_CUDA -I. -o build/demo_nocuda examples/demo.c $(LDLIBS) && \
+	  LD_DEBUG=libs build/demo_nocuda > build/demo_nocuda.log 2>&1 && grep -q "matches the host" build/demo_nocuda.log && \
+	  if grep -E "find library=lib(cuda|nvrtc|cublas)" build/demo_nocuda.log; then echo "compile-checks: GPUKIT_NO_CUDA build opened the libraries above"; exit 1; fi
 	@if command -v $(MINGW) >/dev/null 2>&1; then \
 	  for s in $(CC_CHECK_SRCS); do echo "$(MINGW) -std=c99 ... -c $$s"; \
 	  $(MINGW) -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_mingw.o || exit 1; done; \

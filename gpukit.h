@@ -1822,7 +1822,12 @@ static const char *const gk__cublaslt_names[] = { "libcublasLt.so.13", "libcubla
 static void gk__load_nvrtc(gk_ctx *ctx) {
     char why[1200], missing[128];
     int maj = 0, min = 0, n = 0;
-    gk__lib l = gk__open_lib(ctx->desc.nvrtc_lib, "GPUKIT_NVRTC_LIB", gk__nvrtc_names, why, sizeof why);
+    gk__lib l;
+#ifdef GPUKIT_NO_CUDA /* as documented: no library is opened */
+    gk__log(ctx, GK_LOG_INFO, "NVRTC not loaded: gpukit was built with GPUKIT_NO_CUDA");
+    return;
+#endif
+    l = gk__open_lib(ctx->desc.nvrtc_lib, "GPUKIT_NVRTC_LIB", gk__nvrtc_names, why, sizeof why);
     if (!l) {
         gk__log(ctx, ctx->backend == GK_BACKEND_CUDA ? GK_LOG_WARN : GK_LOG_INFO,
                 "NVRTC not found: GPU kernels unavailable unless already in the kernel cache (%s)", why);
