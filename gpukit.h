@@ -5807,59 +5807,40 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
         int G = (int)(p.Hq / p.Hkv);
         int dec = p.Sq == 1 && !p.mask && !p.q_lens && sq->dtype != GK_F32 && p.D % 8 == 0 && G <= 32 && (p.k_ss % 8) == 0 && (p.v_ss % 8) == 0 &&
                   ((p.k | p.v) & 15) == 0 && (p.k_bs % 8) == 0 && (p.v_bs % 8) == 0 && (p.k_hs % 8) == 0 && (p.v_hs % 8) == 0;
-        if (dec && (p.D == 64 || p.D == 128) && G <= 8 && gk__dec_variant != 0 && p.B <= 65535 && p.Hkv <= 65535) {
-            /* decode on tensor cores (gk_attn_dec3): blocks of 4 warps, each warp streaming its
-               own 16-key blocks into registers; 2 blocks a SM are resident (at most 255
-               registers), splits = gk__dec3_per_sm blocks a SM over B * Hkv, a split a multiple of 64 keys
-               (one 16-key block a warp), at most 256 (the combine's limit) */
+        if (dec) {
+            /* decode: a block per (b, kv head, split), one wave: splits = the resident
+               slots over B * Hkv, so every SM streams the same bytes; sized for the longest
+               cache (kv_lens are read on the device); at most 256 (the combine's limit).
+               A split is `chunk` keys, a multiple of the kernel's granule.
+               - gk_attn_dec3 (tensor cores; D 64 / 128, at most 8 q heads a kv head; the
+                 default): blocks of 4 warps, each warp streaming its own 16-key blocks into
+                 registers, 2 blocks a SM resident (at most 255 registers; the split count
+                 is sized for gk__dec3_per_sm a SM), granule 64 keys (a 16-key block a warp).
+               - gk_attn_dec (the rest): K / V tiles of 64 keys (32 above D 128) in two
+                 shared-memory stages, as many blocks a SM as the shared memory holds,
+                 granule 8 keys. (A minimum of one tile a split measured slower: batch-8
+                 decode of the 0.5B shape went from 8164 to 6198 tok/s, batch 1 unchanged.) */
             static const char *const k3[2][2] = { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } };
-            int64_t bh = p.B * p.Hkv, slots = (int64_t)ctx->info.sm_count * gk__dec3_per_sm, chunk;
-            p.splits = (int)GK__MAX(GK__MIN(GK__MIN(slots / bh, (p.Skv + 63) / 64), (int64_t)256), (int64_t)1);
-            chunk = ((p.Skv + p.splits - 1) / p.splits + 63) / 64 * 64;
-            if (chunk < 64) chunk = 64;
-            p.splits = (int)GK__MAX((p.Skv + chunk - 1) / chunk, (int64_t)1);
-            if (chunk > 2147483647) st = gk__err(ctx, GK_ERR_LIMIT, "%s: a cache of %lld keys is too long", W, (long long)p.Skv);
-            p.tile = 16;
-            p.chunk = (int)chunk;
-            if (st == GK_OK) {
-                gk__cu_ptr ws;
-                st = gk__workspace(ctx, (size_t)(p.B * p.Hq * p.splits * (p.D + 2)) * 4, &ws, W);
-                p.part = ws;
+            const int d3 = (p.D == 64 || p.D == 128) && G <= 8 && gk__dec_variant != 0;
+            int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, gran = d3 ? 64 : 8, slots, chunk, smem = 0;
+            const char *kn;
+            if (d3) {
+                slots = (int64_t)ctx->info.sm_count * gk__dec3_per_sm;
+                kn = k3[sq->dtype == GK_BF16][p.D == 128];
+                p.tile = 16;
+            } else {
+                int64_t bps;
+                smem = 4 * C * (p.D / 8 + 1) * 16 + (2 * G * p.D + G * C + 3 * G) * 4;
+                bps = GK__MAX(GK__MIN((int64_t)ctx->info.max_smem_per_block_optin / (smem + 1024), (int64_t)8), (int64_t)1);
+                slots = (int64_t)ctx->info.sm_count * bps;
+                kn = sq->dtype == GK_BF16 ? "gk_attn_dec_bf16" : "gk_attn_dec_f16";
+                p.tile = (int)C;
             }
-            g[0] = (unsigned)p.Hkv; g[1] = (unsigned)p.splits; g[2] = (unsigned)p.B;
-            bl[0] = 128; bl[1] = 1; bl[2] = 1;
-            args[0] = &p;
-            if (st == GK_OK)
-                st = gk__launch_ex(ctx, GK__MOD_ATTENTION, k3[sq->dtype == GK_BF16][p.D == 128], g, bl, 0, args, GK__LAUNCH_PDL, W);
-            if (st == GK_OK) gk__dec3_launches++;
-            g[0] = (unsigned)rows; g[1] = 1;
-            bl[0] = p.D > 96 ? 128u : (unsigned)((p.D + 31) / 32 * 32);
-            if (st == GK_OK) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, GK__LAUNCH_PDL, W);
-            if (p.part) gk__unuse(ctx, ctx->ws);
-            gk__operands_done(ctx, &ops, st);
-            gk__unlock(&ctx->mu);
-            return st;
-        }
-        if (dec) { /* decode: K/V tiles shared by the q heads of a kv head (gk_attn_dec) */
-            /* Tiles of 64 keys (32 above D 128), two stages in shared memory; a block
-               per (b, kv head, split). One wave: splits = the resident slots (about 3 a SM
-               at D 128) over B * Hkv, so every SM streams the same bytes; sized for the
-               longest cache (kv_lens are read on the device); at most 256 (the combine's
-               limit). A split is `chunk` keys (a multiple of 8), its last tile partial. */
-            int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, slots, bps, chunk;
-            int64_t smem = 4 * C * (p.D / 8 + 1) * 16 + (2 * G * p.D + G * C + 3 * G) * 4;
-            bps = (int64_t)ctx->info.max_smem_per_block_optin / (smem + 1024);
-            bps = GK__MAX(GK__MIN(bps, (int64_t)8), (int64_t)1);
-            slots = (int64_t)ctx->info.sm_count * bps;
-            /* (a minimum of one tile a split measured slower: batch-8 decode of the 0.5B shape went
-               from 8164 to 6198 tok/s, batch 1 unchanged) */
-            p.splits = (int)GK__MAX(GK__MIN(GK__MIN(slots / bh, (p.Skv + 7) / 8), (int64_t)256), (int64_t)1);
-            chunk = ((p.Skv + p.splits - 1) / p.splits + 7) / 8 * 8;
-            if (chunk < 8) chunk = 8;
+            p.splits = (int)GK__MAX(GK__MIN(GK__MIN(slots / bh, (p.Skv + gran - 1) / gran), (int64_t)256), (int64_t)1);
+            chunk = GK__MAX(((p.Skv + p.splits - 1) / p.splits + gran - 1) / gran * gran, gran);
             p.splits = (int)GK__MAX((p.Skv + chunk - 1) / chunk, (int64_t)1);
+            p.chunk = (int)GK__MIN(chunk, (int64_t)2147483647);
             if (chunk > 2147483647) st = gk__err(ctx, GK_ERR_LIMIT, "%s: a cache of %lld keys is too long", W, (long long)p.Skv);
-            p.tile = (int)C;
-            p.chunk = (int)chunk;
             if (p.Hkv > 65535 || p.B > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: %lld kv heads or batch %lld above 65535", W, (long long)p.Hkv, (long long)p.B);
             if (st == GK_OK) {
                 gk__cu_ptr ws;
@@ -5872,9 +5853,8 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             /* both kernels wait for their predecessor (gk_pdl_wait) before they read anything:
                programmatic dependent launch (sm_90+) overlaps their start with its tail. Splits
                past a sequence's kv_len return at once and the combine skips them. */
-            if (st == GK_OK)
-                st = gk__launch_ex(ctx, GK__MOD_ATTENTION, sq->dtype == GK_BF16 ? "gk_attn_dec_bf16" : "gk_attn_dec_f16", g, bl, (unsigned)smem, args,
-                                   GK__LAUNCH_PDL, W);
+            if (st == GK_OK) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, kn, g, bl, (unsigned)smem, args, GK__LAUNCH_PDL, W);
+            if (st == GK_OK && d3) gk__dec3_launches++;
             g[0] = (unsigned)rows; g[1] = 1;
             bl[0] = p.D > 96 ? 128u : (unsigned)((p.D + 31) / 32 * 32); /* the combine's launch bound */
             if (st == GK_OK) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, GK__LAUNCH_PDL, W);
