@@ -611,9 +611,14 @@ GKDEF gk_status gk_topk_new(gk_ctx *ctx, gk_tensor x, int64_t k, gk_tensor *valu
         Philox4x32-10 (counter {row, step lo, step hi, 0}, key {seed lo, seed hi})
         picks the candidate where the running weight passes r (index order when
         neither top_k nor top_p filter, else largest first).
-   A row with no finite logit gives -1. One block per row; with top_k / top_p the
-   candidates (less those of weight 0) are sorted in shared memory up to 4096 of them,
-   else in the workspace (correct, slower: e.g. top_p without top_k on flat logits). */
+   A row with no finite logit gives -1. On the device each row is split over many blocks
+   (partial maxima and integer weight sums, or per-part top-k candidates, then a small
+   block per row; the results are the same, since every sum is of integers) when
+   temperature > 0 without top_k / top_p, with 0 < top_k <= 1024 (top_p and min_p
+   allowed), or greedy with penalties, for vocab <= 4194304. Else one block per row
+   (greedy without penalties: many blocks from vocab 8192); top_p without top_k and
+   top_k > 1024 sort the candidates (less those of weight 0) in shared memory up to 4096
+   of them, else in the workspace (correct, slower: e.g. top_p without top_k on flat logits). */
 typedef struct gk_sample_desc {
     float temperature;        /* <= 0: greedy */
     int top_k;                /* 0: off; >= vocab: off */
@@ -7093,6 +7098,89 @@ static void gk__sample_cpu(const void *vp) {
 }
 static const char *const gk__k_sample[GK_DTYPE_COUNT] = GK__DTNAMES("gk_sample_", "");
 static const char *const gk__k_greedy_part[GK_DTYPE_COUNT] = GK__DTNAMES("gk_greedy_part_", "");
+static const char *const gk__k_spen[GK_DTYPE_COUNT] = GK__DTNAMES("gk_spen_", "");
+static const char *const gk__k_smax[GK_DTYPE_COUNT] = GK__DTNAMES("gk_smax_", "");
+static const char *const gk__k_ssum[GK_DTYPE_COUNT] = GK__DTNAMES("gk_ssum_", "");
+static const char *const gk__k_sfin[GK_DTYPE_COUNT] = GK__DTNAMES("gk_sfin_", "");
+static const char *const gk__k_stkpart[GK_DTYPE_COUNT] = GK__DTNAMES("gk_stkpart_", "");
+#define GK__SCHUNK 8192    /* GK_SCHUNK in kernels/sample.cu */
+#define GK__SKPART 4096    /* GK_SKPART */
+#define GK__SFINKEYS 8192  /* GK_SFINKEYS */
+#define GK__SP_KMAX 1024   /* the largest top_k of the many-blocks path */
+#define GK__SP_SMAX 512    /* the most parts per row of the temperature path (gk_sfin's block) */
+static size_t gk__al256(size_t x) { return (x + 255) & ~(size_t)255; } /* also for the lstm and stft workspaces below */
+/* Sampling over many blocks per row (kernels/sample.cu, "sampling over many blocks per row"):
+   mode 1, temperature without top-k / top-p (or greedy with penalties): per part the
+   largest key, then (temperature > 0) per part the kept weight, then per row the draw;
+   mode 2, 0 < top_k <= GK__SP_KMAX: per part its top-k keys, then per row the top k of
+   those, sorted, and the draw. Penalties first go to a list of per-row overrides. */
+static gk_status gk__sample_parts(gk_ctx *ctx, const gk__sample_p *p, int mode, int pen, gk__cu_ptr pt, gk__cu_ptr pl, gk__cu_ptr ppv,
+                                  const char *where) {
+    gk__sp spc = p->sp;
+    const gk__sp *sp = &spc;
+    int64_t sms = ctx->info.sm_count > 0 ? ctx->info.sm_count : 1, want = (2 * sms + sp->B - 1) / sp->B, C, cmin, cmax;
+    int k = sp->top_k, Ci, Si, P = 0;
+    size_t ob = pen ? gk__al256((size_t)sp->B * (size_t)sp->n_prev * 8) : 0, pb, total;
+    unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
+    gk__cu_ptr ws = 0, ovr = 0, w1 = 0, w2 = 0;
+    gk_status st;
+    /* parts of C elements: about two blocks per SM over the batch, C in cmin..cmax */
+    cmin = mode == 2 ? (8 * (int64_t)k < 1024 ? 1024 : 8 * (int64_t)k < GK__SKPART ? 8 * (int64_t)k : GK__SKPART) : 1024;
+    cmax = mode == 2 ? GK__SKPART : GK__SCHUNK;
+    if (mode == 1 && (sp->V + GK__SP_SMAX - 1) / GK__SP_SMAX > cmin) cmin = (sp->V + GK__SP_SMAX - 1) / GK__SP_SMAX; /* <= cmax */
+    C = (sp->V + want - 1) / want;
+    C = (C + 255) / 256 * 256;
+    C = C < cmin ? cmin : C > cmax ? cmax : C;
+    Ci = (int)C;
+    Si = (int)((sp->V + C - 1) / C);
+    pb = gk__al256((size_t)sp->B * (size_t)Si * 8);
+    if (mode == 2) {
+        P = (int)gk__pow2_at_least(k);
+        total = ob + (size_t)sp->B * (size_t)Si * (size_t)k * 8;
+    } else total = ob + 2 * pb;
+    st = gk__workspace(ctx, total, &ws, where);
+    if (st != GK_OK) return st;
+    if (pen) ovr = ws;
+    w1 = ws + ob;
+    w2 = w1 + pb;
+    if (pen) {
+        void *args[4] = { &spc, &pl, &ppv, &ovr };
+        grid[0] = (unsigned)gk__grid_cap(ctx, (int64_t)sp->B * ((sp->n_prev + 255) / 256), 8);
+        st = gk__launch_ex(ctx, GK__MOD_SAMPLE, gk__k_spen[p->dt], grid, block, 0, args, GK__LAUNCH_PDL, where);
+    }
+    grid[0] = (unsigned)gk__grid_cap(ctx, (int64_t)sp->B * Si, 8);
+    if (mode == 2) {
+        if (st == GK_OK) {
+            void *args[7] = { &spc, &pl, &ovr, &Ci, &Si, &k, &w1 };
+            st = gk__launch_ex(ctx, GK__MOD_SAMPLE, gk__k_stkpart[p->dt], grid, block, 0, args, GK__LAUNCH_PDL, where);
+        }
+        if (st == GK_OK) {
+            void *args[6] = { &spc, &pt, &Si, &k, &P, &w1 };
+            int64_t nc = (int64_t)Si * k;
+            grid[0] = (unsigned)gk__grid_cap(ctx, sp->B, 2);
+            block[0] = 512;
+            st = gk__launch_ex(ctx, GK__MOD_SAMPLE, "gk_stkfin_k", grid, block, (unsigned)((P + (nc <= GK__SFINKEYS ? nc : 0)) * 8), args,
+                               GK__LAUNCH_PDL, where);
+        }
+    } else {
+        if (st == GK_OK) {
+            void *args[6] = { &spc, &pl, &ovr, &Ci, &Si, &w1 };
+            st = gk__launch_ex(ctx, GK__MOD_SAMPLE, gk__k_smax[p->dt], grid, block, 0, args, GK__LAUNCH_PDL, where);
+        }
+        if (st == GK_OK && sp->temperature > 0.0f) {
+            void *args[7] = { &spc, &pl, &ovr, &Ci, &Si, &w1, &w2 };
+            st = gk__launch_ex(ctx, GK__MOD_SAMPLE, gk__k_ssum[p->dt], grid, block, 0, args, GK__LAUNCH_PDL, where);
+        }
+        if (st == GK_OK) {
+            void *args[8] = { &spc, &pt, &pl, &ovr, &Ci, &Si, &w1, &w2 };
+            grid[0] = (unsigned)gk__grid_cap(ctx, sp->B, 2);
+            block[0] = 512;
+            st = gk__launch_ex(ctx, GK__MOD_SAMPLE, gk__k_sfin[p->dt], grid, block, 0, args, GK__LAUNCH_PDL, where);
+        }
+    }
+    gk__unuse(ctx, ctx->ws);
+    return st;
+}
 
 GKDEF gk_status gk_sample(gk_ctx *ctx, gk_tensor tokens, gk_tensor logits, gk_tensor prev, const gk_sample_desc *desc) {
     static const char *const names[3] = { "tokens", "logits", "prev" };
@@ -7158,7 +7246,12 @@ GKDEF gk_status gk_sample(gk_ctx *ctx, gk_tensor tokens, gk_tensor logits, gk_te
         p.tokens = (int32_t *)(uintptr_t)pt; p.logits = (const char *)(uintptr_t)pl; p.prev = (const int32_t *)(uintptr_t)ppv;
         const gk__sp *sp = &p.sp;
         int pen = sp->n_prev > 0 && ((sp->rep > 0.0f && sp->rep != 1.0f) || sp->presence != 0.0f || sp->freq != 0.0f);
+        int topk = sp->top_k > 0 && sp->top_k < sp->V, topp = sp->top_p < 1.0;
+        /* 1: temperature over every token (or greedy with penalties), 2: top-k, 0: one block per row */
+        int mode = sp->temperature > 0.0f ? (topk ? (sp->top_k <= GK__SP_KMAX) * 2 : !topp) : pen;
+        if (mode && sp->V > (int64_t)GK__SP_SMAX * GK__SCHUNK) mode = 0; /* more parts than gk_sfin takes (or merges well) */
         if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__sample_cpu, &p, sizeof p, where);
+        else if (mode) st = gk__sample_parts(ctx, &p, mode, pen, pt, pl, ppv, where);
         else if (!(sp->temperature > 0.0f) && !pen && sp->V >= 8192) {
             /* greedy without penalties: each row over many blocks, then a merge of the parts */
             int64_t sms = ctx->info.sm_count > 0 ? ctx->info.sm_count : 1, S = (4 * sms + sp->B - 1) / sp->B;
@@ -9179,7 +9272,6 @@ static void gk__lstm_cpu(const void *vp) {
         }
     }
 }
-static size_t gk__al256(size_t x) { return (x + 255) & ~(size_t)255; }
 
 GKDEF gk_status gk_lstm(gk_ctx *ctx, gk_tensor out, gk_tensor h_n, gk_tensor c_n, gk_tensor x, gk_tensor w_ih, gk_tensor w_hh,
                         gk_tensor b_ih, gk_tensor b_hh, gk_tensor h0, gk_tensor c0) {

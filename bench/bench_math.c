@@ -201,6 +201,17 @@ int main(int argc, char **argv) {
         TIME("sample_temp_bf16_8x151936", (size_t)8 * 151936 * 2, gk_sample(ctx, tok, l8, prev, &sd));
         sd.top_k = 50; sd.top_p = 0.9f; sd.repetition_penalty = 1.1f;
         TIME("sample_topk50_topp_bf16_8x151936", (size_t)8 * 151936 * 2, gk_sample(ctx, tok, l8, prev, &sd));
+        {   /* batch 1 (decode): the first rows of the same inputs and settings */
+            gk_tensor l1, tok1, prev1;
+            CK(gk_view_slice(ctx, l8, 0, 0, 1, 1, &l1));
+            CK(gk_view_slice(ctx, tok, 0, 0, 1, 1, &tok1));
+            CK(gk_view_slice(ctx, prev, 0, 0, 1, 1, &prev1));
+            sd.top_k = 0; sd.top_p = 0; sd.repetition_penalty = 0;
+            TIME("sample_temp_bf16_1x151936", (size_t)151936 * 2, gk_sample(ctx, tok1, l1, prev1, &sd));
+            sd.top_k = 50; sd.top_p = 0.9f; sd.repetition_penalty = 1.1f;
+            TIME("sample_topk50_topp_bf16_1x151936", (size_t)151936 * 2, gk_sample(ctx, tok1, l1, prev1, &sd));
+            gk_tensor_free(ctx, l1); gk_tensor_free(ctx, tok1); gk_tensor_free(ctx, prev1);
+        }
         gk_tensor_free(ctx, x); gk_tensor_free(ctx, v); gk_tensor_free(ctx, ix); gk_tensor_free(ctx, l8); gk_tensor_free(ctx, tok);
         gk_tensor_free(ctx, prev);
     }

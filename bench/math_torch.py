@@ -85,16 +85,16 @@ gen = torch.Generator(device=dev)
 gen.manual_seed(1234)
 
 
-def sample_temp():
-    p = torch.softmax(l8.float() / 0.8, -1)
+def sample_temp(lg=l8):
+    p = torch.softmax(lg.float() / 0.8, -1)
     return torch.multinomial(p, 1, generator=gen)
 
 
-def sample_hf():  # HF-style: repetition penalty, temperature, top-k, top-p, multinomial
-    lg = l8.float()
-    sc = torch.gather(lg, 1, prev)
+def sample_hf(lg=l8, pv=prev):  # HF-style: repetition penalty, temperature, top-k, top-p, multinomial
+    lg = lg.float()
+    sc = torch.gather(lg, 1, pv)
     sc = torch.where(sc < 0, sc * 1.1, sc / 1.1)
-    lg = lg.scatter(1, prev, sc) / 0.8
+    lg = lg.scatter(1, pv, sc) / 0.8
     v, i = torch.topk(lg, 50, -1)
     p = torch.softmax(v, -1)
     cp = torch.cumsum(p, -1)
@@ -105,6 +105,9 @@ def sample_hf():  # HF-style: repetition penalty, temperature, top-k, top-p, mul
 
 timed("sample_temp_bf16_8x151936", 8 * 151936 * 2, sample_temp)
 timed("sample_topk50_topp_bf16_8x151936", 8 * 151936 * 2, sample_hf)
+prev1 = prev[:1].clone()
+timed("sample_temp_bf16_1x151936", 151936 * 2, lambda: sample_temp(l1))
+timed("sample_topk50_topp_bf16_1x151936", 151936 * 2, lambda: sample_hf(l1, prev1))
 
 if args.json:
     with open(args.json, "w") as f:

@@ -66,6 +66,35 @@ template <int WT, int E> __device__ __forceinline__ void gk_ldw(const typename g
     }
 }
 
+// The layer norm's shifted statistics: from the sums s of (x - c) and q of
+// (x - c)^2 over the D elements of a row, m1 = E[x - c] and rstd (the mean is
+// c + m1; c + m1 itself is never formed, it would round)
+__device__ __forceinline__ void gk_ln_stats(float s, float q, int D, float eps, float &m1, float &rstd) {
+    m1 = s / (float)D;
+    float var = q / (float)D - m1 * m1;
+    if (var < 0.f) var = 0.f; /* rounding only; a NaN stays NaN */
+    rstd = rsqrtf(var + eps);
+}
+// the layer norm of E elements of columns col .. col + E - 1: ((y - c) - m1) * rstd,
+// times the weights and plus the biases where given
+template <int WT, int E>
+__device__ __forceinline__ void gk_ln_out(float *y, float c, float m1, float rstd, const typename gk_ty<WT>::S *w,
+                                          const typename gk_ty<WT>::S *b, int col) {
+    float t[E];
+#pragma unroll
+    for (int e = 0; e < E; e++) y[e] = ((y[e] - c) - m1) * rstd;
+    if (w) {
+        gk_ldw<WT, E>(w, col, t);
+#pragma unroll
+        for (int e = 0; e < E; e++) y[e] = y[e] * t[e];
+    }
+    if (b) {
+        gk_ldw<WT, E>(b, col, t);
+#pragma unroll
+        for (int e = 0; e < E; e++) y[e] = y[e] + t[e];
+    }
+}
+
 // One block per row, V 16-byte vectors a thread (vector vi = tid + k * T),
 // the row kept in registers as loaded (raw) between the statistics and the
 // output; weights and biases as 16-byte loads at the output.
@@ -127,11 +156,8 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
                 }
             }
             gk_block_sum2(s, q, sh2);
-            m1 = s / (float)D;
-            mean = c0; /* y = ((x - c) - m1) * rstd: x - c is exact, c + m1 would round */
-            float var = q / (float)D - m1 * m1;
-            if (var < 0.f) var = 0.f; /* rounding only; a NaN stays NaN */
-            rstd = rsqrtf(var + eps);
+            mean = c0;
+            gk_ln_stats(s, q, D, eps, m1, rstd);
         } else {
 #pragma unroll
             for (int k = 0; k < V; k++) {
@@ -147,22 +173,10 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
         for (int k = 0; k < V; k++) {
             int vi = threadIdx.x + k * blockDim.x;
             if (vi < nvec) {
-                float y[E], wv[E], bv[E];
+                float y[E], wv[E];
                 N::ld(raw[k], y);
-                if (mode == 0) {
-#pragma unroll
-                    for (int e = 0; e < E; e++) y[e] = ((y[e] - mean) - m1) * rstd;
-                    if (w) {
-                        gk_ldw<WT, E>(w, vi * E, wv);
-#pragma unroll
-                        for (int e = 0; e < E; e++) y[e] = y[e] * wv[e];
-                    }
-                    if (b) {
-                        gk_ldw<WT, E>(b, vi * E, bv);
-#pragma unroll
-                        for (int e = 0; e < E; e++) y[e] = y[e] + bv[e];
-                    }
-                } else {
+                if (mode == 0) gk_ln_out<WT, E>(y, mean, m1, rstd, w, b, vi * E);
+                else {
 #pragma unroll
                     for (int e = 0; e < E; e++) y[e] = y[e] * rstd;
                     N::rnd(y);
@@ -312,31 +326,16 @@ __device__ __forceinline__ void gk_lnwarp(gk_i64 rows, int D, float eps, const t
                 for (int e = 0; e < E; e++) { float d = f[e] - c0; s += d; q += d * d; }
             }
         }
-        s = gk_warp_sum(s);
-        q = gk_warp_sum(q);
-        const float m1 = s / (float)D;
-        float var = q / (float)D - m1 * m1;
-        if (var < 0.f) var = 0.f; /* rounding only; a NaN stays NaN */
-        const float rstd = rsqrtf(var + eps);
+        float m1, rstd;
+        gk_ln_stats(gk_warp_sum(s), gk_warp_sum(q), D, eps, m1, rstd);
         uint4 *orow = (uint4 *)(out + row * D);
 #pragma unroll
         for (int k = 0; k < V; k++) {
             int vi = lane + 32 * k;
             if (vi < nvec) {
-                float y[E], wv[E], bv[E];
+                float y[E];
                 N::ld(cur[k], y);
-#pragma unroll
-                for (int e = 0; e < E; e++) y[e] = ((y[e] - c0) - m1) * rstd;
-                if (w) {
-                    gk_ldw<WT, E>(w, vi * E, wv);
-#pragma unroll
-                    for (int e = 0; e < E; e++) y[e] = y[e] * wv[e];
-                }
-                if (b) {
-                    gk_ldw<WT, E>(b, vi * E, bv);
-#pragma unroll
-                    for (int e = 0; e < E; e++) y[e] = y[e] + bv[e];
-                }
+                gk_ln_out<WT, E>(y, c0, m1, rstd, w, b, vi * E);
                 __stcs(orow + vi, N::st(y));
             }
         }

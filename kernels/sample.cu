@@ -6,7 +6,10 @@
 // digits, shared histograms) finds the k-th largest key, the selected keys
 // are gathered and bitonic-sorted (shared memory up to 4096, else the
 // workspace). Sampling follows exactly the algorithm of gk__sample_cpu in
-// gpukit.h (integer weights, so any summation order gives the same result).
+// gpukit.h (integer weights, so any summation order gives the same result):
+// gk_sample_rows with one block per row, or, for long rows, the kernels of
+// "sampling over many blocks per row" at the end (parts of a row in separate
+// blocks, then one small block per row).
 #include "gk_common.cuh"
 
 #define GK_SMEM_SORT 4096
@@ -19,12 +22,41 @@ __device__ __forceinline__ gk_u32 gk_fkey(float f) {
 __device__ __forceinline__ gk_u64 gk_comp(float f, int i) { return ((gk_u64)gk_fkey(f) << 32) | (gk_u64)(~(gk_u32)i); }
 
 // the k-th largest (1-based) of n distinct keys get(i); every key >= the
-// result is selected (exactly k of them)
-template <class F> __device__ __forceinline__ gk_u64 gk_radix_select(F get, int n, int k) {
+// result is selected (exactly k of them). skip: first find the bits where all
+// keys agree (a reduction over the keys) and skip the digits made of them
+// (16-bit floats: the low half of the value word; the high index bits of a
+// part), which would leave every live key in one bin.
+template <class F> __device__ __forceinline__ gk_u64 gk_radix_select(F get, int n, int k, bool skip = false) {
     __shared__ unsigned hist[256];
-    __shared__ gk_u64 sh[3];
-    gk_u64 prefix = 0, mask = 0;
+    __shared__ gk_u64 sh[3], sor[32], sand[32];
+    gk_u64 prefix = 0, mask = 0, vary = ~0ull, all = 0;
+    if (skip) {
+        gk_u64 o = 0, a = ~0ull;
+        int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+        for (int i = threadIdx.x; i < n; i += blockDim.x) {
+            gk_u64 c = get(i);
+            o |= c;
+            a &= c;
+        }
+        for (int off = 16; off > 0; off >>= 1) {
+            o |= __shfl_xor_sync(0xFFFFFFFFu, o, off);
+            a &= __shfl_xor_sync(0xFFFFFFFFu, a, off);
+        }
+        __syncthreads();
+        if (lane == 0) { sor[w] = o; sand[w] = a; }
+        __syncthreads();
+        o = 0;
+        a = ~0ull;
+        for (int q = 0; q < nw; q++) { o |= sor[q]; a &= sand[q]; }
+        vary = o ^ a; // bits that differ somewhere
+        all = a;      // elsewhere: the bits every key has
+    }
     for (int shift = 56; shift >= 0; shift -= 8) {
+        if (((vary >> shift) & 255) == 0) { // one digit for every key: nothing to count
+            prefix |= all & ((gk_u64)255 << shift);
+            mask |= (gk_u64)255 << shift;
+            continue;
+        }
         for (int i = threadIdx.x; i < 256; i += blockDim.x) hist[i] = 0;
         __syncthreads();
         for (int i = threadIdx.x; i < n; i += blockDim.x) {
@@ -38,16 +70,31 @@ template <class F> __device__ __forceinline__ gk_u64 gk_radix_select(F get, int 
             }
         }
         __syncthreads();
-        if (threadIdx.x == 0) {
-            unsigned cum = 0;
-            for (int d = 255; d >= 0; d--) {
-                if (cum + hist[d] >= (unsigned)k) {
-                    sh[0] = prefix | ((gk_u64)d << shift);
-                    sh[1] = (gk_u64)(k - (int)cum);
-                    sh[2] = hist[d];
-                    break;
+        if (threadIdx.x < 32) {
+            // the digit where the count from the top reaches k: lane l sums digits 255 - 8l ... 248 - 8l,
+            // a warp scan finds the lane, that lane its digit (as a serial scan from 255 down would)
+            int lane = (int)threadIdx.x;
+            unsigned h[8], s = 0;
+#pragma unroll
+            for (int q = 0; q < 8; q++) { h[q] = hist[255 - 8 * lane - q]; s += h[q]; }
+            unsigned inc = s;
+            for (int off = 1; off < 32; off <<= 1) {
+                unsigned t = __shfl_up_sync(0xFFFFFFFFu, inc, off);
+                if (lane >= off) inc += t;
+            }
+            unsigned ball = __ballot_sync(0xFFFFFFFFu, inc >= (unsigned)k); // lane 31 holds every live key (>= k)
+            if (lane == __ffs(ball) - 1) {
+                unsigned cum = inc - s;
+#pragma unroll
+                for (int q = 0; q < 8; q++) {
+                    if (cum + h[q] >= (unsigned)k) {
+                        sh[0] = prefix | ((gk_u64)(255 - 8 * lane - q) << shift);
+                        sh[1] = (gk_u64)(k - (int)cum);
+                        sh[2] = h[q];
+                        break;
+                    }
+                    cum += h[q];
                 }
-                cum += hist[d];
             }
         }
         __syncthreads();
@@ -259,6 +306,57 @@ __device__ __forceinline__ double gk_sw(float x, float m, float temp, gk_u64 *w)
     return s;
 }
 
+// the f32 value of a key (inverse of gk_fkey; no key of the sampling paths is a NaN)
+__device__ __forceinline__ float gk_fval(gk_u64 key) {
+    gk_u32 h = (gk_u32)(key >> 32);
+    return __int_as_float((int)((h & 0x80000000u) ? (h & 0x7FFFFFFFu) : ~h));
+}
+// the 64 random bits of row b: Philox4x32-10 of counter {b, step lo, step hi, 0}, key {seed lo, seed hi}
+__device__ __forceinline__ gk_u64 gk_rand64(const gk_sp &sp, int b) {
+    gk_u32 c[4] = { (gk_u32)b, sp.step0, sp.step1, 0u };
+    gk_philox(c, sp.key0, sp.key1);
+    return ((gk_u64)c[0] << 32) | c[1];
+}
+// The draw of gk__sample_cpu over n candidates in their order (val(j): the logit of candidate
+// j, tok(j): its token; m: the row's largest logit), by the whole block. Candidate j is kept
+// when (top-p off, or the weight of the candidates before it is < top_p of all of theirs)
+// and (x_j - m) / T >= log(min_p); r = floor(u * Z2) (Z2: the kept weight) unless fixed, then
+// r = u (< the kept weight); the thread whose kept candidate brings the running kept weight
+// above r writes its token to *out. Each thread takes a contiguous run of candidates and block
+// scans place the runs: the sums are integers, so this equals the serial loop exactly.
+template <class FV, class FT>
+__device__ __forceinline__ void gk_draw(const gk_sp &sp, int n, float m, bool topp, bool fixed, gk_u64 u, FV val, FT tok, int *out) {
+    int L = (n + (int)blockDim.x - 1) / (int)blockDim.x, j0 = (int)threadIdx.x * L, j1 = j0 + L < n ? j0 + L : n;
+    gk_u64 preA = 0, Z = 0, wj;
+    double target = 0;
+    if (topp) {
+        gk_u64 sa = 0;
+        for (int j = j0; j < j1; j++) { gk_sw(val(j), m, sp.temperature, &wj); sa += wj; }
+        preA = gk_block_exscan(sa, &Z);
+        target = __dmul_rn(sp.top_p, (double)Z);
+    }
+    gk_u64 cum = preA, sb = 0, Z2;
+    for (int j = j0; j < j1; j++) {
+        double s = gk_sw(val(j), m, sp.temperature, &wj);
+        if ((!topp || (double)cum < target) && s >= sp.log_min_p) sb += wj;
+        cum += wj;
+    }
+    gk_u64 preB = gk_block_exscan(sb, &Z2);
+    gk_u64 r = fixed ? u : __umul64hi(u, Z2);
+    if (sb > 0 && r >= preB && r < preB + sb) {
+        gk_u64 run = preB;
+        cum = preA;
+        for (int j = j0; j < j1; j++) {
+            double s = gk_sw(val(j), m, sp.temperature, &wj);
+            if ((!topp || (double)cum < target) && s >= sp.log_min_p) {
+                run += wj;
+                if (run > r) { *out = tok(j); break; }
+            }
+            cum += wj;
+        }
+    }
+}
+
 template <int DT> __device__ __forceinline__ void gk_sample_rows(const gk_sp &sp, int *tokens, const typename gk_ty<DT>::S *logits,
                                                                  const int *prev, float *xws, gk_u64 *gbuf) {
     typedef gk_ty<DT> T;
@@ -346,39 +444,9 @@ template <int DT> __device__ __forceinline__ void gk_sample_rows(const gk_sp &sp
             gk_gather(get, live, V, t, buf);
             gk_bitonic_desc(buf, n, p);
         }
-#define GK_CAND(j) (sorted ? (int)~(gk_u32)buf[j] : (j))
-        int L = (n + (int)blockDim.x - 1) / (int)blockDim.x, j0 = (int)threadIdx.x * L, j1 = j0 + L < n ? j0 + L : n;
-        gk_u64 preA = 0, Z = 0, wj;
-        double target = 0;
-        if (topp) {
-            gk_u64 sa = 0;
-            for (int j = j0; j < j1; j++) { gk_sw(xr[GK_CAND(j)], m, sp.temperature, &wj); sa += wj; }
-            preA = gk_block_exscan(sa, &Z);
-            target = __dmul_rn(sp.top_p, (double)Z);
-        }
-        gk_u64 cum = preA, sb = 0, Z2;
-        for (int j = j0; j < j1; j++) {
-            double s = gk_sw(xr[GK_CAND(j)], m, sp.temperature, &wj);
-            if ((!topp || (double)cum < target) && s >= sp.log_min_p) sb += wj;
-            cum += wj;
-        }
-        gk_u64 preB = gk_block_exscan(sb, &Z2);
-        gk_u32 c[4] = { (gk_u32)b, sp.step0, sp.step1, 0u };
-        gk_philox(c, sp.key0, sp.key1);
-        gk_u64 r = __umul64hi(((gk_u64)c[0] << 32) | c[1], Z2);
-        if (sb > 0 && r >= preB && r < preB + sb) {
-            gk_u64 run = preB;
-            cum = preA;
-            for (int j = j0; j < j1; j++) {
-                double s = gk_sw(xr[GK_CAND(j)], m, sp.temperature, &wj);
-                if ((!topp || (double)cum < target) && s >= sp.log_min_p) {
-                    run += wj;
-                    if (run > r) { tokens[(gk_i64)b * sp.tst] = GK_CAND(j); break; }
-                }
-                cum += wj;
-            }
-        }
-#undef GK_CAND
+        auto val = [&](int j) -> float { return xr[sorted ? (int)~(gk_u32)buf[j] : j]; };
+        auto tok = [&](int j) -> int { return sorted ? (int)~(gk_u32)buf[j] : j; };
+        gk_draw(sp, n, m, topp, false, gk_rand64(sp, b), val, tok, tokens + (gk_i64)b * sp.tst);
         __syncthreads();
     }
 }
@@ -438,3 +506,286 @@ extern "C" __global__ void gk_greedy_fin_k(gk_sp sp, int S, const gk_u64 *part, 
         gk_sample_rows<GK_DT_##DTN>(sp, tokens, logits, prev, xws, gbuf);                                           \
     }
 GK_SAMPLE(f32) GK_SAMPLE(f16) GK_SAMPLE(bf16)
+
+// ---- sampling over many blocks per row ----
+// The row is cut into parts of C elements (the last one shorter); a block per
+// part, then a small block per row. Same results as gk_sample_rows (and
+// gk__sample_cpu): every sum is of integer weights, so parts may be summed in
+// any order, and each part's top-k candidates contain the row's (keys are
+// distinct). Every kernel here may be launched with programmatic dependent
+// launch: it waits for the previous kernels before it touches memory.
+#define GK_SCHUNK 8192  // the largest part of the temperature path (floats in shared memory)
+#define GK_SKPART 4096  // the largest part of the top-k path (keys in shared memory)
+#define GK_SFINKEYS 8192 // the top-k finish copies up to this many candidates to shared memory
+
+// a penalized logit: token t (-1: none, a repeat or out of range) gets value x
+struct gk_ovr {
+    int t;
+    float x;
+};
+// Penalties: for entry j of prev[b], ovr[b * n_prev + j] = {t, penalized x_t} when j is the
+// first occurrence of a token t in 0..V-1, else {-1, 0} (as gk_sample_rows applies them).
+template <int DT> __device__ __forceinline__ void gk_spen(const gk_sp &sp, const typename gk_ty<DT>::S *logits, const int *prev, gk_ovr *ovr) {
+    typedef gk_ty<DT> T;
+    const float NEG_INF = -__int_as_float(0x7F800000);
+    int per = (sp.n_prev + (int)blockDim.x - 1) / (int)blockDim.x;
+    gk_pdl_launch();
+    gk_pdl_wait();
+    for (gk_i64 blk = blockIdx.x; blk < (gk_i64)sp.B * per; blk += gridDim.x) {
+        int b = (int)(blk / per), j = (int)(blk - (gk_i64)b * per) * (int)blockDim.x + (int)threadIdx.x;
+        if (j >= sp.n_prev) continue;
+        const int *pr = prev + (gk_i64)b * sp.prs;
+        int t = pr[(gk_i64)j * sp.pcs], c = 0, first = t >= 0 && t < sp.V;
+        for (int q = 0; first && q < sp.n_prev; q++)
+            if (pr[(gk_i64)q * sp.pcs] == t) {
+                if (q < j) { first = 0; break; }
+                c++;
+            }
+        gk_ovr o;
+        o.t = -1;
+        o.x = 0.0f;
+        if (first) {
+            float x = (float)T::ld(logits[(gk_i64)b * sp.lrs + (gk_i64)t * sp.lcs]);
+            x = x != x ? NEG_INF : x;
+            if (sp.rep > 0.0f && sp.rep != 1.0f) x = x > 0.0f ? __fdiv_rn(x, sp.rep) : __fmul_rn(x, sp.rep);
+            if (sp.presence != 0.0f || sp.freq != 0.0f) x = __fsub_rn(x, __fadd_rn(__fmul_rn((float)c, sp.freq), sp.presence));
+            o.t = t;
+            o.x = x != x ? NEG_INF : x;
+        }
+        ovr[(gk_i64)b * sp.n_prev + j] = o;
+    }
+}
+// elements i0 .. i0 + cn - 1 of row lr (NaN as -inf, then the penalized values of ov, the
+// row's n_prev entries, when not NULL) to sx[0 .. cn); ends with a block barrier
+template <int DT> __device__ __forceinline__ void gk_sload(const gk_sp &sp, const typename gk_ty<DT>::S *lr, const gk_ovr *ov, int i0, int cn,
+                                                           float *sx) {
+    typedef gk_ty<DT> T;
+    const float NEG_INF = -__int_as_float(0x7F800000);
+    for (int base = 0; base < cn; base += 8 * (int)blockDim.x) {
+        float v[8];
+#pragma unroll
+        for (int u = 0; u < 8; u++) { // eight loads in flight per thread
+            int i = base + u * (int)blockDim.x + (int)threadIdx.x;
+            v[u] = i < cn ? (float)T::ld(__ldg(lr + (gk_i64)(i0 + i) * sp.lcs)) : 0.0f;
+        }
+#pragma unroll
+        for (int u = 0; u < 8; u++) {
+            int i = base + u * (int)blockDim.x + (int)threadIdx.x;
+            if (i < cn) sx[i] = v[u] != v[u] ? NEG_INF : v[u];
+        }
+    }
+    if (ov) {
+        __syncthreads();
+        for (int j = threadIdx.x; j < sp.n_prev; j += blockDim.x) {
+            gk_ovr o = ov[j];
+            if (o.t >= i0 && o.t - i0 < cn) sx[o.t - i0] = o.x; // tokens of ov are distinct
+        }
+    }
+    __syncthreads();
+}
+// the largest v over the block, to every thread
+__device__ __forceinline__ gk_u64 gk_block_max(gk_u64 v) {
+    __shared__ gk_u64 wm[32];
+    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    for (int off = 16; off > 0; off >>= 1) {
+        gk_u64 o = __shfl_xor_sync(0xFFFFFFFFu, v, off);
+        v = o > v ? o : v;
+    }
+    __syncthreads();
+    if (lane == 0) wm[w] = v;
+    __syncthreads();
+    v = wm[0];
+    for (int q = 1; q < nw; q++) v = wm[q] > v ? wm[q] : v;
+    return v;
+}
+// the row's largest key (0 when no logit is above -inf) from its S part maxima
+__device__ __forceinline__ gk_u64 gk_srowmax(const gk_u64 *pm, int S) {
+    gk_u64 key = 0;
+    for (int q = threadIdx.x; q < S; q += blockDim.x) key = pm[q] > key ? pm[q] : key;
+    return gk_block_max(key);
+}
+
+// ---- temperature path (no top-k / top-p; also greedy with penalties) ----
+// gk_smax: part blk = b * S + p writes the largest key of its elements above -inf (0: none) to pmax[blk].
+template <int DT> __device__ __forceinline__ void gk_smax(const gk_sp &sp, const typename gk_ty<DT>::S *logits, const gk_ovr *ovr, int C, int S,
+                                                          gk_u64 *pmax) {
+    __shared__ float sx[GK_SCHUNK];
+    const float NEG_INF = -__int_as_float(0x7F800000);
+    gk_pdl_launch();
+    gk_pdl_wait();
+    for (gk_i64 blk = blockIdx.x; blk < (gk_i64)sp.B * S; blk += gridDim.x) {
+        int b = (int)(blk / S), p = (int)(blk - (gk_i64)b * S), i0 = p * C, cn = sp.V - i0 < C ? sp.V - i0 : C;
+        gk_sload<DT>(sp, logits + (gk_i64)b * sp.lrs, ovr ? ovr + (gk_i64)b * sp.n_prev : 0, i0, cn, sx);
+        gk_u64 key = 0;
+        for (int i = threadIdx.x; i < cn; i += blockDim.x) {
+            float v = sx[i];
+            gk_u64 c = gk_comp(v, i0 + i);
+            if (v > NEG_INF && c > key) key = c;
+        }
+        key = gk_block_max(key);
+        if (threadIdx.x == 0) pmax[blk] = key;
+        __syncthreads();
+    }
+}
+// gk_ssum: with m the row's largest logit, part blk writes the sum of the integer weights of
+// its elements with (x - m) / T >= log(min_p) to psum[blk].
+template <int DT> __device__ __forceinline__ void gk_ssum(const gk_sp &sp, const typename gk_ty<DT>::S *logits, const gk_ovr *ovr, int C, int S,
+                                                          const gk_u64 *pmax, gk_u64 *psum) {
+    __shared__ float sx[GK_SCHUNK];
+    gk_pdl_launch();
+    gk_pdl_wait();
+    for (gk_i64 blk = blockIdx.x; blk < (gk_i64)sp.B * S; blk += gridDim.x) {
+        int b = (int)(blk / S), p = (int)(blk - (gk_i64)b * S), i0 = p * C, cn = sp.V - i0 < C ? sp.V - i0 : C;
+        gk_u64 key = gk_srowmax(pmax + (gk_i64)b * S, S), sum = 0, w, tot;
+        if (key != 0) { // the same for the whole block
+            float m = gk_fval(key);
+            gk_sload<DT>(sp, logits + (gk_i64)b * sp.lrs, ovr ? ovr + (gk_i64)b * sp.n_prev : 0, i0, cn, sx);
+            for (int i = threadIdx.x; i < cn; i += blockDim.x)
+                if (gk_sw(sx[i], m, sp.temperature, &w) >= sp.log_min_p) sum += w;
+        }
+        gk_block_exscan(sum, &tot);
+        if (threadIdx.x == 0) psum[blk] = tot;
+        __syncthreads();
+    }
+}
+// gk_sfin: a block per row: the row's max (none: -1; greedy: its index), r = floor(u * Z2)
+// (Z2: the sum of the parts' sums, at most 1 part per thread), the part where the running sum
+// passes r, and the draw within that part (in index order).
+template <int DT> __device__ __forceinline__ void gk_sfin(const gk_sp &sp, int *tokens, const typename gk_ty<DT>::S *logits, const gk_ovr *ovr,
+                                                          int C, int S, const gk_u64 *pmax, const gk_u64 *psum) {
+    __shared__ float sx[GK_SCHUNK];
+    __shared__ int shp;
+    __shared__ gk_u64 shr;
+    gk_pdl_launch();
+    gk_pdl_wait();
+    for (int b = blockIdx.x; b < sp.B; b += gridDim.x) {
+        gk_u64 key = gk_srowmax(pmax + (gk_i64)b * S, S);
+        int *out = tokens + (gk_i64)b * sp.tst;
+        if (key == 0 || !(sp.temperature > 0.0f)) { // the same for the whole block
+            if (threadIdx.x == 0) *out = key == 0 ? -1 : (int)~(gk_u32)key;
+            continue;
+        }
+        gk_u64 v = (int)threadIdx.x < S ? psum[(gk_i64)b * S + threadIdx.x] : 0, Z2;
+        if (threadIdx.x == 0) { shp = 0; shr = 0; } // (always overwritten below)
+        gk_u64 pre = gk_block_exscan(v, &Z2);
+        gk_u64 r = __umul64hi(gk_rand64(sp, b), Z2); // < Z2: one part holds it
+        if (v > 0 && r >= pre && r < pre + v) { shp = (int)threadIdx.x; shr = r - pre; }
+        __syncthreads();
+        int p = shp, i0 = p * C, cn = sp.V - i0 < C ? sp.V - i0 : C;
+        gk_u64 rp = shr;
+        gk_sload<DT>(sp, logits + (gk_i64)b * sp.lrs, ovr ? ovr + (gk_i64)b * sp.n_prev : 0, i0, cn, sx);
+        auto val = [&](int j) -> float { return sx[j]; };
+        auto tok = [&](int j) -> int { return i0 + j; };
+        gk_draw(sp, cn, gk_fval(key), false, true, rp, val, tok, out);
+        __syncthreads();
+    }
+}
+
+// ---- top-k path (0 < top_k < V, top_k small; with or without top-p) ----
+// gk_stkpart: part blk writes its min(k, size) largest keys (logits with NaN as -inf, then
+// penalties), unsorted, to cand[blk * k ...], padded with key 0 (below every real key).
+template <int DT> __device__ __forceinline__ void gk_stkpart(const gk_sp &sp, const typename gk_ty<DT>::S *logits, const gk_ovr *ovr, int C, int S,
+                                                             int k, gk_u64 *cand) {
+    typedef gk_ty<DT> T;
+    __shared__ gk_u64 sk[GK_SKPART];
+    __shared__ int pos;
+    const float NEG_INF = -__int_as_float(0x7F800000);
+    gk_pdl_launch();
+    gk_pdl_wait();
+    for (gk_i64 blk = blockIdx.x; blk < (gk_i64)sp.B * S; blk += gridDim.x) {
+        int b = (int)(blk / S), p = (int)(blk - (gk_i64)b * S), i0 = p * C, cn = sp.V - i0 < C ? sp.V - i0 : C;
+        const typename T::S *lr = logits + (gk_i64)b * sp.lrs;
+        for (int base = 0; base < cn; base += 8 * (int)blockDim.x) {
+            float v[8];
+#pragma unroll
+            for (int u = 0; u < 8; u++) {
+                int i = base + u * (int)blockDim.x + (int)threadIdx.x;
+                v[u] = i < cn ? (float)T::ld(__ldg(lr + (gk_i64)(i0 + i) * sp.lcs)) : 0.0f;
+            }
+#pragma unroll
+            for (int u = 0; u < 8; u++) {
+                int i = base + u * (int)blockDim.x + (int)threadIdx.x;
+                if (i < cn) sk[i] = gk_comp(v[u] != v[u] ? NEG_INF : v[u], i0 + i);
+            }
+        }
+        if (ovr) {
+            const gk_ovr *ov = ovr + (gk_i64)b * sp.n_prev;
+            __syncthreads();
+            for (int j = threadIdx.x; j < sp.n_prev; j += blockDim.x) {
+                gk_ovr o = ov[j];
+                if (o.t >= i0 && o.t - i0 < cn) sk[o.t - i0] = gk_comp(o.x, o.t);
+            }
+        }
+        if (threadIdx.x == 0) pos = 0;
+        __syncthreads();
+        auto get = [&](int i) -> gk_u64 { return sk[i]; };
+        int kk = k < cn ? k : cn;
+        gk_u64 t = kk < cn ? gk_radix_select(get, cn, kk, true) : 0, *dst = cand + blk * k;
+        for (int i = threadIdx.x; i < cn; i += blockDim.x) {
+            gk_u64 c = sk[i];
+            if (c >= t) dst[atomicAdd(&pos, 1)] = c;
+        }
+        for (int i = cn + threadIdx.x; i < k; i += blockDim.x) dst[i] = 0;
+        __syncthreads();
+    }
+}
+// gk_stkfin: a block per row: the k largest of the S * k candidates, sorted (shared memory:
+// P = pow2(k) keys, then the candidates when at most GK_SFINKEYS), and the draw in that order.
+__device__ __forceinline__ void gk_stkfin(const gk_sp &sp, int *tokens, int S, int k, int P, const gk_u64 *cand) {
+    extern __shared__ gk_u64 gk_dyn[];
+    gk_u64 *buf = gk_dyn, *sc = gk_dyn + P;
+    const float NEG_INF = -__int_as_float(0x7F800000);
+    int nc = S * k;
+    gk_pdl_launch();
+    gk_pdl_wait();
+    for (int b = blockIdx.x; b < sp.B; b += gridDim.x) {
+        const gk_u64 *cr = cand + (gk_i64)b * nc;
+        if (nc <= GK_SFINKEYS) {
+            for (int i = threadIdx.x; i < nc; i += blockDim.x) sc[i] = cr[i];
+            __syncthreads();
+            cr = sc;
+        }
+        auto get = [&](int i) -> gk_u64 { return cr[i]; };
+        // at least k candidates are real (V > k) and every pad (0) is below them
+        gk_u64 t = gk_radix_select(get, nc, k, true);
+        int cnt = gk_gather(get, gk_all(), nc, t, buf);
+        gk_bitonic_desc(buf, cnt, P);
+        float m = gk_fval(buf[0]);
+        int *out = tokens + (gk_i64)b * sp.tst;
+        if (m == NEG_INF) { // nothing above -inf
+            if (threadIdx.x == 0) *out = -1;
+        } else {
+            auto val = [&](int j) -> float { return gk_fval(buf[j]); };
+            auto tok = [&](int j) -> int { return (int)~(gk_u32)buf[j]; };
+            gk_draw(sp, k, m, sp.top_p < 1.0, false, gk_rand64(sp, b), val, tok, out);
+        }
+        __syncthreads();
+    }
+}
+
+#define GK_SPATH(DTN)                                                                                               \
+    extern "C" __global__ void __launch_bounds__(256) gk_spen_##DTN(gk_sp sp, const gk_ty<GK_DT_##DTN>::S *logits, const int *prev, \
+                                                                     gk_ovr *ovr) {                                 \
+        gk_spen<GK_DT_##DTN>(sp, logits, prev, ovr);                                                                \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(256) gk_smax_##DTN(gk_sp sp, const gk_ty<GK_DT_##DTN>::S *logits, const gk_ovr *ovr, \
+                                                                     int C, int S, gk_u64 *pmax) {                  \
+        gk_smax<GK_DT_##DTN>(sp, logits, ovr, C, S, pmax);                                                          \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(256) gk_ssum_##DTN(gk_sp sp, const gk_ty<GK_DT_##DTN>::S *logits, const gk_ovr *ovr, \
+                                                                     int C, int S, const gk_u64 *pmax, gk_u64 *psum) { \
+        gk_ssum<GK_DT_##DTN>(sp, logits, ovr, C, S, pmax, psum);                                                    \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(512) gk_sfin_##DTN(gk_sp sp, int *tokens, const gk_ty<GK_DT_##DTN>::S *logits, \
+                                                                     const gk_ovr *ovr, int C, int S, const gk_u64 *pmax, \
+                                                                     const gk_u64 *psum) {                          \
+        gk_sfin<GK_DT_##DTN>(sp, tokens, logits, ovr, C, S, pmax, psum);                                            \
+    }                                                                                                               \
+    extern "C" __global__ void __launch_bounds__(256) gk_stkpart_##DTN(gk_sp sp, const gk_ty<GK_DT_##DTN>::S *logits, const gk_ovr *ovr, \
+                                                                        int C, int S, int k, gk_u64 *cand) {        \
+        gk_stkpart<GK_DT_##DTN>(sp, logits, ovr, C, S, k, cand);                                                    \
+    }
+GK_SPATH(f32) GK_SPATH(f16) GK_SPATH(bf16)
+extern "C" __global__ void __launch_bounds__(512) gk_stkfin_k(gk_sp sp, int *tokens, int S, int k, int P, const gk_u64 *cand) {
+    gk_stkfin(sp, tokens, S, k, P, cand);
+}

@@ -1033,6 +1033,84 @@ static void test_sample(void) {
         GKT_CHECK(bad == 0, "sampling with +inf and weight-0 logits: %d bad", bad);
         free(lv); fr(lg); fr(tok);
     }
+    {   /* the device's many-blocks paths (each row split into parts; temperature, 0 < top_k <= 1024, greedy
+           with penalties) and the one-block path beside them, against the reference: vocab of 1, smaller than
+           a part, not a multiple of the part; batch 1 and > 8; top_k above a part's candidate count, 1024,
+           1025 (one block per row), == vocab (off); rows with one finite logit, none, +inf, NaN, half -inf,
+           all but one of weight 0 */
+        static const int64_t shapes[7][2] = { { 1, 1 }, { 3, 37 }, { 1, 1025 }, { 13, 4097 }, { 1, 8193 }, { 9, 40000 }, { 1, 151936 } };
+        static const struct { float T; int k; float p, mp, rep, pres; } cf[11] = {
+            { 1, 0, 0, 0, 0, 0 }, { 0.8f, 0, 0, 0.05f, 0, 0 }, { 1.2f, 0, 0, 0, 1.3f, 0.4f }, { 0, 0, 0, 0, 1.3f, 0.4f },
+            { 1, 1, 0, 0, 0, 0 }, { 0.9f, 50, 0.95f, 0, 1.1f, 0 }, { 0.8f, 40, 0.9f, 0.05f, 0, 0 }, { 1, 600, 0, 0, 0, 0 },
+            { 1, 1024, 0.99f, 0, 0, 0.5f }, { 1, 1025, 0, 0, 0, 0 }, { 1, -1 /* top_k = vocab */, 0, 0.1f, 0, 0 } };
+        int si, ci, var, bad = 0, nrun = 0;
+        for (di = 0; di < 3; di++)
+            for (si = 0; si < 7; si++)
+                for (var = 0; var < 2; var++) {
+                    int64_t B = shapes[si][0], V = shapes[si][1], s[2], sp[2], i, nb = B * V;
+                    double *lv = (double *)malloc(sizeof(double) * (size_t)nb), *td = (double *)malloc(sizeof(double) * (size_t)B);
+                    double *tr = (double *)malloc(sizeof(double) * (size_t)B), *pv = (double *)malloc(sizeof(double) * (size_t)B * 40);
+                    int *type = (int *)malloc(sizeof(int) * (size_t)B);
+                    pair lg, tok, prev;
+                    if (var && si == 6 && di != 2) { free(lv); free(td); free(tr); free(pv); free(type); continue; } /* time */
+                    s[0] = B; s[1] = V; sp[0] = B; sp[1] = 40;
+                    for (i = 0; i < nb; i++) lv[i] = gkt_uniform(-4, 4);
+                    for (b = 0; b < B; b++) {
+                        double *r = lv + b * V;
+                        int64_t f = V - 1 - (b * 31) % V;
+                        type[b] = var ? (int)((b + si) % 6) : -1;
+                        if (type[b] == 0) { for (i = 0; i < V; i++) r[i] = -INFINITY; r[f] = 1.5; }         /* one finite: f */
+                        else if (type[b] == 1) { for (i = 0; i < V; i++) r[i] = i % 3 ? -INFINITY : NAN; } /* none: -1 */
+                        else if (type[b] == 2) { r[(b * 7919) % V] = INFINITY; r[V - 1] = INFINITY; r[0] = NAN; }
+                        else if (type[b] == 3) { for (i = 0; i < V; i += 5) r[i] = NAN; }
+                        else if (type[b] == 4) { for (i = 1; i < V; i += 2) r[i] = -INFINITY; r[V / 2 - V / 2 % 2] = 30; }
+                        else if (type[b] == 5) { for (i = 0; i < V; i++) r[i] = -100 + gkt_uniform(-1, 1); r[V - 1] = 3; }
+                    }
+                    for (i = 0; i < B * 40; i++) pv[i] = i % 7 == 6 ? -1 : i % 11 == 3 ? (double)(V + 5) : floor(gkt_uniform(0, V < 50 ? (double)V : 50));
+                    lg = mk(sdt[di], 2, s, lv);
+                    free(lv);
+                    lv = vals_of(lg); /* as the dtype holds them */
+                    tok = mk(GK_I32, 1, &B, NULL);
+                    prev = mk(GK_I32, 2, sp, pv);
+                    for (ci = 0; ci < 11; ci++) {
+                        gk_sample_desc d;
+                        int pen = cf[ci].rep != 0 || cf[ci].pres != 0, rowbad = 0;
+                        if (si == 6 && ci != 0 && ci != 2 && ci != 5 && ci != 8) continue; /* time */
+                        memset(&d, 0, sizeof d);
+                        d.temperature = cf[ci].T; d.top_k = cf[ci].k < 0 ? (int)V : cf[ci].k; d.top_p = cf[ci].p; d.min_p = cf[ci].mp;
+                        d.repetition_penalty = cf[ci].rep; d.presence_penalty = cf[ci].pres;
+                        d.seed = gkt_u64(); d.step = (uint64_t)ci;
+                        sample2(tok, lg, prev, pen, &d, td, tr);
+                        nrun++;
+                        for (b = 0; b < B; b++) {
+                            const double *r = lv + b * V;
+                            int64_t t = (int64_t)tr[b];
+                            int ok = td[b] == tr[b] && (t == -1 ? type[b] == 1 : t >= 0 && t < V && type[b] != 1 && !(r[t] == -INFINITY) && !isnan(r[t]));
+                            if (ok && type[b] == 0) ok = t == V - 1 - (b * 31) % V;
+                            if (ok && type[b] == 2) ok = isinf(r[t]) && r[t] > 0;
+                            if (ok && type[b] == 5) ok = t == V - 1;
+                            if (ok && t >= 0 && d.top_k > 0 && d.top_k < V && !pen) { /* within the top_k (NaN as -inf) */
+                                int64_t above = 0;
+                                for (i = 0; i < V; i++) above += !isnan(r[i]) && r[i] > r[t];
+                                ok = above < d.top_k;
+                            }
+                            if (!ok) {
+                                if (rowbad++ == 0)
+                                    printf("  many-blocks sample: %s B=%lld V=%lld config %d var %d row %d (type %d): device %g ref %g\n", gk_dtype_name(sdt[di]),
+                                           (long long)B, (long long)V, ci, var, b, type[b], td[b], tr[b]);
+                                bad++;
+                            }
+                        }
+                        if (ci == 5 || ci == 2) { /* the same tokens again */
+                            double t2[13], t3[13];
+                            sample2(tok, lg, prev, pen, &d, t2, t3);
+                            for (b = 0; b < B; b++) bad += t2[b] != td[b] || t3[b] != tr[b];
+                        }
+                    }
+                    free(lv); free(td); free(tr); free(pv); free(type); fr(lg); fr(tok); fr(prev);
+                }
+        GKT_CHECK(bad == 0 && nrun > 0, "many-blocks sampling paths: %d bad tokens over %d calls", bad, nrun);
+    }
     {   /* a row with no finite logit gives -1 */
         int64_t s[2] = { 1, 3 }, one = 1;
         double lv[3] = { -INFINITY, NAN, -INFINITY }, td[1], tr[1];
