@@ -5719,6 +5719,11 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
 static int gk__dec_variant = -1;
 static long gk__dec3_launches = 0;
 static int gk__dec3_per_sm = 2; /* splits sized for this many gk_attn_dec3 blocks a SM (2 are resident) */
+/* gk_attn_dec3 takes one split per (b, kv head), writing the output itself (no
+   gk_attn_combine), when the cache holds at most this many keys; gk__dec3_direct
+   counts those launches (tests check both paths; bench_gemv sweeps the bound) */
+static int64_t gk__dec3_one_split = 256;
+static long gk__dec3_direct = 0;
 static const char *const gk__k_attn[4][2] = { { "gk_attn_f32", "gk_attn_combine_f32" }, { NULL, NULL },
                                               { "gk_attn_f16", "gk_attn_combine_f16" }, { "gk_attn_bf16", "gk_attn_combine_bf16" } };
 
@@ -5828,6 +5833,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             static const char *const k3[2][2] = { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } };
             const int d3 = (p.D == 64 || p.D == 128) && G <= 8 && gk__dec_variant != 0;
             int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, gran = d3 ? 64 : 8, slots, chunk, smem = 0;
+            int direct;
             const char *kn;
             if (d3) {
                 slots = (int64_t)ctx->info.sm_count * gk__dec3_per_sm;
@@ -5842,12 +5848,14 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                 p.tile = (int)C;
             }
             p.splits = (int)GK__MAX(GK__MIN(GK__MIN(slots / bh, (p.Skv + gran - 1) / gran), (int64_t)256), (int64_t)1);
+            if (d3 && p.Skv <= gk__dec3_one_split) p.splits = 1;
             chunk = GK__MAX(((p.Skv + p.splits - 1) / p.splits + gran - 1) / gran * gran, gran);
             p.splits = (int)GK__MAX((p.Skv + chunk - 1) / chunk, (int64_t)1);
             p.chunk = (int)GK__MIN(chunk, (int64_t)2147483647);
             if (chunk > 2147483647) st = gk__err(ctx, GK_ERR_LIMIT, "%s: a cache of %lld keys is too long", W, (long long)p.Skv);
             if (p.Hkv > 65535 || p.B > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: %lld kv heads or batch %lld above 65535", W, (long long)p.Hkv, (long long)p.B);
-            if (st == GK_OK) {
+            direct = d3 && p.splits == 1;
+            if (st == GK_OK && !direct) {
                 gk__cu_ptr ws;
                 st = gk__workspace(ctx, (size_t)(p.B * p.Hq * p.splits * (p.D + 2)) * 4, &ws, W);
                 p.part = ws;
@@ -5860,9 +5868,10 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                past a sequence's kv_len return at once and the combine skips them. */
             if (st == GK_OK) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, kn, g, bl, (unsigned)smem, args, GK__LAUNCH_PDL, W);
             if (st == GK_OK && d3) gk__dec3_launches++;
+            if (st == GK_OK && direct) gk__dec3_direct++;
             g[0] = (unsigned)rows; g[1] = 1;
             bl[0] = p.D > 96 ? 128u : (unsigned)((p.D + 31) / 32 * 32); /* the combine's launch bound */
-            if (st == GK_OK) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, GK__LAUNCH_PDL, W);
+            if (st == GK_OK && !direct) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, GK__LAUNCH_PDL, W);
             if (p.part) gk__unuse(ctx, ctx->ws);
             gk__operands_done(ctx, &ops, st);
             gk__unlock(&ctx->mu);

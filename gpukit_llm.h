@@ -4916,7 +4916,8 @@ struct gk_llm {
     /* decode state (device), rows = max_seqs */
     gk_tensor d_tok, d_pos, d_kvl, d_one, d_hist;
     gk_tensor a_h, a_h2, a_x, a_qkv, a_q, a_k, a_v, a_att, a_gu, a_act, a_logits;
-    gk_graph **graphs;              /* [max_seqs + 1][2]: by batch size and greedy-in-graph */
+    int nbucket;                    /* decode graphs by cache length: keys 0..256 << k (the last: max_ctx), k < nbucket */
+    gk_graph **graphs;              /* [max_seqs + 1][2][nbucket]: by batch size, greedy-in-graph and cache length */
     int *gwarm;                     /* the same index: a direct (warm-up) step ran */
     int32_t *h_tok, *h_pos;         /* host staging */
     uint64_t weight_bytes;
@@ -5105,7 +5106,7 @@ GKLLMDEF void gk_llm_free(gk_llm *m) {
     ctx = m->ctx;
     if (m->stream) gk_stream_sync(ctx, m->stream);
     if (m->graphs)
-        for (i = 0; i < 2 * (m->max_seqs + 1); i++)
+        for (i = 0; i < 2 * (m->max_seqs + 1) * m->nbucket; i++)
             if (m->graphs[i]) gk_graph_destroy(ctx, m->graphs[i]);
     if (m->L)
         for (l = 0; l < m->cfg.layers; l++) {
@@ -5222,6 +5223,7 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
         goto fail;
     }
     if (m->max_ctx > INT32_MAX / 2) { s = gk_error_set(ctx, GK_ERR_LIMIT, "gk_llm_load: max_ctx %lld too large", (long long)m->max_ctx); goto fail; }
+    for (m->nbucket = 1; ((int64_t)256 << (m->nbucket - 1)) < m->max_ctx; m->nbucket++) {}
     if (c->sliding_window > 0 && c->sliding_window < m->max_ctx) {
         s = gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: sliding_window %lld shorter than the context %lld is not supported (ask for max_ctx <= %lld)",
                          (long long)c->sliding_window, (long long)m->max_ctx, (long long)c->sliding_window);
@@ -5244,8 +5246,8 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
     if (!(m->L = (gk__llm_layer *)calloc((size_t)c->layers, sizeof *m->L)) ||
         !(want = (gk__llm_want *)calloc((size_t)(c->layers * 16 + 4), sizeof *want)) ||
         !(m->len = (int64_t *)calloc((size_t)m->max_seqs, sizeof(int64_t))) ||
-        !(m->graphs = (gk_graph **)calloc((size_t)(2 * (m->max_seqs + 1)), sizeof(gk_graph *))) ||
-        !(m->gwarm = (int *)calloc((size_t)(2 * (m->max_seqs + 1)), sizeof(int))) ||
+        !(m->graphs = (gk_graph **)calloc((size_t)(2 * (m->max_seqs + 1) * m->nbucket), sizeof(gk_graph *))) ||
+        !(m->gwarm = (int *)calloc((size_t)(2 * (m->max_seqs + 1) * m->nbucket), sizeof(int))) ||
         !(m->h_tok = (int32_t *)calloc((size_t)m->max_seqs, sizeof(int32_t))) || !(m->h_pos = (int32_t *)calloc((size_t)m->max_seqs, sizeof(int32_t)))) {
         s = gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm_load: out of host memory");
         goto fail;
@@ -5407,9 +5409,9 @@ GKLLMDEF int64_t gk_llm_seq_len(const gk_llm *m, int seq) { return m && seq >= 0
 
 /* ---- forward ---- */
 /* One block of tokens through every layer: N = Bq * Sq rows; Bq sequences
-   (cache slots slot0..slot0+Bq-1) of Sq new tokens each. Decode: Bq = B,
-   Sq = 1, kv lengths on the device (kvl), start = pos. Prefill: Bq = 1,
-   Sq = T, keys 0..kv_static. */
+   (cache slots slot0..slot0+Bq-1) of Sq new tokens each; attention over the
+   cache rows 0..kv_static. Decode: Bq = B, Sq = 1, kv lengths on the device
+   (kvl, at most kv_static), start = pos. Prefill: Bq = 1, Sq = T. */
 typedef struct gk__llm_run {
     int64_t N, Bq, Sq, slot0, kv_static;
     gk_tensor kvl, pos, start;
@@ -5471,7 +5473,7 @@ static void gk__llm_layers(gk_llm *m, gk__lv *V, const gk__llm_run *r) {
         if (V->st != GK_OK) break;
         /* [N, H, D] -> [Bq, Sq, H, D]; keys: every cached row (decode: kv_lens on the device) or 0..kv_static */
         q4 = gk__lv_unsq(V, q3, ax);
-        if (!dec) kv = gk__lv_slice(V, kv, 1, 0, r->kv_static);
+        if (r->kv_static < m->max_ctx) kv = gk__lv_slice(V, kv, 1, 0, r->kv_static);
         kc = gk__lv_slice(V, kv, 2, 0, Hkv);
         vc = gk__lv_slice(V, kv, 2, Hkv, 2 * Hkv);
         att4 = gk__lv_reshape(V, r->att, 4, r->Bq, r->Sq, H, D);
@@ -5498,8 +5500,9 @@ static void gk__llm_layers(gk_llm *m, gk__lv *V, const gk__llm_run *r) {
 }
 
 /* The decode step of sequences 0..B-1: token d_tok[b] at position d_pos[b];
-   logits into a_logits[0..B); pos += 1; greedy: the argmax into d_tok. */
-static gk_status gk__llm_step_ops(gk_llm *m, int64_t B, int greedy) {
+   logits into a_logits[0..B); pos += 1; greedy: the argmax into d_tok.
+   Attention sees cache rows 0..kv_rows (every pos[b] < kv_rows). */
+static gk_status gk__llm_step_ops(gk_llm *m, int64_t B, int greedy, int64_t kv_rows) {
     gk__lv V;
     gk__llm_run r;
     gk_ctx *ctx = m->ctx;
@@ -5507,7 +5510,7 @@ static gk_status gk__llm_step_ops(gk_llm *m, int64_t B, int greedy) {
     memset(&V, 0, sizeof V);
     memset(&r, 0, sizeof r);
     V.ctx = ctx;
-    r.N = B; r.Bq = B; r.Sq = 1; r.slot0 = 0; r.kv_static = m->max_ctx;
+    r.N = B; r.Bq = B; r.Sq = 1; r.slot0 = 0; r.kv_static = kv_rows;
     tok = gk__lv_slice(&V, m->d_tok, 0, 0, B);
     r.pos = gk__lv_slice(&V, m->d_pos, 0, 0, B);
     r.start = r.pos;
@@ -5665,17 +5668,27 @@ GKLLMDEF gk_status gk_llm_forward(gk_llm *m, int seq, const int32_t *ids, size_t
 }
 
 /* one decode step of sequences 0..B-1: a graph launch (captured on the
-   second use of a batch size, after a direct warm-up step) */
+   second use of a batch size and cache bucket, after a direct warm-up step).
+   Attention runs over the smallest bucket of 256 << k cache rows (or max_ctx)
+   that holds every sequence's new token, so its split over the keys (the
+   launch is fixed inside a graph; the lengths are read on the device) fits
+   the cache as it grows: a short cache takes gk_attn_dec3's one-split path
+   with no combine kernel (gk__dec3_one_split). */
 static gk_status gk__llm_decode(gk_llm *m, int B, int greedy) {
-    int gi = 2 * B + (greedy ? 1 : 0);
+    int64_t need = 1, rows = 256;
+    int gi, k = 0, i;
     gk_graph *g = NULL;
     gk_status s, s2;
-    if (m->no_graphs) return gk__llm_step_ops(m, B, greedy);
+    for (i = 0; i < B; i++) need = m->len[i] + 1 > need ? m->len[i] + 1 : need;
+    while (rows < need && k + 1 < m->nbucket) { rows <<= 1; k++; }
+    if (rows > m->max_ctx) rows = m->max_ctx;
+    gi = (2 * B + (greedy ? 1 : 0)) * m->nbucket + k;
+    if (m->no_graphs) return gk__llm_step_ops(m, B, greedy, rows);
     if (m->graphs[gi]) return gk_graph_launch(m->ctx, m->graphs[gi], m->stream);
-    if (!m->gwarm[gi]) { m->gwarm[gi] = 1; return gk__llm_step_ops(m, B, greedy); }
+    if (!m->gwarm[gi]) { m->gwarm[gi] = 1; return gk__llm_step_ops(m, B, greedy, rows); }
     s = gk_graph_begin(m->ctx, m->stream);
     if (s != GK_OK) return s;
-    s = gk__llm_step_ops(m, B, greedy);
+    s = gk__llm_step_ops(m, B, greedy, rows);
     s2 = gk_graph_end(m->ctx, m->stream, &g);
     if (s == GK_OK) s = s2;
     if (s != GK_OK) { if (g) gk_graph_destroy(m->ctx, g); return s; }

@@ -83,19 +83,22 @@ static gk_status call_unfused(int i, void *vu) {
     return st;
 }
 
-/* decode attention over an 8k-token cache (issue 4): q [1, 1, 32, 128], K / V [1, 8192, 8, 128] bf16;
-   `nc` cache copies cycled through (1: the same cache every call, as bench_gemm times it; it fits in L2) */
+/* decode attention over a cache of Skv tokens (issue 4: 8k tokens, q [1, 1, 32, 128], K / V [1, 8192, 8, 128]
+   bf16); `nc` cache copies cycled through (1: the same cache every call, as bench_gemm times it; it fits in L2).
+   one: gk__dec3_one_split for this row (-1: the default) */
 typedef struct { gk_tensor q, o, *k, *v; int nc; gk_attention_desc d; } attn_u;
 static gk_status call_attn(int i, void *vu) {
     attn_u *u = (attn_u *)vu;
     return gk_attention(ctx, u->o, u->q, u->k[i % u->nc], u->v[i % u->nc], &u->d);
 }
-static void run_attn(int nc, int variant, double copy_gbs) {
+static void run_attn_shape(int nc, int variant, double copy_gbs, int64_t Skv, int64_t H, int64_t Hk, int64_t Dh, int64_t one) {
     const char *kn = variant == 0 ? "gk_attn_dec" : "gk_attn_dec3";
     attn_u u;
-    int64_t Skv = 8192, H = 32, Hk = 8, Dh = 128, qs[4] = { 1, 1, H, Dh }, ks[4] = { 1, Skv, Hk, Dh };
+    int64_t qs[4] = { 1, 1, H, Dh }, ks[4] = { 1, Skv, Hk, Dh }, keep = gk__dec3_one_split;
     double bytes = 2.0 * (double)Skv * Hk * Dh * 2, ms, gbs;
-    int i;
+    long d0 = gk__dec3_direct;
+    char what[96];
+    int i, direct;
     memset(&u, 0, sizeof u);
     u.nc = nc;
     u.k = (gk_tensor *)calloc((size_t)nc, sizeof(gk_tensor));
@@ -111,12 +114,16 @@ static void run_attn(int nc, int variant, double copy_gbs) {
     fill_rand(u.q, H * Dh);
     u.d.causal = 1;
     gk__dec_variant = variant;
+    if (one >= 0) gk__dec3_one_split = one;
     ms = time_calls(call_attn, &u, 64);
+    direct = gk__dec3_direct > d0; /* the calls took gk_attn_dec3's one-split path */
     gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
-    printf("attn_decode    bf16 kv 8192 H32/8 D128 %-8s %-12s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", nc > 1 ? "rotated" : "same", kn, ms * 1e3, gbs,
-           100 * gbs / copy_gbs);
-    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"kv\": 8192, \"Hq\": 32, \"Hkv\": 8, \"D\": 128, \"caches\": \"%s\", \"kernel\": \"%s\", \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
-                    jfirst ? "" : ",\n", nc > 1 ? "rotated" : "same", kn, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
+    snprintf(what, sizeof what, "bf16 kv %lld H%lld/%lld D%lld", (long long)Skv, (long long)H, (long long)Hk, (long long)Dh);
+    printf("attn_decode    %-26s %-8s %-12s %-6s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", what, nc > 1 ? "rotated" : "same", kn,
+           direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
+    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+                    jfirst ? "" : ",\n", (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", kn, direct,
+                    gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
     { /* the same calls captured once as a CUDA graph and replayed, as a decode step runs them: no host
          time between kernels (back-to-back calls above include the host's launch work per call) */
         gk_stream *gs = NULL, *old = gk_get_stream(ctx);
@@ -141,20 +148,23 @@ static void run_attn(int nc, int variant, double copy_gbs) {
             qsort(t, 5, sizeof t[0], cmp_d);
             ms = t[2];
             gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
-            printf("attn_decode    bf16 kv 8192 H32/8 D128 %-8s %-12s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", nc > 1 ? "rotated" : "same", kn,
-                   ms * 1e3, gbs, 100 * gbs / copy_gbs);
-            if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"kv\": 8192, \"Hq\": 32, \"Hkv\": 8, \"D\": 128, \"caches\": \"%s\", \"kernel\": \"%s\", \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
-                            nc > 1 ? "rotated" : "same", kn, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs);
+            printf("attn_decode    %-26s %-8s %-12s %-6s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", what, nc > 1 ? "rotated" : "same", kn,
+                   direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
+            if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+                            (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", kn, direct, gk__dec3_per_sm,
+                            ms * 1e3, gbs, gbs / copy_gbs);
         }
         if (gr) gk_graph_destroy(ctx, gr);
         gk_set_stream(ctx, old);
         if (gs) gk_stream_destroy(ctx, gs);
     }
     gk__dec_variant = -1;
+    gk__dec3_one_split = keep;
     for (i = 0; i < nc; i++) { gk_tensor_free(ctx, u.k[i]); gk_tensor_free(ctx, u.v[i]); }
     free(u.k); free(u.v);
     gk_tensor_free(ctx, u.q); gk_tensor_free(ctx, u.o);
 }
+static void run_attn(int nc, int variant, double copy_gbs) { run_attn_shape(nc, variant, copy_gbs, 8192, 32, 8, 128, -1); }
 
 static double run_shape(int64_t N, int64_t K, int64_t M, int glu, int cfg, int unfused, double copy_gbs, const char *label) {
     gemv_u u;
@@ -243,6 +253,16 @@ int main(int argc, char **argv) {
             run_attn(16, -1, copy_gbs);
         }
         gk__dec3_per_sm = 2;
+    }
+    { /* short caches (a decode step early in a sequence), the heads of Qwen2.5-0.5B, Llama-3.2-1B and
+         Llama-2-7B: gk_attn_dec3 in one split (no gk_attn_combine) against splits merged by it */
+        static const int64_t lens[5] = { 64, 128, 256, 512, 1024 }, hs[3][3] = { { 14, 2, 64 }, { 32, 8, 64 }, { 32, 32, 128 } };
+        int li, hi;
+        for (hi = 0; hi < 3; hi++)
+            for (li = 0; li < 5; li++) {
+                run_attn_shape(16, -1, copy_gbs, lens[li], hs[hi][0], hs[hi][1], hs[hi][2], 0);
+                run_attn_shape(16, -1, copy_gbs, lens[li], hs[hi][0], hs[hi][1], hs[hi][2], lens[li]);
+            }
     }
     /* the issue's shapes: the dispatcher's choice at M = 1, 4, 8, then the configuration sweep at M = 1 (--quick: M = 1 only) */
     for (s = 0; s < 3; s++) {

@@ -349,7 +349,8 @@ extern "C" __global__ void __launch_bounds__(128) gk_attn_dec_bf16(gk_attn_p p) 
 // (temporaries), so O takes D/4 registers a lane. Keys at or past the split's end
 // are neither loaded nor scored (-inf). At the end the 4 warps merge through
 // shared memory and the block writes its split's (m, l, o) as gk_attn_dec does
-// (m in natural-log units), for gk_attn_combine.
+// (m in natural-log units), for gk_attn_combine; with one split (p.part null) it
+// writes the output itself, and no combine runs.
 template <int DT> __device__ __forceinline__ void gk_dec3_mma(float &c0, float &c1, unsigned a0, unsigned a2, unsigned b0, unsigned b1) {
     float d2, d3;
     const float z = 0.0f;
@@ -493,6 +494,12 @@ template <int DT, int D> __device__ __forceinline__ void gk_attn_dec3(const gk_a
             const float wt = sm_m[u][g] == NEG ? 0.0f : exp2f(sm_m[u][g] - M);
             acc += wt * sm_o[u][g][d];
             L += wt * sm_l[u][g];
+        }
+        if (!p.part) { // one split (the host's choice for short caches): the final output, as gk_attn_combine writes it
+            typedef gk_ty<DT> T;
+            typename T::S *out = (typename T::S *)p.o + b * p.o_bs + (hk * G + g) * p.o_hs;
+            out[d] = T::st((typename T::C)(L > 0.0f ? acc / L : 0.0f));
+            continue;
         }
         float *part = p.part + ((b * p.Hq + hk * G + g) * p.splits + split) * (p.D + 2);
         if (d == 0) { part[0] = M == NEG ? NEG : M * 0.69314718055994531f; part[1] = L; }

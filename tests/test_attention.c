@@ -5,7 +5,8 @@
    128 and odd ones, additive masks, per-sequence lengths, poisoned outputs;
    on a 9.0 device also the wgmma kernel (kernels/flash_wg.cu), asserted to
    have run through gk__fwg_launches; decode through both the tensor-core
-   kernel (gk_attn_dec3, asserted through gk__dec3_launches) and the
+   kernel (gk_attn_dec3, asserted through gk__dec3_launches; both in one
+   split writing the output and in splits merged by gk_attn_combine) and the
    shared-memory one (gk__dec_variant 0), with cache rows past each
    sequence's length set to NaN.
    Bounds: ||out - ref|| / ||ref|| below 2e-5 (f32), 1e-2 (f16, bf16). */
@@ -161,6 +162,17 @@ static void check(const acase *a) {
     e = run(D, a, Q, K, V, M, ql, kl, want, &st);
     GKT_CHECK(st == GK_OK && e <= tol, "device: %s: rel err %.3g", desc, e);
     if (dec3) GKT_CHECK(gk__dec3_launches == before3 + 1, "gk_attn_dec3 did not run: %s", desc);
+    if (dec3) { /* gk_attn_dec3 both ways: one split writing the output itself, and splits merged by gk_attn_combine */
+        int one = a->Skv > gk__dec3_one_split; /* the path the default did not take */
+        int64_t keep = gk__dec3_one_split;
+        long d0 = gk__dec3_direct;
+        gk__dec3_one_split = one ? a->Skv : 0;
+        e = run(D, a, Q, K, V, M, ql, kl, want, &st);
+        gk__dec3_one_split = keep;
+        GKT_CHECK(st == GK_OK && e <= tol, "device (gk_attn_dec3, %s): %s: rel err %.3g", one ? "one split" : "splits", desc, e);
+        /* (a cache of at most 64 keys, the kernel's granule, is one split either way) */
+        GKT_CHECK(gk__dec3_direct == d0 + (one || a->Skv <= 64), "gk_attn_dec3 %s: %s", one ? "did not take one split" : "took one split", desc);
+    }
     if (gk_ctx_backend(D) == GK_BACKEND_CUDA && a->B * a->Sq * a->Skv * a->Hq * a->Dh < 200000000) {
         e2 = run(R, a, Q, K, V, M, ql, kl, want, &st);
         GKT_CHECK(st == GK_OK && e2 <= tol, "CPU reference: %s: rel err %.3g", desc, e2);

@@ -280,6 +280,43 @@ static void self_consistency(const char *name, const char *dir) {
         gk_ids_free(&s1);
         gk_ids_free(&gb[i]);
     }
+    /* decode across cache buckets (attention over 256, then 512 rows: gk__llm_decode): the steps at
+       positions 250..261 against prefill logits, and a batch of two (the bucket follows the longer) */
+    m2 = load(dir, GK_LLM_DTYPE_F32, 2, 600, 0);
+    if (m2) {
+        enum { PL = 250, NG = 12 };
+        int32_t *lp = (int32_t *)malloc(sizeof(int32_t) * (PL + NG));
+        float *st2 = (float *)malloc(sizeof(float) * (size_t)(V * NG)), *rf2 = (float *)malloc(sizeof(float) * (size_t)(V * (PL + NG)));
+        gk_ids l1 = { 0, 0, 0 }, lb[2];
+        const int32_t *lps[2];
+        size_t lls[2];
+        for (k = 0; k < PL; k++) lp[k] = (int32_t)((k * 37 + 11) % V);
+        memset(&gd, 0, sizeof gd);
+        gd.max_new_tokens = NG; gd.sampling = GK_LLM_SAMPLE_GREEDY; gd.flags = GK_LLM_GEN_IGNORE_EOS; gd.step_logits = st2;
+        lps[0] = lp; lls[0] = PL;
+        GKT_OK(dut, gk_llm_generate_batch(m2, lps, lls, 1, &gd, &l1, NULL, NULL));
+        GKT_CHECK(l1.len == NG, "%s: %zu tokens across the 256-row bucket", name, l1.len);
+        if (l1.len == NG) {
+            for (k = 0; k < NG; k++) lp[PL + k] = l1.data[k];
+            GKT_OK(dut, gk_llm_reset(m2, 1));
+            GKT_OK(dut, gk_llm_forward(m2, 1, lp, PL + NG, 1, rf2));
+            for (k = 0; k < NG; k++) {
+                double e = row_err(st2 + k * V, rf2 + (PL - 1 + k) * V, V);
+                GKT_CHECK(e <= 1e-4, "%s: decode at position %lld (buckets) vs prefill: %.3g", name, (long long)(PL - 1 + k), e);
+            }
+        }
+        gd.step_logits = NULL;
+        lps[1] = p2; lls[1] = 3;
+        memset(lb, 0, sizeof lb);
+        GKT_OK(dut, gk_llm_generate_batch(m2, lps, lls, 2, &gd, lb, NULL, NULL));
+        GKT_CHECK(lb[0].len == NG && l1.len == NG && memcmp(lb[0].data, l1.data, NG * 4) == 0, "%s: batched decode across buckets differs", name);
+        gk_ids_free(&l1);
+        GKT_OK(dut, gk_llm_generate_batch(m2, lps + 1, lls + 1, 1, &gd, &l1, NULL, NULL));
+        GKT_CHECK(lb[1].len == NG && l1.len == NG && memcmp(lb[1].data, l1.data, NG * 4) == 0, "%s: the short prompt batched with a long one differs", name);
+        gk_ids_free(&lb[0]); gk_ids_free(&lb[1]); gk_ids_free(&l1);
+        free(lp); free(st2); free(rf2);
+        gk_llm_free(m2);
+    }
     /* sampling from generation_config.json: deterministic for a seed; penalties run */
     {
         gk_ids a = { 0, 0, 0 }, b = { 0, 0, 0 }, c = { 0, 0, 0 };
