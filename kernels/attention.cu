@@ -118,61 +118,50 @@ __device__ __forceinline__ int gk_attn_nsplit(const gk_attn_p &p, gk_i64 b) {
     gk_i64 n = (kvlen + p.chunk - 1) / p.chunk;
     return n < 1 ? 1 : n > p.splits ? p.splits : (int)n;
 }
-// The warps of the block take the splits w, w + nw, ...; each warp reads its splits'
-// m (one lane a split, then a shuffle max M_w), then every (l, o) of them with all
-// loads of a few splits in flight, weighting split s by exp(m_s - M_w), and the
-// warps merge their (M_w, L_w, acc_w) through shared memory: about two dependent
-// rounds of loads in all (the earlier form, a block-wide max, then weights, then
-// a loop over the splits per output element, took six).
+// A block per output row: the largest m over the splits, then the weights and
+// their sum, then each element's weighted sum over the splits. (A form with the
+// warps taking splits, two dependent rounds of loads instead of three, measured
+// slower on the H100: 8k-token cache, 32 / 8 heads, 16.6 against 15.0 us a call
+// with gk_attn_dec3, 29.1 against 26.2 with gk_attn_dec.)
 template <int DT> __device__ __forceinline__ void gk_attn_combine(const gk_attn_p &p) {
     typedef gk_ty<DT> T;
     typedef typename T::S S;
-    enum { DV = 8 }; // outputs a lane: D <= 256
-    __shared__ float wm[32], wl[32], wacc[4][256];
+    __shared__ float w[256];
+    __shared__ float red[32];
     gk_i64 row = blockIdx.x, b = blockIdx.z;
     gk_i64 i = row / p.Hq, h = row % p.Hq;
     gk_pdl_launch();
     gk_pdl_wait(); // the partial results and kv_lens come from earlier kernels
-    const int ns = gk_attn_nsplit(p, b), lane = threadIdx.x % 32, w = threadIdx.x / 32, nw = blockDim.x / 32 < 4 ? blockDim.x / 32 : 4;
-    const int D = (int)p.D, R = D + 2;
-    const float *part = p.part + ((b * p.Hq + h) * p.Sq + i) * p.splits * R;
+    const int ns = gk_attn_nsplit(p, b), tid = threadIdx.x, lane = tid % 32, nw = (blockDim.x + 31) / 32;
+    const float *part = p.part + ((b * p.Hq + h) * p.Sq + i) * p.splits * (p.D + 2);
     const float NEG = -__int_as_float(0x7f800000);
-    float Mw = NEG, Lw = 0.0f, acc[DV];
+    float mx = NEG;
+    for (int s = tid; s < ns; s += blockDim.x) mx = fmaxf(mx, part[s * (p.D + 2)]);
 #pragma unroll
-    for (int k = 0; k < DV; k++) acc[k] = 0.0f;
-    if (w < nw) {
-        for (int s = w + nw * lane; s < ns; s += nw * 32) Mw = fmaxf(Mw, part[s * R]);
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1) Mw = fmaxf(Mw, __shfl_xor_sync(0xffffffffu, Mw, off));
-        if (Mw != NEG) {
-#pragma unroll 4
-            for (int s = w; s < ns; s += nw) {
-                const float *ps = part + s * R;
-                const float ms = ps[0], ws = ms == NEG ? 0.0f : __expf(ms - Mw);
-                Lw += ws * ps[1];
-#pragma unroll
-                for (int k = 0; k < DV; k++)
-                    if (lane + 32 * k < D) acc[k] += ws * ps[2 + lane + 32 * k];
-            }
-        }
-        if (lane == 0) { wm[w] = Mw; wl[w] = Lw; }
-#pragma unroll
-        for (int k = 0; k < DV; k++)
-            if (lane + 32 * k < D) wacc[w][lane + 32 * k] = acc[k];
-    }
+    for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+    if (lane == 0) red[tid / 32] = mx;
     __syncthreads();
-    float M = NEG, L = 0.0f;
-    for (int u = 0; u < nw; u++) M = fmaxf(M, wm[u]);
-    float f[4];
-    for (int u = 0; u < nw; u++) {
-        f[u] = wm[u] == NEG ? 0.0f : __expf(wm[u] - M);
-        L += f[u] * wl[u];
+    mx = NEG;
+    for (int k = 0; k < nw; k++) mx = fmaxf(mx, red[k]);
+    __syncthreads();
+    float lsum = 0.0f;
+    for (int s = tid; s < ns; s += blockDim.x) {
+        float ms = part[s * (p.D + 2)], ws = ms == NEG ? 0.0f : __expf(ms - mx);
+        w[s] = ws;
+        lsum += ws * part[s * (p.D + 2) + 1];
     }
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) lsum += __shfl_xor_sync(0xffffffffu, lsum, off);
+    if (lane == 0) red[tid / 32] = lsum;
+    __syncthreads();
+    lsum = 0.0f;
+    for (int k = 0; k < nw; k++) lsum += red[k];
     S *out = (S *)p.o + b * p.o_bs + i * p.o_ss + h * p.o_hs;
-    for (int d = threadIdx.x; d < D; d += blockDim.x) {
-        float a = 0.0f;
-        for (int u = 0; u < nw; u++) a += f[u] * wacc[u][d];
-        out[d] = T::st((typename T::C)(L > 0.0f ? a / L : 0.0f));
+    for (int d = tid; d < p.D; d += blockDim.x) {
+        float acc = 0.0f;
+#pragma unroll 8
+        for (int s = 0; s < ns; s++) acc += part[s * (p.D + 2) + 2 + d] * w[s];
+        out[d] = T::st((typename T::C)(lsum > 0.0f ? acc / lsum : 0.0f));
     }
 }
 
