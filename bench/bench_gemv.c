@@ -9,6 +9,8 @@
    bench/gemv_torch.py times PyTorch (cuBLAS) with the same method.
    Also decode attention over an 8k-token cache (B 1, 32 q / 8 kv heads, D 128,
    bf16), the same cache every call and 16 rotated copies.
+   gemv_graph_cfg rows: a decode step's projections of Qwen2.5-0.5B in each GEMV configuration, timed as CUDA
+   graph replay (the host's per-call launch work left out, as in a captured decode step).
    Usage: bench_gemv [--json FILE] [--quick: M = 1 and attention only] */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
@@ -52,6 +54,36 @@ static double time_calls(call_fn fn, void *u, int iters) {
         gk_event_elapsed_ms(ctx, e0, e1, &ms);
         t[r] = ms / iters;
     }
+    qsort(t, 5, sizeof t[0], cmp_d);
+    return t[2];
+}
+
+/* the same, the `iters` calls captured once as a CUDA graph on a stream of their own and
+   replayed (median of 5 replays after one): a decode step's view, no host time between kernels */
+static double time_graph(call_fn fn, void *u, int iters) {
+    gk_stream *gs = NULL, *old = gk_get_stream(ctx);
+    gk_graph *gr = NULL;
+    double t[5];
+    int r, i, ok = gk_stream_create(ctx, GK_PRIORITY_NORMAL, &gs) == GK_OK;
+    float ms;
+    if (ok) gk_set_stream(ctx, gs);
+    for (i = 0; ok && i < iters; i++) ok = fn(i, u) == GK_OK; /* warm-up (and the kernels loaded) */
+    ok = ok && gk_stream_sync(ctx, gs) == GK_OK && gk_graph_begin(ctx, gs) == GK_OK;
+    for (i = 0; ok && i < iters; i++) ok = fn(i, u) == GK_OK;
+    if (gs && gk_graph_end(ctx, gs, &gr) != GK_OK) ok = 0;
+    for (r = 0; ok && r < 6; r++) {
+        gk_event_record(ctx, e0, gs);
+        ok = gk_graph_launch(ctx, gr, gs) == GK_OK;
+        gk_event_record(ctx, e1, gs);
+        gk_event_sync(ctx, e1);
+        gk_event_elapsed_ms(ctx, e0, e1, &ms);
+        if (r > 0) t[r - 1] = ms / iters;
+    }
+    if (!ok) printf("  graph: %s\n", gk_last_error(ctx));
+    if (gr) gk_graph_destroy(ctx, gr);
+    gk_set_stream(ctx, old);
+    if (gs) gk_stream_destroy(ctx, gs);
+    if (!ok) return -1;
     qsort(t, 5, sizeof t[0], cmp_d);
     return t[2];
 }
@@ -188,7 +220,8 @@ static double run_shape(int64_t N, int64_t K, int64_t M, int glu, int cfg, int u
     u.d.act = glu ? GK_ACT_SILU : GK_ACT_NONE;
     iters = u.nw * 4 < 64 ? 64 : u.nw * 4;
     gk__gemv_force_cfg = cfg;
-    ms = time_calls(unfused ? call_unfused : call_gemv, &u, iters);
+    if (strstr(label, "graph")) ms = time_graph(unfused ? call_unfused : call_gemv, &u, iters < 96 ? iters : 96);
+    else ms = time_calls(unfused ? call_unfused : call_gemv, &u, iters);
     gk__gemv_force_cfg = -1;
     gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
     printf("%-14s bf16 M%lld %6lldx%-5lld cfg %2d %8.2f us %7.0f GB/s (%.0f%% of copy)\n", label, (long long)M, (long long)wrows, (long long)K, cfg,
@@ -263,6 +296,12 @@ int main(int argc, char **argv) {
                 run_attn_shape(16, -1, copy_gbs, lens[li], hs[hi][0], hs[hi][1], hs[hi][2], 0);
                 run_attn_shape(16, -1, copy_gbs, lens[li], hs[hi][0], hs[hi][1], hs[hi][2], lens[li]);
             }
+    }
+    { /* a decode step of Qwen2.5-0.5B (M = 1): q/k/v, o, gate/up, down, each configuration and the dispatcher's
+         choice, as graph replay over rotated weights (512 MiB of copies: from DRAM) */
+        static const int64_t ds[4][3] = { { 1152, 896, 0 }, { 896, 896, 0 }, { 4864, 896, 1 }, { 896, 4864, 0 } };
+        for (s = 0; s < 4; s++)
+            for (c = -1; c < GK__GEMV_NALL; c++) run_shape(ds[s][0], ds[s][1], 1, (int)ds[s][2], c, 0, copy_gbs, "gemv_graph_cfg");
     }
     /* the shapes: the dispatcher's choice at M = 1, 4, 8, then the configuration sweep at M = 1 (--quick: M = 1 only) */
     for (s = 0; s < 3; s++) {
