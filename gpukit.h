@@ -4941,20 +4941,23 @@ static int gk__gemv_smalln = 1;
 /* The configuration for K (in 16-byte vectors): the smallest block that covers
    a row in one pass (NT * U >= nv), from the measured sweep in
    bench/results/bench_gemm-*.json ("gemv_cfg" rows). */
-static int gk__gemv_cfg(int64_t nv, int64_t M, gk_dtype dt, int64_t blocks4, int sms) {
+static int gk__gemv_cfg(int64_t nv, int64_t M, gk_dtype dt, int64_t blocks4, int sms, int glu) {
     int tc = dt == GK_F16 || dt == GK_BF16;
     if (gk__gemv_force_cfg >= 0 && gk__gemv_force_cfg < (tc ? GK__GEMV_NALL : GK__GEMV_NCFG)) return gk__gemv_force_cfg;
     /* few output rows (blocks4: the blocks at 4 weight rows a block; a decode step's 896- or
        1152-row projections): the 4-row configurations leave most SMs with one or two
        warps, so take 2 rows a block and 4 or 8 warps (twice the blocks, more loads in flight) */
-    if (gk__gemv_smalln && M == 1 && blocks4 * (nv <= 128 ? 1 : nv <= 256 ? 2 : 4) < 8 * (int64_t)sms) return nv <= 256 ? 2 : 5;
+    /* (above 256 vectors, one pass of 256 threads x 4 vectors: Qwen2.5-0.5B's down projection, 896 x 4864,
+       4.38 us against 4.92 with 2 vectors in flight, H100, bench_gemv gemv_graph_cfg at 2b404e7) */
+    if (gk__gemv_smalln && M == 1 && blocks4 * (nv <= 128 ? 1 : nv <= 256 ? 2 : 4) < 8 * (int64_t)sms) return nv <= 256 ? 2 : nv <= 1024 ? 3 : 5;
     /* several rows: the tensor cores take all of them in one pass (M = 8: 88% of copy at 151936 x 896 with
        4 warps a block, 79% at 14336 x 4096 with 8; the SIMT kernels fell to 33%) */
     if (tc && M > 1) return nv <= 256 ? 6 : 8;
-    /* 151936 x 896 bf16, M = 1: 92% of copy (cfg 1: 83%, 4: 79%); but with fewer blocks (under 32 a SM
-       at 4 rows a block), 4 rows over 128 threads: Qwen2.5-0.5B's gate / up (2 x 4864 x 896, 2432 blocks)
-       7.57 us against 7.91 with cfg 0 on the H100, 8.34 against 9.29 on the H200 (24 rotated copies, graph) */
-    if (nv <= 128) return blocks4 < 32 * (int64_t)sms ? 4 : 0;
+    /* 151936 x 896 bf16, M = 1: 92% of copy (cfg 1: 83%, 4: 79%); but with fewer blocks (under 32 a SM at
+       4 rows a block) a GLU takes the tensor-core GEMV with 8 warps (Qwen2.5-0.5B's gate / up, 2 x 4864 x 896:
+       6.27 us, 93% of copy, against 7.82 with cfg 0 and 7.63 with cfg 4, H100, gemv_graph_cfg at 2b404e7),
+       other products 4 rows over 128 threads */
+    if (nv <= 128) return blocks4 < 32 * (int64_t)sms ? (glu && tc ? 8 : 4) : 0;
     if (nv <= 256) return 1;
     return 4;                 /* 4096 x 4096: 64% (the next best 62%); 14336 x 4096: 84% (cfg 5: 86%, 2: 82%) */
 }
@@ -5402,7 +5405,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         unsigned g[3], bl[3];
         args[0] = &p;
         int cfg = gk__gemv_cfg(K / (16 / (int64_t)gk__dtype_sizes[sa->dtype]), M, sa->dtype, (N + (linear == 2 ? 1 : 3)) / (linear == 2 ? 2 : 4),
-                               ctx->info.sm_count);
+                               ctx->info.sm_count, linear == 2);
         int mri = M <= 1 ? 0 : M <= 2 ? 1 : M <= 4 ? 2 : 3;
         g[1] = 1; g[2] = 1; bl[1] = 1; bl[2] = 1;
         if (cfg >= GK__GEMV_NCFG) { /* tensor cores: 16 output columns a block */

@@ -139,13 +139,16 @@ int main(void) {
         k.dt = dts[t]; k.M = 2; k.N = 33; k.K = 512; k.xoff = 1; k.cfg = -1;
         check(&k);
     }
-    /* the dispatcher's choice for a decode step's gate / up of Qwen2.5-0.5B's shape (2 x 4864 x 896; the
-       4-rows-a-block, 128-thread configuration), and the same rows as a plain GEMV */
+    /* the dispatcher's choice for a decode step's gate / up of Qwen2.5-0.5B's shape (2 x 4864 x 896: the
+       tensor-core GEMV for 16-bit, 4 rows a block over 128 threads for f32), the same rows as a plain
+       GEMV, and its down projection (896 x 4864: one pass of 256 threads) */
     for (t = 0; t < 3; t++) {
         memset(&k, 0, sizeof k);
         k.dt = dts[t]; k.M = 1; k.N = 4864; k.K = 896; k.cfg = -1; k.glu = 1; k.act = GK_ACT_SILU; k.bias = t == 1;
         check(&k);
         k.glu = 0; k.act = GK_ACT_NONE; k.res = 1;
+        check(&k);
+        k.N = 896; k.K = 4864;
         check(&k);
     }
     /* gk_linear_glu: one pass up to 8 rows, scratch above; every gate; bias (2N), residual, alpha */
