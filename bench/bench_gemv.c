@@ -156,39 +156,16 @@ static void run_attn_shape(int nc, int variant, double copy_gbs, int64_t Skv, in
     if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
                     jfirst ? "" : ",\n", (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", kn, direct,
                     gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
-    { /* the same calls captured once as a CUDA graph and replayed, as a decode step runs them: no host
-         time between kernels (back-to-back calls above include the host's launch work per call) */
-        gk_stream *gs = NULL, *old = gk_get_stream(ctx);
-        gk_graph *gr = NULL;
-        double t[5];
-        int r, ok = gk_stream_create(ctx, GK_PRIORITY_NORMAL, &gs) == GK_OK;
-        float ems;
-        if (ok) gk_set_stream(ctx, gs);
-        ok = ok && gk_graph_begin(ctx, gs) == GK_OK;
-        for (i = 0; ok && i < 64; i++) ok = call_attn(i, &u) == GK_OK;
-        if (gs && gk_graph_end(ctx, gs, &gr) != GK_OK) ok = 0;
-        for (r = 0; ok && r < 6; r++) {
-            gk_event_record(ctx, e0, gs);
-            ok = gk_graph_launch(ctx, gr, gs) == GK_OK;
-            gk_event_record(ctx, e1, gs);
-            gk_event_sync(ctx, e1);
-            gk_event_elapsed_ms(ctx, e0, e1, &ems);
-            if (r > 0) t[r - 1] = ems / 64.0;
-        }
-        if (!ok) printf("  graph: %s\n", gk_last_error(ctx));
-        else {
-            qsort(t, 5, sizeof t[0], cmp_d);
-            ms = t[2];
-            gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
-            printf("attn_decode    %-26s %-8s %-12s %-6s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", what, nc > 1 ? "rotated" : "same", kn,
-                   direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-            if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
-                            (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", kn, direct, gk__dec3_per_sm,
-                            ms * 1e3, gbs, gbs / copy_gbs);
-        }
-        if (gr) gk_graph_destroy(ctx, gr);
-        gk_set_stream(ctx, old);
-        if (gs) gk_stream_destroy(ctx, gs);
+    /* the same calls captured once as a CUDA graph and replayed, as a decode step runs them: no host
+       time between kernels (back-to-back calls above include the host's launch work per call) */
+    ms = time_graph(call_attn, &u, 64);
+    if (ms > 0) {
+        gbs = bytes / (ms * 1e-3) / 1e9;
+        printf("attn_decode    %-26s %-8s %-12s %-6s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", what, nc > 1 ? "rotated" : "same", kn,
+               direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
+        if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+                        (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", kn, direct, gk__dec3_per_sm,
+                        ms * 1e3, gbs, gbs / copy_gbs);
     }
     gk__dec_variant = -1;
     gk__dec3_one_split = keep;
