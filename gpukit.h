@@ -5835,7 +5835,11 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                - gk_attn_dec (the rest): K / V tiles of 64 keys (32 above D 128) in two
                  shared-memory stages, as many blocks a SM as the shared memory holds,
                  granule 8 keys. (A minimum of one tile a split measured slower: batch-8
-                 decode of the 0.5B shape went from 8164 to 6198 tok/s, batch 1 unchanged.) */
+                 decode of the 0.5B shape went from 8164 to 6198 tok/s, batch 1 unchanged.)
+               - a cache of at most gk__dec3_one_split (256) keys: gk_attn_dec3 in one split
+                 per (b, kv head), writing the output itself, no combine launch (H100, graph
+                 replay: 14 / 2 heads D 64 at 256 keys 4.56 against 6.20 us split; from 512
+                 keys the splits win, e.g. 32 / 32 heads D 128: 9.2 against 12.1 us). */
             static const char *const k3[2][2] = { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } };
             const int d3 = (p.D == 64 || p.D == 128) && G <= 8 && gk__dec_variant != 0;
             int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, gran = d3 ? 64 : 8, slots, chunk, smem = 0;
