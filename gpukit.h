@@ -1428,6 +1428,7 @@ struct gk_ctx {
     gk__modrec *modcache;
     uint64_t capture_serial;
     gk__block *ws;              /* op scratch memory (gk__workspace) */
+    gk__cu_ptr ctr;             /* arrival counters, kept at zero between kernels (gk__counters) */
     void *lt_state;             /* cuBLASLt handle and descriptor cache (>>ops_matmul) */
     gk__libmod lib[GK__MOD_COUNT > 0 ? GK__MOD_COUNT : 1];
     char *cache_dir;
@@ -4450,6 +4451,36 @@ GK__MAYBE_UNUSED static gk_status gk__workspace(gk_ctx *ctx, size_t nbytes, gk__
     return GK_OK;
 }
 
+/* Arrival counters for kernels whose last block to finish does the final
+   step itself (the merge of a split reduction, decode attention's combine),
+   saving a second launch: GK__CTR_N u32 in one allocation per context,
+   outside the pool, zeroed on the current stream when first asked for. A
+   kernel counts its blocks in with atomicAdd after a __threadfence, and the
+   last one resets its counter to zero, so they are zero between kernels
+   (graph replays included). Like the workspace, they serve one stream's
+   work at a time. *out is 0 when n is above GK__CTR_N or when they do not
+   exist yet and the stream is being captured (no allocation in a graph):
+   the caller then takes its two-kernel path. */
+#define GK__CTR_N 16384
+static int gk__ctr_off = 0; /* tests and benchmarks: 1 forces the two-kernel paths */
+GK__MAYBE_UNUSED static gk_status gk__counters(gk_ctx *ctx, int64_t n, gk__cu_ptr *out, const char *where) {
+    gk__cu_result r;
+    *out = 0;
+    if (gk__ctr_off || n > GK__CTR_N || ctx->backend != GK_BACKEND_CUDA) return GK_OK;
+    if (!ctx->ctr) {
+        gk__cu_ptr p = 0;
+        if (ctx->cur_stream->capture) return GK_OK;
+        GK__TRY(gk__dev_alloc(ctx, (size_t)GK__CTR_N * 4, &p, where));
+        if ((r = ctx->cu.MemsetD8Async(p, 0, (size_t)GK__CTR_N * 4, ctx->cur_stream->cu)) != 0) {
+            gk__dev_free(ctx, p);
+            return gk__cu_fail(ctx, r, where, "cuMemsetD8Async");
+        }
+        ctx->ctr = p;
+    }
+    *out = ctx->ctr;
+    return GK_OK;
+}
+
 /* Operands of one op: looked up, dtype-checked, resident and pinned. */
 #define GK__MAX_OPNDS 16
 typedef struct gk__opnds { gk__slot *s[GK__MAX_OPNDS]; int n; int used; } gk__opnds;
@@ -5839,7 +5870,14 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                - a cache of at most gk__dec3_one_split (256) keys: gk_attn_dec3 in one split
                  per (b, kv head), writing the output itself, no combine launch (H100, graph
                  replay: 14 / 2 heads D 64 at 256 keys 4.56 against 6.20 us split; from 512
-                 keys the splits win, e.g. 32 / 32 heads D 128: 9.2 against 12.1 us). */
+                 keys the splits win, e.g. 32 / 32 heads D 128: 9.2 against 12.1 us).
+               Measured and not kept (H100, 8k-token cache, 32 / 8 heads D 128, graph replay,
+               same cache / 16 rotated caches): the splits combined by the last block of each
+               (b, kv head) to finish (arrival counters, gk__counters; no gk_attn_combine
+               launch) 19.1 / 25.2 us against 15.2 / 21.2 us with gk_attn_combine (8 last
+               blocks do the combine's work that 32 blocks share, after a __threadfence
+               every block pays); with the split's keys also prefetched into L2 ahead of
+               the warps (prefetch.global.L2, 128 to 1024 keys ahead) 21.3 to 26.4 us. */
             static const char *const k3[2][2] = { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } };
             const int d3 = (p.D == 64 || p.D == 128) && G <= 8 && gk__dec_variant != 0;
             int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, gran = d3 ? 64 : 8, slots, chunk, smem = 0;
@@ -6482,6 +6520,8 @@ static void gk__red_cpu(const void *vp) {
         }
     });
 }
+/* split reductions whose last block merged the parts (tests check both paths) */
+static long gk__red_fused = 0;
 static const char *const gk__k_red_rows[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_rows_", "");
 static const char *const gk__k_red_rowsf[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_rowsf_", "");
 static const char *const gk__k_red_fin[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_fin_", "");
@@ -6587,14 +6627,19 @@ static gk_status gk__reduce(gk_ctx *ctx, gk_tensor out, gk_tensor x, int op, int
                     S = (R + chunk - 1) / chunk;
                 }
                 if (R >= 4096 && M * S < 4 * sms) block[0] = 512; /* many blocks: 256 threads, more of them per SM */
+                gk__cu_ptr ctr = 0;
                 if (S > 1) st = gk__workspace(ctx, (size_t)(M * S) * sizeof(gk__rpart), &ws, where);
+                /* split rows: the last block of an output merges its parts (arrival
+                   counters), no second kernel; without counters gk_red_fin(b) does */
+                if (st == GK_OK && S > 1) st = gk__counters(ctx, M, &ctr, where);
                 if (st == GK_OK) {
-                    void *args[9] = { &p.on, &p.rn, &p.R, &p.op, &S, &chunk, &po, &px, &ws };
+                    void *args[10] = { &p.on, &p.rn, &p.R, &p.op, &S, &chunk, &po, &px, &ws, &ctr };
                     grid[0] = (unsigned)gk__grid_cap(ctx, M * S, 16);
                     /* sum / mean / max / min: the kernel without the others' states (fewer registers) */
                     st = gk__launch_cfg(ctx, GK__MOD_REDUCE, (p.op <= GK_REDUCE_MIN ? gk__k_red_rowsf : gk__k_red_rows)[p.dt], grid, block, 0,
                                         args, where);
-                    if (st == GK_OK && S > 1) {
+                    if (st == GK_OK && S > 1 && ctr) gk__red_fused++;
+                    if (st == GK_OK && S > 1 && !ctr) {
                         void *fargs[6] = { &p.on, &p.R, &p.op, &S, &po, &ws };
                         if (S >= 64) { /* many parts: a block an output merges them (one thread took ~1 us a part) */
                             unsigned fgrid[3] = { 1, 1, 1 }, fblock[3] = { 256, 1, 1 };
@@ -7423,6 +7468,10 @@ static const char *const gk__k_rownorm[2][5][4] = { GK__NORM_NAMES5("gk_rownorm_
 #define GK__NORM_NAMESP(D, W) { "gk_rmsnorm_p_" D "_" W "_v1", "gk_rmsnorm_p_" D "_" W "_v2", "gk_rmsnorm_p_" D "_" W "_v4" }
 static const char *const gk__k_rownorm_p[5][3] = { GK__NORM_NAMESP("f32", "f32"), GK__NORM_NAMESP("f16", "f16"), GK__NORM_NAMESP("f16", "f32"),
                                                     GK__NORM_NAMESP("bf16", "bf16"), GK__NORM_NAMESP("bf16", "f32") };
+#define GK__NORM_NAMESL(D, W) { "gk_lnorm_p_" D "_" W "_v1", "gk_lnorm_p_" D "_" W "_v2", "gk_lnorm_p_" D "_" W "_v4" }
+static const char *const gk__k_lnorm_p[5][3] = { GK__NORM_NAMESL("f32", "f32"), GK__NORM_NAMESL("f16", "f16"), GK__NORM_NAMESL("f16", "f32"),
+                                                 GK__NORM_NAMESL("bf16", "bf16"), GK__NORM_NAMESL("bf16", "f32") };
+#undef GK__NORM_NAMESL
 static const char *const gk__k_warpnorm[2][5] = {
     { "gk_warpnorm_f32_f32", "gk_warpnorm_f16_f16", "gk_warpnorm_f16_f32", "gk_warpnorm_bf16_bf16", "gk_warpnorm_bf16_f32" },
     { "gk_addwarpnorm_f32_f32", "gk_addwarpnorm_f16_f16", "gk_addwarpnorm_f16_f32", "gk_addwarpnorm_bf16_bf16", "gk_addwarpnorm_bf16_f32" } };
@@ -7437,11 +7486,19 @@ static const char *const gk__k_lnwarp[5][3] = { GK__LNW_NAMES("f32", "f32"), GK_
    gk_gnorm whatever this says). gk__ln_variant -1: the rule in gk__norm;
    0: gk_rownorm (one block a row); 1: gk_lnwarp, one row a warp (a block
    of 4 warps per 4 rows); 2: gk_lnwarp on a persistent grid (as many blocks
-   as are resident, a warp walking rows w, w + W, ...); other values: the
+   as are resident, a warp walking rows w, w + W, ...); 3: gk_lnorm_p, one
+   block a row on a persistent grid, the next row's loads in flight during
+   this one (only where gk__ln_persist holds; else 0); other values: the
    rule. Set by tests/test_nn.c and bench/bench_nn.c (they include the
    implementation) to check and time each. gk__ln_last: the variant the last
-   CUDA gk_layer_norm launched (0 to 2 as above; -1 another kernel). */
+   CUDA gk_layer_norm launched (0 to 3 as above; -1 another kernel). */
 static int gk__ln_variant = -1, gk__ln_last = -1;
+/* the persistent block-per-row kernels (gk_rmsnorm_p, gk_lnorm_p) take rows
+   of 1 to 4 vectors a thread (vi 0..2) when there are more rows than fit at
+   once but only a few waves of blocks (about 9 rows an SM at a time) */
+static int gk__ln_persist(gk_ctx *ctx, int64_t rows, int vi) {
+    return vi >= 0 && vi <= 2 && rows > (int64_t)ctx->info.sm_count * 4 && rows <= (int64_t)ctx->info.sm_count * 40;
+}
 
 static const char *const gk__k_gnorm[5] = { "gk_gnorm_f32_f32", "gk_gnorm_f16_f16", "gk_gnorm_f16_f32", "gk_gnorm_bf16_bf16", "gk_gnorm_bf16_f32" };
 
@@ -7596,12 +7653,13 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
                    since removed: neither won anywhere (gk_lnwarp 1 up to 128
                    vectors, gk_rownorm above), and they doubled norm.cu's NVRTC
                    compile time. */
-                if (gk__ln_variant >= 0 && gk__ln_variant <= 2) lnv = gk__ln_variant;
-                else lnv = nvec <= 128 ? 1 : 0;
+                if (gk__ln_variant >= 0 && gk__ln_variant <= 3) lnv = gk__ln_variant;
+                else lnv = nvec <= 128 ? 1 : gk__ln_persist(ctx, p.rows, vi) ? 3 : 0;
+                if (lnv == 3 && !gk__ln_persist(ctx, p.rows, vi)) lnv = 0;
             }
             if (lnv == 0 && vi >= 0 && !(vi == 0 && nvec <= 32)) gk__ln_last = 0;
         }
-        if (lnv > 0) {
+        if (lnv == 1 || lnv == 2) {
             /* blocks of 4 warps, a row a warp at a time: variant 1 one row a
                warp (grid-stride beyond 2^30 blocks), 2 as many blocks as are
                resident at once */
@@ -7643,8 +7701,7 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
             args[0] = &p.rows; args[1] = &Di; args[2] = &G; args[3] = &p.mode; args[4] = &p.eps; args[5] = &px; args[6] = &pr;
             args[7] = &ph; args[8] = &po; args[9] = &pw; args[10] = &pb;
             st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_warpnorm[p.mode == 2][combo], grid, block, 0, args, where);
-        } else if (vi >= 0 && vi <= 2 && p.mode == 1 && p.rows > (int64_t)ctx->info.sm_count * 4 &&
-                   p.rows <= (int64_t)ctx->info.sm_count * 40) {
+        } else if ((p.mode == 1 && gk__ln_persist(ctx, p.rows, vi)) || lnv == 3) {
             /* RMS norm over more rows than fit at once but only a few waves
                of blocks (about 9 rows an SM at a time): the persistent kernel
                (a block prefetches its next row during the current one), as
@@ -7654,18 +7711,20 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
                against 82%), and for the layer norm it is everywhere. */
             int Di = (int)p.L, per_sm = 0;
             int64_t nb;
-            void *args[6];
+            void *args[7];
             gk__cu_function f;
-            st = gk__lib_function(ctx, GK__MOD_NORM, gk__k_rownorm_p[combo][vi], &f, where);
+            const char *fn = (lnv == 3 ? gk__k_lnorm_p : gk__k_rownorm_p)[combo][vi];
+            st = gk__lib_function(ctx, GK__MOD_NORM, fn, &f, where);
             if (st == GK_OK) {
                 if (ctx->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)block[0], 0) != 0 || per_sm < 1) per_sm = 8;
                 nb = (int64_t)per_sm * ctx->info.sm_count;
                 grid[0] = (unsigned)(p.rows < nb ? p.rows : nb);
-                args[0] = &p.rows; args[1] = &Di; args[2] = &p.eps; args[3] = &px; args[4] = &po; args[5] = &pw;
+                args[0] = &p.rows; args[1] = &Di; args[2] = &p.eps; args[3] = &px; args[4] = &po; args[5] = &pw; args[6] = &pb;
                 /* programmatic dependent launch (sm_90+): the kernel waits for
                    the previous one before touching memory, but its launch and
                    block setup overlap that kernel's tail */
-                st = gk__launch_ex(ctx, GK__MOD_NORM, gk__k_rownorm_p[combo][vi], grid, block, 0, args, GK__LAUNCH_PDL, where);
+                st = gk__launch_ex(ctx, GK__MOD_NORM, fn, grid, block, 0, args, GK__LAUNCH_PDL, where);
+                if (st == GK_OK && lnv == 3) gk__ln_last = 3;
             }
         } else if (vi >= 0) {
             int Di = (int)p.L;
@@ -10524,6 +10583,7 @@ GKDEF void gk_ctx_destroy(gk_ctx *ctx) {
     for (b = ctx->pool.live_head; b; b = nb) { nb = b->next; gk__dev_free(ctx, b->ptr); GPUKIT_FREE(b); }
     for (b = ctx->pool.cache_head; b; b = nb) { nb = b->next; gk__dev_free(ctx, b->ptr); GPUKIT_FREE(b); }
     for (b = ctx->pool.evict_head; b; b = nb) { nb = b->next; GPUKIT_FREE(b->host); GPUKIT_FREE(b); }
+    if (ctx->ctr) gk__dev_free(ctx, ctx->ctr);
     for (i = 0; i < ctx->npages; i++) GPUKIT_FREE(ctx->pages[i]);
     GPUKIT_FREE(ctx->pages);
     if (ctx->backend == GK_BACKEND_CUDA && ctx->default_stream.cu) ctx->cu.StreamDestroy(ctx->default_stream.cu);

@@ -148,6 +148,9 @@ int main(int argc, char **argv) {
             gk_tensor s;
             CK(gk_tensor_empty(ctx, GK_F32, 0, &one, &s));
             TIME("sum_all_f32_256MiB", B, gk_reduce(ctx, s, a, GK_REDUCE_SUM, GK_AXIS_ALL, 0));
+            gk__ctr_off = 1; /* the parts merged by a second kernel (gk_red_finb), as before arrival counters */
+            TIME("sum_all_f32_256MiB_finb", B, gk_reduce(ctx, s, a, GK_REDUCE_SUM, GK_AXIS_ALL, 0));
+            gk__ctr_off = 0;
             gk_tensor_free(ctx, s);
         }
         gk_tensor_free(ctx, a); gk_tensor_free(ctx, b); gk_tensor_free(ctx, c);

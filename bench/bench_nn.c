@@ -5,7 +5,7 @@
    Writes JSON (commit, device, date) to the file given with --json.
    Then the layer norm once per kernel variant (gk__ln_variant: auto, 0 the
    block-per-row kernel, 1 the warp-per-row one, 2 that on a persistent grid,
-   gpukit.h) on a few shapes, each row with the variant that ran (shapes the
+   3 the block-per-row one on a persistent grid, gpukit.h) on a few shapes, each row with the variant that ran (shapes the
    warp kernel does not take run the block-per-row one whatever is asked),
    into the JSON's "layernorm_variants". */
 #define GPUKIT_IMPLEMENTATION
@@ -190,14 +190,14 @@ int main(int argc, char **argv) {
         { "transpose_f32_16x2048x2048", OP_TRANSPOSE, GK_F32, 2 * T * 4, 0, 0 },
         { "embedding_bf16_151936x896_8192ids", OP_EMBED, GK_BF16, 2 * E * 2, 0, 0 },
     };
-    /* layer norm shapes timed once per variant (-1 auto, 0 .. 2) */
+    /* layer norm shapes timed once per variant (-1 auto, 0 .. 3) */
     static const struct { const char *name; gk_dtype dt; int64_t rows, cols; } lvs[] = {
         { "layernorm_bf16_4096x4096", GK_BF16, 4096, 4096 }, { "layernorm_bf16_8192x4096", GK_BF16, 8192, 4096 },
         { "layernorm_f32_8192x4096", GK_F32, 8192, 4096 },   { "layernorm_f16_4096x4096", GK_F16, 4096, 4096 },
         { "layernorm_bf16_512x4096", GK_BF16, 512, 4096 },   { "layernorm_bf16_4096x1024", GK_BF16, 4096, 1024 },
         { "layernorm_f32_8192x2048", GK_F32, 8192, 2048 },
     };
-    enum { NLV = (int)(sizeof lvs / sizeof lvs[0]), NVAR = 4 };
+    enum { NLV = (int)(sizeof lvs / sizeof lvs[0]), NVAR = 5 };
     bcase lc[NLV * NVAR];
     int lran[NLV * NVAR];
     int n = (int)(sizeof cs / sizeof cs[0]), i;
@@ -237,7 +237,7 @@ int main(int argc, char **argv) {
         for (i = 0; i < n; i++)
             fprintf(f, "    \"%s\": {\"ms\": %.5f, \"gbs\": %.1f, \"frac_copy\": %.3f}%s\n", cs[i].name, cs[i].ms, cs[i].gbs, cs[i].gbs / cs[0].gbs,
                     i + 1 < n ? "," : "");
-        /* "layernorm_variants": {shape: {"auto" | "v0" .. "v2": {ms, gbs, frac_copy, ran}}} */
+        /* "layernorm_variants": {shape: {"auto" | "v0" .. "v3": {ms, gbs, frac_copy, ran}}} */
         fprintf(f, "  },\n  \"layernorm_variants\": {\n");
         for (i = 0; i < NLV * NVAR; i++) {
             const bcase *c = &lc[i];

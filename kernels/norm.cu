@@ -6,8 +6,9 @@
 //  gk_rownorm_*: one block per row, the row held in registers (16-byte
 //    loads, V vectors per thread), warp-shuffle reductions; layer / rms /
 //    add+rms over a contiguous last dim with 16-byte aligned rows;
-//  gk_rmsnorm_p_*: the same RMS norm on a persistent grid, the next row
-//    prefetched during the current one (for a few waves' worth of rows);
+//  gk_rmsnorm_p_*, gk_lnorm_p_*: RMS / layer norm on a persistent grid, the
+//    next row prefetched during the current one (for a few waves' worth of
+//    rows); the layer norm's statistics merged Welford-style (gk_block_welford);
 //  gk_lnwarp_*: the layer norm (mode 0, no residual) with one warp per row,
 //    the row in registers (V = 4, 8, 16 16-byte vectors a lane: rows of 33
 //    to 512 vectors), shuffle-only reductions; the host launches one row a
@@ -202,22 +203,58 @@ __device__ __forceinline__ uint4 gk_ld_stream(const uint4 *p) {
     return v;
 }
 
-// RMS norm with a persistent grid (the host launches about as many blocks
-// as fit at once): a block walks rows blockIdx.x, + gridDim.x, ... and
-// issues the next row's loads before the current row's reduction, so every
-// block keeps a row of loads in flight through its reduction and stores, and
-// there is no tail wave. Same thread mapping, statistics and rounding as
-// gk_rownorm (mode 1). Measured on the H200, bf16 [4096, 4096]: 87% of copy
-// (gk_rownorm 76%, 3.4 waves); [8192, 4096]: 82% (gk_rownorm 86%), so the
-// host takes it only for a few waves' worth of rows. The same scheme for the
-// layer norm measured slower than gk_rownorm (74 / 65% against 78 / 65%),
-// and so did staging the rows in shared memory with cp.async (66 / 59%).
-template <int DT, int WT, int V>
-__device__ __forceinline__ void gk_rmsnorm_p(gk_i64 rows, int D, float eps, const typename gk_ty<DT>::S *x,
-                                             typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w) {
+// The statistics of a layer norm row from each thread's own (count, mean,
+// M2): merged down the warp (shuffles), then every thread merges the warps'
+// totals in order from shared memory, so every thread gets the same values
+// (Chan et al.'s pairwise update: exact up to rounding, no cancellation and
+// no shift element to load). sh: 3 * 32 floats.
+__device__ __forceinline__ void gk_welford_merge(float &n, float &mu, float &m2, float nb, float mb, float m2b) {
+    const float nt = n + nb;
+    if (nt > 0.f) {
+        const float d = mb - mu, fb = nb / nt;
+        mu += d * fb;
+        m2 += m2b + d * d * n * fb;
+        n = nt;
+    }
+}
+__device__ __forceinline__ void gk_block_welford(float &n, float &mu, float &m2, float *sh) {
+    const int w = threadIdx.x >> 5, l = threadIdx.x & 31, nw = blockDim.x >> 5;
+#pragma unroll
+    for (int o = 16; o; o >>= 1) {
+        const float nb = __shfl_down_sync(0xffffffffu, n, o), mb = __shfl_down_sync(0xffffffffu, mu, o),
+                    m2b = __shfl_down_sync(0xffffffffu, m2, o);
+        gk_welford_merge(n, mu, m2, nb, mb, m2b);
+    }
+    __syncthreads();
+    if (l == 0) { sh[w] = n; sh[32 + w] = mu; sh[64 + w] = m2; }
+    __syncthreads();
+    n = sh[0]; mu = sh[32]; m2 = sh[64];
+    for (int k = 1; k < nw; k++) gk_welford_merge(n, mu, m2, sh[k], sh[32 + k], sh[64 + k]);
+}
+
+// RMS norm (LN false) and layer norm (LN true, no residual) with a
+// persistent grid (the host launches about as many blocks as fit at once):
+// a block walks rows blockIdx.x, + gridDim.x, ... and issues the next row's
+// loads before the current row's reduction, so every block keeps a row of
+// loads in flight through its reduction and stores, and there is no tail
+// wave. Thread mapping as gk_rownorm; RMS statistics and rounding as its
+// mode 1. The layer norm takes its statistics from gk_block_welford (each
+// thread's count, mean and M2 over its vectors, two passes over registers),
+// so nothing but the row itself is read before the reduction; then
+// (x - mean) * rstd * weight + bias, rounded once.
+// Measured on the H200, RMS bf16 [4096, 4096]: 87% of copy (gk_rownorm 76%,
+// 3.4 waves); [8192, 4096]: 82% (gk_rownorm 86%), so the host takes it only
+// for a few waves' worth of rows. An earlier layer norm in this scheme,
+// with its shift element loaded from global memory before each row's sums,
+// measured slower than gk_rownorm (74 / 65% against 78 / 65%), and so did
+// staging the rows in shared memory with cp.async (66 / 59%).
+template <int DT, int WT, int V, bool LN>
+__device__ __forceinline__ void gk_norm_p(gk_i64 rows, int D, float eps, const typename gk_ty<DT>::S *x,
+                                          typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,
+                                          const typename gk_ty<WT>::S *b) {
     typedef gk_nv<DT> N;
     enum { E = N::E };
-    __shared__ float sh[32];
+    __shared__ float sh[LN ? 96 : 32];
     const int nvec = D / E;
     uint4 cur[V], nxt[V];
     gk_i64 row = blockIdx.x;
@@ -241,15 +278,40 @@ __device__ __forceinline__ void gk_rmsnorm_p(gk_i64 rows, int D, float eps, cons
             nxt[k] = make_uint4(0u, 0u, 0u, 0u);
             if (nrow < rows && vi < nvec) nxt[k] = gk_ld_stream((const uint4 *)(x + nrow * D) + vi);
         }
-        float q = 0.f, rstd;
+        float mean = 0.f, rstd;
+        if (LN) {
+            float n = 0.f, s = 0.f, m2 = 0.f;
 #pragma unroll
-        for (int k = 0; k < V; k++) {
-            float f[E];
-            N::ld(cur[k], f);
+            for (int k = 0; k < V; k++)
+                if (threadIdx.x + k * blockDim.x < nvec) {
+                    float f[E];
+                    N::ld(cur[k], f);
 #pragma unroll
-            for (int e = 0; e < E; e++) q += f[e] * f[e];
+                    for (int e = 0; e < E; e++) s += f[e];
+                    n += (float)E;
+                }
+            mean = n > 0.f ? s / n : 0.f;
+#pragma unroll
+            for (int k = 0; k < V; k++)
+                if (threadIdx.x + k * blockDim.x < nvec) {
+                    float f[E];
+                    N::ld(cur[k], f);
+#pragma unroll
+                    for (int e = 0; e < E; e++) { float d = f[e] - mean; m2 += d * d; }
+                }
+            gk_block_welford(n, mean, m2, sh);
+            rstd = rsqrtf(m2 / (float)D + eps);
+        } else {
+            float q = 0.f;
+#pragma unroll
+            for (int k = 0; k < V; k++) {
+                float f[E];
+                N::ld(cur[k], f);
+#pragma unroll
+                for (int e = 0; e < E; e++) q += f[e] * f[e];
+            }
+            rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);
         }
-        rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);
         uint4 *orow = (uint4 *)(out + row * D);
 #pragma unroll
         for (int k = 0; k < V; k++) {
@@ -257,13 +319,16 @@ __device__ __forceinline__ void gk_rmsnorm_p(gk_i64 rows, int D, float eps, cons
             if (vi < nvec) {
                 float y[E], wv[E];
                 N::ld(cur[k], y);
+                if (LN) gk_ln_out<WT, E>(y, mean, 0.f, rstd, w, b, vi * E);
+                else {
 #pragma unroll
-                for (int e = 0; e < E; e++) y[e] = y[e] * rstd;
-                N::rnd(y);
-                if (w) {
-                    gk_ldw<WT, E>(w, vi * E, wv);
+                    for (int e = 0; e < E; e++) y[e] = y[e] * rstd;
+                    N::rnd(y);
+                    if (w) {
+                        gk_ldw<WT, E>(w, vi * E, wv);
 #pragma unroll
-                    for (int e = 0; e < E; e++) y[e] = wv[e] * y[e];
+                        for (int e = 0; e < E; e++) y[e] = wv[e] * y[e];
+                    }
                 }
                 __stcs(orow + vi, N::st(y));
             }
@@ -511,14 +576,19 @@ __device__ __forceinline__ void gk_gnorm(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64
         const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \
         gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V, true>(rows, D, 2, eps, x, res, h, out, w, b);                           \
     }
-// the persistent RMS form, V = 1, 2, 4: two rows of vectors in registers;
-// blocks of at most 128 threads (the host picks V so), at most 64 registers
-// (8 blocks an SM; sm_90: no spills)
+// the persistent RMS and layer norm forms, V = 1, 2, 4: two rows of vectors
+// in registers; blocks of at most 128 threads (the host picks V so), at most
+// 64 registers (8 blocks an SM)
 #define GK_ROWNORM_P(DTN, WTN, V)                                                                                        \
     extern "C" __global__ void __launch_bounds__(128, 8) gk_rmsnorm_p_##DTN##_##WTN##_v##V(                               \
         gk_i64 rows, int D, float eps, const gk_ty<GK_DT_##DTN>::S *x, gk_ty<GK_DT_##DTN>::S *out,                      \
         const gk_ty<GK_DT_##WTN>::S *w) {                                                                               \
-        gk_rmsnorm_p<GK_DT_##DTN, GK_DT_##WTN, V>(rows, D, eps, x, out, w);                                              \
+        gk_norm_p<GK_DT_##DTN, GK_DT_##WTN, V, false>(rows, D, eps, x, out, w, 0);                                       \
+    }                                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(128, 8) gk_lnorm_p_##DTN##_##WTN##_v##V(                                 \
+        gk_i64 rows, int D, float eps, const gk_ty<GK_DT_##DTN>::S *x, gk_ty<GK_DT_##DTN>::S *out,                      \
+        const gk_ty<GK_DT_##WTN>::S *w, const gk_ty<GK_DT_##WTN>::S *b) {                                               \
+        gk_norm_p<GK_DT_##DTN, GK_DT_##WTN, V, true>(rows, D, eps, x, out, w, b);                                        \
     }
 // the warp-per-row layer norm, V = 4, 8, 16 vectors a lane. Blocks of 128
 // threads (4 rows at a time); the bounds keep V = 16 within 128 registers

@@ -111,16 +111,38 @@ template <int DT> __device__ __forceinline__ void rs_final(int op, const gk_rs<t
     }
 }
 
+// S partial states of output m merged in order, the result written: each
+// thread merges a strided subset in order, then the block in a fixed order
+// (the same arithmetic whichever block or kernel runs it). L2 loads (__ldcg):
+// the parts may come from other blocks of the running kernel.
+template <int DT> __device__ __forceinline__ void gk_red_merge(int op, gk_i64 R, gk_i64 S, gk_i64 m, gk_i64 oo, void *out, const gk_rpart *part) {
+    typedef typename gk_acct<DT>::A A;
+    gk_rs<A> s;
+    rs_init<A>(op, s);
+    for (gk_i64 p = threadIdx.x; p < S; p += blockDim.x) {
+        const gk_rpart *q = part + m * S + p;
+        gk_rs<A> o;
+        o.v = (A)__ldcg(&q->v); o.m2 = (A)__ldcg(&q->m2); o.n = __ldcg((const long long *)&q->n);
+        rs_merge<A>(op, s, o);
+    }
+    s = rs_block<A>(op, s);
+    if (threadIdx.x == 0) rs_final<DT>(op, s, R, out, oo);
+}
+
 // One block per (output, part): part p of S covers elements [p*chunk, (p+1)*chunk)
-// of the R reduced ones. S == 1 writes the result, else a partial state.
-// OP is a template argument so the inner loops carry no per-element switch
-// (the push of SUM is one add, MAX no index arithmetic).
+// of the R reduced ones. S == 1 writes the result, else a partial state;
+// with arrival counters (ctr, one per output, zero on entry) the last of an
+// output's S blocks merges them (gk_red_merge) and resets its counter, and no
+// gk_red_finb runs. OP is a template argument so the inner loops carry no
+// per-element switch (the push of SUM is one add, MAX no index arithmetic).
 template <int DT, int OP> __device__ __forceinline__ void gk_red_rows_t(const gk_nd &on, const gk_nd &rn, gk_i64 R, gk_i64 S, gk_i64 chunk,
-                                                                        void *out, const typename gk_ty<DT>::S *x, gk_rpart *part) {
+                                                                        void *out, const typename gk_ty<DT>::S *x, gk_rpart *part,
+                                                                        unsigned *ctr) {
     const int op = OP;
     typedef gk_ty<DT> T;
     typedef typename T::S Sx;
     typedef typename gk_acct<DT>::A A;
+    __shared__ int last;
     gk_i64 M = on.n;
     bool contig = rn.ndim == 1 && rn.st[0][0] == 1;
     for (gk_i64 blk = blockIdx.x; blk < M * S; blk += gridDim.x) {
@@ -145,8 +167,20 @@ template <int DT, int OP> __device__ __forceinline__ void gk_red_rows_t(const gk
             gk_rs<A> sl[NL];
 #pragma unroll
             for (int k = 0; k < NL; k++) rs_init<A>(op, sl[k]);
-#pragma unroll 4
-            for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {
+            // four vectors a thread in flight: the loads of a step issued
+            // before its pushes (a loop of single vectors kept one or two)
+            const gk_i64 bd = blockDim.x;
+            gk_i64 j = threadIdx.x;
+            for (; j + 3 * bd < nv; j += 4 * bd) {
+                union { uint4 v; Sx s[16 / sizeof(Sx)]; } u[4];
+#pragma unroll
+                for (int t = 0; t < 4; t++) u[t].v = __ldg(bv + j + t * bd);
+#pragma unroll
+                for (int t = 0; t < 4; t++)
+#pragma unroll
+                    for (int k = 0; k < V; k++) rs_push<A>(op, sl[k % NL], (A)T::ld(u[t].s[k]), v0 + (j + t * bd) * V + k);
+            }
+            for (; j < nv; j += bd) {
                 union { uint4 v; Sx s[16 / sizeof(Sx)]; } u;
                 u.v = __ldg(bv + j);
 #pragma unroll
@@ -165,32 +199,46 @@ template <int DT, int OP> __device__ __forceinline__ void gk_red_rows_t(const gk
         s = rs_block<A>(op, s);
         if (threadIdx.x == 0) {
             if (S == 1) rs_final<DT>(op, s, R, out, oo);
-            else { part[blk].v = (double)s.v; part[blk].m2 = (double)s.m2; part[blk].n = s.n; }
+            else {
+                part[blk].v = (double)s.v; part[blk].m2 = (double)s.m2; part[blk].n = s.n;
+                if (ctr) {
+                    __threadfence(); // the part is visible before the count
+                    last = atomicAdd(ctr + m, 1u) == (unsigned)(S - 1);
+                }
+            }
+        }
+        if (S > 1 && ctr) {
+            __syncthreads();
+            if (last) {
+                __threadfence();
+                gk_red_merge<DT>(op, R, S, m, oo, out, part);
+                if (threadIdx.x == 0) ctr[m] = 0u;
+            }
         }
         __syncthreads();
     }
 }
 // FAST: sum / mean / max / min only (a kernel of fewer registers, more blocks an SM)
 template <int DT, bool FAST> __device__ __forceinline__ void gk_red_rows(const gk_nd &on, const gk_nd &rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,
-                                                              void *out, const typename gk_ty<DT>::S *x, gk_rpart *part) {
+                                                              void *out, const typename gk_ty<DT>::S *x, gk_rpart *part, unsigned *ctr) {
     if (FAST) {
         switch (op) {
-        case R_SUM: gk_red_rows_t<DT, R_SUM>(on, rn, R, S, chunk, out, x, part); break;
-        case R_MEAN: gk_red_rows_t<DT, R_MEAN>(on, rn, R, S, chunk, out, x, part); break;
-        case R_MAX: gk_red_rows_t<DT, R_MAX>(on, rn, R, S, chunk, out, x, part); break;
-        default: gk_red_rows_t<DT, R_MIN>(on, rn, R, S, chunk, out, x, part); break;
+        case R_SUM: gk_red_rows_t<DT, R_SUM>(on, rn, R, S, chunk, out, x, part, ctr); break;
+        case R_MEAN: gk_red_rows_t<DT, R_MEAN>(on, rn, R, S, chunk, out, x, part, ctr); break;
+        case R_MAX: gk_red_rows_t<DT, R_MAX>(on, rn, R, S, chunk, out, x, part, ctr); break;
+        default: gk_red_rows_t<DT, R_MIN>(on, rn, R, S, chunk, out, x, part, ctr); break;
         }
         return;
     }
     switch (op) {
-    case R_SUM: gk_red_rows_t<DT, R_SUM>(on, rn, R, S, chunk, out, x, part); break;
-    case R_MEAN: gk_red_rows_t<DT, R_MEAN>(on, rn, R, S, chunk, out, x, part); break;
-    case R_MAX: gk_red_rows_t<DT, R_MAX>(on, rn, R, S, chunk, out, x, part); break;
-    case R_MIN: gk_red_rows_t<DT, R_MIN>(on, rn, R, S, chunk, out, x, part); break;
-    case R_ARGMAX: gk_red_rows_t<DT, R_ARGMAX>(on, rn, R, S, chunk, out, x, part); break;
-    case R_ARGMIN: gk_red_rows_t<DT, R_ARGMIN>(on, rn, R, S, chunk, out, x, part); break;
-    case R_VAR: gk_red_rows_t<DT, R_VAR>(on, rn, R, S, chunk, out, x, part); break;
-    default: gk_red_rows_t<DT, R_VARU>(on, rn, R, S, chunk, out, x, part); break;
+    case R_SUM: gk_red_rows_t<DT, R_SUM>(on, rn, R, S, chunk, out, x, part, ctr); break;
+    case R_MEAN: gk_red_rows_t<DT, R_MEAN>(on, rn, R, S, chunk, out, x, part, ctr); break;
+    case R_MAX: gk_red_rows_t<DT, R_MAX>(on, rn, R, S, chunk, out, x, part, ctr); break;
+    case R_MIN: gk_red_rows_t<DT, R_MIN>(on, rn, R, S, chunk, out, x, part, ctr); break;
+    case R_ARGMAX: gk_red_rows_t<DT, R_ARGMAX>(on, rn, R, S, chunk, out, x, part, ctr); break;
+    case R_ARGMIN: gk_red_rows_t<DT, R_ARGMIN>(on, rn, R, S, chunk, out, x, part, ctr); break;
+    case R_VAR: gk_red_rows_t<DT, R_VAR>(on, rn, R, S, chunk, out, x, part, ctr); break;
+    default: gk_red_rows_t<DT, R_VARU>(on, rn, R, S, chunk, out, x, part, ctr); break;
     }
 }
 // combines the S partial states of each output, in order
@@ -209,22 +257,12 @@ template <int DT> __device__ __forceinline__ void gk_red_fin(const gk_nd &on, gk
         rs_final<DT>(op, s, R, out, oo);
     }
 }
-// the same with one block an output (many partial states): each thread
-// merges a strided subset in order, then the block merges in a fixed order
+// the same with one block an output (many partial states), gk_red_merge
 template <int DT> __device__ __forceinline__ void gk_red_finb(const gk_nd &on, gk_i64 R, int op, gk_i64 S, void *out, const gk_rpart *part) {
-    typedef typename gk_acct<DT>::A A;
     for (gk_i64 m = blockIdx.x; m < on.n; m += gridDim.x) {
         gk_i64 oo, ox, o2;
         gk_nd_offsets(on, m, oo, ox, o2);
-        gk_rs<A> s;
-        rs_init<A>(op, s);
-        for (gk_i64 p = threadIdx.x; p < S; p += blockDim.x) {
-            gk_rs<A> o;
-            o.v = (A)part[m * S + p].v; o.m2 = (A)part[m * S + p].m2; o.n = part[m * S + p].n;
-            rs_merge<A>(op, s, o);
-        }
-        s = rs_block<A>(op, s);
-        if (threadIdx.x == 0) rs_final<DT>(op, s, R, out, oo);
+        gk_red_merge<DT>(op, R, S, m, oo, out, part);
         __syncthreads();
     }
 }
@@ -669,12 +707,12 @@ template <int DT> __device__ __forceinline__ void gk_cumsum_block(const gk_nd &o
 
 #define GK_RED(DTN)                                                                                                 \
     extern "C" __global__ void __launch_bounds__(512) gk_red_rows_##DTN(gk_nd on, gk_nd rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,      \
-                                                 void *out, const gk_ty<GK_DT_##DTN>::S *x, gk_rpart *part) {       \
-        gk_red_rows<GK_DT_##DTN, false>(on, rn, R, op, S, chunk, out, x, part);                                     \
+                                                 void *out, const gk_ty<GK_DT_##DTN>::S *x, gk_rpart *part, unsigned *ctr) { \
+        gk_red_rows<GK_DT_##DTN, false>(on, rn, R, op, S, chunk, out, x, part, ctr);                                     \
     }                                                                                                               \
     extern "C" __global__ void __launch_bounds__(512) gk_red_rowsf_##DTN(gk_nd on, gk_nd rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,     \
-                                                 void *out, const gk_ty<GK_DT_##DTN>::S *x, gk_rpart *part) {       \
-        gk_red_rows<GK_DT_##DTN, true>(on, rn, R, op, S, chunk, out, x, part);                                      \
+                                                 void *out, const gk_ty<GK_DT_##DTN>::S *x, gk_rpart *part, unsigned *ctr) { \
+        gk_red_rows<GK_DT_##DTN, true>(on, rn, R, op, S, chunk, out, x, part, ctr);                                      \
     }                                                                                                               \
     extern "C" __global__ void gk_red_fin_##DTN(gk_nd on, gk_i64 R, int op, gk_i64 S, void *out, const gk_rpart *part) { \
         gk_red_fin<GK_DT_##DTN>(on, R, op, S, out, part);                                                           \

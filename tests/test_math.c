@@ -574,10 +574,20 @@ static void test_reduce(void) {
             }
             if (dt == GK_F32 || dt == GK_BF16) {
                 int64_t big2 = 300007, s2d[2] = { 3, 300007 };
-                red_case(dt, op, 1, &big, 0, 0, 0);          /* split into parts on the GPU */
-                red_case(dt, op, 1, &big2, 0, 0, 0);         /* 64+ parts: merged by one block an output */
-                red_case(dt, op, 2, s2d, 1, 0, 0);
-                red_case(dt, op, 2, s2c, 1, 0, 0);
+                int pass, gpu = gk_ctx_backend(D) == GK_BACKEND_CUDA;
+                /* rows split into parts on the GPU, merged by the last block of each output
+                   (arrival counters), then (gk__ctr_off) by gk_red_fin / gk_red_finb */
+                for (pass = 0; pass < 1 + gpu; pass++) {
+                    long f0 = gk__red_fused;
+                    gk__ctr_off = pass;
+                    red_case(dt, op, 1, &big, 0, 0, 0);          /* 25 parts */
+                    red_case(dt, op, 1, &big2, 0, 0, 0);         /* 64+ parts */
+                    red_case(dt, op, 2, s2d, 1, 0, 0);
+                    red_case(dt, op, 2, s2c, 1, 0, 0);
+                    gk__ctr_off = 0;
+                    if (gpu) GKT_CHECK(gk__red_fused == f0 + (pass ? 0 : 4), "%s %s: %ld split reductions merged by their last block (want %d)",
+                                       gk_dtype_name(dt), RED_NAMES[op], gk__red_fused - f0, pass ? 0 : 4);
+                }
                 red_case(dt, op, 3, s3, GK_AXIS_ALL, 0, 1);
             }
         }

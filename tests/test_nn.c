@@ -99,13 +99,15 @@ static double maxdiff(const double *a, const double *b, int64_t n) {
 /* gk_layer_norm(out, x, w, b, eps) on the device under test against the
    reference's output already in o.r: on CUDA once per kernel variant
    (gpukit.h gk__ln_variant: -1 the rule, 0 the block-per-row kernel, 1 and 2
-   the warp-per-row one, a row a warp / persistent; shapes the warp kernel does not take run the others
-   whatever is asked), the output refilled before each run: with 777, or in
-   place (x is o.d) with x0's values. ln_ran counts the warp kernel's runs by
-   variant and vectors a lane (4, 8, 16), ln_auto_warp the rule's. */
-static int ln_ran[3][3], ln_auto_warp;
+   the warp-per-row one, a row a warp / persistent, 3 the persistent block-per-row
+   one; shapes a kernel does not take run the others whatever is asked), the
+   output refilled before each run: with 777, or in place (x is o.d) with x0's
+   values. ln_ran counts the runs of variants 1 to 3 by vectors a lane or
+   thread (4, 8, 16 / 1, 2, 4), ln_auto_warp the rule's warp-per-row runs,
+   ln_auto_p its persistent ones. */
+static int ln_ran[4][3], ln_auto_warp, ln_auto_p;
 static void ln_dev(const char *what, pair o, gk_tensor x, gk_tensor w, gk_tensor b, double eps, double tol, gk_tensor x0) {
-    int v, nv = gk_ctx_backend(D) == GK_BACKEND_CUDA ? 2 : -1;
+    int v, nv = gk_ctx_backend(D) == GK_BACKEND_CUDA ? 3 : -1;
     int64_t nvec = o.nd ? o.shape[o.nd - 1] * (int64_t)gk_dtype_size(o.dt) / 16 : 0;
     int kv = nvec <= 128 ? 0 : nvec <= 256 ? 1 : 2;
     char wv[192];
@@ -120,7 +122,8 @@ static void ln_dev(const char *what, pair o, gk_tensor x, gk_tensor w, gk_tensor
         ran = gk__ln_last;
         if (ran > 0) {
             ln_ran[ran][kv]++;
-            if (v < 0) ln_auto_warp++;
+            if (v < 0 && ran <= 2) ln_auto_warp++;
+            if (v < 0 && ran == 3) ln_auto_p++;
             GKT_CHECK(v < 0 || ran == v, "%s: variant %d asked, %d ran", what, v, ran);
         }
         snprintf(wv, sizeof wv, "%s variant %d (ran %d)", what, v, ran);
@@ -388,11 +391,29 @@ static void test_norms(void) {
             fr(x); fr(w); fr(b); fr(o);
         }
     }
-    if (gk_ctx_backend(D) == GK_BACKEND_CUDA) { /* both warp-per-row variants ran at every V */
+    for (ti = 0; ti < 3; ti++) { /* 12 rows an SM: the persistent block-per-row layer norm (variant 3, the rule's choice above
+                                    128 vectors a row) at 1, 2 and 4 vectors a thread, bias and weights of x's dtype or f32 */
+        static const int64_t DS3[2][3] = { { 260, 520, 2048 }, { 520, 1032, 4096 } };
+        gk_dtype dt = FDT[ti];
+        int64_t rows = 12 * (int64_t)D->info.sm_count;
+        for (di = 0; di < 3; di++)
+            for (wi = 0; wi < 2; wi++) {
+                gk_dtype wt = wi && dt != GK_F32 ? GK_F32 : dt;
+                int64_t Dn = DS3[dt != GK_F32][di], shape[2] = { rows, Dn }, ws1[1] = { Dn };
+                pair x = mkr(dt, 2, shape, -3, 3), w = mkr(wt, 1, ws1, 0.5, 1.5), b = mkr(wt, 1, ws1, -1, 1), o = mkpoison(dt, 2, shape);
+                char what[96];
+                snprintf(what, sizeof what, "layer_norm %lld x %lld (%s weights)", (long long)rows, (long long)Dn, gk_dtype_name(wt));
+                GKT_OK(R, gk_layer_norm(R, o.r, x.r, w.r, b.r, 1e-5));
+                ln_dev(what, o, x.d, w.d, b.d, 1e-5, tol_of(dt) * 4, NONE);
+                fr(x); fr(w); fr(b); fr(o);
+            }
+    }
+    if (gk_ctx_backend(D) == GK_BACKEND_CUDA) { /* variants 1 to 3 ran at every V */
         int v, k;
-        for (v = 1; v <= 2; v++)
-            for (k = 0; k < 3; k++) GKT_CHECK(ln_ran[v][k] > 0, "layer norm: warp-per-row variant %d never ran at V = %d", v, 4 << k);
+        for (v = 1; v <= 3; v++)
+            for (k = 0; k < 3; k++) GKT_CHECK(ln_ran[v][k] > 0, "layer norm: variant %d never ran at V = %d", v, v < 3 ? 4 << k : 1 << k);
         GKT_CHECK(ln_auto_warp > 0, "layer norm: the rule never took the warp-per-row kernel");
+        GKT_CHECK(ln_auto_p > 0, "layer norm: the rule never took the persistent block-per-row kernel");
     }
     { /* hand-computed: rms of [3, 4] is sqrt(12.5); layer norm of [1, 3] is [-1, 1] */
         int64_t s2[1] = { 2 };
