@@ -4255,20 +4255,23 @@ static const char *const gk__src_math[] = {
     "    typedef typename gk_fc<DT>::C C;\n"
     "    const int V = 16 / sizeof(S);\n"
     "    C p0 = (C)dp0, p1 = (C)dp1;\n"
-    "    gk_i64 nvec = n / V, nt = GK_NTHREADS;\n"
-    "    // four vectors a thread per step, every load in flight before the math\n"
-    "    // (the host launches one step's worth of blocks: each thread runs once)\n"
-    "    for (gk_i64 i = GK_TID; i < nvec; i += 4 * nt) {\n"
+    "    gk_i64 nvec = n / V, nt = blockDim.x;\n"
+    "    // four vectors a thread per step, every load in flight before the math;\n"
+    "    // a block's step covers 4 * blockDim.x consecutive vectors (vectors i,\n"
+    "    // i + nt, ... of the thread: each load of a warp 512 contiguous bytes, a\n"
+    "    // block's 16 KB in one stretch). The host launches one step's worth of\n"
+    "    // blocks: each thread runs once.\n"
+    "    for (gk_i64 i = (gk_i64)blockIdx.x * 4 * nt + threadIdx.x; i < nvec; i += (gk_i64)gridDim.x * 4 * nt) {\n"
     "        uint4 a[4];\n"
     "#pragma unroll\n"
     "        for (int k = 0; k < 4; k++) {\n"
+    ,
+    /* chunk */
     "            a[k] = make_uint4(0u, 0u, 0u, 0u);\n"
     "            if (i + k * nt < nvec) a[k] = __ldg((const uint4 *)x + i + k * nt);\n"
     "        }\n"
     "#pragma unroll\n"
     "        for (int k = 0; k < 4; k++)\n"
-    ,
-    /* chunk */
     "            if (i + k * nt < nvec) ((uint4 *)out)[i + k * nt] = gk_un_vec<OP, DT, C>(a[k], p0, p1);\n"
     "    }\n"
     "    gk_i64 t = nvec * V + GK_TID;\n"
@@ -4321,13 +4324,13 @@ static const char *const gk__src_math[] = {
     "\n"
     "// rows of x [rows, 2n] -> out [rows, n], contiguous, n a multiple of the vector width, aligned\n"
     "template <int OP, int DT> __device__ __forceinline__ void gk_glu_split_c(gk_i64 rows, gk_i64 n, typename gk_ty<DT>::S *out,\n"
+    ,
+    /* chunk */
     "                                                                         const typename gk_ty<DT>::S *x) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename T::S S;\n"
     "    typedef typename gk_fc<DT>::C C;\n"
     "    const int V = 16 / sizeof(S);\n"
-    ,
-    /* chunk */
     "    gk_i64 nv = n / V, total = rows * nv;\n"
     "    for (gk_i64 i = GK_TID; i < total; i += GK_NTHREADS) {\n"
     "        gk_i64 r = i / nv, c = i - r * nv;\n"
@@ -4374,10 +4377,13 @@ static const char *const gk__src_math[] = {
     "    typedef typename T::S S;\n"
     "    typedef typename gk_fc<DT>::C C;\n"
     "    const int V = 16 / sizeof(S);\n"
-    "    gk_i64 nvec = n / V, nt = GK_NTHREADS;\n"
-    "    // four vectors of each operand a thread per step, loads first (the host\n"
+    "    gk_i64 nvec = n / V, nt = blockDim.x;\n"
+    "    // four vectors of each operand a thread per step, loads first, a block's\n"
+    "    // step over 4 * blockDim.x consecutive vectors (as gk_unary_c; the host\n"
     "    // launches one step's worth of blocks)\n"
-    "    for (gk_i64 i = GK_TID; i < nvec; i += 4 * nt) {\n"
+    "    for (gk_i64 i = (gk_i64)blockIdx.x * 4 * nt + threadIdx.x; i < nvec; i += (gk_i64)gridDim.x * 4 * nt) {\n"
+    ,
+    /* chunk */
     "        union { uint4 v; S s[16 / sizeof(S)]; } x[4], y[4], z;\n"
     "#pragma unroll\n"
     "        for (int j = 0; j < 4; j++) {\n"
@@ -4387,8 +4393,6 @@ static const char *const gk__src_math[] = {
     "                x[j].v = __ldg((const uint4 *)a + i + j * nt);\n"
     "                y[j].v = __ldg((const uint4 *)b + i + j * nt);\n"
     "            }\n"
-    ,
-    /* chunk */
     "        }\n"
     "#pragma unroll\n"
     "        for (int j = 0; j < 4; j++) {\n"
@@ -4445,6 +4449,8 @@ static const char *const gk__src_math[] = {
     "    if (!(fabsf(y) <= 2097152.f)) return gk_sin2f_slow(y);\n"
     "    // k = round(y / pi) by the 1.5 * 2^23 shifter (full-rate fma / add, not a conversion), |y / pi| < 2^22\n"
     "    float k = fmaf(y, 0.318309886183790672f, 12582912.f) - 12582912.f;\n"
+    ,
+    /* chunk */
     "    float r = fmaf(-k, 3.14159274101257324f, y);\n"
     "    r = fmaf(-k, -8.74227800037248300e-8f, r);\n"
     "    float r2 = r * r;\n"
@@ -4455,8 +4461,6 @@ static const char *const gk__src_math[] = {
     "    float sn = fmaf(r * r2, p, r);\n"
     "    return sn * sn;\n"
     "}\n"
-    ,
-    /* chunk */
     "// one element: v + sin(a v)^2 * ia with ia = 1 / (a + 1e-9)\n"
     "__device__ __forceinline__ float gk_snake1(float v, float a, float ia) { return fmaf(gk_sin2f(a * v), ia, v); }\n"
     "__device__ __forceinline__ double gk_snake1(double v, double a, double ia) {\n"
@@ -4505,6 +4509,8 @@ static const char *const gk__src_math[] = {
     "    union { uint4 v; S s[16 / sizeof(S)]; } z;\n"
     "    z.v = u;\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "    for (int k = 0; k < (int)(16 / sizeof(S)); k++) z.s[k] = Ty::st(gk_snake1((Cc)Ty::ld(z.s[k]), a, ia));\n"
     "    return z.v;\n"
     "}\n"
@@ -4512,8 +4518,6 @@ static const char *const gk__src_math[] = {
     "                                                              const typename gk_ty<DT>::S *x, const typename gk_ty<DT>::S *al) {\n"
     "    typedef gk_ty<DT> Ty;\n"
     "    typedef typename gk_fc<DT>::C Cc;\n"
-    ,
-    /* chunk */
     "    const gk_i64 bd = blockDim.x;\n"
     "    for (gk_i64 row = blockIdx.y; row < rows; row += gridDim.y) {\n"
     "        Cc a = (Cc)Ty::ld(al[(row % C) * ast]), ia = (Cc)1 / (a + (Cc)1e-9);\n"
@@ -4544,12 +4548,12 @@ static const char *const gk__src_math[] = {
     "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void gk_glu_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *g, \\\n"
     "                                                const gk_ty<GK_DT_##DTN>::S *u, int op) {                           \\\n"
+    ,
+    /* chunk */
     "        if (op == 0) gk_glu_c<0, GK_DT_##DTN>(n, out, g, u);                                                        \\\n"
     "        else if (op == 1) gk_glu_c<1, GK_DT_##DTN>(n, out, g, u);                                                   \\\n"
     "        else gk_glu_c<2, GK_DT_##DTN>(n, out, g, u);                                                                \\\n"
     "    }                                                                                                               \\\n"
-    ,
-    /* chunk */
     "    extern \"C\" __global__ void gk_glu_split_##DTN##_c(gk_i64 rows, gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,              \\\n"
     "                                                      const gk_ty<GK_DT_##DTN>::S *x, int op) {                     \\\n"
     "        if (op == 0) gk_glu_split_c<0, GK_DT_##DTN>(rows, n, out, x);                                               \\\n"
@@ -4570,12 +4574,12 @@ static const char *const gk__src_math[] = {
     "                                                 const gk_ty<GK_DT_##DTN>::S *al) {                                 \\\n"
     "        gk_snake_rv<GK_DT_##DTN>(rows, tv, C, ast, out, x, al);                                                     \\\n"
     "    }                                                                                                               \\\n"
+    ,
+    /* chunk */
     "    extern \"C\" __global__ void gk_bin2_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *a,  \\\n"
     "                                             const gk_ty<GK_DT_##DTN>::S *b, int op) {                              \\\n"
     "        gk_bin2_nd<GK_DT_##DTN>(nd, out, a, b, op);                                                                 \\\n"
     "    }                                                                                                               \\\n"
-    ,
-    /* chunk */
     "    extern \"C\" __global__ void gk_bin2_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *a, \\\n"
     "                                                 const gk_ty<GK_DT_##DTN>::S *b, int op) {                          \\\n"
     "        gk_bin2_c<GK_DT_##DTN>(n, out, a, b, op);                                                                   \\\n"

@@ -169,10 +169,13 @@ template <int OP, int DT> __device__ __forceinline__ void gk_unary_c(gk_i64 n, t
     typedef typename gk_fc<DT>::C C;
     const int V = 16 / sizeof(S);
     C p0 = (C)dp0, p1 = (C)dp1;
-    gk_i64 nvec = n / V, nt = GK_NTHREADS;
-    // four vectors a thread per step, every load in flight before the math
-    // (the host launches one step's worth of blocks: each thread runs once)
-    for (gk_i64 i = GK_TID; i < nvec; i += 4 * nt) {
+    gk_i64 nvec = n / V, nt = blockDim.x;
+    // four vectors a thread per step, every load in flight before the math;
+    // a block's step covers 4 * blockDim.x consecutive vectors (vectors i,
+    // i + nt, ... of the thread: each load of a warp 512 contiguous bytes, a
+    // block's 16 KB in one stretch). The host launches one step's worth of
+    // blocks: each thread runs once.
+    for (gk_i64 i = (gk_i64)blockIdx.x * 4 * nt + threadIdx.x; i < nvec; i += (gk_i64)gridDim.x * 4 * nt) {
         uint4 a[4];
 #pragma unroll
         for (int k = 0; k < 4; k++) {
@@ -284,10 +287,11 @@ template <int DT> __device__ __forceinline__ void gk_bin2_c(gk_i64 n, typename g
     typedef typename T::S S;
     typedef typename gk_fc<DT>::C C;
     const int V = 16 / sizeof(S);
-    gk_i64 nvec = n / V, nt = GK_NTHREADS;
-    // four vectors of each operand a thread per step, loads first (the host
+    gk_i64 nvec = n / V, nt = blockDim.x;
+    // four vectors of each operand a thread per step, loads first, a block's
+    // step over 4 * blockDim.x consecutive vectors (as gk_unary_c; the host
     // launches one step's worth of blocks)
-    for (gk_i64 i = GK_TID; i < nvec; i += 4 * nt) {
+    for (gk_i64 i = (gk_i64)blockIdx.x * 4 * nt + threadIdx.x; i < nvec; i += (gk_i64)gridDim.x * 4 * nt) {
         union { uint4 v; S s[16 / sizeof(S)]; } x[4], y[4], z;
 #pragma unroll
         for (int j = 0; j < 4; j++) {
