@@ -207,11 +207,15 @@ __device__ __forceinline__ uint4 gk_ld_stream(const uint4 *p) {
 // M2): merged down the warp (shuffles), then every thread merges the warps'
 // totals in order from shared memory, so every thread gets the same values
 // (Chan et al.'s pairwise update: exact up to rounding, no cancellation and
-// no shift element to load). sh: 3 * 32 floats.
+// no shift element to load). The count ratio is a fast division (__fdividef,
+// 2 ulp): IEEE division's subroutine sat on every row's critical path. A form
+// with sums about a shift per warp merged after the barrier (12 IEEE
+// divisions a row) measured 69.6% of copy against 79.5% (H100, bf16
+// [4096, 4096]). sh: 3 * 32 floats.
 __device__ __forceinline__ void gk_welford_merge(float &n, float &mu, float &m2, float nb, float mb, float m2b) {
     const float nt = n + nb;
     if (nt > 0.f) {
-        const float d = mb - mu, fb = nb / nt;
+        const float d = mb - mu, fb = __fdividef(nb, nt);
         mu += d * fb;
         m2 += m2b + d * d * n * fb;
         n = nt;
@@ -290,7 +294,7 @@ __device__ __forceinline__ void gk_norm_p(gk_i64 rows, int D, float eps, const t
                     for (int e = 0; e < E; e++) s += f[e];
                     n += (float)E;
                 }
-            mean = n > 0.f ? s / n : 0.f;
+            mean = n > 0.f ? __fdividef(s, n) : 0.f;
 #pragma unroll
             for (int k = 0; k < V; k++)
                 if (threadIdx.x + k * blockDim.x < nvec) {
