@@ -5194,13 +5194,22 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
 #define GK__SG_NAMES(A, B) { "gk_sg_" A "_" B "_f32", NULL, "gk_sg_" A "_" B "_f16", "gk_sg_" A "_" B "_bf16" }
 static const char *const gk__k_sg[2][2][4] = { { GK__SG_NAMES("k", "n"), GK__SG_NAMES("k", "k") }, { GK__SG_NAMES("m", "n"), GK__SG_NAMES("m", "k") } };
 #undef GK__SG_NAMES
-/* tile variants (f32 out only), bench_gemm times them through gk__sg_variant
-   (0: the kernels above): 1 128x128 k 16, 2 128x256 (8x16 a thread), 3 256x128 */
+/* tile variants (f32 out only): 1 128x128 k 16, 2 128x256 (8x16 a thread),
+   3 256x128. gk__sg_variant -1 (default): the rule, f32 out of NN (A k-,
+   B n-contiguous) on the kernels above, of the other layouts on variant 1;
+   0: the kernels above; 1..3: that variant (bench_gemm times each, tests
+   check each). gk__sg_last: the variant of the last launch. The rule's data
+   (H100, bench_gemm --f32 in the same run as PyTorch, 4096^3 / 8192^3,
+   TFLOP/s): NN k 8 41.3 / 41.6, k 16 39.7 / 40.2; NT k 8 37.9 / 38.4, k 16
+   44.1 / 45.0 (0.88 / 0.89x PyTorch); TN k 8 40.4 / 41.1, k 16 43.3 / 44.2
+   (0.84 / 0.84x). A 16-deep k tile halves the barriers and, for a
+   k-contiguous operand, reads 64 bytes of a row a tile instead of 32. TT
+   was not timed; it takes variant 1 as NT and TN do. */
 #define GK__SG_VNAMES(V) { { "gk_sg" V "_k_n_f32", "gk_sg" V "_k_k_f32" }, { "gk_sg" V "_m_n_f32", "gk_sg" V "_m_k_f32" } }
 static const char *const gk__k_sgv[3][2][2] = { GK__SG_VNAMES("1"), GK__SG_VNAMES("2"), GK__SG_VNAMES("3") };
 #undef GK__SG_VNAMES
 static const int gk__sg_vtile[4][2] = { { 128, 128 }, { 128, 128 }, { 128, 256 }, { 256, 128 } };
-static int gk__sg_variant = 0;
+static int gk__sg_variant = -1, gk__sg_last = -1;
 static int gk__sg_mode = -1;
 static long gk__sg_launches = 0;
 static int gk__sg_ok(const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt) {
@@ -5213,7 +5222,8 @@ static int gk__sg_ok(const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt) 
     return 1;
 }
 static gk_status gk__sg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype odt, const char *W) {
-    int ak = p->a_cs == 1 ? 0 : 1, bk = p->b_cs == 1 ? 0 : 1, v = odt == GK_F32 && gk__sg_variant > 0 && gk__sg_variant <= 3 ? gk__sg_variant : 0;
+    int ak = p->a_cs == 1 ? 0 : 1, bk = p->b_cs == 1 ? 0 : 1, v = 0;
+    if (odt == GK_F32) v = gk__sg_variant >= 0 && gk__sg_variant <= 3 ? gk__sg_variant : (ak || bk) ? 1 : 0;
     int64_t bm = gk__sg_vtile[v][0], bn = gk__sg_vtile[v][1];
     unsigned g[3], bl[3];
     void *args[1];
@@ -5223,7 +5233,7 @@ static gk_status gk__sg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
     g[0] = (unsigned)((p->M + bm - 1) / bm * ((p->N + bn - 1) / bn)); g[1] = (unsigned)batch; g[2] = 1;
     bl[0] = 256; bl[1] = 1; bl[2] = 1;
     st = gk__launch_cfg(ctx, GK__MOD_GEMM_F32, v ? gk__k_sgv[v - 1][ak][bk] : gk__k_sg[ak][bk][odt], g, bl, 0, args, W);
-    if (st == GK_OK) gk__sg_launches++;
+    if (st == GK_OK) { gk__sg_launches++; gk__sg_last = v; }
     return st;
 }
 

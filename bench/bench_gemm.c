@@ -17,7 +17,8 @@
    [N, K]) and TN (A a transposed view of [K, M]) layouts: "gpukit" (the
    CUDA-core kernel of kernels/gemm_f32.cu), "gpukit_simt" (gemm.cu's SIMT
    kernel, NN 4096^3 only) and "cublaslt" of the same layout; with --f32
-   also "gpukit_v1..3" (NN), the tile variants of gpukit.h gk__sg_variant.
+   also "gpukit_v0..3" (every layout), the tile variants of gpukit.h gk__sg_variant
+   forced ("gpukit" is the dispatcher's choice).
      bench_gemm [--json FILE] [--gemm-only] [--16] [--tf32] [--f32] [--attn]
    --gemm-only: no GEMV / attention; --16: the 16-bit GEMM rows only;
    --tf32: the tf32 GEMM rows only; --f32: the exact f32 GEMM rows only
@@ -169,18 +170,18 @@ int main(int argc, char **argv) {
     }
     if (!only16 && !onlytf32) { /* exact f32: layouts NN / NT / TN x gpukit (gemm_f32.cu), its SIMT kernel (NN 4096 only), cuBLASLt */
         static const char *const lnames[3] = { "nn", "nt", "tn" };
-        static const char *const bnames[6] = { "gpukit_simt", "gpukit", "cublaslt", "gpukit_v1", "gpukit_v2", "gpukit_v3" };
+        static const char *const bnames[7] = { "gpukit_simt", "gpukit", "cublaslt", "gpukit_v1", "gpukit_v2", "gpukit_v3", "gpukit_v0" };
         int si, lay, be;
         for (si = 0; si < 2; si++)
             for (lay = 0; lay < 3; lay++)
-                for (be = 0; be < 6; be++) {
+                for (be = 0; be < 7; be++) {
                     int64_t s = si ? 8192 : 4096, sh[2] = { s, s };
                     gk_tensor a, b, o, av, bv;
                     gk_matmul_desc md;
                     double ms, tf;
                     long sg0 = gk__sg_launches;
                     if (be == 0 && (si || lay)) continue;
-                    if (be >= 3 && (!onlyf32 || lay)) continue; /* tile variants (gk__sg_variant): --f32, NN only */
+                    if (be >= 3 && !onlyf32) continue; /* tile variants (gk__sg_variant): --f32 only */
                     gk_tensor_empty(ctx, GK_F32, 2, sh, &a);
                     gk_tensor_empty(ctx, GK_F32, 2, sh, &b);
                     gk_tensor_empty(ctx, GK_F32, 2, sh, &o);
@@ -192,10 +193,10 @@ int main(int argc, char **argv) {
                     memset(&md, 0, sizeof md);
                     md.backend = be == 2 ? GK_MATMUL_CUBLASLT : GK_MATMUL_GPUKIT;
                     gk__sg_mode = be == 0 ? 0 : -1;
-                    gk__sg_variant = be >= 3 ? be - 2 : 0;
+                    gk__sg_variant = be == 6 ? 0 : be >= 3 ? be - 2 : -1; /* gpukit: the rule; _v0 .. _v3 forced */
                     ms = time_mm(o, av, bv, &md, 0, s == 8192 ? 7 : be == 0 ? 5 : 15);
                     gk__sg_mode = -1;
-                    gk__sg_variant = 0;
+                    gk__sg_variant = -1;
                     tf = ms > 0 ? 2.0 * (double)s * s * s / (ms * 1e-3) / 1e12 : 0;
                     printf("gemm f32   %5lld^3 %s %-11s %8.3f ms %7.1f TFLOP/s%s\n", (long long)s, lnames[lay], bnames[be], ms, tf,
                            gk__sg_launches > sg0 ? " (gemm_f32)" : "");

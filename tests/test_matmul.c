@@ -398,6 +398,9 @@ int main(void) {
                     check_case(&k);
                     if (cuda && k.M > 1 && k.N > 1 && k.K > 1) GKT_CHECK(gk__sg_launches > before, "f32 kernel not taken: M%lld N%lld K%lld layout %d%d",
                                                                       (long long)k.M, (long long)k.N, (long long)k.K, k.ta, k.tb);
+                    if (cuda && k.M > 1 && k.N > 1 && k.K > 1) /* the rule: f32 out of NN on the k 8 kernel, the other layouts on variant 1 (k 16) */
+                        GKT_CHECK(gk__sg_last == (k.odt == GK_F32 && (k.ta || k.tb) ? 1 : 0), "f32 M%lld N%lld K%lld layout %d%d out %s: variant %d",
+                                  (long long)k.M, (long long)k.N, (long long)k.K, k.ta, k.tb, gk_dtype_name(k.odt), gk__sg_last);
                 }
         for (i = 0; i < 8; i++)
             for (l = 0; l < 4; l++) {
@@ -429,17 +432,18 @@ int main(void) {
             gk__sg_mode = -1;
             if (cuda) GKT_CHECK(want ? gk__sg_launches > before : gk__sg_launches == before, "f32 case %d: launches %ld -> %ld", i, before, gk__sg_launches);
         }
-        for (i = 0; i < 12; i++) { /* the tile variants bench_gemm times (gk__sg_variant 1..3: k 16, 128x256, 256x128), f32 out */
+        for (i = 0; i < 16; i++) { /* the tile variants bench_gemm times (gk__sg_variant 0..3: k 8, k 16, 128x256, 256x128), f32 out */
             long before = gk__sg_launches;
             memset(&k, 0, sizeof k);
             k.dt = GK_F32; k.odt = GK_F32; k.batch = 1 + (i % 5 == 4); k.M = i % 3 ? 300 : 257; k.N = i % 2 ? 264 : 129; k.K = i % 4 == 3 ? 1000 : 33 + 8 * i;
             k.ta = i / 3 % 2; k.tb = i / 6 % 2; k.a3 = k.b3 = k.batch > 1; k.lda = k.ldb = 1;
             k.bias = i % 2; k.res = i % 3 == 0; k.act = (gk_act)(i % 5); k.beta = i % 4 == 1 ? 0.5 : 0;
             k.be = GK_MATMUL_GPUKIT;
-            gk__sg_variant = 1 + i % 3;
+            gk__sg_variant = i % 4;
             check_case(&k);
-            gk__sg_variant = 0;
-            if (cuda) GKT_CHECK(gk__sg_launches > before, "f32 variant case %d not taken", i);
+            gk__sg_variant = -1;
+            if (cuda) GKT_CHECK(gk__sg_launches > before && gk__sg_last == i % 4, "f32 variant case %d: variant %d asked, launches %ld -> %ld, variant %d ran",
+                                i, i % 4, before, gk__sg_launches, gk__sg_last);
         }
     }
     /* linear / GEMV: M = 1..8 rows against a [N, K] weight */
