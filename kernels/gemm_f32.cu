@@ -207,7 +207,8 @@ template <int BM, int BN, int BKT, int TM, int TN, int AK, int BK, int DO> __dev
 
 // gk_sg_<A>_<B>_<out>: 128 x 128, k tile 8, 8 x 8 a thread (2 blocks an SM);
 // gk_sg<v>_<A>_<B>_f32: the variants bench_gemm times (gk__sg_variant):
-// v1 128 x 128 k 16; v2 128 x 256 k 8, 8 x 16; v3 256 x 128 k 8, 16 x 8
+// v1 128 x 128 k 16 (the host's choice for f32 out of NT, TN and TT);
+// v2 128 x 256 k 8, 8 x 16; v3 256 x 128 k 8, 16 x 8
 #define GK_SG_K(AN, AK, BN, BK, OUT)                                                                                      \
     extern "C" __global__ void __launch_bounds__(256, 2) gk_sg_##AN##_##BN##_##OUT(gk_gemm_p p) { gk_sg<128, 128, 8, 8, 8, AK, BK, GK_DT_##OUT>(p); }
 #define GK_SG_V(V, MB, NB, KB, TM, TN, AN, AK, BN, BK)                                                                    \
