@@ -5887,7 +5887,11 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                launch) 19.1 / 25.2 us against 15.2 / 21.2 us with gk_attn_combine (8 last
                blocks do the combine's work that 32 blocks share, after a __threadfence
                every block pays); with the split's keys also prefetched into L2 ahead of
-               the warps (prefetch.global.L2, 128 to 1024 keys ahead) 21.3 to 26.4 us. */
+               the warps (prefetch.global.L2, 128 to 1024 keys ahead) 21.3 to 26.4 us. A
+               second last-block form (all G heads at once, float2 loads, 8 splits of
+               loads in flight) was still behind: 16.4 / 21.8 against 15.5 / 21.0 us in
+               the same run; gk_attn_combine's launch overlaps dec3's tail (programmatic
+               dependent launch), so the second kernel costs little. */
             static const char *const k3[2][2] = { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } };
             const int d3 = (p.D == 64 || p.D == 128) && G <= 8 && gk__dec_variant != 0;
             int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, gran = d3 ? 64 : 8, slots, chunk, smem = 0;
