@@ -4668,11 +4668,37 @@ static const char *const gk__src_norm[] = {
     "\n"
     "template <int DT> __device__ __forceinline__ float gk_rnd(float v) { return gk_ty<DT>::ld(gk_ty<DT>::st(v)); }\n"
     "\n"
+    "// fn(f) on each of a thread's V vectors (vector threadIdx.x + k * blockDim.x)\n"
+    "// that lies inside the row (below nvec), as E floats\n"
+    "template <int DT, int V, typename F> __device__ __forceinline__ void gk_each_vec(const uint4 (&raw)[V], int nvec, F fn) {\n"
+    ,
+    /* chunk */
+    "    typedef gk_nv<DT> N;\n"
+    "#pragma unroll\n"
+    "    for (int k = 0; k < V; k++)\n"
+    "        if (threadIdx.x + k * blockDim.x < nvec) {\n"
+    "            float f[N::E];\n"
+    "            N::ld(raw[k], f);\n"
+    "            fn(f);\n"
+    "        }\n"
+    "}\n"
+    "// sum of squares of a thread's V vectors as loaded (zero vectors add nothing)\n"
+    "template <int DT, int V> __device__ __forceinline__ float gk_sumsq(const uint4 (&raw)[V]) {\n"
+    "    typedef gk_nv<DT> N;\n"
+    "    float q = 0.f;\n"
+    "#pragma unroll\n"
+    "    for (int k = 0; k < V; k++) {\n"
+    "        float f[N::E];\n"
+    "        N::ld(raw[k], f);\n"
+    "#pragma unroll\n"
+    "        for (int e = 0; e < N::E; e++) q += f[e] * f[e];\n"
+    "    }\n"
+    "    return q;\n"
+    "}\n"
+    "\n"
     "// E weights (or biases) of columns c0 .. c0+E-1 as f32: 16-byte loads when\n"
     "// the address is 16-byte aligned (c0 is a multiple of E, E * size a multiple\n"
     "// of 16), else one element at a time.\n"
-    ,
-    /* chunk */
     "template <int WT, int E> __device__ __forceinline__ void gk_ldw(const typename gk_ty<WT>::S *w, int c0, float *o) {\n"
     "    typedef typename gk_ty<WT>::S WS;\n"
     "    enum { PV = 16 / sizeof(WS), NV = (E * sizeof(WS) + 15) / 16 };\n"
@@ -4720,6 +4746,8 @@ static const char *const gk__src_norm[] = {
     "// output; weights and biases as 16-byte loads at the output.\n"
     "template <int DT, int WT, int V, bool ADD>\n"
     "__device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float eps, const typename gk_ty<DT>::S *x,\n"
+    ,
+    /* chunk */
     "                                           const typename gk_ty<DT>::S *res, typename gk_ty<DT>::S *h,\n"
     "                                           typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,\n"
     "                                           const typename gk_ty<WT>::S *b) {\n"
@@ -4735,8 +4763,6 @@ static const char *const gk__src_norm[] = {
     "        for (int k = 0; k < V; k++) {\n"
     "            int vi = threadIdx.x + k * blockDim.x;\n"
     "            raw[k] = make_uint4(0u, 0u, 0u, 0u);\n"
-    ,
-    /* chunk */
     "            if (vi < nvec) {\n"
     "                raw[k] = xr[vi];\n"
     "                if (ADD) rv[k] = rr[vi];\n"
@@ -4780,16 +4806,7 @@ static const char *const gk__src_norm[] = {
     "            gk_block_sum2(s, q, sh2);\n"
     "            mean = c0;\n"
     "            gk_ln_stats(s, q, D, eps, m1, rstd);\n"
-    "        } else {\n"
-    "#pragma unroll\n"
-    "            for (int k = 0; k < V; k++) {\n"
-    "                float f[E];\n"
-    "                N::ld(raw[k], f);\n"
-    "#pragma unroll\n"
-    "                for (int e = 0; e < E; e++) q += f[e] * f[e];\n"
-    "            }\n"
-    "            rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);\n"
-    "        }\n"
+    "        } else rstd = rsqrtf(gk_block_sum(gk_sumsq<DT, V>(raw), sh) / (float)D + eps);\n"
     "        uint4 *orow = (uint4 *)(out + row * D);\n"
     "#pragma unroll\n"
     "        for (int k = 0; k < V; k++) {\n"
@@ -4797,6 +4814,8 @@ static const char *const gk__src_norm[] = {
     "            if (vi < nvec) {\n"
     "                float y[E], wv[E];\n"
     "                N::ld(raw[k], y);\n"
+    ,
+    /* chunk */
     "                if (mode == 0) gk_ln_out<WT, E>(y, mean, m1, rstd, w, b, vi * E);\n"
     "                else {\n"
     "#pragma unroll\n"
@@ -4817,8 +4836,6 @@ static const char *const gk__src_norm[] = {
     "\n"
     "// 16-byte load that leaves L1 alone (the rows stream through once; the\n"
     "// weights and biases stay in L1 for every row of the block)\n"
-    ,
-    /* chunk */
     "__device__ __forceinline__ uint4 gk_ld_stream(const uint4 *p) {\n"
     "    uint4 v;\n"
     "    asm volatile(\"ld.global.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];\"\n"
@@ -4864,6 +4881,8 @@ static const char *const gk__src_norm[] = {
     "// a block walks rows blockIdx.x, + gridDim.x, ... and issues the next row's\n"
     "// loads before the current row's reduction, so every block keeps a row of\n"
     "// loads in flight through its reduction and stores, and there is no tail\n"
+    ,
+    /* chunk */
     "// wave. Thread mapping as gk_rownorm; RMS statistics and rounding as its\n"
     "// mode 1. The layer norm takes its statistics from gk_block_welford (each\n"
     "// thread's count, mean and M2 over its vectors, two passes over registers),\n"
@@ -4873,8 +4892,6 @@ static const char *const gk__src_norm[] = {
     "// 3.4 waves); [8192, 4096]: 82% (gk_rownorm 86%), so the host takes it only\n"
     "// for a few waves' worth of rows. An earlier layer norm in this scheme,\n"
     "// with its shift element loaded from global memory before each row's sums,\n"
-    ,
-    /* chunk */
     "// measured slower than gk_rownorm (74 / 65% against 78 / 65%), and so did\n"
     "// staging the rows in shared memory with cp.async (66 / 59%).\n"
     "template <int DT, int WT, int V, bool LN>\n"
@@ -4910,44 +4927,26 @@ static const char *const gk__src_norm[] = {
     "        float mean = 0.f, rstd;\n"
     "        if (LN) {\n"
     "            float n = 0.f, s = 0.f, m2 = 0.f;\n"
+    "            gk_each_vec<DT, V>(cur, nvec, [&](const float *f) {\n"
     "#pragma unroll\n"
-    "            for (int k = 0; k < V; k++)\n"
-    "                if (threadIdx.x + k * blockDim.x < nvec) {\n"
-    "                    float f[E];\n"
-    "                    N::ld(cur[k], f);\n"
-    "#pragma unroll\n"
-    "                    for (int e = 0; e < E; e++) s += f[e];\n"
-    "                    n += (float)E;\n"
-    "                }\n"
+    "                for (int e = 0; e < E; e++) s += f[e];\n"
+    "                n += (float)E;\n"
+    "            });\n"
     "            mean = n > 0.f \? __fdividef(s, n) : 0.f;\n"
+    "            gk_each_vec<DT, V>(cur, nvec, [&](const float *f) {\n"
     "#pragma unroll\n"
-    "            for (int k = 0; k < V; k++)\n"
-    "                if (threadIdx.x + k * blockDim.x < nvec) {\n"
-    "                    float f[E];\n"
-    "                    N::ld(cur[k], f);\n"
-    "#pragma unroll\n"
-    "                    for (int e = 0; e < E; e++) { float d = f[e] - mean; m2 += d * d; }\n"
-    "                }\n"
+    "                for (int e = 0; e < E; e++) { float d = f[e] - mean; m2 += d * d; }\n"
+    "            });\n"
     "            gk_block_welford(n, mean, m2, sh);\n"
     "            rstd = rsqrtf(m2 / (float)D + eps);\n"
-    "        } else {\n"
-    "            float q = 0.f;\n"
-    "#pragma unroll\n"
-    "            for (int k = 0; k < V; k++) {\n"
-    "                float f[E];\n"
-    "                N::ld(cur[k], f);\n"
-    "#pragma unroll\n"
-    "                for (int e = 0; e < E; e++) q += f[e] * f[e];\n"
-    "            }\n"
-    "            rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);\n"
-    "        }\n"
+    "        } else rstd = rsqrtf(gk_block_sum(gk_sumsq<DT, V>(cur), sh) / (float)D + eps);\n"
     "        uint4 *orow = (uint4 *)(out + row * D);\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "        for (int k = 0; k < V; k++) {\n"
     "            int vi = threadIdx.x + k * blockDim.x;\n"
     "            if (vi < nvec) {\n"
-    ,
-    /* chunk */
     "                float y[E], wv[E];\n"
     "                N::ld(cur[k], y);\n"
     "                if (LN) gk_ln_out<WT, E>(y, mean, 0.f, rstd, w, b, vi * E);\n"
@@ -5004,13 +5003,13 @@ static const char *const gk__src_norm[] = {
     "        for (int k = 0; k < V; k++) {\n"
     "            int vi = lane + 32 * k;\n"
     "            cur[k] = make_uint4(0u, 0u, 0u, 0u);\n"
+    ,
+    /* chunk */
     "            if (vi < nvec) cur[k] = gk_ld_stream((const uint4 *)(x + row * D) + vi);\n"
     "        }\n"
     "        float c0, s = 0.f, q = 0.f;\n"
     "        {\n"
     "            float f[E];\n"
-    ,
-    /* chunk */
     "            N::ld(cur[0], f);\n"
     "            c0 = __shfl_sync(0xffffffffu, f[0], 0); /* element 0 of the row: lane 0's vector 0 */\n"
     "        }\n"
@@ -5068,13 +5067,13 @@ static const char *const gk__src_norm[] = {
     "            raw[u] = make_uint4(0u, 0u, 0u, 0u);\n"
     "            if (ok[u]) {\n"
     "                raw[u] = gk_ld_stream((const uint4 *)(x + row * D) + cl);\n"
+    ,
+    /* chunk */
     "                if (ADD) rv[u] = gk_ld_stream((const uint4 *)(res + row * D) + cl);\n"
     "            }\n"
     "        }\n"
     "        if (ADD) {\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "            for (int u = 0; u < U; u++) {\n"
     "                gk_i64 row = base + u * rpw + sub;\n"
     "                if (ok[u]) {\n"
@@ -5149,9 +5148,9 @@ static const char *const gk__src_norm[] = {
     "template <int DT, int WT>\n"
     "__device__ __forceinline__ void gk_gnorm(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64 cpg, gk_i64 S_, int mode, float eps,\n"
     "                                         const typename gk_ty<DT>::S *x, const typename gk_ty<DT>::S *res,\n"
-    "                                         typename gk_ty<DT>::S *h, typename gk_ty<DT>::S *out,\n"
     ,
     /* chunk */
+    "                                         typename gk_ty<DT>::S *h, typename gk_ty<DT>::S *out,\n"
     "                                         const typename gk_ty<WT>::S *w, const typename gk_ty<WT>::S *b) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    typedef gk_ty<WT> TW;\n"
@@ -5205,9 +5204,9 @@ static const char *const gk__src_norm[] = {
     "        gk_i64 rows, int D, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res,     \\\n"
     "        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \\\n"
     "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
-    "        gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V, false>(rows, D, mode, eps, x, res, h, out, w, b);                       \\\n"
     ,
     /* chunk */
+    "        gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V, false>(rows, D, mode, eps, x, res, h, out, w, b);                       \\\n"
     "    }                                                                                                                    \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(512, V == 8 \? 1 : 2) gk_addrownorm_##DTN##_##WTN##_v##V(                               \\\n"
     "        gk_i64 rows, int D, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res,     \\\n"
@@ -5235,9 +5234,9 @@ static const char *const gk__src_norm[] = {
     "#define GK_LNWARP_K(DTN, WTN, V, MINB)                                                                                   \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(128, MINB) gk_lnwarp_##DTN##_##WTN##_v##V(                              \\\n"
     "        gk_i64 rows, int D, float eps, const gk_ty<GK_DT_##DTN>::S *x, gk_ty<GK_DT_##DTN>::S *out,                      \\\n"
-    "        const gk_ty<GK_DT_##WTN>::S *w, const gk_ty<GK_DT_##WTN>::S *b) {                                               \\\n"
     ,
     /* chunk */
+    "        const gk_ty<GK_DT_##WTN>::S *w, const gk_ty<GK_DT_##WTN>::S *b) {                                               \\\n"
     "        gk_lnwarp<GK_DT_##DTN, GK_DT_##WTN, V>(rows, D, eps, x, out, w, b);                                              \\\n"
     "    }\n"
     "#define GK_LNWARP(DTN, WTN)                                                                                              \\\n"
@@ -5262,9 +5261,9 @@ static const char *const gk__src_norm[] = {
     "    GK_ROWNORM(DTN, WTN, 4)                                                                                              \\\n"
     "    GK_ROWNORM(DTN, WTN, 8)                                                                                              \\\n"
     "    GK_ROWNORM_P(DTN, WTN, 1)                                                                                            \\\n"
-    "    GK_ROWNORM_P(DTN, WTN, 2)                                                                                            \\\n"
     ,
     /* chunk */
+    "    GK_ROWNORM_P(DTN, WTN, 2)                                                                                            \\\n"
     "    GK_ROWNORM_P(DTN, WTN, 4)                                                                                            \\\n"
     "    GK_LNWARP(DTN, WTN)                                                                                                  \\\n"
     "    extern \"C\" __global__ void gk_gnorm_##DTN##_##WTN(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64 cpg, gk_i64 S_, int mode, \\\n"

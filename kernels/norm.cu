@@ -51,6 +51,32 @@ __device__ __forceinline__ float gk_block_sum(float v, float *sh) {
 
 template <int DT> __device__ __forceinline__ float gk_rnd(float v) { return gk_ty<DT>::ld(gk_ty<DT>::st(v)); }
 
+// fn(f) on each of a thread's V vectors (vector threadIdx.x + k * blockDim.x)
+// that lies inside the row (below nvec), as E floats
+template <int DT, int V, typename F> __device__ __forceinline__ void gk_each_vec(const uint4 (&raw)[V], int nvec, F fn) {
+    typedef gk_nv<DT> N;
+#pragma unroll
+    for (int k = 0; k < V; k++)
+        if (threadIdx.x + k * blockDim.x < nvec) {
+            float f[N::E];
+            N::ld(raw[k], f);
+            fn(f);
+        }
+}
+// sum of squares of a thread's V vectors as loaded (zero vectors add nothing)
+template <int DT, int V> __device__ __forceinline__ float gk_sumsq(const uint4 (&raw)[V]) {
+    typedef gk_nv<DT> N;
+    float q = 0.f;
+#pragma unroll
+    for (int k = 0; k < V; k++) {
+        float f[N::E];
+        N::ld(raw[k], f);
+#pragma unroll
+        for (int e = 0; e < N::E; e++) q += f[e] * f[e];
+    }
+    return q;
+}
+
 // E weights (or biases) of columns c0 .. c0+E-1 as f32: 16-byte loads when
 // the address is 16-byte aligned (c0 is a multiple of E, E * size a multiple
 // of 16), else one element at a time.
@@ -159,16 +185,7 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
             gk_block_sum2(s, q, sh2);
             mean = c0;
             gk_ln_stats(s, q, D, eps, m1, rstd);
-        } else {
-#pragma unroll
-            for (int k = 0; k < V; k++) {
-                float f[E];
-                N::ld(raw[k], f);
-#pragma unroll
-                for (int e = 0; e < E; e++) q += f[e] * f[e];
-            }
-            rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);
-        }
+        } else rstd = rsqrtf(gk_block_sum(gk_sumsq<DT, V>(raw), sh) / (float)D + eps);
         uint4 *orow = (uint4 *)(out + row * D);
 #pragma unroll
         for (int k = 0; k < V; k++) {
@@ -285,37 +302,19 @@ __device__ __forceinline__ void gk_norm_p(gk_i64 rows, int D, float eps, const t
         float mean = 0.f, rstd;
         if (LN) {
             float n = 0.f, s = 0.f, m2 = 0.f;
+            gk_each_vec<DT, V>(cur, nvec, [&](const float *f) {
 #pragma unroll
-            for (int k = 0; k < V; k++)
-                if (threadIdx.x + k * blockDim.x < nvec) {
-                    float f[E];
-                    N::ld(cur[k], f);
-#pragma unroll
-                    for (int e = 0; e < E; e++) s += f[e];
-                    n += (float)E;
-                }
+                for (int e = 0; e < E; e++) s += f[e];
+                n += (float)E;
+            });
             mean = n > 0.f ? __fdividef(s, n) : 0.f;
+            gk_each_vec<DT, V>(cur, nvec, [&](const float *f) {
 #pragma unroll
-            for (int k = 0; k < V; k++)
-                if (threadIdx.x + k * blockDim.x < nvec) {
-                    float f[E];
-                    N::ld(cur[k], f);
-#pragma unroll
-                    for (int e = 0; e < E; e++) { float d = f[e] - mean; m2 += d * d; }
-                }
+                for (int e = 0; e < E; e++) { float d = f[e] - mean; m2 += d * d; }
+            });
             gk_block_welford(n, mean, m2, sh);
             rstd = rsqrtf(m2 / (float)D + eps);
-        } else {
-            float q = 0.f;
-#pragma unroll
-            for (int k = 0; k < V; k++) {
-                float f[E];
-                N::ld(cur[k], f);
-#pragma unroll
-                for (int e = 0; e < E; e++) q += f[e] * f[e];
-            }
-            rstd = rsqrtf(gk_block_sum(q, sh) / (float)D + eps);
-        }
+        } else rstd = rsqrtf(gk_block_sum(gk_sumsq<DT, V>(cur), sh) / (float)D + eps);
         uint4 *orow = (uint4 *)(out + row * D);
 #pragma unroll
         for (int k = 0; k < V; k++) {
