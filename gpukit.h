@@ -4452,8 +4452,9 @@ GK__MAYBE_UNUSED static gk_status gk__workspace(gk_ctx *ctx, size_t nbytes, gk__
 }
 
 /* Arrival counters for kernels whose last block to finish does the final
-   step itself (the merge of a split reduction, decode attention's combine),
-   saving a second launch: GK__CTR_N u32 in one allocation per context,
+   step itself, saving a second launch (today the merge of a split reduction;
+   decode attention's combine measured slower this way, see gk_attention):
+   GK__CTR_N u32 in one allocation per context,
    outside the pool, zeroed on the current stream when first asked for. A
    kernel counts its blocks in with atomicAdd after a __threadfence, and the
    last one resets its counter to zero, so they are zero between kernels

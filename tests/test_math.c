@@ -591,6 +591,34 @@ static void test_reduce(void) {
                 red_case(dt, op, 3, s3, GK_AXIS_ALL, 0, 1);
             }
         }
+    {   /* split reductions in a CUDA graph: the last block of each output merges its parts
+           (arrival counters) and resets its counter, so every replay must give the direct
+           call's result exactly (the merge order is fixed) and the CPU reference's */
+        int64_t s2[2] = { 3, 300007 }, three = 3;
+        pair x = mk_rand(GK_F32, 2, s2, -1, 3), o = mk(GK_F32, 1, &three, NULL);
+        double d1[3], r1[3], d2[3], r2[3];
+        long f0 = gk__red_fused;
+        gk_graph *g = NULL;
+        int rep;
+        GKT_OK(D, gk_reduce(D, o.d, x.d, GK_REDUCE_MEAN, 1, 0));
+        GKT_OK(R, gk_reduce(R, o.r, x.r, GK_REDUCE_MEAN, 1, 0));
+        getd(o, d1, r1);
+        GKT_OK(D, gk_fill(D, o.d, 0));
+        GKT_OK(D, gk_graph_begin(D, NULL));
+        GKT_OK(D, gk_reduce(D, o.d, x.d, GK_REDUCE_MEAN, 1, 0));
+        GKT_OK(D, gk_graph_end(D, NULL, &g));
+        for (rep = 0; rep < 3; rep++) {
+            GKT_OK(D, gk_fill(D, o.d, 777));
+            GKT_OK(D, gk_graph_launch(D, g, NULL));
+            getd(o, d2, r2);
+            GKT_CHECK(d2[0] == d1[0] && d2[1] == d1[1] && d2[2] == d1[2], "split mean, graph replay %d: %g %g %g, direct %g %g %g", rep, d2[0], d2[1],
+                      d2[2], d1[0], d1[1], d1[2]);
+        }
+        compare("split mean in a graph", o, NULL, tol_of(GK_F32));
+        if (gk_ctx_backend(D) == GK_BACKEND_CUDA) GKT_CHECK(gk__red_fused == f0 + 2, "split mean: %ld of 2 launches merged by their last block", gk__red_fused - f0);
+        gk_graph_destroy(D, g);
+        fr(x); fr(o);
+    }
     {   /* hand cases: ties give the first index, NaN wins, var of [1,2,3,4] */
         int64_t n = 5, one = 1;
         double v[5] = { 1, 4, 2, 4, -1 }, vn[5] = { 1, NAN, 2, NAN, 9 }, got[1], g2[1];
