@@ -5684,6 +5684,13 @@ static const char *const gk__k_fwg[2][2][4] = { { GK__FWG_NAMES("f16", "64"), GK
 #undef GK__FWG_NAMES
 static int gk__fwg_mode = -1, gk__fwg_variant = -1;
 static long gk__fwg_launches = 0;
+/* Heads a tile group (the kernel's p.tile; flash_wg.cu's tile order): a
+   group's q tiles run before the next group's, so the blocks resident
+   together read a few heads' K / V, which stay in L2. 0: gk__fwg_group_for's
+   choice; else forced (bench_gemm sweeps it; Hq * B gives the first order,
+   every head at one q tile, which streamed K / V from DRAM) */
+static int64_t gk__fwg_group = 0;
+static int64_t gk__fwg_group_for(const gk__attn *p) { (void)p; return 1; }
 /* the variant by head dim (bench/bench_gemm.c times all five) */
 static int gk__fwg_pick(int64_t D) { (void)D; return 3; }
 
@@ -5731,7 +5738,8 @@ static int gk__fwg_map(gk_ctx *ctx, gk__cu_tensormap *m, gk_dtype dt, uint64_t a
                                         GK__CU_TENSOR_MAP_SWIZZLE_128B, GK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                                         GK__CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != 0;
 }
-/* Builds the three maps and launches grid (Hq, B, q tiles of 128); returns
+/* Builds the three maps and launches a 1-d grid over the q tiles of 128
+   (in head groups of p->tile: flash_wg.cu's tile order); returns
    GK__WG_DECLINED (no error recorded) when a map is refused or the module is
    unavailable: the caller runs flash.cu. */
 static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const char *W) {
@@ -5746,6 +5754,7 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
         gk__fwg_map(ctx, &tm[1], dt, p->k, p->D, p->Skv, p->Hkv, p->B, p->k_ss, p->k_hs, p->k_bs) ||
         gk__fwg_map(ctx, &tm[2], dt, p->v, p->D, p->Skv, p->Hkv, p->B, p->v_ss, p->v_hs, p->v_bs))
         return GK__WG_DECLINED;
+    p->tile = (int)GK__MIN(gk__fwg_group > 0 ? gk__fwg_group : gk__fwg_group_for(p), p->Hq * p->B);
     args[0] = &tm[0]; args[1] = &tm[1]; args[2] = &tm[2]; args[3] = p;
     g[0] = (unsigned)(v == 4 && tiles > ctx->info.sm_count ? ctx->info.sm_count : tiles); g[1] = 1; g[2] = 1;
     bl[0] = 384; bl[1] = 1; bl[2] = 1;
@@ -5756,6 +5765,7 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
 #else
     (void)W; (void)g; (void)bl; (void)args; (void)k; (void)stages; st = GK__WG_DECLINED;
 #endif
+    p->tile = 0; /* flash.cu / attention.cu read no group */
     if (st == GK_OK) gk__fwg_launches++;
     return st;
 }
@@ -5953,7 +5963,8 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
         /* tensor cores (kernels/flash.cu): 16-bit, head dims 64/80/96/128, no mask, 16-byte rows */
         if ((sq->dtype == GK_BF16 || sq->dtype == GK_F16) && !p.mask && (p.D == 64 || p.D == 80 || p.D == 96 || p.D == 128) && p.Sq > 1 &&
             ((p.q_bs | p.q_ss | p.q_hs | p.k_bs | p.k_ss | p.k_hs | p.v_bs | p.v_ss | p.v_hs) % 8) == 0 && ((p.o_ss | p.o_hs | p.o_bs) % 2) == 0 &&
-            ((p.q | p.k | p.v) & 15) == 0 && (p.o & 3) == 0 && p.Hq <= 2147483647 && p.B <= 65535) {
+            ((p.q | p.k | p.v) & 15) == 0 && (p.o & 3) == 0 && p.Hq <= 65535 && p.B <= 65535 &&
+            (p.Sq + 63) / 64 <= 2147483647) {
             static const char *const fk[2][2][4] = {
                 { { "gk_flash_f16_64", "gk_flash_f16_80", "gk_flash_f16_96", "gk_flash_f16_128" },
                   { "gk_flash_bf16_64", "gk_flash_bf16_80", "gk_flash_bf16_96", "gk_flash_bf16_128" } },
@@ -5964,11 +5975,10 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                K / V tiles of 64 keys in two stages: 4 * 64 * (D + 8) * 2 bytes */
             int w8 = (p.Sq + 127) / 128 * p.Hq * p.B >= 2 * (int64_t)ctx->info.sm_count;
             int64_t bq = w8 ? 128 : 64;
-            g[0] = (unsigned)p.Hq; g[1] = (unsigned)p.B; g[2] = (unsigned)((p.Sq + bq - 1) / bq);
+            g[0] = (unsigned)((p.Sq + bq - 1) / bq); g[1] = (unsigned)p.Hq; g[2] = (unsigned)p.B; /* a head's q tiles together (K / V stay in L2) */
             bl[0] = (unsigned)(w8 ? 256 : 128); bl[1] = 1; bl[2] = 1;
             args[0] = &p;
-            if ((p.Sq + bq - 1) / bq > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: %lld queries above the grid limit", W, (long long)p.Sq);
-            else st = gk__launch_cfg(ctx, GK__MOD_FLASH, fk[w8][sq->dtype == GK_BF16][di], g, bl, (unsigned)(4 * 64 * (p.D + 8) * 2), args, W);
+            st = gk__launch_cfg(ctx, GK__MOD_FLASH, fk[w8][sq->dtype == GK_BF16][di], g, bl, (unsigned)(4 * 64 * (p.D + 8) * 2), args, W);
             gk__operands_done(ctx, &ops, st);
             gk__unlock(&ctx->mu);
             return st;

@@ -1886,8 +1886,10 @@ static const char *const gk__src_flash[] = {
     "    extern __shared__ uint4 gk_fa_smem[];\n"
     "    S *const Kb = (S *)gk_fa_smem, *const Vb = Kb + 2 * GK_FA_BK * RS; // two stages each: [2][BK][RS]\n"
     "    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, tid = threadIdx.x;\n"
-    "    // grid (Hq, B, q tiles); causal: the last q tiles (the most keys) start first\n"
-    "    const gk_i64 h = blockIdx.x, b = blockIdx.y, qt = p.causal \? gridDim.z - 1 - blockIdx.z : blockIdx.z, q0 = qt * BQ;\n"
+    "    // grid (q tiles, Hq, B): a head's q tiles launch together, so the blocks\n"
+    "    // resident at once share a few heads' K / V in L2; causal: the last q\n"
+    "    // tiles (the most keys) start first\n"
+    "    const gk_i64 h = blockIdx.y, b = blockIdx.z, qt = p.causal \? gridDim.x - 1 - blockIdx.x : blockIdx.x, q0 = qt * BQ;\n"
     "    const gk_i64 hk = h / (p.Hq / p.Hkv);\n"
     "    gk_i64 qlen = p.q_lens \? p.q_lens[b] : p.Sq, kvlen = p.kv_lens \? p.kv_lens[b] : p.Skv;\n"
     "    if (qlen > p.Sq) qlen = p.Sq;\n"
@@ -1923,11 +1925,11 @@ static const char *const gk__src_flash[] = {
     "    // K / V tiles: two stages; tile t + 1 loads (cp.async) while tile t is computed\n"
     "    auto load_kv = [&](gk_i64 k0, int stage) {\n"
     "        S *Kd = Kb + stage * GK_FA_BK * RS, *Vd = Vb + stage * GK_FA_BK * RS;\n"
+    ,
+    /* chunk */
     "        for (int e = tid; e < GK_FA_BK * VR; e += NTH) {\n"
     "            int r = e / VR, c = e % VR;\n"
     "            gk_i64 kj = k0 + r;\n"
-    ,
-    /* chunk */
     "            bool ok = kj < kvlen;\n"
     "            gk_cp_async16(Kd + r * RS + c * 8, kg + (ok \? kj : 0) * p.k_ss + c * 8, ok);\n"
     "            gk_cp_async16(Vd + r * RS + c * 8, vg + (ok \? kj : 0) * p.v_ss + c * 8, ok);\n"
@@ -1987,11 +1989,11 @@ static const char *const gk__src_flash[] = {
     "        unsigned pf[4][4];\n"
     "#pragma unroll\n"
     "        for (int j = 0; j < 8; j++) {\n"
+    ,
+    /* chunk */
     "            float e0 = exp2f(s[j][0] - b0s), e1 = exp2f(s[j][1] - b0s), e2 = exp2f(s[j][2] - b1s), e3 = exp2f(s[j][3] - b1s);\n"
     "            l0 += e0 + e1;\n"
     "            l1 += e2 + e3;\n"
-    ,
-    /* chunk */
     "            pf[j / 2][(j & 1) * 2 + 0] = gk_pack2<DT>(e0, e1);\n"
     "            pf[j / 2][(j & 1) * 2 + 1] = gk_pack2<DT>(e2, e3);\n"
     "        }\n"
@@ -2260,8 +2262,14 @@ static const char *const gk__src_flash_wg[] = {
     "__device__ __forceinline__ void gk_fw_nb_sync(int id) { asm volatile(\"bar.sync %0, 256;\\n\" ::\"r\"(id) : \"memory\"); }\n"
     "__device__ __forceinline__ void gk_fw_nb_arrive(int id) { asm volatile(\"bar.arrive %0, 256;\\n\" ::\"r\"(id) : \"memory\"); }\n"
     "\n"
-    "// Tile w of a launch (w < nqt * Hq * B): q tile index w / (Hq B) (reversed\n"
-    "// when causal: the longest rows first), head w % Hq, batch (w / Hq) % B.\n"
+    "// Tile w of a launch (w < nqt * Hq * B). The (batch, head) pairs hb = b Hq + h\n"
+    "// are taken in groups of G = p.tile (the last group may be smaller); a group's\n"
+    "// tiles come in order before the next group's, q tile by q tile across the\n"
+    "// group's heads (reversed when causal: the longest rows first). Blocks running\n"
+    "// together then share a few heads' K / V in L2: with G = Hq B (every head at\n"
+    "// one q tile, this kernel's first order) the 132 resident blocks each stream a\n"
+    "// different head's K / V, 2 MB each at S 4096, D 128, far past the 50 MB L2,\n"
+    "// and the kernel ran at the DRAM bandwidth.\n"
     "// Persistent launches (gridDim.x below the tile count) walk w = blockIdx.x,\n"
     "// + gridDim.x, ...; the K / V ring counter `it` and the Q phase `jq` run on\n"
     "// across tiles (tiles without keys take no Q and no K / V).\n"
@@ -2280,13 +2288,16 @@ static const char *const gk__src_flash_wg[] = {
     "    const gk_i64 total = (gk_i64)nqt * HB, shift = p.Skv - p.Sq;\n"
     "    // tile w: q0, head, batch, kv head and its number of key tiles\n"
     "    auto tile = [&](gk_i64 w, gk_i64 &q0, int &h, int &b, int &hk) {\n"
-    "        const int z = (int)(w / HB), hb = (int)(w % HB);\n"
+    "        const gk_i64 G = p.tile, per = G * nqt, g0 = w / per * G, r = w % per, gn = HB - g0 < G \? HB - g0 : G;\n"
+    "        const int z = (int)(r / gn), hb = (int)(g0 + r % gn);\n"
     "        h = hb % (int)p.Hq;\n"
     "        b = hb / (int)p.Hq;\n"
     "        hk = (int)(h / (p.Hq / p.Hkv));\n"
     "        q0 = (gk_i64)(p.causal \? nqt - 1 - z : z) * C::BM;\n"
     "        gk_i64 kend = p.Skv;\n"
     "        if (p.causal) { gk_i64 lim = q0 + C::BM + shift; if (lim < kend) kend = lim < 0 \? 0 : lim; }\n"
+    ,
+    /* chunk */
     "        return (int)((kend + C::BN - 1) / C::BN);\n"
     "    };\n"
     "\n"
@@ -2304,8 +2315,6 @@ static const char *const gk__src_flash_wg[] = {
     "    __syncthreads();\n"
     "\n"
     "    if (wg == 0) { // producer\n"
-    ,
-    /* chunk */
     "        asm volatile(\"setmaxnreg.dec.sync.aligned.u32 24;\\n\");\n"
     "        if (threadIdx.x == 0) {\n"
     "            unsigned it = 0, jq = 0;\n"
@@ -2348,6 +2357,8 @@ static const char *const gk__src_flash_wg[] = {
     "            gk_i64 q0;\n"
     "            int h, b, hk;\n"
     "            const int nt = tile(wt, q0, h, b, hk);\n"
+    ,
+    /* chunk */
     "            const gk_i64 rbase = q0 + 64 * c, r0 = rbase + 16 * w + l / 4; // this thread's rows r0, r0 + 8\n"
     "            float m0 = NEG, m1 = NEG, l0 = 0.f, l1 = 0.f, c0 = 0.f, c1 = 0.f;\n"
     "#pragma unroll\n"
@@ -2358,8 +2369,6 @@ static const char *const gk__src_flash_wg[] = {
     "                gk_fw_bar_wait(fullK + 8 * (u % ST), (u / ST) & 1);\n"
     "                gk_fw_fence();\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "                for (int kk = 0; kk < C::KS; kk++) {\n"
     "                    gk_u64 da = gk_fw_desc(sQ + (kk / 4) * C::QBLK + c * 8192 + (kk % 4) * 32, 16, 1024);\n"
     "                    gk_u64 dk = gk_fw_desc(sK + (kk / 4) * C::KBLK + (kk % 4) * 32, 16, 1024);\n"
@@ -2404,6 +2413,8 @@ static const char *const gk__src_flash_wg[] = {
     "                gk_fw_softmax(s, m0, m1, l0, l1, c0, c1, sl2, edge(0), 0, r0, p.Skv, shift, p.causal);\n"
     "                gk_fw_pack_p<DT>(s, pf);\n"
     "            }\n"
+    ,
+    /* chunk */
     "            // iteration t: S(t) and PV(t - 1) in flight together; the softmax of\n"
     "            // tile t waits only for S(t); O is rescaled once PV(t - 1) is done\n"
     "            for (int t = 1; t < nt; t++) {\n"
@@ -2416,8 +2427,6 @@ static const char *const gk__src_flash_wg[] = {
     "                gk_fw_wait<1>();\n"
     "                gk_fw_reg_fence(s);\n"
     "                gk_fw_bar_arrive(emptyK + 8 * ((it0 + t) % ST)); // K(t) is read\n"
-    ,
-    /* chunk */
     "                if (t == nt - 1) gk_fw_bar_arrive(qempty);        // Q is read\n"
     "                gk_fw_softmax(s, m0, m1, l0, l1, c0, c1, sl2, edge(t), (gk_i64)t * C::BN, r0, p.Skv, shift, p.causal);\n"
     "                gk_fw_wait<0>();\n"
@@ -2467,13 +2476,13 @@ static const char *const gk__src_flash_wg[] = {
     "#else\n"
     "#define GK_FW_BODY(DT, D, ST, PP) { asm volatile(\"trap;\"); } // never launched off sm_90a\n"
     "#endif\n"
+    ,
+    /* chunk */
     "#define GK_FW_K1(DTN, D, V, ST, PP)                                                                                                       \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(384, 1) gk_fwg_##DTN##_##D##_##V(const __grid_constant__ gk_tmap tq, const __grid_constant__ gk_tmap tk, \\\n"
     "                                                                                 const __grid_constant__ gk_tmap tv, const __grid_constant__ gk_attn_p p) \\\n"
     "        GK_FW_BODY(GK_DT_##DTN, D, ST, PP)\n"
     "#define GK_FW_K(DTN, D) GK_FW_K1(DTN, D, 0, 2, 0) GK_FW_K1(DTN, D, 1, 2, 1) GK_FW_K1(DTN, D, 2, 3, 0) GK_FW_K1(DTN, D, 3, 3, 1)\n"
-    ,
-    /* chunk */
     "GK_FW_K(bf16, 64) GK_FW_K(bf16, 128) GK_FW_K(f16, 64) GK_FW_K(f16, 128)\n"
     ,
     NULL};

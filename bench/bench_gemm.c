@@ -294,15 +294,20 @@ attn:
         int si, r, mode, hop = info.cc_major == 9 && info.cc_minor == 0;
         float t[16], ms;
         /* mode 0 / 1: prefill as dispatched; 2: decode; 3 / 4: prefill with flash_wg off;
-           5..14: prefill on flash_wg variant (mode - 5) / 2 (9.0 only) */
-        for (mode = 0; mode < 15; mode++) {
+           5..14: prefill on flash_wg variant (mode - 5) / 2; 15..22: the default
+           variant with tile groups of gs[(mode - 15) / 2] heads (9.0 only;
+           256 = H B: every head at one q tile, the first order) */
+        static const int64_t gs[4] = { 256, 2, 4, 16 };
+        for (mode = 0; mode < 23; mode++) {
             long fw0 = gk__fwg_launches;
             char bname[32];
             si = mode == 3 ? 0 : mode == 4 ? 1 : mode >= 5 ? (mode - 5) % 2 : mode;
             if (mode >= 3 && !hop) continue;
             gk__fwg_mode = mode == 3 || mode == 4 ? 0 : -1;
-            gk__fwg_variant = mode >= 5 ? (mode - 5) / 2 : -1;
-            if (mode >= 5) snprintf(bname, sizeof bname, "gpukit_v%d", (mode - 5) / 2);
+            gk__fwg_variant = mode >= 5 && mode < 15 ? (mode - 5) / 2 : -1;
+            gk__fwg_group = mode >= 15 ? gs[(mode - 15) / 2] : 0;
+            if (mode >= 15) snprintf(bname, sizeof bname, "gpukit_g%d", (int)gs[(mode - 15) / 2]);
+            else if (mode >= 5) snprintf(bname, sizeof bname, "gpukit_v%d", (mode - 5) / 2);
             else snprintf(bname, sizeof bname, "%s", mode >= 3 ? "gpukit_mma" : "gpukit");
             int64_t B = si < 2 ? 8 : 1, S = si < 2 ? seqs[si] : 1, Skv = si < 2 ? seqs[si] : 8192, H = 32, Hk = si < 2 ? 32 : 8, Dh = 128;
             int64_t qs[4] = { B, S, H, Dh }, ks[4] = { B, Skv, Hk, Dh };
@@ -341,6 +346,7 @@ attn:
             }
             gk__fwg_mode = -1;
             gk__fwg_variant = -1;
+            gk__fwg_group = 0;
             if (si < 2) {
                 const char *kn = gk__fwg_launches > fw0 ? "flash_wg" : "flash";
                 val = 4.0 * B * H * (double)S * S * Dh / 2 / (med * 1e-3) / 1e12;

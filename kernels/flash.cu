@@ -55,8 +55,10 @@ template <int DT, int D, int NW> __device__ __forceinline__ void gk_flash(const 
     extern __shared__ uint4 gk_fa_smem[];
     S *const Kb = (S *)gk_fa_smem, *const Vb = Kb + 2 * GK_FA_BK * RS; // two stages each: [2][BK][RS]
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, tid = threadIdx.x;
-    // grid (Hq, B, q tiles); causal: the last q tiles (the most keys) start first
-    const gk_i64 h = blockIdx.x, b = blockIdx.y, qt = p.causal ? gridDim.z - 1 - blockIdx.z : blockIdx.z, q0 = qt * BQ;
+    // grid (q tiles, Hq, B): a head's q tiles launch together, so the blocks
+    // resident at once share a few heads' K / V in L2; causal: the last q
+    // tiles (the most keys) start first
+    const gk_i64 h = blockIdx.y, b = blockIdx.z, qt = p.causal ? gridDim.x - 1 - blockIdx.x : blockIdx.x, q0 = qt * BQ;
     const gk_i64 hk = h / (p.Hq / p.Hkv);
     gk_i64 qlen = p.q_lens ? p.q_lens[b] : p.Sq, kvlen = p.kv_lens ? p.kv_lens[b] : p.Skv;
     if (qlen > p.Sq) qlen = p.Sq;

@@ -147,6 +147,19 @@ static void check(const acase *a) {
             GKT_CHECK(st == GK_OK && e <= tol, "device (flash_wg variant %d): %s: rel err %.3g", v, desc, e);
             GKT_CHECK(gk__fwg_launches == before + 1, "flash_wg variant %d did not run: %s", v, desc);
         }
+        /* the tile order's head groups: 3 (a smaller last group when 3 does not
+           divide Hq B) and one group of every head, per block and persistent */
+        for (v = 0; v < 4; v++) {
+            long before = gk__fwg_launches;
+            gk__fwg_variant = v % 2 ? 4 : -1;
+            gk__fwg_group = v < 2 ? 3 : (int64_t)1 << 40;
+            e = run(D, a, Q, K, V, M, ql, kl, want, &st);
+            gk__fwg_variant = -1;
+            gk__fwg_group = 0;
+            GKT_CHECK(st == GK_OK && e <= tol, "device (flash_wg groups of %s heads, %s): %s: rel err %.3g", v < 2 ? "3" : "all",
+                      v % 2 ? "persistent" : "a block a tile", desc, e);
+            GKT_CHECK(gk__fwg_launches == before + 1, "flash_wg with head groups did not run: %s", desc);
+        }
     }
     dec3 = gk_ctx_backend(D) == GK_BACKEND_CUDA && a->Sq == 1 && a->dt != GK_F32 && !a->mask && !a->qlens && (a->Dh == 64 || a->Dh == 128) &&
            a->Hq / a->Hkv <= 8;
@@ -262,7 +275,7 @@ int main(void) {
         a.variants = 1;
         check(&a);
         if (hopper && a.Sq > 1)
-            GKT_CHECK(gk__fwg_launches == before + 6, "flash_wg: case %d (Sq %lld, D %lld) did not run the wgmma kernel", t, (long long)a.Sq,
+            GKT_CHECK(gk__fwg_launches == before + 10, "flash_wg: case %d (Sq %lld, D %lld) did not run the wgmma kernel", t, (long long)a.Sq,
                       (long long)a.Dh);
     }
     for (t = 0; t < 3; t++) { /* flash_wg with more 128-query tiles than SMs: the persistent variant walks several a block,
