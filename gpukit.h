@@ -5691,8 +5691,12 @@ static long gk__fwg_launches = 0;
    every head at one q tile, which streamed K / V from DRAM) */
 static int64_t gk__fwg_group = 0;
 static int64_t gk__fwg_group_for(const gk__attn *p) { (void)p; return 1; }
-/* the variant by head dim (bench/bench_gemm.c times all five) */
-static int gk__fwg_pick(int64_t D) { (void)D; return 3; }
+/* the variant by head dim (bench/bench_gemm.c times all five): with the
+   head-grouped tile order (0fa9251, H100, causal bf16 B8 H32 D128) variant 0
+   ran S4096 at 585 TFLOP/s, 2 (3 stages) 580, 1 / 3 (pingpong) 560 / 547,
+   4 (persistent) 497; at S1024 0 / 1 / 2 / 3 within 2% (318-324). D 64 is
+   not measured apart and takes the same. */
+static int gk__fwg_pick(int64_t D) { (void)D; return 0; }
 
 /* Whether the wgmma attention takes this problem: f16 / bf16, head dim 64 or
    128, no mask and no per-sequence lengths, a positive scale (the kernel
