@@ -5781,10 +5781,6 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
 static int gk__dec_variant = -1;
 static long gk__dec3_launches = 0;
 static int gk__dec3_per_sm = 2; /* splits sized for this many gk_attn_dec3 blocks a SM (2 are resident) */
-/* gk_attn_dec3's form: 0 the first (the next block's registers copied over at
-   the end of each block), 1 the two register sets taking turns (dec3p), 2 as 1
-   with Q in shared memory (dec3q); tests run all, bench_gemm and bench_gemv time all */
-static int gk__dec3_form = 0;
 /* gk_attn_dec3 takes one split per (b, kv head), writing the output itself (no
    gk_attn_combine), when the cache holds at most this many keys; gk__dec3_direct
    counts those launches (tests check both paths; bench_gemv sweeps the bound) */
@@ -5910,17 +5906,23 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                second last-block form (all G heads at once, float2 loads, 8 splits of
                loads in flight) was still behind: 16.4 / 21.8 against 15.5 / 21.0 us in
                the same run; gk_attn_combine's launch overlaps dec3's tail (programmatic
-               dependent launch), so the second kernel costs little. */
-            static const char *const k3[3][2][2] = { { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } },
-                                                     { { "gk_attn_dec3p_f16_64", "gk_attn_dec3p_f16_128" }, { "gk_attn_dec3p_bf16_64", "gk_attn_dec3p_bf16_128" } },
-                                                     { { "gk_attn_dec3q_f16_64", "gk_attn_dec3q_f16_128" }, { "gk_attn_dec3q_bf16_64", "gk_attn_dec3q_bf16_128" } } };
+               dependent launch), so the second kernel costs little. Nor (8806f0d): the
+               warp's two register sets of K / V taking turns in place of the copy of the
+               next block's registers at the end of each 16-key block, 16.0 / 21.8 against
+               15.1 / 20.7 us, and that with Q in shared memory (fewer spills at D 128),
+               16.3 / 21.9 us. Nsight Compute on the rotated case (L2 flushed): dec3 19 us at
+               57% of DRAM peak, 7.6 of 64 warps a SM active (254 registers, 2 blocks a SM),
+               an instruction issued every 5 cycles a scheduler, most stalls waiting on the
+               loads: the kernel is bound by its few warps' latency, and more warps need
+               fewer registers than two 16-key blocks in flight take. */
+            static const char *const k3[2][2] = { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } };
             const int d3 = (p.D == 64 || p.D == 128) && G <= 8 && gk__dec_variant != 0;
             int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, gran = d3 ? 64 : 8, slots, chunk, smem = 0;
             int direct;
             const char *kn;
             if (d3) {
                 slots = (int64_t)ctx->info.sm_count * gk__dec3_per_sm;
-                kn = k3[gk__dec3_form >= 0 && gk__dec3_form < 3 ? gk__dec3_form : 0][sq->dtype == GK_BF16][p.D == 128];
+                kn = k3[sq->dtype == GK_BF16][p.D == 128];
                 p.tile = 16;
             } else {
                 int64_t bps;

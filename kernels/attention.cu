@@ -365,7 +365,7 @@ template <int DT> __device__ __forceinline__ unsigned gk_dec3_pack(float lo, flo
     else asm("cvt.rn.f16x2.f32 %0, %2, %1;\n" : "=r"(r) : "f"(lo), "f"(hi));
     return r;
 }
-template <int DT, int D, int PP> __device__ __forceinline__ void gk_attn_dec3(const gk_attn_p &p) {
+template <int DT, int D> __device__ __forceinline__ void gk_attn_dec3(const gk_attn_p &p) {
     enum { KC = D / 4, ND = D / 8, KS = D / 16, KV4 = KC / 8, VV4 = (ND + 7) / 8, NW = 4 };
     __shared__ float sm_m[NW][8], sm_l[NW][8], sm_o[NW][8][D];
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);
@@ -381,21 +381,15 @@ template <int DT, int D, int PP> __device__ __forceinline__ void gk_attn_dec3(co
     const gk_u16 *kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs;
     const gk_u16 *vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs;
     // this lane's quarter of q head gid as A fragments (raw 16-bit pairs; rows >= G zero)
-    // (PP & 2: kept in shared memory, a copy a warp, read back for each block of
-    // keys: 16 registers fewer for D 128, where the registers spill)
-    __shared__ uint2 sm_q[(PP & 2) ? NW : 1][(PP & 2) ? KS : 1][32];
-    unsigned qa[(PP & 2) ? 1 : KS][2];
+    unsigned qa[KS][2];
     {
         const gk_u16 *qr = (const gk_u16 *)p.q + b * p.q_bs + (hk * G + (gid < G ? gid : 0)) * p.q_hs;
 #pragma unroll
         for (int s = 0; s < KS; s++) {
             const int e0 = gk_dec3_kd(tig, 2 * s), e1 = gk_dec3_kd(tig, 2 * s + 1);
-            const unsigned q0 = gid < G ? (unsigned)qr[e0] | ((unsigned)qr[e0 + 1] << 16) : 0u;
-            const unsigned q1 = gid < G ? (unsigned)qr[e1] | ((unsigned)qr[e1 + 1] << 16) : 0u;
-            if (PP & 2) sm_q[w][s][lane] = make_uint2(q0, q1);
-            else { qa[s][0] = q0; qa[s][1] = q1; }
+            qa[s][0] = gid < G ? (unsigned)qr[e0] | ((unsigned)qr[e0 + 1] << 16) : 0u;
+            qa[s][1] = gid < G ? (unsigned)qr[e1] | ((unsigned)qr[e1 + 1] << 16) : 0u;
         }
-        if (PP & 2) __syncwarp();
     }
     float o[ND][2], m = NEG, l = 0.0f;
 #pragma unroll
@@ -418,8 +412,11 @@ template <int DT, int D, int PP> __device__ __forceinline__ void gk_attn_dec3(co
             for (int i = 0; i < VV4; i++) vx[r][i] = key < j1 ? __ldg(src + 8 * i + gid) : make_uint4(0u, 0u, 0u, 0u);
         }
     };
-    // the 16-key block at jb from registers kx / vx: scores, online softmax, O += P V
-    auto step = [&](gk_i64 jb, const uint4 (&kx)[2][KV4], const uint4 (&vx)[4][VV4]) {
+    // two blocks in registers: the next block's loads are in flight while this one is computed
+    uint4 kx[2][KV4], vx[4][VV4], kn[2][KV4], vn[4][VV4];
+    load(j0 + 16 * w, kx, vx);
+    for (gk_i64 jb = j0 + 16 * w; jb < j1; jb += 16 * NW) {
+        load(jb + 16 * NW, kn, vn);
         // scores of keys jb + 8 r + 2 tig + e, head gid
         float sc[2][2];
 #pragma unroll
@@ -427,13 +424,7 @@ template <int DT, int D, int PP> __device__ __forceinline__ void gk_attn_dec3(co
             const unsigned *kw = (const unsigned *)&kx[r][0];
             float c0 = 0.0f, c1 = 0.0f;
 #pragma unroll
-            for (int s = 0; s < KS; s++) {
-                if (PP & 2) {
-                    const uint2 q = sm_q[w][s][lane];
-                    gk_dec3_mma<DT>(c0, c1, q.x, q.y, kw[2 * s], kw[2 * s + 1]);
-                } else
-                    gk_dec3_mma<DT>(c0, c1, qa[(PP & 2) ? 0 : s][0], qa[(PP & 2) ? 0 : s][1], kw[2 * s], kw[2 * s + 1]);
-            }
+            for (int s = 0; s < KS; s++) gk_dec3_mma<DT>(c0, c1, qa[s][0], qa[s][1], kw[2 * s], kw[2 * s + 1]);
             const gk_i64 key = jb + 8 * r + 2 * tig;
             sc[r][0] = key < j1 ? c0 * sl2 : NEG;
             sc[r][1] = key + 1 < j1 ? c1 * sl2 : NEG;
@@ -461,37 +452,14 @@ template <int DT, int D, int PP> __device__ __forceinline__ void gk_attn_dec3(co
             o[j][1] *= corr;
             gk_dec3_mma<DT>(o[j][0], o[j][1], pa0, pa2, b0, b1);
         }
-    };
-    // two blocks in registers: the next block's loads are in flight while this one is computed
-    uint4 kx[2][KV4], vx[4][VV4], kn[2][KV4], vn[4][VV4];
-    if (PP & 1) {
-        // the two register sets take turns (no copy from one to the other: a copy of
-        // registers that a load has yet to fill waits for that load, so the first
-        // form's copy at the end of each block held the warp until the next block
-        // had arrived, leaving one block of loads in flight while it computed)
-        load(j0 + 16 * w, kx, vx);
-        load(j0 + 16 * w + 16 * NW, kn, vn);
-        for (gk_i64 jb = j0 + 16 * w; jb < j1; jb += 32 * NW) {
-            step(jb, kx, vx);
-            load(jb + 32 * NW, kx, vx);
-            if (jb + 16 * NW >= j1) break;
-            step(jb + 16 * NW, kn, vn);
-            load(jb + 48 * NW, kn, vn);
-        }
-    } else {
-        load(j0 + 16 * w, kx, vx);
-        for (gk_i64 jb = j0 + 16 * w; jb < j1; jb += 16 * NW) {
-            load(jb + 16 * NW, kn, vn);
-            step(jb, kx, vx);
 #pragma unroll
-            for (int r = 0; r < 2; r++)
+        for (int r = 0; r < 2; r++)
 #pragma unroll
-                for (int i = 0; i < KV4; i++) kx[r][i] = kn[r][i];
+            for (int i = 0; i < KV4; i++) kx[r][i] = kn[r][i];
 #pragma unroll
-            for (int r = 0; r < 4; r++)
+        for (int r = 0; r < 4; r++)
 #pragma unroll
-                for (int i = 0; i < VV4; i++) vx[r][i] = vn[r][i];
-        }
+            for (int i = 0; i < VV4; i++) vx[r][i] = vn[r][i];
     }
     l += __shfl_xor_sync(0xffffffffu, l, 1);
     l += __shfl_xor_sync(0xffffffffu, l, 2);
@@ -528,9 +496,7 @@ template <int DT, int D, int PP> __device__ __forceinline__ void gk_attn_dec3(co
     }
 }
 #define GK_DEC3_K(DTN, D) \
-    extern "C" __global__ void __launch_bounds__(128, 2) gk_attn_dec3_##DTN##_##D(gk_attn_p p) { gk_attn_dec3<GK_DT_##DTN, D, 0>(p); } \
-    extern "C" __global__ void __launch_bounds__(128, 2) gk_attn_dec3p_##DTN##_##D(gk_attn_p p) { gk_attn_dec3<GK_DT_##DTN, D, 1>(p); } \
-    extern "C" __global__ void __launch_bounds__(128, 2) gk_attn_dec3q_##DTN##_##D(gk_attn_p p) { gk_attn_dec3<GK_DT_##DTN, D, 3>(p); }
+    extern "C" __global__ void __launch_bounds__(128, 2) gk_attn_dec3_##DTN##_##D(gk_attn_p p) { gk_attn_dec3<GK_DT_##DTN, D>(p); }
 GK_DEC3_K(f16, 64)
 GK_DEC3_K(f16, 128)
 GK_DEC3_K(bf16, 64)
