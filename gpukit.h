@@ -5781,10 +5781,6 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
 static int gk__dec_variant = -1;
 static long gk__dec3_launches = 0;
 static int gk__dec3_per_sm = 2; /* splits sized for this many gk_attn_dec3 blocks a SM (2 are resident) */
-/* gk_attn_dec3's form: 0 two 16-key blocks in registers a warp, 2 blocks a SM;
-   1 one block in registers, 4 blocks a SM (dec3s); 2 as 0 with 3 blocks a SM
-   (dec3t); tests run all, bench_gemv times all */
-static int gk__dec3_form = 0;
 /* gk_attn_dec3 takes one split per (b, kv head), writing the output itself (no
    gk_attn_combine), when the cache holds at most this many keys; gk__dec3_direct
    counts those launches (tests check both paths; bench_gemv sweeps the bound) */
@@ -5914,21 +5910,22 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                warp's two register sets of K / V taking turns in place of the copy of the
                next block's registers at the end of each 16-key block, 16.0 / 21.8 against
                15.1 / 20.7 us, and that with Q in shared memory (fewer spills at D 128),
-               16.3 / 21.9 us. Nsight Compute on the rotated case (L2 flushed): dec3 19 us at
+               16.3 / 21.9 us; nor (a0126b3) one 16-key block in registers with 4 blocks a SM
+               (128 registers, 100 bytes spilled) 22.9 / 26.9 us, or the two-block form at 3
+               blocks a SM (168 registers, 192 bytes spilled) 24.1 / 25.6 us, against 15.1 /
+               20.7. Nsight Compute on the rotated case (L2 flushed): dec3 19 us at
                57% of DRAM peak, 7.6 of 64 warps a SM active (254 registers, 2 blocks a SM),
                an instruction issued every 5 cycles a scheduler, most stalls waiting on the
                loads: the kernel is bound by its few warps' latency, and more warps need
                fewer registers than two 16-key blocks in flight take. */
-            static const char *const k3[3][2][2] = { { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } },
-                                                     { { "gk_attn_dec3s_f16_64", "gk_attn_dec3s_f16_128" }, { "gk_attn_dec3s_bf16_64", "gk_attn_dec3s_bf16_128" } },
-                                                     { { "gk_attn_dec3t_f16_64", "gk_attn_dec3t_f16_128" }, { "gk_attn_dec3t_bf16_64", "gk_attn_dec3t_bf16_128" } } };
+            static const char *const k3[2][2] = { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } };
             const int d3 = (p.D == 64 || p.D == 128) && G <= 8 && gk__dec_variant != 0;
             int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, gran = d3 ? 64 : 8, slots, chunk, smem = 0;
             int direct;
             const char *kn;
             if (d3) {
-                slots = (int64_t)ctx->info.sm_count * (gk__dec3_form == 1 ? 4 : gk__dec3_form == 2 ? 3 : gk__dec3_per_sm);
-                kn = k3[gk__dec3_form >= 0 && gk__dec3_form < 3 ? gk__dec3_form : 0][sq->dtype == GK_BF16][p.D == 128];
+                slots = (int64_t)ctx->info.sm_count * gk__dec3_per_sm;
+                kn = k3[sq->dtype == GK_BF16][p.D == 128];
                 p.tile = 16;
             } else {
                 int64_t bps;

@@ -11,8 +11,7 @@
    bf16), the same cache every call and 16 rotated copies.
    gemv_graph_cfg rows: a decode step's projections of Qwen2.5-0.5B in each GEMV configuration, timed as CUDA
    graph replay (the host's per-call launch work left out, as in a captured decode step).
-   Usage: bench_gemv [--json FILE] [--quick: M = 1 and attention only] [--attn: decode attention
-   at 8k tokens only, every gk_attn_dec3 form] */
+   Usage: bench_gemv [--json FILE] [--quick: M = 1 and attention only] */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
 #include <stdio.h>
@@ -125,8 +124,7 @@ static gk_status call_attn(int i, void *vu) {
     return gk_attention(ctx, u->o, u->q, u->k[i % u->nc], u->v[i % u->nc], &u->d);
 }
 static void run_attn_shape(int nc, int variant, double copy_gbs, int64_t Skv, int64_t H, int64_t Hk, int64_t Dh, int64_t one) {
-    static const char *const forms[3] = { "gk_attn_dec3", "gk_attn_dec3s", "gk_attn_dec3t" };
-    const char *kn = variant == 0 ? "gk_attn_dec" : forms[gk__dec3_form >= 0 && gk__dec3_form < 3 ? gk__dec3_form : 0];
+    const char *kn = variant == 0 ? "gk_attn_dec" : "gk_attn_dec3";
     attn_u u;
     int64_t qs[4] = { 1, 1, H, Dh }, ks[4] = { 1, Skv, Hk, Dh }, keep = gk__dec3_one_split;
     double bytes = 2.0 * (double)Skv * Hk * Dh * 2, ms, gbs;
@@ -222,12 +220,11 @@ int main(int argc, char **argv) {
     char date[64];
     time_t now = time(NULL);
     double copy_gbs;
-    int i, s, c, quick = 0, attn_only = 0;
+    int i, s, c, quick = 0;
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
         else if (strcmp(argv[i], "--quick") == 0) quick = 1;
-        else if (strcmp(argv[i], "--attn") == 0) attn_only = 1;
     }
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
@@ -257,17 +254,6 @@ int main(int argc, char **argv) {
     run_attn(16, -1, copy_gbs);
     run_attn(1, 0, copy_gbs);
     run_attn(16, 0, copy_gbs);
-    { /* gk_attn_dec3's other forms (gk__dec3_form), same and rotated caches */
-        int fm, keep = gk__dec3_form;
-        for (fm = 0; fm < 3; fm++) {
-            if (fm == keep) continue;
-            gk__dec3_form = fm;
-            run_attn(1, -1, copy_gbs);
-            run_attn(16, -1, copy_gbs);
-        }
-        gk__dec3_form = keep;
-    }
-    if (attn_only) goto done;
     { /* gk_attn_dec3's split count: blocks a SM it is sized for */
         static const int per[4] = { 1, 4, 8, 16 };
         int pi;
@@ -308,7 +294,6 @@ int main(int argc, char **argv) {
         run_shape(glus[s][0], glus[s][1], 1, 1, -1, 0, copy_gbs, "glu_fused");
         run_shape(glus[s][0], glus[s][1], 1, 1, -1, 1, copy_gbs, "glu_unfused");
     }
-done:
     if (jf) { fprintf(jf, "\n  ]\n}\n"); fclose(jf); }
     gk_ctx_destroy(ctx);
     return 0;

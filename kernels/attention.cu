@@ -365,7 +365,7 @@ template <int DT> __device__ __forceinline__ unsigned gk_dec3_pack(float lo, flo
     else asm("cvt.rn.f16x2.f32 %0, %2, %1;\n" : "=r"(r) : "f"(lo), "f"(hi));
     return r;
 }
-template <int DT, int D, int PP> __device__ __forceinline__ void gk_attn_dec3(const gk_attn_p &p) {
+template <int DT, int D> __device__ __forceinline__ void gk_attn_dec3(const gk_attn_p &p) {
     enum { KC = D / 4, ND = D / 8, KS = D / 16, KV4 = KC / 8, VV4 = (ND + 7) / 8, NW = 4 };
     __shared__ float sm_m[NW][8], sm_l[NW][8], sm_o[NW][8][D];
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);
@@ -412,8 +412,11 @@ template <int DT, int D, int PP> __device__ __forceinline__ void gk_attn_dec3(co
             for (int i = 0; i < VV4; i++) vx[r][i] = key < j1 ? __ldg(src + 8 * i + gid) : make_uint4(0u, 0u, 0u, 0u);
         }
     };
-    // the 16-key block at jb from registers kx / vx: scores, online softmax, O += P V
-    auto step = [&](gk_i64 jb, const uint4 (&kx)[2][KV4], const uint4 (&vx)[4][VV4]) {
+    // two blocks in registers: the next block's loads are in flight while this one is computed
+    uint4 kx[2][KV4], vx[4][VV4], kn[2][KV4], vn[4][VV4];
+    load(j0 + 16 * w, kx, vx);
+    for (gk_i64 jb = j0 + 16 * w; jb < j1; jb += 16 * NW) {
+        load(jb + 16 * NW, kn, vn);
         // scores of keys jb + 8 r + 2 tig + e, head gid
         float sc[2][2];
 #pragma unroll
@@ -449,30 +452,14 @@ template <int DT, int D, int PP> __device__ __forceinline__ void gk_attn_dec3(co
             o[j][1] *= corr;
             gk_dec3_mma<DT>(o[j][0], o[j][1], pa0, pa2, b0, b1);
         }
-    };
-    if (PP == 1) {
-        // one block in registers at a time (a form with 4 blocks a SM: 16 warps)
-        uint4 kx[2][KV4], vx[4][VV4];
-        for (gk_i64 jb = j0 + 16 * w; jb < j1; jb += 16 * NW) {
-            load(jb, kx, vx);
-            step(jb, kx, vx);
-        }
-    } else {
-        // two blocks in registers: the next block's loads are in flight while this one is computed
-        uint4 kx[2][KV4], vx[4][VV4], kn[2][KV4], vn[4][VV4];
-        load(j0 + 16 * w, kx, vx);
-        for (gk_i64 jb = j0 + 16 * w; jb < j1; jb += 16 * NW) {
-            load(jb + 16 * NW, kn, vn);
-            step(jb, kx, vx);
 #pragma unroll
-            for (int r = 0; r < 2; r++)
+        for (int r = 0; r < 2; r++)
 #pragma unroll
-                for (int i = 0; i < KV4; i++) kx[r][i] = kn[r][i];
+            for (int i = 0; i < KV4; i++) kx[r][i] = kn[r][i];
 #pragma unroll
-            for (int r = 0; r < 4; r++)
+        for (int r = 0; r < 4; r++)
 #pragma unroll
-                for (int i = 0; i < VV4; i++) vx[r][i] = vn[r][i];
-        }
+            for (int i = 0; i < VV4; i++) vx[r][i] = vn[r][i];
     }
     l += __shfl_xor_sync(0xffffffffu, l, 1);
     l += __shfl_xor_sync(0xffffffffu, l, 2);
@@ -509,9 +496,7 @@ template <int DT, int D, int PP> __device__ __forceinline__ void gk_attn_dec3(co
     }
 }
 #define GK_DEC3_K(DTN, D) \
-    extern "C" __global__ void __launch_bounds__(128, 2) gk_attn_dec3_##DTN##_##D(gk_attn_p p) { gk_attn_dec3<GK_DT_##DTN, D, 0>(p); } \
-    extern "C" __global__ void __launch_bounds__(128, 4) gk_attn_dec3s_##DTN##_##D(gk_attn_p p) { gk_attn_dec3<GK_DT_##DTN, D, 1>(p); } \
-    extern "C" __global__ void __launch_bounds__(128, 3) gk_attn_dec3t_##DTN##_##D(gk_attn_p p) { gk_attn_dec3<GK_DT_##DTN, D, 0>(p); }
+    extern "C" __global__ void __launch_bounds__(128, 2) gk_attn_dec3_##DTN##_##D(gk_attn_p p) { gk_attn_dec3<GK_DT_##DTN, D>(p); }
 GK_DEC3_K(f16, 64)
 GK_DEC3_K(f16, 128)
 GK_DEC3_K(bf16, 64)

@@ -186,23 +186,6 @@ static void check(const acase *a) {
         /* (a cache of at most 64 keys, the kernel's granule, is one split either way) */
         GKT_CHECK(gk__dec3_direct == d0 + (one || a->Skv <= 64), "gk_attn_dec3 %s: %s", one ? "did not take one split" : "took one split", desc);
     }
-    if (dec3) { /* gk_attn_dec3's other forms (gk__dec3_form 1 / 2), each in one split and in splits */
-        int fm, keep = gk__dec3_form, one;
-        for (fm = 0; fm < 3; fm++) {
-            if (fm == keep) continue;
-            for (one = 0; one < 2; one++) {
-                int64_t keep1 = gk__dec3_one_split;
-                long before = gk__dec3_launches;
-                gk__dec3_form = fm;
-                gk__dec3_one_split = one ? a->Skv : 0;
-                e = run(D, a, Q, K, V, M, ql, kl, want, &st);
-                gk__dec3_one_split = keep1;
-                gk__dec3_form = keep;
-                GKT_CHECK(st == GK_OK && e <= tol, "device (gk_attn_dec3 form %d, %s): %s: rel err %.3g", fm, one ? "one split" : "splits", desc, e);
-                GKT_CHECK(gk__dec3_launches == before + 1, "gk_attn_dec3 form %d did not run: %s", fm, desc);
-            }
-        }
-    }
     if (gk_ctx_backend(D) == GK_BACKEND_CUDA && a->B * a->Sq * a->Skv * a->Hq * a->Dh < 200000000) {
         e2 = run(R, a, Q, K, V, M, ql, kl, want, &st);
         GKT_CHECK(st == GK_OK && e2 <= tol, "CPU reference: %s: rel err %.3g", desc, e2);
