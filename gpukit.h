@@ -4407,6 +4407,25 @@ GK__MAYBE_UNUSED static gk_status gk__launch_ex(gk_ctx *ctx, int mod, const char
     return GK_OK;
 }
 
+/* Blocks of `block` threads and `smem` bytes of dynamic shared memory resident
+   on one SM at once (registers, shared memory and threads counted by the driver). */
+GK__MAYBE_UNUSED static gk_status gk__occupancy(gk_ctx *ctx, int mod, const char *fname, unsigned block, unsigned smem, int *per_sm,
+                                                const char *where) {
+    gk__cu_function f;
+    gk__cu_result r;
+    GK__TRY(gk__lib_function(ctx, mod, fname, &f, where));
+    if (smem > 48 * 1024) {
+        if ((int)smem > ctx->info.max_smem_per_block_optin)
+            return gk__err(ctx, GK_ERR_LIMIT, "%s: %s needs %u bytes of shared memory, the device allows %d", where, fname, smem,
+                           ctx->info.max_smem_per_block_optin);
+        r = ctx->cu.FuncSetAttribute(f, GK__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem);
+        if (r != 0) return gk__cu_fail(ctx, r, where, "cuFuncSetAttribute");
+    }
+    r = ctx->cu.OccupancyMaxActiveBlocksPerMultiprocessor(per_sm, f, (int)block, smem);
+    if (r != 0) return gk__cu_fail(ctx, r, where, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    return GK_OK;
+}
+
 /* A persistent kernel: every block resident at once (cooperative launch), so
    blocks may wait on each other (grid-wide barriers). Fails with GK_ERR_LIMIT
    when the grid is larger than what fits on the device. */
@@ -4415,13 +4434,8 @@ GK__MAYBE_UNUSED static gk_status gk__launch_coop(gk_ctx *ctx, int mod, const ch
     gk__cu_function f;
     gk__cu_result r;
     int per_sm = 0;
+    GK__TRY(gk__occupancy(ctx, mod, fname, block, smem, &per_sm, where));
     GK__TRY(gk__lib_function(ctx, mod, fname, &f, where));
-    if (smem > 48 * 1024) {
-        r = ctx->cu.FuncSetAttribute(f, GK__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem);
-        if (r != 0) return gk__cu_fail(ctx, r, where, "cuFuncSetAttribute");
-    }
-    r = ctx->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)block, smem);
-    if (r != 0) return gk__cu_fail(ctx, r, where, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     if ((int64_t)per_sm * ctx->info.sm_count < (int64_t)grid)
         return gk__err(ctx, GK_ERR_LIMIT, "%s: %s needs %u resident blocks of %u threads, the device holds %d", where, fname, grid, block,
                        per_sm * ctx->info.sm_count);
@@ -5780,6 +5794,13 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
    gk__dec3_launches counts gk_attn_dec3 launches (tests check which ran) */
 static int gk__dec_variant = -1;
 static long gk__dec3_launches = 0;
+/* gk_attn_dec4 (sm_90+: K / V through a shared-memory ring filled by the copy engine):
+   gk__dec_variant 4 forces it, 3 forces gk_attn_dec3; by default it takes the caches
+   longer than gk__dec3_one_split on 9.0+ devices. gk__dec4_stages is its ring depth
+   (0: GK__DEC4_STAGES), gk__dec4_launches counts its launches (tests check which ran) */
+#define GK__DEC4_STAGES 3
+static int gk__dec4_stages = 0;
+static long gk__dec4_launches = 0;
 static int gk__dec3_per_sm = 2; /* splits sized for this many gk_attn_dec3 blocks a SM (2 are resident) */
 /* gk_attn_dec3 takes one split per (b, kv head), writing the output itself (no
    gk_attn_combine), when the cache holds at most this many keys; gk__dec3_direct
@@ -5919,11 +5940,24 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                loads: the kernel is bound by its few warps' latency, and more warps need
                fewer registers than two 16-key blocks in flight take. */
             static const char *const k3[2][2] = { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } };
-            const int d3 = (p.D == 64 || p.D == 128) && G <= 8 && gk__dec_variant != 0;
-            int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, gran = d3 ? 64 : 8, slots, chunk, smem = 0;
+            static const char *const k4[2][2] = { { "gk_attn_dec4_f16_64", "gk_attn_dec4_f16_128" }, { "gk_attn_dec4_bf16_64", "gk_attn_dec4_bf16_128" } };
+            const int tc = (p.D == 64 || p.D == 128) && G <= 8;
+            const int d4 = tc && ctx->info.cc_major >= 9 && (gk__dec_variant == 4 || (gk__dec_variant == -1 && p.Skv > gk__dec3_one_split));
+            const int d3 = tc && !d4 && gk__dec_variant != 0;
+            int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, gran = d3 || d4 ? 64 : 8, slots, chunk, smem = 0;
             int direct;
             const char *kn;
-            if (d3) {
+            if (d4) {
+                /* stages of 64 keys (16 a consumer warp) of K and V, rows padded by 16 bytes,
+                   then a full and an empty barrier a stage; as many blocks a SM as that fits */
+                const int64_t stages = gk__dec4_stages > 0 ? gk__dec4_stages : GK__DEC4_STAGES;
+                int per_sm = 1;
+                smem = stages * 2 * 64 * (2 * p.D + 16) + 16 * stages;
+                kn = k4[sq->dtype == GK_BF16][p.D == 128];
+                st = gk__occupancy(ctx, GK__MOD_ATTENTION, kn, 160, (unsigned)smem, &per_sm, W);
+                slots = (int64_t)ctx->info.sm_count * GK__MAX(per_sm, 1);
+                p.tile = (int)stages;
+            } else if (d3) {
                 slots = (int64_t)ctx->info.sm_count * gk__dec3_per_sm;
                 kn = k3[sq->dtype == GK_BF16][p.D == 128];
                 p.tile = 16;
@@ -5936,26 +5970,27 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                 p.tile = (int)C;
             }
             p.splits = (int)GK__MAX(GK__MIN(GK__MIN(slots / bh, (p.Skv + gran - 1) / gran), (int64_t)256), (int64_t)1);
-            if (d3 && p.Skv <= gk__dec3_one_split) p.splits = 1;
+            if ((d3 || d4) && p.Skv <= gk__dec3_one_split) p.splits = 1;
             chunk = GK__MAX(((p.Skv + p.splits - 1) / p.splits + gran - 1) / gran * gran, gran);
             p.splits = (int)GK__MAX((p.Skv + chunk - 1) / chunk, (int64_t)1);
             p.chunk = (int)GK__MIN(chunk, (int64_t)2147483647);
             if (chunk > 2147483647) st = gk__err(ctx, GK_ERR_LIMIT, "%s: a cache of %lld keys is too long", W, (long long)p.Skv);
             if (p.Hkv > 65535 || p.B > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: %lld kv heads or batch %lld above 65535", W, (long long)p.Hkv, (long long)p.B);
-            direct = d3 && p.splits == 1;
+            direct = (d3 || d4) && p.splits == 1;
             if (st == GK_OK && !direct) {
                 gk__cu_ptr ws;
                 st = gk__workspace(ctx, (size_t)(p.B * p.Hq * p.splits * (p.D + 2)) * 4, &ws, W);
                 p.part = ws;
             }
             g[0] = (unsigned)p.Hkv; g[1] = (unsigned)p.splits; g[2] = (unsigned)p.B;
-            bl[0] = 128; bl[1] = 1; bl[2] = 1;
+            bl[0] = d4 ? 160 : 128; bl[1] = 1; bl[2] = 1; /* gk_attn_dec4: 4 consumer warps and a producer */
             args[0] = &p;
             /* both kernels wait for their predecessor (gk_pdl_wait) before they read anything:
                programmatic dependent launch (sm_90+) overlaps their start with its tail. Splits
                past a sequence's kv_len return at once and the combine skips them. */
             if (st == GK_OK) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, kn, g, bl, (unsigned)smem, args, GK__LAUNCH_PDL, W);
             if (st == GK_OK && d3) gk__dec3_launches++;
+            if (st == GK_OK && d4) gk__dec4_launches++;
             if (st == GK_OK && direct) gk__dec3_direct++;
             g[0] = (unsigned)rows; g[1] = 1;
             bl[0] = p.D > 96 ? 128u : (unsigned)((p.D + 31) / 32 * 32); /* the combine's launch bound */

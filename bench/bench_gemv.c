@@ -11,7 +11,7 @@
    bf16), the same cache every call and 16 rotated copies.
    gemv_graph_cfg rows: a decode step's projections of Qwen2.5-0.5B in each GEMV configuration, timed as CUDA
    graph replay (the host's per-call launch work left out, as in a captured decode step).
-   Usage: bench_gemv [--json FILE] [--quick: M = 1 and attention only] */
+   Usage: bench_gemv [--json FILE] [--quick: M = 1] [--attn: decode attention only] */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
 #include <stdio.h>
@@ -119,16 +119,22 @@ static gk_status call_unfused(int i, void *vu) {
    bf16); `nc` cache copies cycled through (1: the same cache every call, as bench_gemm times it; it fits in L2).
    one: gk__dec3_one_split for this row (-1: the default) */
 typedef struct { gk_tensor q, o, *k, *v; int nc; gk_attention_desc d; } attn_u;
+static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t Skv, int64_t H, int64_t Hk, int64_t Dh, int64_t one);
 static gk_status call_attn(int i, void *vu) {
     attn_u *u = (attn_u *)vu;
     return gk_attention(ctx, u->o, u->q, u->k[i % u->nc], u->v[i % u->nc], &u->d);
 }
 static void run_attn_shape(int nc, int variant, double copy_gbs, int64_t Skv, int64_t H, int64_t Hk, int64_t Dh, int64_t one) {
-    const char *kn = variant == 0 ? "gk_attn_dec" : "gk_attn_dec3";
+    run_attn_b(nc, variant, copy_gbs, 1, Skv, H, Hk, Dh, one);
+}
+/* variant: gk__dec_variant for this row (-1 the dispatcher, 0 gk_attn_dec, 3 / 4 gk_attn_dec3 / 4 forced); B sequences */
+static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t Skv, int64_t H, int64_t Hk, int64_t Dh, int64_t one) {
+    const char *kn;
     attn_u u;
-    int64_t qs[4] = { 1, 1, H, Dh }, ks[4] = { 1, Skv, Hk, Dh }, keep = gk__dec3_one_split;
-    double bytes = 2.0 * (double)Skv * Hk * Dh * 2, ms, gbs;
-    long d0 = gk__dec3_direct;
+    int64_t qs[4] = { B, 1, H, Dh }, ks[4] = { B, Skv, Hk, Dh }, keep = gk__dec3_one_split;
+    double bytes = 2.0 * (double)B * Skv * Hk * Dh * 2, ms, gbs;
+    long d0 = gk__dec3_direct, l3 = gk__dec3_launches, l4 = gk__dec4_launches;
+    int stages = gk__dec4_stages > 0 ? gk__dec4_stages : GK__DEC4_STAGES;
     char what[96];
     int i, direct;
     memset(&u, 0, sizeof u);
@@ -138,34 +144,36 @@ static void run_attn_shape(int nc, int variant, double copy_gbs, int64_t Skv, in
     for (i = 0; i < nc; i++) {
         gk_tensor_empty(ctx, GK_BF16, 4, ks, &u.k[i]);
         gk_tensor_empty(ctx, GK_BF16, 4, ks, &u.v[i]);
-        fill_rand(u.k[i], Skv * Hk * Dh);
-        fill_rand(u.v[i], Skv * Hk * Dh);
+        fill_rand(u.k[i], B * Skv * Hk * Dh);
+        fill_rand(u.v[i], B * Skv * Hk * Dh);
     }
     gk_tensor_empty(ctx, GK_BF16, 4, qs, &u.q);
     gk_tensor_empty(ctx, GK_BF16, 4, qs, &u.o);
-    fill_rand(u.q, H * Dh);
+    fill_rand(u.q, B * H * Dh);
     u.d.causal = 1;
     gk__dec_variant = variant;
     if (one >= 0) gk__dec3_one_split = one;
     ms = time_calls(call_attn, &u, 64);
-    direct = gk__dec3_direct > d0; /* the calls took gk_attn_dec3's one-split path */
+    direct = gk__dec3_direct > d0; /* the calls took the one-split path */
+    kn = gk__dec4_launches > l4 ? "gk_attn_dec4" : gk__dec3_launches > l3 ? "gk_attn_dec3" : "gk_attn_dec"; /* the kernel that ran */
+    if (gk__dec4_launches == l4) stages = 0;
     gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
-    snprintf(what, sizeof what, "bf16 kv %lld H%lld/%lld D%lld", (long long)Skv, (long long)H, (long long)Hk, (long long)Dh);
-    printf("attn_decode    %-26s %-8s %-12s %-6s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", what, nc > 1 ? "rotated" : "same", kn,
+    snprintf(what, sizeof what, "bf16 B%lld kv %lld H%lld/%lld D%lld", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh);
+    printf("attn_decode    %-30s %-8s %-12s st%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", what, nc > 1 ? "rotated" : "same", kn, stages,
            direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
-                    jfirst ? "" : ",\n", (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", kn, direct,
-                    gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
+    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+                    jfirst ? "" : ",\n", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", kn,
+                    stages, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
     /* the same calls captured once as a CUDA graph and replayed, as a decode step runs them: no host
        time between kernels (back-to-back calls above include the host's launch work per call) */
     ms = time_graph(call_attn, &u, 64);
     if (ms > 0) {
         gbs = bytes / (ms * 1e-3) / 1e9;
-        printf("attn_decode    %-26s %-8s %-12s %-6s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", what, nc > 1 ? "rotated" : "same", kn,
-               direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-        if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
-                        (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", kn, direct, gk__dec3_per_sm,
-                        ms * 1e3, gbs, gbs / copy_gbs);
+        printf("attn_decode    %-30s %-8s %-12s st%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", what, nc > 1 ? "rotated" : "same", kn,
+               stages, direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
+        if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+                        (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", kn, stages, direct,
+                        gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs);
     }
     gk__dec_variant = -1;
     gk__dec3_one_split = keep;
@@ -220,11 +228,12 @@ int main(int argc, char **argv) {
     char date[64];
     time_t now = time(NULL);
     double copy_gbs;
-    int i, s, c, quick = 0;
+    int i, s, c, quick = 0, attn_only = 0;
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
         else if (strcmp(argv[i], "--quick") == 0) quick = 1;
+        else if (strcmp(argv[i], "--attn") == 0) attn_only = 1;
     }
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
@@ -249,11 +258,34 @@ int main(int argc, char **argv) {
         fprintf(jf, "{\n  \"bench\": \"gemv\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"date\": \"%s\",\n  \"copy_GBs\": %.1f,\n"
                     "  \"method\": \"back-to-back launches over rotating weight copies (512 MiB), median of 5\",\n  \"results\": [\n",
                 commit ? commit : "unknown", info.name, date, copy_gbs);
-    /* decode attention: the same cache every call, then 16 rotated copies (from DRAM) */
+    /* decode attention: the same cache every call, then 16 rotated copies (from DRAM); the dispatcher's kernel
+       (gk_attn_dec4 on 9.0+ devices), then gk_attn_dec3 and gk_attn_dec forced */
     run_attn(1, -1, copy_gbs);
     run_attn(16, -1, copy_gbs);
+    run_attn(1, 3, copy_gbs);
+    run_attn(16, 3, copy_gbs);
     run_attn(1, 0, copy_gbs);
     run_attn(16, 0, copy_gbs);
+    if (info.cc_major >= 9) { /* gk_attn_dec4's ring depth (its blocks a SM follow from the shared memory it takes) */
+        static const int sts[5] = { 1, 2, 4, 5, 6 };
+        int si;
+        for (si = 0; si < 5; si++) {
+            gk__dec4_stages = sts[si];
+            run_attn(16, 4, copy_gbs);
+        }
+        gk__dec4_stages = 0;
+    }
+    { /* the LLM shapes with longer caches, gk_attn_dec4 (the dispatcher) against gk_attn_dec3: Qwen2.5-0.5B (14 / 2,
+         D 64), Llama-3.2-1B (32 / 8, D 64) at batch 1 and 8, Llama-2-7B (32 / 32, D 128) */
+        static const int64_t cs[6][5] = { { 1, 4096, 14, 2, 64 }, { 1, 32768, 14, 2, 64 }, { 1, 8192, 32, 8, 64 },
+                                          { 8, 2048, 32, 8, 64 }, { 1, 4096, 32, 32, 128 }, { 8, 1024, 32, 32, 128 } };
+        int ci;
+        for (ci = 0; ci < 6; ci++) {
+            run_attn_b(cs[ci][0] > 1 ? 4 : 16, -1, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
+            run_attn_b(cs[ci][0] > 1 ? 4 : 16, 3, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
+        }
+    }
+    if (attn_only) goto done;
     { /* gk_attn_dec3's split count: blocks a SM it is sized for */
         static const int per[4] = { 1, 4, 8, 16 };
         int pi;
@@ -294,6 +326,7 @@ int main(int argc, char **argv) {
         run_shape(glus[s][0], glus[s][1], 1, 1, -1, 0, copy_gbs, "glu_fused");
         run_shape(glus[s][0], glus[s][1], 1, 1, -1, 1, copy_gbs, "glu_unfused");
     }
+done:
     if (jf) { fprintf(jf, "\n  ]\n}\n"); fclose(jf); }
     gk_ctx_destroy(ctx);
     return 0;

@@ -5,11 +5,14 @@
 //   gk_attn_combine_<dt>  merges the splits (flash-decoding)
 //   gk_attn_dec_<dt>      decode (one query): K / V tiles in shared memory
 //   gk_attn_dec3_<dt>_<D> decode on tensor cores (mma.sync), D 64 / 128, up to
-//                         8 q heads a kv head: the default where it applies
+//                         8 q heads a kv head, K / V streamed into registers
+//   gk_attn_dec4_<dt>_<D> the same math with K / V streamed through a shared-
+//                         memory ring by the copy engine (sm_90+)
 // Layout: q [B, Sq, Hq, D], k / v [B, Skv, Hkv, D], out [B, Sq, Hq, D]
 // (strides in elements; the last dim contiguous). q head h reads kv head
 // h / (Hq / Hkv). Causal: query i sees key j <= i + (kv_len - q_len).
 #include "gk_common.cuh"
+#include "gk_sm90.cuh"
 
 struct gk_attn_p {
     gk_i64 B, Sq, Skv, Hq, Hkv, D;
@@ -365,6 +368,60 @@ template <int DT> __device__ __forceinline__ unsigned gk_dec3_pack(float lo, flo
     else asm("cvt.rn.f16x2.f32 %0, %2, %1;\n" : "=r"(r) : "f"(lo), "f"(hi));
     return r;
 }
+// online softmax step of a warp's 16-key block (gk_attn_dec3 / gk_attn_dec4): sc the
+// lane's 4 scores (keys 2 tig, 2 tig + 1, 8 + 2 tig, 9 + 2 tig of head gid; base 2, -inf
+// where masked); m the running max of head gid, l this lane's part of its sum. Gives
+// the factor o is rescaled by and the A fragment of P (pa0: keys 0..7, pa2: keys 8..15).
+template <int DT> __device__ __forceinline__ float gk_dec_softmax(const float (&sc)[2][2], float &m, float &l, unsigned &pa0, unsigned &pa2) {
+    const float NEG = -__int_as_float(0x7f800000);
+    float mx = fmaxf(fmaxf(sc[0][0], sc[0][1]), fmaxf(sc[1][0], sc[1][1]));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+    const float mn = fmaxf(m, mx);
+    float corr = 1.0f, pe[2][2] = { { 0.0f, 0.0f }, { 0.0f, 0.0f } };
+    if (mn != NEG) { // some key of this warp scored: m stays -inf (and o, l zero) until then
+        corr = exp2f(m - mn);
+#pragma unroll
+        for (int r = 0; r < 2; r++) { pe[r][0] = exp2f(sc[r][0] - mn); pe[r][1] = exp2f(sc[r][1] - mn); }
+    }
+    m = mn;
+    l = l * corr + ((pe[0][0] + pe[0][1]) + (pe[1][0] + pe[1][1]));
+    pa0 = gk_dec3_pack<DT>(pe[0][0], pe[0][1]);
+    pa2 = gk_dec3_pack<DT>(pe[1][0], pe[1][1]);
+    return corr;
+}
+// the NW warps of a decode block merged (after a barrier): sm_m / sm_l [NW][8] and sm_o
+// [NW][8][D] hold each warp's max (base 2), sum and o of its heads, in natural d order.
+// Per head the largest max, the others' (l, o) rescaled to it; the split's (m, l, o)
+// go to p.part for gk_attn_combine (m in natural-log units), or with one split (p.part
+// null) the output itself, as gk_attn_combine writes it. Threads tid of nt take the
+// G * D outputs.
+template <int DT, int D, int NW>
+__device__ __forceinline__ void gk_dec_merge(const gk_attn_p &p, const float *sm_m, const float *sm_l, const float *sm_o, int G, gk_i64 b, gk_i64 hk,
+                                             gk_i64 split, int tid, int nt) {
+    const float NEG = -__int_as_float(0x7f800000);
+    for (int e = tid; e < G * D; e += nt) {
+        const int g = e / D, d = e - g * D;
+        float M = NEG, acc = 0.0f, L = 0.0f;
+#pragma unroll
+        for (int u = 0; u < NW; u++) M = fmaxf(M, sm_m[u * 8 + g]);
+#pragma unroll
+        for (int u = 0; u < NW; u++) {
+            const float wt = sm_m[u * 8 + g] == NEG ? 0.0f : exp2f(sm_m[u * 8 + g] - M);
+            acc += wt * sm_o[(u * 8 + g) * D + d];
+            L += wt * sm_l[u * 8 + g];
+        }
+        if (!p.part) {
+            typedef gk_ty<DT> T;
+            typename T::S *out = (typename T::S *)p.o + b * p.o_bs + (hk * G + g) * p.o_hs;
+            out[d] = T::st((typename T::C)(L > 0.0f ? acc / L : 0.0f));
+            continue;
+        }
+        float *part = p.part + ((b * p.Hq + hk * G + g) * p.splits + split) * (p.D + 2);
+        if (d == 0) { part[0] = M == NEG ? NEG : M * 0.69314718055994531f; part[1] = L; }
+        part[2 + d] = acc;
+    }
+}
 template <int DT, int D> __device__ __forceinline__ void gk_attn_dec3(const gk_attn_p &p) {
     enum { KC = D / 4, ND = D / 8, KS = D / 16, KV4 = KC / 8, VV4 = (ND + 7) / 8, NW = 4 };
     __shared__ float sm_m[NW][8], sm_l[NW][8], sm_o[NW][8][D];
@@ -429,19 +486,8 @@ template <int DT, int D> __device__ __forceinline__ void gk_attn_dec3(const gk_a
             sc[r][0] = key < j1 ? c0 * sl2 : NEG;
             sc[r][1] = key + 1 < j1 ? c1 * sl2 : NEG;
         }
-        float mx = fmaxf(fmaxf(sc[0][0], sc[0][1]), fmaxf(sc[1][0], sc[1][1]));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        const float mn = fmaxf(m, mx);
-        float corr = 1.0f, pe[2][2] = { { 0.0f, 0.0f }, { 0.0f, 0.0f } };
-        if (mn != NEG) { // some key of this warp scored: m stays -inf (and o, l zero) until then
-            corr = exp2f(m - mn);
-#pragma unroll
-            for (int r = 0; r < 2; r++) { pe[r][0] = exp2f(sc[r][0] - mn); pe[r][1] = exp2f(sc[r][1] - mn); }
-        }
-        m = mn;
-        l = l * corr + ((pe[0][0] + pe[0][1]) + (pe[1][0] + pe[1][1]));
-        const unsigned pa0 = gk_dec3_pack<DT>(pe[0][0], pe[0][1]), pa2 = gk_dec3_pack<DT>(pe[1][0], pe[1][1]);
+        unsigned pa0, pa2;
+        const float corr = gk_dec_softmax<DT>(sc, m, l, pa0, pa2);
         const unsigned *v0 = (const unsigned *)&vx[0][0], *v1 = (const unsigned *)&vx[1][0], *v2 = (const unsigned *)&vx[2][0],
                        *v3 = (const unsigned *)&vx[3][0];
 #pragma unroll
@@ -473,27 +519,7 @@ template <int DT, int D> __device__ __forceinline__ void gk_attn_dec3(const gk_a
         }
     }
     __syncthreads();
-    for (int e = threadIdx.x; e < G * D; e += blockDim.x) {
-        const int g = e / D, d = e - g * D;
-        float M = NEG, acc = 0.0f, L = 0.0f;
-#pragma unroll
-        for (int u = 0; u < NW; u++) M = fmaxf(M, sm_m[u][g]);
-#pragma unroll
-        for (int u = 0; u < NW; u++) {
-            const float wt = sm_m[u][g] == NEG ? 0.0f : exp2f(sm_m[u][g] - M);
-            acc += wt * sm_o[u][g][d];
-            L += wt * sm_l[u][g];
-        }
-        if (!p.part) { // one split (the host's choice for short caches): the final output, as gk_attn_combine writes it
-            typedef gk_ty<DT> T;
-            typename T::S *out = (typename T::S *)p.o + b * p.o_bs + (hk * G + g) * p.o_hs;
-            out[d] = T::st((typename T::C)(L > 0.0f ? acc / L : 0.0f));
-            continue;
-        }
-        float *part = p.part + ((b * p.Hq + hk * G + g) * p.splits + split) * (p.D + 2);
-        if (d == 0) { part[0] = M == NEG ? NEG : M * 0.69314718055994531f; part[1] = L; }
-        part[2 + d] = acc;
-    }
+    gk_dec_merge<DT, D, NW>(p, &sm_m[0][0], &sm_l[0][0], &sm_o[0][0][0], G, b, hk, split, threadIdx.x, blockDim.x);
 }
 #define GK_DEC3_K(DTN, D) \
     extern "C" __global__ void __launch_bounds__(128, 2) gk_attn_dec3_##DTN##_##D(gk_attn_p p) { gk_attn_dec3<GK_DT_##DTN, D>(p); }
@@ -501,3 +527,151 @@ GK_DEC3_K(f16, 64)
 GK_DEC3_K(f16, 128)
 GK_DEC3_K(bf16, 64)
 GK_DEC3_K(bf16, 128)
+
+// ---- decode on Hopper (sm_90+; Sq == 1, 16-bit, D 64 or 128, G <= 8): gk_attn_dec4_<dt>_<D>.
+// gk_attn_dec3's math fed by the copy engine instead of the warps' own loads: a block
+// per (b, kv head, split) of NC consumer warps and one producer warp. The producer
+// streams the split through a ring of p.tile stages in shared memory, a stage being
+// KB = 16 NC keys of K and of V, one bulk copy (cp.async.bulk) a key row into rows
+// padded by 16 bytes (so the 8 rows an ldmatrix reads fall in distinct banks), all
+// completing on the stage's full barrier; consumer warp w takes keys 16 w .. 16 w + 15
+// of every stage and frees the stage on its empty barrier. So the bytes in flight are
+// the ring's (stages x KB x 4 D bytes a block) and not what the warps' registers hold,
+// which bounds gk_attn_dec3 (two 16-key blocks a warp, 254 registers, 8 warps a SM).
+// Per 16-key block, with lane = 4 gid + tig (mma.m16n8k16 fragments), d in natural order:
+//  S = Q K^T: A = q head gid (rows >= G zero); B = K^T from ldmatrix.x4 of key rows
+//    0..7 / 8..15 (the two n-tiles) at d 16 s .. 16 s + 15 (k-step s).
+//  online softmax as gk_attn_dec3 (gk_dec_softmax); keys at or past the split's end
+//    score -inf and their V rows (stale ring contents) are masked to zero.
+//  O += P V: B = V from ldmatrix.x4.trans, d-tiles j and j + 1 (keys 0..7 / 8..15).
+// At the end the consumers merge through shared memory (the ring, reused) and write
+// the split's (m, l, o) or, with one split, the output (gk_dec_merge).
+// Shared memory (dynamic): the ring [stages][K, V][KB][2 D + 16 bytes], then the full
+// and empty barriers [stages] each; the host sizes it (gk__dec4_smem).
+#define GK_DEC4_NC 4
+template <int DT, int D> __device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p) {
+#if defined(GK_SM90)
+    enum { NC = GK_DEC4_NC, KB = 16 * NC, RS = 2 * D + 16, TILE = KB * RS, KS = D / 16, ND = D / 8 };
+    extern __shared__ __align__(128) unsigned char gk_dec4_sm[];
+    const int S = p.tile, lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);
+    const unsigned ring = gk_smem(gk_dec4_sm), full = ring + (unsigned)(S * 2 * TILE), empty = full + 8u * (unsigned)S;
+    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;
+    const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < S; s++) {
+            gk_bar_init(full + 8u * s, 1);
+            gk_bar_init(empty + 8u * s, NC * 32);
+        }
+        gk_bar_init_fence();
+    }
+    __syncthreads();
+    gk_pdl_launch();
+    gk_pdl_wait(); // q, the cache and kv_lens come from earlier kernels
+    gk_i64 kvlen = p.kv_lens ? p.kv_lens[b] : p.Skv;
+    if (kvlen > p.Skv) kvlen = p.Skv;
+    if (kvlen < 0) kvlen = 0;
+    const gk_i64 j0 = split * (gk_i64)p.chunk, j1 = j0 + p.chunk < kvlen ? j0 + p.chunk : kvlen;
+    if (split > 0 && j0 >= kvlen) return; // gk_attn_combine reads splits 0..gk_attn_nsplit() only
+    const gk_u16 *kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs;
+    const gk_u16 *vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs;
+    if (w == NC) { // producer: stage after stage, each slot once its consumers freed it
+        int slot = 0;
+        unsigned ph = 0;
+        for (gk_i64 jt = j0; jt < j1; jt += KB) {
+            const int nk = (int)(j1 - jt < KB ? j1 - jt : KB);
+            const unsigned kd = ring + (unsigned)(slot * 2 * TILE), fb = full + 8u * slot;
+            gk_bar_wait(empty + 8u * slot, ph ^ 1u);
+            if (lane == 0) gk_bar_expect(fb, (unsigned)(nk * 4 * D));
+            __syncwarp();
+            for (int r = lane; r < nk; r += 32) {
+                gk_bulk_load(kd + (unsigned)(r * RS), kb + (jt + r) * p.k_ss, 2 * D, fb);
+                gk_bulk_load(kd + (unsigned)(TILE + r * RS), vb + (jt + r) * p.v_ss, 2 * D, fb);
+            }
+            if (++slot == S) { slot = 0; ph ^= 1u; }
+        }
+        return;
+    }
+    // consumers: q head gid as A fragments (k-step s: d 16 s + 2 tig (+1) and 16 s + 8 + 2 tig (+1))
+    unsigned qa[KS][2];
+    {
+        const gk_u16 *qr = (const gk_u16 *)p.q + b * p.q_bs + (hk * G + (gid < G ? gid : 0)) * p.q_hs;
+#pragma unroll
+        for (int s = 0; s < KS; s++) {
+            const int e0 = 16 * s + 2 * tig, e1 = e0 + 8;
+            qa[s][0] = gid < G ? (unsigned)qr[e0] | ((unsigned)qr[e0 + 1] << 16) : 0u;
+            qa[s][1] = gid < G ? (unsigned)qr[e1] | ((unsigned)qr[e1 + 1] << 16) : 0u;
+        }
+    }
+    float o[ND][2], m = NEG, l = 0.0f;
+#pragma unroll
+    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;
+    // this lane's ldmatrix row within the warp's 16 keys: K, matrices (keys 0..7 | 8..15) x (d +0 | +8);
+    // V (.trans), matrices (keys 0..7 | 8..15) x (d-tile j | j + 1)
+    const unsigned koff = (unsigned)((16 * w + (lane & 7) + 8 * (lane >> 4)) * RS + 16 * ((lane >> 3) & 1));
+    const unsigned voff = (unsigned)(TILE + (16 * w + (lane & 7) + 8 * ((lane >> 3) & 1)) * RS + 16 * (lane >> 4));
+    int slot = 0;
+    unsigned ph = 0;
+    for (gk_i64 jt = j0; jt < j1; jt += KB) {
+        const unsigned st = ring + (unsigned)(slot * 2 * TILE);
+        const gk_i64 left = j1 - jt - 16 * w;
+        const int nv = left < 16 ? (int)left : 16; // keys of this warp's 16 inside the split (<= 0: none)
+        gk_bar_wait(full + 8u * slot, ph);
+        if (nv > 0) {
+            float c[2][2] = { { 0.0f, 0.0f }, { 0.0f, 0.0f } }, sc[2][2];
+#pragma unroll
+            for (int s = 0; s < KS; s++) {
+                unsigned r[4];
+                asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                             : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(st + koff + 32u * s));
+                gk_dec3_mma<DT>(c[0][0], c[0][1], qa[s][0], qa[s][1], r[0], r[1]);
+                gk_dec3_mma<DT>(c[1][0], c[1][1], qa[s][0], qa[s][1], r[2], r[3]);
+            }
+#pragma unroll
+            for (int r = 0; r < 2; r++) {
+                sc[r][0] = 8 * r + 2 * tig < nv ? c[r][0] * sl2 : NEG;
+                sc[r][1] = 8 * r + 2 * tig + 1 < nv ? c[r][1] * sl2 : NEG;
+            }
+            unsigned pa0, pa2, mk0 = 0xffffffffu, mk1 = 0xffffffffu;
+            const float corr = gk_dec_softmax<DT>(sc, m, l, pa0, pa2);
+            if (nv < 16) { // V rows past the split's end hold stale data (maybe NaN): zero them
+                mk0 = (2 * tig < nv ? 0x0000ffffu : 0u) | (2 * tig + 1 < nv ? 0xffff0000u : 0u);
+                mk1 = (8 + 2 * tig < nv ? 0x0000ffffu : 0u) | (9 + 2 * tig < nv ? 0xffff0000u : 0u);
+            }
+#pragma unroll
+            for (int j = 0; j < ND; j += 2) {
+                unsigned r[4];
+                asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                             : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(st + voff + 16u * j));
+                o[j][0] *= corr; o[j][1] *= corr; o[j + 1][0] *= corr; o[j + 1][1] *= corr;
+                gk_dec3_mma<DT>(o[j][0], o[j][1], pa0, pa2, r[0] & mk0, r[1] & mk1);
+                gk_dec3_mma<DT>(o[j + 1][0], o[j + 1][1], pa0, pa2, r[2] & mk0, r[3] & mk1);
+            }
+        }
+        gk_bar_arrive(empty + 8u * slot); // every consumer thread: this warp is done with the stage
+        if (++slot == S) { slot = 0; ph ^= 1u; }
+    }
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    // merge the consumer warps through shared memory: the ring is free once all of them are past it
+    float *sm_m = (float *)gk_dec4_sm, *sm_l = sm_m + NC * 8, *sm_o = sm_l + NC * 8;
+    asm volatile("bar.sync 1, %0;\n" ::"n"(NC * 32) : "memory");
+    if (gid < G) {
+        if (tig == 0) { sm_m[w * 8 + gid] = m; sm_l[w * 8 + gid] = l; }
+#pragma unroll
+        for (int j = 0; j < ND; j++) {
+            sm_o[(w * 8 + gid) * D + 8 * j + 2 * tig] = o[j][0];
+            sm_o[(w * 8 + gid) * D + 8 * j + 2 * tig + 1] = o[j][1];
+        }
+    }
+    asm volatile("bar.sync 1, %0;\n" ::"n"(NC * 32) : "memory");
+    gk_dec_merge<DT, D, NC>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x, NC * 32);
+#else
+    (void)p; // launched only on sm_90+ (gpukit.h)
+#endif
+}
+#define GK_DEC4_K(DTN, D) \
+    extern "C" __global__ void __launch_bounds__(32 * (GK_DEC4_NC + 1)) gk_attn_dec4_##DTN##_##D(gk_attn_p p) { gk_attn_dec4<GK_DT_##DTN, D>(p); }
+GK_DEC4_K(f16, 64)
+GK_DEC4_K(f16, 128)
+GK_DEC4_K(bf16, 64)
+GK_DEC4_K(bf16, 128)

@@ -27,6 +27,7 @@
 // Compiled for sm_90a only (gpukit.h builds this module for sm_90a on 9.0
 // devices); for any other target the kernels are empty stubs never launched.
 #include "gk_common.cuh"
+#include "gk_sm90.cuh"
 
 struct __align__(64) gk_tmap { gk_u64 v[16]; };
 
@@ -45,23 +46,6 @@ struct gk_attn_p {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define GK_FW_ON 1
 
-__device__ __forceinline__ unsigned gk_fw_smem(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
-__device__ __forceinline__ void gk_fw_bar_init(unsigned b, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(b), "r"(count));
-}
-__device__ __forceinline__ void gk_fw_bar_expect(unsigned b, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(b), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void gk_fw_bar_arrive(unsigned b) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(b) : "memory");
-}
-__device__ __forceinline__ void gk_fw_bar_wait(unsigned b, unsigned parity) {
-    unsigned ok;
-    do {
-        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(ok) : "r"(b), "r"(parity) : "memory");
-    } while (!ok);
-}
 // 4-d tiled TMA load of one box into shared memory, completing on barrier b
 __device__ __forceinline__ void gk_fw_tma(unsigned dst, const gk_tmap *m, int c0, int c1, int c2, int c3, unsigned b) {
     asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
@@ -229,7 +213,7 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
     typedef typename gk_ty<DT>::S S;
     enum { ST = C::ST };
     extern __shared__ __align__(1024) unsigned char gk_fw_sm[];
-    const unsigned base = (gk_fw_smem(gk_fw_sm) + 1023u) & ~1023u;
+    const unsigned base = (gk_smem(gk_fw_sm) + 1023u) & ~1023u;
     // barriers: qfull, qempty, fullK[ST], fullV[ST], emptyK[ST], emptyV[ST]
     const unsigned sQ = base, bars = base + C::BARS, qempty = bars + 8, fullK = bars + 16, fullV = fullK + 8 * ST, emptyK = fullV + 8 * ST,
                    emptyV = emptyK + 8 * ST;
@@ -250,15 +234,15 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
     };
 
     if (threadIdx.x == 0) {
-        gk_fw_bar_init(bars, 1);
-        gk_fw_bar_init(qempty, 256);
+        gk_bar_init(bars, 1);
+        gk_bar_init(qempty, 256);
         for (int s = 0; s < ST; s++) {
-            gk_fw_bar_init(fullK + 8 * s, 1);
-            gk_fw_bar_init(fullV + 8 * s, 1);
-            gk_fw_bar_init(emptyK + 8 * s, 256);
-            gk_fw_bar_init(emptyV + 8 * s, 256);
+            gk_bar_init(fullK + 8 * s, 1);
+            gk_bar_init(fullV + 8 * s, 1);
+            gk_bar_init(emptyK + 8 * s, 256);
+            gk_bar_init(emptyV + 8 * s, 256);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        gk_bar_init_fence();
     }
     __syncthreads();
 
@@ -274,20 +258,20 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
                 int h, b, hk;
                 const int nt = tile(w, q0, h, b, hk);
                 if (nt == 0) continue;
-                if (jq > 0) gk_fw_bar_wait(qempty, (jq - 1) & 1); // the last tile's S products are done
-                gk_fw_bar_expect(bars, C::Q_BYTES);
+                if (jq > 0) gk_bar_wait(qempty, (jq - 1) & 1); // the last tile's S products are done
+                gk_bar_expect(bars, C::Q_BYTES);
 #pragma unroll
                 for (int db = 0; db < C::DB; db++) gk_fw_tma(sQ + db * C::QBLK, &tq, db * 64, (int)q0, h, b, bars);
                 jq++;
                 for (int t = 0; t < nt; t++, it++) {
                     const unsigned s = it % ST, r = it / ST;
                     const unsigned sK = base + C::Q_BYTES + s * 2 * C::TILE, sV = sK + C::TILE;
-                    if (r > 0) gk_fw_bar_wait(emptyK + 8 * s, (r - 1) & 1);
-                    gk_fw_bar_expect(fullK + 8 * s, C::TILE);
+                    if (r > 0) gk_bar_wait(emptyK + 8 * s, (r - 1) & 1);
+                    gk_bar_expect(fullK + 8 * s, C::TILE);
 #pragma unroll
                     for (int db = 0; db < C::DB; db++) gk_fw_tma(sK + db * C::KBLK, &tk, db * 64, t * C::BN, hk, b, fullK + 8 * s);
-                    if (r > 0) gk_fw_bar_wait(emptyV + 8 * s, (r - 1) & 1);
-                    gk_fw_bar_expect(fullV + 8 * s, C::TILE);
+                    if (r > 0) gk_bar_wait(emptyV + 8 * s, (r - 1) & 1);
+                    gk_bar_expect(fullV + 8 * s, C::TILE);
 #pragma unroll
                     for (int db = 0; db < C::DB; db++) gk_fw_tma(sV + db * C::KBLK, &tv, db * 64, t * C::BN, hk, b, fullV + 8 * s);
                 }
@@ -312,7 +296,7 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
             // S(t) = Q K(t)^T, issued (not waited)
             auto issue_s = [&](int t) {
                 const unsigned u = it0 + t, sK = base + C::Q_BYTES + (u % ST) * 2 * C::TILE;
-                gk_fw_bar_wait(fullK + 8 * (u % ST), (u / ST) & 1);
+                gk_bar_wait(fullK + 8 * (u % ST), (u / ST) & 1);
                 gk_fw_fence();
 #pragma unroll
                 for (int kk = 0; kk < C::KS; kk++) {
@@ -326,7 +310,7 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
             // 64-column blocks KBLK apart
             auto issue_pv = [&](int t) {
                 const unsigned u = it0 + t, sV = base + C::Q_BYTES + (u % ST) * 2 * C::TILE + C::TILE;
-                gk_fw_bar_wait(fullV + 8 * (u % ST), (u / ST) & 1);
+                gk_bar_wait(fullV + 8 * (u % ST), (u / ST) & 1);
                 gk_fw_fence();
 #pragma unroll
                 for (int j = 0; j < 8; j++) gk_fw_rs<DT, D>::run(o, pf[j], gk_fw_desc(sV + j * 2048, C::KBLK, 1024));
@@ -348,14 +332,14 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
             };
             if (PP && c == 1 && nt > 0) gk_fw_nb_arrive(1);
             if (nt > 0) {
-                gk_fw_bar_wait(bars, jq & 1);
+                gk_bar_wait(bars, jq & 1);
                 turn_begin();
                 issue_s(0);
                 turn_end();
                 gk_fw_wait<0>();
                 gk_fw_reg_fence(s);
-                gk_fw_bar_arrive(emptyK + 8 * (it0 % ST));
-                if (nt == 1) gk_fw_bar_arrive(qempty); // Q is read
+                gk_bar_arrive(emptyK + 8 * (it0 % ST));
+                if (nt == 1) gk_bar_arrive(qempty); // Q is read
                 gk_fw_softmax(s, m0, m1, l0, l1, c0, c1, sl2, edge(0), 0, r0, p.Skv, shift, p.causal);
                 gk_fw_pack_p<DT>(s, pf);
             }
@@ -370,13 +354,13 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
                 turn_end();
                 gk_fw_wait<1>();
                 gk_fw_reg_fence(s);
-                gk_fw_bar_arrive(emptyK + 8 * ((it0 + t) % ST)); // K(t) is read
-                if (t == nt - 1) gk_fw_bar_arrive(qempty);        // Q is read
+                gk_bar_arrive(emptyK + 8 * ((it0 + t) % ST)); // K(t) is read
+                if (t == nt - 1) gk_bar_arrive(qempty);        // Q is read
                 gk_fw_softmax(s, m0, m1, l0, l1, c0, c1, sl2, edge(t), (gk_i64)t * C::BN, r0, p.Skv, shift, p.causal);
                 gk_fw_wait<0>();
                 gk_fw_reg_fence(o);
                 gk_fw_reg_fence(pf);
-                gk_fw_bar_arrive(emptyV + 8 * ((it0 + t - 1) % ST)); // V(t - 1) is read
+                gk_bar_arrive(emptyV + 8 * ((it0 + t - 1) % ST)); // V(t - 1) is read
                 gk_fw_pack_p<DT>(s, pf);
             }
             if (nt > 0) {
@@ -388,7 +372,7 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
                 gk_fw_wait<0>();
                 gk_fw_reg_fence(o);
                 gk_fw_reg_fence(pf);
-                gk_fw_bar_arrive(emptyV + 8 * ((it0 + nt - 1) % ST)); // V(nt - 1) is read
+                gk_bar_arrive(emptyV + 8 * ((it0 + nt - 1) % ST)); // V(nt - 1) is read
                 it0 += nt;
                 jq++;
             }

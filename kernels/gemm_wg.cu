@@ -26,6 +26,7 @@
 // devices); for any other target the kernels are empty stubs that are never
 // launched.
 #include "gk_common.cuh"
+#include "gk_sm90.cuh"
 #include "gk_gemm.cuh"
 
 struct __align__(64) gk_tmap { gk_u64 v[16]; };
@@ -33,23 +34,6 @@ struct __align__(64) gk_tmap { gk_u64 v[16]; };
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define GK_WG_ON 1
 
-__device__ __forceinline__ unsigned gk_wg_smem(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
-__device__ __forceinline__ void gk_wg_bar_init(unsigned b, unsigned count) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(b), "r"(count));
-}
-__device__ __forceinline__ void gk_wg_bar_expect(unsigned b, unsigned bytes) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(b), "r"(bytes) : "memory");
-}
-__device__ __forceinline__ void gk_wg_bar_arrive(unsigned b) {
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(b) : "memory");
-}
-__device__ __forceinline__ void gk_wg_bar_wait(unsigned b, unsigned parity) {
-    unsigned ok;
-    do {
-        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(ok) : "r"(b), "r"(parity) : "memory");
-    } while (!ok);
-}
 // 3-d tiled TMA load of one box into shared memory, completing on barrier b
 __device__ __forceinline__ void gk_wg_tma(unsigned dst, const gk_tmap *m, int c0, int c1, int c2, unsigned b) {
     asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
@@ -208,7 +192,7 @@ __device__ __forceinline__ void gk_wg_gemm(const gk_tmap &ta, const gk_tmap &tb,
     typedef gk_wg_cfg<DT, BN> C;
     const int ST = C::ST, R = BN / 2;
     extern __shared__ __align__(1024) unsigned char gk_wg_sm[];
-    const unsigned base = (gk_wg_smem(gk_wg_sm) + 1023u) & ~1023u;
+    const unsigned base = (gk_smem(gk_wg_sm) + 1023u) & ~1023u;
     const unsigned bars = base + ST * C::STAGE; // full[ST], then empty[ST]
     const int wg = threadIdx.x / 128, odt = p.pad & 255;
     const gk_i64 tiles_m = (p.M + C::BM - 1) / C::BM, tiles_n = (p.N + BN - 1) / BN, total = tiles_m * tiles_n * (gk_i64)(p.pad >> 8);
@@ -216,10 +200,10 @@ __device__ __forceinline__ void gk_wg_gemm(const gk_tmap &ta, const gk_tmap &tb,
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < ST; s++) {
-            gk_wg_bar_init(bars + 8 * s, 1);
-            gk_wg_bar_init(bars + 8 * (ST + s), 256);
+            gk_bar_init(bars + 8 * s, 1);
+            gk_bar_init(bars + 8 * (ST + s), 256);
         }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        gk_bar_init_fence();
     }
     __syncthreads();
 
@@ -237,8 +221,8 @@ __device__ __forceinline__ void gk_wg_gemm(const gk_tmap &ta, const gk_tmap &tb,
                     const unsigned s = it % ST, r = it / ST;
                     const int k0 = kt * C::BK;
                     const unsigned full = bars + 8 * s, sA = base + s * C::STAGE, sB = sA + C::A_BYTES;
-                    if (r > 0) gk_wg_bar_wait(bars + 8 * (ST + s), (r - 1) & 1);
-                    gk_wg_bar_expect(full, C::STAGE);
+                    if (r > 0) gk_bar_wait(bars + 8 * (ST + s), (r - 1) & 1);
+                    gk_bar_expect(full, C::STAGE);
                     if (AK) gk_wg_tma(sA, &ta, k0, m0, za, full);
                     else {
                         gk_wg_tma(sA, &ta, m0, k0, za, full);
@@ -265,7 +249,7 @@ __device__ __forceinline__ void gk_wg_gemm(const gk_tmap &ta, const gk_tmap &tb,
             for (int kt = 0; kt < KT; kt++, it++) {
                 const unsigned s = it % ST;
                 const unsigned sA = base + s * C::STAGE + c * 8192, sB = base + s * C::STAGE + C::A_BYTES;
-                gk_wg_bar_wait(bars + 8 * s, (it / ST) & 1);
+                gk_bar_wait(bars + 8 * s, (it / ST) & 1);
                 gk_wg_acc_fence(d);
                 gk_wg_fence();
 #pragma unroll
@@ -281,11 +265,11 @@ __device__ __forceinline__ void gk_wg_gemm(const gk_tmap &ta, const gk_tmap &tb,
                 gk_wg_commit();
                 gk_wg_acc_fence(d);
                 gk_wg_wait<1>();
-                if (kt > 0) gk_wg_bar_arrive(bars + 8 * (ST + (it - 1) % ST)); // the previous k tile is read
+                if (kt > 0) gk_bar_arrive(bars + 8 * (ST + (it - 1) % ST)); // the previous k tile is read
             }
             gk_wg_wait<0>();
             gk_wg_acc_fence(d);
-            gk_wg_bar_arrive(bars + 8 * (ST + (it - 1) % ST)); // the tile's last k tile is read
+            gk_bar_arrive(bars + 8 * (ST + (it - 1) % ST)); // the tile's last k tile is read
             const gk_i64 mb = m0 + c * 64;
             if (odt == GK_DT_f32) gk_wg_epilogue<GK_DT_f32, R>(p, bz, mb, n0, d);
             else if (odt == GK_DT_f16) gk_wg_epilogue<GK_DT_f16, R>(p, bz, mb, n0, d);

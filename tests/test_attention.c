@@ -5,7 +5,8 @@
    128 and odd ones, additive masks, per-sequence lengths, poisoned outputs;
    on a 9.0 device also the wgmma kernel (kernels/flash_wg.cu), asserted to
    have run through gk__fwg_launches; decode through both the tensor-core
-   kernel (gk_attn_dec3, asserted through gk__dec3_launches; both in one
+   kernels (gk_attn_dec3, and on 9.0+ devices gk_attn_dec4 with rings of 1 to
+   4 stages; which ran is asserted through their launch counters; each in one
    split writing the output and in splits merged by gk_attn_combine) and the
    shared-memory one (gk__dec_variant 0), with cache rows past each
    sequence's length set to NaN.
@@ -96,8 +97,8 @@ static void check(const acase *a) {
     double scale = 1.0 / sqrt((double)a->Dh), e, e2, tol = a->tol > 0 ? a->tol : a->dt == GK_F32 ? 2e-5 : 1e-2;
     gk_status st;
     char desc[160];
-    int dec3;
-    long before3;
+    int dec3, dec4;
+    long before3, before4;
     rnd(a->dt, Q, nq, 2.0);
     rnd(a->dt, K, nk, 2.0);
     rnd(a->dt, V, nk, 1.0);
@@ -163,28 +164,50 @@ static void check(const acase *a) {
     }
     dec3 = gk_ctx_backend(D) == GK_BACKEND_CUDA && a->Sq == 1 && a->dt != GK_F32 && !a->mask && !a->qlens && (a->Dh == 64 || a->Dh == 128) &&
            a->Hq / a->Hkv <= 8;
-    if (dec3) { /* decode: the shared-memory kernel too (gk_attn_dec3, tensor cores, is the default where it applies) */
-        long before = gk__dec3_launches;
+    dec4 = dec3 && D->info.cc_major >= 9;
+    if (dec3) { /* decode: the shared-memory kernel too (the tensor-core kernels are the default where they apply) */
+        long before = gk__dec3_launches, before4 = gk__dec4_launches;
         gk__dec_variant = 0;
         e = run(D, a, Q, K, V, M, ql, kl, want, &st);
         gk__dec_variant = -1;
         GKT_CHECK(st == GK_OK && e <= tol, "device (gk_attn_dec): %s: rel err %.3g", desc, e);
-        GKT_CHECK(gk__dec3_launches == before, "gk__dec_variant 0 still ran gk_attn_dec3: %s", desc);
+        GKT_CHECK(gk__dec3_launches == before && gk__dec4_launches == before4, "gk__dec_variant 0 still ran a tensor-core kernel: %s", desc);
     }
     before3 = gk__dec3_launches;
+    before4 = gk__dec4_launches;
     e = run(D, a, Q, K, V, M, ql, kl, want, &st);
     GKT_CHECK(st == GK_OK && e <= tol, "device: %s: rel err %.3g", desc, e);
-    if (dec3) GKT_CHECK(gk__dec3_launches == before3 + 1, "gk_attn_dec3 did not run: %s", desc);
-    if (dec3) { /* gk_attn_dec3 both ways: one split writing the output itself, and splits merged by gk_attn_combine */
-        int one = a->Skv > gk__dec3_one_split; /* the path the default did not take */
-        int64_t keep = gk__dec3_one_split;
-        long d0 = gk__dec3_direct;
-        gk__dec3_one_split = one ? a->Skv : 0;
-        e = run(D, a, Q, K, V, M, ql, kl, want, &st);
-        gk__dec3_one_split = keep;
-        GKT_CHECK(st == GK_OK && e <= tol, "device (gk_attn_dec3, %s): %s: rel err %.3g", one ? "one split" : "splits", desc, e);
-        /* (a cache of at most 64 keys, the kernel's granule, is one split either way) */
-        GKT_CHECK(gk__dec3_direct == d0 + (one || a->Skv <= 64), "gk_attn_dec3 %s: %s", one ? "did not take one split" : "took one split", desc);
+    if (dec3) { /* the default: gk_attn_dec4 on 9.0+ devices above the one-split bound, else gk_attn_dec3 */
+        int want4 = dec4 && a->Skv > gk__dec3_one_split;
+        GKT_CHECK(gk__dec4_launches == before4 + want4 && gk__dec3_launches == before3 + !want4, "%s did not run: %s",
+                  want4 ? "gk_attn_dec4" : "gk_attn_dec3", desc);
+    }
+    if (dec3) { /* each tensor-core kernel forced, both ways: one split writing the output itself, and splits merged by
+                   gk_attn_combine; gk_attn_dec4 also with rings of 2 and 4 stages (its default is GK__DEC4_STAGES) */
+        static const int runs[5][2] = { { 3, 0 }, { 4, 0 }, { 4, 2 }, { 4, 4 }, { 4, 1 } };
+        int r, way;
+        for (r = 0; r < 5; r++) {
+            const int v = runs[r][0];
+            if (v == 4 && !dec4) continue;
+            for (way = 0; way < 2; way++) {
+                int64_t keep = gk__dec3_one_split;
+                long d0 = gk__dec3_direct, l3 = gk__dec3_launches, l4 = gk__dec4_launches;
+                if (way == 0 && r >= 2) continue; /* ring depths: the splits only */
+                gk__dec_variant = v;
+                gk__dec4_stages = runs[r][1];
+                gk__dec3_one_split = way == 0 ? a->Skv : 0;
+                e = run(D, a, Q, K, V, M, ql, kl, want, &st);
+                gk__dec3_one_split = keep;
+                gk__dec_variant = -1;
+                gk__dec4_stages = 0;
+                GKT_CHECK(st == GK_OK && e <= tol, "device (gk_attn_dec%d, %d stages, %s): %s: rel err %.3g", v, runs[r][1],
+                          way == 0 ? "one split" : "splits", desc, e);
+                GKT_CHECK(v == 3 ? gk__dec3_launches == l3 + 1 : gk__dec4_launches == l4 + 1, "gk_attn_dec%d did not run: %s", v, desc);
+                /* (a cache of at most 64 keys, the kernels' granule, is one split either way) */
+                GKT_CHECK(gk__dec3_direct == d0 + (way == 0 || a->Skv <= 64), "gk_attn_dec%d %s: %s", v,
+                          way == 0 ? "did not take one split" : "took one split", desc);
+            }
+        }
     }
     if (gk_ctx_backend(D) == GK_BACKEND_CUDA && a->B * a->Sq * a->Skv * a->Hq * a->Dh < 200000000) {
         e2 = run(R, a, Q, K, V, M, ql, kl, want, &st);
@@ -202,22 +225,7 @@ int main(void) {
     gkt_seed();
     D = gkt_dut();
     R = gkt_ref();
-    for (i = 0; i < 30; i++) { /* prefill and cross-attention */
-        memset(&a, 0, sizeof a);
-        a.dt = dts[i % 3];
-        a.B = 1 + i % 2;
-        a.Sq = i % 4 == 0 ? 1 : i % 4 == 1 ? 17 : i % 4 == 2 ? 100 : 33;
-        a.Skv = i % 5 == 0 ? a.Sq : i % 5 == 1 ? 129 : i % 5 == 2 ? 17 : i % 5 == 3 ? 1000 : 100;
-        if (a.Skv < a.Sq && i % 2) a.Skv = a.Sq;
-        a.Hq = heads[i % 3][0]; a.Hkv = heads[i % 3][1];
-        a.Dh = dims[i % 5];
-        a.cache = a.Skv + (i % 3 == 2 ? 7 : 0);
-        a.causal = i % 2 && a.Skv >= a.Sq;
-        a.mask = i % 7 == 3;
-        a.qlens = i % 6 == 5;
-        a.kvlens = i % 4 == 3;
-        check(&a);
-    }
+    /* decode first (a time-limited run under compute-sanitizer reaches these kernels early) */
     for (t = 0; t < 3; t++) { /* decode over a KV cache: one query, long cache, GQA */
         memset(&a, 0, sizeof a);
         a.dt = dts[t];
@@ -244,6 +252,22 @@ int main(void) {
         a.B = t >= 12 ? 1 : 1 + t % 3; a.Sq = 1; a.Skv = lens[t % 8]; a.cache = a.Skv + (t % 4 == 1 ? 5 : 0);
         a.Dh = (t / 2) % 2 ? 64 : 128;
         a.causal = t % 3 == 1; a.kvlens = t % 4 >= 2;
+        check(&a);
+    }
+    for (i = 0; i < 30; i++) { /* prefill and cross-attention */
+        memset(&a, 0, sizeof a);
+        a.dt = dts[i % 3];
+        a.B = 1 + i % 2;
+        a.Sq = i % 4 == 0 ? 1 : i % 4 == 1 ? 17 : i % 4 == 2 ? 100 : 33;
+        a.Skv = i % 5 == 0 ? a.Sq : i % 5 == 1 ? 129 : i % 5 == 2 ? 17 : i % 5 == 3 ? 1000 : 100;
+        if (a.Skv < a.Sq && i % 2) a.Skv = a.Sq;
+        a.Hq = heads[i % 3][0]; a.Hkv = heads[i % 3][1];
+        a.Dh = dims[i % 5];
+        a.cache = a.Skv + (i % 3 == 2 ? 7 : 0);
+        a.causal = i % 2 && a.Skv >= a.Sq;
+        a.mask = i % 7 == 3;
+        a.qlens = i % 6 == 5;
+        a.kvlens = i % 4 == 3;
         check(&a);
     }
     for (t = 0; t < 8; t++) { /* prefill on tensor cores: both block sizes, GQA 8, awkward lengths */

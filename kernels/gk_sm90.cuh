@@ -1,0 +1,41 @@
+// gk_sm90.cuh - Hopper (sm_90+) building blocks of the kernels that stream
+// operands into shared memory with the copy engine (gemm_wg.cu, flash_wg.cu,
+// attention.cu's gk_attn_dec4): mbarriers (init, arrive, arrive with an
+// expected byte count, wait on a phase parity) and the 1-d bulk copy from
+// global to shared memory that completes on an mbarrier. Addresses of shared
+// memory are 32-bit (gk_smem). Defined only when compiling for sm_90 or
+// later; a module that uses them keeps its Hopper code under the same test.
+#pragma once
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define GK_SM90 1
+__device__ __forceinline__ unsigned gk_smem(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+__device__ __forceinline__ void gk_bar_init(unsigned b, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(b), "r"(count));
+}
+// arrive, and expect `bytes` more of copies to complete on this phase
+__device__ __forceinline__ void gk_bar_expect(unsigned b, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(b), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void gk_bar_arrive(unsigned b) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(b) : "memory");
+}
+// wait until the phase of this parity has completed (on a fresh barrier,
+// parity 1 passes at once: the phase "before" the first counts as done)
+__device__ __forceinline__ void gk_bar_wait(unsigned b, unsigned parity) {
+    unsigned ok;
+    do {
+        asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                     : "=r"(ok) : "r"(b), "r"(parity) : "memory");
+    } while (!ok);
+}
+// the barriers' initialisation made visible to the copy engine (before the
+// block's first barrier sync)
+__device__ __forceinline__ void gk_bar_init_fence() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+// `bytes` (a multiple of 16, both addresses 16-byte aligned) from global to
+// shared memory by the copy engine, counted on barrier b's expected bytes
+__device__ __forceinline__ void gk_bulk_load(unsigned dst, const void *src, unsigned bytes, unsigned b) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
+                 ::"r"(dst), "l"((gk_u64)src), "r"(bytes), "r"(b) : "memory");
+}
+#endif
