@@ -4344,18 +4344,25 @@ GK__MAYBE_UNUSED static int gk__env_on(const char *name, int *cache) {
     if (*cache < 0) { const char *e = getenv(name); *cache = !(e && strcmp(e, "0") == 0); }
     return *cache;
 }
-GK__MAYBE_UNUSED static gk_status gk__launch_cfg(gk_ctx *ctx, int mod, const char *fname, const unsigned grid[3], const unsigned block[3],
-                                unsigned smem, void **args, const char *where) {
-    gk__cu_function f;
+/* The kernel `fname` of module `mod`, its dynamic shared memory limit raised to
+   `smem` when that is above the default 48 KiB (GK_ERR_LIMIT past the device's). */
+GK__MAYBE_UNUSED static gk_status gk__fn_smem(gk_ctx *ctx, int mod, const char *fname, unsigned smem, gk__cu_function *f, const char *where) {
     gk__cu_result r;
-    GK__TRY(gk__lib_function(ctx, mod, fname, &f, where));
+    GK__TRY(gk__lib_function(ctx, mod, fname, f, where));
     if (smem > 48 * 1024) {
         if ((int)smem > ctx->info.max_smem_per_block_optin)
             return gk__err(ctx, GK_ERR_LIMIT, "%s: %s needs %u bytes of shared memory, the device allows %d", where, fname, smem,
                            ctx->info.max_smem_per_block_optin);
-        r = ctx->cu.FuncSetAttribute(f, GK__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem);
+        r = ctx->cu.FuncSetAttribute(*f, GK__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem);
         if (r != 0) return gk__cu_fail(ctx, r, where, "cuFuncSetAttribute");
     }
+    return GK_OK;
+}
+GK__MAYBE_UNUSED static gk_status gk__launch_cfg(gk_ctx *ctx, int mod, const char *fname, const unsigned grid[3], const unsigned block[3],
+                                unsigned smem, void **args, const char *where) {
+    gk__cu_function f;
+    gk__cu_result r;
+    GK__TRY(gk__fn_smem(ctx, mod, fname, smem, &f, where));
     r = ctx->cu.LaunchKernel(f, grid[0] ? grid[0] : 1, grid[1] ? grid[1] : 1, grid[2] ? grid[2] : 1, block[0] ? block[0] : 1,
                              block[1] ? block[1] : 1, block[2] ? block[2] : 1, smem, ctx->cur_stream->cu, args, NULL);
     if (r != 0) {
@@ -4381,14 +4388,7 @@ GK__MAYBE_UNUSED static gk_status gk__launch_ex(gk_ctx *ctx, int mod, const char
     static int env = -1; /* GPUKIT_PDL=0: plain launches (to rule PDL in or out) */
     if (!(opts & GK__LAUNCH_PDL) || !gk__env_on("GPUKIT_PDL", &env) || !ctx->cu.LaunchKernelEx || ctx->info.cc_major < 9)
         return gk__launch_cfg(ctx, mod, fname, grid, block, smem, args, where);
-    GK__TRY(gk__lib_function(ctx, mod, fname, &f, where));
-    if (smem > 48 * 1024) {
-        if ((int)smem > ctx->info.max_smem_per_block_optin)
-            return gk__err(ctx, GK_ERR_LIMIT, "%s: %s needs %u bytes of shared memory, the device allows %d", where, fname, smem,
-                           ctx->info.max_smem_per_block_optin);
-        r = ctx->cu.FuncSetAttribute(f, GK__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem);
-        if (r != 0) return gk__cu_fail(ctx, r, where, "cuFuncSetAttribute");
-    }
+    GK__TRY(gk__fn_smem(ctx, mod, fname, smem, &f, where));
     memset(&c, 0, sizeof c);
     memset(&a, 0, sizeof a);
     a.id = GK__CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
@@ -4413,14 +4413,7 @@ GK__MAYBE_UNUSED static gk_status gk__occupancy(gk_ctx *ctx, int mod, const char
                                                 const char *where) {
     gk__cu_function f;
     gk__cu_result r;
-    GK__TRY(gk__lib_function(ctx, mod, fname, &f, where));
-    if (smem > 48 * 1024) {
-        if ((int)smem > ctx->info.max_smem_per_block_optin)
-            return gk__err(ctx, GK_ERR_LIMIT, "%s: %s needs %u bytes of shared memory, the device allows %d", where, fname, smem,
-                           ctx->info.max_smem_per_block_optin);
-        r = ctx->cu.FuncSetAttribute(f, GK__CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)smem);
-        if (r != 0) return gk__cu_fail(ctx, r, where, "cuFuncSetAttribute");
-    }
+    GK__TRY(gk__fn_smem(ctx, mod, fname, smem, &f, where));
     r = ctx->cu.OccupancyMaxActiveBlocksPerMultiprocessor(per_sm, f, (int)block, smem);
     if (r != 0) return gk__cu_fail(ctx, r, where, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     return GK_OK;

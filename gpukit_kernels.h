@@ -158,6 +158,26 @@ static const char *const gk__src_attention[] = {
     "    gk_i64 n = (kvlen + p.chunk - 1) / p.chunk;\n"
     "    return n < 1 \? 1 : n > p.splits \? p.splits : (int)n;\n"
     "}\n"
+    "// decode: the keys [j0, j1) of split `split` of sequence b (its kv_len read on the device);\n"
+    "// false when the split starts past the sequence's end (not split 0): such a block writes\n"
+    "// nothing, and gk_attn_combine reads splits 0..gk_attn_nsplit() only\n"
+    "__device__ __forceinline__ bool gk_dec_keys(const gk_attn_p &p, gk_i64 b, gk_i64 split, gk_i64 &j0, gk_i64 &j1) {\n"
+    "    const gk_i64 kvlen = gk_attn_kvlen(p, b);\n"
+    "    j0 = split * (gk_i64)p.chunk;\n"
+    "    j1 = j0 + p.chunk < kvlen \? j0 + p.chunk : kvlen;\n"
+    "    return split == 0 || j0 < kvlen;\n"
+    "}\n"
+    "// the start of gk_attn_dec3 / gk_attn_dec4 after their setup: the next kernel may launch,\n"
+    "// this one waits for the earlier kernels (q, the cache and kv_lens come from them); then\n"
+    "// the split's keys (gk_dec_keys) and kv head hk's K / V rows of sequence b\n"
+    "__device__ __forceinline__ bool gk_dec_begin(const gk_attn_p &p, gk_i64 b, gk_i64 hk, gk_i64 split, gk_i64 &j0, gk_i64 &j1, const gk_u16 *&kb,\n"
+    "                                             const gk_u16 *&vb) {\n"
+    "    gk_pdl_launch();\n"
+    "    gk_pdl_wait();\n"
+    "    kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs;\n"
+    "    vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs;\n"
+    "    return gk_dec_keys(p, b, split, j0, j1);\n"
+    "}\n"
     "// A block per output row: the largest m over the splits, then the weights and\n"
     "// their sum, then each element's weighted sum over the splits. (A form with the\n"
     "// warps taking splits, two dependent rounds of loads instead of three, measured\n"
@@ -179,6 +199,8 @@ static const char *const gk__src_attention[] = {
     "    for (int s = tid; s < ns; s += blockDim.x) mx = fmaxf(mx, part[s * (p.D + 2)]);\n"
     "#pragma unroll\n"
     "    for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));\n"
+    ,
+    /* chunk */
     "    if (lane == 0) red[tid / 32] = mx;\n"
     "    __syncthreads();\n"
     "    mx = NEG;\n"
@@ -210,8 +232,6 @@ static const char *const gk__src_attention[] = {
     "    extern \"C\" __global__ void __launch_bounds__(128) gk_attn_combine_##DTN(gk_attn_p p) { gk_attn_combine<GK_DT_##DTN>(p); }\n"
     "GK_ATTN_K(f32)\n"
     "GK_ATTN_K(f16)\n"
-    ,
-    /* chunk */
     "GK_ATTN_K(bf16)\n"
     "\n"
     "// ---- decode (Sq == 1, no mask, 16-bit, D % 8 == 0, G = Hq / Hkv <= 32): one block\n"
@@ -238,25 +258,22 @@ static const char *const gk__src_attention[] = {
     "    typedef typename T::S S;\n"
     "    extern __shared__ uint4 gk_dec_smem[];\n"
     "    const int D = (int)p.D, G = (int)(p.Hq / p.Hkv), C = p.tile, VPR = D / 8, RW = VPR + 1; // row stride in uint4 (padded by 16 bytes)\n"
+    ,
+    /* chunk */
     "    uint4 *Ks = gk_dec_smem, *Vs = gk_dec_smem + C * RW; // stage s: K at Ks + 2 s C RW, V at Vs + 2 s C RW\n"
     "    float *qs = (float *)(gk_dec_smem + 4 * C * RW), *sc = qs + G * D, *os = sc + G * C, *ms = os + G * D, *ls = ms + G, *cs = ls + G;\n"
     "    const int tid = threadIdx.x, nt = blockDim.x, warp = tid / 32, lane = tid % 32, nw = nt / 32, D2 = D / 2;\n"
     "    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;\n"
     "    gk_pdl_launch();\n"
     "    gk_pdl_wait(); // q, the cache and kv_lens come from earlier kernels\n"
-    "    gk_i64 kvlen = p.kv_lens \? p.kv_lens[b] : p.Skv;\n"
-    "    if (kvlen > p.Skv) kvlen = p.Skv;\n"
-    "    if (kvlen < 0) kvlen = 0;\n"
-    "    gk_i64 j0 = split * (gk_i64)p.chunk, j1 = j0 + p.chunk < kvlen \? j0 + p.chunk : kvlen;\n"
-    "    if (split > 0 && j0 >= kvlen) return; // past this sequence's keys: gk_attn_combine reads splits 0..gk_attn_nsplit() only\n"
+    "    gk_i64 j0, j1;\n"
+    "    if (!gk_dec_keys(p, b, split, j0, j1)) return;\n"
     "    const S *kb = (const S *)p.k + b * p.k_bs + hk * p.k_hs, *vb = (const S *)p.v + b * p.v_bs + hk * p.v_hs;\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
     "    // two stages: the tile after this one loads while this one is computed\n"
     "    auto load = [&](gk_i64 jt, int st) {\n"
     "        const int nk = (int)(j1 - jt < C \? j1 - jt : C);\n"
     "        uint4 *Kd = Ks + st * 2 * C * RW, *Vd = Vs + st * 2 * C * RW;\n"
-    ,
-    /* chunk */
     "        for (int e = tid; e < nk * VPR; e += nt) {\n"
     "            int r = e / VPR, c = e - r * VPR;\n"
     "            gk_dec_cp16(Kd + r * RW + c, (const uint4 *)(kb + (jt + r) * p.k_ss) + c);\n"
@@ -293,6 +310,8 @@ static const char *const gk__src_attention[] = {
     "                float k0, k1, k2, k3, k4, k5, k6, k7;\n"
     "                gk_dec_2f<DT>(u.x, k0, k1); gk_dec_2f<DT>(u.y, k2, k3); gk_dec_2f<DT>(u.z, k4, k5); gk_dec_2f<DT>(u.w, k6, k7);\n"
     "                a0 = fmaf(x.x, k0, a0); a1 = fmaf(x.y, k1, a1); a0 = fmaf(x.z, k2, a0); a1 = fmaf(x.w, k3, a1);\n"
+    ,
+    /* chunk */
     "                a0 = fmaf(y.x, k4, a0); a1 = fmaf(y.y, k5, a1); a0 = fmaf(y.z, k6, a0); a1 = fmaf(y.w, k7, a1);\n"
     "            }\n"
     "            sc[g * C + j] = a0 + a1;\n"
@@ -315,8 +334,6 @@ static const char *const gk__src_attention[] = {
     "            if (lane == 0) {\n"
     "                float corr = mo == NEG \? 0.0f : __expf(mo - mn);\n"
     "                cs[g] = corr;\n"
-    ,
-    /* chunk */
     "                ls[g] = ls[g] * corr + ps;\n"
     "                ms[g] = mn;\n"
     "            }\n"
@@ -357,6 +374,8 @@ static const char *const gk__src_attention[] = {
     "    }\n"
     "}\n"
     "extern \"C\" __global__ void __launch_bounds__(128) gk_attn_dec_f16(gk_attn_p p) { gk_attn_dec<GK_DT_f16>(p); }\n"
+    ,
+    /* chunk */
     "extern \"C\" __global__ void __launch_bounds__(128) gk_attn_dec_bf16(gk_attn_p p) { gk_attn_dec<GK_DT_bf16>(p); }\n"
     "\n"
     "// ---- decode on tensor cores (Sq == 1, 16-bit, D 64 or 128, G = Hq / Hkv <= 8):\n"
@@ -372,8 +391,6 @@ static const char *const gk__src_attention[] = {
     "//    as Q and K use one order): a lane takes the 16-byte chunks tig, tig + 4, ...\n"
     "//    of the q row and of key rows gid and 8 + gid (a quad's load reads 64\n"
     "//    contiguous bytes), and its fragments for k-step s are words 2 s and 2 s + 1\n"
-    ,
-    /* chunk */
     "//    of that data (gk_dec3_kd).\n"
     "//  softmax online in f32, base 2 (scores times scale * log2 e); a lane holds\n"
     "//    head gid's scores of keys 2 tig, 2 tig + 1, 8 + 2 tig, 9 + 2 tig, exactly the\n"
@@ -398,6 +415,8 @@ static const char *const gk__src_attention[] = {
     "    else\n"
     "        asm(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%5}, {%7,%8}, {%9,%10,%11,%11};\\n\"\n"
     "            : \"=f\"(c0), \"=f\"(c1), \"=f\"(d2), \"=f\"(d3)\n"
+    ,
+    /* chunk */
     "            : \"r\"(a0), \"r\"(0u), \"r\"(a2), \"r\"(b0), \"r\"(b1), \"f\"(c0), \"f\"(c1), \"f\"(z));\n"
     "    (void)d2; (void)d3;\n"
     "}\n"
@@ -415,8 +434,6 @@ static const char *const gk__src_attention[] = {
     "}\n"
     "// online softmax step of a warp's 16-key block (gk_attn_dec3 / gk_attn_dec4): sc the\n"
     "// lane's 4 scores (keys 2 tig, 2 tig + 1, 8 + 2 tig, 9 + 2 tig of head gid; base 2, -inf\n"
-    ,
-    /* chunk */
     "// where masked); m the running max of head gid, l this lane's part of its sum. Gives\n"
     "// the factor o is rescaled by and the A fragment of P (pa0: keys 0..7, pa2: keys 8..15).\n"
     "template <int DT> __device__ __forceinline__ float gk_dec_softmax(const float (&sc)[2][2], float &m, float &l, unsigned &pa0, unsigned &pa2) {\n"
@@ -445,6 +462,8 @@ static const char *const gk__src_attention[] = {
     "// G * D outputs.\n"
     "template <int DT, int D, int NW>\n"
     "__device__ __forceinline__ void gk_dec_merge(const gk_attn_p &p, const float *sm_m, const float *sm_l, const float *sm_o, int G, gk_i64 b, gk_i64 hk,\n"
+    ,
+    /* chunk */
     "                                             gk_i64 split, int tid, int nt) {\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
     "    for (int e = tid; e < G * D; e += nt) {\n"
@@ -470,22 +489,14 @@ static const char *const gk__src_attention[] = {
     "    }\n"
     "}\n"
     "template <int DT, int D> __device__ __forceinline__ void gk_attn_dec3(const gk_attn_p &p) {\n"
-    ,
-    /* chunk */
     "    enum { KC = D / 4, ND = D / 8, KS = D / 16, KV4 = KC / 8, VV4 = (ND + 7) / 8, NW = 4 };\n"
     "    __shared__ float sm_m[NW][8], sm_l[NW][8], sm_o[NW][8][D];\n"
     "    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);\n"
     "    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;\n"
     "    const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;\n"
-    "    gk_pdl_launch();\n"
-    "    gk_pdl_wait(); // q, the cache and kv_lens come from earlier kernels\n"
-    "    gk_i64 kvlen = p.kv_lens \? p.kv_lens[b] : p.Skv;\n"
-    "    if (kvlen > p.Skv) kvlen = p.Skv;\n"
-    "    if (kvlen < 0) kvlen = 0;\n"
-    "    const gk_i64 j0 = split * (gk_i64)p.chunk, j1 = j0 + p.chunk < kvlen \? j0 + p.chunk : kvlen;\n"
-    "    if (split > 0 && j0 >= kvlen) return; // gk_attn_combine reads splits 0..gk_attn_nsplit() only\n"
-    "    const gk_u16 *kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs;\n"
-    "    const gk_u16 *vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs;\n"
+    "    gk_i64 j0, j1;\n"
+    "    const gk_u16 *kb, *vb;\n"
+    "    if (!gk_dec_begin(p, b, hk, split, j0, j1, kb, vb)) return;\n"
     "    // this lane's quarter of q head gid as A fragments (raw 16-bit pairs; rows >= G zero)\n"
     "    unsigned qa[KS][2];\n"
     "    {\n"
@@ -512,6 +523,8 @@ static const char *const gk__src_attention[] = {
     "        }\n"
     "#pragma unroll\n"
     "        for (int r = 0; r < 4; r++) {\n"
+    ,
+    /* chunk */
     "            const gk_i64 key = jb + 2 * tig + (r & 1) + 8 * (r >> 1);\n"
     "            const uint4 *src = (const uint4 *)(vb + key * p.v_ss);\n"
     "#pragma unroll\n"
@@ -527,8 +540,6 @@ static const char *const gk__src_attention[] = {
     "        float sc[2][2];\n"
     "#pragma unroll\n"
     "        for (int r = 0; r < 2; r++) {\n"
-    ,
-    /* chunk */
     "            const unsigned *kw = (const unsigned *)&kx[r][0];\n"
     "            float c0 = 0.0f, c1 = 0.0f;\n"
     "#pragma unroll\n"
@@ -579,6 +590,8 @@ static const char *const gk__src_attention[] = {
     "GK_DEC3_K(bf16, 64)\n"
     "GK_DEC3_K(bf16, 128)\n"
     "\n"
+    ,
+    /* chunk */
     "// ---- decode on Hopper (sm_90+; Sq == 1, 16-bit, D 64 or 128, G <= 8): gk_attn_dec4_<dt>_<D>.\n"
     "// gk_attn_dec3's math fed by the copy engine instead of the warps' own loads: a block\n"
     "// per (b, kv head, split) of NC consumer warps and one producer warp. The producer\n"
@@ -588,8 +601,6 @@ static const char *const gk__src_attention[] = {
     "// completing on the stage's full barrier; consumer warp w takes keys 16 w .. 16 w + 15\n"
     "// of every stage and frees the stage on its empty barrier. So the bytes in flight are\n"
     "// the ring's (stages x KB x 4 D bytes a block) and not what the warps' registers hold,\n"
-    ,
-    /* chunk */
     "// which bounds gk_attn_dec3 (two 16-key blocks a warp, 254 registers, 8 warps a SM).\n"
     "// Per 16-key block, with lane = 4 gid + tig (mma.m16n8k16 fragments), d in natural order:\n"
     "//  S = Q K^T: A = q head gid (rows >= G zero); B = K^T from ldmatrix.x4 of key rows\n"
@@ -618,27 +629,21 @@ static const char *const gk__src_attention[] = {
     "        gk_bar_init_fence();\n"
     "    }\n"
     "    __syncthreads();\n"
-    "    gk_pdl_launch();\n"
-    "    gk_pdl_wait(); // q, the cache and kv_lens come from earlier kernels\n"
-    "    gk_i64 kvlen = p.kv_lens \? p.kv_lens[b] : p.Skv;\n"
-    "    if (kvlen > p.Skv) kvlen = p.Skv;\n"
-    "    if (kvlen < 0) kvlen = 0;\n"
-    "    const gk_i64 j0 = split * (gk_i64)p.chunk, j1 = j0 + p.chunk < kvlen \? j0 + p.chunk : kvlen;\n"
-    "    if (split > 0 && j0 >= kvlen) return; // gk_attn_combine reads splits 0..gk_attn_nsplit() only\n"
-    "    const gk_u16 *kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs;\n"
-    "    const gk_u16 *vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs;\n"
+    "    gk_i64 j0, j1;\n"
+    "    const gk_u16 *kb, *vb;\n"
+    "    if (!gk_dec_begin(p, b, hk, split, j0, j1, kb, vb)) return;\n"
     "    if (w == NC) { // producer: stage after stage, each slot once its consumers freed it\n"
     "        int slot = 0;\n"
     "        unsigned ph = 0;\n"
     "        for (gk_i64 jt = j0; jt < j1; jt += KB) {\n"
+    ,
+    /* chunk */
     "            const int nk = (int)(j1 - jt < KB \? j1 - jt : KB);\n"
     "            const unsigned kd = ring + (unsigned)(slot * 2 * TILE), fb = full + 8u * slot;\n"
     "            gk_bar_wait(empty + 8u * slot, ph ^ 1u);\n"
     "            if (lane == 0) gk_bar_expect(fb, (unsigned)(nk * 4 * D));\n"
     "            __syncwarp();\n"
     "            for (int r = lane; r < nk; r += 32) {\n"
-    ,
-    /* chunk */
     "                gk_bulk_load(kd + (unsigned)(r * RS), kb + (jt + r) * p.k_ss, 2 * D, fb);\n"
     "                gk_bulk_load(kd + (unsigned)(TILE + r * RS), vb + (jt + r) * p.v_ss, 2 * D, fb);\n"
     "            }\n"
@@ -687,13 +692,13 @@ static const char *const gk__src_attention[] = {
     "                sc[r][1] = 8 * r + 2 * tig + 1 < nv \? c[r][1] * sl2 : NEG;\n"
     "            }\n"
     "            unsigned pa0, pa2, mk0 = 0xffffffffu, mk1 = 0xffffffffu;\n"
+    ,
+    /* chunk */
     "            const float corr = gk_dec_softmax<DT>(sc, m, l, pa0, pa2);\n"
     "            if (nv < 16) { // V rows past the split's end hold stale data (maybe NaN): zero them\n"
     "                mk0 = (2 * tig < nv \? 0x0000ffffu : 0u) | (2 * tig + 1 < nv \? 0xffff0000u : 0u);\n"
     "                mk1 = (8 + 2 * tig < nv \? 0x0000ffffu : 0u) | (9 + 2 * tig < nv \? 0xffff0000u : 0u);\n"
     "            }\n"
-    ,
-    /* chunk */
     "#pragma unroll\n"
     "            for (int j = 0; j < ND; j += 2) {\n"
     "                unsigned r[4];\n"

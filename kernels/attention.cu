@@ -121,6 +121,26 @@ __device__ __forceinline__ int gk_attn_nsplit(const gk_attn_p &p, gk_i64 b) {
     gk_i64 n = (kvlen + p.chunk - 1) / p.chunk;
     return n < 1 ? 1 : n > p.splits ? p.splits : (int)n;
 }
+// decode: the keys [j0, j1) of split `split` of sequence b (its kv_len read on the device);
+// false when the split starts past the sequence's end (not split 0): such a block writes
+// nothing, and gk_attn_combine reads splits 0..gk_attn_nsplit() only
+__device__ __forceinline__ bool gk_dec_keys(const gk_attn_p &p, gk_i64 b, gk_i64 split, gk_i64 &j0, gk_i64 &j1) {
+    const gk_i64 kvlen = gk_attn_kvlen(p, b);
+    j0 = split * (gk_i64)p.chunk;
+    j1 = j0 + p.chunk < kvlen ? j0 + p.chunk : kvlen;
+    return split == 0 || j0 < kvlen;
+}
+// the start of gk_attn_dec3 / gk_attn_dec4 after their setup: the next kernel may launch,
+// this one waits for the earlier kernels (q, the cache and kv_lens come from them); then
+// the split's keys (gk_dec_keys) and kv head hk's K / V rows of sequence b
+__device__ __forceinline__ bool gk_dec_begin(const gk_attn_p &p, gk_i64 b, gk_i64 hk, gk_i64 split, gk_i64 &j0, gk_i64 &j1, const gk_u16 *&kb,
+                                             const gk_u16 *&vb) {
+    gk_pdl_launch();
+    gk_pdl_wait();
+    kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs;
+    vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs;
+    return gk_dec_keys(p, b, split, j0, j1);
+}
 // A block per output row: the largest m over the splits, then the weights and
 // their sum, then each element's weighted sum over the splits. (A form with the
 // warps taking splits, two dependent rounds of loads instead of three, measured
@@ -205,11 +225,8 @@ template <int DT> __device__ __forceinline__ void gk_attn_dec(const gk_attn_p &p
     const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;
     gk_pdl_launch();
     gk_pdl_wait(); // q, the cache and kv_lens come from earlier kernels
-    gk_i64 kvlen = p.kv_lens ? p.kv_lens[b] : p.Skv;
-    if (kvlen > p.Skv) kvlen = p.Skv;
-    if (kvlen < 0) kvlen = 0;
-    gk_i64 j0 = split * (gk_i64)p.chunk, j1 = j0 + p.chunk < kvlen ? j0 + p.chunk : kvlen;
-    if (split > 0 && j0 >= kvlen) return; // past this sequence's keys: gk_attn_combine reads splits 0..gk_attn_nsplit() only
+    gk_i64 j0, j1;
+    if (!gk_dec_keys(p, b, split, j0, j1)) return;
     const S *kb = (const S *)p.k + b * p.k_bs + hk * p.k_hs, *vb = (const S *)p.v + b * p.v_bs + hk * p.v_hs;
     const float NEG = -__int_as_float(0x7f800000);
     // two stages: the tile after this one loads while this one is computed
@@ -428,15 +445,9 @@ template <int DT, int D> __device__ __forceinline__ void gk_attn_dec3(const gk_a
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);
     const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;
     const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;
-    gk_pdl_launch();
-    gk_pdl_wait(); // q, the cache and kv_lens come from earlier kernels
-    gk_i64 kvlen = p.kv_lens ? p.kv_lens[b] : p.Skv;
-    if (kvlen > p.Skv) kvlen = p.Skv;
-    if (kvlen < 0) kvlen = 0;
-    const gk_i64 j0 = split * (gk_i64)p.chunk, j1 = j0 + p.chunk < kvlen ? j0 + p.chunk : kvlen;
-    if (split > 0 && j0 >= kvlen) return; // gk_attn_combine reads splits 0..gk_attn_nsplit() only
-    const gk_u16 *kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs;
-    const gk_u16 *vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs;
+    gk_i64 j0, j1;
+    const gk_u16 *kb, *vb;
+    if (!gk_dec_begin(p, b, hk, split, j0, j1, kb, vb)) return;
     // this lane's quarter of q head gid as A fragments (raw 16-bit pairs; rows >= G zero)
     unsigned qa[KS][2];
     {
@@ -565,15 +576,9 @@ template <int DT, int D> __device__ __forceinline__ void gk_attn_dec4(const gk_a
         gk_bar_init_fence();
     }
     __syncthreads();
-    gk_pdl_launch();
-    gk_pdl_wait(); // q, the cache and kv_lens come from earlier kernels
-    gk_i64 kvlen = p.kv_lens ? p.kv_lens[b] : p.Skv;
-    if (kvlen > p.Skv) kvlen = p.Skv;
-    if (kvlen < 0) kvlen = 0;
-    const gk_i64 j0 = split * (gk_i64)p.chunk, j1 = j0 + p.chunk < kvlen ? j0 + p.chunk : kvlen;
-    if (split > 0 && j0 >= kvlen) return; // gk_attn_combine reads splits 0..gk_attn_nsplit() only
-    const gk_u16 *kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs;
-    const gk_u16 *vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs;
+    gk_i64 j0, j1;
+    const gk_u16 *kb, *vb;
+    if (!gk_dec_begin(p, b, hk, split, j0, j1, kb, vb)) return;
     if (w == NC) { // producer: stage after stage, each slot once its consumers freed it
         int slot = 0;
         unsigned ph = 0;
