@@ -5787,10 +5787,11 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
    gk__dec3_launches counts gk_attn_dec3 launches (tests check which ran) */
 static int gk__dec_variant = -1;
 static long gk__dec3_launches = 0;
-/* gk_attn_dec4 (sm_90+: K / V through a shared-memory ring filled by the copy engine):
-   gk__dec_variant 4 forces it, 3 forces gk_attn_dec3; by default it takes the caches
-   longer than gk__dec3_one_split on 9.0+ devices. gk__dec4_stages is its ring depth
-   (0: GK__DEC4_STAGES), gk__dec4_launches counts its launches (tests check which ran) */
+/* gk_attn_dec4 (sm_90+: K / V through a shared-memory ring filled by the copy engine,
+   one bulk copy a key row): gk__dec_variant 4 selects it on 9.0+ devices (no default
+   takes it: slower than gk_attn_dec3, see gk_attention's decode comment), 3 forces
+   gk_attn_dec3. gk__dec4_stages is its ring depth (0: GK__DEC4_STAGES),
+   gk__dec4_launches counts its launches (tests check which ran) */
 #define GK__DEC4_STAGES 3
 static int gk__dec4_stages = 0;
 static long gk__dec4_launches = 0;
@@ -5931,11 +5932,26 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                57% of DRAM peak, 7.6 of 64 warps a SM active (254 registers, 2 blocks a SM),
                an instruction issued every 5 cycles a scheduler, most stalls waiting on the
                loads: the kernel is bound by its few warps' latency, and more warps need
-               fewer registers than two 16-key blocks in flight take. */
+               fewer registers than two 16-key blocks in flight take.
+               - gk_attn_dec4 (gk__dec_variant 4, sm_90+) takes the loads off the warps: a
+                 producer warp streams the split through a ring of 64-key stages in shared
+                 memory, one cp.async.bulk a K or V row (256 bytes at D 128) into rows padded
+                 for conflict-free ldmatrix, and 4 consumer warps do dec3's math from there.
+                 Correct (test_attention and memcheck on the H100 at bf74910) but slower
+                 everywhere: 8k cache 24.2 / 23.8 us (rotated / same cache, graph) against
+                 20.6 / 15.1 for dec3; the 7B shape at 4k keys 37.9 against 30.2 us. The
+                 same time from L2 as from DRAM, and the ring depth sweep (1, 2, 3, 4, 5, 6
+                 stages: 26.3, 24.0, 24.2, 38.0, 38.2, 38.0 us, rotated), whose deep rings
+                 leave one block and so one producer a SM, say what bounds it: the copy
+                 engine's rate of requests, about one 256-byte copy every 40 cycles a SM
+                 (6 bytes a cycle, 1.4 TB/s over 132 SMs), not the bytes in flight. The
+                 next form to measure: tiles of 64 keys x 64 dims a copy through a tensor map
+                 (cp.async.bulk.tensor, 128-byte swizzle: 4 copies a stage at D 128 instead of
+                 128). */
             static const char *const k3[2][2] = { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } };
             static const char *const k4[2][2] = { { "gk_attn_dec4_f16_64", "gk_attn_dec4_f16_128" }, { "gk_attn_dec4_bf16_64", "gk_attn_dec4_bf16_128" } };
             const int tc = (p.D == 64 || p.D == 128) && G <= 8;
-            const int d4 = tc && ctx->info.cc_major >= 9 && (gk__dec_variant == 4 || (gk__dec_variant == -1 && p.Skv > gk__dec3_one_split));
+            const int d4 = tc && ctx->info.cc_major >= 9 && gk__dec_variant == 4;
             const int d3 = tc && !d4 && gk__dec_variant != 0;
             int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, gran = d3 || d4 ? 64 : 8, slots, chunk, smem = 0;
             int direct;

@@ -40,7 +40,9 @@ static const char *const gk__src_attention[] = {
     "//   gk_attn_dec3_<dt>_<D> decode on tensor cores (mma.sync), D 64 / 128, up to\n"
     "//                         8 q heads a kv head, K / V streamed into registers\n"
     "//   gk_attn_dec4_<dt>_<D> the same math with K / V streamed through a shared-\n"
-    "//                         memory ring by the copy engine (sm_90+)\n"
+    "//                         memory ring by the copy engine (sm_90+; only when asked\n"
+    "//                         for: one copy a key row runs at the copy engine's\n"
+    "//                         request rate, slower than dec3, gpukit.h says how much)\n"
     "// Layout: q [B, Sq, Hq, D], k / v [B, Skv, Hkv, D], out [B, Sq, Hq, D]\n"
     "// (strides in elements; the last dim contiguous). q head h reads kv head\n"
     "// h / (Hq / Hkv). Causal: query i sees key j <= i + (kv_len - q_len).\n"
@@ -83,9 +85,9 @@ static const char *const gk__src_attention[] = {
     "        return;\n"
     "    }\n"
     "    gk_i64 jend = kvlen;\n"
-    "    if (p.causal) { gk_i64 lim = i + (kvlen - qlen) + 1; if (lim < jend) jend = lim < 0 \? 0 : lim; }\n"
     ,
     /* chunk */
+    "    if (p.causal) { gk_i64 lim = i + (kvlen - qlen) + 1; if (lim < jend) jend = lim < 0 \? 0 : lim; }\n"
     "    gk_i64 chunk = (jend + p.splits - 1) / p.splits, j0 = split * chunk, j1 = j0 + chunk < jend \? j0 + chunk : jend;\n"
     "    const S *q = (const S *)p.q + b * p.q_bs + i * p.q_ss + h * p.q_hs;\n"
     "    for (int d = lane; d < D; d += 32) qs[warp][d] = (float)T::ld(q[d]) * p.scale;\n"
@@ -145,9 +147,9 @@ static const char *const gk__src_attention[] = {
     "// out = sum_s o_s e^(m_s - M) / sum_s l_s e^(m_s - M); the split weights are\n"
     "// computed once into shared memory, the loop over splits keeps loads in flight\n"
     "// the splits that hold keys of batch b: decode (p.tile > 0) writes only splits\n"
-    "// 0..ceil(kv_len / chunk) - 1 (at least split 0), so short caches combine few\n"
     ,
     /* chunk */
+    "// 0..ceil(kv_len / chunk) - 1 (at least split 0), so short caches combine few\n"
     "__device__ __forceinline__ gk_i64 gk_attn_kvlen(const gk_attn_p &p, gk_i64 b) {\n"
     "    gk_i64 kvlen = p.kv_lens \? p.kv_lens[b] : p.Skv;\n"
     "    return kvlen > p.Skv \? p.Skv : kvlen < 0 \? 0 : kvlen;\n"
@@ -198,9 +200,9 @@ static const char *const gk__src_attention[] = {
     "    float mx = NEG;\n"
     "    for (int s = tid; s < ns; s += blockDim.x) mx = fmaxf(mx, part[s * (p.D + 2)]);\n"
     "#pragma unroll\n"
-    "    for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));\n"
     ,
     /* chunk */
+    "    for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));\n"
     "    if (lane == 0) red[tid / 32] = mx;\n"
     "    __syncthreads();\n"
     "    mx = NEG;\n"
@@ -257,9 +259,9 @@ static const char *const gk__src_attention[] = {
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename T::S S;\n"
     "    extern __shared__ uint4 gk_dec_smem[];\n"
-    "    const int D = (int)p.D, G = (int)(p.Hq / p.Hkv), C = p.tile, VPR = D / 8, RW = VPR + 1; // row stride in uint4 (padded by 16 bytes)\n"
     ,
     /* chunk */
+    "    const int D = (int)p.D, G = (int)(p.Hq / p.Hkv), C = p.tile, VPR = D / 8, RW = VPR + 1; // row stride in uint4 (padded by 16 bytes)\n"
     "    uint4 *Ks = gk_dec_smem, *Vs = gk_dec_smem + C * RW; // stage s: K at Ks + 2 s C RW, V at Vs + 2 s C RW\n"
     "    float *qs = (float *)(gk_dec_smem + 4 * C * RW), *sc = qs + G * D, *os = sc + G * C, *ms = os + G * D, *ls = ms + G, *cs = ls + G;\n"
     "    const int tid = threadIdx.x, nt = blockDim.x, warp = tid / 32, lane = tid % 32, nw = nt / 32, D2 = D / 2;\n"
@@ -309,9 +311,9 @@ static const char *const gk__src_attention[] = {
     "                float4 x = q4[2 * c], y = q4[2 * c + 1];\n"
     "                float k0, k1, k2, k3, k4, k5, k6, k7;\n"
     "                gk_dec_2f<DT>(u.x, k0, k1); gk_dec_2f<DT>(u.y, k2, k3); gk_dec_2f<DT>(u.z, k4, k5); gk_dec_2f<DT>(u.w, k6, k7);\n"
-    "                a0 = fmaf(x.x, k0, a0); a1 = fmaf(x.y, k1, a1); a0 = fmaf(x.z, k2, a0); a1 = fmaf(x.w, k3, a1);\n"
     ,
     /* chunk */
+    "                a0 = fmaf(x.x, k0, a0); a1 = fmaf(x.y, k1, a1); a0 = fmaf(x.z, k2, a0); a1 = fmaf(x.w, k3, a1);\n"
     "                a0 = fmaf(y.x, k4, a0); a1 = fmaf(y.y, k5, a1); a0 = fmaf(y.z, k6, a0); a1 = fmaf(y.w, k7, a1);\n"
     "            }\n"
     "            sc[g * C + j] = a0 + a1;\n"
@@ -373,9 +375,9 @@ static const char *const gk__src_attention[] = {
     "        part[d] = d == 0 \? ms[g] : d == 1 \? ls[g] : os[g * D + d - 2];\n"
     "    }\n"
     "}\n"
-    "extern \"C\" __global__ void __launch_bounds__(128) gk_attn_dec_f16(gk_attn_p p) { gk_attn_dec<GK_DT_f16>(p); }\n"
     ,
     /* chunk */
+    "extern \"C\" __global__ void __launch_bounds__(128) gk_attn_dec_f16(gk_attn_p p) { gk_attn_dec<GK_DT_f16>(p); }\n"
     "extern \"C\" __global__ void __launch_bounds__(128) gk_attn_dec_bf16(gk_attn_p p) { gk_attn_dec<GK_DT_bf16>(p); }\n"
     "\n"
     "// ---- decode on tensor cores (Sq == 1, 16-bit, D 64 or 128, G = Hq / Hkv <= 8):\n"
@@ -414,9 +416,9 @@ static const char *const gk__src_attention[] = {
     "            : \"r\"(a0), \"r\"(0u), \"r\"(a2), \"r\"(b0), \"r\"(b1), \"f\"(c0), \"f\"(c1), \"f\"(z));\n"
     "    else\n"
     "        asm(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%5}, {%7,%8}, {%9,%10,%11,%11};\\n\"\n"
-    "            : \"=f\"(c0), \"=f\"(c1), \"=f\"(d2), \"=f\"(d3)\n"
     ,
     /* chunk */
+    "            : \"=f\"(c0), \"=f\"(c1), \"=f\"(d2), \"=f\"(d3)\n"
     "            : \"r\"(a0), \"r\"(0u), \"r\"(a2), \"r\"(b0), \"r\"(b1), \"f\"(c0), \"f\"(c1), \"f\"(z));\n"
     "    (void)d2; (void)d3;\n"
     "}\n"
@@ -461,9 +463,9 @@ static const char *const gk__src_attention[] = {
     "// null) the output itself, as gk_attn_combine writes it. Threads tid of nt take the\n"
     "// G * D outputs.\n"
     "template <int DT, int D, int NW>\n"
-    "__device__ __forceinline__ void gk_dec_merge(const gk_attn_p &p, const float *sm_m, const float *sm_l, const float *sm_o, int G, gk_i64 b, gk_i64 hk,\n"
     ,
     /* chunk */
+    "__device__ __forceinline__ void gk_dec_merge(const gk_attn_p &p, const float *sm_m, const float *sm_l, const float *sm_o, int G, gk_i64 b, gk_i64 hk,\n"
     "                                             gk_i64 split, int tid, int nt) {\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
     "    for (int e = tid; e < G * D; e += nt) {\n"
@@ -519,12 +521,12 @@ static const char *const gk__src_attention[] = {
     "            const gk_i64 key = jb + 8 * r + gid;\n"
     "            const uint4 *src = (const uint4 *)(kb + key * p.k_ss);\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "            for (int i = 0; i < KV4; i++) kx[r][i] = key < j1 \? __ldg(src + 4 * i + tig) : make_uint4(0u, 0u, 0u, 0u);\n"
     "        }\n"
     "#pragma unroll\n"
     "        for (int r = 0; r < 4; r++) {\n"
-    ,
-    /* chunk */
     "            const gk_i64 key = jb + 2 * tig + (r & 1) + 8 * (r >> 1);\n"
     "            const uint4 *src = (const uint4 *)(vb + key * p.v_ss);\n"
     "#pragma unroll\n"
@@ -584,14 +586,14 @@ static const char *const gk__src_attention[] = {
     "    gk_dec_merge<DT, D, NW>(p, &sm_m[0][0], &sm_l[0][0], &sm_o[0][0][0], G, b, hk, split, threadIdx.x, blockDim.x);\n"
     "}\n"
     "#define GK_DEC3_K(DTN, D) \\\n"
+    ,
+    /* chunk */
     "    extern \"C\" __global__ void __launch_bounds__(128, 2) gk_attn_dec3_##DTN##_##D(gk_attn_p p) { gk_attn_dec3<GK_DT_##DTN, D>(p); }\n"
     "GK_DEC3_K(f16, 64)\n"
     "GK_DEC3_K(f16, 128)\n"
     "GK_DEC3_K(bf16, 64)\n"
     "GK_DEC3_K(bf16, 128)\n"
     "\n"
-    ,
-    /* chunk */
     "// ---- decode on Hopper (sm_90+; Sq == 1, 16-bit, D 64 or 128, G <= 8): gk_attn_dec4_<dt>_<D>.\n"
     "// gk_attn_dec3's math fed by the copy engine instead of the warps' own loads: a block\n"
     "// per (b, kv head, split) of NC consumer warps and one producer warp. The producer\n"
@@ -611,7 +613,12 @@ static const char *const gk__src_attention[] = {
     "// At the end the consumers merge through shared memory (the ring, reused) and write\n"
     "// the split's (m, l, o) or, with one split, the output (gk_dec_merge).\n"
     "// Shared memory (dynamic): the ring [stages][K, V][KB][2 D + 16 bytes], then the full\n"
-    "// and empty barriers [stages] each; the host sizes it (gk__dec4_smem).\n"
+    "// and empty barriers [stages] each; the host sizes it and the split count (as many blocks\n"
+    "// a SM as fit, gk__occupancy).\n"
+    "// Measured (H100, bf74910): correct, but the copy engine takes about 40 cycles a request\n"
+    "// whatever the size, so 256-byte row copies cap a SM near 6 bytes a cycle (8k-token\n"
+    "// cache, 32 / 8 heads: 24.2 us against dec3's 20.6). Fewer, larger copies (tensor-map\n"
+    "// tiles) are the way on; the consumer side would read them with the swizzle applied.\n"
     "#define GK_DEC4_NC 4\n"
     "template <int DT, int D> __device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p) {\n"
     "#if defined(GK_SM90)\n"
@@ -620,6 +627,8 @@ static const char *const gk__src_attention[] = {
     "    const int S = p.tile, lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);\n"
     "    const unsigned ring = gk_smem(gk_dec4_sm), full = ring + (unsigned)(S * 2 * TILE), empty = full + 8u * (unsigned)S;\n"
     "    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;\n"
+    ,
+    /* chunk */
     "    const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;\n"
     "    if (threadIdx.x == 0) {\n"
     "        for (int s = 0; s < S; s++) {\n"
@@ -636,8 +645,6 @@ static const char *const gk__src_attention[] = {
     "        int slot = 0;\n"
     "        unsigned ph = 0;\n"
     "        for (gk_i64 jt = j0; jt < j1; jt += KB) {\n"
-    ,
-    /* chunk */
     "            const int nk = (int)(j1 - jt < KB \? j1 - jt : KB);\n"
     "            const unsigned kd = ring + (unsigned)(slot * 2 * TILE), fb = full + 8u * slot;\n"
     "            gk_bar_wait(empty + 8u * slot, ph ^ 1u);\n"
@@ -682,6 +689,8 @@ static const char *const gk__src_attention[] = {
     "            for (int s = 0; s < KS; s++) {\n"
     "                unsigned r[4];\n"
     "                asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\\n\"\n"
+    ,
+    /* chunk */
     "                             : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(st + koff + 32u * s) : \"memory\");\n"
     "                gk_dec3_mma<DT>(c[0][0], c[0][1], qa[s][0], qa[s][1], r[0], r[1]);\n"
     "                gk_dec3_mma<DT>(c[1][0], c[1][1], qa[s][0], qa[s][1], r[2], r[3]);\n"
@@ -692,8 +701,6 @@ static const char *const gk__src_attention[] = {
     "                sc[r][1] = 8 * r + 2 * tig + 1 < nv \? c[r][1] * sl2 : NEG;\n"
     "            }\n"
     "            unsigned pa0, pa2, mk0 = 0xffffffffu, mk1 = 0xffffffffu;\n"
-    ,
-    /* chunk */
     "            const float corr = gk_dec_softmax<DT>(sc, m, l, pa0, pa2);\n"
     "            if (nv < 16) { // V rows past the split's end hold stale data (maybe NaN): zero them\n"
     "                mk0 = (2 * tig < nv \? 0x0000ffffu : 0u) | (2 * tig + 1 < nv \? 0xffff0000u : 0u);\n"

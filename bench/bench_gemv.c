@@ -259,11 +259,13 @@ int main(int argc, char **argv) {
                     "  \"method\": \"back-to-back launches over rotating weight copies (512 MiB), median of 5\",\n  \"results\": [\n",
                 commit ? commit : "unknown", info.name, date, copy_gbs);
     /* decode attention: the same cache every call, then 16 rotated copies (from DRAM); the dispatcher's kernel
-       (gk_attn_dec4 on 9.0+ devices), then gk_attn_dec3 and gk_attn_dec forced */
+       (gk_attn_dec3), then gk_attn_dec4 (9.0+ devices) and gk_attn_dec forced */
     run_attn(1, -1, copy_gbs);
     run_attn(16, -1, copy_gbs);
-    run_attn(1, 3, copy_gbs);
-    run_attn(16, 3, copy_gbs);
+    if (info.cc_major >= 9) {
+        run_attn(1, 4, copy_gbs);
+        run_attn(16, 4, copy_gbs);
+    }
     run_attn(1, 0, copy_gbs);
     run_attn(16, 0, copy_gbs);
     if (info.cc_major >= 9) { /* gk_attn_dec4's ring depth (its blocks a SM follow from the shared memory it takes) */
@@ -275,14 +277,14 @@ int main(int argc, char **argv) {
         }
         gk__dec4_stages = 0;
     }
-    { /* the LLM shapes with longer caches, gk_attn_dec4 (the dispatcher) against gk_attn_dec3: Qwen2.5-0.5B (14 / 2,
-         D 64), Llama-3.2-1B (32 / 8, D 64) at batch 1 and 8, Llama-2-7B (32 / 32, D 128) */
+    if (info.cc_major >= 9) { /* the LLM shapes with longer caches, gk_attn_dec3 (the dispatcher) against gk_attn_dec4:
+         Qwen2.5-0.5B (14 / 2, D 64), Llama-3.2-1B (32 / 8, D 64) at batch 1 and 8, Llama-2-7B (32 / 32, D 128) */
         static const int64_t cs[6][5] = { { 1, 4096, 14, 2, 64 }, { 1, 32768, 14, 2, 64 }, { 1, 8192, 32, 8, 64 },
                                           { 8, 2048, 32, 8, 64 }, { 1, 4096, 32, 32, 128 }, { 8, 1024, 32, 32, 128 } };
         int ci;
         for (ci = 0; ci < 6; ci++) {
             run_attn_b(cs[ci][0] > 1 ? 4 : 16, -1, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
-            run_attn_b(cs[ci][0] > 1 ? 4 : 16, 3, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
+            run_attn_b(cs[ci][0] > 1 ? 4 : 16, 4, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
         }
     }
     if (attn_only) goto done;

@@ -7,7 +7,9 @@
 //   gk_attn_dec3_<dt>_<D> decode on tensor cores (mma.sync), D 64 / 128, up to
 //                         8 q heads a kv head, K / V streamed into registers
 //   gk_attn_dec4_<dt>_<D> the same math with K / V streamed through a shared-
-//                         memory ring by the copy engine (sm_90+)
+//                         memory ring by the copy engine (sm_90+; only when asked
+//                         for: one copy a key row runs at the copy engine's
+//                         request rate, slower than dec3, gpukit.h says how much)
 // Layout: q [B, Sq, Hq, D], k / v [B, Skv, Hkv, D], out [B, Sq, Hq, D]
 // (strides in elements; the last dim contiguous). q head h reads kv head
 // h / (Hq / Hkv). Causal: query i sees key j <= i + (kv_len - q_len).
@@ -558,7 +560,12 @@ GK_DEC3_K(bf16, 128)
 // At the end the consumers merge through shared memory (the ring, reused) and write
 // the split's (m, l, o) or, with one split, the output (gk_dec_merge).
 // Shared memory (dynamic): the ring [stages][K, V][KB][2 D + 16 bytes], then the full
-// and empty barriers [stages] each; the host sizes it (gk__dec4_smem).
+// and empty barriers [stages] each; the host sizes it and the split count (as many blocks
+// a SM as fit, gk__occupancy).
+// Measured (H100, bf74910): correct, but the copy engine takes about 40 cycles a request
+// whatever the size, so 256-byte row copies cap a SM near 6 bytes a cycle (8k-token
+// cache, 32 / 8 heads: 24.2 us against dec3's 20.6). Fewer, larger copies (tensor-map
+// tiles) are the way on; the consumer side would read them with the swizzle applied.
 #define GK_DEC4_NC 4
 template <int DT, int D> __device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p) {
 #if defined(GK_SM90)

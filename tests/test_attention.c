@@ -5,8 +5,9 @@
    128 and odd ones, additive masks, per-sequence lengths, poisoned outputs;
    on a 9.0 device also the wgmma kernel (kernels/flash_wg.cu), asserted to
    have run through gk__fwg_launches; decode through both the tensor-core
-   kernels (gk_attn_dec3, and on 9.0+ devices gk_attn_dec4 with rings of 1 to
-   4 stages; which ran is asserted through their launch counters; each in one
+   kernels (gk_attn_dec3, the default, and on 9.0+ devices gk_attn_dec4, asked
+   for, with rings of 1 to 4 stages; which ran is asserted through their launch
+   counters; each in one
    split writing the output and in splits merged by gk_attn_combine) and the
    shared-memory one (gk__dec_variant 0), with cache rows past each
    sequence's length set to NaN.
@@ -177,11 +178,8 @@ static void check(const acase *a) {
     before4 = gk__dec4_launches;
     e = run(D, a, Q, K, V, M, ql, kl, want, &st);
     GKT_CHECK(st == GK_OK && e <= tol, "device: %s: rel err %.3g", desc, e);
-    if (dec3) { /* the default: gk_attn_dec4 on 9.0+ devices above the one-split bound, else gk_attn_dec3 */
-        int want4 = dec4 && a->Skv > gk__dec3_one_split;
-        GKT_CHECK(gk__dec4_launches == before4 + want4 && gk__dec3_launches == before3 + !want4, "%s did not run: %s",
-                  want4 ? "gk_attn_dec4" : "gk_attn_dec3", desc);
-    }
+    if (dec3) /* the default: gk_attn_dec3 (gk_attn_dec4 only when asked for) */
+        GKT_CHECK(gk__dec3_launches == before3 + 1 && gk__dec4_launches == before4, "gk_attn_dec3 did not run: %s", desc);
     if (dec3) { /* each tensor-core kernel forced, both ways: one split writing the output itself, and splits merged by
                    gk_attn_combine; gk_attn_dec4 also with rings of 2 and 4 stages (its default is GK__DEC4_STAGES) */
         static const int runs[5][2] = { { 3, 0 }, { 4, 0 }, { 4, 2 }, { 4, 4 }, { 4, 1 } };
