@@ -5735,11 +5735,13 @@ static int gk__fwg_ok(gk_ctx *ctx, const gk__attn *p, gk_dtype dt) {
 }
 /* One 4-d map {D, S, H, B} (strides in bytes; a stride of an extent-1
    dimension, which addresses nothing, is replaced by a dense one) with the
-   box {64, 128, 1, 1}, 128-byte swizzle; nonzero when the driver refuses. */
+   box {64, rows, 1, 1}, 128-byte swizzle; nonzero when the driver refuses.
+   flash_wg.cu takes boxes of 128 rows, gk_attn_dec4's tensor-tile form 64. */
 static int gk__fwg_map(gk_ctx *ctx, gk__cu_tensormap *m, gk_dtype dt, uint64_t addr, int64_t D, int64_t S, int64_t H, int64_t B, int64_t ss,
-                       int64_t hs, int64_t bs) {
+                       int64_t hs, int64_t bs, unsigned rows) {
     uint64_t dims[4], strides[3];
     unsigned box[4] = { 64, 128, 1, 1 }, es[4] = { 1, 1, 1, 1 };
+    box[1] = rows;
     dims[0] = (uint64_t)D; dims[1] = (uint64_t)S; dims[2] = (uint64_t)H; dims[3] = (uint64_t)B;
     strides[0] = S > 1 && ss > 0 ? (uint64_t)ss * 2 : (uint64_t)D * 2;
     strides[1] = H > 1 && hs > 0 ? (uint64_t)hs * 2 : strides[0] * dims[1];
@@ -5761,9 +5763,9 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
     gk_status st;
     int v = gk__fwg_variant >= 0 && gk__fwg_variant < 5 ? gk__fwg_variant : gk__fwg_pick(p->D), k = v == 4 ? 3 : v, stages = k >= 2 ? 3 : 2;
     int64_t tiles = (p->Sq + 127) / 128 * p->Hq * p->B;
-    if (gk__fwg_map(ctx, &tm[0], dt, p->q, p->D, p->Sq, p->Hq, p->B, p->q_ss, p->q_hs, p->q_bs) ||
-        gk__fwg_map(ctx, &tm[1], dt, p->k, p->D, p->Skv, p->Hkv, p->B, p->k_ss, p->k_hs, p->k_bs) ||
-        gk__fwg_map(ctx, &tm[2], dt, p->v, p->D, p->Skv, p->Hkv, p->B, p->v_ss, p->v_hs, p->v_bs))
+    if (gk__fwg_map(ctx, &tm[0], dt, p->q, p->D, p->Sq, p->Hq, p->B, p->q_ss, p->q_hs, p->q_bs, 128) ||
+        gk__fwg_map(ctx, &tm[1], dt, p->k, p->D, p->Skv, p->Hkv, p->B, p->k_ss, p->k_hs, p->k_bs, 128) ||
+        gk__fwg_map(ctx, &tm[2], dt, p->v, p->D, p->Skv, p->Hkv, p->B, p->v_ss, p->v_hs, p->v_bs, 128))
         return GK__WG_DECLINED;
     p->tile = (int)GK__MIN(gk__fwg_group > 0 ? gk__fwg_group : gk__fwg_group_for(p), p->Hq * p->B);
     args[0] = &tm[0]; args[1] = &tm[1]; args[2] = &tm[2]; args[3] = p;
@@ -5787,18 +5789,20 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
    gk__dec3_launches counts gk_attn_dec3 launches (tests check which ran) */
 static int gk__dec_variant = -1;
 static long gk__dec3_launches = 0;
-/* gk_attn_dec4 (sm_90+: K / V through a shared-memory ring filled by the copy engine,
-   one bulk copy a key row): gk__dec_variant 4 selects it on 9.0+ devices (no default
-   takes it: slower than gk_attn_dec3, see gk_attention's decode comment), 3 forces
-   gk_attn_dec3. gk__dec4_stages is its ring depth (0: GK__DEC4_STAGES),
-   gk__dec4_launches counts its launches (tests check which ran) */
+/* gk_attn_dec4 (sm_90+: K / V through a shared-memory ring filled by the copy engine):
+   gk__dec_variant 4 selects it with one bulk copy a key row, 5 with 64 x 64 tiles
+   through tensor maps (gk_attn_dec4t; where the driver builds the maps, else the row
+   form), on 9.0+ devices; no default takes either (see gk_attention's decode comment).
+   3 forces gk_attn_dec3. gk__dec4_stages is the ring depth (0: GK__DEC4_STAGES);
+   gk__dec4_launches / gk__dec4t_launches count the launches (tests check which ran) */
 #define GK__DEC4_STAGES 3
 static int gk__dec4_stages = 0;
-static long gk__dec4_launches = 0;
+static long gk__dec4_launches = 0, gk__dec4t_launches = 0;
 static int gk__dec3_per_sm = 2; /* splits sized for this many gk_attn_dec3 blocks a SM (2 are resident) */
-/* gk_attn_dec3 takes one split per (b, kv head), writing the output itself (no
-   gk_attn_combine), when the cache holds at most this many keys; gk__dec3_direct
-   counts those launches (tests check both paths; bench_gemv sweeps the bound) */
+/* gk_attn_dec3 (and gk_attn_dec4 when asked for) takes one split per (b, kv head),
+   writing the output itself (no gk_attn_combine), when the cache holds at most this
+   many keys; gk__dec3_direct counts those launches of either kernel (tests check both
+   paths; bench_gemv sweeps the bound) */
 static int64_t gk__dec3_one_split = 256;
 static long gk__dec3_direct = 0;
 static const char *const gk__k_attn[4][2] = { { "gk_attn_f32", "gk_attn_combine_f32" }, { NULL, NULL },
@@ -5944,14 +5948,23 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  stages: 26.3, 24.0, 24.2, 38.0, 38.2, 38.0 us, rotated), whose deep rings
                  leave one block and so one producer a SM, say what bounds it: the copy
                  engine's rate of requests, about one 256-byte copy every 40 cycles a SM
-                 (6 bytes a cycle, 1.4 TB/s over 132 SMs), not the bytes in flight. The
-                 next form to measure: tiles of 64 keys x 64 dims a copy through a tensor map
-                 (cp.async.bulk.tensor, 128-byte swizzle: 4 copies a stage at D 128 instead of
-                 128). */
+                 (6 bytes a cycle, 1.4 TB/s over 132 SMs), not the bytes in flight.
+               - gk_attn_dec4t (gk__dec_variant 5): the same ring filled with tiles of 64
+                 keys x 64 dims through tensor maps built here (cp.async.bulk.tensor, 128-byte
+                 swizzle, read back by ldmatrix with the swizzle applied): 4 copies a stage at
+                 D 128 instead of 128. Written after that session's device time was spent: it
+                 compiles for every arch but has not run on a GPU yet; test_attention and
+                 bench_gemv --attn run it on a 9.0 device. */
             static const char *const k3[2][2] = { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } };
             static const char *const k4[2][2] = { { "gk_attn_dec4_f16_64", "gk_attn_dec4_f16_128" }, { "gk_attn_dec4_bf16_64", "gk_attn_dec4_bf16_128" } };
+            static const char *const k4t[2][2] = { { "gk_attn_dec4t_f16_64", "gk_attn_dec4t_f16_128" },
+                                                   { "gk_attn_dec4t_bf16_64", "gk_attn_dec4t_bf16_128" } };
+            void *targs[3];
             const int tc = (p.D == 64 || p.D == 128) && G <= 8;
-            const int d4 = tc && ctx->info.cc_major >= 9 && gk__dec_variant == 4;
+            const int d4 = tc && ctx->info.cc_major >= 9 && (gk__dec_variant == 4 || gk__dec_variant == 5);
+            unsigned char mbuf[2 * sizeof(gk__cu_tensormap) + 64];
+            gk__cu_tensormap *tm = (gk__cu_tensormap *)(void *)(mbuf + ((64 - ((uintptr_t)mbuf & 63)) & 63));
+            int tiles = 0; /* gk_attn_dec4t: the tensor maps of K and V were built */
             const int d3 = tc && !d4 && gk__dec_variant != 0;
             int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, gran = d3 || d4 ? 64 : 8, slots, chunk, smem = 0;
             int direct;
@@ -5961,8 +5974,12 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                    then a full and an empty barrier a stage; as many blocks a SM as that fits */
                 const int64_t stages = gk__dec4_stages > 0 ? gk__dec4_stages : GK__DEC4_STAGES;
                 int per_sm = 1;
-                smem = stages * 2 * 64 * (2 * p.D + 16) + 16 * stages;
-                kn = k4[sq->dtype == GK_BF16][p.D == 128];
+                tiles = gk__dec_variant == 5 && ctx->cu.TensorMapEncodeTiled && p.Skv < ((int64_t)1 << 31) &&
+                        !gk__fwg_map(ctx, &tm[0], sq->dtype, p.k, p.D, p.Skv, p.Hkv, p.B, p.k_ss, p.k_hs, p.k_bs, 64) &&
+                        !gk__fwg_map(ctx, &tm[1], sq->dtype, p.v, p.D, p.Skv, p.Hkv, p.B, p.v_ss, p.v_hs, p.v_bs, 64);
+                /* rows padded by 16 bytes; tensor tiles unpadded (swizzled) in a ring aligned to 1 KiB */
+                smem = tiles ? stages * 2 * 64 * 2 * p.D + 1024 + 16 * stages : stages * 2 * 64 * (2 * p.D + 16) + 16 * stages;
+                kn = tiles ? k4t[sq->dtype == GK_BF16][p.D == 128] : k4[sq->dtype == GK_BF16][p.D == 128];
                 st = gk__occupancy(ctx, GK__MOD_ATTENTION, kn, 160, (unsigned)smem, &per_sm, W);
                 slots = (int64_t)ctx->info.sm_count * GK__MAX(per_sm, 1);
                 p.tile = (int)stages;
@@ -5997,9 +6014,11 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             /* both kernels wait for their predecessor (gk_pdl_wait) before they read anything:
                programmatic dependent launch (sm_90+) overlaps their start with its tail. Splits
                past a sequence's kv_len return at once and the combine skips them. */
-            if (st == GK_OK) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, kn, g, bl, (unsigned)smem, args, GK__LAUNCH_PDL, W);
+            targs[0] = &tm[0]; targs[1] = &tm[1]; targs[2] = &p; /* gk_attn_dec4t(tk, tv, p) */
+            if (st == GK_OK) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, kn, g, bl, (unsigned)smem, tiles ? targs : args, GK__LAUNCH_PDL, W);
             if (st == GK_OK && d3) gk__dec3_launches++;
-            if (st == GK_OK && d4) gk__dec4_launches++;
+            if (st == GK_OK && d4 && !tiles) gk__dec4_launches++;
+            if (st == GK_OK && tiles) gk__dec4t_launches++;
             if (st == GK_OK && direct) gk__dec3_direct++;
             g[0] = (unsigned)rows; g[1] = 1;
             bl[0] = p.D > 96 ? 128u : (unsigned)((p.D + 31) / 32 * 32); /* the combine's launch bound */

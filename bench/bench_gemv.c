@@ -127,13 +127,14 @@ static gk_status call_attn(int i, void *vu) {
 static void run_attn_shape(int nc, int variant, double copy_gbs, int64_t Skv, int64_t H, int64_t Hk, int64_t Dh, int64_t one) {
     run_attn_b(nc, variant, copy_gbs, 1, Skv, H, Hk, Dh, one);
 }
-/* variant: gk__dec_variant for this row (-1 the dispatcher, 0 gk_attn_dec, 3 / 4 gk_attn_dec3 / 4 forced); B sequences */
+/* variant: gk__dec_variant for this row (-1 the dispatcher, 0 gk_attn_dec, 3 gk_attn_dec3, 4 / 5 gk_attn_dec4 by rows /
+   by tensor tiles); B sequences */
 static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t Skv, int64_t H, int64_t Hk, int64_t Dh, int64_t one) {
     const char *kn;
     attn_u u;
     int64_t qs[4] = { B, 1, H, Dh }, ks[4] = { B, Skv, Hk, Dh }, keep = gk__dec3_one_split;
     double bytes = 2.0 * (double)B * Skv * Hk * Dh * 2, ms, gbs;
-    long d0 = gk__dec3_direct, l3 = gk__dec3_launches, l4 = gk__dec4_launches;
+    long d0 = gk__dec3_direct, l3 = gk__dec3_launches, l4 = gk__dec4_launches, l4t = gk__dec4t_launches;
     int stages = gk__dec4_stages > 0 ? gk__dec4_stages : GK__DEC4_STAGES;
     char what[96];
     int i, direct;
@@ -155,8 +156,8 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     if (one >= 0) gk__dec3_one_split = one;
     ms = time_calls(call_attn, &u, 64);
     direct = gk__dec3_direct > d0; /* the calls took the one-split path */
-    kn = gk__dec4_launches > l4 ? "gk_attn_dec4" : gk__dec3_launches > l3 ? "gk_attn_dec3" : "gk_attn_dec"; /* the kernel that ran */
-    if (gk__dec4_launches == l4) stages = 0;
+    kn = gk__dec4t_launches > l4t ? "gk_attn_dec4t" : gk__dec4_launches > l4 ? "gk_attn_dec4" : gk__dec3_launches > l3 ? "gk_attn_dec3" : "gk_attn_dec";
+    if (gk__dec4_launches == l4 && gk__dec4t_launches == l4t) stages = 0; /* (kn: the kernel that ran) */
     gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
     snprintf(what, sizeof what, "bf16 B%lld kv %lld H%lld/%lld D%lld", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh);
     printf("attn_decode    %-30s %-8s %-12s st%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", what, nc > 1 ? "rotated" : "same", kn, stages,
@@ -262,18 +263,21 @@ int main(int argc, char **argv) {
        (gk_attn_dec3), then gk_attn_dec4 (9.0+ devices) and gk_attn_dec forced */
     run_attn(1, -1, copy_gbs);
     run_attn(16, -1, copy_gbs);
-    if (info.cc_major >= 9) {
+    if (info.cc_major >= 9) { /* gk_attn_dec4: a bulk copy a key row, then tensor-map tiles */
         run_attn(1, 4, copy_gbs);
         run_attn(16, 4, copy_gbs);
+        run_attn(1, 5, copy_gbs);
+        run_attn(16, 5, copy_gbs);
     }
     run_attn(1, 0, copy_gbs);
     run_attn(16, 0, copy_gbs);
     if (info.cc_major >= 9) { /* gk_attn_dec4's ring depth (its blocks a SM follow from the shared memory it takes) */
-        static const int sts[5] = { 1, 2, 4, 5, 6 };
+        static const int sts[5] = { 1, 2, 4, 5, 6 }; /* (3 is GK__DEC4_STAGES, above) */
         int si;
         for (si = 0; si < 5; si++) {
             gk__dec4_stages = sts[si];
             run_attn(16, 4, copy_gbs);
+            run_attn(16, 5, copy_gbs);
         }
         gk__dec4_stages = 0;
     }
@@ -285,6 +289,7 @@ int main(int argc, char **argv) {
         for (ci = 0; ci < 6; ci++) {
             run_attn_b(cs[ci][0] > 1 ? 4 : 16, -1, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
             run_attn_b(cs[ci][0] > 1 ? 4 : 16, 4, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
+            run_attn_b(cs[ci][0] > 1 ? 4 : 16, 5, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
         }
     }
     if (attn_only) goto done;

@@ -7,9 +7,9 @@
 //   gk_attn_dec3_<dt>_<D> decode on tensor cores (mma.sync), D 64 / 128, up to
 //                         8 q heads a kv head, K / V streamed into registers
 //   gk_attn_dec4_<dt>_<D> the same math with K / V streamed through a shared-
-//                         memory ring by the copy engine (sm_90+; only when asked
-//                         for: one copy a key row runs at the copy engine's
-//                         request rate, slower than dec3, gpukit.h says how much)
+//   gk_attn_dec4t_<dt>_<D> memory ring by the copy engine (sm_90+; only when asked
+//                         for), a bulk copy a key row (dec4: slower than dec3,
+//                         gpukit.h says how much) or tensor-map tiles (dec4t)
 // Layout: q [B, Sq, Hq, D], k / v [B, Skv, Hkv, D], out [B, Sq, Hq, D]
 // (strides in elements; the last dim contiguous). q head h reads kv head
 // h / (Hq / Hkv). Causal: query i sees key j <= i + (kv_len - q_len).
@@ -441,6 +441,19 @@ __device__ __forceinline__ void gk_dec_merge(const gk_attn_p &p, const float *sm
         part[2 + d] = acc;
     }
 }
+// q head gid of kv head hk's group (rows >= G zero) as the A fragments of KS k-steps: raw
+// 16-bit pairs of d 2 tig (+1) and 8 + 2 tig (+1) of each step, in the natural d order
+// (PERM 0, gk_attn_dec4) or gk_attn_dec3's (PERM 1, words 2 s and 2 s + 1 of gk_dec3_kd)
+template <int KS, int PERM>
+__device__ __forceinline__ void gk_dec_qfrag(const gk_attn_p &p, gk_i64 b, gk_i64 hk, int G, int gid, int tig, unsigned (&qa)[KS][2]) {
+    const gk_u16 *qr = (const gk_u16 *)p.q + b * p.q_bs + (hk * G + (gid < G ? gid : 0)) * p.q_hs;
+#pragma unroll
+    for (int s = 0; s < KS; s++) {
+        const int e0 = PERM ? gk_dec3_kd(tig, 2 * s) : 16 * s + 2 * tig, e1 = PERM ? gk_dec3_kd(tig, 2 * s + 1) : e0 + 8;
+        qa[s][0] = gid < G ? (unsigned)qr[e0] | ((unsigned)qr[e0 + 1] << 16) : 0u;
+        qa[s][1] = gid < G ? (unsigned)qr[e1] | ((unsigned)qr[e1 + 1] << 16) : 0u;
+    }
+}
 template <int DT, int D> __device__ __forceinline__ void gk_attn_dec3(const gk_attn_p &p) {
     enum { KC = D / 4, ND = D / 8, KS = D / 16, KV4 = KC / 8, VV4 = (ND + 7) / 8, NW = 4 };
     __shared__ float sm_m[NW][8], sm_l[NW][8], sm_o[NW][8][D];
@@ -452,15 +465,7 @@ template <int DT, int D> __device__ __forceinline__ void gk_attn_dec3(const gk_a
     if (!gk_dec_begin(p, b, hk, split, j0, j1, kb, vb)) return;
     // this lane's quarter of q head gid as A fragments (raw 16-bit pairs; rows >= G zero)
     unsigned qa[KS][2];
-    {
-        const gk_u16 *qr = (const gk_u16 *)p.q + b * p.q_bs + (hk * G + (gid < G ? gid : 0)) * p.q_hs;
-#pragma unroll
-        for (int s = 0; s < KS; s++) {
-            const int e0 = gk_dec3_kd(tig, 2 * s), e1 = gk_dec3_kd(tig, 2 * s + 1);
-            qa[s][0] = gid < G ? (unsigned)qr[e0] | ((unsigned)qr[e0 + 1] << 16) : 0u;
-            qa[s][1] = gid < G ? (unsigned)qr[e1] | ((unsigned)qr[e1 + 1] << 16) : 0u;
-        }
-    }
+    gk_dec_qfrag<KS, 1>(p, b, hk, G, gid, tig, qa);
     float o[ND][2], m = NEG, l = 0.0f;
 #pragma unroll
     for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;
@@ -562,17 +567,26 @@ GK_DEC3_K(bf16, 128)
 // Shared memory (dynamic): the ring [stages][K, V][KB][2 D + 16 bytes], then the full
 // and empty barriers [stages] each; the host sizes it and the split count (as many blocks
 // a SM as fit, gk__occupancy).
-// Measured (H100, bf74910): correct, but the copy engine takes about 40 cycles a request
-// whatever the size, so 256-byte row copies cap a SM near 6 bytes a cycle (8k-token
-// cache, 32 / 8 heads: 24.2 us against dec3's 20.6). Fewer, larger copies (tensor-map
-// tiles) are the way on; the consumer side would read them with the swizzle applied.
+// Two forms: TM 0 (gk_attn_dec4), a bulk copy a key row into padded rows; TM 1
+// (gk_attn_dec4t), tiles of 64 keys x 64 dims through the tensor maps tk / tv (4-d
+// {D, S, Hkv, B}, box {64, 64, 1, 1}, 128-byte swizzle), 2 D / 64 copies a stage, read
+// by ldmatrix with the swizzle applied (conflict-free: the 8 rows of a matrix hold one
+// logical chunk in 8 physical ones).
+// Measured (H100, bf74910; TM 0): correct, but the copy engine takes about 40 cycles a
+// request, so 256-byte row copies cap a SM near 6 bytes a cycle (8k-token cache, 32 / 8
+// heads: 24.2 us against dec3's 20.6). TM 1, written after that run, is not measured yet.
 #define GK_DEC4_NC 4
-template <int DT, int D> __device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p) {
+template <int DT, int D, int TM>
+__device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p, const gk_tmap *tk, const gk_tmap *tv) {
 #if defined(GK_SM90)
-    enum { NC = GK_DEC4_NC, KB = 16 * NC, RS = 2 * D + 16, TILE = KB * RS, KS = D / 16, ND = D / 8 };
+    // TILE: one operand's bytes a stage. Rows: KB rows of 2 D + 16 bytes. Tensor tiles:
+    // D / 64 column blocks of KB rows x 128 bytes, 128-byte swizzle (16-byte chunk c of
+    // row r at chunk c ^ (r & 7); the ring starts 1024-byte aligned)
+    enum { NC = GK_DEC4_NC, KB = 16 * NC, RS = TM ? 128 : 2 * D + 16, CB = KB * 128, TILE = TM ? (D / 64) * CB : KB * RS, KS = D / 16, ND = D / 8 };
     extern __shared__ __align__(128) unsigned char gk_dec4_sm[];
     const int S = p.tile, lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);
-    const unsigned ring = gk_smem(gk_dec4_sm), full = ring + (unsigned)(S * 2 * TILE), empty = full + 8u * (unsigned)S;
+    const unsigned raw = gk_smem(gk_dec4_sm), ring = TM ? (raw + 1023u) & ~1023u : raw;
+    const unsigned full = ring + (unsigned)(S * 2 * TILE), empty = full + 8u * (unsigned)S;
     const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;
     const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;
     if (threadIdx.x == 0) {
@@ -593,11 +607,22 @@ template <int DT, int D> __device__ __forceinline__ void gk_attn_dec4(const gk_a
             const int nk = (int)(j1 - jt < KB ? j1 - jt : KB);
             const unsigned kd = ring + (unsigned)(slot * 2 * TILE), fb = full + 8u * slot;
             gk_bar_wait(empty + 8u * slot, ph ^ 1u);
-            if (lane == 0) gk_bar_expect(fb, (unsigned)(nk * 4 * D));
-            __syncwarp();
-            for (int r = lane; r < nk; r += 32) {
-                gk_bulk_load(kd + (unsigned)(r * RS), kb + (jt + r) * p.k_ss, 2 * D, fb);
-                gk_bulk_load(kd + (unsigned)(TILE + r * RS), vb + (jt + r) * p.v_ss, 2 * D, fb);
+            if (TM) { // whole boxes (keys past the split are read, or zero past the cache, and masked)
+                if (lane == 0) {
+                    gk_bar_expect(fb, (unsigned)(2 * TILE));
+#pragma unroll
+                    for (int cb = 0; cb < D / 64; cb++) {
+                        gk_tma_load4(kd + (unsigned)(cb * CB), tk, 64 * cb, (int)jt, (int)hk, (int)b, fb);
+                        gk_tma_load4(kd + (unsigned)(TILE + cb * CB), tv, 64 * cb, (int)jt, (int)hk, (int)b, fb);
+                    }
+                }
+            } else { // a bulk copy a key row of the split
+                if (lane == 0) gk_bar_expect(fb, (unsigned)(nk * 4 * D));
+                __syncwarp();
+                for (int r = lane; r < nk; r += 32) {
+                    gk_bulk_load(kd + (unsigned)(r * RS), kb + (jt + r) * p.k_ss, 2 * D, fb);
+                    gk_bulk_load(kd + (unsigned)(TILE + r * RS), vb + (jt + r) * p.v_ss, 2 * D, fb);
+                }
             }
             if (++slot == S) { slot = 0; ph ^= 1u; }
         }
@@ -605,22 +630,15 @@ template <int DT, int D> __device__ __forceinline__ void gk_attn_dec4(const gk_a
     }
     // consumers: q head gid as A fragments (k-step s: d 16 s + 2 tig (+1) and 16 s + 8 + 2 tig (+1))
     unsigned qa[KS][2];
-    {
-        const gk_u16 *qr = (const gk_u16 *)p.q + b * p.q_bs + (hk * G + (gid < G ? gid : 0)) * p.q_hs;
-#pragma unroll
-        for (int s = 0; s < KS; s++) {
-            const int e0 = 16 * s + 2 * tig, e1 = e0 + 8;
-            qa[s][0] = gid < G ? (unsigned)qr[e0] | ((unsigned)qr[e0 + 1] << 16) : 0u;
-            qa[s][1] = gid < G ? (unsigned)qr[e1] | ((unsigned)qr[e1 + 1] << 16) : 0u;
-        }
-    }
+    gk_dec_qfrag<KS, 0>(p, b, hk, G, gid, tig, qa);
     float o[ND][2], m = NEG, l = 0.0f;
 #pragma unroll
     for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;
     // this lane's ldmatrix row within the warp's 16 keys: K, matrices (keys 0..7 | 8..15) x (d +0 | +8);
     // V (.trans), matrices (keys 0..7 | 8..15) x (d-tile j | j + 1)
-    const unsigned koff = (unsigned)((16 * w + (lane & 7) + 8 * (lane >> 4)) * RS + 16 * ((lane >> 3) & 1));
-    const unsigned voff = (unsigned)(TILE + (16 * w + (lane & 7) + 8 * ((lane >> 3) & 1)) * RS + 16 * (lane >> 4));
+    // (tensor tiles: the chunk swizzled by the row's low bits, which are lane & 7)
+    const unsigned koff = (unsigned)((16 * w + (lane & 7) + 8 * (lane >> 4)) * RS), kc = (lane >> 3) & 1;
+    const unsigned voff = (unsigned)(TILE + (16 * w + (lane & 7) + 8 * ((lane >> 3) & 1)) * RS), vc = lane >> 4, sw = lane & 7;
     int slot = 0;
     unsigned ph = 0;
     for (gk_i64 jt = j0; jt < j1; jt += KB) {
@@ -634,7 +652,7 @@ template <int DT, int D> __device__ __forceinline__ void gk_attn_dec4(const gk_a
             for (int s = 0; s < KS; s++) {
                 unsigned r[4];
                 asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                             : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(st + koff + 32u * s) : "memory");
+                             : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(st + koff + (TM ? (unsigned)((s >> 2) * CB) + (((2u * (s & 3) + kc) ^ sw) << 4) : 32u * s + 16u * kc)) : "memory");
                 gk_dec3_mma<DT>(c[0][0], c[0][1], qa[s][0], qa[s][1], r[0], r[1]);
                 gk_dec3_mma<DT>(c[1][0], c[1][1], qa[s][0], qa[s][1], r[2], r[3]);
             }
@@ -653,7 +671,7 @@ template <int DT, int D> __device__ __forceinline__ void gk_attn_dec4(const gk_a
             for (int j = 0; j < ND; j += 2) {
                 unsigned r[4];
                 asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                             : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(st + voff + 16u * j) : "memory");
+                             : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(st + voff + (TM ? (unsigned)((j >> 3) * CB) + ((((unsigned)(j & 7) + vc) ^ sw) << 4) : 16u * (j + vc))) : "memory");
                 o[j][0] *= corr; o[j][1] *= corr; o[j + 1][0] *= corr; o[j + 1][1] *= corr;
                 gk_dec3_mma<DT>(o[j][0], o[j][1], pa0, pa2, r[0] & mk0, r[1] & mk1);
                 gk_dec3_mma<DT>(o[j + 1][0], o[j + 1][1], pa0, pa2, r[2] & mk0, r[3] & mk1);
@@ -678,11 +696,17 @@ template <int DT, int D> __device__ __forceinline__ void gk_attn_dec4(const gk_a
     asm volatile("bar.sync 1, %0;\n" ::"n"(NC * 32) : "memory");
     gk_dec_merge<DT, D, NC>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x, NC * 32);
 #else
-    (void)p; // launched only on sm_90+ (gpukit.h)
+    (void)p; (void)tk; (void)tv; // launched only on sm_90+ (gpukit.h)
 #endif
 }
 #define GK_DEC4_K(DTN, D) \
-    extern "C" __global__ void __launch_bounds__(32 * (GK_DEC4_NC + 1)) gk_attn_dec4_##DTN##_##D(gk_attn_p p) { gk_attn_dec4<GK_DT_##DTN, D>(p); }
+    extern "C" __global__ void __launch_bounds__(32 * (GK_DEC4_NC + 1)) gk_attn_dec4_##DTN##_##D(gk_attn_p p) { \
+        gk_attn_dec4<GK_DT_##DTN, D, 0>(p, 0, 0); \
+    } \
+    extern "C" __global__ void __launch_bounds__(32 * (GK_DEC4_NC + 1)) \
+        gk_attn_dec4t_##DTN##_##D(const __grid_constant__ gk_tmap tk, const __grid_constant__ gk_tmap tv, const __grid_constant__ gk_attn_p p) { \
+        gk_attn_dec4<GK_DT_##DTN, D, 1>(p, &tk, &tv); \
+    }
 GK_DEC4_K(f16, 64)
 GK_DEC4_K(f16, 128)
 GK_DEC4_K(bf16, 64)

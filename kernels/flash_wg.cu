@@ -29,8 +29,6 @@
 #include "gk_common.cuh"
 #include "gk_sm90.cuh"
 
-struct __align__(64) gk_tmap { gk_u64 v[16]; };
-
 struct gk_attn_p {
     gk_i64 B, Sq, Skv, Hq, Hkv, D;
     gk_i64 q_bs, q_ss, q_hs, k_bs, k_ss, k_hs, v_bs, v_ss, v_hs, o_bs, o_ss, o_hs;
@@ -46,11 +44,6 @@ struct gk_attn_p {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define GK_FW_ON 1
 
-// 4-d tiled TMA load of one box into shared memory, completing on barrier b
-__device__ __forceinline__ void gk_fw_tma(unsigned dst, const gk_tmap *m, int c0, int c1, int c2, int c3, unsigned b) {
-    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
-                 ::"r"(dst), "l"((gk_u64)m), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(b) : "memory");
-}
 // shared-memory matrix descriptor, 128-byte swizzle; lbo / sbo in bytes
 __device__ __forceinline__ gk_u64 gk_fw_desc(unsigned addr, unsigned lbo, unsigned sbo) {
     return (gk_u64)((addr & 0x3FFFF) >> 4) | ((gk_u64)(lbo >> 4) << 16) | ((gk_u64)(sbo >> 4) << 32) | ((gk_u64)1 << 62);
@@ -261,7 +254,7 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
                 if (jq > 0) gk_bar_wait(qempty, (jq - 1) & 1); // the last tile's S products are done
                 gk_bar_expect(bars, C::Q_BYTES);
 #pragma unroll
-                for (int db = 0; db < C::DB; db++) gk_fw_tma(sQ + db * C::QBLK, &tq, db * 64, (int)q0, h, b, bars);
+                for (int db = 0; db < C::DB; db++) gk_tma_load4(sQ + db * C::QBLK, &tq, db * 64, (int)q0, h, b, bars);
                 jq++;
                 for (int t = 0; t < nt; t++, it++) {
                     const unsigned s = it % ST, r = it / ST;
@@ -269,11 +262,11 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
                     if (r > 0) gk_bar_wait(emptyK + 8 * s, (r - 1) & 1);
                     gk_bar_expect(fullK + 8 * s, C::TILE);
 #pragma unroll
-                    for (int db = 0; db < C::DB; db++) gk_fw_tma(sK + db * C::KBLK, &tk, db * 64, t * C::BN, hk, b, fullK + 8 * s);
+                    for (int db = 0; db < C::DB; db++) gk_tma_load4(sK + db * C::KBLK, &tk, db * 64, t * C::BN, hk, b, fullK + 8 * s);
                     if (r > 0) gk_bar_wait(emptyV + 8 * s, (r - 1) & 1);
                     gk_bar_expect(fullV + 8 * s, C::TILE);
 #pragma unroll
-                    for (int db = 0; db < C::DB; db++) gk_fw_tma(sV + db * C::KBLK, &tv, db * 64, t * C::BN, hk, b, fullV + 8 * s);
+                    for (int db = 0; db < C::DB; db++) gk_tma_load4(sV + db * C::KBLK, &tv, db * 64, t * C::BN, hk, b, fullV + 8 * s);
                 }
             }
         }

@@ -29,8 +29,6 @@
 #include "gk_sm90.cuh"
 #include "gk_gemm.cuh"
 
-struct __align__(64) gk_tmap { gk_u64 v[16]; };
-
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define GK_WG_ON 1
 

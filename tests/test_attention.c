@@ -4,13 +4,13 @@
    KV cache view, cross-attention, causal, GQA / MQA, head dims 64, 80, 96,
    128 and odd ones, additive masks, per-sequence lengths, poisoned outputs;
    on a 9.0 device also the wgmma kernel (kernels/flash_wg.cu), asserted to
-   have run through gk__fwg_launches; decode through both the tensor-core
-   kernels (gk_attn_dec3, the default, and on 9.0+ devices gk_attn_dec4, asked
-   for, with rings of 1 to 4 stages; which ran is asserted through their launch
-   counters; each in one
-   split writing the output and in splits merged by gk_attn_combine) and the
-   shared-memory one (gk__dec_variant 0), with cache rows past each
-   sequence's length set to NaN.
+   have run through gk__fwg_launches; decode through the tensor-core kernels
+   (gk_attn_dec3, the default, and on 9.0+ devices gk_attn_dec4 when asked
+   for, in both its forms, a bulk copy a key row and tensor-map tiles, with
+   rings of 1 to 4 stages; which ran is asserted through the launch counters;
+   each in one split writing the output and in splits merged by
+   gk_attn_combine) and the shared-memory one (gk__dec_variant 0), with cache
+   rows past each sequence's length set to NaN.
    Bounds: ||out - ref|| / ||ref|| below 2e-5 (f32), 1e-2 (f16, bf16). */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
@@ -167,30 +167,31 @@ static void check(const acase *a) {
            a->Hq / a->Hkv <= 8;
     dec4 = dec3 && D->info.cc_major >= 9;
     if (dec3) { /* decode: the shared-memory kernel too (the tensor-core kernels are the default where they apply) */
-        long before = gk__dec3_launches, before4 = gk__dec4_launches;
+        long before = gk__dec3_launches, before4 = gk__dec4_launches + gk__dec4t_launches;
         gk__dec_variant = 0;
         e = run(D, a, Q, K, V, M, ql, kl, want, &st);
         gk__dec_variant = -1;
         GKT_CHECK(st == GK_OK && e <= tol, "device (gk_attn_dec): %s: rel err %.3g", desc, e);
-        GKT_CHECK(gk__dec3_launches == before && gk__dec4_launches == before4, "gk__dec_variant 0 still ran a tensor-core kernel: %s", desc);
+        GKT_CHECK(gk__dec3_launches == before && gk__dec4_launches + gk__dec4t_launches == before4, "gk__dec_variant 0 still ran a tensor-core kernel: %s",
+                  desc);
     }
     before3 = gk__dec3_launches;
-    before4 = gk__dec4_launches;
+    before4 = gk__dec4_launches + gk__dec4t_launches;
     e = run(D, a, Q, K, V, M, ql, kl, want, &st);
     GKT_CHECK(st == GK_OK && e <= tol, "device: %s: rel err %.3g", desc, e);
     if (dec3) /* the default: gk_attn_dec3 (gk_attn_dec4 only when asked for) */
-        GKT_CHECK(gk__dec3_launches == before3 + 1 && gk__dec4_launches == before4, "gk_attn_dec3 did not run: %s", desc);
+        GKT_CHECK(gk__dec3_launches == before3 + 1 && gk__dec4_launches + gk__dec4t_launches == before4, "gk_attn_dec3 did not run: %s", desc);
     if (dec3) { /* each tensor-core kernel forced, both ways: one split writing the output itself, and splits merged by
                    gk_attn_combine; gk_attn_dec4 also with rings of 2 and 4 stages (its default is GK__DEC4_STAGES) */
-        static const int runs[5][2] = { { 3, 0 }, { 4, 0 }, { 4, 2 }, { 4, 4 }, { 4, 1 } };
+        static const int runs[8][2] = { { 3, 0 }, { 4, 0 }, { 5, 0 }, { 4, 2 }, { 4, 4 }, { 4, 1 }, { 5, 2 }, { 5, 1 } };
         int r, way;
-        for (r = 0; r < 5; r++) {
+        for (r = 0; r < 8; r++) {
             const int v = runs[r][0];
-            if (v == 4 && !dec4) continue;
+            if (v >= 4 && !dec4) continue;
             for (way = 0; way < 2; way++) {
                 int64_t keep = gk__dec3_one_split;
-                long d0 = gk__dec3_direct, l3 = gk__dec3_launches, l4 = gk__dec4_launches;
-                if (way == 0 && r >= 2) continue; /* ring depths: the splits only */
+                long d0 = gk__dec3_direct, l3 = gk__dec3_launches, l4 = gk__dec4_launches, l4t = gk__dec4t_launches;
+                if (way == 0 && r >= 3) continue; /* ring depths: the splits only */
                 gk__dec_variant = v;
                 gk__dec4_stages = runs[r][1];
                 gk__dec3_one_split = way == 0 ? a->Skv : 0;
@@ -198,11 +199,12 @@ static void check(const acase *a) {
                 gk__dec3_one_split = keep;
                 gk__dec_variant = -1;
                 gk__dec4_stages = 0;
-                GKT_CHECK(st == GK_OK && e <= tol, "device (gk_attn_dec%d, %d stages, %s): %s: rel err %.3g", v, runs[r][1],
+                GKT_CHECK(st == GK_OK && e <= tol, "device (gk__dec_variant %d, %d stages, %s): %s: rel err %.3g", v, runs[r][1],
                           way == 0 ? "one split" : "splits", desc, e);
-                GKT_CHECK(v == 3 ? gk__dec3_launches == l3 + 1 : gk__dec4_launches == l4 + 1, "gk_attn_dec%d did not run: %s", v, desc);
+                GKT_CHECK(v == 3 ? gk__dec3_launches == l3 + 1 : v == 4 ? gk__dec4_launches == l4 + 1 : gk__dec4t_launches == l4t + 1,
+                          "gk__dec_variant %d: its kernel did not run: %s", v, desc);
                 /* (a cache of at most 64 keys, the kernels' granule, is one split either way) */
-                GKT_CHECK(gk__dec3_direct == d0 + (way == 0 || a->Skv <= 64), "gk_attn_dec%d %s: %s", v,
+                GKT_CHECK(gk__dec3_direct == d0 + (way == 0 || a->Skv <= 64), "gk__dec_variant %d %s: %s", v,
                           way == 0 ? "did not take one split" : "took one split", desc);
             }
         }
