@@ -40,7 +40,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 if want tests; then
 rm -f build/test-results.txt
 tests=$(cat build/GPU_TESTS 2>/dev/null || echo build/test_core build/test_tensor build/test_pool build/test_ops build/test_jit build/test_stream)
-GKT_BACKEND=cuda tools/run_tests.sh $tests > "$OUT/tests.log" 2>&1; rc=$?
+GKT_BACKEND=cuda RUN_TESTS_TIMEOUT=${RUN_TESTS_TIMEOUT:-240} tools/run_tests.sh $tests > "$OUT/tests.log" 2>&1; rc=$?
 grep -E "FAIL|passed" "$OUT/tests.log" | tail -n 30
 note "tests (CUDA vs CPU ref): $(tools/run_tests.sh --summary 2>&1 | tail -n 1) rc=$rc"
 fi

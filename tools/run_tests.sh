@@ -8,9 +8,14 @@ if [ "${1:-}" = "--summary" ]; then
        END { printf "total: %d passed, %d failed\n", p, f; exit (f > 0) }' "$log"
   exit $?
 fi
+# RUN_TESTS_TIMEOUT=N (seconds): a program still running after N is stopped and
+# counts as failed (gpu_check.sh sets it: a kernel that hangs must not take the
+# whole device call)
 rc=0
 for t in "$@"; do
-  out=$($t 2>&1); code=$?
+  if [ -n "${RUN_TESTS_TIMEOUT:-}" ]; then out=$(timeout "$RUN_TESTS_TIMEOUT" $t 2>&1); code=$?
+  else out=$($t 2>&1); code=$?; fi
+  [ $code -eq 124 ] && echo "$t: stopped after ${RUN_TESTS_TIMEOUT:-}s (RUN_TESTS_TIMEOUT)"
   printf '%s\n' "$out" | grep -v '^seed ' | tail -n 40
   # the first failures too: the tail of a long run can hide where it went wrong
   nf=$(printf '%s\n' "$out" | grep -c '^FAIL')
