@@ -708,8 +708,7 @@ static const char *const gk__src_attention[] = {
     "#pragma unroll\n"
     "            for (int s = 0; s < KS; s++) {\n"
     "                unsigned r[4];\n"
-    "                asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\\n\"\n"
-    "                             : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(st + koff + (TM \? (unsigned)((s >> 2) * CB) + (((2u * (s & 3) + kc) ^ sw) << 4) : 32u * s + 16u * kc)) : \"memory\");\n"
+    "                gk_ldsm(r, st + koff + (TM \? (unsigned)((s >> 2) * CB) + (((2u * (s & 3) + kc) ^ sw) << 4) : 32u * s + 16u * kc));\n"
     "                gk_dec3_mma<DT>(c[0][0], c[0][1], qa[s][0], qa[s][1], r[0], r[1]);\n"
     "                gk_dec3_mma<DT>(c[1][0], c[1][1], qa[s][0], qa[s][1], r[2], r[3]);\n"
     "            }\n"
@@ -727,16 +726,15 @@ static const char *const gk__src_attention[] = {
     "#pragma unroll\n"
     "            for (int j = 0; j < ND; j += 2) {\n"
     "                unsigned r[4];\n"
-    "                asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\\n\"\n"
-    "                             : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(st + voff + (TM \? (unsigned)((j >> 3) * CB) + ((((unsigned)(j & 7) + vc) ^ sw) << 4) : 16u * (j + vc))) : \"memory\");\n"
-    ,
-    /* chunk */
+    "                gk_ldsm_t(r, st + voff + (TM \? (unsigned)((j >> 3) * CB) + ((((unsigned)(j & 7) + vc) ^ sw) << 4) : 16u * (j + vc)));\n"
     "                o[j][0] *= corr; o[j][1] *= corr; o[j + 1][0] *= corr; o[j + 1][1] *= corr;\n"
     "                gk_dec3_mma<DT>(o[j][0], o[j][1], pa0, pa2, r[0] & mk0, r[1] & mk1);\n"
     "                gk_dec3_mma<DT>(o[j + 1][0], o[j + 1][1], pa0, pa2, r[2] & mk0, r[3] & mk1);\n"
     "            }\n"
     "        }\n"
     "        gk_bar_arrive(empty + 8u * slot); // every consumer thread: this warp is done with the stage\n"
+    ,
+    /* chunk */
     "        if (++slot == S) { slot = 0; ph ^= 1u; }\n"
     "    }\n"
     "    l += __shfl_xor_sync(0xffffffffu, l, 1);\n"
@@ -2074,12 +2072,6 @@ static const char *const gk__src_flash[] = {
     "}\n"
     "__device__ __forceinline__ void gk_cp_commit() { asm volatile(\"cp.async.commit_group;\\n\" ::); }\n"
     "__device__ __forceinline__ void gk_cp_wait_all() { asm volatile(\"cp.async.wait_group 0;\\n\" ::); }\n"
-    "__device__ __forceinline__ void gk_ldm_x4(unsigned &r0, unsigned &r1, unsigned &r2, unsigned &r3, const void *p) {\n"
-    "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\\n\" : \"=r\"(r0), \"=r\"(r1), \"=r\"(r2), \"=r\"(r3) : \"r\"(gk_smem_u32(p)));\n"
-    "}\n"
-    "__device__ __forceinline__ void gk_ldm_x4_t(unsigned &r0, unsigned &r1, unsigned &r2, unsigned &r3, const void *p) {\n"
-    "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\\n\" : \"=r\"(r0), \"=r\"(r1), \"=r\"(r2), \"=r\"(r3) : \"r\"(gk_smem_u32(p)));\n"
-    "}\n"
     "template <int DT> __device__ __forceinline__ void gk_mma(float *c, const unsigned *a, unsigned b0, unsigned b1) {\n"
     "    if (DT == GK_DT_bf16)\n"
     "        asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\\n\"\n"
@@ -2090,8 +2082,6 @@ static const char *const gk__src_flash[] = {
     "}\n"
     "template <int DT> __device__ __forceinline__ unsigned gk_pack2(float lo, float hi) {\n"
     "    unsigned r;\n"
-    ,
-    /* chunk */
     "    if (DT == GK_DT_bf16) asm(\"cvt.rn.bf16x2.f32 %0, %2, %1;\\n\" : \"=r\"(r) : \"f\"(lo), \"f\"(hi));\n"
     "    else asm(\"cvt.rn.f16x2.f32 %0, %2, %1;\\n\" : \"=r\"(r) : \"f\"(lo), \"f\"(hi));\n"
     "    return r;\n"
@@ -2102,6 +2092,8 @@ static const char *const gk__src_flash[] = {
     "    typedef typename gk_ty<DT>::S S;\n"
     "    enum { RS = D + 8, KT = D / 16, NT = D / 8, BQ = 16 * NW, NTH = 32 * NW }; // padded row (elements), k-steps over D, n-tiles of O\n"
     "    extern __shared__ uint4 gk_fa_smem[];\n"
+    ,
+    /* chunk */
     "    S *const Kb = (S *)gk_fa_smem, *const Vb = Kb + 2 * GK_FA_BK * RS; // two stages each: [2][BK][RS]\n"
     "    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, tid = threadIdx.x;\n"
     "    // grid (q tiles, Hq, B): a head's q tiles launch together, so the blocks\n"
@@ -2128,7 +2120,7 @@ static const char *const gk__src_flash[] = {
     "    unsigned qf[KT][4];\n"
     "#pragma unroll\n"
     "    for (int kk = 0; kk < KT; kk++)\n"
-    "        gk_ldm_x4(qf[kk][0], qf[kk][1], qf[kk][2], qf[kk][3], Kb + (warp * 16 + (lane & 15)) * RS + kk * 16 + (lane >> 4) * 8);\n"
+    "        gk_ldsm(qf[kk], gk_smem_u32(Kb + (warp * 16 + (lane & 15)) * RS + kk * 16 + (lane >> 4) * 8));\n"
     "    __syncthreads();\n"
     "    const float sl2 = p.scale * 1.4426950408889634f; // scores in log2 units\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
@@ -2143,8 +2135,6 @@ static const char *const gk__src_flash[] = {
     "    // K / V tiles: two stages; tile t + 1 loads (cp.async) while tile t is computed\n"
     "    auto load_kv = [&](gk_i64 k0, int stage) {\n"
     "        S *Kd = Kb + stage * GK_FA_BK * RS, *Vd = Vb + stage * GK_FA_BK * RS;\n"
-    ,
-    /* chunk */
     "        for (int e = tid; e < GK_FA_BK * VR; e += NTH) {\n"
     "            int r = e / VR, c = e % VR;\n"
     "            gk_i64 kj = k0 + r;\n"
@@ -2158,6 +2148,8 @@ static const char *const gk__src_flash[] = {
     "    int stage = 0;\n"
     "    for (gk_i64 k0 = 0; k0 < kend; k0 += GK_FA_BK, stage ^= 1) {\n"
     "        const S *Ks = Kb + stage * GK_FA_BK * RS, *Vs = Vb + stage * GK_FA_BK * RS;\n"
+    ,
+    /* chunk */
     "        if (k0 + GK_FA_BK < kend) { // the other stage was consumed (barrier at the end of the last tile)\n"
     "            load_kv(k0 + GK_FA_BK, stage ^ 1);\n"
     "            asm volatile(\"cp.async.wait_group 1;\\n\" ::);\n"
@@ -2171,11 +2163,11 @@ static const char *const gk__src_flash[] = {
     "        for (int kk = 0; kk < KT; kk++)\n"
     "#pragma unroll\n"
     "            for (int j = 0; j < 8; j += 2) {\n"
-    "                unsigned b0, b1, b2, b3;\n"
+    "                unsigned bf[4];\n"
     "                int mm = lane >> 3;\n"
-    "                gk_ldm_x4(b0, b1, b2, b3, Ks + (j * 8 + (lane & 7) + (mm >> 1) * 8) * RS + kk * 16 + (mm & 1) * 8);\n"
-    "                gk_mma<DT>(s[j], qf[kk], b0, b1);\n"
-    "                gk_mma<DT>(s[j + 1], qf[kk], b2, b3);\n"
+    "                gk_ldsm(bf, gk_smem_u32(Ks + (j * 8 + (lane & 7) + (mm >> 1) * 8) * RS + kk * 16 + (mm & 1) * 8));\n"
+    "                gk_mma<DT>(s[j], qf[kk], bf[0], bf[1]);\n"
+    "                gk_mma<DT>(s[j + 1], qf[kk], bf[2], bf[3]);\n"
     "            }\n"
     "        // scale, mask (key bounds, causal), row maxima\n"
     "        bool edge = k0 + GK_FA_BK > kvlen || (p.causal && k0 + GK_FA_BK - 1 > q0 + warp * 16 + shift);\n"
@@ -2207,8 +2199,6 @@ static const char *const gk__src_flash[] = {
     "        unsigned pf[4][4];\n"
     "#pragma unroll\n"
     "        for (int j = 0; j < 8; j++) {\n"
-    ,
-    /* chunk */
     "            float e0 = exp2f(s[j][0] - b0s), e1 = exp2f(s[j][1] - b0s), e2 = exp2f(s[j][2] - b1s), e3 = exp2f(s[j][3] - b1s);\n"
     "            l0 += e0 + e1;\n"
     "            l1 += e2 + e3;\n"
@@ -2220,15 +2210,17 @@ static const char *const gk__src_flash[] = {
     "        for (int kk = 0; kk < 4; kk++)\n"
     "#pragma unroll\n"
     "            for (int n = 0; n < NT; n += 2) {\n"
-    "                unsigned v0, v1, v2, v3;\n"
+    "                unsigned vf[4];\n"
     "                int mm = lane >> 3;\n"
     "                if (n + 1 < NT) {\n"
-    "                    gk_ldm_x4_t(v0, v1, v2, v3, Vs + (kk * 16 + (lane & 7) + (mm & 1) * 8) * RS + n * 8 + (mm >> 1) * 8);\n"
-    "                    gk_mma<DT>(o[n], pf[kk], v0, v1);\n"
-    "                    gk_mma<DT>(o[n + 1], pf[kk], v2, v3);\n"
+    ,
+    /* chunk */
+    "                    gk_ldsm_t(vf, gk_smem_u32(Vs + (kk * 16 + (lane & 7) + (mm & 1) * 8) * RS + n * 8 + (mm >> 1) * 8));\n"
+    "                    gk_mma<DT>(o[n], pf[kk], vf[0], vf[1]);\n"
+    "                    gk_mma<DT>(o[n + 1], pf[kk], vf[2], vf[3]);\n"
     "                } else {\n"
-    "                    gk_ldm_x4_t(v0, v1, v2, v3, Vs + (kk * 16 + (lane & 7) + (mm & 1) * 8) * RS + n * 8);\n"
-    "                    gk_mma<DT>(o[n], pf[kk], v0, v1);\n"
+    "                    gk_ldsm_t(vf, gk_smem_u32(Vs + (kk * 16 + (lane & 7) + (mm & 1) * 8) * RS + n * 8));\n"
+    "                    gk_mma<DT>(o[n], pf[kk], vf[0], vf[1]);\n"
     "                }\n"
     "            }\n"
     "        __syncthreads();\n"
@@ -7557,6 +7549,16 @@ static const char *const gk__src_gk_common[] = {
     "    }\n"
     "};\n"
     "\n"
+    "// ldmatrix .x4 (sm_75+): four 8 x 8 matrices of 16-bit elements from shared memory\n"
+    "// (shared-space address addr; lane l gives the row address of matrix l / 8) into r[0..3];\n"
+    "// _t transposed. The mma.sync fragments of flash.cu, gk_gemm_tc.cuh and attention.cu.\n"
+    "__device__ __forceinline__ void gk_ldsm(unsigned *r, unsigned addr) {\n"
+    "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\\n\" : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(addr));\n"
+    "}\n"
+    "__device__ __forceinline__ void gk_ldsm_t(unsigned *r, unsigned addr) {\n"
+    "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\\n\" : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(addr));\n"
+    "}\n"
+    "\n"
     "// grid-stride helpers\n"
     "#define GK_TID ((gk_i64)blockIdx.x * blockDim.x + threadIdx.x)\n"
     "#define GK_NTHREADS ((gk_i64)gridDim.x * blockDim.x)\n"
@@ -7568,6 +7570,8 @@ static const char *const gk__src_gk_common[] = {
     "// e.g. weights, may come before). gk_pdl_launch() lets the next kernel of\n"
     "// the stream start early. Without the launch attribute both return at once.\n"
     "__device__ __forceinline__ void gk_pdl_wait(void) {\n"
+    ,
+    /* chunk */
     "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
     "    asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");\n"
     "#endif\n"
@@ -7673,23 +7677,17 @@ static const char *const gk__src_gk_gemm_tc[] = {
     "}\n"
     "__device__ __forceinline__ void gk_tc_commit() { asm volatile(\"cp.async.commit_group;\\n\" ::); }\n"
     "template <int N> __device__ __forceinline__ void gk_tc_wait() { asm volatile(\"cp.async.wait_group %0;\\n\" ::\"n\"(N)); }\n"
-    "__device__ __forceinline__ void gk_tc_ldm(unsigned *r, unsigned addr) {\n"
-    "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\\n\" : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(addr));\n"
-    "}\n"
-    "__device__ __forceinline__ void gk_tc_ldm_t(unsigned *r, unsigned addr) {\n"
-    "    asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\\n\" : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(addr));\n"
-    "}\n"
     "template <int DT> __device__ __forceinline__ void gk_tc_mma(float *c, const unsigned *a, unsigned b0, unsigned b1) {\n"
     "    if (DT == GK_DT_bf16)\n"
     "        asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\\n\"\n"
     "                     : \"+f\"(c[0]), \"+f\"(c[1]), \"+f\"(c[2]), \"+f\"(c[3]) : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));\n"
     "    else if (DT == GK_DT_f16)\n"
-    ,
-    /* chunk */
     "        asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\\n\"\n"
     "                     : \"+f\"(c[0]), \"+f\"(c[1]), \"+f\"(c[2]), \"+f\"(c[3]) : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));\n"
     "    else // f32 data as TF32, m16n8k8\n"
     "        asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\\n\"\n"
+    ,
+    /* chunk */
     "                     : \"+f\"(c[0]), \"+f\"(c[1]), \"+f\"(c[2]), \"+f\"(c[3]) : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));\n"
     "}\n"
     "__device__ __forceinline__ unsigned gk_tc_tf32(unsigned f) {\n"
@@ -7736,8 +7734,6 @@ static const char *const gk__src_gk_gemm_tc[] = {
     "}\n"
     "template <int DO, int MT, int NT> __device__ __forceinline__ void gk_tc_epilogue(const gk_gemm_p &p, gk_i64 bz, gk_i64 mb, gk_i64 nb,\n"
     "                                                                                 float (&acc)[MT][NT][4]) {\n"
-    ,
-    /* chunk */
     "    int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;\n"
     "#pragma unroll\n"
     "    for (int i = 0; i < MT; i++)\n"
@@ -7750,6 +7746,8 @@ static const char *const gk__src_gk_gemm_tc[] = {
     "            }\n"
     "}\n"
     "\n"
+    ,
+    /* chunk */
     "// The kernel body. DT: GK_DT_bf16 / f16 (k16 steps, ldmatrix) or f32 (TF32:\n"
     "// k8 steps; 32-bit elements, so ldmatrix only for k-contiguous tiles, where a\n"
     "// b16 8x8 matrix is exactly a tf32 8x4 fragment; scalar loads otherwise).\n"
@@ -7789,14 +7787,14 @@ static const char *const gk__src_gk_gemm_tc[] = {
     "    do {                                                                                                                      \\\n"
     "        gk_i64 k0_ = (gk_i64)(kt) * BK;                                                                                       \\\n"
     "        if (AK) gk_tc_load<A_R, A_CH, ES>(sA + (s) * A_BYTES, A, lda, m0, p.M, k0_, p.K, tid);                                \\\n"
-    ,
-    /* chunk */
     "        else gk_tc_load<A_R, A_CH, ES>(sA + (s) * A_BYTES, A, lda, k0_, p.K, m0, p.M, tid);                                   \\\n"
     "        if (BKC) gk_tc_load<B_R, B_CH, ES>(sB + (s) * B_BYTES, B, ldb, n0, p.N, k0_, p.K, tid);                               \\\n"
     "        else gk_tc_load<B_R, B_CH, ES>(sB + (s) * B_BYTES, B, ldb, k0_, p.K, n0, p.N, tid);                                   \\\n"
     "    } while (0)\n"
     "#pragma unroll\n"
     "    for (int s = 0; s < ST - 1; s++) {\n"
+    ,
+    /* chunk */
     "        if (s < KT) GK_TC_LOAD(s, s);\n"
     "        gk_tc_commit();\n"
     "    }\n"
@@ -7818,15 +7816,15 @@ static const char *const gk__src_gk_gemm_tc[] = {
     "#pragma unroll\n"
     "                for (int i = 0; i < MT; i++) {\n"
     "                    int mr = wm * WTM + i * 16;\n"
-    "                    if (AK) gk_tc_ldm(af[i], a_s + gk_tc_swz<A_CH>(mr + (lane & 15), (kk >> 3) + (lane >> 4)) * 16);\n"
-    "                    else gk_tc_ldm_t(af[i], a_s + gk_tc_swz<A_CH>(kk + (lane & 7) + ((lane >> 4) << 3), ((mr >> 3) + ((lane >> 3) & 1))) * 16);\n"
+    "                    if (AK) gk_ldsm(af[i], a_s + gk_tc_swz<A_CH>(mr + (lane & 15), (kk >> 3) + (lane >> 4)) * 16);\n"
+    "                    else gk_ldsm_t(af[i], a_s + gk_tc_swz<A_CH>(kk + (lane & 7) + ((lane >> 4) << 3), ((mr >> 3) + ((lane >> 3) & 1))) * 16);\n"
     "                }\n"
     "#pragma unroll\n"
     "                for (int j = 0; j < NT; j += 2) {\n"
     "                    int nc = wn * WTN + j * 8;\n"
     "                    unsigned r[4];\n"
-    "                    if (BKC) gk_tc_ldm(r, b_s + gk_tc_swz<B_CH>(nc + (lane & 7) + ((lane >> 4) << 3), (kk >> 3) + ((lane >> 3) & 1)) * 16);\n"
-    "                    else gk_tc_ldm_t(r, b_s + gk_tc_swz<B_CH>(kk + (lane & 7) + (((lane >> 3) & 1) << 3), (nc >> 3) + (lane >> 4)) * 16);\n"
+    "                    if (BKC) gk_ldsm(r, b_s + gk_tc_swz<B_CH>(nc + (lane & 7) + ((lane >> 4) << 3), (kk >> 3) + ((lane >> 3) & 1)) * 16);\n"
+    "                    else gk_ldsm_t(r, b_s + gk_tc_swz<B_CH>(kk + (lane & 7) + (((lane >> 3) & 1) << 3), (nc >> 3) + (lane >> 4)) * 16);\n"
     "                    bf[j][0] = r[0]; bf[j][1] = r[1]; bf[j + 1][0] = r[2]; bf[j + 1][1] = r[3];\n"
     "                }\n"
     "            } else {\n"
@@ -7835,7 +7833,7 @@ static const char *const gk__src_gk_gemm_tc[] = {
     "#pragma unroll\n"
     "                for (int i = 0; i < MT; i++) {\n"
     "                    int mr = wm * WTM + i * 16;\n"
-    "                    if (AK) gk_tc_ldm(af[i], a_s + gk_tc_swz<A_CH>(mr + (lane & 15), (kk >> 2) + (lane >> 4)) * 16);\n"
+    "                    if (AK) gk_ldsm(af[i], a_s + gk_tc_swz<A_CH>(mr + (lane & 15), (kk >> 2) + (lane >> 4)) * 16);\n"
     "                    else {\n"
     "#pragma unroll\n"
     "                        for (int e = 0; e < 4; e++) {\n"
@@ -7848,17 +7846,17 @@ static const char *const gk__src_gk_gemm_tc[] = {
     "                }\n"
     "#pragma unroll\n"
     "                for (int j = 0; j < NT; j += 2) {\n"
-    ,
-    /* chunk */
     "                    int nc = wn * WTN + j * 8;\n"
     "                    if (BKC) {\n"
     "                        unsigned r[4];\n"
-    "                        gk_tc_ldm(r, b_s + gk_tc_swz<B_CH>(nc + (lane & 7) + ((lane >> 4) << 3), (kk >> 2) + ((lane >> 3) & 1)) * 16);\n"
+    "                        gk_ldsm(r, b_s + gk_tc_swz<B_CH>(nc + (lane & 7) + ((lane >> 4) << 3), (kk >> 2) + ((lane >> 3) & 1)) * 16);\n"
     "                        bf[j][0] = r[0]; bf[j][1] = r[1]; bf[j + 1][0] = r[2]; bf[j + 1][1] = r[3];\n"
     "                    } else {\n"
     "#pragma unroll\n"
     "                        for (int h = 0; h < 2; h++)\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "                            for (int e = 0; e < 2; e++) {\n"
     "                                int k = kk + tg + e * 4, n = nc + h * 8 + g;\n"
     "                                bf[j + h][e] = *(const unsigned *)(gk_tc_sm + (b_s - sA) + gk_tc_swz<B_CH>(k, n >> 2) * 16 + (n & 3) * 4);\n"

@@ -651,8 +651,7 @@ __device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p, const gk_tmap *
 #pragma unroll
             for (int s = 0; s < KS; s++) {
                 unsigned r[4];
-                asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                             : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(st + koff + (TM ? (unsigned)((s >> 2) * CB) + (((2u * (s & 3) + kc) ^ sw) << 4) : 32u * s + 16u * kc)) : "memory");
+                gk_ldsm(r, st + koff + (TM ? (unsigned)((s >> 2) * CB) + (((2u * (s & 3) + kc) ^ sw) << 4) : 32u * s + 16u * kc));
                 gk_dec3_mma<DT>(c[0][0], c[0][1], qa[s][0], qa[s][1], r[0], r[1]);
                 gk_dec3_mma<DT>(c[1][0], c[1][1], qa[s][0], qa[s][1], r[2], r[3]);
             }
@@ -670,8 +669,7 @@ __device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p, const gk_tmap *
 #pragma unroll
             for (int j = 0; j < ND; j += 2) {
                 unsigned r[4];
-                asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
-                             : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(st + voff + (TM ? (unsigned)((j >> 3) * CB) + ((((unsigned)(j & 7) + vc) ^ sw) << 4) : 16u * (j + vc))) : "memory");
+                gk_ldsm_t(r, st + voff + (TM ? (unsigned)((j >> 3) * CB) + ((((unsigned)(j & 7) + vc) ^ sw) << 4) : 16u * (j + vc)));
                 o[j][0] *= corr; o[j][1] *= corr; o[j + 1][0] *= corr; o[j + 1][1] *= corr;
                 gk_dec3_mma<DT>(o[j][0], o[j][1], pa0, pa2, r[0] & mk0, r[1] & mk1);
                 gk_dec3_mma<DT>(o[j + 1][0], o[j + 1][1], pa0, pa2, r[2] & mk0, r[3] & mk1);

@@ -27,12 +27,6 @@ __device__ __forceinline__ void gk_cp_async16(void *smem, const void *gmem, bool
 }
 __device__ __forceinline__ void gk_cp_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 __device__ __forceinline__ void gk_cp_wait_all() { asm volatile("cp.async.wait_group 0;\n" ::); }
-__device__ __forceinline__ void gk_ldm_x4(unsigned &r0, unsigned &r1, unsigned &r2, unsigned &r3, const void *p) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n" : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(gk_smem_u32(p)));
-}
-__device__ __forceinline__ void gk_ldm_x4_t(unsigned &r0, unsigned &r1, unsigned &r2, unsigned &r3, const void *p) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n" : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(gk_smem_u32(p)));
-}
 template <int DT> __device__ __forceinline__ void gk_mma(float *c, const unsigned *a, unsigned b0, unsigned b1) {
     if (DT == GK_DT_bf16)
         asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
@@ -79,7 +73,7 @@ template <int DT, int D, int NW> __device__ __forceinline__ void gk_flash(const 
     unsigned qf[KT][4];
 #pragma unroll
     for (int kk = 0; kk < KT; kk++)
-        gk_ldm_x4(qf[kk][0], qf[kk][1], qf[kk][2], qf[kk][3], Kb + (warp * 16 + (lane & 15)) * RS + kk * 16 + (lane >> 4) * 8);
+        gk_ldsm(qf[kk], gk_smem_u32(Kb + (warp * 16 + (lane & 15)) * RS + kk * 16 + (lane >> 4) * 8));
     __syncthreads();
     const float sl2 = p.scale * 1.4426950408889634f; // scores in log2 units
     const float NEG = -__int_as_float(0x7f800000);
@@ -120,11 +114,11 @@ template <int DT, int D, int NW> __device__ __forceinline__ void gk_flash(const 
         for (int kk = 0; kk < KT; kk++)
 #pragma unroll
             for (int j = 0; j < 8; j += 2) {
-                unsigned b0, b1, b2, b3;
+                unsigned bf[4];
                 int mm = lane >> 3;
-                gk_ldm_x4(b0, b1, b2, b3, Ks + (j * 8 + (lane & 7) + (mm >> 1) * 8) * RS + kk * 16 + (mm & 1) * 8);
-                gk_mma<DT>(s[j], qf[kk], b0, b1);
-                gk_mma<DT>(s[j + 1], qf[kk], b2, b3);
+                gk_ldsm(bf, gk_smem_u32(Ks + (j * 8 + (lane & 7) + (mm >> 1) * 8) * RS + kk * 16 + (mm & 1) * 8));
+                gk_mma<DT>(s[j], qf[kk], bf[0], bf[1]);
+                gk_mma<DT>(s[j + 1], qf[kk], bf[2], bf[3]);
             }
         // scale, mask (key bounds, causal), row maxima
         bool edge = k0 + GK_FA_BK > kvlen || (p.causal && k0 + GK_FA_BK - 1 > q0 + warp * 16 + shift);
@@ -167,15 +161,15 @@ template <int DT, int D, int NW> __device__ __forceinline__ void gk_flash(const 
         for (int kk = 0; kk < 4; kk++)
 #pragma unroll
             for (int n = 0; n < NT; n += 2) {
-                unsigned v0, v1, v2, v3;
+                unsigned vf[4];
                 int mm = lane >> 3;
                 if (n + 1 < NT) {
-                    gk_ldm_x4_t(v0, v1, v2, v3, Vs + (kk * 16 + (lane & 7) + (mm & 1) * 8) * RS + n * 8 + (mm >> 1) * 8);
-                    gk_mma<DT>(o[n], pf[kk], v0, v1);
-                    gk_mma<DT>(o[n + 1], pf[kk], v2, v3);
+                    gk_ldsm_t(vf, gk_smem_u32(Vs + (kk * 16 + (lane & 7) + (mm & 1) * 8) * RS + n * 8 + (mm >> 1) * 8));
+                    gk_mma<DT>(o[n], pf[kk], vf[0], vf[1]);
+                    gk_mma<DT>(o[n + 1], pf[kk], vf[2], vf[3]);
                 } else {
-                    gk_ldm_x4_t(v0, v1, v2, v3, Vs + (kk * 16 + (lane & 7) + (mm & 1) * 8) * RS + n * 8);
-                    gk_mma<DT>(o[n], pf[kk], v0, v1);
+                    gk_ldsm_t(vf, gk_smem_u32(Vs + (kk * 16 + (lane & 7) + (mm & 1) * 8) * RS + n * 8));
+                    gk_mma<DT>(o[n], pf[kk], vf[0], vf[1]);
                 }
             }
         __syncthreads();

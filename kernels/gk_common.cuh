@@ -277,6 +277,16 @@ template <> struct gk_ty<GK_DT_i64> {
     }
 };
 
+// ldmatrix .x4 (sm_75+): four 8 x 8 matrices of 16-bit elements from shared memory
+// (shared-space address addr; lane l gives the row address of matrix l / 8) into r[0..3];
+// _t transposed. The mma.sync fragments of flash.cu, gk_gemm_tc.cuh and attention.cu.
+__device__ __forceinline__ void gk_ldsm(unsigned *r, unsigned addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+__device__ __forceinline__ void gk_ldsm_t(unsigned *r, unsigned addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
+}
+
 // grid-stride helpers
 #define GK_TID ((gk_i64)blockIdx.x * blockDim.x + threadIdx.x)
 #define GK_NTHREADS ((gk_i64)gridDim.x * blockDim.x)

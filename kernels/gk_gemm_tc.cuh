@@ -26,12 +26,6 @@ __device__ __forceinline__ void gk_tc_cp16(unsigned dst, const void *src, int by
 }
 __device__ __forceinline__ void gk_tc_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int N> __device__ __forceinline__ void gk_tc_wait() { asm volatile("cp.async.wait_group %0;\n" ::"n"(N)); }
-__device__ __forceinline__ void gk_tc_ldm(unsigned *r, unsigned addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
-}
-__device__ __forceinline__ void gk_tc_ldm_t(unsigned *r, unsigned addr) {
-    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
-}
 template <int DT> __device__ __forceinline__ void gk_tc_mma(float *c, const unsigned *a, unsigned b0, unsigned b1) {
     if (DT == GK_DT_bf16)
         asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
@@ -165,15 +159,15 @@ template <int DT, int BM, int BN, int BK, int ST, bool AK, bool BKC> __device__ 
 #pragma unroll
                 for (int i = 0; i < MT; i++) {
                     int mr = wm * WTM + i * 16;
-                    if (AK) gk_tc_ldm(af[i], a_s + gk_tc_swz<A_CH>(mr + (lane & 15), (kk >> 3) + (lane >> 4)) * 16);
-                    else gk_tc_ldm_t(af[i], a_s + gk_tc_swz<A_CH>(kk + (lane & 7) + ((lane >> 4) << 3), ((mr >> 3) + ((lane >> 3) & 1))) * 16);
+                    if (AK) gk_ldsm(af[i], a_s + gk_tc_swz<A_CH>(mr + (lane & 15), (kk >> 3) + (lane >> 4)) * 16);
+                    else gk_ldsm_t(af[i], a_s + gk_tc_swz<A_CH>(kk + (lane & 7) + ((lane >> 4) << 3), ((mr >> 3) + ((lane >> 3) & 1))) * 16);
                 }
 #pragma unroll
                 for (int j = 0; j < NT; j += 2) {
                     int nc = wn * WTN + j * 8;
                     unsigned r[4];
-                    if (BKC) gk_tc_ldm(r, b_s + gk_tc_swz<B_CH>(nc + (lane & 7) + ((lane >> 4) << 3), (kk >> 3) + ((lane >> 3) & 1)) * 16);
-                    else gk_tc_ldm_t(r, b_s + gk_tc_swz<B_CH>(kk + (lane & 7) + (((lane >> 3) & 1) << 3), (nc >> 3) + (lane >> 4)) * 16);
+                    if (BKC) gk_ldsm(r, b_s + gk_tc_swz<B_CH>(nc + (lane & 7) + ((lane >> 4) << 3), (kk >> 3) + ((lane >> 3) & 1)) * 16);
+                    else gk_ldsm_t(r, b_s + gk_tc_swz<B_CH>(kk + (lane & 7) + (((lane >> 3) & 1) << 3), (nc >> 3) + (lane >> 4)) * 16);
                     bf[j][0] = r[0]; bf[j][1] = r[1]; bf[j + 1][0] = r[2]; bf[j + 1][1] = r[3];
                 }
             } else {
@@ -182,7 +176,7 @@ template <int DT, int BM, int BN, int BK, int ST, bool AK, bool BKC> __device__ 
 #pragma unroll
                 for (int i = 0; i < MT; i++) {
                     int mr = wm * WTM + i * 16;
-                    if (AK) gk_tc_ldm(af[i], a_s + gk_tc_swz<A_CH>(mr + (lane & 15), (kk >> 2) + (lane >> 4)) * 16);
+                    if (AK) gk_ldsm(af[i], a_s + gk_tc_swz<A_CH>(mr + (lane & 15), (kk >> 2) + (lane >> 4)) * 16);
                     else {
 #pragma unroll
                         for (int e = 0; e < 4; e++) {
@@ -198,7 +192,7 @@ template <int DT, int BM, int BN, int BK, int ST, bool AK, bool BKC> __device__ 
                     int nc = wn * WTN + j * 8;
                     if (BKC) {
                         unsigned r[4];
-                        gk_tc_ldm(r, b_s + gk_tc_swz<B_CH>(nc + (lane & 7) + ((lane >> 4) << 3), (kk >> 2) + ((lane >> 3) & 1)) * 16);
+                        gk_ldsm(r, b_s + gk_tc_swz<B_CH>(nc + (lane & 7) + ((lane >> 4) << 3), (kk >> 2) + ((lane >> 3) & 1)) * 16);
                         bf[j][0] = r[0]; bf[j][1] = r[1]; bf[j + 1][0] = r[2]; bf[j + 1][1] = r[3];
                     } else {
 #pragma unroll
