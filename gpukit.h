@@ -4408,13 +4408,13 @@ GK__MAYBE_UNUSED static gk_status gk__launch_ex(gk_ctx *ctx, int mod, const char
 }
 
 /* Blocks of `block` threads and `smem` bytes of dynamic shared memory resident
-   on one SM at once (registers, shared memory and threads counted by the driver). */
+   on one SM at once (registers, shared memory and threads counted by the driver);
+   *f the kernel (gk__fn_smem). */
 GK__MAYBE_UNUSED static gk_status gk__occupancy(gk_ctx *ctx, int mod, const char *fname, unsigned block, unsigned smem, int *per_sm,
-                                                const char *where) {
-    gk__cu_function f;
+                                                gk__cu_function *f, const char *where) {
     gk__cu_result r;
-    GK__TRY(gk__fn_smem(ctx, mod, fname, smem, &f, where));
-    r = ctx->cu.OccupancyMaxActiveBlocksPerMultiprocessor(per_sm, f, (int)block, smem);
+    GK__TRY(gk__fn_smem(ctx, mod, fname, smem, f, where));
+    r = ctx->cu.OccupancyMaxActiveBlocksPerMultiprocessor(per_sm, *f, (int)block, smem);
     if (r != 0) return gk__cu_fail(ctx, r, where, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
     return GK_OK;
 }
@@ -4427,8 +4427,7 @@ GK__MAYBE_UNUSED static gk_status gk__launch_coop(gk_ctx *ctx, int mod, const ch
     gk__cu_function f;
     gk__cu_result r;
     int per_sm = 0;
-    GK__TRY(gk__occupancy(ctx, mod, fname, block, smem, &per_sm, where));
-    GK__TRY(gk__lib_function(ctx, mod, fname, &f, where));
+    GK__TRY(gk__occupancy(ctx, mod, fname, block, smem, &per_sm, &f, where));
     if ((int64_t)per_sm * ctx->info.sm_count < (int64_t)grid)
         return gk__err(ctx, GK_ERR_LIMIT, "%s: %s needs %u resident blocks of %u threads, the device holds %d", where, fname, grid, block,
                        per_sm * ctx->info.sm_count);
@@ -5740,8 +5739,8 @@ static int gk__fwg_ok(gk_ctx *ctx, const gk__attn *p, gk_dtype dt) {
 static int gk__fwg_map(gk_ctx *ctx, gk__cu_tensormap *m, gk_dtype dt, uint64_t addr, int64_t D, int64_t S, int64_t H, int64_t B, int64_t ss,
                        int64_t hs, int64_t bs, unsigned rows) {
     uint64_t dims[4], strides[3];
-    unsigned box[4] = { 64, 128, 1, 1 }, es[4] = { 1, 1, 1, 1 };
-    box[1] = rows;
+    unsigned box[4], es[4] = { 1, 1, 1, 1 };
+    box[0] = 64; box[1] = rows; box[2] = 1; box[3] = 1;
     dims[0] = (uint64_t)D; dims[1] = (uint64_t)S; dims[2] = (uint64_t)H; dims[3] = (uint64_t)B;
     strides[0] = S > 1 && ss > 0 ? (uint64_t)ss * 2 : (uint64_t)D * 2;
     strides[1] = H > 1 && hs > 0 ? (uint64_t)hs * 2 : strides[0] * dims[1];
@@ -5946,9 +5945,9 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  20.6 / 15.1 for dec3; the 7B shape at 4k keys 37.9 against 30.2 us. The
                  same time from L2 as from DRAM, and the ring depth sweep (1, 2, 3, 4, 5, 6
                  stages: 26.3, 24.0, 24.2, 38.0, 38.2, 38.0 us, rotated), whose deep rings
-                 leave one block and so one producer a SM, say what bounds it: the copy
-                 engine's rate of requests, about one 256-byte copy every 40 cycles a SM
-                 (6 bytes a cycle, 1.4 TB/s over 132 SMs), not the bytes in flight.
+                 leave one block and so one producer a SM, point at the copy engine's rate
+                 of requests rather than the bytes in flight: from the times (not a
+                 counter), about one 256-byte copy every 40 cycles a SM, 1.4 TB/s in all.
                - gk_attn_dec4t (gk__dec_variant 5): the same ring filled with tiles of 64
                  keys x 64 dims through tensor maps built here (cp.async.bulk.tensor, 128-byte
                  swizzle, read back by ldmatrix with the swizzle applied): 4 copies a stage at
@@ -5974,13 +5973,14 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                    then a full and an empty barrier a stage; as many blocks a SM as that fits */
                 const int64_t stages = gk__dec4_stages > 0 ? gk__dec4_stages : GK__DEC4_STAGES;
                 int per_sm = 1;
+                gk__cu_function f4; /* (the launch looks it up again: both are cached lookups) */
                 tiles = gk__dec_variant == 5 && ctx->cu.TensorMapEncodeTiled && p.Skv < ((int64_t)1 << 31) &&
                         !gk__fwg_map(ctx, &tm[0], sq->dtype, p.k, p.D, p.Skv, p.Hkv, p.B, p.k_ss, p.k_hs, p.k_bs, 64) &&
                         !gk__fwg_map(ctx, &tm[1], sq->dtype, p.v, p.D, p.Skv, p.Hkv, p.B, p.v_ss, p.v_hs, p.v_bs, 64);
                 /* rows padded by 16 bytes; tensor tiles unpadded (swizzled) in a ring aligned to 1 KiB */
                 smem = tiles ? stages * 2 * 64 * 2 * p.D + 1024 + 16 * stages : stages * 2 * 64 * (2 * p.D + 16) + 16 * stages;
                 kn = tiles ? k4t[sq->dtype == GK_BF16][p.D == 128] : k4[sq->dtype == GK_BF16][p.D == 128];
-                st = gk__occupancy(ctx, GK__MOD_ATTENTION, kn, 160, (unsigned)smem, &per_sm, W);
+                st = gk__occupancy(ctx, GK__MOD_ATTENTION, kn, 160, (unsigned)smem, &per_sm, &f4, W);
                 slots = (int64_t)ctx->info.sm_count * GK__MAX(per_sm, 1);
                 p.tile = (int)stages;
             } else if (d3) {

@@ -119,13 +119,9 @@ static gk_status call_unfused(int i, void *vu) {
    bf16); `nc` cache copies cycled through (1: the same cache every call, as bench_gemm times it; it fits in L2).
    one: gk__dec3_one_split for this row (-1: the default) */
 typedef struct { gk_tensor q, o, *k, *v; int nc; gk_attention_desc d; } attn_u;
-static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t Skv, int64_t H, int64_t Hk, int64_t Dh, int64_t one);
 static gk_status call_attn(int i, void *vu) {
     attn_u *u = (attn_u *)vu;
     return gk_attention(ctx, u->o, u->q, u->k[i % u->nc], u->v[i % u->nc], &u->d);
-}
-static void run_attn_shape(int nc, int variant, double copy_gbs, int64_t Skv, int64_t H, int64_t Hk, int64_t Dh, int64_t one) {
-    run_attn_b(nc, variant, copy_gbs, 1, Skv, H, Hk, Dh, one);
 }
 /* variant: gk__dec_variant for this row (-1 the dispatcher, 0 gk_attn_dec, 3 gk_attn_dec3, 4 / 5 gk_attn_dec4 by rows /
    by tensor tiles); B sequences */
@@ -182,7 +178,7 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     free(u.k); free(u.v);
     gk_tensor_free(ctx, u.q); gk_tensor_free(ctx, u.o);
 }
-static void run_attn(int nc, int variant, double copy_gbs) { run_attn_shape(nc, variant, copy_gbs, 8192, 32, 8, 128, -1); }
+static void run_attn(int nc, int variant, double copy_gbs) { run_attn_b(nc, variant, copy_gbs, 1, 8192, 32, 8, 128, -1); }
 
 static double run_shape(int64_t N, int64_t K, int64_t M, int glu, int cfg, int unfused, double copy_gbs, const char *label) {
     gemv_u u;
@@ -309,8 +305,8 @@ int main(int argc, char **argv) {
         int li, hi;
         for (hi = 0; hi < 3; hi++)
             for (li = 0; li < 5; li++) {
-                run_attn_shape(16, -1, copy_gbs, lens[li], hs[hi][0], hs[hi][1], hs[hi][2], 0);
-                run_attn_shape(16, -1, copy_gbs, lens[li], hs[hi][0], hs[hi][1], hs[hi][2], lens[li]);
+                run_attn_b(16, -1, copy_gbs, 1, lens[li], hs[hi][0], hs[hi][1], hs[hi][2], 0);
+                run_attn_b(16, -1, copy_gbs, 1, lens[li], hs[hi][0], hs[hi][1], hs[hi][2], lens[li]);
             }
     }
     { /* a decode step of Qwen2.5-0.5B (M = 1): q/k/v, o, gate/up, down, each configuration and the dispatcher's
