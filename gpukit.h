@@ -1605,6 +1605,15 @@ static uint32_t gk__u64_to_fmt(int sign, uint64_t mag, gk__ffmt f) {
     while (!(mag & (1ull << 63))) { mag <<= 1; e--; }
     return gk__round_fmt(sign, e, mag, f);
 }
+/* 2^e as a double, built from its bits: exact for -1022 <= e <= 1023, which
+   covers every format here (ebits <= 8); an exact product, unlike ldexp a
+   few instructions (the CPU backend converts every f16 / fp8 load here) */
+static double gk__pow2(int e) {
+    uint64_t u = (uint64_t)(e + 1023) << 52;
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
 static double gk__fmt_to_f64(uint32_t b, gk__ffmt f) {
     int bias = (1 << (f.ebits - 1)) - 1;
     int sign = (int)((b >> (f.ebits + f.mbits)) & 1);
@@ -1614,13 +1623,20 @@ static double gk__fmt_to_f64(uint32_t b, gk__ffmt f) {
     if (ex == (1 << f.ebits) - 1 && (f.has_inf || man == (1u << f.mbits) - 1)) {
         if (f.has_inf && man == 0) v = HUGE_VAL;
         else return NAN;
-    } else if (ex == 0) v = ldexp((double)man, 1 - bias - f.mbits);
-    else v = ldexp((double)(man | (1u << f.mbits)), ex - bias - f.mbits);
+    } else if (ex == 0) v = (double)man * gk__pow2(1 - bias - f.mbits);
+    else v = (double)(man | (1u << f.mbits)) * gk__pow2(ex - bias - f.mbits);
     return sign ? -v : v;
 }
 
 GKDEF uint16_t gk_f32_to_f16(float x) { return (uint16_t)gk__f64_to_fmt((double)x, gk__fmt_f16); }
-GKDEF float gk_f16_to_f32(uint16_t h) { return (float)gk__fmt_to_f64(h, gk__fmt_f16); }
+GKDEF float gk_f16_to_f32(uint16_t h) { /* exact, by bits: normals rebias the exponent, subnormals are man * 2^-24 */
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, ex = (h >> 10) & 0x1Fu, man = h & 0x3FFu, u;
+    float f;
+    if (ex == 0) { f = (float)man * (1.0f / 16777216.0f); return sign ? -f : f; }
+    u = sign | (ex == 0x1Fu ? 0x7F800000u | (man << 13) : ((ex + 112u) << 23) | (man << 13));
+    memcpy(&f, &u, 4);
+    return f;
+}
 GKDEF uint16_t gk_f32_to_bf16(float x) {
     uint32_t u;
     memcpy(&u, &x, 4);
@@ -1647,7 +1663,7 @@ static gk__scalar gk__load(gk_dtype dt, const void *p) {
     switch (dt) {
     case GK_F32: { float v; memcpy(&v, p, 4); s.f = v; break; }
     case GK_F64: memcpy(&s.f, p, 8); break;
-    case GK_F16: { uint16_t v; memcpy(&v, p, 2); s.f = gk__fmt_to_f64(v, gk__fmt_f16); break; }
+    case GK_F16: { uint16_t v; memcpy(&v, p, 2); s.f = gk_f16_to_f32(v); break; }
     case GK_BF16: { uint16_t v; memcpy(&v, p, 2); s.f = gk_bf16_to_f32(v); break; }
     case GK_F8E4M3: s.f = gk__fmt_to_f64(*(const uint8_t *)p, gk__fmt_e4m3); break;
     case GK_F8E5M2: s.f = gk__fmt_to_f64(*(const uint8_t *)p, gk__fmt_e5m2); break;
@@ -4217,7 +4233,7 @@ static float gk__ldf(gk_dtype dt, const char *p) {
     uint16_t h;
     switch (dt) {
     case GK_F32: memcpy(&v, p, 4); return v;
-    case GK_F16: memcpy(&h, p, 2); return (float)gk__fmt_to_f64(h, gk__fmt_f16);
+    case GK_F16: memcpy(&h, p, 2); return gk_f16_to_f32(h);
     case GK_BF16: memcpy(&h, p, 2); return gk_bf16_to_f32(h);
     case GK_F8E4M3: return (float)gk__fmt_to_f64(*(const uint8_t *)p, gk__fmt_e4m3);
     default: return (float)gk__fmt_to_f64(*(const uint8_t *)p, gk__fmt_e5m2);
@@ -4768,44 +4784,61 @@ static double gk__act_d(double v, int act) {
 }
 static double gk__ld_d(gk_dtype dt, const char *base, int64_t i) { gk__scalar s = gk__load(dt, base + i * (int64_t)gk__dtype_sizes[dt]); return s.f; }
 
-/* The CPU reference: f64 accumulation, f64 epilogue, one rounding at the end. */
+/* The CPU reference: f64 accumulation in k order, f64 epilogue, one rounding
+   at the end. B is converted to f64 once, nbw columns at a time (bt: [cols]
+   [K], a column contiguous; 64, fewer when K is so long that bt would pass
+   4 MB), and each A row once per such block, so a product costs a
+   multiply-add, not a conversion (per-element loads were most of the time). */
 static void gk__matmul_cpu(const void *vp) {
     const gk__mm_cpu *c = (const gk__mm_cpu *)vp;
     const gk__mm *p = &c->m;
     const char *A = (const char *)(uintptr_t)p->a, *B = (const char *)(uintptr_t)p->b;
     char *O = (char *)(uintptr_t)p->o;
-    int64_t bz, m, n, k, es = (int64_t)gk__dtype_sizes[c->odt];
-    double *row = GK__CAST(double *, GPUKIT_MALLOC(sizeof(double) * (size_t)(p->K > 0 ? p->K : 1)));
-    if (!row) return; /* cannot happen for the sizes the CPU backend is used with; leaves out unwritten */
+    int64_t bz, m, n0, j, k, K = p->K, es = (int64_t)gk__dtype_sizes[c->odt], nh = c->glu ? 2 : 1;
+    size_t kk = (size_t)(K > 0 ? K : 1), nbw = ((size_t)1 << 19) / (kk * (size_t)nh);
+    double *row, *bt;
+    nbw = nbw < 1 ? 1 : nbw > 64 ? 64 : nbw;
+    row = GK__CAST(double *, GPUKIT_MALLOC(sizeof(double) * kk));
+    bt = GK__CAST(double *, GPUKIT_MALLOC(sizeof(double) * kk * nbw * (size_t)nh)); /* [h][col][K] */
+    if (!row || !bt) { GPUKIT_FREE(row); GPUKIT_FREE(bt); return; } /* cannot happen for the sizes the CPU backend is used with; leaves out unwritten */
     for (bz = 0; bz < c->batch; bz++)
-        for (m = 0; m < p->M; m++) {
-            for (k = 0; k < p->K; k++) row[k] = gk__ld_d(c->dt, A, bz * p->a_bs + m * p->a_rs + k * p->a_cs);
-            for (n = 0; n < p->N; n++) {
-                double acc[2] = { 0, 0 }, v;
-                gk__scalar sc;
-                int h;
-                for (h = 0; h <= c->glu; h++) { /* glu: the gate row n, then the up row N + n */
-                    const char *bb = B + (bz * p->b_bs + (n + h * p->N) * p->b_cs) * (int64_t)gk__dtype_sizes[c->dt];
-                    if (c->dt == GK_F32) {
-                        for (k = 0; k < p->K; k++) { float x; memcpy(&x, bb + k * p->b_rs * 4, 4); acc[h] += row[k] * (double)x; }
-                    } else
-                        for (k = 0; k < p->K; k++) acc[h] += row[k] * gk__ld_d(c->dt, bb, k * p->b_rs);
+        for (n0 = 0; n0 < p->N; n0 += (int64_t)nbw) {
+            int64_t nb = p->N - n0 < (int64_t)nbw ? p->N - n0 : (int64_t)nbw, h;
+            for (h = 0; h < nh; h++) /* glu: the gate columns n, then the up columns N + n */
+                for (j = 0; j < nb; j++) {
+                    double *col = bt + ((size_t)h * nbw + (size_t)j) * kk;
+                    int64_t off = bz * p->b_bs + (n0 + j + h * p->N) * p->b_cs;
+                    for (k = 0; k < K; k++) col[k] = gk__ld_d(c->dt, B, off + k * p->b_rs);
                 }
-                v = p->alpha * acc[0];
-                if (p->beta != 0) v += p->beta * gk__ld_d(c->odt, O, bz * p->o_bs + m * p->o_rs + n);
-                if (p->bias) v += gk__ld_d((gk_dtype)p->bias_dt, (const char *)(uintptr_t)p->bias, n);
-                v = gk__act_d(v, p->act);
-                if (c->glu) {
-                    double u = p->alpha * acc[1];
-                    if (p->bias) u += gk__ld_d((gk_dtype)p->bias_dt, (const char *)(uintptr_t)p->bias, p->N + n);
-                    v *= u;
+            for (m = 0; m < p->M; m++) {
+                for (k = 0; k < K; k++) row[k] = gk__ld_d(c->dt, A, bz * p->a_bs + m * p->a_rs + k * p->a_cs);
+                for (j = 0; j < nb; j++) {
+                    int64_t n = n0 + j;
+                    double acc[2] = { 0, 0 }, v;
+                    gk__scalar sc;
+                    for (h = 0; h < nh; h++) {
+                        const double *col = bt + ((size_t)h * nbw + (size_t)j) * kk;
+                        double a = 0;
+                        for (k = 0; k < K; k++) a += row[k] * col[k];
+                        acc[h] = a;
+                    }
+                    v = p->alpha * acc[0];
+                    if (p->beta != 0) v += p->beta * gk__ld_d(c->odt, O, bz * p->o_bs + m * p->o_rs + n);
+                    if (p->bias) v += gk__ld_d((gk_dtype)p->bias_dt, (const char *)(uintptr_t)p->bias, n);
+                    v = gk__act_d(v, p->act);
+                    if (c->glu) {
+                        double u = p->alpha * acc[1];
+                        if (p->bias) u += gk__ld_d((gk_dtype)p->bias_dt, (const char *)(uintptr_t)p->bias, p->N + n);
+                        v *= u;
+                    }
+                    if (p->res) v += gk__ld_d((gk_dtype)p->res_dt, (const char *)(uintptr_t)p->res, bz * p->r_bs + m * p->r_rs + n);
+                    sc.is_int = 0; sc.i = 0; sc.f = v;
+                    gk__store(c->odt, O + (bz * p->o_bs + m * p->o_rs + n) * es, sc);
                 }
-                if (p->res) v += gk__ld_d((gk_dtype)p->res_dt, (const char *)(uintptr_t)p->res, bz * p->r_bs + m * p->r_rs + n);
-                sc.is_int = 0; sc.i = 0; sc.f = v;
-                gk__store(c->odt, O + (bz * p->o_bs + m * p->o_rs + n) * es, sc);
             }
         }
     GPUKIT_FREE(row);
+    GPUKIT_FREE(bt);
 }
 
 /* Strides of a matrix operand [.., R, C]: row and column strides and the
@@ -5629,46 +5662,64 @@ static void gk__attn_cpu_run(const void *vp) {
     const gk__attn *p = &c->a;
     const char *Q = (const char *)(uintptr_t)p->q, *K = (const char *)(uintptr_t)p->k, *V = (const char *)(uintptr_t)p->v;
     char *O = (char *)(uintptr_t)p->o;
-    int64_t es = (int64_t)gk__dtype_sizes[c->dt], b, i, h, j, d;
+    int64_t es = (int64_t)gk__dtype_sizes[c->dt], b, i, h, hk, j, d, G = p->Hq / p->Hkv;
+    size_t kvn = (size_t)(p->Skv > 0 ? p->Skv : 1) * (size_t)(p->D > 0 ? p->D : 1);
+    /* one kv head's K and V as f32 (exact: the operands are f32, f16 or bf16),
+       converted once per (batch, kv head) rather than once per query and head */
+    float *kf = GK__CAST(float *, GPUKIT_MALLOC(sizeof(float) * kvn)), *vf = GK__CAST(float *, GPUKIT_MALLOC(sizeof(float) * kvn));
     double *s = GK__CAST(double *, GPUKIT_MALLOC(sizeof(double) * (size_t)(p->Skv + 1)));
     double *acc = GK__CAST(double *, GPUKIT_MALLOC(sizeof(double) * (size_t)(p->D + 1)));
-    if (!s || !acc) { GPUKIT_FREE(s); GPUKIT_FREE(acc); return; }
+    double *qd = GK__CAST(double *, GPUKIT_MALLOC(sizeof(double) * (size_t)(p->D + 1)));
+    if (!s || !acc || !qd || !kf || !vf) goto done; /* cannot happen for the sizes the CPU backend is used with; leaves out unwritten */
     for (b = 0; b < p->B; b++) {
         int64_t qlen = p->q_lens ? ((const int32_t *)(uintptr_t)p->q_lens)[b] : p->Sq;
         int64_t kvlen = p->kv_lens ? ((const int32_t *)(uintptr_t)p->kv_lens)[b] : p->Skv;
         if (kvlen > p->Skv) kvlen = p->Skv;
         if (qlen > p->Sq) qlen = p->Sq;
-        for (i = 0; i < p->Sq; i++)
-            for (h = 0; h < p->Hq; h++) {
-                int64_t hk = h / (p->Hq / p->Hkv), jend = kvlen;
-                double mx = -HUGE_VAL, sum = 0;
-                gk__scalar sc;
-                if (p->causal) { int64_t lim = i + (kvlen - qlen) + 1; if (lim < jend) jend = lim < 0 ? 0 : lim; }
-                if (i >= qlen) jend = 0;
-                for (j = 0; j < jend; j++) {
-                    double dot = 0;
-                    for (d = 0; d < p->D; d++)
-                        dot += gk__ld_d(c->dt, Q, b * p->q_bs + i * p->q_ss + h * p->q_hs + d) * gk__ld_d(c->dt, K, b * p->k_bs + j * p->k_ss + hk * p->k_hs + d);
-                    s[j] = dot * p->scale;
-                    if (p->mask) { float mv; memcpy(&mv, (const char *)(uintptr_t)p->mask + (b * p->m_bs + i * p->m_qs + j) * 4, 4); s[j] += mv; }
-                    if (s[j] > mx) mx = s[j];
-                }
-                for (d = 0; d < p->D; d++) acc[d] = 0;
-                if (mx > -HUGE_VAL)
-                    for (j = 0; j < jend; j++) {
-                        double w = s[j] == -HUGE_VAL ? 0 : exp(s[j] - mx);
-                        sum += w;
-                        for (d = 0; d < p->D; d++) acc[d] += w * gk__ld_d(c->dt, V, b * p->v_bs + j * p->v_ss + hk * p->v_hs + d);
-                    }
-                sc.is_int = 0; sc.i = 0;
+        for (hk = 0; hk < p->Hkv; hk++) {
+            for (j = 0; j < kvlen; j++)
                 for (d = 0; d < p->D; d++) {
-                    sc.f = sum > 0 ? acc[d] / sum : 0;
-                    gk__store(c->dt, O + (b * p->o_bs + i * p->o_ss + h * p->o_hs + d) * es, sc);
+                    kf[j * p->D + d] = (float)gk__ld_d(c->dt, K, b * p->k_bs + j * p->k_ss + hk * p->k_hs + d);
+                    vf[j * p->D + d] = (float)gk__ld_d(c->dt, V, b * p->v_bs + j * p->v_ss + hk * p->v_hs + d);
                 }
-            }
+            for (h = hk * G; h < (hk + 1) * G; h++)
+                for (i = 0; i < p->Sq; i++) {
+                    int64_t jend = kvlen;
+                    double mx = -HUGE_VAL, sum = 0;
+                    gk__scalar sc;
+                    if (p->causal) { int64_t lim = i + (kvlen - qlen) + 1; if (lim < jend) jend = lim < 0 ? 0 : lim; }
+                    if (i >= qlen) jend = 0;
+                    for (d = 0; d < p->D; d++) qd[d] = gk__ld_d(c->dt, Q, b * p->q_bs + i * p->q_ss + h * p->q_hs + d);
+                    for (j = 0; j < jend; j++) {
+                        const float *kr = kf + j * p->D;
+                        double dot = 0;
+                        for (d = 0; d < p->D; d++) dot += qd[d] * (double)kr[d];
+                        s[j] = dot * p->scale;
+                        if (p->mask) { float mv; memcpy(&mv, (const char *)(uintptr_t)p->mask + (b * p->m_bs + i * p->m_qs + j) * 4, 4); s[j] += mv; }
+                        if (s[j] > mx) mx = s[j];
+                    }
+                    for (d = 0; d < p->D; d++) acc[d] = 0;
+                    if (mx > -HUGE_VAL)
+                        for (j = 0; j < jend; j++) {
+                            const float *vr = vf + j * p->D;
+                            double w = s[j] == -HUGE_VAL ? 0 : exp(s[j] - mx);
+                            sum += w;
+                            for (d = 0; d < p->D; d++) acc[d] += w * (double)vr[d];
+                        }
+                    sc.is_int = 0; sc.i = 0;
+                    for (d = 0; d < p->D; d++) {
+                        sc.f = sum > 0 ? acc[d] / sum : 0;
+                        gk__store(c->dt, O + (b * p->o_bs + i * p->o_ss + h * p->o_hs + d) * es, sc);
+                    }
+                }
+        }
     }
+done:
+    GPUKIT_FREE(kf);
+    GPUKIT_FREE(vf);
     GPUKIT_FREE(s);
     GPUKIT_FREE(acc);
+    GPUKIT_FREE(qd);
 }
 
 /* gpukit's Hopper attention (kernels/flash_wg.cu, module built for sm_90a):

@@ -85,6 +85,14 @@ static void test_dtypes(void) {
         else if (back != h) break;
     }
     GKT_CHECK(i == 65536, "f16 round trip fails at %04x", i);
+    for (i = 0; i < 65536; i++) { /* every f16 decoded against the format's formula (gk_f16_to_f32 works on bits) */
+        int ex = (i >> 10) & 31, man = i & 1023;
+        double want = ex == 0 ? ldexp(man, -24) : ex == 31 ? (man ? NAN : INFINITY) : ldexp(1024 + man, ex - 25);
+        float f = gk_f16_to_f32((uint16_t)i);
+        if (i & 0x8000) want = -want;
+        if (isnan(want) ? !isnan(f) : (double)f != want || !signbit(f) != !signbit(want)) break;
+    }
+    GKT_CHECK(i == 65536, "f16 decode differs from the formula at %04x: %.9g", i, i < 65536 ? (double)gk_f16_to_f32((uint16_t)i) : 0.0);
     for (i = 0; i < 65536; i++) {
         uint16_t h = (uint16_t)i;
         float f = gk_bf16_to_f32(h);

@@ -13,6 +13,7 @@ fi
 # whole device call)
 rc=0
 for t in "$@"; do
+  t0=$(date +%s)
   if [ -n "${RUN_TESTS_TIMEOUT:-}" ]; then out=$(timeout "$RUN_TESTS_TIMEOUT" $t 2>&1); code=$?
   else out=$($t 2>&1); code=$?; fi
   [ $code -eq 124 ] && echo "$t: stopped after ${RUN_TESTS_TIMEOUT:-}s (RUN_TESTS_TIMEOUT)"
@@ -30,5 +31,6 @@ for t in "$@"; do
     [ -z "$line" ] && line="$t: 0 passed, 1 failed"
   fi
   echo "$line" >> "$log"
+  echo "$t: $(( $(date +%s) - t0 )) s"
 done
 exit $rc
