@@ -1605,9 +1605,10 @@ static uint32_t gk__u64_to_fmt(int sign, uint64_t mag, gk__ffmt f) {
     while (!(mag & (1ull << 63))) { mag <<= 1; e--; }
     return gk__round_fmt(sign, e, mag, f);
 }
-/* 2^e as a double, built from its bits: exact for -1022 <= e <= 1023, which
-   covers every format here (ebits <= 8); an exact product, unlike ldexp a
-   few instructions (the CPU backend converts every f16 / fp8 load here) */
+/* 2^e as a double, built from its bits: valid for -1022 <= e <= 1023, which
+   covers every format here (ebits <= 8). Multiplying by it is exact, as
+   ldexp is, and costs a few instructions instead of a libm call (the CPU
+   backend converts every fp8 load through here). */
 static double gk__pow2(int e) {
     uint64_t u = (uint64_t)(e + 1023) << 52;
     double d;
