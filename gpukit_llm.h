@@ -3642,9 +3642,10 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
         free(roff);
         free(rlen);
     }
-    /* merges */
+    /* merges: every exit goes through the one gk_buf_free(&tmp) below */
     if (!gk__u_umap_init(&t->merges, gk_json_len(merges))) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
-    for (i = 0; i < gk_json_len(merges); i++) {
+    s = GK_OK;
+    for (i = 0; i < gk_json_len(merges) && s == GK_OK; i++) {
         const gk_json_value *m = gk_json_at(merges, i);
         const char *a, *b;
         size_t la, lb;
@@ -3653,8 +3654,10 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
         if (gk_json_typeof(m) == GK_JSON_STRING) {
             const char *str = gk_json_str(m, ""), *sp = (const char *)memchr(str, ' ', gk_json_len(m));
             if (gk_json_len(m) >= 8 && memcmp(str, "#version", 8) == 0) continue;
-            if (!sp || memchr(sp + 1, ' ', gk_json_len(m) - (size_t)(sp + 1 - str)))
-                return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%llu] \"%.60s\" is not two tokens separated by one space", (unsigned long long)(i), str);
+            if (!sp || memchr(sp + 1, ' ', gk_json_len(m) - (size_t)(sp + 1 - str))) {
+                s = GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%llu] \"%.60s\" is not two tokens separated by one space", (unsigned long long)(i), str);
+                break;
+            }
             a = str;
             la = (size_t)(sp - str);
             b = sp + 1;
@@ -3665,31 +3668,32 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
             la = gk_json_len(gk_json_at(m, 0));
             b = gk_json_str(gk_json_at(m, 1), "");
             lb = gk_json_len(gk_json_at(m, 1));
-        } else return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%llu] is neither \"a b\" nor [\"a\", \"b\"]", (unsigned long long)(i));
+        } else {
+            s = GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%llu] is neither \"a b\" nor [\"a\", \"b\"]", (unsigned long long)(i));
+            break;
+        }
         ia = gk__u_smap_get(&t->vocab, a, la);
         ib = gk__u_smap_get(&t->vocab, b, lb);
-        if (ia < 0 || ib < 0)
-            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%llu]: token '%.40s' is not in the vocab", (unsigned long long)(i), ia < 0 ? a : b);
+        if (ia < 0 || ib < 0) {
+            s = GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%llu]: token '%.40s' is not in the vocab", (unsigned long long)(i), ia < 0 ? a : b);
+            break;
+        }
         tmp.len = 0;
         if (gk_buf_append(&tmp, a, la) != GK_OK || gk_buf_append(&tmp, b, lb) != GK_OK) {
-            gk_buf_free(&tmp);
-            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+            s = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+            break;
         }
         inew = gk__u_smap_get(&t->vocab, tmp.data, tmp.len);
         if (inew < 0) {
             s = GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: merges[%llu]: merged token '%.60s' is not in the vocab", (unsigned long long)(i), tmp.data);
-            gk_buf_free(&tmp);
-            return s;
+            break;
         }
         key = ((uint64_t)(uint32_t)ia << 32) | (uint32_t)ib;
         val = ((uint64_t)i << 32) | (uint32_t)inew;
-        if (gk__u_umap_put(&t->merges, key, val) < 0) {
-            gk_buf_free(&tmp);
-            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
-        }
+        if (gk__u_umap_put(&t->merges, key, val) < 0) s = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     }
     gk_buf_free(&tmp);
-    return GK_OK;
+    return s;
 }
 
 GKLLMDEF gk_status gk_tokenizer_from_json(const gk_json_value *root, gk_tokenizer **out) {
