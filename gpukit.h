@@ -2901,7 +2901,9 @@ GKDEF gk_status gk_view_unsqueeze(gk_ctx *ctx, gk_tensor t, int dim, gk_tensor *
    CUDA: non-blocking streams, events, stream capture into CUDA graphs.
    CPU: work runs at once on the calling thread; while a stream captures,
    ops are recorded as host thunks instead and replayed by gk_graph_launch. */
-typedef void (*gk__thunk_fn)(const void *params);
+/* A CPU op: 0 when done, nonzero when it could not get its host scratch
+   memory (the output is then unwritten; the caller reports it). */
+typedef int (*gk__thunk_fn)(const void *params);
 typedef struct gk__thunk { gk__thunk_fn fn; void *params; } gk__thunk;
 
 struct gk__capture {
@@ -2950,7 +2952,7 @@ static void gk__capture_free(gk_ctx *ctx, gk__capture *c) {
 static gk_status gk__cpu_run(gk_ctx *ctx, gk__thunk_fn fn, const void *params, size_t size, const char *where) {
     gk__capture *c = ctx->cur_stream->capture;
     void *copy;
-    if (!c) { fn(params); return GK_OK; }
+    if (!c) return fn(params) ? gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory for the CPU backend's scratch", where) : GK_OK;
     if (c->nthunks == c->capthunks) {
         int nc = c->capthunks ? c->capthunks * 2 : 16;
         gk__thunk *nt = GK__CAST(gk__thunk *, GPUKIT_REALLOC(c->thunks, sizeof(gk__thunk) * (size_t)nc));
@@ -3259,7 +3261,9 @@ GKDEF gk_status gk_graph_launch(gk_ctx *ctx, gk_graph *g, gk_stream *s) {
             st = gk__bind(ctx);
             if (st == GK_OK && (r = ctx->cu.GraphLaunch(g->exec, s->cu)) != 0) st = gk__cu_fail(ctx, r, "gk_graph_launch", "cuGraphLaunch");
         } else
-            for (i = 0; i < g->cap->nthunks; i++) g->cap->thunks[i].fn(g->cap->thunks[i].params);
+            for (i = 0; i < g->cap->nthunks && st == GK_OK; i++)
+                if (g->cap->thunks[i].fn(g->cap->thunks[i].params))
+                    st = gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "gk_graph_launch: op %d of %d ran out of host memory for the CPU backend's scratch (the ops after it did not run)", i + 1, g->cap->nthunks);
     }
     gk__unlock(&ctx->mu);
     return st;
@@ -4009,7 +4013,7 @@ typedef struct gk__cpu_kparams {
     gk_arg args[GK__MAX_PARAMS];
     void *ptrs[GK__MAX_PARAMS];
 } gk__cpu_kparams;
-static void gk__cpu_kernel_thunk(const void *p) {
+static int gk__cpu_kernel_thunk(const void *p) {
     const gk__cpu_kparams *k = (const gk__cpu_kparams *)p;
     gk_cpu_launch l;
     memcpy(l.grid, k->grid, sizeof l.grid);
@@ -4019,6 +4023,7 @@ static void gk__cpu_kernel_thunk(const void *p) {
     l.num_args = k->n;
     l.user = k->user;
     k->fn(&l);
+    return 0;
 }
 
 GKDEF gk_status gk_kernel_launch(gk_ctx *ctx, gk_kernel *k, const gk_launch_desc *d) {
@@ -4271,7 +4276,7 @@ static int64_t gk__int_binop(int op, int64_t a, int64_t b) {
     }
 }
 
-static void gk__ew_cpu(const void *vp) {
+static int gk__ew_cpu(const void *vp) {
     const gk__ew *p = (const gk__ew *)vp;
     const gk__nd *nd = &p->nd;
     size_t es = gk__dtype_sizes[p->dt], ss = gk__dtype_sizes[p->sdt];
@@ -4279,9 +4284,9 @@ static void gk__ew_cpu(const void *vp) {
     int op = p->op;
     float fa = (float)p->alpha;
     switch (op) {
-    case GK__OP_FILL: GK__ND_FOR(nd, memcpy(p->o + o0 * (int64_t)es, &p->pattern, es)); return;
-    case GK__OP_COPY: GK__ND_FOR(nd, memcpy(p->o + o0 * (int64_t)es, p->a + o1 * (int64_t)es, es)); return;
-    case GK__OP_CAST: GK__ND_FOR(nd, gk__store(dt, p->o + o0 * (int64_t)es, gk__load(p->sdt, p->a + o1 * (int64_t)ss))); return;
+    case GK__OP_FILL: GK__ND_FOR(nd, memcpy(p->o + o0 * (int64_t)es, &p->pattern, es)); return 0;
+    case GK__OP_COPY: GK__ND_FOR(nd, memcpy(p->o + o0 * (int64_t)es, p->a + o1 * (int64_t)es, es)); return 0;
+    case GK__OP_CAST: GK__ND_FOR(nd, gk__store(dt, p->o + o0 * (int64_t)es, gk__load(p->sdt, p->a + o1 * (int64_t)ss))); return 0;
     default: break;
     }
     if (dt == GK_F32 && op <= GK__OP_DIV && gk__nd_contig(nd, 3)) { /* the common case, kept tight */
@@ -4290,7 +4295,7 @@ static void gk__ew_cpu(const void *vp) {
         int64_t i;
         for (i = 0; i < nd->n; i++)
             o[i] = op == GK__OP_ADD ? a[i] + b[i] : op == GK__OP_SUB ? a[i] - b[i] : op == GK__OP_MUL ? a[i] * b[i] : a[i] / b[i];
-        return;
+        return 0;
     }
     if (dt == GK_F64) {
         GK__ND_FOR(nd, {
@@ -4319,6 +4324,7 @@ static void gk__ew_cpu(const void *vp) {
             else gk__sti(dt, p->o + o0 * (int64_t)es, gk__int_binop(op, x, gk__ldi(dt, p->b + o2 * (int64_t)es)));
         });
     }
+    return 0;
 }
 
 /* kernel names (static strings: the function cache compares pointers) */
@@ -4790,7 +4796,7 @@ static double gk__ld_d(gk_dtype dt, const char *base, int64_t i) { gk__scalar s 
    [K], a column contiguous; 64, fewer when K is so long that bt would pass
    4 MB), and each A row once per such block, so a product costs a
    multiply-add, not a conversion (per-element loads were most of the time). */
-static void gk__matmul_cpu(const void *vp) {
+static int gk__matmul_cpu(const void *vp) {
     const gk__mm_cpu *c = (const gk__mm_cpu *)vp;
     const gk__mm *p = &c->m;
     const char *A = (const char *)(uintptr_t)p->a, *B = (const char *)(uintptr_t)p->b;
@@ -4801,7 +4807,7 @@ static void gk__matmul_cpu(const void *vp) {
     nbw = nbw < 1 ? 1 : nbw > 64 ? 64 : nbw;
     row = GK__CAST(double *, GPUKIT_MALLOC(sizeof(double) * kk));
     bt = GK__CAST(double *, GPUKIT_MALLOC(sizeof(double) * kk * nbw * (size_t)nh)); /* [h][col][K] */
-    if (!row || !bt) { GPUKIT_FREE(row); GPUKIT_FREE(bt); return; } /* cannot happen for the sizes the CPU backend is used with; leaves out unwritten */
+    if (!row || !bt) { GPUKIT_FREE(row); GPUKIT_FREE(bt); return 1; }
     for (bz = 0; bz < c->batch; bz++)
         for (n0 = 0; n0 < p->N; n0 += (int64_t)nbw) {
             int64_t nb = p->N - n0 < (int64_t)nbw ? p->N - n0 : (int64_t)nbw, h;
@@ -4840,6 +4846,7 @@ static void gk__matmul_cpu(const void *vp) {
         }
     GPUKIT_FREE(row);
     GPUKIT_FREE(bt);
+    return 0;
 }
 
 /* Strides of a matrix operand [.., R, C]: row and column strides and the
@@ -5658,7 +5665,7 @@ typedef struct gk__attn {       /* layout of gk_attn_p in kernels/attention.cu *
 typedef struct gk__attn_cpu { gk__attn a; gk_dtype dt; } gk__attn_cpu;
 
 /* The CPU reference: f64 scores and softmax. */
-static void gk__attn_cpu_run(const void *vp) {
+static int gk__attn_cpu_run(const void *vp) {
     const gk__attn_cpu *c = (const gk__attn_cpu *)vp;
     const gk__attn *p = &c->a;
     const char *Q = (const char *)(uintptr_t)p->q, *K = (const char *)(uintptr_t)p->k, *V = (const char *)(uintptr_t)p->v;
@@ -5671,7 +5678,8 @@ static void gk__attn_cpu_run(const void *vp) {
     double *s = GK__CAST(double *, GPUKIT_MALLOC(sizeof(double) * (size_t)(p->Skv + 1)));
     double *acc = GK__CAST(double *, GPUKIT_MALLOC(sizeof(double) * (size_t)(p->D + 1)));
     double *qd = GK__CAST(double *, GPUKIT_MALLOC(sizeof(double) * (size_t)(p->D + 1)));
-    if (!s || !acc || !qd || !kf || !vf) goto done; /* cannot happen for the sizes the CPU backend is used with; leaves out unwritten */
+    int fail = !s || !acc || !qd || !kf || !vf;
+    if (fail) goto done;
     for (b = 0; b < p->B; b++) {
         int64_t qlen = p->q_lens ? ((const int32_t *)(uintptr_t)p->q_lens)[b] : p->Sq;
         int64_t kvlen = p->kv_lens ? ((const int32_t *)(uintptr_t)p->kv_lens)[b] : p->Skv;
@@ -5721,6 +5729,7 @@ done:
     GPUKIT_FREE(s);
     GPUKIT_FREE(acc);
     GPUKIT_FREE(qd);
+    return fail;
 }
 
 /* gpukit's Hopper attention (kernels/flash_wg.cu, module built for sm_90a):
@@ -6240,7 +6249,7 @@ typedef struct gk__mw {
 GK__UN_DEF(gk__unf, float, expf, logf, log1pf, sqrtf, sinf, cosf, tanhf, erff, fabsf)
 GK__UN_DEF(gk__und, double, exp, log, log1p, sqrt, sin, cos, tanh, erf, fabs)
 
-static void gk__mw_cpu(const void *vp) {
+static int gk__mw_cpu(const void *vp) {
     const gk__mw *p = (const gk__mw *)vp;
     const gk__nd *nd = &p->nd;
     gk_dtype dt = p->dt;
@@ -6308,6 +6317,7 @@ static void gk__mw_cpu(const void *vp) {
         GK__ND_FOR(nd, memcpy(p->o + o0 * es, ((const uint8_t *)p->a)[o1] ? p->b + o2 * es : p->c + o3 * es, (size_t)es));
         break;
     }
+    return 0;
 }
 
 /* The contiguous unary / binary kernels (4 16-byte vectors a thread a step):
@@ -6655,7 +6665,7 @@ static void gk__rs_push(int op, int f64, gk__rs *s, double x, int64_t i) {
         }
     }
 }
-static void gk__red_cpu(const void *vp) {
+static int gk__red_cpu(const void *vp) {
     const gk__red *p = (const gk__red *)vp;
     int64_t es = (int64_t)gk__dtype_sizes[p->dt];
     int f64 = p->dt == GK_F64, op = p->op;
@@ -6674,6 +6684,7 @@ static void gk__red_cpu(const void *vp) {
             else gk__stf(p->dt, p->o + o0 * es, (float)res);
         }
     });
+    return 0;
 }
 /* split reductions whose last block merged the parts (tests check both paths) */
 static long gk__red_fused = 0;
@@ -6844,7 +6855,7 @@ typedef struct gk__rowop {
     char *o;
     const char *x;
 } gk__rowop;
-static void gk__rowop_cpu(const void *vp) {
+static int gk__rowop_cpu(const void *vp) {
     const gk__rowop *p = (const gk__rowop *)vp;
     int64_t es = (int64_t)gk__dtype_sizes[p->dt], n = p->n, j;
     int f64 = p->dt == GK_F64, fl = gk_dtype_is_float(p->dt);
@@ -6889,6 +6900,7 @@ static void gk__rowop_cpu(const void *vp) {
             }
         }
     });
+    return 0;
 }
 static const char *const gk__k_softmax[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_softmax_", ""), GK__DTNAMES("gk_log_softmax_", "") };
 static const char *const gk__k_softmax_reg[2][2][GK_DTYPE_COUNT] = {
@@ -7036,12 +7048,12 @@ typedef struct gk__topk_p {
     char *v, *ix;
     const char *x;
 } gk__topk_p;
-static void gk__topk_cpu(const void *vp) {
+static int gk__topk_cpu(const void *vp) {
     const gk__topk_p *p = (const gk__topk_p *)vp;
     int64_t es = (int64_t)gk__dtype_sizes[p->dt], j;
     uint64_t *keys = GK__CAST(uint64_t *, GPUKIT_MALLOC((size_t)p->n * 8));
     const gk__nd *on = &p->on;
-    if (!keys) return;
+    if (!keys) return 1;
     GK__ND_FOR(on, {
         const char *xr = p->x + o2 * es;
         for (j = 0; j < p->n; j++) keys[j] = gk__comp_key(gk__ldf(p->dt, xr + j * p->xs * es), j);
@@ -7053,6 +7065,7 @@ static void gk__topk_cpu(const void *vp) {
         }
     });
     GPUKIT_FREE(keys);
+    return 0;
 }
 static const char *const gk__k_topk[GK_DTYPE_COUNT] = GK__DTNAMES("gk_topk_", "");
 static const char *const gk__k_topk_part[GK_DTYPE_COUNT] = GK__DTNAMES("gk_topk_part_", "");
@@ -7233,13 +7246,14 @@ static double gk__sw(float x, float m, float temp, uint64_t *w) {
     *w = (uint64_t)(exp(s) * 1099511627776.0);
     return s;
 }
-static void gk__sample_cpu(const void *vp) {
+static int gk__sample_cpu(const void *vp) {
     const gk__sample_p *pp = (const gk__sample_p *)vp;
     const gk__sp *sp = &pp->sp;
     int V = sp->V, b, i, j;
     int64_t es = (int64_t)gk__dtype_sizes[pp->dt];
     float *xr = GK__CAST(float *, GPUKIT_MALLOC((size_t)V * 4));
     uint64_t *keys = GK__CAST(uint64_t *, GPUKIT_MALLOC((size_t)V * 8));
+    if (!xr || !keys) { GPUKIT_FREE(xr); GPUKIT_FREE(keys); return 1; }
     for (b = 0; b < sp->B; b++) {
         float bv = -INFINITY, m;
         int bi = -1, topk, topp, n;
@@ -7247,7 +7261,6 @@ static void gk__sample_cpu(const void *vp) {
         double target = 0;
         uint32_t ctr[4], key[2], rnd[4];
         int32_t *tok = pp->tokens + (int64_t)b * sp->tst;
-        if (!xr || !keys) { *tok = -1; continue; }
         for (i = 0; i < V; i++) {
             float v = gk__ldf(pp->dt, pp->logits + ((int64_t)b * sp->lrs + (int64_t)i * sp->lcs) * es);
             xr[i] = v != v ? -INFINITY : v;
@@ -7314,6 +7327,7 @@ static void gk__sample_cpu(const void *vp) {
     }
     GPUKIT_FREE(xr);
     GPUKIT_FREE(keys);
+    return 0;
 }
 static const char *const gk__k_sample[GK_DTYPE_COUNT] = GK__DTNAMES("gk_sample_", "");
 static const char *const gk__k_greedy_part[GK_DTYPE_COUNT] = GK__DTNAMES("gk_greedy_part_", "");
@@ -7573,7 +7587,7 @@ typedef struct gk__normp {
     const char *x, *res, *w, *b;
 } gk__normp;
 
-static void gk__norm_cpu(const void *vp) {
+static int gk__norm_cpu(const void *vp) {
     const gk__normp *p = (const gk__normp *)vp;
     size_t es = gk__dtype_sizes[p->dt], ws = gk__dtype_sizes[p->wt];
     int64_t row, c;
@@ -7612,6 +7626,7 @@ static void gk__norm_cpu(const void *vp) {
             gk__stf(p->dt, orow + c * (int64_t)es, y);
         }
     }
+    return 0;
 }
 
 #define GK__NORM_NAMES(P, D, W) { P D "_" W "_v1", P D "_" W "_v2", P D "_" W "_v4", P D "_" W "_v8" }
@@ -8159,7 +8174,7 @@ typedef struct gk__ropep {
     const char *x, *pos, *cs, *sn;
     char *out;
 } gk__ropep;
-static void gk__rope_cpu(const void *vp) {
+static int gk__rope_cpu(const void *vp) {
     const gk__ropep *p = (const gk__ropep *)vp;
     size_t es = gk__dtype_sizes[p->dt], cs = gk__dtype_sizes[p->ct];
     int64_t t, h, j, half = p->rd / 2;
@@ -8186,6 +8201,7 @@ static void gk__rope_cpu(const void *vp) {
             if (p->pass) memmove(orow + p->rd * (int64_t)es, xr + p->rd * (int64_t)es, (size_t)(p->D - p->rd) * es);
         }
     }
+    return 0;
 }
 #define GK__ROPE_NAMES(D, C) { "gk_rope_" D "_" C "_p1", "gk_rope_" D "_" C "_p4", "gk_rope_" D "_" C "_p8" }
 static const char *const gk__k_rope[5][3] = { GK__ROPE_NAMES("f32", "f32"), GK__ROPE_NAMES("f16", "f16"), GK__ROPE_NAMES("f16", "f32"),
@@ -8718,7 +8734,7 @@ typedef struct gk__gatherp {
     const char *x, *idx;
     char *out;
 } gk__gatherp;
-static void gk__gather_cpu(const void *vp) {
+static int gk__gather_cpu(const void *vp) {
     const gk__gatherp *p = (const gk__gatherp *)vp;
     int64_t o, j;
     for (o = 0; o < p->outer; o++)
@@ -8730,6 +8746,7 @@ static void gk__gather_cpu(const void *vp) {
             if (id >= 0 && id < p->nv) memcpy(dst, p->x + (o * p->nv + id) * p->rowb, (size_t)p->rowb);
             else memset(dst, 0, (size_t)p->rowb);
         }
+    return 0;
 }
 /* embedding = 1: out [idx.shape..., D] from x [V, D]; else index_select along axis with a 1-D index */
 static gk_status gk__gather(gk_ctx *ctx, gk_tensor out, gk_tensor x, int axis, gk_tensor index, int embedding, const char *W) {
@@ -8845,7 +8862,7 @@ static int64_t gk__pad_src(int64_t o, int64_t n, int mode) {
     }
     return o < 0 ? 0 : o >= n ? n - 1 : o;
 }
-static void gk__pad_cpu(const void *vp) {
+static int gk__pad_cpu(const void *vp) {
     const gk__padp *p = (const gk__padp *)vp;
     int64_t r, oh, ow;
     for (r = 0; r < p->rows; r++)
@@ -8859,6 +8876,7 @@ static void gk__pad_cpu(const void *vp) {
                 } else
                     memcpy(dst, p->x + ((r * p->H + gk__pad_src(ih, p->H, p->mode)) * p->W + gk__pad_src(iw, p->W, p->mode)) * p->es, (size_t)p->es);
             }
+    return 0;
 }
 static gk_status gk__pad_shape(gk_ctx *ctx, int ndim, const int64_t *xshape, const int64_t *pads, int npads, gk_pad_mode mode,
                                int64_t *oshape, const char *W) {
@@ -8963,7 +8981,7 @@ static int64_t gk__near_idx(int64_t o, float s, int64_t n) {
     int64_t i = (int64_t)floorf((float)o * s);
     return i < n - 1 ? i : n - 1;
 }
-static void gk__interp_cpu(const void *vp) {
+static int gk__interp_cpu(const void *vp) {
     const gk__interpp *p = (const gk__interpp *)vp;
     int64_t r, oh, ow, es = (int64_t)gk__dtype_sizes[p->dt];
     for (r = 0; r < p->rows; r++) {
@@ -8984,6 +9002,7 @@ static void gk__interp_cpu(const void *vp) {
                 gk__stf(p->dt, p->out + ((r * p->OH + oh) * p->OW + ow) * es, y);
             }
     }
+    return 0;
 }
 GKDEF gk_status gk_interpolate(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_interp_mode mode, const double *scales) {
     const char *W = "gk_interpolate";
@@ -9157,7 +9176,7 @@ typedef struct gk__conv_cpu_p {
 } gk__conv_cpu_p;
 
 /* direct loops, double accumulation */
-static void gk__conv_cpu(const void *vp) {
+static int gk__conv_cpu(const void *vp) {
     const gk__conv_cpu_p *q = (const gk__conv_cpu_p *)vp;
     const gk__convp *p = &q->p;
     size_t es = gk__dtype_sizes[q->dt];
@@ -9190,6 +9209,7 @@ static void gk__conv_cpu(const void *vp) {
                     gk__stf(q->dt, q->out + (((b * p->Cout + co) * p->Ho + oh) * p->Wo + ow) * (int64_t)es, (float)acc);
                 }
         }
+    return 0;
 }
 
 /* Output size of one spatial dim, or -1 when invalid. */
@@ -9392,7 +9412,7 @@ GKDEF gk_status gk_conv2d_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor b
 
 /* ---- weight norm ---- */
 typedef struct gk__wnorm_p { gk_dtype dt; int64_t C, inner; char *out; const char *v, *g; } gk__wnorm_p;
-static void gk__wnorm_cpu(const void *vp) {
+static int gk__wnorm_cpu(const void *vp) {
     const gk__wnorm_p *p = (const gk__wnorm_p *)vp;
     size_t es = gk__dtype_sizes[p->dt];
     int64_t o, i;
@@ -9403,6 +9423,7 @@ static void gk__wnorm_cpu(const void *vp) {
         for (i = 0; i < p->inner; i++)
             gk__stf(p->dt, p->out + (o * p->inner + i) * (int64_t)es, (float)(gk__ldf(p->dt, p->v + (o * p->inner + i) * (int64_t)es) * sc));
     }
+    return 0;
 }
 GKDEF gk_status gk_weight_norm(gk_ctx *ctx, gk_tensor out, gk_tensor v, gk_tensor g) {
     static const char *const names[3] = { "out", "v", "g" };
@@ -9476,7 +9497,7 @@ typedef struct gk__lstm_p {
 } gk__lstm_p;
 static double gk__sigm(double x) { return 1.0 / (1.0 + exp(-x)); }
 /* the step loop, in double */
-static void gk__lstm_cpu(const void *vp) {
+static int gk__lstm_cpu(const void *vp) {
     const gk__lstm_p *p = (const gk__lstm_p *)vp;
     int64_t H = p->H, I = p->I, d, s, r, k, j;
     double *h = p->ws, *hn = h + H, *c = hn + H, *g = c + H;
@@ -9504,6 +9525,7 @@ static void gk__lstm_cpu(const void *vp) {
             if (p->cn) p->cn[d * H + j] = (float)c[j];
         }
     }
+    return 0;
 }
 
 GKDEF gk_status gk_lstm(gk_ctx *ctx, gk_tensor out, gk_tensor h_n, gk_tensor c_n, gk_tensor x, gk_tensor w_ih, gk_tensor w_hh,
@@ -9824,11 +9846,11 @@ static void gk__istft_ola_cpu(const gk__fftp *P, float *out, const float *frames
         out[i] = env > 1e-11 ? (float)(s / env) : 0.0f;
     }
 }
-static void gk__fft_cpu(const void *vp) {
+static int gk__fft_cpu(const void *vp) {
     const gk__fft_cpu_p *q = (const gk__fft_cpu_p *)vp;
-    if (q->op == GK__SG_FFT) { gk__fft_run_cpu(&q->P, q->out, q->in, q->win, q->ws); return; }
+    if (q->op == GK__SG_FFT) { gk__fft_run_cpu(&q->P, q->out, q->in, q->win, q->ws); return 0; }
     gk__fft_run_cpu(&q->P, q->tmp, q->in, q->win, q->ws);
-    if (q->op == GK__SG_ISTFT) { gk__istft_ola_cpu(&q->P, q->out, q->tmp, q->win, q->B, q->len); return; }
+    if (q->op == GK__SG_ISTFT) { gk__istft_ola_cpu(&q->P, q->out, q->tmp, q->win, q->B, q->len); return 0; }
     {
         int64_t T = q->P.nframes, b, t, F = q->P.n / 2 + 1, k;
         int mm;
@@ -9845,6 +9867,7 @@ static void gk__fft_cpu(const void *vp) {
             for (t = 0; t < q->M * T; t++) o[t] = (float)(((o[t] > mx - 8.0 ? o[t] : (float)(mx - 8.0)) + 4.0) / 4.0);
         }
     }
+    return 0;
 }
 
 /* CUDA, transforms larger than shared memory: every stage is a launch over
@@ -10324,7 +10347,7 @@ GKDEF gk_status gk_whisper_log_mel_new(gk_ctx *ctx, gk_tensor audio, gk_tensor f
 
 /* ---- magnitude and phase ---- */
 typedef struct gk__cabs_p { int64_t n; float *out; const float *z, *ph; int angle; } gk__cabs_p;
-static void gk__cabs_cpu(const void *vp) {
+static int gk__cabs_cpu(const void *vp) {
     const gk__cabs_p *p = (const gk__cabs_p *)vp;
     int64_t i;
     if (p->angle == 2) { /* polar: out complex, z = magnitudes */
@@ -10333,9 +10356,10 @@ static void gk__cabs_cpu(const void *vp) {
             p->out[2 * i] = (float)(p->z[i] * cos(ph));
             p->out[2 * i + 1] = (float)(p->z[i] * sin(ph));
         }
-        return;
+        return 0;
     }
     for (i = 0; i < p->n; i++) p->out[i] = p->angle ? atan2f(p->z[2 * i + 1], p->z[2 * i]) : hypotf(p->z[2 * i], p->z[2 * i + 1]);
+    return 0;
 }
 static gk_status gk__cabs(gk_ctx *ctx, gk_tensor out, gk_tensor z, int angle, const char *where) {
     static const char *const names[2] = { "out", "z" };
@@ -10508,7 +10532,7 @@ typedef struct gk__kvw {        /* layout of gk_kvw_p in kernels/llm.cu */
     uint64_t c, x, start;
 } gk__kvw;
 
-static void gk__kvw_cpu(const void *vp) {
+static int gk__kvw_cpu(const void *vp) {
     const gk__kvw *p = (const gk__kvw *)vp;
     const int32_t *st = (const int32_t *)(uintptr_t)p->start;
     char *c = (char *)(uintptr_t)p->c;
@@ -10523,6 +10547,7 @@ static void gk__kvw_cpu(const void *vp) {
                     memcpy(c + (b * p->c_bs + row * p->c_ss + h * p->c_hs + d * p->c_ds) * p->es,
                            x + (b * p->x_bs + t * p->x_ts + h * p->x_hs + d * p->x_ds) * p->es, (size_t)p->es);
         }
+    return 0;
 }
 
 GKDEF gk_status gk_kv_write(gk_ctx *ctx, gk_tensor cache, gk_tensor x, gk_tensor start) {

@@ -1,5 +1,14 @@
 /* test_stream.c - streams, the current stream, events, graph capture and
    replay (CUDA graphs; recorded host thunks on the CPU backend). */
+#include <stdlib.h>
+/* host allocator hook: while gkt_fail_min is set, requests of that many bytes
+   or more fail (the CPU backend's op scratch; tensors are allocated before) */
+static size_t gkt_fail_min;
+static void *gkt_malloc(size_t n) { return gkt_fail_min && n >= gkt_fail_min ? NULL : malloc(n); }
+static void *gkt_realloc(void *p, size_t n) { return gkt_fail_min && n >= gkt_fail_min ? NULL : realloc(p, n); }
+#define GPUKIT_MALLOC(n) gkt_malloc(n)
+#define GPUKIT_REALLOC(p, n) gkt_realloc(p, n)
+#define GPUKIT_FREE(p) free(p)
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
 #include "gkt.h"
@@ -122,11 +131,63 @@ static void test_graph(void) {
     free(out);
 }
 
+/* CPU backend: an op whose host scratch cannot be had says so (it used to
+   return GK_OK with the output unwritten), run directly and replayed from a
+   graph; the output keeps its poison. */
+static void test_cpu_scratch_oom(void) {
+    gk_tensor a, b, o, x, v, ix;
+    int64_t sa[2] = {2, 4096}, sb[2] = {4096, 64}, so[2] = {2, 64}, nx = 200000, nk = 5;
+    float poison[128], back[128];
+    gk_graph *g;
+    int i, ok;
+    if (gk_ctx_backend(C) != GK_BACKEND_CPU) return;
+    GKT_OK(C, gk_tensor_empty(C, GK_F32, 2, sa, &a));
+    GKT_OK(C, gk_tensor_empty(C, GK_F32, 2, sb, &b));
+    GKT_OK(C, gk_tensor_empty(C, GK_F32, 2, so, &o));
+    GKT_OK(C, gk_tensor_empty(C, GK_F32, 1, &nx, &x));
+    GKT_OK(C, gk_tensor_empty(C, GK_F32, 1, &nk, &v));
+    GKT_OK(C, gk_tensor_empty(C, GK_I64, 1, &nk, &ix));
+    GKT_OK(C, gk_fill(C, a, 1.0));
+    GKT_OK(C, gk_fill(C, b, 0.5));
+    GKT_OK(C, gk_fill(C, x, 2.0));
+    for (i = 0; i < 128; i++) poison[i] = NAN;
+    GKT_OK(C, gk_copy_from_host(C, o, poison, sizeof poison));
+    gkt_fail_min = (size_t)1 << 20; /* the matmul's B block is 2 MiB, topk's keys 1.6 MB */
+    GKT_FAILS(C, gk_matmul(C, o, a, b, NULL), GK_ERR_OUT_OF_MEMORY, "gk_matmul: out of host memory for the CPU backend's scratch");
+    GKT_FAILS(C, gk_topk(C, v, ix, x, nk), GK_ERR_OUT_OF_MEMORY, "scratch");
+    gkt_fail_min = 0;
+    GKT_OK(C, gk_copy_to_host(C, o, back, sizeof back));
+    ok = 1;
+    for (i = 0; i < 128; i++) ok &= back[i] != back[i];
+    GKT_CHECK(ok, "a failed matmul leaves out unwritten");
+    /* captured while memory is there, replayed while it is not */
+    GKT_OK(C, gk_graph_begin(C, NULL));
+    GKT_OK(C, gk_matmul(C, o, a, b, NULL));
+    GKT_OK(C, gk_graph_end(C, NULL, &g));
+    gkt_fail_min = (size_t)1 << 20;
+    GKT_FAILS(C, gk_graph_launch(C, g, NULL), GK_ERR_OUT_OF_MEMORY, "op 1 of 1");
+    gkt_fail_min = 0;
+    GKT_OK(C, gk_graph_launch(C, g, NULL));
+    GKT_OK(C, gk_copy_to_host(C, o, back, sizeof back));
+    ok = 1;
+    for (i = 0; i < 128; i++) ok &= back[i] == 2048.0f;
+    GKT_CHECK(ok, "the replay with memory back computes 4096 * 1 * 0.5");
+    GKT_OK(C, gk_graph_destroy(C, g));
+    GKT_OK(C, gk_topk(C, v, ix, x, nk));
+    gk_tensor_free(C, a);
+    gk_tensor_free(C, b);
+    gk_tensor_free(C, o);
+    gk_tensor_free(C, x);
+    gk_tensor_free(C, v);
+    gk_tensor_free(C, ix);
+}
+
 int main(void) {
     gkt_seed();
     C = gkt_dut();
     test_streams_events();
     test_graph();
+    test_cpu_scratch_oom();
     gk_ctx_destroy(C);
     return gkt_done("test_stream");
 }
