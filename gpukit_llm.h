@@ -4135,6 +4135,11 @@ static gk_status gk__tok_normalize(gk__tok_enc *e, const unsigned char *s, size_
     size_t k;
     gk_status st = GK_OK;
     gk_buf *cur = NULL, *nxt = &e->norm;
+    /* A hostile tokenizer.json can chain Replace steps that each multiply the
+       text (fuzz_json found 2 KB of JSON asking for 4 GiB). Models' own
+       normalizers grow text a few times at most, so past 64x + 1 MiB this is an
+       error, not an allocation. */
+    size_t cap = (n > ((size_t)-1 - ((size_t)1 << 20)) / 64 ? (size_t)-1 : 64 * n + ((size_t)1 << 20));
     for (k = 0; k < t->nnorm; k++) {
         const gk__tok_op *op = &t->norm[k];
         const unsigned char *p = cur ? (const unsigned char *)cur->data : s;
@@ -4146,7 +4151,7 @@ static gk_status gk__tok_normalize(gk__tok_enc *e, const unsigned char *s, size_
             if (st == GK_OK) st = gk_buf_append(nxt, p, pn);
         } else { /* replace */
             size_t i = 0, run = 0;
-            while (st == GK_OK && i + op->alen <= pn) {
+            while (st == GK_OK && i + op->alen <= pn && nxt->len <= cap) {
                 if (memcmp(p + i, op->a, op->alen) == 0) {
                     st = gk_buf_append(nxt, p + run, i - run);
                     if (st == GK_OK) st = gk_buf_append(nxt, op->b, op->blen);
@@ -4154,9 +4159,12 @@ static gk_status gk__tok_normalize(gk__tok_enc *e, const unsigned char *s, size_
                     run = i;
                 } else i++;
             }
-            if (st == GK_OK) st = gk_buf_append(nxt, p + run, pn - run);
+            if (st == GK_OK && nxt->len <= cap) st = gk_buf_append(nxt, p + run, pn - run);
         }
         if (st != GK_OK) return st;
+        if (nxt->len > cap)
+            return GK__U_ERR(GK_ERR_LIMIT, "tokenizer: normalizer step %llu grew %llu bytes of text past %llu (64x + 1 MiB); the tokenizer.json normalizers are not a model's",
+                             (unsigned long long)k, (unsigned long long)n, (unsigned long long)cap);
         cur = nxt;
         nxt = (cur == &e->norm) ? &e->norm2 : &e->norm;
     }
@@ -4167,8 +4175,8 @@ static gk_status gk__tok_normalize(gk__tok_enc *e, const unsigned char *s, size_
 
 static gk_status gk__tok_segment(gk__tok_enc *e, const unsigned char *s, size_t n, int first, int skip_special) {
     const gk_tokenizer *t = e->t;
-    const unsigned char *p;
-    size_t pn, pos = 0, ms, me;
+    const unsigned char *p = NULL;
+    size_t pn = 0, pos = 0, ms, me;
     uint32_t idx;
     gk_status st;
     if ((st = gk__tok_normalize(e, s, n, &p, &pn)) != GK_OK) return st;

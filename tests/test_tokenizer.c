@@ -327,6 +327,32 @@ static void load_errors(void) {
             gk_tokenizer_free(t);
         }
     }
+    /* normalizers that multiply the text: six Replace steps of a -> 16 a would
+       make 4 bytes 64 MiB; past 64x + 1 MiB encode says so (a fuzz_json find:
+       2 KB of JSON asked for 4 GiB). One step of the same is fine. */
+    {
+        char js[1024];
+        const char *rep = "{\"type\":\"Replace\",\"pattern\":{\"String\":\"a\"},\"content\":\"aaaaaaaaaaaaaaaa\"}";
+        gk_ids ids = {NULL, 0, 0};
+        snprintf(js, sizeof js,
+                 "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1}},"
+                 "\"normalizer\":{\"type\":\"Sequence\",\"normalizers\":[%s,%s,%s,%s,%s,%s]}}", rep, rep, rep, rep, rep, rep);
+        CHECK_ST(gk_tokenizer_load_mem(js, strlen(js), &t), GK_OK);
+        if (t) {
+            CHECK_ST(gk_tokenizer_encode(t, "abab", 4, 0, &ids), GK_ERR_LIMIT);
+            CHECK(strstr(gk_last_error(NULL), "normalizer step") != NULL, "message: %s", gk_last_error(NULL));
+            gk_ids_free(&ids);
+            gk_tokenizer_free(t);
+        }
+        snprintf(js, sizeof js, "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1}},\"normalizer\":%s}", rep);
+        CHECK_ST(gk_tokenizer_load_mem(js, strlen(js), &t), GK_OK);
+        if (t) {
+            CHECK_ST(gk_tokenizer_encode(t, "abab", 4, 0, &ids), GK_OK);
+            CHECK(ids.len == 34 && ids.data[0] == 0 && ids.data[16] == 1 && ids.data[33] == 1, "a -> 16 a: %zu ids", ids.len);
+            gk_ids_free(&ids);
+            gk_tokenizer_free(t);
+        }
+    }
 }
 
 static void chat(void) {
