@@ -1,5 +1,6 @@
-/* libFuzzer harness: JSON parser + DOM accessors, and the tokenizer.json
-   loader on the same bytes (hostile tokenizer files). */
+/* libFuzzer harness: JSON parser + DOM accessors, and on the same bytes the
+   tokenizer.json loader, the model config.json parser and the chat template
+   of tokenizer_config.json (hostile model files). */
 #define GPUKIT_IMPLEMENTATION
 #include "gpukit.h"
 #define GPUKIT_LLM_IMPLEMENTATION
@@ -38,6 +39,18 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
         (void)n;
         (void)gk_json_path(r, "model.vocab.a");
         (void)gk_json_get_string(r, "0.1.x", NULL);
+        {   /* the same bytes as a model's config.json (+ "gen" as generation_config.json)
+               and as tokenizer_config.json: its chat template rendered */
+            gk_llm_config cfg;
+            gk_chat_template ct;
+            (void)gk__llm_parse_config(NULL, r, gk_json_get(r, "gen"), &cfg);
+            if (gk_chat_template_from_config(r, &ct) == GK_OK) {
+                static const gk_chat_message msgs[3] = { { "system", "be brief" }, { "user", "hi <s>" }, { "assistant", "ok" } };
+                gk_buf out = {NULL, 0, 0};
+                (void)gk_chat_apply(&ct, msgs, 3, GK_CHAT_ADD_GENERATION_PROMPT, &out);
+                gk_buf_free(&out);
+            }
+        }
         gk_json_free(d);
     }
     if (gk_tokenizer_load_mem((const char *)data, size, &tok) == GK_OK) {
