@@ -3645,7 +3645,7 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
     /* merges: every exit goes through the one gk_buf_free(&tmp) below */
     if (!gk__u_umap_init(&t->merges, gk_json_len(merges))) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     s = GK_OK;
-    for (i = 0; i < gk_json_len(merges) && s == GK_OK; i++) {
+    for (i = 0; i < gk_json_len(merges); i++) {
         const gk_json_value *m = gk_json_at(merges, i);
         const char *a, *b;
         size_t la, lb;
@@ -3690,7 +3690,10 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
         }
         key = ((uint64_t)(uint32_t)ia << 32) | (uint32_t)ib;
         val = ((uint64_t)i << 32) | (uint32_t)inew;
-        if (gk__u_umap_put(&t->merges, key, val) < 0) s = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        if (gk__u_umap_put(&t->merges, key, val) < 0) {
+            s = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+            break;
+        }
     }
     gk_buf_free(&tmp);
     return s;
