@@ -5858,6 +5858,11 @@ static long gk__dec3_launches = 0;
 #define GK__DEC4_STAGES 3
 static int gk__dec4_stages = 0;
 static long gk__dec4_launches = 0, gk__dec4t_launches = 0;
+/* gk_attn_dec5 (sm_80+: each warp streams its own keys through a shared-memory ring
+   with cp.async): gk__dec_variant 6 selects it; gk__dec4_stages is its ring depth too
+   (0: GK__DEC5_STAGES, at most 8); gk__dec5_launches counts its launches */
+#define GK__DEC5_STAGES 3
+static long gk__dec5_launches = 0;
 static int gk__dec3_per_sm = 2; /* splits sized for this many gk_attn_dec3 blocks a SM (2 are resident) */
 /* gk_attn_dec3 (and gk_attn_dec4 when asked for) takes one split per (b, kv head),
    writing the output itself (no gk_attn_combine), when the cache holds at most this
@@ -6022,11 +6027,12 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             void *targs[3];
             const int tc = (p.D == 64 || p.D == 128) && G <= 8;
             const int d4 = tc && ctx->info.cc_major >= 9 && (gk__dec_variant == 4 || gk__dec_variant == 5);
+            const int d5 = tc && ctx->info.cc_major >= 8 && gk__dec_variant == 6;
             unsigned char mbuf[2 * sizeof(gk__cu_tensormap) + 64];
             gk__cu_tensormap *tm = (gk__cu_tensormap *)(void *)(mbuf + ((64 - ((uintptr_t)mbuf & 63)) & 63));
             int tiles = 0; /* gk_attn_dec4t: the tensor maps of K and V were built */
-            const int d3 = tc && !d4 && gk__dec_variant != 0;
-            int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, gran = d3 || d4 ? 64 : 8, slots, chunk, smem = 0;
+            const int d3 = tc && !d4 && !d5 && gk__dec_variant != 0;
+            int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, gran = d3 || d4 || d5 ? 64 : 8, slots, chunk, smem = 0;
             int direct;
             const char *kn;
             if (d4) {
@@ -6044,6 +6050,17 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                 st = gk__occupancy(ctx, GK__MOD_ATTENTION, kn, 160, (unsigned)smem, &per_sm, &f4, W);
                 slots = (int64_t)ctx->info.sm_count * GK__MAX(per_sm, 1);
                 p.tile = (int)stages;
+            } else if (d5) {
+                /* 4 warps, each a ring of stages x 16 keys of K and V in rows padded by 16 bytes */
+                static const char *const k5[2][2] = { { "gk_attn_dec5_f16_64", "gk_attn_dec5_f16_128" }, { "gk_attn_dec5_bf16_64", "gk_attn_dec5_bf16_128" } };
+                const int64_t stages = gk__dec4_stages > 0 ? GK__MIN(gk__dec4_stages, 8) : GK__DEC5_STAGES;
+                int per_sm = 1;
+                gk__cu_function f5;
+                smem = 4 * stages * 2 * 16 * (2 * p.D + 16);
+                kn = k5[sq->dtype == GK_BF16][p.D == 128];
+                st = gk__occupancy(ctx, GK__MOD_ATTENTION, kn, 128, (unsigned)smem, &per_sm, &f5, W);
+                slots = (int64_t)ctx->info.sm_count * GK__MAX(per_sm, 1);
+                p.tile = (int)stages;
             } else if (d3) {
                 slots = (int64_t)ctx->info.sm_count * gk__dec3_per_sm;
                 kn = k3[sq->dtype == GK_BF16][p.D == 128];
@@ -6057,13 +6074,13 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                 p.tile = (int)C;
             }
             p.splits = (int)GK__MAX(GK__MIN(GK__MIN(slots / bh, (p.Skv + gran - 1) / gran), (int64_t)256), (int64_t)1);
-            if ((d3 || d4) && p.Skv <= gk__dec3_one_split) p.splits = 1;
+            if ((d3 || d4 || d5) && p.Skv <= gk__dec3_one_split) p.splits = 1;
             chunk = GK__MAX(((p.Skv + p.splits - 1) / p.splits + gran - 1) / gran * gran, gran);
             p.splits = (int)GK__MAX((p.Skv + chunk - 1) / chunk, (int64_t)1);
             p.chunk = (int)GK__MIN(chunk, (int64_t)2147483647);
             if (chunk > 2147483647) st = gk__err(ctx, GK_ERR_LIMIT, "%s: a cache of %lld keys is too long", W, (long long)p.Skv);
             if (p.Hkv > 65535 || p.B > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: %lld kv heads or batch %lld above 65535", W, (long long)p.Hkv, (long long)p.B);
-            direct = (d3 || d4) && p.splits == 1;
+            direct = (d3 || d4 || d5) && p.splits == 1;
             if (st == GK_OK && !direct) {
                 gk__cu_ptr ws;
                 st = gk__workspace(ctx, (size_t)(p.B * p.Hq * p.splits * (p.D + 2)) * 4, &ws, W);
@@ -6080,6 +6097,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             if (st == GK_OK && d3) gk__dec3_launches++;
             if (st == GK_OK && d4 && !tiles) gk__dec4_launches++;
             if (st == GK_OK && tiles) gk__dec4t_launches++;
+            if (st == GK_OK && d5) gk__dec5_launches++;
             if (st == GK_OK && direct) gk__dec3_direct++;
             g[0] = (unsigned)rows; g[1] = 1;
             bl[0] = p.D > 96 ? 128u : (unsigned)((p.D + 31) / 32 * 32); /* the combine's launch bound */

@@ -124,13 +124,13 @@ static gk_status call_attn(int i, void *vu) {
     return gk_attention(ctx, u->o, u->q, u->k[i % u->nc], u->v[i % u->nc], &u->d);
 }
 /* variant: gk__dec_variant for this row (-1 the dispatcher, 0 gk_attn_dec, 3 gk_attn_dec3, 4 / 5 gk_attn_dec4 by rows /
-   by tensor tiles); B sequences */
+   by tensor tiles, 6 gk_attn_dec5); B sequences */
 static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t Skv, int64_t H, int64_t Hk, int64_t Dh, int64_t one) {
     const char *kn;
     attn_u u;
     int64_t qs[4] = { B, 1, H, Dh }, ks[4] = { B, Skv, Hk, Dh }, keep = gk__dec3_one_split;
     double bytes = 2.0 * (double)B * Skv * Hk * Dh * 2, ms, gbs;
-    long d0 = gk__dec3_direct, l3 = gk__dec3_launches, l4 = gk__dec4_launches, l4t = gk__dec4t_launches;
+    long d0 = gk__dec3_direct, l3 = gk__dec3_launches, l4 = gk__dec4_launches, l4t = gk__dec4t_launches, l5 = gk__dec5_launches;
     int stages = gk__dec4_stages > 0 ? gk__dec4_stages : GK__DEC4_STAGES;
     char what[96];
     int i, direct;
@@ -152,8 +152,13 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     if (one >= 0) gk__dec3_one_split = one;
     ms = time_calls(call_attn, &u, 64);
     direct = gk__dec3_direct > d0; /* the calls took the one-split path */
-    kn = gk__dec4t_launches > l4t ? "gk_attn_dec4t" : gk__dec4_launches > l4 ? "gk_attn_dec4" : gk__dec3_launches > l3 ? "gk_attn_dec3" : "gk_attn_dec";
-    if (gk__dec4_launches == l4 && gk__dec4t_launches == l4t) stages = 0; /* (kn: the kernel that ran) */
+    kn = gk__dec5_launches > l5         ? "gk_attn_dec5"
+         : gk__dec4t_launches > l4t     ? "gk_attn_dec4t"
+         : gk__dec4_launches > l4       ? "gk_attn_dec4"
+         : gk__dec3_launches > l3       ? "gk_attn_dec3"
+                                        : "gk_attn_dec";
+    if (gk__dec5_launches > l5) stages = gk__dec4_stages > 0 ? gk__dec4_stages : GK__DEC5_STAGES;
+    else if (gk__dec4_launches == l4 && gk__dec4t_launches == l4t) stages = 0; /* (kn: the kernel that ran) */
     gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
     snprintf(what, sizeof what, "bf16 B%lld kv %lld H%lld/%lld D%lld", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh);
     printf("attn_decode    %-30s %-8s %-12s st%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", what, nc > 1 ? "rotated" : "same", kn, stages,
@@ -265,15 +270,18 @@ int main(int argc, char **argv) {
         run_attn(1, 5, copy_gbs);
         run_attn(16, 5, copy_gbs);
     }
+    run_attn(1, 6, copy_gbs); /* gk_attn_dec5: the warps' own cp.async rings */
+    run_attn(16, 6, copy_gbs);
     run_attn(1, 0, copy_gbs);
     run_attn(16, 0, copy_gbs);
     if (info.cc_major >= 9) { /* gk_attn_dec4's ring depth (its blocks a SM follow from the shared memory it takes) */
-        static const int sts[5] = { 1, 2, 4, 5, 6 }; /* (3 is GK__DEC4_STAGES, above) */
+        static const int sts[5] = { 1, 2, 4, 5, 6 }; /* (3 is GK__DEC4_STAGES and GK__DEC5_STAGES, above) */
         int si;
         for (si = 0; si < 5; si++) {
             gk__dec4_stages = sts[si];
             run_attn(16, 4, copy_gbs);
             run_attn(16, 5, copy_gbs);
+            run_attn(16, 6, copy_gbs);
         }
         gk__dec4_stages = 0;
     }
@@ -286,6 +294,7 @@ int main(int argc, char **argv) {
             run_attn_b(cs[ci][0] > 1 ? 4 : 16, -1, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
             run_attn_b(cs[ci][0] > 1 ? 4 : 16, 4, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
             run_attn_b(cs[ci][0] > 1 ? 4 : 16, 5, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
+            run_attn_b(cs[ci][0] > 1 ? 4 : 16, 6, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
         }
     }
     if (attn_only) goto done;

@@ -10,6 +10,8 @@
 //   gk_attn_dec4t_<dt>_<D> memory ring by the copy engine (sm_90+; only when asked
 //                         for), a bulk copy a key row (dec4: slower than dec3,
 //                         gpukit.h says how much) or tensor-map tiles (dec4t)
+//   gk_attn_dec5_<dt>_<D> the same math with each warp streaming its own keys
+//                         through a shared-memory ring with cp.async (sm_80+)
 // Layout: q [B, Sq, Hq, D], k / v [B, Skv, Hkv, D], out [B, Sq, Hq, D]
 // (strides in elements; the last dim contiguous). q head h reads kv head
 // h / (Hq / Hkv). Causal: query i sees key j <= i + (kv_len - q_len).
@@ -575,6 +577,46 @@ GK_DEC3_K(bf16, 128)
 // Measured (H100, bf74910; TM 0): correct, but the copy engine takes about 40 cycles a
 // request, so 256-byte row copies cap a SM near 6 bytes a cycle (8k-token cache, 32 / 8
 // heads: 24.2 us against dec3's 20.6). TM 1, written after that run, is not measured yet.
+// one warp's 16 keys of a stage in shared memory (gk_attn_dec4 / gk_attn_dec5), this lane's
+// ldmatrix rows at ka (K) and va (V); nv of the 16 keys are inside the split (> 0): scores
+// S = Q K^T from ldmatrix.x4 of key rows 0..7 / 8..15 (the two n-tiles) at d 16 s ..
+// 16 s + 15 (k-step s), online softmax (gk_dec_softmax; keys past the split -inf, their
+// V rows, stale or zero, masked to zero), O += P V with B from ldmatrix.x4.trans, d-tiles
+// j and j + 1. SW 0: rows padded by 16 bytes (chunk c at 16 c); SW 1: 128-byte column
+// blocks of CB bytes, 16-byte chunk c of a row at c ^ (row & 7) (sw: this lane's row & 7).
+template <int DT, int D, int SW, int CB>
+__device__ __forceinline__ void gk_dec_sblock(unsigned ka, unsigned va, unsigned kc, unsigned vc, unsigned sw, int nv, int tig, float sl2,
+                                              const unsigned (&qa)[D / 16][2], float (&o)[D / 8][2], float &m, float &l) {
+    enum { KS = D / 16, ND = D / 8 };
+    const float NEG = -__int_as_float(0x7f800000);
+    float c[2][2] = { { 0.0f, 0.0f }, { 0.0f, 0.0f } }, sc[2][2];
+#pragma unroll
+    for (int s = 0; s < KS; s++) {
+        unsigned r[4];
+        gk_ldsm(r, ka + (SW ? (unsigned)((s >> 2) * CB) + (((2u * (s & 3) + kc) ^ sw) << 4) : 32u * s + 16u * kc));
+        gk_dec3_mma<DT>(c[0][0], c[0][1], qa[s][0], qa[s][1], r[0], r[1]);
+        gk_dec3_mma<DT>(c[1][0], c[1][1], qa[s][0], qa[s][1], r[2], r[3]);
+    }
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        sc[r][0] = 8 * r + 2 * tig < nv ? c[r][0] * sl2 : NEG;
+        sc[r][1] = 8 * r + 2 * tig + 1 < nv ? c[r][1] * sl2 : NEG;
+    }
+    unsigned pa0, pa2, mk0 = 0xffffffffu, mk1 = 0xffffffffu;
+    const float corr = gk_dec_softmax<DT>(sc, m, l, pa0, pa2);
+    if (nv < 16) { // V rows past the split's end hold stale data (maybe NaN): zero them
+        mk0 = (2 * tig < nv ? 0x0000ffffu : 0u) | (2 * tig + 1 < nv ? 0xffff0000u : 0u);
+        mk1 = (8 + 2 * tig < nv ? 0x0000ffffu : 0u) | (9 + 2 * tig < nv ? 0xffff0000u : 0u);
+    }
+#pragma unroll
+    for (int j = 0; j < ND; j += 2) {
+        unsigned r[4];
+        gk_ldsm_t(r, va + (SW ? (unsigned)((j >> 3) * CB) + ((((unsigned)(j & 7) + vc) ^ sw) << 4) : 16u * (j + vc)));
+        o[j][0] *= corr; o[j][1] *= corr; o[j + 1][0] *= corr; o[j + 1][1] *= corr;
+        gk_dec3_mma<DT>(o[j][0], o[j][1], pa0, pa2, r[0] & mk0, r[1] & mk1);
+        gk_dec3_mma<DT>(o[j + 1][0], o[j + 1][1], pa0, pa2, r[2] & mk0, r[3] & mk1);
+    }
+}
 #define GK_DEC4_NC 4
 template <int DT, int D, int TM>
 __device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p, const gk_tmap *tk, const gk_tmap *tv) {
@@ -646,35 +688,7 @@ __device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p, const gk_tmap *
         const gk_i64 left = j1 - jt - 16 * w;
         const int nv = left < 16 ? (int)left : 16; // keys of this warp's 16 inside the split (<= 0: none)
         gk_bar_wait(full + 8u * slot, ph);
-        if (nv > 0) {
-            float c[2][2] = { { 0.0f, 0.0f }, { 0.0f, 0.0f } }, sc[2][2];
-#pragma unroll
-            for (int s = 0; s < KS; s++) {
-                unsigned r[4];
-                gk_ldsm(r, st + koff + (TM ? (unsigned)((s >> 2) * CB) + (((2u * (s & 3) + kc) ^ sw) << 4) : 32u * s + 16u * kc));
-                gk_dec3_mma<DT>(c[0][0], c[0][1], qa[s][0], qa[s][1], r[0], r[1]);
-                gk_dec3_mma<DT>(c[1][0], c[1][1], qa[s][0], qa[s][1], r[2], r[3]);
-            }
-#pragma unroll
-            for (int r = 0; r < 2; r++) {
-                sc[r][0] = 8 * r + 2 * tig < nv ? c[r][0] * sl2 : NEG;
-                sc[r][1] = 8 * r + 2 * tig + 1 < nv ? c[r][1] * sl2 : NEG;
-            }
-            unsigned pa0, pa2, mk0 = 0xffffffffu, mk1 = 0xffffffffu;
-            const float corr = gk_dec_softmax<DT>(sc, m, l, pa0, pa2);
-            if (nv < 16) { // V rows past the split's end hold stale data (maybe NaN): zero them
-                mk0 = (2 * tig < nv ? 0x0000ffffu : 0u) | (2 * tig + 1 < nv ? 0xffff0000u : 0u);
-                mk1 = (8 + 2 * tig < nv ? 0x0000ffffu : 0u) | (9 + 2 * tig < nv ? 0xffff0000u : 0u);
-            }
-#pragma unroll
-            for (int j = 0; j < ND; j += 2) {
-                unsigned r[4];
-                gk_ldsm_t(r, st + voff + (TM ? (unsigned)((j >> 3) * CB) + ((((unsigned)(j & 7) + vc) ^ sw) << 4) : 16u * (j + vc)));
-                o[j][0] *= corr; o[j][1] *= corr; o[j + 1][0] *= corr; o[j + 1][1] *= corr;
-                gk_dec3_mma<DT>(o[j][0], o[j][1], pa0, pa2, r[0] & mk0, r[1] & mk1);
-                gk_dec3_mma<DT>(o[j + 1][0], o[j + 1][1], pa0, pa2, r[2] & mk0, r[3] & mk1);
-            }
-        }
+        if (nv > 0) gk_dec_sblock<DT, D, TM, CB>(st + koff, st + voff, kc, vc, sw, nv, tig, sl2, qa, o, m, l);
         gk_bar_arrive(empty + 8u * slot); // every consumer thread: this warp is done with the stage
         if (++slot == S) { slot = 0; ph ^= 1u; }
     }
@@ -709,3 +723,105 @@ GK_DEC4_K(f16, 64)
 GK_DEC4_K(f16, 128)
 GK_DEC4_K(bf16, 64)
 GK_DEC4_K(bf16, 128)
+
+// ---- decode, the warps' own copies into shared memory (sm_80+; Sq == 1, 16-bit, D 64 or
+// 128, G <= 8): gk_attn_dec5_<dt>_<D>. gk_attn_dec3's work split (a block of 4 warps per
+// (b, kv head, split), warp w taking keys 16 w .. 16 w + 15 of every 64), but each warp
+// streams its keys through its own ring of p.tile stages in shared memory with cp.async
+// (16 bytes a lane, zero-filled past the split; a half-warp copies a 256-byte row at D 128),
+// so the loads in flight take no registers: p.tile - 1 stages are in flight while one is
+// computed (gk_attn_dec3 holds one block ahead in registers, which caps it at 8 warps a SM).
+// A warp reads only what its own lanes copied (cp.async.wait_group, then __syncwarp): no
+// block barrier in the loop. Rows padded by 16 bytes; the math is gk_attn_dec4's
+// (gk_dec_sblock, d in natural order). Shared memory (dynamic): [4 warps][stages][K, V][16
+// rows][2 D + 16 bytes], reused for the warps' merge at the end.
+__device__ __forceinline__ void gk_cp16z(unsigned dst, const void *src, bool in) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(in ? 16 : 0) : "memory");
+}
+__device__ __forceinline__ void gk_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+// wait until at most n (0..7; more counts as 7) of this thread's copy groups are pending
+__device__ __forceinline__ void gk_cp_wait(int n) {
+    switch (n) {
+    case 0: asm volatile("cp.async.wait_group 0;\n" ::: "memory"); break;
+    case 1: asm volatile("cp.async.wait_group 1;\n" ::: "memory"); break;
+    case 2: asm volatile("cp.async.wait_group 2;\n" ::: "memory"); break;
+    case 3: asm volatile("cp.async.wait_group 3;\n" ::: "memory"); break;
+    case 4: asm volatile("cp.async.wait_group 4;\n" ::: "memory"); break;
+    case 5: asm volatile("cp.async.wait_group 5;\n" ::: "memory"); break;
+    case 6: asm volatile("cp.async.wait_group 6;\n" ::: "memory"); break;
+    default: asm volatile("cp.async.wait_group 7;\n" ::: "memory"); break;
+    }
+}
+#define GK_DEC5_NW 4
+template <int DT, int D> __device__ __forceinline__ void gk_attn_dec5(const gk_attn_p &p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    enum { NW = GK_DEC5_NW, RS = 2 * D + 16, OP = 16 * RS, CH = D / 8, KS = D / 16, ND = D / 8, PER = 16 * CH / 32 };
+    extern __shared__ __align__(128) unsigned char gk_dec5_sm[];
+    const int S = p.tile, lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);
+    const unsigned ring = (unsigned)__cvta_generic_to_shared(gk_dec5_sm) + (unsigned)(w * S * 2 * OP);
+    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;
+    const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;
+    gk_i64 j0, j1;
+    const gk_u16 *kb, *vb;
+    if (!gk_dec_begin(p, b, hk, split, j0, j1, kb, vb)) return;
+    unsigned qa[KS][2];
+    gk_dec_qfrag<KS, 0>(p, b, hk, G, gid, tig, qa);
+    float o[ND][2], m = NEG, l = 0.0f;
+#pragma unroll
+    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;
+    const gk_i64 nt = (j1 - j0 + 16 * NW - 1) / (16 * NW); // the split's 64-key groups
+    // group t's keys of this warp into slot t % S: lane copies chunk e % CH of row e / CH, e = lane + 32 i
+    auto issue = [&](gk_i64 t) {
+        const gk_i64 jt = j0 + 16 * NW * t + 16 * w;
+        const unsigned dk = ring + (unsigned)((int)(t % S) * 2 * OP);
+#pragma unroll
+        for (int i = 0; i < PER; i++) {
+            const int e = lane + 32 * i, r = e / CH, c = e % CH;
+            const bool in = jt + r < j1;
+            const gk_i64 key = in ? jt + r : j0; // (a readable address for the zero-filling copy)
+            gk_cp16z(dk + (unsigned)(r * RS + 16 * c), kb + key * p.k_ss + 8 * c, in);
+            gk_cp16z(dk + (unsigned)(OP + r * RS + 16 * c), vb + key * p.v_ss + 8 * c, in);
+        }
+    };
+    for (int t = 0; t < S - 1; t++) {
+        if (t < nt) issue(t);
+        gk_cp_commit();
+    }
+    const unsigned koff = (unsigned)(((lane & 7) + 8 * (lane >> 4)) * RS), kc = (lane >> 3) & 1;
+    const unsigned voff = (unsigned)(OP + ((lane & 7) + 8 * ((lane >> 3) & 1)) * RS), vc = lane >> 4;
+    for (gk_i64 t = 0; t < nt; t++) {
+        __syncwarp(); // the warp is done reading the slot refilled here (group t - 1's)
+        if (t + S - 1 < nt) issue(t + S - 1);
+        gk_cp_commit();
+        gk_cp_wait(S - 1); // group t has landed (this lane's copies) ...
+        __syncwarp();      // ... and every lane's
+        const gk_i64 left = j1 - (j0 + 16 * NW * t + 16 * w);
+        const int nv = left < 16 ? (int)left : 16;
+        const unsigned st = ring + (unsigned)((int)(t % S) * 2 * OP);
+        if (nv > 0) gk_dec_sblock<DT, D, 0, 0>(st + koff, st + voff, kc, vc, 0u, nv, tig, sl2, qa, o, m, l);
+    }
+    gk_cp_wait(0);
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    float *sm_m = (float *)gk_dec5_sm, *sm_l = sm_m + NW * 8, *sm_o = sm_l + NW * 8;
+    __syncthreads(); // every warp is past its ring
+    if (gid < G) {
+        if (tig == 0) { sm_m[w * 8 + gid] = m; sm_l[w * 8 + gid] = l; }
+#pragma unroll
+        for (int j = 0; j < ND; j++) {
+            sm_o[(w * 8 + gid) * D + 8 * j + 2 * tig] = o[j][0];
+            sm_o[(w * 8 + gid) * D + 8 * j + 2 * tig + 1] = o[j][1];
+        }
+    }
+    __syncthreads();
+    gk_dec_merge<DT, D, NW>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x, blockDim.x);
+#else
+    (void)p; // launched only on sm_80+ (gpukit.h)
+#endif
+}
+#define GK_DEC5_K(DTN, D) \
+    extern "C" __global__ void __launch_bounds__(32 * GK_DEC5_NW) gk_attn_dec5_##DTN##_##D(gk_attn_p p) { gk_attn_dec5<GK_DT_##DTN, D>(p); }
+GK_DEC5_K(f16, 64)
+GK_DEC5_K(f16, 128)
+GK_DEC5_K(bf16, 64)
+GK_DEC5_K(bf16, 128)

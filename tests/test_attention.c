@@ -167,31 +167,34 @@ static void check(const acase *a) {
            a->Hq / a->Hkv <= 8;
     dec4 = dec3 && D->info.cc_major >= 9;
     if (dec3) { /* decode: the shared-memory kernel too (the tensor-core kernels are the default where they apply) */
-        long before = gk__dec3_launches, before4 = gk__dec4_launches + gk__dec4t_launches;
+        long before = gk__dec3_launches, before4 = gk__dec4_launches + gk__dec4t_launches + gk__dec5_launches;
         gk__dec_variant = 0;
         e = run(D, a, Q, K, V, M, ql, kl, want, &st);
         gk__dec_variant = -1;
         GKT_CHECK(st == GK_OK && e <= tol, "device (gk_attn_dec): %s: rel err %.3g", desc, e);
-        GKT_CHECK(gk__dec3_launches == before && gk__dec4_launches + gk__dec4t_launches == before4, "gk__dec_variant 0 still ran a tensor-core kernel: %s",
+        GKT_CHECK(gk__dec3_launches == before && gk__dec4_launches + gk__dec4t_launches + gk__dec5_launches == before4,
+                  "gk__dec_variant 0 still ran a tensor-core kernel: %s",
                   desc);
     }
     before3 = gk__dec3_launches;
-    before4 = gk__dec4_launches + gk__dec4t_launches;
+    before4 = gk__dec4_launches + gk__dec4t_launches + gk__dec5_launches;
     e = run(D, a, Q, K, V, M, ql, kl, want, &st);
     GKT_CHECK(st == GK_OK && e <= tol, "device: %s: rel err %.3g", desc, e);
     if (dec3) /* the default: gk_attn_dec3 (gk_attn_dec4 only when asked for) */
-        GKT_CHECK(gk__dec3_launches == before3 + 1 && gk__dec4_launches + gk__dec4t_launches == before4, "gk_attn_dec3 did not run: %s", desc);
+        GKT_CHECK(gk__dec3_launches == before3 + 1 && gk__dec4_launches + gk__dec4t_launches + gk__dec5_launches == before4, "gk_attn_dec3 did not run: %s",
+                  desc);
     if (dec3) { /* each tensor-core kernel forced, both ways: one split writing the output itself, and splits merged by
-                   gk_attn_combine; gk_attn_dec4 also with rings of 2 and 4 stages (its default is GK__DEC4_STAGES) */
-        static const int runs[8][2] = { { 3, 0 }, { 4, 0 }, { 5, 0 }, { 4, 2 }, { 4, 4 }, { 4, 1 }, { 5, 2 }, { 5, 1 } };
+                   gk_attn_combine; gk_attn_dec4 / dec4t / dec5 also with other ring depths (the defaults are GK__DEC4_STAGES and
+                   GK__DEC5_STAGES) */
+        static const int runs[12][2] = { { 3, 0 }, { 4, 0 }, { 5, 0 }, { 6, 0 }, { 4, 2 }, { 4, 4 }, { 4, 1 }, { 5, 2 }, { 5, 1 }, { 6, 1 }, { 6, 2 }, { 6, 5 } };
         int r, way;
-        for (r = 0; r < 8; r++) {
+        for (r = 0; r < 12; r++) {
             const int v = runs[r][0];
-            if (v >= 4 && !dec4) continue;
+            if (v >= 4 && v <= 5 && !dec4) continue;
             for (way = 0; way < 2; way++) {
                 int64_t keep = gk__dec3_one_split;
-                long d0 = gk__dec3_direct, l3 = gk__dec3_launches, l4 = gk__dec4_launches, l4t = gk__dec4t_launches;
-                if (way == 0 && r >= 3) continue; /* ring depths: the splits only */
+                long d0 = gk__dec3_direct, l3 = gk__dec3_launches, l4 = gk__dec4_launches, l4t = gk__dec4t_launches, l5 = gk__dec5_launches;
+                if (way == 0 && r >= 4) continue; /* ring depths: the splits only */
                 gk__dec_variant = v;
                 gk__dec4_stages = runs[r][1];
                 gk__dec3_one_split = way == 0 ? a->Skv : 0;
@@ -201,7 +204,8 @@ static void check(const acase *a) {
                 gk__dec4_stages = 0;
                 GKT_CHECK(st == GK_OK && e <= tol, "device (gk__dec_variant %d, %d stages, %s): %s: rel err %.3g", v, runs[r][1],
                           way == 0 ? "one split" : "splits", desc, e);
-                GKT_CHECK(v == 3 ? gk__dec3_launches == l3 + 1 : v == 4 ? gk__dec4_launches == l4 + 1 : gk__dec4t_launches == l4t + 1,
+                GKT_CHECK(v == 3 ? gk__dec3_launches == l3 + 1 : v == 4 ? gk__dec4_launches == l4 + 1 : v == 5 ? gk__dec4t_launches == l4t + 1
+                                                                                                         : gk__dec5_launches == l5 + 1,
                           "gk__dec_variant %d: its kernel did not run: %s", v, desc);
                 /* (a cache of at most 64 keys, the kernels' granule, is one split either way) */
                 GKT_CHECK(gk__dec3_direct == d0 + (way == 0 || a->Skv <= 64), "gk__dec_variant %d %s: %s", v,
