@@ -118,13 +118,17 @@ static gk_status call_unfused(int i, void *vu) {
 /* decode attention over a cache of Skv tokens (issue 4: 8k tokens, q [1, 1, 32, 128], K / V [1, 8192, 8, 128]
    bf16); `nc` cache copies cycled through (1: the same cache every call, as bench_gemm times it; it fits in L2).
    one: gk__dec3_one_split for this row (-1: the default) */
-typedef struct { gk_tensor q, o, *k, *v; int nc; gk_attention_desc d; } attn_u;
+typedef struct { gk_tensor q, o, *k, *v, s; int nc, floor; gk_attention_desc d; } attn_u;
 static gk_status call_attn(int i, void *vu) {
     attn_u *u = (attn_u *)vu;
-    return gk_attention(ctx, u->o, u->q, u->k[i % u->nc], u->v[i % u->nc], &u->d);
+    gk_status st;
+    if (!u->floor) return gk_attention(ctx, u->o, u->q, u->k[i % u->nc], u->v[i % u->nc], &u->d);
+    /* the read floor: the same bytes summed by two reductions (two kernels, as dec3 + gk_attn_combine) */
+    st = gk_reduce(ctx, u->s, u->k[i % u->nc], GK_REDUCE_SUM, GK_AXIS_ALL, 0);
+    return st == GK_OK ? gk_reduce(ctx, u->s, u->v[i % u->nc], GK_REDUCE_SUM, GK_AXIS_ALL, 0) : st;
 }
 /* variant: gk__dec_variant for this row (-1 the dispatcher, 0 gk_attn_dec, 3 gk_attn_dec3, 4 / 5 gk_attn_dec4 by rows /
-   by tensor tiles, 6 gk_attn_dec5); B sequences */
+   by tensor tiles, 6 gk_attn_dec5; -2 no attention: the read floor, K and V each summed by gk_reduce); B sequences */
 static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t Skv, int64_t H, int64_t Hk, int64_t Dh, int64_t one) {
     const char *kn;
     attn_u u;
@@ -148,11 +152,14 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     gk_tensor_empty(ctx, GK_BF16, 4, qs, &u.o);
     fill_rand(u.q, B * H * Dh);
     u.d.causal = 1;
-    gk__dec_variant = variant;
+    u.floor = variant == -2;
+    if (u.floor) gk_tensor_empty(ctx, GK_F32, 0, qs, &u.s); /* (a scalar: the shape is not read) */
+    gk__dec_variant = variant == -2 ? -1 : variant;
     if (one >= 0) gk__dec3_one_split = one;
     ms = time_calls(call_attn, &u, 64);
     direct = gk__dec3_direct > d0; /* the calls took the one-split path */
-    kn = gk__dec5_launches > l5         ? "gk_attn_dec5"
+    kn = u.floor                        ? "read_floor"
+         : gk__dec5_launches > l5       ? "gk_attn_dec5"
          : gk__dec4t_launches > l4t     ? "gk_attn_dec4t"
          : gk__dec4_launches > l4       ? "gk_attn_dec4"
          : gk__dec3_launches > l3       ? "gk_attn_dec3"
@@ -182,6 +189,7 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     for (i = 0; i < nc; i++) { gk_tensor_free(ctx, u.k[i]); gk_tensor_free(ctx, u.v[i]); }
     free(u.k); free(u.v);
     gk_tensor_free(ctx, u.q); gk_tensor_free(ctx, u.o);
+    if (u.floor) gk_tensor_free(ctx, u.s);
 }
 static void run_attn(int nc, int variant, double copy_gbs) { run_attn_b(nc, variant, copy_gbs, 1, 8192, 32, 8, 128, -1); }
 
@@ -264,6 +272,8 @@ int main(int argc, char **argv) {
        (gk_attn_dec3), then gk_attn_dec4 (9.0+ devices) and gk_attn_dec forced */
     run_attn(1, -1, copy_gbs);
     run_attn(16, -1, copy_gbs);
+    run_attn(1, -2, copy_gbs); /* the read floor: the same bytes through two reductions */
+    run_attn(16, -2, copy_gbs);
     if (info.cc_major >= 9) { /* gk_attn_dec4: a bulk copy a key row, then tensor-map tiles */
         run_attn(1, 4, copy_gbs);
         run_attn(16, 4, copy_gbs);
