@@ -5863,6 +5863,11 @@ static long gk__dec4_launches = 0, gk__dec4t_launches = 0;
    (0: GK__DEC5_STAGES, at most 8); gk__dec5_launches counts its launches */
 #define GK__DEC5_STAGES 3
 static long gk__dec5_launches = 0;
+/* split sizing of gk_attn_dec4 / dec4t / dec5: at least gk__dec4_min_keys keys a split
+   (0: the 64-key granule), splits for gk__dec4_blocks_sm blocks a SM (0: as many as are
+   resident). Benchmarks sweep both. */
+static int64_t gk__dec4_min_keys = 0;
+static int gk__dec4_blocks_sm = 0;
 static int gk__dec3_per_sm = 2; /* splits sized for this many gk_attn_dec3 blocks a SM (2 are resident) */
 /* gk_attn_dec3 (and gk_attn_dec4 when asked for) takes one split per (b, kv head),
    writing the output itself (no gk_attn_combine), when the cache holds at most this
@@ -6048,6 +6053,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                 smem = tiles ? stages * 2 * 64 * 2 * p.D + 1024 + 16 * stages : stages * 2 * 64 * (2 * p.D + 16) + 16 * stages;
                 kn = tiles ? k4t[sq->dtype == GK_BF16][p.D == 128] : k4[sq->dtype == GK_BF16][p.D == 128];
                 st = gk__occupancy(ctx, GK__MOD_ATTENTION, kn, 160, (unsigned)smem, &per_sm, &f4, W);
+                if (gk__dec4_blocks_sm > 0 && gk__dec4_blocks_sm < per_sm) per_sm = gk__dec4_blocks_sm;
                 slots = (int64_t)ctx->info.sm_count * GK__MAX(per_sm, 1);
                 p.tile = (int)stages;
             } else if (d5) {
@@ -6059,6 +6065,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                 smem = 4 * stages * 2 * 16 * (2 * p.D + 16);
                 kn = k5[sq->dtype == GK_BF16][p.D == 128];
                 st = gk__occupancy(ctx, GK__MOD_ATTENTION, kn, 128, (unsigned)smem, &per_sm, &f5, W);
+                if (gk__dec4_blocks_sm > 0 && gk__dec4_blocks_sm < per_sm) per_sm = gk__dec4_blocks_sm;
                 slots = (int64_t)ctx->info.sm_count * GK__MAX(per_sm, 1);
                 p.tile = (int)stages;
             } else if (d3) {
@@ -6074,6 +6081,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                 p.tile = (int)C;
             }
             p.splits = (int)GK__MAX(GK__MIN(GK__MIN(slots / bh, (p.Skv + gran - 1) / gran), (int64_t)256), (int64_t)1);
+            if ((d4 || d5) && gk__dec4_min_keys > gran) p.splits = (int)GK__MAX(GK__MIN((int64_t)p.splits, (p.Skv + gk__dec4_min_keys - 1) / gk__dec4_min_keys), (int64_t)1);
             if ((d3 || d4 || d5) && p.Skv <= gk__dec3_one_split) p.splits = 1;
             chunk = GK__MAX(((p.Skv + p.splits - 1) / p.splits + gran - 1) / gran * gran, gran);
             p.splits = (int)GK__MAX((p.Skv + chunk - 1) / chunk, (int64_t)1);

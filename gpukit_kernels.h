@@ -688,6 +688,10 @@ static const char *const gk__src_attention[] = {
     "    const unsigned full = ring + (unsigned)(S * 2 * TILE), empty = full + 8u * (unsigned)S;\n"
     "    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;\n"
     "    const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;\n"
+    "    if (TM && threadIdx.x == 32 * NC) { // the tensor maps' descriptors fetched while the block starts\n"
+    "        asm volatile(\"prefetch.tensormap [%0];\\n\" ::\"l\"((gk_u64)tk) : \"memory\");\n"
+    "        asm volatile(\"prefetch.tensormap [%0];\\n\" ::\"l\"((gk_u64)tv) : \"memory\");\n"
+    "    }\n"
     "    if (threadIdx.x == 0) {\n"
     "        for (int s = 0; s < S; s++) {\n"
     "            gk_bar_init(full + 8u * s, 1);\n"
@@ -730,13 +734,13 @@ static const char *const gk__src_attention[] = {
     "    // consumers: q head gid as A fragments (k-step s: d 16 s + 2 tig (+1) and 16 s + 8 + 2 tig (+1))\n"
     "    unsigned qa[KS][2];\n"
     "    gk_dec_qfrag<KS, 0>(p, b, hk, G, gid, tig, qa);\n"
+    ,
+    /* chunk */
     "    float o[ND][2], m = NEG, l = 0.0f;\n"
     "#pragma unroll\n"
     "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
     "    // this lane's ldmatrix row within the warp's 16 keys: K, matrices (keys 0..7 | 8..15) x (d +0 | +8);\n"
     "    // V (.trans), matrices (keys 0..7 | 8..15) x (d-tile j | j + 1)\n"
-    ,
-    /* chunk */
     "    // (tensor tiles: the chunk swizzled by the row's low bits, which are lane & 7)\n"
     "    const unsigned koff = (unsigned)((16 * w + (lane & 7) + 8 * (lane >> 4)) * RS), kc = (lane >> 3) & 1;\n"
     "    const unsigned voff = (unsigned)(TILE + (16 * w + (lane & 7) + 8 * ((lane >> 3) & 1)) * RS), vc = lane >> 4, sw = lane & 7;\n"
@@ -785,12 +789,12 @@ static const char *const gk__src_attention[] = {
     "\n"
     "// ---- decode, the warps' own copies into shared memory (sm_80+; Sq == 1, 16-bit, D 64 or\n"
     "// 128, G <= 8): gk_attn_dec5_<dt>_<D>. gk_attn_dec3's work split (a block of 4 warps per\n"
+    ,
+    /* chunk */
     "// (b, kv head, split), warp w taking keys 16 w .. 16 w + 15 of every 64), but each warp\n"
     "// streams its keys through its own ring of p.tile stages in shared memory with cp.async\n"
     "// (16 bytes a lane, zero-filled past the split; a half-warp copies a 256-byte row at D 128),\n"
     "// so the loads in flight take no registers: p.tile - 1 stages are in flight while one is\n"
-    ,
-    /* chunk */
     "// computed (gk_attn_dec3 holds one block ahead in registers, which caps it at 8 warps a SM).\n"
     "// A warp reads only what its own lanes copied (cp.async.wait_group, then __syncwarp): no\n"
     "// block barrier in the loop. Rows padded by 16 bytes; the math is gk_attn_dec4's\n"
@@ -830,13 +834,13 @@ static const char *const gk__src_attention[] = {
     "    float o[ND][2], m = NEG, l = 0.0f;\n"
     "#pragma unroll\n"
     "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
+    ,
+    /* chunk */
     "    const gk_i64 nt = (j1 - j0 + 16 * NW - 1) / (16 * NW); // the split's 64-key groups\n"
     "    // group t's keys of this warp into slot t % S: lane copies chunk e % CH of row e / CH, e = lane + 32 i\n"
     "    auto issue = [&](gk_i64 t) {\n"
     "        const gk_i64 jt = j0 + 16 * NW * t + 16 * w;\n"
     "        const unsigned dk = ring + (unsigned)((int)(t % S) * 2 * OP);\n"
-    ,
-    /* chunk */
     "#pragma unroll\n"
     "        for (int i = 0; i < PER; i++) {\n"
     "            const int e = lane + 32 * i, r = e / CH, c = e % CH;\n"

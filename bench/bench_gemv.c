@@ -153,7 +153,7 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     fill_rand(u.q, B * H * Dh);
     u.d.causal = 1;
     u.floor = variant == -2;
-    if (u.floor) gk_tensor_empty(ctx, GK_F32, 0, qs, &u.s); /* (a scalar: the shape is not read) */
+    if (u.floor) gk_tensor_empty(ctx, GK_BF16, 0, qs, &u.s); /* (a scalar: the shape is not read) */
     gk__dec_variant = variant == -2 ? -1 : variant;
     if (one >= 0) gk__dec3_one_split = one;
     ms = time_calls(call_attn, &u, 64);
@@ -168,21 +168,21 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     else if (gk__dec4_launches == l4 && gk__dec4t_launches == l4t) stages = 0; /* (kn: the kernel that ran) */
     gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
     snprintf(what, sizeof what, "bf16 B%lld kv %lld H%lld/%lld D%lld", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh);
-    printf("attn_decode    %-30s %-8s %-12s st%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", what, nc > 1 ? "rotated" : "same", kn, stages,
-           direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+    printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", what, nc > 1 ? "rotated" : "same", kn,
+           stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
+    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
                     jfirst ? "" : ",\n", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", kn,
-                    stages, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
+                    stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
     /* the same calls captured once as a CUDA graph and replayed, as a decode step runs them: no host
        time between kernels (back-to-back calls above include the host's launch work per call) */
     ms = time_graph(call_attn, &u, 64);
     if (ms > 0) {
         gbs = bytes / (ms * 1e-3) / 1e9;
-        printf("attn_decode    %-30s %-8s %-12s st%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", what, nc > 1 ? "rotated" : "same", kn,
-               stages, direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-        if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
-                        (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", kn, stages, direct,
-                        gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs);
+        printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", what, nc > 1 ? "rotated" : "same",
+               kn, stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
+        if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+                        (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", kn, stages,
+                        (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs);
     }
     gk__dec_variant = -1;
     gk__dec3_one_split = keep;
@@ -274,6 +274,9 @@ int main(int argc, char **argv) {
     run_attn(16, -1, copy_gbs);
     run_attn(1, -2, copy_gbs); /* the read floor: the same bytes through two reductions */
     run_attn(16, -2, copy_gbs);
+    /* the fixed cost of a split decode: 512 keys (2 MiB), splits merged by gk_attn_combine */
+    run_attn_b(16, -1, copy_gbs, 1, 512, 32, 8, 128, 0);
+    if (info.cc_major >= 9) run_attn_b(16, 5, copy_gbs, 1, 512, 32, 8, 128, 0);
     if (info.cc_major >= 9) { /* gk_attn_dec4: a bulk copy a key row, then tensor-map tiles */
         run_attn(1, 4, copy_gbs);
         run_attn(16, 4, copy_gbs);
@@ -306,6 +309,29 @@ int main(int argc, char **argv) {
             run_attn_b(cs[ci][0] > 1 ? 4 : 16, 5, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
             run_attn_b(cs[ci][0] > 1 ? 4 : 16, 6, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
         }
+    }
+    if (info.cc_major >= 9) { /* gk_attn_dec4t's split sizing: ring depth x the fewest keys a split, and blocks a SM */
+        static const int64_t cs[5][5] = { { 1, 8192, 32, 8, 128 }, { 1, 4096, 32, 32, 128 }, { 1, 32768, 14, 2, 64 }, { 1, 8192, 32, 8, 64 },
+                                          { 1, 4096, 14, 2, 64 } };
+        static const int sts[3] = { 3, 4, 6 };
+        static const int64_t mks[4] = { 0, 256, 512, 1024 };
+        int ci, si, mi;
+        for (ci = 0; ci < 5; ci++)
+            for (si = 0; si < 3; si++)
+                for (mi = 0; mi < 4; mi++) {
+                    if (ci > 0 && si == 2) continue;
+                    gk__dec4_stages = sts[si];
+                    gk__dec4_min_keys = mks[mi];
+                    run_attn_b(16, 5, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
+                }
+        gk__dec4_stages = 3;
+        gk__dec4_min_keys = 0;
+        for (si = 1; si <= 2; si++) {
+            gk__dec4_blocks_sm = si;
+            run_attn(16, 5, copy_gbs);
+        }
+        gk__dec4_stages = 0;
+        gk__dec4_blocks_sm = 0;
     }
     if (attn_only) goto done;
     { /* gk_attn_dec3's split count: blocks a SM it is sized for */

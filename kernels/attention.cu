@@ -631,6 +631,10 @@ __device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p, const gk_tmap *
     const unsigned full = ring + (unsigned)(S * 2 * TILE), empty = full + 8u * (unsigned)S;
     const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;
     const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;
+    if (TM && threadIdx.x == 32 * NC) { // the tensor maps' descriptors fetched while the block starts
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"((gk_u64)tk) : "memory");
+        asm volatile("prefetch.tensormap [%0];\n" ::"l"((gk_u64)tv) : "memory");
+    }
     if (threadIdx.x == 0) {
         for (int s = 0; s < S; s++) {
             gk_bar_init(full + 8u * s, 1);
