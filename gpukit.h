@@ -5843,16 +5843,17 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
     return st;
 }
 
-/* decode attention kernel: gk__dec_variant -1 (default) takes gk_attn_dec3 (tensor
-   cores; D 64 / 128, at most 8 q heads a kv head) where it applies, 0 always the
-   shared-memory gk_attn_dec (tests and benchmarks compare the two);
+/* decode attention kernel: gk__dec_variant -1 (default) takes, where the tensor-core
+   kernels apply (D 64 / 128, at most 8 q heads a kv head), gk_attn_dec4t on 9.x devices
+   (where the driver builds its tensor maps) and gk_attn_dec3 elsewhere; 0 always the
+   shared-memory gk_attn_dec (tests and benchmarks compare them);
    gk__dec3_launches counts gk_attn_dec3 launches (tests check which ran) */
 static int gk__dec_variant = -1;
 static long gk__dec3_launches = 0;
 /* gk_attn_dec4 (sm_90+: K / V through a shared-memory ring filled by the copy engine):
    gk__dec_variant 4 selects it with one bulk copy a key row, 5 with 64 x 64 tiles
    through tensor maps (gk_attn_dec4t; where the driver builds the maps, else the row
-   form), on 9.0+ devices; no default takes either (see gk_attention's decode comment).
+   form), on 9.0+ devices; the default takes dec4t on 9.x (see gk_attention's decode comment).
    3 forces gk_attn_dec3. gk__dec4_stages is the ring depth (0: GK__DEC4_STAGES);
    gk__dec4_launches / gk__dec4t_launches count the launches (tests check which ran) */
 #define GK__DEC4_STAGES 3
@@ -5864,8 +5865,10 @@ static long gk__dec4_launches = 0, gk__dec4t_launches = 0;
 #define GK__DEC5_STAGES 3
 static long gk__dec5_launches = 0;
 /* split sizing of gk_attn_dec4 / dec4t / dec5: at least gk__dec4_min_keys keys a split
-   (0: the 64-key granule), splits for gk__dec4_blocks_sm blocks a SM (0: as many as are
-   resident). Benchmarks sweep both. */
+   (0: GK__DEC4T_MIN_KEYS for dec4t, the 64-key granule for the others), splits for
+   gk__dec4_blocks_sm blocks a SM (0: one for dec4t, as many as are resident for the
+   others). Benchmarks sweep both (gk_attention's decode comment has the numbers). */
+#define GK__DEC4T_MIN_KEYS 256
 static int64_t gk__dec4_min_keys = 0;
 static int gk__dec4_blocks_sm = 0;
 static int gk__dec3_per_sm = 2; /* splits sized for this many gk_attn_dec3 blocks a SM (2 are resident) */
@@ -5974,7 +5977,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                cache (kv_lens are read on the device); at most 256 (the combine's limit).
                A split is `chunk` keys, a multiple of the kernel's granule.
                - gk_attn_dec3 (tensor cores; D 64 / 128, at most 8 q heads a kv head; the
-                 default): blocks of 4 warps, each warp streaming its own 16-key blocks into
+                 default before 9.0 and after 9.x): blocks of 4 warps, each warp streaming its own 16-key blocks into
                  registers, 2 blocks a SM resident (at most 255 registers; the split count
                  is sized for gk__dec3_per_sm a SM), granule 64 keys (a 16-key block a warp).
                - gk_attn_dec (the rest): K / V tiles of 64 keys (32 above D 128) in two
@@ -6019,23 +6022,48 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  leave one block and so one producer a SM, point at the copy engine's rate
                  of requests rather than the bytes in flight: from the times (not a
                  counter), about one 256-byte copy every 40 cycles a SM, 1.4 TB/s in all.
-               - gk_attn_dec4t (gk__dec_variant 5): the same ring filled with tiles of 64
-                 keys x 64 dims through tensor maps built here (cp.async.bulk.tensor, 128-byte
-                 swizzle, read back by ldmatrix with the swizzle applied): 4 copies a stage at
-                 D 128 instead of 128. Written after that session's device time was spent: it
-                 compiles for every arch but has not run on a GPU yet; test_attention and
-                 bench_gemv --attn run it on a 9.0 device. */
+               - gk_attn_dec4t (the default on 9.x; gk__dec_variant 5 forces it): the same
+                 ring filled with tiles of 64 keys x 64 dims through tensor maps built here
+                 (cp.async.bulk.tensor, 128-byte swizzle, read back by ldmatrix with the
+                 swizzle applied): 4 copies a stage at D 128 instead of 128. Splits sized for
+                 one block a SM and at least GK__DEC4T_MIN_KEYS (256) keys, 3 stages. H100,
+                 graph replay, 16 rotated caches (86e24df), against dec3: 8k cache 32 / 8
+                 heads D 128 17.3 us (16 splits of 512 keys) against 20.8 (65% of copy
+                 against 54%); the 7B shape at 4k keys 27.0 against 30.3 (4 splits of 1024);
+                 batch 8 at 1k keys 32 / 32 heads (one split) 46.1 against 50.7 (98% of
+                 copy); Qwen2.5-0.5B's 14 / 2 heads D 64 at 32k keys 15.5 against 22.3 (64
+                 splits of 512) and at 4k 7.4 against 11.9 (16 of 256); 32 / 8 heads D 64 at
+                 8k 11.2 against 13.7. The split rule is from the sweep there (stages 3 / 4 /
+                 6 x at least 0 / 256 / 512 / 1024 keys a split x 1 / 2 blocks a SM): splits
+                 for as many blocks as are resident (2 a SM at D 128, 4 at D 64) were slower
+                 everywhere, most at D 64 (32k keys 32.3 us: 256 splits of 2 stages each, all
+                 pipeline fill); deeper rings changed little (8k D 128: 17.7 us at 4 or 6
+                 stages). The fixed cost of a split decode (512 keys, 2 MiB): 6.0 us (dec3
+                 7.9): were it paid in series with the streaming, an 8k cache at 75% of
+                 copy (14.9 us) would leave under 9 us for 33.5 MB, above the copy rate.
+                 The same bytes summed by two gk_reduce calls (bench_gemv's read floor)
+                 took 23.5 us.
+               - gk_attn_dec5 (gk__dec_variant 6, sm_80+): dec3's work split with each warp
+                 streaming its own keys through a ring in shared memory with cp.async (no
+                 registers held by loads in flight: 122 at D 128). Correct, and no faster
+                 than dec3 (86e24df, 8k D 128: 19.4 us at 4 stages, 20.2 at 3, against 20.8;
+                 the D 64 shapes slower); kept as the one ring form that runs before 9.0. */
             static const char *const k3[2][2] = { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } };
             static const char *const k4[2][2] = { { "gk_attn_dec4_f16_64", "gk_attn_dec4_f16_128" }, { "gk_attn_dec4_bf16_64", "gk_attn_dec4_bf16_128" } };
             static const char *const k4t[2][2] = { { "gk_attn_dec4t_f16_64", "gk_attn_dec4t_f16_128" },
                                                    { "gk_attn_dec4t_bf16_64", "gk_attn_dec4t_bf16_128" } };
             void *targs[3];
             const int tc = (p.D == 64 || p.D == 128) && G <= 8;
-            const int d4 = tc && ctx->info.cc_major >= 9 && (gk__dec_variant == 4 || gk__dec_variant == 5);
-            const int d5 = tc && ctx->info.cc_major >= 8 && gk__dec_variant == 6;
             unsigned char mbuf[2 * sizeof(gk__cu_tensormap) + 64];
             gk__cu_tensormap *tm = (gk__cu_tensormap *)(void *)(mbuf + ((64 - ((uintptr_t)mbuf & 63)) & 63));
-            int tiles = 0; /* gk_attn_dec4t: the tensor maps of K and V were built */
+            /* gk_attn_dec4t: asked for (5), or the default on 9.x devices; tiles: the tensor maps of K and V were built
+               (else the default takes gk_attn_dec3 and a forced 5 the row copies of gk_attn_dec4) */
+            const int want4t = tc && ctx->info.cc_major >= 9 && (gk__dec_variant == 5 || (gk__dec_variant == -1 && ctx->info.cc_major == 9));
+            const int tiles = want4t && ctx->cu.TensorMapEncodeTiled && p.Skv < ((int64_t)1 << 31) &&
+                              !gk__fwg_map(ctx, &tm[0], sq->dtype, p.k, p.D, p.Skv, p.Hkv, p.B, p.k_ss, p.k_hs, p.k_bs, 64) &&
+                              !gk__fwg_map(ctx, &tm[1], sq->dtype, p.v, p.D, p.Skv, p.Hkv, p.B, p.v_ss, p.v_hs, p.v_bs, 64);
+            const int d4 = tc && ctx->info.cc_major >= 9 && (gk__dec_variant == 4 || gk__dec_variant == 5 || tiles);
+            const int d5 = tc && ctx->info.cc_major >= 8 && gk__dec_variant == 6;
             const int d3 = tc && !d4 && !d5 && gk__dec_variant != 0;
             int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, gran = d3 || d4 || d5 ? 64 : 8, slots, chunk, smem = 0;
             int direct;
@@ -6046,14 +6074,12 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                 const int64_t stages = gk__dec4_stages > 0 ? gk__dec4_stages : GK__DEC4_STAGES;
                 int per_sm = 1;
                 gk__cu_function f4; /* (the launch looks it up again: both are cached lookups) */
-                tiles = gk__dec_variant == 5 && ctx->cu.TensorMapEncodeTiled && p.Skv < ((int64_t)1 << 31) &&
-                        !gk__fwg_map(ctx, &tm[0], sq->dtype, p.k, p.D, p.Skv, p.Hkv, p.B, p.k_ss, p.k_hs, p.k_bs, 64) &&
-                        !gk__fwg_map(ctx, &tm[1], sq->dtype, p.v, p.D, p.Skv, p.Hkv, p.B, p.v_ss, p.v_hs, p.v_bs, 64);
                 /* rows padded by 16 bytes; tensor tiles unpadded (swizzled) in a ring aligned to 1 KiB */
                 smem = tiles ? stages * 2 * 64 * 2 * p.D + 1024 + 16 * stages : stages * 2 * 64 * (2 * p.D + 16) + 16 * stages;
                 kn = tiles ? k4t[sq->dtype == GK_BF16][p.D == 128] : k4[sq->dtype == GK_BF16][p.D == 128];
                 st = gk__occupancy(ctx, GK__MOD_ATTENTION, kn, 160, (unsigned)smem, &per_sm, &f4, W);
                 if (gk__dec4_blocks_sm > 0 && gk__dec4_blocks_sm < per_sm) per_sm = gk__dec4_blocks_sm;
+                else if (gk__dec4_blocks_sm == 0 && tiles) per_sm = 1; /* gk_attn_dec4t: splits for one block a SM */
                 slots = (int64_t)ctx->info.sm_count * GK__MAX(per_sm, 1);
                 p.tile = (int)stages;
             } else if (d5) {
@@ -6081,7 +6107,10 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                 p.tile = (int)C;
             }
             p.splits = (int)GK__MAX(GK__MIN(GK__MIN(slots / bh, (p.Skv + gran - 1) / gran), (int64_t)256), (int64_t)1);
-            if ((d4 || d5) && gk__dec4_min_keys > gran) p.splits = (int)GK__MAX(GK__MIN((int64_t)p.splits, (p.Skv + gk__dec4_min_keys - 1) / gk__dec4_min_keys), (int64_t)1);
+            {
+                const int64_t mk = gk__dec4_min_keys > 0 ? gk__dec4_min_keys : tiles ? GK__DEC4T_MIN_KEYS : 0; /* the fewest keys a split */
+                if ((d4 || d5) && mk > gran) p.splits = (int)GK__MAX(GK__MIN((int64_t)p.splits, (p.Skv + mk - 1) / mk), (int64_t)1);
+            }
             if ((d3 || d4 || d5) && p.Skv <= gk__dec3_one_split) p.splits = 1;
             chunk = GK__MAX(((p.Skv + p.splits - 1) / p.splits + gran - 1) / gran * gran, gran);
             p.splits = (int)GK__MAX((p.Skv + chunk - 1) / chunk, (int64_t)1);
