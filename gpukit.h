@@ -5866,8 +5866,8 @@ static long gk__dec4_launches = 0, gk__dec4t_launches = 0;
 static long gk__dec5_launches = 0;
 /* split sizing of gk_attn_dec4 / dec4t / dec5: at least gk__dec4_min_keys keys a split
    (0: GK__DEC4T_MIN_KEYS for dec4t, the 64-key granule for the others), splits for
-   gk__dec4_blocks_sm blocks a SM (0: one for dec4t, as many as are resident for the
-   others). Benchmarks sweep both (gk_attention's decode comment has the numbers). */
+   gk__dec4_blocks_sm blocks a SM (0: for dec4t one where that gives at least 4 splits a
+   (b, kv head), else as many as are resident, as for the others). Benchmarks sweep both (gk_attention's decode comment has the numbers). */
 #define GK__DEC4T_MIN_KEYS 256
 static int64_t gk__dec4_min_keys = 0;
 static int gk__dec4_blocks_sm = 0;
@@ -6026,14 +6026,18 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  ring filled with tiles of 64 keys x 64 dims through tensor maps built here
                  (cp.async.bulk.tensor, 128-byte swizzle, read back by ldmatrix with the
                  swizzle applied): 4 copies a stage at D 128 instead of 128. Splits sized for
-                 one block a SM and at least GK__DEC4T_MIN_KEYS (256) keys, 3 stages. H100,
+                 one block a SM where that gives at least 4 a (b, kv head), else for the
+                 resident blocks (2 a SM at D 128, 4 at D 64), and at least
+                 GK__DEC4T_MIN_KEYS (256) keys; 3 stages. H100,
                  graph replay, 16 rotated caches (86e24df), against dec3: 8k cache 32 / 8
                  heads D 128 17.3 us (16 splits of 512 keys) against 20.8 (65% of copy
                  against 54%); the 7B shape at 4k keys 27.0 against 30.3 (4 splits of 1024);
                  batch 8 at 1k keys 32 / 32 heads (one split) 46.1 against 50.7 (98% of
                  copy); Qwen2.5-0.5B's 14 / 2 heads D 64 at 32k keys 15.5 against 22.3 (64
                  splits of 512) and at 4k 7.4 against 11.9 (16 of 256); 32 / 8 heads D 64 at
-                 8k 11.2 against 13.7. The split rule is from the sweep there (stages 3 / 4 /
+                 8k 11.2 against 13.7; batch 8 at 2k keys 32 / 8 heads D 64 16.8 against 18.1
+                 (8 splits of 256: one block a SM would give 2 splits of 1024, 18.3 us,
+                 638f67a). The split rule is from the sweep there (stages 3 / 4 /
                  6 x at least 0 / 256 / 512 / 1024 keys a split x 1 / 2 blocks a SM): splits
                  for as many blocks as are resident (2 a SM at D 128, 4 at D 64) were slower
                  everywhere, most at D 64 (32k keys 32.3 us: 256 splits of 2 stages each, all
@@ -6079,7 +6083,8 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                 kn = tiles ? k4t[sq->dtype == GK_BF16][p.D == 128] : k4[sq->dtype == GK_BF16][p.D == 128];
                 st = gk__occupancy(ctx, GK__MOD_ATTENTION, kn, 160, (unsigned)smem, &per_sm, &f4, W);
                 if (gk__dec4_blocks_sm > 0 && gk__dec4_blocks_sm < per_sm) per_sm = gk__dec4_blocks_sm;
-                else if (gk__dec4_blocks_sm == 0 && tiles) per_sm = 1; /* gk_attn_dec4t: splits for one block a SM */
+                else if (gk__dec4_blocks_sm == 0 && tiles && (int64_t)ctx->info.sm_count / bh >= 4)
+                    per_sm = 1; /* gk_attn_dec4t: splits for one block a SM, where that still gives 4 a (b, kv head) */
                 slots = (int64_t)ctx->info.sm_count * GK__MAX(per_sm, 1);
                 p.tile = (int)stages;
             } else if (d5) {

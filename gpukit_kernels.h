@@ -187,6 +187,48 @@ static const char *const gk__src_attention[] = {
     "// warps taking splits, two dependent rounds of loads instead of three, measured\n"
     "// slower on the H100: 8k-token cache, 32 / 8 heads, 16.6 against 15.0 us a call\n"
     "// with gk_attn_dec3, 29.1 against 26.2 with gk_attn_dec.)\n"
+    "// At most 32 splits and D at most the block's threads (every decode split count the\n"
+    "// host picks for D 64 / 128 with a few heads): one round of loads instead of three. A\n"
+    "// thread loads its element d of every split's o and lane s of each warp split s's (m, l),\n"
+    "// all before anything is known (splits past a short sequence's kv_len hold stale values and\n"
+    "// are masked once its split count is known); each warp then takes the max and the weights\n"
+    "// with shuffles (no shared memory, no barrier).\n"
+    "template <int DT> __device__ __forceinline__ void gk_attn_combine32(const gk_attn_p &p, gk_i64 b, gk_i64 i, gk_i64 h) {\n"
+    "    typedef gk_ty<DT> T;\n"
+    ,
+    /* chunk */
+    "    typedef typename T::S S;\n"
+    "    const float NEG = -__int_as_float(0x7f800000);\n"
+    "    const int tid = threadIdx.x, lane = tid % 32, d = tid;\n"
+    "    const float *part = p.part + ((b * p.Hq + h) * p.Sq + i) * p.splits * (p.D + 2);\n"
+    "    float ov[32], ms = NEG, ls = 0.0f;\n"
+    "#pragma unroll\n"
+    "    for (int s = 0; s < 32; s++) ov[s] = s < p.splits && d < p.D \? __ldcg(part + s * (p.D + 2) + 2 + d) : 0.0f;\n"
+    "    if (lane < p.splits) { ms = __ldcg(part + lane * (p.D + 2)); ls = __ldcg(part + lane * (p.D + 2) + 1); }\n"
+    "    const int ns = gk_attn_nsplit(p, b);\n"
+    "    // every load above is in flight before the first is waited on (else the compiler sinks\n"
+    "    // them to their uses after the shuffles: three rounds again)\n"
+    "#pragma unroll\n"
+    "    for (int s = 0; s < 32; s++) asm volatile(\"\" ::\"f\"(ov[s]));\n"
+    "    if (lane >= ns) { ms = NEG; ls = 0.0f; }\n"
+    "    float mx = ms;\n"
+    "#pragma unroll\n"
+    "    for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));\n"
+    "    const float ws = ms == NEG \? 0.0f : __expf(ms - mx);\n"
+    "    float lsum = ws * ls;\n"
+    "#pragma unroll\n"
+    "    for (int off = 16; off > 0; off >>= 1) lsum += __shfl_xor_sync(0xffffffffu, lsum, off);\n"
+    "    float acc = 0.0f;\n"
+    "#pragma unroll\n"
+    "    for (int s = 0; s < 32; s++) { // (stale values past ns may be anything: masked, not weighted by 0)\n"
+    "        const float wt = __shfl_sync(0xffffffffu, ws, s);\n"
+    "        acc += s < ns \? ov[s] * wt : 0.0f;\n"
+    "    }\n"
+    "    if (d < p.D) {\n"
+    "        S *out = (S *)p.o + b * p.o_bs + i * p.o_ss + h * p.o_hs;\n"
+    "        out[d] = T::st((typename T::C)(lsum > 0.0f \? acc / lsum : 0.0f));\n"
+    "    }\n"
+    "}\n"
     "template <int DT> __device__ __forceinline__ void gk_attn_combine(const gk_attn_p &p) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename T::S S;\n"
@@ -196,11 +238,10 @@ static const char *const gk__src_attention[] = {
     "    gk_i64 i = row / p.Hq, h = row % p.Hq;\n"
     "    gk_pdl_launch();\n"
     "    gk_pdl_wait(); // the partial results and kv_lens come from earlier kernels\n"
+    "    if (p.splits <= 32 && p.D <= (gk_i64)blockDim.x) { gk_attn_combine32<DT>(p, b, i, h); return; }\n"
     "    const int ns = gk_attn_nsplit(p, b), tid = threadIdx.x, lane = tid % 32, nw = (blockDim.x + 31) / 32;\n"
     "    const float *part = p.part + ((b * p.Hq + h) * p.Sq + i) * p.splits * (p.D + 2);\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
-    ,
-    /* chunk */
     "    float mx = NEG;\n"
     "    for (int s = tid; s < ns; s += blockDim.x) mx = fmaxf(mx, part[s * (p.D + 2)]);\n"
     "#pragma unroll\n"
@@ -217,6 +258,8 @@ static const char *const gk__src_attention[] = {
     "        lsum += ws * part[s * (p.D + 2) + 1];\n"
     "    }\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "    for (int off = 16; off > 0; off >>= 1) lsum += __shfl_xor_sync(0xffffffffu, lsum, off);\n"
     "    if (lane == 0) red[tid / 32] = lsum;\n"
     "    __syncthreads();\n"
@@ -260,8 +303,6 @@ static const char *const gk__src_attention[] = {
     "template <int DT> __device__ __forceinline__ void gk_attn_dec(const gk_attn_p &p) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename T::S S;\n"
-    ,
-    /* chunk */
     "    extern __shared__ uint4 gk_dec_smem[];\n"
     "    const int D = (int)p.D, G = (int)(p.Hq / p.Hkv), C = p.tile, VPR = D / 8, RW = VPR + 1; // row stride in uint4 (padded by 16 bytes)\n"
     "    uint4 *Ks = gk_dec_smem, *Vs = gk_dec_smem + C * RW; // stage s: K at Ks + 2 s C RW, V at Vs + 2 s C RW\n"
@@ -269,6 +310,8 @@ static const char *const gk__src_attention[] = {
     "    const int tid = threadIdx.x, nt = blockDim.x, warp = tid / 32, lane = tid % 32, nw = nt / 32, D2 = D / 2;\n"
     "    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;\n"
     "    gk_pdl_launch();\n"
+    ,
+    /* chunk */
     "    gk_pdl_wait(); // q, the cache and kv_lens come from earlier kernels\n"
     "    gk_i64 j0, j1;\n"
     "    if (!gk_dec_keys(p, b, split, j0, j1)) return;\n"
@@ -313,8 +356,6 @@ static const char *const gk__src_attention[] = {
     "                float4 x = q4[2 * c], y = q4[2 * c + 1];\n"
     "                float k0, k1, k2, k3, k4, k5, k6, k7;\n"
     "                gk_dec_2f<DT>(u.x, k0, k1); gk_dec_2f<DT>(u.y, k2, k3); gk_dec_2f<DT>(u.z, k4, k5); gk_dec_2f<DT>(u.w, k6, k7);\n"
-    ,
-    /* chunk */
     "                a0 = fmaf(x.x, k0, a0); a1 = fmaf(x.y, k1, a1); a0 = fmaf(x.z, k2, a0); a1 = fmaf(x.w, k3, a1);\n"
     "                a0 = fmaf(y.x, k4, a0); a1 = fmaf(y.y, k5, a1); a0 = fmaf(y.z, k6, a0); a1 = fmaf(y.w, k7, a1);\n"
     "            }\n"
@@ -327,6 +368,8 @@ static const char *const gk__src_attention[] = {
     "            for (int j = lane; j < nk; j += 32) mt = fmaxf(mt, sc[g * C + j]);\n"
     "#pragma unroll\n"
     "            for (int off = 16; off > 0; off >>= 1) mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, off));\n"
+    ,
+    /* chunk */
     "            float mo = ms[g], mn = fmaxf(mo, mt), ps = 0.0f; // mn finite: nk >= 1 and scores finite\n"
     "            for (int j = lane; j < nk; j += 32) {\n"
     "                float e = __expf(sc[g * C + j] - mn);\n"
@@ -377,8 +420,6 @@ static const char *const gk__src_attention[] = {
     "        part[d] = d == 0 \? ms[g] : d == 1 \? ls[g] : os[g * D + d - 2];\n"
     "    }\n"
     "}\n"
-    ,
-    /* chunk */
     "extern \"C\" __global__ void __launch_bounds__(128) gk_attn_dec_f16(gk_attn_p p) { gk_attn_dec<GK_DT_f16>(p); }\n"
     "extern \"C\" __global__ void __launch_bounds__(128) gk_attn_dec_bf16(gk_attn_p p) { gk_attn_dec<GK_DT_bf16>(p); }\n"
     "\n"
@@ -388,6 +429,8 @@ static const char *const gk__src_attention[] = {
     "// global memory into registers (no shared memory, no barrier in the loop), so a\n"
     "// warp's next loads wait only on its own math; two blocks are held in registers,\n"
     "// so the next one loads while this one is computed. Per 16-key block, with lane =\n"
+    ,
+    /* chunk */
     "// 4 * gid + tig (the mma.m16n8k16 fragment coordinates):\n"
     "//  scores S = Q K^T: A = the G q heads as rows 0..G-1 of 16 (rows >= G zero),\n"
     "//    B = K^T for keys 0..7 (n-tile 0) and 8..15 (n-tile 1). The head dim is\n"
@@ -418,8 +461,6 @@ static const char *const gk__src_attention[] = {
     "            : \"r\"(a0), \"r\"(0u), \"r\"(a2), \"r\"(b0), \"r\"(b1), \"f\"(c0), \"f\"(c1), \"f\"(z));\n"
     "    else\n"
     "        asm(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%5}, {%7,%8}, {%9,%10,%11,%11};\\n\"\n"
-    ,
-    /* chunk */
     "            : \"=f\"(c0), \"=f\"(c1), \"=f\"(d2), \"=f\"(d3)\n"
     "            : \"r\"(a0), \"r\"(0u), \"r\"(a2), \"r\"(b0), \"r\"(b1), \"f\"(c0), \"f\"(c1), \"f\"(z));\n"
     "    (void)d2; (void)d3;\n"
@@ -430,6 +471,8 @@ static const char *const gk__src_attention[] = {
     "// P V d-tile j is element gk_dec3_vd(j, n) (a lane's V data: chunks gid, gid + 8)\n"
     "__device__ __forceinline__ int gk_dec3_kd(int tig, int w) { return 8 * (4 * (w >> 2) + tig) + 2 * (w & 3); }\n"
     "__device__ __forceinline__ int gk_dec3_vd(int j, int n) { return 64 * (j >> 3) + 8 * n + (j & 7); }\n"
+    ,
+    /* chunk */
     "template <int DT> __device__ __forceinline__ unsigned gk_dec3_pack(float lo, float hi) {\n"
     "    unsigned r;\n"
     "    if (DT == GK_DT_bf16) asm(\"cvt.rn.bf16x2.f32 %0, %2, %1;\\n\" : \"=r\"(r) : \"f\"(lo), \"f\"(hi));\n"
@@ -465,8 +508,6 @@ static const char *const gk__src_attention[] = {
     "// null) the output itself, as gk_attn_combine writes it. Threads tid of nt take the\n"
     "// G * D outputs.\n"
     "template <int DT, int D, int NW>\n"
-    ,
-    /* chunk */
     "__device__ __forceinline__ void gk_dec_merge(const gk_attn_p &p, const float *sm_m, const float *sm_l, const float *sm_o, int G, gk_i64 b, gk_i64 hk,\n"
     "                                             gk_i64 split, int tid, int nt) {\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
@@ -483,6 +524,8 @@ static const char *const gk__src_attention[] = {
     "        }\n"
     "        if (!p.part) {\n"
     "            typedef gk_ty<DT> T;\n"
+    ,
+    /* chunk */
     "            typename T::S *out = (typename T::S *)p.o + b * p.o_bs + (hk * G + g) * p.o_hs;\n"
     "            out[d] = T::st((typename T::C)(L > 0.0f \? acc / L : 0.0f));\n"
     "            continue;\n"
@@ -519,8 +562,6 @@ static const char *const gk__src_attention[] = {
     "    gk_dec_qfrag<KS, 1>(p, b, hk, G, gid, tig, qa);\n"
     "    float o[ND][2], m = NEG, l = 0.0f;\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
     "    // K rows gid, 8 + gid and V rows 2 tig, 2 tig + 1, 8 + 2 tig, 9 + 2 tig of the block at jb\n"
     "    // (rows at or past j1 zero, not read)\n"
@@ -537,6 +578,8 @@ static const char *const gk__src_attention[] = {
     "            const gk_i64 key = jb + 2 * tig + (r & 1) + 8 * (r >> 1);\n"
     "            const uint4 *src = (const uint4 *)(vb + key * p.v_ss);\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "            for (int i = 0; i < VV4; i++) vx[r][i] = key < j1 \? __ldg(src + 8 * i + gid) : make_uint4(0u, 0u, 0u, 0u);\n"
     "        }\n"
     "    };\n"
@@ -584,8 +627,6 @@ static const char *const gk__src_attention[] = {
     "    if (gid < G) {\n"
     "        if (tig == 0) { sm_m[w][gid] = m; sm_l[w][gid] = l; }\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "        for (int j = 0; j < ND; j++) {\n"
     "            sm_o[w][gid][gk_dec3_vd(j, 2 * tig)] = o[j][0];\n"
     "            sm_o[w][gid][gk_dec3_vd(j, 2 * tig + 1)] = o[j][1];\n"
@@ -603,6 +644,8 @@ static const char *const gk__src_attention[] = {
     "\n"
     "// ---- decode on Hopper (sm_90+; Sq == 1, 16-bit, D 64 or 128, G <= 8): gk_attn_dec4_<dt>_<D>.\n"
     "// gk_attn_dec3's math fed by the copy engine instead of the warps' own loads: a block\n"
+    ,
+    /* chunk */
     "// per (b, kv head, split) of NC consumer warps and one producer warp. The producer\n"
     "// streams the split through a ring of p.tile stages in shared memory, a stage being\n"
     "// KB = 16 NC keys of K and of V, one bulk copy (cp.async.bulk) a key row into rows\n"
@@ -630,8 +673,6 @@ static const char *const gk__src_attention[] = {
     "// Measured (H100, bf74910; TM 0): correct, but the copy engine takes about 40 cycles a\n"
     "// request, so 256-byte row copies cap a SM near 6 bytes a cycle (8k-token cache, 32 / 8\n"
     "// heads: 24.2 us against dec3's 20.6). TM 1, written after that run, is not measured yet.\n"
-    ,
-    /* chunk */
     "// one warp's 16 keys of a stage in shared memory (gk_attn_dec4 / gk_attn_dec5), this lane's\n"
     "// ldmatrix rows at ka (K) and va (V); nv of the 16 keys are inside the split (> 0): scores\n"
     "// S = Q K^T from ldmatrix.x4 of key rows 0..7 / 8..15 (the two n-tiles) at d 16 s ..\n"
@@ -640,6 +681,8 @@ static const char *const gk__src_attention[] = {
     "// j and j + 1. SW 0: rows padded by 16 bytes (chunk c at 16 c); SW 1: 128-byte column\n"
     "// blocks of CB bytes, 16-byte chunk c of a row at c ^ (row & 7) (sw: this lane's row & 7).\n"
     "template <int DT, int D, int SW, int CB>\n"
+    ,
+    /* chunk */
     "__device__ __forceinline__ void gk_dec_sblock(unsigned ka, unsigned va, unsigned kc, unsigned vc, unsigned sw, int nv, int tig, float sl2,\n"
     "                                              const unsigned (&qa)[D / 16][2], float (&o)[D / 8][2], float &m, float &l) {\n"
     "    enum { KS = D / 16, ND = D / 8 };\n"
@@ -679,8 +722,6 @@ static const char *const gk__src_attention[] = {
     "    // TILE: one operand's bytes a stage. Rows: KB rows of 2 D + 16 bytes. Tensor tiles:\n"
     "    // D / 64 column blocks of KB rows x 128 bytes, 128-byte swizzle (16-byte chunk c of\n"
     "    // row r at chunk c ^ (r & 7); the ring starts 1024-byte aligned)\n"
-    ,
-    /* chunk */
     "    enum { NC = GK_DEC4_NC, KB = 16 * NC, RS = TM \? 128 : 2 * D + 16, CB = KB * 128, TILE = TM \? (D / 64) * CB : KB * RS, KS = D / 16, ND = D / 8 };\n"
     "    extern __shared__ __align__(128) unsigned char gk_dec4_sm[];\n"
     "    const int S = p.tile, lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);\n"
@@ -688,6 +729,8 @@ static const char *const gk__src_attention[] = {
     "    const unsigned full = ring + (unsigned)(S * 2 * TILE), empty = full + 8u * (unsigned)S;\n"
     "    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;\n"
     "    const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;\n"
+    ,
+    /* chunk */
     "    if (TM && threadIdx.x == 32 * NC) { // the tensor maps' descriptors fetched while the block starts\n"
     "        asm volatile(\"prefetch.tensormap [%0];\\n\" ::\"l\"((gk_u64)tk) : \"memory\");\n"
     "        asm volatile(\"prefetch.tensormap [%0];\\n\" ::\"l\"((gk_u64)tv) : \"memory\");\n"
@@ -734,8 +777,6 @@ static const char *const gk__src_attention[] = {
     "    // consumers: q head gid as A fragments (k-step s: d 16 s + 2 tig (+1) and 16 s + 8 + 2 tig (+1))\n"
     "    unsigned qa[KS][2];\n"
     "    gk_dec_qfrag<KS, 0>(p, b, hk, G, gid, tig, qa);\n"
-    ,
-    /* chunk */
     "    float o[ND][2], m = NEG, l = 0.0f;\n"
     "#pragma unroll\n"
     "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
@@ -746,6 +787,8 @@ static const char *const gk__src_attention[] = {
     "    const unsigned voff = (unsigned)(TILE + (16 * w + (lane & 7) + 8 * ((lane >> 3) & 1)) * RS), vc = lane >> 4, sw = lane & 7;\n"
     "    int slot = 0;\n"
     "    unsigned ph = 0;\n"
+    ,
+    /* chunk */
     "    for (gk_i64 jt = j0; jt < j1; jt += KB) {\n"
     "        const unsigned st = ring + (unsigned)(slot * 2 * TILE);\n"
     "        const gk_i64 left = j1 - jt - 16 * w;\n"
@@ -789,8 +832,6 @@ static const char *const gk__src_attention[] = {
     "\n"
     "// ---- decode, the warps' own copies into shared memory (sm_80+; Sq == 1, 16-bit, D 64 or\n"
     "// 128, G <= 8): gk_attn_dec5_<dt>_<D>. gk_attn_dec3's work split (a block of 4 warps per\n"
-    ,
-    /* chunk */
     "// (b, kv head, split), warp w taking keys 16 w .. 16 w + 15 of every 64), but each warp\n"
     "// streams its keys through its own ring of p.tile stages in shared memory with cp.async\n"
     "// (16 bytes a lane, zero-filled past the split; a half-warp copies a 256-byte row at D 128),\n"
@@ -799,6 +840,8 @@ static const char *const gk__src_attention[] = {
     "// A warp reads only what its own lanes copied (cp.async.wait_group, then __syncwarp): no\n"
     "// block barrier in the loop. Rows padded by 16 bytes; the math is gk_attn_dec4's\n"
     "// (gk_dec_sblock, d in natural order). Shared memory (dynamic): [4 warps][stages][K, V][16\n"
+    ,
+    /* chunk */
     "// rows][2 D + 16 bytes], reused for the warps' merge at the end.\n"
     "__device__ __forceinline__ void gk_cp16z(unsigned dst, const void *src, bool in) {\n"
     "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" ::\"r\"(dst), \"l\"(src), \"r\"(in \? 16 : 0) : \"memory\");\n"
@@ -834,8 +877,6 @@ static const char *const gk__src_attention[] = {
     "    float o[ND][2], m = NEG, l = 0.0f;\n"
     "#pragma unroll\n"
     "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
-    ,
-    /* chunk */
     "    const gk_i64 nt = (j1 - j0 + 16 * NW - 1) / (16 * NW); // the split's 64-key groups\n"
     "    // group t's keys of this warp into slot t % S: lane copies chunk e % CH of row e / CH, e = lane + 32 i\n"
     "    auto issue = [&](gk_i64 t) {\n"
@@ -847,6 +888,8 @@ static const char *const gk__src_attention[] = {
     "            const bool in = jt + r < j1;\n"
     "            const gk_i64 key = in \? jt + r : j0; // (a readable address for the zero-filling copy)\n"
     "            gk_cp16z(dk + (unsigned)(r * RS + 16 * c), kb + key * p.k_ss + 8 * c, in);\n"
+    ,
+    /* chunk */
     "            gk_cp16z(dk + (unsigned)(OP + r * RS + 16 * c), vb + key * p.v_ss + 8 * c, in);\n"
     "        }\n"
     "    };\n"

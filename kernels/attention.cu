@@ -150,6 +150,46 @@ __device__ __forceinline__ bool gk_dec_begin(const gk_attn_p &p, gk_i64 b, gk_i6
 // warps taking splits, two dependent rounds of loads instead of three, measured
 // slower on the H100: 8k-token cache, 32 / 8 heads, 16.6 against 15.0 us a call
 // with gk_attn_dec3, 29.1 against 26.2 with gk_attn_dec.)
+// At most 32 splits and D at most the block's threads (every decode split count the
+// host picks for D 64 / 128 with a few heads): one round of loads instead of three. A
+// thread loads its element d of every split's o and lane s of each warp split s's (m, l),
+// all before anything is known (splits past a short sequence's kv_len hold stale values and
+// are masked once its split count is known); each warp then takes the max and the weights
+// with shuffles (no shared memory, no barrier).
+template <int DT> __device__ __forceinline__ void gk_attn_combine32(const gk_attn_p &p, gk_i64 b, gk_i64 i, gk_i64 h) {
+    typedef gk_ty<DT> T;
+    typedef typename T::S S;
+    const float NEG = -__int_as_float(0x7f800000);
+    const int tid = threadIdx.x, lane = tid % 32, d = tid;
+    const float *part = p.part + ((b * p.Hq + h) * p.Sq + i) * p.splits * (p.D + 2);
+    float ov[32], ms = NEG, ls = 0.0f;
+#pragma unroll
+    for (int s = 0; s < 32; s++) ov[s] = s < p.splits && d < p.D ? __ldcg(part + s * (p.D + 2) + 2 + d) : 0.0f;
+    if (lane < p.splits) { ms = __ldcg(part + lane * (p.D + 2)); ls = __ldcg(part + lane * (p.D + 2) + 1); }
+    const int ns = gk_attn_nsplit(p, b);
+    // every load above is in flight before the first is waited on (else the compiler sinks
+    // them to their uses after the shuffles: three rounds again)
+#pragma unroll
+    for (int s = 0; s < 32; s++) asm volatile("" ::"f"(ov[s]));
+    if (lane >= ns) { ms = NEG; ls = 0.0f; }
+    float mx = ms;
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));
+    const float ws = ms == NEG ? 0.0f : __expf(ms - mx);
+    float lsum = ws * ls;
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) lsum += __shfl_xor_sync(0xffffffffu, lsum, off);
+    float acc = 0.0f;
+#pragma unroll
+    for (int s = 0; s < 32; s++) { // (stale values past ns may be anything: masked, not weighted by 0)
+        const float wt = __shfl_sync(0xffffffffu, ws, s);
+        acc += s < ns ? ov[s] * wt : 0.0f;
+    }
+    if (d < p.D) {
+        S *out = (S *)p.o + b * p.o_bs + i * p.o_ss + h * p.o_hs;
+        out[d] = T::st((typename T::C)(lsum > 0.0f ? acc / lsum : 0.0f));
+    }
+}
 template <int DT> __device__ __forceinline__ void gk_attn_combine(const gk_attn_p &p) {
     typedef gk_ty<DT> T;
     typedef typename T::S S;
@@ -159,6 +199,7 @@ template <int DT> __device__ __forceinline__ void gk_attn_combine(const gk_attn_
     gk_i64 i = row / p.Hq, h = row % p.Hq;
     gk_pdl_launch();
     gk_pdl_wait(); // the partial results and kv_lens come from earlier kernels
+    if (p.splits <= 32 && p.D <= (gk_i64)blockDim.x) { gk_attn_combine32<DT>(p, b, i, h); return; }
     const int ns = gk_attn_nsplit(p, b), tid = threadIdx.x, lane = tid % 32, nw = (blockDim.x + 31) / 32;
     const float *part = p.part + ((b * p.Hq + h) * p.Sq + i) * p.splits * (p.D + 2);
     const float NEG = -__int_as_float(0x7f800000);

@@ -202,8 +202,10 @@ static void check(const acase *a) {
                 gk__dec_variant = v;
                 gk__dec4_stages = runs[r][1];
                 gk__dec3_one_split = way == 0 ? a->Skv : 0;
+                gk__dec4_min_keys = way == 0 ? 0 : 64; /* (gk_attn_dec4t's default splits take at least 256 keys) */
                 e = run(D, a, Q, K, V, M, ql, kl, want, &st);
                 gk__dec3_one_split = keep;
+                gk__dec4_min_keys = 0;
                 gk__dec_variant = -1;
                 gk__dec4_stages = 0;
                 GKT_CHECK(st == GK_OK && e <= tol, "device (gk__dec_variant %d, %d stages, %s): %s: rel err %.3g", v, runs[r][1],
