@@ -5661,6 +5661,7 @@ typedef struct gk__attn {       /* layout of gk_attn_p in kernels/attention.cu *
     uint64_t q, k, v, mask, o, q_lens, kv_lens, part;
     float scale;
     int causal, splits, chunk, tile;
+    int comb; /* gk_attn_combine's one-round form allowed (gk__combine_one_round) */
 } gk__attn;
 typedef struct gk__attn_cpu { gk__attn a; gk_dtype dt; } gk__attn_cpu;
 
@@ -5877,6 +5878,9 @@ static int gk__dec3_per_sm = 2; /* splits sized for this many gk_attn_dec3 block
    many keys; gk__dec3_direct counts those launches of either kernel (tests check both
    paths; bench_gemv sweeps the bound) */
 static int64_t gk__dec3_one_split = 256;
+/* gk_attn_combine's one-round form (at most 32 splits): 0 keeps the three-round form
+   everywhere (bench_gemv compares the two) */
+static int gk__combine_one_round = 1;
 static long gk__dec3_direct = 0;
 static const char *const gk__k_attn[4][2] = { { "gk_attn_f32", "gk_attn_combine_f32" }, { NULL, NULL },
                                               { "gk_attn_f16", "gk_attn_combine_f16" }, { "gk_attn_bf16", "gk_attn_combine_bf16" } };
@@ -5954,6 +5958,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
     p.scale = d.scale != 0 ? d.scale : (float)(1.0 / sqrt((double)(p.D > 0 ? p.D : 1)));
     p.causal = d.causal != 0;
     p.splits = 1;
+    p.comb = gk__combine_one_round != 0;
     if (p.B == 0 || p.Sq == 0 || p.Hq == 0 || p.D == 0) goto fail; /* nothing to do: st is GK_OK */
     if ((st = gk__operands_use(ctx, &ops, W)) != GK_OK) { gk__operands_done(ctx, &ops, st); goto fail; }
     p.o = gk__slot_addr(so); p.q = gk__slot_addr(sq); p.k = gk__slot_addr(sk); p.v = gk__slot_addr(sv);

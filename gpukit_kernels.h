@@ -62,6 +62,7 @@ static const char *const gk__src_attention[] = {
     "    float scale;\n"
     "    int causal, splits;\n"
     "    int chunk, tile;              // decode: keys a split, keys a shared-memory tile\n"
+    "    int comb;                     // gk_attn_combine's one-round form allowed\n"
     "};\n"
     "\n"
     "#define GK_ATTN_WARPS 4\n"
@@ -82,9 +83,9 @@ static const char *const gk__src_attention[] = {
     "    if (i >= qlen) { // padding rows of a shorter sequence: zeros\n"
     "        if (!part) {\n"
     "            S *o = (S *)p.o + b * p.o_bs + i * p.o_ss + h * p.o_hs;\n"
-    "            for (int d = lane; d < D; d += 32) o[d] = T::st((typename T::C)0);\n"
     ,
     /* chunk */
+    "            for (int d = lane; d < D; d += 32) o[d] = T::st((typename T::C)0);\n"
     "        } else if (lane == 0) { part[0] = -__int_as_float(0x7f800000); part[1] = 0; for (int d = 0; d < D; d++) part[2 + d] = 0; }\n"
     "        return;\n"
     "    }\n"
@@ -146,9 +147,9 @@ static const char *const gk__src_attention[] = {
     "}\n"
     "\n"
     "// one block per (i, h, b) (blockIdx.x = i * Hq + h), a thread per output dim:\n"
-    "// out = sum_s o_s e^(m_s - M) / sum_s l_s e^(m_s - M); the split weights are\n"
     ,
     /* chunk */
+    "// out = sum_s o_s e^(m_s - M) / sum_s l_s e^(m_s - M); the split weights are\n"
     "// computed once into shared memory, the loop over splits keeps loads in flight\n"
     "// the splits that hold keys of batch b: decode (p.tile > 0) writes only splits\n"
     "// 0..ceil(kv_len / chunk) - 1 (at least split 0), so short caches combine few\n"
@@ -193,10 +194,10 @@ static const char *const gk__src_attention[] = {
     "// all before anything is known (splits past a short sequence's kv_len hold stale values and\n"
     "// are masked once its split count is known); each warp then takes the max and the weights\n"
     "// with shuffles (no shared memory, no barrier).\n"
-    "template <int DT> __device__ __forceinline__ void gk_attn_combine32(const gk_attn_p &p, gk_i64 b, gk_i64 i, gk_i64 h) {\n"
-    "    typedef gk_ty<DT> T;\n"
     ,
     /* chunk */
+    "template <int DT> __device__ __forceinline__ void gk_attn_combine32(const gk_attn_p &p, gk_i64 b, gk_i64 i, gk_i64 h) {\n"
+    "    typedef gk_ty<DT> T;\n"
     "    typedef typename T::S S;\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
     "    const int tid = threadIdx.x, lane = tid % 32, d = tid;\n"
@@ -238,7 +239,7 @@ static const char *const gk__src_attention[] = {
     "    gk_i64 i = row / p.Hq, h = row % p.Hq;\n"
     "    gk_pdl_launch();\n"
     "    gk_pdl_wait(); // the partial results and kv_lens come from earlier kernels\n"
-    "    if (p.splits <= 32 && p.D <= (gk_i64)blockDim.x) { gk_attn_combine32<DT>(p, b, i, h); return; }\n"
+    "    if (p.comb && p.splits <= 32 && p.D <= (gk_i64)blockDim.x) { gk_attn_combine32<DT>(p, b, i, h); return; }\n"
     "    const int ns = gk_attn_nsplit(p, b), tid = threadIdx.x, lane = tid % 32, nw = (blockDim.x + 31) / 32;\n"
     "    const float *part = p.part + ((b * p.Hq + h) * p.Sq + i) * p.splits * (p.D + 2);\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
@@ -253,13 +254,13 @@ static const char *const gk__src_attention[] = {
     "    __syncthreads();\n"
     "    float lsum = 0.0f;\n"
     "    for (int s = tid; s < ns; s += blockDim.x) {\n"
+    ,
+    /* chunk */
     "        float ms = part[s * (p.D + 2)], ws = ms == NEG \? 0.0f : __expf(ms - mx);\n"
     "        w[s] = ws;\n"
     "        lsum += ws * part[s * (p.D + 2) + 1];\n"
     "    }\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "    for (int off = 16; off > 0; off >>= 1) lsum += __shfl_xor_sync(0xffffffffu, lsum, off);\n"
     "    if (lane == 0) red[tid / 32] = lsum;\n"
     "    __syncthreads();\n"
@@ -307,11 +308,11 @@ static const char *const gk__src_attention[] = {
     "    const int D = (int)p.D, G = (int)(p.Hq / p.Hkv), C = p.tile, VPR = D / 8, RW = VPR + 1; // row stride in uint4 (padded by 16 bytes)\n"
     "    uint4 *Ks = gk_dec_smem, *Vs = gk_dec_smem + C * RW; // stage s: K at Ks + 2 s C RW, V at Vs + 2 s C RW\n"
     "    float *qs = (float *)(gk_dec_smem + 4 * C * RW), *sc = qs + G * D, *os = sc + G * C, *ms = os + G * D, *ls = ms + G, *cs = ls + G;\n"
+    ,
+    /* chunk */
     "    const int tid = threadIdx.x, nt = blockDim.x, warp = tid / 32, lane = tid % 32, nw = nt / 32, D2 = D / 2;\n"
     "    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;\n"
     "    gk_pdl_launch();\n"
-    ,
-    /* chunk */
     "    gk_pdl_wait(); // q, the cache and kv_lens come from earlier kernels\n"
     "    gk_i64 j0, j1;\n"
     "    if (!gk_dec_keys(p, b, split, j0, j1)) return;\n"
@@ -364,12 +365,12 @@ static const char *const gk__src_attention[] = {
     "        __syncthreads();\n"
     "        // online softmax over the tile: a warp per q head\n"
     "        for (int g = warp; g < G; g += nw) {\n"
+    ,
+    /* chunk */
     "            float mt = NEG;\n"
     "            for (int j = lane; j < nk; j += 32) mt = fmaxf(mt, sc[g * C + j]);\n"
     "#pragma unroll\n"
     "            for (int off = 16; off > 0; off >>= 1) mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, off));\n"
-    ,
-    /* chunk */
     "            float mo = ms[g], mn = fmaxf(mo, mt), ps = 0.0f; // mn finite: nk >= 1 and scores finite\n"
     "            for (int j = lane; j < nk; j += 32) {\n"
     "                float e = __expf(sc[g * C + j] - mn);\n"
@@ -426,11 +427,11 @@ static const char *const gk__src_attention[] = {
     "// ---- decode on tensor cores (Sq == 1, 16-bit, D 64 or 128, G = Hq / Hkv <= 8):\n"
     "// gk_attn_dec3_<dt>_<D>. A block of 4 warps per (b, kv head, split); each warp\n"
     "// streams its own 16-key blocks of the split (blocks w, w + 4, ...) straight from\n"
+    ,
+    /* chunk */
     "// global memory into registers (no shared memory, no barrier in the loop), so a\n"
     "// warp's next loads wait only on its own math; two blocks are held in registers,\n"
     "// so the next one loads while this one is computed. Per 16-key block, with lane =\n"
-    ,
-    /* chunk */
     "// 4 * gid + tig (the mma.m16n8k16 fragment coordinates):\n"
     "//  scores S = Q K^T: A = the G q heads as rows 0..G-1 of 16 (rows >= G zero),\n"
     "//    B = K^T for keys 0..7 (n-tile 0) and 8..15 (n-tile 1). The head dim is\n"
@@ -468,11 +469,11 @@ static const char *const gk__src_attention[] = {
     "// the head-dim orders (both bijections of 0..D-1): word w of a lane's K data (its 16-byte\n"
     "// chunks tig, tig + 4, ...: a quad reads 64 contiguous bytes of a row per load) holds\n"
     "// elements gk_dec3_kd(tig, w) and + 1, and Q is packed the same way; column n of the\n"
+    ,
+    /* chunk */
     "// P V d-tile j is element gk_dec3_vd(j, n) (a lane's V data: chunks gid, gid + 8)\n"
     "__device__ __forceinline__ int gk_dec3_kd(int tig, int w) { return 8 * (4 * (w >> 2) + tig) + 2 * (w & 3); }\n"
     "__device__ __forceinline__ int gk_dec3_vd(int j, int n) { return 64 * (j >> 3) + 8 * n + (j & 7); }\n"
-    ,
-    /* chunk */
     "template <int DT> __device__ __forceinline__ unsigned gk_dec3_pack(float lo, float hi) {\n"
     "    unsigned r;\n"
     "    if (DT == GK_DT_bf16) asm(\"cvt.rn.bf16x2.f32 %0, %2, %1;\\n\" : \"=r\"(r) : \"f\"(lo), \"f\"(hi));\n"
@@ -518,14 +519,14 @@ static const char *const gk__src_attention[] = {
     "        for (int u = 0; u < NW; u++) M = fmaxf(M, sm_m[u * 8 + g]);\n"
     "#pragma unroll\n"
     "        for (int u = 0; u < NW; u++) {\n"
+    ,
+    /* chunk */
     "            const float wt = sm_m[u * 8 + g] == NEG \? 0.0f : exp2f(sm_m[u * 8 + g] - M);\n"
     "            acc += wt * sm_o[(u * 8 + g) * D + d];\n"
     "            L += wt * sm_l[u * 8 + g];\n"
     "        }\n"
     "        if (!p.part) {\n"
     "            typedef gk_ty<DT> T;\n"
-    ,
-    /* chunk */
     "            typename T::S *out = (typename T::S *)p.o + b * p.o_bs + (hk * G + g) * p.o_hs;\n"
     "            out[d] = T::st((typename T::C)(L > 0.0f \? acc / L : 0.0f));\n"
     "            continue;\n"
@@ -571,6 +572,8 @@ static const char *const gk__src_attention[] = {
     "            const gk_i64 key = jb + 8 * r + gid;\n"
     "            const uint4 *src = (const uint4 *)(kb + key * p.k_ss);\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "            for (int i = 0; i < KV4; i++) kx[r][i] = key < j1 \? __ldg(src + 4 * i + tig) : make_uint4(0u, 0u, 0u, 0u);\n"
     "        }\n"
     "#pragma unroll\n"
@@ -578,8 +581,6 @@ static const char *const gk__src_attention[] = {
     "            const gk_i64 key = jb + 2 * tig + (r & 1) + 8 * (r >> 1);\n"
     "            const uint4 *src = (const uint4 *)(vb + key * p.v_ss);\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "            for (int i = 0; i < VV4; i++) vx[r][i] = key < j1 \? __ldg(src + 8 * i + gid) : make_uint4(0u, 0u, 0u, 0u);\n"
     "        }\n"
     "    };\n"
@@ -636,6 +637,8 @@ static const char *const gk__src_attention[] = {
     "    gk_dec_merge<DT, D, NW>(p, &sm_m[0][0], &sm_l[0][0], &sm_o[0][0][0], G, b, hk, split, threadIdx.x, blockDim.x);\n"
     "}\n"
     "#define GK_DEC3_K(DTN, D) \\\n"
+    ,
+    /* chunk */
     "    extern \"C\" __global__ void __launch_bounds__(128, 2) gk_attn_dec3_##DTN##_##D(gk_attn_p p) { gk_attn_dec3<GK_DT_##DTN, D>(p); }\n"
     "GK_DEC3_K(f16, 64)\n"
     "GK_DEC3_K(f16, 128)\n"
@@ -644,8 +647,6 @@ static const char *const gk__src_attention[] = {
     "\n"
     "// ---- decode on Hopper (sm_90+; Sq == 1, 16-bit, D 64 or 128, G <= 8): gk_attn_dec4_<dt>_<D>.\n"
     "// gk_attn_dec3's math fed by the copy engine instead of the warps' own loads: a block\n"
-    ,
-    /* chunk */
     "// per (b, kv head, split) of NC consumer warps and one producer warp. The producer\n"
     "// streams the split through a ring of p.tile stages in shared memory, a stage being\n"
     "// KB = 16 NC keys of K and of V, one bulk copy (cp.async.bulk) a key row into rows\n"
@@ -677,12 +678,12 @@ static const char *const gk__src_attention[] = {
     "// ldmatrix rows at ka (K) and va (V); nv of the 16 keys are inside the split (> 0): scores\n"
     "// S = Q K^T from ldmatrix.x4 of key rows 0..7 / 8..15 (the two n-tiles) at d 16 s ..\n"
     "// 16 s + 15 (k-step s), online softmax (gk_dec_softmax; keys past the split -inf, their\n"
+    ,
+    /* chunk */
     "// V rows, stale or zero, masked to zero), O += P V with B from ldmatrix.x4.trans, d-tiles\n"
     "// j and j + 1. SW 0: rows padded by 16 bytes (chunk c at 16 c); SW 1: 128-byte column\n"
     "// blocks of CB bytes, 16-byte chunk c of a row at c ^ (row & 7) (sw: this lane's row & 7).\n"
     "template <int DT, int D, int SW, int CB>\n"
-    ,
-    /* chunk */
     "__device__ __forceinline__ void gk_dec_sblock(unsigned ka, unsigned va, unsigned kc, unsigned vc, unsigned sw, int nv, int tig, float sl2,\n"
     "                                              const unsigned (&qa)[D / 16][2], float (&o)[D / 8][2], float &m, float &l) {\n"
     "    enum { KS = D / 16, ND = D / 8 };\n"
@@ -725,12 +726,12 @@ static const char *const gk__src_attention[] = {
     "    enum { NC = GK_DEC4_NC, KB = 16 * NC, RS = TM \? 128 : 2 * D + 16, CB = KB * 128, TILE = TM \? (D / 64) * CB : KB * RS, KS = D / 16, ND = D / 8 };\n"
     "    extern __shared__ __align__(128) unsigned char gk_dec4_sm[];\n"
     "    const int S = p.tile, lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);\n"
+    ,
+    /* chunk */
     "    const unsigned raw = gk_smem(gk_dec4_sm), ring = TM \? (raw + 1023u) & ~1023u : raw;\n"
     "    const unsigned full = ring + (unsigned)(S * 2 * TILE), empty = full + 8u * (unsigned)S;\n"
     "    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;\n"
     "    const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;\n"
-    ,
-    /* chunk */
     "    if (TM && threadIdx.x == 32 * NC) { // the tensor maps' descriptors fetched while the block starts\n"
     "        asm volatile(\"prefetch.tensormap [%0];\\n\" ::\"l\"((gk_u64)tk) : \"memory\");\n"
     "        asm volatile(\"prefetch.tensormap [%0];\\n\" ::\"l\"((gk_u64)tv) : \"memory\");\n"
@@ -782,13 +783,13 @@ static const char *const gk__src_attention[] = {
     "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
     "    // this lane's ldmatrix row within the warp's 16 keys: K, matrices (keys 0..7 | 8..15) x (d +0 | +8);\n"
     "    // V (.trans), matrices (keys 0..7 | 8..15) x (d-tile j | j + 1)\n"
+    ,
+    /* chunk */
     "    // (tensor tiles: the chunk swizzled by the row's low bits, which are lane & 7)\n"
     "    const unsigned koff = (unsigned)((16 * w + (lane & 7) + 8 * (lane >> 4)) * RS), kc = (lane >> 3) & 1;\n"
     "    const unsigned voff = (unsigned)(TILE + (16 * w + (lane & 7) + 8 * ((lane >> 3) & 1)) * RS), vc = lane >> 4, sw = lane & 7;\n"
     "    int slot = 0;\n"
     "    unsigned ph = 0;\n"
-    ,
-    /* chunk */
     "    for (gk_i64 jt = j0; jt < j1; jt += KB) {\n"
     "        const unsigned st = ring + (unsigned)(slot * 2 * TILE);\n"
     "        const gk_i64 left = j1 - jt - 16 * w;\n"
@@ -836,12 +837,12 @@ static const char *const gk__src_attention[] = {
     "// streams its keys through its own ring of p.tile stages in shared memory with cp.async\n"
     "// (16 bytes a lane, zero-filled past the split; a half-warp copies a 256-byte row at D 128),\n"
     "// so the loads in flight take no registers: p.tile - 1 stages are in flight while one is\n"
+    ,
+    /* chunk */
     "// computed (gk_attn_dec3 holds one block ahead in registers, which caps it at 8 warps a SM).\n"
     "// A warp reads only what its own lanes copied (cp.async.wait_group, then __syncwarp): no\n"
     "// block barrier in the loop. Rows padded by 16 bytes; the math is gk_attn_dec4's\n"
     "// (gk_dec_sblock, d in natural order). Shared memory (dynamic): [4 warps][stages][K, V][16\n"
-    ,
-    /* chunk */
     "// rows][2 D + 16 bytes], reused for the warps' merge at the end.\n"
     "__device__ __forceinline__ void gk_cp16z(unsigned dst, const void *src, bool in) {\n"
     "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" ::\"r\"(dst), \"l\"(src), \"r\"(in \? 16 : 0) : \"memory\");\n"
@@ -882,14 +883,14 @@ static const char *const gk__src_attention[] = {
     "    auto issue = [&](gk_i64 t) {\n"
     "        const gk_i64 jt = j0 + 16 * NW * t + 16 * w;\n"
     "        const unsigned dk = ring + (unsigned)((int)(t % S) * 2 * OP);\n"
+    ,
+    /* chunk */
     "#pragma unroll\n"
     "        for (int i = 0; i < PER; i++) {\n"
     "            const int e = lane + 32 * i, r = e / CH, c = e % CH;\n"
     "            const bool in = jt + r < j1;\n"
     "            const gk_i64 key = in \? jt + r : j0; // (a readable address for the zero-filling copy)\n"
     "            gk_cp16z(dk + (unsigned)(r * RS + 16 * c), kb + key * p.k_ss + 8 * c, in);\n"
-    ,
-    /* chunk */
     "            gk_cp16z(dk + (unsigned)(OP + r * RS + 16 * c), vb + key * p.v_ss + 8 * c, in);\n"
     "        }\n"
     "    };\n"
@@ -2230,6 +2231,7 @@ static const char *const gk__src_flash[] = {
     "    float *part;\n"
     "    float scale;\n"
     "    int causal, splits, chunk, tile;\n"
+    "    int comb;\n"
     "};\n"
     "\n"
     "__device__ __forceinline__ unsigned gk_smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }\n"
@@ -2458,6 +2460,7 @@ static const char *const gk__src_flash_wg[] = {
     "    float *part;\n"
     "    float scale;\n"
     "    int causal, splits, chunk, tile;\n"
+    "    int comb;\n"
     "};\n"
     "\n"
     "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"

@@ -170,9 +170,9 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     snprintf(what, sizeof what, "bf16 B%lld kv %lld H%lld/%lld D%lld", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh);
     printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", what, nc > 1 ? "rotated" : "same", kn,
            stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
                     jfirst ? "" : ",\n", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", kn,
-                    stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
+                    stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__combine_one_round, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
     /* the same calls captured once as a CUDA graph and replayed, as a decode step runs them: no host
        time between kernels (back-to-back calls above include the host's launch work per call) */
     ms = time_graph(call_attn, &u, 64);
@@ -180,9 +180,9 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
         gbs = bytes / (ms * 1e-3) / 1e9;
         printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", what, nc > 1 ? "rotated" : "same",
                kn, stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-        if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+        if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
                         (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", kn, stages,
-                        (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs);
+                        (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__combine_one_round, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs);
     }
     gk__dec_variant = -1;
     gk__dec3_one_split = keep;
@@ -274,6 +274,17 @@ int main(int argc, char **argv) {
     run_attn(16, -1, copy_gbs);
     run_attn(1, -2, copy_gbs); /* the read floor: the same bytes through two reductions */
     run_attn(16, -2, copy_gbs);
+    { /* gk_attn_combine's three-round form against the one-round form (the default), the dispatcher's kernel */
+        static const int64_t cs[4][5] = { { 1, 8192, 32, 8, 128 }, { 1, 512, 32, 8, 128 }, { 1, 4096, 14, 2, 64 }, { 8, 2048, 32, 8, 64 } };
+        int ci, c1;
+        for (ci = 0; ci < 4; ci++)
+            for (c1 = 0; c1 < 2; c1++) {
+                gk__combine_one_round = c1;
+                printf("combine: %s\n", c1 ? "one round" : "three rounds");
+                run_attn_b(cs[ci][0] > 1 ? 4 : 16, -1, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
+            }
+        gk__combine_one_round = 1;
+    }
     /* the fixed cost of a split decode: 512 keys (2 MiB), splits merged by gk_attn_combine */
     run_attn_b(16, -1, copy_gbs, 1, 512, 32, 8, 128, 0);
     if (info.cc_major >= 9) run_attn_b(16, 5, copy_gbs, 1, 512, 32, 8, 128, 0);

@@ -29,6 +29,7 @@ struct gk_attn_p {
     float scale;
     int causal, splits;
     int chunk, tile;              // decode: keys a split, keys a shared-memory tile
+    int comb;                     // gk_attn_combine's one-round form allowed
 };
 
 #define GK_ATTN_WARPS 4
@@ -199,7 +200,7 @@ template <int DT> __device__ __forceinline__ void gk_attn_combine(const gk_attn_
     gk_i64 i = row / p.Hq, h = row % p.Hq;
     gk_pdl_launch();
     gk_pdl_wait(); // the partial results and kv_lens come from earlier kernels
-    if (p.splits <= 32 && p.D <= (gk_i64)blockDim.x) { gk_attn_combine32<DT>(p, b, i, h); return; }
+    if (p.comb && p.splits <= 32 && p.D <= (gk_i64)blockDim.x) { gk_attn_combine32<DT>(p, b, i, h); return; }
     const int ns = gk_attn_nsplit(p, b), tid = threadIdx.x, lane = tid % 32, nw = (blockDim.x + 31) / 32;
     const float *part = p.part + ((b * p.Hq + h) * p.Sq + i) * p.splits * (p.D + 2);
     const float NEG = -__int_as_float(0x7f800000);

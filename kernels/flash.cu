@@ -18,6 +18,7 @@ struct gk_attn_p {
     float *part;
     float scale;
     int causal, splits, chunk, tile;
+    int comb;
 };
 
 __device__ __forceinline__ unsigned gk_smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }

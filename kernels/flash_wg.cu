@@ -39,6 +39,7 @@ struct gk_attn_p {
     float *part;
     float scale;
     int causal, splits, chunk, tile;
+    int comb;
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)

@@ -219,6 +219,17 @@ static void check(const acase *a) {
             }
         }
     }
+    if (dec3 && a->Skv > 64) { /* gk_attn_combine's three-round form too (the one-round form takes at most 32 splits, the default) */
+        int64_t keep = gk__dec3_one_split;
+        gk__dec_variant = 3;
+        gk__dec3_one_split = 0;
+        gk__combine_one_round = 0;
+        e = run(D, a, Q, K, V, M, ql, kl, want, &st);
+        gk__combine_one_round = 1;
+        gk__dec3_one_split = keep;
+        gk__dec_variant = -1;
+        GKT_CHECK(st == GK_OK && e <= tol, "device (gk_attn_dec3, splits, three-round combine): %s: rel err %.3g", desc, e);
+    }
     if (gk_ctx_backend(D) == GK_BACKEND_CUDA && a->B * a->Sq * a->Skv * a->Hq * a->Dh < 200000000) {
         e2 = run(R, a, Q, K, V, M, ql, kl, want, &st);
         GKT_CHECK(st == GK_OK && e2 <= tol, "CPU reference: %s: rel err %.3g", desc, e2);
