@@ -6047,7 +6047,10 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  for as many blocks as are resident (2 a SM at D 128, 4 at D 64) were slower
                  everywhere, most at D 64 (32k keys 32.3 us: 256 splits of 2 stages each, all
                  pipeline fill); deeper rings changed little (8k D 128: 17.7 us at 4 or 6
-                 stages). The fixed cost of a split decode (512 keys, 2 MiB): 6.0 us (dec3
+                 stages). The final run (c0d433c, another H100, same-run ratios): 8k cache
+                 D 128 16.3 against 19.6 us (69 / 57% of copy), 7B shape 26.2 against 30.0,
+                 0.5B shape at 32k 12.6 against 16.5. The fixed cost of a split decode
+                 (512 keys, 2 MiB): 6.0 us at 86e24df (dec3
                  7.9): were it paid in series with the streaming, an 8k cache at 75% of
                  copy (14.9 us) would leave under 9 us for 33.5 MB, above the copy rate.
                  The same bytes summed by two gk_reduce calls (bench_gemv's read floor)

@@ -193,9 +193,11 @@ static const char *const gk__src_attention[] = {
     "// thread loads its element d of every split's o and lane s of each warp split s's (m, l),\n"
     "// all before anything is known (splits past a short sequence's kv_len hold stale values and\n"
     "// are masked once its split count is known); each warp then takes the max and the weights\n"
-    "// with shuffles (no shared memory, no barrier).\n"
+    "// with shuffles (no shared memory, no barrier). H100, graph replay (c0d433c, gk_attn_dec4t +\n"
     ,
     /* chunk */
+    "// this against the three-round form, p.comb 0): 8k cache 32 / 8 heads D 128 16.25 against\n"
+    "// 16.42 us; 4k cache 14 / 2 heads D 64 6.40 against 6.86; 512 keys 6.94 against 7.02.\n"
     "template <int DT> __device__ __forceinline__ void gk_attn_combine32(const gk_attn_p &p, gk_i64 b, gk_i64 i, gk_i64 h) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename T::S S;\n"
@@ -250,12 +252,12 @@ static const char *const gk__src_attention[] = {
     "    if (lane == 0) red[tid / 32] = mx;\n"
     "    __syncthreads();\n"
     "    mx = NEG;\n"
+    ,
+    /* chunk */
     "    for (int k = 0; k < nw; k++) mx = fmaxf(mx, red[k]);\n"
     "    __syncthreads();\n"
     "    float lsum = 0.0f;\n"
     "    for (int s = tid; s < ns; s += blockDim.x) {\n"
-    ,
-    /* chunk */
     "        float ms = part[s * (p.D + 2)], ws = ms == NEG \? 0.0f : __expf(ms - mx);\n"
     "        w[s] = ws;\n"
     "        lsum += ws * part[s * (p.D + 2) + 1];\n"
@@ -307,9 +309,9 @@ static const char *const gk__src_attention[] = {
     "    extern __shared__ uint4 gk_dec_smem[];\n"
     "    const int D = (int)p.D, G = (int)(p.Hq / p.Hkv), C = p.tile, VPR = D / 8, RW = VPR + 1; // row stride in uint4 (padded by 16 bytes)\n"
     "    uint4 *Ks = gk_dec_smem, *Vs = gk_dec_smem + C * RW; // stage s: K at Ks + 2 s C RW, V at Vs + 2 s C RW\n"
-    "    float *qs = (float *)(gk_dec_smem + 4 * C * RW), *sc = qs + G * D, *os = sc + G * C, *ms = os + G * D, *ls = ms + G, *cs = ls + G;\n"
     ,
     /* chunk */
+    "    float *qs = (float *)(gk_dec_smem + 4 * C * RW), *sc = qs + G * D, *os = sc + G * C, *ms = os + G * D, *ls = ms + G, *cs = ls + G;\n"
     "    const int tid = threadIdx.x, nt = blockDim.x, warp = tid / 32, lane = tid % 32, nw = nt / 32, D2 = D / 2;\n"
     "    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;\n"
     "    gk_pdl_launch();\n"
@@ -362,11 +364,11 @@ static const char *const gk__src_attention[] = {
     "            }\n"
     "            sc[g * C + j] = a0 + a1;\n"
     "        }\n"
+    ,
+    /* chunk */
     "        __syncthreads();\n"
     "        // online softmax over the tile: a warp per q head\n"
     "        for (int g = warp; g < G; g += nw) {\n"
-    ,
-    /* chunk */
     "            float mt = NEG;\n"
     "            for (int j = lane; j < nk; j += 32) mt = fmaxf(mt, sc[g * C + j]);\n"
     "#pragma unroll\n"
@@ -425,10 +427,10 @@ static const char *const gk__src_attention[] = {
     "extern \"C\" __global__ void __launch_bounds__(128) gk_attn_dec_bf16(gk_attn_p p) { gk_attn_dec<GK_DT_bf16>(p); }\n"
     "\n"
     "// ---- decode on tensor cores (Sq == 1, 16-bit, D 64 or 128, G = Hq / Hkv <= 8):\n"
-    "// gk_attn_dec3_<dt>_<D>. A block of 4 warps per (b, kv head, split); each warp\n"
-    "// streams its own 16-key blocks of the split (blocks w, w + 4, ...) straight from\n"
     ,
     /* chunk */
+    "// gk_attn_dec3_<dt>_<D>. A block of 4 warps per (b, kv head, split); each warp\n"
+    "// streams its own 16-key blocks of the split (blocks w, w + 4, ...) straight from\n"
     "// global memory into registers (no shared memory, no barrier in the loop), so a\n"
     "// warp's next loads wait only on its own math; two blocks are held in registers,\n"
     "// so the next one loads while this one is computed. Per 16-key block, with lane =\n"
@@ -467,10 +469,10 @@ static const char *const gk__src_attention[] = {
     "    (void)d2; (void)d3;\n"
     "}\n"
     "// the head-dim orders (both bijections of 0..D-1): word w of a lane's K data (its 16-byte\n"
-    "// chunks tig, tig + 4, ...: a quad reads 64 contiguous bytes of a row per load) holds\n"
-    "// elements gk_dec3_kd(tig, w) and + 1, and Q is packed the same way; column n of the\n"
     ,
     /* chunk */
+    "// chunks tig, tig + 4, ...: a quad reads 64 contiguous bytes of a row per load) holds\n"
+    "// elements gk_dec3_kd(tig, w) and + 1, and Q is packed the same way; column n of the\n"
     "// P V d-tile j is element gk_dec3_vd(j, n) (a lane's V data: chunks gid, gid + 8)\n"
     "__device__ __forceinline__ int gk_dec3_kd(int tig, int w) { return 8 * (4 * (w >> 2) + tig) + 2 * (w & 3); }\n"
     "__device__ __forceinline__ int gk_dec3_vd(int j, int n) { return 64 * (j >> 3) + 8 * n + (j & 7); }\n"
@@ -514,13 +516,13 @@ static const char *const gk__src_attention[] = {
     "    const float NEG = -__int_as_float(0x7f800000);\n"
     "    for (int e = tid; e < G * D; e += nt) {\n"
     "        const int g = e / D, d = e - g * D;\n"
+    ,
+    /* chunk */
     "        float M = NEG, acc = 0.0f, L = 0.0f;\n"
     "#pragma unroll\n"
     "        for (int u = 0; u < NW; u++) M = fmaxf(M, sm_m[u * 8 + g]);\n"
     "#pragma unroll\n"
     "        for (int u = 0; u < NW; u++) {\n"
-    ,
-    /* chunk */
     "            const float wt = sm_m[u * 8 + g] == NEG \? 0.0f : exp2f(sm_m[u * 8 + g] - M);\n"
     "            acc += wt * sm_o[(u * 8 + g) * D + d];\n"
     "            L += wt * sm_l[u * 8 + g];\n"
@@ -569,11 +571,11 @@ static const char *const gk__src_attention[] = {
     "    auto load = [&](gk_i64 jb, uint4 (&kx)[2][KV4], uint4 (&vx)[4][VV4]) {\n"
     "#pragma unroll\n"
     "        for (int r = 0; r < 2; r++) {\n"
+    ,
+    /* chunk */
     "            const gk_i64 key = jb + 8 * r + gid;\n"
     "            const uint4 *src = (const uint4 *)(kb + key * p.k_ss);\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "            for (int i = 0; i < KV4; i++) kx[r][i] = key < j1 \? __ldg(src + 4 * i + tig) : make_uint4(0u, 0u, 0u, 0u);\n"
     "        }\n"
     "#pragma unroll\n"
@@ -636,9 +638,9 @@ static const char *const gk__src_attention[] = {
     "    __syncthreads();\n"
     "    gk_dec_merge<DT, D, NW>(p, &sm_m[0][0], &sm_l[0][0], &sm_o[0][0][0], G, b, hk, split, threadIdx.x, blockDim.x);\n"
     "}\n"
-    "#define GK_DEC3_K(DTN, D) \\\n"
     ,
     /* chunk */
+    "#define GK_DEC3_K(DTN, D) \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(128, 2) gk_attn_dec3_##DTN##_##D(gk_attn_p p) { gk_attn_dec3<GK_DT_##DTN, D>(p); }\n"
     "GK_DEC3_K(f16, 64)\n"
     "GK_DEC3_K(f16, 128)\n"
@@ -677,9 +679,9 @@ static const char *const gk__src_attention[] = {
     "// one warp's 16 keys of a stage in shared memory (gk_attn_dec4 / gk_attn_dec5), this lane's\n"
     "// ldmatrix rows at ka (K) and va (V); nv of the 16 keys are inside the split (> 0): scores\n"
     "// S = Q K^T from ldmatrix.x4 of key rows 0..7 / 8..15 (the two n-tiles) at d 16 s ..\n"
-    "// 16 s + 15 (k-step s), online softmax (gk_dec_softmax; keys past the split -inf, their\n"
     ,
     /* chunk */
+    "// 16 s + 15 (k-step s), online softmax (gk_dec_softmax; keys past the split -inf, their\n"
     "// V rows, stale or zero, masked to zero), O += P V with B from ldmatrix.x4.trans, d-tiles\n"
     "// j and j + 1. SW 0: rows padded by 16 bytes (chunk c at 16 c); SW 1: 128-byte column\n"
     "// blocks of CB bytes, 16-byte chunk c of a row at c ^ (row & 7) (sw: this lane's row & 7).\n"
@@ -725,9 +727,9 @@ static const char *const gk__src_attention[] = {
     "    // row r at chunk c ^ (r & 7); the ring starts 1024-byte aligned)\n"
     "    enum { NC = GK_DEC4_NC, KB = 16 * NC, RS = TM \? 128 : 2 * D + 16, CB = KB * 128, TILE = TM \? (D / 64) * CB : KB * RS, KS = D / 16, ND = D / 8 };\n"
     "    extern __shared__ __align__(128) unsigned char gk_dec4_sm[];\n"
-    "    const int S = p.tile, lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);\n"
     ,
     /* chunk */
+    "    const int S = p.tile, lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);\n"
     "    const unsigned raw = gk_smem(gk_dec4_sm), ring = TM \? (raw + 1023u) & ~1023u : raw;\n"
     "    const unsigned full = ring + (unsigned)(S * 2 * TILE), empty = full + 8u * (unsigned)S;\n"
     "    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;\n"
@@ -782,9 +784,9 @@ static const char *const gk__src_attention[] = {
     "#pragma unroll\n"
     "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
     "    // this lane's ldmatrix row within the warp's 16 keys: K, matrices (keys 0..7 | 8..15) x (d +0 | +8);\n"
-    "    // V (.trans), matrices (keys 0..7 | 8..15) x (d-tile j | j + 1)\n"
     ,
     /* chunk */
+    "    // V (.trans), matrices (keys 0..7 | 8..15) x (d-tile j | j + 1)\n"
     "    // (tensor tiles: the chunk swizzled by the row's low bits, which are lane & 7)\n"
     "    const unsigned koff = (unsigned)((16 * w + (lane & 7) + 8 * (lane >> 4)) * RS), kc = (lane >> 3) & 1;\n"
     "    const unsigned voff = (unsigned)(TILE + (16 * w + (lane & 7) + 8 * ((lane >> 3) & 1)) * RS), vc = lane >> 4, sw = lane & 7;\n"
@@ -836,9 +838,9 @@ static const char *const gk__src_attention[] = {
     "// (b, kv head, split), warp w taking keys 16 w .. 16 w + 15 of every 64), but each warp\n"
     "// streams its keys through its own ring of p.tile stages in shared memory with cp.async\n"
     "// (16 bytes a lane, zero-filled past the split; a half-warp copies a 256-byte row at D 128),\n"
-    "// so the loads in flight take no registers: p.tile - 1 stages are in flight while one is\n"
     ,
     /* chunk */
+    "// so the loads in flight take no registers: p.tile - 1 stages are in flight while one is\n"
     "// computed (gk_attn_dec3 holds one block ahead in registers, which caps it at 8 warps a SM).\n"
     "// A warp reads only what its own lanes copied (cp.async.wait_group, then __syncwarp): no\n"
     "// block barrier in the loop. Rows padded by 16 bytes; the math is gk_attn_dec4's\n"
@@ -881,10 +883,10 @@ static const char *const gk__src_attention[] = {
     "    const gk_i64 nt = (j1 - j0 + 16 * NW - 1) / (16 * NW); // the split's 64-key groups\n"
     "    // group t's keys of this warp into slot t % S: lane copies chunk e % CH of row e / CH, e = lane + 32 i\n"
     "    auto issue = [&](gk_i64 t) {\n"
-    "        const gk_i64 jt = j0 + 16 * NW * t + 16 * w;\n"
-    "        const unsigned dk = ring + (unsigned)((int)(t % S) * 2 * OP);\n"
     ,
     /* chunk */
+    "        const gk_i64 jt = j0 + 16 * NW * t + 16 * w;\n"
+    "        const unsigned dk = ring + (unsigned)((int)(t % S) * 2 * OP);\n"
     "#pragma unroll\n"
     "        for (int i = 0; i < PER; i++) {\n"
     "            const int e = lane + 32 * i, r = e / CH, c = e % CH;\n"
