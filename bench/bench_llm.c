@@ -12,7 +12,8 @@
    --b1-only: batch-1 decode only; with GPUKIT_LLM_DEBUG_SKIP=<bits> (gpukit_llm.h gk__llm_layers; the
    results are then wrong) the decode step leaves those ops out, so the tok/s difference is their cost.
    --dec-variant N: gk_attention's decode kernel (gk__dec_variant in gpukit.h: -1 the default, 3 gk_attn_dec3, ...),
-   for long-prompt decode compared kernel against kernel. */
+   for long-prompt decode compared kernel against kernel; --dec-min-keys / --dec-blocks-sm: its split sizing
+   (gk__dec4_min_keys / gk__dec4_blocks_sm). */
 #define GPUKIT_IMPLEMENTATION
 #define GPUKIT_LLM_IMPLEMENTATION
 #include "../gpukit_llm.h"
@@ -95,6 +96,8 @@ int main(int argc, char **argv) {
         else if (strcmp(a, "--b1-only") == 0) b1_only = 1;
         else if (strcmp(a, "--gemv-smalln") == 0 && v) { gk__gemv_smalln = atoi(v); i++; }
         else if (strcmp(a, "--dec-variant") == 0 && v) { gk__dec_variant = atoi(v); i++; } /* decode attention kernel (gpukit.h) */
+        else if (strcmp(a, "--dec-min-keys") == 0 && v) { gk__dec4_min_keys = atoll(v); i++; } /* its split sizing (gpukit.h) */
+        else if (strcmp(a, "--dec-blocks-sm") == 0 && v) { gk__dec4_blocks_sm = atoi(v); i++; }
         else if (strcmp(a, "--backend") == 0 && v) { cd.backend = strcmp(v, "cpu") == 0 ? GK_BACKEND_CPU : GK_BACKEND_CUDA; i++; }
         else if (a[0] != '-') dir = a;
         else { printf("unknown option %s\n", a); return 2; }
@@ -123,16 +126,17 @@ int main(int argc, char **argv) {
     CK(gk_llm_generate_batch(m, ps, ls, 1, &gd, NULL, NULL, &st1));
     CK(gk_llm_generate_batch(m, ps, ls, 1, &gd, NULL, NULL, &st1));
     if (b1_only) { /* --b1-only: batch-1 decode alone (with GPUKIT_LLM_DEBUG_SKIP: where a step's time goes) */
-        printf("decode b1   %8.1f tok/s  (%.1f us a token; prompt %lld, %lld new, gk__dec_variant %d)\n", st1.decode_tok_s,
-               st1.decode_tok_s > 0 ? 1e6 / st1.decode_tok_s : 0, (long long)P, (long long)NEW, gk__dec_variant);
+        printf("decode b1   %8.1f tok/s  (%.1f us a token; prompt %lld, %lld new, gk__dec_variant %d, min keys %lld, blocks a SM %d)\n",
+               st1.decode_tok_s, st1.decode_tok_s > 0 ? 1e6 / st1.decode_tok_s : 0, (long long)P, (long long)NEW, gk__dec_variant,
+               (long long)gk__dec4_min_keys, gk__dec4_blocks_sm);
         if (json) {
             FILE *f = fopen(json, "w");
             if (!f) { printf("cannot write %s\n", json); return 1; }
             strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
             fprintf(f, "{\"bench\":\"llm_b1\",\"commit\":\"%s\",\"device\":\"%s\",\"date\":\"%s\",\"model\":\"%s\",\"dec_variant\":%d,"
-                       "\"prompt\":%lld,\"new\":%lld,\"decode_b1_tok_s\":%.1f}\n",
-                    commit ? commit : "unknown", info.backend == GK_BACKEND_CUDA ? info.name : "cpu", date, dir, gk__dec_variant, (long long)P,
-                    (long long)NEW, st1.decode_tok_s);
+                       "\"dec_min_keys\":%lld,\"dec_blocks_sm\":%d,\"prompt\":%lld,\"new\":%lld,\"decode_b1_tok_s\":%.1f}\n",
+                    commit ? commit : "unknown", info.backend == GK_BACKEND_CUDA ? info.name : "cpu", date, dir, gk__dec_variant,
+                    (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, (long long)P, (long long)NEW, st1.decode_tok_s);
             fclose(f);
         }
         free(ids);
