@@ -5844,9 +5844,8 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
     return st;
 }
 
-/* decode attention kernel: gk__dec_variant -1 (default) takes, where the tensor-core
-   kernels apply (D 64 / 128, at most 8 q heads a kv head), gk_attn_dec4t on 9.x devices
-   (where the driver builds its tensor maps) and gk_attn_dec3 elsewhere; 0 always the
+/* decode attention kernel: gk__dec_variant -1 (default) takes gk_attn_dec3 (tensor
+   cores; D 64 / 128, at most 8 q heads a kv head) where it applies, 0 always the
    shared-memory gk_attn_dec (tests and benchmarks compare them);
    gk__dec3_launches counts gk_attn_dec3 launches (tests check which ran) */
 static int gk__dec_variant = -1;
@@ -5854,7 +5853,8 @@ static long gk__dec3_launches = 0;
 /* gk_attn_dec4 (sm_90+: K / V through a shared-memory ring filled by the copy engine):
    gk__dec_variant 4 selects it with one bulk copy a key row, 5 with 64 x 64 tiles
    through tensor maps (gk_attn_dec4t; where the driver builds the maps, else the row
-   form), on 9.0+ devices; the default takes dec4t on 9.x (see gk_attention's decode comment).
+   form), on 9.0+ devices; no default takes either (see gk_attention's decode comment: dec4t
+   is faster alone, slower inside a model's decode step).
    3 forces gk_attn_dec3. gk__dec4_stages is the ring depth (0: GK__DEC4_STAGES);
    gk__dec4_launches / gk__dec4t_launches count the launches (tests check which ran) */
 #define GK__DEC4_STAGES 3
@@ -5982,7 +5982,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                cache (kv_lens are read on the device); at most 256 (the combine's limit).
                A split is `chunk` keys, a multiple of the kernel's granule.
                - gk_attn_dec3 (tensor cores; D 64 / 128, at most 8 q heads a kv head; the
-                 default before 9.0 and after 9.x): blocks of 4 warps, each warp streaming its own 16-key blocks into
+                 default): blocks of 4 warps, each warp streaming its own 16-key blocks into
                  registers, 2 blocks a SM resident (at most 255 registers; the split count
                  is sized for gk__dec3_per_sm a SM), granule 64 keys (a 16-key block a warp).
                - gk_attn_dec (the rest): K / V tiles of 64 keys (32 above D 128) in two
@@ -6027,7 +6027,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  leave one block and so one producer a SM, point at the copy engine's rate
                  of requests rather than the bytes in flight: from the times (not a
                  counter), about one 256-byte copy every 40 cycles a SM, 1.4 TB/s in all.
-               - gk_attn_dec4t (the default on 9.x; gk__dec_variant 5 forces it): the same
+               - gk_attn_dec4t (gk__dec_variant 5; not the default, see the end): the same
                  ring filled with tiles of 64 keys x 64 dims through tensor maps built here
                  (cp.async.bulk.tensor, 128-byte swizzle, read back by ldmatrix with the
                  swizzle applied): 4 copies a stage at D 128 instead of 128. Splits sized for
@@ -6054,7 +6054,13 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  7.9): were it paid in series with the streaming, an 8k cache at 75% of
                  copy (14.9 us) would leave under 9 us for 33.5 MB, above the copy rate.
                  The same bytes summed by two gk_reduce calls (bench_gemv's read floor)
-                 took 23.5 us.
+                 took 23.5 us. Not the default: inside a model's decode step it loses.
+                 bench_llm --b1-only, H100 (5f7e86e), random-weight Qwen2.5-0.5B / Llama-3.2-1B
+                 shapes, 128 tokens after a 1k / 8k / 16k prompt, tok/s against dec3: this
+                 rule 0.90 / 1.00 / 0.99 and 0.96 / 0.96 / 0.94; granule splits as resident
+                 0.91 / 0.96 / 0.95 and 0.99 / 0.98 / 0.99; no form won anywhere. Why is not
+                 measured; a guess: its 99 KB of dynamic shared memory against the few KB of
+                 the kernels around it (the SM's carveout changes between them).
                - gk_attn_dec5 (gk__dec_variant 6, sm_80+): dec3's work split with each warp
                  streaming its own keys through a ring in shared memory with cp.async (no
                  registers held by loads in flight: 122 at D 128). Correct, and no faster
@@ -6068,9 +6074,9 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             const int tc = (p.D == 64 || p.D == 128) && G <= 8;
             unsigned char mbuf[2 * sizeof(gk__cu_tensormap) + 64];
             gk__cu_tensormap *tm = (gk__cu_tensormap *)(void *)(mbuf + ((64 - ((uintptr_t)mbuf & 63)) & 63));
-            /* gk_attn_dec4t: asked for (5), or the default on 9.x devices; tiles: the tensor maps of K and V were built
-               (else the default takes gk_attn_dec3 and a forced 5 the row copies of gk_attn_dec4) */
-            const int want4t = tc && ctx->info.cc_major >= 9 && (gk__dec_variant == 5 || (gk__dec_variant == -1 && ctx->info.cc_major == 9));
+            /* gk_attn_dec4t when asked for (5); tiles: the tensor maps of K and V were built (else the row copies of
+               gk_attn_dec4) */
+            const int want4t = tc && ctx->info.cc_major >= 9 && gk__dec_variant == 5;
             const int tiles = want4t && ctx->cu.TensorMapEncodeTiled && p.Skv < ((int64_t)1 << 31) &&
                               !gk__fwg_map(ctx, &tm[0], sq->dtype, p.k, p.D, p.Skv, p.Hkv, p.B, p.k_ss, p.k_hs, p.k_bs, 64) &&
                               !gk__fwg_map(ctx, &tm[1], sq->dtype, p.v, p.D, p.Skv, p.Hkv, p.B, p.v_ss, p.v_hs, p.v_bs, 64);

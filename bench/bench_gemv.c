@@ -272,10 +272,6 @@ int main(int argc, char **argv) {
        (gk_attn_dec3), then gk_attn_dec4 (9.0+ devices) and gk_attn_dec forced */
     run_attn(1, -1, copy_gbs);
     run_attn(16, -1, copy_gbs);
-    if (info.cc_major == 9) { /* the dispatcher takes gk_attn_dec4t there: gk_attn_dec3 forced, for the ratio */
-        run_attn(1, 3, copy_gbs);
-        run_attn(16, 3, copy_gbs);
-    }
     run_attn(1, -2, copy_gbs); /* the read floor: the same bytes through two reductions */
     run_attn(16, -2, copy_gbs);
     { /* gk_attn_combine's three-round form against the one-round form (the default), the dispatcher's kernel */
@@ -313,14 +309,14 @@ int main(int argc, char **argv) {
         }
         gk__dec4_stages = 0;
     }
-    if (info.cc_major >= 9) { /* the LLM shapes with longer caches, the dispatcher (gk_attn_dec4t on 9.x) against gk_attn_dec3, dec4, dec5:
+    if (info.cc_major >= 9) { /* the LLM shapes with longer caches, the dispatcher (gk_attn_dec3) against gk_attn_dec4t, dec4, dec5:
          Qwen2.5-0.5B (14 / 2, D 64), Llama-3.2-1B (32 / 8, D 64) at batch 1 and 8, Llama-2-7B (32 / 32, D 128) */
         static const int64_t cs[6][5] = { { 1, 4096, 14, 2, 64 }, { 1, 32768, 14, 2, 64 }, { 1, 8192, 32, 8, 64 },
                                           { 8, 2048, 32, 8, 64 }, { 1, 4096, 32, 32, 128 }, { 8, 1024, 32, 32, 128 } };
         int ci;
         for (ci = 0; ci < 6; ci++) {
             run_attn_b(cs[ci][0] > 1 ? 4 : 16, -1, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
-            run_attn_b(cs[ci][0] > 1 ? 4 : 16, 3, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
+            run_attn_b(cs[ci][0] > 1 ? 4 : 16, 5, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
             run_attn_b(cs[ci][0] > 1 ? 4 : 16, 4, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
             run_attn_b(cs[ci][0] > 1 ? 4 : 16, 6, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
         }
