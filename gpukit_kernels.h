@@ -193,11 +193,13 @@ static const char *const gk__src_attention[] = {
     "// thread loads its element d of every split's o and lane s of each warp split s's (m, l),\n"
     "// all before anything is known (splits past a short sequence's kv_len hold stale values and\n"
     "// are masked once its split count is known); each warp then takes the max and the weights\n"
-    "// with shuffles (no shared memory, no barrier). H100, graph replay (c0d433c, gk_attn_dec4t +\n"
+    "// with shuffles (no shared memory, no barrier). H100, graph replay, against the three-round\n"
     ,
     /* chunk */
-    "// this against the three-round form, p.comb 0): 8k cache 32 / 8 heads D 128 16.25 against\n"
-    "// 16.42 us; 4k cache 14 / 2 heads D 64 6.40 against 6.86; 512 keys 6.94 against 7.02.\n"
+    "// form (p.comb 0): within run-to-run noise. Behind gk_attn_dec4t (c0d433c): 8k cache 32 / 8\n"
+    "// heads D 128 16.25 against 16.42 us, 4k cache 14 / 2 heads D 64 6.40 against 6.86, 512 keys\n"
+    "// 6.94 against 7.02. Behind gk_attn_dec3 (173d838): 8k 19.59 against 19.37, batch 8 at 2k\n"
+    "// keys D 64 16.86 against 17.54; three rows of one dec3 path there spread over 0.6 us.\n"
     "template <int DT> __device__ __forceinline__ void gk_attn_combine32(const gk_attn_p &p, gk_i64 b, gk_i64 i, gk_i64 h) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename T::S S;\n"
@@ -248,12 +250,12 @@ static const char *const gk__src_attention[] = {
     "    float mx = NEG;\n"
     "    for (int s = tid; s < ns; s += blockDim.x) mx = fmaxf(mx, part[s * (p.D + 2)]);\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "    for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));\n"
     "    if (lane == 0) red[tid / 32] = mx;\n"
     "    __syncthreads();\n"
     "    mx = NEG;\n"
-    ,
-    /* chunk */
     "    for (int k = 0; k < nw; k++) mx = fmaxf(mx, red[k]);\n"
     "    __syncthreads();\n"
     "    float lsum = 0.0f;\n"
@@ -307,10 +309,10 @@ static const char *const gk__src_attention[] = {
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename T::S S;\n"
     "    extern __shared__ uint4 gk_dec_smem[];\n"
-    "    const int D = (int)p.D, G = (int)(p.Hq / p.Hkv), C = p.tile, VPR = D / 8, RW = VPR + 1; // row stride in uint4 (padded by 16 bytes)\n"
-    "    uint4 *Ks = gk_dec_smem, *Vs = gk_dec_smem + C * RW; // stage s: K at Ks + 2 s C RW, V at Vs + 2 s C RW\n"
     ,
     /* chunk */
+    "    const int D = (int)p.D, G = (int)(p.Hq / p.Hkv), C = p.tile, VPR = D / 8, RW = VPR + 1; // row stride in uint4 (padded by 16 bytes)\n"
+    "    uint4 *Ks = gk_dec_smem, *Vs = gk_dec_smem + C * RW; // stage s: K at Ks + 2 s C RW, V at Vs + 2 s C RW\n"
     "    float *qs = (float *)(gk_dec_smem + 4 * C * RW), *sc = qs + G * D, *os = sc + G * C, *ms = os + G * D, *ls = ms + G, *cs = ls + G;\n"
     "    const int tid = threadIdx.x, nt = blockDim.x, warp = tid / 32, lane = tid % 32, nw = nt / 32, D2 = D / 2;\n"
     "    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;\n"
@@ -359,13 +361,13 @@ static const char *const gk__src_attention[] = {
     "                float4 x = q4[2 * c], y = q4[2 * c + 1];\n"
     "                float k0, k1, k2, k3, k4, k5, k6, k7;\n"
     "                gk_dec_2f<DT>(u.x, k0, k1); gk_dec_2f<DT>(u.y, k2, k3); gk_dec_2f<DT>(u.z, k4, k5); gk_dec_2f<DT>(u.w, k6, k7);\n"
+    ,
+    /* chunk */
     "                a0 = fmaf(x.x, k0, a0); a1 = fmaf(x.y, k1, a1); a0 = fmaf(x.z, k2, a0); a1 = fmaf(x.w, k3, a1);\n"
     "                a0 = fmaf(y.x, k4, a0); a1 = fmaf(y.y, k5, a1); a0 = fmaf(y.z, k6, a0); a1 = fmaf(y.w, k7, a1);\n"
     "            }\n"
     "            sc[g * C + j] = a0 + a1;\n"
     "        }\n"
-    ,
-    /* chunk */
     "        __syncthreads();\n"
     "        // online softmax over the tile: a warp per q head\n"
     "        for (int g = warp; g < G; g += nw) {\n"
@@ -423,12 +425,12 @@ static const char *const gk__src_attention[] = {
     "        part[d] = d == 0 \? ms[g] : d == 1 \? ls[g] : os[g * D + d - 2];\n"
     "    }\n"
     "}\n"
+    ,
+    /* chunk */
     "extern \"C\" __global__ void __launch_bounds__(128) gk_attn_dec_f16(gk_attn_p p) { gk_attn_dec<GK_DT_f16>(p); }\n"
     "extern \"C\" __global__ void __launch_bounds__(128) gk_attn_dec_bf16(gk_attn_p p) { gk_attn_dec<GK_DT_bf16>(p); }\n"
     "\n"
     "// ---- decode on tensor cores (Sq == 1, 16-bit, D 64 or 128, G = Hq / Hkv <= 8):\n"
-    ,
-    /* chunk */
     "// gk_attn_dec3_<dt>_<D>. A block of 4 warps per (b, kv head, split); each warp\n"
     "// streams its own 16-key blocks of the split (blocks w, w + 4, ...) straight from\n"
     "// global memory into registers (no shared memory, no barrier in the loop), so a\n"
@@ -464,13 +466,13 @@ static const char *const gk__src_attention[] = {
     "            : \"r\"(a0), \"r\"(0u), \"r\"(a2), \"r\"(b0), \"r\"(b1), \"f\"(c0), \"f\"(c1), \"f\"(z));\n"
     "    else\n"
     "        asm(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%5}, {%7,%8}, {%9,%10,%11,%11};\\n\"\n"
+    ,
+    /* chunk */
     "            : \"=f\"(c0), \"=f\"(c1), \"=f\"(d2), \"=f\"(d3)\n"
     "            : \"r\"(a0), \"r\"(0u), \"r\"(a2), \"r\"(b0), \"r\"(b1), \"f\"(c0), \"f\"(c1), \"f\"(z));\n"
     "    (void)d2; (void)d3;\n"
     "}\n"
     "// the head-dim orders (both bijections of 0..D-1): word w of a lane's K data (its 16-byte\n"
-    ,
-    /* chunk */
     "// chunks tig, tig + 4, ...: a quad reads 64 contiguous bytes of a row per load) holds\n"
     "// elements gk_dec3_kd(tig, w) and + 1, and Q is packed the same way; column n of the\n"
     "// P V d-tile j is element gk_dec3_vd(j, n) (a lane's V data: chunks gid, gid + 8)\n"
@@ -511,13 +513,13 @@ static const char *const gk__src_attention[] = {
     "// null) the output itself, as gk_attn_combine writes it. Threads tid of nt take the\n"
     "// G * D outputs.\n"
     "template <int DT, int D, int NW>\n"
+    ,
+    /* chunk */
     "__device__ __forceinline__ void gk_dec_merge(const gk_attn_p &p, const float *sm_m, const float *sm_l, const float *sm_o, int G, gk_i64 b, gk_i64 hk,\n"
     "                                             gk_i64 split, int tid, int nt) {\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
     "    for (int e = tid; e < G * D; e += nt) {\n"
     "        const int g = e / D, d = e - g * D;\n"
-    ,
-    /* chunk */
     "        float M = NEG, acc = 0.0f, L = 0.0f;\n"
     "#pragma unroll\n"
     "        for (int u = 0; u < NW; u++) M = fmaxf(M, sm_m[u * 8 + g]);\n"
@@ -565,14 +567,14 @@ static const char *const gk__src_attention[] = {
     "    gk_dec_qfrag<KS, 1>(p, b, hk, G, gid, tig, qa);\n"
     "    float o[ND][2], m = NEG, l = 0.0f;\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
     "    // K rows gid, 8 + gid and V rows 2 tig, 2 tig + 1, 8 + 2 tig, 9 + 2 tig of the block at jb\n"
     "    // (rows at or past j1 zero, not read)\n"
     "    auto load = [&](gk_i64 jb, uint4 (&kx)[2][KV4], uint4 (&vx)[4][VV4]) {\n"
     "#pragma unroll\n"
     "        for (int r = 0; r < 2; r++) {\n"
-    ,
-    /* chunk */
     "            const gk_i64 key = jb + 8 * r + gid;\n"
     "            const uint4 *src = (const uint4 *)(kb + key * p.k_ss);\n"
     "#pragma unroll\n"
@@ -630,6 +632,8 @@ static const char *const gk__src_attention[] = {
     "    if (gid < G) {\n"
     "        if (tig == 0) { sm_m[w][gid] = m; sm_l[w][gid] = l; }\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "        for (int j = 0; j < ND; j++) {\n"
     "            sm_o[w][gid][gk_dec3_vd(j, 2 * tig)] = o[j][0];\n"
     "            sm_o[w][gid][gk_dec3_vd(j, 2 * tig + 1)] = o[j][1];\n"
@@ -638,8 +642,6 @@ static const char *const gk__src_attention[] = {
     "    __syncthreads();\n"
     "    gk_dec_merge<DT, D, NW>(p, &sm_m[0][0], &sm_l[0][0], &sm_o[0][0][0], G, b, hk, split, threadIdx.x, blockDim.x);\n"
     "}\n"
-    ,
-    /* chunk */
     "#define GK_DEC3_K(DTN, D) \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(128, 2) gk_attn_dec3_##DTN##_##D(gk_attn_p p) { gk_attn_dec3<GK_DT_##DTN, D>(p); }\n"
     "GK_DEC3_K(f16, 64)\n"
@@ -676,11 +678,11 @@ static const char *const gk__src_attention[] = {
     "// Measured (H100, bf74910; TM 0): correct, but the copy engine takes about 40 cycles a\n"
     "// request, so 256-byte row copies cap a SM near 6 bytes a cycle (8k-token cache, 32 / 8\n"
     "// heads: 24.2 us against dec3's 20.6). TM 1, written after that run, is not measured yet.\n"
+    ,
+    /* chunk */
     "// one warp's 16 keys of a stage in shared memory (gk_attn_dec4 / gk_attn_dec5), this lane's\n"
     "// ldmatrix rows at ka (K) and va (V); nv of the 16 keys are inside the split (> 0): scores\n"
     "// S = Q K^T from ldmatrix.x4 of key rows 0..7 / 8..15 (the two n-tiles) at d 16 s ..\n"
-    ,
-    /* chunk */
     "// 16 s + 15 (k-step s), online softmax (gk_dec_softmax; keys past the split -inf, their\n"
     "// V rows, stale or zero, masked to zero), O += P V with B from ldmatrix.x4.trans, d-tiles\n"
     "// j and j + 1. SW 0: rows padded by 16 bytes (chunk c at 16 c); SW 1: 128-byte column\n"
@@ -725,10 +727,10 @@ static const char *const gk__src_attention[] = {
     "    // TILE: one operand's bytes a stage. Rows: KB rows of 2 D + 16 bytes. Tensor tiles:\n"
     "    // D / 64 column blocks of KB rows x 128 bytes, 128-byte swizzle (16-byte chunk c of\n"
     "    // row r at chunk c ^ (r & 7); the ring starts 1024-byte aligned)\n"
-    "    enum { NC = GK_DEC4_NC, KB = 16 * NC, RS = TM \? 128 : 2 * D + 16, CB = KB * 128, TILE = TM \? (D / 64) * CB : KB * RS, KS = D / 16, ND = D / 8 };\n"
-    "    extern __shared__ __align__(128) unsigned char gk_dec4_sm[];\n"
     ,
     /* chunk */
+    "    enum { NC = GK_DEC4_NC, KB = 16 * NC, RS = TM \? 128 : 2 * D + 16, CB = KB * 128, TILE = TM \? (D / 64) * CB : KB * RS, KS = D / 16, ND = D / 8 };\n"
+    "    extern __shared__ __align__(128) unsigned char gk_dec4_sm[];\n"
     "    const int S = p.tile, lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);\n"
     "    const unsigned raw = gk_smem(gk_dec4_sm), ring = TM \? (raw + 1023u) & ~1023u : raw;\n"
     "    const unsigned full = ring + (unsigned)(S * 2 * TILE), empty = full + 8u * (unsigned)S;\n"
@@ -780,12 +782,12 @@ static const char *const gk__src_attention[] = {
     "    // consumers: q head gid as A fragments (k-step s: d 16 s + 2 tig (+1) and 16 s + 8 + 2 tig (+1))\n"
     "    unsigned qa[KS][2];\n"
     "    gk_dec_qfrag<KS, 0>(p, b, hk, G, gid, tig, qa);\n"
+    ,
+    /* chunk */
     "    float o[ND][2], m = NEG, l = 0.0f;\n"
     "#pragma unroll\n"
     "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
     "    // this lane's ldmatrix row within the warp's 16 keys: K, matrices (keys 0..7 | 8..15) x (d +0 | +8);\n"
-    ,
-    /* chunk */
     "    // V (.trans), matrices (keys 0..7 | 8..15) x (d-tile j | j + 1)\n"
     "    // (tensor tiles: the chunk swizzled by the row's low bits, which are lane & 7)\n"
     "    const unsigned koff = (unsigned)((16 * w + (lane & 7) + 8 * (lane >> 4)) * RS), kc = (lane >> 3) & 1;\n"
@@ -835,11 +837,11 @@ static const char *const gk__src_attention[] = {
     "\n"
     "// ---- decode, the warps' own copies into shared memory (sm_80+; Sq == 1, 16-bit, D 64 or\n"
     "// 128, G <= 8): gk_attn_dec5_<dt>_<D>. gk_attn_dec3's work split (a block of 4 warps per\n"
+    ,
+    /* chunk */
     "// (b, kv head, split), warp w taking keys 16 w .. 16 w + 15 of every 64), but each warp\n"
     "// streams its keys through its own ring of p.tile stages in shared memory with cp.async\n"
     "// (16 bytes a lane, zero-filled past the split; a half-warp copies a 256-byte row at D 128),\n"
-    ,
-    /* chunk */
     "// so the loads in flight take no registers: p.tile - 1 stages are in flight while one is\n"
     "// computed (gk_attn_dec3 holds one block ahead in registers, which caps it at 8 warps a SM).\n"
     "// A warp reads only what its own lanes copied (cp.async.wait_group, then __syncwarp): no\n"
@@ -880,11 +882,11 @@ static const char *const gk__src_attention[] = {
     "    float o[ND][2], m = NEG, l = 0.0f;\n"
     "#pragma unroll\n"
     "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
+    ,
+    /* chunk */
     "    const gk_i64 nt = (j1 - j0 + 16 * NW - 1) / (16 * NW); // the split's 64-key groups\n"
     "    // group t's keys of this warp into slot t % S: lane copies chunk e % CH of row e / CH, e = lane + 32 i\n"
     "    auto issue = [&](gk_i64 t) {\n"
-    ,
-    /* chunk */
     "        const gk_i64 jt = j0 + 16 * NW * t + 16 * w;\n"
     "        const unsigned dk = ring + (unsigned)((int)(t % S) * 2 * OP);\n"
     "#pragma unroll\n"

@@ -156,9 +156,11 @@ __device__ __forceinline__ bool gk_dec_begin(const gk_attn_p &p, gk_i64 b, gk_i6
 // thread loads its element d of every split's o and lane s of each warp split s's (m, l),
 // all before anything is known (splits past a short sequence's kv_len hold stale values and
 // are masked once its split count is known); each warp then takes the max and the weights
-// with shuffles (no shared memory, no barrier). H100, graph replay (c0d433c, gk_attn_dec4t +
-// this against the three-round form, p.comb 0): 8k cache 32 / 8 heads D 128 16.25 against
-// 16.42 us; 4k cache 14 / 2 heads D 64 6.40 against 6.86; 512 keys 6.94 against 7.02.
+// with shuffles (no shared memory, no barrier). H100, graph replay, against the three-round
+// form (p.comb 0): within run-to-run noise. Behind gk_attn_dec4t (c0d433c): 8k cache 32 / 8
+// heads D 128 16.25 against 16.42 us, 4k cache 14 / 2 heads D 64 6.40 against 6.86, 512 keys
+// 6.94 against 7.02. Behind gk_attn_dec3 (173d838): 8k 19.59 against 19.37, batch 8 at 2k
+// keys D 64 16.86 against 17.54; three rows of one dec3 path there spread over 0.6 us.
 template <int DT> __device__ __forceinline__ void gk_attn_combine32(const gk_attn_p &p, gk_i64 b, gk_i64 i, gk_i64 h) {
     typedef gk_ty<DT> T;
     typedef typename T::S S;
