@@ -6058,9 +6058,12 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  bench_llm --b1-only, H100 (5f7e86e), random-weight Qwen2.5-0.5B / Llama-3.2-1B
                  shapes, 128 tokens after a 1k / 8k / 16k prompt, tok/s against dec3: this
                  rule 0.90 / 1.00 / 0.99 and 0.96 / 0.96 / 0.94; granule splits as resident
-                 0.91 / 0.96 / 0.95 and 0.99 / 0.98 / 0.99; no form won anywhere. Why is not
-                 measured; a guess: its 99 KB of dynamic shared memory against the few KB of
-                 the kernels around it (the SM's carveout changes between them).
+                 0.91 / 0.96 / 0.95 and 0.99 / 0.98 / 0.99; no form won anywhere. The loss is
+                 in programmatic dependent launch (81cdd9c): with GPUKIT_PDL=0 dec4t is ahead
+                 after 16k prompts (976 against 911 tok/s, 0.5B shape) and even after 1k, but
+                 PDL lifts dec3 more (1123 to 1417 tok/s after 1k) than dec4t (1110 to 1262).
+                 Why is not measured (its 99 KB of shared memory and one block a SM against
+                 dec3's 17 KB may keep its neighbours off its SMs).
                - gk_attn_dec5 (gk__dec_variant 6, sm_80+): dec3's work split with each warp
                  streaming its own keys through a ring in shared memory with cp.async (no
                  registers held by loads in flight: 122 at D 128). Correct, and no faster
