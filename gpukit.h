@@ -6053,8 +6053,9 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  (512 keys, 2 MiB): 6.0 us at 86e24df (dec3
                  7.9): were it paid in series with the streaming, an 8k cache at 75% of
                  copy (14.9 us) would leave under 9 us for 33.5 MB, above the copy rate.
-                 The same bytes summed by two gk_reduce calls (bench_gemv's read floor)
-                 took 23.5 us. Not the default: inside a model's decode step it loses.
+                 The same bytes summed by two gk_reduce calls (bench_gemv's two_reduces
+                 rows, named read_floor in the JSON of 86e24df .. 173d838) took 23.5 us: no
+                 floor, a plain streaming-read kernel would be one. Not the default: inside a model's decode step it loses.
                  bench_llm --b1-only, H100 (5f7e86e), random-weight Qwen2.5-0.5B / Llama-3.2-1B
                  shapes, 128 tokens after a 1k / 8k / 16k prompt, tok/s against dec3: this
                  rule 0.90 / 1.00 / 0.99 and 0.96 / 0.96 / 0.94; granule splits as resident

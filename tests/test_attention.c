@@ -192,26 +192,29 @@ static void check(const acase *a) {
         for (r = 0; r < 12; r++) {
             const int v = runs[r][0];
             if (v >= 4 && v <= 5 && !dec4) continue;
-            for (way = 0; way < 2; way++) {
+            for (way = 0; way < 3; way++) { /* 0 one split, 1 splits of the 64-key granule up, 2 (dec4t) its own split rule */
                 int64_t keep = gk__dec3_one_split;
                 long d0 = gk__dec3_direct, l3 = gk__dec3_launches, l4 = gk__dec4_launches, l4t = gk__dec4t_launches, l5 = gk__dec5_launches;
                 if (way == 0 && r >= 4) continue; /* ring depths: the splits only */
+                if (way == 2 && (v != 5 || runs[r][1] != 0)) continue;
                 gk__dec_variant = v;
                 gk__dec4_stages = runs[r][1];
                 gk__dec3_one_split = way == 0 ? a->Skv : 0;
-                gk__dec4_min_keys = way == 0 ? 0 : 64; /* (gk_attn_dec4t's default splits take at least 256 keys) */
+                gk__dec4_min_keys = way == 1 ? 64 : 0; /* (gk_attn_dec4t's own rule takes at least 256 keys a split) */
                 e = run(D, a, Q, K, V, M, ql, kl, want, &st);
                 gk__dec3_one_split = keep;
                 gk__dec4_min_keys = 0;
                 gk__dec_variant = -1;
                 gk__dec4_stages = 0;
                 GKT_CHECK(st == GK_OK && e <= tol, "device (gk__dec_variant %d, %d stages, %s): %s: rel err %.3g", v, runs[r][1],
-                          way == 0 ? "one split" : "splits", desc, e);
+                          way == 0 ? "one split" : way == 1 ? "splits" : "its own split rule", desc, e);
                 GKT_CHECK(v == 3 ? gk__dec3_launches == l3 + 1 : v == 4 ? gk__dec4_launches == l4 + 1 : v == 5 ? gk__dec4t_launches == l4t + 1
                                                                                                          : gk__dec5_launches == l5 + 1,
                           "gk__dec_variant %d: its kernel did not run: %s", v, desc);
-                /* (a cache of at most 64 keys, the kernels' granule, is one split either way) */
-                GKT_CHECK(gk__dec3_direct == d0 + (way == 0 || a->Skv <= 64), "gk__dec_variant %d %s: %s", v,
+                /* (a cache of at most 64 keys, the kernels' granule, is one split either way; dec4t's own rule takes one
+                   split up to GK__DEC4T_MIN_KEYS rows of cache) */
+                if (way == 2) GKT_CHECK(gk__dec3_direct == d0 + (a->cache <= GK__DEC4T_MIN_KEYS), "gk_attn_dec4t's split rule: %s", desc);
+                else GKT_CHECK(gk__dec3_direct == d0 + (way == 0 || a->Skv <= 64), "gk__dec_variant %d %s: %s", v,
                           way == 0 ? "did not take one split" : "took one split", desc);
             }
         }
