@@ -5662,6 +5662,8 @@ typedef struct gk__attn {       /* layout of gk_attn_p in kernels/attention.cu *
     float scale;
     int causal, splits, chunk, tile;
     int comb; /* gk_attn_combine's one-round form allowed (gk__combine_one_round) */
+    int pf;   /* decode: 64-key tiles a split prefetched into L2 before the PDL wait (gk__dec_prefetch) */
+    int late; /* gk_attn_dec4t: the next kernel launches once the split is streamed (gk__dec4_late) */
 } gk__attn;
 typedef struct gk__attn_cpu { gk__attn a; gk_dtype dt; } gk__attn_cpu;
 
@@ -5881,6 +5883,15 @@ static int64_t gk__dec3_one_split = 256;
 /* gk_attn_combine's one-round form (at most 32 splits): 0 keeps the three-round form
    everywhere (bench_gemv compares the two) */
 static int gk__combine_one_round = 1;
+/* 64-key tiles of each split that gk_attn_dec3 / dec4t prefetch into L2 before their PDL
+   wait (sm_90+, where the wait lets a kernel start while the previous ones drain; the
+   kernels' gk_dec_hint_range): -1 each kernel's default, GK__DEC3_PREFETCH for dec3 and
+   none for dec4t (gk_attention's decode comment has the sweep); 0 none */
+#define GK__DEC3_PREFETCH 2
+static int gk__dec_prefetch = -1;
+/* gk_attn_dec4t lets the next kernel launch (PDL) once its blocks have streamed their splits
+   (1), not at its start (0, the default) */
+static int gk__dec4_late = 0;
 static long gk__dec3_direct = 0;
 static const char *const gk__k_attn[4][2] = { { "gk_attn_f32", "gk_attn_combine_f32" }, { NULL, NULL },
                                               { "gk_attn_f16", "gk_attn_combine_f16" }, { "gk_attn_bf16", "gk_attn_combine_bf16" } };
@@ -6105,6 +6116,8 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                     per_sm = 1; /* gk_attn_dec4t: splits for one block a SM, where that still gives 4 a (b, kv head) */
                 slots = (int64_t)ctx->info.sm_count * GK__MAX(per_sm, 1);
                 p.tile = (int)stages;
+                p.pf = tiles ? GK__MAX(gk__dec_prefetch, 0) : 0;
+                p.late = tiles && gk__dec4_late;
             } else if (d5) {
                 /* 4 warps, each a ring of stages x 16 keys of K and V in rows padded by 16 bytes */
                 static const char *const k5[2][2] = { { "gk_attn_dec5_f16_64", "gk_attn_dec5_f16_128" }, { "gk_attn_dec5_bf16_64", "gk_attn_dec5_bf16_128" } };
@@ -6121,6 +6134,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                 slots = (int64_t)ctx->info.sm_count * gk__dec3_per_sm;
                 kn = k3[sq->dtype == GK_BF16][p.D == 128];
                 p.tile = 16;
+                p.pf = gk__dec_prefetch < 0 ? GK__DEC3_PREFETCH : gk__dec_prefetch;
             } else {
                 int64_t bps;
                 smem = 4 * C * (p.D / 8 + 1) * 16 + (2 * G * p.D + G * C + 3 * G) * 4;

@@ -63,6 +63,8 @@ static const char *const gk__src_attention[] = {
     "    int causal, splits;\n"
     "    int chunk, tile;              // decode: keys a split, keys a shared-memory tile\n"
     "    int comb;                     // gk_attn_combine's one-round form allowed\n"
+    "    int pf;                       // decode: 64-key tiles of the split prefetched into L2 before the PDL wait\n"
+    "    int late;                     // gk_attn_dec4t: the next kernel may launch once the split is streamed, not at the start\n"
     "};\n"
     "\n"
     "#define GK_ATTN_WARPS 4\n"
@@ -79,12 +81,12 @@ static const char *const gk__src_attention[] = {
     "    if (kvlen > p.Skv) kvlen = p.Skv;\n"
     "    if (qlen > p.Sq) qlen = p.Sq;\n"
     "    const int D = (int)p.D, NT = (D + 31) / 32;\n"
+    ,
+    /* chunk */
     "    float *part = p.part \? p.part + (((b * p.Hq + h) * p.Sq + i) * p.splits + split) * (p.D + 2) : 0;\n"
     "    if (i >= qlen) { // padding rows of a shorter sequence: zeros\n"
     "        if (!part) {\n"
     "            S *o = (S *)p.o + b * p.o_bs + i * p.o_ss + h * p.o_hs;\n"
-    ,
-    /* chunk */
     "            for (int d = lane; d < D; d += 32) o[d] = T::st((typename T::C)0);\n"
     "        } else if (lane == 0) { part[0] = -__int_as_float(0x7f800000); part[1] = 0; for (int d = 0; d < D; d++) part[2 + d] = 0; }\n"
     "        return;\n"
@@ -139,6 +141,8 @@ static const char *const gk__src_attention[] = {
     "        for (int t = 0; t < 8; t++)\n"
     "            if (t < NT && lane + 32 * t < D) out[lane + 32 * t] = T::st((typename T::C)(o[t] * inv));\n"
     "    } else {\n"
+    ,
+    /* chunk */
     "        if (lane == 0) { part[0] = m; part[1] = l; }\n"
     "#pragma unroll\n"
     "        for (int t = 0; t < 8; t++)\n"
@@ -147,8 +151,6 @@ static const char *const gk__src_attention[] = {
     "}\n"
     "\n"
     "// one block per (i, h, b) (blockIdx.x = i * Hq + h), a thread per output dim:\n"
-    ,
-    /* chunk */
     "// out = sum_s o_s e^(m_s - M) / sum_s l_s e^(m_s - M); the split weights are\n"
     "// computed once into shared memory, the loop over splits keeps loads in flight\n"
     "// the splits that hold keys of batch b: decode (p.tile > 0) writes only splits\n"
@@ -172,12 +174,47 @@ static const char *const gk__src_attention[] = {
     "    j1 = j0 + p.chunk < kvlen \? j0 + p.chunk : kvlen;\n"
     "    return split == 0 || j0 < kvlen;\n"
     "}\n"
+    "// Before the PDL wait nothing an earlier kernel writes may be read, but L2 may be warmed:\n"
+    "// the first p.pf 64-key tiles of the split's keys [j0, j1) as prefetch hints, so that the\n"
+    "// DRAM reads start while the previous kernels drain. A hint only fills L2, which is\n"
+    "// coherent (a row an earlier kernel is still writing is just fetched again when written);\n"
+    "// kv_len is read without waiting (__ldcg: no L1 line to go stale) only to bound the range.\n"
+    "__device__ __forceinline__ void gk_dec_hint_range(const gk_attn_p &p, gk_i64 b, gk_i64 split, gk_i64 &j0, gk_i64 &j1) {\n"
+    "    gk_i64 kvlen = p.kv_lens \? (gk_i64)__ldcg(p.kv_lens + b) : p.Skv;\n"
+    "    kvlen = kvlen > p.Skv \? p.Skv : kvlen < 0 \? 0 : kvlen;\n"
+    "    j0 = split * (gk_i64)p.chunk;\n"
+    "    gk_i64 e = j0 + 64 * (gk_i64)(p.pf < p.chunk \? p.pf : p.chunk);\n"
+    "    if (e > j0 + p.chunk) e = j0 + p.chunk;\n"
+    "    j1 = e < kvlen \? e : kvlen;\n"
+    "}\n"
+    "// the hints of gk_attn_dec3 (sm_90+, where the PDL wait lets the kernel start early): one\n"
+    "// prefetch.global.L2 a 128-byte line of each K / V row, a key's K and V lines together,\n"
+    "// spread over the block's nt threads\n"
+    "__device__ __forceinline__ void gk_dec_l2_rows(const gk_attn_p &p, gk_i64 b, gk_i64 hk, gk_i64 split, int tid, int nt) {\n"
+    "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
+    "    if (p.pf <= 0) return;\n"
+    "    gk_i64 j0, j1;\n"
+    ,
+    /* chunk */
+    "    gk_dec_hint_range(p, b, split, j0, j1);\n"
+    "    const int lines = (int)((2 * p.D + 127) / 128);\n"
+    "    const gk_u16 *kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs, *vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs;\n"
+    "    for (gk_i64 e = tid; e < (j1 - j0) * 2 * lines; e += nt) {\n"
+    "        const gk_i64 key = j0 + e / (2 * lines);\n"
+    "        const int r = (int)(e % (2 * lines));\n"
+    "        const char *a = r < lines \? (const char *)(kb + key * p.k_ss) + 128 * r : (const char *)(vb + key * p.v_ss) + 128 * (r - lines);\n"
+    "        asm volatile(\"prefetch.global.L2 [%0];\\n\" ::\"l\"(a));\n"
+    "    }\n"
+    "#else\n"
+    "    (void)p; (void)b; (void)hk; (void)split; (void)tid; (void)nt;\n"
+    "#endif\n"
+    "}\n"
     "// the start of gk_attn_dec3 / gk_attn_dec4 after their setup: the next kernel may launch,\n"
     "// this one waits for the earlier kernels (q, the cache and kv_lens come from them); then\n"
     "// the split's keys (gk_dec_keys) and kv head hk's K / V rows of sequence b\n"
     "__device__ __forceinline__ bool gk_dec_begin(const gk_attn_p &p, gk_i64 b, gk_i64 hk, gk_i64 split, gk_i64 &j0, gk_i64 &j1, const gk_u16 *&kb,\n"
-    "                                             const gk_u16 *&vb) {\n"
-    "    gk_pdl_launch();\n"
+    "                                             const gk_u16 *&vb, bool launch = true) {\n"
+    "    if (launch) gk_pdl_launch();\n"
     "    gk_pdl_wait();\n"
     "    kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs;\n"
     "    vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs;\n"
@@ -194,8 +231,6 @@ static const char *const gk__src_attention[] = {
     "// all before anything is known (splits past a short sequence's kv_len hold stale values and\n"
     "// are masked once its split count is known); each warp then takes the max and the weights\n"
     "// with shuffles (no shared memory, no barrier). H100, graph replay, against the three-round\n"
-    ,
-    /* chunk */
     "// form (p.comb 0): within run-to-run noise. Behind gk_attn_dec4t (c0d433c): 8k cache 32 / 8\n"
     "// heads D 128 16.25 against 16.42 us, 4k cache 14 / 2 heads D 64 6.40 against 6.86, 512 keys\n"
     "// 6.94 against 7.02. Behind gk_attn_dec3 (173d838): 8k 19.59 against 19.37, batch 8 at 2k\n"
@@ -205,6 +240,8 @@ static const char *const gk__src_attention[] = {
     "    typedef typename T::S S;\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
     "    const int tid = threadIdx.x, lane = tid % 32, d = tid;\n"
+    ,
+    /* chunk */
     "    const float *part = p.part + ((b * p.Hq + h) * p.Sq + i) * p.splits * (p.D + 2);\n"
     "    float ov[32], ms = NEG, ls = 0.0f;\n"
     "#pragma unroll\n"
@@ -250,8 +287,6 @@ static const char *const gk__src_attention[] = {
     "    float mx = NEG;\n"
     "    for (int s = tid; s < ns; s += blockDim.x) mx = fmaxf(mx, part[s * (p.D + 2)]);\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "    for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));\n"
     "    if (lane == 0) red[tid / 32] = mx;\n"
     "    __syncthreads();\n"
@@ -268,6 +303,8 @@ static const char *const gk__src_attention[] = {
     "    for (int off = 16; off > 0; off >>= 1) lsum += __shfl_xor_sync(0xffffffffu, lsum, off);\n"
     "    if (lane == 0) red[tid / 32] = lsum;\n"
     "    __syncthreads();\n"
+    ,
+    /* chunk */
     "    lsum = 0.0f;\n"
     "    for (int k = 0; k < nw; k++) lsum += red[k];\n"
     "    S *out = (S *)p.o + b * p.o_bs + i * p.o_ss + h * p.o_hs;\n"
@@ -309,8 +346,6 @@ static const char *const gk__src_attention[] = {
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename T::S S;\n"
     "    extern __shared__ uint4 gk_dec_smem[];\n"
-    ,
-    /* chunk */
     "    const int D = (int)p.D, G = (int)(p.Hq / p.Hkv), C = p.tile, VPR = D / 8, RW = VPR + 1; // row stride in uint4 (padded by 16 bytes)\n"
     "    uint4 *Ks = gk_dec_smem, *Vs = gk_dec_smem + C * RW; // stage s: K at Ks + 2 s C RW, V at Vs + 2 s C RW\n"
     "    float *qs = (float *)(gk_dec_smem + 4 * C * RW), *sc = qs + G * D, *os = sc + G * C, *ms = os + G * D, *ls = ms + G, *cs = ls + G;\n"
@@ -320,6 +355,8 @@ static const char *const gk__src_attention[] = {
     "    gk_pdl_wait(); // q, the cache and kv_lens come from earlier kernels\n"
     "    gk_i64 j0, j1;\n"
     "    if (!gk_dec_keys(p, b, split, j0, j1)) return;\n"
+    ,
+    /* chunk */
     "    const S *kb = (const S *)p.k + b * p.k_bs + hk * p.k_hs, *vb = (const S *)p.v + b * p.v_bs + hk * p.v_hs;\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
     "    // two stages: the tile after this one loads while this one is computed\n"
@@ -361,8 +398,6 @@ static const char *const gk__src_attention[] = {
     "                float4 x = q4[2 * c], y = q4[2 * c + 1];\n"
     "                float k0, k1, k2, k3, k4, k5, k6, k7;\n"
     "                gk_dec_2f<DT>(u.x, k0, k1); gk_dec_2f<DT>(u.y, k2, k3); gk_dec_2f<DT>(u.z, k4, k5); gk_dec_2f<DT>(u.w, k6, k7);\n"
-    ,
-    /* chunk */
     "                a0 = fmaf(x.x, k0, a0); a1 = fmaf(x.y, k1, a1); a0 = fmaf(x.z, k2, a0); a1 = fmaf(x.w, k3, a1);\n"
     "                a0 = fmaf(y.x, k4, a0); a1 = fmaf(y.y, k5, a1); a0 = fmaf(y.z, k6, a0); a1 = fmaf(y.w, k7, a1);\n"
     "            }\n"
@@ -376,6 +411,8 @@ static const char *const gk__src_attention[] = {
     "#pragma unroll\n"
     "            for (int off = 16; off > 0; off >>= 1) mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, off));\n"
     "            float mo = ms[g], mn = fmaxf(mo, mt), ps = 0.0f; // mn finite: nk >= 1 and scores finite\n"
+    ,
+    /* chunk */
     "            for (int j = lane; j < nk; j += 32) {\n"
     "                float e = __expf(sc[g * C + j] - mn);\n"
     "                sc[g * C + j] = e;\n"
@@ -425,8 +462,6 @@ static const char *const gk__src_attention[] = {
     "        part[d] = d == 0 \? ms[g] : d == 1 \? ls[g] : os[g * D + d - 2];\n"
     "    }\n"
     "}\n"
-    ,
-    /* chunk */
     "extern \"C\" __global__ void __launch_bounds__(128) gk_attn_dec_f16(gk_attn_p p) { gk_attn_dec<GK_DT_f16>(p); }\n"
     "extern \"C\" __global__ void __launch_bounds__(128) gk_attn_dec_bf16(gk_attn_p p) { gk_attn_dec<GK_DT_bf16>(p); }\n"
     "\n"
@@ -437,6 +472,8 @@ static const char *const gk__src_attention[] = {
     "// warp's next loads wait only on its own math; two blocks are held in registers,\n"
     "// so the next one loads while this one is computed. Per 16-key block, with lane =\n"
     "// 4 * gid + tig (the mma.m16n8k16 fragment coordinates):\n"
+    ,
+    /* chunk */
     "//  scores S = Q K^T: A = the G q heads as rows 0..G-1 of 16 (rows >= G zero),\n"
     "//    B = K^T for keys 0..7 (n-tile 0) and 8..15 (n-tile 1). The head dim is\n"
     "//    permuted inside each lane's quarter (the dot product does not care, as long\n"
@@ -466,8 +503,6 @@ static const char *const gk__src_attention[] = {
     "            : \"r\"(a0), \"r\"(0u), \"r\"(a2), \"r\"(b0), \"r\"(b1), \"f\"(c0), \"f\"(c1), \"f\"(z));\n"
     "    else\n"
     "        asm(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%5}, {%7,%8}, {%9,%10,%11,%11};\\n\"\n"
-    ,
-    /* chunk */
     "            : \"=f\"(c0), \"=f\"(c1), \"=f\"(d2), \"=f\"(d3)\n"
     "            : \"r\"(a0), \"r\"(0u), \"r\"(a2), \"r\"(b0), \"r\"(b1), \"f\"(c0), \"f\"(c1), \"f\"(z));\n"
     "    (void)d2; (void)d3;\n"
@@ -478,6 +513,8 @@ static const char *const gk__src_attention[] = {
     "// P V d-tile j is element gk_dec3_vd(j, n) (a lane's V data: chunks gid, gid + 8)\n"
     "__device__ __forceinline__ int gk_dec3_kd(int tig, int w) { return 8 * (4 * (w >> 2) + tig) + 2 * (w & 3); }\n"
     "__device__ __forceinline__ int gk_dec3_vd(int j, int n) { return 64 * (j >> 3) + 8 * n + (j & 7); }\n"
+    ,
+    /* chunk */
     "template <int DT> __device__ __forceinline__ unsigned gk_dec3_pack(float lo, float hi) {\n"
     "    unsigned r;\n"
     "    if (DT == GK_DT_bf16) asm(\"cvt.rn.bf16x2.f32 %0, %2, %1;\\n\" : \"=r\"(r) : \"f\"(lo), \"f\"(hi));\n"
@@ -513,8 +550,6 @@ static const char *const gk__src_attention[] = {
     "// null) the output itself, as gk_attn_combine writes it. Threads tid of nt take the\n"
     "// G * D outputs.\n"
     "template <int DT, int D, int NW>\n"
-    ,
-    /* chunk */
     "__device__ __forceinline__ void gk_dec_merge(const gk_attn_p &p, const float *sm_m, const float *sm_l, const float *sm_o, int G, gk_i64 b, gk_i64 hk,\n"
     "                                             gk_i64 split, int tid, int nt) {\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
@@ -531,6 +566,8 @@ static const char *const gk__src_attention[] = {
     "        }\n"
     "        if (!p.part) {\n"
     "            typedef gk_ty<DT> T;\n"
+    ,
+    /* chunk */
     "            typename T::S *out = (typename T::S *)p.o + b * p.o_bs + (hk * G + g) * p.o_hs;\n"
     "            out[d] = T::st((typename T::C)(L > 0.0f \? acc / L : 0.0f));\n"
     "            continue;\n"
@@ -561,14 +598,13 @@ static const char *const gk__src_attention[] = {
     "    const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;\n"
     "    gk_i64 j0, j1;\n"
     "    const gk_u16 *kb, *vb;\n"
+    "    gk_dec_l2_rows(p, b, hk, split, threadIdx.x, blockDim.x);\n"
     "    if (!gk_dec_begin(p, b, hk, split, j0, j1, kb, vb)) return;\n"
     "    // this lane's quarter of q head gid as A fragments (raw 16-bit pairs; rows >= G zero)\n"
     "    unsigned qa[KS][2];\n"
     "    gk_dec_qfrag<KS, 1>(p, b, hk, G, gid, tig, qa);\n"
     "    float o[ND][2], m = NEG, l = 0.0f;\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
     "    // K rows gid, 8 + gid and V rows 2 tig, 2 tig + 1, 8 + 2 tig, 9 + 2 tig of the block at jb\n"
     "    // (rows at or past j1 zero, not read)\n"
@@ -583,6 +619,8 @@ static const char *const gk__src_attention[] = {
     "#pragma unroll\n"
     "        for (int r = 0; r < 4; r++) {\n"
     "            const gk_i64 key = jb + 2 * tig + (r & 1) + 8 * (r >> 1);\n"
+    ,
+    /* chunk */
     "            const uint4 *src = (const uint4 *)(vb + key * p.v_ss);\n"
     "#pragma unroll\n"
     "            for (int i = 0; i < VV4; i++) vx[r][i] = key < j1 \? __ldg(src + 8 * i + gid) : make_uint4(0u, 0u, 0u, 0u);\n"
@@ -632,8 +670,6 @@ static const char *const gk__src_attention[] = {
     "    if (gid < G) {\n"
     "        if (tig == 0) { sm_m[w][gid] = m; sm_l[w][gid] = l; }\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "        for (int j = 0; j < ND; j++) {\n"
     "            sm_o[w][gid][gk_dec3_vd(j, 2 * tig)] = o[j][0];\n"
     "            sm_o[w][gid][gk_dec3_vd(j, 2 * tig + 1)] = o[j][1];\n"
@@ -650,6 +686,8 @@ static const char *const gk__src_attention[] = {
     "GK_DEC3_K(bf16, 128)\n"
     "\n"
     "// ---- decode on Hopper (sm_90+; Sq == 1, 16-bit, D 64 or 128, G <= 8): gk_attn_dec4_<dt>_<D>.\n"
+    ,
+    /* chunk */
     "// gk_attn_dec3's math fed by the copy engine instead of the warps' own loads: a block\n"
     "// per (b, kv head, split) of NC consumer warps and one producer warp. The producer\n"
     "// streams the split through a ring of p.tile stages in shared memory, a stage being\n"
@@ -678,8 +716,6 @@ static const char *const gk__src_attention[] = {
     "// Measured (H100, bf74910; TM 0): correct, but the copy engine takes about 40 cycles a\n"
     "// request, so 256-byte row copies cap a SM near 6 bytes a cycle (8k-token cache, 32 / 8\n"
     "// heads: 24.2 us against dec3's 20.6). TM 1, written after that run, is not measured yet.\n"
-    ,
-    /* chunk */
     "// one warp's 16 keys of a stage in shared memory (gk_attn_dec4 / gk_attn_dec5), this lane's\n"
     "// ldmatrix rows at ka (K) and va (V); nv of the 16 keys are inside the split (> 0): scores\n"
     "// S = Q K^T from ldmatrix.x4 of key rows 0..7 / 8..15 (the two n-tiles) at d 16 s ..\n"
@@ -688,6 +724,8 @@ static const char *const gk__src_attention[] = {
     "// j and j + 1. SW 0: rows padded by 16 bytes (chunk c at 16 c); SW 1: 128-byte column\n"
     "// blocks of CB bytes, 16-byte chunk c of a row at c ^ (row & 7) (sw: this lane's row & 7).\n"
     "template <int DT, int D, int SW, int CB>\n"
+    ,
+    /* chunk */
     "__device__ __forceinline__ void gk_dec_sblock(unsigned ka, unsigned va, unsigned kc, unsigned vc, unsigned sw, int nv, int tig, float sl2,\n"
     "                                              const unsigned (&qa)[D / 16][2], float (&o)[D / 8][2], float &m, float &l) {\n"
     "    enum { KS = D / 16, ND = D / 8 };\n"
@@ -727,8 +765,6 @@ static const char *const gk__src_attention[] = {
     "    // TILE: one operand's bytes a stage. Rows: KB rows of 2 D + 16 bytes. Tensor tiles:\n"
     "    // D / 64 column blocks of KB rows x 128 bytes, 128-byte swizzle (16-byte chunk c of\n"
     "    // row r at chunk c ^ (r & 7); the ring starts 1024-byte aligned)\n"
-    ,
-    /* chunk */
     "    enum { NC = GK_DEC4_NC, KB = 16 * NC, RS = TM \? 128 : 2 * D + 16, CB = KB * 128, TILE = TM \? (D / 64) * CB : KB * RS, KS = D / 16, ND = D / 8 };\n"
     "    extern __shared__ __align__(128) unsigned char gk_dec4_sm[];\n"
     "    const int S = p.tile, lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);\n"
@@ -736,9 +772,21 @@ static const char *const gk__src_attention[] = {
     "    const unsigned full = ring + (unsigned)(S * 2 * TILE), empty = full + 8u * (unsigned)S;\n"
     "    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;\n"
     "    const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;\n"
+    ,
+    /* chunk */
     "    if (TM && threadIdx.x == 32 * NC) { // the tensor maps' descriptors fetched while the block starts\n"
     "        asm volatile(\"prefetch.tensormap [%0];\\n\" ::\"l\"((gk_u64)tk) : \"memory\");\n"
     "        asm volatile(\"prefetch.tensormap [%0];\\n\" ::\"l\"((gk_u64)tv) : \"memory\");\n"
+    "        if (p.pf > 0) { // the split's first tiles into L2 before the PDL wait (gk_dec_hint_range)\n"
+    "            gk_i64 h0, h1;\n"
+    "            gk_dec_hint_range(p, b, split, h0, h1);\n"
+    "            for (gk_i64 jt = h0; jt < h1; jt += KB)\n"
+    "#pragma unroll\n"
+    "                for (int cb = 0; cb < D / 64; cb++) {\n"
+    "                    gk_tma_prefetch4(tk, 64 * cb, (int)jt, (int)hk, (int)b);\n"
+    "                    gk_tma_prefetch4(tv, 64 * cb, (int)jt, (int)hk, (int)b);\n"
+    "                }\n"
+    "        }\n"
     "    }\n"
     "    if (threadIdx.x == 0) {\n"
     "        for (int s = 0; s < S; s++) {\n"
@@ -750,7 +798,7 @@ static const char *const gk__src_attention[] = {
     "    __syncthreads();\n"
     "    gk_i64 j0, j1;\n"
     "    const gk_u16 *kb, *vb;\n"
-    "    if (!gk_dec_begin(p, b, hk, split, j0, j1, kb, vb)) return;\n"
+    "    if (!gk_dec_begin(p, b, hk, split, j0, j1, kb, vb, !(TM && p.late))) return;\n"
     "    if (w == NC) { // producer: stage after stage, each slot once its consumers freed it\n"
     "        int slot = 0;\n"
     "        unsigned ph = 0;\n"
@@ -777,15 +825,16 @@ static const char *const gk__src_attention[] = {
     "            }\n"
     "            if (++slot == S) { slot = 0; ph ^= 1u; }\n"
     "        }\n"
+    "        if (TM && p.late) gk_pdl_launch(); // (p.late: the next kernel launches once every block has issued its last copy)\n"
     "        return;\n"
     "    }\n"
     "    // consumers: q head gid as A fragments (k-step s: d 16 s + 2 tig (+1) and 16 s + 8 + 2 tig (+1))\n"
     "    unsigned qa[KS][2];\n"
     "    gk_dec_qfrag<KS, 0>(p, b, hk, G, gid, tig, qa);\n"
-    ,
-    /* chunk */
     "    float o[ND][2], m = NEG, l = 0.0f;\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
     "    // this lane's ldmatrix row within the warp's 16 keys: K, matrices (keys 0..7 | 8..15) x (d +0 | +8);\n"
     "    // V (.trans), matrices (keys 0..7 | 8..15) x (d-tile j | j + 1)\n"
@@ -803,6 +852,7 @@ static const char *const gk__src_attention[] = {
     "        gk_bar_arrive(empty + 8u * slot); // every consumer thread: this warp is done with the stage\n"
     "        if (++slot == S) { slot = 0; ph ^= 1u; }\n"
     "    }\n"
+    "    if (TM && p.late) gk_pdl_launch();\n"
     "    l += __shfl_xor_sync(0xffffffffu, l, 1);\n"
     "    l += __shfl_xor_sync(0xffffffffu, l, 2);\n"
     "    // merge the consumer warps through shared memory: the ring is free once all of them are past it\n"
@@ -837,9 +887,9 @@ static const char *const gk__src_attention[] = {
     "\n"
     "// ---- decode, the warps' own copies into shared memory (sm_80+; Sq == 1, 16-bit, D 64 or\n"
     "// 128, G <= 8): gk_attn_dec5_<dt>_<D>. gk_attn_dec3's work split (a block of 4 warps per\n"
+    "// (b, kv head, split), warp w taking keys 16 w .. 16 w + 15 of every 64), but each warp\n"
     ,
     /* chunk */
-    "// (b, kv head, split), warp w taking keys 16 w .. 16 w + 15 of every 64), but each warp\n"
     "// streams its keys through its own ring of p.tile stages in shared memory with cp.async\n"
     "// (16 bytes a lane, zero-filled past the split; a half-warp copies a 256-byte row at D 128),\n"
     "// so the loads in flight take no registers: p.tile - 1 stages are in flight while one is\n"
@@ -882,9 +932,9 @@ static const char *const gk__src_attention[] = {
     "    float o[ND][2], m = NEG, l = 0.0f;\n"
     "#pragma unroll\n"
     "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
+    "    const gk_i64 nt = (j1 - j0 + 16 * NW - 1) / (16 * NW); // the split's 64-key groups\n"
     ,
     /* chunk */
-    "    const gk_i64 nt = (j1 - j0 + 16 * NW - 1) / (16 * NW); // the split's 64-key groups\n"
     "    // group t's keys of this warp into slot t % S: lane copies chunk e % CH of row e / CH, e = lane + 32 i\n"
     "    auto issue = [&](gk_i64 t) {\n"
     "        const gk_i64 jt = j0 + 16 * NW * t + 16 * w;\n"
@@ -2236,6 +2286,8 @@ static const char *const gk__src_flash[] = {
     "    float scale;\n"
     "    int causal, splits, chunk, tile;\n"
     "    int comb;\n"
+    "    int pf;\n"
+    "    int late;\n"
     "};\n"
     "\n"
     "__device__ __forceinline__ unsigned gk_smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }\n"
@@ -2465,6 +2517,8 @@ static const char *const gk__src_flash_wg[] = {
     "    float scale;\n"
     "    int causal, splits, chunk, tile;\n"
     "    int comb;\n"
+    "    int pf;\n"
+    "    int late;\n"
     "};\n"
     "\n"
     "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
@@ -2475,9 +2529,9 @@ static const char *const gk__src_flash_wg[] = {
     "    return (gk_u64)((addr & 0x3FFFF) >> 4) | ((gk_u64)(lbo >> 4) << 16) | ((gk_u64)(sbo >> 4) << 32) | ((gk_u64)1 << 62);\n"
     "}\n"
     "__device__ __forceinline__ void gk_fw_fence() { asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: \"memory\"); }\n"
-    "__device__ __forceinline__ void gk_fw_commit() { asm volatile(\"wgmma.commit_group.sync.aligned;\\n\" ::: \"memory\"); }\n"
     ,
     /* chunk */
+    "__device__ __forceinline__ void gk_fw_commit() { asm volatile(\"wgmma.commit_group.sync.aligned;\\n\" ::: \"memory\"); }\n"
     "template <int N> __device__ __forceinline__ void gk_fw_wait() { asm volatile(\"wgmma.wait_group.sync.aligned %0;\\n\" ::\"n\"(N) : \"memory\"); }\n"
     "template <int R> __device__ __forceinline__ void gk_fw_reg_fence(float (&d)[R]) {\n"
     "#pragma unroll\n"
@@ -2521,9 +2575,9 @@ static const char *const gk__src_flash_wg[] = {
     "                         \"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {\" GK_FW_R64 \"}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\\n}\\n\"\n"
     "                         : GK_FW_D64(d) : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(db));\n"
     "        else\n"
-    "            asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n"
     ,
     /* chunk */
+    "            asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n"
     "                         \"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {\" GK_FW_R64 \"}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\\n}\\n\"\n"
     "                         : GK_FW_D64(d) : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(db));\n"
     "    }\n"
@@ -8121,6 +8175,12 @@ static const char *const gk__src_gk_sm90[] = {
     "__device__ __forceinline__ void gk_tma_load4(unsigned dst, const gk_tmap *m, int c0, int c1, int c2, int c3, unsigned b) {\n"
     "    asm volatile(\"cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];\\n\"\n"
     "                 ::\"r\"(dst), \"l\"((gk_u64)m), \"r\"(c0), \"r\"(c1), \"r\"(c2), \"r\"(c3), \"r\"(b) : \"memory\");\n"
+    "}\n"
+    "// the same box fetched into L2 only (no shared memory, no barrier): a hint, safe before\n"
+    "// the data's producer is known to be done (L2 is coherent; a later write simply replaces it)\n"
+    "__device__ __forceinline__ void gk_tma_prefetch4(const gk_tmap *m, int c0, int c1, int c2, int c3) {\n"
+    "    asm volatile(\"cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];\\n\"\n"
+    "                 ::\"l\"((gk_u64)m), \"r\"(c0), \"r\"(c1), \"r\"(c2), \"r\"(c3) : \"memory\");\n"
     "}\n"
     "#endif\n"
     ,

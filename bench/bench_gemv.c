@@ -11,7 +11,8 @@
    bf16), the same cache every call and 16 rotated copies.
    gemv_graph_cfg rows: a decode step's projections of Qwen2.5-0.5B in each GEMV configuration, timed as CUDA
    graph replay (the host's per-call launch work left out, as in a captured decode step).
-   Usage: bench_gemv [--json FILE] [--quick: M = 1] [--attn: decode attention only] */
+   Usage: bench_gemv [--json FILE] [--quick: M = 1] [--attn: decode attention only] [--attn-pf: only its first rows, the
+   L2 prefetch and late-trigger sweep] */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
 #include <stdio.h>
@@ -138,7 +139,7 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     long d0 = gk__dec3_direct, l3 = gk__dec3_launches, l4 = gk__dec4_launches, l4t = gk__dec4t_launches, l5 = gk__dec5_launches;
     int stages = gk__dec4_stages > 0 ? gk__dec4_stages : GK__DEC4_STAGES;
     char what[96];
-    int i, direct;
+    int i, direct, pf;
     memset(&u, 0, sizeof u);
     u.nc = nc;
     u.k = (gk_tensor *)calloc((size_t)nc, sizeof(gk_tensor));
@@ -168,22 +169,23 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     if (gk__dec5_launches > l5) stages = gk__dec4_stages > 0 ? gk__dec4_stages : GK__DEC5_STAGES;
     else if (gk__dec4_launches == l4 && gk__dec4t_launches == l4t) stages = 0; /* (kn: the kernel that ran) */
     gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
+    pf = gk__dec_prefetch >= 0 ? gk__dec_prefetch : strcmp(kn, "gk_attn_dec3") == 0 ? GK__DEC3_PREFETCH : 0; /* (the tiles it took) */
     snprintf(what, sizeof what, "bf16 B%lld kv %lld H%lld/%lld D%lld", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh);
-    printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", what, nc > 1 ? "rotated" : "same", kn,
-           stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+    printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d pf%-2d L%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", what, nc > 1 ? "rotated" : "same", kn,
+           stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, pf, gk__dec4_late, direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
+    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"prefetch_tiles\": %d, \"late_trigger\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
                     jfirst ? "" : ",\n", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", kn,
-                    stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__combine_one_round, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
+                    stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__combine_one_round, pf, gk__dec4_late, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
     /* the same calls captured once as a CUDA graph and replayed, as a decode step runs them: no host
        time between kernels (back-to-back calls above include the host's launch work per call) */
     ms = time_graph(call_attn, &u, 64);
     if (ms > 0) {
         gbs = bytes / (ms * 1e-3) / 1e9;
-        printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", what, nc > 1 ? "rotated" : "same",
-               kn, stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-        if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+        printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d pf%-2d L%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", what, nc > 1 ? "rotated" : "same",
+               kn, stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, pf, gk__dec4_late, direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
+        if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"prefetch_tiles\": %d, \"late_trigger\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
                         (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", kn, stages,
-                        (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__combine_one_round, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs);
+                        (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__combine_one_round, pf, gk__dec4_late, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs);
     }
     gk__dec_variant = -1;
     gk__dec3_one_split = keep;
@@ -239,12 +241,13 @@ int main(int argc, char **argv) {
     char date[64];
     time_t now = time(NULL);
     double copy_gbs;
-    int i, s, c, quick = 0, attn_only = 0;
+    int i, s, c, quick = 0, attn_only = 0, pf_only = 0;
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
         else if (strcmp(argv[i], "--quick") == 0) quick = 1;
         else if (strcmp(argv[i], "--attn") == 0) attn_only = 1;
+        else if (strcmp(argv[i], "--attn-pf") == 0) attn_only = pf_only = 1;
     }
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
@@ -271,6 +274,28 @@ int main(int argc, char **argv) {
                 commit ? commit : "unknown", info.name, date, copy_gbs);
     /* decode attention: the same cache every call, then 16 rotated copies (from DRAM); the dispatcher's kernel
        (gk_attn_dec3), then gk_attn_dec4 (9.0+ devices) and gk_attn_dec forced */
+    { /* the L2 prefetch before the PDL wait (gk__dec_prefetch, 64-key tiles a split; -1 each kernel's default) and
+         gk_attn_dec4t's late PDL trigger (gk__dec4_late): the 8k cache (the same / from DRAM), then the LLM shapes */
+        static const int cfg[6][3] = { /* variant, prefetch, late */ { -1, 0, 0 }, { -1, -1, 0 }, { -1, 4, 0 }, { 5, -1, 0 }, { 5, 1, 0 }, { 5, -1, 1 } };
+        static const int64_t cs[6][5] = { { 1, 512, 32, 8, 128 }, { 1, 4096, 14, 2, 64 }, { 1, 32768, 14, 2, 64 }, { 1, 8192, 32, 8, 64 },
+                                          { 1, 4096, 32, 32, 128 }, { 8, 1024, 32, 32, 128 } };
+        int k, ci;
+        for (k = 0; k < 6; k++) {
+            if (cfg[k][0] == 5 && info.cc_major < 9) continue;
+            gk__dec_prefetch = cfg[k][1]; gk__dec4_late = cfg[k][2];
+            run_attn(1, cfg[k][0], copy_gbs);
+            run_attn(16, cfg[k][0], copy_gbs);
+        }
+        for (ci = 0; ci < 6; ci++)
+            for (k = 0; k < 6; k++) {
+                if ((cfg[k][0] == 5 && info.cc_major < 9) || k == 2 || k == 4) continue;
+                gk__dec_prefetch = cfg[k][1]; gk__dec4_late = cfg[k][2];
+                run_attn_b(cs[ci][0] > 1 ? 4 : 16, cfg[k][0], copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], ci == 0 ? 0 : -1);
+            }
+        gk__dec_prefetch = -1;
+        gk__dec4_late = 0;
+        if (pf_only) goto done;
+    }
     run_attn(1, -1, copy_gbs);
     run_attn(16, -1, copy_gbs);
     run_attn(1, -2, copy_gbs); /* the same bytes through two gk_reduce calls (not a floor: see call_attn) */

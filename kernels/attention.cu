@@ -30,6 +30,8 @@ struct gk_attn_p {
     int causal, splits;
     int chunk, tile;              // decode: keys a split, keys a shared-memory tile
     int comb;                     // gk_attn_combine's one-round form allowed
+    int pf;                       // decode: 64-key tiles of the split prefetched into L2 before the PDL wait
+    int late;                     // gk_attn_dec4t: the next kernel may launch once the split is streamed, not at the start
 };
 
 #define GK_ATTN_WARPS 4
@@ -135,12 +137,45 @@ __device__ __forceinline__ bool gk_dec_keys(const gk_attn_p &p, gk_i64 b, gk_i64
     j1 = j0 + p.chunk < kvlen ? j0 + p.chunk : kvlen;
     return split == 0 || j0 < kvlen;
 }
+// Before the PDL wait nothing an earlier kernel writes may be read, but L2 may be warmed:
+// the first p.pf 64-key tiles of the split's keys [j0, j1) as prefetch hints, so that the
+// DRAM reads start while the previous kernels drain. A hint only fills L2, which is
+// coherent (a row an earlier kernel is still writing is just fetched again when written);
+// kv_len is read without waiting (__ldcg: no L1 line to go stale) only to bound the range.
+__device__ __forceinline__ void gk_dec_hint_range(const gk_attn_p &p, gk_i64 b, gk_i64 split, gk_i64 &j0, gk_i64 &j1) {
+    gk_i64 kvlen = p.kv_lens ? (gk_i64)__ldcg(p.kv_lens + b) : p.Skv;
+    kvlen = kvlen > p.Skv ? p.Skv : kvlen < 0 ? 0 : kvlen;
+    j0 = split * (gk_i64)p.chunk;
+    gk_i64 e = j0 + 64 * (gk_i64)(p.pf < p.chunk ? p.pf : p.chunk);
+    if (e > j0 + p.chunk) e = j0 + p.chunk;
+    j1 = e < kvlen ? e : kvlen;
+}
+// the hints of gk_attn_dec3 (sm_90+, where the PDL wait lets the kernel start early): one
+// prefetch.global.L2 a 128-byte line of each K / V row, a key's K and V lines together,
+// spread over the block's nt threads
+__device__ __forceinline__ void gk_dec_l2_rows(const gk_attn_p &p, gk_i64 b, gk_i64 hk, gk_i64 split, int tid, int nt) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (p.pf <= 0) return;
+    gk_i64 j0, j1;
+    gk_dec_hint_range(p, b, split, j0, j1);
+    const int lines = (int)((2 * p.D + 127) / 128);
+    const gk_u16 *kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs, *vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs;
+    for (gk_i64 e = tid; e < (j1 - j0) * 2 * lines; e += nt) {
+        const gk_i64 key = j0 + e / (2 * lines);
+        const int r = (int)(e % (2 * lines));
+        const char *a = r < lines ? (const char *)(kb + key * p.k_ss) + 128 * r : (const char *)(vb + key * p.v_ss) + 128 * (r - lines);
+        asm volatile("prefetch.global.L2 [%0];\n" ::"l"(a));
+    }
+#else
+    (void)p; (void)b; (void)hk; (void)split; (void)tid; (void)nt;
+#endif
+}
 // the start of gk_attn_dec3 / gk_attn_dec4 after their setup: the next kernel may launch,
 // this one waits for the earlier kernels (q, the cache and kv_lens come from them); then
 // the split's keys (gk_dec_keys) and kv head hk's K / V rows of sequence b
 __device__ __forceinline__ bool gk_dec_begin(const gk_attn_p &p, gk_i64 b, gk_i64 hk, gk_i64 split, gk_i64 &j0, gk_i64 &j1, const gk_u16 *&kb,
-                                             const gk_u16 *&vb) {
-    gk_pdl_launch();
+                                             const gk_u16 *&vb, bool launch = true) {
+    if (launch) gk_pdl_launch();
     gk_pdl_wait();
     kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs;
     vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs;
@@ -510,6 +545,7 @@ template <int DT, int D> __device__ __forceinline__ void gk_attn_dec3(const gk_a
     const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;
     gk_i64 j0, j1;
     const gk_u16 *kb, *vb;
+    gk_dec_l2_rows(p, b, hk, split, threadIdx.x, blockDim.x);
     if (!gk_dec_begin(p, b, hk, split, j0, j1, kb, vb)) return;
     // this lane's quarter of q head gid as A fragments (raw 16-bit pairs; rows >= G zero)
     unsigned qa[KS][2];
@@ -680,6 +716,16 @@ __device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p, const gk_tmap *
     if (TM && threadIdx.x == 32 * NC) { // the tensor maps' descriptors fetched while the block starts
         asm volatile("prefetch.tensormap [%0];\n" ::"l"((gk_u64)tk) : "memory");
         asm volatile("prefetch.tensormap [%0];\n" ::"l"((gk_u64)tv) : "memory");
+        if (p.pf > 0) { // the split's first tiles into L2 before the PDL wait (gk_dec_hint_range)
+            gk_i64 h0, h1;
+            gk_dec_hint_range(p, b, split, h0, h1);
+            for (gk_i64 jt = h0; jt < h1; jt += KB)
+#pragma unroll
+                for (int cb = 0; cb < D / 64; cb++) {
+                    gk_tma_prefetch4(tk, 64 * cb, (int)jt, (int)hk, (int)b);
+                    gk_tma_prefetch4(tv, 64 * cb, (int)jt, (int)hk, (int)b);
+                }
+        }
     }
     if (threadIdx.x == 0) {
         for (int s = 0; s < S; s++) {
@@ -691,7 +737,7 @@ __device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p, const gk_tmap *
     __syncthreads();
     gk_i64 j0, j1;
     const gk_u16 *kb, *vb;
-    if (!gk_dec_begin(p, b, hk, split, j0, j1, kb, vb)) return;
+    if (!gk_dec_begin(p, b, hk, split, j0, j1, kb, vb, !(TM && p.late))) return;
     if (w == NC) { // producer: stage after stage, each slot once its consumers freed it
         int slot = 0;
         unsigned ph = 0;
@@ -718,6 +764,7 @@ __device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p, const gk_tmap *
             }
             if (++slot == S) { slot = 0; ph ^= 1u; }
         }
+        if (TM && p.late) gk_pdl_launch(); // (p.late: the next kernel launches once every block has issued its last copy)
         return;
     }
     // consumers: q head gid as A fragments (k-step s: d 16 s + 2 tig (+1) and 16 s + 8 + 2 tig (+1))
@@ -742,6 +789,7 @@ __device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p, const gk_tmap *
         gk_bar_arrive(empty + 8u * slot); // every consumer thread: this warp is done with the stage
         if (++slot == S) { slot = 0; ph ^= 1u; }
     }
+    if (TM && p.late) gk_pdl_launch();
     l += __shfl_xor_sync(0xffffffffu, l, 1);
     l += __shfl_xor_sync(0xffffffffu, l, 2);
     // merge the consumer warps through shared memory: the ring is free once all of them are past it

@@ -19,6 +19,8 @@ struct gk_attn_p {
     float scale;
     int causal, splits, chunk, tile;
     int comb;
+    int pf;
+    int late;
 };
 
 __device__ __forceinline__ unsigned gk_smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }

@@ -40,6 +40,8 @@ struct gk_attn_p {
     float scale;
     int causal, splits, chunk, tile;
     int comb;
+    int pf;
+    int late;
 };
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)

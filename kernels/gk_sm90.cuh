@@ -49,4 +49,10 @@ __device__ __forceinline__ void gk_tma_load4(unsigned dst, const gk_tmap *m, int
     asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
                  ::"r"(dst), "l"((gk_u64)m), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(b) : "memory");
 }
+// the same box fetched into L2 only (no shared memory, no barrier): a hint, safe before
+// the data's producer is known to be done (L2 is coherent; a later write simply replaces it)
+__device__ __forceinline__ void gk_tma_prefetch4(const gk_tmap *m, int c0, int c1, int c2, int c3) {
+    asm volatile("cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];\n"
+                 ::"l"((gk_u64)m), "r"(c0), "r"(c1), "r"(c2), "r"(c3) : "memory");
+}
 #endif

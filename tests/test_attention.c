@@ -219,6 +219,33 @@ static void check(const acase *a) {
             }
         }
     }
+    if (dec3) { /* the L2 prefetch before the PDL wait (gk__dec_prefetch; gk_attn_dec3 takes GK__DEC3_PREFETCH tiles by
+                   default): gk_attn_dec3 and dec4t, none, part of a split (3 tiles) and more than any split holds, splits and
+                   one split */
+        static const int pfs[3] = { 0, 3, 1 << 20 };
+        int pi, vi, sp;
+        for (vi = 0; vi < (dec4 ? 2 : 1); vi++)
+            for (pi = 0; pi < 3; pi++)
+                for (sp = 0; sp < 2; sp++) {
+                    int64_t keep = gk__dec3_one_split;
+                    long l3 = gk__dec3_launches, l4t = gk__dec4t_launches;
+                    gk__dec_variant = vi ? 5 : 3;
+                    gk__dec_prefetch = pfs[pi];
+                    gk__dec4_late = pi == 2; /* gk_attn_dec4t's late PDL trigger with the long prefetch */
+                    gk__dec3_one_split = sp ? a->Skv : 0;
+                    gk__dec4_min_keys = sp ? 0 : 64;
+                    e = run(D, a, Q, K, V, M, ql, kl, want, &st);
+                    gk__dec3_one_split = keep;
+                    gk__dec4_min_keys = 0;
+                    gk__dec_prefetch = -1;
+                    gk__dec4_late = 0;
+                    gk__dec_variant = -1;
+                    GKT_CHECK(st == GK_OK && e <= tol, "device (%s, L2 prefetch of %d tiles, late trigger %d, %s): %s: rel err %.3g",
+                              vi ? "gk_attn_dec4t" : "gk_attn_dec3", pfs[pi], pi == 2, sp ? "one split" : "splits", desc, e);
+                    GKT_CHECK(vi ? gk__dec4t_launches == l4t + 1 : gk__dec3_launches == l3 + 1, "the prefetching %s did not run: %s",
+                              vi ? "gk_attn_dec4t" : "gk_attn_dec3", desc);
+                }
+    }
     if (dec3 && a->Skv > 64) { /* gk_attn_combine's three-round form too (the one-round form takes at most 32 splits, the default) */
         int64_t keep = gk__dec3_one_split;
         gk__dec_variant = 3;
