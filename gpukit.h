@@ -6080,7 +6080,23 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  streaming its own keys through a ring in shared memory with cp.async (no
                  registers held by loads in flight: 122 at D 128). Correct, and no faster
                  than dec3 (86e24df, 8k D 128: 19.4 us at 4 stages, 20.2 at 3, against 20.8;
-                 the D 64 shapes slower); kept as the one ring form that runs before 9.0. */
+                 the D 64 shapes slower); kept as the one ring form that runs before 9.0.
+               - Before the PDL wait, dec3 and dec4t may prefetch the first p.pf 64-key tiles of
+                 their split into L2 (gk__dec_prefetch; gk_dec_hint_range). H100, graph replay,
+                 16 rotated caches (8b6d7f9): dec3 at 8k keys 32 / 8 heads D 128 takes 19.7 us
+                 with none, 18.1 with 2 tiles (GK__DEC3_PREFETCH, the default), 17.6 with 4; 2
+                 tiles were as fast or faster at every LLM shape of bench_gemv's sweep, 4 and
+                 more slower at D 64 (8k keys 11.8 against 11.5) and batch 8 (8 tiles 53.0
+                 against 50.8). Model decode (Qwen2.5-0.5B shape, after 1k / 8k prompts): 1415 /
+                 1122 tok/s against 1399 / 1124 without, noise. dec4t gains nothing (1 tile 16.2
+                 us as without; 2 / 4 / 8 tiles 16.9 / 18.8 / 21.6), so its default is none;
+                 nor from launching its dependents once its blocks have streamed their splits
+                 (gk__dec4_late: 17.9 against 16.2 us at 8k; 5.95 against 6.60 at the 0.5B
+                 shape's 4k keys). Measured and not kept (a tree on a9c4236): dec4t's splits of a
+                 (b, kv head) as one thread-block cluster of up to 16 (non-portable size),
+                 merged through distributed shared memory with no gk_attn_combine launch:
+                 correct, but 19.6 / 16.6 us against 16.4 / 10.2 at 8k (rotated / same cache),
+                 33.2 against 26.3 at the 7B shape's 4k, 7.7 against 6.6 at 512 keys. */
             static const char *const k3[2][2] = { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } };
             static const char *const k4[2][2] = { { "gk_attn_dec4_f16_64", "gk_attn_dec4_f16_128" }, { "gk_attn_dec4_bf16_64", "gk_attn_dec4_bf16_128" } };
             static const char *const k4t[2][2] = { { "gk_attn_dec4t_f16_64", "gk_attn_dec4t_f16_128" },

@@ -715,7 +715,7 @@ static const char *const gk__src_attention[] = {
     "// logical chunk in 8 physical ones).\n"
     "// Measured (H100, bf74910; TM 0): correct, but the copy engine takes about 40 cycles a\n"
     "// request, so 256-byte row copies cap a SM near 6 bytes a cycle (8k-token cache, 32 / 8\n"
-    "// heads: 24.2 us against dec3's 20.6). TM 1, written after that run, is not measured yet.\n"
+    "// heads: 24.2 us against dec3's 20.6). TM 1: gpukit.h's gk_attention decode comment has its numbers.\n"
     "// one warp's 16 keys of a stage in shared memory (gk_attn_dec4 / gk_attn_dec5), this lane's\n"
     "// ldmatrix rows at ka (K) and va (V); nv of the 16 keys are inside the split (> 0): scores\n"
     "// S = Q K^T from ldmatrix.x4 of key rows 0..7 / 8..15 (the two n-tiles) at d 16 s ..\n"
