@@ -28,7 +28,7 @@ OPS_BENCHES :=
 -include mk/*.mk
 
 
-.PHONY: all test test-core test-core-asan compile-checks check-embed check-kernels kernels gpu-prep \
+.PHONY: all test test-core test-core-asan compile-checks check-embed check-kernels $(CK_JOBS) kernels gpu-prep \
         examples demo gpu-check bench clean print-gpu-tests
 .DEFAULT_GOAL := all
 
@@ -73,7 +73,13 @@ check-embed:
 kernels:
 	python3 tools/embed_kernels.py
 
-check-kernels: $(ARCHS:%=check-kernels-%)
+# one job a (module, arch), so that make -j spreads them over the cores (a job an arch left
+# the largest arch running alone at the end); check-kernels-<arch> still does a whole arch
+KMODS ?= $(notdir $(wildcard kernels/*.cu))
+CK_JOBS := $(foreach a,$(ARCHS),$(foreach m,$(KMODS),ck.$(a).$(m)))
+check-kernels: $(CK_JOBS)
+ck.%: build/check_kernels
+	@tools/run_tests.sh "build/check_kernels --only $(word 2,$(subst ., ,$*)).cu $(word 1,$(subst ., ,$*))"
 check-kernels-%: build/check_kernels
 	@tools/run_tests.sh "build/check_kernels $*"
 

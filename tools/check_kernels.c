@@ -3,7 +3,8 @@
    arch given, and reports per kernel the registers, stack and spills that
    ptxas reports. No GPU needed.
 
-     check_kernels sm_80 sm_90 ...        compile and report (build/kernel_report.json)
+     check_kernels sm_80 sm_90 ...        compile and report (build/kernel_report_sm_80_sm_90.json;
+                                          with --only, the modules in the name too)
      check_kernels --fill DIR sm_90 ...   also fill the disk kernel cache DIR
      check_kernels --only norm.cu,llm.cu sm_90   only these modules */
 #define GPUKIT_IMPLEMENTATION
@@ -72,6 +73,10 @@ int main(int argc, char **argv) {
     {
         char path[256];
         int a, len = snprintf(path, sizeof path, "build/kernel_report");
+        if (only && len < 200) path[len++] = '_';
+        if (only) /* (one report a module list: make runs a job a module) */
+            for (a = 0; only[a] && len < 120; a++) path[len++] = (char)(only[a] == ',' || only[a] == '.' ? '_' : only[a]);
+        path[len] = 0;
         for (a = 1; a < argc && len < 200; a++)
             if (strncmp(argv[a], "sm_", 3) == 0) len += snprintf(path + len, sizeof path - (size_t)len, "_%s", argv[a]);
         snprintf(path + len, sizeof path - (size_t)len, ".json");
