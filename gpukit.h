@@ -5654,7 +5654,7 @@ GKDEF gk_status gk_matmul_new(gk_ctx *ctx, gk_tensor a, gk_tensor b, gk_dtype ou
 }
 
 /* ---- attention ---- */
-typedef struct gk__attn {       /* layout of gk_attn_p in kernels/attention.cu */
+typedef struct gk__attn {       /* layout of gk_attn_p in kernels/gk_attn.cuh */
     int64_t B, Sq, Skv, Hq, Hkv, D;
     int64_t q_bs, q_ss, q_hs, k_bs, k_ss, k_hs, v_bs, v_ss, v_hs, o_bs, o_ss, o_hs;
     int64_t m_bs, m_qs;

@@ -26,7 +26,7 @@
 #define GK__MOD_ROPE 19
 #define GK__MOD_SAMPLE 20
 #define GK__MOD_COUNT 21
-#define GK__HEADER_COUNT 5
+#define GK__HEADER_COUNT 6
 
 /* kernels/attention.cu */
 static const char *const gk__src_attention[] = {
@@ -50,22 +50,7 @@ static const char *const gk__src_attention[] = {
     "// h / (Hq / Hkv). Causal: query i sees key j <= i + (kv_len - q_len).\n"
     "#include \"gk_common.cuh\"\n"
     "#include \"gk_sm90.cuh\"\n"
-    "\n"
-    "struct gk_attn_p {\n"
-    "    gk_i64 B, Sq, Skv, Hq, Hkv, D;\n"
-    "    gk_i64 q_bs, q_ss, q_hs, k_bs, k_ss, k_hs, v_bs, v_ss, v_hs, o_bs, o_ss, o_hs;\n"
-    "    gk_i64 m_bs, m_qs;            // mask[b * m_bs + i * m_qs + j] (f32, additive)\n"
-    "    const void *q, *k, *v, *mask;\n"
-    "    void *o;\n"
-    "    const int *q_lens, *kv_lens;  // per batch, optional\n"
-    "    float *part;                  // splits > 1: [B, Hq, Sq, splits, D + 2]\n"
-    "    float scale;\n"
-    "    int causal, splits;\n"
-    "    int chunk, tile;              // decode: keys a split, keys a shared-memory tile\n"
-    "    int comb;                     // gk_attn_combine's one-round form allowed\n"
-    "    int pf;                       // decode: 64-key tiles of the split prefetched into L2 before the PDL wait\n"
-    "    int late;                     // gk_attn_dec4t: the next kernel may launch once the split is streamed, not at the start\n"
-    "};\n"
+    "#include \"gk_attn.cuh\" // gk_attn_p\n"
     "\n"
     "#define GK_ATTN_WARPS 4\n"
     "template <int DT> __device__ __forceinline__ void gk_attn(const gk_attn_p &p) {\n"
@@ -81,8 +66,6 @@ static const char *const gk__src_attention[] = {
     "    if (kvlen > p.Skv) kvlen = p.Skv;\n"
     "    if (qlen > p.Sq) qlen = p.Sq;\n"
     "    const int D = (int)p.D, NT = (D + 31) / 32;\n"
-    ,
-    /* chunk */
     "    float *part = p.part \? p.part + (((b * p.Hq + h) * p.Sq + i) * p.splits + split) * (p.D + 2) : 0;\n"
     "    if (i >= qlen) { // padding rows of a shorter sequence: zeros\n"
     "        if (!part) {\n"
@@ -95,6 +78,8 @@ static const char *const gk__src_attention[] = {
     "    if (p.causal) { gk_i64 lim = i + (kvlen - qlen) + 1; if (lim < jend) jend = lim < 0 \? 0 : lim; }\n"
     "    gk_i64 chunk = (jend + p.splits - 1) / p.splits, j0 = split * chunk, j1 = j0 + chunk < jend \? j0 + chunk : jend;\n"
     "    const S *q = (const S *)p.q + b * p.q_bs + i * p.q_ss + h * p.q_hs;\n"
+    ,
+    /* chunk */
     "    for (int d = lane; d < D; d += 32) qs[warp][d] = (float)T::ld(q[d]) * p.scale;\n"
     "    __syncwarp();\n"
     "    const S *kb = (const S *)p.k + b * p.k_bs + hk * p.k_hs;\n"
@@ -141,8 +126,6 @@ static const char *const gk__src_attention[] = {
     "        for (int t = 0; t < 8; t++)\n"
     "            if (t < NT && lane + 32 * t < D) out[lane + 32 * t] = T::st((typename T::C)(o[t] * inv));\n"
     "    } else {\n"
-    ,
-    /* chunk */
     "        if (lane == 0) { part[0] = m; part[1] = l; }\n"
     "#pragma unroll\n"
     "        for (int t = 0; t < 8; t++)\n"
@@ -159,6 +142,8 @@ static const char *const gk__src_attention[] = {
     "    gk_i64 kvlen = p.kv_lens \? p.kv_lens[b] : p.Skv;\n"
     "    return kvlen > p.Skv \? p.Skv : kvlen < 0 \? 0 : kvlen;\n"
     "}\n"
+    ,
+    /* chunk */
     "__device__ __forceinline__ int gk_attn_nsplit(const gk_attn_p &p, gk_i64 b) {\n"
     "    if (p.tile == 0 || !p.kv_lens) return p.splits;\n"
     "    gk_i64 kvlen = gk_attn_kvlen(p, b);\n"
@@ -194,8 +179,6 @@ static const char *const gk__src_attention[] = {
     "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n"
     "    if (p.pf <= 0) return;\n"
     "    gk_i64 j0, j1;\n"
-    ,
-    /* chunk */
     "    gk_dec_hint_range(p, b, split, j0, j1);\n"
     "    const int lines = (int)((2 * p.D + 127) / 128);\n"
     "    const gk_u16 *kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs, *vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs;\n"
@@ -210,6 +193,8 @@ static const char *const gk__src_attention[] = {
     "#endif\n"
     "}\n"
     "// the start of gk_attn_dec3 / gk_attn_dec4 after their setup: the next kernel may launch,\n"
+    ,
+    /* chunk */
     "// this one waits for the earlier kernels (q, the cache and kv_lens come from them); then\n"
     "// the split's keys (gk_dec_keys) and kv head hk's K / V rows of sequence b\n"
     "__device__ __forceinline__ bool gk_dec_begin(const gk_attn_p &p, gk_i64 b, gk_i64 hk, gk_i64 split, gk_i64 &j0, gk_i64 &j1, const gk_u16 *&kb,\n"
@@ -240,8 +225,6 @@ static const char *const gk__src_attention[] = {
     "    typedef typename T::S S;\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
     "    const int tid = threadIdx.x, lane = tid % 32, d = tid;\n"
-    ,
-    /* chunk */
     "    const float *part = p.part + ((b * p.Hq + h) * p.Sq + i) * p.splits * (p.D + 2);\n"
     "    float ov[32], ms = NEG, ls = 0.0f;\n"
     "#pragma unroll\n"
@@ -255,6 +238,8 @@ static const char *const gk__src_attention[] = {
     "    if (lane >= ns) { ms = NEG; ls = 0.0f; }\n"
     "    float mx = ms;\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "    for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));\n"
     "    const float ws = ms == NEG \? 0.0f : __expf(ms - mx);\n"
     "    float lsum = ws * ls;\n"
@@ -303,8 +288,6 @@ static const char *const gk__src_attention[] = {
     "    for (int off = 16; off > 0; off >>= 1) lsum += __shfl_xor_sync(0xffffffffu, lsum, off);\n"
     "    if (lane == 0) red[tid / 32] = lsum;\n"
     "    __syncthreads();\n"
-    ,
-    /* chunk */
     "    lsum = 0.0f;\n"
     "    for (int k = 0; k < nw; k++) lsum += red[k];\n"
     "    S *out = (S *)p.o + b * p.o_bs + i * p.o_ss + h * p.o_hs;\n"
@@ -323,6 +306,8 @@ static const char *const gk__src_attention[] = {
     "GK_ATTN_K(f16)\n"
     "GK_ATTN_K(bf16)\n"
     "\n"
+    ,
+    /* chunk */
     "// ---- decode (Sq == 1, no mask, 16-bit, D % 8 == 0, G = Hq / Hkv <= 32): one block\n"
     "// per (b, kv head, split); a split is p.chunk keys, taken p.tile keys at a time. A\n"
     "// tile of K and of V goes to padded shared memory by cp.async (16 bytes a thread,\n"
@@ -355,8 +340,6 @@ static const char *const gk__src_attention[] = {
     "    gk_pdl_wait(); // q, the cache and kv_lens come from earlier kernels\n"
     "    gk_i64 j0, j1;\n"
     "    if (!gk_dec_keys(p, b, split, j0, j1)) return;\n"
-    ,
-    /* chunk */
     "    const S *kb = (const S *)p.k + b * p.k_bs + hk * p.k_hs, *vb = (const S *)p.v + b * p.v_bs + hk * p.v_hs;\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
     "    // two stages: the tile after this one loads while this one is computed\n"
@@ -368,6 +351,8 @@ static const char *const gk__src_attention[] = {
     "            gk_dec_cp16(Kd + r * RW + c, (const uint4 *)(kb + (jt + r) * p.k_ss) + c);\n"
     "            gk_dec_cp16(Vd + r * RW + c, (const uint4 *)(vb + (jt + r) * p.v_ss) + c);\n"
     "        }\n"
+    ,
+    /* chunk */
     "        asm volatile(\"cp.async.commit_group;\\n\" ::);\n"
     "    };\n"
     "    if (j0 < j1) load(j0, 0); // in flight while q is read\n"
@@ -411,8 +396,6 @@ static const char *const gk__src_attention[] = {
     "#pragma unroll\n"
     "            for (int off = 16; off > 0; off >>= 1) mt = fmaxf(mt, __shfl_xor_sync(0xffffffffu, mt, off));\n"
     "            float mo = ms[g], mn = fmaxf(mo, mt), ps = 0.0f; // mn finite: nk >= 1 and scores finite\n"
-    ,
-    /* chunk */
     "            for (int j = lane; j < nk; j += 32) {\n"
     "                float e = __expf(sc[g * C + j] - mn);\n"
     "                sc[g * C + j] = e;\n"
@@ -431,6 +414,8 @@ static const char *const gk__src_attention[] = {
     "        // o = o * corr + P V: a thread per (q head, pair of dims)\n"
     "        for (int e = tid; e < G * D2; e += nt) {\n"
     "            int g = e / D2, d2 = e - g * D2;\n"
+    ,
+    /* chunk */
     "            const unsigned *vc = (const unsigned *)Vt + d2;\n"
     "            const float *pr = sc + g * C;\n"
     "            float a0 = 0.0f, a1 = 0.0f, b0 = 0.0f, b1 = 0.0f;\n"
@@ -472,8 +457,6 @@ static const char *const gk__src_attention[] = {
     "// warp's next loads wait only on its own math; two blocks are held in registers,\n"
     "// so the next one loads while this one is computed. Per 16-key block, with lane =\n"
     "// 4 * gid + tig (the mma.m16n8k16 fragment coordinates):\n"
-    ,
-    /* chunk */
     "//  scores S = Q K^T: A = the G q heads as rows 0..G-1 of 16 (rows >= G zero),\n"
     "//    B = K^T for keys 0..7 (n-tile 0) and 8..15 (n-tile 1). The head dim is\n"
     "//    permuted inside each lane's quarter (the dot product does not care, as long\n"
@@ -484,6 +467,8 @@ static const char *const gk__src_attention[] = {
     "//  softmax online in f32, base 2 (scores times scale * log2 e); a lane holds\n"
     "//    head gid's scores of keys 2 tig, 2 tig + 1, 8 + 2 tig, 9 + 2 tig, exactly the\n"
     "//    A fragment of P for P V (the flash-attention re-pack); max over the quad.\n"
+    ,
+    /* chunk */
     "//  O += P V: B = V for d-tile j, whose column n is d = gk_dec3_vd(j, n), so a lane\n"
     "//    needs the 16-byte chunks gid (and gid + 8 at D 128) of key rows 2 tig, 2 tig + 1,\n"
     "//    8 + 2 tig, 9 + 2 tig (8 lanes read 128 contiguous bytes a row); two byte_perms\n"
@@ -513,8 +498,6 @@ static const char *const gk__src_attention[] = {
     "// P V d-tile j is element gk_dec3_vd(j, n) (a lane's V data: chunks gid, gid + 8)\n"
     "__device__ __forceinline__ int gk_dec3_kd(int tig, int w) { return 8 * (4 * (w >> 2) + tig) + 2 * (w & 3); }\n"
     "__device__ __forceinline__ int gk_dec3_vd(int j, int n) { return 64 * (j >> 3) + 8 * n + (j & 7); }\n"
-    ,
-    /* chunk */
     "template <int DT> __device__ __forceinline__ unsigned gk_dec3_pack(float lo, float hi) {\n"
     "    unsigned r;\n"
     "    if (DT == GK_DT_bf16) asm(\"cvt.rn.bf16x2.f32 %0, %2, %1;\\n\" : \"=r\"(r) : \"f\"(lo), \"f\"(hi));\n"
@@ -526,6 +509,8 @@ static const char *const gk__src_attention[] = {
     "// where masked); m the running max of head gid, l this lane's part of its sum. Gives\n"
     "// the factor o is rescaled by and the A fragment of P (pa0: keys 0..7, pa2: keys 8..15).\n"
     "template <int DT> __device__ __forceinline__ float gk_dec_softmax(const float (&sc)[2][2], float &m, float &l, unsigned &pa0, unsigned &pa2) {\n"
+    ,
+    /* chunk */
     "    const float NEG = -__int_as_float(0x7f800000);\n"
     "    float mx = fmaxf(fmaxf(sc[0][0], sc[0][1]), fmaxf(sc[1][0], sc[1][1]));\n"
     "    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
@@ -566,8 +551,6 @@ static const char *const gk__src_attention[] = {
     "        }\n"
     "        if (!p.part) {\n"
     "            typedef gk_ty<DT> T;\n"
-    ,
-    /* chunk */
     "            typename T::S *out = (typename T::S *)p.o + b * p.o_bs + (hk * G + g) * p.o_hs;\n"
     "            out[d] = T::st((typename T::C)(L > 0.0f \? acc / L : 0.0f));\n"
     "            continue;\n"
@@ -582,6 +565,8 @@ static const char *const gk__src_attention[] = {
     "// (PERM 0, gk_attn_dec4) or gk_attn_dec3's (PERM 1, words 2 s and 2 s + 1 of gk_dec3_kd)\n"
     "template <int KS, int PERM>\n"
     "__device__ __forceinline__ void gk_dec_qfrag(const gk_attn_p &p, gk_i64 b, gk_i64 hk, int G, int gid, int tig, unsigned (&qa)[KS][2]) {\n"
+    ,
+    /* chunk */
     "    const gk_u16 *qr = (const gk_u16 *)p.q + b * p.q_bs + (hk * G + (gid < G \? gid : 0)) * p.q_hs;\n"
     "#pragma unroll\n"
     "    for (int s = 0; s < KS; s++) {\n"
@@ -619,8 +604,6 @@ static const char *const gk__src_attention[] = {
     "#pragma unroll\n"
     "        for (int r = 0; r < 4; r++) {\n"
     "            const gk_i64 key = jb + 2 * tig + (r & 1) + 8 * (r >> 1);\n"
-    ,
-    /* chunk */
     "            const uint4 *src = (const uint4 *)(vb + key * p.v_ss);\n"
     "#pragma unroll\n"
     "            for (int i = 0; i < VV4; i++) vx[r][i] = key < j1 \? __ldg(src + 8 * i + gid) : make_uint4(0u, 0u, 0u, 0u);\n"
@@ -639,6 +622,8 @@ static const char *const gk__src_attention[] = {
     "            float c0 = 0.0f, c1 = 0.0f;\n"
     "#pragma unroll\n"
     "            for (int s = 0; s < KS; s++) gk_dec3_mma<DT>(c0, c1, qa[s][0], qa[s][1], kw[2 * s], kw[2 * s + 1]);\n"
+    ,
+    /* chunk */
     "            const gk_i64 key = jb + 8 * r + 2 * tig;\n"
     "            sc[r][0] = key < j1 \? c0 * sl2 : NEG;\n"
     "            sc[r][1] = key + 1 < j1 \? c1 * sl2 : NEG;\n"
@@ -686,8 +671,6 @@ static const char *const gk__src_attention[] = {
     "GK_DEC3_K(bf16, 128)\n"
     "\n"
     "// ---- decode on Hopper (sm_90+; Sq == 1, 16-bit, D 64 or 128, G <= 8): gk_attn_dec4_<dt>_<D>.\n"
-    ,
-    /* chunk */
     "// gk_attn_dec3's math fed by the copy engine instead of the warps' own loads: a block\n"
     "// per (b, kv head, split) of NC consumer warps and one producer warp. The producer\n"
     "// streams the split through a ring of p.tile stages in shared memory, a stage being\n"
@@ -698,6 +681,8 @@ static const char *const gk__src_attention[] = {
     "// the ring's (stages x KB x 4 D bytes a block) and not what the warps' registers hold,\n"
     "// which bounds gk_attn_dec3 (two 16-key blocks a warp, 254 registers, 8 warps a SM).\n"
     "// Per 16-key block, with lane = 4 gid + tig (mma.m16n8k16 fragments), d in natural order:\n"
+    ,
+    /* chunk */
     "//  S = Q K^T: A = q head gid (rows >= G zero); B = K^T from ldmatrix.x4 of key rows\n"
     "//    0..7 / 8..15 (the two n-tiles) at d 16 s .. 16 s + 15 (k-step s).\n"
     "//  online softmax as gk_attn_dec3 (gk_dec_softmax); keys at or past the split's end\n"
@@ -724,8 +709,6 @@ static const char *const gk__src_attention[] = {
     "// j and j + 1. SW 0: rows padded by 16 bytes (chunk c at 16 c); SW 1: 128-byte column\n"
     "// blocks of CB bytes, 16-byte chunk c of a row at c ^ (row & 7) (sw: this lane's row & 7).\n"
     "template <int DT, int D, int SW, int CB>\n"
-    ,
-    /* chunk */
     "__device__ __forceinline__ void gk_dec_sblock(unsigned ka, unsigned va, unsigned kc, unsigned vc, unsigned sw, int nv, int tig, float sl2,\n"
     "                                              const unsigned (&qa)[D / 16][2], float (&o)[D / 8][2], float &m, float &l) {\n"
     "    enum { KS = D / 16, ND = D / 8 };\n"
@@ -740,6 +723,8 @@ static const char *const gk__src_attention[] = {
     "    }\n"
     "#pragma unroll\n"
     "    for (int r = 0; r < 2; r++) {\n"
+    ,
+    /* chunk */
     "        sc[r][0] = 8 * r + 2 * tig < nv \? c[r][0] * sl2 : NEG;\n"
     "        sc[r][1] = 8 * r + 2 * tig + 1 < nv \? c[r][1] * sl2 : NEG;\n"
     "    }\n"
@@ -772,8 +757,6 @@ static const char *const gk__src_attention[] = {
     "    const unsigned full = ring + (unsigned)(S * 2 * TILE), empty = full + 8u * (unsigned)S;\n"
     "    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;\n"
     "    const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;\n"
-    ,
-    /* chunk */
     "    if (TM && threadIdx.x == 32 * NC) { // the tensor maps' descriptors fetched while the block starts\n"
     "        asm volatile(\"prefetch.tensormap [%0];\\n\" ::\"l\"((gk_u64)tk) : \"memory\");\n"
     "        asm volatile(\"prefetch.tensormap [%0];\\n\" ::\"l\"((gk_u64)tv) : \"memory\");\n"
@@ -790,6 +773,8 @@ static const char *const gk__src_attention[] = {
     "    }\n"
     "    if (threadIdx.x == 0) {\n"
     "        for (int s = 0; s < S; s++) {\n"
+    ,
+    /* chunk */
     "            gk_bar_init(full + 8u * s, 1);\n"
     "            gk_bar_init(empty + 8u * s, NC * 32);\n"
     "        }\n"
@@ -833,8 +818,6 @@ static const char *const gk__src_attention[] = {
     "    gk_dec_qfrag<KS, 0>(p, b, hk, G, gid, tig, qa);\n"
     "    float o[ND][2], m = NEG, l = 0.0f;\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
     "    // this lane's ldmatrix row within the warp's 16 keys: K, matrices (keys 0..7 | 8..15) x (d +0 | +8);\n"
     "    // V (.trans), matrices (keys 0..7 | 8..15) x (d-tile j | j + 1)\n"
@@ -846,6 +829,8 @@ static const char *const gk__src_attention[] = {
     "    for (gk_i64 jt = j0; jt < j1; jt += KB) {\n"
     "        const unsigned st = ring + (unsigned)(slot * 2 * TILE);\n"
     "        const gk_i64 left = j1 - jt - 16 * w;\n"
+    ,
+    /* chunk */
     "        const int nv = left < 16 \? (int)left : 16; // keys of this warp's 16 inside the split (<= 0: none)\n"
     "        gk_bar_wait(full + 8u * slot, ph);\n"
     "        if (nv > 0) gk_dec_sblock<DT, D, TM, CB>(st + koff, st + voff, kc, vc, sw, nv, tig, sl2, qa, o, m, l);\n"
@@ -888,8 +873,6 @@ static const char *const gk__src_attention[] = {
     "// ---- decode, the warps' own copies into shared memory (sm_80+; Sq == 1, 16-bit, D 64 or\n"
     "// 128, G <= 8): gk_attn_dec5_<dt>_<D>. gk_attn_dec3's work split (a block of 4 warps per\n"
     "// (b, kv head, split), warp w taking keys 16 w .. 16 w + 15 of every 64), but each warp\n"
-    ,
-    /* chunk */
     "// streams its keys through its own ring of p.tile stages in shared memory with cp.async\n"
     "// (16 bytes a lane, zero-filled past the split; a half-warp copies a 256-byte row at D 128),\n"
     "// so the loads in flight take no registers: p.tile - 1 stages are in flight while one is\n"
@@ -898,6 +881,8 @@ static const char *const gk__src_attention[] = {
     "// block barrier in the loop. Rows padded by 16 bytes; the math is gk_attn_dec4's\n"
     "// (gk_dec_sblock, d in natural order). Shared memory (dynamic): [4 warps][stages][K, V][16\n"
     "// rows][2 D + 16 bytes], reused for the warps' merge at the end.\n"
+    ,
+    /* chunk */
     "__device__ __forceinline__ void gk_cp16z(unsigned dst, const void *src, bool in) {\n"
     "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" ::\"r\"(dst), \"l\"(src), \"r\"(in \? 16 : 0) : \"memory\");\n"
     "}\n"
@@ -933,8 +918,6 @@ static const char *const gk__src_attention[] = {
     "#pragma unroll\n"
     "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
     "    const gk_i64 nt = (j1 - j0 + 16 * NW - 1) / (16 * NW); // the split's 64-key groups\n"
-    ,
-    /* chunk */
     "    // group t's keys of this warp into slot t % S: lane copies chunk e % CH of row e / CH, e = lane + 32 i\n"
     "    auto issue = [&](gk_i64 t) {\n"
     "        const gk_i64 jt = j0 + 16 * NW * t + 16 * w;\n"
@@ -945,6 +928,8 @@ static const char *const gk__src_attention[] = {
     "            const bool in = jt + r < j1;\n"
     "            const gk_i64 key = in \? jt + r : j0; // (a readable address for the zero-filling copy)\n"
     "            gk_cp16z(dk + (unsigned)(r * RS + 16 * c), kb + key * p.k_ss + 8 * c, in);\n"
+    ,
+    /* chunk */
     "            gk_cp16z(dk + (unsigned)(OP + r * RS + 16 * c), vb + key * p.v_ss + 8 * c, in);\n"
     "        }\n"
     "    };\n"
@@ -2272,23 +2257,9 @@ static const char *const gk__src_flash[] = {
     "// padded shared memory (conflict-free ldmatrix); S = Q K^T and O += P V run on\n"
     "// mma.sync m16n8k16 with an online softmax in f32; P is re-packed from the S\n"
     "// accumulators into A fragments without a trip through shared memory.\n"
-    "// Parameters: gk_attn_p (attention.cu's layout).\n"
+    "// Parameters: gk_attn_p (gk_attn.cuh).\n"
     "#include \"gk_common.cuh\"\n"
-    "\n"
-    "struct gk_attn_p {\n"
-    "    gk_i64 B, Sq, Skv, Hq, Hkv, D;\n"
-    "    gk_i64 q_bs, q_ss, q_hs, k_bs, k_ss, k_hs, v_bs, v_ss, v_hs, o_bs, o_ss, o_hs;\n"
-    "    gk_i64 m_bs, m_qs;\n"
-    "    const void *q, *k, *v, *mask;\n"
-    "    void *o;\n"
-    "    const int *q_lens, *kv_lens;\n"
-    "    float *part;\n"
-    "    float scale;\n"
-    "    int causal, splits, chunk, tile;\n"
-    "    int comb;\n"
-    "    int pf;\n"
-    "    int late;\n"
-    "};\n"
+    "#include \"gk_attn.cuh\" // gk_attn_p\n"
     "\n"
     "__device__ __forceinline__ unsigned gk_smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }\n"
     "__device__ __forceinline__ void gk_cp_async16(void *smem, const void *gmem, bool full) {\n"
@@ -2317,12 +2288,12 @@ static const char *const gk__src_flash[] = {
     "    typedef typename gk_ty<DT>::S S;\n"
     "    enum { RS = D + 8, KT = D / 16, NT = D / 8, BQ = 16 * NW, NTH = 32 * NW }; // padded row (elements), k-steps over D, n-tiles of O\n"
     "    extern __shared__ uint4 gk_fa_smem[];\n"
-    ,
-    /* chunk */
     "    S *const Kb = (S *)gk_fa_smem, *const Vb = Kb + 2 * GK_FA_BK * RS; // two stages each: [2][BK][RS]\n"
     "    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, tid = threadIdx.x;\n"
     "    // grid (q tiles, Hq, B): a head's q tiles launch together, so the blocks\n"
     "    // resident at once share a few heads' K / V in L2; causal: the last q\n"
+    ,
+    /* chunk */
     "    // tiles (the most keys) start first\n"
     "    const gk_i64 h = blockIdx.y, b = blockIdx.z, qt = p.causal \? gridDim.x - 1 - blockIdx.x : blockIdx.x, q0 = qt * BQ;\n"
     "    const gk_i64 hk = h / (p.Hq / p.Hkv);\n"
@@ -2373,14 +2344,14 @@ static const char *const gk__src_flash[] = {
     "    int stage = 0;\n"
     "    for (gk_i64 k0 = 0; k0 < kend; k0 += GK_FA_BK, stage ^= 1) {\n"
     "        const S *Ks = Kb + stage * GK_FA_BK * RS, *Vs = Vb + stage * GK_FA_BK * RS;\n"
-    ,
-    /* chunk */
     "        if (k0 + GK_FA_BK < kend) { // the other stage was consumed (barrier at the end of the last tile)\n"
     "            load_kv(k0 + GK_FA_BK, stage ^ 1);\n"
     "            asm volatile(\"cp.async.wait_group 1;\\n\" ::);\n"
     "        } else gk_cp_wait_all();\n"
     "        __syncthreads();\n"
     "        // S = Q K^T: 16 x 64 per warp, 8 n-tiles of 8 keys\n"
+    ,
+    /* chunk */
     "        float s[8][4];\n"
     "#pragma unroll\n"
     "        for (int j = 0; j < 8; j++) s[j][0] = s[j][1] = s[j][2] = s[j][3] = 0.f;\n"
@@ -2438,12 +2409,12 @@ static const char *const gk__src_flash[] = {
     "                unsigned vf[4];\n"
     "                int mm = lane >> 3;\n"
     "                if (n + 1 < NT) {\n"
-    ,
-    /* chunk */
     "                    gk_ldsm_t(vf, gk_smem_u32(Vs + (kk * 16 + (lane & 7) + (mm & 1) * 8) * RS + n * 8 + (mm >> 1) * 8));\n"
     "                    gk_mma<DT>(o[n], pf[kk], vf[0], vf[1]);\n"
     "                    gk_mma<DT>(o[n + 1], pf[kk], vf[2], vf[3]);\n"
     "                } else {\n"
+    ,
+    /* chunk */
     "                    gk_ldsm_t(vf, gk_smem_u32(Vs + (kk * 16 + (lane & 7) + (mm & 1) * 8) * RS + n * 8));\n"
     "                    gk_mma<DT>(o[n], pf[kk], vf[0], vf[1]);\n"
     "                }\n"
@@ -2504,22 +2475,9 @@ static const char *const gk__src_flash_wg[] = {
     "// Compiled for sm_90a only (gpukit.h builds this module for sm_90a on 9.0\n"
     "// devices); for any other target the kernels are empty stubs never launched.\n"
     "#include \"gk_common.cuh\"\n"
+    "#include \"gk_attn.cuh\" // gk_attn_p\n"
     "#include \"gk_sm90.cuh\"\n"
     "\n"
-    "struct gk_attn_p {\n"
-    "    gk_i64 B, Sq, Skv, Hq, Hkv, D;\n"
-    "    gk_i64 q_bs, q_ss, q_hs, k_bs, k_ss, k_hs, v_bs, v_ss, v_hs, o_bs, o_ss, o_hs;\n"
-    "    gk_i64 m_bs, m_qs;\n"
-    "    const void *q, *k, *v, *mask;\n"
-    "    void *o;\n"
-    "    const int *q_lens, *kv_lens;\n"
-    "    float *part;\n"
-    "    float scale;\n"
-    "    int causal, splits, chunk, tile;\n"
-    "    int comb;\n"
-    "    int pf;\n"
-    "    int late;\n"
-    "};\n"
     "\n"
     "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n"
     "#define GK_FW_ON 1\n"
@@ -2529,12 +2487,12 @@ static const char *const gk__src_flash_wg[] = {
     "    return (gk_u64)((addr & 0x3FFFF) >> 4) | ((gk_u64)(lbo >> 4) << 16) | ((gk_u64)(sbo >> 4) << 32) | ((gk_u64)1 << 62);\n"
     "}\n"
     "__device__ __forceinline__ void gk_fw_fence() { asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: \"memory\"); }\n"
-    ,
-    /* chunk */
     "__device__ __forceinline__ void gk_fw_commit() { asm volatile(\"wgmma.commit_group.sync.aligned;\\n\" ::: \"memory\"); }\n"
     "template <int N> __device__ __forceinline__ void gk_fw_wait() { asm volatile(\"wgmma.wait_group.sync.aligned %0;\\n\" ::\"n\"(N) : \"memory\"); }\n"
     "template <int R> __device__ __forceinline__ void gk_fw_reg_fence(float (&d)[R]) {\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "    for (int i = 0; i < R; i++) asm volatile(\"\" : \"+f\"(d[i])::\"memory\");\n"
     "}\n"
     "__device__ __forceinline__ void gk_fw_reg_fence(unsigned (&d)[8][4]) {\n"
@@ -2575,14 +2533,14 @@ static const char *const gk__src_flash_wg[] = {
     "                         \"wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {\" GK_FW_R64 \"}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\\n}\\n\"\n"
     "                         : GK_FW_D64(d) : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(db));\n"
     "        else\n"
-    ,
-    /* chunk */
     "            asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n"
     "                         \"wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {\" GK_FW_R64 \"}, {%64, %65, %66, %67}, %68, p, 1, 1, 1;\\n}\\n\"\n"
     "                         : GK_FW_D64(d) : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(db));\n"
     "    }\n"
     "};\n"
     "template <int DT> struct gk_fw_rs<DT, 64> {\n"
+    ,
+    /* chunk */
     "    static __device__ __forceinline__ void run(float (&d)[32], const unsigned (&a)[4], gk_u64 db) {\n"
     "        if (DT == GK_DT_bf16)\n"
     "            asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n"
@@ -2625,8 +2583,6 @@ static const char *const gk__src_flash_wg[] = {
     "        // key k0 + x (x < 128) is masked for row r when x >= kvlen - k0, or (causal) x > r + shift - k0;\n"
     "        // both limits clamped into [-1, 128] so 32-bit compares suffice\n"
     "        gk_i64 e = kvlen - k0, a0 = causal \? r0 + shift - k0 : 127, a1 = causal \? r0 + 8 + shift - k0 : 127;\n"
-    ,
-    /* chunk */
     "        const int ke = (int)(e < 0 \? 0 : e > 128 \? 128 : e), q0 = (int)(a0 < -1 \? -1 : a0 > 127 \? 127 : a0),\n"
     "                  q1 = (int)(a1 < -1 \? -1 : a1 > 127 \? 127 : a1);\n"
     "#pragma unroll\n"
@@ -2636,6 +2592,8 @@ static const char *const gk__src_flash_wg[] = {
     "        }\n"
     "    }\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "    for (int i = 0; i < 64; i += 4) {\n"
     "        mx0 = fmaxf(mx0, fmaxf(s[i], s[i + 1]));\n"
     "        mx1 = fmaxf(mx1, fmaxf(s[i + 2], s[i + 3]));\n"
@@ -2684,8 +2642,6 @@ static const char *const gk__src_flash_wg[] = {
     "// different head's K / V, 2 MB each at S 4096, D 128, far past the 50 MB L2,\n"
     "// and the kernel ran at the DRAM bandwidth.\n"
     "// Persistent launches (gridDim.x below the tile count) walk w = blockIdx.x,\n"
-    ,
-    /* chunk */
     "// + gridDim.x, ...; the K / V ring counter `it` and the Q phase `jq` run on\n"
     "// across tiles (tiles without keys take no Q and no K / V).\n"
     "template <int DT, int D, int ST_, int PP>\n"
@@ -2693,6 +2649,8 @@ static const char *const gk__src_flash_wg[] = {
     "    typedef gk_fw_cfg<D, ST_> C;\n"
     "    typedef typename gk_ty<DT>::S S;\n"
     "    enum { ST = C::ST };\n"
+    ,
+    /* chunk */
     "    extern __shared__ __align__(1024) unsigned char gk_fw_sm[];\n"
     "    const unsigned base = (gk_smem(gk_fw_sm) + 1023u) & ~1023u;\n"
     "    // barriers: qfull, qempty, fullK[ST], fullV[ST], emptyK[ST], emptyV[ST]\n"
@@ -2742,8 +2700,6 @@ static const char *const gk__src_flash_wg[] = {
     "                if (jq > 0) gk_bar_wait(qempty, (jq - 1) & 1); // the last tile's S products are done\n"
     "                gk_bar_expect(bars, C::Q_BYTES);\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "                for (int db = 0; db < C::DB; db++) gk_tma_load4(sQ + db * C::QBLK, &tq, db * 64, (int)q0, h, b, bars);\n"
     "                jq++;\n"
     "                for (int t = 0; t < nt; t++, it++) {\n"
@@ -2752,6 +2708,8 @@ static const char *const gk__src_flash_wg[] = {
     "                    if (r > 0) gk_bar_wait(emptyK + 8 * s, (r - 1) & 1);\n"
     "                    gk_bar_expect(fullK + 8 * s, C::TILE);\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "                    for (int db = 0; db < C::DB; db++) gk_tma_load4(sK + db * C::KBLK, &tk, db * 64, t * C::BN, hk, b, fullK + 8 * s);\n"
     "                    if (r > 0) gk_bar_wait(emptyV + 8 * s, (r - 1) & 1);\n"
     "                    gk_bar_expect(fullV + 8 * s, C::TILE);\n"
@@ -2796,8 +2754,6 @@ static const char *const gk__src_flash_wg[] = {
     "                gk_bar_wait(fullV + 8 * (u % ST), (u / ST) & 1);\n"
     "                gk_fw_fence();\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "                for (int j = 0; j < 8; j++) gk_fw_rs<DT, D>::run(o, pf[j], gk_fw_desc(sV + j * 2048, C::KBLK, 1024));\n"
     "                gk_fw_commit();\n"
     "            };\n"
@@ -2807,6 +2763,8 @@ static const char *const gk__src_flash_wg[] = {
     "            };\n"
     "            // pingpong turns: warpgroup c issues after bar.sync(1 + c); the other\n"
     "            // warpgroup's bar.arrive(1 + c) hands the turn over. nt + 1 turns each\n"
+    ,
+    /* chunk */
     "            // a tile: warpgroup 1 opens with one arrive for warpgroup 0 and does\n"
     "            // not hand over after its last turn; warpgroup 0 hands over after\n"
     "            // every turn (nt + 1 syncs and nt + 1 arrives on each barrier)\n"
@@ -2856,8 +2814,6 @@ static const char *const gk__src_flash_wg[] = {
     "                turn_end();\n"
     "                gk_fw_wait<0>();\n"
     "                gk_fw_reg_fence(o);\n"
-    ,
-    /* chunk */
     "                gk_fw_reg_fence(pf);\n"
     "                gk_bar_arrive(emptyV + 8 * ((it0 + nt - 1) % ST)); // V(nt - 1) is read\n"
     "                it0 += nt;\n"
@@ -2869,6 +2825,8 @@ static const char *const gk__src_flash_wg[] = {
     "            l1 += __shfl_xor_sync(0xffffffffu, l1, 2);\n"
     "            const gk_i64 r1 = r0 + 8;\n"
     "            const float i0 = l0 > 0.f \? 1.f / l0 : 0.f, i1 = l1 > 0.f \? 1.f / l1 : 0.f;\n"
+    ,
+    /* chunk */
     "            S *og = (S *)p.o + b * p.o_bs + h * p.o_hs;\n"
     "#pragma unroll\n"
     "            for (int i = 0; i < D / 2; i += 4) {\n"
@@ -7487,6 +7445,33 @@ static const char *const gk__src_sample[] = {
     ,
     NULL};
 
+/* kernels/gk_attn.cuh */
+static const char *const gk__src_gk_attn[] = {
+    /* chunk */
+    "// gk_attn.cuh - the parameter block of the attention kernels (attention.cu,\n"
+    "// flash.cu, flash_wg.cu): one definition, laid out as gpukit.h's gk__attn (the\n"
+    "// host fills that struct and passes it by value).\n"
+    "#pragma once\n"
+    "#include \"gk_common.cuh\"\n"
+    "\n"
+    "struct gk_attn_p {\n"
+    "    gk_i64 B, Sq, Skv, Hq, Hkv, D;\n"
+    "    gk_i64 q_bs, q_ss, q_hs, k_bs, k_ss, k_hs, v_bs, v_ss, v_hs, o_bs, o_ss, o_hs;\n"
+    "    gk_i64 m_bs, m_qs;            // mask[b * m_bs + i * m_qs + j] (f32, additive)\n"
+    "    const void *q, *k, *v, *mask;\n"
+    "    void *o;\n"
+    "    const int *q_lens, *kv_lens;  // per batch, optional\n"
+    "    float *part;                  // splits > 1: [B, Hq, Sq, splits, D + 2]\n"
+    "    float scale;\n"
+    "    int causal, splits;\n"
+    "    int chunk, tile;              // decode: keys a split, keys a shared-memory tile\n"
+    "    int comb;                     // gk_attn_combine's one-round form allowed\n"
+    "    int pf;                       // decode: 64-key tiles of the split prefetched into L2 before the PDL wait\n"
+    "    int late;                     // gk_attn_dec4t: the next kernel may launch once the split is streamed, not at the start\n"
+    "};\n"
+    ,
+    NULL};
+
 /* kernels/gk_common.cuh */
 static const char *const gk__src_gk_common[] = {
     /* chunk */
@@ -8256,7 +8241,7 @@ static const char *const gk__src_gk_vec[] = {
 
 static const char *const gk__module_names[21] = {"attention.cu", "cast.cu", "conv.cu", "elementwise.cu", "fft.cu", "flash.cu", "flash_wg.cu", "gemm.cu", "gemm_f32.cu", "gemm_tc.cu", "gemm_tc_f16.cu", "gemm_tc_tf32.cu", "gemm_wg.cu", "layout.cu", "llm.cu", "lstm.cu", "math.cu", "norm.cu", "reduce.cu", "rope.cu", "sample.cu"};
 static const char *const *const gk__module_chunks[21] = {gk__src_attention, gk__src_cast, gk__src_conv, gk__src_elementwise, gk__src_fft, gk__src_flash, gk__src_flash_wg, gk__src_gemm, gk__src_gemm_f32, gk__src_gemm_tc, gk__src_gemm_tc_f16, gk__src_gemm_tc_tf32, gk__src_gemm_wg, gk__src_layout, gk__src_llm, gk__src_lstm, gk__src_math, gk__src_norm, gk__src_reduce, gk__src_rope, gk__src_sample};
-static const char *const gk__header_names[5] = {"gk_common.cuh", "gk_gemm.cuh", "gk_gemm_tc.cuh", "gk_sm90.cuh", "gk_vec.cuh"};
-static const char *const *const gk__header_chunks[5] = {gk__src_gk_common, gk__src_gk_gemm, gk__src_gk_gemm_tc, gk__src_gk_sm90, gk__src_gk_vec};
+static const char *const gk__header_names[6] = {"gk_attn.cuh", "gk_common.cuh", "gk_gemm.cuh", "gk_gemm_tc.cuh", "gk_sm90.cuh", "gk_vec.cuh"};
+static const char *const *const gk__header_chunks[6] = {gk__src_gk_attn, gk__src_gk_common, gk__src_gk_gemm, gk__src_gk_gemm_tc, gk__src_gk_sm90, gk__src_gk_vec};
 
 #endif /* GPUKIT_KERNELS_H */

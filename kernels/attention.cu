@@ -17,22 +17,7 @@
 // h / (Hq / Hkv). Causal: query i sees key j <= i + (kv_len - q_len).
 #include "gk_common.cuh"
 #include "gk_sm90.cuh"
-
-struct gk_attn_p {
-    gk_i64 B, Sq, Skv, Hq, Hkv, D;
-    gk_i64 q_bs, q_ss, q_hs, k_bs, k_ss, k_hs, v_bs, v_ss, v_hs, o_bs, o_ss, o_hs;
-    gk_i64 m_bs, m_qs;            // mask[b * m_bs + i * m_qs + j] (f32, additive)
-    const void *q, *k, *v, *mask;
-    void *o;
-    const int *q_lens, *kv_lens;  // per batch, optional
-    float *part;                  // splits > 1: [B, Hq, Sq, splits, D + 2]
-    float scale;
-    int causal, splits;
-    int chunk, tile;              // decode: keys a split, keys a shared-memory tile
-    int comb;                     // gk_attn_combine's one-round form allowed
-    int pf;                       // decode: 64-key tiles of the split prefetched into L2 before the PDL wait
-    int late;                     // gk_attn_dec4t: the next kernel may launch once the split is streamed, not at the start
-};
+#include "gk_attn.cuh" // gk_attn_p
 
 #define GK_ATTN_WARPS 4
 template <int DT> __device__ __forceinline__ void gk_attn(const gk_attn_p &p) {

@@ -5,23 +5,9 @@
 // padded shared memory (conflict-free ldmatrix); S = Q K^T and O += P V run on
 // mma.sync m16n8k16 with an online softmax in f32; P is re-packed from the S
 // accumulators into A fragments without a trip through shared memory.
-// Parameters: gk_attn_p (attention.cu's layout).
+// Parameters: gk_attn_p (gk_attn.cuh).
 #include "gk_common.cuh"
-
-struct gk_attn_p {
-    gk_i64 B, Sq, Skv, Hq, Hkv, D;
-    gk_i64 q_bs, q_ss, q_hs, k_bs, k_ss, k_hs, v_bs, v_ss, v_hs, o_bs, o_ss, o_hs;
-    gk_i64 m_bs, m_qs;
-    const void *q, *k, *v, *mask;
-    void *o;
-    const int *q_lens, *kv_lens;
-    float *part;
-    float scale;
-    int causal, splits, chunk, tile;
-    int comb;
-    int pf;
-    int late;
-};
+#include "gk_attn.cuh" // gk_attn_p
 
 __device__ __forceinline__ unsigned gk_smem_u32(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
 __device__ __forceinline__ void gk_cp_async16(void *smem, const void *gmem, bool full) {

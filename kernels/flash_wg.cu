@@ -27,22 +27,9 @@
 // Compiled for sm_90a only (gpukit.h builds this module for sm_90a on 9.0
 // devices); for any other target the kernels are empty stubs never launched.
 #include "gk_common.cuh"
+#include "gk_attn.cuh" // gk_attn_p
 #include "gk_sm90.cuh"
 
-struct gk_attn_p {
-    gk_i64 B, Sq, Skv, Hq, Hkv, D;
-    gk_i64 q_bs, q_ss, q_hs, k_bs, k_ss, k_hs, v_bs, v_ss, v_hs, o_bs, o_ss, o_hs;
-    gk_i64 m_bs, m_qs;
-    const void *q, *k, *v, *mask;
-    void *o;
-    const int *q_lens, *kv_lens;
-    float *part;
-    float scale;
-    int causal, splits, chunk, tile;
-    int comb;
-    int pf;
-    int late;
-};
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define GK_FW_ON 1
