@@ -28,7 +28,7 @@ OPS_BENCHES :=
 -include mk/*.mk
 
 
-.PHONY: all test test-core test-core-asan compile-checks check-embed check-kernels $(CK_JOBS) kernels gpu-prep \
+.PHONY: all test test-core test-core-asan compile-checks check-embed check-kernels kernels gpu-prep \
         examples demo gpu-check bench clean print-gpu-tests
 .DEFAULT_GOAL := all
 
@@ -74,7 +74,8 @@ kernels:
 	python3 tools/embed_kernels.py
 
 # one job a (module, arch), so that make -j spreads them over the cores (a job an arch left
-# the largest arch running alone at the end); check-kernels-<arch> still does a whole arch
+# the largest arch running alone at the end); check-kernels-<arch> still does a whole arch.
+# (The ck.* jobs must not be .PHONY: make skips the pattern-rule search for phony targets.)
 KMODS ?= $(notdir $(wildcard kernels/*.cu))
 CK_JOBS := $(foreach a,$(ARCHS),$(foreach m,$(KMODS),ck.$(a).$(m)))
 check-kernels: $(CK_JOBS)
