@@ -169,7 +169,8 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     if (gk__dec5_launches > l5) stages = gk__dec4_stages > 0 ? gk__dec4_stages : GK__DEC5_STAGES;
     else if (gk__dec4_launches == l4 && gk__dec4t_launches == l4t) stages = 0; /* (kn: the kernel that ran) */
     gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
-    pf = gk__dec_prefetch >= 0 ? gk__dec_prefetch : strcmp(kn, "gk_attn_dec3") == 0 ? GK__DEC3_PREFETCH : 0; /* (the tiles it took) */
+    /* the tiles it prefetched: none below 9.0 (no PDL, the kernels skip it), else gk_attention's rule */
+    pf = ctx->info.cc_major < 9 ? 0 : gk__dec_prefetch >= 0 ? gk__dec_prefetch : strcmp(kn, "gk_attn_dec3") == 0 ? GK__DEC3_PREFETCH : 0;
     snprintf(what, sizeof what, "bf16 B%lld kv %lld H%lld/%lld D%lld", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh);
     printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d pf%-2d L%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", what, nc > 1 ? "rotated" : "same", kn,
            stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, pf, gk__dec4_late, direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
