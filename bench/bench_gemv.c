@@ -12,7 +12,8 @@
    gemv_graph_cfg rows: a decode step's projections of Qwen2.5-0.5B in each GEMV configuration, timed as CUDA
    graph replay (the host's per-call launch work left out, as in a captured decode step).
    Usage: bench_gemv [--json FILE] [--quick: M = 1] [--attn: decode attention only] [--attn-pf: only its first rows, the
-   L2 prefetch and late-trigger sweep] */
+   L2 prefetch and late-trigger sweep] [--attn-diag V: the 8k cache from DRAM, for a
+   profiler: gk_attn_dec4t (5), the default (-1) or both (1)] */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
 #include <stdio.h>
@@ -242,13 +243,14 @@ int main(int argc, char **argv) {
     char date[64];
     time_t now = time(NULL);
     double copy_gbs;
-    int i, s, c, quick = 0, attn_only = 0, pf_only = 0;
+    int i, s, c, quick = 0, attn_only = 0, pf_only = 0, diag = 0;
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
         else if (strcmp(argv[i], "--quick") == 0) quick = 1;
         else if (strcmp(argv[i], "--attn") == 0) attn_only = 1;
         else if (strcmp(argv[i], "--attn-pf") == 0) attn_only = pf_only = 1;
+        else if (strcmp(argv[i], "--attn-diag") == 0 && i + 1 < argc) diag = atoi(argv[++i]); /* 5: dec4t, -1: the default, 1: both */
     }
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
@@ -273,6 +275,11 @@ int main(int argc, char **argv) {
         fprintf(jf, "{\n  \"bench\": \"gemv\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"date\": \"%s\",\n  \"copy_GBs\": %.1f,\n"
                     "  \"method\": \"back-to-back launches over rotating weight copies (512 MiB), median of 5\",\n  \"results\": [\n",
                 commit ? commit : "unknown", info.name, date, copy_gbs);
+    if (diag) { /* for a profiler: the 8k cache from DRAM, gk_attn_dec4t then the default (gk_attn_dec3) */
+        if (info.cc_major >= 9 && diag != -1) run_attn(16, 5, copy_gbs);
+        if (diag != 5) run_attn(16, -1, copy_gbs);
+        goto done;
+    }
     /* decode attention: the same cache every call, then 16 rotated copies (from DRAM); the dispatcher's kernel
        (gk_attn_dec3), then gk_attn_dec4 (9.0+ devices) and gk_attn_dec forced */
     { /* the L2 prefetch before the PDL wait (gk__dec_prefetch, 64-key tiles a split; -1 each kernel's default) and

@@ -1,0 +1,363 @@
+/* bench_stream.c - a probe of streaming-kernel shapes for the bandwidth-bound ops
+   whose gpukit kernels sit within 1% of PyTorch (issue 3): gelu (tanh form) over
+   256 MiB of bf16, and sum / max over the last dim of [4096, 32000] f32. Each
+   shape is a small kernel of its own, compiled through gk_module_create (NVRTC,
+   no toolkit), checked against gpukit's own op (gelu: bit-exact; sums: relative
+   1e-5), then timed next to gpukit's op and gk_copy in interleaved rounds: every
+   round times each entry once (10 back-to-back launches between two events), and
+   an entry's figure is its median over the rounds, so slow drift of clocks or
+   temperature touches every entry alike (gpukit's ops also replayed from a CUDA
+   graph of the 10 calls, which leaves the host's work between calls out). PyTorch's figures for the same ops come
+   from bench/math_torch.py in the same device call.
+     build/bench_stream [--json FILE] [--rounds N] */
+#define GPUKIT_IMPLEMENTATION
+#include "../gpukit.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Gelu (tanh form) on bf16, as math.cu's gk_gelu_tanh_f16 computes it, 8 elements a
+   16-byte vector. gu<U, ST, LD>: one step of U vectors a thread (a block's step is U *
+   blockDim consecutive vectors, thread t taking t, t + nt, ...), every load issued before
+   the math; ST 1 stores with st.global.cs (evict first), LD 1 loads with
+   ld.global.nc.L1::no_allocate.L2::256B. gp<U>: the same with a grid of resident blocks
+   striding over the steps. Sums: rs<OP, U, LD>, a block per row (rows strided by the
+   grid), U vectors a thread in flight in every step, the last partial step predicated
+   (no one-vector tail loop), then a warp-shuffle and shared-memory merge. */
+static const char *SRC[2] = {
+    "typedef unsigned int u32;\n"
+    "typedef long long i64;\n"
+    "__device__ __forceinline__ float gelt(float x) {\n"
+    "    float u = 0.79788456080286535588f * fmaf(0.044715f * x, x * x, x);\n"
+    "    float e = __expf(-2.f * fabsf(u));\n"
+    "    float r = __fdividef(1.f, 1.f + e);\n"
+    "    return x * (u < 0.f ? e * r : r);\n"
+    "}\n"
+    "__device__ __forceinline__ u32 pk(float lo, float hi) {\n"
+    "    u32 r; asm(\"cvt.rn.bf16x2.f32 %0, %1, %2;\" : \"=r\"(r) : \"f\"(hi), \"f\"(lo));\n"
+    "    if (((r & 0x7FFF7FFFu) + 0x007F007Fu) & 0x80008000u) {\n"
+    "        if ((r & 0x7FFFu) > 0x7F80u) r = (r & 0xFFFF0000u) | 0x7FC0u;\n"
+    "        if ((r & 0x7FFF0000u) > 0x7F800000u) r = (r & 0xFFFFu) | 0x7FC00000u;\n"
+    "    }\n"
+    "    return r;\n"
+    "}\n"
+    "__device__ __forceinline__ u32 g2(u32 w) { return pk(gelt(__uint_as_float(w << 16)), gelt(__uint_as_float(w & 0xFFFF0000u))); }\n"
+    "__device__ __forceinline__ uint4 gv(uint4 a) { return make_uint4(g2(a.x), g2(a.y), g2(a.z), g2(a.w)); }\n"
+    "template <int LD> __device__ __forceinline__ uint4 ldv(const uint4 *p) {\n"
+    "    if (LD == 0) return __ldg(p);\n"
+    "    uint4 v; asm volatile(\"ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(v.x), \"=r\"(v.y), \"=r\"(v.z), \"=r\"(v.w) : \"l\"(p));\n"
+    "    return v;\n"
+    "}\n"
+    "template <int ST> __device__ __forceinline__ void stv(uint4 *p, uint4 v) {\n"
+    "    if (ST == 0) { *p = v; return; }\n"
+    "    asm volatile(\"st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};\" :: \"l\"(p), \"r\"(v.x), \"r\"(v.y), \"r\"(v.z), \"r\"(v.w) : \"memory\");\n"
+    "}\n"
+    "template <int U, int ST, int LD> __device__ __forceinline__ void gstep(i64 i, i64 nt, i64 nvec, uint4 *out, const uint4 *x) {\n"
+    "    uint4 a[U];\n"
+    "#pragma unroll\n"
+    "    for (int k = 0; k < U; k++) { a[k] = make_uint4(0u, 0u, 0u, 0u); if (i + k * nt < nvec) a[k] = ldv<LD>(x + i + k * nt); }\n"
+    "#pragma unroll\n"
+    "    for (int k = 0; k < U; k++) if (i + k * nt < nvec) stv<ST>(out + i + k * nt, gv(a[k]));\n"
+    "}\n"
+    "template <int U, int ST, int LD> __device__ __forceinline__ void gu(i64 nvec, uint4 *out, const uint4 *x) {\n"
+    "    const i64 nt = blockDim.x;\n"
+    "    gstep<U, ST, LD>((i64)blockIdx.x * U * nt + threadIdx.x, nt, nvec, out, x);\n"
+    "}\n"
+    "template <int U> __device__ __forceinline__ void gp(i64 nvec, uint4 *out, const uint4 *x) {\n"
+    "    const i64 nt = blockDim.x;\n"
+    "    for (i64 i = (i64)blockIdx.x * U * nt + threadIdx.x; i < nvec; i += (i64)gridDim.x * U * nt) gstep<U, 0, 0>(i, nt, nvec, out, x);\n"
+    "}\n"
+    "#define GU(U, ST, LD) extern \"C\" __global__ void gu_##U##_##ST##_##LD(i64 nvec, uint4 *out, const uint4 *x) { gu<U, ST, LD>(nvec, out, x); }\n"
+    "GU(1, 0, 0) GU(2, 0, 0) GU(4, 0, 0) GU(8, 0, 0)\n"
+    "GU(1, 1, 0) GU(2, 1, 0) GU(4, 1, 0) GU(8, 1, 0)\n"
+    "GU(1, 0, 1) GU(2, 0, 1) GU(4, 0, 1) GU(4, 1, 1)\n"
+    "extern \"C\" __global__ void gp_2(i64 nvec, uint4 *out, const uint4 *x) { gp<2>(nvec, out, x); }\n"
+    "extern \"C\" __global__ void gp_4(i64 nvec, uint4 *out, const uint4 *x) { gp<4>(nvec, out, x); }\n",
+    "template <int OP, int U, int LD> __device__ __forceinline__ void rs(i64 M, i64 R, float *out, const float *x) {\n"
+    "    __shared__ float red[32];\n"
+    "    const i64 nv = R / 4, nt = blockDim.x;\n"
+    "    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = (int)(nt >> 5);\n"
+    "    for (i64 m = blockIdx.x; m < M; m += gridDim.x) {\n"
+    "        const uint4 *b = (const uint4 *)(x + m * R);\n"
+    "        float s0 = OP ? -__int_as_float(0x7f800000) : 0.f, s1 = s0, s2 = s0, s3 = s0;\n"
+    "        for (i64 j = threadIdx.x; j < nv; j += U * nt) {\n"
+    "            uint4 u[U];\n"
+    "#pragma unroll\n"
+    "            for (int t = 0; t < U; t++) { u[t] = make_uint4(0u, 0u, 0u, 0u); if (j + t * nt < nv) u[t] = ldv<LD>(b + j + t * nt); else if (OP) u[t] = make_uint4(0xff800000u, 0xff800000u, 0xff800000u, 0xff800000u); }\n"
+    "#pragma unroll\n"
+    "            for (int t = 0; t < U; t++) {\n"
+    "                if (OP) { s0 = fmaxf(s0, __uint_as_float(u[t].x)); s1 = fmaxf(s1, __uint_as_float(u[t].y)); s2 = fmaxf(s2, __uint_as_float(u[t].z)); s3 = fmaxf(s3, __uint_as_float(u[t].w)); }\n"
+    "                else { s0 += __uint_as_float(u[t].x); s1 += __uint_as_float(u[t].y); s2 += __uint_as_float(u[t].z); s3 += __uint_as_float(u[t].w); }\n"
+    "            }\n"
+    "        }\n"
+    "        float s = OP ? fmaxf(fmaxf(s0, s1), fmaxf(s2, s3)) : (s0 + s1) + (s2 + s3);\n"
+    "        for (i64 r = nv * 4 + threadIdx.x; r < R; r += nt) s = OP ? fmaxf(s, x[m * R + r]) : s + x[m * R + r];\n"
+    "#pragma unroll\n"
+    "        for (int o = 16; o > 0; o >>= 1) { float v = __shfl_xor_sync(0xffffffffu, s, o); s = OP ? fmaxf(s, v) : s + v; }\n"
+    "        if (lane == 0) red[w] = s;\n"
+    "        __syncthreads();\n"
+    "        if (threadIdx.x == 0) { float t = red[0]; for (int k = 1; k < nw; k++) t = OP ? fmaxf(t, red[k]) : t + red[k]; out[m] = t; }\n"
+    "        __syncthreads();\n"
+    "    }\n"
+    "}\n"
+    "#define RS(OP, U, LD) extern \"C\" __global__ void rs_##OP##_##U##_##LD(i64 M, i64 R, float *out, const float *x) { rs<OP, U, LD>(M, R, out, x); }\n"
+    "RS(0, 4, 0) RS(0, 8, 0) RS(0, 4, 1) RS(0, 8, 1) RS(0, 16, 0)\n"
+    "RS(1, 4, 0) RS(1, 8, 0) RS(1, 4, 1) RS(1, 8, 1) RS(1, 16, 0)\n" };
+
+static gk_ctx *ctx;
+static gk_event *e0, *e1;
+static int sms;
+
+#define CK(x)                                                                                    \
+    do {                                                                                         \
+        gk_status s_ = (x);                                                                      \
+        if (s_ != GK_OK) { printf("%s: %s\n", #x, gk_last_error(ctx)); exit(1); }               \
+    } while (0)
+
+/* an entry: a probe kernel (k) with its block size and grid rule, or a gpukit op (op) */
+enum { OP_COPY, OP_GELU, OP_SUM, OP_MAX };
+typedef struct {
+    char name[48];
+    int kind;          /* OP_*: what it computes */
+    gk_kernel *k;      /* NULL: gpukit's own op */
+    unsigned block, grid;
+    int graph;         /* 1: the 10 calls of a timing replayed from a CUDA graph (no host work between them) */
+    gk_graph *g;
+    double bytes;
+    double t[64], host[64]; /* GPU us a call (events); host us to issue a call (wall clock, direct calls) */
+    int nt;
+} entry;
+static entry ent[96];
+static int nent;
+static gk_tensor xb, ob, ob2, xf, rf, rf2; /* gelu in / out / check; sums in / out / check */
+static int64_t nvec, M = 4096, R = 32000;
+
+static gk_status run(entry *e) {
+    gk_launch_desc d;
+    gk_arg a[4];
+    memset(&d, 0, sizeof d);
+    if (!e->k) {
+        switch (e->kind) {
+        case OP_COPY: return gk_copy(ctx, ob, xb);
+        case OP_GELU: return gk_unary(ctx, ob, xb, GK_UNARY_GELU_TANH, 0);
+        case OP_SUM: return gk_reduce(ctx, rf, xf, GK_REDUCE_SUM, 1, 0);
+        default: return gk_reduce(ctx, rf, xf, GK_REDUCE_MAX, 1, 0);
+        }
+    }
+    d.grid[0] = e->grid;
+    d.block[0] = e->block;
+    d.args = a;
+    d.num_args = 4;
+    if (e->kind == OP_GELU) {
+        a[0] = gk_arg_i64(nvec); a[1] = gk_arg_tensor(ob); a[2] = gk_arg_tensor(xb);
+        d.num_args = 3;
+    } else {
+        a[0] = gk_arg_i64(M); a[1] = gk_arg_i64(R); a[2] = gk_arg_tensor(rf); a[3] = gk_arg_tensor(xf);
+    }
+    return gk_kernel_launch(ctx, e->k, &d);
+}
+
+static entry *add(const char *name, int kind, gk_module *m, const char *kname, unsigned block, unsigned grid, double bytes) {
+    entry *e = &ent[nent++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->name, sizeof e->name, "%s", name);
+    e->kind = kind;
+    e->block = block;
+    e->grid = grid;
+    e->bytes = bytes;
+    if (kname) CK(gk_module_kernel(ctx, m, kname, &e->k));
+    return e;
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* the entry's output against gpukit's: gelu bit-exact, sums within 1e-5 of the largest |value| */
+static int check(entry *e) {
+    static uint16_t *h1, *h2;
+    static float *f1, *f2;
+    int64_t i, n = nvec * 8, bad = 0;
+    if (e->kind == OP_COPY || !e->k) return 1;
+    if (e->kind == OP_GELU) {
+        if (!h1) { h1 = (uint16_t *)malloc((size_t)n * 2); h2 = (uint16_t *)malloc((size_t)n * 2); }
+        CK(gk_fill(ctx, ob, NAN));
+        CK(run(e));
+        CK(gk_unary(ctx, ob2, xb, GK_UNARY_GELU_TANH, 0));
+        CK(gk_copy_to_host(ctx, ob, h1, (size_t)n * 2));
+        CK(gk_copy_to_host(ctx, ob2, h2, (size_t)n * 2));
+        for (i = 0; i < n; i++) bad += h1[i] != h2[i];
+    } else {
+        double big = 0;
+        if (!f1) { f1 = (float *)malloc((size_t)M * 4); f2 = (float *)malloc((size_t)M * 4); }
+        CK(gk_fill(ctx, rf, NAN));
+        CK(run(e));
+        CK(gk_reduce(ctx, rf2, xf, e->kind == OP_SUM ? GK_REDUCE_SUM : GK_REDUCE_MAX, 1, 0));
+        CK(gk_copy_to_host(ctx, rf, f1, (size_t)M * 4));
+        CK(gk_copy_to_host(ctx, rf2, f2, (size_t)M * 4));
+        for (i = 0; i < M; i++) big = fabs(f2[i]) > big ? fabs(f2[i]) : big;
+        for (i = 0; i < M; i++) bad += !(fabs((double)f1[i] - f2[i]) <= 1e-5 * big);
+    }
+    if (bad) printf("%-28s WRONG: %lld of its outputs differ from gpukit's\n", e->name, (long long)bad);
+    return bad == 0;
+}
+
+int main(int argc, char **argv) {
+    gk_ctx_desc cd;
+    gk_device_info info;
+    gk_module_desc md;
+    gk_module *m;
+    const char *json = NULL, *commit = getenv("GK_COMMIT");
+    int rounds = 21, r, i, k;
+    int64_t nb = (int64_t)128 << 20, ms2[2];
+    double gbytes = 4.0 * (double)nb, rbytes = 4.0 * (double)M * R;
+    char date[64], nm[48], *src;
+    time_t now = time(NULL);
+    FILE *jf = NULL;
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
+        else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
+    }
+    if (rounds < 3) rounds = 3;
+    if (rounds > 64) rounds = 64;
+    memset(&cd, 0, sizeof cd);
+    cd.backend = GK_BACKEND_CUDA;
+    if (gk_ctx_create(&cd, &ctx) != GK_OK) { printf("bench_stream: needs a GPU (%s)\n", gk_last_error(NULL)); return 0; }
+    gk_device_info_get(ctx, &info);
+    sms = info.sm_count;
+    CK(gk_event_create(ctx, &e0));
+    CK(gk_event_create(ctx, &e1));
+    memset(&md, 0, sizeof md);
+    {
+        size_t l0 = strlen(SRC[0]), l1 = strlen(SRC[1]);
+        src = (char *)malloc(l0 + l1 + 1);
+        memcpy(src, SRC[0], l0);
+        memcpy(src + l0, SRC[1], l1 + 1);
+    }
+    md.source = src;
+    md.name = "bench_stream.cu";
+    CK(gk_module_create(ctx, &md, &m));
+    nvec = nb / 8;
+    CK(gk_tensor_empty(ctx, GK_BF16, 1, &nb, &xb));
+    CK(gk_tensor_empty(ctx, GK_BF16, 1, &nb, &ob));
+    CK(gk_tensor_empty(ctx, GK_BF16, 1, &nb, &ob2));
+    { /* gelu's input: uniform in [-6, 6] (bf16), from a host LCG */
+        uint16_t *h = (uint16_t *)malloc((size_t)nb * 2);
+        uint32_t s = 12345u;
+        int64_t j;
+        for (j = 0; j < nb; j++) {
+            float f;
+            uint32_t u;
+            s = s * 1664525u + 1013904223u;
+            f = (float)((double)(s >> 8) / 16777216.0 * 12.0 - 6.0);
+            memcpy(&u, &f, 4);
+            h[j] = (uint16_t)(u >> 16);
+        }
+        CK(gk_copy_from_host(ctx, xb, h, (size_t)nb * 2));
+        free(h);
+    }
+    ms2[0] = M; ms2[1] = R;
+    CK(gk_tensor_empty(ctx, GK_F32, 2, ms2, &xf));
+    CK(gk_tensor_empty(ctx, GK_F32, 1, &M, &rf));
+    CK(gk_tensor_empty(ctx, GK_F32, 1, &M, &rf2));
+    { /* the sums' input: uniform in [-1, 1] */
+        float *h = (float *)malloc((size_t)(M * R) * 4);
+        uint32_t s = 777u;
+        int64_t j;
+        for (j = 0; j < M * R; j++) { s = s * 1664525u + 1013904223u; h[j] = (float)((double)(s >> 8) / 16777216.0 * 2.0 - 1.0); }
+        CK(gk_copy_from_host(ctx, xf, h, (size_t)(M * R) * 4));
+        free(h);
+    }
+
+    add("copy (gk_copy)", OP_COPY, m, NULL, 0, 0, gbytes);
+    add("gelu_tanh (gk_unary)", OP_GELU, m, NULL, 0, 0, gbytes);
+    add("copy (gk_copy) graph", OP_COPY, m, NULL, 0, 0, gbytes)->graph = 1;
+    add("gelu_tanh (gk_unary) graph", OP_GELU, m, NULL, 0, 0, gbytes)->graph = 1;
+    {
+        static const char *gk_[12] = { "gu_1_0_0", "gu_2_0_0", "gu_4_0_0", "gu_8_0_0", "gu_1_1_0", "gu_2_1_0",
+                                       "gu_4_1_0", "gu_8_1_0", "gu_1_0_1", "gu_2_0_1", "gu_4_0_1", "gu_4_1_1" };
+        static const int us[12] = { 1, 2, 4, 8, 1, 2, 4, 8, 1, 2, 4, 4 };
+        static const unsigned bs[3] = { 128, 256, 512 };
+        int b;
+        for (k = 0; k < 12; k++)
+            for (b = 0; b < 3; b++) {
+                unsigned grid = (unsigned)((nvec + (int64_t)us[k] * bs[b] - 1) / ((int64_t)us[k] * bs[b]));
+                snprintf(nm, sizeof nm, "gelu %s b%u", gk_[k], bs[b]);
+                add(nm, OP_GELU, m, gk_[k], bs[b], grid, gbytes);
+            }
+        for (b = 1; b < 3; b++) {
+            snprintf(nm, sizeof nm, "gelu gp_2 b%u", bs[b]);
+            add(nm, OP_GELU, m, "gp_2", bs[b], (unsigned)(sms * (2048 / bs[b])), gbytes);
+            snprintf(nm, sizeof nm, "gelu gp_4 b%u", bs[b]);
+            add(nm, OP_GELU, m, "gp_4", bs[b], (unsigned)(sms * (2048 / bs[b])), gbytes);
+        }
+    }
+    add("sum lastdim (gk_reduce)", OP_SUM, m, NULL, 0, 0, rbytes);
+    add("max lastdim (gk_reduce)", OP_MAX, m, NULL, 0, 0, rbytes);
+    add("sum lastdim (gk_reduce) graph", OP_SUM, m, NULL, 0, 0, rbytes)->graph = 1;
+    add("max lastdim (gk_reduce) graph", OP_MAX, m, NULL, 0, 0, rbytes)->graph = 1;
+    {
+        static const char *rk[5] = { "4_0", "8_0", "4_1", "8_1", "16_0" };
+        static const unsigned bs[3] = { 256, 512, 1024 };
+        int b, op;
+        char kn[32];
+        for (op = 0; op < 2; op++)
+            for (k = 0; k < 5; k++)
+                for (b = 0; b < 3; b++) {
+                    unsigned grid = (unsigned)(sms * (2048 / bs[b]));
+                    if (grid > (unsigned)M) grid = (unsigned)M;
+                    snprintf(kn, sizeof kn, "rs_%d_%s", op, rk[k]);
+                    snprintf(nm, sizeof nm, "%s %s b%u", op ? "max" : "sum", kn, bs[b]);
+                    add(nm, op ? OP_MAX : OP_SUM, m, kn, bs[b], grid, rbytes);
+                }
+    }
+    for (i = 0; i < nent; i++) check(&ent[i]);
+    for (i = 0; i < nent; i++) { CK(run(&ent[i])); CK(run(&ent[i])); } /* warm-up */
+    CK(gk_sync(ctx));
+    for (i = 0; i < nent; i++) /* the graphs: 10 calls captured on the current stream */
+        if (ent[i].graph) {
+            CK(gk_graph_begin(ctx, NULL));
+            for (k = 0; k < 10; k++) CK(run(&ent[i]));
+            CK(gk_graph_end(ctx, NULL, &ent[i].g));
+        }
+    for (r = 0; r < rounds; r++)
+        for (i = 0; i < nent; i++) {
+            float ms;
+            double h0;
+            CK(gk_event_record(ctx, e0, NULL));
+            h0 = gk__now_ms();
+            if (ent[i].g) CK(gk_graph_launch(ctx, ent[i].g, NULL));
+            else
+                for (k = 0; k < 10; k++) CK(run(&ent[i]));
+            ent[i].host[ent[i].nt] = (gk__now_ms() - h0) * 1e3 / 10;
+            CK(gk_event_record(ctx, e1, NULL));
+            CK(gk_event_sync(ctx, e1));
+            CK(gk_event_elapsed_ms(ctx, e0, e1, &ms));
+            ent[i].t[ent[i].nt++] = ms / 10 * 1000.0;
+        }
+    if (json && (jf = fopen(json, "w")))
+        fprintf(jf, "{\n  \"bench\": \"stream\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"date\": \"%s\",\n  \"rounds\": %d,\n"
+                    "  \"method\": \"each round times every entry once (10 back-to-back launches between events); median over rounds\",\n  \"results\": [\n",
+                commit ? commit : "unknown", info.name, date, rounds);
+    for (i = 0; i < nent; i++) {
+        entry *e = &ent[i];
+        double med, lo, hi;
+        qsort(e->t, (size_t)e->nt, sizeof e->t[0], cmp_d);
+        qsort(e->host, (size_t)e->nt, sizeof e->host[0], cmp_d);
+        med = e->t[e->nt / 2];
+        lo = e->t[e->nt / 4];
+        hi = e->t[(3 * e->nt) / 4];
+        printf("%-30s %9.2f us  (quartiles %.2f .. %.2f)  %7.1f GB/s  host %.2f us a call\n", e->name, med, lo, hi, e->bytes / (med * 1e-6) / 1e9,
+               e->host[e->nt / 2]);
+        if (jf)
+            fprintf(jf, "%s    {\"name\": \"%s\", \"us\": %.3f, \"q1\": %.3f, \"q3\": %.3f, \"GBs\": %.1f, \"host_us\": %.3f}", i ? ",\n" : "", e->name, med, lo,
+                    hi, e->bytes / (med * 1e-6) / 1e9, e->host[e->nt / 2]);
+    }
+    if (jf) { fprintf(jf, "\n  ]\n}\n"); fclose(jf); }
+    gk_ctx_destroy(ctx);
+    return 0;
+}
