@@ -6096,7 +6096,22 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  (b, kv head) as one thread-block cluster of up to 16 (non-portable size),
                  merged through distributed shared memory with no gk_attn_combine launch:
                  correct, but 19.6 / 16.6 us against 16.4 / 10.2 at 8k (rotated / same cache),
-                 33.2 against 26.3 at the 7B shape's 4k, 7.7 against 6.6 at 512 keys. */
+                 33.2 against 26.3 at the 7B shape's 4k, 7.7 against 6.6 at 512 keys.
+               - Where dec4t's 16.2 us at 8k go (Nsight Compute, kernels one at a time, caches and
+                 clocks left alone; 8k cache from DRAM, bench_gemv --attn-diag): dec4t alone 16.7
+                 to 19.7 us a launch, its busiest SM active 13.6 to 16.2 us and the average SM
+                 12.3 to 14.7 (4 of 132 SMs idle: 128 blocks); gk_attn_combine 3.8 to 4.3 us a
+                 launch, 1.8 to 2.2 us on its busiest SM for 266 KB of partials. So of the 16.2
+                 us a call in graph replay about 13.7 are dec4t's busiest SM (inferred, not one
+                 timeline): the average SM streams at 2.7 TB/s (3.0 for a copy), the spread
+                 between SMs is about 1.3 us, and about 2.5 us are the combine and the two
+                 kernel boundaries that PDL does not hide. Measured and not kept (a tree
+                 on 2cf2c93): dec4t's splits merged by the last block of each (b, kv head) (arrival
+                 counters, a __threadfence a block, the partials read back from L2 with every load
+                 in flight), no gk_attn_combine launch: correct (test_attention on the H100) but
+                 slower everywhere: 8k 19.2 against 16.5 us, 7B shape 29.8 against 26.4, 0.5B
+                 shape at 4k 7.2 against 6.6, 512 keys 7.7 against 6.6; model decode (0.5B shape,
+                 1k / 8k prompt) 1167 / 1104 tok/s against 1238 / 1110 with the combine kernel. */
             static const char *const k3[2][2] = { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } };
             static const char *const k4[2][2] = { { "gk_attn_dec4_f16_64", "gk_attn_dec4_f16_128" }, { "gk_attn_dec4_bf16_64", "gk_attn_dec4_bf16_128" } };
             static const char *const k4t[2][2] = { { "gk_attn_dec4t_f16_64", "gk_attn_dec4t_f16_128" },
@@ -6428,13 +6443,15 @@ static int gk__mw_cpu(const void *vp) {
     return 0;
 }
 
-/* The contiguous unary / binary kernels (4 16-byte vectors a thread a step):
-   one step's worth of 256-thread blocks, so every thread runs once and the
-   block scheduler balances the SMs (no tail of grid-stride blocks). */
-static gk_status gk__launch_c4(gk_ctx *ctx, const char *fname, int64_t nbytes, void **args, const char *where) {
-    int64_t nvec = (nbytes + 15) / 16, blocks = (nvec + 1023) / 1024;
-    unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
+/* The contiguous unary / binary kernels of math.cu (16-byte vectors, `per` a
+   thread a step: gk_unary_c GK_UN_STEP = 1 in 512-thread blocks, gk_bin2_c 4 in
+   256): one step's worth of blocks, so every thread runs once and the block
+   scheduler balances the SMs (no tail of grid-stride blocks). */
+static gk_status gk__launch_c4(gk_ctx *ctx, const char *fname, int64_t nbytes, int per, unsigned threads, void **args, const char *where) {
+    int64_t nvec = (nbytes + 15) / 16, step = (int64_t)per * threads, blocks = (nvec + step - 1) / step;
+    unsigned grid[3] = { 1, 1, 1 }, block[3] = { 1, 1, 1 };
     if (nbytes <= 0) return GK_OK;
+    block[0] = threads;
     grid[0] = (unsigned)(blocks < ((int64_t)1 << 30) ? blocks : ((int64_t)1 << 30));
     return gk__launch_cfg(ctx, GK__MOD_MATH, fname, grid, block, 0, args, where);
 }
@@ -6540,7 +6557,7 @@ static gk_status gk__mew(gk_ctx *ctx, int cls, int op, const gk_tensor *ts, int 
             switch (cls) {
             case GK__MC_UNARY:
                 args[3] = &iop; args[4] = &p.p0; args[5] = &p.p1;
-                if (contig) { args[0] = &nel; st = gk__launch_c4(ctx, gk__k_unary[1][p.dt], nel * es, args, where); }
+                if (contig) { args[0] = &nel; st = gk__launch_c4(ctx, gk__k_unary[1][p.dt], nel * es, 1, 512, args, where); }
                 else st = gk__launch(ctx, GK__MOD_MATH, gk__k_unary[0][p.dt], nel, args, where);
                 break;
             case GK__MC_GLU: case GK__MC_GLU_SPLIT:
@@ -6580,7 +6597,7 @@ static gk_status gk__mew(gk_ctx *ctx, int cls, int op, const gk_tensor *ts, int 
                 break;
             case GK__MC_BIN:
                 args[4] = &iop;
-                if (contig && gk__fdt(p.dt)) { args[0] = &nel; st = gk__launch_c4(ctx, gk__k_bin2c[p.dt], nel * es, args, where); }
+                if (contig && gk__fdt(p.dt)) { args[0] = &nel; st = gk__launch_c4(ctx, gk__k_bin2c[p.dt], nel * es, 4, 256, args, where); }
                 else st = gk__launch(ctx, GK__MOD_MATH, gk__k_bin2[p.dt], nel, args, where);
                 break;
             case GK__MC_CMP: args[4] = &iop; st = gk__launch(ctx, GK__MOD_MATH, gk__k_cmp[p.dt], nel, args, where); break;
@@ -6892,17 +6909,24 @@ static gk_status gk__reduce(gk_ctx *ctx, gk_tensor out, gk_tensor x, int op, int
             } else {
                 unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
                 gk__cu_ptr ws = 0;
+                const char *kn = (p.op <= GK_REDUCE_MIN ? gk__k_red_rowsf : gk__k_red_rows)[p.dt];
                 if (M < 2 * sms && R >= 32768) {
-                    /* about 4 blocks of 256 threads an SM in all: one wave (8 with 64 registers made two) */
-                    S = 4 * sms / M;
+                    /* one wave of 256-thread blocks: as many as are resident (the sum / mean / max / min
+                       kernel holds 16 vectors a thread in flight, 2 blocks an SM; more blocks than one
+                       wave made two waves, e.g. 8 with 64 registers) */
+                    int per_sm = 4;
+                    gk__cu_function f;
+                    st = gk__occupancy(ctx, GK__MOD_REDUCE, kn, 256, 0, &per_sm, &f, where);
+                    S = (int64_t)GK__MAX(per_sm, 1) * sms / M;
                     if (S < 1) S = 1;
                     if (S > (R + 4095) / 4096) S = (R + 4095) / 4096;
                     chunk = ((R + S - 1) / S + 15) / 16 * 16;
                     S = (R + chunk - 1) / chunk;
                 }
-                if (R >= 4096 && M * S < 4 * sms) block[0] = 512; /* many blocks: 256 threads, more of them per SM */
+                /* whole long rows: 512 threads (reduce.cu has the sweep); split rows stay at 256 */
+                if (R >= 4096 && S == 1) block[0] = 512;
                 gk__cu_ptr ctr = 0;
-                if (S > 1) st = gk__workspace(ctx, (size_t)(M * S) * sizeof(gk__rpart), &ws, where);
+                if (st == GK_OK && S > 1) st = gk__workspace(ctx, (size_t)(M * S) * sizeof(gk__rpart), &ws, where);
                 /* split rows: the last block of an output merges its parts (arrival
                    counters), no second kernel; without counters gk_red_fin(b) does */
                 if (st == GK_OK && S > 1) st = gk__counters(ctx, M, &ctr, where);
@@ -6910,8 +6934,7 @@ static gk_status gk__reduce(gk_ctx *ctx, gk_tensor out, gk_tensor x, int op, int
                     void *args[10] = { &p.on, &p.rn, &p.R, &p.op, &S, &chunk, &po, &px, &ws, &ctr };
                     grid[0] = (unsigned)gk__grid_cap(ctx, M * S, 16);
                     /* sum / mean / max / min: the kernel without the others' states (fewer registers) */
-                    st = gk__launch_cfg(ctx, GK__MOD_REDUCE, (p.op <= GK_REDUCE_MIN ? gk__k_red_rowsf : gk__k_red_rows)[p.dt], grid, block, 0,
-                                        args, where);
+                    st = gk__launch_cfg(ctx, GK__MOD_REDUCE, kn, grid, block, 0, args, where);
                     if (st == GK_OK && S > 1 && ctr) gk__red_fused++;
                     if (st == GK_OK && S > 1 && !ctr) {
                         void *fargs[6] = { &p.on, &p.R, &p.op, &S, &po, &ws };

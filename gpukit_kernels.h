@@ -4611,6 +4611,13 @@ static const char *const gk__src_math[] = {
     "    for (int k = 0; k < (int)(16 / sizeof(S)); k++) z.s[k] = T::st(gk_un_c<OP, DT, C>((C)T::ld(x.s[k]), p0, p1));\n"
     "    return z.v;\n"
     "}\n"
+    "// Vectors a thread of gk_unary_c takes per step; the host's gk__launch_c4 sizes the\n"
+    "// grid to match (one step of 512-thread blocks). H100, bench_stream (interleaved rounds,\n"
+    "// medians): gelu (tanh) over 256 MiB of bf16 in this kernel's form took 180.1 / 179.8 /\n"
+    "// 179.5 us with one vector a thread (128 / 256 / 512 threads), 181.2 with two, 183.1 with\n"
+    "// four (the form before) and 183.8 with eight; gk_copy 179.6 us. Why fewer vectors a\n"
+    "// thread run faster was not measured. (README's ninth round has gk_unary's own times.)\n"
+    "#define GK_UN_STEP 1\n"
     "template <int OP, int DT> __device__ __forceinline__ void gk_unary_c(gk_i64 n, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x,\n"
     "                                                                     double dp0, double dp1) {\n"
     "    typedef gk_ty<DT> T;\n"
@@ -4619,22 +4626,21 @@ static const char *const gk__src_math[] = {
     "    const int V = 16 / sizeof(S);\n"
     "    C p0 = (C)dp0, p1 = (C)dp1;\n"
     "    gk_i64 nvec = n / V, nt = blockDim.x;\n"
-    "    // four vectors a thread per step, every load in flight before the math;\n"
-    "    // a block's step covers 4 * blockDim.x consecutive vectors (vectors i,\n"
-    "    // i + nt, ... of the thread: each load of a warp 512 contiguous bytes, a\n"
-    "    // block's 16 KB in one stretch). The host launches one step's worth of\n"
-    "    // blocks: each thread runs once.\n"
-    "    for (gk_i64 i = (gk_i64)blockIdx.x * 4 * nt + threadIdx.x; i < nvec; i += (gk_i64)gridDim.x * 4 * nt) {\n"
-    "        uint4 a[4];\n"
-    "#pragma unroll\n"
-    "        for (int k = 0; k < 4; k++) {\n"
     ,
     /* chunk */
+    "    // GK_UN_STEP vectors a thread per step, every load in flight before the math;\n"
+    "    // a block's step covers GK_UN_STEP * blockDim.x consecutive vectors (vectors\n"
+    "    // i, i + nt, ... of the thread: each load of a warp 512 contiguous bytes). The\n"
+    "    // host launches one step's worth of blocks (gk__launch_c4): each thread runs once.\n"
+    "    for (gk_i64 i = (gk_i64)blockIdx.x * GK_UN_STEP * nt + threadIdx.x; i < nvec; i += (gk_i64)gridDim.x * GK_UN_STEP * nt) {\n"
+    "        uint4 a[GK_UN_STEP];\n"
+    "#pragma unroll\n"
+    "        for (int k = 0; k < GK_UN_STEP; k++) {\n"
     "            a[k] = make_uint4(0u, 0u, 0u, 0u);\n"
     "            if (i + k * nt < nvec) a[k] = __ldg((const uint4 *)x + i + k * nt);\n"
     "        }\n"
     "#pragma unroll\n"
-    "        for (int k = 0; k < 4; k++)\n"
+    "        for (int k = 0; k < GK_UN_STEP; k++)\n"
     "            if (i + k * nt < nvec) ((uint4 *)out)[i + k * nt] = gk_un_vec<OP, DT, C>(a[k], p0, p1);\n"
     "    }\n"
     "    gk_i64 t = nvec * V + GK_TID;\n"
@@ -4676,6 +4682,8 @@ static const char *const gk__src_math[] = {
     "    for (gk_i64 i = GK_TID; i < nvec; i += GK_NTHREADS) {\n"
     "        union { uint4 v; S s[16 / sizeof(S)]; } a, b, z;\n"
     "        a.v = __ldg((const uint4 *)g + i);\n"
+    ,
+    /* chunk */
     "        b.v = __ldg((const uint4 *)u + i);\n"
     "#pragma unroll\n"
     "        for (int k = 0; k < V; k++) z.s[k] = T::st(gk_glu_t<OP, C>((C)T::ld(a.s[k]), (C)T::ld(b.s[k])));\n"
@@ -4687,8 +4695,6 @@ static const char *const gk__src_math[] = {
     "\n"
     "// rows of x [rows, 2n] -> out [rows, n], contiguous, n a multiple of the vector width, aligned\n"
     "template <int OP, int DT> __device__ __forceinline__ void gk_glu_split_c(gk_i64 rows, gk_i64 n, typename gk_ty<DT>::S *out,\n"
-    ,
-    /* chunk */
     "                                                                         const typename gk_ty<DT>::S *x) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename T::S S;\n"
@@ -4735,6 +4741,8 @@ static const char *const gk__src_math[] = {
     "\n"
     "// contiguous, aligned, equal shapes: 16 bytes per thread (op uniform, branch hoisted by the compiler or cheap)\n"
     "template <int DT> __device__ __forceinline__ void gk_bin2_c(gk_i64 n, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *a,\n"
+    ,
+    /* chunk */
     "                                                            const typename gk_ty<DT>::S *b, int op) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename T::S S;\n"
@@ -4745,8 +4753,6 @@ static const char *const gk__src_math[] = {
     "    // step over 4 * blockDim.x consecutive vectors (as gk_unary_c; the host\n"
     "    // launches one step's worth of blocks)\n"
     "    for (gk_i64 i = (gk_i64)blockIdx.x * 4 * nt + threadIdx.x; i < nvec; i += (gk_i64)gridDim.x * 4 * nt) {\n"
-    ,
-    /* chunk */
     "        union { uint4 v; S s[16 / sizeof(S)]; } x[4], y[4], z;\n"
     "#pragma unroll\n"
     "        for (int j = 0; j < 4; j++) {\n"
@@ -4802,6 +4808,8 @@ static const char *const gk__src_math[] = {
     "// sin(y)^2 in f32 without sinf's slow path: y = k pi + r with |r| <= pi/2\n"
     "// (pi in two parts: k hi is exact in the fma, so r is exact up to the\n"
     "// rounding of k lo), sin(r) by its odd Taylor polynomial to r^11 (truncation\n"
+    ,
+    /* chunk */
     "// below 6e-8 on [-pi/2, pi/2]); the sign of sin is lost in the square.\n"
     "// Beyond |y| = 2^21 (and for inf / NaN) it takes sinf.\n"
     "__device__ __noinline__ float gk_sin2f_slow(float y) { // out of line: keeps the vector loops small\n"
@@ -4812,8 +4820,6 @@ static const char *const gk__src_math[] = {
     "    if (!(fabsf(y) <= 2097152.f)) return gk_sin2f_slow(y);\n"
     "    // k = round(y / pi) by the 1.5 * 2^23 shifter (full-rate fma / add, not a conversion), |y / pi| < 2^22\n"
     "    float k = fmaf(y, 0.318309886183790672f, 12582912.f) - 12582912.f;\n"
-    ,
-    /* chunk */
     "    float r = fmaf(-k, 3.14159274101257324f, y);\n"
     "    r = fmaf(-k, -8.74227800037248300e-8f, r);\n"
     "    float r2 = r * r;\n"
@@ -4859,6 +4865,8 @@ static const char *const gk__src_math[] = {
     "// the same with 16-byte vectors: T a multiple of 16 bytes, x / out 16-byte\n"
     "// aligned (checked by the host); tv = vectors per row; each thread two\n"
     "// vectors (blockDim.x apart) per step, both loads before the math\n"
+    ,
+    /* chunk */
     "template <int DT, typename Cc> __device__ __forceinline__ uint4 gk_snake_vec(uint4 u, Cc a, Cc ia) {\n"
     "    typedef gk_ty<DT> Ty;\n"
     "    typedef typename Ty::S S;\n"
@@ -4872,8 +4880,6 @@ static const char *const gk__src_math[] = {
     "    union { uint4 v; S s[16 / sizeof(S)]; } z;\n"
     "    z.v = u;\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "    for (int k = 0; k < (int)(16 / sizeof(S)); k++) z.s[k] = Ty::st(gk_snake1((Cc)Ty::ld(z.s[k]), a, ia));\n"
     "    return z.v;\n"
     "}\n"
@@ -4901,18 +4907,18 @@ static const char *const gk__src_math[] = {
     "                                              int op, double p0, double p1) {                                       \\\n"
     "        gk_unary_nd<GK_DT_##DTN>(nd, out, x, op, p0, p1);                                                           \\\n"
     "    }                                                                                                               \\\n"
-    "    extern \"C\" __global__ void gk_unary_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,                             \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(512) gk_unary_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,      \\\n"
     "                                                  const gk_ty<GK_DT_##DTN>::S *x, int op, double p0, double p1) {   \\\n"
     "        gk_unary_c_all<GK_DT_##DTN>(n, out, x, op, p0, p1);                                                         \\\n"
     "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void gk_glu_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *g,   \\\n"
+    ,
+    /* chunk */
     "                                            const gk_ty<GK_DT_##DTN>::S *u, int op) {                               \\\n"
     "        gk_glu_nd<GK_DT_##DTN>(nd, out, g, u, op);                                                                  \\\n"
     "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void gk_glu_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *g, \\\n"
     "                                                const gk_ty<GK_DT_##DTN>::S *u, int op) {                           \\\n"
-    ,
-    /* chunk */
     "        if (op == 0) gk_glu_c<0, GK_DT_##DTN>(n, out, g, u);                                                        \\\n"
     "        else if (op == 1) gk_glu_c<1, GK_DT_##DTN>(n, out, g, u);                                                   \\\n"
     "        else gk_glu_c<2, GK_DT_##DTN>(n, out, g, u);                                                                \\\n"
@@ -4932,13 +4938,13 @@ static const char *const gk__src_math[] = {
     "                                                   const gk_ty<GK_DT_##DTN>::S *al) {                               \\\n"
     "        gk_snake_rows<GK_DT_##DTN>(rows, T, C, ast, out, x, al);                                                    \\\n"
     "    }                                                                                                               \\\n"
+    ,
+    /* chunk */
     "    extern \"C\" __global__ void gk_snake_rv_##DTN(gk_i64 rows, gk_i64 tv, gk_i64 C, gk_i64 ast,                      \\\n"
     "                                                 gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x,        \\\n"
     "                                                 const gk_ty<GK_DT_##DTN>::S *al) {                                 \\\n"
     "        gk_snake_rv<GK_DT_##DTN>(rows, tv, C, ast, out, x, al);                                                     \\\n"
     "    }                                                                                                               \\\n"
-    ,
-    /* chunk */
     "    extern \"C\" __global__ void gk_bin2_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *a,  \\\n"
     "                                             const gk_ty<GK_DT_##DTN>::S *b, int op) {                              \\\n"
     "        gk_bin2_nd<GK_DT_##DTN>(nd, out, a, b, op);                                                                 \\\n"
@@ -4964,6 +4970,8 @@ static const char *const gk__src_math[] = {
     "                                            const gk_ty<GK_DT_##DTN>::S *b, int op) {                               \\\n"
     "        gk_cmp_nd<GK_DT_##DTN>(nd, out, a, b, op);                                                                  \\\n"
     "    }\n"
+    ,
+    /* chunk */
     "GK_CMP(f32) GK_CMP(f64) GK_CMP(f16) GK_CMP(bf16) GK_CMP(f8e4m3) GK_CMP(f8e5m2) GK_CMP(i8) GK_CMP(u8) GK_CMP(i32) GK_CMP(i64)\n"
     "\n"
     "#define GK_WHERE(B, T)                                                                                              \\\n"
@@ -5787,7 +5795,16 @@ static const char *const gk__src_reduce[] = {
     "// output's S blocks merges them (gk_red_merge) and resets its counter, and no\n"
     "// gk_red_finb runs. OP is a template argument so the inner loops carry no\n"
     "// per-element switch (the push of SUM is one add, MAX no index arithmetic).\n"
-    "template <int DT, int OP> __device__ __forceinline__ void gk_red_rows_t(const gk_nd &on, const gk_nd &rn, gk_i64 R, gk_i64 S, gk_i64 chunk,\n"
+    "// U: 16-byte vectors a thread loads per step of a contiguous row, all in flight\n"
+    "// before the pushes: 16 in the sum / mean / max / min kernel, 4 in the one with\n"
+    "// the larger states. H100, bench_stream (interleaved rounds, medians), sum over the\n"
+    "// last dim of [4096, 32000] f32 in a kernel of this form: 171.6 us with 16 vectors\n"
+    "// in 512-thread blocks, 173.8 with 8, 174.0 with 4, 172.8 / 172.1 with 16 in 256 /\n"
+    "// 1024 threads. This kernel (the host gives whole rows of 4096+ 512 threads): sum /\n"
+    "// max 173.3 / 173.8 us, against 176.4 / 176.7 in the form before (4 vectors, then\n"
+    "// one at a time, 256 threads). With the pushes of the last step predicated instead\n"
+    "// of identity-filled, the sum took 187.0 us (the max 172.4).\n"
+    "template <int DT, int OP, int U> __device__ __forceinline__ void gk_red_rows_t(const gk_nd &on, const gk_nd &rn, gk_i64 R, gk_i64 S, gk_i64 chunk,\n"
     "                                                                        void *out, const typename gk_ty<DT>::S *x, gk_rpart *part,\n"
     "                                                                        unsigned *ctr) {\n"
     "    const int op = OP;\n"
@@ -5818,27 +5835,29 @@ static const char *const gk__src_reduce[] = {
     "            enum { NL = V < 4 \? V : 4 }; // 4 at most: 8 states of a variance (f16 / bf16) spilled\n"
     "            gk_rs<A> sl[NL];\n"
     "#pragma unroll\n"
-    "            for (int k = 0; k < NL; k++) rs_init<A>(op, sl[k]);\n"
-    "            // four vectors a thread in flight: the loads of a step issued\n"
-    "            // before its pushes (a loop of single vectors kept one or two)\n"
-    "            const gk_i64 bd = blockDim.x;\n"
-    "            gk_i64 j = threadIdx.x;\n"
-    "            for (; j + 3 * bd < nv; j += 4 * bd) {\n"
-    "                union { uint4 v; Sx s[16 / sizeof(Sx)]; } u[4];\n"
-    "#pragma unroll\n"
-    "                for (int t = 0; t < 4; t++) u[t].v = __ldg(bv + j + t * bd);\n"
-    "#pragma unroll\n"
-    "                for (int t = 0; t < 4; t++)\n"
-    "#pragma unroll\n"
-    "                    for (int k = 0; k < V; k++) rs_push<A>(op, sl[k % NL], (A)T::ld(u[t].s[k]), v0 + (j + t * bd) * V + k);\n"
-    "            }\n"
-    "            for (; j < nv; j += bd) {\n"
     ,
     /* chunk */
-    "                union { uint4 v; Sx s[16 / sizeof(Sx)]; } u;\n"
-    "                u.v = __ldg(bv + j);\n"
+    "            for (int k = 0; k < NL; k++) rs_init<A>(op, sl[k]);\n"
+    "            // U vectors a thread in flight: the loads of a step issued before its\n"
+    "            // pushes, the last step predicated (no loop of single vectors after it).\n"
+    "            // Sum / mean / max / min fill the vectors past the row with their\n"
+    "            // identity (0, -inf, +inf: pushing it changes nothing, the sum starts at\n"
+    "            // +0 so it is never -0) and push every vector; the others skip them.\n"
+    "            enum { ID = OP == R_SUM || OP == R_MEAN || OP == R_MAX || OP == R_MIN };\n"
+    "            union { uint4 v; Sx s[16 / sizeof(Sx)]; } idv;\n"
     "#pragma unroll\n"
-    "                for (int k = 0; k < V; k++) rs_push<A>(op, sl[k % NL], (A)T::ld(u.s[k]), v0 + j * V + k);\n"
+    "            for (int k = 0; k < V; k++)\n"
+    "                idv.s[k] = T::st((typename T::C)(OP == R_MAX \? -gk_inf<A>() : OP == R_MIN \? gk_inf<A>() : (A)0));\n"
+    "            const gk_i64 bd = blockDim.x;\n"
+    "            for (gk_i64 j = threadIdx.x; j < nv; j += U * bd) {\n"
+    "                union { uint4 v; Sx s[16 / sizeof(Sx)]; } u[U];\n"
+    "#pragma unroll\n"
+    "                for (int t = 0; t < U; t++) u[t].v = j + t * bd < nv \? __ldg(bv + j + t * bd) : idv.v;\n"
+    "#pragma unroll\n"
+    "                for (int t = 0; t < U; t++)\n"
+    "                    if (ID || j + t * bd < nv)\n"
+    "#pragma unroll\n"
+    "                        for (int k = 0; k < V; k++) rs_push<A>(op, sl[k % NL], (A)T::ld(u[t].s[k]), v0 + (j + t * bd) * V + k);\n"
     "            }\n"
     "#pragma unroll\n"
     "            for (int k = 0; k < NL; k++) rs_merge<A>(op, s, sl[k]);\n"
@@ -5876,25 +5895,25 @@ static const char *const gk__src_reduce[] = {
     "template <int DT, bool FAST> __device__ __forceinline__ void gk_red_rows(const gk_nd &on, const gk_nd &rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,\n"
     "                                                              void *out, const typename gk_ty<DT>::S *x, gk_rpart *part, unsigned *ctr) {\n"
     "    if (FAST) {\n"
+    ,
+    /* chunk */
     "        switch (op) {\n"
-    "        case R_SUM: gk_red_rows_t<DT, R_SUM>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
-    "        case R_MEAN: gk_red_rows_t<DT, R_MEAN>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
-    "        case R_MAX: gk_red_rows_t<DT, R_MAX>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
-    "        default: gk_red_rows_t<DT, R_MIN>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
+    "        case R_SUM: gk_red_rows_t<DT, R_SUM, 16>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
+    "        case R_MEAN: gk_red_rows_t<DT, R_MEAN, 16>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
+    "        case R_MAX: gk_red_rows_t<DT, R_MAX, 16>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
+    "        default: gk_red_rows_t<DT, R_MIN, 16>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
     "        }\n"
     "        return;\n"
     "    }\n"
     "    switch (op) {\n"
-    "    case R_SUM: gk_red_rows_t<DT, R_SUM>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
-    "    case R_MEAN: gk_red_rows_t<DT, R_MEAN>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
-    "    case R_MAX: gk_red_rows_t<DT, R_MAX>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
-    "    case R_MIN: gk_red_rows_t<DT, R_MIN>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
-    "    case R_ARGMAX: gk_red_rows_t<DT, R_ARGMAX>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
-    "    case R_ARGMIN: gk_red_rows_t<DT, R_ARGMIN>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
-    "    case R_VAR: gk_red_rows_t<DT, R_VAR>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
-    ,
-    /* chunk */
-    "    default: gk_red_rows_t<DT, R_VARU>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
+    "    case R_SUM: gk_red_rows_t<DT, R_SUM, 4>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
+    "    case R_MEAN: gk_red_rows_t<DT, R_MEAN, 4>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
+    "    case R_MAX: gk_red_rows_t<DT, R_MAX, 4>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
+    "    case R_MIN: gk_red_rows_t<DT, R_MIN, 4>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
+    "    case R_ARGMAX: gk_red_rows_t<DT, R_ARGMAX, 4>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
+    "    case R_ARGMIN: gk_red_rows_t<DT, R_ARGMIN, 4>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
+    "    case R_VAR: gk_red_rows_t<DT, R_VAR, 4>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
+    "    default: gk_red_rows_t<DT, R_VARU, 4>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
     "    }\n"
     "}\n"
     "// combines the S partial states of each output, in order\n"
@@ -5931,6 +5950,8 @@ static const char *const gk__src_reduce[] = {
     "    typedef typename gk_acct<DT>::A A;\n"
     "    __shared__ gk_rs<A> sh[8][32];\n"
     "    int tx = threadIdx.x, ty = threadIdx.y;\n"
+    ,
+    /* chunk */
     "    for (gk_i64 m0 = (gk_i64)blockIdx.x * 32; m0 < on.n; m0 += (gk_i64)gridDim.x * 32) {\n"
     "        gk_i64 m = m0 + tx;\n"
     "        gk_rs<A> s;\n"
@@ -5962,8 +5983,6 @@ static const char *const gk__src_reduce[] = {
     "}\n"
     "\n"
     "// ---- softmax / log_softmax over rows of n elements (stride xs / os) ----\n"
-    ,
-    /* chunk */
     "// Online (max, sum) per thread, merged per block; an element equal to the\n"
     "// row max counts exp(0) = 1 exactly (so +inf entries share the mass); a row\n"
     "// of -inf gives 0 (softmax) or -inf (log_softmax); NaN gives a NaN row.\n"
@@ -5998,6 +6017,8 @@ static const char *const gk__src_reduce[] = {
     "    const uint4 *xv4 = (const uint4 *)(xr + j0);\n"
     "    m = -gk_inf<A>();\n"
     "    s = 0;\n"
+    ,
+    /* chunk */
     "#pragma unroll 4\n"
     "    for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {\n"
     "        union { uint4 v; Sx s[16 / sizeof(Sx)]; } u;\n"
@@ -6023,8 +6044,6 @@ static const char *const gk__src_reduce[] = {
     "        m = lane < nw \? shm[lane] : -gk_inf<A>();\n"
     "        s = lane < nw \? shs[lane] : (A)0;\n"
     "        for (int off = 16; off > 0; off >>= 1) {\n"
-    ,
-    /* chunk */
     "            A om = __shfl_down_sync(0xFFFFFFFFu, m, off), osum = __shfl_down_sync(0xFFFFFFFFu, s, off);\n"
     "            sm_merge<A>(m, s, om, osum);\n"
     "        }\n"
@@ -6062,6 +6081,8 @@ static const char *const gk__src_reduce[] = {
     "        yv4[j] = z.v;\n"
     "    }\n"
     "    for (gk_i64 j = j0 + nv * V + threadIdx.x; j < j1; j += blockDim.x) {\n"
+    ,
+    /* chunk */
     "        A xv = (A)T::ld(xr[j * xs]);\n"
     "        yr[j * os] = T::st((typename T::C)(GK_SM_OUT(xv)));\n"
     "    }\n"
@@ -6081,8 +6102,6 @@ static const char *const gk__src_reduce[] = {
     "        gk_nd_offsets(on, row, oo, ox, o2);\n"
     "        const Sx *xr = x + ox;\n"
     "        Sx *yr = out + oo;\n"
-    ,
-    /* chunk */
     "        gk_i64 j0 = part * chunk, j1 = j0 + chunk < n \? j0 + chunk : n;\n"
     "        bool vec = xs == 1 && os == 1 && (((unsigned long long)(xr + j0) | (unsigned long long)(yr + j0)) & 15) == 0;\n"
     "        A m, s;\n"
@@ -6122,6 +6141,8 @@ static const char *const gk__src_reduce[] = {
     "    nan = fl != 0;\n"
     "    return v;\n"
     "}\n"
+    ,
+    /* chunk */
     "template <typename A> __device__ __forceinline__ A sm_bsum(A v, A *sh) {\n"
     "    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;\n"
     "    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, off);\n"
@@ -6145,8 +6166,6 @@ static const char *const gk__src_reduce[] = {
     "        f[1] = __hiloint2double((int)u.w, (int)u.z);\n"
     "    }\n"
     "    static __device__ __forceinline__ uint4 st(const double *f) {\n"
-    ,
-    /* chunk */
     "        uint4 u;\n"
     "        u.x = (unsigned)__double2loint(f[0]); u.y = (unsigned)__double2hiint(f[0]);\n"
     "        u.z = (unsigned)__double2loint(f[1]); u.w = (unsigned)__double2hiint(f[1]);\n"
@@ -6187,6 +6206,8 @@ static const char *const gk__src_reduce[] = {
     "#pragma unroll\n"
     "        for (int i = 0; i < NV; i++) {\n"
     "            int j = tid + i * nt;\n"
+    ,
+    /* chunk */
     "            u[i] = make_uint4(0u, 0u, 0u, 0u);\n"
     "            if (j < nvec) u[i] = __ldg(xv + j);\n"
     "        }\n"
@@ -6216,8 +6237,6 @@ static const char *const gk__src_reduce[] = {
     "            for (int i = 0; i < NV; i++) {\n"
     "                int j = tid + i * nt;\n"
     "                if (j < nvec) {\n"
-    ,
-    /* chunk */
     "                    A f[V];\n"
     "                    W::ld(u[i], f);\n"
     "#pragma unroll\n"
@@ -6268,6 +6287,8 @@ static const char *const gk__src_reduce[] = {
     "                W::ld(u[i], f);\n"
     "#pragma unroll\n"
     "                for (int k = 0; k < V; k++) nan |= f[k] != f[k];\n"
+    ,
+    /* chunk */
     "            }\n"
     "        }\n"
     "        nan = __syncthreads_or(nan) != 0;\n"
@@ -6295,8 +6316,6 @@ static const char *const gk__src_reduce[] = {
     "    (nan \? s : none \? (LOG \? NINF : (A)0) : LOG \? ((xv) == m \? (A)0 : (xv) - m) - ls : ((xv) == m \? (A)1 : m_expA((xv) - m)) * inv)\n"
     "#pragma unroll\n"
     "        for (int i = 0; i < NV; i++) {\n"
-    ,
-    /* chunk */
     "            int j = tid + i * nt;\n"
     "            if (j < nvec) {\n"
     "                A f[V];\n"
@@ -6337,6 +6356,8 @@ static const char *const gk__src_reduce[] = {
     "                                                                  typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename gk_cst<DT>::A A;\n"
+    ,
+    /* chunk */
     "    __shared__ A wsum[32];\n"
     "    __shared__ A carry_sh;\n"
     "    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;\n"
@@ -6362,8 +6383,6 @@ static const char *const gk__src_reduce[] = {
     "                if (lane < nw) wsum[lane] = t; // inclusive\n"
     "            }\n"
     "            __syncthreads();\n"
-    ,
-    /* chunk */
     "            A pre = w > 0 \? wsum[w - 1] : (A)0;\n"
     "            v = cs_add<A>(cs_add<A>(carry, pre), v);\n"
     "            if (j < n) out[oo + j * os] = T::st((typename T::C)v);\n"
@@ -6387,6 +6406,8 @@ static const char *const gk__src_reduce[] = {
     "    extern \"C\" __global__ void gk_red_fin_##DTN(gk_nd on, gk_i64 R, int op, gk_i64 S, void *out, const gk_rpart *part) { \\\n"
     "        gk_red_fin<GK_DT_##DTN>(on, R, op, S, out, part);                                                           \\\n"
     "    }                                                                                                               \\\n"
+    ,
+    /* chunk */
     "    extern \"C\" __global__ void gk_red_finb_##DTN(gk_nd on, gk_i64 R, int op, gk_i64 S, void *out, const gk_rpart *part) { \\\n"
     "        gk_red_finb<GK_DT_##DTN>(on, R, op, S, out, part);                                                          \\\n"
     "    }                                                                                                               \\\n"
@@ -6396,8 +6417,6 @@ static const char *const gk__src_reduce[] = {
     "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(1024) gk_softmax_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os,    \\\n"
     "                                                gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x,         \\\n"
-    ,
-    /* chunk */
     "                                                gk_i64 S, gk_i64 chunk, int phase, double *ws) {                    \\\n"
     "        gk_softmax_rows<GK_DT_##DTN, 0>(on, n, xs, os, S, chunk, phase, ws, out, x);                                \\\n"
     "    }                                                                                                               \\\n"
@@ -6413,6 +6432,8 @@ static const char *const gk__src_reduce[] = {
     "    extern \"C\" __global__ void __launch_bounds__(1024) gk_softmax_r8_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os, \\\n"
     "                                                gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x) {       \\\n"
     "        gk_softmax_reg<GK_DT_##DTN, 0, 8>(on, n, xs, os, out, x);                                                   \\\n"
+    ,
+    /* chunk */
     "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(1024) gk_log_softmax_r4_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os, \\\n"
     "                                                gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x) {       \\\n"
@@ -6425,8 +6446,6 @@ static const char *const gk__src_reduce[] = {
     "GK_RED(f32) GK_RED(f64) GK_RED(f16) GK_RED(bf16)\n"
     "\n"
     "#define GK_CUMSUM(DTN)                                                                                              \\\n"
-    ,
-    /* chunk */
     "    extern \"C\" __global__ void gk_cumsum_##DTN(gk_nd on, gk_i64 n, gk_i64 xs, gk_i64 os,                            \\\n"
     "                                               gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x) {        \\\n"
     "        gk_cumsum_lines<GK_DT_##DTN>(on, n, xs, os, out, x);                                                        \\\n"

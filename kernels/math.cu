@@ -162,6 +162,13 @@ template <int OP, int DT, typename C> __device__ __forceinline__ uint4 gk_un_vec
     for (int k = 0; k < (int)(16 / sizeof(S)); k++) z.s[k] = T::st(gk_un_c<OP, DT, C>((C)T::ld(x.s[k]), p0, p1));
     return z.v;
 }
+// Vectors a thread of gk_unary_c takes per step; the host's gk__launch_c4 sizes the
+// grid to match (one step of 512-thread blocks). H100, bench_stream (interleaved rounds,
+// medians): gelu (tanh) over 256 MiB of bf16 in this kernel's form took 180.1 / 179.8 /
+// 179.5 us with one vector a thread (128 / 256 / 512 threads), 181.2 with two, 183.1 with
+// four (the form before) and 183.8 with eight; gk_copy 179.6 us. Why fewer vectors a
+// thread run faster was not measured. (README's ninth round has gk_unary's own times.)
+#define GK_UN_STEP 1
 template <int OP, int DT> __device__ __forceinline__ void gk_unary_c(gk_i64 n, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x,
                                                                      double dp0, double dp1) {
     typedef gk_ty<DT> T;
@@ -170,20 +177,19 @@ template <int OP, int DT> __device__ __forceinline__ void gk_unary_c(gk_i64 n, t
     const int V = 16 / sizeof(S);
     C p0 = (C)dp0, p1 = (C)dp1;
     gk_i64 nvec = n / V, nt = blockDim.x;
-    // four vectors a thread per step, every load in flight before the math;
-    // a block's step covers 4 * blockDim.x consecutive vectors (vectors i,
-    // i + nt, ... of the thread: each load of a warp 512 contiguous bytes, a
-    // block's 16 KB in one stretch). The host launches one step's worth of
-    // blocks: each thread runs once.
-    for (gk_i64 i = (gk_i64)blockIdx.x * 4 * nt + threadIdx.x; i < nvec; i += (gk_i64)gridDim.x * 4 * nt) {
-        uint4 a[4];
+    // GK_UN_STEP vectors a thread per step, every load in flight before the math;
+    // a block's step covers GK_UN_STEP * blockDim.x consecutive vectors (vectors
+    // i, i + nt, ... of the thread: each load of a warp 512 contiguous bytes). The
+    // host launches one step's worth of blocks (gk__launch_c4): each thread runs once.
+    for (gk_i64 i = (gk_i64)blockIdx.x * GK_UN_STEP * nt + threadIdx.x; i < nvec; i += (gk_i64)gridDim.x * GK_UN_STEP * nt) {
+        uint4 a[GK_UN_STEP];
 #pragma unroll
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < GK_UN_STEP; k++) {
             a[k] = make_uint4(0u, 0u, 0u, 0u);
             if (i + k * nt < nvec) a[k] = __ldg((const uint4 *)x + i + k * nt);
         }
 #pragma unroll
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < GK_UN_STEP; k++)
             if (i + k * nt < nvec) ((uint4 *)out)[i + k * nt] = gk_un_vec<OP, DT, C>(a[k], p0, p1);
     }
     gk_i64 t = nvec * V + GK_TID;
@@ -442,7 +448,7 @@ template <int DT> __device__ __forceinline__ void gk_snake_rv(gk_i64 rows, gk_i6
                                               int op, double p0, double p1) {                                       \
         gk_unary_nd<GK_DT_##DTN>(nd, out, x, op, p0, p1);                                                           \
     }                                                                                                               \
-    extern "C" __global__ void gk_unary_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,                             \
+    extern "C" __global__ void __launch_bounds__(512) gk_unary_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,      \
                                                   const gk_ty<GK_DT_##DTN>::S *x, int op, double p0, double p1) {   \
         gk_unary_c_all<GK_DT_##DTN>(n, out, x, op, p0, p1);                                                         \
     }                                                                                                               \
