@@ -26,7 +26,7 @@
    striding over the steps. Sums: rs<OP, U, LD>, a block per row (rows strided by the
    grid), U vectors a thread in flight in every step, the last partial step predicated
    (no one-vector tail loop), then a warp-shuffle and shared-memory merge. */
-static const char *SRC[2] = {
+static const char *SRC[3] = {
     "typedef unsigned int u32;\n"
     "typedef long long i64;\n"
     "__device__ __forceinline__ float gelt(float x) {\n"
@@ -47,7 +47,9 @@ static const char *SRC[2] = {
     "__device__ __forceinline__ uint4 gv(uint4 a) { return make_uint4(g2(a.x), g2(a.y), g2(a.z), g2(a.w)); }\n"
     "template <int LD> __device__ __forceinline__ uint4 ldv(const uint4 *p) {\n"
     "    if (LD == 0) return __ldg(p);\n"
-    "    uint4 v; asm volatile(\"ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(v.x), \"=r\"(v.y), \"=r\"(v.z), \"=r\"(v.w) : \"l\"(p));\n"
+    "    uint4 v;\n"
+    "    if (LD == 1) asm volatile(\"ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(v.x), \"=r\"(v.y), \"=r\"(v.z), \"=r\"(v.w) : \"l\"(p));\n"
+    "    else asm volatile(\"ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(v.x), \"=r\"(v.y), \"=r\"(v.z), \"=r\"(v.w) : \"l\"(p));\n"
     "    return v;\n"
     "}\n"
     "template <int ST> __device__ __forceinline__ void stv(uint4 *p, uint4 v) {\n"
@@ -74,7 +76,18 @@ static const char *SRC[2] = {
     "GU(1, 1, 0) GU(2, 1, 0) GU(4, 1, 0) GU(8, 1, 0)\n"
     "GU(1, 0, 1) GU(2, 0, 1) GU(4, 0, 1) GU(4, 1, 1)\n"
     "extern \"C\" __global__ void gp_2(i64 nvec, uint4 *out, const uint4 *x) { gp<2>(nvec, out, x); }\n"
-    "extern \"C\" __global__ void gp_4(i64 nvec, uint4 *out, const uint4 *x) { gp<4>(nvec, out, x); }\n",
+    "extern \"C\" __global__ void gp_4(i64 nvec, uint4 *out, const uint4 *x) { gp<4>(nvec, out, x); }\n"
+    "GU(1, 0, 2)\n",
+    "template <int U> __device__ __forceinline__ void gh(i64 n2, uint2 *out, const uint2 *x) {\n"
+    "    const i64 nt = blockDim.x, i = (i64)blockIdx.x * U * nt + threadIdx.x;\n"
+    "    uint2 a[U];\n"
+    "#pragma unroll\n"
+    "    for (int k = 0; k < U; k++) a[k] = i + k * nt < n2 ? __ldg(x + i + k * nt) : make_uint2(0u, 0u);\n"
+    "#pragma unroll\n"
+    "    for (int k = 0; k < U; k++) if (i + k * nt < n2) out[i + k * nt] = make_uint2(g2(a[k].x), g2(a[k].y));\n"
+    "}\n"
+    "#define GH(U) extern \"C\" __global__ void gh_##U(i64 nvec, uint4 *out, const uint4 *x) { gh<U>(2 * nvec, (uint2 *)out, (const uint2 *)x); }\n"
+    "GH(1) GH(2) GH(4)\n",
     "template <int OP, int U, int LD> __device__ __forceinline__ void rs(i64 M, i64 R, float *out, const float *x) {\n"
     "    __shared__ float red[32];\n"
     "    const i64 nv = R / 4, nt = blockDim.x;\n"
@@ -233,10 +246,11 @@ int main(int argc, char **argv) {
     CK(gk_event_create(ctx, &e1));
     memset(&md, 0, sizeof md);
     {
-        size_t l0 = strlen(SRC[0]), l1 = strlen(SRC[1]);
-        src = (char *)malloc(l0 + l1 + 1);
+        size_t l0 = strlen(SRC[0]), l1 = strlen(SRC[1]), l2 = strlen(SRC[2]);
+        src = (char *)malloc(l0 + l1 + l2 + 1);
         memcpy(src, SRC[0], l0);
-        memcpy(src + l0, SRC[1], l1 + 1);
+        memcpy(src + l0, SRC[1], l1);
+        memcpy(src + l0 + l1, SRC[2], l2 + 1);
     }
     md.source = src;
     md.name = "bench_stream.cu";
@@ -289,6 +303,19 @@ int main(int argc, char **argv) {
                 snprintf(nm, sizeof nm, "gelu %s b%u", gk_[k], bs[b]);
                 add(nm, OP_GELU, m, gk_[k], bs[b], grid, gbytes);
             }
+        for (k = 1; k <= 4; k *= 2) /* 8-byte vectors: 4 elements a load */
+            for (b = 0; b < 3; b++) {
+                char kn[16];
+                unsigned grid = (unsigned)((2 * nvec + (int64_t)k * bs[b] - 1) / ((int64_t)k * bs[b]));
+                snprintf(kn, sizeof kn, "gh_%d", k);
+                snprintf(nm, sizeof nm, "gelu %s b%u", kn, bs[b]);
+                add(nm, OP_GELU, m, kn, bs[b], grid, gbytes);
+            }
+        for (b = 1; b < 3; b++) {
+            unsigned grid = (unsigned)((nvec + bs[b] - 1) / bs[b]);
+            snprintf(nm, sizeof nm, "gelu gu_1_0_2 b%u", bs[b]); /* no L2 prefetch hint */
+            add(nm, OP_GELU, m, "gu_1_0_2", bs[b], grid, gbytes);
+        }
         for (b = 1; b < 3; b++) {
             snprintf(nm, sizeof nm, "gelu gp_2 b%u", bs[b]);
             add(nm, OP_GELU, m, "gp_2", bs[b], (unsigned)(sms * (2048 / bs[b])), gbytes);
