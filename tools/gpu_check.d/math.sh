@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # gpu-check, math group: bench_math (gpukit) and bench/math_torch.py (PyTorch)
-# in one go, JSON of both into "$1" and bench/results/, a side-by-side table,
-# and a one-line summary LAST. (The correctness run, build/test_math on CUDA
+# in one go, JSON of both into "$1" and bench/results/, bench_stream and
+# bench/stream_torch.py (JSON into "$1"), a side-by-side table, and a
+# one-line summary LAST. (The correctness run, build/test_math on CUDA
 # against the CPU reference, is part of gpu_check.sh's test step.)
 set -u
 cd "$(dirname "$0")/../.."
@@ -13,6 +14,10 @@ build/bench_math --json "$OUT/bench_math.json"; rc1=$?
 python3 bench/math_torch.py --json "$OUT/bench_math_torch.json"; rc2=$?
 cp "$OUT/bench_math.json" "bench/results/math-$stamp.json" 2>/dev/null
 cp "$OUT/bench_math_torch.json" "bench/results/math-torch-$stamp.json" 2>/dev/null
+# the streaming probe and PyTorch's side, each op also replayed from a CUDA graph
+build/bench_stream --json "$OUT/bench_stream.json" > "$OUT/bench_stream.log" 2>&1 || echo "bench_stream failed: $(tail -n 2 "$OUT/bench_stream.log")"
+python3 bench/stream_torch.py --json "$OUT/stream_torch.json" > "$OUT/stream_torch.log" 2>&1 || echo "stream_torch.py failed: $(tail -n 2 "$OUT/stream_torch.log")"
+grep -E "WRONG|\(gk_" "$OUT/bench_stream.log"; grep graph "$OUT/stream_torch.log"
 python3 - "$OUT/bench_math.json" "$OUT/bench_math_torch.json" "$rc1" "$rc2" <<'PY'
 import json, sys
 try:
