@@ -22,7 +22,8 @@
    16-byte vector. gu<U, ST, LD>: one step of U vectors a thread (a block's step is U *
    blockDim consecutive vectors, thread t taking t, t + nt, ...), every load issued before
    the math; ST 1 stores with st.global.cs (evict first), LD 1 loads with
-   ld.global.nc.L1::no_allocate.L2::256B. gp<U>: the same with a grid of resident blocks
+   ld.global.nc.L1::no_allocate.L2::256B, LD 2 the same without the L2 hint, LD 3 plain
+   ld.global (not the read-only path). gp<U>: the same with a grid of resident blocks
    striding over the steps. Sums: rs<OP, U, LD>, a block per row (rows strided by the
    grid), U vectors a thread in flight in every step, the last partial step predicated
    (no one-vector tail loop), then a warp-shuffle and shared-memory merge. */
@@ -49,7 +50,8 @@ static const char *SRC[3] = {
     "    if (LD == 0) return __ldg(p);\n"
     "    uint4 v;\n"
     "    if (LD == 1) asm volatile(\"ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(v.x), \"=r\"(v.y), \"=r\"(v.z), \"=r\"(v.w) : \"l\"(p));\n"
-    "    else asm volatile(\"ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(v.x), \"=r\"(v.y), \"=r\"(v.z), \"=r\"(v.w) : \"l\"(p));\n"
+    "    else if (LD == 2) asm volatile(\"ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(v.x), \"=r\"(v.y), \"=r\"(v.z), \"=r\"(v.w) : \"l\"(p));\n"
+    "    else asm volatile(\"ld.global.v4.u32 {%0, %1, %2, %3}, [%4];\" : \"=r\"(v.x), \"=r\"(v.y), \"=r\"(v.z), \"=r\"(v.w) : \"l\"(p));\n"
     "    return v;\n"
     "}\n"
     "template <int ST> __device__ __forceinline__ void stv(uint4 *p, uint4 v) {\n"
@@ -77,7 +79,7 @@ static const char *SRC[3] = {
     "GU(1, 0, 1) GU(2, 0, 1) GU(4, 0, 1) GU(4, 1, 1)\n"
     "extern \"C\" __global__ void gp_2(i64 nvec, uint4 *out, const uint4 *x) { gp<2>(nvec, out, x); }\n"
     "extern \"C\" __global__ void gp_4(i64 nvec, uint4 *out, const uint4 *x) { gp<4>(nvec, out, x); }\n"
-    "GU(1, 0, 2)\n",
+    "GU(1, 0, 2) GU(1, 0, 3) GU(2, 0, 3) GU(4, 0, 3)\n",
     "template <int U> __device__ __forceinline__ void gh(i64 n2, uint2 *out, const uint2 *x) {\n"
     "    const i64 nt = blockDim.x, i = (i64)blockIdx.x * U * nt + threadIdx.x;\n"
     "    uint2 a[U];\n"
@@ -142,7 +144,8 @@ typedef struct {
     double t[64], host[64]; /* GPU us a call (events); host us to issue a call (wall clock, direct calls) */
     int nt;
 } entry;
-static entry ent[96];
+#define MAX_ENT 160
+static entry ent[MAX_ENT];
 static int nent;
 static gk_tensor xb, ob, ob2, xf, rf, rf2; /* gelu in / out / check; sums in / out / check */
 static int64_t nvec, M = 4096, R = 32000;
@@ -173,7 +176,9 @@ static gk_status run(entry *e) {
 }
 
 static entry *add(const char *name, int kind, gk_module *m, const char *kname, unsigned block, unsigned grid, double bytes) {
-    entry *e = &ent[nent++];
+    entry *e;
+    if (nent == MAX_ENT) { printf("bench_stream: more than %d entries (raise MAX_ENT)\n", MAX_ENT); exit(1); }
+    e = &ent[nent++];
     memset(e, 0, sizeof *e);
     snprintf(e->name, sizeof e->name, "%s", name);
     e->kind = kind;
@@ -316,6 +321,14 @@ int main(int argc, char **argv) {
             snprintf(nm, sizeof nm, "gelu gu_1_0_2 b%u", bs[b]); /* no L2 prefetch hint */
             add(nm, OP_GELU, m, "gu_1_0_2", bs[b], grid, gbytes);
         }
+        for (k = 1; k <= 4; k *= 2) /* plain ld.global (not the read-only path) */
+            for (b = 0; b < 3; b++) {
+                char kn[16];
+                unsigned grid = (unsigned)((nvec + (int64_t)k * bs[b] - 1) / ((int64_t)k * bs[b]));
+                snprintf(kn, sizeof kn, "gu_%d_0_3", k);
+                snprintf(nm, sizeof nm, "gelu %s b%u", kn, bs[b]);
+                add(nm, OP_GELU, m, kn, bs[b], grid, gbytes);
+            }
         for (b = 1; b < 3; b++) {
             snprintf(nm, sizeof nm, "gelu gp_2 b%u", bs[b]);
             add(nm, OP_GELU, m, "gp_2", bs[b], (unsigned)(sms * (2048 / bs[b])), gbytes);
