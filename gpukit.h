@@ -6455,7 +6455,15 @@ static gk_status gk__launch_c4(gk_ctx *ctx, const char *fname, int64_t nbytes, i
     grid[0] = (unsigned)(blocks < ((int64_t)1 << 30) ? blocks : ((int64_t)1 << 30));
     return gk__launch_cfg(ctx, GK__MOD_MATH, fname, grid, block, 0, args, where);
 }
-static const char *const gk__k_unary[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_unary_", ""), GK__DTNAMES("gk_unary_", "_c") };
+static const char *const gk__k_unary[GK_DTYPE_COUNT] = GK__DTNAMES("gk_unary_", "");
+/* the contiguous unary kernels, one a (dtype, op) for f32 / f64 / f16 / bf16 (math.cu: a
+   switch over the op in one kernel ran slower) */
+#define GK__UNC(D)                                                                                                     \
+    { "gk_unary_" D "_c0", "gk_unary_" D "_c1", "gk_unary_" D "_c2", "gk_unary_" D "_c3", "gk_unary_" D "_c4",          \
+      "gk_unary_" D "_c5", "gk_unary_" D "_c6", "gk_unary_" D "_c7", "gk_unary_" D "_c8", "gk_unary_" D "_c9",          \
+      "gk_unary_" D "_c10", "gk_unary_" D "_c11", "gk_unary_" D "_c12", "gk_unary_" D "_c13", "gk_unary_" D "_c14",     \
+      "gk_unary_" D "_c15", "gk_unary_" D "_c16", "gk_unary_" D "_c17" }
+static const char *const gk__k_unary_c[4][GK_UNARY_COUNT + 1] = { GK__UNC("f32"), GK__UNC("f64"), GK__UNC("f16"), GK__UNC("bf16") };
 static const char *const gk__k_glu[2][GK_DTYPE_COUNT] = { GK__DTNAMES("gk_glu_", ""), GK__DTNAMES("gk_glu_", "_c") };
 static const char *const gk__k_glu_split[GK_DTYPE_COUNT] = GK__DTNAMES("gk_glu_split_", "_c");
 static const char *const gk__k_snake[GK_DTYPE_COUNT] = GK__DTNAMES("gk_snake_", "");
@@ -6557,8 +6565,11 @@ static gk_status gk__mew(gk_ctx *ctx, int cls, int op, const gk_tensor *ts, int 
             switch (cls) {
             case GK__MC_UNARY:
                 args[3] = &iop; args[4] = &p.p0; args[5] = &p.p1;
-                if (contig) { args[0] = &nel; st = gk__launch_c4(ctx, gk__k_unary[1][p.dt], nel * es, 1, 512, args, where); }
-                else st = gk__launch(ctx, GK__MOD_MATH, gk__k_unary[0][p.dt], nel, args, where);
+                if (contig && p.dt <= GK_BF16 && op >= 0 && op <= GK_UNARY_COUNT) {
+                    void *cargs[5];
+                    cargs[0] = &nel; cargs[1] = &pp[0]; cargs[2] = &pp[1]; cargs[3] = &p.p0; cargs[4] = &p.p1;
+                    st = gk__launch_c4(ctx, gk__k_unary_c[p.dt][op], nel * es, 1, 512, cargs, where);
+                } else st = gk__launch(ctx, GK__MOD_MATH, gk__k_unary[p.dt], nel, args, where);
                 break;
             case GK__MC_GLU: case GK__MC_GLU_SPLIT:
                 args[4] = &iop;

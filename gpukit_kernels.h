@@ -4646,15 +4646,6 @@ static const char *const gk__src_math[] = {
     "    gk_i64 t = nvec * V + GK_TID;\n"
     "    if (t < n) out[t] = T::st(gk_un_c<OP, DT, C>((C)T::ld(x[t]), p0, p1));\n"
     "}\n"
-    "#define GK_UC(OP) case OP: gk_unary_c<OP, DT>(n, out, x, p0, p1); break;\n"
-    "template <int DT> __device__ __forceinline__ void gk_unary_c_all(gk_i64 n, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x,\n"
-    "                                                                int op, double p0, double p1) {\n"
-    "    switch (op) {\n"
-    "    GK_UC(0) GK_UC(1) GK_UC(2) GK_UC(3) GK_UC(4) GK_UC(5) GK_UC(6) GK_UC(7) GK_UC(8)\n"
-    "    GK_UC(9) GK_UC(10) GK_UC(11) GK_UC(12) GK_UC(13) GK_UC(14) GK_UC(15) GK_UC(16) GK_UC(17)\n"
-    "    default: break;\n"
-    "    }\n"
-    "}\n"
     "\n"
     "// ---- GLU: out = act(gate) * up; act: 0 silu, 1 gelu (erf), 2 gelu (tanh) ----\n"
     "template <typename C> __device__ __forceinline__ C gk_glu1(int op, C g, C u) {\n"
@@ -4682,8 +4673,6 @@ static const char *const gk__src_math[] = {
     "    for (gk_i64 i = GK_TID; i < nvec; i += GK_NTHREADS) {\n"
     "        union { uint4 v; S s[16 / sizeof(S)]; } a, b, z;\n"
     "        a.v = __ldg((const uint4 *)g + i);\n"
-    ,
-    /* chunk */
     "        b.v = __ldg((const uint4 *)u + i);\n"
     "#pragma unroll\n"
     "        for (int k = 0; k < V; k++) z.s[k] = T::st(gk_glu_t<OP, C>((C)T::ld(a.s[k]), (C)T::ld(b.s[k])));\n"
@@ -4695,6 +4684,8 @@ static const char *const gk__src_math[] = {
     "\n"
     "// rows of x [rows, 2n] -> out [rows, n], contiguous, n a multiple of the vector width, aligned\n"
     "template <int OP, int DT> __device__ __forceinline__ void gk_glu_split_c(gk_i64 rows, gk_i64 n, typename gk_ty<DT>::S *out,\n"
+    ,
+    /* chunk */
     "                                                                         const typename gk_ty<DT>::S *x) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename T::S S;\n"
@@ -4741,8 +4732,6 @@ static const char *const gk__src_math[] = {
     "\n"
     "// contiguous, aligned, equal shapes: 16 bytes per thread (op uniform, branch hoisted by the compiler or cheap)\n"
     "template <int DT> __device__ __forceinline__ void gk_bin2_c(gk_i64 n, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *a,\n"
-    ,
-    /* chunk */
     "                                                            const typename gk_ty<DT>::S *b, int op) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename T::S S;\n"
@@ -4753,6 +4742,8 @@ static const char *const gk__src_math[] = {
     "    // step over 4 * blockDim.x consecutive vectors (as gk_unary_c; the host\n"
     "    // launches one step's worth of blocks)\n"
     "    for (gk_i64 i = (gk_i64)blockIdx.x * 4 * nt + threadIdx.x; i < nvec; i += (gk_i64)gridDim.x * 4 * nt) {\n"
+    ,
+    /* chunk */
     "        union { uint4 v; S s[16 / sizeof(S)]; } x[4], y[4], z;\n"
     "#pragma unroll\n"
     "        for (int j = 0; j < 4; j++) {\n"
@@ -4808,8 +4799,6 @@ static const char *const gk__src_math[] = {
     "// sin(y)^2 in f32 without sinf's slow path: y = k pi + r with |r| <= pi/2\n"
     "// (pi in two parts: k hi is exact in the fma, so r is exact up to the\n"
     "// rounding of k lo), sin(r) by its odd Taylor polynomial to r^11 (truncation\n"
-    ,
-    /* chunk */
     "// below 6e-8 on [-pi/2, pi/2]); the sign of sin is lost in the square.\n"
     "// Beyond |y| = 2^21 (and for inf / NaN) it takes sinf.\n"
     "__device__ __noinline__ float gk_sin2f_slow(float y) { // out of line: keeps the vector loops small\n"
@@ -4820,6 +4809,8 @@ static const char *const gk__src_math[] = {
     "    if (!(fabsf(y) <= 2097152.f)) return gk_sin2f_slow(y);\n"
     "    // k = round(y / pi) by the 1.5 * 2^23 shifter (full-rate fma / add, not a conversion), |y / pi| < 2^22\n"
     "    float k = fmaf(y, 0.318309886183790672f, 12582912.f) - 12582912.f;\n"
+    ,
+    /* chunk */
     "    float r = fmaf(-k, 3.14159274101257324f, y);\n"
     "    r = fmaf(-k, -8.74227800037248300e-8f, r);\n"
     "    float r2 = r * r;\n"
@@ -4865,8 +4856,6 @@ static const char *const gk__src_math[] = {
     "// the same with 16-byte vectors: T a multiple of 16 bytes, x / out 16-byte\n"
     "// aligned (checked by the host); tv = vectors per row; each thread two\n"
     "// vectors (blockDim.x apart) per step, both loads before the math\n"
-    ,
-    /* chunk */
     "template <int DT, typename Cc> __device__ __forceinline__ uint4 gk_snake_vec(uint4 u, Cc a, Cc ia) {\n"
     "    typedef gk_ty<DT> Ty;\n"
     "    typedef typename Ty::S S;\n"
@@ -4880,6 +4869,8 @@ static const char *const gk__src_math[] = {
     "    union { uint4 v; S s[16 / sizeof(S)]; } z;\n"
     "    z.v = u;\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "    for (int k = 0; k < (int)(16 / sizeof(S)); k++) z.s[k] = Ty::st(gk_snake1((Cc)Ty::ld(z.s[k]), a, ia));\n"
     "    return z.v;\n"
     "}\n"
@@ -4907,13 +4898,7 @@ static const char *const gk__src_math[] = {
     "                                              int op, double p0, double p1) {                                       \\\n"
     "        gk_unary_nd<GK_DT_##DTN>(nd, out, x, op, p0, p1);                                                           \\\n"
     "    }                                                                                                               \\\n"
-    "    extern \"C\" __global__ void __launch_bounds__(512) gk_unary_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,      \\\n"
-    "                                                  const gk_ty<GK_DT_##DTN>::S *x, int op, double p0, double p1) {   \\\n"
-    "        gk_unary_c_all<GK_DT_##DTN>(n, out, x, op, p0, p1);                                                         \\\n"
-    "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void gk_glu_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *g,   \\\n"
-    ,
-    /* chunk */
     "                                            const gk_ty<GK_DT_##DTN>::S *u, int op) {                               \\\n"
     "        gk_glu_nd<GK_DT_##DTN>(nd, out, g, u, op);                                                                  \\\n"
     "    }                                                                                                               \\\n"
@@ -4923,6 +4908,8 @@ static const char *const gk__src_math[] = {
     "        else if (op == 1) gk_glu_c<1, GK_DT_##DTN>(n, out, g, u);                                                   \\\n"
     "        else gk_glu_c<2, GK_DT_##DTN>(n, out, g, u);                                                                \\\n"
     "    }                                                                                                               \\\n"
+    ,
+    /* chunk */
     "    extern \"C\" __global__ void gk_glu_split_##DTN##_c(gk_i64 rows, gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,              \\\n"
     "                                                      const gk_ty<GK_DT_##DTN>::S *x, int op) {                     \\\n"
     "        if (op == 0) gk_glu_split_c<0, GK_DT_##DTN>(rows, n, out, x);                                               \\\n"
@@ -4938,8 +4925,6 @@ static const char *const gk__src_math[] = {
     "                                                   const gk_ty<GK_DT_##DTN>::S *al) {                               \\\n"
     "        gk_snake_rows<GK_DT_##DTN>(rows, T, C, ast, out, x, al);                                                    \\\n"
     "    }                                                                                                               \\\n"
-    ,
-    /* chunk */
     "    extern \"C\" __global__ void gk_snake_rv_##DTN(gk_i64 rows, gk_i64 tv, gk_i64 C, gk_i64 ast,                      \\\n"
     "                                                 gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *x,        \\\n"
     "                                                 const gk_ty<GK_DT_##DTN>::S *al) {                                 \\\n"
@@ -4949,10 +4934,27 @@ static const char *const gk__src_math[] = {
     "                                             const gk_ty<GK_DT_##DTN>::S *b, int op) {                              \\\n"
     "        gk_bin2_nd<GK_DT_##DTN>(nd, out, a, b, op);                                                                 \\\n"
     "    }                                                                                                               \\\n"
+    ,
+    /* chunk */
     "    extern \"C\" __global__ void gk_bin2_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *a, \\\n"
     "                                                 const gk_ty<GK_DT_##DTN>::S *b, int op) {                          \\\n"
     "        gk_bin2_c<GK_DT_##DTN>(n, out, a, b, op);                                                                   \\\n"
     "    }\n"
+    "// the contiguous unary kernels, one a (dtype, op): gk_unary_<dt>_c<op>. (One kernel a\n"
+    "// dtype with a switch over the op ran slower: H100, bench_stream, gelu (tanh) over 256\n"
+    "// MiB of bf16 182.3 us against 179.6 for a kernel of that op alone; probe kernels with\n"
+    "// a 4-way switch and the grid-stride loop took 180.3, with neither 179.6.)\n"
+    "#define GK_UNC(DTN, OP)                                                                                             \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(512) gk_unary_##DTN##_c##OP(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,  \\\n"
+    "                                                                              const gk_ty<GK_DT_##DTN>::S *x,       \\\n"
+    "                                                                              double p0, double p1) {               \\\n"
+    "        gk_unary_c<OP, GK_DT_##DTN>(n, out, x, p0, p1);                                                             \\\n"
+    "    }\n"
+    "#define GK_UNC_ALL(DTN)                                                                                             \\\n"
+    "    GK_UNC(DTN, 0) GK_UNC(DTN, 1) GK_UNC(DTN, 2) GK_UNC(DTN, 3) GK_UNC(DTN, 4) GK_UNC(DTN, 5) GK_UNC(DTN, 6)        \\\n"
+    "    GK_UNC(DTN, 7) GK_UNC(DTN, 8) GK_UNC(DTN, 9) GK_UNC(DTN, 10) GK_UNC(DTN, 11) GK_UNC(DTN, 12) GK_UNC(DTN, 13)   \\\n"
+    "    GK_UNC(DTN, 14) GK_UNC(DTN, 15) GK_UNC(DTN, 16) GK_UNC(DTN, 17)\n"
+    "GK_UNC_ALL(f32) GK_UNC_ALL(f64) GK_UNC_ALL(f16) GK_UNC_ALL(bf16)\n"
     "GK_MATH_F(f32) GK_MATH_F(f64) GK_MATH_F(f16) GK_MATH_F(bf16)\n"
     "\n"
     "#define GK_MATH_I(DTN)                                                                                              \\\n"
@@ -4966,12 +4968,12 @@ static const char *const gk__src_math[] = {
     "extern \"C\" __global__ void gk_bin2_f8e5m2(gk_nd nd, gk_u8 *out, const gk_u8 *a, const gk_u8 *b, int op) { gk_bin2_nd<GK_DT_f8e5m2>(nd, out, a, b, op); }\n"
     "\n"
     "#define GK_CMP(DTN)                                                                                                 \\\n"
+    ,
+    /* chunk */
     "    extern \"C\" __global__ void gk_cmp_##DTN(gk_nd nd, gk_u8 *out, const gk_ty<GK_DT_##DTN>::S *a,                   \\\n"
     "                                            const gk_ty<GK_DT_##DTN>::S *b, int op) {                               \\\n"
     "        gk_cmp_nd<GK_DT_##DTN>(nd, out, a, b, op);                                                                  \\\n"
     "    }\n"
-    ,
-    /* chunk */
     "GK_CMP(f32) GK_CMP(f64) GK_CMP(f16) GK_CMP(bf16) GK_CMP(f8e4m3) GK_CMP(f8e5m2) GK_CMP(i8) GK_CMP(u8) GK_CMP(i32) GK_CMP(i64)\n"
     "\n"
     "#define GK_WHERE(B, T)                                                                                              \\\n"

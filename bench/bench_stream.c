@@ -260,6 +260,7 @@ int main(int argc, char **argv) {
     int64_t nb = (int64_t)128 << 20, ms2[2];
     double gbytes = 4.0 * (double)nb, rbytes = 4.0 * (double)M * R;
     char date[64], nm[48], *src;
+    entry *e2;
     time_t now = time(NULL);
     FILE *jf = NULL;
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
@@ -362,6 +363,10 @@ int main(int argc, char **argv) {
                 snprintf(nm, sizeof nm, "gelu %s b512", mk[k]);
                 add(nm, OP_GELU, m, mk[k], 512, (unsigned)((nvec + 511) / 512), gbytes)->mimic = 1;
             }
+            /* two probe kernels replayed from graphs too, next to gk_unary's graph */
+            e2 = add("gelu gm_sw_loop b512 graph", OP_GELU, m, "gm_sw_loop", 512, (unsigned)((nvec + 511) / 512), gbytes);
+            e2->mimic = e2->graph = 1;
+            add("gelu gu_1_0_0 b512 graph", OP_GELU, m, "gu_1_0_0", 512, (unsigned)((nvec + 511) / 512), gbytes)->graph = 1;
         }
         for (b = 1; b < 3; b++) {
             snprintf(nm, sizeof nm, "gelu gp_2 b%u", bs[b]);
