@@ -6922,9 +6922,9 @@ static gk_status gk__reduce(gk_ctx *ctx, gk_tensor out, gk_tensor x, int op, int
                 gk__cu_ptr ws = 0;
                 const char *kn = (p.op <= GK_REDUCE_MIN ? gk__k_red_rowsf : gk__k_red_rows)[p.dt];
                 if (M < 2 * sms && R >= 32768) {
-                    /* one wave of 256-thread blocks: as many as are resident (the sum / mean / max / min
-                       kernel holds 16 vectors a thread in flight, 2 blocks an SM; more blocks than one
-                       wave made two waves, e.g. 8 with 64 registers) */
+                    /* one wave of 256-thread blocks: as many as are resident, asked of the driver (the
+                       row kernels' registers set it: 4 blocks an SM of the sum / mean / max / min kernel
+                       at sm_90, 2 of the other; a fixed 4 made two waves of a form with 112 registers) */
                     int per_sm = 4;
                     gk__cu_function f;
                     st = gk__occupancy(ctx, GK__MOD_REDUCE, kn, 256, 0, &per_sm, &f, where);
