@@ -282,9 +282,9 @@ static void test_unary(void) {
         GKT_CHECK(got[0] == -1 && got[1] == -0.5 && got[2] == 0 && got[3] == 0.25, "clamp -> %g %g %g %g", got[0], got[1], got[2], got[3]);
         fr(x); fr(o);
     }
-    {   /* clamp, device vs reference, one-sided */
+    for (di = 0; di < 4; di++) { /* clamp, device vs reference, one-sided, every float dtype (each its own contiguous kernel) */
         int64_t s[2] = { 31, 1000 }, i;
-        pair x = mk_rand(GK_F16, 2, s, -5, 5), o = mk(GK_F16, 2, s, NULL);
+        pair x = mk_rand(FDT[di], 2, s, -5, 5), o = mk(FDT[di], 2, s, NULL);
         double *xv = vals_of(x);
         GKT_OK(D, gk_clamp(D, o.d, x.d, -INFINITY, 1.5));
         GKT_OK(R, gk_clamp(R, o.r, x.r, -INFINITY, 1.5));
