@@ -158,6 +158,7 @@ typedef struct {
     unsigned block, grid;
     int graph;         /* 1: the 10 calls of a timing replayed from a CUDA graph (no host work between them) */
     int mimic;         /* gelu with gk_unary_c's arguments and structure (op switch, grid-stride loop, tail) */
+    int wrong;         /* its output differed from gpukit's op (check): its time is not a result */
     gk_graph *g;
     double bytes;
     double t[64], host[64]; /* GPU us a call (events); host us to issue a call (wall clock, direct calls) */
@@ -260,6 +261,7 @@ int main(int argc, char **argv) {
     int64_t nb = (int64_t)128 << 20, ms2[2];
     double gbytes = 4.0 * (double)nb, rbytes = 4.0 * (double)M * R;
     char date[64], nm[48], *src;
+    int nwrong = 0;
     entry *e2;
     time_t now = time(NULL);
     FILE *jf = NULL;
@@ -394,7 +396,10 @@ int main(int argc, char **argv) {
                     add(nm, op ? OP_MAX : OP_SUM, m, kn, bs[b], grid, rbytes);
                 }
     }
-    for (i = 0; i < nent; i++) check(&ent[i]);
+    for (i = 0; i < nent; i++) {
+        ent[i].wrong = !check(&ent[i]);
+        nwrong += ent[i].wrong;
+    }
     for (i = 0; i < nent; i++) { CK(run(&ent[i])); CK(run(&ent[i])); } /* warm-up */
     CK(gk_sync(ctx));
     for (i = 0; i < nent; i++) /* the graphs: 10 calls captured on the current stream */
@@ -430,13 +435,14 @@ int main(int argc, char **argv) {
         med = e->t[e->nt / 2];
         lo = e->t[e->nt / 4];
         hi = e->t[(3 * e->nt) / 4];
-        printf("%-30s %9.2f us  (quartiles %.2f .. %.2f)  %7.1f GB/s  host %.2f us a call\n", e->name, med, lo, hi, e->bytes / (med * 1e-6) / 1e9,
-               e->host[e->nt / 2]);
+        printf("%-30s %9.2f us  (quartiles %.2f .. %.2f)  %7.1f GB/s  host %.2f us a call%s\n", e->name, med, lo, hi, e->bytes / (med * 1e-6) / 1e9,
+               e->host[e->nt / 2], e->wrong ? "  WRONG" : "");
         if (jf)
-            fprintf(jf, "%s    {\"name\": \"%s\", \"us\": %.3f, \"q1\": %.3f, \"q3\": %.3f, \"GBs\": %.1f, \"host_us\": %.3f}", i ? ",\n" : "", e->name, med, lo,
-                    hi, e->bytes / (med * 1e-6) / 1e9, e->host[e->nt / 2]);
+            fprintf(jf, "%s    {\"name\": \"%s\", \"us\": %.3f, \"q1\": %.3f, \"q3\": %.3f, \"GBs\": %.1f, \"host_us\": %.3f, \"correct\": %s}", i ? ",\n" : "", e->name, med,
+                    lo, hi, e->bytes / (med * 1e-6) / 1e9, e->host[e->nt / 2], e->wrong ? "false" : "true");
     }
     if (jf) { fprintf(jf, "\n  ]\n}\n"); fclose(jf); }
     gk_ctx_destroy(ctx);
-    return 0;
+    if (nwrong) printf("bench_stream: %d entries computed a result other than gpukit's op (WRONG above)\n", nwrong);
+    return nwrong ? 1 : 0;
 }
