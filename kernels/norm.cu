@@ -253,30 +253,106 @@ __device__ __forceinline__ void gk_block_welford(float &n, float &mu, float &m2,
     for (int k = 1; k < nw; k++) gk_welford_merge(n, mu, m2, sh[k], sh[32 + k], sh[64 + k]);
 }
 
+// a row's statistics (mean and 1 / std; the RMS norm's mean is 0) from the V
+// vectors a thread holds (vectors past the row, nvec, are skipped); every
+// thread gets both. Two block barriers.
+template <int DT, int V, bool LN>
+__device__ __forceinline__ void gk_norm_stats(const uint4 (&cur)[V], int nvec, int D, float eps, float *sh, float &mean, float &rstd) {
+    enum { E = gk_nv<DT>::E };
+    mean = 0.f;
+    if (LN) {
+        // one pass over the registers: the sums of d = x - K and d^2 about the
+        // thread's own first element K (no load, no barrier; |d| is of the
+        // row's spread, so q - s^2 / n does not cancel), turned into the
+        // thread's count, mean and M2, then merged across the block
+        float n = 0.f, s = 0.f, q = 0.f, m2 = 0.f, K;
+        {
+            float f0[E];
+            gk_nv<DT>::ld(cur[0], f0);
+            K = f0[0];
+        }
+        gk_each_vec<DT, V>(cur, nvec, [&](const float *f) {
+#pragma unroll
+            for (int e = 0; e < E; e++) { float d = f[e] - K; s += d; q = fmaf(d, d, q); }
+            n += (float)E;
+        });
+        if (n > 0.f) {
+            const float a = __fdividef(s, n);
+            mean = K + a;
+            m2 = q - s * a;
+            if (m2 < 0.f) m2 = 0.f; // rounding only; a NaN stays NaN
+        }
+        gk_block_welford(n, mean, m2, sh);
+        rstd = rsqrtf(m2 / (float)D + eps);
+    } else rstd = rsqrtf(gk_block_sum(gk_sumsq<DT, V>(cur), sh) / (float)D + eps);
+}
+// the row's output from the vectors a thread holds: the layer norm's
+// (x - mean) * rstd * weight + bias rounded once, or the RMS norm's
+// HF-rounded x * rstd, times the weight
+template <int DT, int WT, int V, bool LN>
+__device__ __forceinline__ void gk_norm_out(const uint4 (&cur)[V], int nvec, float mean, float rstd, typename gk_ty<DT>::S *orow_,
+                                            const typename gk_ty<WT>::S *w, const typename gk_ty<WT>::S *b) {
+    typedef gk_nv<DT> N;
+    enum { E = N::E };
+    uint4 *orow = (uint4 *)orow_;
+#pragma unroll
+    for (int k = 0; k < V; k++) {
+        int vi = threadIdx.x + k * blockDim.x;
+        if (vi < nvec) {
+            float y[E], wv[E];
+            N::ld(cur[k], y);
+            if (LN) gk_ln_out<WT, E>(y, mean, 0.f, rstd, w, b, vi * E);
+            else {
+#pragma unroll
+                for (int e = 0; e < E; e++) y[e] = y[e] * rstd;
+                N::rnd(y);
+                if (w) {
+                    gk_ldw<WT, E>(w, vi * E, wv);
+#pragma unroll
+                    for (int e = 0; e < E; e++) y[e] = wv[e] * y[e];
+                }
+            }
+            __stcs(orow + vi, N::st(y));
+        }
+    }
+}
 // RMS norm (LN false) and layer norm (LN true, no residual) with a
 // persistent grid (the host launches about as many blocks as fit at once):
 // a block walks rows blockIdx.x, + gridDim.x, ... and issues the next row's
 // loads before the current row's reduction, so every block keeps a row of
 // loads in flight through its reduction and stores, and there is no tail
 // wave. Thread mapping as gk_rownorm; RMS statistics and rounding as its
-// mode 1. The layer norm takes its statistics from gk_block_welford (each
-// thread's count, mean and M2 over its vectors, two passes over registers),
-// so nothing but the row itself is read before the reduction; then
-// (x - mean) * rstd * weight + bias, rounded once.
+// mode 1. The layer norm's statistics: gk_norm_stats (one pass over the
+// registers, merged by gk_block_welford), so nothing but the row itself is
+// read before the reduction; then (x - mean) * rstd * weight + bias, rounded
+// once.
 // Measured on the H200, RMS bf16 [4096, 4096]: 87% of copy (gk_rownorm 76%,
 // 3.4 waves); [8192, 4096]: 82% (gk_rownorm 86%), so the host takes it only
 // for a few waves' worth of rows. An earlier layer norm in this scheme,
 // with its shift element loaded from global memory before each row's sums,
 // measured slower than gk_rownorm (74 / 65% against 78 / 65%), and so did
 // staging the rows in shared memory with cp.async (66 / 59%).
+// The layer norm is bound by its instructions, not by the bytes in flight
+// (Nsight Compute, H100, bf16 [4096, 4096], V = 4: 14.9 M warp instructions
+// against the RMS norm's 7.8 M, an instruction issued in 67% of the cycles
+// against 53%). So its statistics take one pass over the registers, not two
+// (the mean, then the squares about it): 14.3 M instructions, 80.3 to 81.6%
+// of copy against 79.5 to 80.6% (bench_nn, H100, two runs each of two
+// calls, bf16 and f16). Measured and not kept (H100): two plain block sums
+// (the mean, then the centred squares) in place of the Welford merge, 79.2
+// to 79.4% against 79.5 to 80.0%; the sums about the row's first element
+// loaded with the row (one two-value block sum, 13.2 M instructions), 80.8%
+// bf16 but 79.0 to 79.2% f16; the rows brought in by the copy engine (a ring
+// of 2 to 6 whole-row bulk copies a block in shared memory), 70.7 down to
+// 50.9% (the RMS norm 91.4 down to 75.3): the ring's shared memory takes
+// blocks, and so issue slots, off the SMs.
 template <int DT, int WT, int V, bool LN>
 __device__ __forceinline__ void gk_norm_p(gk_i64 rows, int D, float eps, const typename gk_ty<DT>::S *x,
                                           typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,
                                           const typename gk_ty<WT>::S *b) {
     typedef gk_nv<DT> N;
-    enum { E = N::E };
     __shared__ float sh[LN ? 96 : 32];
-    const int nvec = D / E;
+    const int nvec = D / N::E;
     uint4 cur[V], nxt[V];
     gk_i64 row = blockIdx.x;
     // launched with programmatic stream serialization on sm_90 (the host's
@@ -299,43 +375,9 @@ __device__ __forceinline__ void gk_norm_p(gk_i64 rows, int D, float eps, const t
             nxt[k] = make_uint4(0u, 0u, 0u, 0u);
             if (nrow < rows && vi < nvec) nxt[k] = gk_ld_stream((const uint4 *)(x + nrow * D) + vi);
         }
-        float mean = 0.f, rstd;
-        if (LN) {
-            float n = 0.f, s = 0.f, m2 = 0.f;
-            gk_each_vec<DT, V>(cur, nvec, [&](const float *f) {
-#pragma unroll
-                for (int e = 0; e < E; e++) s += f[e];
-                n += (float)E;
-            });
-            mean = n > 0.f ? __fdividef(s, n) : 0.f;
-            gk_each_vec<DT, V>(cur, nvec, [&](const float *f) {
-#pragma unroll
-                for (int e = 0; e < E; e++) { float d = f[e] - mean; m2 += d * d; }
-            });
-            gk_block_welford(n, mean, m2, sh);
-            rstd = rsqrtf(m2 / (float)D + eps);
-        } else rstd = rsqrtf(gk_block_sum(gk_sumsq<DT, V>(cur), sh) / (float)D + eps);
-        uint4 *orow = (uint4 *)(out + row * D);
-#pragma unroll
-        for (int k = 0; k < V; k++) {
-            int vi = threadIdx.x + k * blockDim.x;
-            if (vi < nvec) {
-                float y[E], wv[E];
-                N::ld(cur[k], y);
-                if (LN) gk_ln_out<WT, E>(y, mean, 0.f, rstd, w, b, vi * E);
-                else {
-#pragma unroll
-                    for (int e = 0; e < E; e++) y[e] = y[e] * rstd;
-                    N::rnd(y);
-                    if (w) {
-                        gk_ldw<WT, E>(w, vi * E, wv);
-#pragma unroll
-                        for (int e = 0; e < E; e++) y[e] = wv[e] * y[e];
-                    }
-                }
-                __stcs(orow + vi, N::st(y));
-            }
-        }
+        float mean, rstd;
+        gk_norm_stats<DT, V, LN>(cur, nvec, D, eps, sh, mean, rstd);
+        gk_norm_out<DT, WT, V, LN>(cur, nvec, mean, rstd, out + row * D, w, b);
 #pragma unroll
         for (int k = 0; k < V; k++) cur[k] = nxt[k];
     }
