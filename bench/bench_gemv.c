@@ -120,7 +120,10 @@ static gk_status call_unfused(int i, void *vu) {
 /* decode attention over a cache of Skv tokens (issue 4: 8k tokens, q [1, 1, 32, 128], K / V [1, 8192, 8, 128]
    bf16); `nc` cache copies cycled through (1: the same cache every call, as bench_gemm times it; it fits in L2).
    one: gk__dec3_one_split for this row (-1: the default) */
-typedef struct { gk_tensor q, o, *k, *v, s; int nc, floor; gk_attention_desc d; } attn_u;
+typedef struct { gk_tensor q, o, *k, *v, *base, s; int nc, floor; gk_attention_desc d; } attn_u;
+/* the cache's layout: 0 K and V apart, [B, S, Hk, D] each; 1 head-major [B, Hk, S, D] each; 2 one
+   [B, S, 2 Hk, D] tensor (gpukit_llm's) */
+static int attn_layout = 0;
 static gk_status call_attn(int i, void *vu) {
     attn_u *u = (attn_u *)vu;
     gk_status st;
@@ -145,11 +148,28 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     u.nc = nc;
     u.k = (gk_tensor *)calloc((size_t)nc, sizeof(gk_tensor));
     u.v = (gk_tensor *)calloc((size_t)nc, sizeof(gk_tensor));
+    u.base = (gk_tensor *)calloc((size_t)nc * 2, sizeof(gk_tensor));
     for (i = 0; i < nc; i++) {
-        gk_tensor_empty(ctx, GK_BF16, 4, ks, &u.k[i]);
-        gk_tensor_empty(ctx, GK_BF16, 4, ks, &u.v[i]);
-        fill_rand(u.k[i], B * Skv * Hk * Dh);
-        fill_rand(u.v[i], B * Skv * Hk * Dh);
+        if (attn_layout == 1) { /* head-major storage [B, Hk, S, D] (HF's cache layout), seen as [B, S, Hk, D] */
+            int64_t hs[4] = { B, Hk, Skv, Dh };
+            gk_tensor_empty(ctx, GK_BF16, 4, hs, &u.base[2 * i]);
+            gk_tensor_empty(ctx, GK_BF16, 4, hs, &u.base[2 * i + 1]);
+            fill_rand(u.base[2 * i], B * Skv * Hk * Dh);
+            fill_rand(u.base[2 * i + 1], B * Skv * Hk * Dh);
+            gk_view_transpose(ctx, u.base[2 * i], 1, 2, &u.k[i]);
+            gk_view_transpose(ctx, u.base[2 * i + 1], 1, 2, &u.v[i]);
+        } else if (attn_layout == 2) { /* gpukit_llm's cache: [B, S, 2 Hk, D], K heads then V heads */
+            int64_t ls[4] = { B, Skv, 2 * Hk, Dh };
+            gk_tensor_empty(ctx, GK_BF16, 4, ls, &u.base[2 * i]);
+            fill_rand(u.base[2 * i], 2 * B * Skv * Hk * Dh);
+            gk_view_slice(ctx, u.base[2 * i], 2, 0, Hk, 1, &u.k[i]);
+            gk_view_slice(ctx, u.base[2 * i], 2, Hk, 2 * Hk, 1, &u.v[i]);
+        } else {
+            gk_tensor_empty(ctx, GK_BF16, 4, ks, &u.k[i]);
+            gk_tensor_empty(ctx, GK_BF16, 4, ks, &u.v[i]);
+            fill_rand(u.k[i], B * Skv * Hk * Dh);
+            fill_rand(u.v[i], B * Skv * Hk * Dh);
+        }
     }
     gk_tensor_empty(ctx, GK_BF16, 4, qs, &u.q);
     gk_tensor_empty(ctx, GK_BF16, 4, qs, &u.o);
@@ -175,8 +195,8 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     snprintf(what, sizeof what, "bf16 B%lld kv %lld H%lld/%lld D%lld", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh);
     printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d pf%-2d L%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", what, nc > 1 ? "rotated" : "same", kn,
            stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, pf, gk__dec4_late, direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"prefetch_tiles\": %d, \"late_trigger\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
-                    jfirst ? "" : ",\n", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", kn,
+    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"layout\": %d, \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"prefetch_tiles\": %d, \"late_trigger\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+                    jfirst ? "" : ",\n", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", attn_layout, kn,
                     stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__combine_one_round, pf, gk__dec4_late, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
     /* the same calls captured once as a CUDA graph and replayed, as a decode step runs them: no host
        time between kernels (back-to-back calls above include the host's launch work per call) */
@@ -185,14 +205,16 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
         gbs = bytes / (ms * 1e-3) / 1e9;
         printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d pf%-2d L%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", what, nc > 1 ? "rotated" : "same",
                kn, stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, pf, gk__dec4_late, direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-        if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"prefetch_tiles\": %d, \"late_trigger\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
-                        (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", kn, stages,
+        if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"layout\": %d, \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"prefetch_tiles\": %d, \"late_trigger\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+                        (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", attn_layout, kn, stages,
                         (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__combine_one_round, pf, gk__dec4_late, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs);
     }
     gk__dec_variant = -1;
     gk__dec3_one_split = keep;
     for (i = 0; i < nc; i++) { gk_tensor_free(ctx, u.k[i]); gk_tensor_free(ctx, u.v[i]); }
-    free(u.k); free(u.v);
+    for (i = 0; i < 2 * nc; i++)
+        if (u.base[i].id) gk_tensor_free(ctx, u.base[i]);
+    free(u.k); free(u.v); free(u.base);
     gk_tensor_free(ctx, u.q); gk_tensor_free(ctx, u.o);
     if (u.floor) gk_tensor_free(ctx, u.s);
 }
@@ -251,6 +273,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--attn") == 0) attn_only = 1;
         else if (strcmp(argv[i], "--attn-pf") == 0) attn_only = pf_only = 1;
         else if (strcmp(argv[i], "--attn-diag") == 0 && i + 1 < argc) diag = atoi(argv[++i]); /* 5: dec4t, -1: the default, 1: both */
+        else if (strcmp(argv[i], "--attn-layout") == 0) diag = 100;
     }
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
@@ -275,6 +298,15 @@ int main(int argc, char **argv) {
         fprintf(jf, "{\n  \"bench\": \"gemv\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"date\": \"%s\",\n  \"copy_GBs\": %.1f,\n"
                     "  \"method\": \"back-to-back launches over rotating weight copies (512 MiB), median of 5\",\n  \"results\": [\n",
                 commit ? commit : "unknown", info.name, date, copy_gbs);
+    if (diag == 100) { /* --attn-layout: the 8k cache from DRAM in each layout, dec4t and the default */
+        for (attn_layout = 0; attn_layout < 3; attn_layout++) {
+            printf("cache layout %d\n", attn_layout);
+            if (info.cc_major >= 9) run_attn(16, 5, copy_gbs);
+            run_attn(16, -1, copy_gbs);
+        }
+        attn_layout = 0;
+        goto done;
+    }
     if (diag) { /* for a profiler: the 8k cache from DRAM, gk_attn_dec4t then the default (gk_attn_dec3) */
         if (info.cc_major >= 9 && diag != -1) run_attn(16, 5, copy_gbs);
         if (diag != 5) run_attn(16, -1, copy_gbs);
