@@ -5041,14 +5041,16 @@ static const char *const gk__src_norm[] = {
     "template <int DT> __device__ __forceinline__ float gk_rnd(float v) { return gk_ty<DT>::ld(gk_ty<DT>::st(v)); }\n"
     "\n"
     "// fn(f) on each of a thread's V vectors (vector threadIdx.x + k * blockDim.x)\n"
-    "// that lies inside the row (below nvec), as E floats\n"
-    "template <int DT, int V, typename F> __device__ __forceinline__ void gk_each_vec(const uint4 (&raw)[V], int nvec, F fn) {\n"
+    "// that lies inside the row (below nvec), as E floats; FULL: the caller knows\n"
+    "// every thread's V vectors lie inside (nvec == V * blockDim.x), no test\n"
     ,
     /* chunk */
+    "template <int DT, int V, typename F, bool FULL = false>\n"
+    "__device__ __forceinline__ void gk_each_vec(const uint4 (&raw)[V], int nvec, F fn) {\n"
     "    typedef gk_nv<DT> N;\n"
     "#pragma unroll\n"
     "    for (int k = 0; k < V; k++)\n"
-    "        if (threadIdx.x + k * blockDim.x < nvec) {\n"
+    "        if (FULL || threadIdx.x + k * blockDim.x < nvec) {\n"
     "            float f[N::E];\n"
     "            N::ld(raw[k], f);\n"
     "            fn(f);\n"
@@ -5084,6 +5086,13 @@ static const char *const gk__src_norm[] = {
     "    }\n"
     "}\n"
     "\n"
+    "// gk_ldw where w is known to be 16-byte aligned (no test)\n"
+    "template <int WT, int E> __device__ __forceinline__ void gk_ldw_v(const typename gk_ty<WT>::S *w, int c0, float *o) {\n"
+    "    typedef typename gk_ty<WT>::S WS;\n"
+    "    enum { PV = 16 / sizeof(WS), NV = (E * sizeof(WS) + 15) / 16 };\n"
+    "#pragma unroll\n"
+    "    for (int j = 0; j < NV; j++) gk_nv<WT>::ld(__ldg((const uint4 *)(w + c0) + j), o + j * PV);\n"
+    "}\n"
     "// The layer norm's shifted statistics: from the sums s of (x - c) and q of\n"
     "// (x - c)^2 over the D elements of a row, m1 = E[x - c] and rstd (the mean is\n"
     "// c + m1; c + m1 itself is never formed, it would round)\n"
@@ -5104,6 +5113,8 @@ static const char *const gk__src_norm[] = {
     "    if (w) {\n"
     "        gk_ldw<WT, E>(w, col, t);\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "        for (int e = 0; e < E; e++) y[e] = y[e] * t[e];\n"
     "    }\n"
     "    if (b) {\n"
@@ -5118,8 +5129,6 @@ static const char *const gk__src_norm[] = {
     "// output; weights and biases as 16-byte loads at the output.\n"
     "template <int DT, int WT, int V, bool ADD>\n"
     "__device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float eps, const typename gk_ty<DT>::S *x,\n"
-    ,
-    /* chunk */
     "                                           const typename gk_ty<DT>::S *res, typename gk_ty<DT>::S *h,\n"
     "                                           typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,\n"
     "                                           const typename gk_ty<WT>::S *b) {\n"
@@ -5172,6 +5181,8 @@ static const char *const gk__src_norm[] = {
     "                    float f[E];\n"
     "                    N::ld(raw[k], f);\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "                    for (int e = 0; e < E; e++) { float d = f[e] - c0; s += d; q += d * d; }\n"
     "                }\n"
     "            }\n"
@@ -5186,8 +5197,6 @@ static const char *const gk__src_norm[] = {
     "            if (vi < nvec) {\n"
     "                float y[E], wv[E];\n"
     "                N::ld(raw[k], y);\n"
-    ,
-    /* chunk */
     "                if (mode == 0) gk_ln_out<WT, E>(y, mean, m1, rstd, w, b, vi * E);\n"
     "                else {\n"
     "#pragma unroll\n"
@@ -5242,6 +5251,8 @@ static const char *const gk__src_norm[] = {
     "        gk_welford_merge(n, mu, m2, nb, mb, m2b);\n"
     "    }\n"
     "    __syncthreads();\n"
+    ,
+    /* chunk */
     "    if (l == 0) { sh[w] = n; sh[32 + w] = mu; sh[64 + w] = m2; }\n"
     "    __syncthreads();\n"
     "    n = sh[0]; mu = sh[32]; m2 = sh[64];\n"
@@ -5251,11 +5262,9 @@ static const char *const gk__src_norm[] = {
     "// a row's statistics (mean and 1 / std; the RMS norm's mean is 0) from the V\n"
     "// vectors a thread holds (vectors past the row, nvec, are skipped); every\n"
     "// thread gets both. Two block barriers.\n"
-    "template <int DT, int V, bool LN>\n"
+    "template <int DT, int V, bool LN, bool FULL = false>\n"
     "__device__ __forceinline__ void gk_norm_stats(const uint4 (&cur)[V], int nvec, int D, float eps, float *sh, float &mean, float &rstd) {\n"
     "    enum { E = gk_nv<DT>::E };\n"
-    ,
-    /* chunk */
     "    mean = 0.f;\n"
     "    if (LN) {\n"
     "        // one pass over the registers: the sums of d = x - K and d^2 about the\n"
@@ -5268,11 +5277,12 @@ static const char *const gk__src_norm[] = {
     "            gk_nv<DT>::ld(cur[0], f0);\n"
     "            K = f0[0];\n"
     "        }\n"
-    "        gk_each_vec<DT, V>(cur, nvec, [&](const float *f) {\n"
+    "        auto acc = [&](const float *f) {\n"
     "#pragma unroll\n"
     "            for (int e = 0; e < E; e++) { float d = f[e] - K; s += d; q = fmaf(d, d, q); }\n"
     "            n += (float)E;\n"
-    "        });\n"
+    "        };\n"
+    "        gk_each_vec<DT, V, decltype(acc), FULL>(cur, nvec, acc);\n"
     "        if (n > 0.f) {\n"
     "            const float a = __fdividef(s, n);\n"
     "            mean = K + a;\n"
@@ -5286,7 +5296,10 @@ static const char *const gk__src_norm[] = {
     "// the row's output from the vectors a thread holds: the layer norm's\n"
     "// (x - mean) * rstd * weight + bias rounded once, or the RMS norm's\n"
     "// HF-rounded x * rstd, times the weight\n"
-    "template <int DT, int WT, int V, bool LN>\n"
+    "// (FULL: every vector inside the row; WB: the layer norm's weights and biases\n"
+    "// both given and 16-byte aligned, so (x - mean) * rstd * w + b is one fma\n"
+    "// after the subtraction and scaling, with no test a vector)\n"
+    "template <int DT, int WT, int V, bool LN, bool FULL = false, bool WB = false>\n"
     "__device__ __forceinline__ void gk_norm_out(const uint4 (&cur)[V], int nvec, float mean, float rstd, typename gk_ty<DT>::S *orow_,\n"
     "                                            const typename gk_ty<WT>::S *w, const typename gk_ty<WT>::S *b) {\n"
     "    typedef gk_nv<DT> N;\n"
@@ -5295,10 +5308,18 @@ static const char *const gk__src_norm[] = {
     "#pragma unroll\n"
     "    for (int k = 0; k < V; k++) {\n"
     "        int vi = threadIdx.x + k * blockDim.x;\n"
-    "        if (vi < nvec) {\n"
+    "        if (FULL || vi < nvec) {\n"
     "            float y[E], wv[E];\n"
     "            N::ld(cur[k], y);\n"
-    "            if (LN) gk_ln_out<WT, E>(y, mean, 0.f, rstd, w, b, vi * E);\n"
+    "            if (LN && WB) {\n"
+    "                float bv[E];\n"
+    "                gk_ldw_v<WT, E>(w, vi * E, wv);\n"
+    "                gk_ldw_v<WT, E>(b, vi * E, bv);\n"
+    "#pragma unroll\n"
+    ,
+    /* chunk */
+    "                for (int e = 0; e < E; e++) y[e] = fmaf((y[e] - mean) * rstd, wv[e], bv[e]);\n"
+    "            } else if (LN) gk_ln_out<WT, E>(y, mean, 0.f, rstd, w, b, vi * E);\n"
     "            else {\n"
     "#pragma unroll\n"
     "                for (int e = 0; e < E; e++) y[e] = y[e] * rstd;\n"
@@ -5323,8 +5344,6 @@ static const char *const gk__src_norm[] = {
     "// registers, merged by gk_block_welford), so nothing but the row itself is\n"
     "// read before the reduction; then (x - mean) * rstd * weight + bias, rounded\n"
     "// once.\n"
-    ,
-    /* chunk */
     "// Measured on the H200, RMS bf16 [4096, 4096]: 87% of copy (gk_rownorm 76%,\n"
     "// 3.4 waves); [8192, 4096]: 82% (gk_rownorm 86%), so the host takes it only\n"
     "// for a few waves' worth of rows. An earlier layer norm in this scheme,\n"
@@ -5337,33 +5356,36 @@ static const char *const gk__src_norm[] = {
     "// against 53%). So its statistics take one pass over the registers, not two\n"
     "// (the mean, then the squares about it): 14.3 M instructions, 80.3 to 81.6%\n"
     "// of copy against 79.5 to 80.6% (bench_nn, H100, two runs each of two\n"
-    "// calls, bf16 and f16). Measured and not kept (H100): two plain block sums\n"
+    "// calls, bf16 and f16). Then (SASS counts) a fifth of what was left were\n"
+    "// tests repeated for every vector: is the vector inside the row, are the\n"
+    "// weights / biases given, are they aligned, each a branch with its\n"
+    "// convergence barrier. Rows that fill the block (FULL) with aligned weights\n"
+    "// and biases (WB) now take a form without them, and the weight and bias are\n"
+    "// one fma: 12.4 M instructions, 84.0 to 85.3% of copy against 80.3 to 81.2%\n"
+    "// (f16 85.6 to 85.9 against 80.1 to 81.8; H100, three runs each in one\n"
+    "// call, interleaved). Measured and not kept (H100): two plain block sums\n"
     "// (the mean, then the centred squares) in place of the Welford merge, 79.2\n"
     "// to 79.4% against 79.5 to 80.0%; the sums about the row's first element\n"
     "// loaded with the row (one two-value block sum, 13.2 M instructions), 80.8%\n"
+    ,
+    /* chunk */
     "// bf16 but 79.0 to 79.2% f16; the rows brought in by the copy engine (a ring\n"
     "// of 2 to 6 whole-row bulk copies a block in shared memory), 70.7 down to\n"
     "// 50.9% (the RMS norm 91.4 down to 75.3): the ring's shared memory takes\n"
     "// blocks, and so issue slots, off the SMs.\n"
-    "template <int DT, int WT, int V, bool LN>\n"
-    "__device__ __forceinline__ void gk_norm_p(gk_i64 rows, int D, float eps, const typename gk_ty<DT>::S *x,\n"
-    "                                          typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,\n"
-    "                                          const typename gk_ty<WT>::S *b) {\n"
+    "template <int DT, int WT, int V, bool LN, bool FULL, bool WB>\n"
+    "__device__ __forceinline__ void gk_norm_p_rows(gk_i64 rows, int D, float eps, const typename gk_ty<DT>::S *x,\n"
+    "                                               typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,\n"
+    "                                               const typename gk_ty<WT>::S *b, float *sh) {\n"
     "    typedef gk_nv<DT> N;\n"
-    "    __shared__ float sh[LN \? 96 : 32];\n"
     "    const int nvec = D / N::E;\n"
     "    uint4 cur[V], nxt[V];\n"
     "    gk_i64 row = blockIdx.x;\n"
-    "    // launched with programmatic stream serialization on sm_90 (the host's\n"
-    "    // choice): the next kernel may be scheduled now; nothing is touched\n"
-    "    // before the previous kernel has finished\n"
-    "    gk_pdl_launch();\n"
-    "    gk_pdl_wait();\n"
     "#pragma unroll\n"
     "    for (int k = 0; k < V; k++) {\n"
     "        int vi = threadIdx.x + k * blockDim.x;\n"
     "        cur[k] = make_uint4(0u, 0u, 0u, 0u);\n"
-    "        if (row < rows && vi < nvec) cur[k] = gk_ld_stream((const uint4 *)(x + row * D) + vi);\n"
+    "        if (row < rows && (FULL || vi < nvec)) cur[k] = gk_ld_stream((const uint4 *)(x + row * D) + vi);\n"
     "    }\n"
     "    for (; row < rows; row += gridDim.x) {\n"
     "        const gk_i64 nrow = row + gridDim.x;\n"
@@ -5372,18 +5394,37 @@ static const char *const gk__src_norm[] = {
     "        for (int k = 0; k < V; k++) {\n"
     "            int vi = threadIdx.x + k * blockDim.x;\n"
     "            nxt[k] = make_uint4(0u, 0u, 0u, 0u);\n"
-    "            if (nrow < rows && vi < nvec) nxt[k] = gk_ld_stream((const uint4 *)(x + nrow * D) + vi);\n"
+    "            if (nrow < rows && (FULL || vi < nvec)) nxt[k] = gk_ld_stream((const uint4 *)(x + nrow * D) + vi);\n"
     "        }\n"
     "        float mean, rstd;\n"
-    "        gk_norm_stats<DT, V, LN>(cur, nvec, D, eps, sh, mean, rstd);\n"
-    ,
-    /* chunk */
-    "        gk_norm_out<DT, WT, V, LN>(cur, nvec, mean, rstd, out + row * D, w, b);\n"
+    "        gk_norm_stats<DT, V, LN, FULL>(cur, nvec, D, eps, sh, mean, rstd);\n"
+    "        gk_norm_out<DT, WT, V, LN, FULL, WB>(cur, nvec, mean, rstd, out + row * D, w, b);\n"
     "#pragma unroll\n"
     "        for (int k = 0; k < V; k++) cur[k] = nxt[k];\n"
     "    }\n"
     "}\n"
+    "// rows whose vectors fill the block (nvec == V * blockDim.x, e.g. 4096 16-bit\n"
+    "// elements on 128 threads) with the layer norm's weights and biases aligned\n"
+    "// take gk_norm_p_rows without a test a vector (FULL, WB); the rest the\n"
+    "// general form\n"
+    "template <int DT, int WT, int V, bool LN>\n"
+    "__device__ __forceinline__ void gk_norm_p(gk_i64 rows, int D, float eps, const typename gk_ty<DT>::S *x,\n"
+    "                                          typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,\n"
+    "                                          const typename gk_ty<WT>::S *b) {\n"
+    "    __shared__ float sh[LN \? 96 : 32];\n"
+    "    const bool full = D / gk_nv<DT>::E == V * (int)blockDim.x;\n"
+    "    const bool wb = LN && w && b && ((((unsigned long long)w) | ((unsigned long long)b)) & 15) == 0;\n"
+    "    // launched with programmatic stream serialization on sm_90 (the host's\n"
+    "    // choice): the next kernel may be scheduled now; nothing is touched\n"
+    "    // before the previous kernel has finished\n"
+    "    gk_pdl_launch();\n"
+    "    gk_pdl_wait();\n"
+    "    if (full && (wb || !LN)) gk_norm_p_rows<DT, WT, V, LN, true, LN>(rows, D, eps, x, out, w, b, sh);\n"
+    "    else gk_norm_p_rows<DT, WT, V, LN, false, false>(rows, D, eps, x, out, w, b, sh);\n"
+    "}\n"
     "\n"
+    ,
+    /* chunk */
     "// Layer norm (mode 0 of gk_rownorm, no residual), one warp per row: lane l\n"
     "// holds 16-byte vectors l, l + 32, ..., l + 32 (V - 1) of the row in\n"
     "// registers (bf16 / f16 D <= 256 V, f32 D <= 128 V), the statistics in two\n"
@@ -5435,12 +5476,12 @@ static const char *const gk__src_norm[] = {
     "                N::ld(cur[k], f);\n"
     "#pragma unroll\n"
     "                for (int e = 0; e < E; e++) { float d = f[e] - c0; s += d; q += d * d; }\n"
-    ,
-    /* chunk */
     "            }\n"
     "        }\n"
     "        float m1, rstd;\n"
     "        gk_ln_stats(gk_warp_sum(s), gk_warp_sum(q), D, eps, m1, rstd);\n"
+    ,
+    /* chunk */
     "        uint4 *orow = (uint4 *)(out + row * D);\n"
     "#pragma unroll\n"
     "        for (int k = 0; k < V; k++) {\n"
@@ -5503,12 +5544,12 @@ static const char *const gk__src_norm[] = {
     "        }\n"
     "        float mean[U], q[U];\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "        for (int u = 0; u < U; u++) {\n"
     "            float f[E];\n"
     "            N::ld(raw[u], f);\n"
     "            mean[u] = 0.f;\n"
+    ,
+    /* chunk */
     "            q[u] = 0.f;\n"
     "            if (mode == 0) {\n"
     "                float sm = 0.f;\n"
@@ -5579,11 +5620,11 @@ static const char *const gk__src_norm[] = {
     "            __syncthreads();\n"
     "            xr = hr;\n"
     "        }\n"
-    ,
-    /* chunk */
     "        float mean = 0.f, q = 0.f;\n"
     "        if (mode == 0) {\n"
     "            float s = 0.f;\n"
+    ,
+    /* chunk */
     "            for (gk_i64 c = threadIdx.x; c < L; c += blockDim.x) s += T::ld(xr[c]);\n"
     "            mean = gk_block_sum(s, sh) / (float)L;\n"
     "            for (gk_i64 c = threadIdx.x; c < L; c += blockDim.x) { float d = T::ld(xr[c]) - mean; q += d * d; }\n"
@@ -5626,10 +5667,10 @@ static const char *const gk__src_norm[] = {
     "        gk_i64 rows, int D, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res,     \\\n"
     "        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \\\n"
     "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
-    ,
-    /* chunk */
     "        gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V, true>(rows, D, 2, eps, x, res, h, out, w, b);                           \\\n"
     "    }\n"
+    ,
+    /* chunk */
     "// the persistent RMS and layer norm forms, V = 1, 2, 4: two rows of vectors\n"
     "// in registers; blocks of at most 128 threads (the host picks V so), at most\n"
     "// 64 registers (8 blocks an SM)\n"
@@ -5658,9 +5699,9 @@ static const char *const gk__src_norm[] = {
     "    GK_LNWARP_K(DTN, WTN, 8, 6)                                                                                          \\\n"
     "    GK_LNWARP_K(DTN, WTN, 16, 4)\n"
     "#define GK_NORMS(DTN, WTN)                                                                                               \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(128, 8) gk_warpnorm_##DTN##_##WTN(                                                                \\\n"
     ,
     /* chunk */
-    "    extern \"C\" __global__ void __launch_bounds__(128, 8) gk_warpnorm_##DTN##_##WTN(                                                                \\\n"
     "        gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \\\n"
     "        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \\\n"
     "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
@@ -5683,9 +5724,9 @@ static const char *const gk__src_norm[] = {
     "    extern \"C\" __global__ void gk_gnorm_##DTN##_##WTN(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64 cpg, gk_i64 S_, int mode, \\\n"
     "                                                      float eps, const gk_ty<GK_DT_##DTN>::S *x,                         \\\n"
     "                                                      const gk_ty<GK_DT_##DTN>::S *res, gk_ty<GK_DT_##DTN>::S *h,        \\\n"
+    "                                                      gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,        \\\n"
     ,
     /* chunk */
-    "                                                      gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,        \\\n"
     "                                                      const gk_ty<GK_DT_##WTN>::S *b) {                                  \\\n"
     "        gk_gnorm<GK_DT_##DTN, GK_DT_##WTN>(rows, L, R, cpg, S_, mode, eps, x, res, h, out, w, b);                        \\\n"
     "    }\n"
