@@ -130,6 +130,21 @@ __device__ __forceinline__ void gk_ln_out(float *y, float c, float m1, float rst
         for (int e = 0; e < E; e++) y[e] = y[e] + t[e];
     }
 }
+// the RMS norm of E elements of columns col .. col + E - 1: x * rstd rounded
+// to the storage type and back (HF's LlamaRMSNorm), times the weights where
+// given
+template <int DT, int WT, int E>
+__device__ __forceinline__ void gk_rms_out(float *y, float rstd, const typename gk_ty<WT>::S *w, int col) {
+#pragma unroll
+    for (int e = 0; e < E; e++) y[e] = y[e] * rstd;
+    gk_nv<DT>::rnd(y);
+    if (w) {
+        float t[E];
+        gk_ldw<WT, E>(w, col, t);
+#pragma unroll
+        for (int e = 0; e < E; e++) y[e] = t[e] * y[e];
+    }
+}
 
 // One block per row, V 16-byte vectors a thread (vector vi = tid + k * T),
 // the row kept in registers as loaded (raw) between the statistics and the
@@ -200,19 +215,10 @@ __device__ __forceinline__ void gk_rownorm(gk_i64 rows, int D, int mode, float e
         for (int k = 0; k < V; k++) {
             int vi = threadIdx.x + k * blockDim.x;
             if (vi < nvec) {
-                float y[E], wv[E];
+                float y[E];
                 N::ld(raw[k], y);
                 if (mode == 0) gk_ln_out<WT, E>(y, mean, m1, rstd, w, b, vi * E);
-                else {
-#pragma unroll
-                    for (int e = 0; e < E; e++) y[e] = y[e] * rstd;
-                    N::rnd(y);
-                    if (w) {
-                        gk_ldw<WT, E>(w, vi * E, wv);
-#pragma unroll
-                        for (int e = 0; e < E; e++) y[e] = wv[e] * y[e];
-                    }
-                }
+                else gk_rms_out<DT, WT, E>(y, rstd, w, vi * E);
                 orow[vi] = N::st(y);
             }
         }
@@ -321,16 +327,7 @@ __device__ __forceinline__ void gk_norm_out(const uint4 (&cur)[V], int nvec, flo
 #pragma unroll
                 for (int e = 0; e < E; e++) y[e] = fmaf((y[e] - mean) * rstd, wv[e], bv[e]);
             } else if (LN) gk_ln_out<WT, E>(y, mean, 0.f, rstd, w, b, vi * E);
-            else {
-#pragma unroll
-                for (int e = 0; e < E; e++) y[e] = y[e] * rstd;
-                N::rnd(y);
-                if (w) {
-                    gk_ldw<WT, E>(w, vi * E, wv);
-#pragma unroll
-                    for (int e = 0; e < E; e++) y[e] = wv[e] * y[e];
-                }
-            }
+            else gk_rms_out<DT, WT, E>(y, rstd, w, vi * E);
             __stcs(orow + vi, N::st(y));
         }
     }
@@ -564,31 +561,10 @@ __device__ __forceinline__ void gk_warpnorm(gk_i64 rows, int D, int G, int mode,
             float rstd = rsqrtf(q[u] / (float)D + eps);
             gk_i64 row = base + u * rpw + sub;
             if (ok[u]) {
-                float y[E], wv[E], bv[E];
+                float y[E];
                 N::ld(raw[u], y);
-                if (mode == 0) {
-#pragma unroll
-                    for (int e = 0; e < E; e++) y[e] = (y[e] - mean[u]) * rstd;
-                    if (w) {
-                        gk_ldw<WT, E>(w, cl * E, wv);
-#pragma unroll
-                        for (int e = 0; e < E; e++) y[e] = y[e] * wv[e];
-                    }
-                    if (b) {
-                        gk_ldw<WT, E>(b, cl * E, bv);
-#pragma unroll
-                        for (int e = 0; e < E; e++) y[e] = y[e] + bv[e];
-                    }
-                } else {
-#pragma unroll
-                    for (int e = 0; e < E; e++) y[e] = y[e] * rstd;
-                    N::rnd(y);
-                    if (w) {
-                        gk_ldw<WT, E>(w, cl * E, wv);
-#pragma unroll
-                        for (int e = 0; e < E; e++) y[e] = wv[e] * y[e];
-                    }
-                }
+                if (mode == 0) gk_ln_out<WT, E>(y, mean[u], 0.f, rstd, w, b, cl * E);
+                else gk_rms_out<DT, WT, E>(y, rstd, w, cl * E);
                 __stcs((uint4 *)(out + row * D) + cl, N::st(y));
             }
         }
