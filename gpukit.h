@@ -5892,6 +5892,10 @@ static int gk__dec_prefetch = -1;
 /* gk_attn_dec4t lets the next kernel launch (PDL) once its blocks have streamed their splits
    (1), not at its start (0, the default) */
 static int gk__dec4_late = 0;
+/* gk_attn_dec4t sized for one block a SM asks for more than half an SM's shared memory, so that
+   no second block shares its SM (1, the default); 0 asks for what the ring needs (benchmarks
+   compare the two) */
+static int gk__dec4_pad = 1;
 static long gk__dec3_direct = 0;
 static const char *const gk__k_attn[4][2] = { { "gk_attn_f32", "gk_attn_combine_f32" }, { NULL, NULL },
                                               { "gk_attn_f16", "gk_attn_combine_f16" }, { "gk_attn_bf16", "gk_attn_combine_bf16" } };
@@ -6111,7 +6115,18 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  in flight), no gk_attn_combine launch: correct (test_attention on the H100) but
                  slower everywhere: 8k 19.2 against 16.5 us, 7B shape 29.8 against 26.4, 0.5B
                  shape at 4k 7.2 against 6.6, 512 keys 7.7 against 6.6; model decode (0.5B shape,
-                 1k / 8k prompt) 1167 / 1104 tok/s against 1238 / 1110 with the combine kernel. */
+                 1k / 8k prompt) 1167 / 1104 tok/s against 1238 / 1110 with the combine kernel.
+               - Where it goes, measured (H100, 8k, graph replay, 16 rotated caches; experiment trees
+                 on bcff790, not kept): with its consumers doing no math, dec4t + combine took 15.3
+                 against 16.2 us; with no combine at all, 16.5 us (PDL already hides the combine
+                 behind dec4t) and 14.7 us once dec4t asks for more than half an SM's shared memory
+                 (gk__dec4_pad): with room for two blocks an SM, the next kernel's blocks, launched
+                 early by PDL, take the free slots and double up on some SMs. So dec4t itself streams
+                 at 76% of copy; what sits between it and the next dec4t costs 1.7 us. The pad is
+                 kept (direct calls at 8k 18.1 against 18.5 / 19.1 us, 32k keys D 64 14.1 against
+                 14.6 / 14.8; graph replay the same or better). A combine folded into dec4t by one
+                 extra block a (b, kv head) taking the splits' partials in turn as each flags it
+                 done was correct but took 45 us (a dependent round of L2 latency a split). */
             static const char *const k3[2][2] = { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } };
             static const char *const k4[2][2] = { { "gk_attn_dec4_f16_64", "gk_attn_dec4_f16_128" }, { "gk_attn_dec4_bf16_64", "gk_attn_dec4_bf16_128" } };
             static const char *const k4t[2][2] = { { "gk_attn_dec4t_f16_64", "gk_attn_dec4t_f16_128" },
@@ -6143,8 +6158,14 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                 kn = tiles ? k4t[sq->dtype == GK_BF16][p.D == 128] : k4[sq->dtype == GK_BF16][p.D == 128];
                 st = gk__occupancy(ctx, GK__MOD_ATTENTION, kn, 160, (unsigned)smem, &per_sm, &f4, W);
                 if (gk__dec4_blocks_sm > 0 && gk__dec4_blocks_sm < per_sm) per_sm = gk__dec4_blocks_sm;
-                else if (gk__dec4_blocks_sm == 0 && tiles && (int64_t)ctx->info.sm_count / bh >= 4)
+                else if (gk__dec4_blocks_sm == 0 && tiles && (int64_t)ctx->info.sm_count / bh >= 4) {
                     per_sm = 1; /* gk_attn_dec4t: splits for one block a SM, where that still gives 4 a (b, kv head) */
+                    /* and no room for a second block on an SM (gk__dec4_pad): with room for two, the blocks
+                       of the next kernel, launched early by PDL, take the free slots and double up on some
+                       SMs when it runs (see gk_attention's decode comment) */
+                    if (gk__dec4_pad && smem <= (int64_t)ctx->info.max_smem_per_block_optin / 2)
+                        smem = (int64_t)ctx->info.max_smem_per_block_optin / 2 + 1024;
+                }
                 slots = (int64_t)ctx->info.sm_count * GK__MAX(per_sm, 1);
                 p.tile = (int)stages;
                 p.pf = tiles ? GK__MAX(gk__dec_prefetch, 0) : 0;

@@ -195,9 +195,9 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     snprintf(what, sizeof what, "bf16 B%lld kv %lld H%lld/%lld D%lld", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh);
     printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d pf%-2d L%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", what, nc > 1 ? "rotated" : "same", kn,
            stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, pf, gk__dec4_late, direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"layout\": %d, \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"prefetch_tiles\": %d, \"late_trigger\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"layout\": %d, \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"prefetch_tiles\": %d, \"late_trigger\": %d, \"pad_one_block\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
                     jfirst ? "" : ",\n", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", attn_layout, kn,
-                    stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__combine_one_round, pf, gk__dec4_late, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
+                    stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__combine_one_round, pf, gk__dec4_late, gk__dec4_pad, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
     /* the same calls captured once as a CUDA graph and replayed, as a decode step runs them: no host
        time between kernels (back-to-back calls above include the host's launch work per call) */
     ms = time_graph(call_attn, &u, 64);
@@ -205,9 +205,9 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
         gbs = bytes / (ms * 1e-3) / 1e9;
         printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d pf%-2d L%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", what, nc > 1 ? "rotated" : "same",
                kn, stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, pf, gk__dec4_late, direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-        if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"layout\": %d, \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"prefetch_tiles\": %d, \"late_trigger\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+        if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"layout\": %d, \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"prefetch_tiles\": %d, \"late_trigger\": %d, \"pad_one_block\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
                         (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", attn_layout, kn, stages,
-                        (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__combine_one_round, pf, gk__dec4_late, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs);
+                        (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__combine_one_round, pf, gk__dec4_late, gk__dec4_pad, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs);
     }
     gk__dec_variant = -1;
     gk__dec3_one_split = keep;
@@ -274,6 +274,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--attn-pf") == 0) attn_only = pf_only = 1;
         else if (strcmp(argv[i], "--attn-diag") == 0 && i + 1 < argc) diag = atoi(argv[++i]); /* 5: dec4t, -1: the default, 1: both */
         else if (strcmp(argv[i], "--attn-layout") == 0) diag = 100;
+        else if (strcmp(argv[i], "--attn-pad") == 0) diag = 101;
     }
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
@@ -298,6 +299,22 @@ int main(int argc, char **argv) {
         fprintf(jf, "{\n  \"bench\": \"gemv\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"date\": \"%s\",\n  \"copy_GBs\": %.1f,\n"
                     "  \"method\": \"back-to-back launches over rotating weight copies (512 MiB), median of 5\",\n  \"results\": [\n",
                 commit ? commit : "unknown", info.name, date, copy_gbs);
+    if (diag == 101) { /* --attn-pad: gk_attn_dec4t with its shared memory padded to one block a SM (gk__dec4_pad 1, the
+                          default) or not (0), in turn, twice: the 8k cache and the LLM shapes, from DRAM */
+        static const int64_t cs[7][5] = { { 1, 8192, 32, 8, 128 }, { 1, 512, 32, 8, 128 }, { 1, 4096, 14, 2, 64 }, { 1, 32768, 14, 2, 64 },
+                                          { 1, 8192, 32, 8, 64 }, { 1, 4096, 32, 32, 128 }, { 8, 1024, 32, 32, 128 } };
+        int r, ci, pad;
+        if (info.cc_major < 9) goto done;
+        for (r = 0; r < 2; r++)
+            for (ci = 0; ci < 7; ci++)
+                for (pad = 0; pad < 2; pad++) {
+                    gk__dec4_pad = pad;
+                    printf("pad %d: ", pad);
+                    run_attn_b(16, 5, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
+                }
+        gk__dec4_pad = 1;
+        goto done;
+    }
     if (diag == 100) { /* --attn-layout: the 8k cache from DRAM in each layout, dec4t and the default */
         for (attn_layout = 0; attn_layout < 3; attn_layout++) {
             printf("cache layout %d\n", attn_layout);
