@@ -6160,7 +6160,8 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                 if (gk__dec4_blocks_sm > 0 && gk__dec4_blocks_sm < per_sm) per_sm = gk__dec4_blocks_sm;
                 else if (gk__dec4_blocks_sm == 0 && tiles && (int64_t)ctx->info.sm_count / bh >= 4) {
                     per_sm = 1; /* gk_attn_dec4t: splits for one block a SM, where that still gives 4 a (b, kv head) */
-                    /* and no room for a second block on an SM (gk__dec4_pad): with room for two, the blocks
+                    /* and no room for a second block on an SM (gk__dec4_pad; half the per-block opt-in
+                       maximum, which is an SM's shared memory less 1 KiB): with room for two, the blocks
                        of the next kernel, launched early by PDL, take the free slots and double up on some
                        SMs when it runs (see gk_attention's decode comment) */
                     if (gk__dec4_pad && smem <= (int64_t)ctx->info.max_smem_per_block_optin / 2)

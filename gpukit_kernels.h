@@ -5070,22 +5070,6 @@ static const char *const gk__src_norm[] = {
     "    return q;\n"
     "}\n"
     "\n"
-    "// E weights (or biases) of columns c0 .. c0+E-1 as f32: 16-byte loads when\n"
-    "// the address is 16-byte aligned (c0 is a multiple of E, E * size a multiple\n"
-    "// of 16), else one element at a time.\n"
-    "template <int WT, int E> __device__ __forceinline__ void gk_ldw(const typename gk_ty<WT>::S *w, int c0, float *o) {\n"
-    "    typedef typename gk_ty<WT>::S WS;\n"
-    "    enum { PV = 16 / sizeof(WS), NV = (E * sizeof(WS) + 15) / 16 };\n"
-    "    const WS *p = w + c0;\n"
-    "    if ((E * sizeof(WS)) % 16 == 0 && ((unsigned long long)p & 15) == 0) {\n"
-    "#pragma unroll\n"
-    "        for (int j = 0; j < NV; j++) gk_nv<WT>::ld(__ldg((const uint4 *)p + j), o + j * PV);\n"
-    "    } else {\n"
-    "#pragma unroll\n"
-    "        for (int e = 0; e < E; e++) o[e] = gk_ty<WT>::ld(p[e]);\n"
-    "    }\n"
-    "}\n"
-    "\n"
     "// gk_ldw where w is known to be 16-byte aligned (no test)\n"
     "template <int WT, int E> __device__ __forceinline__ void gk_ldw_v(const typename gk_ty<WT>::S *w, int c0, float *o) {\n"
     "    typedef typename gk_ty<WT>::S WS;\n"
@@ -5093,6 +5077,19 @@ static const char *const gk__src_norm[] = {
     "#pragma unroll\n"
     "    for (int j = 0; j < NV; j++) gk_nv<WT>::ld(__ldg((const uint4 *)(w + c0) + j), o + j * PV);\n"
     "}\n"
+    "// E weights (or biases) of columns c0 .. c0+E-1 as f32: 16-byte loads when\n"
+    "// the address is 16-byte aligned (c0 is a multiple of E, E * size a multiple\n"
+    "// of 16), else one element at a time.\n"
+    "template <int WT, int E> __device__ __forceinline__ void gk_ldw(const typename gk_ty<WT>::S *w, int c0, float *o) {\n"
+    "    typedef typename gk_ty<WT>::S WS;\n"
+    "    const WS *p = w + c0;\n"
+    "    if ((E * sizeof(WS)) % 16 == 0 && ((unsigned long long)p & 15) == 0) gk_ldw_v<WT, E>(w, c0, o);\n"
+    "    else {\n"
+    "#pragma unroll\n"
+    "        for (int e = 0; e < E; e++) o[e] = gk_ty<WT>::ld(p[e]);\n"
+    "    }\n"
+    "}\n"
+    "\n"
     "// The layer norm's shifted statistics: from the sums s of (x - c) and q of\n"
     "// (x - c)^2 over the D elements of a row, m1 = E[x - c] and rstd (the mean is\n"
     "// c + m1; c + m1 itself is never formed, it would round)\n"
@@ -5113,8 +5110,6 @@ static const char *const gk__src_norm[] = {
     "    if (w) {\n"
     "        gk_ldw<WT, E>(w, col, t);\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "        for (int e = 0; e < E; e++) y[e] = y[e] * t[e];\n"
     "    }\n"
     "    if (b) {\n"
@@ -5123,6 +5118,8 @@ static const char *const gk__src_norm[] = {
     "        for (int e = 0; e < E; e++) y[e] = y[e] + t[e];\n"
     "    }\n"
     "}\n"
+    ,
+    /* chunk */
     "// the RMS norm of E elements of columns col .. col + E - 1: x * rstd rounded\n"
     "// to the storage type and back (HF's LlamaRMSNorm), times the weights where\n"
     "// given\n"
@@ -5185,11 +5182,11 @@ static const char *const gk__src_norm[] = {
     "            // mean and variance in one block reduction: sums of x - c and\n"
     "            // (x - c)^2 about a shift c taken from the row itself (its first\n"
     "            // element), so E[(x-c)^2] - E[x-c]^2 does not cancel the way\n"
-    ,
-    /* chunk */
     "            // E[x^2] - E[x]^2 does when |mean| >> std\n"
     "            float c0 = gk_ty<DT>::ld(x[row * D]), s = 0.f;\n"
     "            if (ADD) c0 += gk_ty<DT>::ld(res[row * D]);\n"
+    ,
+    /* chunk */
     "            if (!(c0 - c0 == 0.f)) c0 = 0.f; /* an inf / NaN shift would poison finite rows */\n"
     "#pragma unroll\n"
     "            for (int k = 0; k < V; k++) {\n"
@@ -5252,13 +5249,13 @@ static const char *const gk__src_norm[] = {
     "    const int w = threadIdx.x >> 5, l = threadIdx.x & 31, nw = blockDim.x >> 5;\n"
     "#pragma unroll\n"
     "    for (int o = 16; o; o >>= 1) {\n"
-    ,
-    /* chunk */
     "        const float nb = __shfl_down_sync(0xffffffffu, n, o), mb = __shfl_down_sync(0xffffffffu, mu, o),\n"
     "                    m2b = __shfl_down_sync(0xffffffffu, m2, o);\n"
     "        gk_welford_merge(n, mu, m2, nb, mb, m2b);\n"
     "    }\n"
     "    __syncthreads();\n"
+    ,
+    /* chunk */
     "    if (l == 0) { sh[w] = n; sh[32 + w] = mu; sh[64 + w] = m2; }\n"
     "    __syncthreads();\n"
     "    n = sh[0]; mu = sh[32]; m2 = sh[64];\n"
@@ -5315,8 +5312,6 @@ static const char *const gk__src_norm[] = {
     "    for (int k = 0; k < V; k++) {\n"
     "        int vi = threadIdx.x + k * blockDim.x;\n"
     "        if (FULL || vi < nvec) {\n"
-    ,
-    /* chunk */
     "            float y[E], wv[E];\n"
     "            N::ld(cur[k], y);\n"
     "            if (LN && WB) {\n"
@@ -5324,6 +5319,8 @@ static const char *const gk__src_norm[] = {
     "                gk_ldw_v<WT, E>(w, vi * E, wv);\n"
     "                gk_ldw_v<WT, E>(b, vi * E, bv);\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "                for (int e = 0; e < E; e++) y[e] = fmaf((y[e] - mean) * rstd, wv[e], bv[e]);\n"
     "            } else if (LN) gk_ln_out<WT, E>(y, mean, 0.f, rstd, w, b, vi * E);\n"
     "            else gk_rms_out<DT, WT, E>(y, rstd, w, vi * E);\n"
@@ -5364,12 +5361,14 @@ static const char *const gk__src_norm[] = {
     "// (the mean, then the centred squares) in place of the Welford merge, 79.2\n"
     "// to 79.4% against 79.5 to 80.0%; the sums about the row's first element\n"
     "// loaded with the row (one two-value block sum, 13.2 M instructions), 80.8%\n"
-    ,
-    /* chunk */
     "// bf16 but 79.0 to 79.2% f16; the rows brought in by the copy engine (a ring\n"
     "// of 2 to 6 whole-row bulk copies a block in shared memory), 70.7 down to\n"
     "// 50.9% (the RMS norm 91.4 down to 75.3): the ring's shared memory takes\n"
-    "// blocks, and so issue slots, off the SMs.\n"
+    ,
+    /* chunk */
+    "// blocks, and so issue slots, off the SMs; two row buffers taking turns\n"
+    "// instead of the copy between rows, 77.1 to 77.9% against 78.9 to 81.0;\n"
+    "// 9 or 10 blocks an SM (56 / 48 registers), 75.4 to 79.2%.\n"
     "template <int DT, int WT, int V, bool LN, bool FULL, bool WB>\n"
     "__device__ __forceinline__ void gk_norm_p_rows(gk_i64 rows, int D, float eps, const typename gk_ty<DT>::S *x,\n"
     "                                               typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,\n"
@@ -5420,9 +5419,9 @@ static const char *const gk__src_norm[] = {
     "    else gk_norm_p_rows<DT, WT, V, LN, false, false>(rows, D, eps, x, out, w, b, sh);\n"
     "}\n"
     "\n"
+    "// Layer norm (mode 0 of gk_rownorm, no residual), one warp per row: lane l\n"
     ,
     /* chunk */
-    "// Layer norm (mode 0 of gk_rownorm, no residual), one warp per row: lane l\n"
     "// holds 16-byte vectors l, l + 32, ..., l + 32 (V - 1) of the row in\n"
     "// registers (bf16 / f16 D <= 256 V, f32 D <= 128 V), the statistics in two\n"
     "// warp-shuffle sums, no shared memory and no __syncthreads, the warps of a\n"
@@ -5477,11 +5476,11 @@ static const char *const gk__src_norm[] = {
     "        }\n"
     "        float m1, rstd;\n"
     "        gk_ln_stats(gk_warp_sum(s), gk_warp_sum(q), D, eps, m1, rstd);\n"
-    ,
-    /* chunk */
     "        uint4 *orow = (uint4 *)(out + row * D);\n"
     "#pragma unroll\n"
     "        for (int k = 0; k < V; k++) {\n"
+    ,
+    /* chunk */
     "            int vi = lane + 32 * k;\n"
     "            if (vi < nvec) {\n"
     "                float y[E];\n"
@@ -5545,12 +5544,12 @@ static const char *const gk__src_norm[] = {
     "            float f[E];\n"
     "            N::ld(raw[u], f);\n"
     "            mean[u] = 0.f;\n"
-    ,
-    /* chunk */
     "            q[u] = 0.f;\n"
     "            if (mode == 0) {\n"
     "                float sm = 0.f;\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "                for (int e = 0; e < E; e++) sm += f[e];\n"
     "                for (int o = G >> 1; o; o >>= 1) sm += __shfl_xor_sync(0xffffffffu, sm, o);\n"
     "                mean[u] = sm / (float)D;\n"
@@ -5614,10 +5613,10 @@ static const char *const gk__src_norm[] = {
     "            if (mode == 0) {\n"
     "                y = (v - mean) * rstd;\n"
     "                if (w) y = y * TW::ld(w[ch]);\n"
-    ,
-    /* chunk */
     "                if (b) y = y + TW::ld(b[ch]);\n"
     "            } else {\n"
+    ,
+    /* chunk */
     "                y = gk_rnd<DT>(v * rstd);\n"
     "                if (w) y = TW::ld(w[ch]) * y;\n"
     "            }\n"
@@ -5652,9 +5651,9 @@ static const char *const gk__src_norm[] = {
     "    extern \"C\" __global__ void __launch_bounds__(128, 8) gk_rmsnorm_p_##DTN##_##WTN##_v##V(                               \\\n"
     "        gk_i64 rows, int D, float eps, const gk_ty<GK_DT_##DTN>::S *x, gk_ty<GK_DT_##DTN>::S *out,                      \\\n"
     "        const gk_ty<GK_DT_##WTN>::S *w) {                                                                               \\\n"
+    "        gk_norm_p<GK_DT_##DTN, GK_DT_##WTN, V, false>(rows, D, eps, x, out, w, 0);                                       \\\n"
     ,
     /* chunk */
-    "        gk_norm_p<GK_DT_##DTN, GK_DT_##WTN, V, false>(rows, D, eps, x, out, w, 0);                                       \\\n"
     "    }                                                                                                                    \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(128, 8) gk_lnorm_p_##DTN##_##WTN##_v##V(                                 \\\n"
     "        gk_i64 rows, int D, float eps, const gk_ty<GK_DT_##DTN>::S *x, gk_ty<GK_DT_##DTN>::S *out,                      \\\n"
@@ -5681,9 +5680,9 @@ static const char *const gk__src_norm[] = {
     "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
     "        gk_warpnorm<GK_DT_##DTN, GK_DT_##WTN, 4, false>(rows, D, G, mode, eps, x, res, h, out, w, b);                   \\\n"
     "    }                                                                                                                    \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(128, 6) gk_addwarpnorm_##DTN##_##WTN(                                                             \\\n"
     ,
     /* chunk */
-    "    extern \"C\" __global__ void __launch_bounds__(128, 6) gk_addwarpnorm_##DTN##_##WTN(                                                             \\\n"
     "        gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \\\n"
     "        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \\\n"
     "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
