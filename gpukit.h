@@ -6126,7 +6126,16 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  kept (direct calls at 8k 18.1 against 18.5 / 19.1 us, 32k keys D 64 14.1 against
                  14.6 / 14.8; graph replay the same or better). A combine folded into dec4t by one
                  extra block a (b, kv head) taking the splits' partials in turn as each flags it
-                 done was correct but took 45 us (a dependent round of L2 latency a split). */
+                 done was correct but took 45 us (a dependent round of L2 latency a split).
+               - A timeline (H100 / H200, graph replay; %globaltimer written by every block of an
+                 experiment tree, bench/experiments/dec4t-trace-fold-20261127.diff; README eleventh
+                 round): the cache streams at about the copy rate until dec4t's consumers are done
+                 (12.4 us after the PDL release on the H100), then DRAM idles about 4 us: the split
+                 merge, gk_attn_combine (2.5 to 2.7 us from its release) and two grid boundaries. The
+                 combine folded into dec4t (the last split to count in merges, a bulk copy of the
+                 partials) was correct but no faster in graph replay (16.4 against 16.4 us at 8k),
+                 faster in direct calls (17.1 against 18.4), slower at small caches (512 keys 7.1
+                 against 6.1). Not kept. */
             static const char *const k3[2][2] = { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } };
             static const char *const k4[2][2] = { { "gk_attn_dec4_f16_64", "gk_attn_dec4_f16_128" }, { "gk_attn_dec4_bf16_64", "gk_attn_dec4_bf16_128" } };
             static const char *const k4t[2][2] = { { "gk_attn_dec4t_f16_64", "gk_attn_dec4t_f16_128" },
