@@ -6131,7 +6131,8 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  experiment tree, bench/experiments/dec4t-trace-fold-20261127.diff; README eleventh
                  round): the cache streams at about the copy rate until dec4t's consumers are done
                  (12.4 us after the PDL release on the H100), then DRAM idles about 4 us: the split
-                 merge, gk_attn_combine (2.5 to 2.7 us from its release) and two grid boundaries. The
+                 merge, gk_attn_combine (1.8 us after dec4t, 3.2 after dec3, most of it its one round
+                 of loads, in proportion to the loads a thread) and two grid boundaries. The
                  combine folded into dec4t (the last split to count in merges, a bulk copy of the
                  partials) was correct but no faster in graph replay (16.4 against 16.4 us at 8k),
                  faster in direct calls (17.1 against 18.4), slower at small caches (512 keys 7.1
