@@ -13,7 +13,9 @@
    graph replay (the host's per-call launch work left out, as in a captured decode step).
    Usage: bench_gemv [--json FILE] [--quick: M = 1] [--attn: decode attention only] [--attn-pf: only its first rows, the
    L2 prefetch and late-trigger sweep] [--attn-diag V: the 8k cache from DRAM, for a
-   profiler: gk_attn_dec4t (5), the default (-1) or both (1)] */
+   profiler: gk_attn_dec4t (5), the default (-1) or both (1)] [--attn-ab: the default and
+   gk_attn_dec4t over the 8k cache and the LLM shapes, from DRAM, one row each: the quick
+   comparison of two builds in one device call; the whole --attn run takes minutes] */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
 #include <stdio.h>
@@ -275,6 +277,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--attn-diag") == 0 && i + 1 < argc) diag = atoi(argv[++i]); /* 5: dec4t, -1: the default, 1: both */
         else if (strcmp(argv[i], "--attn-layout") == 0) diag = 100;
         else if (strcmp(argv[i], "--attn-pad") == 0) diag = 101;
+        else if (strcmp(argv[i], "--attn-ab") == 0) diag = 102;
     }
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
@@ -299,6 +302,16 @@ int main(int argc, char **argv) {
         fprintf(jf, "{\n  \"bench\": \"gemv\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"date\": \"%s\",\n  \"copy_GBs\": %.1f,\n"
                     "  \"method\": \"back-to-back launches over rotating weight copies (512 MiB), median of 5\",\n  \"results\": [\n",
                 commit ? commit : "unknown", info.name, date, copy_gbs);
+    if (diag == 102) { /* --attn-ab: the default (gk_attn_dec3) and gk_attn_dec4t, each shape once */
+        static const int64_t cs[7][5] = { { 1, 8192, 32, 8, 128 }, { 1, 512, 32, 8, 128 }, { 1, 4096, 14, 2, 64 }, { 1, 32768, 14, 2, 64 },
+                                          { 1, 8192, 32, 8, 64 }, { 1, 4096, 32, 32, 128 }, { 8, 2048, 32, 8, 64 } };
+        int ci;
+        for (ci = 0; ci < 7; ci++) {
+            run_attn_b(cs[ci][0] > 1 ? 4 : 16, -1, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
+            if (info.cc_major >= 9) run_attn_b(cs[ci][0] > 1 ? 4 : 16, 5, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
+        }
+        goto done;
+    }
     if (diag == 101) { /* --attn-pad: gk_attn_dec4t with its shared memory padded to one block a SM (gk__dec4_pad 1, the
                           default) or not (0), in turn, twice: the 8k cache and the LLM shapes, from DRAM */
         static const int64_t cs[7][5] = { { 1, 8192, 32, 8, 128 }, { 1, 512, 32, 8, 128 }, { 1, 4096, 14, 2, 64 }, { 1, 32768, 14, 2, 64 },
