@@ -221,6 +221,9 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     if (u.floor) gk_tensor_free(ctx, u.s);
 }
 static void run_attn(int nc, int variant, double copy_gbs) { run_attn_b(nc, variant, copy_gbs, 1, 8192, 32, 8, 128, -1); }
+/* --attn-pad and --attn-ab: the 8k cache and the LLM shapes ({ B, keys, q heads, kv heads, D }) */
+static const int64_t attn_shapes[7][5] = { { 1, 8192, 32, 8, 128 }, { 1, 512, 32, 8, 128 }, { 1, 4096, 14, 2, 64 }, { 1, 32768, 14, 2, 64 },
+                                           { 1, 8192, 32, 8, 64 }, { 1, 4096, 32, 32, 128 }, { 8, 1024, 32, 32, 128 } };
 
 static double run_shape(int64_t N, int64_t K, int64_t M, int glu, int cfg, int unfused, double copy_gbs, const char *label) {
     gemv_u u;
@@ -277,7 +280,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--attn-diag") == 0 && i + 1 < argc) diag = atoi(argv[++i]); /* 5: dec4t, -1: the default, 1: both */
         else if (strcmp(argv[i], "--attn-layout") == 0) diag = 100;
         else if (strcmp(argv[i], "--attn-pad") == 0) diag = 101;
-        else if (strcmp(argv[i], "--attn-ab") == 0) diag = 102;
+        else if (strcmp(argv[i], "--attn-ab") == 0) diag = 104;
     }
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
@@ -302,28 +305,26 @@ int main(int argc, char **argv) {
         fprintf(jf, "{\n  \"bench\": \"gemv\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"date\": \"%s\",\n  \"copy_GBs\": %.1f,\n"
                     "  \"method\": \"back-to-back launches over rotating weight copies (512 MiB), median of 5\",\n  \"results\": [\n",
                 commit ? commit : "unknown", info.name, date, copy_gbs);
-    if (diag == 102) { /* --attn-ab: the default (gk_attn_dec3) and gk_attn_dec4t, each shape once */
-        static const int64_t cs[7][5] = { { 1, 8192, 32, 8, 128 }, { 1, 512, 32, 8, 128 }, { 1, 4096, 14, 2, 64 }, { 1, 32768, 14, 2, 64 },
-                                          { 1, 8192, 32, 8, 64 }, { 1, 4096, 32, 32, 128 }, { 8, 2048, 32, 8, 64 } };
+    if (diag == 104) { /* --attn-ab: the default (gk_attn_dec3) and gk_attn_dec4t, each shape once */
         int ci;
         for (ci = 0; ci < 7; ci++) {
-            run_attn_b(cs[ci][0] > 1 ? 4 : 16, -1, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
-            if (info.cc_major >= 9) run_attn_b(cs[ci][0] > 1 ? 4 : 16, 5, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
+            const int64_t *c = attn_shapes[ci];
+            run_attn_b(c[0] > 1 ? 4 : 16, -1, copy_gbs, c[0], c[1], c[2], c[3], c[4], -1);
+            if (info.cc_major >= 9) run_attn_b(c[0] > 1 ? 4 : 16, 5, copy_gbs, c[0], c[1], c[2], c[3], c[4], -1);
         }
         goto done;
     }
     if (diag == 101) { /* --attn-pad: gk_attn_dec4t with its shared memory padded to one block a SM (gk__dec4_pad 1, the
                           default) or not (0), in turn, twice: the 8k cache and the LLM shapes, from DRAM */
-        static const int64_t cs[7][5] = { { 1, 8192, 32, 8, 128 }, { 1, 512, 32, 8, 128 }, { 1, 4096, 14, 2, 64 }, { 1, 32768, 14, 2, 64 },
-                                          { 1, 8192, 32, 8, 64 }, { 1, 4096, 32, 32, 128 }, { 8, 1024, 32, 32, 128 } };
         int r, ci, pad;
         if (info.cc_major < 9) goto done;
         for (r = 0; r < 2; r++)
             for (ci = 0; ci < 7; ci++)
                 for (pad = 0; pad < 2; pad++) {
+                    const int64_t *c = attn_shapes[ci];
                     gk__dec4_pad = pad;
                     printf("pad %d: ", pad);
-                    run_attn_b(16, 5, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
+                    run_attn_b(16, 5, copy_gbs, c[0], c[1], c[2], c[3], c[4], -1);
                 }
         gk__dec4_pad = 1;
         goto done;
