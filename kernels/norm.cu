@@ -54,7 +54,7 @@ template <int DT> __device__ __forceinline__ float gk_rnd(float v) { return gk_t
 // fn(f) on each of a thread's V vectors (vector threadIdx.x + k * blockDim.x)
 // that lies inside the row (below nvec), as E floats; FULL: the caller knows
 // every thread's V vectors lie inside (nvec == V * blockDim.x), no test
-template <int DT, int V, typename F, bool FULL = false>
+template <int DT, int V, bool FULL = false, typename F>
 __device__ __forceinline__ void gk_each_vec(const uint4 (&raw)[V], int nvec, F fn) {
     typedef gk_nv<DT> N;
 #pragma unroll
@@ -283,12 +283,11 @@ __device__ __forceinline__ void gk_norm_stats(const uint4 (&cur)[V], int nvec, i
             gk_nv<DT>::ld(cur[0], f0);
             K = f0[0];
         }
-        auto acc = [&](const float *f) {
+        gk_each_vec<DT, V, FULL>(cur, nvec, [&](const float *f) {
 #pragma unroll
             for (int e = 0; e < E; e++) { float d = f[e] - K; s += d; q = fmaf(d, d, q); }
             n += (float)E;
-        };
-        gk_each_vec<DT, V, decltype(acc), FULL>(cur, nvec, acc);
+        });
         if (n > 0.f) {
             const float a = __fdividef(s, n);
             mean = K + a;
@@ -315,10 +314,10 @@ __device__ __forceinline__ void gk_norm_out(const uint4 (&cur)[V], int nvec, flo
     for (int k = 0; k < V; k++) {
         int vi = threadIdx.x + k * blockDim.x;
         if (FULL || vi < nvec) {
-            float y[E], wv[E];
+            float y[E];
             N::ld(cur[k], y);
             if (LN && WB) {
-                float bv[E];
+                float wv[E], bv[E];
                 gk_ldw_v<WT, E>(w, vi * E, wv);
                 gk_ldw_v<WT, E>(b, vi * E, bv);
 #pragma unroll
