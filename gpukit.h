@@ -1253,6 +1253,7 @@ enum { GK__CU_STREAM_CAPTURE_STATUS_NONE = 0, GK__CU_STREAM_CAPTURE_STATUS_ACTIV
     X(gk__cu_result, cuMemcpyDtoHAsync_v2, MemcpyDtoHAsync, (void *d, gk__cu_ptr s, size_t n, gk__cu_stream st), 1) \
     X(gk__cu_result, cuMemcpyDtoDAsync_v2, MemcpyDtoDAsync, (gk__cu_ptr d, gk__cu_ptr s, size_t n, gk__cu_stream st), 1) \
     X(gk__cu_result, cuMemsetD8Async, MemsetD8Async, (gk__cu_ptr d, unsigned char v, size_t n, gk__cu_stream st), 1) \
+    X(gk__cu_result, cuMemsetD32Async, MemsetD32Async, (gk__cu_ptr d, unsigned v, size_t n, gk__cu_stream st), 1) \
     X(gk__cu_result, cuStreamCreateWithPriority, StreamCreateWithPriority, (gk__cu_stream * s, unsigned flags, int prio), 1) \
     X(gk__cu_result, cuStreamDestroy_v2, StreamDestroy, (gk__cu_stream s), 1)                    \
     X(gk__cu_result, cuStreamSynchronize, StreamSynchronize, (gk__cu_stream s), 1)               \
@@ -1429,6 +1430,7 @@ struct gk_ctx {
     uint64_t capture_serial;
     gk__block *ws;              /* op scratch memory (gk__workspace) */
     gk__cu_ptr ctr;             /* arrival counters, kept at zero between kernels (gk__counters) */
+    gk__cu_ptr dslot;           /* decode attention's split words, GK__DEC_EMPTY between kernels (gk__dec_slots) */
     void *lt_state;             /* cuBLASLt handle and descriptor cache (>>ops_matmul) */
     gk__libmod lib[GK__MOD_COUNT > 0 ? GK__MOD_COUNT : 1];
     char *cache_dir;
@@ -4511,6 +4513,35 @@ GK__MAYBE_UNUSED static gk_status gk__counters(gk_ctx *ctx, int64_t n, gk__cu_pt
     return GK_OK;
 }
 
+/* Decode attention's split words (kernels/attention.cu, gk_dec_fold): GK__DEC_SLOTS_SM
+   64-bit words a SM (enough for every grid that is one wave: at most 4 blocks a SM of at
+   most 8 q heads x 128 dims each) in one allocation per context, outside the pool, set to
+   GK__DEC_EMPTY on the current stream when first asked for; every kernel that fills a word
+   empties it again, so they are empty between kernels (graph replays included). Like the
+   workspace they serve one stream's work at a time. *out is 0 when nwords is above what
+   they hold or when they do not exist yet and the stream is being captured: the caller
+   then takes its gk_attn_combine path. */
+#define GK__DEC_SLOTS_SM 4096
+#define GK__DEC_EMPTY32 0x7fbadbadu /* both halves of kernels/attention.cu's GK_DEC_EMPTY */
+static gk_status gk__dec_slots(gk_ctx *ctx, int64_t nwords, gk__cu_ptr *out, const char *where) {
+    gk__cu_result r;
+    const int64_t n = (int64_t)ctx->info.sm_count * GK__DEC_SLOTS_SM;
+    *out = 0;
+    if (nwords > n || ctx->backend != GK_BACKEND_CUDA) return GK_OK;
+    if (!ctx->dslot) {
+        gk__cu_ptr p = 0;
+        if (ctx->cur_stream->capture) return GK_OK;
+        GK__TRY(gk__dev_alloc(ctx, (size_t)n * 8, &p, where));
+        if ((r = ctx->cu.MemsetD32Async(p, GK__DEC_EMPTY32, (size_t)n * 2, ctx->cur_stream->cu)) != 0) {
+            gk__dev_free(ctx, p);
+            return gk__cu_fail(ctx, r, where, "cuMemsetD32Async");
+        }
+        ctx->dslot = p;
+    }
+    *out = ctx->dslot;
+    return GK_OK;
+}
+
 /* Operands of one op: looked up, dtype-checked, resident and pinned. */
 #define GK__MAX_OPNDS 16
 typedef struct gk__opnds { gk__slot *s[GK__MAX_OPNDS]; int n; int used; } gk__opnds;
@@ -5664,6 +5695,7 @@ typedef struct gk__attn {       /* layout of gk_attn_p in kernels/gk_attn.cuh */
     int comb; /* gk_attn_combine's one-round form allowed (gk__combine_one_round) */
     int pf;   /* decode: 64-key tiles a split prefetched into L2 before the PDL wait (gk__dec_prefetch) */
     int late; /* gk_attn_dec4t: the next kernel launches once the split is streamed (gk__dec4_late) */
+    uint64_t slot; /* decode: the splits' words (gk__dec_slots): they combine themselves (gk__dec_fold) */
 } gk__attn;
 typedef struct gk__attn_cpu { gk__attn a; gk_dtype dt; } gk__attn_cpu;
 
@@ -5886,8 +5918,9 @@ static int gk__combine_one_round = 1;
 /* 64-key tiles of each split that gk_attn_dec3 / dec4t prefetch into L2 before their PDL
    wait (sm_90+, where the wait lets a kernel start while the previous ones drain; the
    kernels' gk_dec_hint_range): -1 each kernel's default, GK__DEC3_PREFETCH for dec3 and
-   none for dec4t (gk_attention's decode comment has the sweep); 0 none */
+   GK__DEC4T_PREFETCH for dec4t (gk_attention's decode comment has the sweeps); 0 none */
 #define GK__DEC3_PREFETCH 2
+#define GK__DEC4T_PREFETCH 1
 static int gk__dec_prefetch = -1;
 /* gk_attn_dec4t lets the next kernel launch (PDL) once its blocks have streamed their splits
    (1), not at its start (0, the default) */
@@ -5897,6 +5930,13 @@ static int gk__dec4_late = 0;
    compare the two) */
 static int gk__dec4_pad = 1;
 static long gk__dec3_direct = 0;
+/* gk_attn_dec3 / dec4t combine their splits themselves (gk_dec_fold: each split publishes
+   its result in words of gk__dec_slots, then polls for the other splits' words of its
+   slice of the outputs; no gk_attn_combine launch) where the whole grid is resident at once
+   and the words exist (1, the default); 0 always launches gk_attn_combine.
+   gk__dec_fold_launches counts the launches that folded (tests check both paths) */
+static int gk__dec_fold = 1;
+static long gk__dec_fold_launches = 0;
 static const char *const gk__k_attn[4][2] = { { "gk_attn_f32", "gk_attn_combine_f32" }, { NULL, NULL },
                                               { "gk_attn_f16", "gk_attn_combine_f16" }, { "gk_attn_bf16", "gk_attn_combine_bf16" } };
 
@@ -6179,7 +6219,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                 }
                 slots = (int64_t)ctx->info.sm_count * GK__MAX(per_sm, 1);
                 p.tile = (int)stages;
-                p.pf = tiles ? GK__MAX(gk__dec_prefetch, 0) : 0;
+                p.pf = !tiles ? 0 : gk__dec_prefetch < 0 ? GK__DEC4T_PREFETCH : gk__dec_prefetch;
                 p.late = tiles && gk__dec4_late;
             } else if (d5) {
                 /* 4 warps, each a ring of stages x 16 keys of K and V in rows padded by 16 bytes */
@@ -6218,7 +6258,18 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             if (chunk > 2147483647) st = gk__err(ctx, GK_ERR_LIMIT, "%s: a cache of %lld keys is too long", W, (long long)p.Skv);
             if (p.Hkv > 65535 || p.B > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: %lld kv heads or batch %lld above 65535", W, (long long)p.Hkv, (long long)p.B);
             direct = (d3 || d4 || d5) && p.splits == 1;
-            if (st == GK_OK && !direct) {
+            if (st == GK_OK && !direct && gk__dec_fold && (d3 || tiles)) {
+                /* the splits combine themselves (they wait for each other: only where the whole grid is resident at once) */
+                int occ = 0;
+                gk__cu_function fo;
+                st = gk__occupancy(ctx, GK__MOD_ATTENTION, kn, d4 ? 160u : 128u, (unsigned)smem, &occ, &fo, W);
+                if (st == GK_OK && bh * p.splits <= (int64_t)ctx->info.sm_count * occ) {
+                    gk__cu_ptr sl;
+                    st = gk__dec_slots(ctx, bh * G * p.splits * p.D, &sl, W);
+                    p.slot = sl;
+                }
+            }
+            if (st == GK_OK && !direct && !p.slot) {
                 gk__cu_ptr ws;
                 st = gk__workspace(ctx, (size_t)(p.B * p.Hq * p.splits * (p.D + 2)) * 4, &ws, W);
                 p.part = ws;
@@ -6238,7 +6289,8 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             if (st == GK_OK && direct) gk__dec3_direct++;
             g[0] = (unsigned)rows; g[1] = 1;
             bl[0] = p.D > 96 ? 128u : (unsigned)((p.D + 31) / 32 * 32); /* the combine's launch bound */
-            if (st == GK_OK && !direct) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, GK__LAUNCH_PDL, W);
+            if (st == GK_OK && p.slot) gk__dec_fold_launches++;
+            if (st == GK_OK && !direct && !p.slot) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, GK__LAUNCH_PDL, W);
             if (p.part) gk__unuse(ctx, ctx->ws);
             gk__operands_done(ctx, &ops, st);
             gk__unlock(&ctx->mu);
@@ -10938,6 +10990,7 @@ GKDEF void gk_ctx_destroy(gk_ctx *ctx) {
     for (b = ctx->pool.cache_head; b; b = nb) { nb = b->next; gk__dev_free(ctx, b->ptr); GPUKIT_FREE(b); }
     for (b = ctx->pool.evict_head; b; b = nb) { nb = b->next; GPUKIT_FREE(b->host); GPUKIT_FREE(b); }
     if (ctx->ctr) gk__dev_free(ctx, ctx->ctr);
+    if (ctx->dslot) gk__dev_free(ctx, ctx->dslot);
     for (i = 0; i < ctx->npages; i++) GPUKIT_FREE(ctx->pages[i]);
     GPUKIT_FREE(ctx->pages);
     if (ctx->backend == GK_BACKEND_CUDA && ctx->default_stream.cu) ctx->cu.StreamDestroy(ctx->default_stream.cu);

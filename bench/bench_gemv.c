@@ -15,7 +15,8 @@
    L2 prefetch and late-trigger sweep] [--attn-diag V: the 8k cache from DRAM, for a
    profiler: gk_attn_dec4t (5), the default (-1) or both (1)] [--attn-ab: the default and
    gk_attn_dec4t over the 8k cache and the LLM shapes, from DRAM, one row each: the quick
-   comparison of two builds in one device call; the whole --attn run takes minutes] */
+   comparison of two builds in one device call; the whole --attn run takes minutes] [--attn-fold: those shapes with the
+   splits combined by the decode kernel itself (gk__dec_fold 1, the default) and by gk_attn_combine (0), twice in turn] */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
 #include <stdio.h>
@@ -143,9 +144,10 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     int64_t qs[4] = { B, 1, H, Dh }, ks[4] = { B, Skv, Hk, Dh }, keep = gk__dec3_one_split;
     double bytes = 2.0 * (double)B * Skv * Hk * Dh * 2, ms, gbs;
     long d0 = gk__dec3_direct, l3 = gk__dec3_launches, l4 = gk__dec4_launches, l4t = gk__dec4t_launches, l5 = gk__dec5_launches;
+    long f0 = gk__dec_fold_launches;
     int stages = gk__dec4_stages > 0 ? gk__dec4_stages : GK__DEC4_STAGES;
     char what[96];
-    int i, direct, pf;
+    int i, direct, pf, fold;
     memset(&u, 0, sizeof u);
     u.nc = nc;
     u.k = (gk_tensor *)calloc((size_t)nc, sizeof(gk_tensor));
@@ -183,6 +185,7 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     if (one >= 0) gk__dec3_one_split = one;
     ms = time_calls(call_attn, &u, 64);
     direct = gk__dec3_direct > d0; /* the calls took the one-split path */
+    fold = gk__dec_fold_launches > f0; /* the splits combined themselves (no gk_attn_combine) */
     kn = u.floor                        ? "two_reduces"
          : gk__dec5_launches > l5       ? "gk_attn_dec5"
          : gk__dec4t_launches > l4t     ? "gk_attn_dec4t"
@@ -193,23 +196,24 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     else if (gk__dec4_launches == l4 && gk__dec4t_launches == l4t) stages = 0; /* (kn: the kernel that ran) */
     gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
     /* the tiles it prefetched: none below 9.0 (no PDL, the kernels skip it), else gk_attention's rule */
-    pf = ctx->info.cc_major < 9 ? 0 : gk__dec_prefetch >= 0 ? gk__dec_prefetch : strcmp(kn, "gk_attn_dec3") == 0 ? GK__DEC3_PREFETCH : 0;
+    pf = ctx->info.cc_major < 9 ? 0 : gk__dec_prefetch >= 0 ? gk__dec_prefetch : strcmp(kn, "gk_attn_dec3") == 0 ? GK__DEC3_PREFETCH
+                                                                        : strcmp(kn, "gk_attn_dec4t") == 0 ? GK__DEC4T_PREFETCH : 0;
     snprintf(what, sizeof what, "bf16 B%lld kv %lld H%lld/%lld D%lld", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh);
-    printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d pf%-2d L%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", what, nc > 1 ? "rotated" : "same", kn,
-           stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, pf, gk__dec4_late, direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"layout\": %d, \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"prefetch_tiles\": %d, \"late_trigger\": %d, \"pad_one_block\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+    printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d pf%-2d L%d %-6s %-4s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", what, nc > 1 ? "rotated" : "same", kn,
+           stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, pf, gk__dec4_late, direct ? "1split" : "splits", fold ? "fold" : "comb", ms * 1e3, gbs, 100 * gbs / copy_gbs);
+    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"layout\": %d, \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"prefetch_tiles\": %d, \"late_trigger\": %d, \"pad_one_block\": %d, \"one_split\": %d, \"fold\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
                     jfirst ? "" : ",\n", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", attn_layout, kn,
-                    stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__combine_one_round, pf, gk__dec4_late, gk__dec4_pad, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
+                    stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__combine_one_round, pf, gk__dec4_late, gk__dec4_pad, direct, fold, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
     /* the same calls captured once as a CUDA graph and replayed, as a decode step runs them: no host
        time between kernels (back-to-back calls above include the host's launch work per call) */
     ms = time_graph(call_attn, &u, 64);
     if (ms > 0) {
         gbs = bytes / (ms * 1e-3) / 1e9;
-        printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d pf%-2d L%d %-6s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", what, nc > 1 ? "rotated" : "same",
-               kn, stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, pf, gk__dec4_late, direct ? "1split" : "splits", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-        if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"layout\": %d, \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"prefetch_tiles\": %d, \"late_trigger\": %d, \"pad_one_block\": %d, \"one_split\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+        printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d pf%-2d L%d %-6s %-4s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", what, nc > 1 ? "rotated" : "same",
+               kn, stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, pf, gk__dec4_late, direct ? "1split" : "splits", fold ? "fold" : "comb", ms * 1e3, gbs, 100 * gbs / copy_gbs);
+        if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"layout\": %d, \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"prefetch_tiles\": %d, \"late_trigger\": %d, \"pad_one_block\": %d, \"one_split\": %d, \"fold\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
                         (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", attn_layout, kn, stages,
-                        (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__combine_one_round, pf, gk__dec4_late, gk__dec4_pad, direct, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs);
+                        (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__combine_one_round, pf, gk__dec4_late, gk__dec4_pad, direct, fold, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs);
     }
     gk__dec_variant = -1;
     gk__dec3_one_split = keep;
@@ -281,6 +285,7 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--attn-layout") == 0) diag = 100;
         else if (strcmp(argv[i], "--attn-pad") == 0) diag = 101;
         else if (strcmp(argv[i], "--attn-ab") == 0) diag = 104;
+        else if (strcmp(argv[i], "--attn-fold") == 0) diag = 105;
     }
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
@@ -312,6 +317,23 @@ int main(int argc, char **argv) {
             run_attn_b(c[0] > 1 ? 4 : 16, -1, copy_gbs, c[0], c[1], c[2], c[3], c[4], -1);
             if (info.cc_major >= 9) run_attn_b(c[0] > 1 ? 4 : 16, 5, copy_gbs, c[0], c[1], c[2], c[3], c[4], -1);
         }
+        goto done;
+    }
+    if (diag == 105) { /* --attn-fold: the splits combined by the decode kernel itself (gk__dec_fold 1, the default) or by
+                          gk_attn_combine (0), the default (gk_attn_dec3) and gk_attn_dec4t, each shape, twice in turn */
+        int r, ci, fo;
+        for (r = 0; r < 2; r++)
+            for (ci = 0; ci < 7; ci++)
+                for (fo = 1; fo >= 0; fo--) {
+                    const int64_t *c = attn_shapes[ci];
+                    gk__dec_fold = fo;
+                    run_attn_b(c[0] > 1 ? 4 : 16, -1, copy_gbs, c[0], c[1], c[2], c[3], c[4], -1);
+                    if (info.cc_major >= 9)
+                        for (gk__dec_prefetch = -1; gk__dec_prefetch < 1; gk__dec_prefetch++) /* gk_attn_dec4t: its default L2 prefetch, none */
+                            run_attn_b(c[0] > 1 ? 4 : 16, 5, copy_gbs, c[0], c[1], c[2], c[3], c[4], -1);
+                    gk__dec_prefetch = -1;
+                }
+        gk__dec_fold = 1;
         goto done;
     }
     if (diag == 101) { /* --attn-pad: gk_attn_dec4t with its shared memory padded to one block a SM (gk__dec4_pad 1, the

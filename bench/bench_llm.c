@@ -14,7 +14,8 @@
    --dec-variant N: gk_attention's decode kernel (gk__dec_variant in gpukit.h: -1 the default, 3 gk_attn_dec3, ...),
    for long-prompt decode compared kernel against kernel; --dec-min-keys / --dec-blocks-sm: its split sizing
    (gk__dec4_min_keys / gk__dec4_blocks_sm); --dec-prefetch N: 64-key tiles a split prefetched into L2 before the PDL wait
-   (gk__dec_prefetch, -1 the kernel's default); --dec-late 1: gk_attn_dec4t's late PDL trigger (gk__dec4_late). */
+   (gk__dec_prefetch, -1 the kernel's default); --dec-late 1: gk_attn_dec4t's late PDL trigger (gk__dec4_late); --dec-fold 0:
+   decode attention's splits merged by gk_attn_combine rather than by the decode kernel itself (gk__dec_fold). */
 #define GPUKIT_IMPLEMENTATION
 #define GPUKIT_LLM_IMPLEMENTATION
 #include "../gpukit_llm.h"
@@ -101,12 +102,13 @@ int main(int argc, char **argv) {
         else if (strcmp(a, "--dec-blocks-sm") == 0 && v) { gk__dec4_blocks_sm = atoi(v); i++; }
         else if (strcmp(a, "--dec-prefetch") == 0 && v) { gk__dec_prefetch = atoi(v); i++; } /* gk__dec_prefetch (gpukit.h) */
         else if (strcmp(a, "--dec-late") == 0 && v) { gk__dec4_late = atoi(v); i++; } /* gk__dec4_late (gpukit.h) */
+        else if (strcmp(a, "--dec-fold") == 0 && v) { gk__dec_fold = atoi(v); i++; } /* gk__dec_fold (gpukit.h) */
         else if (strcmp(a, "--backend") == 0 && v) { cd.backend = strcmp(v, "cpu") == 0 ? GK_BACKEND_CPU : GK_BACKEND_CUDA; i++; }
         else if (a[0] != '-') dir = a;
         else { printf("unknown option %s\n", a); return 2; }
     }
     if (!dir || B < 1 || B > 64 || P < 1 || NEW < 1 || PRE < 1) {
-        printf("usage: bench_llm MODEL_DIR [--json out.json] [--dtype bf16|f16|f32] [--prompt 32] [--new 128] [--prefill 512] [--batch 8] [--b1-only] [--dec-variant N] [--dec-prefetch N] [--dec-late 0|1]\n");
+        printf("usage: bench_llm MODEL_DIR [--json out.json] [--dtype bf16|f16|f32] [--prompt 32] [--new 128] [--prefill 512] [--batch 8] [--b1-only] [--dec-variant N] [--dec-prefetch N] [--dec-late 0|1] [--dec-fold 0|1]\n");
         return 2;
     }
     cd.log_level = GK_LOG_ERROR;
@@ -129,17 +131,17 @@ int main(int argc, char **argv) {
     CK(gk_llm_generate_batch(m, ps, ls, 1, &gd, NULL, NULL, &st1));
     CK(gk_llm_generate_batch(m, ps, ls, 1, &gd, NULL, NULL, &st1));
     if (b1_only) { /* --b1-only: batch-1 decode alone (with GPUKIT_LLM_DEBUG_SKIP: where a step's time goes) */
-        printf("decode b1   %8.1f tok/s  (%.1f us a token; prompt %lld, %lld new, gk__dec_variant %d, min keys %lld, blocks a SM %d, prefetch %d, late %d)\n",
+        printf("decode b1   %8.1f tok/s  (%.1f us a token; prompt %lld, %lld new, gk__dec_variant %d, min keys %lld, blocks a SM %d, prefetch %d, late %d, fold %d)\n",
                st1.decode_tok_s, st1.decode_tok_s > 0 ? 1e6 / st1.decode_tok_s : 0, (long long)P, (long long)NEW, gk__dec_variant,
-               (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__dec_prefetch, gk__dec4_late);
+               (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__dec_prefetch, gk__dec4_late, gk__dec_fold);
         if (json) {
             FILE *f = fopen(json, "w");
             if (!f) { printf("cannot write %s\n", json); return 1; }
             strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
             fprintf(f, "{\"bench\":\"llm_b1\",\"commit\":\"%s\",\"device\":\"%s\",\"date\":\"%s\",\"model\":\"%s\",\"dec_variant\":%d,"
-                       "\"dec_min_keys\":%lld,\"dec_blocks_sm\":%d,\"dec_prefetch\":%d,\"dec_late\":%d,\"prompt\":%lld,\"new\":%lld,\"decode_b1_tok_s\":%.1f}\n",
+                       "\"dec_min_keys\":%lld,\"dec_blocks_sm\":%d,\"dec_prefetch\":%d,\"dec_late\":%d,\"dec_fold\":%d,\"prompt\":%lld,\"new\":%lld,\"decode_b1_tok_s\":%.1f}\n",
                     commit ? commit : "unknown", info.backend == GK_BACKEND_CUDA ? info.name : "cpu", date, dir, gk__dec_variant,
-                    (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__dec_prefetch, gk__dec4_late, (long long)P, (long long)NEW, st1.decode_tok_s);
+                    (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__dec_prefetch, gk__dec4_late, gk__dec_fold, (long long)P, (long long)NEW, st1.decode_tok_s);
             fclose(f);
         }
         free(ids);

@@ -477,6 +477,163 @@ template <int DT> __device__ __forceinline__ float gk_dec_softmax(const float (&
     pa2 = gk_dec3_pack<DT>(pe[1][0], pe[1][1]);
     return corr;
 }
+// The splits of a (b, kv head) combined by the decode blocks themselves (p.slot set: no
+// gk_attn_combine launch, no partial results in p.part). The host asks for this only where
+// every block of the grid is resident at once (one wave), so a block may wait for others.
+// Each split publishes a word a (q head g, dim d), {o / l, m + log2 l} as the two f32 halves
+// of one 64-bit word (its normalised output and log-sum-exp, base 2; gk_dec_publish), split
+// s's at slot[((bk * G + g) * splits + s) * D + d], bk = b * Hkv + hk. (A word a consumer
+// warp of gk_attn_dec4t instead, with no merge in the block, measured slower: H100, 8k cache
+// 32 / 8 heads D 128, 17.1 against 15.5 us; 4 times the words to poll and merge.) Between
+// kernels every word holds GK_DEC_EMPTY, which no split
+// writes (both halves a NaN payload that f32 arithmetic never gives: the GPU's NaNs are
+// canonical). Block `split` of the ns splits that hold keys then takes the outputs
+// [split * E / ns, (split + 1) * E / ns) of the E = G * D (gk_dec_fold): it polls their ns
+// words with relaxed 64-bit loads (one access carries the value and the fact that it was
+// written: no fence, counter or second round of loads), writes GK_DEC_EMPTY back over each
+// word it took, merges them (log-sum-exp) and writes the output. So the splits' last step
+// costs a round trip through L2 instead of a kernel boundary and a second kernel. These
+// epilogues run on 4 warps a SM, one a scheduler, where every instruction's latency shows:
+// hence 32-bit index arithmetic, no division in the loops, and the largest log-sum-exp
+// taken before the weights. A word that has not come after a second (only if the words
+// were shared with other work, e.g. two streams at once, which they must not be) gives NaN
+// outputs rather than a hang.
+#define GK_DEC_EMPTY 0x7fbadbad7fbadbadull
+__device__ __forceinline__ unsigned long long gk_gtime(void) {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %globaltimer;\n" : "=l"(t));
+    return t;
+}
+__device__ __forceinline__ unsigned long long gk_dec_pack(float o, float lse) {
+    return ((unsigned long long)__float_as_uint(lse) << 32) | __float_as_uint(o);
+}
+__device__ __forceinline__ unsigned long long gk_ld_relaxed64(const unsigned long long *a) {
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];\n" : "=l"(v) : "l"(a) : "memory");
+    return v;
+}
+__device__ __forceinline__ void gk_st_relaxed64(unsigned long long *a, unsigned long long v) {
+    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;\n" ::"l"(a), "l"(v) : "memory");
+}
+template <int BAR> __device__ __forceinline__ void gk_dec_bar(int nt) {
+    if (BAR == 0) __syncthreads();
+    else asm volatile("bar.sync 1, %0;\n" ::"r"(nt) : "memory");
+}
+// the splits of sequence b that hold keys (gk_attn_nsplit in 32-bit arithmetic: the fold's
+// epilogue runs on few warps, where every instruction of a 64-bit division shows)
+__device__ __forceinline__ int gk_dec_nsplit(const gk_attn_p &p, gk_i64 b) {
+    if (p.tile == 0 || !p.kv_lens) return p.splits;
+    const int kvlen = min(p.kv_lens[b], (int)min(p.Skv, (gk_i64)0x7fffffff)), n = kvlen <= 0 ? 1 : (kvlen - 1) / p.chunk + 1;
+    return n > p.splits ? p.splits : n;
+}
+template <int DT, int D, int NT>
+__device__ __forceinline__ void gk_dec_fold(const gk_attn_p &p, int G, gk_i64 b, gk_i64 hk, gk_i64 split, int tid) {
+    typedef gk_ty<DT> T;
+    enum { PRE = 8, LD = D == 64 ? 6 : 7 };
+    const float NEG = -__int_as_float(0x7f800000);
+    const int ns = gk_dec_nsplit(p, b), E = G * D, sp = (int)split, spl = p.splits;
+    const int e0 = sp * E / ns, ne = (sp + 1) * E / ns - e0;
+    // ngrp = 2^lg adjacent threads an output (up to 32), each taking every ngrp-th split, NT / ngrp
+    // outputs a pass (more than one pass only where a split has more than NT outputs)
+    int lg = 0;
+    while (lg < 5 && (ne << (lg + 1)) <= NT) lg++;
+    const int ngrp = 1 << lg, sg = tid & (ngrp - 1);
+    const unsigned long long *sb = p.slot + (b * p.Hkv + hk) * (gk_i64)(G * spl * D);
+    for (int i0 = 0; i0 < ne; i0 += NT >> lg) {
+        const int ii = i0 + (tid >> lg), e = e0 + ii, g = e >> LD;
+        const unsigned long long *wb = sb + ((g * spl) << LD) + (e & (D - 1)); // split s's word at wb + (s << LD)
+        float M = NEG, A = 0.0f, S = 0.0f;
+        bool lost = false;
+        // PRE of this thread's splits at a time: polled until written (relaxed loads, all in flight, then
+        // looked at), each emptied again, then merged into (M, A, S) with one rescale a batch
+        for (int s0 = sg; ii < ne && s0 < ns; s0 += PRE * ngrp) {
+            unsigned long long v[PRE];
+            unsigned todo = 0, seen = 0;
+#pragma unroll
+            for (int j = 0; j < PRE; j++)
+                if (s0 + j * ngrp < ns) todo |= 1u << j;
+            const unsigned long long t0 = gk_gtime();
+            while (todo) {
+                if (gk_gtime() - t0 > 1000000000ull) { lost = true; break; } // (a second: see above)
+#pragma unroll
+                for (int j = 0; j < PRE; j++)
+                    if (todo & (1u << j)) v[j] = gk_ld_relaxed64(wb + ((s0 + j * ngrp) << LD));
+#pragma unroll
+                for (int j = 0; j < PRE; j++)
+                    if ((todo & (1u << j)) && v[j] != GK_DEC_EMPTY) {
+                        gk_st_relaxed64((unsigned long long *)wb + ((s0 + j * ngrp) << LD), GK_DEC_EMPTY); // empty again for the next kernel
+                        todo &= ~(1u << j);
+                        seen |= 1u << j;
+                    }
+            }
+            float mb = NEG;
+#pragma unroll
+            for (int j = 0; j < PRE; j++)
+                if (seen & (1u << j)) mb = fmaxf(mb, __uint_as_float((unsigned)(v[j] >> 32)));
+            if (mb == NEG) continue; // (no visible key in these splits)
+            const float mn = fmaxf(M, mb), c = exp2f(M - mn); // (M -inf: c 0)
+            A *= c;
+            S *= c;
+#pragma unroll
+            for (int j = 0; j < PRE; j++)
+                if (seen & (1u << j)) {
+                    const float wt = exp2f(__uint_as_float((unsigned)(v[j] >> 32)) - mn);
+                    A = fmaf(wt, __uint_as_float((unsigned)v[j]), A);
+                    S += wt;
+                }
+            M = mn;
+        }
+        // across the group: the largest M, each lane's sums rescaled to it, then summed
+        float mg = M;
+        for (int off = 1; off < ngrp; off <<= 1) mg = fmaxf(mg, __shfl_xor_sync(0xffffffffu, mg, off));
+        const float c = M == NEG ? 0.0f : exp2f(M - mg);
+        A *= c;
+        S *= c;
+        for (int off = 1; off < ngrp; off <<= 1) {
+            A += __shfl_xor_sync(0xffffffffu, A, off);
+            S += __shfl_xor_sync(0xffffffffu, S, off);
+        }
+        for (int off = 1; off < ngrp; off <<= 1) lost |= __shfl_xor_sync(0xffffffffu, (int)lost, off) != 0;
+        if (sg == 0 && ii < ne) {
+            typename T::S *out = (typename T::S *)p.o + b * p.o_bs + (hk * G + g) * p.o_hs;
+            out[e & (D - 1)] = T::st((typename T::C)(lost ? __int_as_float(0x7fffffff) : S > 0.0f ? __fdividef(A, S) : 0.0f));
+        }
+    }
+}
+// gk_dec_merge's work where the splits combine themselves (p.slot): the warps' (m, l) of
+// each head turned into weights first (thread g < G for head g, in place: sm_m[u][g] becomes
+// warp u's weight over the head's sum, sm_l[g] the head's log-sum-exp, base 2), then each
+// output's weighted sum goes out as gk_dec_fold's word {o / l, lse}. Then gk_dec_fold.
+template <int DT, int D, int NW, int BAR>
+__device__ __forceinline__ void gk_dec_publish(const gk_attn_p &p, float *sm_m, float *sm_l, float *sm_o, int G, gk_i64 b, gk_i64 hk, gk_i64 split,
+                                               int tid) {
+    enum { NT = 32 * NW, LD = D == 64 ? 6 : 7 };
+    const float NEG = -__int_as_float(0x7f800000);
+    if (tid < G) {
+        float M = NEG, L = 0.0f, wt[NW];
+#pragma unroll
+        for (int u = 0; u < NW; u++) M = fmaxf(M, sm_m[u * 8 + tid]);
+#pragma unroll
+        for (int u = 0; u < NW; u++) {
+            wt[u] = M == NEG ? 0.0f : exp2f(sm_m[u * 8 + tid] - M); // (0 for a warp of no visible key)
+            L = fmaf(wt[u], sm_l[u * 8 + tid], L);
+        }
+        const float inv = L > 0.0f ? __fdividef(1.0f, L) : 0.0f;
+#pragma unroll
+        for (int u = 0; u < NW; u++) sm_m[u * 8 + tid] = wt[u] * inv;
+        sm_l[tid] = L > 0.0f ? M + __log2f(L) : NEG;
+    }
+    gk_dec_bar<BAR>(NT);
+    unsigned long long *sb = p.slot + (((b * p.Hkv + hk) * G * p.splits + split) << LD);
+    for (int e = tid; e < (G << LD); e += NT) {
+        const int g = e >> LD, d = e & (D - 1);
+        float acc = 0.0f;
+#pragma unroll
+        for (int u = 0; u < NW; u++) acc = fmaf(sm_m[u * 8 + g], sm_o[((u * 8 + g) << LD) + d], acc);
+        gk_st_relaxed64(sb + ((g * p.splits) << LD) + d, gk_dec_pack(acc, sm_l[g]));
+    }
+    gk_dec_fold<DT, D, NT>(p, G, b, hk, split, tid);
+}
 // the NW warps of a decode block merged (after a barrier): sm_m / sm_l [NW][8] and sm_o
 // [NW][8][D] hold each warp's max (base 2), sum and o of its heads, in natural d order.
 // Per head the largest max, the others' (l, o) rescaled to it; the split's (m, l, o)
@@ -606,7 +763,8 @@ template <int DT, int D> __device__ __forceinline__ void gk_attn_dec3(const gk_a
         }
     }
     __syncthreads();
-    gk_dec_merge<DT, D, NW>(p, &sm_m[0][0], &sm_l[0][0], &sm_o[0][0][0], G, b, hk, split, threadIdx.x, blockDim.x);
+    if (p.slot) gk_dec_publish<DT, D, NW, 0>(p, &sm_m[0][0], &sm_l[0][0], &sm_o[0][0][0], G, b, hk, split, threadIdx.x);
+    else gk_dec_merge<DT, D, NW>(p, &sm_m[0][0], &sm_l[0][0], &sm_o[0][0][0], G, b, hk, split, threadIdx.x, blockDim.x);
 }
 #define GK_DEC3_K(DTN, D) \
     extern "C" __global__ void __launch_bounds__(128, 2) gk_attn_dec3_##DTN##_##D(gk_attn_p p) { gk_attn_dec3<GK_DT_##DTN, D>(p); }
@@ -783,13 +941,11 @@ __device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p, const gk_tmap *
     if (gid < G) {
         if (tig == 0) { sm_m[w * 8 + gid] = m; sm_l[w * 8 + gid] = l; }
 #pragma unroll
-        for (int j = 0; j < ND; j++) {
-            sm_o[(w * 8 + gid) * D + 8 * j + 2 * tig] = o[j][0];
-            sm_o[(w * 8 + gid) * D + 8 * j + 2 * tig + 1] = o[j][1];
-        }
+        for (int j = 0; j < ND; j++) *(float2 *)&sm_o[(w * 8 + gid) * D + 8 * j + 2 * tig] = make_float2(o[j][0], o[j][1]);
     }
     asm volatile("bar.sync 1, %0;\n" ::"n"(NC * 32) : "memory");
-    gk_dec_merge<DT, D, NC>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x, NC * 32);
+    if (TM && p.slot) gk_dec_publish<DT, D, NC, 1>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x);
+    else gk_dec_merge<DT, D, NC>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x, NC * 32);
 #else
     (void)p; (void)tk; (void)tv; // launched only on sm_90+ (gpukit.h)
 #endif

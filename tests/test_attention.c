@@ -8,8 +8,9 @@
    (gk_attn_dec3, the default, and on 9.0+ devices gk_attn_dec4 when asked
    for, in both its forms, a bulk copy a key row and tensor-map tiles, with
    rings of 1 to 4 stages; which ran is asserted through the launch counters;
-   each in one split writing the output and in splits merged by
-   gk_attn_combine) and the shared-memory one (gk__dec_variant 0), with cache
+   each in one split writing the output and in splits, which gk_attn_dec3 /
+   dec4t combine themselves (gk_dec_fold; asserted through
+   gk__dec_fold_launches) and every kernel also through gk_attn_combine) and the shared-memory one (gk__dec_variant 0), with cache
    rows past each sequence's length set to NaN.
    Bounds: ||out - ref|| / ||ref|| below 2e-5 (f32), 1e-2 (f16, bf16). */
 #define GPUKIT_IMPLEMENTATION
@@ -192,30 +193,40 @@ static void check(const acase *a) {
         for (r = 0; r < 12; r++) {
             const int v = runs[r][0];
             if (v >= 4 && v <= 5 && !dec4) continue;
-            for (way = 0; way < 3; way++) { /* 0 one split, 1 splits of the 64-key granule up, 2 (dec4t) its own split rule */
+            for (way = 0; way < 5; way++) { /* 0 one split, 1 splits of the 64-key granule up, 2 (dec4t) its own split rule;
+                                               3 and 4 as 1 and 2 with the splits merged by gk_attn_combine (gk__dec_fold 0) */
                 int64_t keep = gk__dec3_one_split;
                 long d0 = gk__dec3_direct, l3 = gk__dec3_launches, l4 = gk__dec4_launches, l4t = gk__dec4t_launches, l5 = gk__dec5_launches;
-                if (way == 0 && r >= 4) continue; /* ring depths: the splits only */
-                if (way == 2 && (v != 5 || runs[r][1] != 0)) continue;
+                long f0 = gk__dec_fold_launches;
+                const int nofold = way >= 3, w = way >= 3 ? way - 2 : way;
+                if (w == 0 && r >= 4) continue; /* ring depths: the splits only */
+                if (w == 2 && (v != 5 || runs[r][1] != 0)) continue;
+                if (nofold && (r >= 4 || (v != 3 && v != 5))) continue; /* (only gk_attn_dec3 / dec4t fold) */
                 gk__dec_variant = v;
                 gk__dec4_stages = runs[r][1];
-                gk__dec3_one_split = way == 0 ? a->Skv : 0;
-                gk__dec4_min_keys = way == 1 ? 64 : 0; /* (gk_attn_dec4t's own rule takes at least 256 keys a split) */
+                gk__dec3_one_split = w == 0 ? a->Skv : 0;
+                gk__dec4_min_keys = w == 1 ? 64 : 0; /* (gk_attn_dec4t's own rule takes at least 256 keys a split) */
+                gk__dec_fold = !nofold;
                 e = run(D, a, Q, K, V, M, ql, kl, want, &st);
+                gk__dec_fold = 1;
                 gk__dec3_one_split = keep;
                 gk__dec4_min_keys = 0;
                 gk__dec_variant = -1;
                 gk__dec4_stages = 0;
-                GKT_CHECK(st == GK_OK && e <= tol, "device (gk__dec_variant %d, %d stages, %s): %s: rel err %.3g", v, runs[r][1],
-                          way == 0 ? "one split" : way == 1 ? "splits" : "its own split rule", desc, e);
+                GKT_CHECK(st == GK_OK && e <= tol, "device (gk__dec_variant %d, %d stages, %s%s): %s: rel err %.3g", v, runs[r][1],
+                          w == 0 ? "one split" : w == 1 ? "splits" : "its own split rule", nofold ? ", gk_attn_combine" : "", desc, e);
                 GKT_CHECK(v == 3 ? gk__dec3_launches == l3 + 1 : v == 4 ? gk__dec4_launches == l4 + 1 : v == 5 ? gk__dec4t_launches == l4t + 1
                                                                                                          : gk__dec5_launches == l5 + 1,
                           "gk__dec_variant %d: its kernel did not run: %s", v, desc);
+                /* splits of gk_attn_dec3 / dec4t combine themselves unless told not to (every grid here is one wave) */
+                GKT_CHECK(gk__dec_fold_launches == f0 + (!nofold && gk__dec3_direct == d0 && (gk__dec3_launches > l3 || gk__dec4t_launches > l4t)),
+                          "gk__dec_variant %d %s: the splits %s: %s", v, w == 0 ? "one split" : "splits",
+                          gk__dec_fold_launches > f0 ? "combined themselves" : "did not combine themselves", desc);
                 /* (a cache of at most 64 keys, the kernels' granule, is one split either way; dec4t's own rule takes one
                    split up to GK__DEC4T_MIN_KEYS rows of cache) */
-                if (way == 2) GKT_CHECK(gk__dec3_direct == d0 + (a->cache <= GK__DEC4T_MIN_KEYS), "gk_attn_dec4t's split rule: %s", desc);
-                else GKT_CHECK(gk__dec3_direct == d0 + (way == 0 || a->Skv <= 64), "gk__dec_variant %d %s: %s", v,
-                          way == 0 ? "did not take one split" : "took one split", desc);
+                if (w == 2) GKT_CHECK(gk__dec3_direct == d0 + (a->cache <= GK__DEC4T_MIN_KEYS), "gk_attn_dec4t's split rule: %s", desc);
+                else GKT_CHECK(gk__dec3_direct == d0 + (w == 0 || a->Skv <= 64), "gk__dec_variant %d %s: %s", v,
+                          w == 0 ? "did not take one split" : "took one split", desc);
             }
         }
     }
@@ -251,7 +262,9 @@ static void check(const acase *a) {
         gk__dec_variant = 3;
         gk__dec3_one_split = 0;
         gk__combine_one_round = 0;
+        gk__dec_fold = 0;
         e = run(D, a, Q, K, V, M, ql, kl, want, &st);
+        gk__dec_fold = 1;
         gk__combine_one_round = 1;
         gk__dec3_one_split = keep;
         gk__dec_variant = -1;
