@@ -5879,16 +5879,22 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
 }
 
 /* decode attention kernel: gk__dec_variant -1 (default) takes gk_attn_dec3 (tensor
-   cores; D 64 / 128, at most 8 q heads a kv head) where it applies, 0 always the
-   shared-memory gk_attn_dec (tests and benchmarks compare them);
+   cores; D 64 / 128, at most 8 q heads a kv head) where it applies, and on 9.0+ devices
+   gk_attn_dec4t from gk__dec4t_from keys of cache on (where its tensor maps build); 0
+   always the shared-memory gk_attn_dec (tests and benchmarks compare them);
    gk__dec3_launches counts gk_attn_dec3 launches (tests check which ran) */
 static int gk__dec_variant = -1;
+/* the default's switch from gk_attn_dec3 to gk_attn_dec4t (9.0+), in keys of cache (the
+   K / V views' sequence length); negative: never (gk_attention's decode comment has the
+   measurements behind GK__DEC4T_FROM) */
+#define GK__DEC4T_FROM 4096
+static int64_t gk__dec4t_from = GK__DEC4T_FROM;
 static long gk__dec3_launches = 0;
 /* gk_attn_dec4 (sm_90+: K / V through a shared-memory ring filled by the copy engine):
    gk__dec_variant 4 selects it with one bulk copy a key row, 5 with 64 x 64 tiles
    through tensor maps (gk_attn_dec4t; where the driver builds the maps, else the row
-   form), on 9.0+ devices; no default takes either (see gk_attention's decode comment: dec4t
-   is faster alone, slower inside a model's decode step).
+   form), on 9.0+ devices; the default takes dec4t for long caches (gk__dec4t_from), never
+   the row form.
    3 forces gk_attn_dec3. gk__dec4_stages is the ring depth (0: GK__DEC4_STAGES);
    gk__dec4_launches / gk__dec4t_launches count the launches (tests check which ran) */
 #define GK__DEC4_STAGES 3
@@ -6187,7 +6193,8 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             gk__cu_tensormap *tm = (gk__cu_tensormap *)(void *)(mbuf + ((64 - ((uintptr_t)mbuf & 63)) & 63));
             /* gk_attn_dec4t when asked for (5); tiles: the tensor maps of K and V were built (else the row copies of
                gk_attn_dec4) */
-            const int want4t = tc && ctx->info.cc_major >= 9 && gk__dec_variant == 5;
+            const int want4t = tc && ctx->info.cc_major >= 9 &&
+                               (gk__dec_variant == 5 || (gk__dec_variant == -1 && gk__dec4t_from >= 0 && p.Skv >= gk__dec4t_from));
             const int tiles = want4t && ctx->cu.TensorMapEncodeTiled && p.Skv < ((int64_t)1 << 31) &&
                               !gk__fwg_map(ctx, &tm[0], sq->dtype, p.k, p.D, p.Skv, p.Hkv, p.B, p.k_ss, p.k_hs, p.k_bs, 64) &&
                               !gk__fwg_map(ctx, &tm[1], sq->dtype, p.v, p.D, p.Skv, p.Hkv, p.B, p.v_ss, p.v_hs, p.v_bs, 64);

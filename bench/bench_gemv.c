@@ -13,7 +13,7 @@
    graph replay (the host's per-call launch work left out, as in a captured decode step).
    Usage: bench_gemv [--json FILE] [--quick: M = 1] [--attn: decode attention only] [--attn-pf: only its first rows, the
    L2 prefetch and late-trigger sweep] [--attn-diag V: the 8k cache from DRAM, for a
-   profiler: gk_attn_dec4t (5), the default (-1) or both (1)] [--attn-ab: the default and
+   profiler: gk_attn_dec4t (5), the default (-1) or both (1)] [--attn-ab: the default, gk_attn_dec3 and
    gk_attn_dec4t over the 8k cache and the LLM shapes, from DRAM, one row each: the quick
    comparison of two builds in one device call; the whole --attn run takes minutes] [--attn-fold: those shapes with the
    splits combined by the decode kernel itself (gk__dec_fold 1, the default) and by gk_attn_combine (0), twice in turn] */
@@ -310,11 +310,12 @@ int main(int argc, char **argv) {
         fprintf(jf, "{\n  \"bench\": \"gemv\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"date\": \"%s\",\n  \"copy_GBs\": %.1f,\n"
                     "  \"method\": \"back-to-back launches over rotating weight copies (512 MiB), median of 5\",\n  \"results\": [\n",
                 commit ? commit : "unknown", info.name, date, copy_gbs);
-    if (diag == 104) { /* --attn-ab: the default (gk_attn_dec3) and gk_attn_dec4t, each shape once */
+    if (diag == 104) { /* --attn-ab: the default, gk_attn_dec3 and gk_attn_dec4t, each shape once */
         int ci;
         for (ci = 0; ci < 7; ci++) {
             const int64_t *c = attn_shapes[ci];
             run_attn_b(c[0] > 1 ? 4 : 16, -1, copy_gbs, c[0], c[1], c[2], c[3], c[4], -1);
+            run_attn_b(c[0] > 1 ? 4 : 16, 3, copy_gbs, c[0], c[1], c[2], c[3], c[4], -1);
             if (info.cc_major >= 9) run_attn_b(c[0] > 1 ? 4 : 16, 5, copy_gbs, c[0], c[1], c[2], c[3], c[4], -1);
         }
         goto done;

@@ -5,13 +5,15 @@
    128 and odd ones, additive masks, per-sequence lengths, poisoned outputs;
    on a 9.0 device also the wgmma kernel (kernels/flash_wg.cu), asserted to
    have run through gk__fwg_launches; decode through the tensor-core kernels
-   (gk_attn_dec3, the default, and on 9.0+ devices gk_attn_dec4 when asked
-   for, in both its forms, a bulk copy a key row and tensor-map tiles, with
-   rings of 1 to 4 stages; which ran is asserted through the launch counters;
-   each in one split writing the output and in splits, which gk_attn_dec3 /
-   dec4t combine themselves (gk_dec_fold; asserted through
-   gk__dec_fold_launches) and every kernel also through gk_attn_combine) and the shared-memory one (gk__dec_variant 0), with cache
-   rows past each sequence's length set to NaN.
+   (gk_attn_dec3, the default, and on 9.0+ devices gk_attn_dec4 in both its
+   forms, a bulk copy a key row and tensor-map tiles, gk_attn_dec4t, which
+   is the default from gk__dec4t_from keys of cache; rings of 1 to 4
+   stages; which ran is asserted through the launch counters), each in one
+   split writing the output and in splits: gk_attn_dec3 / dec4t's splits
+   combine themselves (gk_dec_fold, asserted through gk__dec_fold_launches)
+   and also through gk_attn_combine, which the other kernels' splits always
+   take; and the shared-memory one (gk__dec_variant 0); cache rows past each
+   sequence's length set to NaN.
    Bounds: ||out - ref|| / ||ref|| below 2e-5 (f32), 1e-2 (f16, bf16). */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
@@ -182,9 +184,12 @@ static void check(const acase *a) {
     before4t = gk__dec4t_launches;
     e = run(D, a, Q, K, V, M, ql, kl, want, &st);
     GKT_CHECK(st == GK_OK && e <= tol, "device: %s: rel err %.3g", desc, e);
-    if (dec3) /* the default: gk_attn_dec3 (gk_attn_dec4 / dec4t / dec5 only when asked for) */
-        GKT_CHECK(gk__dec3_launches == before3 + 1 && gk__dec4_launches + gk__dec5_launches == before4 && gk__dec4t_launches == before4t,
-                  "gk_attn_dec3 did not run: %s", desc);
+    if (dec3) { /* the default: gk_attn_dec3, on 9.0+ devices gk_attn_dec4t from gk__dec4t_from keys of cache (gk_attn_dec4 / dec5
+                   only when asked for; every case here builds dec4t's tensor maps: the forced runs below assert it ran) */
+        const int want4t = dec4 && gk__dec4t_from >= 0 && a->Skv >= gk__dec4t_from;
+        GKT_CHECK(gk__dec3_launches == before3 + !want4t && gk__dec4_launches + gk__dec5_launches == before4 && gk__dec4t_launches == before4t + want4t,
+                  "the default did not run %s: %s", want4t ? "gk_attn_dec4t" : "gk_attn_dec3", desc);
+    }
     if (dec3) { /* each tensor-core kernel forced, both ways: one split writing the output itself, and splits merged by
                    gk_attn_combine; gk_attn_dec4 / dec4t / dec5 also with other ring depths (the defaults are GK__DEC4_STAGES and
                    GK__DEC5_STAGES) */
