@@ -659,7 +659,7 @@ static const char *const gk__src_attention[] = {
     "// each head turned into weights first (thread g < G for head g, in place: sm_m[u][g] becomes\n"
     "// warp u's weight over the head's sum, sm_l[g] the head's log-sum-exp, base 2), then each\n"
     "// output's weighted sum goes out as gk_dec_fold's word {o / l, lse}. Then gk_dec_fold.\n"
-    "template <int DT, int D, int NW, int BAR>\n"
+    "template <int DT, int D, int NW, int BAR, int OS = D>\n"
     "__device__ __forceinline__ void gk_dec_publish(const gk_attn_p &p, float *sm_m, float *sm_l, float *sm_o, int G, gk_i64 b, gk_i64 hk, gk_i64 split,\n"
     "                                               int tid) {\n"
     "    enum { NT = 32 * NW, LD = D == 64 \? 6 : 7 };\n"
@@ -682,22 +682,24 @@ static const char *const gk__src_attention[] = {
     "    }\n"
     "    gk_dec_bar<BAR>(NT);\n"
     "    unsigned long long *sb = p.slot + (((b * p.Hkv + hk) * G * p.splits + split) << LD);\n"
-    "    for (int e = tid; e < (G << LD); e += NT) {\n"
-    "        const int g = e >> LD, d = e & (D - 1);\n"
+    "#pragma unroll\n"
+    "    for (int k = 0; k < 8 * D / NT; k++) { // (unrolled: every output's loads in flight together)\n"
+    "        const int e = tid + NT * k, g = e >> LD, d = e & (D - 1);\n"
+    "        if (g >= G) break;\n"
     "        float acc = 0.0f;\n"
     "#pragma unroll\n"
-    "        for (int u = 0; u < NW; u++) acc = fmaf(sm_m[u * 8 + g], sm_o[((u * 8 + g) << LD) + d], acc);\n"
+    "        for (int u = 0; u < NW; u++) acc = fmaf(sm_m[u * 8 + g], sm_o[(u * 8 + g) * OS + d], acc);\n"
     "        gk_st_relaxed64(sb + ((g * p.splits) << LD) + d, gk_dec_pack(acc, sm_l[g]));\n"
     "    }\n"
     "    gk_dec_fold<DT, D, NT>(p, G, b, hk, split, tid);\n"
     "}\n"
     "// the NW warps of a decode block merged (after a barrier): sm_m / sm_l [NW][8] and sm_o\n"
-    "// [NW][8][D] hold each warp's max (base 2), sum and o of its heads, in natural d order.\n"
+    "// [NW][8][OS >= D] hold each warp's max (base 2), sum and o of its heads, in natural d order.\n"
     "// Per head the largest max, the others' (l, o) rescaled to it; the split's (m, l, o)\n"
     "// go to p.part for gk_attn_combine (m in natural-log units), or with one split (p.part\n"
     "// null) the output itself, as gk_attn_combine writes it. Threads tid of nt take the\n"
     "// G * D outputs.\n"
-    "template <int DT, int D, int NW>\n"
+    "template <int DT, int D, int NW, int OS = D>\n"
     "__device__ __forceinline__ void gk_dec_merge(const gk_attn_p &p, const float *sm_m, const float *sm_l, const float *sm_o, int G, gk_i64 b, gk_i64 hk,\n"
     "                                             gk_i64 split, int tid, int nt) {\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
@@ -709,7 +711,7 @@ static const char *const gk__src_attention[] = {
     "#pragma unroll\n"
     "        for (int u = 0; u < NW; u++) {\n"
     "            const float wt = sm_m[u * 8 + g] == NEG \? 0.0f : exp2f(sm_m[u * 8 + g] - M);\n"
-    "            acc += wt * sm_o[(u * 8 + g) * D + d];\n"
+    "            acc += wt * sm_o[(u * 8 + g) * OS + d];\n"
     "            L += wt * sm_l[u * 8 + g];\n"
     "        }\n"
     "        if (!p.part) {\n"
@@ -724,9 +726,9 @@ static const char *const gk__src_attention[] = {
     "    }\n"
     "}\n"
     "// q head gid of kv head hk's group (rows >= G zero) as the A fragments of KS k-steps: raw\n"
-    "// 16-bit pairs of d 2 tig (+1) and 8 + 2 tig (+1) of each step, in the natural d order\n"
     ,
     /* chunk */
+    "// 16-bit pairs of d 2 tig (+1) and 8 + 2 tig (+1) of each step, in the natural d order\n"
     "// (PERM 0, gk_attn_dec4) or gk_attn_dec3's (PERM 1, words 2 s and 2 s + 1 of gk_dec3_kd)\n"
     "template <int KS, int PERM>\n"
     "__device__ __forceinline__ void gk_dec_qfrag(const gk_attn_p &p, gk_i64 b, gk_i64 hk, int G, int gid, int tig, unsigned (&qa)[KS][2]) {\n"
@@ -777,11 +779,11 @@ static const char *const gk__src_attention[] = {
     "    load(j0 + 16 * w, kx, vx);\n"
     "    for (gk_i64 jb = j0 + 16 * w; jb < j1; jb += 16 * NW) {\n"
     "        load(jb + 16 * NW, kn, vn);\n"
+    ,
+    /* chunk */
     "        // scores of keys jb + 8 r + 2 tig + e, head gid\n"
     "        float sc[2][2];\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "        for (int r = 0; r < 2; r++) {\n"
     "            const unsigned *kw = (const unsigned *)&kx[r][0];\n"
     "            float c0 = 0.0f, c1 = 0.0f;\n"
@@ -840,9 +842,9 @@ static const char *const gk__src_attention[] = {
     "// streams the split through a ring of p.tile stages in shared memory, a stage being\n"
     "// KB = 16 NC keys of K and of V, one bulk copy (cp.async.bulk) a key row into rows\n"
     "// padded by 16 bytes (so the 8 rows an ldmatrix reads fall in distinct banks), all\n"
-    "// completing on the stage's full barrier; consumer warp w takes keys 16 w .. 16 w + 15\n"
     ,
     /* chunk */
+    "// completing on the stage's full barrier; consumer warp w takes keys 16 w .. 16 w + 15\n"
     "// of every stage and frees the stage on its empty barrier. So the bytes in flight are\n"
     "// the ring's (stages x KB x 4 D bytes a block) and not what the warps' registers hold,\n"
     "// which bounds gk_attn_dec3 (two 16-key blocks a warp, 254 registers, 8 warps a SM).\n"
@@ -878,11 +880,11 @@ static const char *const gk__src_attention[] = {
     "    enum { KS = D / 16, ND = D / 8 };\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
     "    float c[2][2] = { { 0.0f, 0.0f }, { 0.0f, 0.0f } }, sc[2][2];\n"
+    ,
+    /* chunk */
     "#pragma unroll\n"
     "    for (int s = 0; s < KS; s++) {\n"
     "        unsigned r[4];\n"
-    ,
-    /* chunk */
     "        gk_ldsm(r, ka + (SW \? (unsigned)((s >> 2) * CB) + (((2u * (s & 3) + kc) ^ sw) << 4) : 32u * s + 16u * kc));\n"
     "        gk_dec3_mma<DT>(c[0][0], c[0][1], qa[s][0], qa[s][1], r[0], r[1]);\n"
     "        gk_dec3_mma<DT>(c[1][0], c[1][1], qa[s][0], qa[s][1], r[2], r[3]);\n"
@@ -926,11 +928,11 @@ static const char *const gk__src_attention[] = {
     "        asm volatile(\"prefetch.tensormap [%0];\\n\" ::\"l\"((gk_u64)tv) : \"memory\");\n"
     "        if (p.pf > 0) { // the split's first tiles into L2 before the PDL wait (gk_dec_hint_range)\n"
     "            gk_i64 h0, h1;\n"
+    ,
+    /* chunk */
     "            gk_dec_hint_range(p, b, split, h0, h1);\n"
     "            for (gk_i64 jt = h0; jt < h1; jt += KB)\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "                for (int cb = 0; cb < D / 64; cb++) {\n"
     "                    gk_tma_prefetch4(tk, 64 * cb, (int)jt, (int)hk, (int)b);\n"
     "                    gk_tma_prefetch4(tv, 64 * cb, (int)jt, (int)hk, (int)b);\n"
@@ -986,9 +988,9 @@ static const char *const gk__src_attention[] = {
     "    // this lane's ldmatrix row within the warp's 16 keys: K, matrices (keys 0..7 | 8..15) x (d +0 | +8);\n"
     "    // V (.trans), matrices (keys 0..7 | 8..15) x (d-tile j | j + 1)\n"
     "    // (tensor tiles: the chunk swizzled by the row's low bits, which are lane & 7)\n"
-    "    const unsigned koff = (unsigned)((16 * w + (lane & 7) + 8 * (lane >> 4)) * RS), kc = (lane >> 3) & 1;\n"
     ,
     /* chunk */
+    "    const unsigned koff = (unsigned)((16 * w + (lane & 7) + 8 * (lane >> 4)) * RS), kc = (lane >> 3) & 1;\n"
     "    const unsigned voff = (unsigned)(TILE + (16 * w + (lane & 7) + 8 * ((lane >> 3) & 1)) * RS), vc = lane >> 4, sw = lane & 7;\n"
     "    int slot = 0;\n"
     "    unsigned ph = 0;\n"
@@ -1004,17 +1006,18 @@ static const char *const gk__src_attention[] = {
     "    if (TM && p.late) gk_pdl_launch();\n"
     "    l += __shfl_xor_sync(0xffffffffu, l, 1);\n"
     "    l += __shfl_xor_sync(0xffffffffu, l, 2);\n"
-    "    // merge the consumer warps through shared memory: the ring is free once all of them are past it\n"
+    "    // merge the consumer warps through shared memory: the ring is free once all of them are past it (rows of\n"
+    "    // sm_o padded by 8 floats, so that the G heads' float2 stores fall in distinct banks)\n"
     "    float *sm_m = (float *)gk_dec4_sm, *sm_l = sm_m + NC * 8, *sm_o = sm_l + NC * 8;\n"
     "    asm volatile(\"bar.sync 1, %0;\\n\" ::\"n\"(NC * 32) : \"memory\");\n"
     "    if (gid < G) {\n"
     "        if (tig == 0) { sm_m[w * 8 + gid] = m; sm_l[w * 8 + gid] = l; }\n"
     "#pragma unroll\n"
-    "        for (int j = 0; j < ND; j++) *(float2 *)&sm_o[(w * 8 + gid) * D + 8 * j + 2 * tig] = make_float2(o[j][0], o[j][1]);\n"
+    "        for (int j = 0; j < ND; j++) *(float2 *)&sm_o[(w * 8 + gid) * (D + 8) + 8 * j + 2 * tig] = make_float2(o[j][0], o[j][1]);\n"
     "    }\n"
     "    asm volatile(\"bar.sync 1, %0;\\n\" ::\"n\"(NC * 32) : \"memory\");\n"
-    "    if (TM && p.slot) gk_dec_publish<DT, D, NC, 1>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x);\n"
-    "    else gk_dec_merge<DT, D, NC>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x, NC * 32);\n"
+    "    if (TM && p.slot) gk_dec_publish<DT, D, NC, 1, D + 8>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x);\n"
+    "    else gk_dec_merge<DT, D, NC, D + 8>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x, NC * 32);\n"
     "#else\n"
     "    (void)p; (void)tk; (void)tv; // launched only on sm_90+ (gpukit.h)\n"
     "#endif\n"
@@ -1036,11 +1039,11 @@ static const char *const gk__src_attention[] = {
     "// 128, G <= 8): gk_attn_dec5_<dt>_<D>. gk_attn_dec3's work split (a block of 4 warps per\n"
     "// (b, kv head, split), warp w taking keys 16 w .. 16 w + 15 of every 64), but each warp\n"
     "// streams its keys through its own ring of p.tile stages in shared memory with cp.async\n"
+    ,
+    /* chunk */
     "// (16 bytes a lane, zero-filled past the split; a half-warp copies a 256-byte row at D 128),\n"
     "// so the loads in flight take no registers: p.tile - 1 stages are in flight while one is\n"
     "// computed (gk_attn_dec3 holds one block ahead in registers, which caps it at 8 warps a SM).\n"
-    ,
-    /* chunk */
     "// A warp reads only what its own lanes copied (cp.async.wait_group, then __syncwarp): no\n"
     "// block barrier in the loop. Rows padded by 16 bytes; the math is gk_attn_dec4's\n"
     "// (gk_dec_sblock, d in natural order). Shared memory (dynamic): [4 warps][stages][K, V][16\n"
@@ -1080,14 +1083,14 @@ static const char *const gk__src_attention[] = {
     "#pragma unroll\n"
     "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
     "    const gk_i64 nt = (j1 - j0 + 16 * NW - 1) / (16 * NW); // the split's 64-key groups\n"
+    ,
+    /* chunk */
     "    // group t's keys of this warp into slot t % S: lane copies chunk e % CH of row e / CH, e = lane + 32 i\n"
     "    auto issue = [&](gk_i64 t) {\n"
     "        const gk_i64 jt = j0 + 16 * NW * t + 16 * w;\n"
     "        const unsigned dk = ring + (unsigned)((int)(t % S) * 2 * OP);\n"
     "#pragma unroll\n"
     "        for (int i = 0; i < PER; i++) {\n"
-    ,
-    /* chunk */
     "            const int e = lane + 32 * i, r = e / CH, c = e % CH;\n"
     "            const bool in = jt + r < j1;\n"
     "            const gk_i64 key = in \? jt + r : j0; // (a readable address for the zero-filling copy)\n"

@@ -604,7 +604,7 @@ __device__ __forceinline__ void gk_dec_fold(const gk_attn_p &p, int G, gk_i64 b,
 // each head turned into weights first (thread g < G for head g, in place: sm_m[u][g] becomes
 // warp u's weight over the head's sum, sm_l[g] the head's log-sum-exp, base 2), then each
 // output's weighted sum goes out as gk_dec_fold's word {o / l, lse}. Then gk_dec_fold.
-template <int DT, int D, int NW, int BAR>
+template <int DT, int D, int NW, int BAR, int OS = D>
 __device__ __forceinline__ void gk_dec_publish(const gk_attn_p &p, float *sm_m, float *sm_l, float *sm_o, int G, gk_i64 b, gk_i64 hk, gk_i64 split,
                                                int tid) {
     enum { NT = 32 * NW, LD = D == 64 ? 6 : 7 };
@@ -625,22 +625,24 @@ __device__ __forceinline__ void gk_dec_publish(const gk_attn_p &p, float *sm_m, 
     }
     gk_dec_bar<BAR>(NT);
     unsigned long long *sb = p.slot + (((b * p.Hkv + hk) * G * p.splits + split) << LD);
-    for (int e = tid; e < (G << LD); e += NT) {
-        const int g = e >> LD, d = e & (D - 1);
+#pragma unroll
+    for (int k = 0; k < 8 * D / NT; k++) { // (unrolled: every output's loads in flight together)
+        const int e = tid + NT * k, g = e >> LD, d = e & (D - 1);
+        if (g >= G) break;
         float acc = 0.0f;
 #pragma unroll
-        for (int u = 0; u < NW; u++) acc = fmaf(sm_m[u * 8 + g], sm_o[((u * 8 + g) << LD) + d], acc);
+        for (int u = 0; u < NW; u++) acc = fmaf(sm_m[u * 8 + g], sm_o[(u * 8 + g) * OS + d], acc);
         gk_st_relaxed64(sb + ((g * p.splits) << LD) + d, gk_dec_pack(acc, sm_l[g]));
     }
     gk_dec_fold<DT, D, NT>(p, G, b, hk, split, tid);
 }
 // the NW warps of a decode block merged (after a barrier): sm_m / sm_l [NW][8] and sm_o
-// [NW][8][D] hold each warp's max (base 2), sum and o of its heads, in natural d order.
+// [NW][8][OS >= D] hold each warp's max (base 2), sum and o of its heads, in natural d order.
 // Per head the largest max, the others' (l, o) rescaled to it; the split's (m, l, o)
 // go to p.part for gk_attn_combine (m in natural-log units), or with one split (p.part
 // null) the output itself, as gk_attn_combine writes it. Threads tid of nt take the
 // G * D outputs.
-template <int DT, int D, int NW>
+template <int DT, int D, int NW, int OS = D>
 __device__ __forceinline__ void gk_dec_merge(const gk_attn_p &p, const float *sm_m, const float *sm_l, const float *sm_o, int G, gk_i64 b, gk_i64 hk,
                                              gk_i64 split, int tid, int nt) {
     const float NEG = -__int_as_float(0x7f800000);
@@ -652,7 +654,7 @@ __device__ __forceinline__ void gk_dec_merge(const gk_attn_p &p, const float *sm
 #pragma unroll
         for (int u = 0; u < NW; u++) {
             const float wt = sm_m[u * 8 + g] == NEG ? 0.0f : exp2f(sm_m[u * 8 + g] - M);
-            acc += wt * sm_o[(u * 8 + g) * D + d];
+            acc += wt * sm_o[(u * 8 + g) * OS + d];
             L += wt * sm_l[u * 8 + g];
         }
         if (!p.part) {
@@ -935,17 +937,18 @@ __device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p, const gk_tmap *
     if (TM && p.late) gk_pdl_launch();
     l += __shfl_xor_sync(0xffffffffu, l, 1);
     l += __shfl_xor_sync(0xffffffffu, l, 2);
-    // merge the consumer warps through shared memory: the ring is free once all of them are past it
+    // merge the consumer warps through shared memory: the ring is free once all of them are past it (rows of
+    // sm_o padded by 8 floats, so that the G heads' float2 stores fall in distinct banks)
     float *sm_m = (float *)gk_dec4_sm, *sm_l = sm_m + NC * 8, *sm_o = sm_l + NC * 8;
     asm volatile("bar.sync 1, %0;\n" ::"n"(NC * 32) : "memory");
     if (gid < G) {
         if (tig == 0) { sm_m[w * 8 + gid] = m; sm_l[w * 8 + gid] = l; }
 #pragma unroll
-        for (int j = 0; j < ND; j++) *(float2 *)&sm_o[(w * 8 + gid) * D + 8 * j + 2 * tig] = make_float2(o[j][0], o[j][1]);
+        for (int j = 0; j < ND; j++) *(float2 *)&sm_o[(w * 8 + gid) * (D + 8) + 8 * j + 2 * tig] = make_float2(o[j][0], o[j][1]);
     }
     asm volatile("bar.sync 1, %0;\n" ::"n"(NC * 32) : "memory");
-    if (TM && p.slot) gk_dec_publish<DT, D, NC, 1>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x);
-    else gk_dec_merge<DT, D, NC>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x, NC * 32);
+    if (TM && p.slot) gk_dec_publish<DT, D, NC, 1, D + 8>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x);
+    else gk_dec_merge<DT, D, NC, D + 8>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x, NC * 32);
 #else
     (void)p; (void)tk; (void)tv; // launched only on sm_90+ (gpukit.h)
 #endif
