@@ -6088,7 +6088,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  leave one block and so one producer a SM, point at the copy engine's rate
                  of requests rather than the bytes in flight: from the times (not a
                  counter), about one 256-byte copy every 40 cycles a SM, 1.4 TB/s in all.
-               - gk_attn_dec4t (gk__dec_variant 5; not the default, see the end): the same
+               - gk_attn_dec4t (gk__dec_variant 5; the default from GK__DEC4T_FROM keys, see the end): the same
                  ring filled with tiles of 64 keys x 64 dims through tensor maps built here
                  (cp.async.bulk.tensor, 128-byte swizzle, read back by ldmatrix with the
                  swizzle applied): 4 copies a stage at D 128 instead of 128. Splits sized for
@@ -6116,7 +6116,8 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  copy (14.9 us) would leave under 9 us for 33.5 MB, above the copy rate.
                  The same bytes summed by two gk_reduce calls (bench_gemv's two_reduces
                  rows, named read_floor in the JSON of 86e24df .. 173d838) took 23.5 us: no
-                 floor, a plain streaming-read kernel would be one. Not the default: inside a model's decode step it loses.
+                 floor, a plain streaming-read kernel would be one. Until the splits combined
+                 themselves (below) it was not the default: inside a model's decode step it lost.
                  bench_llm --b1-only, H100 (5f7e86e), random-weight Qwen2.5-0.5B / Llama-3.2-1B
                  shapes, 128 tokens after a 1k / 8k / 16k prompt, tok/s against dec3: this
                  rule 0.90 / 1.00 / 0.99 and 0.96 / 0.96 / 0.94; granule splits as resident
@@ -6138,9 +6139,9 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  tiles were as fast or faster at every LLM shape of bench_gemv's sweep, 4 and
                  more slower at D 64 (8k keys 11.8 against 11.5) and batch 8 (8 tiles 53.0
                  against 50.8). Model decode (Qwen2.5-0.5B shape, after 1k / 8k prompts): 1415 /
-                 1122 tok/s against 1399 / 1124 without, noise. dec4t gains nothing (1 tile 16.2
-                 us as without; 2 / 4 / 8 tiles 16.9 / 18.8 / 21.6), so its default is none;
-                 nor from launching its dependents once its blocks have streamed their splits
+                 1122 tok/s against 1399 / 1124 without, noise. dec4t gained nothing then (1 tile 16.2
+                 us as without; 2 / 4 / 8 tiles 16.9 / 18.8 / 21.6), so its default was none
+                 (one tile since 1f87c96, see the end); nor from launching its dependents once its blocks have streamed their splits
                  (gk__dec4_late: 17.9 against 16.2 us at 8k; 5.95 against 6.60 at the 0.5B
                  shape's 4k keys). Measured and not kept (a tree on a9c4236): dec4t's splits of a
                  (b, kv head) as one thread-block cluster of up to 16 (non-portable size),
@@ -6182,7 +6183,28 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  combine folded into dec4t (the last split to count in merges, a bulk copy of the
                  partials) was correct but no faster in graph replay (16.4 against 16.4 us at 8k),
                  faster in direct calls (17.1 against 18.4), slower at small caches (512 keys 7.1
-                 against 6.1). Not kept. */
+                 against 6.1). Not kept.
+               - The splits combine themselves (gk__dec_fold, kernels/attention.cu gk_dec_fold; README
+                 twelfth round): where the grid is one wave (cuOccupancyMaxActiveBlocksPerMultiprocessor
+                 over the SMs), dec3 / dec4t publish each split's {o / l, log-sum-exp} as 64-bit words
+                 (gk__dec_slots) and each split polls and merges its slice of the outputs; no
+                 gk_attn_combine. An arrival counter before the loads was no faster than the combine
+                 kernel (H100, 8k, dec4t 16.9 against 16.4 us); words that carry their own presence
+                 and an epilogue without divisions or exp chains were. H100, graph replay, 16 rotated
+                 caches, against gk_attn_combine (1f87c96): dec4t at 8k 14.97 against 15.75 us (one
+                 tile of L2 prefetch, now its default GK__DEC4T_PREFETCH: about 0.55 us either way,
+                 folded 15.54 to 14.97, combined 16.33 to 15.75; the eighth round's sweep, which found
+                 no gain, predates gk__dec4_pad), 0.5B shape at 4k 5.58 against 6.18, 32k keys D 64 10.67
+                 against 12.26, 512 keys 6.20 against 6.25; dec3 at 8k 18.35 against 18.27, 512 keys
+                 6.16 against 7.53, 0.5B shape at 4k 7.12 against 8.57.
+               - The default's switch to dec4t (GK__DEC4T_FROM, 4096 keys of cache, 9.0+): dec4t with
+                 its splits folded is ahead of dec3 alone from 4k keys (above) and behind at 512 (6.20
+                 against 6.16); in model decode (bench_llm --b1-only, H100, 128 tokens, 4cb28f0) the
+                 default went from dec3 + combine to this rule: 0.5B shape after 1k / 8k prompts 1400
+                 to 1473 / 1148 to 1349 tok/s, 1B shape 839 to 858 / 796 to 792; after 1k prompts
+                 dec4t folded took 1434 / 862 against 1458 / 855 for dec3 folded (1f87c96), so dec3
+                 stays below the switch. 8k cache, 32 / 8 heads, D 128 with the default (cb12f54):
+                 14.79 / 14.83 us, 75.3 / 75.1% of copy. */
             static const char *const k3[2][2] = { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } };
             static const char *const k4[2][2] = { { "gk_attn_dec4_f16_64", "gk_attn_dec4_f16_128" }, { "gk_attn_dec4_bf16_64", "gk_attn_dec4_bf16_128" } };
             static const char *const k4t[2][2] = { { "gk_attn_dec4t_f16_64", "gk_attn_dec4t_f16_128" },
