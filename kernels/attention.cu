@@ -485,9 +485,9 @@ template <int DT> __device__ __forceinline__ float gk_dec_softmax(const float (&
 // s's at slot[((bk * G + g) * splits + s) * D + d], bk = b * Hkv + hk. (A word a consumer
 // warp of gk_attn_dec4t instead, with no merge in the block, measured slower: H100, 8k cache
 // 32 / 8 heads D 128, 17.1 against 15.5 us; 4 times the words to poll and merge.) Between
-// kernels every word holds GK_DEC_EMPTY, which no split
-// writes (both halves a NaN payload that f32 arithmetic never gives: the GPU's NaNs are
-// canonical). Block `split` of the ns splits that hold keys then takes the outputs
+// kernels every word holds GK_DEC_EMPTY, which no split writes (both halves a NaN payload
+// that f32 arithmetic never gives: the GPU's NaNs are canonical). Block `split` of the ns
+// splits that hold keys then takes the outputs
 // [split * E / ns, (split + 1) * E / ns) of the E = G * D (gk_dec_fold): it polls their ns
 // words with relaxed 64-bit loads (one access carries the value and the fact that it was
 // written: no fence, counter or second round of loads), writes GK_DEC_EMPTY back over each
