@@ -4495,22 +4495,28 @@ GK__MAYBE_UNUSED static gk_status gk__workspace(gk_ctx *ctx, size_t nbytes, gk__
    the caller then takes its two-kernel path. */
 #define GK__CTR_N 16384
 static int gk__ctr_off = 0; /* tests and benchmarks: 1 forces the two-kernel paths */
-GK__MAYBE_UNUSED static gk_status gk__counters(gk_ctx *ctx, int64_t n, gk__cu_ptr *out, const char *where) {
+/* a context's buffer of n32 32-bit words set to fill32, kept at *buf (allocated and filled on
+   the current stream when first asked for; *out 0, and no error, while a graph is captured) */
+static gk_status gk__ctx_words(gk_ctx *ctx, gk__cu_ptr *buf, size_t n32, unsigned fill32, gk__cu_ptr *out, const char *where) {
     gk__cu_result r;
     *out = 0;
-    if (gk__ctr_off || n > GK__CTR_N || ctx->backend != GK_BACKEND_CUDA) return GK_OK;
-    if (!ctx->ctr) {
+    if (!*buf) {
         gk__cu_ptr p = 0;
         if (ctx->cur_stream->capture) return GK_OK;
-        GK__TRY(gk__dev_alloc(ctx, (size_t)GK__CTR_N * 4, &p, where));
-        if ((r = ctx->cu.MemsetD8Async(p, 0, (size_t)GK__CTR_N * 4, ctx->cur_stream->cu)) != 0) {
+        GK__TRY(gk__dev_alloc(ctx, n32 * 4, &p, where));
+        if ((r = ctx->cu.MemsetD32Async(p, fill32, n32, ctx->cur_stream->cu)) != 0) {
             gk__dev_free(ctx, p);
-            return gk__cu_fail(ctx, r, where, "cuMemsetD8Async");
+            return gk__cu_fail(ctx, r, where, "cuMemsetD32Async");
         }
-        ctx->ctr = p;
+        *buf = p;
     }
-    *out = ctx->ctr;
+    *out = *buf;
     return GK_OK;
+}
+GK__MAYBE_UNUSED static gk_status gk__counters(gk_ctx *ctx, int64_t n, gk__cu_ptr *out, const char *where) {
+    *out = 0;
+    if (gk__ctr_off || n > GK__CTR_N || ctx->backend != GK_BACKEND_CUDA) return GK_OK;
+    return gk__ctx_words(ctx, &ctx->ctr, GK__CTR_N, 0u, out, where);
 }
 
 /* Decode attention's split words (kernels/attention.cu, gk_dec_fold): GK__DEC_SLOTS_SM
@@ -4524,22 +4530,10 @@ GK__MAYBE_UNUSED static gk_status gk__counters(gk_ctx *ctx, int64_t n, gk__cu_pt
 #define GK__DEC_SLOTS_SM 4096
 #define GK__DEC_EMPTY32 0x7fbadbadu /* both halves of kernels/attention.cu's GK_DEC_EMPTY */
 static gk_status gk__dec_slots(gk_ctx *ctx, int64_t nwords, gk__cu_ptr *out, const char *where) {
-    gk__cu_result r;
     const int64_t n = (int64_t)ctx->info.sm_count * GK__DEC_SLOTS_SM;
     *out = 0;
     if (nwords > n || ctx->backend != GK_BACKEND_CUDA) return GK_OK;
-    if (!ctx->dslot) {
-        gk__cu_ptr p = 0;
-        if (ctx->cur_stream->capture) return GK_OK;
-        GK__TRY(gk__dev_alloc(ctx, (size_t)n * 8, &p, where));
-        if ((r = ctx->cu.MemsetD32Async(p, GK__DEC_EMPTY32, (size_t)n * 2, ctx->cur_stream->cu)) != 0) {
-            gk__dev_free(ctx, p);
-            return gk__cu_fail(ctx, r, where, "cuMemsetD32Async");
-        }
-        ctx->dslot = p;
-    }
-    *out = ctx->dslot;
-    return GK_OK;
+    return gk__ctx_words(ctx, &ctx->dslot, (size_t)n * 2, GK__DEC_EMPTY32, out, where);
 }
 
 /* Operands of one op: looked up, dtype-checked, resident and pinned. */
@@ -6263,8 +6257,12 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                 slots = (int64_t)ctx->info.sm_count * GK__MAX(per_sm, 1);
                 p.tile = (int)stages;
             } else if (d3) {
-                slots = (int64_t)ctx->info.sm_count * gk__dec3_per_sm;
+                int per_sm = 1;
+                gk__cu_function f3;
                 kn = k3[sq->dtype == GK_BF16][p.D == 128];
+                /* (at most as many a SM as are resident: 2 at 254 registers, __launch_bounds__(128, 2)) */
+                st = gk__occupancy(ctx, GK__MOD_ATTENTION, kn, 128, 0, &per_sm, &f3, W);
+                slots = (int64_t)ctx->info.sm_count * GK__MAX(GK__MIN(gk__dec3_per_sm, per_sm), 1);
                 p.tile = 16;
                 p.pf = gk__dec_prefetch < 0 ? GK__DEC3_PREFETCH : gk__dec_prefetch;
             } else {
@@ -6287,16 +6285,12 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             if (chunk > 2147483647) st = gk__err(ctx, GK_ERR_LIMIT, "%s: a cache of %lld keys is too long", W, (long long)p.Skv);
             if (p.Hkv > 65535 || p.B > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: %lld kv heads or batch %lld above 65535", W, (long long)p.Hkv, (long long)p.B);
             direct = (d3 || d4 || d5) && p.splits == 1;
-            if (st == GK_OK && !direct && gk__dec_fold && (d3 || tiles)) {
-                /* the splits combine themselves (they wait for each other: only where the whole grid is resident at once) */
-                int occ = 0;
-                gk__cu_function fo;
-                st = gk__occupancy(ctx, GK__MOD_ATTENTION, kn, d4 ? 160u : 128u, (unsigned)smem, &occ, &fo, W);
-                if (st == GK_OK && bh * p.splits <= (int64_t)ctx->info.sm_count * occ) {
-                    gk__cu_ptr sl;
-                    st = gk__dec_slots(ctx, bh * G * p.splits * p.D, &sl, W);
-                    p.slot = sl;
-                }
+            if (st == GK_OK && !direct && gk__dec_fold && (d3 || tiles) && bh * p.splits <= slots) {
+                /* the splits combine themselves: they wait for each other, so only where the whole grid is
+                   resident at once (slots: the resident blocks, from the occupancy of the kernel as launched) */
+                gk__cu_ptr sl;
+                st = gk__dec_slots(ctx, bh * G * p.splits * p.D, &sl, W);
+                p.slot = sl;
             }
             if (st == GK_OK && !direct && !p.slot) {
                 gk__cu_ptr ws;

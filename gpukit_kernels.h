@@ -146,9 +146,10 @@ static const char *const gk__src_attention[] = {
     /* chunk */
     "__device__ __forceinline__ int gk_attn_nsplit(const gk_attn_p &p, gk_i64 b) {\n"
     "    if (p.tile == 0 || !p.kv_lens) return p.splits;\n"
-    "    gk_i64 kvlen = gk_attn_kvlen(p, b);\n"
-    "    gk_i64 n = (kvlen + p.chunk - 1) / p.chunk;\n"
-    "    return n < 1 \? 1 : n > p.splits \? p.splits : (int)n;\n"
+    "    // (32-bit arithmetic: kv_len is an i32 and chunk an int; the decode kernels' fold runs this on few warps,\n"
+    "    // where every instruction of a 64-bit division shows)\n"
+    "    const int kvlen = p.kv_lens[b] < p.Skv \? p.kv_lens[b] : (int)p.Skv, n = kvlen <= 0 \? 1 : (kvlen - 1) / p.chunk + 1;\n"
+    "    return n > p.splits \? p.splits : n;\n"
     "}\n"
     "// decode: the keys [j0, j1) of split `split` of sequence b (its kv_len read on the device);\n"
     "// false when the split starts past the sequence's end (not split 0): such a block writes\n"
@@ -189,12 +190,12 @@ static const char *const gk__src_attention[] = {
     "        asm volatile(\"prefetch.global.L2 [%0];\\n\" ::\"l\"(a));\n"
     "    }\n"
     "#else\n"
+    ,
+    /* chunk */
     "    (void)p; (void)b; (void)hk; (void)split; (void)tid; (void)nt;\n"
     "#endif\n"
     "}\n"
     "// the start of gk_attn_dec3 / gk_attn_dec4 after their setup: the next kernel may launch,\n"
-    ,
-    /* chunk */
     "// this one waits for the earlier kernels (q, the cache and kv_lens come from them); then\n"
     "// the split's keys (gk_dec_keys) and kv head hk's K / V rows of sequence b\n"
     "__device__ __forceinline__ bool gk_dec_begin(const gk_attn_p &p, gk_i64 b, gk_i64 hk, gk_i64 split, gk_i64 &j0, gk_i64 &j1, const gk_u16 *&kb,\n"
@@ -234,12 +235,12 @@ static const char *const gk__src_attention[] = {
     "    // every load above is in flight before the first is waited on (else the compiler sinks\n"
     "    // them to their uses after the shuffles: three rounds again)\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "    for (int s = 0; s < 32; s++) asm volatile(\"\" ::\"f\"(ov[s]));\n"
     "    if (lane >= ns) { ms = NEG; ls = 0.0f; }\n"
     "    float mx = ms;\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "    for (int off = 16; off > 0; off >>= 1) mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, off));\n"
     "    const float ws = ms == NEG \? 0.0f : __expf(ms - mx);\n"
     "    float lsum = ws * ls;\n"
@@ -301,13 +302,13 @@ static const char *const gk__src_attention[] = {
     "\n"
     "#define GK_ATTN_K(DTN) \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(128) gk_attn_##DTN(gk_attn_p p) { gk_attn<GK_DT_##DTN>(p); } \\\n"
+    ,
+    /* chunk */
     "    extern \"C\" __global__ void __launch_bounds__(128) gk_attn_combine_##DTN(gk_attn_p p) { gk_attn_combine<GK_DT_##DTN>(p); }\n"
     "GK_ATTN_K(f32)\n"
     "GK_ATTN_K(f16)\n"
     "GK_ATTN_K(bf16)\n"
     "\n"
-    ,
-    /* chunk */
     "// ---- decode (Sq == 1, no mask, 16-bit, D % 8 == 0, G = Hq / Hkv <= 32): one block\n"
     "// per (b, kv head, split); a split is p.chunk keys, taken p.tile keys at a time. A\n"
     "// tile of K and of V goes to padded shared memory by cp.async (16 bytes a thread,\n"
@@ -348,11 +349,11 @@ static const char *const gk__src_attention[] = {
     "        uint4 *Kd = Ks + st * 2 * C * RW, *Vd = Vs + st * 2 * C * RW;\n"
     "        for (int e = tid; e < nk * VPR; e += nt) {\n"
     "            int r = e / VPR, c = e - r * VPR;\n"
+    ,
+    /* chunk */
     "            gk_dec_cp16(Kd + r * RW + c, (const uint4 *)(kb + (jt + r) * p.k_ss) + c);\n"
     "            gk_dec_cp16(Vd + r * RW + c, (const uint4 *)(vb + (jt + r) * p.v_ss) + c);\n"
     "        }\n"
-    ,
-    /* chunk */
     "        asm volatile(\"cp.async.commit_group;\\n\" ::);\n"
     "    };\n"
     "    if (j0 < j1) load(j0, 0); // in flight while q is read\n"
@@ -410,12 +411,12 @@ static const char *const gk__src_attention[] = {
     "                ms[g] = mn;\n"
     "            }\n"
     "        }\n"
+    ,
+    /* chunk */
     "        __syncthreads(); // probabilities, rescales\n"
     "        // o = o * corr + P V: a thread per (q head, pair of dims)\n"
     "        for (int e = tid; e < G * D2; e += nt) {\n"
     "            int g = e / D2, d2 = e - g * D2;\n"
-    ,
-    /* chunk */
     "            const unsigned *vc = (const unsigned *)Vt + d2;\n"
     "            const float *pr = sc + g * C;\n"
     "            float a0 = 0.0f, a1 = 0.0f, b0 = 0.0f, b1 = 0.0f;\n"
@@ -464,11 +465,11 @@ static const char *const gk__src_attention[] = {
     "//    of the q row and of key rows gid and 8 + gid (a quad's load reads 64\n"
     "//    contiguous bytes), and its fragments for k-step s are words 2 s and 2 s + 1\n"
     "//    of that data (gk_dec3_kd).\n"
+    ,
+    /* chunk */
     "//  softmax online in f32, base 2 (scores times scale * log2 e); a lane holds\n"
     "//    head gid's scores of keys 2 tig, 2 tig + 1, 8 + 2 tig, 9 + 2 tig, exactly the\n"
     "//    A fragment of P for P V (the flash-attention re-pack); max over the quad.\n"
-    ,
-    /* chunk */
     "//  O += P V: B = V for d-tile j, whose column n is d = gk_dec3_vd(j, n), so a lane\n"
     "//    needs the 16-byte chunks gid (and gid + 8 at D 128) of key rows 2 tig, 2 tig + 1,\n"
     "//    8 + 2 tig, 9 + 2 tig (8 lanes read 128 contiguous bytes a row); two byte_perms\n"
@@ -507,10 +508,10 @@ static const char *const gk__src_attention[] = {
     "// online softmax step of a warp's 16-key block (gk_attn_dec3 / gk_attn_dec4): sc the\n"
     "// lane's 4 scores (keys 2 tig, 2 tig + 1, 8 + 2 tig, 9 + 2 tig of head gid; base 2, -inf\n"
     "// where masked); m the running max of head gid, l this lane's part of its sum. Gives\n"
-    "// the factor o is rescaled by and the A fragment of P (pa0: keys 0..7, pa2: keys 8..15).\n"
-    "template <int DT> __device__ __forceinline__ float gk_dec_softmax(const float (&sc)[2][2], float &m, float &l, unsigned &pa0, unsigned &pa2) {\n"
     ,
     /* chunk */
+    "// the factor o is rescaled by and the A fragment of P (pa0: keys 0..7, pa2: keys 8..15).\n"
+    "template <int DT> __device__ __forceinline__ float gk_dec_softmax(const float (&sc)[2][2], float &m, float &l, unsigned &pa0, unsigned &pa2) {\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
     "    float mx = fmaxf(fmaxf(sc[0][0], sc[0][1]), fmaxf(sc[1][0], sc[1][1]));\n"
     "    mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));\n"
@@ -551,13 +552,13 @@ static const char *const gk__src_attention[] = {
     "// outputs rather than a hang.\n"
     "#define GK_DEC_EMPTY 0x7fbadbad7fbadbadull\n"
     "__device__ __forceinline__ unsigned long long gk_gtime(void) {\n"
+    ,
+    /* chunk */
     "    unsigned long long t;\n"
     "    asm volatile(\"mov.u64 %0, %globaltimer;\\n\" : \"=l\"(t));\n"
     "    return t;\n"
     "}\n"
     "__device__ __forceinline__ unsigned long long gk_dec_pack(float o, float lse) {\n"
-    ,
-    /* chunk */
     "    return ((unsigned long long)__float_as_uint(lse) << 32) | __float_as_uint(o);\n"
     "}\n"
     "__device__ __forceinline__ unsigned long long gk_ld_relaxed64(const unsigned long long *a) {\n"
@@ -572,19 +573,12 @@ static const char *const gk__src_attention[] = {
     "    if (BAR == 0) __syncthreads();\n"
     "    else asm volatile(\"bar.sync 1, %0;\\n\" ::\"r\"(nt) : \"memory\");\n"
     "}\n"
-    "// the splits of sequence b that hold keys (gk_attn_nsplit in 32-bit arithmetic: the fold's\n"
-    "// epilogue runs on few warps, where every instruction of a 64-bit division shows)\n"
-    "__device__ __forceinline__ int gk_dec_nsplit(const gk_attn_p &p, gk_i64 b) {\n"
-    "    if (p.tile == 0 || !p.kv_lens) return p.splits;\n"
-    "    const int kvlen = min(p.kv_lens[b], (int)min(p.Skv, (gk_i64)0x7fffffff)), n = kvlen <= 0 \? 1 : (kvlen - 1) / p.chunk + 1;\n"
-    "    return n > p.splits \? p.splits : n;\n"
-    "}\n"
     "template <int DT, int D, int NT>\n"
     "__device__ __forceinline__ void gk_dec_fold(const gk_attn_p &p, int G, gk_i64 b, gk_i64 hk, gk_i64 split, int tid) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    enum { PRE = 8, LD = D == 64 \? 6 : 7 };\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
-    "    const int ns = gk_dec_nsplit(p, b), E = G * D, sp = (int)split, spl = p.splits;\n"
+    "    const int ns = gk_attn_nsplit(p, b), E = G * D, sp = (int)split, spl = p.splits;\n"
     "    const int e0 = sp * E / ns, ne = (sp + 1) * E / ns - e0;\n"
     "    // ngrp = 2^lg adjacent threads an output (up to 32), each taking every ngrp-th split, NT / ngrp\n"
     "    // outputs a pass (more than one pass only where a split has more than NT outputs)\n"
@@ -609,13 +603,13 @@ static const char *const gk__src_attention[] = {
     "            while (todo) {\n"
     "                if (gk_gtime() - t0 > 1000000000ull) { lost = true; break; } // (a second: see above)\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "                for (int j = 0; j < PRE; j++)\n"
     "                    if (todo & (1u << j)) v[j] = gk_ld_relaxed64(wb + ((s0 + j * ngrp) << LD));\n"
     "#pragma unroll\n"
     "                for (int j = 0; j < PRE; j++)\n"
     "                    if ((todo & (1u << j)) && v[j] != GK_DEC_EMPTY) {\n"
+    ,
+    /* chunk */
     "                        gk_st_relaxed64((unsigned long long *)wb + ((s0 + j * ngrp) << LD), GK_DEC_EMPTY); // empty again for the next kernel\n"
     "                        todo &= ~(1u << j);\n"
     "                        seen |= 1u << j;\n"
@@ -667,14 +661,14 @@ static const char *const gk__src_attention[] = {
     "    if (tid < G) {\n"
     "        float M = NEG, L = 0.0f, wt[NW];\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "        for (int u = 0; u < NW; u++) M = fmaxf(M, sm_m[u * 8 + tid]);\n"
     "#pragma unroll\n"
     "        for (int u = 0; u < NW; u++) {\n"
     "            wt[u] = M == NEG \? 0.0f : exp2f(sm_m[u * 8 + tid] - M); // (0 for a warp of no visible key)\n"
     "            L = fmaf(wt[u], sm_l[u * 8 + tid], L);\n"
     "        }\n"
+    ,
+    /* chunk */
     "        const float inv = L > 0.0f \? __fdividef(1.0f, L) : 0.0f;\n"
     "#pragma unroll\n"
     "        for (int u = 0; u < NW; u++) sm_m[u * 8 + tid] = wt[u] * inv;\n"
@@ -726,11 +720,11 @@ static const char *const gk__src_attention[] = {
     "    }\n"
     "}\n"
     "// q head gid of kv head hk's group (rows >= G zero) as the A fragments of KS k-steps: raw\n"
-    ,
-    /* chunk */
     "// 16-bit pairs of d 2 tig (+1) and 8 + 2 tig (+1) of each step, in the natural d order\n"
     "// (PERM 0, gk_attn_dec4) or gk_attn_dec3's (PERM 1, words 2 s and 2 s + 1 of gk_dec3_kd)\n"
     "template <int KS, int PERM>\n"
+    ,
+    /* chunk */
     "__device__ __forceinline__ void gk_dec_qfrag(const gk_attn_p &p, gk_i64 b, gk_i64 hk, int G, int gid, int tig, unsigned (&qa)[KS][2]) {\n"
     "    const gk_u16 *qr = (const gk_u16 *)p.q + b * p.q_bs + (hk * G + (gid < G \? gid : 0)) * p.q_hs;\n"
     "#pragma unroll\n"
@@ -779,13 +773,13 @@ static const char *const gk__src_attention[] = {
     "    load(j0 + 16 * w, kx, vx);\n"
     "    for (gk_i64 jb = j0 + 16 * w; jb < j1; jb += 16 * NW) {\n"
     "        load(jb + 16 * NW, kn, vn);\n"
-    ,
-    /* chunk */
     "        // scores of keys jb + 8 r + 2 tig + e, head gid\n"
     "        float sc[2][2];\n"
     "#pragma unroll\n"
     "        for (int r = 0; r < 2; r++) {\n"
     "            const unsigned *kw = (const unsigned *)&kx[r][0];\n"
+    ,
+    /* chunk */
     "            float c0 = 0.0f, c1 = 0.0f;\n"
     "#pragma unroll\n"
     "            for (int s = 0; s < KS; s++) gk_dec3_mma<DT>(c0, c1, qa[s][0], qa[s][1], kw[2 * s], kw[2 * s + 1]);\n"
@@ -842,10 +836,10 @@ static const char *const gk__src_attention[] = {
     "// streams the split through a ring of p.tile stages in shared memory, a stage being\n"
     "// KB = 16 NC keys of K and of V, one bulk copy (cp.async.bulk) a key row into rows\n"
     "// padded by 16 bytes (so the 8 rows an ldmatrix reads fall in distinct banks), all\n"
-    ,
-    /* chunk */
     "// completing on the stage's full barrier; consumer warp w takes keys 16 w .. 16 w + 15\n"
     "// of every stage and frees the stage on its empty barrier. So the bytes in flight are\n"
+    ,
+    /* chunk */
     "// the ring's (stages x KB x 4 D bytes a block) and not what the warps' registers hold,\n"
     "// which bounds gk_attn_dec3 (two 16-key blocks a warp, 254 registers, 8 warps a SM).\n"
     "// Per 16-key block, with lane = 4 gid + tig (mma.m16n8k16 fragments), d in natural order:\n"
@@ -880,11 +874,11 @@ static const char *const gk__src_attention[] = {
     "    enum { KS = D / 16, ND = D / 8 };\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
     "    float c[2][2] = { { 0.0f, 0.0f }, { 0.0f, 0.0f } }, sc[2][2];\n"
-    ,
-    /* chunk */
     "#pragma unroll\n"
     "    for (int s = 0; s < KS; s++) {\n"
     "        unsigned r[4];\n"
+    ,
+    /* chunk */
     "        gk_ldsm(r, ka + (SW \? (unsigned)((s >> 2) * CB) + (((2u * (s & 3) + kc) ^ sw) << 4) : 32u * s + 16u * kc));\n"
     "        gk_dec3_mma<DT>(c[0][0], c[0][1], qa[s][0], qa[s][1], r[0], r[1]);\n"
     "        gk_dec3_mma<DT>(c[1][0], c[1][1], qa[s][0], qa[s][1], r[2], r[3]);\n"
@@ -928,11 +922,11 @@ static const char *const gk__src_attention[] = {
     "        asm volatile(\"prefetch.tensormap [%0];\\n\" ::\"l\"((gk_u64)tv) : \"memory\");\n"
     "        if (p.pf > 0) { // the split's first tiles into L2 before the PDL wait (gk_dec_hint_range)\n"
     "            gk_i64 h0, h1;\n"
-    ,
-    /* chunk */
     "            gk_dec_hint_range(p, b, split, h0, h1);\n"
     "            for (gk_i64 jt = h0; jt < h1; jt += KB)\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "                for (int cb = 0; cb < D / 64; cb++) {\n"
     "                    gk_tma_prefetch4(tk, 64 * cb, (int)jt, (int)hk, (int)b);\n"
     "                    gk_tma_prefetch4(tv, 64 * cb, (int)jt, (int)hk, (int)b);\n"
@@ -988,9 +982,9 @@ static const char *const gk__src_attention[] = {
     "    // this lane's ldmatrix row within the warp's 16 keys: K, matrices (keys 0..7 | 8..15) x (d +0 | +8);\n"
     "    // V (.trans), matrices (keys 0..7 | 8..15) x (d-tile j | j + 1)\n"
     "    // (tensor tiles: the chunk swizzled by the row's low bits, which are lane & 7)\n"
+    "    const unsigned koff = (unsigned)((16 * w + (lane & 7) + 8 * (lane >> 4)) * RS), kc = (lane >> 3) & 1;\n"
     ,
     /* chunk */
-    "    const unsigned koff = (unsigned)((16 * w + (lane & 7) + 8 * (lane >> 4)) * RS), kc = (lane >> 3) & 1;\n"
     "    const unsigned voff = (unsigned)(TILE + (16 * w + (lane & 7) + 8 * ((lane >> 3) & 1)) * RS), vc = lane >> 4, sw = lane & 7;\n"
     "    int slot = 0;\n"
     "    unsigned ph = 0;\n"
@@ -1039,9 +1033,9 @@ static const char *const gk__src_attention[] = {
     "// 128, G <= 8): gk_attn_dec5_<dt>_<D>. gk_attn_dec3's work split (a block of 4 warps per\n"
     "// (b, kv head, split), warp w taking keys 16 w .. 16 w + 15 of every 64), but each warp\n"
     "// streams its keys through its own ring of p.tile stages in shared memory with cp.async\n"
+    "// (16 bytes a lane, zero-filled past the split; a half-warp copies a 256-byte row at D 128),\n"
     ,
     /* chunk */
-    "// (16 bytes a lane, zero-filled past the split; a half-warp copies a 256-byte row at D 128),\n"
     "// so the loads in flight take no registers: p.tile - 1 stages are in flight while one is\n"
     "// computed (gk_attn_dec3 holds one block ahead in registers, which caps it at 8 warps a SM).\n"
     "// A warp reads only what its own lanes copied (cp.async.wait_group, then __syncwarp): no\n"
@@ -1083,10 +1077,10 @@ static const char *const gk__src_attention[] = {
     "#pragma unroll\n"
     "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
     "    const gk_i64 nt = (j1 - j0 + 16 * NW - 1) / (16 * NW); // the split's 64-key groups\n"
-    ,
-    /* chunk */
     "    // group t's keys of this warp into slot t % S: lane copies chunk e % CH of row e / CH, e = lane + 32 i\n"
     "    auto issue = [&](gk_i64 t) {\n"
+    ,
+    /* chunk */
     "        const gk_i64 jt = j0 + 16 * NW * t + 16 * w;\n"
     "        const unsigned dk = ring + (unsigned)((int)(t % S) * 2 * OP);\n"
     "#pragma unroll\n"

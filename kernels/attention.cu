@@ -109,9 +109,10 @@ __device__ __forceinline__ gk_i64 gk_attn_kvlen(const gk_attn_p &p, gk_i64 b) {
 }
 __device__ __forceinline__ int gk_attn_nsplit(const gk_attn_p &p, gk_i64 b) {
     if (p.tile == 0 || !p.kv_lens) return p.splits;
-    gk_i64 kvlen = gk_attn_kvlen(p, b);
-    gk_i64 n = (kvlen + p.chunk - 1) / p.chunk;
-    return n < 1 ? 1 : n > p.splits ? p.splits : (int)n;
+    // (32-bit arithmetic: kv_len is an i32 and chunk an int; the decode kernels' fold runs this on few warps,
+    // where every instruction of a 64-bit division shows)
+    const int kvlen = p.kv_lens[b] < p.Skv ? p.kv_lens[b] : (int)p.Skv, n = kvlen <= 0 ? 1 : (kvlen - 1) / p.chunk + 1;
+    return n > p.splits ? p.splits : n;
 }
 // decode: the keys [j0, j1) of split `split` of sequence b (its kv_len read on the device);
 // false when the split starts past the sequence's end (not split 0): such a block writes
@@ -519,19 +520,12 @@ template <int BAR> __device__ __forceinline__ void gk_dec_bar(int nt) {
     if (BAR == 0) __syncthreads();
     else asm volatile("bar.sync 1, %0;\n" ::"r"(nt) : "memory");
 }
-// the splits of sequence b that hold keys (gk_attn_nsplit in 32-bit arithmetic: the fold's
-// epilogue runs on few warps, where every instruction of a 64-bit division shows)
-__device__ __forceinline__ int gk_dec_nsplit(const gk_attn_p &p, gk_i64 b) {
-    if (p.tile == 0 || !p.kv_lens) return p.splits;
-    const int kvlen = min(p.kv_lens[b], (int)min(p.Skv, (gk_i64)0x7fffffff)), n = kvlen <= 0 ? 1 : (kvlen - 1) / p.chunk + 1;
-    return n > p.splits ? p.splits : n;
-}
 template <int DT, int D, int NT>
 __device__ __forceinline__ void gk_dec_fold(const gk_attn_p &p, int G, gk_i64 b, gk_i64 hk, gk_i64 split, int tid) {
     typedef gk_ty<DT> T;
     enum { PRE = 8, LD = D == 64 ? 6 : 7 };
     const float NEG = -__int_as_float(0x7f800000);
-    const int ns = gk_dec_nsplit(p, b), E = G * D, sp = (int)split, spl = p.splits;
+    const int ns = gk_attn_nsplit(p, b), E = G * D, sp = (int)split, spl = p.splits;
     const int e0 = sp * E / ns, ne = (sp + 1) * E / ns - e0;
     // ngrp = 2^lg adjacent threads an output (up to 32), each taking every ngrp-th split, NT / ngrp
     // outputs a pass (more than one pass only where a split has more than NT outputs)
