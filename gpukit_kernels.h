@@ -536,7 +536,7 @@ static const char *const gk__src_attention[] = {
     "// of one 64-bit word (its normalised output and log-sum-exp, base 2; gk_dec_publish), split\n"
     "// s's at slot[((bk * G + g) * splits + s) * D + d], bk = b * Hkv + hk. (A word a consumer\n"
     "// warp of gk_attn_dec4t instead, with no merge in the block, measured slower: H100, 8k cache\n"
-    "// 32 / 8 heads D 128, 17.1 against 15.5 us; 4 times the words to poll and merge.) Between\n"
+    "// 32 / 8 heads D 128, 17.1 against 15.5 us in two calls; 4 times the words to poll and merge.) Between\n"
     "// kernels every word holds GK_DEC_EMPTY, which no split writes (both halves a NaN payload\n"
     "// that f32 arithmetic never gives: the GPU's NaNs are canonical). Block `split` of the ns\n"
     "// splits that hold keys then takes the outputs\n"

@@ -485,7 +485,7 @@ template <int DT> __device__ __forceinline__ float gk_dec_softmax(const float (&
 // of one 64-bit word (its normalised output and log-sum-exp, base 2; gk_dec_publish), split
 // s's at slot[((bk * G + g) * splits + s) * D + d], bk = b * Hkv + hk. (A word a consumer
 // warp of gk_attn_dec4t instead, with no merge in the block, measured slower: H100, 8k cache
-// 32 / 8 heads D 128, 17.1 against 15.5 us; 4 times the words to poll and merge.) Between
+// 32 / 8 heads D 128, 17.1 against 15.5 us in two calls; 4 times the words to poll and merge.) Between
 // kernels every word holds GK_DEC_EMPTY, which no split writes (both halves a NaN payload
 // that f32 arithmetic never gives: the GPU's NaNs are canonical). Block `split` of the ns
 // splits that hold keys then takes the outputs
