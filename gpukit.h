@@ -55,32 +55,60 @@
    time, run on GPUs older than compute capability 8.0 (they fall back to the
    CPU backend), hide host synchronisation in ops, or use TF32 unless asked.
 
-   TABLE OF CONTENTS (grep for the >>anchors)
-      >>api_errors      status codes, error text, logging
-      >>api_dtypes      data types and host conversion
-      >>api_context     context, backends, device information
-      >>api_pool        memory pool statistics and control
-      >>api_tensor      tensors, views, host transfers
-      >>api_stream      streams, events, CUDA graphs
-      >>api_jit         NVRTC JIT: modules, user kernels, kernel cache
-      >>api_ops         ops: fill, copy, cast, add/sub/mul/div, scale, axpy
-      >>api_ops_math    elementwise math, reductions, softmax, top-k, sampling
-      >>api_ops_nn      norms, rotary positions, layout
-      >>api_ops_signal  convolution, LSTM, FFT / STFT / mel
-      >>api_ops_llm     KV-cache write at device positions (gpukit_llm.h's runtime)
+   TABLE OF CONTENTS (grep for the >>anchors; the source of each part is under src/)
+   API
+      >>api_errors            core/errors.h                      status codes, error text, logging
+      >>api_dtypes            core/dtypes.h                      data types and host conversion
+      >>api_context           core/context.h                     context, backends, device information
+      >>api_pool              core/pool.h                        memory pool statistics and control
+      >>api_tensor            core/tensor.h                      tensors, views, host transfers
+      >>api_stream            core/stream.h                      streams, events, CUDA graphs
+      >>api_jit               core/jit.h                         NVRTC JIT: modules, user kernels, kernel cache
+      >>api_ops               ops/elementwise/elementwise.h      ops: fill, copy, cast, add/sub/mul/div, scale, axpy
+      >>api_ops_math          ops/math/math.h                    elementwise math, reductions, softmax, top-k, sampling
+      >>api_ops_nn            ops/nn/nn.h                        norms, rotary positions, layout
+      >>api_ops_signal        ops/signal/signal.h                convolution, LSTM, FFT / STFT / mel
+      >>api_ops_matmul        ops/matmul/matmul.h                GEMM, linear, gated linear (GLU), GEMV for decode
+      >>api_ops_attention     ops/attention/attention.h          attention (prefill, decode, GQA / MQA, cross)
+      >>api_ops_llm           ops/llm/llm.h                      KV-cache write at device positions (gpukit_llm.h's runtime)
    IMPLEMENTATION
-      >>platform        dlopen, mutex, thread-local, files, clocks
-      >>cuda_decls      our own CUDA driver / NVRTC / cuBLASLt declarations
-      >>errors          status names, error text, logging
-      >>dtypes          conversions (round-to-nearest-even, bit-exact)
-      >>loader          finding and loading the libraries
-      >>context         context creation, device information
-      >>pool            size classes, cache, quota, LRU eviction, restore
-      >>tensor          handle table, views, host transfers
-      >>stream          streams, events, graphs (CPU: recorded thunks)
-      >>jit             NVRTC, hash, memory + disk kernel cache, launches
-      >>ops             op dispatch, CPU reference loops, GPU launches
-      >>ops_math, >>ops_nn, >>ops_signal, >>ops_llm   the op groups
+      >>platform              core/platform.c                    dlopen, mutex, thread-local, files, clocks
+      >>cuda_decls            core/cuda.c                        our own CUDA driver / NVRTC / cuBLASLt declarations
+      >>internals             core/internal.c                    the context, slot and block structs every section uses
+      >>errors                core/errors.c                      status names, error text, logging
+      >>dtypes                core/dtypes.c                      conversions (round-to-nearest-even, bit-exact)
+      >>loader                core/loader.c                      finding and loading the libraries
+      >>pool                  core/pool.c                        size classes, cache, quota, LRU eviction, restore
+      >>context               core/context.c                     context creation, device information
+      >>tensor                core/tensor.c                      handle table, tensor creation
+      >>views                 core/views.c                       reshape, permute, transpose, slice, squeeze
+      >>stream                core/stream.c                      streams, events, graphs (CPU: recorded thunks)
+      >>transfer              core/transfer.c                    host <-> device copies, pinned host memory
+      >>jit                   core/jit.c                         NVRTC, hash, memory + disk kernel cache, user launches
+      >>ops                   core/iter.c                        op iteration: operand shapes, broadcasting, dim merging
+      >>ops_elementwise_cpu   ops/elementwise/elementwise_cpu.c  CPU reference of the elementwise ops, kernel name tables
+      >>launch                core/launch.c                      library kernel launches, workspace, arrival counters
+      >>ops_elementwise       ops/elementwise/elementwise.c      operands, elementwise dispatch, fill/copy/cast/add/...
+      >>ops_matmul            ops/matmul/gemm.c                  GEMM backends: CPU reference, cuBLASLt, tensor cores, wgmma, split, GEMV
+      >>matmul_dispatch       ops/matmul/matmul.c                the matmul dispatcher, gk_matmul / gk_linear / gk_linear_glu
+      >>ops_attention         ops/attention/attention.c          attention: CPU reference, flash, wgmma flash, decode splits
+      >>ops_math              ops/math/common.c                  helpers shared by the math group
+      >>math_elementwise      ops/math/elementwise.c             unary, clamp, binary, compare, where, snake, GLU
+      >>math_reduce           ops/math/reduce.c                  reductions
+      >>math_softmax          ops/math/softmax.c                 softmax, log_softmax, cumsum
+      >>math_sample           ops/math/sample.c                  top-k and sampling
+      >>ops_nn                ops/nn/common.c                    helpers shared by the nn group
+      >>nn_norm               ops/nn/norm.c                      layer, RMS, add+RMS, group, instance norm, AdaIN
+      >>nn_rope               ops/nn/rope.c                      rotary position tables and rotation, sinusoidal positions
+      >>nn_layout             ops/nn/layout.c                    permute, concat, split, repeat, gather / embedding, pad, interpolate
+      >>ops_signal            ops/signal/common.c                helpers shared by the signal group
+      >>signal_conv           ops/signal/conv.c                  conv1d, transposed conv1d, conv2d, weight norm
+      >>signal_lstm           ops/signal/lstm.c                  LSTM
+      >>signal_fft            ops/signal/fft.c                   FFT, real FFT and its inverse
+      >>signal_stft           ops/signal/stft.c                  STFT / iSTFT, Whisper log-mel, complex magnitude and phase
+      >>signal_mel            ops/signal/mel.c                   mel filter banks
+      >>ops_llm               ops/llm/llm.c                      KV-cache writes (plain and with RoPE), decode RMS norm
+      >>teardown              core/teardown.c                    context teardown
 
    RECENT REVISION HISTORY
       0.1.0  (2026-11-21) first release: runtime core
@@ -107,7 +135,12 @@ extern "C" {
 
 #ifndef GKDEF
 #ifdef GPUKIT_STATIC
+/* private to the including file; unused functions are no warning there */
+#if defined(__GNUC__) || defined(__clang__)
+#define GKDEF static __attribute__((unused))
+#else
 #define GKDEF static
+#endif
 #else
 #define GKDEF extern
 #endif
@@ -929,6 +962,7 @@ GKDEF gk_status gk_linear(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
    scratch may be id 0 when it is not needed, and an error says so when it
    is. */
 GKDEF gk_status gk_linear_glu(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor scratch, const gk_matmul_desc *desc);
+/* >>api_ops_attention: attention (prefill, decode, GQA / MQA, cross) */
 /* Attention, per head: out = softmax(q k^T * scale + mask) v.
    q [B, Sq, Hq, D], k and v [B, Skv, Hkv, D], out [B, Sq, Hq, D] (views
    allowed; the last dim contiguous); Hq a multiple of Hkv (GQA / MQA: q
@@ -940,8 +974,8 @@ GKDEF gk_status gk_linear_glu(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor
    Rows past q_len, and rows that see no key, are written as zeros.
    Kernels: on a compute capability 9.0 device, f16 / bf16 with D 64 or 128,
    no mask, no lengths and a positive scale run on the wgmma + TMA kernel
-   (kernels/flash_wg.cu; GPUKIT_ATTN_WGMMA=0 in the environment turns it
-   off); other 16-bit prefill on mma.sync (kernels/flash.cu). */
+   (src/ops/attention/flash_wg.cu; GPUKIT_ATTN_WGMMA=0 in the environment turns it
+   off); other 16-bit prefill on mma.sync (src/ops/attention/flash.cu). */
 typedef struct gk_attention_desc {
     float scale;                /* 0: 1 / sqrt(D) */
     int causal;
@@ -1208,7 +1242,7 @@ typedef struct gk__cu_launch_config {
     gk__cu_launch_attr *attrs;
     unsigned nattrs;
 } gk__cu_launch_config;
-/* TMA tensor maps (cuTensorMapEncodeTiled; the sm_90a GEMM, kernels/gemm_wg.cu):
+/* TMA tensor maps (cuTensorMapEncodeTiled; the sm_90a GEMM, src/ops/matmul/gemm_wg.cu):
    an opaque 128-byte object that must be 64-byte aligned (gk__wg_launch
    aligns its buffer by hand: C99 has no alignas) */
 typedef struct gk__cu_tensormap { uint64_t opaque[16]; } gk__cu_tensormap;
@@ -1346,6 +1380,7 @@ typedef struct gk__nvrtc_api { GK__NVRTC_FUNCS(GK__FN_FIELD) } gk__nvrtc_api;
 typedef struct gk__cublaslt_api { GK__CUBLASLT_FUNCS(GK__FN_FIELD) } gk__cublaslt_api;
 #undef GK__FN_FIELD
 
+/* >>internals: the context, slot and block structs every section uses */
 /* ------------------------------------------------------------------------ */
 /* context internals (used by every section below) */
 typedef struct gk__block gk__block;
@@ -2692,6 +2727,7 @@ GKDEF gk_status gk_tensor_evict(gk_ctx *ctx, gk_tensor t) {
     return st;
 }
 
+/* >>views: reshape, permute, transpose, slice, squeeze */
 /* ---- views ---- */
 static int gk__norm_dim(int d, int ndim) { return d < 0 ? d + ndim : d; }
 
@@ -3294,6 +3330,7 @@ GKDEF gk_status gk_graph_destroy(gk_ctx *ctx, gk_graph *g) {
     return st;
 }
 
+/* >>transfer: host <-> device copies, pinned host memory */
 /* ---- host transfers ---- */
 static gk_status gk__host_copy(gk_ctx *ctx, gk_tensor t, const void *hsrc, void *hdst, size_t nbytes, gk_stream *s,
                                int wait, const char *where) {
@@ -3554,7 +3591,7 @@ static void gk__target(gk_ctx *ctx, const char *arch, char *opt, size_t n, int *
 }
 
 /* The arch a library module is built for: arch (the context's), except the
-   Hopper GEMM and attention (kernels/gemm_wg.cu, kernels/flash_wg.cu:
+   Hopper GEMM and attention (src/ops/matmul/gemm_wg.cu, src/ops/attention/flash_wg.cu:
    wgmma, setmaxnreg), which need the arch-specific sm_90a target on an
    sm_90 device. For other arches those modules compile to empty stubs that
    are never launched (gk__wg_ok, gk__fwg_ok). */
@@ -4116,7 +4153,7 @@ GKDEF gk_status gk_kernel_launch(gk_ctx *ctx, gk_kernel *k, const gk_launch_desc
    recorded while capturing) or launch the library kernel on the current
    stream. Operands are pinned while the op is issued (gk__use). */
 #define GK__ND_OPS 4
-typedef struct gk__nd {          /* the layout of gk_nd in kernels/gk_common.cuh */
+typedef struct gk__nd {          /* the layout of gk_nd in src/kernels/gk_common.cuh */
     int ndim;
     int pad;
     int64_t n;
@@ -4225,6 +4262,7 @@ static int gk__nd_vec_ok(const gk__nd *nd, int nops, const gk__cu_ptr *base, int
 
 enum { GK__OP_ADD = 0, GK__OP_SUB, GK__OP_MUL, GK__OP_DIV, GK__OP_FILL, GK__OP_COPY, GK__OP_CAST, GK__OP_SCALE, GK__OP_AXPY };
 
+/* >>ops_elementwise_cpu: CPU reference of the elementwise ops, kernel name tables */
 typedef struct gk__ew {          /* CPU thunk parameters of an elementwise op */
     gk__nd nd;
     char *o;
@@ -4344,6 +4382,7 @@ static const char *const gk__k_cast[GK_DTYPE_COUNT][GK_DTYPE_COUNT] = {
 static const char *const gk__k_fill[9] = { NULL, "gk_fill_b1", "gk_fill_b2", NULL, "gk_fill_b4", NULL, NULL, NULL, "gk_fill_b8" };
 static const char *const gk__k_copy[9] = { NULL, "gk_copy_b1", "gk_copy_b2", NULL, "gk_copy_b4", NULL, NULL, NULL, "gk_copy_b8" };
 
+/* >>launch: library kernel launches, workspace, arrival counters */
 /* Launches a library kernel over `work` items (grid-stride kernels). */
 static gk_status gk__launch(gk_ctx *ctx, int mod, const char *fname, int64_t work, void **args, const char *where) {
     gk__cu_function f;
@@ -4401,7 +4440,7 @@ GK__MAYBE_UNUSED static gk_status gk__launch_cfg(gk_ctx *ctx, int mod, const cha
    programmatic stream serialization (sm_90+, when the driver has
    cuLaunchKernelEx; else a plain launch): the kernel may start while its
    predecessor drains. Only for kernels that execute gk_pdl_wait()
-   (griddepcontrol.wait, kernels/gk_common.cuh) before they touch anything
+   (griddepcontrol.wait, src/kernels/gk_common.cuh) before they touch anything
    the previous kernels write or read. */
 enum { GK__LAUNCH_PDL = 1 };
 GK__MAYBE_UNUSED static gk_status gk__launch_ex(gk_ctx *ctx, int mod, const char *fname, const unsigned grid[3], const unsigned block[3],
@@ -4519,7 +4558,7 @@ GK__MAYBE_UNUSED static gk_status gk__counters(gk_ctx *ctx, int64_t n, gk__cu_pt
     return gk__ctx_words(ctx, &ctx->ctr, GK__CTR_N, 0u, out, where);
 }
 
-/* Decode attention's split words (kernels/attention.cu, gk_dec_fold): GK__DEC_SLOTS_SM
+/* Decode attention's split words (src/ops/attention/attention.cu, gk_dec_fold): GK__DEC_SLOTS_SM
    64-bit words a SM (enough for every grid that is one wave: at most 4 blocks a SM of at
    most 8 q heads x 128 dims each) in one allocation per context, outside the pool, set to
    GK__DEC_EMPTY on the current stream when first asked for; every kernel that fills a word
@@ -4528,7 +4567,7 @@ GK__MAYBE_UNUSED static gk_status gk__counters(gk_ctx *ctx, int64_t n, gk__cu_pt
    they hold or when they do not exist yet and the stream is being captured: the caller
    then takes its gk_attn_combine path. */
 #define GK__DEC_SLOTS_SM 4096
-#define GK__DEC_EMPTY32 0x7fbadbadu /* both halves of kernels/attention.cu's GK_DEC_EMPTY */
+#define GK__DEC_EMPTY32 0x7fbadbadu /* both halves of src/ops/attention/attention.cu's GK_DEC_EMPTY */
 static gk_status gk__dec_slots(gk_ctx *ctx, int64_t nwords, gk__cu_ptr *out, const char *where) {
     const int64_t n = (int64_t)ctx->info.sm_count * GK__DEC_SLOTS_SM;
     *out = 0;
@@ -4536,6 +4575,7 @@ static gk_status gk__dec_slots(gk_ctx *ctx, int64_t nwords, gk__cu_ptr *out, con
     return gk__ctx_words(ctx, &ctx->dslot, (size_t)n * 2, GK__DEC_EMPTY32, out, where);
 }
 
+/* >>ops_elementwise: operands, elementwise dispatch, fill/copy/cast/add/... */
 /* Operands of one op: looked up, dtype-checked, resident and pinned. */
 #define GK__MAX_OPNDS 16
 typedef struct gk__opnds { gk__slot *s[GK__MAX_OPNDS]; int n; int used; } gk__opnds;
@@ -4795,7 +4835,7 @@ GKDEF gk_status gk_contiguous(gk_ctx *ctx, gk_tensor t, gk_tensor *out) {
 
 /* ------------------------------------------------------------------------ */
 /* >>ops_matmul: GEMM / GEMV (the >>api_ops_matmul group) */
-typedef struct gk__mm {          /* layout of gk_gemm_p in kernels/gemm.cu */
+typedef struct gk__mm {          /* layout of gk_gemm_p in src/ops/matmul/gemm.cu */
     int64_t M, N, K;
     int64_t a_rs, a_cs, a_bs, b_rs, b_cs, b_bs, o_rs, o_bs, r_rs, r_bs;
     uint64_t a, b, bias, res;
@@ -5030,13 +5070,13 @@ static const char *const gk__k_gemm[GK_DTYPE_COUNT][GK_DTYPE_COUNT] = {
 static const char *const gk__k_gemv[4][2][4][GK__GEMV_NCFG] = {
     { GK__GEMV_MRN("f32", ""), GK__GEMV_MRN("f32", "_glu") }, { { { NULL } } },
     { GK__GEMV_MRN("f16", ""), GK__GEMV_MRN("f16", "_glu") }, { GK__GEMV_MRN("bf16", ""), GK__GEMV_MRN("bf16", "_glu") } };
-/* tensor-core GEMV (16-bit weights; kernels/gemm.cu gk_gemv_tc): [dtype][glu][configuration 6, 7, 8] */
+/* tensor-core GEMV (16-bit weights; src/ops/matmul/gemm.cu gk_gemv_tc): [dtype][glu][configuration 6, 7, 8] */
 #define GK__GEMVTC_N(D, G) { "gk_gemvtc" G "_" D "_c0", "gk_gemvtc" G "_" D "_c1", "gk_gemvtc" G "_" D "_c2" }
 #define GK__GEMV_NALL 9
 static const char *const gk__k_gemvtc[4][2][3] = {
     { { NULL } }, { { NULL } }, { GK__GEMVTC_N("f16", ""), GK__GEMVTC_N("f16", "_glu") }, { GK__GEMVTC_N("bf16", ""), GK__GEMVTC_N("bf16", "_glu") } };
 static const int gk__gemvtc_warps[3] = { 4, 8, 8 };
-/* threads, vectors in flight per row, weight rows, per configuration (kernels/gemm.cu GK_GEMV_CFGS) */
+/* threads, vectors in flight per row, weight rows, per configuration (src/ops/matmul/gemm.cu GK_GEMV_CFGS) */
 static const int gk__gemv_cfgs[GK__GEMV_NCFG][3] = { { 32, 4, 4 }, { 64, 4, 4 }, { 128, 4, 2 }, { 256, 4, 2 }, { 128, 2, 4 }, { 256, 2, 2 } };
 /* bench/bench_gemm.c sets this to time each configuration; -1: the table below */
 static int gk__gemv_force_cfg = -1;
@@ -5067,7 +5107,7 @@ static int gk__gemv_cfg(int64_t nv, int64_t M, gk_dtype dt, int64_t blocks4, int
 }
 static const char *const gk__k_epi[4] = { "gk_epilogue_f32", NULL, "gk_epilogue_f16", "gk_epilogue_bf16" };
 
-/* gpukit's tensor-core GEMM (kernels/gk_gemm_tc.cuh, sm_80+; modules gemm_tc.cu
+/* gpukit's tensor-core GEMM (src/ops/matmul/gk_gemm_tc.cuh, sm_80+; modules gemm_tc.cu
    for bf16, gemm_tc_f16.cu, gemm_tc_tf32.cu): names by input
    [f32 (TF32) / f16 / bf16][tile][A layout k/m][B layout k/n]. Tiles:
    0 = 128x256 (16-bit) / 128x128 (tf32), 1 = 128x128 (16-bit). */
@@ -5114,7 +5154,7 @@ static gk_status gk__tc_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
                           (unsigned)gk__tc_tile[di][ti][2], args, W);
 }
 
-/* gpukit's Hopper GEMM (kernels/gemm_wg.cu, module built for sm_90a): wgmma
+/* gpukit's Hopper GEMM (src/ops/matmul/gemm_wg.cu, module built for sm_90a): wgmma
    fed by TMA, names by [f16 / bf16][tile 128x256 / 128x128][A k/m][B k/n],
    and per tile its BN and shared memory (ST * (128 + BN) * 64 * 2 + 1024 +
    256: 4 stages at BN 256, 6 at BN 128). */
@@ -5124,7 +5164,7 @@ static const char *const gk__k_wg[2][2][2][2] = { { GK__WG_NAMES("f16", "128x256
 #undef GK__WG_NAMES
 /* tf32 (f32 with allow_tf32): K-major operands only, [tile] */
 static const char *const gk__k_wg_f32[2] = { "gk_wg_f32_128x256_kk", "gk_wg_f32_128x128_kk" };
-/* gk_wg_tr32's parameters (kernels/gemm_wg.cu gk_wg_tr_p):
+/* gk_wg_tr32's parameters (src/ops/matmul/gemm_wg.cu gk_wg_tr_p):
    out[b][c * ldo + r] = in[b][r * ld + c] */
 typedef struct gk__wg_tr { uint64_t in, out; int64_t R, C, ld, bs, ldo, obs; } gk__wg_tr;
 static const int gk__wg_tile[2][2] = { { 256, 4 * 384 * 64 * 2 + 1280 }, { 128, 6 * 256 * 64 * 2 + 1280 } };
@@ -5169,7 +5209,7 @@ static int gk__wg_ok(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, i
 /* Builds the two tensor maps and launches a persistent grid (at most one
    block per SM): the 128x256 tile unless that gives fewer tiles than SMs
    (then 128x128). Maps are 3-d {inner, outer,
-   batch} with the box kernels/gemm_wg.cu describes; a 2-d operand shared by
+   batch} with the box src/ops/matmul/gemm_wg.cu describes; a 2-d operand shared by
    every batch has a batch extent of 1. tf32 (f32): wgmma reads tf32 operands
    K-major only, so an M-major A or N-major B is first transposed (gk_wg_tr32)
    into K-major scratch from gk__workspace (rows padded to 16 bytes); the
@@ -5257,7 +5297,7 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
     return st;
 }
 
-/* gpukit's exact f32 GEMM on CUDA cores (kernels/gemm_f32.cu): 128x128
+/* gpukit's exact f32 GEMM on CUDA cores (src/ops/matmul/gemm_f32.cu): 128x128
    tiles, k tile 8, 256 threads of 8x8 register tiles, double-buffered
    k-major shared memory. Names by [A k/m][B k/n][output dtype]. It needs A
    and B 16-byte aligned with leading and batch strides multiples of 4
@@ -5310,13 +5350,14 @@ static gk_status gk__sg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
     return st;
 }
 
+/* >>matmul_dispatch: the matmul dispatcher, gk_matmul / gk_linear / gk_linear_glu */
 /* The dispatcher. GEMV (decode) when A has at most 8 rows, B is a [N, K]
    weight (column-major op(B)) and both are 16-byte aligned with K a multiple
    of the vector width: it reads each weight once. Else cuBLASLt for
    f16/bf16/f32/f64 when loaded (AUTO; its wgmma kernels are what gpukit's own
    are measured against; bench/bench_gemm.c), else gpukit's GEMM
    (GK__MM_GEMM), which is, in gk__matmul:
-   - gemm_wg (kernels/gemm_wg.cu; gk__wg_ok / gk__wg_launch): compute
+   - gemm_wg (src/ops/matmul/gemm_wg.cu; gk__wg_ok / gk__wg_launch): compute
      capability 9.0 (the module is built for sm_90a), f16 / bf16 / tf32, gemm_tc's
      alignment rules (which are TMA's), every layout, batch, epilogue and
      output dtype; wgmma fed by TMA through an mbarrier pipeline, 128x256 or
@@ -5332,7 +5373,7 @@ static gk_status gk__sg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
      transpose): NN 357 / 379 TFLOP/s, B given as [N, K] (no transpose) 394
      / 400 (cuBLASLt 391 / 414, PyTorch allow_tf32 380 / 414; gemm_tc 73 /
      88). bench/results/bench_gemm_tf32*-h200-20261121.json.
-   - gemm_tc (kernels/gk_gemm_tc.cuh; gk__tc_ok / gk__tc_launch): sm_80+,
+   - gemm_tc (src/ops/matmul/gk_gemm_tc.cuh; gk__tc_ok / gk__tc_launch): sm_80+,
      f16 / bf16, or f32 with allow_tf32 (TF32, m16n8k8); A and B 16-byte
      aligned with leading and batch strides multiples of 16 bytes (any M, N,
      K; any of the NN / NT / TN / TT layouts; batches; every epilogue and
@@ -5340,7 +5381,7 @@ static gk_status gk__sg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
      when 128x256 tiles would not cover the SMs; tf32 128x128. Measured on
      H200 at 4096^3 / 8192^3: bf16 135 / 183 TFLOP/s (cuBLASLt 781 / 807),
      tf32 73 / 87 (cuBLASLt 397 / 419).
-   - exact f32 (no TF32; kernels/gemm_f32.cu; gk__sg_ok / gk__sg_launch):
+   - exact f32 (no TF32; src/ops/matmul/gemm_f32.cu; gk__sg_ok / gk__sg_launch):
      any arch; A and B 16-byte aligned with leading and batch strides
      multiples of 4 elements, row- or column-major each (NN / NT / TN / TT),
      any M, N, K (edges predicated), batches, every epilogue, f32 / f16 /
@@ -5678,8 +5719,9 @@ GKDEF gk_status gk_matmul_new(gk_ctx *ctx, gk_tensor a, gk_tensor b, gk_dtype ou
     return gk__finish_new(ctx, gk_matmul(ctx, t, a, b, desc), t, out);
 }
 
+/* >>ops_attention: attention: CPU reference, flash, wgmma flash, decode splits */
 /* ---- attention ---- */
-typedef struct gk__attn {       /* layout of gk_attn_p in kernels/gk_attn.cuh */
+typedef struct gk__attn {       /* layout of gk_attn_p in src/ops/attention/gk_attn.cuh */
     int64_t B, Sq, Skv, Hq, Hkv, D;
     int64_t q_bs, q_ss, q_hs, k_bs, k_ss, k_hs, v_bs, v_ss, v_hs, o_bs, o_ss, o_hs;
     int64_t m_bs, m_qs;
@@ -5761,7 +5803,7 @@ done:
     return fail;
 }
 
-/* gpukit's Hopper attention (kernels/flash_wg.cu, module built for sm_90a):
+/* gpukit's Hopper attention (src/ops/attention/flash_wg.cu, module built for sm_90a):
    wgmma fed by TMA, 128 queries a block (two consumer warpgroups of 64 rows,
    one producer), K / V tiles of 128 keys; names by [f16 / bf16][D 64 / 128]
    [kernel: 0 2 stages, 1 2 stages + pingpong, 2 3 stages, 3 3 stages +
@@ -5770,7 +5812,7 @@ done:
    tiles x Hq x B, 1-d); variant 4 launches kernel 3 persistent (a block
    per SM at most, walking the tiles).
    gk__fwg_mode -1: this kernel wherever gk__fwg_ok allows it (unless the
-   environment has GPUKIT_ATTN_WGMMA=0); 0: never (kernels/flash.cu instead).
+   environment has GPUKIT_ATTN_WGMMA=0); 0: never (src/ops/attention/flash.cu instead).
    gk__fwg_variant -1: gk__fwg_pick's choice, else that variant. Set by
    tests/test_attention.c and bench/bench_gemm.c (they include the
    implementation) to test and measure each; gk__fwg_launches counts launches. */
@@ -6178,7 +6220,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                  partials) was correct but no faster in graph replay (16.4 against 16.4 us at 8k),
                  faster in direct calls (17.1 against 18.4), slower at small caches (512 keys 7.1
                  against 6.1). Not kept.
-               - The splits combine themselves (gk__dec_fold, kernels/attention.cu gk_dec_fold; README
+               - The splits combine themselves (gk__dec_fold, src/ops/attention/attention.cu gk_dec_fold; README
                  twelfth round): where the grid is one wave (cuOccupancyMaxActiveBlocksPerMultiprocessor
                  over the SMs), dec3 / dec4t publish each split's {o / l, log-sum-exp} as 64-bit words
                  (gk__dec_slots) and each split polls and merges its slice of the outputs; no
@@ -6319,7 +6361,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             gk__unlock(&ctx->mu);
             return st;
         }
-        /* Hopper (kernels/flash_wg.cu): wgmma + TMA, head dims 64 / 128 */
+        /* Hopper (src/ops/attention/flash_wg.cu): wgmma + TMA, head dims 64 / 128 */
         if (p.Sq > 1 && gk__fwg_ok(ctx, &p, sq->dtype)) {
             st = gk__fwg_launch(ctx, &p, sq->dtype, W);
             if (st != GK__WG_DECLINED) {
@@ -6329,7 +6371,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             }
             st = GK_OK;
         }
-        /* tensor cores (kernels/flash.cu): 16-bit, head dims 64/80/96/128, no mask, 16-byte rows */
+        /* tensor cores (src/ops/attention/flash.cu): 16-bit, head dims 64/80/96/128, no mask, 16-byte rows */
         if ((sq->dtype == GK_BF16 || sq->dtype == GK_F16) && !p.mask && (p.D == 64 || p.D == 80 || p.D == 96 || p.D == 128) && p.Sq > 1 &&
             ((p.q_bs | p.q_ss | p.q_hs | p.k_bs | p.k_ss | p.k_hs | p.v_bs | p.v_ss | p.v_hs) % 8) == 0 && ((p.o_ss | p.o_hs | p.o_bs) % 2) == 0 &&
             ((p.q | p.k | p.v) & 15) == 0 && (p.o & 3) == 0 && p.Hq <= 65535 && p.B <= 65535 &&
@@ -6439,6 +6481,7 @@ static int gk__grid_cap(gk_ctx *ctx, int64_t want, int per_sm) {
     return (int)(want < 1 ? 1 : want < cap ? want : cap);
 }
 
+/* >>math_elementwise: unary, clamp, binary, compare, where, snake, GLU */
 /* ---- elementwise math: one path for every class ---- */
 enum { GK__MC_UNARY = 0, GK__MC_BIN, GK__MC_CMP, GK__MC_WHERE, GK__MC_GLU, GK__MC_GLU_SPLIT, GK__MC_SNAKE };
 #define GK__UNARY_CLAMP GK_UNARY_COUNT
@@ -6864,8 +6907,9 @@ GKDEF gk_status gk_glu_split_new(gk_ctx *ctx, gk_tensor x, gk_glu_op op, gk_tens
     return gk__mew_new(ctx, GK__MC_GLU_SPLIT, (int)op, &x, 1, 0, 0, out, "gk_glu_split_new");
 }
 
+/* >>math_reduce: reductions */
 /* ---- reductions ---- */
-typedef struct gk__rpart { double v; double m2; int64_t n; } gk__rpart; /* gk_rpart in kernels/reduce.cu */
+typedef struct gk__rpart { double v; double m2; int64_t n; } gk__rpart; /* gk_rpart in src/ops/math/reduce.cu */
 typedef struct gk__red {
     gk__nd on, rn;               /* outputs (0 out, 1 x), reduced elements (0 x) */
     int64_t R;
@@ -7095,6 +7139,7 @@ GKDEF gk_status gk_reduce_new(gk_ctx *ctx, gk_tensor x, gk_reduce_op op, int axi
     return gk__finish_new(ctx, gk__reduce(ctx, t, x, (int)op, axis, keepdim, "gk_reduce_new"), t, out);
 }
 
+/* >>math_softmax: softmax, log_softmax, cumsum */
 /* ---- softmax / log_softmax over the last dim, cumsum along a dim ---- */
 typedef struct gk__rowop {
     gk__nd on;                   /* the rows (lines): 0 out, 1 x */
@@ -7278,7 +7323,8 @@ GKDEF gk_status gk_softmax_new(gk_ctx *ctx, gk_tensor x, gk_tensor *out) { retur
 GKDEF gk_status gk_log_softmax_new(gk_ctx *ctx, gk_tensor x, gk_tensor *out) { return gk__rowop_new(ctx, x, 1, -1, out, "gk_log_softmax_new"); }
 GKDEF gk_status gk_cumsum_new(gk_ctx *ctx, gk_tensor x, int axis, gk_tensor *out) { return gk__rowop_new(ctx, x, 2, axis, out, "gk_cumsum_new"); }
 
-/* ---- top-k and sampling: 64-bit keys (value bits, ~index), see kernels/sample.cu ---- */
+/* >>math_sample: top-k and sampling */
+/* ---- top-k and sampling: 64-bit keys (value bits, ~index), see src/ops/math/sample.cu ---- */
 static uint64_t gk__comp_key(float f, int64_t i) {
     uint32_t u;
     memcpy(&u, &f, 4);
@@ -7320,7 +7366,7 @@ static const char *const gk__k_topk[GK_DTYPE_COUNT] = GK__DTNAMES("gk_topk_", ""
 static const char *const gk__k_topk_part[GK_DTYPE_COUNT] = GK__DTNAMES("gk_topk_part_", "");
 static const char *const gk__k_topk_merge[GK_DTYPE_COUNT] = GK__DTNAMES("gk_topk_merge_", "");
 #define GK__SMEM_SORT 4096
-#define GK__TK_PART 4096 /* GK_TK_PART in kernels/sample.cu */
+#define GK__TK_PART 4096 /* GK_TK_PART in src/ops/math/sample.cu */
 static int64_t gk__pow2_at_least(int64_t k) {
     int64_t p = 1;
     while (p < k) p <<= 1;
@@ -7471,7 +7517,7 @@ static uint64_t gk__mulhi64(uint64_t a, uint64_t b) {
     return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
 }
 
-/* sampling parameters: the layout of gk_sp in kernels/sample.cu */
+/* sampling parameters: the layout of gk_sp in src/ops/math/sample.cu */
 typedef struct gk__sp {
     double log_min_p, top_p;
     int64_t lrs, lcs, prs, pcs, tst;
@@ -7487,7 +7533,7 @@ typedef struct gk__sample_p {
     const char *logits;
     const int32_t *prev;
 } gk__sample_p;
-/* log-weight and integer weight of a candidate (gk_sw in kernels/sample.cu) */
+/* log-weight and integer weight of a candidate (gk_sw in src/ops/math/sample.cu) */
 static double gk__sw(float x, float m, float temp, uint64_t *w) {
     double s;
     if (x == -INFINITY) { *w = 0; return -INFINITY; }
@@ -7585,13 +7631,13 @@ static const char *const gk__k_smax[GK_DTYPE_COUNT] = GK__DTNAMES("gk_smax_", ""
 static const char *const gk__k_ssum[GK_DTYPE_COUNT] = GK__DTNAMES("gk_ssum_", "");
 static const char *const gk__k_sfin[GK_DTYPE_COUNT] = GK__DTNAMES("gk_sfin_", "");
 static const char *const gk__k_stkpart[GK_DTYPE_COUNT] = GK__DTNAMES("gk_stkpart_", "");
-#define GK__SCHUNK 8192    /* GK_SCHUNK in kernels/sample.cu */
+#define GK__SCHUNK 8192    /* GK_SCHUNK in src/ops/math/sample.cu */
 #define GK__SKPART 4096    /* GK_SKPART */
 #define GK__SFINKEYS 8192  /* GK_SFINKEYS */
 #define GK__SP_KMAX 1024   /* the largest top_k of the many-blocks path */
 #define GK__SP_SMAX 512    /* the most parts per row of the temperature path (gk_sfin's block) */
 static size_t gk__al256(size_t x) { return (x + 255) & ~(size_t)255; } /* also for the lstm and stft workspaces below */
-/* Sampling over many blocks per row (kernels/sample.cu, "sampling over many blocks per row"):
+/* Sampling over many blocks per row (src/ops/math/sample.cu, "sampling over many blocks per row"):
    mode 1, temperature without top-k / top-p (or greedy with penalties): per part the
    largest key, then (temperature > 0) per part the kept weight, then per row the draw;
    mode 2, 0 < top_k <= GK__SP_KMAX: per part its top-k keys, then per row the top k of
@@ -7826,6 +7872,7 @@ static gk_status gk__nn_info(gk_ctx *ctx, gk_tensor t, gk_tensor_info *info, gk_
     return gk_tensor_info_get(ctx, t, info);
 }
 
+/* >>nn_norm: layer, RMS, add+RMS, group, instance norm, AdaIN */
 /* ======================== norms ======================== */
 typedef struct gk__normp {
     int64_t rows, L, R, cpg, S;
@@ -7894,7 +7941,7 @@ static const char *const gk__k_lnorm_p[5][3] = { GK__NORM_NAMESL("f32", "f32"), 
 static const char *const gk__k_warpnorm[2][5] = {
     { "gk_warpnorm_f32_f32", "gk_warpnorm_f16_f16", "gk_warpnorm_f16_f32", "gk_warpnorm_bf16_bf16", "gk_warpnorm_bf16_f32" },
     { "gk_addwarpnorm_f32_f32", "gk_addwarpnorm_f16_f16", "gk_addwarpnorm_f16_f32", "gk_addwarpnorm_bf16_bf16", "gk_addwarpnorm_bf16_f32" } };
-/* the warp-per-row layer norm (kernels/norm.cu gk_lnwarp): [combo][V 4, 8, 16 vectors a lane] */
+/* the warp-per-row layer norm (src/ops/nn/norm.cu gk_lnwarp): [combo][V 4, 8, 16 vectors a lane] */
 #define GK__LNW_NAMES(D, W) { "gk_lnwarp_" D "_" W "_v4", "gk_lnwarp_" D "_" W "_v8", "gk_lnwarp_" D "_" W "_v16" }
 static const char *const gk__k_lnwarp[5][3] = { GK__LNW_NAMES("f32", "f32"), GK__LNW_NAMES("f16", "f16"), GK__LNW_NAMES("f16", "f32"),
                                                 GK__LNW_NAMES("bf16", "bf16"), GK__LNW_NAMES("bf16", "f32") };
@@ -8226,6 +8273,7 @@ GKDEF gk_status gk_adain_new(gk_ctx *ctx, gk_tensor x, gk_tensor scale, gk_tenso
     return gk__norm_new(ctx, GK__NK_ADAIN, x, gk__nn_none, scale, shift, 0, eps, out, NULL, "gk_adain_new");
 }
 
+/* >>nn_rope: rotary position tables and rotation, sinusoidal positions */
 /* ======================== rotary positions ======================== */
 /* f32 arithmetic exactly as torch does it on f32 tensors with Python scalars
    (each op rounded to f32; pow / exp / cos computed in double and rounded,
@@ -8548,6 +8596,7 @@ GKDEF gk_status gk_rope_new(gk_ctx *ctx, gk_tensor x, gk_tensor positions, gk_te
     return gk__finish_new(ctx, gk_rope(ctx, t, x, positions, cos_tab, sin_tab, rotary_dim, layout), t, out);
 }
 
+/* >>nn_layout: permute, concat, split, repeat, gather / embedding, pad, interpolate */
 /* ======================== layout ======================== */
 /* The geometry of a strided copy: out and in element strides over a shape
    of up to 16 dims (repeat), size-1 dims dropped, contiguous dims merged;
@@ -8576,12 +8625,12 @@ static int gk__nn_nd(gk__nd *nd, int ndim, const int64_t *shape, const int64_t *
     return 1;
 }
 
-typedef struct gk__rows { /* gk_rows in kernels/layout.cu */
+typedef struct gk__rows { /* gk_rows in src/ops/nn/layout.cu */
     int ndim, pad;
     int64_t nrows, cpr;
     int64_t shape[GK_MAX_DIMS], ost[GK_MAX_DIMS], ist[GK_MAX_DIMS];
 } gk__rows;
-typedef struct gk__tr { /* gk_tr in kernels/layout.cu */
+typedef struct gk__tr { /* gk_tr in src/ops/nn/layout.cu */
     int nb, pad;
     int64_t R, C, nbatch, ist_c, ost_r;
     int64_t bshape[6], bost[6], bist[6];
@@ -9411,8 +9460,9 @@ static gk_status gk__sg_launch_err(gk_ctx *ctx, gk__cu_result r, const char *whe
     return r == 0 ? GK_OK : gk__cu_fail(ctx, r, where, what);
 }
 
+/* >>signal_conv: conv1d, transposed conv1d, conv2d, weight norm */
 /* ======================= convolution ======================= */
-typedef struct gk__convp { /* the layout of gk_convp in kernels/conv.cu */
+typedef struct gk__convp { /* the layout of gk_convp in src/ops/signal/conv.cu */
     int64_t B, Cin, H, W, Cout, KH, KW, Ho, Wo, sh, sw, ph, pw, dh, dw, groups;
     int transposed, has_bias;
     int ksplit, pad_; /* gk_convt1 f32: reduction split over ksplit blocks (atomics into a zeroed out) */
@@ -9737,6 +9787,7 @@ GKDEF gk_status gk_weight_norm_new(gk_ctx *ctx, gk_tensor v, gk_tensor g, gk_ten
     return gk__finish_new(ctx, gk_weight_norm(ctx, t, v, g), t, out);
 }
 
+/* >>signal_lstm: LSTM */
 /* ======================= LSTM ======================= */
 typedef struct gk__lstm_p {
     int64_t T, I, H, D;
@@ -9889,10 +9940,11 @@ GKDEF gk_status gk_lstm_new(gk_ctx *ctx, gk_tensor x, gk_tensor w_ih, gk_tensor 
     return gk__finish_new(ctx, gk_lstm(ctx, t, gk__sg_none, gk__sg_none, x, w_ih, w_hh, b_ih, b_hh, h0, c0), t, out);
 }
 
+/* >>signal_fft: FFT, real FFT and its inverse */
 /* ======================= FFT / STFT / mel ======================= */
 enum { GK__FI_COMPLEX = 0, GK__FI_REAL, GK__FI_HALF, GK__FI_FRAMES, GK__FI_SPEC };
 enum { GK__FO_COMPLEX = 0, GK__FO_HALF, GK__FO_REAL, GK__FO_SPEC, GK__FO_POWER, GK__FO_WREAL };
-typedef struct gk__fftp { /* the layout of gk_fftp in kernels/fft.cu */
+typedef struct gk__fftp { /* the layout of gk_fftp in src/ops/signal/fft.cu */
     int n, m, nf, blue, inverse, in_mode, out_mode, center;
     int f[16];
     int64_t batch, nframes, hop, sig_len, sig_avail, sig_stride;
@@ -10120,7 +10172,7 @@ static int gk__fft_cpu(const void *vp) {
 }
 
 /* CUDA, transforms larger than shared memory: every stage is a launch over
-   the global buffer buf [rows][m] (see gk_fft_g_* in kernels/fft.cu). */
+   the global buffer buf [rows][m] (see gk_fft_g_* in src/ops/signal/fft.cu). */
 static gk_status gk__fft_gstages(gk_ctx *ctx, gk__cu_ptr buf, int64_t rows, const gk__fftp *P, float sgn, int dif, const char *where) {
     int Ls[16], L = 1, k, kk, m = P->m;
     for (k = 0; k < P->nf; k++) { Ls[k] = L; L *= P->f[k]; }
@@ -10375,6 +10427,7 @@ GKDEF gk_status gk_irfft_new(gk_ctx *ctx, gk_tensor x, int64_t n, gk_tensor *out
     return gk__finish_new(ctx, gk_irfft(ctx, t, x), t, out);
 }
 
+/* >>signal_stft: STFT / iSTFT, Whisper log-mel, complex magnitude and phase */
 /* ---- STFT / iSTFT / Whisper ---- */
 static gk_status gk__stft_params(gk_ctx *ctx, int64_t n_fft, int64_t hop, const char *where) {
     if (n_fft < 2) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: n_fft %lld (needs at least 2)", where, (long long)n_fft);
@@ -10708,6 +10761,7 @@ GKDEF gk_status gk_complex_angle_new(gk_ctx *ctx, gk_tensor z, gk_tensor *out) {
     return gk__finish_new(ctx, gk_complex_angle(ctx, t, z), t, out);
 }
 
+/* >>signal_mel: mel filter banks */
 /* ---- mel filter bank (host, double) ---- */
 static double gk__hz_to_mel(double f, int htk) {
     if (htk) return 2595.0 * log10(1.0 + f / 700.0);
@@ -10774,8 +10828,8 @@ GKDEF gk_status gk_mel_filters_new(gk_ctx *ctx, int64_t n_mels, int64_t n_fft, d
 
 /* end of >>ops_signal */
 
-/* >>ops_llm: implementation of the >>api_ops_llm group (below this line) */
-typedef struct gk__kvw {        /* layout of gk_kvw_p in kernels/llm.cu */
+/* >>ops_llm: KV-cache writes (plain and with RoPE), decode RMS norm */
+typedef struct gk__kvw {        /* layout of gk_kvw_p in src/ops/llm/llm.cu */
     int64_t B, T, H, D, S, es;
     int64_t c_bs, c_ss, c_hs, c_ds, x_bs, x_ts, x_hs, x_ds;
     uint64_t c, x, start;
@@ -10853,7 +10907,7 @@ done:
     gk__unlock(&ctx->mu);
     return st;
 }
-typedef struct gk__ropekv {     /* layout of gk_ropekv_p in kernels/llm.cu */
+typedef struct gk__ropekv {     /* layout of gk_ropekv_p in src/ops/llm/llm.cu */
     int64_t B, H, Hkv, D, S, max_pos, x_bs, c_bs, c_ss, c_hs;
     uint64_t x, c, pos, cs, sn;
     int rd;
@@ -10974,6 +11028,7 @@ GKDEF gk_status gk_decode_rms_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_t
 }
 /* end of >>ops_llm */
 
+/* >>teardown: context teardown */
 /* ------------------------------------------------------------------------ */
 /* context teardown */
 GKDEF void gk_ctx_destroy(gk_ctx *ctx) {

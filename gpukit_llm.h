@@ -75,21 +75,27 @@
      from_utf8_lossy); ByteFallback groups that are not valid UTF-8 give one
      U+FFFD per byte, like HF.
 
-   TABLE OF CONTENTS
-     >>api_common       buffers, shared helpers
-     >>api_json         JSON parser and DOM
-     >>api_safetensors  safetensors reader
-     >>api_tokenizer    tokenizer.json BPE tokenizers
-     >>api_chat         chat templates
-     >>api_model        transformer LLM runtime: load, KV cache, prefill / decode, sampling, generation
-     >>impl_common      allocation, hashing, UTF-8
-     >>impl_json
-     >>impl_unicode     generated Unicode tables, classes, NFC
-     >>impl_safetensors
-     >>impl_tokenizer
-     >>impl_chat
-     >>impl_model
-     >>license
+   TABLE OF CONTENTS (grep for the >>anchors; the source of each part is under src/)
+   API
+      >>api_common         llm/common.h            buffers, shared helpers
+      >>api_json           llm/json.h              JSON parser and DOM
+      >>api_safetensors    llm/safetensors.h       safetensors reader
+      >>api_tokenizer      llm/tokenizer.h         tokenizer.json BPE tokenizers
+      >>api_chat           llm/chat.h              chat templates
+      >>api_model          llm/model.h             transformer LLM: load, KV cache, prefill / decode, sampling, generation
+   IMPLEMENTATION
+      >>impl_common        llm/common.c            allocation, hashing, UTF-8
+      >>impl_json          llm/json.c              the JSON parser
+      >>impl_unicode       llm/unicode.c           generated Unicode tables, classes, NFC
+      >>impl_safetensors   llm/safetensors.c       safetensors files, shards, uploads
+      >>impl_tokenizer     llm/tokenizer.c         tokenizer model and loading
+      >>tok_encode         llm/tokenizer_encode.c  pre-tokenizers, BPE merges, encoding
+      >>tok_decode         llm/tokenizer_decode.c  decoding, streaming decode
+      >>impl_chat          llm/chat.c              chat templates
+      >>impl_model         llm/model_config.c      model config
+      >>model_weights      llm/model_weights.c     weights: names, shapes, upload
+      >>model_forward      llm/model_forward.c     the forward pass, KV cache, decode graphs
+      >>model_generate     llm/generate.c          sampling loop, stop strings, batches, chat
 
    RECENT REVISION HISTORY
      0.1  first version
@@ -103,7 +109,12 @@
 
 #ifndef GKLLMDEF
 #ifdef GPUKIT_LLM_STATIC
+/* private to the including file; unused functions are no warning there */
+#if defined(__GNUC__) || defined(__clang__)
+#define GKLLMDEF static __attribute__((unused))
+#else
 #define GKLLMDEF static
+#endif
 #else
 #define GKLLMDEF extern
 #endif
@@ -3759,6 +3770,7 @@ GKLLMDEF int gk_tokenizer_is_special(const gk_tokenizer *t, int32_t id) {
     return t && id >= 0 && (size_t)id < t->nid && t->special[id];
 }
 
+/* >>tok_encode: pre-tokenizers, BPE merges, encoding */
 /* ---- encoding ---- */
 typedef struct gk__tok_heap_item { uint32_t rank, pos; int32_t newid; } gk__tok_heap_item;
 
@@ -4222,6 +4234,7 @@ GKLLMDEF gk_status gk_tokenizer_encode(const gk_tokenizer *t, const char *text, 
     return st;
 }
 
+/* >>tok_decode: decoding, streaming decode */
 /* ---- decoding ---- */
 /* A list of strings held in one buffer (the HF decoder chain works on token lists). */
 typedef struct gk__u_strv { gk_buf b; size_t *off, *len; size_t n, cap; } gk__u_strv;
@@ -5091,6 +5104,7 @@ static gk_status gk__llm_parse_config(gk_ctx *ctx, const gk_json_value *root, co
     return GK_OK;
 }
 
+/* >>model_weights: weights: names, shapes, upload */
 /* ---- weights ---- */
 typedef struct gk__llm_want { char name[96]; int ndim; int64_t shape[2]; gk_tensor *dst; int64_t layer; } gk__llm_want;
 
@@ -5422,6 +5436,7 @@ GKLLMDEF uint64_t gk_llm_kv_bytes_per_token(const gk_llm *m) {
 }
 GKLLMDEF int64_t gk_llm_seq_len(const gk_llm *m, int seq) { return m && seq >= 0 && seq < m->max_seqs ? m->len[seq] : -1; }
 
+/* >>model_forward: the forward pass, KV cache, decode graphs */
 /* ---- forward ---- */
 /* One block of tokens through every layer: N = Bq * Sq rows; Bq sequences
    (cache slots slot0..slot0+Bq-1) of Sq new tokens each; attention over the
@@ -5711,6 +5726,7 @@ static gk_status gk__llm_decode(gk_llm *m, int B, int greedy) {
     return gk_graph_launch(m->ctx, g, m->stream);
 }
 
+/* >>model_generate: sampling loop, stop strings, batches, chat */
 static int gk__llm_is_eos(const gk_llm *m, int32_t id) {
     int i;
     for (i = 0; i < m->cfg.n_eos; i++)

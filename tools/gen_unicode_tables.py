@@ -3,9 +3,10 @@
 
 Reads the Unicode Character Database files shipped by Debian's `unicode-data`
 package (default folder /usr/share/unicode) and rewrites the section between
-the markers GK__UNICODE_TABLES_BEGIN / GK__UNICODE_TABLES_END in gpukit_llm.h.
+the markers GK__UNICODE_TABLES_BEGIN / GK__UNICODE_TABLES_END in src/llm/unicode.c
+(then `make headers` rebuilds gpukit_llm.h).
 
-    python3 tools/gen_unicode_tables.py [UCD_DIR] [gpukit_llm.h]
+    python3 tools/gen_unicode_tables.py [UCD_DIR] [src/llm/unicode.c]
 
 Tables produced:
   gk__uni_cls[]   : ranges (start, end<<3 | class), class 1 = L* letter,
@@ -22,7 +23,7 @@ import re
 import sys
 
 ucd = sys.argv[1] if len(sys.argv) > 1 else "/usr/share/unicode"
-hdr = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "gpukit_llm.h")
+hdr = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", "src", "llm", "unicode.c")
 
 def ucd_version():
     with open(os.path.join(ucd, "ReadMe.txt"), encoding="utf-8") as f:

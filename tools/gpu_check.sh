@@ -48,7 +48,7 @@ fi
 # 2. compute-sanitizer memcheck on the GPU tests (in parallel: each is mostly host time)
 if want memcheck; then
 if command -v compute-sanitizer >/dev/null 2>&1; then
-  mts=$(cd build && ls test_* | grep -v -e test_core -e test_decls -e test_json -e test_safetensors -e test_tokenizer)
+  mts=$(awk '$1 !~ /^#/ && $2 == "test" { for (i = 3; i <= NF; i++) print $i }' src/groups.txt | grep -v -e test_core -e test_decls)
   for t in $mts; do
     GKT_BACKEND=cuda timeout 420 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 --leak-check full build/$t > "$OUT/memcheck_$t.log" 2>&1 &
   done
@@ -73,9 +73,11 @@ cp "$OUT/bench_core.json" "bench/results/core-$stamp.json" 2>/dev/null
 cat "$OUT/bench_core.log"
 fi
 
-# 4. checks other layers add (tools/gpu_check.d/*.sh; GPU_CHECK_EXTRA names some)
+# 4. the parts' GPU checks (src/groups.txt, kind gpu: tools/gpu_check.d/<name>.sh;
+#    GPU_CHECK_EXTRA names some)
 if want extra; then
-for f in ${GPU_CHECK_EXTRA:-tools/gpu_check.d/*.sh}; do
+extra=${GPU_CHECK_EXTRA:-$(awk '$1 !~ /^#/ && $2 == "gpu" { for (i = 3; i <= NF; i++) print "tools/gpu_check.d/" $i ".sh" }' src/groups.txt)}
+for f in $extra; do
   [ -f "$f" ] || continue
   timeout 300 bash "$f" "$OUT" > "$OUT/$(basename "$f" .sh).log" 2>&1
   note "$(basename "$f"): rc=$? $(tail -n 1 "$OUT/$(basename "$f" .sh).log" | cut -c1-160)"

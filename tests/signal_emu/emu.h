@@ -1,5 +1,5 @@
 // A tiny CUDA emulator for checking the signal kernels without a GPU
-// (`make signal-emu`): kernels/*.cu are rewritten by prep.py (inline PTX ->
+// (`make signal-emu`): the signal kernels under src/ are rewritten by prep.py (inline PTX ->
 // atomics / _Float16, extern shared -> per-block buffers, __shared__ ->
 // static: blocks run one after another unless launched `concurrent`, as the
 // persistent LSTM kernel needs) and compiled as C++20; one std::thread per

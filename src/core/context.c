@@ -1,0 +1,111 @@
+/* ------------------------------------------------------------------------ */
+/* >>context */
+static unsigned gk__ctx_serial;
+
+static void gk__resolve_cache_dir(gk_ctx *ctx) {
+    char buf[1024];
+    const char *e;
+    buf[0] = 0;
+    if (ctx->desc.disable_disk_cache) return;
+    if (ctx->desc.cache_dir && ctx->desc.cache_dir[0]) snprintf(buf, sizeof buf, "%s", ctx->desc.cache_dir);
+    else if ((e = getenv("GPUKIT_CACHE_DIR")) && *e) snprintf(buf, sizeof buf, "%s", e);
+#if defined(_WIN32)
+    else if ((e = getenv("LOCALAPPDATA")) && *e) snprintf(buf, sizeof buf, "%s\\gpukit", e);
+#endif
+    else if ((e = getenv("XDG_CACHE_HOME")) && *e) snprintf(buf, sizeof buf, "%s/gpukit", e);
+    else if ((e = getenv("HOME")) && *e) snprintf(buf, sizeof buf, "%s/.cache/gpukit", e);
+    if (buf[0]) ctx->cache_dir = gk__strdup(buf);
+}
+
+
+GKDEF gk_status gk_ctx_create(const gk_ctx_desc *desc, gk_ctx **out) {
+    gk_ctx *ctx;
+    gk_status st = GK_OK;
+    const char *env;
+    if (!out) return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "gk_ctx_create: out is NULL");
+    *out = NULL;
+    ctx = GK__CALLOC(gk_ctx, 1);
+    if (!ctx) return gk__err(NULL, GK_ERR_OUT_OF_MEMORY, "gk_ctx_create: out of host memory");
+    if (desc) ctx->desc = *desc;
+    if (ctx->desc.backend < GK_BACKEND_AUTO || ctx->desc.backend > GK_BACKEND_CPU) {
+        int b = (int)ctx->desc.backend;
+        GPUKIT_FREE(ctx);
+        return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "gk_ctx_create: invalid backend %d", b);
+    }
+    gk__mutex_init(&ctx->mu);
+    ctx->cur_stream = &ctx->default_stream;
+    ctx->backend = ctx->desc.backend;
+    if (ctx->backend == GK_BACKEND_AUTO && (env = getenv("GPUKIT_BACKEND")) && *env) {
+        if (strcmp(env, "cpu") == 0) ctx->backend = GK_BACKEND_CPU;
+        else if (strcmp(env, "cuda") == 0) ctx->backend = GK_BACKEND_CUDA;
+    }
+    if (ctx->backend != GK_BACKEND_CPU) {
+        st = gk__cuda_init(ctx);
+        if (st != GK_OK) {
+            if (ctx->backend == GK_BACKEND_CUDA) {
+                gk__err(NULL, st, "gk_ctx_create: %s", ctx->err);
+                gk__unload_libs(ctx);
+                gk__mutex_destroy(&ctx->mu);
+                GPUKIT_FREE(ctx);
+                return st;
+            }
+            gk__log(ctx, GK_LOG_WARN, "%s; using the CPU backend", ctx->err);
+            gk__unload_libs(ctx);
+            memset(&ctx->cu, 0, sizeof ctx->cu);
+            memset(&ctx->info, 0, sizeof ctx->info);
+            ctx->err[0] = 0;
+            ctx->backend = GK_BACKEND_CPU;
+        } else ctx->backend = GK_BACKEND_CUDA;
+    }
+    ctx->info.backend = ctx->backend;
+    if (ctx->backend == GK_BACKEND_CPU) {
+        snprintf(ctx->info.name, sizeof ctx->info.name, "CPU (gpukit reference backend)");
+        ctx->info.total_memory = gk__host_ram();
+        ctx->info.sm_count = 1;
+        ctx->info.warp_size = 1;
+        ctx->info.max_threads_per_block = 1024;
+    }
+    gk__load_nvrtc(ctx);
+    if (ctx->backend == GK_BACKEND_CUDA) gk__load_cublaslt(ctx);
+    ctx->default_stream.priority = GK_PRIORITY_NORMAL;
+    if (ctx->desc.memory_quota) ctx->pool.quota = ctx->desc.memory_quota;
+    else if (ctx->backend == GK_BACKEND_CUDA) {
+        size_t fr = 0, tot = 0;
+        ctx->cu.MemGetInfo(&fr, &tot);
+        ctx->pool.quota = fr / 10 * 9;
+    } else ctx->pool.quota = gk__host_ram() / 2;
+    gk__resolve_cache_dir(ctx);
+    gk__ctx_serial = (gk__ctx_serial + 1) & 0xFFF;
+    if (gk__ctx_serial == 0) gk__ctx_serial = 1;
+    ctx->tag = gk__ctx_serial;
+    gk__log(ctx, GK_LOG_INFO, "context on %s (%s backend)", ctx->info.name, ctx->backend == GK_BACKEND_CUDA ? "CUDA" : "CPU");
+    *out = ctx;
+    return GK_OK;
+}
+
+GKDEF gk_backend gk_ctx_backend(gk_ctx *ctx) { return ctx ? ctx->backend : GK_BACKEND_CPU; }
+
+GKDEF gk_status gk_device_info_get(gk_ctx *ctx, gk_device_info *out) {
+    if (!ctx || !out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_device_info_get: NULL argument");
+    *out = ctx->info;
+    return GK_OK;
+}
+
+static gk_status gk__sync_locked(gk_ctx *ctx, const char *where) {
+    gk_stream *s;
+    if (ctx->backend != GK_BACKEND_CUDA) return GK_OK;
+    GK__TRY(gk__bind(ctx));
+    if (!ctx->default_stream.capture) GK__CU(ctx, ctx->cu.StreamSynchronize(ctx->default_stream.cu), where);
+    for (s = ctx->streams; s; s = s->next)
+        if (!s->capture) GK__CU(ctx, ctx->cu.StreamSynchronize(s->cu), where);
+    return GK_OK;
+}
+GKDEF gk_status gk_sync(gk_ctx *ctx) {
+    gk_status st;
+    if (!ctx) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_sync: ctx is NULL");
+    gk__lock(&ctx->mu);
+    st = gk__sync_locked(ctx, "gk_sync");
+    gk__unlock(&ctx->mu);
+    return st;
+}
+

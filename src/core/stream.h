@@ -1,0 +1,36 @@
+/* ------------------------------------------------------------------------ */
+/* >>api_stream */
+typedef struct gk_event gk_event;
+typedef struct gk_graph gk_graph;
+typedef enum gk_stream_priority {
+    GK_PRIORITY_NORMAL = 0,
+    GK_PRIORITY_HIGH,
+    GK_PRIORITY_LOW
+} gk_stream_priority;
+
+GKDEF gk_status gk_stream_create(gk_ctx *ctx, gk_stream_priority priority, gk_stream **out);
+GKDEF gk_status gk_stream_destroy(gk_ctx *ctx, gk_stream *s);    /* waits for its work */
+GKDEF gk_status gk_stream_sync(gk_ctx *ctx, gk_stream *s);       /* NULL: current stream */
+GKDEF gk_status gk_stream_wait_event(gk_ctx *ctx, gk_stream *s, gk_event *e);
+/* The stream every op of the context runs on; NULL selects the default stream. */
+GKDEF gk_status gk_set_stream(gk_ctx *ctx, gk_stream *s);
+GKDEF gk_stream *gk_get_stream(gk_ctx *ctx);
+GKDEF gk_stream *gk_default_stream(gk_ctx *ctx);
+GKDEF void *gk_stream_native(gk_ctx *ctx, gk_stream *s);         /* the CUstream; NULL on CPU */
+
+GKDEF gk_status gk_event_create(gk_ctx *ctx, gk_event **out);
+GKDEF gk_status gk_event_destroy(gk_ctx *ctx, gk_event *e);
+GKDEF gk_status gk_event_record(gk_ctx *ctx, gk_event *e, gk_stream *s);  /* NULL: current stream */
+GKDEF gk_status gk_event_sync(gk_ctx *ctx, gk_event *e);
+GKDEF gk_status gk_event_query(gk_ctx *ctx, gk_event *e, int *done);
+GKDEF gk_status gk_event_elapsed_ms(gk_ctx *ctx, gk_event *start, gk_event *end, float *ms);
+
+/* Graph capture: work issued on stream s (NULL: current) between begin and end
+   is recorded, not run, and replayed by gk_graph_launch with the same tensors.
+   Storage used by a graph stays pinned until the graph is destroyed. On the
+   CPU backend the ops are recorded as host thunks and replayed in order. */
+GKDEF gk_status gk_graph_begin(gk_ctx *ctx, gk_stream *s);
+GKDEF gk_status gk_graph_end(gk_ctx *ctx, gk_stream *s, gk_graph **out);
+GKDEF gk_status gk_graph_launch(gk_ctx *ctx, gk_graph *g, gk_stream *s);
+GKDEF gk_status gk_graph_destroy(gk_ctx *ctx, gk_graph *g);
+

@@ -1,0 +1,189 @@
+/* >>model_generate: sampling loop, stop strings, batches, chat */
+static int gk__llm_is_eos(const gk_llm *m, int32_t id) {
+    int i;
+    for (i = 0; i < m->cfg.n_eos; i++)
+        if (m->cfg.eos_ids[i] == id) return 1;
+    return 0;
+}
+
+typedef struct gk__llm_seq { gk_tok_stream ts; gk_buf text; gk_ids ids; int done; int64_t nnew; } gk__llm_seq;
+
+/* a new token of sequence b: EOS, text, callback, stop strings, limits */
+static void gk__llm_take(gk_llm *m, const gk_llm_gen_desc *d, gk__llm_seq *q, int b, int32_t id, int64_t max_new) {
+    int eos = !(d->flags & GK_LLM_GEN_IGNORE_EOS) && gk__llm_is_eos(m, id);
+    size_t before = q->text.len;
+    int i;
+    if (gk_ids_push(&q->ids, id) != GK_OK) { q->done = 1; return; }
+    q->nnew++;
+    if (!eos && gk_tok_stream_push(&q->ts, id, &q->text) != GK_OK) q->text.len = before; /* an id without text */
+    if (q->text.data) q->text.data[q->text.len] = 0;
+    if (d->on_token && d->on_token(b, id, q->text.data ? q->text.data + before : "", q->text.len - before, d->user)) q->done = 1;
+    for (i = 0; i < d->n_stop && q->text.data; i++) {
+        size_t sl = d->stop[i] ? strlen(d->stop[i]) : 0, from = before >= sl ? before - sl + 1 : 0;
+        const char *hit = sl ? strstr(q->text.data + from, d->stop[i]) : NULL;
+        if (hit) { q->text.len = (size_t)(hit - q->text.data); q->text.data[q->text.len] = 0; q->done = 2; }
+    }
+    if (eos || q->nnew >= max_new || m->len[b] + 1 >= m->max_ctx) q->done = q->done ? q->done : 1;
+}
+
+GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompts, const size_t *lens, int n, const gk_llm_gen_desc *desc,
+                                         gk_ids *outs, gk_buf *texts, gk_llm_stats *stats) {
+    const char *W = "gk_llm_generate";
+    gk_llm_gen_desc d;
+    gk_sample_desc sd;
+    gk__llm_seq *q = NULL;
+    gk_stream *old;
+    gk_status s = GK_OK;
+    gk_tensor none, tokv = { 0 }, posv = { 0 }, lgv = { 0 }, histv = { 0 };
+    int i, greedy, pen, active;
+    int64_t max_new, total_prompt = 0, steps = 0;
+    double t0, t1, t2;
+    none.id = 0;
+    if (stats) memset(stats, 0, sizeof *stats);
+    if (!m || !prompts || !lens || n < 1) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "%s: NULL model or prompts, or n < 1", W);
+    if (n > m->max_seqs) return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: %d prompts but the model was loaded with max_seqs %d", W, n, m->max_seqs);
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    for (i = 0; i < n; i++) {
+        if (!prompts[i] || lens[i] == 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: prompt %d is empty", W, i);
+        if ((int64_t)lens[i] >= m->max_ctx)
+            return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: prompt %d of %llu tokens leaves no room in the context of %lld tokens", W, i,
+                                (unsigned long long)lens[i], (long long)m->max_ctx);
+        if ((s = gk__llm_check_ids(m, W, prompts[i], lens[i])) != GK_OK) return s;
+        total_prompt += (int64_t)lens[i];
+    }
+    memset(&sd, 0, sizeof sd);
+    if (d.sampling == GK_LLM_SAMPLE_CUSTOM) sd = d.sample;
+    else if (d.sampling == GK_LLM_SAMPLE_DEFAULT && m->cfg.do_sample) { sd = m->cfg.sample; sd.seed = d.seed; }
+    else if (d.sampling != GK_LLM_SAMPLE_GREEDY && d.sampling != GK_LLM_SAMPLE_DEFAULT)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: unknown sampling mode %d", W, d.sampling);
+    pen = (sd.repetition_penalty != 0 && sd.repetition_penalty != 1) || sd.presence_penalty != 0 || sd.frequency_penalty != 0;
+    greedy = sd.temperature <= 0 && !pen;
+    max_new = d.max_new_tokens > 0 ? d.max_new_tokens : m->cfg.max_new_tokens > 0 ? m->cfg.max_new_tokens : 256;
+    if (!(q = (gk__llm_seq *)calloc((size_t)n, sizeof *q))) return gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
+    for (i = 0; i < n; i++) gk_tok_stream_init(&q[i].ts, m->tok, GK_TOK_SKIP_SPECIAL);
+    gk__llm_set_stream(m, &old);
+    t0 = gk__llm_now();
+    s = gk_fill(m->ctx, m->d_hist, -1);
+    for (i = 0; i < n && s == GK_OK; i++) {
+        gk_tensor lg = { 0 }, tk = { 0 }, pv = { 0 };
+        m->len[i] = 0;
+        s = gk__llm_prefill(m, i, prompts[i], (int64_t)lens[i], 0, &lg);
+        if (s == GK_OK && i == 0 && d.first_logits) s = gk__llm_logits_host(m, lg, d.first_logits, 1);
+        if (s == GK_OK && i == 0 && d.step_logits) s = gk__llm_logits_host(m, lg, d.step_logits, 1);
+        if (s == GK_OK) s = gk_view_slice(m->ctx, m->d_tok, 0, i, i + 1, 1, &tk);
+        if (s == GK_OK && pen) s = gk_view_slice(m->ctx, m->d_hist, 0, i, i + 1, 1, &pv);
+        sd.step = (uint64_t)lens[i];
+        if (s == GK_OK) s = gk_sample(m->ctx, tk, lg, pen ? pv : none, greedy ? NULL : &sd);
+        gk__llm_free_t(m->ctx, &lg); gk__llm_free_t(m->ctx, &tk); gk__llm_free_t(m->ctx, &pv);
+    }
+    if (s == GK_OK) s = gk_view_slice(m->ctx, m->d_tok, 0, 0, n, 1, &tokv);
+    if (s == GK_OK) s = gk_view_slice(m->ctx, m->d_pos, 0, 0, n, 1, &posv);
+    if (s == GK_OK) s = gk_view_slice(m->ctx, m->a_logits, 0, 0, n, 1, &lgv);
+    if (s == GK_OK) s = gk_view_slice(m->ctx, m->d_hist, 0, 0, n, 1, &histv);
+    if (s == GK_OK) s = gk_copy_to_host(m->ctx, tokv, m->h_tok, sizeof(int32_t) * (size_t)n);
+    t1 = gk__llm_now();
+    if (s == GK_OK) {
+        for (i = 0; i < n; i++) {
+            m->h_pos[i] = (int32_t)m->len[i];
+            gk__llm_take(m, &d, &q[i], i, m->h_tok[i], max_new);
+        }
+        s = gk_copy_from_host(m->ctx, posv, m->h_pos, sizeof(int32_t) * (size_t)n);
+    }
+    for (;;) {
+        for (active = 0, i = 0; i < n; i++) active += !q[i].done;
+        if (!active || s != GK_OK) break;
+        s = gk__llm_decode(m, n, greedy);
+        if (s == GK_OK && d.step_logits && !q[0].done) {
+            gk_tensor row;
+            s = gk_view_slice(m->ctx, m->a_logits, 0, 0, 1, 1, &row);
+            if (s == GK_OK) {
+                s = gk__llm_logits_host(m, row, d.step_logits + (size_t)q[0].nnew * (size_t)m->cfg.vocab, 1);
+                gk_tensor_free(m->ctx, row);
+            }
+        }
+        if (s == GK_OK && !greedy) {
+            sd.step = (uint64_t)(m->len[0] + 1);
+            s = gk_sample(m->ctx, tokv, lgv, pen ? histv : none, &sd);
+        }
+        if (s == GK_OK) s = gk_copy_to_host(m->ctx, tokv, m->h_tok, sizeof(int32_t) * (size_t)n);
+        steps++;
+        for (i = 0; i < n && s == GK_OK; i++) {
+            m->len[i]++;
+            if (!q[i].done) gk__llm_take(m, &d, &q[i], i, m->h_tok[i], max_new);
+            if (q[i].done && m->len[i] >= m->max_ctx - 1 && active > 1) {
+                /* a finished sequence that keeps riding along: back to position 0 */
+                int32_t zero = 0;
+                gk_tensor pv;
+                m->len[i] = 0;
+                s = gk_view_slice(m->ctx, m->d_pos, 0, i, i + 1, 1, &pv);
+                if (s == GK_OK) { s = gk_copy_from_host(m->ctx, pv, &zero, sizeof zero); gk_tensor_free(m->ctx, pv); }
+            }
+        }
+    }
+    t2 = gk__llm_now();
+    gk__llm_free_t(m->ctx, &tokv); gk__llm_free_t(m->ctx, &posv); gk__llm_free_t(m->ctx, &lgv); gk__llm_free_t(m->ctx, &histv);
+    if (s == GK_OK) s = gk_stream_sync(m->ctx, m->stream);
+    gk_set_stream(m->ctx, old);
+    for (i = 0; i < n; i++) {
+        if (s == GK_OK && q[i].done != 2) gk_tok_stream_flush(&q[i].ts, &q[i].text);
+        if (s == GK_OK && outs) {
+            size_t k;
+            for (k = 0; k < q[i].ids.len && s == GK_OK; k++) s = gk_ids_push(&outs[i], q[i].ids.data[k]);
+        }
+        if (s == GK_OK && texts && q[i].text.len) s = gk_buf_append(&texts[i], q[i].text.data, q[i].text.len);
+        if (stats) stats->new_tokens += q[i].nnew;
+        gk_buf_free(&q[i].text);
+        gk_ids_free(&q[i].ids);
+    }
+    free(q);
+    if (stats) {
+        stats->prompt_tokens = total_prompt;
+        stats->decode_steps = steps;
+        stats->prefill_s = t1 - t0;
+        stats->decode_s = t2 - t1;
+        stats->prefill_tok_s = t1 > t0 ? (double)total_prompt / (t1 - t0) : 0;
+        stats->decode_tok_s = t2 > t1 ? (double)(stats->new_tokens - n) / (t2 - t1) : 0;
+    }
+    return s;
+}
+
+GKLLMDEF gk_status gk_llm_generate(gk_llm *m, const char *prompt, const gk_llm_gen_desc *desc, gk_ids *out, gk_buf *text, gk_llm_stats *stats) {
+    gk_ids ids = { 0, 0, 0 };
+    const int32_t *p;
+    size_t n;
+    gk_status s;
+    if (!m || !prompt) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "gk_llm_generate: NULL model or prompt");
+    s = gk_tokenizer_encode(m->tok, prompt, strlen(prompt), GK_TOK_ADD_SPECIAL, &ids);
+    if (s != GK_OK) { gk_ids_free(&ids); return gk_error_set(m->ctx, s, "gk_llm_generate: %s", gk_last_error(NULL)); }
+    p = ids.data; n = ids.len;
+    s = gk_llm_generate_batch(m, &p, &n, 1, desc, out, text, stats);
+    gk_ids_free(&ids);
+    return s;
+}
+
+GKLLMDEF gk_status gk_llm_chat_ids(gk_llm *m, const gk_chat_message *msgs, size_t n, unsigned flags, gk_ids *out) {
+    gk_buf b = { 0, 0, 0 };
+    gk_status s;
+    if (!m || !out) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "gk_llm_chat_ids: NULL argument");
+    if (!m->has_tmpl) return gk_error_set(m->ctx, GK_ERR_NOT_FOUND, "gk_llm_chat_ids: the model folder has no chat template");
+    s = gk_chat_apply(&m->tmpl, msgs, n, GK_CHAT_ADD_GENERATION_PROMPT | ((flags & GK_LLM_GEN_NO_THINKING) ? GK_CHAT_NO_THINKING : 0), &b);
+    if (s == GK_OK) s = gk_tokenizer_encode(m->tok, b.data ? b.data : "", b.len, 0, out);
+    gk_buf_free(&b);
+    if (s != GK_OK) return gk_error_set(m->ctx, s, "gk_llm_chat_ids: %s", gk_last_error(NULL));
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_llm_chat(gk_llm *m, const gk_chat_message *msgs, size_t n, const gk_llm_gen_desc *desc, gk_ids *out, gk_buf *text,
+                               gk_llm_stats *stats) {
+    gk_ids ids = { 0, 0, 0 };
+    const int32_t *p;
+    size_t len;
+    gk_status s = gk_llm_chat_ids(m, msgs, n, desc ? desc->flags : 0, &ids);
+    if (s != GK_OK) { gk_ids_free(&ids); return s; }
+    p = ids.data; len = ids.len;
+    s = gk_llm_generate_batch(m, &p, &len, 1, desc, out, text, stats);
+    gk_ids_free(&ids);
+    return s;
+}
+

@@ -1,0 +1,332 @@
+/* >>model_weights: weights: names, shapes, upload */
+/* ---- weights ---- */
+typedef struct gk__llm_want { char name[96]; int ndim; int64_t shape[2]; gk_tensor *dst; int64_t layer; } gk__llm_want;
+
+static void gk__llm_want_add(gk__llm_want *w, int *n, gk_tensor *dst, int64_t l, const char *fmt, int ndim, int64_t d0, int64_t d1) {
+    if (l >= 0) snprintf(w[*n].name, sizeof w[*n].name, fmt, (long long)l);
+    else snprintf(w[*n].name, sizeof w[*n].name, "%s", fmt);
+    w[*n].ndim = ndim; w[*n].shape[0] = d0; w[*n].shape[1] = d1; w[*n].dst = dst; w[*n].layer = l;
+    (*n)++;
+}
+
+typedef struct gk__llm_prog { gk_st_progress_fn fn; void *user; uint64_t base, total, cur; } gk__llm_prog;
+/* one tensor's progress (in its stored bytes) as a share of its bytes on the device */
+static void gk__llm_prog_cb(uint64_t done, uint64_t total, void *user) {
+    gk__llm_prog *p = (gk__llm_prog *)user;
+    if (p->fn) p->fn(p->base + (total ? (uint64_t)((double)done / (double)total * (double)p->cur) : p->cur), p->total, p->user);
+}
+
+static void gk__llm_free_t(gk_ctx *ctx, gk_tensor *t) {
+    if (t->id) gk_tensor_free(ctx, *t);
+    t->id = 0;
+}
+
+GKLLMDEF void gk_llm_free(gk_llm *m) {
+    int64_t l;
+    int i;
+    gk_ctx *ctx;
+    if (!m) return;
+    ctx = m->ctx;
+    if (m->stream) gk_stream_sync(ctx, m->stream);
+    if (m->graphs)
+        for (i = 0; i < 2 * (m->max_seqs + 1) * m->nbucket; i++)
+            if (m->graphs[i]) gk_graph_destroy(ctx, m->graphs[i]);
+    if (m->L)
+        for (l = 0; l < m->cfg.layers; l++) {
+            gk__llm_layer *y = &m->L[l];
+            gk_tensor *ts[17] = { &y->ln1, &y->ln2, &y->wqkv, &y->bqkv, &y->wq, &y->wk, &y->wv, &y->bq, &y->bk, &y->bv, &y->wo, &y->bo,
+                                  &y->qn, &y->kn, &y->wgu, &y->wdown, &y->kv };
+            for (i = 0; i < 17; i++) gk__llm_free_t(ctx, ts[i]);
+        }
+    if (m->lm_head.id == m->embed.id) m->lm_head.id = 0;
+    {
+        gk_tensor *ts[20] = { &m->embed, &m->lm_head, &m->norm, &m->cos_tab, &m->sin_tab, &m->d_tok, &m->d_pos, &m->d_kvl, &m->d_one,
+                              &m->d_hist, &m->a_h, &m->a_h2, &m->a_x, &m->a_qkv, &m->a_q, &m->a_k, &m->a_v, &m->a_att, &m->a_gu, &m->a_act };
+        for (i = 0; i < 20; i++) gk__llm_free_t(ctx, ts[i]);
+        gk__llm_free_t(ctx, &m->a_logits);
+    }
+    if (m->stream) gk_stream_destroy(ctx, m->stream);
+    if (m->tok) gk_tokenizer_free(m->tok);
+    free(m->L); free(m->len); free(m->graphs); free(m->gwarm); free(m->h_tok); free(m->h_pos);
+    free(m);
+}
+
+static gk_status gk__llm_read_json(gk_ctx *ctx, const char *dir, const char *file, int optional, gk_json **out) {
+    char path[4096];
+    gk_status s;
+    FILE *f;
+    *out = NULL;
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    if (optional) {
+        if (!(f = fopen(path, "rb"))) return GK_OK;
+        fclose(f);
+    }
+    s = gk_json_parse_file(path, NULL, out);
+    if (s != GK_OK) return gk_error_set(ctx, s, "gk_llm_load: %s", gk_last_error(NULL));
+    return GK_OK;
+}
+
+/* tokenizer.json, and the chat template from tokenizer_config.json or chat_template.jinja */
+static gk_status gk__llm_load_tokenizer(gk_llm *m, const char *dir) {
+    char path[4096];
+    gk_json *tc = NULL;
+    gk_status s;
+    snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+    s = gk_tokenizer_load(path, &m->tok);
+    if (s != GK_OK) return gk_error_set(m->ctx, s, "gk_llm_load: %s", gk_last_error(NULL));
+    if ((s = gk__llm_read_json(m->ctx, dir, "tokenizer_config.json", 1, &tc)) != GK_OK) return s;
+    if (tc && !gk_json_is_null(gk_json_get(gk_json_root(tc), "chat_template"))) {
+        s = gk_chat_template_from_config(gk_json_root(tc), &m->tmpl);
+        if (s != GK_OK) { gk_json_free(tc); return gk_error_set(m->ctx, s, "gk_llm_load: %s", gk_last_error(NULL)); }
+        m->has_tmpl = 1;
+    } else {
+        char *jinja = NULL;
+        size_t n = 0;
+        snprintf(path, sizeof path, "%s/chat_template.jinja", dir);
+        if (gk_read_file(path, 0, &jinja, &n) == GK_OK) {
+            const gk_json_value *r = tc ? gk_json_root(tc) : NULL;
+            s = gk_chat_template_detect(jinja, r ? gk__chat_cfg_token(r, "bos_token") : NULL, r ? gk__chat_cfg_token(r, "eos_token") : NULL, &m->tmpl);
+            free(jinja);
+            if (s != GK_OK) { gk_json_free(tc); return gk_error_set(m->ctx, s, "gk_llm_load: %s", gk_last_error(NULL)); }
+            m->has_tmpl = 1;
+        }
+        gk_error_clear(NULL);
+    }
+    gk_json_free(tc);
+    return GK_OK;
+}
+
+static gk_status gk__llm_empty(gk_llm *m, gk_dtype dt, int nd, int64_t d0, int64_t d1, gk_tensor *out) {
+    int64_t sh[2];
+    sh[0] = d0; sh[1] = d1;
+    return gk_tensor_empty(m->ctx, dt, nd, sh, out);
+}
+
+GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *desc, gk_llm **out) {
+    gk_llm_desc d;
+    gk_llm *m = NULL;
+    gk_json *cj = NULL, *gj = NULL;
+    gk_safetensors *st = NULL;
+    gk__llm_want *want = NULL;
+    gk__llm_prog prog;
+    gk_stream *old;
+    int nw = 0, i, have_head;
+    int64_t l, H, Hkv, D, hid, I, V, nqkv;
+    gk_status s;
+    const gk_llm_config *c;
+    if (out) *out = NULL;
+    if (!ctx || !dir || !out) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: NULL argument");
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    if (!(m = (gk_llm *)calloc(1, sizeof *m))) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm_load: out of host memory");
+    m->ctx = ctx;
+    m->no_graphs = d.no_graphs;
+    {   /* a measurement knob: where a decode step's time goes (bench_llm --skip-sweep); never set in normal use */
+        const char *e = getenv("GPUKIT_LLM_DEBUG_SKIP");
+        m->dbg_skip = e ? (unsigned)strtoul(e, NULL, 0) : 0u;
+    }
+    switch (d.dtype) {
+    case GK_LLM_DTYPE_DEFAULT: case GK_LLM_DTYPE_BF16: m->dt = GK_BF16; break;
+    case GK_LLM_DTYPE_F16: m->dt = GK_F16; break;
+    case GK_LLM_DTYPE_F32: m->dt = GK_F32; break;
+    default: free(m); return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: unknown compute dtype %d", (int)d.dtype);
+    }
+    /* config */
+    if ((s = gk__llm_read_json(ctx, dir, "config.json", 0, &cj)) != GK_OK) goto fail;
+    if ((s = gk__llm_read_json(ctx, dir, "generation_config.json", 1, &gj)) != GK_OK) goto fail;
+    if ((s = gk__llm_parse_config(ctx, gk_json_root(cj), gj ? gk_json_root(gj) : NULL, &m->cfg)) != GK_OK) goto fail;
+    c = &m->cfg;
+    H = c->heads; Hkv = c->kv_heads; D = c->head_dim; hid = c->hidden; I = c->inter; V = c->vocab;
+    nqkv = (H + 2 * Hkv) * D;
+    m->fused = !c->qk_norm;
+    m->max_seqs = d.max_seqs > 0 ? d.max_seqs : 1;
+    m->max_ctx = d.max_ctx > 0 ? d.max_ctx : (c->max_pos < 4096 ? c->max_pos : 4096);
+    if (d.max_seqs < 0 || d.max_ctx < 0 || m->max_seqs > 256) {
+        s = gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: max_seqs %d (1..256) or max_ctx %lld invalid", d.max_seqs, (long long)d.max_ctx);
+        goto fail;
+    }
+    if (m->max_ctx > INT32_MAX / 2) { s = gk_error_set(ctx, GK_ERR_LIMIT, "gk_llm_load: max_ctx %lld too large", (long long)m->max_ctx); goto fail; }
+    for (m->nbucket = 1; ((int64_t)256 << (m->nbucket - 1)) < m->max_ctx; m->nbucket++) {}
+    if (c->sliding_window > 0 && c->sliding_window < m->max_ctx) {
+        s = gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: sliding_window %lld shorter than the context %lld is not supported (ask for max_ctx <= %lld)",
+                         (long long)c->sliding_window, (long long)m->max_ctx, (long long)c->sliding_window);
+        goto fail;
+    }
+    /* tokenizer and chat template */
+    if ((s = gk__llm_load_tokenizer(m, dir)) != GK_OK) goto fail;
+    {
+        size_t k, nv = gk_tokenizer_vocab_size(m->tok), plain = 0;
+        for (k = 0; k < nv && !plain; k++) plain = gk_tokenizer_id_to_token(m->tok, (int32_t)k, NULL) && !gk_tokenizer_is_special(m->tok, (int32_t)k);
+        if (!plain) { s = gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: tokenizer.json has no vocab (no token but special ones)"); goto fail; }
+    }
+    if ((int64_t)gk_tokenizer_vocab_size(m->tok) > V) {
+        s = gk_error_set(ctx, GK_ERR_SHAPE, "gk_llm_load: the tokenizer has %llu ids but vocab_size is %lld", (unsigned long long)gk_tokenizer_vocab_size(m->tok),
+                         (long long)V);
+        goto fail;
+    }
+    /* the tensors the config asks for: presence, dtype and shape, before any device allocation */
+    if ((s = gk_st_open(dir, &st)) != GK_OK) { s = gk_error_set(ctx, s, "gk_llm_load: %s", gk_last_error(NULL)); goto fail; }
+    if (!(m->L = (gk__llm_layer *)calloc((size_t)c->layers, sizeof *m->L)) ||
+        !(want = (gk__llm_want *)calloc((size_t)(c->layers * 16 + 4), sizeof *want)) ||
+        !(m->len = (int64_t *)calloc((size_t)m->max_seqs, sizeof(int64_t))) ||
+        !(m->graphs = (gk_graph **)calloc((size_t)(2 * (m->max_seqs + 1) * m->nbucket), sizeof(gk_graph *))) ||
+        !(m->gwarm = (int *)calloc((size_t)(2 * (m->max_seqs + 1) * m->nbucket), sizeof(int))) ||
+        !(m->h_tok = (int32_t *)calloc((size_t)m->max_seqs, sizeof(int32_t))) || !(m->h_pos = (int32_t *)calloc((size_t)m->max_seqs, sizeof(int32_t)))) {
+        s = gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm_load: out of host memory");
+        goto fail;
+    }
+    have_head = gk_st_find(st, "lm_head.weight") != NULL;
+    gk__llm_want_add(want, &nw, &m->embed, -1, "model.embed_tokens.weight", 2, V, hid);
+    gk__llm_want_add(want, &nw, &m->norm, -1, "model.norm.weight", 1, hid, 0);
+    if (!c->tie_embeddings && have_head) gk__llm_want_add(want, &nw, &m->lm_head, -1, "lm_head.weight", 2, V, hid);
+    for (l = 0; l < c->layers; l++) {
+        gk__llm_layer *y = &m->L[l];
+        gk__llm_want_add(want, &nw, &y->ln1, l, "model.layers.%lld.input_layernorm.weight", 1, hid, 0);
+        gk__llm_want_add(want, &nw, &y->ln2, l, "model.layers.%lld.post_attention_layernorm.weight", 1, hid, 0);
+        gk__llm_want_add(want, &nw, &y->wq, l, "model.layers.%lld.self_attn.q_proj.weight", 2, H * D, hid);
+        gk__llm_want_add(want, &nw, &y->wk, l, "model.layers.%lld.self_attn.k_proj.weight", 2, Hkv * D, hid);
+        gk__llm_want_add(want, &nw, &y->wv, l, "model.layers.%lld.self_attn.v_proj.weight", 2, Hkv * D, hid);
+        gk__llm_want_add(want, &nw, &y->wo, l, "model.layers.%lld.self_attn.o_proj.weight", 2, hid, H * D);
+        if (c->qkv_bias) {
+            gk__llm_want_add(want, &nw, &y->bq, l, "model.layers.%lld.self_attn.q_proj.bias", 1, H * D, 0);
+            gk__llm_want_add(want, &nw, &y->bk, l, "model.layers.%lld.self_attn.k_proj.bias", 1, Hkv * D, 0);
+            gk__llm_want_add(want, &nw, &y->bv, l, "model.layers.%lld.self_attn.v_proj.bias", 1, Hkv * D, 0);
+        }
+        if (c->o_bias) gk__llm_want_add(want, &nw, &y->bo, l, "model.layers.%lld.self_attn.o_proj.bias", 1, hid, 0);
+        if (c->qk_norm) {
+            gk__llm_want_add(want, &nw, &y->qn, l, "model.layers.%lld.self_attn.q_norm.weight", 1, D, 0);
+            gk__llm_want_add(want, &nw, &y->kn, l, "model.layers.%lld.self_attn.k_norm.weight", 1, D, 0);
+        }
+        /* gate and up go to wgu (fused below); down */
+        gk__llm_want_add(want, &nw, NULL, l, "model.layers.%lld.mlp.gate_proj.weight", 2, I, hid);
+        gk__llm_want_add(want, &nw, NULL, l, "model.layers.%lld.mlp.up_proj.weight", 2, I, hid);
+        gk__llm_want_add(want, &nw, &y->wdown, l, "model.layers.%lld.mlp.down_proj.weight", 2, hid, I);
+    }
+    memset(&prog, 0, sizeof prog);
+    prog.fn = d.progress; prog.user = d.user;
+    for (i = 0; i < nw; i++) {
+        const gk_st_tensor_info *ti = gk_st_find(st, want[i].name);
+        gk_dtype wd;
+        int k, bad = 0;
+        if (!ti) { s = gk_error_set(ctx, GK_ERR_NOT_FOUND, "gk_llm_load: tensor %s is missing from %s", want[i].name, dir); goto fail; }
+        if (!gk_st_gk_dtype(ti->dtype, &wd) || (wd != GK_F32 && wd != GK_F16 && wd != GK_BF16)) {
+            s = gk_error_set(ctx, GK_ERR_DTYPE, "gk_llm_load: tensor %s is %s (f32, f16 or bf16 expected)", want[i].name, gk_st_dtype_name(ti->dtype));
+            goto fail;
+        }
+        if (i == 0) m->cfg.weights_dtype = wd;
+        if (ti->ndim != want[i].ndim) bad = 1;
+        for (k = 0; k < want[i].ndim && !bad; k++) bad = ti->shape[k] != want[i].shape[k];
+        if (bad) {
+            char got[128];
+            size_t o = 0;
+            got[0] = 0;
+            for (k = 0; k < ti->ndim && o < sizeof got - 24; k++) o += (size_t)snprintf(got + o, sizeof got - o, "%s%lld", k ? ", " : "", (long long)ti->shape[k]);
+            if (want[i].ndim == 1)
+                s = gk_error_set(ctx, GK_ERR_SHAPE, "gk_llm_load: tensor %s has shape [%s]; the config says [%lld]", want[i].name, got, (long long)want[i].shape[0]);
+            else
+                s = gk_error_set(ctx, GK_ERR_SHAPE, "gk_llm_load: tensor %s has shape [%s]; the config says [%lld, %lld]", want[i].name, got,
+                                 (long long)want[i].shape[0], (long long)want[i].shape[1]);
+            goto fail;
+        }
+        prog.total += ti->numel * gk_dtype_size(m->dt);
+    }
+    /* upload (in the compute dtype) and fuse */
+    if ((s = gk_stream_create(ctx, GK_PRIORITY_NORMAL, &m->stream)) != GK_OK) goto fail;
+    old = gk_get_stream(ctx);
+    gk_set_stream(ctx, m->stream);
+    {
+        gk_tensor gate = { 0 }, up = { 0 };
+        for (i = 0; i < nw && s == GK_OK; i++) {
+            gk_tensor t = { 0 };
+            const gk_st_tensor_info *ti = gk_st_find(st, want[i].name);
+            prog.cur = ti->numel * gk_dtype_size(m->dt);
+            s = gk_st_upload(ctx, st, want[i].name, m->dt, &t, gk__llm_prog_cb, &prog);
+            prog.base += ti->numel * gk_dtype_size(m->dt);
+            if (s != GK_OK) break;
+            m->weight_bytes += ti->numel * gk_dtype_size(m->dt);
+            if (want[i].dst) *want[i].dst = t;
+            else if (!gate.id) gate = t;
+            else up = t;
+            if (gate.id && up.id) { /* [gate; up] -> wgu [2I, hid] */
+                gk_tensor xs[2];
+                gk__llm_layer *y = &m->L[want[i].layer];
+                xs[0] = gate; xs[1] = up;
+                s = gk_concat_new(ctx, xs, 2, 0, &y->wgu);
+                gk_tensor_free(ctx, gate); gk_tensor_free(ctx, up);
+                gate.id = up.id = 0;
+            }
+        }
+        for (l = 0; l < c->layers && s == GK_OK && m->fused; l++) { /* [q; k; v] -> wqkv, and the biases */
+            gk__llm_layer *y = &m->L[l];
+            gk_tensor xs[3];
+            xs[0] = y->wq; xs[1] = y->wk; xs[2] = y->wv;
+            s = gk_concat_new(ctx, xs, 3, 0, &y->wqkv);
+            if (s == GK_OK && c->qkv_bias) { xs[0] = y->bq; xs[1] = y->bk; xs[2] = y->bv; s = gk_concat_new(ctx, xs, 3, 0, &y->bqkv); }
+            gk__llm_free_t(ctx, &y->wq); gk__llm_free_t(ctx, &y->wk); gk__llm_free_t(ctx, &y->wv);
+            gk__llm_free_t(ctx, &y->bq); gk__llm_free_t(ctx, &y->bk); gk__llm_free_t(ctx, &y->bv);
+        }
+    }
+    if (s == GK_OK && !m->lm_head.id) m->lm_head = m->embed;
+    /* RoPE tables, KV cache, decode state and activations */
+    if (s == GK_OK) s = gk_rope_table_new(ctx, &c->rope, m->max_ctx, m->dt, &m->cos_tab, &m->sin_tab);
+    for (l = 0; l < c->layers && s == GK_OK; l++) {
+        int64_t sh[4];
+        sh[0] = m->max_seqs; sh[1] = m->max_ctx; sh[2] = 2 * Hkv; sh[3] = D;
+        s = gk_tensor_empty(ctx, m->dt, 4, sh, &m->L[l].kv);
+        if (s == GK_OK) s = gk_fill(ctx, m->L[l].kv, 0);
+        if (s == GK_ERR_OUT_OF_MEMORY)
+            s = gk_error_set(ctx, s, "gk_llm_load: out of memory for the KV cache of %d x %lld tokens (%.1f MiB per layer): %s", m->max_seqs,
+                             (long long)m->max_ctx, 2.0 * (double)(m->max_seqs * m->max_ctx * Hkv * D) * (double)gk_dtype_size(m->dt) / 1048576.0,
+                             gk_last_error(ctx));
+    }
+    {
+        int64_t S = m->max_seqs;
+        if (s == GK_OK) s = gk__llm_empty(m, GK_I32, 1, S, 0, &m->d_tok);
+        if (s == GK_OK) s = gk__llm_empty(m, GK_I32, 1, S, 0, &m->d_pos);
+        if (s == GK_OK) s = gk__llm_empty(m, GK_I32, 1, S, 0, &m->d_kvl);
+        if (s == GK_OK) s = gk__llm_empty(m, GK_I32, 1, 1, 0, &m->d_one);
+        if (s == GK_OK) s = gk__llm_empty(m, GK_I32, 2, S, m->max_ctx, &m->d_hist);
+        if (s == GK_OK) s = gk_fill(ctx, m->d_one, 1);
+        if (s == GK_OK) s = gk_fill(ctx, m->d_tok, 0);
+        if (s == GK_OK) s = gk_fill(ctx, m->d_pos, 0);
+        if (s == GK_OK) s = gk_fill(ctx, m->d_hist, -1);
+        if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, S, hid, &m->a_h);
+        if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, S, hid, &m->a_h2);
+        if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, S, hid, &m->a_x);
+        if (s == GK_OK && m->fused) s = gk__llm_empty(m, m->dt, 2, S, nqkv, &m->a_qkv);
+        if (s == GK_OK && !m->fused) s = gk__llm_empty(m, m->dt, 2, S, H * D, &m->a_q);
+        if (s == GK_OK && !m->fused) s = gk__llm_empty(m, m->dt, 2, S, Hkv * D, &m->a_k);
+        if (s == GK_OK && !m->fused) s = gk__llm_empty(m, m->dt, 2, S, Hkv * D, &m->a_v);
+        if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, S, H * D, &m->a_att);
+        if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, S, 2 * I, &m->a_gu);
+        if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, S, I, &m->a_act);
+        if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, S, V, &m->a_logits);
+    }
+    if (s == GK_OK) s = gk_stream_sync(ctx, m->stream);
+    gk_set_stream(ctx, old);
+    if (s != GK_OK) goto fail;
+    gk_st_close(st);
+    gk_json_free(cj);
+    gk_json_free(gj);
+    free(want);
+    *out = m;
+    return GK_OK;
+fail:
+    gk_st_close(st);
+    gk_json_free(cj);
+    gk_json_free(gj);
+    free(want);
+    gk_llm_free(m);
+    return s;
+}
+
+GKLLMDEF const gk_llm_config *gk_llm_get_config(const gk_llm *m) { return m ? &m->cfg : NULL; }
+GKLLMDEF const gk_tokenizer *gk_llm_tokenizer(const gk_llm *m) { return m ? m->tok : NULL; }
+GKLLMDEF gk_dtype gk_llm_compute_dtype(const gk_llm *m) { return m ? m->dt : GK_F32; }
+GKLLMDEF int64_t gk_llm_max_ctx(const gk_llm *m) { return m ? m->max_ctx : 0; }
+GKLLMDEF uint64_t gk_llm_weight_bytes(const gk_llm *m) { return m ? m->weight_bytes : 0; }
+GKLLMDEF uint64_t gk_llm_kv_bytes_per_token(const gk_llm *m) {
+    return m ? (uint64_t)(2 * m->cfg.layers * m->cfg.kv_heads * m->cfg.head_dim) * gk_dtype_size(m->dt) : 0;
+}
+GKLLMDEF int64_t gk_llm_seq_len(const gk_llm *m, int seq) { return m && seq >= 0 && seq < m->max_seqs ? m->len[seq] : -1; }
+
