@@ -127,6 +127,7 @@ int main(int argc, char **argv) {
         gk_buf out = {NULL, 0, 0};
         gk_ids ids = {NULL, 0, 0};
         size_t n, k;
+        unsigned cflags = 0; /* GK_CHAT_* bits (an unnamed enum: OR them into an unsigned, also in C++) */
         gk_status s;
         if (tmpl) s = gk_chat_template_builtin(tmpl, NULL, NULL, &t);
         else {
@@ -156,8 +157,9 @@ int main(int argc, char **argv) {
             msgs[k].role = gk_json_get_string(gk_json_at(gk_json_root(doc), k), "role", NULL);
             msgs[k].content = gk_json_get_string(gk_json_at(gk_json_root(doc), k), "content", NULL);
         }
-        s = msgs ? gk_chat_apply(&t, msgs, n, (gen_prompt ? GK_CHAT_ADD_GENERATION_PROMPT : 0u) | (no_think ? GK_CHAT_NO_THINKING : 0u), &out)
-                 : GK_ERR_OUT_OF_MEMORY;
+        if (gen_prompt) cflags |= GK_CHAT_ADD_GENERATION_PROMPT;
+        if (no_think) cflags |= GK_CHAT_NO_THINKING;
+        s = msgs ? gk_chat_apply(&t, msgs, n, cflags, &out) : GK_ERR_OUT_OF_MEMORY;
         if (s == GK_OK) s = gk_tokenizer_encode(tok, out.data ? out.data : "", out.len, eflags & ~(unsigned)GK_TOK_ADD_SPECIAL, &ids);
         if (s != GK_OK) rc = fail("chat");
         else {

@@ -7,7 +7,7 @@
 #include "gpukit.h"
 #define GPUKIT_LLM_IMPLEMENTATION
 #include "gpukit_llm.h"
-#include "test_common.h"
+#include "gkt.h"
 #include <stdlib.h>
 
 #define TMPDIR "build/test_st"
@@ -68,7 +68,7 @@ static gk_buf raw(const char *header, size_t datalen) {
 
 static void write_file(const char *path, const gk_buf *b) {
     FILE *fp = fopen(path, "wb");
-    CHECK(fp != NULL, "cannot write %s", path);
+    GKT_CHECK(fp != NULL, "cannot write %s", path);
     if (fp) {
         fwrite(b->data, 1, b->len, fp);
         fclose(fp);
@@ -78,9 +78,9 @@ static void write_file(const char *path, const gk_buf *b) {
 static void expect_bad(const char *what, gk_buf img, gk_status want, const char *msg) {
     gk_safetensors *st = (gk_safetensors *)1;
     gk_status s = gk_st_open_memory(img.data, img.len, &st);
-    CHECK(s == want, "%s: got %s (%s), want %s", what, gk_status_name(s), gk_last_error(NULL), gk_status_name(want));
-    CHECK(st == NULL, "%s: out not cleared", what);
-    if (msg) CHECK(strstr(gk_last_error(NULL), msg) != NULL, "%s: message '%s' lacks '%s'", what, gk_last_error(NULL), msg);
+    GKT_CHECK(s == want, "%s: got %s (%s), want %s", what, gk_status_name(s), gk_last_error(NULL), gk_status_name(want));
+    GKT_CHECK(st == NULL, "%s: out not cleared", what);
+    if (msg) GKT_CHECK(strstr(gk_last_error(NULL), msg) != NULL, "%s: message '%s' lacks '%s'", what, gk_last_error(NULL), msg);
     gk_buf_free(&img);
 }
 
@@ -132,66 +132,71 @@ static void all_dtypes(void) {
     int64_t i64[4];
     uint8_t u8[16];
     size_t i;
+    uint64_t hlen = 0, off = 0;
+    for (i = 0; i < 8; i++) hlen |= (uint64_t)(unsigned char)img.data[i] << (8 * i); /* the header's length */
     write_file(TMPDIR "/all.safetensors", &img);
-    CHECK_ST(gk_st_open(TMPDIR "/all.safetensors", &st), GK_OK);
+    GKT_OK(NULL, gk_st_open(TMPDIR "/all.safetensors", &st));
     if (!st) { gk_buf_free(&img); return; }
-    CHECK(gk_st_count(st) == sizeof e / sizeof e[0], "count %zu", gk_st_count(st));
+    GKT_CHECK(gk_st_count(st) == sizeof e / sizeof e[0], "count %zu", gk_st_count(st));
     for (i = 1; i < gk_st_count(st); i++)
-        CHECK(strcmp(gk_st_tensor(st, i - 1)->name, gk_st_tensor(st, i)->name) < 0, "sorted by name");
+        GKT_CHECK(strcmp(gk_st_tensor(st, i - 1)->name, gk_st_tensor(st, i)->name) < 0, "sorted by name");
     for (i = 0; i < sizeof e / sizeof e[0]; i++) {
         int k;
+        uint64_t want_off = 8 + hlen + off; /* make() writes the data in e[]'s order, back to back */
+        off += e[i].nbytes;
         t = gk_st_find(st, e[i].name);
-        CHECK(t != NULL, "find %s", e[i].name);
+        GKT_CHECK(t != NULL, "find %s", e[i].name);
         if (!t) continue;
-        CHECK(strcmp(gk_st_dtype_name(t->dtype), e[i].dtype) == 0, "%s dtype %s", e[i].name, gk_st_dtype_name(t->dtype));
-        CHECK(t->ndim == e[i].ndim && t->nbytes == e[i].nbytes, "%s shape/bytes", e[i].name);
-        for (k = 0; k < t->ndim; k++) CHECK(t->shape[k] == e[i].shape[k], "%s dim %d", e[i].name, k);
-        CHECK(e[i].nbytes == 0 || memcmp(t->data, e[i].data, e[i].nbytes) == 0, "%s raw bytes", e[i].name);
-        CHECK(t->file_offset % 8 == 0 || e[i].nbytes == 0 || strcmp(e[i].dtype, "F8_E4M3") == 0 || 1, "offset");
+        GKT_CHECK(strcmp(gk_st_dtype_name(t->dtype), e[i].dtype) == 0, "%s dtype %s", e[i].name, gk_st_dtype_name(t->dtype));
+        GKT_CHECK(t->ndim == e[i].ndim && t->nbytes == e[i].nbytes, "%s shape/bytes", e[i].name);
+        for (k = 0; k < t->ndim; k++) GKT_CHECK(t->shape[k] == e[i].shape[k], "%s dim %d", e[i].name, k);
+        GKT_CHECK(e[i].nbytes == 0 || memcmp(t->data, e[i].data, e[i].nbytes) == 0, "%s raw bytes", e[i].name);
+        GKT_CHECK(t->file_offset == want_off, "%s offset %llu, want %llu", e[i].name, (unsigned long long)t->file_offset,
+                  (unsigned long long)want_off);
     }
-    CHECK(gk_st_find(st, "scalar")->numel == 1 && gk_st_find(st, "empty")->numel == 0, "scalar / empty numel");
-    CHECK(strcmp(gk_st_metadata(st, "format"), "pt") == 0 && strcmp(gk_st_metadata(st, "note"), "é") == 0, "metadata");
-    CHECK(gk_st_metadata(st, "nope") == NULL, "missing metadata");
-    CHECK(gk_st_find(st, "nope") == NULL, "find missing");
+    GKT_CHECK(gk_st_find(st, "scalar")->numel == 1 && gk_st_find(st, "empty")->numel == 0, "scalar / empty numel");
+    GKT_CHECK(strcmp(gk_st_metadata(st, "format"), "pt") == 0 && strcmp(gk_st_metadata(st, "note"), "é") == 0, "metadata");
+    GKT_CHECK(gk_st_metadata(st, "nope") == NULL, "missing metadata");
+    GKT_CHECK(gk_st_find(st, "nope") == NULL, "find missing");
     /* conversions */
-    CHECK_ST(gk_st_read(st, "f16", GK_F32, f, sizeof f), GK_OK);
-    CHECK(f[0] == 1.0f && f[1] == -2.0f && f[2] == 0.5f && f[3] == 65504.0f, "f16 -> f32");
-    CHECK_ST(gk_st_read(st, "bf16", GK_F32, f, sizeof f), GK_OK);
-    CHECK(f[0] == 1.0f && f[1] == -2.5f && f[2] == 3.140625f, "bf16 -> f32");
-    CHECK_ST(gk_st_read(st, "e4m3", GK_F32, f, sizeof f), GK_OK);
-    CHECK(f[0] == 1.0f && f[1] == -1.0f && f[2] == 448.0f && f[3] == 0.001953125f, "e4m3 -> f32 (%g %g %g %g)", f[0], f[1], f[2], f[3]);
-    CHECK_ST(gk_st_read(st, "e5m2", GK_F32, f, sizeof f), GK_OK);
-    CHECK(f[0] == 1.0f && f[1] == -1.0f && f[2] == 57344.0f && f[3] > 3e38f, "e5m2 -> f32");
-    CHECK_ST(gk_st_read(st, "f32", GK_BF16, u8, 12), GK_OK);
-    CHECK(u8[0] == 0x80 && u8[1] == 0x3F && u8[2] == 0x20 && u8[3] == 0xC0, "f32 -> bf16");
-    CHECK_ST(gk_st_read(st, "f64", GK_F32, f, sizeof f), GK_OK);
-    CHECK(f[0] == 3.14159274f && f[1] == -INFINITY, "f64 -> f32 rounds, overflow to -inf (%g)", f[1]);
-    CHECK_ST(gk_st_read(st, "bool", GK_I32, i32, sizeof i32), GK_OK);
-    CHECK(i32[0] == 1 && i32[1] == 0 && i32[2] == 1 && i32[3] == 1, "bool -> i32");
-    CHECK_ST(gk_st_read(st, "bool", GK_F32, f, sizeof f), GK_OK);
-    CHECK(f[0] == 1.0f && f[1] == 0.0f && f[3] == 1.0f, "bool -> f32");
-    CHECK_ST(gk_st_read(st, "u16", GK_I32, i32, sizeof i32), GK_OK);
-    CHECK(i32[0] == 0 && i32[1] == 65535, "u16 -> i32");
-    CHECK_ST(gk_st_read(st, "i16", GK_F32, f, sizeof f), GK_OK);
-    CHECK(f[0] == -32768.0f && f[1] == -5.0f && f[2] == 32767.0f, "i16 -> f32");
-    CHECK_ST(gk_st_read(st, "u32", GK_I64, i64, sizeof i64), GK_OK);
-    CHECK(i64[0] == 4000000000LL && i64[1] == 1, "u32 -> i64");
-    CHECK_ST(gk_st_read(st, "u64", GK_F64, d, sizeof d), GK_OK);
-    CHECK(d[0] == 18446744073709551615.0 && d[1] == 42.0, "u64 -> f64");
-    CHECK_ST(gk_st_read(st, "u64", GK_I64, i64, sizeof i64), GK_OK);
-    CHECK(i64[0] == -1 && i64[1] == 42, "u64 -> i64 keeps the bits");
-    CHECK_ST(gk_st_read(st, "i64", GK_I64, i64, sizeof i64), GK_OK);
-    CHECK(i64[0] == INT64_MIN && i64[1] == 123456789012345LL, "i64 -> i64");
-    CHECK_ST(gk_st_read(st, "i8", GK_F32, f, sizeof f), GK_OK);
-    CHECK(f[0] == -128.0f && f[1] == -1.0f && f[2] == 127.0f, "i8 -> f32");
-    CHECK_ST(gk_st_read(st, "scalar", GK_F64, d, sizeof d), GK_OK);
-    CHECK(d[0] == 2.5, "scalar");
-    CHECK_ST(gk_st_read(st, "empty", GK_F32, NULL, 0), GK_OK);
-    CHECK_ST(gk_st_read(st, "f32", GK_F32, f, 8), GK_ERR_INVALID_ARGUMENT);
-    CHECK_ST(gk_st_read(st, "nope", GK_F32, f, sizeof f), GK_ERR_NOT_FOUND);
-    CHECK_ST(gk_st_read_raw(st, "u16", u8, sizeof u8), GK_OK);
-    CHECK(memcmp(u8, u16v, 4) == 0, "read_raw");
-    CHECK_ST(gk_st_read_raw(st, "f32", u8, 4), GK_ERR_INVALID_ARGUMENT);
+    GKT_OK(NULL, gk_st_read(st, "f16", GK_F32, f, sizeof f));
+    GKT_CHECK(f[0] == 1.0f && f[1] == -2.0f && f[2] == 0.5f && f[3] == 65504.0f, "f16 -> f32");
+    GKT_OK(NULL, gk_st_read(st, "bf16", GK_F32, f, sizeof f));
+    GKT_CHECK(f[0] == 1.0f && f[1] == -2.5f && f[2] == 3.140625f, "bf16 -> f32");
+    GKT_OK(NULL, gk_st_read(st, "e4m3", GK_F32, f, sizeof f));
+    GKT_CHECK(f[0] == 1.0f && f[1] == -1.0f && f[2] == 448.0f && f[3] == 0.001953125f, "e4m3 -> f32 (%g %g %g %g)", f[0], f[1], f[2], f[3]);
+    GKT_OK(NULL, gk_st_read(st, "e5m2", GK_F32, f, sizeof f));
+    GKT_CHECK(f[0] == 1.0f && f[1] == -1.0f && f[2] == 57344.0f && f[3] > 3e38f, "e5m2 -> f32");
+    GKT_OK(NULL, gk_st_read(st, "f32", GK_BF16, u8, 12));
+    GKT_CHECK(u8[0] == 0x80 && u8[1] == 0x3F && u8[2] == 0x20 && u8[3] == 0xC0, "f32 -> bf16");
+    GKT_OK(NULL, gk_st_read(st, "f64", GK_F32, f, sizeof f));
+    GKT_CHECK(f[0] == 3.14159274f && f[1] == -INFINITY, "f64 -> f32 rounds, overflow to -inf (%g)", f[1]);
+    GKT_OK(NULL, gk_st_read(st, "bool", GK_I32, i32, sizeof i32));
+    GKT_CHECK(i32[0] == 1 && i32[1] == 0 && i32[2] == 1 && i32[3] == 1, "bool -> i32");
+    GKT_OK(NULL, gk_st_read(st, "bool", GK_F32, f, sizeof f));
+    GKT_CHECK(f[0] == 1.0f && f[1] == 0.0f && f[3] == 1.0f, "bool -> f32");
+    GKT_OK(NULL, gk_st_read(st, "u16", GK_I32, i32, sizeof i32));
+    GKT_CHECK(i32[0] == 0 && i32[1] == 65535, "u16 -> i32");
+    GKT_OK(NULL, gk_st_read(st, "i16", GK_F32, f, sizeof f));
+    GKT_CHECK(f[0] == -32768.0f && f[1] == -5.0f && f[2] == 32767.0f, "i16 -> f32");
+    GKT_OK(NULL, gk_st_read(st, "u32", GK_I64, i64, sizeof i64));
+    GKT_CHECK(i64[0] == 4000000000LL && i64[1] == 1, "u32 -> i64");
+    GKT_OK(NULL, gk_st_read(st, "u64", GK_F64, d, sizeof d));
+    GKT_CHECK(d[0] == 18446744073709551615.0 && d[1] == 42.0, "u64 -> f64");
+    GKT_OK(NULL, gk_st_read(st, "u64", GK_I64, i64, sizeof i64));
+    GKT_CHECK(i64[0] == -1 && i64[1] == 42, "u64 -> i64 keeps the bits");
+    GKT_OK(NULL, gk_st_read(st, "i64", GK_I64, i64, sizeof i64));
+    GKT_CHECK(i64[0] == INT64_MIN && i64[1] == 123456789012345LL, "i64 -> i64");
+    GKT_OK(NULL, gk_st_read(st, "i8", GK_F32, f, sizeof f));
+    GKT_CHECK(f[0] == -128.0f && f[1] == -1.0f && f[2] == 127.0f, "i8 -> f32");
+    GKT_OK(NULL, gk_st_read(st, "scalar", GK_F64, d, sizeof d));
+    GKT_CHECK(d[0] == 2.5, "scalar");
+    GKT_OK(NULL, gk_st_read(st, "empty", GK_F32, NULL, 0));
+    GKT_FAILS(NULL, gk_st_read(st, "f32", GK_F32, f, 8), GK_ERR_INVALID_ARGUMENT, "needs 24 bytes, buffer has 8");
+    GKT_FAILS(NULL, gk_st_read(st, "nope", GK_F32, f, sizeof f), GK_ERR_NOT_FOUND, "no tensor named 'nope'");
+    GKT_OK(NULL, gk_st_read_raw(st, "u16", u8, sizeof u8));
+    GKT_CHECK(memcmp(u8, u16v, 4) == 0, "read_raw");
+    GKT_FAILS(NULL, gk_st_read_raw(st, "f32", u8, 4), GK_ERR_INVALID_ARGUMENT, "needs 24 bytes, buffer has 4");
     /* upload through the core (CPU backend unless GPUKIT_TEST_BACKEND=auto) */
     {
         gk_ctx_desc desc;
@@ -201,35 +206,35 @@ static void all_dtypes(void) {
         memset(&desc, 0, sizeof desc);
         desc.backend = (be && strcmp(be, "auto") == 0) ? GK_BACKEND_AUTO : GK_BACKEND_CPU;
         desc.log_level = GK_LOG_OFF;
-        CHECK_ST(gk_ctx_create(&desc, &ctx), GK_OK);
+        GKT_OK(NULL, gk_ctx_create(&desc, &ctx));
         if (ctx) {
-            CHECK_ST(gk_st_upload(ctx, st, "f32", GK_F32, &dt, on_progress, NULL), GK_OK);
-            CHECK(g_progress_calls >= 2 && g_progress_last == 24 && g_progress_total == 24, "progress %d %llu", g_progress_calls,
+            GKT_OK(NULL, gk_st_upload(ctx, st, "f32", GK_F32, &dt, on_progress, NULL));
+            GKT_CHECK(g_progress_calls >= 2 && g_progress_last == 24 && g_progress_total == 24, "progress %d %llu", g_progress_calls,
                   (unsigned long long)g_progress_last);
-            CHECK_ST(gk_copy_to_host(ctx, dt, f, 24), GK_OK);
-            CHECK(memcmp(f, f32v, 24) == 0, "uploaded f32");
+            GKT_OK(ctx, gk_copy_to_host(ctx, dt, f, 24));
+            GKT_CHECK(memcmp(f, f32v, 24) == 0, "uploaded f32");
             gk_tensor_free(ctx, dt);
-            CHECK_ST(gk_st_upload(ctx, st, "bf16", GK_F32, &dt, NULL, NULL), GK_OK); /* device cast */
-            CHECK_ST(gk_copy_to_host(ctx, dt, f, 12), GK_OK);
-            CHECK(f[0] == 1.0f && f[1] == -2.5f && f[2] == 3.140625f, "bf16 uploaded and cast to f32");
+            GKT_OK(NULL, gk_st_upload(ctx, st, "bf16", GK_F32, &dt, NULL, NULL)); /* device cast */
+            GKT_OK(ctx, gk_copy_to_host(ctx, dt, f, 12));
+            GKT_CHECK(f[0] == 1.0f && f[1] == -2.5f && f[2] == 3.140625f, "bf16 uploaded and cast to f32");
             gk_tensor_free(ctx, dt);
-            CHECK_ST(gk_st_upload(ctx, st, "bool", GK_I32, &dt, NULL, NULL), GK_OK); /* host conversion */
-            CHECK_ST(gk_copy_to_host(ctx, dt, i32, 16), GK_OK);
-            CHECK(i32[0] == 1 && i32[1] == 0 && i32[3] == 1, "bool uploaded as i32");
+            GKT_OK(NULL, gk_st_upload(ctx, st, "bool", GK_I32, &dt, NULL, NULL)); /* host conversion */
+            GKT_OK(ctx, gk_copy_to_host(ctx, dt, i32, 16));
+            GKT_CHECK(i32[0] == 1 && i32[1] == 0 && i32[3] == 1, "bool uploaded as i32");
             gk_tensor_free(ctx, dt);
-            CHECK_ST(gk_st_upload(ctx, st, "scalar", GK_F32, &dt, NULL, NULL), GK_OK);
-            CHECK_ST(gk_copy_to_host(ctx, dt, f, 4), GK_OK);
-            CHECK(f[0] == 2.5f, "scalar uploaded");
+            GKT_OK(NULL, gk_st_upload(ctx, st, "scalar", GK_F32, &dt, NULL, NULL));
+            GKT_OK(ctx, gk_copy_to_host(ctx, dt, f, 4));
+            GKT_CHECK(f[0] == 2.5f, "scalar uploaded");
             gk_tensor_free(ctx, dt);
-            CHECK_ST(gk_st_upload(ctx, st, "empty", GK_BF16, &dt, NULL, NULL), GK_OK);
+            GKT_OK(NULL, gk_st_upload(ctx, st, "empty", GK_BF16, &dt, NULL, NULL));
             gk_tensor_free(ctx, dt);
-            CHECK_ST(gk_st_upload(ctx, st, "nope", GK_F32, &dt, NULL, NULL), GK_ERR_NOT_FOUND);
+            GKT_FAILS(NULL, gk_st_upload(ctx, st, "nope", GK_F32, &dt, NULL, NULL), GK_ERR_NOT_FOUND, "no tensor named 'nope'");
             gk_ctx_destroy(ctx);
         }
     }
     gk_st_close(st);
     /* the same image from memory, and misaligned (unpadded header) */
-    CHECK_ST(gk_st_open_memory(img.data, img.len, &st), GK_OK);
+    GKT_OK(NULL, gk_st_open_memory(img.data, img.len, &st));
     gk_st_close(st);
     gk_buf_free(&img);
     {
@@ -243,12 +248,14 @@ static void all_dtypes(void) {
             base++;
             if (base > 3) break;
         }
-        CHECK_ST(gk_st_open_memory(m.data + 0, m.len, &st), GK_OK);
+        GKT_OK(NULL, gk_st_open_memory(m.data + 0, m.len, &st));
         if (st) {
-            CHECK(((uintptr_t)gk_st_find(st, "a")->data % 4) != 0 || 1, "misaligned");
-            CHECK_ST(gk_st_read(st, "a", GK_F32, f, sizeof f), GK_OK);
-            CHECK(memcmp(f, f32v, sizeof f32v) == 0, "misaligned read");
-            CHECK_ST(gk_st_read(st, "a", GK_F64, d, sizeof d), GK_ERR_INVALID_ARGUMENT); /* 6 doubles needed */
+            const gk_st_tensor_info *a = gk_st_find(st, "a");
+            GKT_CHECK(a && a->file_offset % 4 != 0 && (const char *)a->data == m.data + a->file_offset,
+                      "data not misaligned in place (offset %llu)", a ? (unsigned long long)a->file_offset : 0ull);
+            GKT_OK(NULL, gk_st_read(st, "a", GK_F32, f, sizeof f));
+            GKT_CHECK(memcmp(f, f32v, sizeof f32v) == 0, "misaligned read");
+            GKT_FAILS(NULL, gk_st_read(st, "a", GK_F64, d, sizeof d), GK_ERR_INVALID_ARGUMENT, "needs 48 bytes"); /* 6 doubles needed */
             gk_st_close(st);
         }
         gk_buf_free(&m);
@@ -266,18 +273,18 @@ static void sharded(void) {
     write_file(TMPDIR "/model-00002-of-00002.safetensors", &fb);
     gk_buf_append(&idx, ix, strlen(ix));
     write_file(TMPDIR "/model.safetensors.index.json", &idx);
-    CHECK_ST(gk_st_open(TMPDIR "/model.safetensors.index.json", &st), GK_OK);
+    GKT_OK(NULL, gk_st_open(TMPDIR "/model.safetensors.index.json", &st));
     if (st) {
-        CHECK(gk_st_count(st) == 3 && gk_st_file_count(st) == 2, "sharded count");
-        CHECK(gk_st_find(st, "w.b") && gk_st_find(st, "w.b")->file_index != gk_st_find(st, "w.a")->file_index, "two files");
-        CHECK_ST(gk_st_read(st, "w.b", GK_I32, i32, sizeof i32), GK_OK);
-        CHECK(i32[0] == INT32_MIN && i32[1] == 7, "shard 2 data");
-        CHECK(strcmp(gk_st_metadata(st, "format"), "pt") == 0, "metadata of the first shard");
+        GKT_CHECK(gk_st_count(st) == 3 && gk_st_file_count(st) == 2, "sharded count");
+        GKT_CHECK(gk_st_find(st, "w.b") && gk_st_find(st, "w.b")->file_index != gk_st_find(st, "w.a")->file_index, "two files");
+        GKT_OK(NULL, gk_st_read(st, "w.b", GK_I32, i32, sizeof i32));
+        GKT_CHECK(i32[0] == INT32_MIN && i32[1] == 7, "shard 2 data");
+        GKT_CHECK(strcmp(gk_st_metadata(st, "format"), "pt") == 0, "metadata of the first shard");
         gk_st_close(st);
     }
-    CHECK_ST(gk_st_open(TMPDIR, &st), GK_OK); /* folder */
+    GKT_OK(NULL, gk_st_open(TMPDIR, &st)); /* folder */
     gk_st_close(st);
-    CHECK_ST(gk_st_open(TMPDIR "/", &st), GK_OK);
+    GKT_OK(NULL, gk_st_open(TMPDIR "/", &st));
     gk_st_close(st);
     /* index errors */
     {
@@ -293,8 +300,8 @@ static void sharded(void) {
             gk_buf_append(&bi, bad_idx[i], strlen(bad_idx[i]));
             write_file(TMPDIR "/bad.index.json", &bi);
             gk_buf_free(&bi);
-            CHECK_ST(gk_st_open(TMPDIR "/bad.index.json", &st), want[i]);
-            CHECK(strstr(gk_last_error(NULL), msgs[i]) != NULL, "index case %zu: %s", i, gk_last_error(NULL));
+            GKT_FAILS(NULL, gk_st_open(TMPDIR "/bad.index.json", &st), want[i], TMPDIR "/"); /* names the file */
+            GKT_CHECK(strstr(gk_last_error(NULL), msgs[i]) != NULL, "index case %zu: %s", i, gk_last_error(NULL));
         }
     }
     /* a tensor in two shards */
@@ -304,12 +311,12 @@ static void sharded(void) {
         write_file(TMPDIR "/dup.safetensors", &dup);
         gk_buf_append(&bi, ix2, strlen(ix2));
         write_file(TMPDIR "/dup.index.json", &bi);
-        CHECK_ST(gk_st_open(TMPDIR "/dup.index.json", &st), GK_ERR_FORMAT);
-        CHECK(strstr(gk_last_error(NULL), "duplicate tensor name 'w.a'") != NULL, "dup across shards: %s", gk_last_error(NULL));
+        GKT_FAILS(NULL, gk_st_open(TMPDIR "/dup.index.json", &st), GK_ERR_FORMAT, "dup.safetensors");
+        GKT_CHECK(strstr(gk_last_error(NULL), "duplicate tensor name 'w.a'") != NULL, "dup across shards: %s", gk_last_error(NULL));
         gk_buf_free(&dup);
         gk_buf_free(&bi);
     }
-    CHECK_ST(gk_st_open(TMPDIR "/none.safetensors", &st), GK_ERR_IO);
+    GKT_FAILS(NULL, gk_st_open(TMPDIR "/none.safetensors", &st), GK_ERR_IO, TMPDIR "/none.safetensors");
     gk_buf_free(&fa);
     gk_buf_free(&fb);
     gk_buf_free(&idx);
@@ -375,12 +382,12 @@ static void bad_inputs(void) {
     {
         gk_safetensors *st;
         gk_buf ok = raw("{}      ", 0);
-        CHECK_ST(gk_st_open_memory(ok.data, ok.len, &st), GK_OK); /* empty file with padding */
-        CHECK(gk_st_count(st) == 0, "no tensors");
+        GKT_OK(NULL, gk_st_open_memory(ok.data, ok.len, &st)); /* empty file with padding */
+        GKT_CHECK(gk_st_count(st) == 0, "no tensors");
         gk_st_close(st);
         gk_buf_free(&ok);
         ok = raw("{\"z\":{\"dtype\":\"U8\",\"shape\":[0],\"data_offsets\":[0,0]},\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}", 1);
-        CHECK_ST(gk_st_open_memory(ok.data, ok.len, &st), GK_OK); /* zero-size tensor sharing an offset */
+        GKT_OK(NULL, gk_st_open_memory(ok.data, ok.len, &st)); /* zero-size tensor sharing an offset */
         gk_st_close(st);
         gk_buf_free(&ok);
     }
@@ -414,35 +421,35 @@ static void fixtures(void) {
         const gk_json_value *fe = gk_json_at(files, i), *tens = gk_json_get(fe, "tensors"), *meta = gk_json_get(fe, "metadata");
         gk_safetensors *st;
         snprintf(path, sizeof path, "%s/%s", dir, fname);
-        CHECK_ST(gk_st_open(path, &st), GK_OK);
+        GKT_OK(NULL, gk_st_open(path, &st));
         if (!st) continue;
-        CHECK(gk_st_count(st) == gk_json_len(tens), "%s: %zu tensors, expected %zu", fname, gk_st_count(st), gk_json_len(tens));
+        GKT_CHECK(gk_st_count(st) == gk_json_len(tens), "%s: %zu tensors, expected %zu", fname, gk_st_count(st), gk_json_len(tens));
         for (j = 0; j < gk_json_len(meta); j++) {
             const char *v = gk_st_metadata(st, gk_json_key_at(meta, j, NULL));
-            CHECK(v && strcmp(v, gk_json_str(gk_json_at(meta, j), "")) == 0, "%s: metadata %s", fname, gk_json_key_at(meta, j, NULL));
+            GKT_CHECK(v && strcmp(v, gk_json_str(gk_json_at(meta, j), "")) == 0, "%s: metadata %s", fname, gk_json_key_at(meta, j, NULL));
         }
         for (j = 0; j < gk_json_len(tens); j++) {
             const char *tn = gk_json_key_at(tens, j, NULL);
             const gk_json_value *te = gk_json_at(tens, j), *shape = gk_json_get(te, "shape");
             const gk_st_tensor_info *t = gk_st_find(st, tn);
             size_t k;
-            CHECK(t != NULL, "%s: tensor %s missing", fname, tn);
+            GKT_CHECK(t != NULL, "%s: tensor %s missing", fname, tn);
             if (!t) continue;
             ntens++;
-            CHECK(strcmp(gk_st_dtype_name(t->dtype), gk_json_get_string(te, "dtype", "")) == 0, "%s/%s dtype", fname, tn);
-            CHECK((size_t)t->ndim == gk_json_len(shape), "%s/%s ndim", fname, tn);
-            for (k = 0; k < gk_json_len(shape); k++) CHECK(t->shape[k] == gk_json_int(gk_json_at(shape, k), -1), "%s/%s dim", fname, tn);
-            CHECK(hex_equal((const unsigned char *)t->data, (size_t)t->nbytes, gk_json_get_string(te, "hex", "")), "%s/%s bytes", fname, tn);
+            GKT_CHECK(strcmp(gk_st_dtype_name(t->dtype), gk_json_get_string(te, "dtype", "")) == 0, "%s/%s dtype", fname, tn);
+            GKT_CHECK((size_t)t->ndim == gk_json_len(shape), "%s/%s ndim", fname, tn);
+            for (k = 0; k < gk_json_len(shape); k++) GKT_CHECK(t->shape[k] == gk_json_int(gk_json_at(shape, k), -1), "%s/%s dim", fname, tn);
+            GKT_CHECK(hex_equal((const unsigned char *)t->data, (size_t)t->nbytes, gk_json_get_string(te, "hex", "")), "%s/%s bytes", fname, tn);
             if (gk_json_get(te, "f32_hex")) { /* torch's .float() of the tensor, bit-exact */
                 float *f = (float *)malloc(t->numel * 4 + 4);
-                CHECK_ST(gk_st_read(st, tn, GK_F32, f, (size_t)t->numel * 4), GK_OK);
-                CHECK(hex_equal((const unsigned char *)f, (size_t)t->numel * 4, gk_json_get_string(te, "f32_hex", "")), "%s/%s as f32", fname, tn);
+                GKT_OK(NULL, gk_st_read(st, tn, GK_F32, f, (size_t)t->numel * 4));
+                GKT_CHECK(hex_equal((const unsigned char *)f, (size_t)t->numel * 4, gk_json_get_string(te, "f32_hex", "")), "%s/%s as f32", fname, tn);
                 free(f);
             }
             if (gk_json_get(te, "i64_hex")) { /* torch's .to(int64) (U64: the bits) */
                 int64_t *v = (int64_t *)malloc(t->numel * 8 + 8);
-                CHECK_ST(gk_st_read(st, tn, GK_I64, v, (size_t)t->numel * 8), GK_OK);
-                CHECK(hex_equal((const unsigned char *)v, (size_t)t->numel * 8, gk_json_get_string(te, "i64_hex", "")), "%s/%s as i64", fname, tn);
+                GKT_OK(NULL, gk_st_read(st, tn, GK_I64, v, (size_t)t->numel * 8));
+                GKT_CHECK(hex_equal((const unsigned char *)v, (size_t)t->numel * 8, gk_json_get_string(te, "i64_hex", "")), "%s/%s as i64", fname, tn);
                 free(v);
             }
         }
@@ -453,6 +460,7 @@ static void fixtures(void) {
 }
 
 int main(void) {
+    gkt_seed();
 #if defined(_WIN32)
     _mkdir("build"); _mkdir(TMPDIR);
 #else
@@ -462,5 +470,5 @@ int main(void) {
     sharded();
     bad_inputs();
     fixtures();
-    return test_summary();
+    return gkt_done("test_safetensors");
 }

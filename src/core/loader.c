@@ -187,7 +187,8 @@ static gk_status gk__cuda_init(gk_ctx *ctx) {
 #undef GK__ATTR
     GK__CU(ctx, ctx->cu.DeviceTotalMem(&total, ctx->dev), "gk_ctx_create");
     ctx->info.total_memory = total;
-    snprintf(ctx->info.arch, sizeof ctx->info.arch, "sm_%d%d", ctx->info.cc_major, ctx->info.cc_minor);
+    /* (bounded so that the compiler sees it fits: compute capabilities are small) */
+    snprintf(ctx->info.arch, sizeof ctx->info.arch, "sm_%u%u", (unsigned)ctx->info.cc_major & 255u, (unsigned)ctx->info.cc_minor & 255u);
     if (ctx->info.cc_major < 8)
         return gk__err(ctx, GK_ERR_UNSUPPORTED, "%s has compute capability %d.%d; gpukit needs 8.0 or newer",
                        ctx->info.name, ctx->info.cc_major, ctx->info.cc_minor);
