@@ -40,14 +40,38 @@
         gk_st_close(st);
 
    ERRORS
-     Functions return gk_status (GK_OK == 0) and record a message with
-     gk_error_set(NULL, ...) (thread-local); read it with gk_last_error(NULL).
-     JSON errors give line and column. Nothing in this file aborts, and no
-     input, however malformed, makes it read out of bounds.
+     Functions return gk_status (GK_OK == 0) and record a message that names
+     the input at fault (file, field, option). Where it is recorded:
+       - A call that takes a context, or an object bound to one, records it on
+         that context; read it with gk_last_error(ctx). These are
+         gk_st_upload (its ctx) and the gk_llm_* functions (the ctx given to
+         gk_llm_load). The calling thread's message is left as it was, also
+         when the failure is in a context-free part such as the tokenizer or
+         a JSON file: that message moves to the context, after the call's
+         name ("gk_llm_load: <dir>/tokenizer.json: JSON: ...").
+       - A call without a context (JSON, safetensors open / read, tokenizers,
+         chat templates, gk_buf / gk_ids, gk_read_file) records it for the
+         calling thread; read it with gk_last_error(NULL). It leaves every
+         context's message alone.
+       - A NULL context or model (gk_st_upload(NULL, ...), gk_llm_forward(NULL,
+         ...)) is reported to the calling thread.
+     Read a message after a call that failed: successful calls do not clear
+     it. Out of host memory is GK_ERR_OUT_OF_MEMORY, with nothing left
+     allocated. JSON errors give line and column. Nothing in this file
+     aborts, and no input, however malformed, makes it read out of bounds.
 
    COMPILE-TIME OPTIONS
      GPUKIT_LLM_STATIC        make every function static (private to one TU)
      GKLLMDEF                 override the declaration prefix
+     GPUKIT_MALLOC/GPUKIT_REALLOC/GPUKIT_FREE   host allocator (all or none),
+                              gpukit.h's own option: define the three once,
+                              before including either header, and both
+                              implementations use them, in one translation
+                              unit or two. Every host allocation here goes
+                              through them, and what this file hands out is
+                              freed by its own functions: gk_buf_free,
+                              gk_ids_free, gk_read_file_free, gk_json_free,
+                              gk_st_close, gk_tokenizer_free, gk_llm_free.
 
    WHAT IT DOES NOT DO
      - no regex engine: the pre-tokenizer split patterns of GPT-2, Qwen2/3 and
@@ -129,17 +153,22 @@ extern "C" {
 /* ======================================================================== */
 
 /* A growable byte buffer; functions append to it. data is NUL-terminated
-   whenever it is not NULL. Zero-initialise, free with gk_buf_free. */
+   whenever it is not NULL. Zero-initialise, free with gk_buf_free (the
+   memory comes from GPUKIT_MALLOC / GPUKIT_REALLOC). */
 typedef struct gk_buf { char *data; size_t len, cap; } gk_buf;
-/* A growable array of token ids; functions append to it. */
+/* A growable array of token ids; functions append to it. Zero-initialise,
+   free with gk_ids_free. */
 typedef struct gk_ids { int32_t *data; size_t len, cap; } gk_ids;
 
 GKLLMDEF void gk_buf_free(gk_buf *b);
 GKLLMDEF void gk_ids_free(gk_ids *v);
 GKLLMDEF gk_status gk_buf_append(gk_buf *b, const void *data, size_t n);
 GKLLMDEF gk_status gk_ids_push(gk_ids *v, int32_t id);
-/* Reads a whole file into a malloc'd buffer (NUL-terminated). max_size 0 = no limit. */
+/* Reads a whole file into a new buffer (NUL-terminated; *size excludes the
+   NUL). max_size 0 = no limit. Free *data with gk_read_file_free (it comes
+   from GPUKIT_MALLOC: plain free() is right only without a custom allocator). */
 GKLLMDEF gk_status gk_read_file(const char *path, size_t max_size, char **data, size_t *size);
+GKLLMDEF void gk_read_file_free(char *data);  /* NULL is a no-op */
 
 /* ======================================================================== */
 /* >>api_json                                                               */
@@ -256,7 +285,9 @@ GKLLMDEF gk_status gk_st_read(const gk_safetensors *st, const char *name, gk_dty
    (gk_cast); other stored dtypes (BOOL, U16, ...) are converted on the host
    first. Copies go in 64 MiB pieces; progress (may be NULL) is called with
    (bytes copied, total bytes) after each piece, first with (0, total).
-   A scalar becomes a 1-d tensor of one element if the core refuses ndim 0. */
+   A scalar becomes a 1-d tensor of one element if the core refuses ndim 0.
+   Errors are recorded on ctx (gk_last_error(ctx)), like the other
+   functions that take a context; the rest of this API uses the thread's. */
 typedef void (*gk_st_progress_fn)(uint64_t done, uint64_t total, void *user);
 GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const char *name, gk_dtype dst_type,
                                 gk_tensor *out, gk_st_progress_fn progress, void *user);
@@ -355,8 +386,11 @@ GKLLMDEF gk_status gk_chat_apply(const gk_chat_template *t, const gk_chat_messag
    Qwen3ForCausalLM (q/k RMS norm, explicit head_dim), read from a Hugging
    Face model folder (config.json, generation_config.json, *.safetensors,
    tokenizer.json, tokenizer_config.json / chat_template.jinja).
-   Errors of the gk_llm_* functions are recorded on the context: read them
-   with gk_last_error(ctx). Nothing is left allocated by a failed call.
+   Errors of the gk_llm_* functions are recorded on the model's context
+   (gk_llm_load's ctx), the tokenizer's and JSON files' included: read them
+   with gk_last_error(ctx); the thread's message (gk_last_error(NULL)) is
+   left alone, except for a NULL ctx or model (ERRORS at the top). Nothing is
+   left allocated by a failed call.
 
    Per layer: x = rms_norm(h); qkv = x Wqkv^T (+ b); RoPE on q, k at the
    sequence positions; k, v written into the KV cache; attention (causal,
@@ -500,6 +534,22 @@ GKLLMDEF gk_status gk_llm_chat(gk_llm *m, const gk_chat_message *msgs, size_t n,
 #include <errno.h>
 #include <limits.h>
 
+/* Host memory: the same user macros as gpukit.h (all or none), so one
+   definition before including either header covers both, whichever
+   translation unit holds each implementation. Every allocation and free of
+   this file goes through them (gk__u_malloc / gk__u_calloc / gk__u_grow /
+   gk__u_free in >>impl_common); memory handed to the caller is freed by this
+   file's own functions (gk_buf_free, gk_ids_free, gk_read_file_free, ...). */
+#if defined(GPUKIT_MALLOC) && defined(GPUKIT_FREE) && defined(GPUKIT_REALLOC)
+/* ok: the user's, or gpukit.h's defaults when its implementation came first */
+#elif !defined(GPUKIT_MALLOC) && !defined(GPUKIT_FREE) && !defined(GPUKIT_REALLOC)
+#define GPUKIT_MALLOC(sz) malloc(sz)
+#define GPUKIT_REALLOC(p, sz) realloc(p, sz)
+#define GPUKIT_FREE(p) free(p)
+#else
+#error "Must define all or none of GPUKIT_MALLOC, GPUKIT_FREE, and GPUKIT_REALLOC."
+#endif
+
 #if defined(_WIN32)
 #ifndef WIN32_LEAN_AND_MEAN
 #define WIN32_LEAN_AND_MEAN
@@ -523,10 +573,33 @@ extern "C" {
 
 #define GK__U_ERR(st, ...) gk_error_set(NULL, (st), __VA_ARGS__)
 
-static void *gk__u_malloc(size_t n) { return malloc(n ? n : 1); }
-static void *gk__u_calloc(size_t n, size_t s) { return calloc(n ? n : 1, s ? s : 1); }
+/* ---- host memory: GPUKIT_MALLOC / GPUKIT_REALLOC / GPUKIT_FREE (>>impl_begin) ---- */
+static void *gk__u_malloc(size_t n) { return GPUKIT_MALLOC(n ? n : 1); }
+/* zeroed n * s bytes; NULL when the product overflows */
+static void *gk__u_calloc(size_t n, size_t s) {
+    void *p;
+    if (!n) n = 1;
+    if (!s) s = 1;
+    if (n > ((size_t)-1) / s) return NULL;
+    p = GPUKIT_MALLOC(n * s);
+    if (p) memset(p, 0, n * s);
+    return p;
+}
+static void gk__u_free(void *p) {
+    if (p) GPUKIT_FREE(p);
+}
+/* copy of s[0..n) with a NUL after it */
+static char *gk__u_strndup(const char *s, size_t n) {
+    char *r = (char *)gk__u_malloc(n + 1);
+    if (!r) return NULL;
+    if (n) memcpy(r, s, n);
+    r[n] = 0;
+    return r;
+}
 
-/* Grows *p (element size es) to hold at least need elements. */
+/* Grows *p (element size es) to hold at least need elements. A NULL *p is a
+   fresh GPUKIT_MALLOC (a user's GPUKIT_REALLOC never sees NULL); on failure
+   *p and *cap are unchanged. */
 static int gk__u_grow(void **p, size_t *cap, size_t need, size_t es) {
     size_t nc;
     void *q;
@@ -536,7 +609,7 @@ static int gk__u_grow(void **p, size_t *cap, size_t need, size_t es) {
         if (nc > ((size_t)-1) / 2 / es) return 0;
         nc *= 2;
     }
-    q = realloc(*p, nc * es);
+    q = *p ? GPUKIT_REALLOC(*p, nc * es) : GPUKIT_MALLOC(nc * es);
     if (!q) return 0;
     *p = q;
     *cap = nc;
@@ -545,13 +618,13 @@ static int gk__u_grow(void **p, size_t *cap, size_t need, size_t es) {
 
 GKLLMDEF void gk_buf_free(gk_buf *b) {
     if (!b) return;
-    free(b->data);
+    gk__u_free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
 }
 GKLLMDEF void gk_ids_free(gk_ids *v) {
     if (!v) return;
-    free(v->data);
+    gk__u_free(v->data);
     v->data = NULL;
     v->len = v->cap = 0;
 }
@@ -586,21 +659,21 @@ GKLLMDEF gk_status gk_read_file(const char *path, size_t max_size, char **data, 
         size_t got;
         if (len + 65536 + 1 > cap && !gk__u_grow((void **)&buf, &cap, len + 65536 + 1, 1)) {
             fclose(f);
-            free(buf);
+            gk__u_free(buf);
             return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
         }
         got = fread(buf + len, 1, cap - len - 1, f);
         len += got;
         if (max_size && len > max_size) {
             fclose(f);
-            free(buf);
+            gk__u_free(buf);
             return GK__U_ERR(GK_ERR_LIMIT, "'%s' is larger than the limit of %llu bytes", path, (unsigned long long)(max_size));
         }
         if (got == 0) break;
     }
     if (ferror(f)) {
         fclose(f);
-        free(buf);
+        gk__u_free(buf);
         return GK__U_ERR(GK_ERR_IO, "read error on '%s'", path);
     }
     fclose(f);
@@ -614,6 +687,8 @@ GKLLMDEF gk_status gk_read_file(const char *path, size_t max_size, char **data, 
     return GK_OK;
 }
 
+GKLLMDEF void gk_read_file_free(char *data) { gk__u_free(data); }
+
 /* copies the current thread's error text (bounded) so it can be reformatted */
 static void gk__u_errcopy(char *dst, size_t cap) {
     const char *e = gk_last_error(NULL);
@@ -621,6 +696,30 @@ static void gk__u_errcopy(char *dst, size_t cap) {
     if (n >= cap) n = cap - 1;
     if (n) memcpy(dst, e, n);
     dst[n] = 0;
+}
+
+/* ---- where errors go (doc.txt, ERRORS) ----
+   A call without a context records its error for the calling thread
+   (GK__U_ERR). A call with a context (gk_st_upload, gk_llm_*) records it on
+   that context and leaves the thread's text as it was: around a
+   context-free part it runs (JSON, tokenizer, chat template, gk_read_file,
+   gpukit.h's context-free functions) it saves the thread's text, then moves
+   the part's message to the context (gk__u_tl_move) or puts the text back
+   (gk__u_tl_restore). A NULL context means the thread: the message stays. */
+#define GK__U_ERRSAVE 4096 /* gpukit.h's error texts are shorter */
+typedef struct gk__u_tl { char text[GK__U_ERRSAVE]; } gk__u_tl;
+static void gk__u_tl_save(gk__u_tl *sv) { gk__u_errcopy(sv->text, sizeof sv->text); }
+static void gk__u_tl_restore(const gk__u_tl *sv) {
+    if (strcmp(gk_last_error(NULL), sv->text) != 0) gk_error_set(NULL, GK_OK, "%s", sv->text);
+}
+/* the context-free part failed with st: "prefix + its message" goes to ctx */
+static gk_status gk__u_tl_move(gk_ctx *ctx, const gk__u_tl *sv, gk_status st, const char *prefix) {
+    char msg[GK__U_ERRSAVE];
+    gk__u_errcopy(msg, sizeof msg);
+    if (!ctx) return gk_error_set(NULL, st, "%s%s", prefix, msg);
+    gk_error_set(ctx, st, "%s%s", prefix, msg);
+    gk__u_tl_restore(sv);
+    return st;
 }
 
 /* ---- hashing ---- */
@@ -666,7 +765,7 @@ static int gk__u_smap_init(gk__u_smap *m, size_t expected) {
     m->count = 0;
     return m->slots != NULL;
 }
-static void gk__u_smap_free(gk__u_smap *m) { free(m->slots); m->slots = NULL; m->cap = m->count = 0; }
+static void gk__u_smap_free(gk__u_smap *m) { gk__u_free(m->slots); m->slots = NULL; m->cap = m->count = 0; }
 static int32_t gk__u_smap_get(const gk__u_smap *m, const char *k, size_t n) {
     size_t i;
     if (!m->cap) return -1;
@@ -692,7 +791,7 @@ static int gk__u_smap_put(gk__u_smap *m, const char *k, size_t n, int32_t v, int
                 nm.slots[p] = m->slots[j];
             }
         nm.count = m->count;
-        free(m->slots);
+        gk__u_free(m->slots);
         *m = nm;
     }
     i = (size_t)gk__u_hash_bytes(k, n) & (m->cap - 1);
@@ -721,8 +820,8 @@ static int gk__u_umap_init(gk__u_umap *m, size_t expected) {
     m->keys = (uint64_t *)gk__u_malloc(cap * sizeof(uint64_t));
     m->vals = (uint64_t *)gk__u_malloc(cap * sizeof(uint64_t));
     if (!m->keys || !m->vals) {
-        free(m->keys);
-        free(m->vals);
+        gk__u_free(m->keys);
+        gk__u_free(m->vals);
         m->keys = m->vals = NULL;
         m->cap = 0;
         return 0;
@@ -732,7 +831,7 @@ static int gk__u_umap_init(gk__u_umap *m, size_t expected) {
     m->count = 0;
     return 1;
 }
-static void gk__u_umap_free(gk__u_umap *m) { free(m->keys); free(m->vals); m->keys = m->vals = NULL; m->cap = 0; }
+static void gk__u_umap_free(gk__u_umap *m) { gk__u_free(m->keys); gk__u_free(m->vals); m->keys = m->vals = NULL; m->cap = 0; }
 static int gk__u_umap_get(const gk__u_umap *m, uint64_t k, uint64_t *v) {
     size_t i;
     if (!m->cap) return 0;
@@ -876,7 +975,7 @@ static void *gk__json_alloc(gk_json *doc, size_t n) {
     if (!b || b->cap - b->used < a) {
         size_t cap = a > (size_t)1 << 20 ? a : (size_t)1 << 20;
         if (cap > ((size_t)-1) - hdr) return NULL;
-        b = (gk__json_block *)malloc(hdr + cap);
+        b = (gk__json_block *)gk__u_malloc(hdr + cap);
         if (!b) return NULL;
         b->cap = cap;
         b->used = 0;
@@ -1051,14 +1150,14 @@ static gk_status gk__json_number(gk__json_parser *ps, gk_json_value *v) {
         char tmp[128], *buf = tmp;
         size_t n = (size_t)(p - s0);
         if (n >= sizeof tmp) {
-            buf = (char *)malloc(n + 1);
+            buf = (char *)gk__u_malloc(n + 1);
             if (!buf) return gk__json_fail(ps, s0, GK_ERR_OUT_OF_MEMORY, "out of memory");
         }
         memcpy(buf, s0, n);
         buf[n] = 0;
         v->type = GK_JSON_DOUBLE;
         v->u.d = strtod(buf, NULL);
-        if (buf != tmp) free(buf);
+        if (buf != tmp) gk__u_free(buf);
     }
     ps->p = p;
     return GK_OK;
@@ -1171,9 +1270,9 @@ GKLLMDEF void gk_json_free(gk_json *doc) {
     if (!doc) return;
     for (b = doc->blocks; b; b = n) {
         n = b->next;
-        free(b);
+        gk__u_free(b);
     }
-    free(doc);
+    gk__u_free(doc);
 }
 
 GKLLMDEF gk_status gk_json_parse(const char *text, size_t len, const gk_json_options *opt, gk_json **out) {
@@ -1199,7 +1298,7 @@ GKLLMDEF gk_status gk_json_parse(const char *text, size_t len, const gk_json_opt
         gk__json_ws(&ps);
         if (ps.p != ps.end) gk__json_fail(&ps, ps.p, GK_ERR_FORMAT, "unexpected data after the JSON value");
     }
-    free(ps.stack);
+    gk__u_free(ps.stack);
     if (ps.st != GK_OK) {
         gk_json_free(doc);
         return ps.st;
@@ -1222,7 +1321,7 @@ GKLLMDEF gk_status gk_json_parse_file(const char *path, const gk_json_options *o
         gk__u_errcopy(msg, sizeof msg);
         gk_error_set(NULL, st, "%s: %s", path, msg);
     }
-    free(data);
+    gk__u_free(data);
     return st;
 }
 
@@ -2347,7 +2446,7 @@ static gk_status gk__uni_nfc(const unsigned char *s, size_t n, gk_buf *out) {
         int k = gk__u_utf8_dec(s + i, n - i, &cp);
         if (k <= 0) { cp = 0x110000u + s[i]; k = 1; }
         i += (size_t)k;
-        if (!gk__uni_decomp_full(cp, &v, &nv, &cap)) { free(v); return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory in NFC"); }
+        if (!gk__uni_decomp_full(cp, &v, &nv, &cap)) { gk__u_free(v); return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory in NFC"); }
     }
     /* canonical ordering: stable sort runs of non-starters by ccc */
     for (i = 0; i < nv; i++) {
@@ -2399,7 +2498,7 @@ static gk_status gk__uni_nfc(const unsigned char *s, size_t n, gk_buf *out) {
             st = gk_buf_append(out, tmp, gk__u_utf8_enc(v[i], tmp));
         }
     }
-    free(v);
+    gk__u_free(v);
     return st;
 }
 
@@ -2690,7 +2789,7 @@ static gk_status gk__st_parse(gk_safetensors *st, int fi, const char *label) {
             uint64_t b = order[i]->file_offset - 8 - n;
             if (b != expect) {
                 const char *nm = order[i]->name;
-                free(order);
+                gk__u_free(order);
                 if (b > expect)
                     return GK__U_ERR(GK_ERR_FORMAT, "%s: hole in the data before tensor '%s' (bytes %llu..%llu unused)", label, nm,
                                    (unsigned long long)expect, (unsigned long long)b);
@@ -2699,7 +2798,7 @@ static gk_status gk__st_parse(gk_safetensors *st, int fi, const char *label) {
             }
             expect = b + order[i]->nbytes;
         }
-        free(order);
+        gk__u_free(order);
     }
     if (expect != data_len)
         return GK__U_ERR(GK_ERR_FORMAT, "%s: tensors end at byte %llu of the data but the file has %llu data bytes", label,
@@ -2726,10 +2825,10 @@ static gk_safetensors *gk__st_new(size_t nfiles) {
     st->ndocs = nfiles;
     st->nfiles = nfiles;
     if (!st->files || !st->docs || !gk__u_smap_init(&st->byname, 64)) {
-        free(st->files);
-        free(st->docs);
+        gk__u_free(st->files);
+        gk__u_free(st->docs);
         gk__u_smap_free(&st->byname);
-        free(st);
+        gk__u_free(st);
         return NULL;
     }
     return st;
@@ -2740,11 +2839,11 @@ GKLLMDEF void gk_st_close(gk_safetensors *st) {
     if (!st) return;
     for (i = 0; i < st->nfiles; i++) gk__st_unmap(&st->files[i]);
     for (i = 0; i < st->ndocs; i++) gk_json_free(st->docs[i]);
-    free(st->files);
-    free(st->docs);
-    free(st->tensors);
+    gk__u_free(st->files);
+    gk__u_free(st->docs);
+    gk__u_free(st->tensors);
     gk__u_smap_free(&st->byname);
-    free(st);
+    gk__u_free(st);
 }
 
 GKLLMDEF gk_status gk_st_open_memory(const void *data, size_t size, gk_safetensors **out) {
@@ -2822,7 +2921,7 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
         if (!fn || !*fn || strlen(fn) != gk_json_len(gk_json_at(wm, i)) || strstr(fn, "..") || fn[0] == '/' || strchr(fn, '\\')) {
             gk_status e = GK__U_ERR(GK_ERR_FORMAT, "%s: weight_map entry for '%s' is not a plain file name", path, gk_json_key_at(wm, i, NULL));
             gk_json_free(idx);
-            free((void *)files);
+            gk__u_free((void *)files);
             return e;
         }
         for (j = 0; j < nf; j++)
@@ -2830,7 +2929,7 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
         if (j == nf) {
             if (!gk__u_grow((void **)&files, &fcap, nf + 1, sizeof(char *))) {
                 gk_json_free(idx);
-                free((void *)files);
+                gk__u_free((void *)files);
                 return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
             }
             files[nf++] = fn;
@@ -2839,7 +2938,7 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
     st = gk__st_new(nf ? nf : 1);
     if (!st) {
         gk_json_free(idx);
-        free((void *)files);
+        gk__u_free((void *)files);
         return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     }
     st->nfiles = nf;
@@ -2848,7 +2947,7 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
         if (!fp) { s = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory"); break; }
         s = gk__st_map(fp, &st->files[i]);
         if (s == GK_OK) s = gk__st_parse(st, (int)i, fp);
-        free(fp);
+        gk__u_free(fp);
     }
     /* every weight_map entry must be in its file */
     for (i = 0; i < gk_json_len(wm) && s == GK_OK; i++) {
@@ -2861,7 +2960,7 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
     }
     if (s == GK_OK) s = gk__st_finish(st);
     gk_json_free(idx);
-    free((void *)files);
+    gk__u_free((void *)files);
     if (s != GK_OK) {
         gk_st_close(st);
         return s;
@@ -2884,16 +2983,16 @@ GKLLMDEF gk_status gk_st_open(const char *path, gk_safetensors **out) {
         strcpy(p + pl, "model.safetensors.index.json");
         if (gk__u_file_exists(p)) {
             s = gk__st_open_index(p, out);
-            free(p);
+            gk__u_free(p);
             return s;
         }
         strcpy(p + pl, "model.safetensors");
         if (gk__u_file_exists(p)) {
             s = gk_st_open(p, out);
-            free(p);
+            gk__u_free(p);
             return s;
         }
-        free(p);
+        gk__u_free(p);
         return GK__U_ERR(GK_ERR_NOT_FOUND, "'%s' holds neither model.safetensors.index.json nor model.safetensors", path);
     }
     if (gk__u_ends_with(path, ".json")) return gk__st_open_index(path, out);
@@ -2926,16 +3025,17 @@ GKLLMDEF const char *gk_st_metadata(const gk_safetensors *st, const char *key) {
     return gk_json_str(gk_json_get(gk_json_get(gk_json_root(st->docs[0]), "__metadata__"), key), NULL);
 }
 
-static gk_status gk__st_lookup(const gk_safetensors *st, const char *name, const gk_st_tensor_info **t) {
-    if (!st || !name) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: NULL argument");
+/* ectx: where the error goes (NULL: the calling thread; gk_st_upload: its context) */
+static gk_status gk__st_lookup(gk_ctx *ectx, const gk_safetensors *st, const char *name, const gk_st_tensor_info **t) {
+    if (!st || !name) return gk_error_set(ectx, GK_ERR_INVALID_ARGUMENT, "safetensors: NULL argument");
     *t = gk_st_find(st, name);
-    if (!*t) return GK__U_ERR(GK_ERR_NOT_FOUND, "safetensors: no tensor named '%s'", name);
+    if (!*t) return gk_error_set(ectx, GK_ERR_NOT_FOUND, "safetensors: no tensor named '%s'", name);
     return GK_OK;
 }
 
 GKLLMDEF gk_status gk_st_read_raw(const gk_safetensors *st, const char *name, void *dst, size_t dst_bytes) {
     const gk_st_tensor_info *t;
-    gk_status s = gk__st_lookup(st, name, &t);
+    gk_status s = gk__st_lookup(NULL, st, name, &t);
     if (s != GK_OK) return s;
     if (dst_bytes < t->nbytes)
         return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: '%s' needs %llu bytes, buffer has %llu", name,
@@ -2963,7 +3063,7 @@ GKLLMDEF gk_status gk_st_read(const gk_safetensors *st, const char *name, gk_dty
     const gk_st_tensor_info *t;
     gk_dtype src_gk;
     size_t es, done = 0, numel;
-    gk_status s = gk__st_lookup(st, name, &t);
+    gk_status s = gk__st_lookup(NULL, st, name, &t);
     if (s != GK_OK) return s;
     if ((unsigned)dst_type >= GK_DTYPE_COUNT) return GK__U_ERR(GK_ERR_DTYPE, "safetensors: invalid destination dtype %d", (int)dst_type);
     es = gk_dtype_size(dst_type);
@@ -3061,10 +3161,10 @@ GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const cha
     int64_t one = 1;
     const int64_t *shape;
     uint64_t total, done = 0;
-    gk_status s = gk__st_lookup(st, name, &t);
+    gk_status s = gk__st_lookup(ctx, st, name, &t); /* errors go to ctx (doc.txt, ERRORS) */
     if (s != GK_OK) return s;
-    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_upload: out is NULL");
-    if ((unsigned)dst_type >= GK_DTYPE_COUNT) return GK__U_ERR(GK_ERR_DTYPE, "gk_st_upload: invalid dtype %d", (int)dst_type);
+    if (!out) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_st_upload: out is NULL");
+    if ((unsigned)dst_type >= GK_DTYPE_COUNT) return gk_error_set(ctx, GK_ERR_DTYPE, "gk_st_upload: invalid dtype %d", (int)dst_type);
     ndim = t->ndim;
     shape = t->shape;
     s = gk_tensor_empty(ctx, dst_type, ndim, shape, &dev);
@@ -3095,12 +3195,15 @@ GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const cha
         void *host = t->numel ? gk__u_malloc(nb) : NULL;
         total = nb;
         if (progress) progress(0, total, user);
-        if (t->numel && !host) s = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory converting '%s'", name);
+        if (t->numel && !host) s = gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_st_upload: out of memory converting '%s'", name);
         else if (t->numel) {
+            gk__u_tl sv;
+            gk__u_tl_save(&sv);
             s = gk_st_read(st, name, dst_type, host, nb);
+            if (s != GK_OK) s = gk__u_tl_move(ctx, &sv, s, "gk_st_upload: ");
             if (s == GK_OK) s = gk__st_copy_chunked(ctx, dev, host, nb, gk_dtype_size(dst_type), &done, total, progress, user);
         }
-        free(host);
+        gk__u_free(host);
     }
     if (s != GK_OK) {
         gk_tensor_free(ctx, dev);
@@ -3203,16 +3306,16 @@ static int gk__tok_fallback_byte(const char *s, size_t n) {
 static void gk__tok_ops_free(gk__tok_op *ops, size_t n) {
     size_t i;
     for (i = 0; i < n; i++) {
-        free(ops[i].a);
-        free(ops[i].b);
+        gk__u_free(ops[i].a);
+        gk__u_free(ops[i].b);
     }
 }
 
 GKLLMDEF void gk_tokenizer_free(gk_tokenizer *t) {
     size_t i;
     if (!t) return;
-    free(t->tok_off);
-    free(t->tok_len);
+    gk__u_free(t->tok_off);
+    gk__u_free(t->tok_len);
     gk_buf_free(&t->pool);
     gk_buf_free(&t->rawpool);
     gk__u_smap_free(&t->vocab);
@@ -3220,19 +3323,11 @@ GKLLMDEF void gk_tokenizer_free(gk_tokenizer *t) {
     gk__u_umap_free(&t->merges);
     gk__tok_ops_free(t->norm, t->nnorm);
     gk__tok_ops_free(t->dec, t->ndec);
-    for (i = 0; i < t->nadded; i++) free(t->added[i].content);
-    free(t->added);
-    free(t->added_by_byte);
-    free(t->special);
-    free(t);
-}
-
-static char *gk__u_strndup(const char *s, size_t n) {
-    char *r = (char *)gk__u_malloc(n + 1);
-    if (!r) return NULL;
-    if (n) memcpy(r, s, n);
-    r[n] = 0;
-    return r;
+    for (i = 0; i < t->nadded; i++) gk__u_free(t->added[i].content);
+    gk__u_free(t->added);
+    gk__u_free(t->added_by_byte);
+    gk__u_free(t->special);
+    gk__u_free(t);
 }
 
 /* ---- loading ---- */
@@ -3249,7 +3344,11 @@ static gk_status gk__tok_set_op(gk__tok_op *op, int kind, const gk_json_value *a
     if (b) {
         op->b = gk__u_strndup(gk_json_str(b, ""), gk_json_len(b));
         op->blen = gk_json_len(b);
-        if (!op->b) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        if (!op->b) { /* nothing owned on failure: a decoder op that fails is not counted in ndec */
+            gk__u_free(op->a);
+            op->a = NULL;
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        }
     }
     return GK_OK;
 }
@@ -3539,11 +3638,11 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
         if ((s = gk__tok_set_text(t, id, k, kl)) != GK_OK) return s;
     }
     /* added tokens */
-    t->nadded = gk_json_len(added);
-    if (t->nadded) {
-        t->added = (gk__tok_added *)gk__u_calloc(t->nadded, sizeof(gk__tok_added));
+    if (gk_json_len(added)) { /* nadded only once the array exists (gk_tokenizer_free walks it) */
+        t->added = (gk__tok_added *)gk__u_calloc(gk_json_len(added), sizeof(gk__tok_added));
         if (!t->added) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     }
+    t->nadded = gk_json_len(added);
     for (i = 0; i < t->nadded; i++) {
         const gk_json_value *a = gk_json_at(added, i), *c = gk_json_get(a, "content");
         gk__tok_added *ad = &t->added[i];
@@ -3618,8 +3717,8 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
         size_t *roff = (size_t *)gk__u_malloc(t->nid * sizeof(size_t));
         uint32_t *rlen = (uint32_t *)gk__u_malloc(t->nid * sizeof(uint32_t));
         if (!roff || !rlen || !gk__u_smap_init(&t->raw, nv)) {
-            free(roff);
-            free(rlen);
+            gk__u_free(roff);
+            gk__u_free(rlen);
             return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
         }
         for (i = 0; i < t->nid; i++) {
@@ -3636,7 +3735,7 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
                 unsigned char bb;
                 if (k <= 0 || (b = gk__tok_bl_byte(cp)) < 0) { ok = 0; break; }
                 bb = (unsigned char)b;
-                if (gk_buf_append(&t->rawpool, &bb, 1) != GK_OK) { free(roff); free(rlen); return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory"); }
+                if (gk_buf_append(&t->rawpool, &bb, 1) != GK_OK) { gk__u_free(roff); gk__u_free(rlen); return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory"); }
                 j += (size_t)k;
             }
             if (!ok) { t->rawpool.len = start; continue; }
@@ -3646,12 +3745,12 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
         for (i = 0; i < t->nid; i++)
             if (roff[i] != (size_t)-1 && rlen[i] &&
                 gk__u_smap_put(&t->raw, t->rawpool.data + roff[i], rlen[i], (int32_t)i, NULL) < 0) {
-                free(roff);
-                free(rlen);
+                gk__u_free(roff);
+                gk__u_free(rlen);
                 return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
             }
-        free(roff);
-        free(rlen);
+        gk__u_free(roff);
+        gk__u_free(rlen);
     }
     /* merges: every exit goes through the one gk_buf_free(&tmp) below */
     if (!gk__u_umap_init(&t->merges, gk_json_len(merges))) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
@@ -3785,10 +3884,10 @@ typedef struct gk__tok_enc {
 } gk__tok_enc;
 
 static void gk__tok_enc_free(gk__tok_enc *e) {
-    free(e->sym);
-    free(e->prv);
-    free(e->nxt);
-    free(e->heap);
+    gk__u_free(e->sym);
+    gk__u_free(e->prv);
+    gk__u_free(e->nxt);
+    gk__u_free(e->heap);
     gk_buf_free(&e->norm);
     gk_buf_free(&e->norm2);
     gk_buf_free(&e->pre);
@@ -4238,7 +4337,7 @@ GKLLMDEF gk_status gk_tokenizer_encode(const gk_tokenizer *t, const char *text, 
 /* ---- decoding ---- */
 /* A list of strings held in one buffer (the HF decoder chain works on token lists). */
 typedef struct gk__u_strv { gk_buf b; size_t *off, *len; size_t n, cap; } gk__u_strv;
-static void gk__u_strv_free(gk__u_strv *v) { gk_buf_free(&v->b); free(v->off); free(v->len); memset(v, 0, sizeof *v); }
+static void gk__u_strv_free(gk__u_strv *v) { gk_buf_free(&v->b); gk__u_free(v->off); gk__u_free(v->len); memset(v, 0, sizeof *v); }
 static gk_status gk__u_strv_begin(gk__u_strv *v) {
     if (v->n == v->cap) {
         size_t c = v->cap;
@@ -4914,6 +5013,9 @@ static gk_tensor gk__lv_unsq(gk__lv *v, gk_tensor x, int dim) {
     return gk__lv_keep(v, gk_view_unsqueeze(v->ctx, x, dim, &t), t);
 }
 static void gk__lv_do(gk__lv *v, gk_status s) { if (v->st == GK_OK && s != GK_OK) v->st = s; }
+/* issues call only while no earlier step of v failed, so the context keeps
+   the first failure's message (a later op would fail on its null handles) */
+#define GK__LV_DO(v, call) do { if ((v)->st == GK_OK) gk__lv_do((v), (call)); } while (0)
 static void gk__lv_free(gk__lv *v) {
     int i;
     for (i = 0; i < v->n; i++) gk_tensor_free(v->ctx, v->t[i]);
@@ -5083,9 +5185,10 @@ static gk_status gk__llm_parse_config(gk_ctx *ctx, const gk_json_value *root, co
         float f[1];
         double sc;
         gk_rope_config r = c->rope;
+        gk__u_tl sv; /* gk_rope_inv_freq has no context: its message goes to ctx */
         r.rotary_dim = 2;
-        if (gk_rope_inv_freq(&r, f, &sc) != GK_OK)
-            return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: RoPE parameters: %s", gk_last_error(NULL));
+        gk__u_tl_save(&sv);
+        if (gk_rope_inv_freq(&r, f, &sc) != GK_OK) return gk__u_tl_move(ctx, &sv, GK_ERR_FORMAT, "gk_llm_load: RoPE parameters: ");
     }
     c->bos_id = (int32_t)gk_json_get_int(root, "bos_token_id", -1);
     gk__llm_id_list(gk_json_get(root, "eos_token_id"), c->eos_ids, &c->n_eos, 8);
@@ -5153,13 +5256,14 @@ GKLLMDEF void gk_llm_free(gk_llm *m) {
     }
     if (m->stream) gk_stream_destroy(ctx, m->stream);
     if (m->tok) gk_tokenizer_free(m->tok);
-    free(m->L); free(m->len); free(m->graphs); free(m->gwarm); free(m->h_tok); free(m->h_pos);
-    free(m);
+    gk__u_free(m->L); gk__u_free(m->len); gk__u_free(m->graphs); gk__u_free(m->gwarm); gk__u_free(m->h_tok); gk__u_free(m->h_pos);
+    gk__u_free(m);
 }
 
 static gk_status gk__llm_read_json(gk_ctx *ctx, const char *dir, const char *file, int optional, gk_json **out) {
     char path[4096];
     gk_status s;
+    gk__u_tl sv;
     FILE *f;
     *out = NULL;
     snprintf(path, sizeof path, "%s/%s", dir, file);
@@ -5167,8 +5271,9 @@ static gk_status gk__llm_read_json(gk_ctx *ctx, const char *dir, const char *fil
         if (!(f = fopen(path, "rb"))) return GK_OK;
         fclose(f);
     }
+    gk__u_tl_save(&sv);
     s = gk_json_parse_file(path, NULL, out);
-    if (s != GK_OK) return gk_error_set(ctx, s, "gk_llm_load: %s", gk_last_error(NULL));
+    if (s != GK_OK) return gk__u_tl_move(ctx, &sv, s, "gk_llm_load: ");
     return GK_OK;
 }
 
@@ -5177,26 +5282,31 @@ static gk_status gk__llm_load_tokenizer(gk_llm *m, const char *dir) {
     char path[4096];
     gk_json *tc = NULL;
     gk_status s;
+    gk__u_tl sv; /* the context-free parts' errors go to m->ctx (doc.txt, ERRORS) */
+    gk__u_tl_save(&sv);
     snprintf(path, sizeof path, "%s/tokenizer.json", dir);
     s = gk_tokenizer_load(path, &m->tok);
-    if (s != GK_OK) return gk_error_set(m->ctx, s, "gk_llm_load: %s", gk_last_error(NULL));
+    if (s != GK_OK) return gk__u_tl_move(m->ctx, &sv, s, "gk_llm_load: ");
     if ((s = gk__llm_read_json(m->ctx, dir, "tokenizer_config.json", 1, &tc)) != GK_OK) return s;
     if (tc && !gk_json_is_null(gk_json_get(gk_json_root(tc), "chat_template"))) {
         s = gk_chat_template_from_config(gk_json_root(tc), &m->tmpl);
-        if (s != GK_OK) { gk_json_free(tc); return gk_error_set(m->ctx, s, "gk_llm_load: %s", gk_last_error(NULL)); }
+        if (s != GK_OK) { gk_json_free(tc); return gk__u_tl_move(m->ctx, &sv, s, "gk_llm_load: "); }
         m->has_tmpl = 1;
     } else {
         char *jinja = NULL;
         size_t n = 0;
+        gk_status rs;
         snprintf(path, sizeof path, "%s/chat_template.jinja", dir);
-        if (gk_read_file(path, 0, &jinja, &n) == GK_OK) {
+        rs = gk_read_file(path, 0, &jinja, &n);
+        if (rs == GK_ERR_OUT_OF_MEMORY) { gk_json_free(tc); return gk__u_tl_move(m->ctx, &sv, rs, "gk_llm_load: "); }
+        if (rs == GK_OK) {
             const gk_json_value *r = tc ? gk_json_root(tc) : NULL;
             s = gk_chat_template_detect(jinja, r ? gk__chat_cfg_token(r, "bos_token") : NULL, r ? gk__chat_cfg_token(r, "eos_token") : NULL, &m->tmpl);
-            free(jinja);
-            if (s != GK_OK) { gk_json_free(tc); return gk_error_set(m->ctx, s, "gk_llm_load: %s", gk_last_error(NULL)); }
+            gk_read_file_free(jinja);
+            if (s != GK_OK) { gk_json_free(tc); return gk__u_tl_move(m->ctx, &sv, s, "gk_llm_load: "); }
             m->has_tmpl = 1;
         }
-        gk_error_clear(NULL);
+        gk__u_tl_restore(&sv); /* no chat_template.jinja is no error */
     }
     gk_json_free(tc);
     return GK_OK;
@@ -5224,7 +5334,7 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
     if (!ctx || !dir || !out) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: NULL argument");
     if (desc) d = *desc;
     else memset(&d, 0, sizeof d);
-    if (!(m = (gk_llm *)calloc(1, sizeof *m))) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm_load: out of host memory");
+    if (!(m = (gk_llm *)gk__u_calloc(1, sizeof *m))) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm_load: out of host memory");
     m->ctx = ctx;
     m->no_graphs = d.no_graphs;
     {   /* a measurement knob: where a decode step's time goes (bench_llm --skip-sweep); never set in normal use */
@@ -5235,7 +5345,7 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
     case GK_LLM_DTYPE_DEFAULT: case GK_LLM_DTYPE_BF16: m->dt = GK_BF16; break;
     case GK_LLM_DTYPE_F16: m->dt = GK_F16; break;
     case GK_LLM_DTYPE_F32: m->dt = GK_F32; break;
-    default: free(m); return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: unknown compute dtype %d", (int)d.dtype);
+    default: gk__u_free(m); return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: unknown compute dtype %d", (int)d.dtype);
     }
     /* config */
     if ((s = gk__llm_read_json(ctx, dir, "config.json", 0, &cj)) != GK_OK) goto fail;
@@ -5271,13 +5381,17 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
         goto fail;
     }
     /* the tensors the config asks for: presence, dtype and shape, before any device allocation */
-    if ((s = gk_st_open(dir, &st)) != GK_OK) { s = gk_error_set(ctx, s, "gk_llm_load: %s", gk_last_error(NULL)); goto fail; }
-    if (!(m->L = (gk__llm_layer *)calloc((size_t)c->layers, sizeof *m->L)) ||
-        !(want = (gk__llm_want *)calloc((size_t)(c->layers * 16 + 4), sizeof *want)) ||
-        !(m->len = (int64_t *)calloc((size_t)m->max_seqs, sizeof(int64_t))) ||
-        !(m->graphs = (gk_graph **)calloc((size_t)(2 * (m->max_seqs + 1) * m->nbucket), sizeof(gk_graph *))) ||
-        !(m->gwarm = (int *)calloc((size_t)(2 * (m->max_seqs + 1) * m->nbucket), sizeof(int))) ||
-        !(m->h_tok = (int32_t *)calloc((size_t)m->max_seqs, sizeof(int32_t))) || !(m->h_pos = (int32_t *)calloc((size_t)m->max_seqs, sizeof(int32_t)))) {
+    {
+        gk__u_tl sv;
+        gk__u_tl_save(&sv);
+        if ((s = gk_st_open(dir, &st)) != GK_OK) { s = gk__u_tl_move(ctx, &sv, s, "gk_llm_load: "); goto fail; }
+    }
+    if (!(m->L = (gk__llm_layer *)gk__u_calloc((size_t)c->layers, sizeof *m->L)) ||
+        !(want = (gk__llm_want *)gk__u_calloc((size_t)(c->layers * 16 + 4), sizeof *want)) ||
+        !(m->len = (int64_t *)gk__u_calloc((size_t)m->max_seqs, sizeof(int64_t))) ||
+        !(m->graphs = (gk_graph **)gk__u_calloc((size_t)(2 * (m->max_seqs + 1) * m->nbucket), sizeof(gk_graph *))) ||
+        !(m->gwarm = (int *)gk__u_calloc((size_t)(2 * (m->max_seqs + 1) * m->nbucket), sizeof(int))) ||
+        !(m->h_tok = (int32_t *)gk__u_calloc((size_t)m->max_seqs, sizeof(int32_t))) || !(m->h_pos = (int32_t *)gk__u_calloc((size_t)m->max_seqs, sizeof(int32_t)))) {
         s = gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm_load: out of host memory");
         goto fail;
     }
@@ -5414,14 +5528,14 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
     gk_st_close(st);
     gk_json_free(cj);
     gk_json_free(gj);
-    free(want);
+    gk__u_free(want);
     *out = m;
     return GK_OK;
 fail:
     gk_st_close(st);
     gk_json_free(cj);
     gk_json_free(gj);
-    free(want);
+    gk__u_free(want);
     gk_llm_free(m);
     return s;
 }
@@ -5456,7 +5570,7 @@ static void gk__llm_layers(gk_llm *m, gk__lv *V, const gk__llm_run *r) {
     /* measurement only (GPUKIT_LLM_DEBUG_SKIP): decode steps leave out the ops of these bits:
        1 norms, 2 q/k/v GEMV, 4 RoPE (+ the cache write when fused), 8 cache write, 16 attention, 32 o GEMV, 64 gate/up GEMV, 128 down GEMV */
     unsigned sk = dec ? m->dbg_skip : 0u;
-#define GK__LLM_DO(bit, call) do { if (!(sk & (bit))) gk__lv_do(V, call); } while (0)
+#define GK__LLM_DO(bit, call) do { if (!(sk & (bit))) GK__LV_DO(V, call); } while (0)
     for (l = 0; l < c->layers && V->st == GK_OK; l++) {
         const gk__llm_layer *y = &m->L[l];
         gk_matmul_desc md;
@@ -5484,21 +5598,21 @@ static void gk__llm_layers(gk_llm *m, gk__lv *V, const gk__llm_run *r) {
             }
         } else {
             gk_tensor k3, v3;
-            md.bias = y->bq; gk__lv_do(V, gk_linear(ctx, r->q, r->x, y->wq, &md));
-            md.bias = y->bk; gk__lv_do(V, gk_linear(ctx, r->k, r->x, y->wk, &md));
-            md.bias = y->bv; gk__lv_do(V, gk_linear(ctx, r->v, r->x, y->wv, &md));
+            md.bias = y->bq; GK__LV_DO(V, gk_linear(ctx, r->q, r->x, y->wq, &md));
+            md.bias = y->bk; GK__LV_DO(V, gk_linear(ctx, r->k, r->x, y->wk, &md));
+            md.bias = y->bv; GK__LV_DO(V, gk_linear(ctx, r->v, r->x, y->wv, &md));
             q3 = gk__lv_reshape(V, r->q, 3, r->N, H, D, 0);
             k3 = gk__lv_reshape(V, r->k, 3, r->N, Hkv, D, 0);
             v3 = gk__lv_reshape(V, r->v, 3, r->N, Hkv, D, 0);
             if (c->qk_norm) {
                 gk_tensor qf = gk__lv_reshape(V, r->q, 2, r->N * H, D, 0, 0), kf = gk__lv_reshape(V, r->k, 2, r->N * Hkv, D, 0, 0);
-                gk__lv_do(V, gk_rms_norm(ctx, qf, qf, y->qn, c->rms_eps));
-                gk__lv_do(V, gk_rms_norm(ctx, kf, kf, y->kn, c->rms_eps));
+                GK__LV_DO(V, gk_rms_norm(ctx, qf, qf, y->qn, c->rms_eps));
+                GK__LV_DO(V, gk_rms_norm(ctx, kf, kf, y->kn, c->rms_eps));
             }
-            gk__lv_do(V, gk_rope(ctx, q3, q3, r->pos, m->cos_tab, m->sin_tab, rd, GK_ROPE_NEOX));
-            gk__lv_do(V, gk_rope(ctx, k3, k3, r->pos, m->cos_tab, m->sin_tab, rd, GK_ROPE_NEOX));
-            gk__lv_do(V, gk_kv_write(ctx, gk__lv_slice(V, kv, 2, 0, Hkv), gk__lv_unsq(V, k3, ax), r->start));
-            gk__lv_do(V, gk_kv_write(ctx, gk__lv_slice(V, kv, 2, Hkv, 2 * Hkv), gk__lv_unsq(V, v3, ax), r->start));
+            GK__LV_DO(V, gk_rope(ctx, q3, q3, r->pos, m->cos_tab, m->sin_tab, rd, GK_ROPE_NEOX));
+            GK__LV_DO(V, gk_rope(ctx, k3, k3, r->pos, m->cos_tab, m->sin_tab, rd, GK_ROPE_NEOX));
+            GK__LV_DO(V, gk_kv_write(ctx, gk__lv_slice(V, kv, 2, 0, Hkv), gk__lv_unsq(V, k3, ax), r->start));
+            GK__LV_DO(V, gk_kv_write(ctx, gk__lv_slice(V, kv, 2, Hkv, 2 * Hkv), gk__lv_unsq(V, v3, ax), r->start));
         }
         if (V->st != GK_OK) break;
         /* [N, H, D] -> [Bq, Sq, H, D]; keys: every cached row (decode: kv_lens on the device) or 0..kv_static */
@@ -5567,14 +5681,14 @@ static gk_status gk__llm_step_ops(gk_llm *m, int64_t B, int greedy, int64_t kv_r
         none.id = 0;
         memset(&inner, 0, sizeof inner);
         inner.ctx = ctx;
-        gk__lv_do(&inner, gk_kv_write(ctx, hist4, tok4, r.pos));
-        gk__lv_do(&inner, gk_add(ctx, r.kvl, r.pos, m->d_one));
-        gk__lv_do(&inner, gk_embedding(ctx, r.h, m->embed, tok));
+        GK__LV_DO(&inner, gk_kv_write(ctx, hist4, tok4, r.pos));
+        GK__LV_DO(&inner, gk_add(ctx, r.kvl, r.pos, m->d_one));
+        GK__LV_DO(&inner, gk_embedding(ctx, r.h, m->embed, tok));
         if (inner.st == GK_OK) gk__llm_layers(m, &inner, &r);
-        gk__lv_do(&inner, gk_decode_rms_norm(ctx, r.x, r.h, m->norm, m->cfg.rms_eps));
-        gk__lv_do(&inner, gk_linear(ctx, logits, r.x, m->lm_head, NULL));
-        gk__lv_do(&inner, gk_add(ctx, r.pos, r.pos, m->d_one));
-        if (greedy) gk__lv_do(&inner, gk_sample(ctx, tok, logits, none, NULL));
+        GK__LV_DO(&inner, gk_decode_rms_norm(ctx, r.x, r.h, m->norm, m->cfg.rms_eps));
+        GK__LV_DO(&inner, gk_linear(ctx, logits, r.x, m->lm_head, NULL));
+        GK__LV_DO(&inner, gk_add(ctx, r.pos, r.pos, m->d_one));
+        if (greedy) GK__LV_DO(&inner, gk_sample(ctx, tok, logits, none, NULL));
         gk__lv_free(&inner);
         V.st = inner.st;
     }
@@ -5594,7 +5708,7 @@ static gk_status gk__llm_prefill(gk_llm *m, int seq, const int32_t *ids, int64_t
     const gk_llm_config *c = &m->cfg;
     gk_ctx *ctx = m->ctx;
     int64_t p0 = m->len[seq], i, H = c->heads, Hkv = c->kv_heads, D = c->head_dim, hid = c->hidden, I = c->inter;
-    int32_t *pos = (int32_t *)malloc(sizeof(int32_t) * (size_t)n), p0i = (int32_t)p0;
+    int32_t *pos = (int32_t *)gk__u_malloc(sizeof(int32_t) * (size_t)n), p0i = (int32_t)p0;
     gk_tensor ids_d = { 0 }, pos_d = { 0 }, start_d = { 0 }, none;
     gk__llm_run r;
     gk__lv V, inner;
@@ -5613,7 +5727,7 @@ static gk_status gk__llm_prefill(gk_llm *m, int seq, const int32_t *ids, int64_t
     if (s == GK_OK) s = gk_tensor_from_host(ctx, GK_I32, 1, sh1, pos, &pos_d);
     sh1[0] = 1;
     if (s == GK_OK) s = gk_tensor_from_host(ctx, GK_I32, 1, sh1, &p0i, &start_d);
-    free(pos);
+    gk__u_free(pos);
     r.N = n; r.Bq = 1; r.Sq = n; r.slot0 = seq; r.kv_static = p0 + n;
     r.pos = pos_d; r.start = start_d; r.kvl = none;
     if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, n, hid, &r.h);
@@ -5630,13 +5744,13 @@ static gk_status gk__llm_prefill(gk_llm *m, int seq, const int32_t *ids, int64_t
     if (s == GK_OK) {
         gk_tensor hist4 = gk__lv_reshape(&V, gk__lv_slice(&V, m->d_hist, 0, seq, seq + 1), 4, 1, m->max_ctx, 1, 1);
         gk_tensor ids4 = gk__lv_reshape(&V, ids_d, 4, 1, n, 1, 1), xl;
-        if (V.st == GK_OK) gk__lv_do(&V, gk_kv_write(ctx, hist4, ids4, start_d));
-        if (V.st == GK_OK) gk__lv_do(&V, gk_embedding(ctx, r.h, m->embed, ids_d));
+        GK__LV_DO(&V, gk_kv_write(ctx, hist4, ids4, start_d));
+        GK__LV_DO(&V, gk_embedding(ctx, r.h, m->embed, ids_d));
         if (V.st == GK_OK) gk__llm_layers(m, &inner, &r);
         if (V.st == GK_OK) V.st = inner.st;
-        gk__lv_do(&V, gk_rms_norm(ctx, r.x, r.h, m->norm, c->rms_eps));
+        GK__LV_DO(&V, gk_rms_norm(ctx, r.x, r.h, m->norm, c->rms_eps));
         xl = all ? r.x : gk__lv_slice(&V, r.x, 0, n - 1, n);
-        if (V.st == GK_OK) gk__lv_do(&V, gk_linear(ctx, *logits, xl, m->lm_head, NULL));
+        GK__LV_DO(&V, gk_linear(ctx, *logits, xl, m->lm_head, NULL));
         gk__lv_free(&inner);
         gk__lv_free(&V);
         s = V.st;
@@ -5734,16 +5848,23 @@ static int gk__llm_is_eos(const gk_llm *m, int32_t id) {
     return 0;
 }
 
-typedef struct gk__llm_seq { gk_tok_stream ts; gk_buf text; gk_ids ids; int done; int64_t nnew; } gk__llm_seq;
+typedef struct gk__llm_seq { gk_tok_stream ts; gk_buf text; gk_ids ids; int done; int64_t nnew; int oom; } gk__llm_seq;
 
-/* a new token of sequence b: EOS, text, callback, stop strings, limits */
-static void gk__llm_take(gk_llm *m, const gk_llm_gen_desc *d, gk__llm_seq *q, int b, int32_t id, int64_t max_new) {
+/* a new token of sequence b: EOS, text, callback, stop strings, limits; an
+   out-of-memory stops the sequence (q->oom: the call fails); the tokenizer's
+   messages do not stay in the thread's error text (sv: as it was) */
+static void gk__llm_take(gk_llm *m, const gk_llm_gen_desc *d, gk__llm_seq *q, int b, int32_t id, int64_t max_new, const gk__u_tl *sv) {
     int eos = !(d->flags & GK_LLM_GEN_IGNORE_EOS) && gk__llm_is_eos(m, id);
     size_t before = q->text.len;
     int i;
-    if (gk_ids_push(&q->ids, id) != GK_OK) { q->done = 1; return; }
+    gk_status st;
+    if (gk_ids_push(&q->ids, id) != GK_OK) { gk__u_tl_restore(sv); q->done = q->oom = 1; return; }
     q->nnew++;
-    if (!eos && gk_tok_stream_push(&q->ts, id, &q->text) != GK_OK) q->text.len = before; /* an id without text */
+    if (!eos && (st = gk_tok_stream_push(&q->ts, id, &q->text)) != GK_OK) {
+        gk__u_tl_restore(sv);
+        q->text.len = before; /* an id without text */
+        if (st == GK_ERR_OUT_OF_MEMORY) { q->done = q->oom = 1; return; }
+    }
     if (q->text.data) q->text.data[q->text.len] = 0;
     if (d->on_token && d->on_token(b, id, q->text.data ? q->text.data + before : "", q->text.len - before, d->user)) q->done = 1;
     for (i = 0; i < d->n_stop && q->text.data; i++) {
@@ -5761,7 +5882,8 @@ GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompt
     gk_sample_desc sd;
     gk__llm_seq *q = NULL;
     gk_stream *old;
-    gk_status s = GK_OK;
+    gk_status s = GK_OK, hs;
+    gk__u_tl sv; /* the tokenizer's and buffers' errors go to m->ctx (doc.txt, ERRORS) */
     gk_tensor none, tokv = { 0 }, posv = { 0 }, lgv = { 0 }, histv = { 0 };
     int i, greedy, pen, active;
     int64_t max_new, total_prompt = 0, steps = 0;
@@ -5788,7 +5910,8 @@ GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompt
     pen = (sd.repetition_penalty != 0 && sd.repetition_penalty != 1) || sd.presence_penalty != 0 || sd.frequency_penalty != 0;
     greedy = sd.temperature <= 0 && !pen;
     max_new = d.max_new_tokens > 0 ? d.max_new_tokens : m->cfg.max_new_tokens > 0 ? m->cfg.max_new_tokens : 256;
-    if (!(q = (gk__llm_seq *)calloc((size_t)n, sizeof *q))) return gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
+    if (!(q = (gk__llm_seq *)gk__u_calloc((size_t)n, sizeof *q))) return gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
+    gk__u_tl_save(&sv);
     for (i = 0; i < n; i++) gk_tok_stream_init(&q[i].ts, m->tok, GK_TOK_SKIP_SPECIAL);
     gk__llm_set_stream(m, &old);
     t0 = gk__llm_now();
@@ -5814,7 +5937,7 @@ GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompt
     if (s == GK_OK) {
         for (i = 0; i < n; i++) {
             m->h_pos[i] = (int32_t)m->len[i];
-            gk__llm_take(m, &d, &q[i], i, m->h_tok[i], max_new);
+            gk__llm_take(m, &d, &q[i], i, m->h_tok[i], max_new, &sv);
         }
         s = gk_copy_from_host(m->ctx, posv, m->h_pos, sizeof(int32_t) * (size_t)n);
     }
@@ -5838,7 +5961,7 @@ GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompt
         steps++;
         for (i = 0; i < n && s == GK_OK; i++) {
             m->len[i]++;
-            if (!q[i].done) gk__llm_take(m, &d, &q[i], i, m->h_tok[i], max_new);
+            if (!q[i].done) gk__llm_take(m, &d, &q[i], i, m->h_tok[i], max_new, &sv);
             if (q[i].done && m->len[i] >= m->max_ctx - 1 && active > 1) {
                 /* a finished sequence that keeps riding along: back to position 0 */
                 int32_t zero = 0;
@@ -5853,18 +5976,22 @@ GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompt
     gk__llm_free_t(m->ctx, &tokv); gk__llm_free_t(m->ctx, &posv); gk__llm_free_t(m->ctx, &lgv); gk__llm_free_t(m->ctx, &histv);
     if (s == GK_OK) s = gk_stream_sync(m->ctx, m->stream);
     gk_set_stream(m->ctx, old);
+    for (i = 0; i < n && s == GK_OK; i++) /* before any output is appended */
+        if (q[i].oom) s = gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory for the tokens of sequence %d", W, i);
     for (i = 0; i < n; i++) {
-        if (s == GK_OK && q[i].done != 2) gk_tok_stream_flush(&q[i].ts, &q[i].text);
-        if (s == GK_OK && outs) {
+        hs = GK_OK;
+        if (s == GK_OK && q[i].done != 2 && gk_tok_stream_flush(&q[i].ts, &q[i].text) == GK_ERR_OUT_OF_MEMORY) hs = GK_ERR_OUT_OF_MEMORY;
+        if (s == GK_OK && hs == GK_OK && outs) {
             size_t k;
-            for (k = 0; k < q[i].ids.len && s == GK_OK; k++) s = gk_ids_push(&outs[i], q[i].ids.data[k]);
+            for (k = 0; k < q[i].ids.len && hs == GK_OK; k++) hs = gk_ids_push(&outs[i], q[i].ids.data[k]);
         }
-        if (s == GK_OK && texts && q[i].text.len) s = gk_buf_append(&texts[i], q[i].text.data, q[i].text.len);
+        if (s == GK_OK && hs == GK_OK && texts && q[i].text.len) hs = gk_buf_append(&texts[i], q[i].text.data, q[i].text.len);
+        if (s == GK_OK && hs != GK_OK) s = gk__u_tl_move(m->ctx, &sv, hs, "gk_llm_generate: ");
         if (stats) stats->new_tokens += q[i].nnew;
         gk_buf_free(&q[i].text);
         gk_ids_free(&q[i].ids);
     }
-    free(q);
+    gk__u_free(q);
     if (stats) {
         stats->prompt_tokens = total_prompt;
         stats->decode_steps = steps;
@@ -5881,9 +6008,11 @@ GKLLMDEF gk_status gk_llm_generate(gk_llm *m, const char *prompt, const gk_llm_g
     const int32_t *p;
     size_t n;
     gk_status s;
+    gk__u_tl sv;
     if (!m || !prompt) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "gk_llm_generate: NULL model or prompt");
+    gk__u_tl_save(&sv);
     s = gk_tokenizer_encode(m->tok, prompt, strlen(prompt), GK_TOK_ADD_SPECIAL, &ids);
-    if (s != GK_OK) { gk_ids_free(&ids); return gk_error_set(m->ctx, s, "gk_llm_generate: %s", gk_last_error(NULL)); }
+    if (s != GK_OK) { gk_ids_free(&ids); return gk__u_tl_move(m->ctx, &sv, s, "gk_llm_generate: "); }
     p = ids.data; n = ids.len;
     s = gk_llm_generate_batch(m, &p, &n, 1, desc, out, text, stats);
     gk_ids_free(&ids);
@@ -5893,12 +6022,14 @@ GKLLMDEF gk_status gk_llm_generate(gk_llm *m, const char *prompt, const gk_llm_g
 GKLLMDEF gk_status gk_llm_chat_ids(gk_llm *m, const gk_chat_message *msgs, size_t n, unsigned flags, gk_ids *out) {
     gk_buf b = { 0, 0, 0 };
     gk_status s;
+    gk__u_tl sv;
     if (!m || !out) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "gk_llm_chat_ids: NULL argument");
     if (!m->has_tmpl) return gk_error_set(m->ctx, GK_ERR_NOT_FOUND, "gk_llm_chat_ids: the model folder has no chat template");
+    gk__u_tl_save(&sv);
     s = gk_chat_apply(&m->tmpl, msgs, n, GK_CHAT_ADD_GENERATION_PROMPT | ((flags & GK_LLM_GEN_NO_THINKING) ? GK_CHAT_NO_THINKING : 0), &b);
     if (s == GK_OK) s = gk_tokenizer_encode(m->tok, b.data ? b.data : "", b.len, 0, out);
     gk_buf_free(&b);
-    if (s != GK_OK) return gk_error_set(m->ctx, s, "gk_llm_chat_ids: %s", gk_last_error(NULL));
+    if (s != GK_OK) return gk__u_tl_move(m->ctx, &sv, s, "gk_llm_chat_ids: ");
     return GK_OK;
 }
 

@@ -74,7 +74,7 @@ int main(int argc, char **argv) {
         gk_dtype dt = want;
         if (dt == GK_DTYPE_COUNT && !gk_st_gk_dtype(t->dtype, &dt)) dt = GK_I64; /* BOOL, U16 ...: widened */
         if (gk_st_upload(ctx, st, t->name, dt, &ts[k], on_progress, &pr) != GK_OK) {
-            fprintf(stderr, "\n%s: %s\n", t->name, gk_last_error(NULL)[0] ? gk_last_error(NULL) : gk_last_error(ctx));
+            fprintf(stderr, "\n%s: %s\n", t->name, gk_last_error(ctx));
             gk_ctx_destroy(ctx);
             gk_st_close(st);
             free(ts);

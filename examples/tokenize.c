@@ -235,7 +235,8 @@ int main(int argc, char **argv) {
         gk_ids_free(&ids);
     }
 done:
-    free(input);
+    if (file && !text) gk_read_file_free(input); /* gk_read_file's buffer */
+    else free(input);
     gk_tokenizer_free(tok);
     return rc;
 }

@@ -415,6 +415,13 @@ static void bad_inputs(void) {
         gk_status st = gk_llm_load(dut, d, NULL, &m);
         GKT_CHECK(st != GK_OK && m == NULL && strstr(gk_last_error(dut), "vocab"), "a tokenizer without vocab: %s %s", gk_status_name(st), gk_last_error(dut));
     }
+    /* where errors go (gpukit_llm.h ERRORS): a failure in the tokenizer's JSON
+       is the model's context's, named by file, and the thread's message stays */
+    put_file(d, "tokenizer.json", "{\"model\": [");
+    gk_error_set(NULL, GK_OK, "thread untouched");
+    GKT_FAILS(dut, gk_llm_load(dut, d, NULL, &m), GK_ERR_FORMAT, "/bad_tok/tokenizer.json: JSON: unexpected end of input");
+    GKT_CHECK(strncmp(gk_last_error(dut), "gk_llm_load: ", 13) == 0, "the message starts with the call: %s", gk_last_error(dut));
+    GKT_CHECK(strcmp(gk_last_error(NULL), "thread untouched") == 0, "gk_llm_load wrote the thread's message: %s", gk_last_error(NULL));
     /* the context: prompts that do not fit */
     snprintf(d, sizeof d, "%s/good", tmpdir);
     make_model(d, &c);
@@ -437,6 +444,16 @@ static void bad_inputs(void) {
         }
         n = 2;
         GKT_FAILS(dut, gk_llm_generate_batch(m, &p, &n, 2, NULL, &out, NULL, NULL), GK_ERR_LIMIT, "2 prompts but the model was loaded with max_seqs 1");
+        {   /* a model call that fails in the (context-free) chat template reports on the context;
+               no model: the thread's message, and the context's stays */
+            gk_chat_message nobody = { NULL, "hi" };
+            gk_error_set(NULL, GK_OK, "thread untouched");
+            GKT_FAILS(dut, gk_llm_chat_ids(m, &nobody, 1, 0, &out), GK_ERR_INVALID_ARGUMENT, "gk_llm_chat_ids: gk_chat_apply: message 0 has no role or content");
+            GKT_CHECK(strcmp(gk_last_error(NULL), "thread untouched") == 0, "gk_llm_chat_ids wrote the thread's message: %s", gk_last_error(NULL));
+            gk_error_set(dut, GK_OK, "ctx untouched");
+            GKT_FAILS(NULL, gk_llm_forward(NULL, 0, ids, 1, 0, NULL), GK_ERR_INVALID_ARGUMENT, "gk_llm_forward: NULL model");
+            GKT_CHECK(strcmp(gk_last_error(dut), "ctx untouched") == 0, "a NULL model wrote the context's message: %s", gk_last_error(dut));
+        }
         /* a generation that reaches the end of the context stops there */
         n = 5;
         {

@@ -41,7 +41,7 @@ static int read_strings(const char *path, strlist *out) {
         }
         p = e + 1;
     }
-    free(data);
+    gk_read_file_free(data);
     return 1;
 }
 static void free_strings(strlist *l) {
@@ -159,7 +159,7 @@ static void parity(const char *name, const strlist *corpus, const strlist *nfc) 
     GKT_CHECK(stream_fail == 0, "%s: %zu streaming decodes differ from decode()", name, stream_fail);
     printf("%s: %zu strings x 2 modes, %zu mismatches; %zu round trips checked; encode %.1f MB/s on the corpus\n", name,
            corpus->count, mism, rt_checked, secs > 0 ? bytes / secs / 1e6 : 0.0);
-    free(data);
+    gk_read_file_free(data);
     gk_tokenizer_free(tok);
 }
 
@@ -377,7 +377,7 @@ static void chat(void) {
         snprintf(p, sizeof p, "%s/chat.jsonl", ref_dir);
         if (gk_read_file(p, 0, &js_txt, &jn) != GK_OK) js_txt = NULL;
     }
-    if (gkt_fail != f0) { free(cases_txt); free(exp_txt); free(js_txt); return; }
+    if (gkt_fail != f0) { gk_read_file_free(cases_txt); gk_read_file_free(exp_txt); gk_read_file_free(js_txt); return; }
     GKT_OK(NULL, gk_json_parse(cases_txt, cn, NULL, &cases));
     arr = gk_json_get(gk_json_root(cases), "cases");
     {
@@ -451,9 +451,9 @@ static void chat(void) {
     }
     (void)dummy;
     gk_json_free(cases);
-    free(cases_txt);
-    free(exp_txt);
-    free(js_txt);
+    gk_read_file_free(cases_txt);
+    gk_read_file_free(exp_txt);
+    gk_read_file_free(js_txt);
 }
 
 int main(int argc, char **argv) {

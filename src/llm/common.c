@@ -4,10 +4,33 @@
 
 #define GK__U_ERR(st, ...) gk_error_set(NULL, (st), __VA_ARGS__)
 
-static void *gk__u_malloc(size_t n) { return malloc(n ? n : 1); }
-static void *gk__u_calloc(size_t n, size_t s) { return calloc(n ? n : 1, s ? s : 1); }
+/* ---- host memory: GPUKIT_MALLOC / GPUKIT_REALLOC / GPUKIT_FREE (>>impl_begin) ---- */
+static void *gk__u_malloc(size_t n) { return GPUKIT_MALLOC(n ? n : 1); }
+/* zeroed n * s bytes; NULL when the product overflows */
+static void *gk__u_calloc(size_t n, size_t s) {
+    void *p;
+    if (!n) n = 1;
+    if (!s) s = 1;
+    if (n > ((size_t)-1) / s) return NULL;
+    p = GPUKIT_MALLOC(n * s);
+    if (p) memset(p, 0, n * s);
+    return p;
+}
+static void gk__u_free(void *p) {
+    if (p) GPUKIT_FREE(p);
+}
+/* copy of s[0..n) with a NUL after it */
+static char *gk__u_strndup(const char *s, size_t n) {
+    char *r = (char *)gk__u_malloc(n + 1);
+    if (!r) return NULL;
+    if (n) memcpy(r, s, n);
+    r[n] = 0;
+    return r;
+}
 
-/* Grows *p (element size es) to hold at least need elements. */
+/* Grows *p (element size es) to hold at least need elements. A NULL *p is a
+   fresh GPUKIT_MALLOC (a user's GPUKIT_REALLOC never sees NULL); on failure
+   *p and *cap are unchanged. */
 static int gk__u_grow(void **p, size_t *cap, size_t need, size_t es) {
     size_t nc;
     void *q;
@@ -17,7 +40,7 @@ static int gk__u_grow(void **p, size_t *cap, size_t need, size_t es) {
         if (nc > ((size_t)-1) / 2 / es) return 0;
         nc *= 2;
     }
-    q = realloc(*p, nc * es);
+    q = *p ? GPUKIT_REALLOC(*p, nc * es) : GPUKIT_MALLOC(nc * es);
     if (!q) return 0;
     *p = q;
     *cap = nc;
@@ -26,13 +49,13 @@ static int gk__u_grow(void **p, size_t *cap, size_t need, size_t es) {
 
 GKLLMDEF void gk_buf_free(gk_buf *b) {
     if (!b) return;
-    free(b->data);
+    gk__u_free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
 }
 GKLLMDEF void gk_ids_free(gk_ids *v) {
     if (!v) return;
-    free(v->data);
+    gk__u_free(v->data);
     v->data = NULL;
     v->len = v->cap = 0;
 }
@@ -67,21 +90,21 @@ GKLLMDEF gk_status gk_read_file(const char *path, size_t max_size, char **data, 
         size_t got;
         if (len + 65536 + 1 > cap && !gk__u_grow((void **)&buf, &cap, len + 65536 + 1, 1)) {
             fclose(f);
-            free(buf);
+            gk__u_free(buf);
             return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
         }
         got = fread(buf + len, 1, cap - len - 1, f);
         len += got;
         if (max_size && len > max_size) {
             fclose(f);
-            free(buf);
+            gk__u_free(buf);
             return GK__U_ERR(GK_ERR_LIMIT, "'%s' is larger than the limit of %llu bytes", path, (unsigned long long)(max_size));
         }
         if (got == 0) break;
     }
     if (ferror(f)) {
         fclose(f);
-        free(buf);
+        gk__u_free(buf);
         return GK__U_ERR(GK_ERR_IO, "read error on '%s'", path);
     }
     fclose(f);
@@ -95,6 +118,8 @@ GKLLMDEF gk_status gk_read_file(const char *path, size_t max_size, char **data, 
     return GK_OK;
 }
 
+GKLLMDEF void gk_read_file_free(char *data) { gk__u_free(data); }
+
 /* copies the current thread's error text (bounded) so it can be reformatted */
 static void gk__u_errcopy(char *dst, size_t cap) {
     const char *e = gk_last_error(NULL);
@@ -102,6 +127,30 @@ static void gk__u_errcopy(char *dst, size_t cap) {
     if (n >= cap) n = cap - 1;
     if (n) memcpy(dst, e, n);
     dst[n] = 0;
+}
+
+/* ---- where errors go (doc.txt, ERRORS) ----
+   A call without a context records its error for the calling thread
+   (GK__U_ERR). A call with a context (gk_st_upload, gk_llm_*) records it on
+   that context and leaves the thread's text as it was: around a
+   context-free part it runs (JSON, tokenizer, chat template, gk_read_file,
+   gpukit.h's context-free functions) it saves the thread's text, then moves
+   the part's message to the context (gk__u_tl_move) or puts the text back
+   (gk__u_tl_restore). A NULL context means the thread: the message stays. */
+#define GK__U_ERRSAVE 4096 /* gpukit.h's error texts are shorter */
+typedef struct gk__u_tl { char text[GK__U_ERRSAVE]; } gk__u_tl;
+static void gk__u_tl_save(gk__u_tl *sv) { gk__u_errcopy(sv->text, sizeof sv->text); }
+static void gk__u_tl_restore(const gk__u_tl *sv) {
+    if (strcmp(gk_last_error(NULL), sv->text) != 0) gk_error_set(NULL, GK_OK, "%s", sv->text);
+}
+/* the context-free part failed with st: "prefix + its message" goes to ctx */
+static gk_status gk__u_tl_move(gk_ctx *ctx, const gk__u_tl *sv, gk_status st, const char *prefix) {
+    char msg[GK__U_ERRSAVE];
+    gk__u_errcopy(msg, sizeof msg);
+    if (!ctx) return gk_error_set(NULL, st, "%s%s", prefix, msg);
+    gk_error_set(ctx, st, "%s%s", prefix, msg);
+    gk__u_tl_restore(sv);
+    return st;
 }
 
 /* ---- hashing ---- */
@@ -147,7 +196,7 @@ static int gk__u_smap_init(gk__u_smap *m, size_t expected) {
     m->count = 0;
     return m->slots != NULL;
 }
-static void gk__u_smap_free(gk__u_smap *m) { free(m->slots); m->slots = NULL; m->cap = m->count = 0; }
+static void gk__u_smap_free(gk__u_smap *m) { gk__u_free(m->slots); m->slots = NULL; m->cap = m->count = 0; }
 static int32_t gk__u_smap_get(const gk__u_smap *m, const char *k, size_t n) {
     size_t i;
     if (!m->cap) return -1;
@@ -173,7 +222,7 @@ static int gk__u_smap_put(gk__u_smap *m, const char *k, size_t n, int32_t v, int
                 nm.slots[p] = m->slots[j];
             }
         nm.count = m->count;
-        free(m->slots);
+        gk__u_free(m->slots);
         *m = nm;
     }
     i = (size_t)gk__u_hash_bytes(k, n) & (m->cap - 1);
@@ -202,8 +251,8 @@ static int gk__u_umap_init(gk__u_umap *m, size_t expected) {
     m->keys = (uint64_t *)gk__u_malloc(cap * sizeof(uint64_t));
     m->vals = (uint64_t *)gk__u_malloc(cap * sizeof(uint64_t));
     if (!m->keys || !m->vals) {
-        free(m->keys);
-        free(m->vals);
+        gk__u_free(m->keys);
+        gk__u_free(m->vals);
         m->keys = m->vals = NULL;
         m->cap = 0;
         return 0;
@@ -213,7 +262,7 @@ static int gk__u_umap_init(gk__u_umap *m, size_t expected) {
     m->count = 0;
     return 1;
 }
-static void gk__u_umap_free(gk__u_umap *m) { free(m->keys); free(m->vals); m->keys = m->vals = NULL; m->cap = 0; }
+static void gk__u_umap_free(gk__u_umap *m) { gk__u_free(m->keys); gk__u_free(m->vals); m->keys = m->vals = NULL; m->cap = 0; }
 static int gk__u_umap_get(const gk__u_umap *m, uint64_t k, uint64_t *v) {
     size_t i;
     if (!m->cap) return 0;

@@ -6,16 +6,23 @@ static int gk__llm_is_eos(const gk_llm *m, int32_t id) {
     return 0;
 }
 
-typedef struct gk__llm_seq { gk_tok_stream ts; gk_buf text; gk_ids ids; int done; int64_t nnew; } gk__llm_seq;
+typedef struct gk__llm_seq { gk_tok_stream ts; gk_buf text; gk_ids ids; int done; int64_t nnew; int oom; } gk__llm_seq;
 
-/* a new token of sequence b: EOS, text, callback, stop strings, limits */
-static void gk__llm_take(gk_llm *m, const gk_llm_gen_desc *d, gk__llm_seq *q, int b, int32_t id, int64_t max_new) {
+/* a new token of sequence b: EOS, text, callback, stop strings, limits; an
+   out-of-memory stops the sequence (q->oom: the call fails); the tokenizer's
+   messages do not stay in the thread's error text (sv: as it was) */
+static void gk__llm_take(gk_llm *m, const gk_llm_gen_desc *d, gk__llm_seq *q, int b, int32_t id, int64_t max_new, const gk__u_tl *sv) {
     int eos = !(d->flags & GK_LLM_GEN_IGNORE_EOS) && gk__llm_is_eos(m, id);
     size_t before = q->text.len;
     int i;
-    if (gk_ids_push(&q->ids, id) != GK_OK) { q->done = 1; return; }
+    gk_status st;
+    if (gk_ids_push(&q->ids, id) != GK_OK) { gk__u_tl_restore(sv); q->done = q->oom = 1; return; }
     q->nnew++;
-    if (!eos && gk_tok_stream_push(&q->ts, id, &q->text) != GK_OK) q->text.len = before; /* an id without text */
+    if (!eos && (st = gk_tok_stream_push(&q->ts, id, &q->text)) != GK_OK) {
+        gk__u_tl_restore(sv);
+        q->text.len = before; /* an id without text */
+        if (st == GK_ERR_OUT_OF_MEMORY) { q->done = q->oom = 1; return; }
+    }
     if (q->text.data) q->text.data[q->text.len] = 0;
     if (d->on_token && d->on_token(b, id, q->text.data ? q->text.data + before : "", q->text.len - before, d->user)) q->done = 1;
     for (i = 0; i < d->n_stop && q->text.data; i++) {
@@ -33,7 +40,8 @@ GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompt
     gk_sample_desc sd;
     gk__llm_seq *q = NULL;
     gk_stream *old;
-    gk_status s = GK_OK;
+    gk_status s = GK_OK, hs;
+    gk__u_tl sv; /* the tokenizer's and buffers' errors go to m->ctx (doc.txt, ERRORS) */
     gk_tensor none, tokv = { 0 }, posv = { 0 }, lgv = { 0 }, histv = { 0 };
     int i, greedy, pen, active;
     int64_t max_new, total_prompt = 0, steps = 0;
@@ -60,7 +68,8 @@ GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompt
     pen = (sd.repetition_penalty != 0 && sd.repetition_penalty != 1) || sd.presence_penalty != 0 || sd.frequency_penalty != 0;
     greedy = sd.temperature <= 0 && !pen;
     max_new = d.max_new_tokens > 0 ? d.max_new_tokens : m->cfg.max_new_tokens > 0 ? m->cfg.max_new_tokens : 256;
-    if (!(q = (gk__llm_seq *)calloc((size_t)n, sizeof *q))) return gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
+    if (!(q = (gk__llm_seq *)gk__u_calloc((size_t)n, sizeof *q))) return gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
+    gk__u_tl_save(&sv);
     for (i = 0; i < n; i++) gk_tok_stream_init(&q[i].ts, m->tok, GK_TOK_SKIP_SPECIAL);
     gk__llm_set_stream(m, &old);
     t0 = gk__llm_now();
@@ -86,7 +95,7 @@ GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompt
     if (s == GK_OK) {
         for (i = 0; i < n; i++) {
             m->h_pos[i] = (int32_t)m->len[i];
-            gk__llm_take(m, &d, &q[i], i, m->h_tok[i], max_new);
+            gk__llm_take(m, &d, &q[i], i, m->h_tok[i], max_new, &sv);
         }
         s = gk_copy_from_host(m->ctx, posv, m->h_pos, sizeof(int32_t) * (size_t)n);
     }
@@ -110,7 +119,7 @@ GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompt
         steps++;
         for (i = 0; i < n && s == GK_OK; i++) {
             m->len[i]++;
-            if (!q[i].done) gk__llm_take(m, &d, &q[i], i, m->h_tok[i], max_new);
+            if (!q[i].done) gk__llm_take(m, &d, &q[i], i, m->h_tok[i], max_new, &sv);
             if (q[i].done && m->len[i] >= m->max_ctx - 1 && active > 1) {
                 /* a finished sequence that keeps riding along: back to position 0 */
                 int32_t zero = 0;
@@ -125,18 +134,22 @@ GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompt
     gk__llm_free_t(m->ctx, &tokv); gk__llm_free_t(m->ctx, &posv); gk__llm_free_t(m->ctx, &lgv); gk__llm_free_t(m->ctx, &histv);
     if (s == GK_OK) s = gk_stream_sync(m->ctx, m->stream);
     gk_set_stream(m->ctx, old);
+    for (i = 0; i < n && s == GK_OK; i++) /* before any output is appended */
+        if (q[i].oom) s = gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory for the tokens of sequence %d", W, i);
     for (i = 0; i < n; i++) {
-        if (s == GK_OK && q[i].done != 2) gk_tok_stream_flush(&q[i].ts, &q[i].text);
-        if (s == GK_OK && outs) {
+        hs = GK_OK;
+        if (s == GK_OK && q[i].done != 2 && gk_tok_stream_flush(&q[i].ts, &q[i].text) == GK_ERR_OUT_OF_MEMORY) hs = GK_ERR_OUT_OF_MEMORY;
+        if (s == GK_OK && hs == GK_OK && outs) {
             size_t k;
-            for (k = 0; k < q[i].ids.len && s == GK_OK; k++) s = gk_ids_push(&outs[i], q[i].ids.data[k]);
+            for (k = 0; k < q[i].ids.len && hs == GK_OK; k++) hs = gk_ids_push(&outs[i], q[i].ids.data[k]);
         }
-        if (s == GK_OK && texts && q[i].text.len) s = gk_buf_append(&texts[i], q[i].text.data, q[i].text.len);
+        if (s == GK_OK && hs == GK_OK && texts && q[i].text.len) hs = gk_buf_append(&texts[i], q[i].text.data, q[i].text.len);
+        if (s == GK_OK && hs != GK_OK) s = gk__u_tl_move(m->ctx, &sv, hs, "gk_llm_generate: ");
         if (stats) stats->new_tokens += q[i].nnew;
         gk_buf_free(&q[i].text);
         gk_ids_free(&q[i].ids);
     }
-    free(q);
+    gk__u_free(q);
     if (stats) {
         stats->prompt_tokens = total_prompt;
         stats->decode_steps = steps;
@@ -153,9 +166,11 @@ GKLLMDEF gk_status gk_llm_generate(gk_llm *m, const char *prompt, const gk_llm_g
     const int32_t *p;
     size_t n;
     gk_status s;
+    gk__u_tl sv;
     if (!m || !prompt) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "gk_llm_generate: NULL model or prompt");
+    gk__u_tl_save(&sv);
     s = gk_tokenizer_encode(m->tok, prompt, strlen(prompt), GK_TOK_ADD_SPECIAL, &ids);
-    if (s != GK_OK) { gk_ids_free(&ids); return gk_error_set(m->ctx, s, "gk_llm_generate: %s", gk_last_error(NULL)); }
+    if (s != GK_OK) { gk_ids_free(&ids); return gk__u_tl_move(m->ctx, &sv, s, "gk_llm_generate: "); }
     p = ids.data; n = ids.len;
     s = gk_llm_generate_batch(m, &p, &n, 1, desc, out, text, stats);
     gk_ids_free(&ids);
@@ -165,12 +180,14 @@ GKLLMDEF gk_status gk_llm_generate(gk_llm *m, const char *prompt, const gk_llm_g
 GKLLMDEF gk_status gk_llm_chat_ids(gk_llm *m, const gk_chat_message *msgs, size_t n, unsigned flags, gk_ids *out) {
     gk_buf b = { 0, 0, 0 };
     gk_status s;
+    gk__u_tl sv;
     if (!m || !out) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "gk_llm_chat_ids: NULL argument");
     if (!m->has_tmpl) return gk_error_set(m->ctx, GK_ERR_NOT_FOUND, "gk_llm_chat_ids: the model folder has no chat template");
+    gk__u_tl_save(&sv);
     s = gk_chat_apply(&m->tmpl, msgs, n, GK_CHAT_ADD_GENERATION_PROMPT | ((flags & GK_LLM_GEN_NO_THINKING) ? GK_CHAT_NO_THINKING : 0), &b);
     if (s == GK_OK) s = gk_tokenizer_encode(m->tok, b.data ? b.data : "", b.len, 0, out);
     gk_buf_free(&b);
-    if (s != GK_OK) return gk_error_set(m->ctx, s, "gk_llm_chat_ids: %s", gk_last_error(NULL));
+    if (s != GK_OK) return gk__u_tl_move(m->ctx, &sv, s, "gk_llm_chat_ids: ");
     return GK_OK;
 }
 

@@ -34,7 +34,7 @@ static void *gk__json_alloc(gk_json *doc, size_t n) {
     if (!b || b->cap - b->used < a) {
         size_t cap = a > (size_t)1 << 20 ? a : (size_t)1 << 20;
         if (cap > ((size_t)-1) - hdr) return NULL;
-        b = (gk__json_block *)malloc(hdr + cap);
+        b = (gk__json_block *)gk__u_malloc(hdr + cap);
         if (!b) return NULL;
         b->cap = cap;
         b->used = 0;
@@ -209,14 +209,14 @@ static gk_status gk__json_number(gk__json_parser *ps, gk_json_value *v) {
         char tmp[128], *buf = tmp;
         size_t n = (size_t)(p - s0);
         if (n >= sizeof tmp) {
-            buf = (char *)malloc(n + 1);
+            buf = (char *)gk__u_malloc(n + 1);
             if (!buf) return gk__json_fail(ps, s0, GK_ERR_OUT_OF_MEMORY, "out of memory");
         }
         memcpy(buf, s0, n);
         buf[n] = 0;
         v->type = GK_JSON_DOUBLE;
         v->u.d = strtod(buf, NULL);
-        if (buf != tmp) free(buf);
+        if (buf != tmp) gk__u_free(buf);
     }
     ps->p = p;
     return GK_OK;
@@ -329,9 +329,9 @@ GKLLMDEF void gk_json_free(gk_json *doc) {
     if (!doc) return;
     for (b = doc->blocks; b; b = n) {
         n = b->next;
-        free(b);
+        gk__u_free(b);
     }
-    free(doc);
+    gk__u_free(doc);
 }
 
 GKLLMDEF gk_status gk_json_parse(const char *text, size_t len, const gk_json_options *opt, gk_json **out) {
@@ -357,7 +357,7 @@ GKLLMDEF gk_status gk_json_parse(const char *text, size_t len, const gk_json_opt
         gk__json_ws(&ps);
         if (ps.p != ps.end) gk__json_fail(&ps, ps.p, GK_ERR_FORMAT, "unexpected data after the JSON value");
     }
-    free(ps.stack);
+    gk__u_free(ps.stack);
     if (ps.st != GK_OK) {
         gk_json_free(doc);
         return ps.st;
@@ -380,7 +380,7 @@ GKLLMDEF gk_status gk_json_parse_file(const char *path, const gk_json_options *o
         gk__u_errcopy(msg, sizeof msg);
         gk_error_set(NULL, st, "%s: %s", path, msg);
     }
-    free(data);
+    gk__u_free(data);
     return st;
 }
 

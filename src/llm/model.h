@@ -7,8 +7,11 @@
    Qwen3ForCausalLM (q/k RMS norm, explicit head_dim), read from a Hugging
    Face model folder (config.json, generation_config.json, *.safetensors,
    tokenizer.json, tokenizer_config.json / chat_template.jinja).
-   Errors of the gk_llm_* functions are recorded on the context: read them
-   with gk_last_error(ctx). Nothing is left allocated by a failed call.
+   Errors of the gk_llm_* functions are recorded on the model's context
+   (gk_llm_load's ctx), the tokenizer's and JSON files' included: read them
+   with gk_last_error(ctx); the thread's message (gk_last_error(NULL)) is
+   left alone, except for a NULL ctx or model (ERRORS at the top). Nothing is
+   left allocated by a failed call.
 
    Per layer: x = rms_norm(h); qkv = x Wqkv^T (+ b); RoPE on q, k at the
    sequence positions; k, v written into the KV cache; attention (causal,

@@ -47,6 +47,9 @@ static gk_tensor gk__lv_unsq(gk__lv *v, gk_tensor x, int dim) {
     return gk__lv_keep(v, gk_view_unsqueeze(v->ctx, x, dim, &t), t);
 }
 static void gk__lv_do(gk__lv *v, gk_status s) { if (v->st == GK_OK && s != GK_OK) v->st = s; }
+/* issues call only while no earlier step of v failed, so the context keeps
+   the first failure's message (a later op would fail on its null handles) */
+#define GK__LV_DO(v, call) do { if ((v)->st == GK_OK) gk__lv_do((v), (call)); } while (0)
 static void gk__lv_free(gk__lv *v) {
     int i;
     for (i = 0; i < v->n; i++) gk_tensor_free(v->ctx, v->t[i]);
@@ -216,9 +219,10 @@ static gk_status gk__llm_parse_config(gk_ctx *ctx, const gk_json_value *root, co
         float f[1];
         double sc;
         gk_rope_config r = c->rope;
+        gk__u_tl sv; /* gk_rope_inv_freq has no context: its message goes to ctx */
         r.rotary_dim = 2;
-        if (gk_rope_inv_freq(&r, f, &sc) != GK_OK)
-            return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: RoPE parameters: %s", gk_last_error(NULL));
+        gk__u_tl_save(&sv);
+        if (gk_rope_inv_freq(&r, f, &sc) != GK_OK) return gk__u_tl_move(ctx, &sv, GK_ERR_FORMAT, "gk_llm_load: RoPE parameters: ");
     }
     c->bos_id = (int32_t)gk_json_get_int(root, "bos_token_id", -1);
     gk__llm_id_list(gk_json_get(root, "eos_token_id"), c->eos_ids, &c->n_eos, 8);

@@ -18,7 +18,7 @@ static void gk__llm_layers(gk_llm *m, gk__lv *V, const gk__llm_run *r) {
     /* measurement only (GPUKIT_LLM_DEBUG_SKIP): decode steps leave out the ops of these bits:
        1 norms, 2 q/k/v GEMV, 4 RoPE (+ the cache write when fused), 8 cache write, 16 attention, 32 o GEMV, 64 gate/up GEMV, 128 down GEMV */
     unsigned sk = dec ? m->dbg_skip : 0u;
-#define GK__LLM_DO(bit, call) do { if (!(sk & (bit))) gk__lv_do(V, call); } while (0)
+#define GK__LLM_DO(bit, call) do { if (!(sk & (bit))) GK__LV_DO(V, call); } while (0)
     for (l = 0; l < c->layers && V->st == GK_OK; l++) {
         const gk__llm_layer *y = &m->L[l];
         gk_matmul_desc md;
@@ -46,21 +46,21 @@ static void gk__llm_layers(gk_llm *m, gk__lv *V, const gk__llm_run *r) {
             }
         } else {
             gk_tensor k3, v3;
-            md.bias = y->bq; gk__lv_do(V, gk_linear(ctx, r->q, r->x, y->wq, &md));
-            md.bias = y->bk; gk__lv_do(V, gk_linear(ctx, r->k, r->x, y->wk, &md));
-            md.bias = y->bv; gk__lv_do(V, gk_linear(ctx, r->v, r->x, y->wv, &md));
+            md.bias = y->bq; GK__LV_DO(V, gk_linear(ctx, r->q, r->x, y->wq, &md));
+            md.bias = y->bk; GK__LV_DO(V, gk_linear(ctx, r->k, r->x, y->wk, &md));
+            md.bias = y->bv; GK__LV_DO(V, gk_linear(ctx, r->v, r->x, y->wv, &md));
             q3 = gk__lv_reshape(V, r->q, 3, r->N, H, D, 0);
             k3 = gk__lv_reshape(V, r->k, 3, r->N, Hkv, D, 0);
             v3 = gk__lv_reshape(V, r->v, 3, r->N, Hkv, D, 0);
             if (c->qk_norm) {
                 gk_tensor qf = gk__lv_reshape(V, r->q, 2, r->N * H, D, 0, 0), kf = gk__lv_reshape(V, r->k, 2, r->N * Hkv, D, 0, 0);
-                gk__lv_do(V, gk_rms_norm(ctx, qf, qf, y->qn, c->rms_eps));
-                gk__lv_do(V, gk_rms_norm(ctx, kf, kf, y->kn, c->rms_eps));
+                GK__LV_DO(V, gk_rms_norm(ctx, qf, qf, y->qn, c->rms_eps));
+                GK__LV_DO(V, gk_rms_norm(ctx, kf, kf, y->kn, c->rms_eps));
             }
-            gk__lv_do(V, gk_rope(ctx, q3, q3, r->pos, m->cos_tab, m->sin_tab, rd, GK_ROPE_NEOX));
-            gk__lv_do(V, gk_rope(ctx, k3, k3, r->pos, m->cos_tab, m->sin_tab, rd, GK_ROPE_NEOX));
-            gk__lv_do(V, gk_kv_write(ctx, gk__lv_slice(V, kv, 2, 0, Hkv), gk__lv_unsq(V, k3, ax), r->start));
-            gk__lv_do(V, gk_kv_write(ctx, gk__lv_slice(V, kv, 2, Hkv, 2 * Hkv), gk__lv_unsq(V, v3, ax), r->start));
+            GK__LV_DO(V, gk_rope(ctx, q3, q3, r->pos, m->cos_tab, m->sin_tab, rd, GK_ROPE_NEOX));
+            GK__LV_DO(V, gk_rope(ctx, k3, k3, r->pos, m->cos_tab, m->sin_tab, rd, GK_ROPE_NEOX));
+            GK__LV_DO(V, gk_kv_write(ctx, gk__lv_slice(V, kv, 2, 0, Hkv), gk__lv_unsq(V, k3, ax), r->start));
+            GK__LV_DO(V, gk_kv_write(ctx, gk__lv_slice(V, kv, 2, Hkv, 2 * Hkv), gk__lv_unsq(V, v3, ax), r->start));
         }
         if (V->st != GK_OK) break;
         /* [N, H, D] -> [Bq, Sq, H, D]; keys: every cached row (decode: kv_lens on the device) or 0..kv_static */
@@ -129,14 +129,14 @@ static gk_status gk__llm_step_ops(gk_llm *m, int64_t B, int greedy, int64_t kv_r
         none.id = 0;
         memset(&inner, 0, sizeof inner);
         inner.ctx = ctx;
-        gk__lv_do(&inner, gk_kv_write(ctx, hist4, tok4, r.pos));
-        gk__lv_do(&inner, gk_add(ctx, r.kvl, r.pos, m->d_one));
-        gk__lv_do(&inner, gk_embedding(ctx, r.h, m->embed, tok));
+        GK__LV_DO(&inner, gk_kv_write(ctx, hist4, tok4, r.pos));
+        GK__LV_DO(&inner, gk_add(ctx, r.kvl, r.pos, m->d_one));
+        GK__LV_DO(&inner, gk_embedding(ctx, r.h, m->embed, tok));
         if (inner.st == GK_OK) gk__llm_layers(m, &inner, &r);
-        gk__lv_do(&inner, gk_decode_rms_norm(ctx, r.x, r.h, m->norm, m->cfg.rms_eps));
-        gk__lv_do(&inner, gk_linear(ctx, logits, r.x, m->lm_head, NULL));
-        gk__lv_do(&inner, gk_add(ctx, r.pos, r.pos, m->d_one));
-        if (greedy) gk__lv_do(&inner, gk_sample(ctx, tok, logits, none, NULL));
+        GK__LV_DO(&inner, gk_decode_rms_norm(ctx, r.x, r.h, m->norm, m->cfg.rms_eps));
+        GK__LV_DO(&inner, gk_linear(ctx, logits, r.x, m->lm_head, NULL));
+        GK__LV_DO(&inner, gk_add(ctx, r.pos, r.pos, m->d_one));
+        if (greedy) GK__LV_DO(&inner, gk_sample(ctx, tok, logits, none, NULL));
         gk__lv_free(&inner);
         V.st = inner.st;
     }
@@ -156,7 +156,7 @@ static gk_status gk__llm_prefill(gk_llm *m, int seq, const int32_t *ids, int64_t
     const gk_llm_config *c = &m->cfg;
     gk_ctx *ctx = m->ctx;
     int64_t p0 = m->len[seq], i, H = c->heads, Hkv = c->kv_heads, D = c->head_dim, hid = c->hidden, I = c->inter;
-    int32_t *pos = (int32_t *)malloc(sizeof(int32_t) * (size_t)n), p0i = (int32_t)p0;
+    int32_t *pos = (int32_t *)gk__u_malloc(sizeof(int32_t) * (size_t)n), p0i = (int32_t)p0;
     gk_tensor ids_d = { 0 }, pos_d = { 0 }, start_d = { 0 }, none;
     gk__llm_run r;
     gk__lv V, inner;
@@ -175,7 +175,7 @@ static gk_status gk__llm_prefill(gk_llm *m, int seq, const int32_t *ids, int64_t
     if (s == GK_OK) s = gk_tensor_from_host(ctx, GK_I32, 1, sh1, pos, &pos_d);
     sh1[0] = 1;
     if (s == GK_OK) s = gk_tensor_from_host(ctx, GK_I32, 1, sh1, &p0i, &start_d);
-    free(pos);
+    gk__u_free(pos);
     r.N = n; r.Bq = 1; r.Sq = n; r.slot0 = seq; r.kv_static = p0 + n;
     r.pos = pos_d; r.start = start_d; r.kvl = none;
     if (s == GK_OK) s = gk__llm_empty(m, m->dt, 2, n, hid, &r.h);
@@ -192,13 +192,13 @@ static gk_status gk__llm_prefill(gk_llm *m, int seq, const int32_t *ids, int64_t
     if (s == GK_OK) {
         gk_tensor hist4 = gk__lv_reshape(&V, gk__lv_slice(&V, m->d_hist, 0, seq, seq + 1), 4, 1, m->max_ctx, 1, 1);
         gk_tensor ids4 = gk__lv_reshape(&V, ids_d, 4, 1, n, 1, 1), xl;
-        if (V.st == GK_OK) gk__lv_do(&V, gk_kv_write(ctx, hist4, ids4, start_d));
-        if (V.st == GK_OK) gk__lv_do(&V, gk_embedding(ctx, r.h, m->embed, ids_d));
+        GK__LV_DO(&V, gk_kv_write(ctx, hist4, ids4, start_d));
+        GK__LV_DO(&V, gk_embedding(ctx, r.h, m->embed, ids_d));
         if (V.st == GK_OK) gk__llm_layers(m, &inner, &r);
         if (V.st == GK_OK) V.st = inner.st;
-        gk__lv_do(&V, gk_rms_norm(ctx, r.x, r.h, m->norm, c->rms_eps));
+        GK__LV_DO(&V, gk_rms_norm(ctx, r.x, r.h, m->norm, c->rms_eps));
         xl = all ? r.x : gk__lv_slice(&V, r.x, 0, n - 1, n);
-        if (V.st == GK_OK) gk__lv_do(&V, gk_linear(ctx, *logits, xl, m->lm_head, NULL));
+        GK__LV_DO(&V, gk_linear(ctx, *logits, xl, m->lm_head, NULL));
         gk__lv_free(&inner);
         gk__lv_free(&V);
         s = V.st;

@@ -47,13 +47,14 @@ GKLLMDEF void gk_llm_free(gk_llm *m) {
     }
     if (m->stream) gk_stream_destroy(ctx, m->stream);
     if (m->tok) gk_tokenizer_free(m->tok);
-    free(m->L); free(m->len); free(m->graphs); free(m->gwarm); free(m->h_tok); free(m->h_pos);
-    free(m);
+    gk__u_free(m->L); gk__u_free(m->len); gk__u_free(m->graphs); gk__u_free(m->gwarm); gk__u_free(m->h_tok); gk__u_free(m->h_pos);
+    gk__u_free(m);
 }
 
 static gk_status gk__llm_read_json(gk_ctx *ctx, const char *dir, const char *file, int optional, gk_json **out) {
     char path[4096];
     gk_status s;
+    gk__u_tl sv;
     FILE *f;
     *out = NULL;
     snprintf(path, sizeof path, "%s/%s", dir, file);
@@ -61,8 +62,9 @@ static gk_status gk__llm_read_json(gk_ctx *ctx, const char *dir, const char *fil
         if (!(f = fopen(path, "rb"))) return GK_OK;
         fclose(f);
     }
+    gk__u_tl_save(&sv);
     s = gk_json_parse_file(path, NULL, out);
-    if (s != GK_OK) return gk_error_set(ctx, s, "gk_llm_load: %s", gk_last_error(NULL));
+    if (s != GK_OK) return gk__u_tl_move(ctx, &sv, s, "gk_llm_load: ");
     return GK_OK;
 }
 
@@ -71,26 +73,31 @@ static gk_status gk__llm_load_tokenizer(gk_llm *m, const char *dir) {
     char path[4096];
     gk_json *tc = NULL;
     gk_status s;
+    gk__u_tl sv; /* the context-free parts' errors go to m->ctx (doc.txt, ERRORS) */
+    gk__u_tl_save(&sv);
     snprintf(path, sizeof path, "%s/tokenizer.json", dir);
     s = gk_tokenizer_load(path, &m->tok);
-    if (s != GK_OK) return gk_error_set(m->ctx, s, "gk_llm_load: %s", gk_last_error(NULL));
+    if (s != GK_OK) return gk__u_tl_move(m->ctx, &sv, s, "gk_llm_load: ");
     if ((s = gk__llm_read_json(m->ctx, dir, "tokenizer_config.json", 1, &tc)) != GK_OK) return s;
     if (tc && !gk_json_is_null(gk_json_get(gk_json_root(tc), "chat_template"))) {
         s = gk_chat_template_from_config(gk_json_root(tc), &m->tmpl);
-        if (s != GK_OK) { gk_json_free(tc); return gk_error_set(m->ctx, s, "gk_llm_load: %s", gk_last_error(NULL)); }
+        if (s != GK_OK) { gk_json_free(tc); return gk__u_tl_move(m->ctx, &sv, s, "gk_llm_load: "); }
         m->has_tmpl = 1;
     } else {
         char *jinja = NULL;
         size_t n = 0;
+        gk_status rs;
         snprintf(path, sizeof path, "%s/chat_template.jinja", dir);
-        if (gk_read_file(path, 0, &jinja, &n) == GK_OK) {
+        rs = gk_read_file(path, 0, &jinja, &n);
+        if (rs == GK_ERR_OUT_OF_MEMORY) { gk_json_free(tc); return gk__u_tl_move(m->ctx, &sv, rs, "gk_llm_load: "); }
+        if (rs == GK_OK) {
             const gk_json_value *r = tc ? gk_json_root(tc) : NULL;
             s = gk_chat_template_detect(jinja, r ? gk__chat_cfg_token(r, "bos_token") : NULL, r ? gk__chat_cfg_token(r, "eos_token") : NULL, &m->tmpl);
-            free(jinja);
-            if (s != GK_OK) { gk_json_free(tc); return gk_error_set(m->ctx, s, "gk_llm_load: %s", gk_last_error(NULL)); }
+            gk_read_file_free(jinja);
+            if (s != GK_OK) { gk_json_free(tc); return gk__u_tl_move(m->ctx, &sv, s, "gk_llm_load: "); }
             m->has_tmpl = 1;
         }
-        gk_error_clear(NULL);
+        gk__u_tl_restore(&sv); /* no chat_template.jinja is no error */
     }
     gk_json_free(tc);
     return GK_OK;
@@ -118,7 +125,7 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
     if (!ctx || !dir || !out) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: NULL argument");
     if (desc) d = *desc;
     else memset(&d, 0, sizeof d);
-    if (!(m = (gk_llm *)calloc(1, sizeof *m))) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm_load: out of host memory");
+    if (!(m = (gk_llm *)gk__u_calloc(1, sizeof *m))) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm_load: out of host memory");
     m->ctx = ctx;
     m->no_graphs = d.no_graphs;
     {   /* a measurement knob: where a decode step's time goes (bench_llm --skip-sweep); never set in normal use */
@@ -129,7 +136,7 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
     case GK_LLM_DTYPE_DEFAULT: case GK_LLM_DTYPE_BF16: m->dt = GK_BF16; break;
     case GK_LLM_DTYPE_F16: m->dt = GK_F16; break;
     case GK_LLM_DTYPE_F32: m->dt = GK_F32; break;
-    default: free(m); return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: unknown compute dtype %d", (int)d.dtype);
+    default: gk__u_free(m); return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: unknown compute dtype %d", (int)d.dtype);
     }
     /* config */
     if ((s = gk__llm_read_json(ctx, dir, "config.json", 0, &cj)) != GK_OK) goto fail;
@@ -165,13 +172,17 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
         goto fail;
     }
     /* the tensors the config asks for: presence, dtype and shape, before any device allocation */
-    if ((s = gk_st_open(dir, &st)) != GK_OK) { s = gk_error_set(ctx, s, "gk_llm_load: %s", gk_last_error(NULL)); goto fail; }
-    if (!(m->L = (gk__llm_layer *)calloc((size_t)c->layers, sizeof *m->L)) ||
-        !(want = (gk__llm_want *)calloc((size_t)(c->layers * 16 + 4), sizeof *want)) ||
-        !(m->len = (int64_t *)calloc((size_t)m->max_seqs, sizeof(int64_t))) ||
-        !(m->graphs = (gk_graph **)calloc((size_t)(2 * (m->max_seqs + 1) * m->nbucket), sizeof(gk_graph *))) ||
-        !(m->gwarm = (int *)calloc((size_t)(2 * (m->max_seqs + 1) * m->nbucket), sizeof(int))) ||
-        !(m->h_tok = (int32_t *)calloc((size_t)m->max_seqs, sizeof(int32_t))) || !(m->h_pos = (int32_t *)calloc((size_t)m->max_seqs, sizeof(int32_t)))) {
+    {
+        gk__u_tl sv;
+        gk__u_tl_save(&sv);
+        if ((s = gk_st_open(dir, &st)) != GK_OK) { s = gk__u_tl_move(ctx, &sv, s, "gk_llm_load: "); goto fail; }
+    }
+    if (!(m->L = (gk__llm_layer *)gk__u_calloc((size_t)c->layers, sizeof *m->L)) ||
+        !(want = (gk__llm_want *)gk__u_calloc((size_t)(c->layers * 16 + 4), sizeof *want)) ||
+        !(m->len = (int64_t *)gk__u_calloc((size_t)m->max_seqs, sizeof(int64_t))) ||
+        !(m->graphs = (gk_graph **)gk__u_calloc((size_t)(2 * (m->max_seqs + 1) * m->nbucket), sizeof(gk_graph *))) ||
+        !(m->gwarm = (int *)gk__u_calloc((size_t)(2 * (m->max_seqs + 1) * m->nbucket), sizeof(int))) ||
+        !(m->h_tok = (int32_t *)gk__u_calloc((size_t)m->max_seqs, sizeof(int32_t))) || !(m->h_pos = (int32_t *)gk__u_calloc((size_t)m->max_seqs, sizeof(int32_t)))) {
         s = gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm_load: out of host memory");
         goto fail;
     }
@@ -308,14 +319,14 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
     gk_st_close(st);
     gk_json_free(cj);
     gk_json_free(gj);
-    free(want);
+    gk__u_free(want);
     *out = m;
     return GK_OK;
 fail:
     gk_st_close(st);
     gk_json_free(cj);
     gk_json_free(gj);
-    free(want);
+    gk__u_free(want);
     gk_llm_free(m);
     return s;
 }

@@ -285,7 +285,7 @@ static gk_status gk__st_parse(gk_safetensors *st, int fi, const char *label) {
             uint64_t b = order[i]->file_offset - 8 - n;
             if (b != expect) {
                 const char *nm = order[i]->name;
-                free(order);
+                gk__u_free(order);
                 if (b > expect)
                     return GK__U_ERR(GK_ERR_FORMAT, "%s: hole in the data before tensor '%s' (bytes %llu..%llu unused)", label, nm,
                                    (unsigned long long)expect, (unsigned long long)b);
@@ -294,7 +294,7 @@ static gk_status gk__st_parse(gk_safetensors *st, int fi, const char *label) {
             }
             expect = b + order[i]->nbytes;
         }
-        free(order);
+        gk__u_free(order);
     }
     if (expect != data_len)
         return GK__U_ERR(GK_ERR_FORMAT, "%s: tensors end at byte %llu of the data but the file has %llu data bytes", label,
@@ -321,10 +321,10 @@ static gk_safetensors *gk__st_new(size_t nfiles) {
     st->ndocs = nfiles;
     st->nfiles = nfiles;
     if (!st->files || !st->docs || !gk__u_smap_init(&st->byname, 64)) {
-        free(st->files);
-        free(st->docs);
+        gk__u_free(st->files);
+        gk__u_free(st->docs);
         gk__u_smap_free(&st->byname);
-        free(st);
+        gk__u_free(st);
         return NULL;
     }
     return st;
@@ -335,11 +335,11 @@ GKLLMDEF void gk_st_close(gk_safetensors *st) {
     if (!st) return;
     for (i = 0; i < st->nfiles; i++) gk__st_unmap(&st->files[i]);
     for (i = 0; i < st->ndocs; i++) gk_json_free(st->docs[i]);
-    free(st->files);
-    free(st->docs);
-    free(st->tensors);
+    gk__u_free(st->files);
+    gk__u_free(st->docs);
+    gk__u_free(st->tensors);
     gk__u_smap_free(&st->byname);
-    free(st);
+    gk__u_free(st);
 }
 
 GKLLMDEF gk_status gk_st_open_memory(const void *data, size_t size, gk_safetensors **out) {
@@ -417,7 +417,7 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
         if (!fn || !*fn || strlen(fn) != gk_json_len(gk_json_at(wm, i)) || strstr(fn, "..") || fn[0] == '/' || strchr(fn, '\\')) {
             gk_status e = GK__U_ERR(GK_ERR_FORMAT, "%s: weight_map entry for '%s' is not a plain file name", path, gk_json_key_at(wm, i, NULL));
             gk_json_free(idx);
-            free((void *)files);
+            gk__u_free((void *)files);
             return e;
         }
         for (j = 0; j < nf; j++)
@@ -425,7 +425,7 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
         if (j == nf) {
             if (!gk__u_grow((void **)&files, &fcap, nf + 1, sizeof(char *))) {
                 gk_json_free(idx);
-                free((void *)files);
+                gk__u_free((void *)files);
                 return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
             }
             files[nf++] = fn;
@@ -434,7 +434,7 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
     st = gk__st_new(nf ? nf : 1);
     if (!st) {
         gk_json_free(idx);
-        free((void *)files);
+        gk__u_free((void *)files);
         return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     }
     st->nfiles = nf;
@@ -443,7 +443,7 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
         if (!fp) { s = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory"); break; }
         s = gk__st_map(fp, &st->files[i]);
         if (s == GK_OK) s = gk__st_parse(st, (int)i, fp);
-        free(fp);
+        gk__u_free(fp);
     }
     /* every weight_map entry must be in its file */
     for (i = 0; i < gk_json_len(wm) && s == GK_OK; i++) {
@@ -456,7 +456,7 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
     }
     if (s == GK_OK) s = gk__st_finish(st);
     gk_json_free(idx);
-    free((void *)files);
+    gk__u_free((void *)files);
     if (s != GK_OK) {
         gk_st_close(st);
         return s;
@@ -479,16 +479,16 @@ GKLLMDEF gk_status gk_st_open(const char *path, gk_safetensors **out) {
         strcpy(p + pl, "model.safetensors.index.json");
         if (gk__u_file_exists(p)) {
             s = gk__st_open_index(p, out);
-            free(p);
+            gk__u_free(p);
             return s;
         }
         strcpy(p + pl, "model.safetensors");
         if (gk__u_file_exists(p)) {
             s = gk_st_open(p, out);
-            free(p);
+            gk__u_free(p);
             return s;
         }
-        free(p);
+        gk__u_free(p);
         return GK__U_ERR(GK_ERR_NOT_FOUND, "'%s' holds neither model.safetensors.index.json nor model.safetensors", path);
     }
     if (gk__u_ends_with(path, ".json")) return gk__st_open_index(path, out);
@@ -521,16 +521,17 @@ GKLLMDEF const char *gk_st_metadata(const gk_safetensors *st, const char *key) {
     return gk_json_str(gk_json_get(gk_json_get(gk_json_root(st->docs[0]), "__metadata__"), key), NULL);
 }
 
-static gk_status gk__st_lookup(const gk_safetensors *st, const char *name, const gk_st_tensor_info **t) {
-    if (!st || !name) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: NULL argument");
+/* ectx: where the error goes (NULL: the calling thread; gk_st_upload: its context) */
+static gk_status gk__st_lookup(gk_ctx *ectx, const gk_safetensors *st, const char *name, const gk_st_tensor_info **t) {
+    if (!st || !name) return gk_error_set(ectx, GK_ERR_INVALID_ARGUMENT, "safetensors: NULL argument");
     *t = gk_st_find(st, name);
-    if (!*t) return GK__U_ERR(GK_ERR_NOT_FOUND, "safetensors: no tensor named '%s'", name);
+    if (!*t) return gk_error_set(ectx, GK_ERR_NOT_FOUND, "safetensors: no tensor named '%s'", name);
     return GK_OK;
 }
 
 GKLLMDEF gk_status gk_st_read_raw(const gk_safetensors *st, const char *name, void *dst, size_t dst_bytes) {
     const gk_st_tensor_info *t;
-    gk_status s = gk__st_lookup(st, name, &t);
+    gk_status s = gk__st_lookup(NULL, st, name, &t);
     if (s != GK_OK) return s;
     if (dst_bytes < t->nbytes)
         return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: '%s' needs %llu bytes, buffer has %llu", name,
@@ -558,7 +559,7 @@ GKLLMDEF gk_status gk_st_read(const gk_safetensors *st, const char *name, gk_dty
     const gk_st_tensor_info *t;
     gk_dtype src_gk;
     size_t es, done = 0, numel;
-    gk_status s = gk__st_lookup(st, name, &t);
+    gk_status s = gk__st_lookup(NULL, st, name, &t);
     if (s != GK_OK) return s;
     if ((unsigned)dst_type >= GK_DTYPE_COUNT) return GK__U_ERR(GK_ERR_DTYPE, "safetensors: invalid destination dtype %d", (int)dst_type);
     es = gk_dtype_size(dst_type);
@@ -656,10 +657,10 @@ GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const cha
     int64_t one = 1;
     const int64_t *shape;
     uint64_t total, done = 0;
-    gk_status s = gk__st_lookup(st, name, &t);
+    gk_status s = gk__st_lookup(ctx, st, name, &t); /* errors go to ctx (doc.txt, ERRORS) */
     if (s != GK_OK) return s;
-    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_upload: out is NULL");
-    if ((unsigned)dst_type >= GK_DTYPE_COUNT) return GK__U_ERR(GK_ERR_DTYPE, "gk_st_upload: invalid dtype %d", (int)dst_type);
+    if (!out) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_st_upload: out is NULL");
+    if ((unsigned)dst_type >= GK_DTYPE_COUNT) return gk_error_set(ctx, GK_ERR_DTYPE, "gk_st_upload: invalid dtype %d", (int)dst_type);
     ndim = t->ndim;
     shape = t->shape;
     s = gk_tensor_empty(ctx, dst_type, ndim, shape, &dev);
@@ -690,12 +691,15 @@ GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const cha
         void *host = t->numel ? gk__u_malloc(nb) : NULL;
         total = nb;
         if (progress) progress(0, total, user);
-        if (t->numel && !host) s = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory converting '%s'", name);
+        if (t->numel && !host) s = gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_st_upload: out of memory converting '%s'", name);
         else if (t->numel) {
+            gk__u_tl sv;
+            gk__u_tl_save(&sv);
             s = gk_st_read(st, name, dst_type, host, nb);
+            if (s != GK_OK) s = gk__u_tl_move(ctx, &sv, s, "gk_st_upload: ");
             if (s == GK_OK) s = gk__st_copy_chunked(ctx, dev, host, nb, gk_dtype_size(dst_type), &done, total, progress, user);
         }
-        free(host);
+        gk__u_free(host);
     }
     if (s != GK_OK) {
         gk_tensor_free(ctx, dev);

@@ -59,7 +59,9 @@ GKLLMDEF gk_status gk_st_read(const gk_safetensors *st, const char *name, gk_dty
    (gk_cast); other stored dtypes (BOOL, U16, ...) are converted on the host
    first. Copies go in 64 MiB pieces; progress (may be NULL) is called with
    (bytes copied, total bytes) after each piece, first with (0, total).
-   A scalar becomes a 1-d tensor of one element if the core refuses ndim 0. */
+   A scalar becomes a 1-d tensor of one element if the core refuses ndim 0.
+   Errors are recorded on ctx (gk_last_error(ctx)), like the other
+   functions that take a context; the rest of this API uses the thread's. */
 typedef void (*gk_st_progress_fn)(uint64_t done, uint64_t total, void *user);
 GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const char *name, gk_dtype dst_type,
                                 gk_tensor *out, gk_st_progress_fn progress, void *user);

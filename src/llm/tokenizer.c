@@ -90,16 +90,16 @@ static int gk__tok_fallback_byte(const char *s, size_t n) {
 static void gk__tok_ops_free(gk__tok_op *ops, size_t n) {
     size_t i;
     for (i = 0; i < n; i++) {
-        free(ops[i].a);
-        free(ops[i].b);
+        gk__u_free(ops[i].a);
+        gk__u_free(ops[i].b);
     }
 }
 
 GKLLMDEF void gk_tokenizer_free(gk_tokenizer *t) {
     size_t i;
     if (!t) return;
-    free(t->tok_off);
-    free(t->tok_len);
+    gk__u_free(t->tok_off);
+    gk__u_free(t->tok_len);
     gk_buf_free(&t->pool);
     gk_buf_free(&t->rawpool);
     gk__u_smap_free(&t->vocab);
@@ -107,19 +107,11 @@ GKLLMDEF void gk_tokenizer_free(gk_tokenizer *t) {
     gk__u_umap_free(&t->merges);
     gk__tok_ops_free(t->norm, t->nnorm);
     gk__tok_ops_free(t->dec, t->ndec);
-    for (i = 0; i < t->nadded; i++) free(t->added[i].content);
-    free(t->added);
-    free(t->added_by_byte);
-    free(t->special);
-    free(t);
-}
-
-static char *gk__u_strndup(const char *s, size_t n) {
-    char *r = (char *)gk__u_malloc(n + 1);
-    if (!r) return NULL;
-    if (n) memcpy(r, s, n);
-    r[n] = 0;
-    return r;
+    for (i = 0; i < t->nadded; i++) gk__u_free(t->added[i].content);
+    gk__u_free(t->added);
+    gk__u_free(t->added_by_byte);
+    gk__u_free(t->special);
+    gk__u_free(t);
 }
 
 /* ---- loading ---- */
@@ -136,7 +128,11 @@ static gk_status gk__tok_set_op(gk__tok_op *op, int kind, const gk_json_value *a
     if (b) {
         op->b = gk__u_strndup(gk_json_str(b, ""), gk_json_len(b));
         op->blen = gk_json_len(b);
-        if (!op->b) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        if (!op->b) { /* nothing owned on failure: a decoder op that fails is not counted in ndec */
+            gk__u_free(op->a);
+            op->a = NULL;
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        }
     }
     return GK_OK;
 }
@@ -426,11 +422,11 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
         if ((s = gk__tok_set_text(t, id, k, kl)) != GK_OK) return s;
     }
     /* added tokens */
-    t->nadded = gk_json_len(added);
-    if (t->nadded) {
-        t->added = (gk__tok_added *)gk__u_calloc(t->nadded, sizeof(gk__tok_added));
+    if (gk_json_len(added)) { /* nadded only once the array exists (gk_tokenizer_free walks it) */
+        t->added = (gk__tok_added *)gk__u_calloc(gk_json_len(added), sizeof(gk__tok_added));
         if (!t->added) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     }
+    t->nadded = gk_json_len(added);
     for (i = 0; i < t->nadded; i++) {
         const gk_json_value *a = gk_json_at(added, i), *c = gk_json_get(a, "content");
         gk__tok_added *ad = &t->added[i];
@@ -505,8 +501,8 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
         size_t *roff = (size_t *)gk__u_malloc(t->nid * sizeof(size_t));
         uint32_t *rlen = (uint32_t *)gk__u_malloc(t->nid * sizeof(uint32_t));
         if (!roff || !rlen || !gk__u_smap_init(&t->raw, nv)) {
-            free(roff);
-            free(rlen);
+            gk__u_free(roff);
+            gk__u_free(rlen);
             return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
         }
         for (i = 0; i < t->nid; i++) {
@@ -523,7 +519,7 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
                 unsigned char bb;
                 if (k <= 0 || (b = gk__tok_bl_byte(cp)) < 0) { ok = 0; break; }
                 bb = (unsigned char)b;
-                if (gk_buf_append(&t->rawpool, &bb, 1) != GK_OK) { free(roff); free(rlen); return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory"); }
+                if (gk_buf_append(&t->rawpool, &bb, 1) != GK_OK) { gk__u_free(roff); gk__u_free(rlen); return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory"); }
                 j += (size_t)k;
             }
             if (!ok) { t->rawpool.len = start; continue; }
@@ -533,12 +529,12 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
         for (i = 0; i < t->nid; i++)
             if (roff[i] != (size_t)-1 && rlen[i] &&
                 gk__u_smap_put(&t->raw, t->rawpool.data + roff[i], rlen[i], (int32_t)i, NULL) < 0) {
-                free(roff);
-                free(rlen);
+                gk__u_free(roff);
+                gk__u_free(rlen);
                 return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
             }
-        free(roff);
-        free(rlen);
+        gk__u_free(roff);
+        gk__u_free(rlen);
     }
     /* merges: every exit goes through the one gk_buf_free(&tmp) below */
     if (!gk__u_umap_init(&t->merges, gk_json_len(merges))) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");

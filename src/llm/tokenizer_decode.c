@@ -2,7 +2,7 @@
 /* ---- decoding ---- */
 /* A list of strings held in one buffer (the HF decoder chain works on token lists). */
 typedef struct gk__u_strv { gk_buf b; size_t *off, *len; size_t n, cap; } gk__u_strv;
-static void gk__u_strv_free(gk__u_strv *v) { gk_buf_free(&v->b); free(v->off); free(v->len); memset(v, 0, sizeof *v); }
+static void gk__u_strv_free(gk__u_strv *v) { gk_buf_free(&v->b); gk__u_free(v->off); gk__u_free(v->len); memset(v, 0, sizeof *v); }
 static gk_status gk__u_strv_begin(gk__u_strv *v) {
     if (v->n == v->cap) {
         size_t c = v->cap;

@@ -13,10 +13,10 @@ typedef struct gk__tok_enc {
 } gk__tok_enc;
 
 static void gk__tok_enc_free(gk__tok_enc *e) {
-    free(e->sym);
-    free(e->prv);
-    free(e->nxt);
-    free(e->heap);
+    gk__u_free(e->sym);
+    gk__u_free(e->prv);
+    gk__u_free(e->nxt);
+    gk__u_free(e->heap);
     gk_buf_free(&e->norm);
     gk_buf_free(&e->norm2);
     gk_buf_free(&e->pre);

@@ -1023,7 +1023,7 @@ static gk_status gk__uni_nfc(const unsigned char *s, size_t n, gk_buf *out) {
         int k = gk__u_utf8_dec(s + i, n - i, &cp);
         if (k <= 0) { cp = 0x110000u + s[i]; k = 1; }
         i += (size_t)k;
-        if (!gk__uni_decomp_full(cp, &v, &nv, &cap)) { free(v); return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory in NFC"); }
+        if (!gk__uni_decomp_full(cp, &v, &nv, &cap)) { gk__u_free(v); return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory in NFC"); }
     }
     /* canonical ordering: stable sort runs of non-starters by ccc */
     for (i = 0; i < nv; i++) {
@@ -1075,7 +1075,7 @@ static gk_status gk__uni_nfc(const unsigned char *s, size_t n, gk_buf *out) {
             st = gk_buf_append(out, tmp, gk__u_utf8_enc(v[i], tmp));
         }
     }
-    free(v);
+    gk__u_free(v);
     return st;
 }
 
