@@ -1437,6 +1437,50 @@ typedef struct gk__libmod {     /* a library kernel module, loaded lazily */
 
 typedef struct gk__modrec gk__modrec;
 
+/* The ops' tuning knobs and launch counters, one set a context: tests and
+   benchmarks (they include the implementation) force each kernel path
+   through the knobs and check which ran through the counters, on one context
+   without touching another. gk_ctx_create sets the defaults (the
+   dispatchers' own rules); the ops read the knobs and count their launches
+   while they hold ctx->mu, and gk__tune(ctx) is the one way in from outside.
+   Knobs: -1 (or 0 where noted) is the dispatcher's choice. */
+typedef struct gk__tuning {
+    /* decode attention (gk_attention with one query; src/ops/attention/attention.c) */
+    int dec_variant;        /* -1 the dispatcher; 0 gk_attn_dec; 3 gk_attn_dec3; 5 gk_attn_dec4t (9.0+, where its maps build) */
+    int64_t dec4t_from;     /* the dispatcher's switch to gk_attn_dec4t on 9.0+, in keys of cache; negative: never */
+    int dec4t_stages;       /* gk_attn_dec4t's ring depth; 0: GK__DEC4T_STAGES */
+    int64_t dec4t_min_keys; /* gk_attn_dec4t's fewest keys a split; 0: GK__DEC4T_MIN_KEYS */
+    int dec4t_blocks_sm;    /* gk_attn_dec4t's splits sized for this many blocks a SM; 0: its rule */
+    int dec4t_pad;          /* 1: gk_attn_dec4t sized for one block a SM takes more than half the SM's shared memory */
+    int dec3_per_sm;        /* gk_attn_dec3's splits sized for this many blocks a SM */
+    int64_t dec3_one_split; /* caches of at most this many keys take one split (no combine) */
+    int combine_one_round;  /* 1: gk_attn_combine's one-round form where it applies; 0: its three-round form */
+    int dec_prefetch;       /* 64-key tiles a split prefetched into L2 before the PDL wait; -1: each kernel's default */
+    int dec_fold;           /* 1: the splits combine themselves where the grid is one wave; 0: gk_attn_combine */
+    long dec3_launches, dec4t_launches; /* launches of each decode kernel */
+    long dec3_direct;       /* decode launches of one split that wrote the output */
+    long dec_fold_launches; /* decode launches whose splits combined themselves */
+    /* prefill attention on 9.0 (src/ops/attention/flash_wg.cu) */
+    int fwg_mode;           /* -1: flash_wg wherever gk__fwg_ok takes the problem; 0: never (flash.cu) */
+    int64_t fwg_group;      /* heads a tile group; 0: gk__fwg_group_for's choice */
+    long fwg_launches;
+    /* GEMV and GEMM (src/ops/matmul/gemm.c) */
+    int gemv_force_cfg;     /* -1: gk__gemv_cfg's table; else that GEMV configuration */
+    int gemv_smalln;        /* 1: gk__gemv_cfg's rule for few output rows; 0: off */
+    int wg_mode;            /* -1: the wgmma GEMM wherever gk__wg_ok takes the problem; 0: never (gemm_tc) */
+    long wg_launches;
+    int sg_variant;         /* exact f32 GEMM: -1 the rule; 0 k tile 8; 1 k tile 16 (f32 out) */
+    int sg_last;            /* the variant of its last launch */
+    int sg_mode;            /* -1: the exact f32 GEMM wherever gk__sg_ok takes the problem; 0: never (SIMT) */
+    long sg_launches;
+    /* reductions (src/core/launch.c gk__counters, src/ops/math/reduce.c) */
+    int ctr_off;            /* 1: no arrival counters, so split reductions merge in a second kernel */
+    long red_fused;         /* split reductions merged by their last block */
+    /* layer norm (src/ops/nn/norm.c) */
+    int ln_variant;         /* -1 the rule; 0 gk_rownorm; 1 gk_lnwarp; 3 gk_lnorm_p (where it applies) */
+    int ln_last;            /* the variant of the last CUDA gk_layer_norm; -1 another kernel */
+} gk__tuning;
+
 struct gk_ctx {
     gk_backend backend;
     unsigned tag;               /* stamped into handles: which context minted them */
@@ -1466,6 +1510,7 @@ struct gk_ctx {
     gk__block *ws;              /* op scratch memory (gk__workspace) */
     gk__cu_ptr ctr;             /* arrival counters, kept at zero between kernels (gk__counters) */
     gk__cu_ptr dslot;           /* decode attention's split words, GK__DEC_EMPTY between kernels (gk__dec_slots) */
+    gk__tuning tune;            /* the ops' knobs and launch counters (gk__tune) */
     void *lt_state;             /* cuBLASLt handle and descriptor cache (>>ops_matmul) */
     gk__libmod lib[GK__MOD_COUNT > 0 ? GK__MOD_COUNT : 1];
     char *cache_dir;
@@ -1973,7 +2018,8 @@ static gk_status gk__cuda_init(gk_ctx *ctx) {
 #undef GK__ATTR
     GK__CU(ctx, ctx->cu.DeviceTotalMem(&total, ctx->dev), "gk_ctx_create");
     ctx->info.total_memory = total;
-    snprintf(ctx->info.arch, sizeof ctx->info.arch, "sm_%d%d", ctx->info.cc_major, ctx->info.cc_minor);
+    /* (bounded so that the compiler sees it fits: compute capabilities are small) */
+    snprintf(ctx->info.arch, sizeof ctx->info.arch, "sm_%u%u", (unsigned)ctx->info.cc_major & 255u, (unsigned)ctx->info.cc_minor & 255u);
     if (ctx->info.cc_major < 8)
         return gk__err(ctx, GK_ERR_UNSUPPORTED, "%s has compute capability %d.%d; gpukit needs 8.0 or newer",
                        ctx->info.name, ctx->info.cc_major, ctx->info.cc_minor);
@@ -2355,6 +2401,32 @@ GKDEF gk_status gk_pool_trim(gk_ctx *ctx) {
 /* >>context */
 static unsigned gk__ctx_serial;
 
+/* The tuning knobs' defaults (gk__tuning): the dispatchers' own rules; the
+   counters and the knobs not set here start at 0 (the context is calloc'd). */
+static void gk__tune_init(gk__tuning *t) {
+    t->dec_variant = -1;
+    t->dec4t_from = 4096; /* gk_attn_dec4t from 4096 keys of cache on 9.0+ (gk_attention's decode) */
+    t->dec4t_pad = 1;
+    t->dec3_per_sm = 2;   /* the gk_attn_dec3 blocks resident a SM */
+    t->dec3_one_split = 256;
+    t->combine_one_round = 1;
+    t->dec_prefetch = -1;
+    t->dec_fold = 1;
+    t->fwg_mode = -1;
+    t->gemv_force_cfg = -1;
+    t->gemv_smalln = 1;
+    t->wg_mode = -1;
+    t->sg_variant = -1;
+    t->sg_last = -1;
+    t->sg_mode = -1;
+    t->ln_variant = -1;
+    t->ln_last = -1;
+}
+/* The context's tuning knobs and launch counters, for tests and benchmarks
+   (which include the implementation): set a knob or read a counter between
+   calls, from the thread that makes them. */
+GK__MAYBE_UNUSED static gk__tuning *gk__tune(gk_ctx *ctx) { return &ctx->tune; }
+
 static void gk__resolve_cache_dir(gk_ctx *ctx) {
     char buf[1024];
     const char *e;
@@ -2386,6 +2458,7 @@ GKDEF gk_status gk_ctx_create(const gk_ctx_desc *desc, gk_ctx **out) {
         return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "gk_ctx_create: invalid backend %d", b);
     }
     gk__mutex_init(&ctx->mu);
+    gk__tune_init(&ctx->tune);
     ctx->cur_stream = &ctx->default_stream;
     ctx->backend = ctx->desc.backend;
     if (ctx->backend == GK_BACKEND_AUTO && (env = getenv("GPUKIT_BACKEND")) && *env) {
@@ -4166,7 +4239,7 @@ static void gk__shape_str(const gk__slot *s, char *buf, size_t n) {
     int i;
     k += (size_t)snprintf(buf + k, n - k, "[");
     for (i = 0; i < s->ndim && k < n; i++) k += (size_t)snprintf(buf + k, n - k, i ? ",%lld" : "%lld", (long long)s->shape[i]);
-    if (k < n) snprintf(buf + k, n - k, "]");
+    if (k + 1 < n) { buf[k] = ']'; buf[k + 1] = 0; }
 }
 
 /* The iteration of an elementwise op: ops[0] is the output, ops[1..nops-1]
@@ -4522,8 +4595,7 @@ GK__MAYBE_UNUSED static gk_status gk__workspace(gk_ctx *ctx, size_t nbytes, gk__
 }
 
 /* Arrival counters for kernels whose last block to finish does the final
-   step itself, saving a second launch (today the merge of a split reduction;
-   decode attention's combine measured slower this way, see gk_attention):
+   step itself, saving a second launch (the merge of a split reduction):
    GK__CTR_N u32 in one allocation per context,
    outside the pool, zeroed on the current stream when first asked for. A
    kernel counts its blocks in with atomicAdd after a __threadfence, and the
@@ -4531,9 +4603,9 @@ GK__MAYBE_UNUSED static gk_status gk__workspace(gk_ctx *ctx, size_t nbytes, gk__
    (graph replays included). Like the workspace, they serve one stream's
    work at a time. *out is 0 when n is above GK__CTR_N or when they do not
    exist yet and the stream is being captured (no allocation in a graph):
-   the caller then takes its two-kernel path. */
+   the caller then takes its two-kernel path, as it does when
+   ctx->tune.ctr_off is set (tests and benchmarks compare the two). */
 #define GK__CTR_N 16384
-static int gk__ctr_off = 0; /* tests and benchmarks: 1 forces the two-kernel paths */
 /* a context's buffer of n32 32-bit words set to fill32, kept at *buf (allocated and filled on
    the current stream when first asked for; *out 0, and no error, while a graph is captured) */
 static gk_status gk__ctx_words(gk_ctx *ctx, gk__cu_ptr *buf, size_t n32, unsigned fill32, gk__cu_ptr *out, const char *where) {
@@ -4554,7 +4626,7 @@ static gk_status gk__ctx_words(gk_ctx *ctx, gk__cu_ptr *buf, size_t n32, unsigne
 }
 GK__MAYBE_UNUSED static gk_status gk__counters(gk_ctx *ctx, int64_t n, gk__cu_ptr *out, const char *where) {
     *out = 0;
-    if (gk__ctr_off || n > GK__CTR_N || ctx->backend != GK_BACKEND_CUDA) return GK_OK;
+    if (ctx->tune.ctr_off || n > GK__CTR_N || ctx->backend != GK_BACKEND_CUDA) return GK_OK;
     return gk__ctx_words(ctx, &ctx->ctr, GK__CTR_N, 0u, out, where);
 }
 
@@ -4860,7 +4932,7 @@ static double gk__ld_d(gk_dtype dt, const char *base, int64_t i) { gk__scalar s 
    at the end. B is converted to f64 once, nbw columns at a time (bt: [cols]
    [K], a column contiguous; 64, fewer when K is so long that bt would pass
    4 MB), and each A row once per such block, so a product costs a
-   multiply-add, not a conversion (per-element loads were most of the time). */
+   multiply-add, not a conversion (per-element loads would take most of the time). */
 static int gk__matmul_cpu(const void *vp) {
     const gk__mm_cpu *c = (const gk__mm_cpu *)vp;
     const gk__mm *p = &c->m;
@@ -5070,40 +5142,37 @@ static const char *const gk__k_gemm[GK_DTYPE_COUNT][GK_DTYPE_COUNT] = {
 static const char *const gk__k_gemv[4][2][4][GK__GEMV_NCFG] = {
     { GK__GEMV_MRN("f32", ""), GK__GEMV_MRN("f32", "_glu") }, { { { NULL } } },
     { GK__GEMV_MRN("f16", ""), GK__GEMV_MRN("f16", "_glu") }, { GK__GEMV_MRN("bf16", ""), GK__GEMV_MRN("bf16", "_glu") } };
-/* tensor-core GEMV (16-bit weights; src/ops/matmul/gemm.cu gk_gemv_tc): [dtype][glu][configuration 6, 7, 8] */
-#define GK__GEMVTC_N(D, G) { "gk_gemvtc" G "_" D "_c0", "gk_gemvtc" G "_" D "_c1", "gk_gemvtc" G "_" D "_c2" }
-#define GK__GEMV_NALL 9
-static const char *const gk__k_gemvtc[4][2][3] = {
+/* tensor-core GEMV (16-bit weights; src/ops/matmul/gemm.cu gk_gemv_tc): [dtype][glu][configuration 6, 7] */
+#define GK__GEMVTC_N(D, G) { "gk_gemvtc" G "_" D "_c0", "gk_gemvtc" G "_" D "_c1" }
+#define GK__GEMV_NALL 8
+static const char *const gk__k_gemvtc[4][2][2] = {
     { { NULL } }, { { NULL } }, { GK__GEMVTC_N("f16", ""), GK__GEMVTC_N("f16", "_glu") }, { GK__GEMVTC_N("bf16", ""), GK__GEMVTC_N("bf16", "_glu") } };
-static const int gk__gemvtc_warps[3] = { 4, 8, 8 };
+static const int gk__gemvtc_warps[2] = { 4, 8 };
 /* threads, vectors in flight per row, weight rows, per configuration (src/ops/matmul/gemm.cu GK_GEMV_CFGS) */
 static const int gk__gemv_cfgs[GK__GEMV_NCFG][3] = { { 32, 4, 4 }, { 64, 4, 4 }, { 128, 4, 2 }, { 256, 4, 2 }, { 128, 2, 4 }, { 256, 2, 2 } };
-/* bench/bench_gemm.c sets this to time each configuration; -1: the table below */
-static int gk__gemv_force_cfg = -1;
-/* bench/bench_llm.c --gemv-smalln 0 turns the small-N rule below off (A/B timing) */
-static int gk__gemv_smalln = 1;
 /* The configuration for K (in 16-byte vectors): the smallest block that covers
-   a row in one pass (NT * U >= nv), from the measured sweep in
-   bench/results/bench_gemm-*.json ("gemv_cfg" rows). */
-static int gk__gemv_cfg(int64_t nv, int64_t M, gk_dtype dt, int64_t blocks4, int sms, int glu) {
+   a row in one pass (NT * U >= nv), the fastest of bench_gemv's sweep
+   ("gemv_cfg" rows; docs/perf-log.md has the figures). t->gemv_force_cfg >= 0
+   forces a configuration (bench_gemv times each), t->gemv_smalln 0 turns the
+   few-rows rule off (bench_llm --gemv-smalln 0). */
+static int gk__gemv_cfg(const gk__tuning *t, int64_t nv, int64_t M, gk_dtype dt, int64_t blocks4, int sms, int glu) {
     int tc = dt == GK_F16 || dt == GK_BF16;
-    if (gk__gemv_force_cfg >= 0 && gk__gemv_force_cfg < (tc ? GK__GEMV_NALL : GK__GEMV_NCFG)) return gk__gemv_force_cfg;
+    if (t->gemv_force_cfg >= 0 && t->gemv_force_cfg < (tc ? GK__GEMV_NALL : GK__GEMV_NCFG)) return t->gemv_force_cfg;
     /* few output rows (blocks4: the blocks at 4 weight rows a block; a decode step's 896- or
        1152-row projections): the 4-row configurations leave most SMs with one or two
-       warps, so take 2 rows a block and 4 or 8 warps (twice the blocks, more loads in flight) */
-    /* (above 256 vectors, one pass of 256 threads x 4 vectors: Qwen2.5-0.5B's down projection, 896 x 4864,
-       4.38 us against 4.92 with 2 vectors in flight, H100, bench_gemv gemv_graph_cfg at 2b404e7) */
-    if (gk__gemv_smalln && M == 1 && blocks4 * (nv <= 128 ? 1 : nv <= 256 ? 2 : 4) < 8 * (int64_t)sms) return nv <= 256 ? 2 : nv <= 1024 ? 3 : 5;
-    /* several rows: the tensor cores take all of them in one pass (M = 8: 88% of copy at 151936 x 896 with
-       4 warps a block, 79% at 14336 x 4096 with 8; the SIMT kernels fell to 33%) */
-    if (tc && M > 1) return nv <= 256 ? 6 : 8;
-    /* 151936 x 896 bf16, M = 1: 92% of copy (cfg 1: 83%, 4: 79%); but with fewer blocks (under 32 a SM at
-       4 rows a block) a GLU takes the tensor-core GEMV with 8 warps (Qwen2.5-0.5B's gate / up, 2 x 4864 x 896:
-       6.27 us, 93% of copy, against 7.82 with cfg 0 and 7.63 with cfg 4, H100, gemv_graph_cfg at 2b404e7),
-       other products 4 rows over 128 threads */
-    if (nv <= 128) return blocks4 < 32 * (int64_t)sms ? (glu && tc ? 8 : 4) : 0;
+       warps, so take 2 rows a block and 4 or 8 warps (twice the blocks, more loads in flight);
+       above 256 vectors one pass of 256 threads with 4 vectors in flight, ahead of 2 in flight
+       (Qwen2.5-0.5B's down projection, 896 x 4864) */
+    if (t->gemv_smalln && M == 1 && blocks4 * (nv <= 128 ? 1 : nv <= 256 ? 2 : 4) < 8 * (int64_t)sms) return nv <= 256 ? 2 : nv <= 1024 ? 3 : 5;
+    /* several rows: the tensor cores take all of them in one pass (4 warps a block up to 256
+       vectors, 8 above), far ahead of the SIMT kernels */
+    if (tc && M > 1) return nv <= 256 ? 6 : 7;
+    /* one row of at most 128 vectors: one warp a block of 4 rows; with fewer blocks (under 32 a
+       SM at 4 rows a block) a GLU takes the tensor-core GEMV with 8 warps (Qwen2.5-0.5B's gate /
+       up, 2 x 4864 x 896), other products 4 rows over 128 threads */
+    if (nv <= 128) return blocks4 < 32 * (int64_t)sms ? (glu && tc ? 7 : 4) : 0;
     if (nv <= 256) return 1;
-    return 4;                 /* 4096 x 4096: 64% (the next best 62%); 14336 x 4096: 84% (cfg 5: 86%, 2: 82%) */
+    return 4;
 }
 static const char *const gk__k_epi[4] = { "gk_epilogue_f32", NULL, "gk_epilogue_f16", "gk_epilogue_bf16" };
 
@@ -5168,12 +5237,11 @@ static const char *const gk__k_wg_f32[2] = { "gk_wg_f32_128x256_kk", "gk_wg_f32_
    out[b][c * ldo + r] = in[b][r * ld + c] */
 typedef struct gk__wg_tr { uint64_t in, out; int64_t R, C, ld, bs, ldo, obs; } gk__wg_tr;
 static const int gk__wg_tile[2][2] = { { 256, 4 * 384 * 64 * 2 + 1280 }, { 128, 6 * 256 * 64 * 2 + 1280 } };
-/* -1: the wgmma kernel wherever gk__wg_ok allows it (unless the environment
-   has GPUKIT_GEMM_WGMMA=0); 0: never (the mma.sync kernel instead). Set by
-   bench/bench_gemm.c and tests/test_matmul.c (they include the
-   implementation) to measure and test both; gk__wg_launches counts launches. */
-static int gk__wg_mode = -1;
-static long gk__wg_launches = 0;
+/* ctx->tune.wg_mode -1: the wgmma kernel wherever gk__wg_ok allows it (unless
+   the environment has GPUKIT_GEMM_WGMMA=0); 0: never (the mma.sync kernel
+   instead). Set by bench/bench_gemm.c and tests/test_matmul.c (they include
+   the implementation) to measure and test both; tune.wg_launches counts
+   launches. */
 /* gk__wg_launch's answer when it did not launch (no tensor map, module
    unavailable): the caller runs the mma.sync kernel; no error recorded */
 #define GK__WG_DECLINED ((gk_status)(GK_STATUS_COUNT + 2))
@@ -5189,7 +5257,7 @@ static int gk__wg_ok(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, i
     static int env = -1;
     int i, nv = ctx->n_nvrtc_archs == 0;
     int64_t lim = (int64_t)1 << 30, la = p->a_cs == 1 ? p->a_rs : p->a_cs, lb = p->b_rs == 1 ? p->b_cs : p->b_rs;
-    if (gk__wg_mode == 0) return 0;
+    if (ctx->tune.wg_mode == 0) return 0;
     if (!gk__env_on("GPUKIT_GEMM_WGMMA", &env) || ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16 && !(dt == GK_F32 && tf32)) ||
         !ctx->cu.TensorMapEncodeTiled)
         return 0;
@@ -5293,7 +5361,7 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
     (void)W; (void)args; (void)g; (void)bl; (void)di; (void)tr; (void)i; st = GK__WG_DECLINED;
     if (pinned) gk__unuse(ctx, ctx->ws);
 #endif
-    if (st == GK_OK) gk__wg_launches++;
+    if (st == GK_OK) ctx->tune.wg_launches++;
     return st;
 }
 
@@ -5302,33 +5370,24 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
    k-major shared memory. Names by [A k/m][B k/n][output dtype]. It needs A
    and B 16-byte aligned with leading and batch strides multiples of 4
    elements (float4 loads; any M, N, K: the edges are predicated), else the
-   SIMT kernel runs. -1: used wherever gk__sg_ok allows; 0: never (bench and
-   tests set it to compare); gk__sg_launches counts its launches. */
+   SIMT kernel runs. ctx->tune.sg_mode -1: used wherever gk__sg_ok allows; 0:
+   never (bench and tests set it to compare); tune.sg_launches counts its
+   launches. */
 #define GK__SG_NAMES(A, B) { "gk_sg_" A "_" B "_f32", NULL, "gk_sg_" A "_" B "_f16", "gk_sg_" A "_" B "_bf16" }
 static const char *const gk__k_sg[2][2][4] = { { GK__SG_NAMES("k", "n"), GK__SG_NAMES("k", "k") }, { GK__SG_NAMES("m", "n"), GK__SG_NAMES("m", "k") } };
 #undef GK__SG_NAMES
-/* tile variants (f32 out only): 1 128x128 k 16, 2 128x256 (8x16 a thread),
-   3 256x128. gk__sg_variant -1 (default): the rule, f32 out of NN (A k-,
-   B n-contiguous) on the kernels above, of the other layouts on variant 1;
-   0: the kernels above; 1..3: that variant (bench_gemm times each, tests
-   check each). gk__sg_last: the variant of the last launch. The rule's data
-   (H100, bench_gemm --f32 in the same run as PyTorch, 4096^3 / 8192^3,
-   TFLOP/s): NN k 8 41.3 / 41.6, k 16 39.7 / 40.2; NT k 8 37.9 / 38.4, k 16
-   44.1 / 45.0 (0.88 / 0.89x PyTorch); TN k 8 40.4 / 41.1, k 16 43.3 / 44.2
-   (0.84 / 0.84x). A 16-deep k tile halves the barriers and, for a
-   k-contiguous operand, reads 64 bytes of a row a tile instead of 32. TT
-   was not timed; it takes variant 1 as NT and TN do. */
-#define GK__SG_VNAMES(V) { { "gk_sg" V "_k_n_f32", "gk_sg" V "_k_k_f32" }, { "gk_sg" V "_m_n_f32", "gk_sg" V "_m_k_f32" } }
-static const char *const gk__k_sgv[3][2][2] = { GK__SG_VNAMES("1"), GK__SG_VNAMES("2"), GK__SG_VNAMES("3") };
-#undef GK__SG_VNAMES
-static const int gk__sg_vtile[4][2] = { { 128, 128 }, { 128, 128 }, { 128, 256 }, { 256, 128 } };
-static int gk__sg_variant = -1, gk__sg_last = -1;
-static int gk__sg_mode = -1;
-static long gk__sg_launches = 0;
-static int gk__sg_ok(const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt) {
+/* gk_sg1_*: the same tile with a k tile of 16 (f32 out only), which halves the
+   barriers and, for a k-contiguous operand, reads 64 bytes of a row a tile
+   instead of 32: ahead for NT and TN, behind for NN (docs/perf-log.md).
+   ctx->tune.sg_variant -1 (default): the rule, f32 out of NN (A k-, B
+   n-contiguous) on the kernels above, of the other layouts (TT as NT and
+   TN) on gk_sg1; 0 / 1: that kernel (bench_gemm times both, tests check
+   both). tune.sg_last: the variant of the last launch. */
+static const char *const gk__k_sg1[2][2] = { { "gk_sg1_k_n_f32", "gk_sg1_k_k_f32" }, { "gk_sg1_m_n_f32", "gk_sg1_m_k_f32" } };
+static int gk__sg_ok(const gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt) {
     int64_t lda = p->a_cs == 1 ? p->a_rs : p->a_cs, ldb = p->b_cs == 1 ? p->b_rs : p->b_cs;
-    int64_t tiles = (p->M + 127) / 128 * ((p->N + 127) / 128); /* the most of any variant */
-    if (gk__sg_mode == 0 || dt != GK_F32 || (odt != GK_F32 && odt != GK_F16 && odt != GK_BF16) || p->K <= 0 || batch > 65535 || tiles > 0x7FFFFFFF)
+    int64_t tiles = (p->M + 127) / 128 * ((p->N + 127) / 128);
+    if (ctx->tune.sg_mode == 0 || dt != GK_F32 || (odt != GK_F32 && odt != GK_F16 && odt != GK_BF16) || p->K <= 0 || batch > 65535 || tiles > 0x7FFFFFFF)
         return 0;
     if ((p->a_cs != 1 && p->a_rs != 1) || (p->b_cs != 1 && p->b_rs != 1)) return 0;
     if (((p->a | p->b) & 15) != 0 || lda % 4 != 0 || ldb % 4 != 0 || p->a_bs % 4 != 0 || p->b_bs % 4 != 0) return 0;
@@ -5336,17 +5395,16 @@ static int gk__sg_ok(const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt) 
 }
 static gk_status gk__sg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype odt, const char *W) {
     int ak = p->a_cs == 1 ? 0 : 1, bk = p->b_cs == 1 ? 0 : 1, v = 0;
-    if (odt == GK_F32) v = gk__sg_variant >= 0 && gk__sg_variant <= 3 ? gk__sg_variant : (ak || bk) ? 1 : 0;
-    int64_t bm = gk__sg_vtile[v][0], bn = gk__sg_vtile[v][1];
+    if (odt == GK_F32) v = ctx->tune.sg_variant >= 0 && ctx->tune.sg_variant <= 1 ? ctx->tune.sg_variant : (ak || bk) ? 1 : 0;
     unsigned g[3], bl[3];
     void *args[1];
     gk__mm q = *p;
     gk_status st;
     args[0] = &q;
-    g[0] = (unsigned)((p->M + bm - 1) / bm * ((p->N + bn - 1) / bn)); g[1] = (unsigned)batch; g[2] = 1;
+    g[0] = (unsigned)((p->M + 127) / 128 * ((p->N + 127) / 128)); g[1] = (unsigned)batch; g[2] = 1;
     bl[0] = 256; bl[1] = 1; bl[2] = 1;
-    st = gk__launch_cfg(ctx, GK__MOD_GEMM_F32, v ? gk__k_sgv[v - 1][ak][bk] : gk__k_sg[ak][bk][odt], g, bl, 0, args, W);
-    if (st == GK_OK) { gk__sg_launches++; gk__sg_last = v; }
+    st = gk__launch_cfg(ctx, GK__MOD_GEMM_F32, v ? gk__k_sg1[ak][bk] : gk__k_sg[ak][bk][odt], g, bl, 0, args, W);
+    if (st == GK_OK) { ctx->tune.sg_launches++; ctx->tune.sg_last = v; }
     return st;
 }
 
@@ -5363,33 +5421,28 @@ static gk_status gk__sg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
      output dtype; wgmma fed by TMA through an mbarrier pipeline, 128x256 or
      128x128 tiles, persistent grid. Off with GPUKIT_GEMM_WGMMA=0 in the
      environment; any failure to build its tensor maps or its module falls
-     back to gemm_tc. Measured on H200 at 4096^3 / 8192^3 (bench_gemm, NN):
-     bf16 690 / 743 TFLOP/s, f16 663 / 706 (PyTorch in the same run: bf16
-     745 / 779, f16 723 / 686; gemm_tc there: bf16 129 / 177, f16 133 / 182).
+     back to gemm_tc. At 4096^3 and 8192^3 it runs within about 10% of
+     PyTorch and several times gemm_tc (docs/perf-log.md).
      tf32 (f32 with allow_tf32): K-major operands only (tf32 wgmma has no
      transpose bits), so an M-major A / N-major B is first transposed into
-     K-major scratch from gk__workspace (gk_wg_tr32, same stream). Measured
-     on H200 at 4096^3 / 8192^3 (bench_gemm --tf32, times include that
-     transpose): NN 357 / 379 TFLOP/s, B given as [N, K] (no transpose) 394
-     / 400 (cuBLASLt 391 / 414, PyTorch allow_tf32 380 / 414; gemm_tc 73 /
-     88). bench/results/bench_gemm_tf32*-h200-20261121.json.
+     K-major scratch from gk__workspace (gk_wg_tr32, same stream); with that
+     transpose it stays within about 10% of cuBLASLt (docs/perf-log.md).
    - gemm_tc (src/ops/matmul/gk_gemm_tc.cuh; gk__tc_ok / gk__tc_launch): sm_80+,
      f16 / bf16, or f32 with allow_tf32 (TF32, m16n8k8); A and B 16-byte
      aligned with leading and batch strides multiples of 16 bytes (any M, N,
      K; any of the NN / NT / TN / TT layouts; batches; every epilogue and
      output dtype). Tile 128x256 (1 block / SM), or 128x128 (2 blocks / SM)
-     when 128x256 tiles would not cover the SMs; tf32 128x128. Measured on
-     H200 at 4096^3 / 8192^3: bf16 135 / 183 TFLOP/s (cuBLASLt 781 / 807),
-     tf32 73 / 87 (cuBLASLt 397 / 419).
+     when 128x256 tiles would not cover the SMs; tf32 128x128. On 9.0 it is
+     far behind gemm_wg and cuBLASLt (docs/perf-log.md), so there it runs
+     only where gemm_wg declines.
    - exact f32 (no TF32; src/ops/matmul/gemm_f32.cu; gk__sg_ok / gk__sg_launch):
      any arch; A and B 16-byte aligned with leading and batch strides
      multiples of 4 elements, row- or column-major each (NN / NT / TN / TT),
      any M, N, K (edges predicated), batches, every epilogue, f32 / f16 /
      bf16 out. 128x128 block tiles, k tile 8, 8x8 per thread, double-buffered
      shared memory, one barrier per k tile; 1D grid grouped by 8 tile rows.
-     Passes test_matmul on H200; its TFLOP/s are not measured yet (bench_gemm
-     --f32 times it and the tile variants of gk__sg_variant next to cuBLASLt;
-     PyTorch f32 there: 51 TFLOP/s at 4096^3 and 8192^3, NN / NT / TN).
+     bench_gemm --f32 times it and its two k tiles (tune.sg_variant) next to
+     cuBLASLt and PyTorch (docs/perf-log.md).
    - else the SIMT kernel (f64, f32 with misaligned or odd strides).
    backend GPUKIT forces gpukit's GEMV / GEMM; CUBLASLT forces cuBLASLt. */
 enum { GK__MM_CPU = 0, GK__MM_GEMV, GK__MM_GEMM, GK__MM_LT };
@@ -5559,7 +5612,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         void *args[1];
         unsigned g[3], bl[3];
         args[0] = &p;
-        int cfg = gk__gemv_cfg(K / (16 / (int64_t)gk__dtype_sizes[sa->dtype]), M, sa->dtype, (N + (linear == 2 ? 1 : 3)) / (linear == 2 ? 2 : 4),
+        int cfg = gk__gemv_cfg(&ctx->tune, K / (16 / (int64_t)gk__dtype_sizes[sa->dtype]), M, sa->dtype, (N + (linear == 2 ? 1 : 3)) / (linear == 2 ? 2 : 4),
                                ctx->info.sm_count, linear == 2);
         int mri = M <= 1 ? 0 : M <= 2 ? 1 : M <= 4 ? 2 : 3;
         g[1] = 1; g[2] = 1; bl[1] = 1; bl[2] = 1;
@@ -5610,7 +5663,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         else if (batch > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: batch %lld above 65535", W, (long long)batch);
         else if (K > 0 && gk__wg_ok(ctx, &p, batch, sa->dtype, d.allow_tf32) && (st = gk__wg_launch(ctx, &p, batch, sa->dtype, so->dtype, W)) != GK__WG_DECLINED) {
         } else if (K > 0 && gk__tc_ok(ctx, &p, sa->dtype, d.allow_tf32)) st = gk__tc_launch(ctx, &p, batch, sa->dtype, so->dtype, W);
-        else if (K > 0 && gk__sg_ok(&p, batch, sa->dtype, so->dtype)) st = gk__sg_launch(ctx, &p, batch, so->dtype, W);
+        else if (K > 0 && gk__sg_ok(ctx, &p, batch, sa->dtype, so->dtype)) st = gk__sg_launch(ctx, &p, batch, so->dtype, W);
         else {
             args[0] = &p;
             g[0] = (unsigned)((N + 63) / 64); g[1] = (unsigned)((M + 63) / 64); g[2] = (unsigned)batch;
@@ -5728,9 +5781,8 @@ typedef struct gk__attn {       /* layout of gk_attn_p in src/ops/attention/gk_a
     uint64_t q, k, v, mask, o, q_lens, kv_lens, part;
     float scale;
     int causal, splits, chunk, tile;
-    int comb; /* gk_attn_combine's one-round form allowed (gk__combine_one_round) */
-    int pf;   /* decode: 64-key tiles a split prefetched into L2 before the PDL wait (gk__dec_prefetch) */
-    int late; /* gk_attn_dec4t: the next kernel launches once the split is streamed (gk__dec4_late) */
+    int comb; /* gk_attn_combine's one-round form allowed (tune.combine_one_round) */
+    int pf;   /* decode: 64-key tiles a split prefetched into L2 before the PDL wait (tune.dec_prefetch) */
     uint64_t slot; /* decode: the splits' words (gk__dec_slots): they combine themselves (gk__dec_fold) */
 } gk__attn;
 typedef struct gk__attn_cpu { gk__attn a; gk_dtype dt; } gk__attn_cpu;
@@ -5805,36 +5857,20 @@ done:
 
 /* gpukit's Hopper attention (src/ops/attention/flash_wg.cu, module built for sm_90a):
    wgmma fed by TMA, 128 queries a block (two consumer warpgroups of 64 rows,
-   one producer), K / V tiles of 128 keys; names by [f16 / bf16][D 64 / 128]
-   [kernel: 0 2 stages, 1 2 stages + pingpong, 2 3 stages, 3 3 stages +
-   pingpong]; shared memory D/64 * 16384 * (1 + 2 stages) + 1280. Variants
-   0..3 launch that kernel with a block per tile of 128 queries (grid = q
-   tiles x Hq x B, 1-d); variant 4 launches kernel 3 persistent (a block
-   per SM at most, walking the tiles).
-   gk__fwg_mode -1: this kernel wherever gk__fwg_ok allows it (unless the
+   one producer), K / V tiles of 128 keys in a ring of 2 stages; names by
+   [f16 / bf16][D 64 / 128]; shared memory D/64 * 16384 * (1 + 2 stages) +
+   1280; a block per tile of 128 queries (grid = q tiles x Hq x B, 1-d).
+   ctx->tune.fwg_mode -1: this kernel wherever gk__fwg_ok allows it (unless the
    environment has GPUKIT_ATTN_WGMMA=0); 0: never (src/ops/attention/flash.cu instead).
-   gk__fwg_variant -1: gk__fwg_pick's choice, else that variant. Set by
-   tests/test_attention.c and bench/bench_gemm.c (they include the
-   implementation) to test and measure each; gk__fwg_launches counts launches. */
-#define GK__FWG_NAMES(D, N) { "gk_fwg_" D "_" N "_0", "gk_fwg_" D "_" N "_1", "gk_fwg_" D "_" N "_2", "gk_fwg_" D "_" N "_3" }
-static const char *const gk__k_fwg[2][2][4] = { { GK__FWG_NAMES("f16", "64"), GK__FWG_NAMES("f16", "128") },
-                                                { GK__FWG_NAMES("bf16", "64"), GK__FWG_NAMES("bf16", "128") } };
-#undef GK__FWG_NAMES
-static int gk__fwg_mode = -1, gk__fwg_variant = -1;
-static long gk__fwg_launches = 0;
+   Set by tests/test_attention.c and bench/bench_gemm.c (they include the
+   implementation) to test and measure both; tune.fwg_launches counts launches. */
+static const char *const gk__k_fwg[2][2] = { { "gk_fwg_f16_64", "gk_fwg_f16_128" }, { "gk_fwg_bf16_64", "gk_fwg_bf16_128" } };
 /* Heads a tile group (the kernel's p.tile; flash_wg.cu's tile order): a
    group's q tiles run before the next group's, so the blocks resident
-   together read a few heads' K / V, which stay in L2. 0: gk__fwg_group_for's
-   choice; else forced (bench_gemm sweeps it; Hq * B gives the first order,
-   every head at one q tile, which streamed K / V from DRAM) */
-static int64_t gk__fwg_group = 0;
+   together read a few heads' K / V, which stay in L2. ctx->tune.fwg_group 0:
+   gk__fwg_group_for's choice; else forced (bench_gemm sweeps it; Hq * B
+   gives every head at one q tile, whose blocks stream K / V from DRAM) */
 static int64_t gk__fwg_group_for(const gk__attn *p) { (void)p; return 1; }
-/* the variant by head dim (bench/bench_gemm.c times all five): with the
-   head-grouped tile order (0fa9251, H100, causal bf16 B8 H32 D128) variant 0
-   ran S4096 at 585 TFLOP/s, 2 (3 stages) 580, 1 / 3 (pingpong) 560 / 547,
-   4 (persistent) 497; at S1024 0 / 1 / 2 / 3 within 2% (318-324). D 64 is
-   not measured apart and takes the same. */
-static int gk__fwg_pick(int64_t D) { (void)D; return 0; }
 
 /* Whether the wgmma attention takes this problem: f16 / bf16, head dim 64 or
    128, no mask and no per-sequence lengths, a positive scale (the kernel
@@ -5846,7 +5882,7 @@ static int gk__fwg_ok(gk_ctx *ctx, const gk__attn *p, gk_dtype dt) {
     static int env = -1;
     int i, nv = ctx->n_nvrtc_archs == 0;
     int64_t lim = (int64_t)1 << 30, big = (int64_t)1 << 38;
-    if (gk__fwg_mode == 0) return 0;
+    if (ctx->tune.fwg_mode == 0) return 0;
     if (!gk__env_on("GPUKIT_ATTN_WGMMA", &env) || ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16) || !ctx->cu.TensorMapEncodeTiled) return 0;
 #ifdef GK__MOD_FLASH_WG
     if (ctx->lib[GK__MOD_FLASH_WG].tried && ctx->lib[GK__MOD_FLASH_WG].status != GK_OK) return 0;
@@ -5867,7 +5903,7 @@ static int gk__fwg_ok(gk_ctx *ctx, const gk__attn *p, gk_dtype dt) {
 /* One 4-d map {D, S, H, B} (strides in bytes; a stride of an extent-1
    dimension, which addresses nothing, is replaced by a dense one) with the
    box {64, rows, 1, 1}, 128-byte swizzle; nonzero when the driver refuses.
-   flash_wg.cu takes boxes of 128 rows, gk_attn_dec4's tensor-tile form 64. */
+   flash_wg.cu takes boxes of 128 rows, gk_attn_dec4t 64. */
 static int gk__fwg_map(gk_ctx *ctx, gk__cu_tensormap *m, gk_dtype dt, uint64_t addr, int64_t D, int64_t S, int64_t H, int64_t B, int64_t ss,
                        int64_t hs, int64_t bs, unsigned rows) {
     uint64_t dims[4], strides[3];
@@ -5892,93 +5928,61 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
     unsigned g[3], bl[3];
     void *args[4];
     gk_status st;
-    int v = gk__fwg_variant >= 0 && gk__fwg_variant < 5 ? gk__fwg_variant : gk__fwg_pick(p->D), k = v == 4 ? 3 : v, stages = k >= 2 ? 3 : 2;
     int64_t tiles = (p->Sq + 127) / 128 * p->Hq * p->B;
     if (gk__fwg_map(ctx, &tm[0], dt, p->q, p->D, p->Sq, p->Hq, p->B, p->q_ss, p->q_hs, p->q_bs, 128) ||
         gk__fwg_map(ctx, &tm[1], dt, p->k, p->D, p->Skv, p->Hkv, p->B, p->k_ss, p->k_hs, p->k_bs, 128) ||
         gk__fwg_map(ctx, &tm[2], dt, p->v, p->D, p->Skv, p->Hkv, p->B, p->v_ss, p->v_hs, p->v_bs, 128))
         return GK__WG_DECLINED;
-    p->tile = (int)GK__MIN(gk__fwg_group > 0 ? gk__fwg_group : gk__fwg_group_for(p), p->Hq * p->B);
+    p->tile = (int)GK__MIN(ctx->tune.fwg_group > 0 ? ctx->tune.fwg_group : gk__fwg_group_for(p), p->Hq * p->B);
     args[0] = &tm[0]; args[1] = &tm[1]; args[2] = &tm[2]; args[3] = p;
-    g[0] = (unsigned)(v == 4 && tiles > ctx->info.sm_count ? ctx->info.sm_count : tiles); g[1] = 1; g[2] = 1;
+    g[0] = (unsigned)tiles; g[1] = 1; g[2] = 1;
     bl[0] = 384; bl[1] = 1; bl[2] = 1;
 #ifdef GK__MOD_FLASH_WG
-    st = gk__launch_cfg(ctx, GK__MOD_FLASH_WG, gk__k_fwg[dt == GK_BF16][p->D == 128][k], g, bl, (unsigned)(p->D / 64 * 16384 * (1 + 2 * stages) + 1280),
-                        args, W);
+    st = gk__launch_cfg(ctx, GK__MOD_FLASH_WG, gk__k_fwg[dt == GK_BF16][p->D == 128], g, bl, (unsigned)(p->D / 64 * 16384 * (1 + 2 * 2) + 1280), args, W);
     if (st != GK_OK && ctx->lib[GK__MOD_FLASH_WG].status != GK_OK) { ctx->err[0] = 0; return GK__WG_DECLINED; } /* module unavailable */
 #else
-    (void)W; (void)g; (void)bl; (void)args; (void)k; (void)stages; st = GK__WG_DECLINED;
+    (void)W; (void)g; (void)bl; (void)args; st = GK__WG_DECLINED;
 #endif
     p->tile = 0; /* flash.cu / attention.cu read no group */
-    if (st == GK_OK) gk__fwg_launches++;
+    if (st == GK_OK) ctx->tune.fwg_launches++;
     return st;
 }
 
-/* decode attention kernel: gk__dec_variant -1 (default) takes gk_attn_dec3 (tensor
-   cores; D 64 / 128, at most 8 q heads a kv head) where it applies, and on 9.0+ devices
-   gk_attn_dec4t from gk__dec4t_from keys of cache on (where its tensor maps build); 0
-   always the shared-memory gk_attn_dec (tests and benchmarks compare them);
-   gk__dec3_launches counts gk_attn_dec3 launches (tests check which ran) */
-static int gk__dec_variant = -1;
-/* the default's switch from gk_attn_dec3 to gk_attn_dec4t (9.0+), in keys of cache (the
-   K / V views' sequence length); negative: never (gk_attention's decode comment has the
-   measurements behind GK__DEC4T_FROM) */
-#define GK__DEC4T_FROM 4096
-static int64_t gk__dec4t_from = GK__DEC4T_FROM;
-static long gk__dec3_launches = 0;
-/* gk_attn_dec4 (sm_90+: K / V through a shared-memory ring filled by the copy engine):
-   gk__dec_variant 4 selects it with one bulk copy a key row, 5 with 64 x 64 tiles
-   through tensor maps (gk_attn_dec4t; where the driver builds the maps, else the row
-   form), on 9.0+ devices; the default takes dec4t for long caches (gk__dec4t_from), never
-   the row form.
-   3 forces gk_attn_dec3. gk__dec4_stages is the ring depth (0: GK__DEC4_STAGES);
-   gk__dec4_launches / gk__dec4t_launches count the launches (tests check which ran) */
-#define GK__DEC4_STAGES 3
-static int gk__dec4_stages = 0;
-static long gk__dec4_launches = 0, gk__dec4t_launches = 0;
-/* gk_attn_dec5 (sm_80+: each warp streams its own keys through a shared-memory ring
-   with cp.async): gk__dec_variant 6 selects it; gk__dec4_stages is its ring depth too
-   (0: GK__DEC5_STAGES, at most 8); gk__dec5_launches counts its launches */
-#define GK__DEC5_STAGES 3
-static long gk__dec5_launches = 0;
-/* split sizing of gk_attn_dec4 / dec4t / dec5: at least gk__dec4_min_keys keys a split
-   (0: GK__DEC4T_MIN_KEYS for dec4t, the 64-key granule for the others), splits for
-   gk__dec4_blocks_sm blocks a SM (0: for dec4t one where that gives at least 4 splits a
-   (b, kv head), else as many as are resident, as for the others). Benchmarks sweep both (gk_attention's decode comment has the numbers). */
+/* Decode attention: its kernels and the knobs that force each (ctx->tune, gk__tuning;
+   tests and benchmarks set them and read the launch counters to see which ran).
+   - dec_variant -1 (the dispatcher): gk_attn_dec3 (tensor cores; D 64 / 128, at most 8 q
+     heads a kv head) where it applies, and on 9.0+ devices gk_attn_dec4t from dec4t_from
+     keys of cache (the K / V views' sequence length) on, where its tensor maps build; the
+     shared-memory gk_attn_dec for the rest. 0 always takes gk_attn_dec; 3 takes
+     gk_attn_dec3 and 5 gk_attn_dec4t where they apply (5: on 9.0+ where its maps build,
+     else gk_attn_dec3). dec4t_from is 4096 by default: from there dec4t's
+     copy-engine ring streams the cache faster than dec3's warps, below it dec3 is ahead
+     (docs/perf-log.md).
+   - gk_attn_dec4t streams each split through a ring of dec4t_stages (0: GK__DEC4T_STAGES)
+     stages of 64 keys in 64 x 64 tiles; its splits take at least dec4t_min_keys keys (0:
+     GK__DEC4T_MIN_KEYS) and are sized for dec4t_blocks_sm blocks a SM (0: one, where that
+     still gives 4 splits a (b, kv head), else as many as are resident). With dec4t_pad a
+     block sized for one a SM asks for more than half an SM's shared memory, so that no
+     block of the next kernel, launched early by PDL, shares its SM.
+   - gk_attn_dec3's splits are sized for dec3_per_sm blocks a SM (2 are resident at its 254
+     registers). A cache of at most dec3_one_split keys takes one split a (b, kv head),
+     which writes the output itself, with no gk_attn_combine (dec3_direct counts these
+     launches of either kernel).
+   - dec_prefetch: the 64-key tiles of each split that dec3 / dec4t prefetch into L2 before
+     their PDL wait (sm_90+, where the wait lets a kernel start while the previous ones
+     drain; the kernels' gk_dec_hint_range); -1 each kernel's default, GK__DEC3_PREFETCH /
+     GK__DEC4T_PREFETCH; 0 none.
+   - dec_fold 1 (the default): dec3 / dec4t combine their splits themselves (gk_dec_fold:
+     each split publishes its result in words of gk__dec_slots, then polls for the other
+     splits' words of its slice of the outputs) where the whole grid is resident at once and
+     the words exist, which saves the gk_attn_combine launch (dec_fold_launches counts these
+     launches); 0 always launches gk_attn_combine.
+   - combine_one_round 1 (the default): gk_attn_combine's one-round form where it applies
+     (at most 32 splits); 0 its three-round form everywhere. */
+#define GK__DEC4T_STAGES 3
 #define GK__DEC4T_MIN_KEYS 256
-static int64_t gk__dec4_min_keys = 0;
-static int gk__dec4_blocks_sm = 0;
-static int gk__dec3_per_sm = 2; /* splits sized for this many gk_attn_dec3 blocks a SM (2 are resident) */
-/* gk_attn_dec3 (and gk_attn_dec4 when asked for) takes one split per (b, kv head),
-   writing the output itself (no gk_attn_combine), when the cache holds at most this
-   many keys; gk__dec3_direct counts those launches of either kernel (tests check both
-   paths; bench_gemv sweeps the bound) */
-static int64_t gk__dec3_one_split = 256;
-/* gk_attn_combine's one-round form (at most 32 splits): 0 keeps the three-round form
-   everywhere (bench_gemv compares the two) */
-static int gk__combine_one_round = 1;
-/* 64-key tiles of each split that gk_attn_dec3 / dec4t prefetch into L2 before their PDL
-   wait (sm_90+, where the wait lets a kernel start while the previous ones drain; the
-   kernels' gk_dec_hint_range): -1 each kernel's default, GK__DEC3_PREFETCH for dec3 and
-   GK__DEC4T_PREFETCH for dec4t (gk_attention's decode comment has the sweeps); 0 none */
 #define GK__DEC3_PREFETCH 2
 #define GK__DEC4T_PREFETCH 1
-static int gk__dec_prefetch = -1;
-/* gk_attn_dec4t lets the next kernel launch (PDL) once its blocks have streamed their splits
-   (1), not at its start (0, the default) */
-static int gk__dec4_late = 0;
-/* gk_attn_dec4t sized for one block a SM asks for more than half an SM's shared memory, so that
-   no second block shares its SM (1, the default); 0 asks for what the ring needs (benchmarks
-   compare the two) */
-static int gk__dec4_pad = 1;
-static long gk__dec3_direct = 0;
-/* gk_attn_dec3 / dec4t combine their splits themselves (gk_dec_fold: each split publishes
-   its result in words of gk__dec_slots, then polls for the other splits' words of its
-   slice of the outputs; no gk_attn_combine launch) where the whole grid is resident at once
-   and the words exist (1, the default); 0 always launches gk_attn_combine.
-   gk__dec_fold_launches counts the launches that folded (tests check both paths) */
-static int gk__dec_fold = 1;
-static long gk__dec_fold_launches = 0;
 static const char *const gk__k_attn[4][2] = { { "gk_attn_f32", "gk_attn_combine_f32" }, { NULL, NULL },
                                               { "gk_attn_f16", "gk_attn_combine_f16" }, { "gk_attn_bf16", "gk_attn_combine_bf16" } };
 
@@ -6055,7 +6059,7 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
     p.scale = d.scale != 0 ? d.scale : (float)(1.0 / sqrt((double)(p.D > 0 ? p.D : 1)));
     p.causal = d.causal != 0;
     p.splits = 1;
-    p.comb = gk__combine_one_round != 0;
+    p.comb = ctx->tune.combine_one_round != 0;
     if (p.B == 0 || p.Sq == 0 || p.Hq == 0 || p.D == 0) goto fail; /* nothing to do: st is GK_OK */
     if ((st = gk__operands_use(ctx, &ops, W)) != GK_OK) { gk__operands_done(ctx, &ops, st); goto fail; }
     p.o = gk__slot_addr(so); p.q = gk__slot_addr(sq); p.k = gk__slot_addr(sk); p.v = gk__slot_addr(sv);
@@ -6078,235 +6082,89 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                slots over B * Hkv, so every SM streams the same bytes; sized for the longest
                cache (kv_lens are read on the device); at most 256 (the combine's limit).
                A split is `chunk` keys, a multiple of the kernel's granule.
-               - gk_attn_dec3 (tensor cores; D 64 / 128, at most 8 q heads a kv head; the
-                 default): blocks of 4 warps, each warp streaming its own 16-key blocks into
-                 registers, 2 blocks a SM resident (at most 255 registers; the split count
-                 is sized for gk__dec3_per_sm a SM), granule 64 keys (a 16-key block a warp).
+               - gk_attn_dec3 (tensor cores; D 64 / 128, at most 8 q heads a kv head): blocks
+                 of 4 warps, each warp streaming its own 16-key blocks into registers, 2 blocks
+                 a SM resident (at most 255 registers; the split count is sized for
+                 tune.dec3_per_sm a SM), granule 64 keys (a 16-key block a warp). Its few
+                 warps' latency bounds it: two 16-key blocks in flight take the registers that
+                 more warps would need.
+               - gk_attn_dec4t (9.0+, from tune.dec4t_from keys of cache): the same math fed by
+                 the copy engine, a producer warp streaming the split through a ring in shared
+                 memory in 64 x 64 tensor-map tiles (4 copies a stage at D 128) for 4 consumer
+                 warps, so the bytes in flight are the ring's and not the registers'. Its
+                 splits are sized for one block a SM where that still gives 4 a (b, kv head),
+                 else for the resident blocks, with at least GK__DEC4T_MIN_KEYS keys each:
+                 more and shorter splits spend their time filling the pipeline.
                - gk_attn_dec (the rest): K / V tiles of 64 keys (32 above D 128) in two
                  shared-memory stages, as many blocks a SM as the shared memory holds,
-                 granule 8 keys. (A minimum of one tile a split measured slower: batch-8
-                 decode of the 0.5B shape went from 8164 to 6198 tok/s, batch 1 unchanged.)
-               - a cache of at most gk__dec3_one_split (256) keys: gk_attn_dec3 in one split
-                 per (b, kv head), writing the output itself, no combine launch (H100, graph
-                 replay: 14 / 2 heads D 64 at 256 keys 4.56 against 6.20 us split; from 512
-                 keys the splits win, e.g. 32 / 32 heads D 128: 9.2 against 12.1 us).
-               Measured and not kept (H100, 8k-token cache, 32 / 8 heads D 128, graph replay,
-               same cache / 16 rotated caches): the splits combined by the last block of each
-               (b, kv head) to finish (arrival counters, gk__counters; no gk_attn_combine
-               launch) 19.1 / 25.2 us against 15.2 / 21.2 us with gk_attn_combine (8 last
-               blocks do the combine's work that 32 blocks share, after a __threadfence
-               every block pays); with the split's keys also prefetched into L2 ahead of
-               the warps (prefetch.global.L2, 128 to 1024 keys ahead) 21.3 to 26.4 us. A
-               second last-block form (all G heads at once, float2 loads, 8 splits of
-               loads in flight) was still behind: 16.4 / 21.8 against 15.5 / 21.0 us in
-               the same run; gk_attn_combine's launch overlaps dec3's tail (programmatic
-               dependent launch), so the second kernel costs little. Nor (8806f0d): the
-               warp's two register sets of K / V taking turns in place of the copy of the
-               next block's registers at the end of each 16-key block, 16.0 / 21.8 against
-               15.1 / 20.7 us, and that with Q in shared memory (fewer spills at D 128),
-               16.3 / 21.9 us; nor (a0126b3) one 16-key block in registers with 4 blocks a SM
-               (128 registers, 100 bytes spilled) 22.9 / 26.9 us, or the two-block form at 3
-               blocks a SM (168 registers, 192 bytes spilled) 24.1 / 25.6 us, against 15.1 /
-               20.7. Nsight Compute on the rotated case (L2 flushed): dec3 19 us at
-               57% of DRAM peak, 7.6 of 64 warps a SM active (254 registers, 2 blocks a SM),
-               an instruction issued every 5 cycles a scheduler, most stalls waiting on the
-               loads: the kernel is bound by its few warps' latency, and more warps need
-               fewer registers than two 16-key blocks in flight take.
-               - gk_attn_dec4 (gk__dec_variant 4, sm_90+) takes the loads off the warps: a
-                 producer warp streams the split through a ring of 64-key stages in shared
-                 memory, one cp.async.bulk a K or V row (256 bytes at D 128) into rows padded
-                 for conflict-free ldmatrix, and 4 consumer warps do dec3's math from there.
-                 Correct (test_attention and memcheck on the H100 at bf74910) but slower
-                 everywhere: 8k cache 24.2 / 23.8 us (rotated / same cache, graph) against
-                 20.6 / 15.1 for dec3; the 7B shape at 4k keys 37.9 against 30.2 us. The
-                 same time from L2 as from DRAM, and the ring depth sweep (1, 2, 3, 4, 5, 6
-                 stages: 26.3, 24.0, 24.2, 38.0, 38.2, 38.0 us, rotated), whose deep rings
-                 leave one block and so one producer a SM, point at the copy engine's rate
-                 of requests rather than the bytes in flight: from the times (not a
-                 counter), about one 256-byte copy every 40 cycles a SM, 1.4 TB/s in all.
-               - gk_attn_dec4t (gk__dec_variant 5; the default from GK__DEC4T_FROM keys, see the end): the same
-                 ring filled with tiles of 64 keys x 64 dims through tensor maps built here
-                 (cp.async.bulk.tensor, 128-byte swizzle, read back by ldmatrix with the
-                 swizzle applied): 4 copies a stage at D 128 instead of 128. Splits sized for
-                 one block a SM where that gives at least 4 a (b, kv head), else for the
-                 resident blocks (2 a SM at D 128, 4 at D 64), and at least
-                 GK__DEC4T_MIN_KEYS (256) keys; 3 stages. H100,
-                 graph replay, 16 rotated caches (86e24df), against dec3: 8k cache 32 / 8
-                 heads D 128 17.3 us (16 splits of 512 keys) against 20.8 (65% of copy
-                 against 54%); the 7B shape at 4k keys 27.0 against 30.3 (4 splits of 1024);
-                 batch 8 at 1k keys 32 / 32 heads (one split) 46.1 against 50.7 (98% of
-                 copy); Qwen2.5-0.5B's 14 / 2 heads D 64 at 32k keys 15.5 against 22.3 (64
-                 splits of 512) and at 4k 7.4 against 11.9 (16 of 256); 32 / 8 heads D 64 at
-                 8k 11.2 against 13.7; batch 8 at 2k keys 32 / 8 heads D 64 16.8 against 18.1
-                 (8 splits of 256: one block a SM would give 2 splits of 1024, 18.3 us,
-                 638f67a). The split rule is from the sweep there (stages 3 / 4 /
-                 6 x at least 0 / 256 / 512 / 1024 keys a split x 1 / 2 blocks a SM): splits
-                 for as many blocks as are resident (2 a SM at D 128, 4 at D 64) were slower
-                 everywhere, most at D 64 (32k keys 32.3 us: 256 splits of 2 stages each, all
-                 pipeline fill); deeper rings changed little (8k D 128: 17.7 us at 4 or 6
-                 stages). The final run (c0d433c, another H100, same-run ratios): 8k cache
-                 D 128 16.3 against 19.6 us (69 / 57% of copy), 7B shape 26.2 against 30.0,
-                 0.5B shape at 32k 12.6 against 16.5. The fixed cost of a split decode
-                 (512 keys, 2 MiB): 6.0 us at 86e24df (dec3
-                 7.9): were it paid in series with the streaming, an 8k cache at 75% of
-                 copy (14.9 us) would leave under 9 us for 33.5 MB, above the copy rate.
-                 The same bytes summed by two gk_reduce calls (bench_gemv's two_reduces
-                 rows, named read_floor in the JSON of 86e24df .. 173d838) took 23.5 us: no
-                 floor, a plain streaming-read kernel would be one. Until the splits combined
-                 themselves (below) it was not the default: inside a model's decode step it lost.
-                 bench_llm --b1-only, H100 (5f7e86e), random-weight Qwen2.5-0.5B / Llama-3.2-1B
-                 shapes, 128 tokens after a 1k / 8k / 16k prompt, tok/s against dec3: this
-                 rule 0.90 / 1.00 / 0.99 and 0.96 / 0.96 / 0.94; granule splits as resident
-                 0.91 / 0.96 / 0.95 and 0.99 / 0.98 / 0.99; no form won anywhere. The loss is
-                 in programmatic dependent launch (81cdd9c): with GPUKIT_PDL=0 dec4t is ahead
-                 after 16k prompts (976 against 911 tok/s, 0.5B shape) and even after 1k, but
-                 PDL lifts dec3 more (1123 to 1417 tok/s after 1k) than dec4t (1110 to 1262).
-                 Why is not measured (its 99 KB of shared memory and one block a SM against
-                 dec3's 17 KB may keep its neighbours off its SMs).
-               - gk_attn_dec5 (gk__dec_variant 6, sm_80+): dec3's work split with each warp
-                 streaming its own keys through a ring in shared memory with cp.async (no
-                 registers held by loads in flight: 122 at D 128). Correct, and no faster
-                 than dec3 (86e24df, 8k D 128: 19.4 us at 4 stages, 20.2 at 3, against 20.8;
-                 the D 64 shapes slower); kept as the one ring form that runs before 9.0.
-               - Before the PDL wait, dec3 and dec4t may prefetch the first p.pf 64-key tiles of
-                 their split into L2 (gk__dec_prefetch; gk_dec_hint_range). H100, graph replay,
-                 16 rotated caches (8b6d7f9): dec3 at 8k keys 32 / 8 heads D 128 takes 19.7 us
-                 with none, 18.1 with 2 tiles (GK__DEC3_PREFETCH, the default), 17.6 with 4; 2
-                 tiles were as fast or faster at every LLM shape of bench_gemv's sweep, 4 and
-                 more slower at D 64 (8k keys 11.8 against 11.5) and batch 8 (8 tiles 53.0
-                 against 50.8). Model decode (Qwen2.5-0.5B shape, after 1k / 8k prompts): 1415 /
-                 1122 tok/s against 1399 / 1124 without, noise. dec4t gained nothing then (1 tile 16.2
-                 us as without; 2 / 4 / 8 tiles 16.9 / 18.8 / 21.6), so its default was none
-                 (one tile since 1f87c96, see the end); nor from launching its dependents once its blocks have streamed their splits
-                 (gk__dec4_late: 17.9 against 16.2 us at 8k; 5.95 against 6.60 at the 0.5B
-                 shape's 4k keys). Measured and not kept (a tree on a9c4236): dec4t's splits of a
-                 (b, kv head) as one thread-block cluster of up to 16 (non-portable size),
-                 merged through distributed shared memory with no gk_attn_combine launch:
-                 correct, but 19.6 / 16.6 us against 16.4 / 10.2 at 8k (rotated / same cache),
-                 33.2 against 26.3 at the 7B shape's 4k, 7.7 against 6.6 at 512 keys.
-               - Where dec4t's 16.2 us at 8k go (Nsight Compute, kernels one at a time, caches and
-                 clocks left alone; 8k cache from DRAM, bench_gemv --attn-diag): dec4t alone 16.7
-                 to 19.7 us a launch, its busiest SM active 13.6 to 16.2 us and the average SM
-                 12.3 to 14.7 (4 of 132 SMs idle: 128 blocks); gk_attn_combine 3.8 to 4.3 us a
-                 launch, 1.8 to 2.2 us on its busiest SM for 266 KB of partials. So of the 16.2
-                 us a call in graph replay about 13.7 are dec4t's busiest SM (inferred, not one
-                 timeline): the average SM streams at 2.7 TB/s (3.0 for a copy), the spread
-                 between SMs is about 1.3 us, and about 2.5 us are the combine and the two
-                 kernel boundaries that PDL does not hide. Measured and not kept (a tree
-                 on 2cf2c93): dec4t's splits merged by the last block of each (b, kv head) (arrival
-                 counters, a __threadfence a block, the partials read back from L2 with every load
-                 in flight), no gk_attn_combine launch: correct (test_attention on the H100) but
-                 slower everywhere: 8k 19.2 against 16.5 us, 7B shape 29.8 against 26.4, 0.5B
-                 shape at 4k 7.2 against 6.6, 512 keys 7.7 against 6.6; model decode (0.5B shape,
-                 1k / 8k prompt) 1167 / 1104 tok/s against 1238 / 1110 with the combine kernel.
-               - Where it goes, measured (H100, 8k, graph replay, 16 rotated caches; experiment trees
-                 on bcff790, not kept): with its consumers doing no math, dec4t + combine took 15.3
-                 against 16.2 us; with no combine at all, 16.5 us (PDL already hides the combine
-                 behind dec4t) and 14.7 us once dec4t asks for more than half an SM's shared memory
-                 (gk__dec4_pad): with room for two blocks an SM, the next kernel's blocks, launched
-                 early by PDL, take the free slots and double up on some SMs. So dec4t itself streams
-                 at 76% of copy; what sits between it and the next dec4t costs 1.7 us. The pad is
-                 kept (direct calls at 8k 18.1 against 18.5 / 19.1 us, 32k keys D 64 14.1 against
-                 14.6 / 14.8; graph replay the same or better). A combine folded into dec4t by one
-                 extra block a (b, kv head) taking the splits' partials in turn as each flags it
-                 done was correct but took 45 us (a dependent round of L2 latency a split).
-               - A timeline (H100 / H200, graph replay; %globaltimer written by every block of an
-                 experiment tree, bench/experiments/dec4t-trace-fold-20261127.diff; README eleventh
-                 round): the cache streams at about the copy rate until dec4t's consumers are done
-                 (12.4 us after the PDL release on the H100), then DRAM idles about 4 us: the split
-                 merge, gk_attn_combine (1.8 us after dec4t, 3.2 after dec3, most of it its one round
-                 of loads, in proportion to the loads a thread) and two grid boundaries. The
-                 combine folded into dec4t (the last split to count in merges, a bulk copy of the
-                 partials) was correct but no faster in graph replay (16.4 against 16.4 us at 8k),
-                 faster in direct calls (17.1 against 18.4), slower at small caches (512 keys 7.1
-                 against 6.1). Not kept.
-               - The splits combine themselves (gk__dec_fold, src/ops/attention/attention.cu gk_dec_fold; README
-                 twelfth round): where the grid is one wave (cuOccupancyMaxActiveBlocksPerMultiprocessor
-                 over the SMs), dec3 / dec4t publish each split's {o / l, log-sum-exp} as 64-bit words
-                 (gk__dec_slots) and each split polls and merges its slice of the outputs; no
-                 gk_attn_combine. An arrival counter before the loads was no faster than the combine
-                 kernel (H100, 8k, dec4t 16.9 against 16.4 us); words that carry their own presence
-                 and an epilogue without divisions or exp chains were. H100, graph replay, 16 rotated
-                 caches, against gk_attn_combine (1f87c96): dec4t at 8k 14.97 against 15.75 us (one
-                 tile of L2 prefetch, now its default GK__DEC4T_PREFETCH: about 0.55 us either way,
-                 folded 15.54 to 14.97, combined 16.33 to 15.75; the eighth round's sweep, which found
-                 no gain, predates gk__dec4_pad), 0.5B shape at 4k 5.58 against 6.18, 32k keys D 64 10.67
-                 against 12.26, 512 keys 6.20 against 6.25; dec3 at 8k 18.35 against 18.27, 512 keys
-                 6.16 against 7.53, 0.5B shape at 4k 7.12 against 8.57.
-               - The default's switch to dec4t (GK__DEC4T_FROM, 4096 keys of cache, 9.0+): dec4t with
-                 its splits folded is ahead of dec3 alone from 4k keys (above) and behind at 512 (6.20
-                 against 6.16); in model decode (bench_llm --b1-only, H100, 128 tokens, 4cb28f0) the
-                 default went from dec3 + combine to this rule: 0.5B shape after 1k / 8k prompts 1400
-                 to 1473 / 1148 to 1349 tok/s, 1B shape 839 to 858 / 796 to 792; after 1k prompts
-                 dec4t folded took 1434 / 862 against 1458 / 855 for dec3 folded (1f87c96), so dec3
-                 stays below the switch. 8k cache, 32 / 8 heads, D 128 with the default (cb12f54):
-                 14.79 / 14.83 us, 75.3 / 75.1% of copy. */
+                 granule 8 keys (a split may hold less than a tile: a tile a split at least
+                 is slower at batch 8).
+               - a cache of at most tune.dec3_one_split (256) keys: one split per (b, kv head),
+                 writing the output itself, with no combine launch, which at that size costs
+                 more than the splits gain; from 512 keys the splits win.
+               - where the grid is one wave (cuOccupancyMaxActiveBlocksPerMultiprocessor over
+                 the SMs), dec3 / dec4t combine their splits themselves (tune.dec_fold;
+                 src/ops/attention/attention.cu gk_dec_fold): each split publishes {o / l,
+                 log-sum-exp} as 64-bit words that carry their own presence (gk__dec_slots)
+                 and polls for and merges its slice of the outputs, a round trip through L2
+                 in place of a kernel boundary and gk_attn_combine. Elsewhere gk_attn_combine
+                 merges the splits; programmatic dependent launch overlaps its start with the
+                 decode kernel's tail.
+               - before their PDL wait, dec3 and dec4t prefetch the first p.pf 64-key tiles of
+                 their split into L2 (tune.dec_prefetch; GK__DEC3_PREFETCH, GK__DEC4T_PREFETCH),
+                 so that the DRAM reads start while the previous kernels drain.
+               docs/perf-log.md has the measurements behind each rule and the forms measured
+               and not kept. */
             static const char *const k3[2][2] = { { "gk_attn_dec3_f16_64", "gk_attn_dec3_f16_128" }, { "gk_attn_dec3_bf16_64", "gk_attn_dec3_bf16_128" } };
-            static const char *const k4[2][2] = { { "gk_attn_dec4_f16_64", "gk_attn_dec4_f16_128" }, { "gk_attn_dec4_bf16_64", "gk_attn_dec4_bf16_128" } };
             static const char *const k4t[2][2] = { { "gk_attn_dec4t_f16_64", "gk_attn_dec4t_f16_128" },
                                                    { "gk_attn_dec4t_bf16_64", "gk_attn_dec4t_bf16_128" } };
             void *targs[3];
             const int tc = (p.D == 64 || p.D == 128) && G <= 8;
             unsigned char mbuf[2 * sizeof(gk__cu_tensormap) + 64];
             gk__cu_tensormap *tm = (gk__cu_tensormap *)(void *)(mbuf + ((64 - ((uintptr_t)mbuf & 63)) & 63));
-            /* gk_attn_dec4t when asked for (5); tiles: the tensor maps of K and V were built (else the row copies of
-               gk_attn_dec4) */
+            /* gk_attn_dec4t when asked for (5); tiles: the tensor maps of K and V were built (else gk_attn_dec3) */
             const int want4t = tc && ctx->info.cc_major >= 9 &&
-                               (gk__dec_variant == 5 || (gk__dec_variant == -1 && gk__dec4t_from >= 0 && p.Skv >= gk__dec4t_from));
+                               (ctx->tune.dec_variant == 5 || (ctx->tune.dec_variant == -1 && ctx->tune.dec4t_from >= 0 && p.Skv >= ctx->tune.dec4t_from));
             const int tiles = want4t && ctx->cu.TensorMapEncodeTiled && p.Skv < ((int64_t)1 << 31) &&
                               !gk__fwg_map(ctx, &tm[0], sq->dtype, p.k, p.D, p.Skv, p.Hkv, p.B, p.k_ss, p.k_hs, p.k_bs, 64) &&
                               !gk__fwg_map(ctx, &tm[1], sq->dtype, p.v, p.D, p.Skv, p.Hkv, p.B, p.v_ss, p.v_hs, p.v_bs, 64);
-            const int d4 = tc && ctx->info.cc_major >= 9 && (gk__dec_variant == 4 || gk__dec_variant == 5 || tiles);
-            const int d5 = tc && ctx->info.cc_major >= 8 && gk__dec_variant == 6;
-            const int d3 = tc && !d4 && !d5 && gk__dec_variant != 0;
-            int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, gran = d3 || d4 || d5 ? 64 : 8, slots, chunk, smem = 0;
+            const int d4 = tiles;
+            const int d3 = tc && !d4 && ctx->tune.dec_variant != 0;
+            int64_t bh = p.B * p.Hkv, C = p.D <= 128 ? 64 : 32, gran = d3 || d4 ? 64 : 8, slots, chunk, smem = 0;
             int direct;
             const char *kn;
             if (d4) {
-                /* stages of 64 keys (16 a consumer warp) of K and V, rows padded by 16 bytes,
-                   then a full and an empty barrier a stage; as many blocks a SM as that fits */
-                const int64_t stages = gk__dec4_stages > 0 ? gk__dec4_stages : GK__DEC4_STAGES;
+                /* stages of 64 keys (16 a consumer warp) of K and V, then a full and an empty
+                   barrier a stage; as many blocks a SM as that fits */
+                const int64_t stages = ctx->tune.dec4t_stages > 0 ? ctx->tune.dec4t_stages : GK__DEC4T_STAGES;
                 int per_sm = 1;
                 gk__cu_function f4; /* (the launch looks it up again: both are cached lookups) */
-                /* rows padded by 16 bytes; tensor tiles unpadded (swizzled) in a ring aligned to 1 KiB */
-                smem = tiles ? stages * 2 * 64 * 2 * p.D + 1024 + 16 * stages : stages * 2 * 64 * (2 * p.D + 16) + 16 * stages;
-                kn = tiles ? k4t[sq->dtype == GK_BF16][p.D == 128] : k4[sq->dtype == GK_BF16][p.D == 128];
+                /* tensor tiles unpadded (swizzled) in a ring aligned to 1 KiB */
+                smem = stages * 2 * 64 * 2 * p.D + 1024 + 16 * stages;
+                kn = k4t[sq->dtype == GK_BF16][p.D == 128];
                 st = gk__occupancy(ctx, GK__MOD_ATTENTION, kn, 160, (unsigned)smem, &per_sm, &f4, W);
-                if (gk__dec4_blocks_sm > 0 && gk__dec4_blocks_sm < per_sm) per_sm = gk__dec4_blocks_sm;
-                else if (gk__dec4_blocks_sm == 0 && tiles && (int64_t)ctx->info.sm_count / bh >= 4) {
+                if (ctx->tune.dec4t_blocks_sm > 0 && ctx->tune.dec4t_blocks_sm < per_sm) per_sm = ctx->tune.dec4t_blocks_sm;
+                else if (ctx->tune.dec4t_blocks_sm == 0 && (int64_t)ctx->info.sm_count / bh >= 4) {
                     per_sm = 1; /* gk_attn_dec4t: splits for one block a SM, where that still gives 4 a (b, kv head) */
-                    /* and no room for a second block on an SM (gk__dec4_pad; half the per-block opt-in
+                    /* and no room for a second block on an SM (tune.dec4t_pad; half the per-block opt-in
                        maximum, which is an SM's shared memory less 1 KiB): with room for two, the blocks
                        of the next kernel, launched early by PDL, take the free slots and double up on some
-                       SMs when it runs (see gk_attention's decode comment) */
-                    if (gk__dec4_pad && smem <= (int64_t)ctx->info.max_smem_per_block_optin / 2)
+                       SMs when it runs */
+                    if (ctx->tune.dec4t_pad && smem <= (int64_t)ctx->info.max_smem_per_block_optin / 2)
                         smem = (int64_t)ctx->info.max_smem_per_block_optin / 2 + 1024;
                 }
                 slots = (int64_t)ctx->info.sm_count * GK__MAX(per_sm, 1);
                 p.tile = (int)stages;
-                p.pf = !tiles ? 0 : gk__dec_prefetch < 0 ? GK__DEC4T_PREFETCH : gk__dec_prefetch;
-                p.late = tiles && gk__dec4_late;
-            } else if (d5) {
-                /* 4 warps, each a ring of stages x 16 keys of K and V in rows padded by 16 bytes */
-                static const char *const k5[2][2] = { { "gk_attn_dec5_f16_64", "gk_attn_dec5_f16_128" }, { "gk_attn_dec5_bf16_64", "gk_attn_dec5_bf16_128" } };
-                const int64_t stages = gk__dec4_stages > 0 ? GK__MIN(gk__dec4_stages, 8) : GK__DEC5_STAGES;
-                int per_sm = 1;
-                gk__cu_function f5;
-                smem = 4 * stages * 2 * 16 * (2 * p.D + 16);
-                kn = k5[sq->dtype == GK_BF16][p.D == 128];
-                st = gk__occupancy(ctx, GK__MOD_ATTENTION, kn, 128, (unsigned)smem, &per_sm, &f5, W);
-                if (gk__dec4_blocks_sm > 0 && gk__dec4_blocks_sm < per_sm) per_sm = gk__dec4_blocks_sm;
-                slots = (int64_t)ctx->info.sm_count * GK__MAX(per_sm, 1);
-                p.tile = (int)stages;
+                p.pf = ctx->tune.dec_prefetch < 0 ? GK__DEC4T_PREFETCH : ctx->tune.dec_prefetch;
             } else if (d3) {
                 int per_sm = 1;
                 gk__cu_function f3;
                 kn = k3[sq->dtype == GK_BF16][p.D == 128];
                 /* (at most as many a SM as are resident: 2 at 254 registers, __launch_bounds__(128, 2)) */
                 st = gk__occupancy(ctx, GK__MOD_ATTENTION, kn, 128, 0, &per_sm, &f3, W);
-                slots = (int64_t)ctx->info.sm_count * GK__MAX(GK__MIN(gk__dec3_per_sm, per_sm), 1);
+                slots = (int64_t)ctx->info.sm_count * GK__MAX(GK__MIN(ctx->tune.dec3_per_sm, per_sm), 1);
                 p.tile = 16;
-                p.pf = gk__dec_prefetch < 0 ? GK__DEC3_PREFETCH : gk__dec_prefetch;
+                p.pf = ctx->tune.dec_prefetch < 0 ? GK__DEC3_PREFETCH : ctx->tune.dec_prefetch;
             } else {
                 int64_t bps;
                 smem = 4 * C * (p.D / 8 + 1) * 16 + (2 * G * p.D + G * C + 3 * G) * 4;
@@ -6317,17 +6175,17 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
             }
             p.splits = (int)GK__MAX(GK__MIN(GK__MIN(slots / bh, (p.Skv + gran - 1) / gran), (int64_t)256), (int64_t)1);
             {
-                const int64_t mk = gk__dec4_min_keys > 0 ? gk__dec4_min_keys : tiles ? GK__DEC4T_MIN_KEYS : 0; /* the fewest keys a split */
-                if ((d4 || d5) && mk > gran) p.splits = (int)GK__MAX(GK__MIN((int64_t)p.splits, (p.Skv + mk - 1) / mk), (int64_t)1);
+                const int64_t mk = ctx->tune.dec4t_min_keys > 0 ? ctx->tune.dec4t_min_keys : GK__DEC4T_MIN_KEYS; /* the fewest keys a split */
+                if (d4 && mk > gran) p.splits = (int)GK__MAX(GK__MIN((int64_t)p.splits, (p.Skv + mk - 1) / mk), (int64_t)1);
             }
-            if ((d3 || d4 || d5) && p.Skv <= gk__dec3_one_split) p.splits = 1;
+            if ((d3 || d4) && p.Skv <= ctx->tune.dec3_one_split) p.splits = 1;
             chunk = GK__MAX(((p.Skv + p.splits - 1) / p.splits + gran - 1) / gran * gran, gran);
             p.splits = (int)GK__MAX((p.Skv + chunk - 1) / chunk, (int64_t)1);
             p.chunk = (int)GK__MIN(chunk, (int64_t)2147483647);
             if (chunk > 2147483647) st = gk__err(ctx, GK_ERR_LIMIT, "%s: a cache of %lld keys is too long", W, (long long)p.Skv);
             if (p.Hkv > 65535 || p.B > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: %lld kv heads or batch %lld above 65535", W, (long long)p.Hkv, (long long)p.B);
-            direct = (d3 || d4 || d5) && p.splits == 1;
-            if (st == GK_OK && !direct && gk__dec_fold && (d3 || tiles) && bh * p.splits <= slots) {
+            direct = (d3 || d4) && p.splits == 1;
+            if (st == GK_OK && !direct && ctx->tune.dec_fold && (d3 || tiles) && bh * p.splits <= slots) {
                 /* the splits combine themselves: they wait for each other, so only where the whole grid is
                    resident at once (slots: the resident blocks, from the occupancy of the kernel as launched) */
                 gk__cu_ptr sl;
@@ -6340,21 +6198,19 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
                 p.part = ws;
             }
             g[0] = (unsigned)p.Hkv; g[1] = (unsigned)p.splits; g[2] = (unsigned)p.B;
-            bl[0] = d4 ? 160 : 128; bl[1] = 1; bl[2] = 1; /* gk_attn_dec4: 4 consumer warps and a producer */
+            bl[0] = d4 ? 160 : 128; bl[1] = 1; bl[2] = 1; /* gk_attn_dec4t: 4 consumer warps and a producer */
             args[0] = &p;
             /* both kernels wait for their predecessor (gk_pdl_wait) before they read anything:
                programmatic dependent launch (sm_90+) overlaps their start with its tail. Splits
                past a sequence's kv_len return at once and the combine skips them. */
             targs[0] = &tm[0]; targs[1] = &tm[1]; targs[2] = &p; /* gk_attn_dec4t(tk, tv, p) */
             if (st == GK_OK) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, kn, g, bl, (unsigned)smem, tiles ? targs : args, GK__LAUNCH_PDL, W);
-            if (st == GK_OK && d3) gk__dec3_launches++;
-            if (st == GK_OK && d4 && !tiles) gk__dec4_launches++;
-            if (st == GK_OK && tiles) gk__dec4t_launches++;
-            if (st == GK_OK && d5) gk__dec5_launches++;
-            if (st == GK_OK && direct) gk__dec3_direct++;
+            if (st == GK_OK && d3) ctx->tune.dec3_launches++;
+            if (st == GK_OK && tiles) ctx->tune.dec4t_launches++;
+            if (st == GK_OK && direct) ctx->tune.dec3_direct++;
             g[0] = (unsigned)rows; g[1] = 1;
             bl[0] = p.D > 96 ? 128u : (unsigned)((p.D + 31) / 32 * 32); /* the combine's launch bound */
-            if (st == GK_OK && p.slot) gk__dec_fold_launches++;
+            if (st == GK_OK && p.slot) ctx->tune.dec_fold_launches++;
             if (st == GK_OK && !direct && !p.slot) st = gk__launch_ex(ctx, GK__MOD_ATTENTION, gk__k_attn[sq->dtype][1], g, bl, 0, args, GK__LAUNCH_PDL, W);
             if (p.part) gk__unuse(ctx, ctx->ws);
             gk__operands_done(ctx, &ops, st);
@@ -6606,8 +6462,8 @@ static gk_status gk__launch_c4(gk_ctx *ctx, const char *fname, int64_t nbytes, i
     return gk__launch_cfg(ctx, GK__MOD_MATH, fname, grid, block, 0, args, where);
 }
 static const char *const gk__k_unary[GK_DTYPE_COUNT] = GK__DTNAMES("gk_unary_", "");
-/* the contiguous unary kernels, one a (dtype, op) for f32 / f64 / f16 / bf16 (math.cu: a
-   switch over the op in one kernel ran slower) */
+/* the contiguous unary kernels, one a (dtype, op) for f32 / f64 / f16 / bf16 (math.cu: one
+   kernel a dtype with a switch over the op is slower) */
 #define GK__UNC(D)                                                                                                     \
     { "gk_unary_" D "_c0", "gk_unary_" D "_c1", "gk_unary_" D "_c2", "gk_unary_" D "_c3", "gk_unary_" D "_c4",          \
       "gk_unary_" D "_c5", "gk_unary_" D "_c6", "gk_unary_" D "_c7", "gk_unary_" D "_c8", "gk_unary_" D "_c9",          \
@@ -6973,8 +6829,6 @@ static int gk__red_cpu(const void *vp) {
     });
     return 0;
 }
-/* split reductions whose last block merged the parts (tests check both paths) */
-static long gk__red_fused = 0;
 static const char *const gk__k_red_rows[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_rows_", "");
 static const char *const gk__k_red_rowsf[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_rowsf_", "");
 static const char *const gk__k_red_fin[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_fin_", "");
@@ -7097,10 +6951,10 @@ static gk_status gk__reduce(gk_ctx *ctx, gk_tensor out, gk_tensor x, int op, int
                     grid[0] = (unsigned)gk__grid_cap(ctx, M * S, 16);
                     /* sum / mean / max / min: the kernel without the others' states (fewer registers) */
                     st = gk__launch_cfg(ctx, GK__MOD_REDUCE, kn, grid, block, 0, args, where);
-                    if (st == GK_OK && S > 1 && ctr) gk__red_fused++;
+                    if (st == GK_OK && S > 1 && ctr) ctx->tune.red_fused++; /* the last block merged the parts (tests check both paths) */
                     if (st == GK_OK && S > 1 && !ctr) {
                         void *fargs[6] = { &p.on, &p.R, &p.op, &S, &po, &ws };
-                        if (S >= 64) { /* many parts: a block an output merges them (one thread took ~1 us a part) */
+                        if (S >= 64) { /* many parts: a block an output merges them (a thread an output is slow at that many) */
                             unsigned fgrid[3] = { 1, 1, 1 }, fblock[3] = { 256, 1, 1 };
                             fgrid[0] = (unsigned)gk__grid_cap(ctx, M, 16);
                             st = gk__launch_cfg(ctx, GK__MOD_REDUCE, gk__k_red_finb[p.dt], fgrid, fblock, 0, fargs, where);
@@ -7949,16 +7803,14 @@ static const char *const gk__k_lnwarp[5][3] = { GK__LNW_NAMES("f32", "f32"), GK_
 /* The layer norm's kernel where the warp-per-row kernel can take the rows
    (no residual, rows of 33 to 512 16-byte vectors, x and out 16-byte
    aligned; the lane groups take shorter rows, the others gk_rownorm or
-   gk_gnorm whatever this says). gk__ln_variant -1: the rule in gk__norm;
+   gk_gnorm whatever this says). ctx->tune.ln_variant -1: the rule in gk__norm;
    0: gk_rownorm (one block a row); 1: gk_lnwarp, one row a warp (a block
-   of 4 warps per 4 rows); 2: gk_lnwarp on a persistent grid (as many blocks
-   as are resident, a warp walking rows w, w + W, ...); 3: gk_lnorm_p, one
-   block a row on a persistent grid, the next row's loads in flight during
-   this one (only where gk__ln_persist holds; else 0); other values: the
-   rule. Set by tests/test_nn.c and bench/bench_nn.c (they include the
-   implementation) to check and time each. gk__ln_last: the variant the last
-   CUDA gk_layer_norm launched (0 to 3 as above; -1 another kernel). */
-static int gk__ln_variant = -1, gk__ln_last = -1;
+   of 4 warps per 4 rows); 3: gk_lnorm_p, one block a row on a persistent
+   grid, the next row's loads in flight during this one (only where
+   gk__ln_persist holds; else 0); other values: the rule. Set by
+   tests/test_nn.c and bench/bench_nn.c (they include the implementation) to
+   check and time each. tune.ln_last: the variant the last CUDA
+   gk_layer_norm launched (0, 1 or 3 as above; -1 another kernel). */
 /* the persistent block-per-row kernels (gk_rmsnorm_p, gk_lnorm_p) take rows
    of 1 to 4 vectors a thread (vi 0..2) when there are more rows than fit at
    once but only a few waves of blocks (about 9 rows an SM at a time) */
@@ -8090,10 +7942,10 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
         grid[0] = (unsigned)(p.rows < (1 << 30) ? p.rows : (1 << 30));
         if (kind <= GK__NK_ADDRMS && rowb % 16 == 0 && ((px | po | ph | pr) & 15) == 0) {
             int64_t t;
-            /* vectors a thread by row length (measured on the H200: bf16
-               [8192, 4096] at 48% of copy with 1 vector on 512 threads, 55%
-               with 4 on 128, 36% with 8 on 64 (126 registers: too few rows in
-               flight); f32 at 92% with 8 on 128) */
+            /* vectors a thread by row length, 1 to 8 for blocks of about 128
+               threads: one vector a thread on more threads is slower, and 8 on
+               64 threads take 126 registers, too few rows in flight
+               (docs/perf-log.md) */
             if (nvec <= 128) vi = 0;
             else if (nvec <= 256) vi = 1;
             else if (nvec <= 512) vi = 2;
@@ -8104,48 +7956,31 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
             }
         }
         if (kind == GK__NK_LAYER) {
-            gk__ln_last = -1;
+            ctx->tune.ln_last = -1;
             if (vi >= 0 && nvec > 32 && nvec <= 512) {
                 /* the warp-per-row kernel (1) for rows of at most 128 vectors,
-                   else the block-per-row kernel. Measured on the H100 (bench_nn,
-                   % of copy, gk_lnwarp 1 / persistent 2 / _pf 3 / gk_rownorm 0):
-                   bf16 [4096, 1024] 89.9 / 89.7 / 84.2 / 63.3; bf16 [4096, 4096]
-                   63.3 / 63.8 / 73.7 / 75.1; [8192, 4096] 75.5 / 67.5 / 79.3 / 86.7;
-                   [512, 4096] 22.6 / 22.5 / 21.3 / 44.7; f32 [8192, 2048]
-                   84.0 / 69.7 / 86.1 / 88.0. Variants 3 (_pf: the next row's loads
-                   rolling in behind this row's stores) and 4 (_pf2: the next row's
-                   loads before this row's reduction; its numbers are not kept here)
-                   were persistent prefetching kernels, measured at e502025 and
-                   since removed: neither won anywhere (gk_lnwarp 1 up to 128
-                   vectors, gk_rownorm above), and they doubled norm.cu's NVRTC
-                   compile time. */
-                if (gk__ln_variant >= 0 && gk__ln_variant <= 3) lnv = gk__ln_variant;
+                   where it is ahead (bench_nn's layernorm_variants;
+                   docs/perf-log.md), else the block-per-row kernel (0), on a
+                   persistent grid (3) where gk__ln_persist holds */
+                const int v = ctx->tune.ln_variant;
+                if (v == 0 || v == 1 || v == 3) lnv = v;
                 else lnv = nvec <= 128 ? 1 : gk__ln_persist(ctx, p.rows, vi) ? 3 : 0;
                 if (lnv == 3 && !gk__ln_persist(ctx, p.rows, vi)) lnv = 0;
             }
-            if (lnv == 0 && vi >= 0 && !(vi == 0 && nvec <= 32)) gk__ln_last = 0;
+            if (lnv == 0 && vi >= 0 && !(vi == 0 && nvec <= 32)) ctx->tune.ln_last = 0;
         }
-        if (lnv == 1 || lnv == 2) {
-            /* blocks of 4 warps, a row a warp at a time: variant 1 one row a
-               warp (grid-stride beyond 2^30 blocks), 2 as many blocks as are
-               resident at once */
-            int Di = (int)p.L, per_sm = 0, kv = nvec <= 128 ? 0 : nvec <= 256 ? 1 : 2;
+        if (lnv == 1) {
+            /* blocks of 4 warps, one row a warp (grid-stride beyond 2^30 blocks) */
+            int Di = (int)p.L, kv = nvec <= 128 ? 0 : nvec <= 256 ? 1 : 2;
             const char *fn = gk__k_lnwarp[combo][kv];
             int64_t nb = (p.rows + 3) / 4;
             void *args[7];
-            gk__cu_function f;
             block[0] = 128;
-            st = gk__lib_function(ctx, GK__MOD_NORM, fn, &f, where);
-            if (st != GK_OK) goto done;
-            if (lnv >= 2) {
-                if (ctx->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, 128, 0) != 0 || per_sm < 1) per_sm = 4;
-                if (nb > (int64_t)per_sm * ctx->info.sm_count) nb = (int64_t)per_sm * ctx->info.sm_count;
-            }
             grid[0] = (unsigned)(nb < (1 << 30) ? nb : (1 << 30));
             args[0] = &p.rows; args[1] = &Di; args[2] = &p.eps; args[3] = &px; args[4] = &po; args[5] = &pw; args[6] = &pb;
             /* programmatic dependent launch (sm_90+): nothing touched before gk_pdl_wait */
             st = gk__launch_ex(ctx, GK__MOD_NORM, fn, grid, block, 0, args, GK__LAUNCH_PDL, where);
-            if (st == GK_OK) gk__ln_last = lnv;
+            if (st == GK_OK) ctx->tune.ln_last = lnv;
         } else if (vi == 0 && nvec <= 32) { /* short rows: G lanes a row (G a power of two >= nvec), 4 rows per lane a step */
             int Di = (int)p.L, G = 1, per_sm = 0;
             int64_t rpb, nb, maxb;
@@ -8171,10 +8006,9 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
             /* RMS norm over more rows than fit at once but only a few waves
                of blocks (about 9 rows an SM at a time): the persistent kernel
                (a block prefetches its next row during the current one), as
-               many blocks as are resident, no tail wave. Measured on the
-               H200, bf16 [4096, 4096]: 87% of copy against 76%; with many
-               waves ([8192, 4096]) the block-per-row kernel is ahead (86
-               against 82%), and for the layer norm it is everywhere. */
+               many blocks as are resident, no tail wave: ahead of the
+               block-per-row kernel at a few waves, behind it at many
+               (docs/perf-log.md). */
             int Di = (int)p.L, per_sm = 0;
             int64_t nb;
             void *args[7];
@@ -8190,7 +8024,7 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
                    the previous one before touching memory, but its launch and
                    block setup overlap that kernel's tail */
                 st = gk__launch_ex(ctx, GK__MOD_NORM, fn, grid, block, 0, args, GK__LAUNCH_PDL, where);
-                if (st == GK_OK && lnv == 3) gk__ln_last = 3;
+                if (st == GK_OK && lnv == 3) ctx->tune.ln_last = 3;
             }
         } else if (vi >= 0) {
             int Di = (int)p.L;

@@ -39,12 +39,9 @@ static const char *const gk__src_attention[] = {
     "//   gk_attn_dec_<dt>      decode (one query): K / V tiles in shared memory\n"
     "//   gk_attn_dec3_<dt>_<D> decode on tensor cores (mma.sync), D 64 / 128, up to\n"
     "//                         8 q heads a kv head, K / V streamed into registers\n"
-    "//   gk_attn_dec4_<dt>_<D> the same math with K / V streamed through a shared-\n"
-    "//   gk_attn_dec4t_<dt>_<D> memory ring by the copy engine (sm_90+; only when asked\n"
-    "//                         for), a bulk copy a key row (dec4: slower than dec3,\n"
-    "//                         gpukit.h says how much) or tensor-map tiles (dec4t)\n"
-    "//   gk_attn_dec5_<dt>_<D> the same math with each warp streaming its own keys\n"
-    "//                         through a shared-memory ring with cp.async (sm_80+)\n"
+    "//   gk_attn_dec4t_<dt>_<D> the same math with K / V streamed through a shared-\n"
+    "//                         memory ring by the copy engine in tensor-map tiles\n"
+    "//                         (sm_90+)\n"
     "// Layout: q [B, Sq, Hq, D], k / v [B, Skv, Hkv, D], out [B, Sq, Hq, D]\n"
     "// (strides in elements; the last dim contiguous). q head h reads kv head\n"
     "// h / (Hq / Hkv). Causal: query i sees key j <= i + (kv_len - q_len).\n"
@@ -78,13 +75,13 @@ static const char *const gk__src_attention[] = {
     "    if (p.causal) { gk_i64 lim = i + (kvlen - qlen) + 1; if (lim < jend) jend = lim < 0 \? 0 : lim; }\n"
     "    gk_i64 chunk = (jend + p.splits - 1) / p.splits, j0 = split * chunk, j1 = j0 + chunk < jend \? j0 + chunk : jend;\n"
     "    const S *q = (const S *)p.q + b * p.q_bs + i * p.q_ss + h * p.q_hs;\n"
-    ,
-    /* chunk */
     "    for (int d = lane; d < D; d += 32) qs[warp][d] = (float)T::ld(q[d]) * p.scale;\n"
     "    __syncwarp();\n"
     "    const S *kb = (const S *)p.k + b * p.k_bs + hk * p.k_hs;\n"
     "    const S *vb = (const S *)p.v + b * p.v_bs + hk * p.v_hs;\n"
     "    const float *mrow = p.mask \? (const float *)p.mask + b * p.m_bs + i * p.m_qs : 0;\n"
+    ,
+    /* chunk */
     "    const float NEG = -__int_as_float(0x7f800000);\n"
     "    float m = NEG, l = 0.0f, o[8];\n"
     "#pragma unroll\n"
@@ -142,12 +139,12 @@ static const char *const gk__src_attention[] = {
     "    gk_i64 kvlen = p.kv_lens \? p.kv_lens[b] : p.Skv;\n"
     "    return kvlen > p.Skv \? p.Skv : kvlen < 0 \? 0 : kvlen;\n"
     "}\n"
-    ,
-    /* chunk */
     "__device__ __forceinline__ int gk_attn_nsplit(const gk_attn_p &p, gk_i64 b) {\n"
     "    if (p.tile == 0 || !p.kv_lens) return p.splits;\n"
     "    // (32-bit arithmetic: kv_len is an i32 and chunk an int; the decode kernels' fold runs this on few warps,\n"
     "    // where every instruction of a 64-bit division shows)\n"
+    ,
+    /* chunk */
     "    const int kvlen = p.kv_lens[b] < p.Skv \? p.kv_lens[b] : (int)p.Skv, n = kvlen <= 0 \? 1 : (kvlen - 1) / p.chunk + 1;\n"
     "    return n > p.splits \? p.splits : n;\n"
     "}\n"
@@ -190,37 +187,33 @@ static const char *const gk__src_attention[] = {
     "        asm volatile(\"prefetch.global.L2 [%0];\\n\" ::\"l\"(a));\n"
     "    }\n"
     "#else\n"
-    ,
-    /* chunk */
     "    (void)p; (void)b; (void)hk; (void)split; (void)tid; (void)nt;\n"
     "#endif\n"
     "}\n"
-    "// the start of gk_attn_dec3 / gk_attn_dec4 after their setup: the next kernel may launch,\n"
+    "// the start of gk_attn_dec3 / gk_attn_dec4t after their setup: the next kernel may launch,\n"
     "// this one waits for the earlier kernels (q, the cache and kv_lens come from them); then\n"
+    ,
+    /* chunk */
     "// the split's keys (gk_dec_keys) and kv head hk's K / V rows of sequence b\n"
     "__device__ __forceinline__ bool gk_dec_begin(const gk_attn_p &p, gk_i64 b, gk_i64 hk, gk_i64 split, gk_i64 &j0, gk_i64 &j1, const gk_u16 *&kb,\n"
-    "                                             const gk_u16 *&vb, bool launch = true) {\n"
-    "    if (launch) gk_pdl_launch();\n"
+    "                                             const gk_u16 *&vb) {\n"
+    "    gk_pdl_launch();\n"
     "    gk_pdl_wait();\n"
     "    kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs;\n"
     "    vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs;\n"
     "    return gk_dec_keys(p, b, split, j0, j1);\n"
     "}\n"
     "// A block per output row: the largest m over the splits, then the weights and\n"
-    "// their sum, then each element's weighted sum over the splits. (A form with the\n"
-    "// warps taking splits, two dependent rounds of loads instead of three, measured\n"
-    "// slower on the H100: 8k-token cache, 32 / 8 heads, 16.6 against 15.0 us a call\n"
-    "// with gk_attn_dec3, 29.1 against 26.2 with gk_attn_dec.)\n"
+    "// their sum, then each element's weighted sum over the splits: three rounds of\n"
+    "// loads (the warps taking splits, two dependent rounds, are slower; docs/perf-log.md).\n"
     "// At most 32 splits and D at most the block's threads (every decode split count the\n"
-    "// host picks for D 64 / 128 with a few heads): one round of loads instead of three. A\n"
+    "// host picks for D 64 / 128 with a few heads), where p.comb allows it\n"
+    "// (tune.combine_one_round): one round of loads instead of three. A\n"
     "// thread loads its element d of every split's o and lane s of each warp split s's (m, l),\n"
     "// all before anything is known (splits past a short sequence's kv_len hold stale values and\n"
     "// are masked once its split count is known); each warp then takes the max and the weights\n"
-    "// with shuffles (no shared memory, no barrier). H100, graph replay, against the three-round\n"
-    "// form (p.comb 0): within run-to-run noise. Behind gk_attn_dec4t (c0d433c): 8k cache 32 / 8\n"
-    "// heads D 128 16.25 against 16.42 us, 4k cache 14 / 2 heads D 64 6.40 against 6.86, 512 keys\n"
-    "// 6.94 against 7.02. Behind gk_attn_dec3 (173d838): 8k 19.59 against 19.37, batch 8 at 2k\n"
-    "// keys D 64 16.86 against 17.54; three rows of one dec3 path there spread over 0.6 us.\n"
+    "// with shuffles (no shared memory, no barrier). It matches the three-round form within\n"
+    "// run-to-run noise, and is ahead of it after gk_attn_dec4t (docs/perf-log.md).\n"
     "template <int DT> __device__ __forceinline__ void gk_attn_combine32(const gk_attn_p &p, gk_i64 b, gk_i64 i, gk_i64 h) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename T::S S;\n"
@@ -235,8 +228,6 @@ static const char *const gk__src_attention[] = {
     "    // every load above is in flight before the first is waited on (else the compiler sinks\n"
     "    // them to their uses after the shuffles: three rounds again)\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "    for (int s = 0; s < 32; s++) asm volatile(\"\" ::\"f\"(ov[s]));\n"
     "    if (lane >= ns) { ms = NEG; ls = 0.0f; }\n"
     "    float mx = ms;\n"
@@ -252,6 +243,8 @@ static const char *const gk__src_attention[] = {
     "        const float wt = __shfl_sync(0xffffffffu, ws, s);\n"
     "        acc += s < ns \? ov[s] * wt : 0.0f;\n"
     "    }\n"
+    ,
+    /* chunk */
     "    if (d < p.D) {\n"
     "        S *out = (S *)p.o + b * p.o_bs + i * p.o_ss + h * p.o_hs;\n"
     "        out[d] = T::st((typename T::C)(lsum > 0.0f \? acc / lsum : 0.0f));\n"
@@ -302,8 +295,6 @@ static const char *const gk__src_attention[] = {
     "\n"
     "#define GK_ATTN_K(DTN) \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(128) gk_attn_##DTN(gk_attn_p p) { gk_attn<GK_DT_##DTN>(p); } \\\n"
-    ,
-    /* chunk */
     "    extern \"C\" __global__ void __launch_bounds__(128) gk_attn_combine_##DTN(gk_attn_p p) { gk_attn_combine<GK_DT_##DTN>(p); }\n"
     "GK_ATTN_K(f32)\n"
     "GK_ATTN_K(f16)\n"
@@ -315,6 +306,8 @@ static const char *const gk__src_attention[] = {
     "// coalesced, the whole tile in flight at once); every q head of the group scores from\n"
     "// that copy, so K / V are read from DRAM once; two stages, so the next tile loads\n"
     "// while this one is computed. Softmax online over the tiles (exact within one); the\n"
+    ,
+    /* chunk */
     "// split's (m, l, o) per q head go to p.part for gk_attn_combine.\n"
     "// Shared memory: K, V [2][tile][D + 8], q [G][D] f32, scores [G][tile], o [G][D] f32,\n"
     "// m / l / rescale [G] each.\n"
@@ -349,8 +342,6 @@ static const char *const gk__src_attention[] = {
     "        uint4 *Kd = Ks + st * 2 * C * RW, *Vd = Vs + st * 2 * C * RW;\n"
     "        for (int e = tid; e < nk * VPR; e += nt) {\n"
     "            int r = e / VPR, c = e - r * VPR;\n"
-    ,
-    /* chunk */
     "            gk_dec_cp16(Kd + r * RW + c, (const uint4 *)(kb + (jt + r) * p.k_ss) + c);\n"
     "            gk_dec_cp16(Vd + r * RW + c, (const uint4 *)(vb + (jt + r) * p.v_ss) + c);\n"
     "        }\n"
@@ -366,6 +357,8 @@ static const char *const gk__src_attention[] = {
     "    int stage = 0;\n"
     "    for (gk_i64 jt = j0; jt < j1; jt += C, stage ^= 1) {\n"
     "        const int nk = (int)(j1 - jt < C \? j1 - jt : C);\n"
+    ,
+    /* chunk */
     "        const uint4 *Kt = Ks + stage * 2 * C * RW, *Vt = Vs + stage * 2 * C * RW;\n"
     "        if (jt + C < j1) {\n"
     "            load(jt + C, stage ^ 1);\n"
@@ -411,8 +404,6 @@ static const char *const gk__src_attention[] = {
     "                ms[g] = mn;\n"
     "            }\n"
     "        }\n"
-    ,
-    /* chunk */
     "        __syncthreads(); // probabilities, rescales\n"
     "        // o = o * corr + P V: a thread per (q head, pair of dims)\n"
     "        for (int e = tid; e < G * D2; e += nt) {\n"
@@ -427,6 +418,8 @@ static const char *const gk__src_attention[] = {
     "                gk_dec_2f<DT>(vc[(j + 1) * RW * 4], w0, w1);\n"
     "                float p0 = pr[j], p1 = pr[j + 1];\n"
     "                a0 = fmaf(p0, v0, a0); a1 = fmaf(p0, v1, a1);\n"
+    ,
+    /* chunk */
     "                b0 = fmaf(p1, w0, b0); b1 = fmaf(p1, w1, b1);\n"
     "            }\n"
     "            if (j < nk) {\n"
@@ -465,8 +458,6 @@ static const char *const gk__src_attention[] = {
     "//    of the q row and of key rows gid and 8 + gid (a quad's load reads 64\n"
     "//    contiguous bytes), and its fragments for k-step s are words 2 s and 2 s + 1\n"
     "//    of that data (gk_dec3_kd).\n"
-    ,
-    /* chunk */
     "//  softmax online in f32, base 2 (scores times scale * log2 e); a lane holds\n"
     "//    head gid's scores of keys 2 tig, 2 tig + 1, 8 + 2 tig, 9 + 2 tig, exactly the\n"
     "//    A fragment of P for P V (the flash-attention re-pack); max over the quad.\n"
@@ -476,6 +467,8 @@ static const char *const gk__src_attention[] = {
     "//    make each B register from two rows.\n"
     "// Rows 8..15 of A are zero registers and the C rows they give are dropped at once\n"
     "// (temporaries), so O takes D/4 registers a lane. Keys at or past the split's end\n"
+    ,
+    /* chunk */
     "// are neither loaded nor scored (-inf). At the end the 4 warps merge through\n"
     "// shared memory and the block writes its split's (m, l, o) as gk_attn_dec does\n"
     "// (m in natural-log units), for gk_attn_combine; with one split (p.part null) it\n"
@@ -505,11 +498,9 @@ static const char *const gk__src_attention[] = {
     "    else asm(\"cvt.rn.f16x2.f32 %0, %2, %1;\\n\" : \"=r\"(r) : \"f\"(lo), \"f\"(hi));\n"
     "    return r;\n"
     "}\n"
-    "// online softmax step of a warp's 16-key block (gk_attn_dec3 / gk_attn_dec4): sc the\n"
+    "// online softmax step of a warp's 16-key block (gk_attn_dec3 / gk_attn_dec4t): sc the\n"
     "// lane's 4 scores (keys 2 tig, 2 tig + 1, 8 + 2 tig, 9 + 2 tig of head gid; base 2, -inf\n"
     "// where masked); m the running max of head gid, l this lane's part of its sum. Gives\n"
-    ,
-    /* chunk */
     "// the factor o is rescaled by and the A fragment of P (pa0: keys 0..7, pa2: keys 8..15).\n"
     "template <int DT> __device__ __forceinline__ float gk_dec_softmax(const float (&sc)[2][2], float &m, float &l, unsigned &pa0, unsigned &pa2) {\n"
     "    const float NEG = -__int_as_float(0x7f800000);\n"
@@ -520,6 +511,8 @@ static const char *const gk__src_attention[] = {
     "    float corr = 1.0f, pe[2][2] = { { 0.0f, 0.0f }, { 0.0f, 0.0f } };\n"
     "    if (mn != NEG) { // some key of this warp scored: m stays -inf (and o, l zero) until then\n"
     "        corr = exp2f(m - mn);\n"
+    ,
+    /* chunk */
     "#pragma unroll\n"
     "        for (int r = 0; r < 2; r++) { pe[r][0] = exp2f(sc[r][0] - mn); pe[r][1] = exp2f(sc[r][1] - mn); }\n"
     "    }\n"
@@ -535,8 +528,8 @@ static const char *const gk__src_attention[] = {
     "// Each split publishes a word a (q head g, dim d), {o / l, m + log2 l} as the two f32 halves\n"
     "// of one 64-bit word (its normalised output and log-sum-exp, base 2; gk_dec_publish), split\n"
     "// s's at slot[((bk * G + g) * splits + s) * D + d], bk = b * Hkv + hk. (A word a consumer\n"
-    "// warp of gk_attn_dec4t instead, with no merge in the block, measured slower: H100, 8k cache\n"
-    "// 32 / 8 heads D 128, 17.1 against 15.5 us in two calls; 4 times the words to poll and merge.) Between\n"
+    "// warp of gk_attn_dec4t, with no merge in the block, would give 4 times the words to poll\n"
+    "// and merge, and is slower: docs/perf-log.md.) Between\n"
     "// kernels every word holds GK_DEC_EMPTY, which no split writes (both halves a NaN payload\n"
     "// that f32 arithmetic never gives: the GPU's NaNs are canonical). Block `split` of the ns\n"
     "// splits that hold keys then takes the outputs\n"
@@ -552,8 +545,6 @@ static const char *const gk__src_attention[] = {
     "// outputs rather than a hang.\n"
     "#define GK_DEC_EMPTY 0x7fbadbad7fbadbadull\n"
     "__device__ __forceinline__ unsigned long long gk_gtime(void) {\n"
-    ,
-    /* chunk */
     "    unsigned long long t;\n"
     "    asm volatile(\"mov.u64 %0, %globaltimer;\\n\" : \"=l\"(t));\n"
     "    return t;\n"
@@ -569,6 +560,8 @@ static const char *const gk__src_attention[] = {
     "__device__ __forceinline__ void gk_st_relaxed64(unsigned long long *a, unsigned long long v) {\n"
     "    asm volatile(\"st.relaxed.gpu.global.b64 [%0], %1;\\n\" ::\"l\"(a), \"l\"(v) : \"memory\");\n"
     "}\n"
+    ,
+    /* chunk */
     "template <int BAR> __device__ __forceinline__ void gk_dec_bar(int nt) {\n"
     "    if (BAR == 0) __syncthreads();\n"
     "    else asm volatile(\"bar.sync 1, %0;\\n\" ::\"r\"(nt) : \"memory\");\n"
@@ -608,8 +601,6 @@ static const char *const gk__src_attention[] = {
     "#pragma unroll\n"
     "                for (int j = 0; j < PRE; j++)\n"
     "                    if ((todo & (1u << j)) && v[j] != GK_DEC_EMPTY) {\n"
-    ,
-    /* chunk */
     "                        gk_st_relaxed64((unsigned long long *)wb + ((s0 + j * ngrp) << LD), GK_DEC_EMPTY); // empty again for the next kernel\n"
     "                        todo &= ~(1u << j);\n"
     "                        seen |= 1u << j;\n"
@@ -625,6 +616,8 @@ static const char *const gk__src_attention[] = {
     "            S *= c;\n"
     "#pragma unroll\n"
     "            for (int j = 0; j < PRE; j++)\n"
+    ,
+    /* chunk */
     "                if (seen & (1u << j)) {\n"
     "                    const float wt = exp2f(__uint_as_float((unsigned)(v[j] >> 32)) - mn);\n"
     "                    A = fmaf(wt, __uint_as_float((unsigned)v[j]), A);\n"
@@ -667,8 +660,6 @@ static const char *const gk__src_attention[] = {
     "            wt[u] = M == NEG \? 0.0f : exp2f(sm_m[u * 8 + tid] - M); // (0 for a warp of no visible key)\n"
     "            L = fmaf(wt[u], sm_l[u * 8 + tid], L);\n"
     "        }\n"
-    ,
-    /* chunk */
     "        const float inv = L > 0.0f \? __fdividef(1.0f, L) : 0.0f;\n"
     "#pragma unroll\n"
     "        for (int u = 0; u < NW; u++) sm_m[u * 8 + tid] = wt[u] * inv;\n"
@@ -683,6 +674,8 @@ static const char *const gk__src_attention[] = {
     "        float acc = 0.0f;\n"
     "#pragma unroll\n"
     "        for (int u = 0; u < NW; u++) acc = fmaf(sm_m[u * 8 + g], sm_o[(u * 8 + g) * OS + d], acc);\n"
+    ,
+    /* chunk */
     "        gk_st_relaxed64(sb + ((g * p.splits) << LD) + d, gk_dec_pack(acc, sm_l[g]));\n"
     "    }\n"
     "    gk_dec_fold<DT, D, NT>(p, G, b, hk, split, tid);\n"
@@ -721,10 +714,8 @@ static const char *const gk__src_attention[] = {
     "}\n"
     "// q head gid of kv head hk's group (rows >= G zero) as the A fragments of KS k-steps: raw\n"
     "// 16-bit pairs of d 2 tig (+1) and 8 + 2 tig (+1) of each step, in the natural d order\n"
-    "// (PERM 0, gk_attn_dec4) or gk_attn_dec3's (PERM 1, words 2 s and 2 s + 1 of gk_dec3_kd)\n"
+    "// (PERM 0, gk_attn_dec4t) or gk_attn_dec3's (PERM 1, words 2 s and 2 s + 1 of gk_dec3_kd)\n"
     "template <int KS, int PERM>\n"
-    ,
-    /* chunk */
     "__device__ __forceinline__ void gk_dec_qfrag(const gk_attn_p &p, gk_i64 b, gk_i64 hk, int G, int gid, int tig, unsigned (&qa)[KS][2]) {\n"
     "    const gk_u16 *qr = (const gk_u16 *)p.q + b * p.q_bs + (hk * G + (gid < G \? gid : 0)) * p.q_hs;\n"
     "#pragma unroll\n"
@@ -736,6 +727,8 @@ static const char *const gk__src_attention[] = {
     "}\n"
     "template <int DT, int D> __device__ __forceinline__ void gk_attn_dec3(const gk_attn_p &p) {\n"
     "    enum { KC = D / 4, ND = D / 8, KS = D / 16, KV4 = KC / 8, VV4 = (ND + 7) / 8, NW = 4 };\n"
+    ,
+    /* chunk */
     "    __shared__ float sm_m[NW][8], sm_l[NW][8], sm_o[NW][8][D];\n"
     "    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);\n"
     "    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;\n"
@@ -778,8 +771,6 @@ static const char *const gk__src_attention[] = {
     "#pragma unroll\n"
     "        for (int r = 0; r < 2; r++) {\n"
     "            const unsigned *kw = (const unsigned *)&kx[r][0];\n"
-    ,
-    /* chunk */
     "            float c0 = 0.0f, c1 = 0.0f;\n"
     "#pragma unroll\n"
     "            for (int s = 0; s < KS; s++) gk_dec3_mma<DT>(c0, c1, qa[s][0], qa[s][1], kw[2 * s], kw[2 * s + 1]);\n"
@@ -794,6 +785,8 @@ static const char *const gk__src_attention[] = {
     "#pragma unroll\n"
     "        for (int j = 0; j < ND; j++) {\n"
     "            const unsigned sel = (j & 1) \? 0x7632u : 0x5410u;\n"
+    ,
+    /* chunk */
     "            const unsigned b0 = __byte_perm(v0[j >> 1], v1[j >> 1], sel), b1 = __byte_perm(v2[j >> 1], v3[j >> 1], sel);\n"
     "            o[j][0] *= corr;\n"
     "            o[j][1] *= corr;\n"
@@ -830,16 +823,15 @@ static const char *const gk__src_attention[] = {
     "GK_DEC3_K(bf16, 64)\n"
     "GK_DEC3_K(bf16, 128)\n"
     "\n"
-    "// ---- decode on Hopper (sm_90+; Sq == 1, 16-bit, D 64 or 128, G <= 8): gk_attn_dec4_<dt>_<D>.\n"
+    "// ---- decode on Hopper (sm_90+; Sq == 1, 16-bit, D 64 or 128, G <= 8): gk_attn_dec4t_<dt>_<D>.\n"
     "// gk_attn_dec3's math fed by the copy engine instead of the warps' own loads: a block\n"
     "// per (b, kv head, split) of NC consumer warps and one producer warp. The producer\n"
     "// streams the split through a ring of p.tile stages in shared memory, a stage being\n"
-    "// KB = 16 NC keys of K and of V, one bulk copy (cp.async.bulk) a key row into rows\n"
-    "// padded by 16 bytes (so the 8 rows an ldmatrix reads fall in distinct banks), all\n"
-    "// completing on the stage's full barrier; consumer warp w takes keys 16 w .. 16 w + 15\n"
-    "// of every stage and frees the stage on its empty barrier. So the bytes in flight are\n"
-    ,
-    /* chunk */
+    "// KB = 16 NC keys of K and of V as tiles of 64 keys x 64 dims through the tensor maps\n"
+    "// tk / tv (cp.async.bulk.tensor; 4-d {D, S, Hkv, B}, box {64, 64, 1, 1}, 128-byte\n"
+    "// swizzle), 2 D / 64 copies a stage, all completing on the stage's full barrier;\n"
+    "// consumer warp w takes keys 16 w .. 16 w + 15 of every stage and frees the stage on\n"
+    "// its empty barrier. So the bytes in flight are\n"
     "// the ring's (stages x KB x 4 D bytes a block) and not what the warps' registers hold,\n"
     "// which bounds gk_attn_dec3 (two 16-key blocks a warp, 254 registers, 8 warps a SM).\n"
     "// Per 16-key block, with lane = 4 gid + tig (mma.m16n8k16 fragments), d in natural order:\n"
@@ -848,27 +840,23 @@ static const char *const gk__src_attention[] = {
     "//  online softmax as gk_attn_dec3 (gk_dec_softmax); keys at or past the split's end\n"
     "//    score -inf and their V rows (stale ring contents) are masked to zero.\n"
     "//  O += P V: B = V from ldmatrix.x4.trans, d-tiles j and j + 1 (keys 0..7 / 8..15).\n"
+    ,
+    /* chunk */
     "// At the end the consumers merge through shared memory (the ring, reused) and write\n"
     "// the split's (m, l, o) or, with one split, the output (gk_dec_merge).\n"
-    "// Shared memory (dynamic): the ring [stages][K, V][KB][2 D + 16 bytes], then the full\n"
-    "// and empty barriers [stages] each; the host sizes it and the split count (as many blocks\n"
-    "// a SM as fit, gk__occupancy).\n"
-    "// Two forms: TM 0 (gk_attn_dec4), a bulk copy a key row into padded rows; TM 1\n"
-    "// (gk_attn_dec4t), tiles of 64 keys x 64 dims through the tensor maps tk / tv (4-d\n"
-    "// {D, S, Hkv, B}, box {64, 64, 1, 1}, 128-byte swizzle), 2 D / 64 copies a stage, read\n"
-    "// by ldmatrix with the swizzle applied (conflict-free: the 8 rows of a matrix hold one\n"
-    "// logical chunk in 8 physical ones).\n"
-    "// Measured (H100, bf74910; TM 0): correct, but the copy engine takes about 40 cycles a\n"
-    "// request, so 256-byte row copies cap a SM near 6 bytes a cycle (8k-token cache, 32 / 8\n"
-    "// heads: 24.2 us against dec3's 20.6). TM 1: gpukit.h's gk_attention decode comment has its numbers.\n"
-    "// one warp's 16 keys of a stage in shared memory (gk_attn_dec4 / gk_attn_dec5), this lane's\n"
+    "// The tiles are read by ldmatrix with the swizzle applied (conflict-free: the 8 rows of a\n"
+    "// matrix hold one logical chunk in 8 physical ones).\n"
+    "// Shared memory (dynamic): the ring [stages][K, V][D / 64][KB][128 bytes], 1024-byte aligned,\n"
+    "// then the full and empty barriers [stages] each; the host sizes it and the split count\n"
+    "// (gk__occupancy).\n"
+    "// one warp's 16 keys of a stage of gk_attn_dec4t's ring in shared memory, this lane's\n"
     "// ldmatrix rows at ka (K) and va (V); nv of the 16 keys are inside the split (> 0): scores\n"
     "// S = Q K^T from ldmatrix.x4 of key rows 0..7 / 8..15 (the two n-tiles) at d 16 s ..\n"
     "// 16 s + 15 (k-step s), online softmax (gk_dec_softmax; keys past the split -inf, their\n"
     "// V rows, stale or zero, masked to zero), O += P V with B from ldmatrix.x4.trans, d-tiles\n"
-    "// j and j + 1. SW 0: rows padded by 16 bytes (chunk c at 16 c); SW 1: 128-byte column\n"
-    "// blocks of CB bytes, 16-byte chunk c of a row at c ^ (row & 7) (sw: this lane's row & 7).\n"
-    "template <int DT, int D, int SW, int CB>\n"
+    "// j and j + 1. The stage is in 128-byte column blocks of CB bytes, 16-byte chunk c of a\n"
+    "// row at c ^ (row & 7) (sw: this lane's row & 7).\n"
+    "template <int DT, int D, int CB>\n"
     "__device__ __forceinline__ void gk_dec_sblock(unsigned ka, unsigned va, unsigned kc, unsigned vc, unsigned sw, int nv, int tig, float sl2,\n"
     "                                              const unsigned (&qa)[D / 16][2], float (&o)[D / 8][2], float &m, float &l) {\n"
     "    enum { KS = D / 16, ND = D / 8 };\n"
@@ -877,9 +865,7 @@ static const char *const gk__src_attention[] = {
     "#pragma unroll\n"
     "    for (int s = 0; s < KS; s++) {\n"
     "        unsigned r[4];\n"
-    ,
-    /* chunk */
-    "        gk_ldsm(r, ka + (SW \? (unsigned)((s >> 2) * CB) + (((2u * (s & 3) + kc) ^ sw) << 4) : 32u * s + 16u * kc));\n"
+    "        gk_ldsm(r, ka + ((unsigned)((s >> 2) * CB) + (((2u * (s & 3) + kc) ^ sw) << 4)));\n"
     "        gk_dec3_mma<DT>(c[0][0], c[0][1], qa[s][0], qa[s][1], r[0], r[1]);\n"
     "        gk_dec3_mma<DT>(c[1][0], c[1][1], qa[s][0], qa[s][1], r[2], r[3]);\n"
     "    }\n"
@@ -897,27 +883,29 @@ static const char *const gk__src_attention[] = {
     "#pragma unroll\n"
     "    for (int j = 0; j < ND; j += 2) {\n"
     "        unsigned r[4];\n"
-    "        gk_ldsm_t(r, va + (SW \? (unsigned)((j >> 3) * CB) + ((((unsigned)(j & 7) + vc) ^ sw) << 4) : 16u * (j + vc)));\n"
+    "        gk_ldsm_t(r, va + ((unsigned)((j >> 3) * CB) + ((((unsigned)(j & 7) + vc) ^ sw) << 4)));\n"
     "        o[j][0] *= corr; o[j][1] *= corr; o[j + 1][0] *= corr; o[j + 1][1] *= corr;\n"
     "        gk_dec3_mma<DT>(o[j][0], o[j][1], pa0, pa2, r[0] & mk0, r[1] & mk1);\n"
     "        gk_dec3_mma<DT>(o[j + 1][0], o[j + 1][1], pa0, pa2, r[2] & mk0, r[3] & mk1);\n"
     "    }\n"
     "}\n"
     "#define GK_DEC4_NC 4\n"
-    "template <int DT, int D, int TM>\n"
-    "__device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p, const gk_tmap *tk, const gk_tmap *tv) {\n"
+    "template <int DT, int D>\n"
+    ,
+    /* chunk */
+    "__device__ __forceinline__ void gk_attn_dec4t(const gk_attn_p &p, const gk_tmap *tk, const gk_tmap *tv) {\n"
     "#if defined(GK_SM90)\n"
-    "    // TILE: one operand's bytes a stage. Rows: KB rows of 2 D + 16 bytes. Tensor tiles:\n"
-    "    // D / 64 column blocks of KB rows x 128 bytes, 128-byte swizzle (16-byte chunk c of\n"
-    "    // row r at chunk c ^ (r & 7); the ring starts 1024-byte aligned)\n"
-    "    enum { NC = GK_DEC4_NC, KB = 16 * NC, RS = TM \? 128 : 2 * D + 16, CB = KB * 128, TILE = TM \? (D / 64) * CB : KB * RS, KS = D / 16, ND = D / 8 };\n"
+    "    // TILE: one operand's bytes a stage: D / 64 column blocks of KB rows x 128 bytes,\n"
+    "    // 128-byte swizzle (16-byte chunk c of row r at chunk c ^ (r & 7); the ring starts\n"
+    "    // 1024-byte aligned)\n"
+    "    enum { NC = GK_DEC4_NC, KB = 16 * NC, RS = 128, CB = KB * 128, TILE = (D / 64) * CB, KS = D / 16, ND = D / 8 };\n"
     "    extern __shared__ __align__(128) unsigned char gk_dec4_sm[];\n"
     "    const int S = p.tile, lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);\n"
-    "    const unsigned raw = gk_smem(gk_dec4_sm), ring = TM \? (raw + 1023u) & ~1023u : raw;\n"
+    "    const unsigned raw = gk_smem(gk_dec4_sm), ring = (raw + 1023u) & ~1023u;\n"
     "    const unsigned full = ring + (unsigned)(S * 2 * TILE), empty = full + 8u * (unsigned)S;\n"
     "    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;\n"
     "    const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;\n"
-    "    if (TM && threadIdx.x == 32 * NC) { // the tensor maps' descriptors fetched while the block starts\n"
+    "    if (threadIdx.x == 32 * NC) { // the tensor maps' descriptors fetched while the block starts\n"
     "        asm volatile(\"prefetch.tensormap [%0];\\n\" ::\"l\"((gk_u64)tk) : \"memory\");\n"
     "        asm volatile(\"prefetch.tensormap [%0];\\n\" ::\"l\"((gk_u64)tv) : \"memory\");\n"
     "        if (p.pf > 0) { // the split's first tiles into L2 before the PDL wait (gk_dec_hint_range)\n"
@@ -925,8 +913,6 @@ static const char *const gk__src_attention[] = {
     "            gk_dec_hint_range(p, b, split, h0, h1);\n"
     "            for (gk_i64 jt = h0; jt < h1; jt += KB)\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "                for (int cb = 0; cb < D / 64; cb++) {\n"
     "                    gk_tma_prefetch4(tk, 64 * cb, (int)jt, (int)hk, (int)b);\n"
     "                    gk_tma_prefetch4(tv, 64 * cb, (int)jt, (int)hk, (int)b);\n"
@@ -943,34 +929,25 @@ static const char *const gk__src_attention[] = {
     "    __syncthreads();\n"
     "    gk_i64 j0, j1;\n"
     "    const gk_u16 *kb, *vb;\n"
-    "    if (!gk_dec_begin(p, b, hk, split, j0, j1, kb, vb, !(TM && p.late))) return;\n"
+    "    if (!gk_dec_begin(p, b, hk, split, j0, j1, kb, vb)) return;\n"
     "    if (w == NC) { // producer: stage after stage, each slot once its consumers freed it\n"
     "        int slot = 0;\n"
     "        unsigned ph = 0;\n"
     "        for (gk_i64 jt = j0; jt < j1; jt += KB) {\n"
-    "            const int nk = (int)(j1 - jt < KB \? j1 - jt : KB);\n"
     "            const unsigned kd = ring + (unsigned)(slot * 2 * TILE), fb = full + 8u * slot;\n"
     "            gk_bar_wait(empty + 8u * slot, ph ^ 1u);\n"
-    "            if (TM) { // whole boxes (keys past the split are read, or zero past the cache, and masked)\n"
-    "                if (lane == 0) {\n"
-    "                    gk_bar_expect(fb, (unsigned)(2 * TILE));\n"
+    "            if (lane == 0) { // whole boxes (keys past the split are read, or zero past the cache, and masked)\n"
+    "                gk_bar_expect(fb, (unsigned)(2 * TILE));\n"
     "#pragma unroll\n"
-    "                    for (int cb = 0; cb < D / 64; cb++) {\n"
-    "                        gk_tma_load4(kd + (unsigned)(cb * CB), tk, 64 * cb, (int)jt, (int)hk, (int)b, fb);\n"
-    "                        gk_tma_load4(kd + (unsigned)(TILE + cb * CB), tv, 64 * cb, (int)jt, (int)hk, (int)b, fb);\n"
-    "                    }\n"
-    "                }\n"
-    "            } else { // a bulk copy a key row of the split\n"
-    "                if (lane == 0) gk_bar_expect(fb, (unsigned)(nk * 4 * D));\n"
-    "                __syncwarp();\n"
-    "                for (int r = lane; r < nk; r += 32) {\n"
-    "                    gk_bulk_load(kd + (unsigned)(r * RS), kb + (jt + r) * p.k_ss, 2 * D, fb);\n"
-    "                    gk_bulk_load(kd + (unsigned)(TILE + r * RS), vb + (jt + r) * p.v_ss, 2 * D, fb);\n"
+    "                for (int cb = 0; cb < D / 64; cb++) {\n"
+    "                    gk_tma_load4(kd + (unsigned)(cb * CB), tk, 64 * cb, (int)jt, (int)hk, (int)b, fb);\n"
+    "                    gk_tma_load4(kd + (unsigned)(TILE + cb * CB), tv, 64 * cb, (int)jt, (int)hk, (int)b, fb);\n"
     "                }\n"
     "            }\n"
     "            if (++slot == S) { slot = 0; ph ^= 1u; }\n"
     "        }\n"
-    "        if (TM && p.late) gk_pdl_launch(); // (p.late: the next kernel launches once every block has issued its last copy)\n"
+    ,
+    /* chunk */
     "        return;\n"
     "    }\n"
     "    // consumers: q head gid as A fragments (k-step s: d 16 s + 2 tig (+1) and 16 s + 8 + 2 tig (+1))\n"
@@ -983,8 +960,6 @@ static const char *const gk__src_attention[] = {
     "    // V (.trans), matrices (keys 0..7 | 8..15) x (d-tile j | j + 1)\n"
     "    // (tensor tiles: the chunk swizzled by the row's low bits, which are lane & 7)\n"
     "    const unsigned koff = (unsigned)((16 * w + (lane & 7) + 8 * (lane >> 4)) * RS), kc = (lane >> 3) & 1;\n"
-    ,
-    /* chunk */
     "    const unsigned voff = (unsigned)(TILE + (16 * w + (lane & 7) + 8 * ((lane >> 3) & 1)) * RS), vc = lane >> 4, sw = lane & 7;\n"
     "    int slot = 0;\n"
     "    unsigned ph = 0;\n"
@@ -993,11 +968,10 @@ static const char *const gk__src_attention[] = {
     "        const gk_i64 left = j1 - jt - 16 * w;\n"
     "        const int nv = left < 16 \? (int)left : 16; // keys of this warp's 16 inside the split (<= 0: none)\n"
     "        gk_bar_wait(full + 8u * slot, ph);\n"
-    "        if (nv > 0) gk_dec_sblock<DT, D, TM, CB>(st + koff, st + voff, kc, vc, sw, nv, tig, sl2, qa, o, m, l);\n"
+    "        if (nv > 0) gk_dec_sblock<DT, D, CB>(st + koff, st + voff, kc, vc, sw, nv, tig, sl2, qa, o, m, l);\n"
     "        gk_bar_arrive(empty + 8u * slot); // every consumer thread: this warp is done with the stage\n"
     "        if (++slot == S) { slot = 0; ph ^= 1u; }\n"
     "    }\n"
-    "    if (TM && p.late) gk_pdl_launch();\n"
     "    l += __shfl_xor_sync(0xffffffffu, l, 1);\n"
     "    l += __shfl_xor_sync(0xffffffffu, l, 2);\n"
     "    // merge the consumer warps through shared memory: the ring is free once all of them are past it (rows of\n"
@@ -1010,130 +984,21 @@ static const char *const gk__src_attention[] = {
     "        for (int j = 0; j < ND; j++) *(float2 *)&sm_o[(w * 8 + gid) * (D + 8) + 8 * j + 2 * tig] = make_float2(o[j][0], o[j][1]);\n"
     "    }\n"
     "    asm volatile(\"bar.sync 1, %0;\\n\" ::\"n\"(NC * 32) : \"memory\");\n"
-    "    if (TM && p.slot) gk_dec_publish<DT, D, NC, 1, D + 8>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x);\n"
+    "    if (p.slot) gk_dec_publish<DT, D, NC, 1, D + 8>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x);\n"
     "    else gk_dec_merge<DT, D, NC, D + 8>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x, NC * 32);\n"
     "#else\n"
     "    (void)p; (void)tk; (void)tv; // launched only on sm_90+ (gpukit.h)\n"
     "#endif\n"
     "}\n"
-    "#define GK_DEC4_K(DTN, D) \\\n"
-    "    extern \"C\" __global__ void __launch_bounds__(32 * (GK_DEC4_NC + 1)) gk_attn_dec4_##DTN##_##D(gk_attn_p p) { \\\n"
-    "        gk_attn_dec4<GK_DT_##DTN, D, 0>(p, 0, 0); \\\n"
-    "    } \\\n"
+    "#define GK_DEC4T_K(DTN, D) \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(32 * (GK_DEC4_NC + 1)) \\\n"
     "        gk_attn_dec4t_##DTN##_##D(const __grid_constant__ gk_tmap tk, const __grid_constant__ gk_tmap tv, const __grid_constant__ gk_attn_p p) { \\\n"
-    "        gk_attn_dec4<GK_DT_##DTN, D, 1>(p, &tk, &tv); \\\n"
+    "        gk_attn_dec4t<GK_DT_##DTN, D>(p, &tk, &tv); \\\n"
     "    }\n"
-    "GK_DEC4_K(f16, 64)\n"
-    "GK_DEC4_K(f16, 128)\n"
-    "GK_DEC4_K(bf16, 64)\n"
-    "GK_DEC4_K(bf16, 128)\n"
-    "\n"
-    "// ---- decode, the warps' own copies into shared memory (sm_80+; Sq == 1, 16-bit, D 64 or\n"
-    "// 128, G <= 8): gk_attn_dec5_<dt>_<D>. gk_attn_dec3's work split (a block of 4 warps per\n"
-    "// (b, kv head, split), warp w taking keys 16 w .. 16 w + 15 of every 64), but each warp\n"
-    "// streams its keys through its own ring of p.tile stages in shared memory with cp.async\n"
-    "// (16 bytes a lane, zero-filled past the split; a half-warp copies a 256-byte row at D 128),\n"
-    ,
-    /* chunk */
-    "// so the loads in flight take no registers: p.tile - 1 stages are in flight while one is\n"
-    "// computed (gk_attn_dec3 holds one block ahead in registers, which caps it at 8 warps a SM).\n"
-    "// A warp reads only what its own lanes copied (cp.async.wait_group, then __syncwarp): no\n"
-    "// block barrier in the loop. Rows padded by 16 bytes; the math is gk_attn_dec4's\n"
-    "// (gk_dec_sblock, d in natural order). Shared memory (dynamic): [4 warps][stages][K, V][16\n"
-    "// rows][2 D + 16 bytes], reused for the warps' merge at the end.\n"
-    "__device__ __forceinline__ void gk_cp16z(unsigned dst, const void *src, bool in) {\n"
-    "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" ::\"r\"(dst), \"l\"(src), \"r\"(in \? 16 : 0) : \"memory\");\n"
-    "}\n"
-    "__device__ __forceinline__ void gk_cp_commit() { asm volatile(\"cp.async.commit_group;\\n\" ::: \"memory\"); }\n"
-    "// wait until at most n (0..7; more counts as 7) of this thread's copy groups are pending\n"
-    "__device__ __forceinline__ void gk_cp_wait(int n) {\n"
-    "    switch (n) {\n"
-    "    case 0: asm volatile(\"cp.async.wait_group 0;\\n\" ::: \"memory\"); break;\n"
-    "    case 1: asm volatile(\"cp.async.wait_group 1;\\n\" ::: \"memory\"); break;\n"
-    "    case 2: asm volatile(\"cp.async.wait_group 2;\\n\" ::: \"memory\"); break;\n"
-    "    case 3: asm volatile(\"cp.async.wait_group 3;\\n\" ::: \"memory\"); break;\n"
-    "    case 4: asm volatile(\"cp.async.wait_group 4;\\n\" ::: \"memory\"); break;\n"
-    "    case 5: asm volatile(\"cp.async.wait_group 5;\\n\" ::: \"memory\"); break;\n"
-    "    case 6: asm volatile(\"cp.async.wait_group 6;\\n\" ::: \"memory\"); break;\n"
-    "    default: asm volatile(\"cp.async.wait_group 7;\\n\" ::: \"memory\"); break;\n"
-    "    }\n"
-    "}\n"
-    "#define GK_DEC5_NW 4\n"
-    "template <int DT, int D> __device__ __forceinline__ void gk_attn_dec5(const gk_attn_p &p) {\n"
-    "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n"
-    "    enum { NW = GK_DEC5_NW, RS = 2 * D + 16, OP = 16 * RS, CH = D / 8, KS = D / 16, ND = D / 8, PER = 16 * CH / 32 };\n"
-    "    extern __shared__ __align__(128) unsigned char gk_dec5_sm[];\n"
-    "    const int S = p.tile, lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);\n"
-    "    const unsigned ring = (unsigned)__cvta_generic_to_shared(gk_dec5_sm) + (unsigned)(w * S * 2 * OP);\n"
-    "    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;\n"
-    "    const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;\n"
-    "    gk_i64 j0, j1;\n"
-    "    const gk_u16 *kb, *vb;\n"
-    "    if (!gk_dec_begin(p, b, hk, split, j0, j1, kb, vb)) return;\n"
-    "    unsigned qa[KS][2];\n"
-    "    gk_dec_qfrag<KS, 0>(p, b, hk, G, gid, tig, qa);\n"
-    "    float o[ND][2], m = NEG, l = 0.0f;\n"
-    "#pragma unroll\n"
-    "    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;\n"
-    "    const gk_i64 nt = (j1 - j0 + 16 * NW - 1) / (16 * NW); // the split's 64-key groups\n"
-    "    // group t's keys of this warp into slot t % S: lane copies chunk e % CH of row e / CH, e = lane + 32 i\n"
-    "    auto issue = [&](gk_i64 t) {\n"
-    ,
-    /* chunk */
-    "        const gk_i64 jt = j0 + 16 * NW * t + 16 * w;\n"
-    "        const unsigned dk = ring + (unsigned)((int)(t % S) * 2 * OP);\n"
-    "#pragma unroll\n"
-    "        for (int i = 0; i < PER; i++) {\n"
-    "            const int e = lane + 32 * i, r = e / CH, c = e % CH;\n"
-    "            const bool in = jt + r < j1;\n"
-    "            const gk_i64 key = in \? jt + r : j0; // (a readable address for the zero-filling copy)\n"
-    "            gk_cp16z(dk + (unsigned)(r * RS + 16 * c), kb + key * p.k_ss + 8 * c, in);\n"
-    "            gk_cp16z(dk + (unsigned)(OP + r * RS + 16 * c), vb + key * p.v_ss + 8 * c, in);\n"
-    "        }\n"
-    "    };\n"
-    "    for (int t = 0; t < S - 1; t++) {\n"
-    "        if (t < nt) issue(t);\n"
-    "        gk_cp_commit();\n"
-    "    }\n"
-    "    const unsigned koff = (unsigned)(((lane & 7) + 8 * (lane >> 4)) * RS), kc = (lane >> 3) & 1;\n"
-    "    const unsigned voff = (unsigned)(OP + ((lane & 7) + 8 * ((lane >> 3) & 1)) * RS), vc = lane >> 4;\n"
-    "    for (gk_i64 t = 0; t < nt; t++) {\n"
-    "        __syncwarp(); // the warp is done reading the slot refilled here (group t - 1's)\n"
-    "        if (t + S - 1 < nt) issue(t + S - 1);\n"
-    "        gk_cp_commit();\n"
-    "        gk_cp_wait(S - 1); // group t has landed (this lane's copies) ...\n"
-    "        __syncwarp();      // ... and every lane's\n"
-    "        const gk_i64 left = j1 - (j0 + 16 * NW * t + 16 * w);\n"
-    "        const int nv = left < 16 \? (int)left : 16;\n"
-    "        const unsigned st = ring + (unsigned)((int)(t % S) * 2 * OP);\n"
-    "        if (nv > 0) gk_dec_sblock<DT, D, 0, 0>(st + koff, st + voff, kc, vc, 0u, nv, tig, sl2, qa, o, m, l);\n"
-    "    }\n"
-    "    gk_cp_wait(0);\n"
-    "    l += __shfl_xor_sync(0xffffffffu, l, 1);\n"
-    "    l += __shfl_xor_sync(0xffffffffu, l, 2);\n"
-    "    float *sm_m = (float *)gk_dec5_sm, *sm_l = sm_m + NW * 8, *sm_o = sm_l + NW * 8;\n"
-    "    __syncthreads(); // every warp is past its ring\n"
-    "    if (gid < G) {\n"
-    "        if (tig == 0) { sm_m[w * 8 + gid] = m; sm_l[w * 8 + gid] = l; }\n"
-    "#pragma unroll\n"
-    "        for (int j = 0; j < ND; j++) {\n"
-    "            sm_o[(w * 8 + gid) * D + 8 * j + 2 * tig] = o[j][0];\n"
-    "            sm_o[(w * 8 + gid) * D + 8 * j + 2 * tig + 1] = o[j][1];\n"
-    "        }\n"
-    "    }\n"
-    "    __syncthreads();\n"
-    "    gk_dec_merge<DT, D, NW>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x, blockDim.x);\n"
-    "#else\n"
-    "    (void)p; // launched only on sm_80+ (gpukit.h)\n"
-    "#endif\n"
-    "}\n"
-    "#define GK_DEC5_K(DTN, D) \\\n"
-    "    extern \"C\" __global__ void __launch_bounds__(32 * GK_DEC5_NW) gk_attn_dec5_##DTN##_##D(gk_attn_p p) { gk_attn_dec5<GK_DT_##DTN, D>(p); }\n"
-    "GK_DEC5_K(f16, 64)\n"
-    "GK_DEC5_K(f16, 128)\n"
-    "GK_DEC5_K(bf16, 64)\n"
-    "GK_DEC5_K(bf16, 128)\n"
+    "GK_DEC4T_K(f16, 64)\n"
+    "GK_DEC4T_K(f16, 128)\n"
+    "GK_DEC4T_K(bf16, 64)\n"
+    "GK_DEC4T_K(bf16, 128)\n"
     ,
     NULL};
 
@@ -1676,10 +1541,10 @@ static const char *const gk__src_elementwise[] = {
     "// Broadcast fast path: the innermost dim W (a multiple of V = 16 / size)\n"
     "// has stride 1 in the output and stride 1 or 0 in each input; every row\n"
     "// start is 16-byte aligned (checked by the host). Rows of 32 vectors or more\n"
-    "// go a warp a row (offsets once a row, 4 vectors a lane in flight; bf16\n"
-    "// [16, 1024, 1024] + [16, 1, 1024] on the H200: 78% of copy against 68% a\n"
-    "// vector a thread); shorter rows: each thread moves one 16-byte vector a\n"
-    "// step (two a step with 32 registers measured slower on the H200). An input\n"
+    "// go a warp a row (offsets once a row, 4 vectors a lane in flight, well\n"
+    "// ahead of a vector a thread); shorter rows: each thread moves one 16-byte\n"
+    "// vector a step (two a step take 32 registers and are slower;\n"
+    "// docs/perf-log.md). An input\n"
     "// with inner stride 0 gives one value per row, replicated. The row offsets\n"
     "// come from the outer dims (one division per outer dim and per vector, not\n"
     "// per element).\n"
@@ -1732,9 +1597,9 @@ static const char *const gk__src_elementwise[] = {
     "    const bool small = nvec <= 0x7fffffffll;\n"
     "    if (wv >= 32) {\n"
     "        // rows of at least 32 vectors: a warp a row (row offsets once a\n"
+    "        // row, not once a vector), up to 4 vectors a lane in flight; the\n"
     ,
     /* chunk */
-    "        // row, not once a vector), up to 4 vectors a lane in flight; the\n"
     "        // host launches about as many warps as are resident\n"
     "        const int lane = threadIdx.x & 31;\n"
     "        const gk_i64 rows = nvec / wv, nw = GK_NTHREADS >> 5;\n"
@@ -1783,9 +1648,9 @@ static const char *const gk__src_elementwise[] = {
     "        gk_binary_c<OP, GK_DT_##DTN>(n, out, a, b);                                                          \\\n"
     "    }                                                                                                        \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(256, 4) gk_##OPN##_##DTN##_v(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out,                   \\\n"
+    "                                                    const gk_ty<GK_DT_##DTN>::S *a, const gk_ty<GK_DT_##DTN>::S *b) { \\\n"
     ,
     /* chunk */
-    "                                                    const gk_ty<GK_DT_##DTN>::S *a, const gk_ty<GK_DT_##DTN>::S *b) { \\\n"
     "        gk_binary_v<OP, GK_DT_##DTN>(nd, out, a, b);                                                         \\\n"
     "    }\n"
     "#define GK_BIN_ALL(OPN, OP)                                                                                  \\\n"
@@ -1823,9 +1688,9 @@ static const char *const gk__src_elementwise[] = {
     "            out[o0] = gk_scale1<GK_DT_##DTN>(alpha, x[o1]);                                                  \\\n"
     "        }                                                                                                    \\\n"
     "    }                                                                                                        \\\n"
+    "    extern \"C\" __global__ void gk_axpy_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *y,                            \\\n"
     ,
     /* chunk */
-    "    extern \"C\" __global__ void gk_axpy_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *y,                            \\\n"
     "                                             const gk_ty<GK_DT_##DTN>::S *x, double alpha) {                 \\\n"
     "        for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {                                                \\\n"
     "            gk_i64 o0, o1, o2;                                                                               \\\n"
@@ -2609,9 +2474,8 @@ static const char *const gk__src_flash_wg[] = {
     "// head dims 64 and 128, causal or not, GQA, no mask and no per-sequence\n"
     "// lengths (those stay on flash.cu / attention.cu).\n"
     "//   gk_fwg_<dt>_<D>\n"
-    "// A block takes tiles of 128 queries of one (batch, q head), one or (when\n"
-    "// persistent: a grid below the tile count) several: 384 threads, warpgroup 0\n"
-    "// is the producer (one thread issues TMA copies; setmaxnreg gives its\n"
+    "// A block takes a tile of 128 queries of one (batch, q head): 384 threads,\n"
+    "// warpgroup 0 is the producer (one thread issues TMA copies; setmaxnreg gives its\n"
     "// registers away), warpgroups 1 and 2 each own 64 query rows. Q (128 x D) is\n"
     "// loaded once; K and V tiles of 128 keys x D stream through a 2-stage ring\n"
     "// (full barriers for K and for V, one empty barrier a stage). Shared memory\n"
@@ -2650,10 +2514,10 @@ static const char *const gk__src_flash_wg[] = {
     "template <int N> __device__ __forceinline__ void gk_fw_wait() { asm volatile(\"wgmma.wait_group.sync.aligned %0;\\n\" ::\"n\"(N) : \"memory\"); }\n"
     "template <int R> __device__ __forceinline__ void gk_fw_reg_fence(float (&d)[R]) {\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "    for (int i = 0; i < R; i++) asm volatile(\"\" : \"+f\"(d[i])::\"memory\");\n"
     "}\n"
+    ,
+    /* chunk */
     "__device__ __forceinline__ void gk_fw_reg_fence(unsigned (&d)[8][4]) {\n"
     "#pragma unroll\n"
     "    for (int i = 0; i < 8; i++)\n"
@@ -2698,9 +2562,9 @@ static const char *const gk__src_flash_wg[] = {
     "    }\n"
     "};\n"
     "template <int DT> struct gk_fw_rs<DT, 64> {\n"
+    "    static __device__ __forceinline__ void run(float (&d)[32], const unsigned (&a)[4], gk_u64 db) {\n"
     ,
     /* chunk */
-    "    static __device__ __forceinline__ void run(float (&d)[32], const unsigned (&a)[4], gk_u64 db) {\n"
     "        if (DT == GK_DT_bf16)\n"
     "            asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, 1, 0;\\n\"\n"
     "                         \"wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {\" GK_FW_R32 \"}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\\n}\\n\"\n"
@@ -2723,10 +2587,10 @@ static const char *const gk__src_flash_wg[] = {
     "    return r;\n"
     "}\n"
     "\n"
-    "template <int D, int ST_> struct gk_fw_cfg {\n"
+    "template <int D> struct gk_fw_cfg {\n"
     "    enum { BM = 128, BN = 128, DB = D / 64, QBLK = BM * 128, KBLK = BN * 128, TILE = DB * KBLK, Q_BYTES = DB * QBLK, KS = D / 16 };\n"
     "    // stages of K and V; Q, then per stage K and V; barriers after\n"
-    "    enum { ST = ST_, BARS = Q_BYTES + 2 * ST * TILE };\n"
+    "    enum { ST = 2, BARS = Q_BYTES + 2 * ST * TILE };\n"
     "};\n"
     "\n"
     "// Scale, mask, max and exp2 of one S tile in place (the accumulators of\n"
@@ -2751,10 +2615,10 @@ static const char *const gk__src_flash_wg[] = {
     "        }\n"
     "    }\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "    for (int i = 0; i < 64; i += 4) {\n"
     "        mx0 = fmaxf(mx0, fmaxf(s[i], s[i + 1]));\n"
+    ,
+    /* chunk */
     "        mx1 = fmaxf(mx1, fmaxf(s[i + 2], s[i + 3]));\n"
     "    }\n"
     "    mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, 1));\n"
@@ -2787,29 +2651,22 @@ static const char *const gk__src_flash_wg[] = {
     "        for (int u = 0; u < 4; u++) pf[j][u] = gk_fw_pack<DT>(s[8 * j + 2 * u], s[8 * j + 2 * u + 1]);\n"
     "}\n"
     "\n"
-    "// Pingpong (PP): named barriers 1 and 2 order the two consumer warpgroups'\n"
-    "// wgmma issues, so one warpgroup's softmax runs under the other's products.\n"
-    "__device__ __forceinline__ void gk_fw_nb_sync(int id) { asm volatile(\"bar.sync %0, 256;\\n\" ::\"r\"(id) : \"memory\"); }\n"
-    "__device__ __forceinline__ void gk_fw_nb_arrive(int id) { asm volatile(\"bar.arrive %0, 256;\\n\" ::\"r\"(id) : \"memory\"); }\n"
-    "\n"
     "// Tile w of a launch (w < nqt * Hq * B). The (batch, head) pairs hb = b Hq + h\n"
     "// are taken in groups of G = p.tile (the last group may be smaller); a group's\n"
     "// tiles come in order before the next group's, q tile by q tile across the\n"
     "// group's heads (reversed when causal: the longest rows first). Blocks running\n"
     "// together then share a few heads' K / V in L2: with G = Hq B (every head at\n"
-    "// one q tile, this kernel's first order) the 132 resident blocks each stream a\n"
-    "// different head's K / V, 2 MB each at S 4096, D 128, far past the 50 MB L2,\n"
-    "// and the kernel ran at the DRAM bandwidth.\n"
-    "// Persistent launches (gridDim.x below the tile count) walk w = blockIdx.x,\n"
-    "// + gridDim.x, ...; the K / V ring counter `it` and the Q phase `jq` run on\n"
-    "// across tiles (tiles without keys take no Q and no K / V).\n"
-    "template <int DT, int D, int ST_, int PP>\n"
+    "// one q tile) the resident blocks, one an SM, each stream a different head's\n"
+    "// K / V, 2 MB each at S 4096, D 128, far past an L2 of 50 MB, and the kernel\n"
+    "// runs at the DRAM bandwidth.\n"
+    "// A block takes the tiles w = blockIdx.x, + gridDim.x, ... (the host launches\n"
+    "// a block per tile, so one); the K / V ring counter `it` and the Q phase `jq`\n"
+    "// run on across a block's tiles (tiles without keys take no Q and no K / V).\n"
+    "template <int DT, int D>\n"
     "__device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, const gk_tmap &tv, const gk_attn_p &p) {\n"
-    "    typedef gk_fw_cfg<D, ST_> C;\n"
+    "    typedef gk_fw_cfg<D> C;\n"
     "    typedef typename gk_ty<DT>::S S;\n"
     "    enum { ST = C::ST };\n"
-    ,
-    /* chunk */
     "    extern __shared__ __align__(1024) unsigned char gk_fw_sm[];\n"
     "    const unsigned base = (gk_smem(gk_fw_sm) + 1023u) & ~1023u;\n"
     "    // barriers: qfull, qempty, fullK[ST], fullV[ST], emptyK[ST], emptyV[ST]\n"
@@ -2817,6 +2674,8 @@ static const char *const gk__src_flash_wg[] = {
     "                   emptyV = emptyK + 8 * ST;\n"
     "    const int wg = threadIdx.x / 128;\n"
     "    const int nqt = (int)((p.Sq + C::BM - 1) / C::BM), HB = (int)(p.Hq * p.B);\n"
+    ,
+    /* chunk */
     "    const gk_i64 total = (gk_i64)nqt * HB, shift = p.Skv - p.Sq;\n"
     "    // tile w: q0, head, batch, kv head and its number of key tiles\n"
     "    auto tile = [&](gk_i64 w, gk_i64 &q0, int &h, int &b, int &hk) {\n"
@@ -2867,8 +2726,6 @@ static const char *const gk__src_flash_wg[] = {
     "                    if (r > 0) gk_bar_wait(emptyK + 8 * s, (r - 1) & 1);\n"
     "                    gk_bar_expect(fullK + 8 * s, C::TILE);\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "                    for (int db = 0; db < C::DB; db++) gk_tma_load4(sK + db * C::KBLK, &tk, db * 64, t * C::BN, hk, b, fullK + 8 * s);\n"
     "                    if (r > 0) gk_bar_wait(emptyV + 8 * s, (r - 1) & 1);\n"
     "                    gk_bar_expect(fullV + 8 * s, C::TILE);\n"
@@ -2877,6 +2734,8 @@ static const char *const gk__src_flash_wg[] = {
     "                }\n"
     "            }\n"
     "        }\n"
+    ,
+    /* chunk */
     "    } else { // consumers: warpgroup c owns query rows q0 + 64 c .. + 63 of each tile\n"
     "        asm volatile(\"setmaxnreg.inc.sync.aligned.u32 240;\\n\");\n"
     "        const int c = wg - 1, w = (threadIdx.x % 128) / 32, l = threadIdx.x % 32;\n"
@@ -2920,24 +2779,9 @@ static const char *const gk__src_flash_wg[] = {
     "                const gk_i64 k0 = (gk_i64)t * C::BN;\n"
     "                return k0 + C::BN > p.Skv || (p.causal && k0 + C::BN - 1 > rbase + shift);\n"
     "            };\n"
-    "            // pingpong turns: warpgroup c issues after bar.sync(1 + c); the other\n"
-    "            // warpgroup's bar.arrive(1 + c) hands the turn over. nt + 1 turns each\n"
-    ,
-    /* chunk */
-    "            // a tile: warpgroup 1 opens with one arrive for warpgroup 0 and does\n"
-    "            // not hand over after its last turn; warpgroup 0 hands over after\n"
-    "            // every turn (nt + 1 syncs and nt + 1 arrives on each barrier)\n"
-    "            int turn = 0;\n"
-    "            auto turn_begin = [&]() { if (PP) gk_fw_nb_sync(1 + c); };\n"
-    "            auto turn_end = [&]() {\n"
-    "                if (PP && ++turn <= nt + 1 - c) gk_fw_nb_arrive(2 - c);\n"
-    "            };\n"
-    "            if (PP && c == 1 && nt > 0) gk_fw_nb_arrive(1);\n"
     "            if (nt > 0) {\n"
     "                gk_bar_wait(bars, jq & 1);\n"
-    "                turn_begin();\n"
     "                issue_s(0);\n"
-    "                turn_end();\n"
     "                gk_fw_wait<0>();\n"
     "                gk_fw_reg_fence(s);\n"
     "                gk_bar_arrive(emptyK + 8 * (it0 % ST));\n"
@@ -2948,12 +2792,12 @@ static const char *const gk__src_flash_wg[] = {
     "            // iteration t: S(t) and PV(t - 1) in flight together; the softmax of\n"
     "            // tile t waits only for S(t); O is rescaled once PV(t - 1) is done\n"
     "            for (int t = 1; t < nt; t++) {\n"
+    ,
+    /* chunk */
     "#pragma unroll\n"
     "                for (int i = 0; i < D / 2; i += 4) { o[i] *= c0; o[i + 1] *= c0; o[i + 2] *= c1; o[i + 3] *= c1; }\n"
-    "                turn_begin();\n"
     "                issue_s(t);\n"
     "                issue_pv(t - 1);\n"
-    "                turn_end();\n"
     "                gk_fw_wait<1>();\n"
     "                gk_fw_reg_fence(s);\n"
     "                gk_bar_arrive(emptyK + 8 * ((it0 + t) % ST)); // K(t) is read\n"
@@ -2968,9 +2812,7 @@ static const char *const gk__src_flash_wg[] = {
     "            if (nt > 0) {\n"
     "#pragma unroll\n"
     "                for (int i = 0; i < D / 2; i += 4) { o[i] *= c0; o[i + 1] *= c0; o[i + 2] *= c1; o[i + 3] *= c1; }\n"
-    "                turn_begin();\n"
     "                issue_pv(nt - 1);\n"
-    "                turn_end();\n"
     "                gk_fw_wait<0>();\n"
     "                gk_fw_reg_fence(o);\n"
     "                gk_fw_reg_fence(pf);\n"
@@ -2984,8 +2826,6 @@ static const char *const gk__src_flash_wg[] = {
     "            l1 += __shfl_xor_sync(0xffffffffu, l1, 2);\n"
     "            const gk_i64 r1 = r0 + 8;\n"
     "            const float i0 = l0 > 0.f \? 1.f / l0 : 0.f, i1 = l1 > 0.f \? 1.f / l1 : 0.f;\n"
-    ,
-    /* chunk */
     "            S *og = (S *)p.o + b * p.o_bs + h * p.o_hs;\n"
     "#pragma unroll\n"
     "            for (int i = 0; i < D / 2; i += 4) {\n"
@@ -2999,20 +2839,19 @@ static const char *const gk__src_flash_wg[] = {
     "#endif\n"
     "\n"
     "// Shared memory (gpukit.h has the same numbers): D/64 * 16384 (Q) + 2 * ST *\n"
-    "// D/64 * 16384 (K, V: ST stages) + 256 (barriers) + 1024 (alignment).\n"
-    "// Kernels: gk_fwg_<dt>_<D>_<v>, v = 0: 2 stages; 1: 2 stages, pingpong;\n"
-    "// 2: 3 stages; 3: 3 stages, pingpong (gpukit.h picks one and the grid; the\n"
-    "// tests run all).\n"
+    "// D/64 * 16384 (K, V: ST = 2 stages) + 256 (barriers) + 1024 (alignment).\n"
+    "// Kernels: gk_fwg_<dt>_<D> (gpukit.h picks the grid).\n"
     "#ifdef GK_FW_ON\n"
-    "#define GK_FW_BODY(DT, D, ST, PP) { gk_fw_run<DT, D, ST, PP>(tq, tk, tv, p); }\n"
+    "#define GK_FW_BODY(DT, D) { gk_fw_run<DT, D>(tq, tk, tv, p); }\n"
     "#else\n"
-    "#define GK_FW_BODY(DT, D, ST, PP) { asm volatile(\"trap;\"); } // never launched off sm_90a\n"
+    "#define GK_FW_BODY(DT, D) { asm volatile(\"trap;\"); } // never launched off sm_90a\n"
     "#endif\n"
-    "#define GK_FW_K1(DTN, D, V, ST, PP)                                                                                                       \\\n"
-    "    extern \"C\" __global__ void __launch_bounds__(384, 1) gk_fwg_##DTN##_##D##_##V(const __grid_constant__ gk_tmap tq, const __grid_constant__ gk_tmap tk, \\\n"
-    "                                                                                 const __grid_constant__ gk_tmap tv, const __grid_constant__ gk_attn_p p) \\\n"
-    "        GK_FW_BODY(GK_DT_##DTN, D, ST, PP)\n"
-    "#define GK_FW_K(DTN, D) GK_FW_K1(DTN, D, 0, 2, 0) GK_FW_K1(DTN, D, 1, 2, 1) GK_FW_K1(DTN, D, 2, 3, 0) GK_FW_K1(DTN, D, 3, 3, 1)\n"
+    "#define GK_FW_K(DTN, D)                                                                                                                   \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(384, 1) gk_fwg_##DTN##_##D(const __grid_constant__ gk_tmap tq, const __grid_constant__ gk_tmap tk, \\\n"
+    "                                                                           const __grid_constant__ gk_tmap tv, const __grid_constant__ gk_attn_p p) \\\n"
+    "        GK_FW_BODY(GK_DT_##DTN, D)\n"
+    ,
+    /* chunk */
     "GK_FW_K(bf16, 64) GK_FW_K(bf16, 128) GK_FW_K(f16, 64) GK_FW_K(f16, 128)\n"
     ,
     NULL};
@@ -3332,9 +3171,9 @@ static const char *const gk__src_gemm[] = {
     "}\n"
     "#define GK_GEMVTC_K(DTN, CFG, NW, U, GLU, SFX) \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(NW * 32) gk_gemvtc##SFX##_##DTN##_c##CFG(gk_gemm_p p) { gk_gemv_tc<GK_DT_##DTN, NW, U, GLU>(p); }\n"
+    "// configurations (the host's 6 and 7, gk__gemv_cfg): c0 4 warps of 4 steps in flight, c1 8 warps of 2\n"
     "#define GK_GEMVTC_CFGS(DTN) \\\n"
-    "    GK_GEMVTC_K(DTN, 0, 4, 4, 0, ) GK_GEMVTC_K(DTN, 1, 8, 4, 0, ) GK_GEMVTC_K(DTN, 2, 8, 2, 0, ) \\\n"
-    "    GK_GEMVTC_K(DTN, 0, 4, 4, 1, _glu) GK_GEMVTC_K(DTN, 1, 8, 4, 1, _glu) GK_GEMVTC_K(DTN, 2, 8, 2, 1, _glu)\n"
+    "    GK_GEMVTC_K(DTN, 0, 4, 4, 0, ) GK_GEMVTC_K(DTN, 1, 8, 2, 0, ) GK_GEMVTC_K(DTN, 0, 4, 4, 1, _glu) GK_GEMVTC_K(DTN, 1, 8, 2, 1, _glu)\n"
     "GK_GEMVTC_CFGS(f16)\n"
     "GK_GEMVTC_CFGS(bf16)\n"
     "\n"
@@ -3577,21 +3416,13 @@ static const char *const gk__src_gemm_f32[] = {
     "}\n"
     "\n"
     "// gk_sg_<A>_<B>_<out>: 128 x 128, k tile 8, 8 x 8 a thread (2 blocks an SM);\n"
-    "// gk_sg<v>_<A>_<B>_f32: the variants bench_gemm times (gk__sg_variant):\n"
-    "// v1 128 x 128 k 16 (the host's choice for f32 out of NT, TN and TT);\n"
-    "// v2 128 x 256 k 8, 8 x 16; v3 256 x 128 k 8, 16 x 8\n"
+    "// gk_sg1_<A>_<B>_f32: 128 x 128, k tile 16 (the host's choice for f32 out of NT, TN and TT)\n"
     "#define GK_SG_K(AN, AK, BN, BK, OUT)                                                                                      \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(256, 2) gk_sg_##AN##_##BN##_##OUT(gk_gemm_p p) { gk_sg<128, 128, 8, 8, 8, AK, BK, GK_DT_##OUT>(p); }\n"
-    "#define GK_SG_V(V, MB, NB, KB, TM, TN, AN, AK, BN, BK)                                                                    \\\n"
-    "    extern \"C\" __global__ void __launch_bounds__(256, (TM) * (TN) > 64 \? 1 : 2) gk_sg##V##_##AN##_##BN##_f32(gk_gemm_p p) { \\\n"
-    "        gk_sg<MB, NB, KB, TM, TN, AK, BK, GK_DT_f32>(p);                                                                  \\\n"
-    "    }\n"
+    "#define GK_SG_V1(AN, AK, BN, BK)                                                                                          \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(256, 2) gk_sg1_##AN##_##BN##_f32(gk_gemm_p p) { gk_sg<128, 128, 16, 8, 8, AK, BK, GK_DT_f32>(p); }\n"
     "#define GK_SG_ALL(AN, AK, BN, BK)                                                                                         \\\n"
-    ,
-    /* chunk */
-    "    GK_SG_K(AN, AK, BN, BK, f32) GK_SG_K(AN, AK, BN, BK, f16) GK_SG_K(AN, AK, BN, BK, bf16)                               \\\n"
-    "    GK_SG_V(1, 128, 128, 16, 8, 8, AN, AK, BN, BK) GK_SG_V(2, 128, 256, 8, 8, 16, AN, AK, BN, BK)                        \\\n"
-    "    GK_SG_V(3, 256, 128, 8, 16, 8, AN, AK, BN, BK)\n"
+    "    GK_SG_K(AN, AK, BN, BK, f32) GK_SG_K(AN, AK, BN, BK, f16) GK_SG_K(AN, AK, BN, BK, bf16) GK_SG_V1(AN, AK, BN, BK)\n"
     "GK_SG_ALL(k, 1, n, 0)\n"
     "GK_SG_ALL(k, 1, k, 1)\n"
     "GK_SG_ALL(m, 0, n, 0)\n"
@@ -4771,11 +4602,8 @@ static const char *const gk__src_math[] = {
     "    return z.v;\n"
     "}\n"
     "// Vectors a thread of gk_unary_c takes per step; the host's gk__launch_c4 sizes the\n"
-    "// grid to match (one step of 512-thread blocks). H100, bench_stream (interleaved rounds,\n"
-    "// medians): gelu (tanh) over 256 MiB of bf16 in this kernel's form took 180.1 / 179.8 /\n"
-    "// 179.5 us with one vector a thread (128 / 256 / 512 threads), 181.2 with two, 183.1 with\n"
-    "// four (the form before) and 183.8 with eight; gk_copy 179.6 us. Why fewer vectors a\n"
-    "// thread run faster was not measured. (README's ninth round has gk_unary's own times.)\n"
+    "// grid to match (one step of 512-thread blocks). One vector a thread is the fastest of\n"
+    "// 1, 2, 4 and 8, as fast as gk_copy (docs/perf-log.md).\n"
     "#define GK_UN_STEP 1\n"
     "template <int OP, int DT> __device__ __forceinline__ void gk_unary_c(gk_i64 n, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x,\n"
     "                                                                     double dp0, double dp1) {\n"
@@ -4785,11 +4613,11 @@ static const char *const gk__src_math[] = {
     "    const int V = 16 / sizeof(S);\n"
     "    C p0 = (C)dp0, p1 = (C)dp1;\n"
     "    gk_i64 nvec = n / V, nt = blockDim.x;\n"
-    ,
-    /* chunk */
     "    // GK_UN_STEP vectors a thread per step, every load in flight before the math;\n"
     "    // a block's step covers GK_UN_STEP * blockDim.x consecutive vectors (vectors\n"
     "    // i, i + nt, ... of the thread: each load of a warp 512 contiguous bytes). The\n"
+    ,
+    /* chunk */
     "    // host launches one step's worth of blocks (gk__launch_c4): each thread runs once.\n"
     "    for (gk_i64 i = (gk_i64)blockIdx.x * GK_UN_STEP * nt + threadIdx.x; i < nvec; i += (gk_i64)gridDim.x * GK_UN_STEP * nt) {\n"
     "        uint4 a[GK_UN_STEP];\n"
@@ -4843,13 +4671,13 @@ static const char *const gk__src_math[] = {
     "\n"
     "// rows of x [rows, 2n] -> out [rows, n], contiguous, n a multiple of the vector width, aligned\n"
     "template <int OP, int DT> __device__ __forceinline__ void gk_glu_split_c(gk_i64 rows, gk_i64 n, typename gk_ty<DT>::S *out,\n"
-    ,
-    /* chunk */
     "                                                                         const typename gk_ty<DT>::S *x) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename T::S S;\n"
     "    typedef typename gk_fc<DT>::C C;\n"
     "    const int V = 16 / sizeof(S);\n"
+    ,
+    /* chunk */
     "    gk_i64 nv = n / V, total = rows * nv;\n"
     "    for (gk_i64 i = GK_TID; i < total; i += GK_NTHREADS) {\n"
     "        gk_i64 r = i / nv, c = i - r * nv;\n"
@@ -4901,14 +4729,14 @@ static const char *const gk__src_math[] = {
     "    // step over 4 * blockDim.x consecutive vectors (as gk_unary_c; the host\n"
     "    // launches one step's worth of blocks)\n"
     "    for (gk_i64 i = (gk_i64)blockIdx.x * 4 * nt + threadIdx.x; i < nvec; i += (gk_i64)gridDim.x * 4 * nt) {\n"
-    ,
-    /* chunk */
     "        union { uint4 v; S s[16 / sizeof(S)]; } x[4], y[4], z;\n"
     "#pragma unroll\n"
     "        for (int j = 0; j < 4; j++) {\n"
     "            x[j].v = make_uint4(0u, 0u, 0u, 0u);\n"
     "            y[j].v = x[j].v;\n"
     "            if (i + j * nt < nvec) {\n"
+    ,
+    /* chunk */
     "                x[j].v = __ldg((const uint4 *)a + i + j * nt);\n"
     "                y[j].v = __ldg((const uint4 *)b + i + j * nt);\n"
     "            }\n"
@@ -4968,13 +4796,13 @@ static const char *const gk__src_math[] = {
     "    if (!(fabsf(y) <= 2097152.f)) return gk_sin2f_slow(y);\n"
     "    // k = round(y / pi) by the 1.5 * 2^23 shifter (full-rate fma / add, not a conversion), |y / pi| < 2^22\n"
     "    float k = fmaf(y, 0.318309886183790672f, 12582912.f) - 12582912.f;\n"
-    ,
-    /* chunk */
     "    float r = fmaf(-k, 3.14159274101257324f, y);\n"
     "    r = fmaf(-k, -8.74227800037248300e-8f, r);\n"
     "    float r2 = r * r;\n"
     "    float p = fmaf(r2, -2.50521083854417188e-8f, 2.75573192239858907e-6f);\n"
     "    p = fmaf(r2, p, -1.98412698412698413e-4f);\n"
+    ,
+    /* chunk */
     "    p = fmaf(r2, p, 8.33333333333333333e-3f);\n"
     "    p = fmaf(r2, p, -1.66666666666666667e-1f);\n"
     "    float sn = fmaf(r * r2, p, r);\n"
@@ -5028,12 +4856,12 @@ static const char *const gk__src_math[] = {
     "    union { uint4 v; S s[16 / sizeof(S)]; } z;\n"
     "    z.v = u;\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "    for (int k = 0; k < (int)(16 / sizeof(S)); k++) z.s[k] = Ty::st(gk_snake1((Cc)Ty::ld(z.s[k]), a, ia));\n"
     "    return z.v;\n"
     "}\n"
     "template <int DT> __device__ __forceinline__ void gk_snake_rv(gk_i64 rows, gk_i64 tv, gk_i64 C, gk_i64 ast, typename gk_ty<DT>::S *out,\n"
+    ,
+    /* chunk */
     "                                                              const typename gk_ty<DT>::S *x, const typename gk_ty<DT>::S *al) {\n"
     "    typedef gk_ty<DT> Ty;\n"
     "    typedef typename gk_fc<DT>::C Cc;\n"
@@ -5067,10 +4895,10 @@ static const char *const gk__src_math[] = {
     "        else if (op == 1) gk_glu_c<1, GK_DT_##DTN>(n, out, g, u);                                                   \\\n"
     "        else gk_glu_c<2, GK_DT_##DTN>(n, out, g, u);                                                                \\\n"
     "    }                                                                                                               \\\n"
-    ,
-    /* chunk */
     "    extern \"C\" __global__ void gk_glu_split_##DTN##_c(gk_i64 rows, gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,              \\\n"
     "                                                      const gk_ty<GK_DT_##DTN>::S *x, int op) {                     \\\n"
+    ,
+    /* chunk */
     "        if (op == 0) gk_glu_split_c<0, GK_DT_##DTN>(rows, n, out, x);                                               \\\n"
     "        else if (op == 1) gk_glu_split_c<1, GK_DT_##DTN>(rows, n, out, x);                                          \\\n"
     "        else gk_glu_split_c<2, GK_DT_##DTN>(rows, n, out, x);                                                       \\\n"
@@ -5093,16 +4921,14 @@ static const char *const gk__src_math[] = {
     "                                             const gk_ty<GK_DT_##DTN>::S *b, int op) {                              \\\n"
     "        gk_bin2_nd<GK_DT_##DTN>(nd, out, a, b, op);                                                                 \\\n"
     "    }                                                                                                               \\\n"
-    ,
-    /* chunk */
     "    extern \"C\" __global__ void gk_bin2_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##DTN>::S *a, \\\n"
     "                                                 const gk_ty<GK_DT_##DTN>::S *b, int op) {                          \\\n"
+    ,
+    /* chunk */
     "        gk_bin2_c<GK_DT_##DTN>(n, out, a, b, op);                                                                   \\\n"
     "    }\n"
-    "// the contiguous unary kernels, one a (dtype, op): gk_unary_<dt>_c<op>. (One kernel a\n"
-    "// dtype with a switch over the op ran slower: H100, bench_stream, gelu (tanh) over 256\n"
-    "// MiB of bf16 182.3 us against 179.6 for a kernel of that op alone; probe kernels with\n"
-    "// a 4-way switch and the grid-stride loop took 180.3, with neither 179.6.)\n"
+    "// the contiguous unary kernels, one a (dtype, op): gk_unary_<dt>_c<op> (one kernel a\n"
+    "// dtype with a switch over the op is slower; docs/perf-log.md).\n"
     "#define GK_UNC(DTN, OP)                                                                                             \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(512) gk_unary_##DTN##_c##OP(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,  \\\n"
     "                                                                              const gk_ty<GK_DT_##DTN>::S *x,       \\\n"
@@ -5127,14 +4953,14 @@ static const char *const gk__src_math[] = {
     "extern \"C\" __global__ void gk_bin2_f8e5m2(gk_nd nd, gk_u8 *out, const gk_u8 *a, const gk_u8 *b, int op) { gk_bin2_nd<GK_DT_f8e5m2>(nd, out, a, b, op); }\n"
     "\n"
     "#define GK_CMP(DTN)                                                                                                 \\\n"
-    ,
-    /* chunk */
     "    extern \"C\" __global__ void gk_cmp_##DTN(gk_nd nd, gk_u8 *out, const gk_ty<GK_DT_##DTN>::S *a,                   \\\n"
     "                                            const gk_ty<GK_DT_##DTN>::S *b, int op) {                               \\\n"
     "        gk_cmp_nd<GK_DT_##DTN>(nd, out, a, b, op);                                                                  \\\n"
     "    }\n"
     "GK_CMP(f32) GK_CMP(f64) GK_CMP(f16) GK_CMP(bf16) GK_CMP(f8e4m3) GK_CMP(f8e5m2) GK_CMP(i8) GK_CMP(u8) GK_CMP(i32) GK_CMP(i64)\n"
     "\n"
+    ,
+    /* chunk */
     "#define GK_WHERE(B, T)                                                                                              \\\n"
     "    extern \"C\" __global__ void gk_where_b##B(gk_nd nd, T *out, const gk_u8 *c, const T *a, const T *b) {            \\\n"
     "        gk_where_nd<T>(nd, out, c, a, b);                                                                           \\\n"
@@ -5160,8 +4986,8 @@ static const char *const gk__src_norm[] = {
     "//  gk_lnwarp_*: the layer norm (mode 0, no residual) with one warp per row,\n"
     "//    the row in registers (V = 4, 8, 16 16-byte vectors a lane: rows of 33\n"
     "//    to 512 vectors), shuffle-only reductions; the host launches one row a\n"
-    "//    warp or a persistent grid (gk__ln_variant; measured on the H100 it wins\n"
-    "//    for rows of at most 128 vectors, gk_rownorm above, see gk__norm);\n"
+    "//    warp and takes it for rows of at most 128 vectors, gk_rownorm above\n"
+    "//    (gk__norm);\n"
     "//  gk_gnorm_*: one block per row of any length, three passes (mean,\n"
     "//    centred variance, output); the affine index of column c of row r is\n"
     "//    (r % R) * cpg + c / S (layer: R=1,cpg=L,S=1; group: R=G, cpg=C/G,\n"
@@ -5202,9 +5028,9 @@ static const char *const gk__src_norm[] = {
     "// fn(f) on each of a thread's V vectors (vector threadIdx.x + k * blockDim.x)\n"
     "// that lies inside the row (below nvec), as E floats; FULL: the caller knows\n"
     "// every thread's V vectors lie inside (nvec == V * blockDim.x), no test\n"
+    "template <int DT, int V, bool FULL = false, typename F>\n"
     ,
     /* chunk */
-    "template <int DT, int V, bool FULL = false, typename F>\n"
     "__device__ __forceinline__ void gk_each_vec(const uint4 (&raw)[V], int nvec, F fn) {\n"
     "    typedef gk_nv<DT> N;\n"
     "#pragma unroll\n"
@@ -5391,10 +5217,8 @@ static const char *const gk__src_norm[] = {
     "// totals in order from shared memory, so every thread gets the same values\n"
     "// (Chan et al.'s pairwise update: exact up to rounding, no cancellation and\n"
     "// no shift element to load). The count ratio is a fast division (__fdividef,\n"
-    "// 2 ulp): IEEE division's subroutine sat on every row's critical path. A form\n"
-    "// with sums about a shift per warp merged after the barrier (12 IEEE\n"
-    "// divisions a row) measured 69.6% of copy against 79.5% (H100, bf16\n"
-    "// [4096, 4096]). sh: 3 * 32 floats.\n"
+    "// 2 ulp): IEEE division's subroutine would sit on every row's critical path\n"
+    "// (docs/perf-log.md). sh: 3 * 32 floats.\n"
     "__device__ __forceinline__ void gk_welford_merge(float &n, float &mu, float &m2, float nb, float mb, float m2b) {\n"
     "    const float nt = n + nb;\n"
     "    if (nt > 0.f) {\n"
@@ -5413,11 +5237,11 @@ static const char *const gk__src_norm[] = {
     "        gk_welford_merge(n, mu, m2, nb, mb, m2b);\n"
     "    }\n"
     "    __syncthreads();\n"
-    ,
-    /* chunk */
     "    if (l == 0) { sh[w] = n; sh[32 + w] = mu; sh[64 + w] = m2; }\n"
     "    __syncthreads();\n"
     "    n = sh[0]; mu = sh[32]; m2 = sh[64];\n"
+    ,
+    /* chunk */
     "    for (int k = 1; k < nw; k++) gk_welford_merge(n, mu, m2, sh[k], sh[32 + k], sh[64 + k]);\n"
     "}\n"
     "\n"
@@ -5477,10 +5301,10 @@ static const char *const gk__src_norm[] = {
     "                gk_ldw_v<WT, E>(w, vi * E, wv);\n"
     "                gk_ldw_v<WT, E>(b, vi * E, bv);\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "                for (int e = 0; e < E; e++) y[e] = fmaf((y[e] - mean) * rstd, wv[e], bv[e]);\n"
     "            } else if (LN) gk_ln_out<WT, E>(y, mean, 0.f, rstd, w, b, vi * E);\n"
+    ,
+    /* chunk */
     "            else gk_rms_out<DT, WT, E>(y, rstd, w, vi * E);\n"
     "            __stcs(orow + vi, N::st(y));\n"
     "        }\n"
@@ -5496,37 +5320,15 @@ static const char *const gk__src_norm[] = {
     "// registers, merged by gk_block_welford), so nothing but the row itself is\n"
     "// read before the reduction; then (x - mean) * rstd * weight + bias, rounded\n"
     "// once.\n"
-    "// Measured on the H200, RMS bf16 [4096, 4096]: 87% of copy (gk_rownorm 76%,\n"
-    "// 3.4 waves); [8192, 4096]: 82% (gk_rownorm 86%), so the host takes it only\n"
-    "// for a few waves' worth of rows. An earlier layer norm in this scheme,\n"
-    "// with its shift element loaded from global memory before each row's sums,\n"
-    "// measured slower than gk_rownorm (74 / 65% against 78 / 65%), and so did\n"
-    "// staging the rows in shared memory with cp.async (66 / 59%).\n"
-    "// The layer norm is bound by its instructions, not by the bytes in flight\n"
-    "// (Nsight Compute, H100, bf16 [4096, 4096], V = 4: 14.9 M warp instructions\n"
-    "// against the RMS norm's 7.8 M, an instruction issued in 67% of the cycles\n"
-    "// against 53%). So its statistics take one pass over the registers, not two\n"
-    "// (the mean, then the squares about it): 14.3 M instructions, 80.3 to 81.6%\n"
-    "// of copy against 79.5 to 80.6% (bench_nn, H100, two runs each of two\n"
-    "// calls, bf16 and f16). Then (SASS counts) a fifth of what was left were\n"
-    "// tests repeated for every vector: is the vector inside the row, are the\n"
-    "// weights / biases given, are they aligned, each a branch with its\n"
-    "// convergence barrier. Rows that fill the block (FULL) with aligned weights\n"
-    "// and biases (WB) now take a form without them, and the weight and bias are\n"
-    "// one fma: 12.4 M instructions, 84.0 to 85.3% of copy against 80.3 to 81.2%\n"
-    "// (f16 85.6 to 85.9 against 80.1 to 81.8; H100, three runs each in one\n"
-    "// call, interleaved). Measured and not kept (H100): two plain block sums\n"
-    "// (the mean, then the centred squares) in place of the Welford merge, 79.2\n"
-    "// to 79.4% against 79.5 to 80.0%; the sums about the row's first element\n"
-    "// loaded with the row (one two-value block sum, 13.2 M instructions), 80.8%\n"
-    "// bf16 but 79.0 to 79.2% f16; the rows brought in by the copy engine (a ring\n"
-    "// of 2 to 6 whole-row bulk copies a block in shared memory), 70.7 down to\n"
-    "// 50.9% (the RMS norm 91.4 down to 75.3): the ring's shared memory takes\n"
-    ,
-    /* chunk */
-    "// blocks, and so issue slots, off the SMs; two row buffers taking turns\n"
-    "// instead of the copy between rows, 77.1 to 77.9% against 78.9 to 81.0;\n"
-    "// 9 or 10 blocks an SM (56 / 48 registers), 75.4 to 79.2%.\n"
+    "// The host takes it only for a few waves' worth of rows: there it is ahead\n"
+    "// of gk_rownorm, with many waves behind it. The layer norm is bound by its\n"
+    "// instructions, not by the bytes in flight, so its statistics take one pass\n"
+    "// over the registers (not the mean, then the squares about it), and rows\n"
+    "// that fill the block (FULL) with aligned weights and biases (WB) take a\n"
+    "// form without the per-vector tests (inside the row, weights / biases given\n"
+    "// and aligned, each a branch with its convergence barrier), the weight and\n"
+    "// bias one fma (docs/perf-log.md has the measurements and the forms not\n"
+    "// kept).\n"
     "template <int DT, int WT, int V, bool LN, bool FULL, bool WB>\n"
     "__device__ __forceinline__ void gk_norm_p_rows(gk_i64 rows, int D, float eps, const typename gk_ty<DT>::S *x,\n"
     "                                               typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,\n"
@@ -5558,6 +5360,8 @@ static const char *const gk__src_norm[] = {
     "    }\n"
     "}\n"
     "// rows whose vectors fill the block (nvec == V * blockDim.x, e.g. 4096 16-bit\n"
+    ,
+    /* chunk */
     "// elements on 128 threads) with the layer norm's weights and biases aligned\n"
     "// take gk_norm_p_rows without a test a vector (FULL, WB); the rest the\n"
     "// general form\n"
@@ -5578,8 +5382,6 @@ static const char *const gk__src_norm[] = {
     "}\n"
     "\n"
     "// Layer norm (mode 0 of gk_rownorm, no residual), one warp per row: lane l\n"
-    ,
-    /* chunk */
     "// holds 16-byte vectors l, l + 32, ..., l + 32 (V - 1) of the row in\n"
     "// registers (bf16 / f16 D <= 256 V, f32 D <= 128 V), the statistics in two\n"
     "// warp-shuffle sums, no shared memory and no __syncthreads, the warps of a\n"
@@ -5588,15 +5390,10 @@ static const char *const gk__src_norm[] = {
     "// (x - c0)^2 about the row's first element c0 (lane 0's, shuffled; 0 when it\n"
     "// is not finite), biased variance clamped at 0, y = ((x - c0) - m1) * rstd,\n"
     "// then * weight, + bias, stored rounded once. The host launches one row a\n"
-    "// warp (variant 1) or a persistent grid (variant 2, as many blocks as are\n"
-    "// resident). Rows are 16-byte aligned with D a multiple of the vector (the\n"
+    "// warp. Rows are 16-byte aligned with D a multiple of the vector (the\n"
     "// host's condition); the rows stream (L1 bypassed on loads, evict-first\n"
     "// stores), weights and bias through gk_ldw (they stay in L1). Launched with\n"
     "// programmatic stream serialization: nothing touched before gk_pdl_wait.\n"
-    "// Two persistent prefetching forms (_pf: the next row's loads rolling in\n"
-    "// behind this row's stores; _pf2: issued before this row's reduction) were\n"
-    "// never the fastest kernel on any shape measured on the H100 (gk__norm has\n"
-    "// the numbers) and were removed; e502025 has them.\n"
     "template <int DT, int WT, int V>\n"
     "__device__ __forceinline__ void gk_lnwarp(gk_i64 rows, int D, float eps, const typename gk_ty<DT>::S *x,\n"
     "                                          typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,\n"
@@ -5614,6 +5411,8 @@ static const char *const gk__src_norm[] = {
     "        for (int k = 0; k < V; k++) {\n"
     "            int vi = lane + 32 * k;\n"
     "            cur[k] = make_uint4(0u, 0u, 0u, 0u);\n"
+    ,
+    /* chunk */
     "            if (vi < nvec) cur[k] = gk_ld_stream((const uint4 *)(x + row * D) + vi);\n"
     "        }\n"
     "        float c0, s = 0.f, q = 0.f;\n"
@@ -5637,8 +5436,6 @@ static const char *const gk__src_norm[] = {
     "        uint4 *orow = (uint4 *)(out + row * D);\n"
     "#pragma unroll\n"
     "        for (int k = 0; k < V; k++) {\n"
-    ,
-    /* chunk */
     "            int vi = lane + 32 * k;\n"
     "            if (vi < nvec) {\n"
     "                float y[E];\n"
@@ -5678,6 +5475,8 @@ static const char *const gk__src_norm[] = {
     "            raw[u] = make_uint4(0u, 0u, 0u, 0u);\n"
     "            if (ok[u]) {\n"
     "                raw[u] = gk_ld_stream((const uint4 *)(x + row * D) + cl);\n"
+    ,
+    /* chunk */
     "                if (ADD) rv[u] = gk_ld_stream((const uint4 *)(res + row * D) + cl);\n"
     "            }\n"
     "        }\n"
@@ -5706,8 +5505,6 @@ static const char *const gk__src_norm[] = {
     "            if (mode == 0) {\n"
     "                float sm = 0.f;\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "                for (int e = 0; e < E; e++) sm += f[e];\n"
     "                for (int o = G >> 1; o; o >>= 1) sm += __shfl_xor_sync(0xffffffffu, sm, o);\n"
     "                mean[u] = sm / (float)D;\n"
@@ -5755,6 +5552,8 @@ static const char *const gk__src_norm[] = {
     "        }\n"
     "        float mean = 0.f, q = 0.f;\n"
     "        if (mode == 0) {\n"
+    ,
+    /* chunk */
     "            float s = 0.f;\n"
     "            for (gk_i64 c = threadIdx.x; c < L; c += blockDim.x) s += T::ld(xr[c]);\n"
     "            mean = gk_block_sum(s, sh) / (float)L;\n"
@@ -5773,8 +5572,6 @@ static const char *const gk__src_norm[] = {
     "                if (w) y = y * TW::ld(w[ch]);\n"
     "                if (b) y = y + TW::ld(b[ch]);\n"
     "            } else {\n"
-    ,
-    /* chunk */
     "                y = gk_rnd<DT>(v * rstd);\n"
     "                if (w) y = TW::ld(w[ch]) * y;\n"
     "            }\n"
@@ -5800,6 +5597,8 @@ static const char *const gk__src_norm[] = {
     "        gk_i64 rows, int D, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res,     \\\n"
     "        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \\\n"
     "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
+    ,
+    /* chunk */
     "        gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V, true>(rows, D, 2, eps, x, res, h, out, w, b);                           \\\n"
     "    }\n"
     "// the persistent RMS and layer norm forms, V = 1, 2, 4: two rows of vectors\n"
@@ -5810,8 +5609,6 @@ static const char *const gk__src_norm[] = {
     "        gk_i64 rows, int D, float eps, const gk_ty<GK_DT_##DTN>::S *x, gk_ty<GK_DT_##DTN>::S *out,                      \\\n"
     "        const gk_ty<GK_DT_##WTN>::S *w) {                                                                               \\\n"
     "        gk_norm_p<GK_DT_##DTN, GK_DT_##WTN, V, false>(rows, D, eps, x, out, w, 0);                                       \\\n"
-    ,
-    /* chunk */
     "    }                                                                                                                    \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(128, 8) gk_lnorm_p_##DTN##_##WTN##_v##V(                                 \\\n"
     "        gk_i64 rows, int D, float eps, const gk_ty<GK_DT_##DTN>::S *x, gk_ty<GK_DT_##DTN>::S *out,                      \\\n"
@@ -5832,6 +5629,8 @@ static const char *const gk__src_norm[] = {
     "    GK_LNWARP_K(DTN, WTN, 8, 6)                                                                                          \\\n"
     "    GK_LNWARP_K(DTN, WTN, 16, 4)\n"
     "#define GK_NORMS(DTN, WTN)                                                                                               \\\n"
+    ,
+    /* chunk */
     "    extern \"C\" __global__ void __launch_bounds__(128, 8) gk_warpnorm_##DTN##_##WTN(                                                                \\\n"
     "        gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \\\n"
     "        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \\\n"
@@ -5839,8 +5638,6 @@ static const char *const gk__src_norm[] = {
     "        gk_warpnorm<GK_DT_##DTN, GK_DT_##WTN, 4, false>(rows, D, G, mode, eps, x, res, h, out, w, b);                   \\\n"
     "    }                                                                                                                    \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(128, 6) gk_addwarpnorm_##DTN##_##WTN(                                                             \\\n"
-    ,
-    /* chunk */
     "        gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \\\n"
     "        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \\\n"
     "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
@@ -5857,6 +5654,8 @@ static const char *const gk__src_norm[] = {
     "    extern \"C\" __global__ void gk_gnorm_##DTN##_##WTN(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64 cpg, gk_i64 S_, int mode, \\\n"
     "                                                      float eps, const gk_ty<GK_DT_##DTN>::S *x,                         \\\n"
     "                                                      const gk_ty<GK_DT_##DTN>::S *res, gk_ty<GK_DT_##DTN>::S *h,        \\\n"
+    ,
+    /* chunk */
     "                                                      gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,        \\\n"
     "                                                      const gk_ty<GK_DT_##WTN>::S *b) {                                  \\\n"
     "        gk_gnorm<GK_DT_##DTN, GK_DT_##WTN>(rows, L, R, cpg, S_, mode, eps, x, res, h, out, w, b);                        \\\n"
@@ -6014,14 +5813,10 @@ static const char *const gk__src_reduce[] = {
     "// gk_red_finb runs. OP is a template argument so the inner loops carry no\n"
     "// per-element switch (the push of SUM is one add, MAX no index arithmetic).\n"
     "// U: 16-byte vectors a thread loads per step of a contiguous row, all in flight\n"
-    "// before the pushes: 16 in the sum / mean / max / min kernel, 4 in the one with\n"
-    "// the larger states. H100, bench_stream (interleaved rounds, medians), sum over the\n"
-    "// last dim of [4096, 32000] f32 in a kernel of this form: 171.6 us with 16 vectors\n"
-    "// in 512-thread blocks, 173.8 with 8, 174.0 with 4, 172.8 / 172.1 with 16 in 256 /\n"
-    "// 1024 threads. This kernel (the host gives whole rows of 4096+ 512 threads): sum /\n"
-    "// max 173.3 / 173.8 us, against 176.4 / 176.7 in the form before (4 vectors, then\n"
-    "// one at a time, 256 threads). With the pushes of the last step predicated instead\n"
-    "// of identity-filled, the sum took 187.0 us (the max 172.4).\n"
+    "// before the pushes: 16 in the sum / mean / max / min kernel (the fastest count,\n"
+    "// in 512-thread blocks for rows of 4096 and more), 4 in the one with the larger\n"
+    "// states. The last step's loads past the row are identity-filled rather than its\n"
+    "// pushes predicated, which is slower for the sum (docs/perf-log.md).\n"
     "template <int DT, int OP, int U> __device__ __forceinline__ void gk_red_rows_t(const gk_nd &on, const gk_nd &rn, gk_i64 R, gk_i64 S, gk_i64 chunk,\n"
     "                                                                        void *out, const typename gk_ty<DT>::S *x, gk_rpart *part,\n"
     "                                                                        unsigned *ctr) {\n"
@@ -6053,12 +5848,12 @@ static const char *const gk__src_reduce[] = {
     "            enum { NL = V < 4 \? V : 4 }; // 4 at most: 8 states of a variance (f16 / bf16) spilled\n"
     "            gk_rs<A> sl[NL];\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "            for (int k = 0; k < NL; k++) rs_init<A>(op, sl[k]);\n"
     "            // U vectors a thread in flight: the loads of a step issued before its\n"
     "            // pushes, the last step predicated (no loop of single vectors after it).\n"
     "            // Sum / mean / max / min fill the vectors past the row with their\n"
+    ,
+    /* chunk */
     "            // identity (0, -inf, +inf: pushing it changes nothing, the sum starts at\n"
     "            // +0 so it is never -0) and push every vector; the others skip them.\n"
     "            enum { ID = OP == R_SUM || OP == R_MEAN || OP == R_MAX || OP == R_MIN };\n"
@@ -6113,12 +5908,12 @@ static const char *const gk__src_reduce[] = {
     "template <int DT, bool FAST> __device__ __forceinline__ void gk_red_rows(const gk_nd &on, const gk_nd &rn, gk_i64 R, int op, gk_i64 S, gk_i64 chunk,\n"
     "                                                              void *out, const typename gk_ty<DT>::S *x, gk_rpart *part, unsigned *ctr) {\n"
     "    if (FAST) {\n"
-    ,
-    /* chunk */
     "        switch (op) {\n"
     "        case R_SUM: gk_red_rows_t<DT, R_SUM, 16>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
     "        case R_MEAN: gk_red_rows_t<DT, R_MEAN, 16>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
     "        case R_MAX: gk_red_rows_t<DT, R_MAX, 16>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
+    ,
+    /* chunk */
     "        default: gk_red_rows_t<DT, R_MIN, 16>(on, rn, R, S, chunk, out, x, part, ctr); break;\n"
     "        }\n"
     "        return;\n"
@@ -6168,8 +5963,6 @@ static const char *const gk__src_reduce[] = {
     "    typedef typename gk_acct<DT>::A A;\n"
     "    __shared__ gk_rs<A> sh[8][32];\n"
     "    int tx = threadIdx.x, ty = threadIdx.y;\n"
-    ,
-    /* chunk */
     "    for (gk_i64 m0 = (gk_i64)blockIdx.x * 32; m0 < on.n; m0 += (gk_i64)gridDim.x * 32) {\n"
     "        gk_i64 m = m0 + tx;\n"
     "        gk_rs<A> s;\n"
@@ -6179,6 +5972,8 @@ static const char *const gk__src_reduce[] = {
     "            gk_nd_offsets(on, m, oo, ox, o2);\n"
     "            if (rn.ndim == 1) {\n"
     "                gk_i64 st = rn.st[0][0];\n"
+    ,
+    /* chunk */
     "                for (gk_i64 r = ty; r < R; r += 8) rs_push<A>(op, s, (A)T::ld(x[ox + r * st]), r);\n"
     "            } else {\n"
     "                for (gk_i64 r = ty; r < R; r += 8) {\n"
@@ -6235,8 +6030,6 @@ static const char *const gk__src_reduce[] = {
     "    const uint4 *xv4 = (const uint4 *)(xr + j0);\n"
     "    m = -gk_inf<A>();\n"
     "    s = 0;\n"
-    ,
-    /* chunk */
     "#pragma unroll 4\n"
     "    for (gk_i64 j = threadIdx.x; j < nv; j += blockDim.x) {\n"
     "        union { uint4 v; Sx s[16 / sizeof(Sx)]; } u;\n"
@@ -6244,6 +6037,8 @@ static const char *const gk__src_reduce[] = {
     "#pragma unroll\n"
     "        for (int k = 0; k < V; k++) sm_push<A>(m, s, (A)T::ld(u.s[k]));\n"
     "    }\n"
+    ,
+    /* chunk */
     "    for (gk_i64 j = j0 + nv * V + threadIdx.x; j < j1; j += blockDim.x) sm_push<A>(m, s, (A)T::ld(xr[j * xs]));\n"
     "    sm_bmerge<A>(m, s);\n"
     "}\n"
@@ -6299,14 +6094,14 @@ static const char *const gk__src_reduce[] = {
     "        yv4[j] = z.v;\n"
     "    }\n"
     "    for (gk_i64 j = j0 + nv * V + threadIdx.x; j < j1; j += blockDim.x) {\n"
-    ,
-    /* chunk */
     "        A xv = (A)T::ld(xr[j * xs]);\n"
     "        yr[j * os] = T::st((typename T::C)(GK_SM_OUT(xv)));\n"
     "    }\n"
     "#undef GK_SM_OUT\n"
     "}\n"
     "// One block per (row, part); parts of `chunk` elements (a multiple of 16).\n"
+    ,
+    /* chunk */
     "// S == 1: stats and output of whole rows. S > 1, phase 0: the (max, sum) of\n"
     "// each part into ws; phase 1: merge the row's parts in order, write the part.\n"
     "template <int DT, int LOG> __device__ __forceinline__ void gk_softmax_rows(const gk_nd &on, gk_i64 n, gk_i64 xs, gk_i64 os, gk_i64 S,\n"
@@ -6359,10 +6154,10 @@ static const char *const gk__src_reduce[] = {
     "    nan = fl != 0;\n"
     "    return v;\n"
     "}\n"
-    ,
-    /* chunk */
     "template <typename A> __device__ __forceinline__ A sm_bsum(A v, A *sh) {\n"
     "    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;\n"
+    ,
+    /* chunk */
     "    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xFFFFFFFFu, v, off);\n"
     "    __syncthreads();\n"
     "    if (lane == 0) sh[w] = v;\n"
@@ -6424,12 +6219,12 @@ static const char *const gk__src_reduce[] = {
     "#pragma unroll\n"
     "        for (int i = 0; i < NV; i++) {\n"
     "            int j = tid + i * nt;\n"
-    ,
-    /* chunk */
     "            u[i] = make_uint4(0u, 0u, 0u, 0u);\n"
     "            if (j < nvec) u[i] = __ldg(xv + j);\n"
     "        }\n"
     "        if (ht) tv = (A)T::ld(xr[tail0 + tid]);\n"
+    ,
+    /* chunk */
     "        // the max over the non-NaN entries\n"
     "        A m = sm_fmax(NINF, tv);\n"
     "#pragma unroll\n"
@@ -6505,13 +6300,13 @@ static const char *const gk__src_reduce[] = {
     "                W::ld(u[i], f);\n"
     "#pragma unroll\n"
     "                for (int k = 0; k < V; k++) nan |= f[k] != f[k];\n"
-    ,
-    /* chunk */
     "            }\n"
     "        }\n"
     "        nan = __syncthreads_or(nan) != 0;\n"
     "        A s = 0;\n"
     "        if (!nan && m != NINF) {\n"
+    ,
+    /* chunk */
     "#define GK_SM_TERM(xv) ((xv) == m \? (A)1 : (xv) == NINF \? (A)0 : m_expA((xv) - m))\n"
     "            if (ht) s += GK_SM_TERM(tv);\n"
     "#pragma unroll\n"
@@ -6574,10 +6369,10 @@ static const char *const gk__src_reduce[] = {
     "                                                                  typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x) {\n"
     "    typedef gk_ty<DT> T;\n"
     "    typedef typename gk_cst<DT>::A A;\n"
-    ,
-    /* chunk */
     "    __shared__ A wsum[32];\n"
     "    __shared__ A carry_sh;\n"
+    ,
+    /* chunk */
     "    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;\n"
     "    for (gk_i64 l = blockIdx.x; l < on.n; l += gridDim.x) {\n"
     "        gk_i64 oo, ox, o2;\n"
@@ -7704,7 +7499,6 @@ static const char *const gk__src_gk_attn[] = {
     "    int chunk, tile;              // decode: keys a split, keys a shared-memory tile\n"
     "    int comb;                     // gk_attn_combine's one-round form allowed\n"
     "    int pf;                       // decode: 64-key tiles of the split prefetched into L2 before the PDL wait\n"
-    "    int late;                     // gk_attn_dec4t: the next kernel may launch once the split is streamed, not at the start\n"
     "    unsigned long long *slot;     // decode: the splits' {o / l, lse} words, GK_DEC_EMPTY between kernels: they combine themselves (gk_dec_fold)\n"
     "};\n"
     ,
@@ -8348,10 +8142,10 @@ static const char *const gk__src_gk_sm90[] = {
     /* chunk */
     "// gk_sm90.cuh - Hopper (sm_90+) building blocks of the kernels that stream\n"
     "// operands into shared memory with the copy engine (gemm_wg.cu, flash_wg.cu,\n"
-    "// attention.cu's gk_attn_dec4): mbarriers (init, arrive, arrive with an\n"
-    "// expected byte count, wait on a phase parity), the 1-d bulk copy and the\n"
-    "// 4-d tensor-map copy from global to shared memory that complete on an\n"
-    "// mbarrier, and the tensor map's type. Addresses of shared\n"
+    "// attention.cu's gk_attn_dec4t): mbarriers (init, arrive, arrive with an\n"
+    "// expected byte count, wait on a phase parity), the 4-d tensor-map copy from\n"
+    "// global to shared memory that completes on an mbarrier and its L2 prefetch,\n"
+    "// and the tensor map's type. Addresses of shared\n"
     "// memory are 32-bit (gk_smem). Defined only when compiling for sm_90 or\n"
     "// later; a module that uses them keeps its Hopper code under the same test.\n"
     "#pragma once\n"
@@ -8385,21 +8179,15 @@ static const char *const gk__src_gk_sm90[] = {
     "// the barriers' initialisation made visible to the copy engine (before the\n"
     "// block's first barrier sync)\n"
     "__device__ __forceinline__ void gk_bar_init_fence() { asm volatile(\"fence.mbarrier_init.release.cluster;\\n\" ::: \"memory\"); }\n"
-    "// `bytes` (a multiple of 16, both addresses 16-byte aligned) from global to\n"
-    "// shared memory by the copy engine, counted on barrier b's expected bytes\n"
-    "__device__ __forceinline__ void gk_bulk_load(unsigned dst, const void *src, unsigned bytes, unsigned b) {\n"
-    "    asm volatile(\"cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\\n\"\n"
-    "                 ::\"r\"(dst), \"l\"((gk_u64)src), \"r\"(bytes), \"r\"(b) : \"memory\");\n"
-    "}\n"
     "// one box of a 4-d tiled tensor map at coordinates (c0 innermost .. c3) into shared\n"
     "// memory at dst, completing on barrier b (the whole box's bytes, zero-filled past the edges)\n"
-    ,
-    /* chunk */
     "__device__ __forceinline__ void gk_tma_load4(unsigned dst, const gk_tmap *m, int c0, int c1, int c2, int c3, unsigned b) {\n"
     "    asm volatile(\"cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];\\n\"\n"
     "                 ::\"r\"(dst), \"l\"((gk_u64)m), \"r\"(c0), \"r\"(c1), \"r\"(c2), \"r\"(c3), \"r\"(b) : \"memory\");\n"
     "}\n"
     "// the same box fetched into L2 only (no shared memory, no barrier): a hint, safe before\n"
+    ,
+    /* chunk */
     "// the data's producer is known to be done (L2 is coherent; a later write simply replaces it)\n"
     "__device__ __forceinline__ void gk_tma_prefetch4(const gk_tmap *m, int c0, int c1, int c2, int c3) {\n"
     "    asm volatile(\"cp.async.bulk.prefetch.tensor.4d.L2.global.tile [%0, {%1, %2, %3, %4}];\\n\"\n"

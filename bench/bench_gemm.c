@@ -17,8 +17,8 @@
    [N, K]) and TN (A a transposed view of [K, M]) layouts: "gpukit" (the
    CUDA-core kernel of kernels/gemm_f32.cu), "gpukit_simt" (gemm.cu's SIMT
    kernel, NN 4096^3 only) and "cublaslt" of the same layout; with --f32
-   also "gpukit_v0..3" (every layout), the tile variants of gpukit.h gk__sg_variant
-   forced ("gpukit" is the dispatcher's choice).
+   also "gpukit_v0" / "gpukit_v1" (every layout), the k tiles 8 / 16 of gpukit.h
+   tune.sg_variant forced ("gpukit" is the dispatcher's choice).
      bench_gemm [--json FILE] [--gemm-only] [--16] [--tf32] [--f32] [--attn]
    --gemm-only: no GEMV / attention; --16: the 16-bit GEMM rows only;
    --tf32: the tf32 GEMM rows only; --f32: the exact f32 GEMM rows only
@@ -26,31 +26,27 @@
    rows only. */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
+#include "gkb.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 static gk_ctx *ctx;
-static gk_event *e0, *e1;
-static int cmp_f(const void *a, const void *b) { float x = *(const float *)a, y = *(const float *)b; return x < y ? -1 : x > y; }
+static gkb_timer tm;
 
-/* median ms of `reps` timed runs after warm-up; -1 on failure */
+typedef struct { gk_tensor o, a, b; const gk_matmul_desc *d; int linear; } mm_args;
+static gk_status run_mm(void *u, int i) {
+    mm_args *m = (mm_args *)u;
+    (void)i;
+    return m->linear ? gk_linear(ctx, m->o, m->a, m->b, m->d) : gk_matmul(ctx, m->o, m->a, m->b, m->d);
+}
+/* median ms of `reps` timed runs after 3 warm-ups; -1 on failure */
 static double time_mm(gk_tensor o, gk_tensor a, gk_tensor b, const gk_matmul_desc *d, int linear, int reps) {
-    float t[64], ms;
-    int r;
-    for (r = 0; r < 3; r++)
-        if ((linear ? gk_linear(ctx, o, a, b, d) : gk_matmul(ctx, o, a, b, d)) != GK_OK) { printf("  %s\n", gk_last_error(ctx)); return -1; }
-    for (r = 0; r < reps; r++) {
-        gk_event_record(ctx, e0, NULL);
-        if (linear) gk_linear(ctx, o, a, b, d);
-        else gk_matmul(ctx, o, a, b, d);
-        gk_event_record(ctx, e1, NULL);
-        gk_event_sync(ctx, e1);
-        gk_event_elapsed_ms(ctx, e0, e1, &ms);
-        t[r] = ms;
-    }
-    qsort(t, (size_t)reps, sizeof t[0], cmp_f);
-    return t[reps / 2];
+    double t[64];
+    mm_args m;
+    m.o = o; m.a = a; m.b = b; m.d = d; m.linear = linear;
+    if (gkb_time_op(&tm, run_mm, &m, 3, 0, reps, 1, t) != GK_OK) { printf("  %s\n", gk_last_error(ctx)); return -1; }
+    return gkb_kth(t, reps, reps / 2);
 }
 static void randn(gk_tensor t, int64_t n, gk_dtype dt) {
     float *h = (float *)malloc((size_t)n * 4);
@@ -75,47 +71,42 @@ static void randn(gk_tensor t, int64_t n, gk_dtype dt) {
 int main(int argc, char **argv) {
     gk_ctx_desc d;
     gk_device_info info;
-    const char *json = NULL, *commit = getenv("GK_COMMIT");
-    FILE *f = NULL;
-    char date[64];
+    const char *json = NULL;
+    gkb_json j;
     time_t now = time(NULL);
-    int i, first = 1, gemm_only = 0, only16 = 0, onlytf32 = 0, onlyf32 = 0, attn_only = 0;
+    int i, gemm_only = 0, only16 = 0, onlytf32 = 0, onlyf32 = 0, attn_only = 0;
     double copy_gbs;
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    for (i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
-        else if (strcmp(argv[i], "--gemm-only") == 0) gemm_only = 1;
+    for (i = 1; i < argc; i++) {
+        if (gkb_arg(argc, argv, &i, "--json", &json)) continue;
+        if (strcmp(argv[i], "--gemm-only") == 0) gemm_only = 1;
         else if (strcmp(argv[i], "--16") == 0) only16 = 1;
         else if (strcmp(argv[i], "--tf32") == 0) onlytf32 = 1;
         else if (strcmp(argv[i], "--attn") == 0) attn_only = 1;
         else if (strcmp(argv[i], "--f32") == 0) onlyf32 = gemm_only = 1;
+    }
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
     if (gk_ctx_create(&d, &ctx) != GK_OK) { printf("bench_gemm: needs a GPU (%s)\n", gk_last_error(NULL)); return 0; }
     gk_device_info_get(ctx, &info);
-    gk_event_create(ctx, &e0);
-    gk_event_create(ctx, &e1);
-    if (json && (f = fopen(json, "w")))
-        fprintf(f, "{\n  \"bench\": \"gemm\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"date\": \"%s\",\n  \"cublaslt\": %zu,\n  \"results\": [\n",
-                commit ? commit : "unknown", info.name, date, info.cublaslt_version);
+    gkb_timer_init(&tm, ctx);
+    gkb_json_open(&j, json);
+    gkb_json_header(&j, "gemm", info.name, now);
+    gkb_json_int(&j, "cublaslt", (long long)info.cublaslt_version);
+    gkb_json_arr(&j, "results");
     { /* copy bandwidth, 1 GiB */
         int64_t n = (int64_t)1 << 28;
         gk_tensor a, b;
-        float t[20], ms;
+        double t[20];
         int r;
         gk_tensor_empty(ctx, GK_F32, 1, &n, &a);
         gk_tensor_empty(ctx, GK_F32, 1, &n, &b);
         gk_fill(ctx, a, 1.0);
         for (r = 0; r < 20; r++) {
-            gk_event_record(ctx, e0, NULL);
+            gkb_timer_start(&tm);
             gk_copy(ctx, b, a);
-            gk_event_record(ctx, e1, NULL);
-            gk_event_sync(ctx, e1);
-            gk_event_elapsed_ms(ctx, e0, e1, &ms);
-            t[r] = ms;
+            gkb_timer_stop(&tm, &t[r]);
         }
-        qsort(t, 20, sizeof t[0], cmp_f);
-        copy_gbs = 2.0 * (double)n * 4 / (t[10] * 1e-3) / 1e9;
+        copy_gbs = 2.0 * (double)n * 4 / (gkb_kth(t, 20, 10) * 1e-3) / 1e9;
         printf("copy bandwidth %.0f GB/s\n", copy_gbs);
         gk_tensor_free(ctx, a);
         gk_tensor_free(ctx, b);
@@ -126,7 +117,7 @@ int main(int argc, char **argv) {
         static const gk_dtype dts[4] = { GK_BF16, GK_F16, GK_F32, GK_F32 };
         static const char *const names[4] = { "bf16", "f16", "tf32", "f32" };
         int si, di, be;
-        /* be 0: gpukit's own kernel with the wgmma path off (gk__wg_mode = 0:
+        /* be 0: gpukit's own kernel with the wgmma path off (tune.wg_mode = 0:
            the mma.sync kernel), 16-bit and tf32 on a 9.0 device only; 1:
            gpukit's own path as dispatched (wgmma on 9.0); 2: cuBLASLt; 3
            (tf32 only): as 1 with B a transposed view of [N, K] storage */
@@ -139,7 +130,7 @@ int main(int argc, char **argv) {
                     gk_tensor a, b, o, bv;
                     gk_matmul_desc md;
                     double ms, tf;
-                    long wg0 = gk__wg_launches;
+                    long wg0 = gk__tune(ctx)->wg_launches;
                     if ((be == 0 && (!hop || di == 3)) || (be == 3 && di != 2) || (only16 && di >= 2) || (onlytf32 && di != 2) || di == 3 || onlyf32)
                         continue; /* exact f32: the block below */
                     sh[0] = s; sh[1] = s;
@@ -151,37 +142,37 @@ int main(int argc, char **argv) {
                     memset(&md, 0, sizeof md);
                     md.backend = be == 2 ? GK_MATMUL_CUBLASLT : GK_MATMUL_GPUKIT;
                     md.allow_tf32 = di == 2;
-                    gk__wg_mode = be == 0 ? 0 : -1;
+                    gk__tune(ctx)->wg_mode = be == 0 ? 0 : -1;
                     bv = b;
                     if (be == 3) gk_view_transpose(ctx, b, 0, 1, &bv);
                     ms = time_mm(o, a, bv, &md, 0, be != 2 && s == 8192 && (di >= 2 || be == 0) && !(di == 2 && be != 0) ? 5 : 15);
-                    gk__wg_mode = -1;
+                    gk__tune(ctx)->wg_mode = -1;
                     if (bv.id != b.id) gk_tensor_free(ctx, bv);
                     tf = ms > 0 ? 2.0 * (double)s * s * s / (ms * 1e-3) / 1e12 : 0;
                     /* gpukit: the wgmma kernel (gemm_wg) for bf16 / f16 on sm_90, else the
                        mma.sync kernel (gemm_tc) for bf16 / f16 / tf32 on sm_80+, the SIMT kernel for f32 */
                     printf("gemm %-5s %5lld^3 %-10s %8.3f ms %7.1f TFLOP/s%s\n", names[di], (long long)s, bnames[be], ms, tf,
-                           be != 2 && gk__wg_launches > wg0 ? " (wgmma)" : "");
-                    if (f) fprintf(f, "%s    {\"op\": \"gemm\", \"dtype\": \"%s\", \"size\": %lld, \"backend\": \"%s\", \"kernel\": \"%s\", \"ms\": %.4f, \"tflops\": %.2f}",
-                                   first ? "" : ",\n", names[di], (long long)s, bnames[be],
-                                   be == 2 ? "cublaslt" : gk__wg_launches > wg0 ? "gemm_wg" : di == 3 ? "simt" : "gemm_tc", ms, tf), first = 0;
+                           be != 2 && gk__tune(ctx)->wg_launches > wg0 ? " (wgmma)" : "");
+                    gkb_json_rowf(&j, "{\"op\": \"gemm\", \"dtype\": \"%s\", \"size\": %lld, \"backend\": \"%s\", \"kernel\": \"%s\", \"ms\": %.4f, \"tflops\": %.2f}",
+                                   names[di], (long long)s, bnames[be],
+                                   be == 2 ? "cublaslt" : gk__tune(ctx)->wg_launches > wg0 ? "gemm_wg" : di == 3 ? "simt" : "gemm_tc", ms, tf);
                     gk_tensor_free(ctx, a); gk_tensor_free(ctx, b); gk_tensor_free(ctx, o);
                 }
     }
     if (!only16 && !onlytf32) { /* exact f32: layouts NN / NT / TN x gpukit (gemm_f32.cu), its SIMT kernel (NN 4096 only), cuBLASLt */
         static const char *const lnames[3] = { "nn", "nt", "tn" };
-        static const char *const bnames[7] = { "gpukit_simt", "gpukit", "cublaslt", "gpukit_v1", "gpukit_v2", "gpukit_v3", "gpukit_v0" };
+        static const char *const bnames[5] = { "gpukit_simt", "gpukit", "cublaslt", "gpukit_v1", "gpukit_v0" };
         int si, lay, be;
         for (si = 0; si < 2; si++)
             for (lay = 0; lay < 3; lay++)
-                for (be = 0; be < 7; be++) {
+                for (be = 0; be < 5; be++) {
                     int64_t s = si ? 8192 : 4096, sh[2] = { s, s };
                     gk_tensor a, b, o, av, bv;
                     gk_matmul_desc md;
                     double ms, tf;
-                    long sg0 = gk__sg_launches;
+                    long sg0 = gk__tune(ctx)->sg_launches;
                     if (be == 0 && (si || lay)) continue;
-                    if (be >= 3 && !onlyf32) continue; /* tile variants (gk__sg_variant): --f32 only */
+                    if (be >= 3 && !onlyf32) continue; /* tile variants (tune.sg_variant): --f32 only */
                     gk_tensor_empty(ctx, GK_F32, 2, sh, &a);
                     gk_tensor_empty(ctx, GK_F32, 2, sh, &b);
                     gk_tensor_empty(ctx, GK_F32, 2, sh, &o);
@@ -192,17 +183,17 @@ int main(int argc, char **argv) {
                     if (lay == 2) gk_view_transpose(ctx, a, 0, 1, &av);
                     memset(&md, 0, sizeof md);
                     md.backend = be == 2 ? GK_MATMUL_CUBLASLT : GK_MATMUL_GPUKIT;
-                    gk__sg_mode = be == 0 ? 0 : -1;
-                    gk__sg_variant = be == 6 ? 0 : be >= 3 ? be - 2 : -1; /* gpukit: the rule; _v0 .. _v3 forced */
+                    gk__tune(ctx)->sg_mode = be == 0 ? 0 : -1;
+                    gk__tune(ctx)->sg_variant = be == 4 ? 0 : be == 3 ? 1 : -1; /* gpukit: the rule; _v0 / _v1 forced */
                     ms = time_mm(o, av, bv, &md, 0, s == 8192 ? 7 : be == 0 ? 5 : 15);
-                    gk__sg_mode = -1;
-                    gk__sg_variant = -1;
+                    gk__tune(ctx)->sg_mode = -1;
+                    gk__tune(ctx)->sg_variant = -1;
                     tf = ms > 0 ? 2.0 * (double)s * s * s / (ms * 1e-3) / 1e12 : 0;
                     printf("gemm f32   %5lld^3 %s %-11s %8.3f ms %7.1f TFLOP/s%s\n", (long long)s, lnames[lay], bnames[be], ms, tf,
-                           gk__sg_launches > sg0 ? " (gemm_f32)" : "");
-                    if (f) fprintf(f, "%s    {\"op\": \"gemm\", \"dtype\": \"f32\", \"layout\": \"%s\", \"size\": %lld, \"backend\": \"%s\", \"kernel\": \"%s\", \"ms\": %.4f, \"tflops\": %.2f}",
-                                   first ? "" : ",\n", lnames[lay], (long long)s, bnames[be], be == 2 ? "cublaslt" : gk__sg_launches > sg0 ? "gemm_f32" : "simt", ms,
-                                   tf), first = 0;
+                           gk__tune(ctx)->sg_launches > sg0 ? " (gemm_f32)" : "");
+                    gkb_json_rowf(&j, "{\"op\": \"gemm\", \"dtype\": \"f32\", \"layout\": \"%s\", \"size\": %lld, \"backend\": \"%s\", \"kernel\": \"%s\", \"ms\": %.4f, \"tflops\": %.2f}",
+                                   lnames[lay], (long long)s, bnames[be], be == 2 ? "cublaslt" : gk__tune(ctx)->sg_launches > sg0 ? "gemm_f32" : "simt", ms,
+                                   tf);
                     if (av.id != a.id) gk_tensor_free(ctx, av);
                     if (bv.id != b.id) gk_tensor_free(ctx, bv);
                     gk_tensor_free(ctx, a); gk_tensor_free(ctx, b); gk_tensor_free(ctx, o);
@@ -211,8 +202,8 @@ int main(int argc, char **argv) {
             int la, lb, od;
             for (la = 0; la < 2; la++)
                 for (lb = 0; lb < 2; lb++)
-                    for (od = 0; od < 7; od++) {
-                        const char *kn = od < 4 ? gk__k_sg[la][lb][od] : gk__k_sgv[od - 4][la][lb];
+                    for (od = 0; od < 5; od++) {
+                        const char *kn = od < 4 ? gk__k_sg[la][lb][od] : gk__k_sg1[la][lb];
                         int regs = -1, local = -1;
                         gk__cu_function fn;
                         if (!kn) continue;
@@ -220,8 +211,8 @@ int main(int argc, char **argv) {
                         ctx->cu.FuncGetAttribute(&regs, GK__CU_FUNC_ATTRIBUTE_NUM_REGS, fn);
                         ctx->cu.FuncGetAttribute(&local, GK__CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn);
                         printf("kernel %-24s %3d registers, %d bytes local (spills)\n", kn, regs, local);
-                        if (f) fprintf(f, "%s    {\"op\": \"kernel\", \"name\": \"%s\", \"regs\": %d, \"local_bytes\": %d, \"smem\": %d}", first ? "" : ",\n", kn,
-                                       regs, local, od == 4 ? 2 * 2 * 16 * 132 * 4 : od < 4 ? 2 * 2 * 8 * 132 * 4 : 2 * 8 * (132 + 260) * 4), first = 0;
+                        gkb_json_rowf(&j, "{\"op\": \"kernel\", \"name\": \"%s\", \"regs\": %d, \"local_bytes\": %d, \"smem\": %d}", kn,
+                                       regs, local, od == 4 ? 2 * 2 * 16 * 132 * 4 : 2 * 2 * 8 * 132 * 4);
                     }
         }
     }
@@ -241,7 +232,7 @@ int main(int argc, char **argv) {
                         ctx->cu.FuncGetAttribute(&regs, GK__CU_FUNC_ATTRIBUTE_NUM_REGS, fn);
                         ctx->cu.FuncGetAttribute(&local, GK__CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn);
                         printf("kernel %-24s %3d registers, %d bytes local (spills)\n", kn, regs, local);
-                        if (f) fprintf(f, ",\n    {\"op\": \"kernel\", \"name\": \"%s\", \"regs\": %d, \"local_bytes\": %d, \"smem\": %d}", kn, regs, local,
+                        gkb_json_rowf(&j, "{\"op\": \"kernel\", \"name\": \"%s\", \"regs\": %d, \"local_bytes\": %d, \"smem\": %d}", kn, regs, local,
                                        gk__tc_tile[di][ti][2]);
                     }
         /* the wgmma kernels (sm_90a module; 9.0 devices only): registers at entry
@@ -258,7 +249,7 @@ int main(int argc, char **argv) {
                         ctx->cu.FuncGetAttribute(&regs, GK__CU_FUNC_ATTRIBUTE_NUM_REGS, fn);
                         ctx->cu.FuncGetAttribute(&local, GK__CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn);
                         printf("kernel %-24s %3d registers, %d bytes local (spills)\n", kn, regs, local);
-                        if (f) fprintf(f, ",\n    {\"op\": \"kernel\", \"name\": \"%s\", \"regs\": %d, \"local_bytes\": %d, \"smem\": %d}", kn, regs, local,
+                        gkb_json_rowf(&j, "{\"op\": \"kernel\", \"name\": \"%s\", \"regs\": %d, \"local_bytes\": %d, \"smem\": %d}", kn, regs, local,
                                        gk__wg_tile[ti][1]);
                     }
     }
@@ -283,7 +274,7 @@ int main(int argc, char **argv) {
                 gbs = ms > 0 ? (double)N * K * 2 / (ms * 1e-3) / 1e9 : 0;
                 printf("gemv bf16 %6lldx%-5lld %-8s %8.4f ms %7.0f GB/s (%.0f%% of copy)\n", (long long)N, (long long)K, be == 1 ? "gpukit" : "cublasLt", ms,
                        gbs, 100 * gbs / copy_gbs);
-                if (f) fprintf(f, ",\n    {\"op\": \"gemv\", \"dtype\": \"bf16\", \"N\": %lld, \"K\": %lld, \"backend\": \"%s\", \"ms\": %.5f, \"GBs\": %.1f, \"of_copy\": %.3f}",
+                gkb_json_rowf(&j, "{\"op\": \"gemv\", \"dtype\": \"bf16\", \"N\": %lld, \"K\": %lld, \"backend\": \"%s\", \"ms\": %.5f, \"GBs\": %.1f, \"of_copy\": %.3f}",
                                (long long)N, (long long)K, be == 1 ? "gpukit" : "cublaslt", ms, gbs, gbs / copy_gbs);
                 gk_tensor_free(ctx, w); gk_tensor_free(ctx, x); gk_tensor_free(ctx, o);
             }
@@ -292,22 +283,19 @@ attn:
     { /* attention: causal prefill B=8 H=32 D=128 bf16; decode over an 8k cache (GQA 32/8) */
         static const int64_t seqs[2] = { 1024, 4096 };
         int si, r, mode, hop = info.cc_major == 9 && info.cc_minor == 0;
-        float t[16], ms;
+        double t[16], ms;
         /* mode 0 / 1: prefill as dispatched; 2: decode; 3 / 4: prefill with flash_wg off;
-           5..14: prefill on flash_wg variant (mode - 5) / 2; 15..22: the default
-           variant with tile groups of gs[(mode - 15) / 2] heads (9.0 only;
+           5..12: flash_wg with tile groups of gs[(mode - 5) / 2] heads (9.0 only;
            256 = H B: every head at one q tile, the first order) */
         static const int64_t gs[4] = { 256, 2, 4, 16 };
-        for (mode = 0; mode < 23; mode++) {
-            long fw0 = gk__fwg_launches;
+        for (mode = 0; mode < 13; mode++) {
+            long fw0 = gk__tune(ctx)->fwg_launches;
             char bname[32];
             si = mode == 3 ? 0 : mode == 4 ? 1 : mode >= 5 ? (mode - 5) % 2 : mode;
             if (mode >= 3 && !hop) continue;
-            gk__fwg_mode = mode == 3 || mode == 4 ? 0 : -1;
-            gk__fwg_variant = mode >= 5 && mode < 15 ? (mode - 5) / 2 : -1;
-            gk__fwg_group = mode >= 15 ? gs[(mode - 15) / 2] : 0;
-            if (mode >= 15) snprintf(bname, sizeof bname, "gpukit_g%d", (int)gs[(mode - 15) / 2]);
-            else if (mode >= 5) snprintf(bname, sizeof bname, "gpukit_v%d", (mode - 5) / 2);
+            gk__tune(ctx)->fwg_mode = mode == 3 || mode == 4 ? 0 : -1;
+            gk__tune(ctx)->fwg_group = mode >= 5 ? gs[(mode - 5) / 2] : 0;
+            if (mode >= 5) snprintf(bname, sizeof bname, "gpukit_g%d", (int)gs[(mode - 5) / 2]);
             else snprintf(bname, sizeof bname, "%s", mode >= 3 ? "gpukit_mma" : "gpukit");
             int64_t B = si < 2 ? 8 : 1, S = si < 2 ? seqs[si] : 1, Skv = si < 2 ? seqs[si] : 8192, H = 32, Hk = si < 2 ? 32 : 8, Dh = 128;
             int64_t qs[4] = { B, S, H, Dh }, ks[4] = { B, Skv, Hk, Dh };
@@ -325,57 +313,51 @@ attn:
             ad.causal = 1;
             if (gk_attention(ctx, o, q, k, v, &ad) != GK_OK) { printf("  %s\n", gk_last_error(ctx)); break; }
             for (r = 0; r < 7; r++) {
-                gk_event_record(ctx, e0, NULL);
+                gkb_timer_start(&tm);
                 gk_attention(ctx, o, q, k, v, &ad);
-                gk_event_record(ctx, e1, NULL);
-                gk_event_sync(ctx, e1);
-                gk_event_elapsed_ms(ctx, e0, e1, &ms);
-                t[r] = ms;
+                gkb_timer_stop(&tm, &t[r]);
             }
-            qsort(t, 7, sizeof t[0], cmp_f);
-            med = t[3];
+            med = gkb_median(t, 7);
             if (si == 2) { /* decode: also 20 calls back to back (a decode loop's steady state: no idle gap before each call) */
-                gk_event_record(ctx, e0, NULL);
+                gkb_timer_start(&tm);
                 for (r = 0; r < 20; r++) gk_attention(ctx, o, q, k, v, &ad);
-                gk_event_record(ctx, e1, NULL);
-                gk_event_sync(ctx, e1);
-                gk_event_elapsed_ms(ctx, e0, e1, &ms);
+                gkb_timer_stop(&tm, &ms);
                 val = 2.0 * (double)Skv * Hk * Dh * 2 / (ms / 20 * 1e-3) / 1e9;
                 printf("decode attention bf16 cache 8192 H32/8 D128 %s back-to-back %8.4f ms %7.0f GB/s (%.0f%% of copy)\n", bname, ms / 20, val, 100 * val / copy_gbs);
-                if (f) fprintf(f, "%s    {\"op\": \"attention_decode_b2b\", \"dtype\": \"bf16\", \"kv\": 8192, \"backend\": \"%s\", \"ms\": %.5f, \"GBs\": %.1f, \"of_copy\": %.3f}", first ? "" : ",\n", bname, ms / 20, val, val / copy_gbs), first = 0;
+                gkb_json_rowf(&j, "{\"op\": \"attention_decode_b2b\", \"dtype\": \"bf16\", \"kv\": 8192, \"backend\": \"%s\", \"ms\": %.5f, \"GBs\": %.1f, \"of_copy\": %.3f}", bname, ms / 20, val, val / copy_gbs);
             }
-            gk__fwg_mode = -1;
-            gk__fwg_variant = -1;
-            gk__fwg_group = 0;
+            gk__tune(ctx)->fwg_mode = -1;
+            gk__tune(ctx)->fwg_group = 0;
             if (si < 2) {
-                const char *kn = gk__fwg_launches > fw0 ? "flash_wg" : "flash";
+                const char *kn = gk__tune(ctx)->fwg_launches > fw0 ? "flash_wg" : "flash";
                 val = 4.0 * B * H * (double)S * S * Dh / 2 / (med * 1e-3) / 1e12;
                 printf("attention causal bf16 B8 H32 D128 S%-5lld %-10s %8.3f ms %7.1f TFLOP/s (%s)\n", (long long)S, bname, med, val, kn);
-                if (f) fprintf(f, "%s    {\"op\": \"attention_causal\", \"dtype\": \"bf16\", \"S\": %lld, \"backend\": \"%s\", \"kernel\": \"%s\", \"ms\": %.4f, \"tflops\": %.2f}",
-                               first ? "" : ",\n", (long long)S, bname, kn, med, val), first = 0;
+                gkb_json_rowf(&j, "{\"op\": \"attention_causal\", \"dtype\": \"bf16\", \"S\": %lld, \"backend\": \"%s\", \"kernel\": \"%s\", \"ms\": %.4f, \"tflops\": %.2f}",
+                               (long long)S, bname, kn, med, val);
             } else {
                 val = 2.0 * (double)Skv * Hk * Dh * 2 / (med * 1e-3) / 1e9;
                 printf("decode attention bf16 cache 8192 H32/8 D128 %s %8.4f ms %7.0f GB/s (%.0f%% of copy)\n", bname, med, val, 100 * val / copy_gbs);
-                if (f) fprintf(f, "%s    {\"op\": \"attention_decode\", \"dtype\": \"bf16\", \"kv\": 8192, \"backend\": \"%s\", \"ms\": %.5f, \"GBs\": %.1f, \"of_copy\": %.3f}", first ? "" : ",\n", bname, med, val, val / copy_gbs), first = 0;
+                gkb_json_rowf(&j, "{\"op\": \"attention_decode\", \"dtype\": \"bf16\", \"kv\": 8192, \"backend\": \"%s\", \"ms\": %.5f, \"GBs\": %.1f, \"of_copy\": %.3f}", bname, med, val, val / copy_gbs);
             }
             gk_tensor_free(ctx, q); gk_tensor_free(ctx, k); gk_tensor_free(ctx, v); gk_tensor_free(ctx, o);
         }
         /* registers / local memory of the prefill kernels (wgmma ones: at entry; setmaxnreg moves them) */
-        for (mode = 0; mode < 6; mode++) {
-            static const char *const kns[6] = { "gk_fwg_bf16_128_0", "gk_fwg_bf16_128_1", "gk_fwg_bf16_128_2", "gk_fwg_bf16_128_3", "gk_flash8_bf16_128",
-                                                "gk_flash_bf16_128" };
-            int regs = -1, local = -1, mod = mode < 4 ? GK__MOD_FLASH_WG : GK__MOD_FLASH;
+        for (mode = 0; mode < 3; mode++) {
+            static const char *const kns[3] = { "gk_fwg_bf16_128", "gk_flash8_bf16_128", "gk_flash_bf16_128" };
+            int regs = -1, local = -1, mod = mode < 1 ? GK__MOD_FLASH_WG : GK__MOD_FLASH;
             gk__cu_function fn;
-            if (mode < 4 && !hop) continue;
+            if (mode < 1 && !hop) continue;
             if (gk__lib_function(ctx, mod, kns[mode], &fn, "bench_gemm") != GK_OK) { printf("  %s\n", gk_last_error(ctx)); continue; }
             ctx->cu.FuncGetAttribute(&regs, GK__CU_FUNC_ATTRIBUTE_NUM_REGS, fn);
             ctx->cu.FuncGetAttribute(&local, GK__CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, fn);
             printf("kernel %-24s %3d registers, %d bytes local (spills)\n", kns[mode], regs, local);
-            if (f) fprintf(f, "%s    {\"op\": \"kernel\", \"name\": \"%s\", \"regs\": %d, \"local_bytes\": %d}", first ? "" : ",\n", kns[mode], regs, local), first = 0;
+            gkb_json_rowf(&j, "{\"op\": \"kernel\", \"name\": \"%s\", \"regs\": %d, \"local_bytes\": %d}", kns[mode], regs, local);
         }
     }
 end:
-    if (f) { fprintf(f, "\n  ],\n  \"copy_GBs\": %.1f\n}\n", copy_gbs); fclose(f); }
+    gkb_json_end(&j); /* results */
+    gkb_json_num(&j, "copy_GBs", copy_gbs, 1);
+    gkb_json_close(&j);
     gk_ctx_destroy(ctx);
     return 0;
 }

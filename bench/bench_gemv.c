@@ -12,22 +12,23 @@
    gemv_graph_cfg rows: a decode step's projections of Qwen2.5-0.5B in each GEMV configuration, timed as CUDA
    graph replay (the host's per-call launch work left out, as in a captured decode step).
    Usage: bench_gemv [--json FILE] [--quick: M = 1] [--attn: decode attention only] [--attn-pf: only its first rows, the
-   L2 prefetch and late-trigger sweep] [--attn-diag V: the 8k cache from DRAM, for a
+   L2 prefetch sweep] [--attn-diag V: the 8k cache from DRAM, for a
    profiler: gk_attn_dec4t (5), the default (-1) or both (1)] [--attn-ab: the default, gk_attn_dec3 and
    gk_attn_dec4t over the 8k cache and the LLM shapes, from DRAM, one row each: the quick
    comparison of two builds in one device call; the whole --attn run takes minutes] [--attn-fold: those shapes with the
-   splits combined by the decode kernel itself (gk__dec_fold 1, the default) and by gk_attn_combine (0), twice in turn] */
+   splits combined by the decode kernel itself (tune.dec_fold 1, the default) and by gk_attn_combine (0), twice in turn] */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
+#include "gkb.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 static gk_ctx *ctx;
-static gk_event *e0, *e1;
-static FILE *jf;
-static int jfirst = 1;
+static gk__tuning *tu; /* ctx's tuning knobs and launch counters (gpukit.h gk__tune) */
+static gkb_timer tm;
+static gkb_json js; /* --json: the results, a row each */
 
 static void fill_rand(gk_tensor t, int64_t n) {
     float *h = (float *)malloc((size_t)n * 4);
@@ -42,69 +43,54 @@ static void fill_rand(gk_tensor t, int64_t n) {
     gk_tensor_free(ctx, f);
     free(h);
 }
-static int cmp_d(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
 
 /* median over 5 runs of (time of `iters` back-to-back calls) / iters, in ms */
-typedef gk_status (*call_fn)(int i, void *u);
-static double time_calls(call_fn fn, void *u, int iters) {
+static double time_calls(gkb_op_fn fn, void *u, int iters) {
     double t[5];
-    int r, i;
-    float ms;
-    for (i = 0; i < iters; i++) if (fn(i, u) != GK_OK) { printf("  %s\n", gk_last_error(ctx)); return -1; }
-    for (r = 0; r < 5; r++) {
-        gk_event_record(ctx, e0, NULL);
-        for (i = 0; i < iters; i++) fn(i, u);
-        gk_event_record(ctx, e1, NULL);
-        gk_event_sync(ctx, e1);
-        gk_event_elapsed_ms(ctx, e0, e1, &ms);
-        t[r] = ms / iters;
-    }
-    qsort(t, 5, sizeof t[0], cmp_d);
-    return t[2];
+    if (gkb_time_op(&tm, fn, u, iters, 0, 5, iters, t) != GK_OK) { printf("  %s\n", gk_last_error(ctx)); return -1; }
+    return gkb_median(t, 5);
 }
 
 /* the same, the `iters` calls captured once as a CUDA graph on a stream of their own and
    replayed (median of 5 replays after one): a decode step's view, no host time between kernels */
-static double time_graph(call_fn fn, void *u, int iters) {
+static double time_graph(gkb_op_fn fn, void *u, int iters) {
     gk_stream *gs = NULL, *old = gk_get_stream(ctx);
     gk_graph *gr = NULL;
-    double t[5];
+    double t[6];
     int r, i, ok = gk_stream_create(ctx, GK_PRIORITY_NORMAL, &gs) == GK_OK;
-    float ms;
     if (ok) gk_set_stream(ctx, gs);
-    for (i = 0; ok && i < iters; i++) ok = fn(i, u) == GK_OK; /* warm-up (and the kernels loaded) */
+    for (i = 0; ok && i < iters; i++) ok = fn(u, i) == GK_OK; /* warm-up (and the kernels loaded) */
     ok = ok && gk_stream_sync(ctx, gs) == GK_OK && gk_graph_begin(ctx, gs) == GK_OK;
-    for (i = 0; ok && i < iters; i++) ok = fn(i, u) == GK_OK;
+    for (i = 0; ok && i < iters; i++) ok = fn(u, i) == GK_OK;
     if (gs && gk_graph_end(ctx, gs, &gr) != GK_OK) ok = 0;
+    tm.stream = gs;
     for (r = 0; ok && r < 6; r++) {
-        gk_event_record(ctx, e0, gs);
+        gkb_timer_start(&tm);
         ok = gk_graph_launch(ctx, gr, gs) == GK_OK;
-        gk_event_record(ctx, e1, gs);
-        gk_event_sync(ctx, e1);
-        gk_event_elapsed_ms(ctx, e0, e1, &ms);
-        if (r > 0) t[r - 1] = ms / iters;
+        gkb_timer_stop(&tm, &t[r]);
+        t[r] /= iters;
     }
+    tm.stream = NULL;
     if (!ok) printf("  graph: %s\n", gk_last_error(ctx));
     if (gr) gk_graph_destroy(ctx, gr);
     gk_set_stream(ctx, old);
     if (gs) gk_stream_destroy(ctx, gs);
     if (!ok) return -1;
-    qsort(t, 5, sizeof t[0], cmp_d);
-    return t[2];
+    return gkb_median(t + 1, 5); /* the first replay left out */
 }
 
 typedef struct { gk_tensor *w, x, o, o2, g, u, scratch; int nw, glu; gk_matmul_desc d; } gemv_u;
-static gk_status call_gemv(int i, void *vu) {
+static gk_status call_gemv(void *vu, int i) {
     gemv_u *u = (gemv_u *)vu;
     return u->glu ? gk_linear_glu(ctx, u->o, u->x, u->w[i % u->nw], u->scratch, &u->d) : gk_linear(ctx, u->o, u->x, u->w[i % u->nw], &u->d);
 }
-static gk_status call_copy(int i, void *vu) {
+static gk_status call_copy(void *vu, int i) {
     gemv_u *u = (gemv_u *)vu;
     (void)i;
     return gk_copy(ctx, u->o, u->x);
 }
 /* gate and up as two GEMVs over the halves of the [2N, K] weight, then gk_glu */
-static gk_status call_unfused(int i, void *vu) {
+static gk_status call_unfused(void *vu, int i) {
     gemv_u *u = (gemv_u *)vu;
     gk_tensor w = u->w[i % u->nw], wg, wu;
     gk_tensor_info wi;
@@ -122,12 +108,12 @@ static gk_status call_unfused(int i, void *vu) {
 
 /* decode attention over a cache of Skv tokens (issue 4: 8k tokens, q [1, 1, 32, 128], K / V [1, 8192, 8, 128]
    bf16); `nc` cache copies cycled through (1: the same cache every call, as bench_gemm times it; it fits in L2).
-   one: gk__dec3_one_split for this row (-1: the default) */
+   one: tune.dec3_one_split for this row (-1: the default) */
 typedef struct { gk_tensor q, o, *k, *v, *base, s; int nc, floor; gk_attention_desc d; } attn_u;
 /* the cache's layout: 0 K and V apart, [B, S, Hk, D] each; 1 head-major [B, Hk, S, D] each; 2 one
    [B, S, 2 Hk, D] tensor (gpukit_llm's) */
 static int attn_layout = 0;
-static gk_status call_attn(int i, void *vu) {
+static gk_status call_attn(void *vu, int i) {
     attn_u *u = (attn_u *)vu;
     gk_status st;
     if (!u->floor) return gk_attention(ctx, u->o, u->q, u->k[i % u->nc], u->v[i % u->nc], &u->d);
@@ -136,17 +122,17 @@ static gk_status call_attn(int i, void *vu) {
     st = gk_reduce(ctx, u->s, u->k[i % u->nc], GK_REDUCE_SUM, GK_AXIS_ALL, 0);
     return st == GK_OK ? gk_reduce(ctx, u->s, u->v[i % u->nc], GK_REDUCE_SUM, GK_AXIS_ALL, 0) : st;
 }
-/* variant: gk__dec_variant for this row (-1 the dispatcher, 0 gk_attn_dec, 3 gk_attn_dec3, 4 / 5 gk_attn_dec4 by rows /
-   by tensor tiles, 6 gk_attn_dec5; -2 no attention: K and V each summed by gk_reduce, two_reduces); B sequences */
+/* variant: tune.dec_variant for this row (-1 the dispatcher, 0 gk_attn_dec, 3 gk_attn_dec3, 5 gk_attn_dec4t; -2 no
+   attention: K and V each summed by gk_reduce, two_reduces); B sequences */
 static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t Skv, int64_t H, int64_t Hk, int64_t Dh, int64_t one) {
     const char *kn;
     attn_u u;
-    int64_t qs[4] = { B, 1, H, Dh }, ks[4] = { B, Skv, Hk, Dh }, keep = gk__dec3_one_split;
+    int64_t qs[4] = { B, 1, H, Dh }, ks[4] = { B, Skv, Hk, Dh }, keep = tu->dec3_one_split;
     double bytes = 2.0 * (double)B * Skv * Hk * Dh * 2, ms, gbs;
-    long d0 = gk__dec3_direct, l3 = gk__dec3_launches, l4 = gk__dec4_launches, l4t = gk__dec4t_launches, l5 = gk__dec5_launches;
-    long f0 = gk__dec_fold_launches;
-    int stages = gk__dec4_stages > 0 ? gk__dec4_stages : GK__DEC4_STAGES;
-    char what[96];
+    long d0 = tu->dec3_direct, l3 = tu->dec3_launches, l4t = tu->dec4t_launches;
+    long f0 = tu->dec_fold_launches;
+    int stages = tu->dec4t_stages > 0 ? tu->dec4t_stages : GK__DEC4T_STAGES;
+    char what[128]; /* the snprintf below: at most 21 characters + 5 x 20 digits */
     int i, direct, pf, fold;
     memset(&u, 0, sizeof u);
     u.nc = nc;
@@ -181,42 +167,39 @@ static void run_attn_b(int nc, int variant, double copy_gbs, int64_t B, int64_t 
     u.d.causal = 1;
     u.floor = variant == -2;
     if (u.floor) gk_tensor_empty(ctx, GK_BF16, 0, qs, &u.s); /* (a scalar: the shape is not read) */
-    gk__dec_variant = variant == -2 ? -1 : variant;
-    if (one >= 0) gk__dec3_one_split = one;
+    tu->dec_variant = variant == -2 ? -1 : variant;
+    if (one >= 0) tu->dec3_one_split = one;
     ms = time_calls(call_attn, &u, 64);
-    direct = gk__dec3_direct > d0; /* the calls took the one-split path */
-    fold = gk__dec_fold_launches > f0; /* the splits combined themselves (no gk_attn_combine) */
+    direct = tu->dec3_direct > d0; /* the calls took the one-split path */
+    fold = tu->dec_fold_launches > f0; /* the splits combined themselves (no gk_attn_combine) */
     kn = u.floor                        ? "two_reduces"
-         : gk__dec5_launches > l5       ? "gk_attn_dec5"
-         : gk__dec4t_launches > l4t     ? "gk_attn_dec4t"
-         : gk__dec4_launches > l4       ? "gk_attn_dec4"
-         : gk__dec3_launches > l3       ? "gk_attn_dec3"
+         : tu->dec4t_launches > l4t     ? "gk_attn_dec4t"
+         : tu->dec3_launches > l3       ? "gk_attn_dec3"
                                         : "gk_attn_dec";
-    if (gk__dec5_launches > l5) stages = gk__dec4_stages > 0 ? gk__dec4_stages : GK__DEC5_STAGES;
-    else if (gk__dec4_launches == l4 && gk__dec4t_launches == l4t) stages = 0; /* (kn: the kernel that ran) */
+    if (tu->dec4t_launches == l4t) stages = 0; /* (kn: the kernel that ran) */
     gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
     /* the tiles it prefetched: none below 9.0 (no PDL, the kernels skip it), else gk_attention's rule */
-    pf = ctx->info.cc_major < 9 ? 0 : gk__dec_prefetch >= 0 ? gk__dec_prefetch : strcmp(kn, "gk_attn_dec3") == 0 ? GK__DEC3_PREFETCH
+    pf = ctx->info.cc_major < 9 ? 0 : tu->dec_prefetch >= 0 ? tu->dec_prefetch : strcmp(kn, "gk_attn_dec3") == 0 ? GK__DEC3_PREFETCH
                                                                         : strcmp(kn, "gk_attn_dec4t") == 0 ? GK__DEC4T_PREFETCH : 0;
     snprintf(what, sizeof what, "bf16 B%lld kv %lld H%lld/%lld D%lld", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh);
-    printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d pf%-2d L%d %-6s %-4s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", what, nc > 1 ? "rotated" : "same", kn,
-           stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, pf, gk__dec4_late, direct ? "1split" : "splits", fold ? "fold" : "comb", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-    if (jf) fprintf(jf, "%s    {\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"layout\": %d, \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"prefetch_tiles\": %d, \"late_trigger\": %d, \"pad_one_block\": %d, \"one_split\": %d, \"fold\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
-                    jfirst ? "" : ",\n", (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", attn_layout, kn,
-                    stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__combine_one_round, pf, gk__dec4_late, gk__dec4_pad, direct, fold, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
+    printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d pf%-2d %-6s %-4s %8.2f us %7.0f GB/s (%.0f%% of copy)\n", what, nc > 1 ? "rotated" : "same", kn,
+           stages, (long long)tu->dec4t_min_keys, tu->dec4t_blocks_sm, pf, direct ? "1split" : "splits", fold ? "fold" : "comb", ms * 1e3, gbs, 100 * gbs / copy_gbs);
+    gkb_json_rowf(&js, "{\"op\": \"attn_decode\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"layout\": %d, \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"prefetch_tiles\": %d, \"pad_one_block\": %d, \"one_split\": %d, \"fold\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+                    (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", attn_layout, kn,
+                    stages, (long long)tu->dec4t_min_keys, tu->dec4t_blocks_sm, tu->combine_one_round, pf, tu->dec4t_pad, direct, fold, tu->dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs);
     /* the same calls captured once as a CUDA graph and replayed, as a decode step runs them: no host
        time between kernels (back-to-back calls above include the host's launch work per call) */
     ms = time_graph(call_attn, &u, 64);
     if (ms > 0) {
         gbs = bytes / (ms * 1e-3) / 1e9;
-        printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d pf%-2d L%d %-6s %-4s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", what, nc > 1 ? "rotated" : "same",
-               kn, stages, (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, pf, gk__dec4_late, direct ? "1split" : "splits", fold ? "fold" : "comb", ms * 1e3, gbs, 100 * gbs / copy_gbs);
-        if (jf) fprintf(jf, ",\n    {\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"layout\": %d, \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"prefetch_tiles\": %d, \"late_trigger\": %d, \"pad_one_block\": %d, \"one_split\": %d, \"fold\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+        printf("attn_decode    %-30s %-8s %-12s st%d mk%-4lld bs%d pf%-2d %-6s %-4s %8.2f us %7.0f GB/s (%.0f%% of copy) graph\n", what, nc > 1 ? "rotated" : "same",
+               kn, stages, (long long)tu->dec4t_min_keys, tu->dec4t_blocks_sm, pf, direct ? "1split" : "splits", fold ? "fold" : "comb", ms * 1e3, gbs, 100 * gbs / copy_gbs);
+        gkb_json_rowf(&js, "{\"op\": \"attn_decode_graph\", \"dtype\": \"bf16\", \"B\": %lld, \"kv\": %lld, \"Hq\": %lld, \"Hkv\": %lld, \"D\": %lld, \"caches\": \"%s\", \"layout\": %d, \"kernel\": \"%s\", \"stages\": %d, \"min_keys\": %lld, \"blocks_sm\": %d, \"combine_one_round\": %d, \"prefetch_tiles\": %d, \"pad_one_block\": %d, \"one_split\": %d, \"fold\": %d, \"per_sm\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
                         (long long)B, (long long)Skv, (long long)H, (long long)Hk, (long long)Dh, nc > 1 ? "rotated" : "same", attn_layout, kn, stages,
-                        (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__combine_one_round, pf, gk__dec4_late, gk__dec4_pad, direct, fold, gk__dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs);
+                        (long long)tu->dec4t_min_keys, tu->dec4t_blocks_sm, tu->combine_one_round, pf, tu->dec4t_pad, direct, fold, tu->dec3_per_sm, ms * 1e3, gbs, gbs / copy_gbs);
     }
-    gk__dec_variant = -1;
-    gk__dec3_one_split = keep;
+    tu->dec_variant = -1;
+    tu->dec3_one_split = keep;
     for (i = 0; i < nc; i++) { gk_tensor_free(ctx, u.k[i]); gk_tensor_free(ctx, u.v[i]); }
     for (i = 0; i < 2 * nc; i++)
         if (u.base[i].id) gk_tensor_free(ctx, u.base[i]);
@@ -250,15 +233,15 @@ static double run_shape(int64_t N, int64_t K, int64_t M, int glu, int cfg, int u
     u.glu = glu;
     u.d.act = glu ? GK_ACT_SILU : GK_ACT_NONE;
     iters = u.nw * 4 < 64 ? 64 : u.nw * 4;
-    gk__gemv_force_cfg = cfg;
+    tu->gemv_force_cfg = cfg;
     if (strstr(label, "graph")) ms = time_graph(unfused ? call_unfused : call_gemv, &u, iters < 96 ? iters : 96);
     else ms = time_calls(unfused ? call_unfused : call_gemv, &u, iters);
-    gk__gemv_force_cfg = -1;
+    tu->gemv_force_cfg = -1;
     gbs = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
     printf("%-14s bf16 M%lld %6lldx%-5lld cfg %2d %8.2f us %7.0f GB/s (%.0f%% of copy)\n", label, (long long)M, (long long)wrows, (long long)K, cfg,
            ms * 1e3, gbs, 100 * gbs / copy_gbs);
-    if (jf) fprintf(jf, "%s    {\"op\": \"%s\", \"dtype\": \"bf16\", \"M\": %lld, \"N\": %lld, \"K\": %lld, \"cfg\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
-                    jfirst ? "" : ",\n", label, (long long)M, (long long)wrows, (long long)K, cfg, ms * 1e3, gbs, gbs / copy_gbs), jfirst = 0;
+    gkb_json_rowf(&js, "{\"op\": \"%s\", \"dtype\": \"bf16\", \"M\": %lld, \"N\": %lld, \"K\": %lld, \"cfg\": %d, \"us\": %.3f, \"GBs\": %.1f, \"of_copy\": %.4f}",
+                    label, (long long)M, (long long)wrows, (long long)K, cfg, ms * 1e3, gbs, gbs / copy_gbs);
     for (i = 0; i < u.nw; i++) gk_tensor_free(ctx, u.w[i]);
     free(u.w);
     gk_tensor_free(ctx, u.x); gk_tensor_free(ctx, u.o); gk_tensor_free(ctx, u.g); gk_tensor_free(ctx, u.u);
@@ -270,15 +253,13 @@ int main(int argc, char **argv) {
     static const int64_t glus[3][2] = { { 4864, 896 }, { 8192, 2048 }, { 11008, 4096 } }; /* Qwen2.5-0.5B, Llama-3.2-1B, Llama-2-7B MLPs */
     gk_ctx_desc d;
     gk_device_info info;
-    const char *json = NULL, *commit = getenv("GK_COMMIT");
-    char date[64];
+    const char *json = NULL;
     time_t now = time(NULL);
     double copy_gbs;
     int i, s, c, quick = 0, attn_only = 0, pf_only = 0, diag = 0;
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     for (i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
-        else if (strcmp(argv[i], "--quick") == 0) quick = 1;
+        if (gkb_arg(argc, argv, &i, "--json", &json)) continue;
+        if (strcmp(argv[i], "--quick") == 0) quick = 1;
         else if (strcmp(argv[i], "--attn") == 0) attn_only = 1;
         else if (strcmp(argv[i], "--attn-pf") == 0) attn_only = pf_only = 1;
         else if (strcmp(argv[i], "--attn-diag") == 0 && i + 1 < argc) diag = atoi(argv[++i]); /* 5: dec4t, -1: the default, 1: both */
@@ -290,9 +271,9 @@ int main(int argc, char **argv) {
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
     if (gk_ctx_create(&d, &ctx) != GK_OK) { printf("bench_gemv: needs a GPU (%s)\n", gk_last_error(NULL)); return 0; }
+    tu = gk__tune(ctx);
     gk_device_info_get(ctx, &info);
-    gk_event_create(ctx, &e0);
-    gk_event_create(ctx, &e1);
+    gkb_timer_init(&tm, ctx);
     { /* copy bandwidth: 1 GiB, read + write counted */
         gemv_u u;
         int64_t n = (int64_t)1 << 29;
@@ -306,10 +287,11 @@ int main(int argc, char **argv) {
         printf("copy bandwidth %.0f GB/s\n", copy_gbs);
         gk_tensor_free(ctx, u.x); gk_tensor_free(ctx, u.o);
     }
-    if (json && (jf = fopen(json, "w")))
-        fprintf(jf, "{\n  \"bench\": \"gemv\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"date\": \"%s\",\n  \"copy_GBs\": %.1f,\n"
-                    "  \"method\": \"back-to-back launches over rotating weight copies (512 MiB), median of 5\",\n  \"results\": [\n",
-                commit ? commit : "unknown", info.name, date, copy_gbs);
+    gkb_json_open(&js, json);
+    gkb_json_header(&js, "gemv", info.name, now);
+    gkb_json_num(&js, "copy_GBs", copy_gbs, 1);
+    gkb_json_str(&js, "method", "back-to-back launches over rotating weight copies (512 MiB), median of 5");
+    gkb_json_arr(&js, "results");
     if (diag == 104) { /* --attn-ab: the default, gk_attn_dec3 and gk_attn_dec4t, each shape once */
         int ci;
         for (ci = 0; ci < 7; ci++) {
@@ -320,24 +302,24 @@ int main(int argc, char **argv) {
         }
         goto done;
     }
-    if (diag == 105) { /* --attn-fold: the splits combined by the decode kernel itself (gk__dec_fold 1, the default) or by
+    if (diag == 105) { /* --attn-fold: the splits combined by the decode kernel itself (tune.dec_fold 1, the default) or by
                           gk_attn_combine (0), the default (gk_attn_dec3) and gk_attn_dec4t, each shape, twice in turn */
         int r, ci, fo;
         for (r = 0; r < 2; r++)
             for (ci = 0; ci < 7; ci++)
                 for (fo = 1; fo >= 0; fo--) {
                     const int64_t *c = attn_shapes[ci];
-                    gk__dec_fold = fo;
+                    tu->dec_fold = fo;
                     run_attn_b(c[0] > 1 ? 4 : 16, -1, copy_gbs, c[0], c[1], c[2], c[3], c[4], -1);
                     if (info.cc_major >= 9)
-                        for (gk__dec_prefetch = -1; gk__dec_prefetch < 1; gk__dec_prefetch++) /* gk_attn_dec4t: its default L2 prefetch, none */
+                        for (tu->dec_prefetch = -1; tu->dec_prefetch < 1; tu->dec_prefetch++) /* gk_attn_dec4t: its default L2 prefetch, none */
                             run_attn_b(c[0] > 1 ? 4 : 16, 5, copy_gbs, c[0], c[1], c[2], c[3], c[4], -1);
-                    gk__dec_prefetch = -1;
+                    tu->dec_prefetch = -1;
                 }
-        gk__dec_fold = 1;
+        tu->dec_fold = 1;
         goto done;
     }
-    if (diag == 101) { /* --attn-pad: gk_attn_dec4t with its shared memory padded to one block a SM (gk__dec4_pad 1, the
+    if (diag == 101) { /* --attn-pad: gk_attn_dec4t with its shared memory padded to one block a SM (tune.dec4t_pad 1, the
                           default) or not (0), in turn, twice: the 8k cache and the LLM shapes, from DRAM */
         int r, ci, pad;
         if (info.cc_major < 9) goto done;
@@ -345,11 +327,11 @@ int main(int argc, char **argv) {
             for (ci = 0; ci < 7; ci++)
                 for (pad = 0; pad < 2; pad++) {
                     const int64_t *c = attn_shapes[ci];
-                    gk__dec4_pad = pad;
+                    tu->dec4t_pad = pad;
                     printf("pad %d: ", pad);
                     run_attn_b(16, 5, copy_gbs, c[0], c[1], c[2], c[3], c[4], -1);
                 }
-        gk__dec4_pad = 1;
+        tu->dec4t_pad = 1;
         goto done;
     }
     if (diag == 100) { /* --attn-layout: the 8k cache from DRAM in each layout, dec4t and the default */
@@ -367,27 +349,26 @@ int main(int argc, char **argv) {
         goto done;
     }
     /* decode attention: the same cache every call, then 16 rotated copies (from DRAM); the dispatcher's kernel
-       (gk_attn_dec3), then gk_attn_dec4 (9.0+ devices) and gk_attn_dec forced */
-    { /* the L2 prefetch before the PDL wait (gk__dec_prefetch, 64-key tiles a split; -1 each kernel's default) and
-         gk_attn_dec4t's late PDL trigger (gk__dec4_late): the 8k cache (the same / from DRAM), then the LLM shapes */
-        static const int cfg[6][3] = { /* variant, prefetch, late */ { -1, 0, 0 }, { -1, -1, 0 }, { -1, 4, 0 }, { 5, -1, 0 }, { 5, 1, 0 }, { 5, -1, 1 } };
+       (gk_attn_dec3), then gk_attn_dec4t (9.0+ devices) and gk_attn_dec forced */
+    { /* the L2 prefetch before the PDL wait (tune.dec_prefetch, 64-key tiles a split; -1 each kernel's default): the 8k
+         cache (the same / from DRAM), then the LLM shapes */
+        static const int cfg[5][2] = { /* variant, prefetch */ { -1, 0 }, { -1, -1 }, { -1, 4 }, { 5, -1 }, { 5, 1 } };
         static const int64_t cs[6][5] = { { 1, 512, 32, 8, 128 }, { 1, 4096, 14, 2, 64 }, { 1, 32768, 14, 2, 64 }, { 1, 8192, 32, 8, 64 },
                                           { 1, 4096, 32, 32, 128 }, { 8, 1024, 32, 32, 128 } };
         int k, ci;
-        for (k = 0; k < 6; k++) {
+        for (k = 0; k < 5; k++) {
             if (cfg[k][0] == 5 && info.cc_major < 9) continue;
-            gk__dec_prefetch = cfg[k][1]; gk__dec4_late = cfg[k][2];
+            tu->dec_prefetch = cfg[k][1];
             run_attn(1, cfg[k][0], copy_gbs);
             run_attn(16, cfg[k][0], copy_gbs);
         }
         for (ci = 0; ci < 6; ci++)
-            for (k = 0; k < 6; k++) {
+            for (k = 0; k < 5; k++) {
                 if ((cfg[k][0] == 5 && info.cc_major < 9) || k == 2 || k == 4) continue;
-                gk__dec_prefetch = cfg[k][1]; gk__dec4_late = cfg[k][2];
+                tu->dec_prefetch = cfg[k][1];
                 run_attn_b(cs[ci][0] > 1 ? 4 : 16, cfg[k][0], copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], ci == 0 ? 0 : -1);
             }
-        gk__dec_prefetch = -1;
-        gk__dec4_late = 0;
+        tu->dec_prefetch = -1;
         if (pf_only) goto done;
     }
     run_attn(1, -1, copy_gbs);
@@ -399,37 +380,31 @@ int main(int argc, char **argv) {
         int ci, c1;
         for (ci = 0; ci < 4; ci++)
             for (c1 = 0; c1 < 2; c1++) {
-                gk__combine_one_round = c1;
+                tu->combine_one_round = c1;
                 printf("combine: %s\n", c1 ? "one round" : "three rounds");
                 run_attn_b(cs[ci][0] > 1 ? 4 : 16, -1, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
             }
-        gk__combine_one_round = 1;
+        tu->combine_one_round = 1;
     }
     /* the fixed cost of a split decode: 512 keys (2 MiB), splits merged by gk_attn_combine */
     run_attn_b(16, -1, copy_gbs, 1, 512, 32, 8, 128, 0);
     if (info.cc_major >= 9) run_attn_b(16, 5, copy_gbs, 1, 512, 32, 8, 128, 0);
-    if (info.cc_major >= 9) { /* gk_attn_dec4: a bulk copy a key row, then tensor-map tiles */
-        run_attn(1, 4, copy_gbs);
-        run_attn(16, 4, copy_gbs);
+    if (info.cc_major >= 9) { /* gk_attn_dec4t */
         run_attn(1, 5, copy_gbs);
         run_attn(16, 5, copy_gbs);
     }
-    run_attn(1, 6, copy_gbs); /* gk_attn_dec5: the warps' own cp.async rings */
-    run_attn(16, 6, copy_gbs);
     run_attn(1, 0, copy_gbs);
     run_attn(16, 0, copy_gbs);
-    if (info.cc_major >= 9) { /* gk_attn_dec4's ring depth (its blocks a SM follow from the shared memory it takes) */
-        static const int sts[5] = { 1, 2, 4, 5, 6 }; /* (3 is GK__DEC4_STAGES and GK__DEC5_STAGES, above) */
+    if (info.cc_major >= 9) { /* gk_attn_dec4t's ring depth (its blocks a SM follow from the shared memory it takes) */
+        static const int sts[5] = { 1, 2, 4, 5, 6 }; /* (3 is GK__DEC4T_STAGES, above) */
         int si;
         for (si = 0; si < 5; si++) {
-            gk__dec4_stages = sts[si];
-            run_attn(16, 4, copy_gbs);
+            tu->dec4t_stages = sts[si];
             run_attn(16, 5, copy_gbs);
-            run_attn(16, 6, copy_gbs);
         }
-        gk__dec4_stages = 0;
+        tu->dec4t_stages = 0;
     }
-    if (info.cc_major >= 9) { /* the LLM shapes with longer caches, the dispatcher (gk_attn_dec3) against gk_attn_dec4t, dec4, dec5:
+    if (info.cc_major >= 9) { /* the LLM shapes with longer caches, the dispatcher (gk_attn_dec3) against gk_attn_dec4t:
          Qwen2.5-0.5B (14 / 2, D 64), Llama-3.2-1B (32 / 8, D 64) at batch 1 and 8, Llama-2-7B (32 / 32, D 128) */
         static const int64_t cs[6][5] = { { 1, 4096, 14, 2, 64 }, { 1, 32768, 14, 2, 64 }, { 1, 8192, 32, 8, 64 },
                                           { 8, 2048, 32, 8, 64 }, { 1, 4096, 32, 32, 128 }, { 8, 1024, 32, 32, 128 } };
@@ -437,8 +412,6 @@ int main(int argc, char **argv) {
         for (ci = 0; ci < 6; ci++) {
             run_attn_b(cs[ci][0] > 1 ? 4 : 16, -1, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
             run_attn_b(cs[ci][0] > 1 ? 4 : 16, 5, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
-            run_attn_b(cs[ci][0] > 1 ? 4 : 16, 4, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
-            run_attn_b(cs[ci][0] > 1 ? 4 : 16, 6, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
         }
     }
     if (info.cc_major >= 9) { /* gk_attn_dec4t's split sizing: ring depth x the fewest keys a split, and blocks a SM */
@@ -451,29 +424,29 @@ int main(int argc, char **argv) {
             for (si = 0; si < 3; si++)
                 for (mi = 0; mi < 4; mi++) {
                     if (ci > 0 && si == 2) continue;
-                    gk__dec4_stages = sts[si];
-                    gk__dec4_min_keys = mks[mi];
+                    tu->dec4t_stages = sts[si];
+                    tu->dec4t_min_keys = mks[mi];
                     run_attn_b(16, 5, copy_gbs, cs[ci][0], cs[ci][1], cs[ci][2], cs[ci][3], cs[ci][4], -1);
                 }
-        gk__dec4_stages = 3;
-        gk__dec4_min_keys = 0;
+        tu->dec4t_stages = 3;
+        tu->dec4t_min_keys = 0;
         for (si = 1; si <= 2; si++) {
-            gk__dec4_blocks_sm = si;
+            tu->dec4t_blocks_sm = si;
             run_attn(16, 5, copy_gbs);
         }
-        gk__dec4_stages = 0;
-        gk__dec4_blocks_sm = 0;
+        tu->dec4t_stages = 0;
+        tu->dec4t_blocks_sm = 0;
     }
     if (attn_only) goto done;
     { /* gk_attn_dec3's split count: blocks a SM it is sized for */
         static const int per[4] = { 1, 4, 8, 16 };
         int pi;
         for (pi = 0; pi < 4; pi++) {
-            gk__dec3_per_sm = per[pi];
-            printf("gk__dec3_per_sm %d\n", per[pi]);
+            tu->dec3_per_sm = per[pi];
+            printf("tune.dec3_per_sm %d\n", per[pi]);
             run_attn(16, -1, copy_gbs);
         }
-        gk__dec3_per_sm = 2;
+        tu->dec3_per_sm = 2;
     }
     { /* short caches (a decode step early in a sequence), the heads of Qwen2.5-0.5B, Llama-3.2-1B and
          Llama-2-7B: gk_attn_dec3 in one split (no gk_attn_combine) against splits merged by it */
@@ -506,7 +479,7 @@ int main(int argc, char **argv) {
         run_shape(glus[s][0], glus[s][1], 1, 1, -1, 1, copy_gbs, "glu_unfused");
     }
 done:
-    if (jf) { fprintf(jf, "\n  ]\n}\n"); fclose(jf); }
+    gkb_json_close(&js);
     gk_ctx_destroy(ctx);
     return 0;
 }

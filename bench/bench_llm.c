@@ -11,65 +11,50 @@
                      [--prefill 512] [--batch 8] [--backend cpu|cuda] [--b1-only] [--gemv-smalln 0|1] [--dec-variant N]
    --b1-only: batch-1 decode only; with GPUKIT_LLM_DEBUG_SKIP=<bits> (gpukit_llm.h gk__llm_layers; the
    results are then wrong) the decode step leaves those ops out, so the tok/s difference is their cost.
-   --dec-variant N: gk_attention's decode kernel (gk__dec_variant in gpukit.h: -1 the default, 3 gk_attn_dec3, ...),
-   for long-prompt decode compared kernel against kernel; --dec-min-keys / --dec-blocks-sm: its split sizing
-   (gk__dec4_min_keys / gk__dec4_blocks_sm); --dec-prefetch N: 64-key tiles a split prefetched into L2 before the PDL wait
-   (gk__dec_prefetch, -1 the kernel's default); --dec-late 1: gk_attn_dec4t's late PDL trigger (gk__dec4_late); --dec-fold 0:
-   decode attention's splits merged by gk_attn_combine rather than by the decode kernel itself (gk__dec_fold). */
+   The tuning options set the context's knobs (gpukit.h gk__tuning, through gk__tune):
+   --dec-variant N: gk_attention's decode kernel (tune.dec_variant: -1 the default, 3 gk_attn_dec3, 5 gk_attn_dec4t, ...),
+   for long-prompt decode compared kernel against kernel; --dec-min-keys / --dec-blocks-sm: gk_attn_dec4t's split sizing
+   (tune.dec4t_min_keys / tune.dec4t_blocks_sm); --dec-prefetch N: 64-key tiles a split prefetched into L2 before the PDL wait
+   (tune.dec_prefetch, -1 the kernel's default); --dec-fold 0: decode attention's splits merged by gk_attn_combine rather
+   than by the decode kernel itself (tune.dec_fold); --gemv-smalln 0: the GEMV's few-rows rule off (tune.gemv_smalln). */
 #define GPUKIT_IMPLEMENTATION
 #define GPUKIT_LLM_IMPLEMENTATION
 #include "../gpukit_llm.h"
+#include "gkb.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 static gk_ctx *ctx;
-#define CK(x)                                                                             \
-    do {                                                                                  \
-        gk_status s_ = (x);                                                               \
-        if (s_ != GK_OK) { printf("%s: %s\n", #x, gk_last_error(ctx)); exit(1); }         \
-    } while (0)
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#define CK(x) GKB_CHECK(ctx, x)
 
-/* device-to-device copy bandwidth (read + write bytes), GB/s, median of 10 */
+/* device-to-device copy bandwidth (read + write bytes), GB/s, the upper median of 10 */
 static double copy_gbs(void) {
     int64_t n = (int64_t)128 << 20; /* 512 MiB of f32 */
     gk_tensor a, b;
-    gk_event *e0, *e1;
+    gkb_timer tm;
     double t[10];
     int i;
     CK(gk_tensor_empty(ctx, GK_F32, 1, &n, &a));
     CK(gk_tensor_empty(ctx, GK_F32, 1, &n, &b));
     CK(gk_fill(ctx, a, 1));
-    CK(gk_event_create(ctx, &e0));
-    CK(gk_event_create(ctx, &e1));
+    CK(gkb_timer_init(&tm, ctx));
     CK(gk_copy(ctx, b, a));
     for (i = 0; i < 10; i++) {
-        float ms;
-        CK(gk_event_record(ctx, e0, NULL));
+        double ms;
+        CK(gkb_timer_start(&tm));
         CK(gk_copy(ctx, b, a));
-        CK(gk_event_record(ctx, e1, NULL));
-        CK(gk_event_sync(ctx, e1));
-        CK(gk_event_elapsed_ms(ctx, e0, e1, &ms));
+        CK(gkb_timer_stop(&tm, &ms));
         t[i] = ms > 0 ? 2.0 * (double)n * 4 / (ms * 1e-3) / 1e9 : 0;
     }
-    qsort(t, 10, sizeof t[0], cmp_d);
-    gk_event_destroy(ctx, e0); gk_event_destroy(ctx, e1);
+    gkb_timer_free(&tm);
     gk_tensor_free(ctx, a); gk_tensor_free(ctx, b);
-    return t[5];
+    return gkb_kth(t, 10, 5);
 }
 
 int main(int argc, char **argv) {
-    const char *dir = NULL, *json = NULL, *commit = getenv("GK_COMMIT");
+    const char *dir = NULL, *json = NULL;
     gk_ctx_desc cd;
     gk_llm_desc ld;
     gk_llm_gen_desc gd;
@@ -82,7 +67,6 @@ int main(int argc, char **argv) {
     const int32_t *ps[64];
     size_t ls[64];
     double pre[5], gbs, bytes_tok, roof, pre_med, t0;
-    char date[32];
     time_t tt = time(NULL);
     memset(&cd, 0, sizeof cd);
     memset(&ld, 0, sizeof ld);
@@ -96,30 +80,38 @@ int main(int argc, char **argv) {
         else if (strcmp(a, "--prefill") == 0 && v) { PRE = atoll(v); i++; }
         else if (strcmp(a, "--batch") == 0 && v) { B = atoll(v); i++; }
         else if (strcmp(a, "--b1-only") == 0) b1_only = 1;
-        else if (strcmp(a, "--gemv-smalln") == 0 && v) { gk__gemv_smalln = atoi(v); i++; }
-        else if (strcmp(a, "--dec-variant") == 0 && v) { gk__dec_variant = atoi(v); i++; } /* decode attention kernel (gpukit.h) */
-        else if (strcmp(a, "--dec-min-keys") == 0 && v) { gk__dec4_min_keys = atoll(v); i++; } /* its split sizing (gpukit.h) */
-        else if (strcmp(a, "--dec-blocks-sm") == 0 && v) { gk__dec4_blocks_sm = atoi(v); i++; }
-        else if (strcmp(a, "--dec-prefetch") == 0 && v) { gk__dec_prefetch = atoi(v); i++; } /* gk__dec_prefetch (gpukit.h) */
-        else if (strcmp(a, "--dec-late") == 0 && v) { gk__dec4_late = atoi(v); i++; } /* gk__dec4_late (gpukit.h) */
-        else if (strcmp(a, "--dec-fold") == 0 && v) { gk__dec_fold = atoi(v); i++; } /* gk__dec_fold (gpukit.h) */
+        else if ((strcmp(a, "--gemv-smalln") == 0 || strcmp(a, "--dec-variant") == 0 || strcmp(a, "--dec-min-keys") == 0 ||
+                  strcmp(a, "--dec-blocks-sm") == 0 || strcmp(a, "--dec-prefetch") == 0 || strcmp(a, "--dec-fold") == 0) && v)
+            i++; /* the context's tuning knobs: set below, once it exists */
         else if (strcmp(a, "--backend") == 0 && v) { cd.backend = strcmp(v, "cpu") == 0 ? GK_BACKEND_CPU : GK_BACKEND_CUDA; i++; }
         else if (a[0] != '-') dir = a;
         else { printf("unknown option %s\n", a); return 2; }
     }
     if (!dir || B < 1 || B > 64 || P < 1 || NEW < 1 || PRE < 1) {
-        printf("usage: bench_llm MODEL_DIR [--json out.json] [--dtype bf16|f16|f32] [--prompt 32] [--new 128] [--prefill 512] [--batch 8] [--b1-only] [--dec-variant N] [--dec-prefetch N] [--dec-late 0|1] [--dec-fold 0|1]\n");
+        printf("usage: bench_llm MODEL_DIR [--json out.json] [--dtype bf16|f16|f32] [--prompt 32] [--new 128] [--prefill 512] [--batch 8] [--b1-only] [--dec-variant N] [--dec-prefetch N] [--dec-fold 0|1]\n");
         return 2;
     }
     cd.log_level = GK_LOG_ERROR;
     if (gk_ctx_create(&cd, &ctx) != GK_OK) { printf("%s\n", gk_last_error(NULL)); return 1; }
     gk_device_info_get(ctx, &info);
+    for (i = 1; i + 1 < argc; i++) { /* the tuning knobs on the context (gpukit.h gk__tuning) */
+        const char *a = argv[i], *v = argv[i + 1];
+        gk__tuning *tu = gk__tune(ctx);
+        if (strcmp(a, "--gemv-smalln") == 0) tu->gemv_smalln = atoi(v);
+        else if (strcmp(a, "--dec-variant") == 0) tu->dec_variant = atoi(v); /* decode attention kernel */
+        else if (strcmp(a, "--dec-min-keys") == 0) tu->dec4t_min_keys = atoll(v); /* its split sizing */
+        else if (strcmp(a, "--dec-blocks-sm") == 0) tu->dec4t_blocks_sm = atoi(v);
+        else if (strcmp(a, "--dec-prefetch") == 0) tu->dec_prefetch = atoi(v);
+        else if (strcmp(a, "--dec-fold") == 0) tu->dec_fold = atoi(v);
+        else continue;
+        i++;
+    }
     ld.max_seqs = (int)B;
     ld.max_ctx = (PRE > P + B + NEW ? PRE : P + B + NEW) + 8;
-    t0 = now_s();
+    t0 = gkb_now_ms();
     CK(gk_llm_load(ctx, dir, &ld, &m));
     printf("%s: %s, %.2f GB of weights in %s, loaded in %.1f s on %s\n", dir, gk_llm_get_config(m)->arch_name, (double)gk_llm_weight_bytes(m) / 1e9,
-           gk_dtype_name(gk_llm_compute_dtype(m)), now_s() - t0, info.name);
+           gk_dtype_name(gk_llm_compute_dtype(m)), (gkb_now_ms() - t0) / 1e3, info.name);
     V = gk_llm_get_config(m)->vocab;
     ids = (int32_t *)malloc(sizeof(int32_t) * (size_t)(PRE + B * (P + B)));
     srand(1);
@@ -131,18 +123,24 @@ int main(int argc, char **argv) {
     CK(gk_llm_generate_batch(m, ps, ls, 1, &gd, NULL, NULL, &st1));
     CK(gk_llm_generate_batch(m, ps, ls, 1, &gd, NULL, NULL, &st1));
     if (b1_only) { /* --b1-only: batch-1 decode alone (with GPUKIT_LLM_DEBUG_SKIP: where a step's time goes) */
-        printf("decode b1   %8.1f tok/s  (%.1f us a token; prompt %lld, %lld new, gk__dec_variant %d, min keys %lld, blocks a SM %d, prefetch %d, late %d, fold %d)\n",
-               st1.decode_tok_s, st1.decode_tok_s > 0 ? 1e6 / st1.decode_tok_s : 0, (long long)P, (long long)NEW, gk__dec_variant,
-               (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__dec_prefetch, gk__dec4_late, gk__dec_fold);
+        const gk__tuning *tu = gk__tune(ctx);
+        printf("decode b1   %8.1f tok/s  (%.1f us a token; prompt %lld, %lld new, dec_variant %d, min keys %lld, blocks a SM %d, prefetch %d, fold %d)\n",
+               st1.decode_tok_s, st1.decode_tok_s > 0 ? 1e6 / st1.decode_tok_s : 0, (long long)P, (long long)NEW, tu->dec_variant,
+               (long long)tu->dec4t_min_keys, tu->dec4t_blocks_sm, tu->dec_prefetch, tu->dec_fold);
         if (json) {
-            FILE *f = fopen(json, "w");
-            if (!f) { printf("cannot write %s\n", json); return 1; }
-            strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
-            fprintf(f, "{\"bench\":\"llm_b1\",\"commit\":\"%s\",\"device\":\"%s\",\"date\":\"%s\",\"model\":\"%s\",\"dec_variant\":%d,"
-                       "\"dec_min_keys\":%lld,\"dec_blocks_sm\":%d,\"dec_prefetch\":%d,\"dec_late\":%d,\"dec_fold\":%d,\"prompt\":%lld,\"new\":%lld,\"decode_b1_tok_s\":%.1f}\n",
-                    commit ? commit : "unknown", info.backend == GK_BACKEND_CUDA ? info.name : "cpu", date, dir, gk__dec_variant,
-                    (long long)gk__dec4_min_keys, gk__dec4_blocks_sm, gk__dec_prefetch, gk__dec4_late, gk__dec_fold, (long long)P, (long long)NEW, st1.decode_tok_s);
-            fclose(f);
+            gkb_json j;
+            if (gkb_json_open(&j, json) != 0) return 1;
+            gkb_json_header(&j, "llm_b1", info.backend == GK_BACKEND_CUDA ? info.name : "cpu", tt);
+            gkb_json_str(&j, "model", dir);
+            gkb_json_int(&j, "dec_variant", tu->dec_variant);
+            gkb_json_int(&j, "dec_min_keys", (long long)tu->dec4t_min_keys);
+            gkb_json_int(&j, "dec_blocks_sm", tu->dec4t_blocks_sm);
+            gkb_json_int(&j, "dec_prefetch", tu->dec_prefetch);
+            gkb_json_int(&j, "dec_fold", tu->dec_fold);
+            gkb_json_int(&j, "prompt", (long long)P);
+            gkb_json_int(&j, "new", (long long)NEW);
+            gkb_json_num(&j, "decode_b1_tok_s", st1.decode_tok_s, 1);
+            gkb_json_close(&j);
         }
         free(ids);
         gk_llm_free(m);
@@ -155,12 +153,11 @@ int main(int argc, char **argv) {
     for (k = 0; k < 5; k++) {
         double t;
         CK(gk_llm_reset(m, 0));
-        t = now_s();
+        t = gkb_now_ms();
         CK(gk_llm_forward(m, 0, ids, (size_t)PRE, 0, NULL));
-        pre[k] = (double)PRE / (now_s() - t);
+        pre[k] = (double)PRE / ((gkb_now_ms() - t) / 1e3);
     }
-    qsort(pre, 5, sizeof pre[0], cmp_d);
-    pre_med = pre[2];
+    pre_med = gkb_median(pre, 5);
     /* batched decode */
     for (k = 0; k < B; k++) { ps[k] = ids + PRE + k * (P + B); ls[k] = (size_t)(P + k); }
     CK(gk_llm_generate_batch(m, ps, ls, (int)B, &gd, NULL, NULL, &st8));
@@ -173,19 +170,26 @@ int main(int argc, char **argv) {
     printf("prefill %-4lld %8.1f tok/s\n", (long long)PRE, pre_med);
     printf("decode b%-3lld %8.1f tok/s  (%.2fx batch 1)\n", (long long)B, st8.decode_tok_s, st8.decode_tok_s / (st1.decode_tok_s > 0 ? st1.decode_tok_s : 1));
     if (json) {
-        FILE *f = fopen(json, "w");
-        if (!f) { printf("cannot write %s\n", json); return 1; }
-        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
-        fprintf(f, "{\"bench\":\"llm\",\"commit\":\"%s\",\"device\":\"%s\",\"date\":\"%s\",\"model\":\"%s\",\"arch\":\"%s\",\"dtype\":\"%s\",\n",
-                commit ? commit : "unknown", info.backend == GK_BACKEND_CUDA ? info.name : "cpu", date, dir, gk_llm_get_config(m)->arch_name,
-                gk_dtype_name(gk_llm_compute_dtype(m)));
-        fprintf(f, " \"weight_bytes\":%llu,\"kv_bytes_per_token\":%llu,\"copy_gbs\":%.1f,\"bytes_per_token_b1\":%.0f,\"roofline_b1_tok_s\":%.1f,\n",
-                (unsigned long long)gk_llm_weight_bytes(m), (unsigned long long)gk_llm_kv_bytes_per_token(m), gbs, bytes_tok, roof);
-        fprintf(f, " \"prompt\":%lld,\"new\":%lld,\"decode_b1_tok_s\":%.1f,\"prefill_len\":%lld,\"prefill_tok_s\":%.1f,\"batch\":%lld,\"decode_batch_tok_s\":%.1f,"
-                   "\"batch_over_b1\":%.2f}\n",
-                (long long)P, (long long)NEW, st1.decode_tok_s, (long long)PRE, pre_med, (long long)B, st8.decode_tok_s,
-                st8.decode_tok_s / (st1.decode_tok_s > 0 ? st1.decode_tok_s : 1));
-        fclose(f);
+        gkb_json j;
+        if (gkb_json_open(&j, json) != 0) return 1;
+        gkb_json_header(&j, "llm", info.backend == GK_BACKEND_CUDA ? info.name : "cpu", tt);
+        gkb_json_str(&j, "model", dir);
+        gkb_json_str(&j, "arch", gk_llm_get_config(m)->arch_name);
+        gkb_json_str(&j, "dtype", gk_dtype_name(gk_llm_compute_dtype(m)));
+        gkb_json_int(&j, "weight_bytes", (long long)gk_llm_weight_bytes(m));
+        gkb_json_int(&j, "kv_bytes_per_token", (long long)gk_llm_kv_bytes_per_token(m));
+        gkb_json_num(&j, "copy_gbs", gbs, 1);
+        gkb_json_num(&j, "bytes_per_token_b1", bytes_tok, 0);
+        gkb_json_num(&j, "roofline_b1_tok_s", roof, 1);
+        gkb_json_int(&j, "prompt", (long long)P);
+        gkb_json_int(&j, "new", (long long)NEW);
+        gkb_json_num(&j, "decode_b1_tok_s", st1.decode_tok_s, 1);
+        gkb_json_int(&j, "prefill_len", (long long)PRE);
+        gkb_json_num(&j, "prefill_tok_s", pre_med, 1);
+        gkb_json_int(&j, "batch", (long long)B);
+        gkb_json_num(&j, "decode_batch_tok_s", st8.decode_tok_s, 1);
+        gkb_json_num(&j, "batch_over_b1", st8.decode_tok_s / (st1.decode_tok_s > 0 ? st1.decode_tok_s : 1), 2);
+        gkb_json_close(&j);
     }
     free(ids);
     gk_llm_free(m);

@@ -5,26 +5,15 @@
      build/bench_math [--json FILE] */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
+#include "gkb.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-#define CK(x)                                                                             \
-    do {                                                                                  \
-        gk_status s_ = (x);                                                               \
-        if (s_ != GK_OK) { printf("%s: %s\n", #x, gk_last_error(ctx)); return 1; }        \
-    } while (0)
+#define CK(x) GKB_CHECK(ctx, x)
 
 static gk_ctx *ctx;
-static gk_event *e0, *e1;
+static gkb_timer tm;
 typedef struct { const char *name; double us, gbs; } result;
 static result res[64];
 static int nres;
@@ -36,21 +25,18 @@ static int nres;
 #define INNER 10
 #define TIME(label, bytes, body)                                                          \
     do {                                                                                  \
-        double t_[40];                                                                    \
+        double t_[25];                                                                    \
         int r_, k_;                                                                       \
-        float ms_;                                                                        \
         for (r_ = 0; r_ < 3; r_++) CK(body);                                              \
         CK(gk_sync(ctx));                                                                 \
         for (r_ = 0; r_ < 25; r_++) {                                                     \
-            CK(gk_event_record(ctx, e0, NULL));                                           \
+            CK(gkb_timer_start(&tm));                                                     \
             for (k_ = 0; k_ < INNER; k_++) CK(body);                                      \
-            CK(gk_event_record(ctx, e1, NULL));                                           \
-            CK(gk_event_sync(ctx, e1));                                                   \
-            CK(gk_event_elapsed_ms(ctx, e0, e1, &ms_));                                   \
-            t_[r_] = ms_ / INNER;                                                         \
+            CK(gkb_timer_stop(&tm, &t_[r_]));                                             \
+            t_[r_] /= INNER;                                                              \
         }                                                                                 \
         res[nres].name = label;                                                           \
-        res[nres].us = median(t_, 25) * 1000.0;                                           \
+        res[nres].us = gkb_median(t_, 25) * 1000.0;                                       \
         res[nres].gbs = (bytes) > 0 ? (double)(bytes) / (res[nres].us * 1e-6) / 1e9 : 0;  \
         printf("%-36s %10.1f us %9.1f GB/s\n", label, res[nres].us, res[nres].gbs);       \
         nres++;                                                                           \
@@ -87,20 +73,15 @@ static gk_status rnd(gk_tensor t, double scale) { /* deterministic pseudo-random
 int main(int argc, char **argv) {
     gk_ctx_desc d;
     gk_device_info info;
-    const char *json = NULL, *commit = getenv("GK_COMMIT");
-    char date[64];
+    const char *json = gkb_json_arg(argc, argv);
     time_t now = time(NULL);
     int i;
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    for (i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
     if (gk_ctx_create(&d, &ctx) != GK_OK) { printf("bench_math: needs a GPU (%s)\n", gk_last_error(NULL)); return 0; }
     gk_device_info_get(ctx, &info);
     printf("bench_math on %s (%s), driver %d, NVRTC %d\n", info.name, info.arch, info.driver_version, info.nvrtc_version);
-    CK(gk_event_create(ctx, &e0));
-    CK(gk_event_create(ctx, &e1));
+    CK(gkb_timer_init(&tm, ctx));
     {   /* 256 MiB elementwise */
         int64_t n = (int64_t)64 << 20, nh = (int64_t)128 << 20, s2[2] = { 8192, 8192 }, row = 8192;
         size_t B = (size_t)256 << 20;
@@ -148,9 +129,9 @@ int main(int argc, char **argv) {
             gk_tensor s;
             CK(gk_tensor_empty(ctx, GK_F32, 0, &one, &s));
             TIME("sum_all_f32_256MiB", B, gk_reduce(ctx, s, a, GK_REDUCE_SUM, GK_AXIS_ALL, 0));
-            gk__ctr_off = 1; /* the parts merged by a second kernel (gk_red_finb), as before arrival counters */
+            gk__tune(ctx)->ctr_off = 1; /* the parts merged by a second kernel (gk_red_finb), not by arrival counters */
             TIME("sum_all_f32_256MiB_finb", B, gk_reduce(ctx, s, a, GK_REDUCE_SUM, GK_AXIS_ALL, 0));
-            gk__ctr_off = 0;
+            gk__tune(ctx)->ctr_off = 0;
             gk_tensor_free(ctx, s);
         }
         gk_tensor_free(ctx, a); gk_tensor_free(ctx, b); gk_tensor_free(ctx, c);
@@ -219,14 +200,19 @@ int main(int argc, char **argv) {
         gk_tensor_free(ctx, prev);
     }
     if (json) {
-        FILE *f = fopen(json, "w");
-        if (f) {
-            fprintf(f, "{\n  \"bench\": \"math\",\n  \"side\": \"gpukit\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"arch\": \"%s\",\n  \"date\": \"%s\",\n  \"results\": {\n",
-                    commit ? commit : "unknown", info.name, info.arch, date);
-            for (i = 0; i < nres; i++)
-                fprintf(f, "    \"%s\": {\"us\": %.3f, \"gbs\": %.1f}%s\n", res[i].name, res[i].us, res[i].gbs, i + 1 < nres ? "," : "");
-            fprintf(f, "  }\n}\n");
-            fclose(f);
+        gkb_json j;
+        if (gkb_json_open(&j, json) == 0) {
+            gkb_json_header(&j, "math", info.name, now);
+            gkb_json_str(&j, "side", "gpukit");
+            gkb_json_str(&j, "arch", info.arch);
+            gkb_json_obj(&j, "results");
+            for (i = 0; i < nres; i++) {
+                gkb_json_row(&j, res[i].name);
+                gkb_json_num(&j, "us", res[i].us, 3);
+                gkb_json_num(&j, "gbs", res[i].gbs, 1);
+                gkb_json_end(&j);
+            }
+            gkb_json_close(&j);
         }
     }
     gk_ctx_destroy(ctx);

@@ -3,33 +3,26 @@
    copy bandwidth measured in the same run. bench/nn_torch.py measures the
    PyTorch side with the same names; tools/gpu_check.d/nn.sh runs both.
    Writes JSON (commit, device, date) to the file given with --json.
-   Then the layer norm once per kernel variant (gk__ln_variant: auto, 0 the
-   block-per-row kernel, 1 the warp-per-row one, 2 that on a persistent grid,
-   3 the block-per-row one on a persistent grid, gpukit.h) on a few shapes, each row with the variant that ran (shapes the
+   Then the layer norm once per kernel variant (gpukit.h tune.ln_variant: auto, 0 the
+   block-per-row kernel, 1 the warp-per-row one, 3 the block-per-row one on a
+   persistent grid) on a few shapes, each row with the variant that ran (shapes the
    warp kernel does not take run the block-per-row one whatever is asked),
    into the JSON's "layernorm_variants". */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
+#include "gkb.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 static gk_ctx *ctx;
-static gk_event *e0, *e1;
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-#define CK(x)                                                                             \
-    do {                                                                                  \
-        gk_status s_ = (x);                                                               \
-        if (s_ != GK_OK) { printf("%s: %s\n", #x, gk_last_error(ctx)); exit(1); }         \
-    } while (0)
+static gkb_timer tm;
+#define CK(x) GKB_CHECK(ctx, x)
 
 enum { OP_COPY, OP_RMSH, OP_RMS, OP_LAYER, OP_ADDRMS, OP_RMS4K, OP_LAYER4K, OP_BADD2, OP_BADD3, OP_ROPE, OP_PERMUTE, OP_TRANSPOSE, OP_EMBED, OP_LNV };
 typedef struct { const char *name; int op; gk_dtype dt; double bytes; double ms, gbs; } bcase;
 /* OP_LNV: layer norm of [lv_rows, lv_cols] (weights and bias of the case's dtype) with
-   gk__ln_variant = lv_variant; lv_ran: gk__ln_last after the warm-up calls */
+   tune.ln_variant = lv_variant; lv_ran: tune.ln_last after the warm-up calls */
 static int64_t lv_rows, lv_cols;
 static int lv_variant = -1, lv_ran = -1;
 static gk_tensor A, B, C, Dd, W, Bi, POS, COS, SIN, IDS;
@@ -53,6 +46,7 @@ static gk_status run(const bcase *c) {
     default: return gk_embedding(ctx, B, A, IDS);
     }
 }
+static gk_status run_op(void *c, int i) { (void)i; return run((const bcase *)c); }
 static void setup(const bcase *c) {
     int64_t s2[2] = { 8192, 4096 }, w1[1] = { 4096 };
     gk_dtype dt = c->dt;
@@ -141,33 +135,23 @@ static void teardown(void) {
 }
 static void measure(bcase *c) {
     double t[30];
-    int r, k, inner = 10;
-    float ms;
+    int k;
     setup(c);
-    if (c->op == OP_LNV) gk__ln_variant = lv_variant;
+    if (c->op == OP_LNV) gk__tune(ctx)->ln_variant = lv_variant;
     for (k = 0; k < 3; k++) CK(run(c)); /* JIT + warm-up */
-    lv_ran = gk__ln_last;
+    lv_ran = gk__tune(ctx)->ln_last;
     CK(gk_sync(ctx));
-    for (r = 0; r < 30; r++) {
-        CK(gk_event_record(ctx, e0, NULL));
-        for (k = 0; k < inner; k++) CK(run(c));
-        CK(gk_event_record(ctx, e1, NULL));
-        CK(gk_event_sync(ctx, e1));
-        CK(gk_event_elapsed_ms(ctx, e0, e1, &ms));
-        t[r] = ms / inner;
-    }
-    qsort(t, 30, sizeof *t, cmp_d);
-    c->ms = 0.5 * (t[14] + t[15]);
+    CK(gkb_time_op(&tm, run_op, c, 0, 0, 30, 10, t)); /* 30 runs of 10 calls back to back */
+    c->ms = gkb_median(t, 30);
     c->gbs = c->bytes / (c->ms * 1e-3) / 1e9;
-    gk__ln_variant = -1;
+    gk__tune(ctx)->ln_variant = -1;
     teardown();
 }
 
 int main(int argc, char **argv) {
     gk_ctx_desc d;
     gk_device_info info;
-    const char *json = NULL, *commit = getenv("GK_COMMIT");
-    char date[64];
+    const char *json = gkb_json_arg(argc, argv);
     time_t now = time(NULL);
     double M = 8192.0 * 4096.0, Rn = 4096.0 * 32 * 128, P = 16.0 * 2048 * 32 * 128, T = 16.0 * 2048 * 2048, E = 8192.0 * 896;
     bcase cs[] = {
@@ -190,35 +174,32 @@ int main(int argc, char **argv) {
         { "transpose_f32_16x2048x2048", OP_TRANSPOSE, GK_F32, 2 * T * 4, 0, 0 },
         { "embedding_bf16_151936x896_8192ids", OP_EMBED, GK_BF16, 2 * E * 2, 0, 0 },
     };
-    /* layer norm shapes timed once per variant (-1 auto, 0 .. 3) */
+    /* layer norm shapes timed once per variant (lvv: -1 auto, 0, 1, 3) */
+    static const int lvv[4] = { -1, 0, 1, 3 };
     static const struct { const char *name; gk_dtype dt; int64_t rows, cols; } lvs[] = {
         { "layernorm_bf16_4096x4096", GK_BF16, 4096, 4096 }, { "layernorm_bf16_8192x4096", GK_BF16, 8192, 4096 },
         { "layernorm_f32_8192x4096", GK_F32, 8192, 4096 },   { "layernorm_f16_4096x4096", GK_F16, 4096, 4096 },
         { "layernorm_bf16_512x4096", GK_BF16, 512, 4096 },   { "layernorm_bf16_4096x1024", GK_BF16, 4096, 1024 },
         { "layernorm_f32_8192x2048", GK_F32, 8192, 2048 },
     };
-    enum { NLV = (int)(sizeof lvs / sizeof lvs[0]), NVAR = 5 };
+    enum { NLV = (int)(sizeof lvs / sizeof lvs[0]), NVAR = 4 };
     bcase lc[NLV * NVAR];
     int lran[NLV * NVAR];
     int n = (int)(sizeof cs / sizeof cs[0]), i;
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    for (i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
     if (gk_ctx_create(&d, &ctx) != GK_OK) { printf("bench_nn: needs a GPU (%s)\n", gk_last_error(NULL)); return 0; }
     gk_device_info_get(ctx, &info);
     printf("bench_nn on %s (%s)\n", info.name, info.arch);
-    CK(gk_event_create(ctx, &e0));
-    CK(gk_event_create(ctx, &e1));
+    CK(gkb_timer_init(&tm, ctx));
     for (i = 0; i < n; i++) {
         measure(&cs[i]);
         printf("%-36s %9.4f ms %8.0f GB/s  %5.1f%% of copy\n", cs[i].name, cs[i].ms, cs[i].gbs, 100 * cs[i].gbs / cs[0].gbs);
     }
-    printf("layer norm kernel variants (gk__ln_variant; ran: the variant that ran, -1 another kernel)\n");
+    printf("layer norm kernel variants (tune.ln_variant; ran: the variant that ran, -1 another kernel)\n");
     for (i = 0; i < NLV * NVAR; i++) {
         bcase *c = &lc[i];
-        int v = i % NVAR - 1;
+        int v = lvv[i % NVAR];
         memset(c, 0, sizeof *c);
         c->name = lvs[i / NVAR].name; c->op = OP_LNV; c->dt = lvs[i / NVAR].dt;
         lv_rows = lvs[i / NVAR].rows; lv_cols = lvs[i / NVAR].cols; lv_variant = v;
@@ -230,28 +211,37 @@ int main(int argc, char **argv) {
         printf(" %9.4f ms %8.0f GB/s  %5.1f%% of copy\n", c->ms, c->gbs, 100 * c->gbs / cs[0].gbs);
     }
     if (json) {
-        FILE *f = fopen(json, "w");
-        if (!f) { printf("cannot write %s\n", json); return 1; }
-        fprintf(f, "{\n  \"bench\": \"bench_nn\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"date\": \"%s\",\n  \"copy_gbs\": %.1f,\n  \"ops\": {\n",
-                commit ? commit : "unknown", info.name, date, cs[0].gbs);
-        for (i = 0; i < n; i++)
-            fprintf(f, "    \"%s\": {\"ms\": %.5f, \"gbs\": %.1f, \"frac_copy\": %.3f}%s\n", cs[i].name, cs[i].ms, cs[i].gbs, cs[i].gbs / cs[0].gbs,
-                    i + 1 < n ? "," : "");
-        /* "layernorm_variants": {shape: {"auto" | "v0" .. "v3": {ms, gbs, frac_copy, ran}}} */
-        fprintf(f, "  },\n  \"layernorm_variants\": {\n");
+        gkb_json j;
+        if (gkb_json_open(&j, json) != 0) return 1;
+        gkb_json_header(&j, "bench_nn", info.name, now);
+        gkb_json_num(&j, "copy_gbs", cs[0].gbs, 1);
+        gkb_json_obj(&j, "ops");
+        for (i = 0; i < n; i++) {
+            gkb_json_row(&j, cs[i].name);
+            gkb_json_num(&j, "ms", cs[i].ms, 5);
+            gkb_json_num(&j, "gbs", cs[i].gbs, 1);
+            gkb_json_num(&j, "frac_copy", cs[i].gbs / cs[0].gbs, 3);
+            gkb_json_end(&j);
+        }
+        gkb_json_end(&j);
+        /* "layernorm_variants": {shape: {"auto" | "v0" | "v1" | "v3": {ms, gbs, frac_copy, ran}}} */
+        gkb_json_obj(&j, "layernorm_variants");
         for (i = 0; i < NLV * NVAR; i++) {
             const bcase *c = &lc[i];
-            int v = i % NVAR - 1;
+            int v = lvv[i % NVAR];
             char key[16];
             if (v < 0) snprintf(key, sizeof key, "auto");
             else snprintf(key, sizeof key, "v%d", v);
-            if (v < 0) fprintf(f, "    \"%s\": {\n", c->name);
-            fprintf(f, "      \"%s\": {\"ms\": %.5f, \"gbs\": %.1f, \"frac_copy\": %.3f, \"ran\": %d}%s\n", key, c->ms, c->gbs,
-                    c->gbs / cs[0].gbs, lran[i], v + 1 < NVAR - 1 ? "," : "");
-            if (v == NVAR - 2) fprintf(f, "    }%s\n", i + 1 < NLV * NVAR ? "," : "");
+            if (v < 0) gkb_json_obj(&j, c->name);
+            gkb_json_row(&j, key);
+            gkb_json_num(&j, "ms", c->ms, 5);
+            gkb_json_num(&j, "gbs", c->gbs, 1);
+            gkb_json_num(&j, "frac_copy", c->gbs / cs[0].gbs, 3);
+            gkb_json_int(&j, "ran", lran[i]);
+            gkb_json_end(&j);
+            if (i % NVAR == NVAR - 1) gkb_json_end(&j);
         }
-        fprintf(f, "  }\n}\n");
-        fclose(f);
+        gkb_json_close(&j);
     }
     gk_ctx_destroy(ctx);
     return 0;

@@ -9,52 +9,29 @@
    runs both. Writes JSON (commit, device, date) to the file given with --json. */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
+#include "gkb.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 static gk_ctx *ctx;
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-#define CK(x)                                                                              \
-    do {                                                                                   \
-        gk_status s_ = (x);                                                                \
-        if (s_ != GK_OK) { printf("%s: %s\n", #x, gk_last_error(ctx)); exit(1); }         \
-    } while (0)
+static gkb_timer tm;
+#define CK(x) GKB_CHECK(ctx, x)
 
 typedef struct { const char *name; double ms; } res;
 static res results[64];
 static int nres;
 
-/* runs fn(arg) `per` times between two events; median over 7 runs, in ms per call */
-typedef void (*op_fn)(void *);
-static double timeit(const char *name, op_fn fn, void *arg, int per) {
-    gk_event *e0, *e1;
+/* runs fn(arg) `per` times between two events (after 3 warm-up calls); median over 7 runs, in ms per call */
+static double timeit(const char *name, gkb_op_fn fn, void *arg, int per) {
     double v[7];
-    int r, k;
-    CK(gk_event_create(ctx, &e0));
-    CK(gk_event_create(ctx, &e1));
-    for (k = 0; k < 3; k++) fn(arg); /* warm-up: JIT, workspace */
-    CK(gk_stream_sync(ctx, NULL));
-    for (r = 0; r < 7; r++) {
-        float ms = 0;
-        CK(gk_event_record(ctx, e0, NULL));
-        for (k = 0; k < per; k++) fn(arg);
-        CK(gk_event_record(ctx, e1, NULL));
-        CK(gk_event_sync(ctx, e1));
-        CK(gk_event_elapsed_ms(ctx, e0, e1, &ms));
-        v[r] = ms / per;
-    }
-    qsort(v, 7, sizeof v[0], cmp_d);
-    gk_event_destroy(ctx, e0);
-    gk_event_destroy(ctx, e1);
-    printf("  %-28s %10.4f ms\n", name, v[3]);
+    CK(gkb_time_op(&tm, fn, arg, 3, 1, 7, per, v));
+    v[0] = gkb_median(v, 7);
+    printf("  %-28s %10.4f ms\n", name, v[0]);
     results[nres].name = name;
-    results[nres].ms = v[3];
+    results[nres].ms = v[0];
     nres++;
-    return v[3];
+    return v[0];
 }
 
 static gk_tensor rnd(int nd, const int64_t *shape, float scale) {
@@ -73,29 +50,26 @@ static gk_tensor rnd(int nd, const int64_t *shape, float scale) {
 static const gk_tensor NONE = { 0 };
 
 typedef struct { gk_tensor out, x, w, b, f; int64_t a0, a1, a2, a3; gk_tensor wi, wh, bi, bh; } args_t;
-static void run_stft(void *p) { args_t *a = (args_t *)p; CK(gk_stft(ctx, a->out, a->x, NONE, 400, 160, 1)); }
-static void run_logmel(void *p) { args_t *a = (args_t *)p; CK(gk_whisper_log_mel(ctx, a->out, a->x, a->f, 480000)); }
-static void run_lstm(void *p) { args_t *a = (args_t *)p; CK(gk_lstm(ctx, a->out, NONE, NONE, a->x, a->wi, a->wh, a->bi, a->bh, NONE, NONE)); }
-static void run_conv(void *p) { args_t *a = (args_t *)p; CK(gk_conv1d(ctx, a->out, a->x, a->w, a->b, a->a0, a->a1, a->a2, 1)); }
-static void run_convt(void *p) { args_t *a = (args_t *)p; CK(gk_conv_transpose1d(ctx, a->out, a->x, a->w, a->b, a->a0, a->a1, a->a3, 1, 1)); }
-static void run_fft(void *p) { args_t *a = (args_t *)p; CK(gk_fft(ctx, a->out, a->x, 0)); }
+static gk_status run_stft(void *p, int i) { args_t *a = (args_t *)p; (void)i; return gk_stft(ctx, a->out, a->x, NONE, 400, 160, 1); }
+static gk_status run_logmel(void *p, int i) { args_t *a = (args_t *)p; (void)i; return gk_whisper_log_mel(ctx, a->out, a->x, a->f, 480000); }
+static gk_status run_lstm(void *p, int i) { args_t *a = (args_t *)p; (void)i; return gk_lstm(ctx, a->out, NONE, NONE, a->x, a->wi, a->wh, a->bi, a->bh, NONE, NONE); }
+static gk_status run_conv(void *p, int i) { args_t *a = (args_t *)p; (void)i; return gk_conv1d(ctx, a->out, a->x, a->w, a->b, a->a0, a->a1, a->a2, 1); }
+static gk_status run_convt(void *p, int i) { args_t *a = (args_t *)p; (void)i; return gk_conv_transpose1d(ctx, a->out, a->x, a->w, a->b, a->a0, a->a1, a->a3, 1, 1); }
+static gk_status run_fft(void *p, int i) { args_t *a = (args_t *)p; (void)i; return gk_fft(ctx, a->out, a->x, 0); }
 
 int main(int argc, char **argv) {
     gk_ctx_desc d;
     gk_device_info info;
-    const char *json = NULL, *commit = getenv("GK_COMMIT");
-    char date[64];
+    const char *json = gkb_json_arg(argc, argv);
     time_t now = time(NULL);
     int i;
     args_t A;
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    for (i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
     memset(&d, 0, sizeof d);
     d.backend = GK_BACKEND_CUDA;
     if (gk_ctx_create(&d, &ctx) != GK_OK) { printf("bench_signal: needs a GPU (%s)\n", gk_last_error(NULL)); return 0; }
     gk_device_info_get(ctx, &info);
     printf("bench_signal on %s (%s)\n", info.name, info.arch);
+    CK(gkb_timer_init(&tm, ctx));
     srand(1);
     { /* STFT and Whisper log-mel of 8 x 30 s */
         int64_t sx[2] = { 8, 480000 }, so[4] = { 8, 201, 3001, 2 }, sm[3] = { 8, 80, 3000 }, sm2[3] = { 8, 128, 3000 };
@@ -172,13 +146,13 @@ int main(int argc, char **argv) {
         gk_tensor_free(ctx, A.x); gk_tensor_free(ctx, A.out);
     }
     if (json) {
-        FILE *f = fopen(json, "w");
-        if (!f) { printf("cannot write %s\n", json); return 1; }
-        fprintf(f, "{\n  \"bench\": \"signal\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"arch\": \"%s\",\n  \"date\": \"%s\",\n  \"gpukit_ms\": {\n",
-                commit ? commit : "unknown", info.name, info.arch, date);
-        for (i = 0; i < nres; i++) fprintf(f, "    \"%s\": %.5f%s\n", results[i].name, results[i].ms, i + 1 < nres ? "," : "");
-        fprintf(f, "  }\n}\n");
-        fclose(f);
+        gkb_json j;
+        if (gkb_json_open(&j, json) != 0) return 1;
+        gkb_json_header(&j, "signal", info.name, now);
+        gkb_json_str(&j, "arch", info.arch);
+        gkb_json_obj(&j, "gpukit_ms");
+        for (i = 0; i < nres; i++) gkb_json_num(&j, results[i].name, results[i].ms, 5);
+        gkb_json_close(&j);
     }
     gk_ctx_destroy(ctx);
     return 0;

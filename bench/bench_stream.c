@@ -12,6 +12,7 @@
      build/bench_stream [--json FILE] [--rounds N] */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
+#include "gkb.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,14 +141,10 @@ static const char *SRC[3] = {
     "RS(1, 4, 0) RS(1, 8, 0) RS(1, 4, 1) RS(1, 8, 1) RS(1, 16, 0)\n" };
 
 static gk_ctx *ctx;
-static gk_event *e0, *e1;
+static gkb_timer tm;
 static int sms;
 
-#define CK(x)                                                                                    \
-    do {                                                                                         \
-        gk_status s_ = (x);                                                                      \
-        if (s_ != GK_OK) { printf("%s: %s\n", #x, gk_last_error(ctx)); exit(1); }               \
-    } while (0)
+#define CK(x) GKB_CHECK(ctx, x)
 
 /* an entry: a probe kernel (k) with its block size and grid rule, or a gpukit op (op) */
 enum { OP_COPY, OP_GELU, OP_SUM, OP_MAX };
@@ -217,11 +214,6 @@ static entry *add(const char *name, int kind, gk_module *m, const char *kname, u
     return e;
 }
 
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* the entry's output against gpukit's: gelu bit-exact, sums within 1e-5 of the largest |value| */
 static int check(entry *e) {
     static uint16_t *h1, *h2;
@@ -256,19 +248,19 @@ int main(int argc, char **argv) {
     gk_device_info info;
     gk_module_desc md;
     gk_module *m;
-    const char *json = NULL, *commit = getenv("GK_COMMIT");
+    const char *json = NULL;
     int rounds = 21, r, i, k;
     int64_t nb = (int64_t)128 << 20, ms2[2];
     double gbytes = 4.0 * (double)nb, rbytes = 4.0 * (double)M * R;
-    char date[64], nm[48], *src;
+    char nm[48], *src;
     int nwrong = 0;
     entry *e2;
+    const char *v;
     time_t now = time(NULL);
-    FILE *jf = NULL;
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    gkb_json j;
     for (i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) json = argv[++i];
-        else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
+        if (gkb_arg(argc, argv, &i, "--json", &json)) continue;
+        if (gkb_arg(argc, argv, &i, "--rounds", &v)) rounds = atoi(v);
     }
     if (rounds < 3) rounds = 3;
     if (rounds > 64) rounds = 64;
@@ -277,8 +269,7 @@ int main(int argc, char **argv) {
     if (gk_ctx_create(&cd, &ctx) != GK_OK) { printf("bench_stream: needs a GPU (%s)\n", gk_last_error(NULL)); return 0; }
     gk_device_info_get(ctx, &info);
     sms = info.sm_count;
-    CK(gk_event_create(ctx, &e0));
-    CK(gk_event_create(ctx, &e1));
+    CK(gkb_timer_init(&tm, ctx));
     memset(&md, 0, sizeof md);
     {
         size_t l0 = strlen(SRC[0]), l1 = strlen(SRC[1]), l2 = strlen(SRC[2]);
@@ -340,7 +331,7 @@ int main(int argc, char **argv) {
             }
         for (k = 1; k <= 4; k *= 2) /* 8-byte vectors: 4 elements a load */
             for (b = 0; b < 3; b++) {
-                char kn[16];
+                char kn[24]; /* "gh_%d", "gu_%d_0_3": at most 18 characters */
                 unsigned grid = (unsigned)((2 * nvec + (int64_t)k * bs[b] - 1) / ((int64_t)k * bs[b]));
                 snprintf(kn, sizeof kn, "gh_%d", k);
                 snprintf(nm, sizeof nm, "gelu %s b%u", kn, bs[b]);
@@ -353,7 +344,7 @@ int main(int argc, char **argv) {
         }
         for (k = 1; k <= 4; k *= 2) /* plain ld.global (not the read-only path) */
             for (b = 0; b < 3; b++) {
-                char kn[16];
+                char kn[24]; /* "gh_%d", "gu_%d_0_3": at most 18 characters */
                 unsigned grid = (unsigned)((nvec + (int64_t)k * bs[b] - 1) / ((int64_t)k * bs[b]));
                 snprintf(kn, sizeof kn, "gu_%d_0_3", k);
                 snprintf(nm, sizeof nm, "gelu %s b%u", kn, bs[b]);
@@ -410,38 +401,38 @@ int main(int argc, char **argv) {
         }
     for (r = 0; r < rounds; r++)
         for (i = 0; i < nent; i++) {
-            float ms;
-            double h0;
-            CK(gk_event_record(ctx, e0, NULL));
-            h0 = gk__now_ms();
+            double ms, h0;
+            CK(gkb_timer_start(&tm));
+            h0 = gkb_now_ms();
             if (ent[i].g) CK(gk_graph_launch(ctx, ent[i].g, NULL));
             else
                 for (k = 0; k < 10; k++) CK(run(&ent[i]));
-            ent[i].host[ent[i].nt] = (gk__now_ms() - h0) * 1e3 / 10;
-            CK(gk_event_record(ctx, e1, NULL));
-            CK(gk_event_sync(ctx, e1));
-            CK(gk_event_elapsed_ms(ctx, e0, e1, &ms));
+            ent[i].host[ent[i].nt] = (gkb_now_ms() - h0) * 1e3 / 10;
+            CK(gkb_timer_stop(&tm, &ms));
             ent[i].t[ent[i].nt++] = ms / 10 * 1000.0;
         }
-    if (json && (jf = fopen(json, "w")))
-        fprintf(jf, "{\n  \"bench\": \"stream\",\n  \"commit\": \"%s\",\n  \"device\": \"%s\",\n  \"date\": \"%s\",\n  \"rounds\": %d,\n"
-                    "  \"method\": \"each round times every entry once (10 back-to-back launches between events); median over rounds\",\n  \"results\": [\n",
-                commit ? commit : "unknown", info.name, date, rounds);
+    gkb_json_open(&j, json);
+    gkb_json_header(&j, "stream", info.name, now);
+    gkb_json_int(&j, "rounds", rounds);
+    gkb_json_str(&j, "method", "each round times every entry once (10 back-to-back launches between events); median over rounds");
+    gkb_json_arr(&j, "results");
     for (i = 0; i < nent; i++) {
         entry *e = &ent[i];
-        double med, lo, hi;
-        qsort(e->t, (size_t)e->nt, sizeof e->t[0], cmp_d);
-        qsort(e->host, (size_t)e->nt, sizeof e->host[0], cmp_d);
-        med = e->t[e->nt / 2];
-        lo = e->t[e->nt / 4];
-        hi = e->t[(3 * e->nt) / 4];
+        double med = gkb_kth(e->t, e->nt, e->nt / 2), lo = gkb_kth(e->t, e->nt, e->nt / 4), hi = gkb_kth(e->t, e->nt, (3 * e->nt) / 4);
+        double host = gkb_kth(e->host, e->nt, e->nt / 2);
         printf("%-30s %9.2f us  (quartiles %.2f .. %.2f)  %7.1f GB/s  host %.2f us a call%s\n", e->name, med, lo, hi, e->bytes / (med * 1e-6) / 1e9,
-               e->host[e->nt / 2], e->wrong ? "  WRONG" : "");
-        if (jf)
-            fprintf(jf, "%s    {\"name\": \"%s\", \"us\": %.3f, \"q1\": %.3f, \"q3\": %.3f, \"GBs\": %.1f, \"host_us\": %.3f, \"correct\": %s}", i ? ",\n" : "", e->name, med,
-                    lo, hi, e->bytes / (med * 1e-6) / 1e9, e->host[e->nt / 2], e->wrong ? "false" : "true");
+               host, e->wrong ? "  WRONG" : "");
+        gkb_json_row(&j, NULL);
+        gkb_json_str(&j, "name", e->name);
+        gkb_json_num(&j, "us", med, 3);
+        gkb_json_num(&j, "q1", lo, 3);
+        gkb_json_num(&j, "q3", hi, 3);
+        gkb_json_num(&j, "GBs", e->bytes / (med * 1e-6) / 1e9, 1);
+        gkb_json_num(&j, "host_us", host, 3);
+        gkb_json_bool(&j, "correct", !e->wrong);
+        gkb_json_end(&j);
     }
-    if (jf) { fprintf(jf, "\n  ]\n}\n"); fclose(jf); }
+    gkb_json_close(&j);
     gk_ctx_destroy(ctx);
     if (nwrong) printf("bench_stream: %d entries computed a result other than gpukit's op (WRONG above)\n", nwrong);
     return nwrong ? 1 : 0;

@@ -11,16 +11,11 @@
 #include "gpukit.h"
 #define GPUKIT_LLM_IMPLEMENTATION
 #include "gpukit_llm.h"
+#include "gkb.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void cpu_model(char *out, size_t cap) {
     FILE *f = fopen("/proc/cpuinfo", "r");
@@ -41,15 +36,6 @@ static void cpu_model(char *out, size_t cap) {
             break;
         }
     fclose(f);
-}
-
-static void json_str(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') fputc('\\', f);
-        if ((unsigned char)*s >= 0x20) fputc(*s, f);
-    }
-    fputc('"', f);
 }
 
 int main(int argc, char **argv) {
@@ -82,17 +68,17 @@ int main(int argc, char **argv) {
         char **base = NULL;
         size_t *blen = NULL, nb = 0, bcap = 0, k;
         while (p < size) {
-            char *nl = memchr(data + p, '\n', size - p);
+            char *nl = (char *)memchr(data + p, '\n', size - p);
             size_t e = nl ? (size_t)(nl - data) : size;
             gk_json *d;
             if (e > p && gk_json_parse(data + p, e - p, NULL, &d) == GK_OK) {
                 if (nb == bcap) {
                     bcap = bcap ? 2 * bcap : 4096;
-                    base = realloc(base, bcap * sizeof *base);
-                    blen = realloc(blen, bcap * sizeof *blen);
+                    base = (char **)realloc(base, bcap * sizeof *base);
+                    blen = (size_t *)realloc(blen, bcap * sizeof *blen);
                 }
                 blen[nb] = gk_json_len(gk_json_root(d));
-                base[nb] = malloc(blen[nb] + 1);
+                base[nb] = (char *)malloc(blen[nb] + 1);
                 memcpy(base[nb], gk_json_str(gk_json_root(d), ""), blen[nb] + 1);
                 nb++;
                 gk_json_free(d);
@@ -102,8 +88,8 @@ int main(int argc, char **argv) {
         for (k = 0; nb && total < (size_t)(mb * 1e6); k = (k + 1) % nb) {
             if (nstr == cap) {
                 cap = cap ? 2 * cap : 65536;
-                strs = realloc(strs, cap * sizeof *strs);
-                lens = realloc(lens, cap * sizeof *lens);
+                strs = (char **)realloc(strs, cap * sizeof *strs);
+                lens = (size_t *)realloc(lens, cap * sizeof *lens);
             }
             strs[nstr] = base[k];
             lens[nstr++] = blen[k];
@@ -117,57 +103,59 @@ int main(int argc, char **argv) {
         double t0, dt;
         if (gk_tokenizer_load(toks[i], &t) != GK_OK) { fprintf(stderr, "%s\n", gk_last_error(NULL)); return 1; }
         ntokens[i] = 0;
-        t0 = now();
+        t0 = gkb_now_ms();
         for (k = 0; k < nstr; k++) {
             ids.len = 0;
             gk_tokenizer_encode(t, strs[k], lens[k], 0, &ids);
             ntokens[i] += ids.len;
         }
-        dt = now() - t0;
+        dt = (gkb_now_ms() - t0) / 1e3;
         mbps[i] = total / 1e6 / dt;
         if (!json_only)
             printf("gpukit %-70s %.1f MB in %.2f s: %.2f MB/s, %.2f M tokens/s\n", toks[i], total / 1e6, dt, mbps[i], ntokens[i] / dt / 1e6);
         gk_ids_free(&ids);
         gk_tokenizer_free(t);
     }
-    {
-        FILE *g = popen("git rev-parse --short HEAD 2>/dev/null", "r");
-        time_t tt = time(NULL);
-        if (g) {
-            if (fgets(commit, sizeof commit, g)) commit[strcspn(commit, "\n")] = 0;
-            pclose(g);
+    { /* the commit: $GK_COMMIT, else git's HEAD */
+        snprintf(commit, sizeof commit, "%s", gkb_commit());
+        if (strcmp(commit, "unknown") == 0) {
+            FILE *g = popen("git rev-parse --short HEAD 2>/dev/null", "r");
+            if (g) {
+                if (fgets(commit, sizeof commit, g)) commit[strcspn(commit, "\n")] = 0;
+                pclose(g);
+            }
         }
-        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
+        gkb_utc_date(date, sizeof date, 0);
         cpu_model(cpu, sizeof cpu);
     }
-    {
-        FILE *f = stdout;
+    if (outdir || json_only) { /* --out DIR: DIR/tokenizer_gpukit_<date>.json; else --json: stdout */
+        gkb_json j;
         char path[512];
         if (outdir) {
             char d2[32];
             time_t tt = time(NULL);
             strftime(d2, sizeof d2, "%Y%m%d-%H%M%S", gmtime(&tt));
             snprintf(path, sizeof path, "%s/tokenizer_gpukit_%s.json", outdir, d2);
-            f = fopen(path, "w");
-            if (!f) { perror(path); return 1; }
+            if (gkb_json_open(&j, path) != 0) return 1;
+        } else
+            gkb_json_to(&j, stdout);
+        gkb_json_obj(&j, NULL);
+        gkb_json_str(&j, "benchmark", "tokenizer encode, single thread, one string at a time, no special tokens");
+        gkb_json_str(&j, "commit", commit);
+        gkb_json_str(&j, "cpu", cpu);
+        gkb_json_str(&j, "date", date);
+        gkb_json_num(&j, "text_mb", total / 1e6, 3);
+        gkb_json_int(&j, "strings", (long long)nstr);
+        gkb_json_arr(&j, "gpukit");
+        for (i = 0; i < ntok; i++) {
+            gkb_json_row(&j, NULL);
+            gkb_json_str(&j, "tokenizer", toks[i]);
+            gkb_json_num(&j, "mb_per_s", mbps[i], 3);
+            gkb_json_int(&j, "tokens", (long long)ntokens[i]);
+            gkb_json_end(&j);
         }
-        if (outdir || json_only) {
-            fprintf(f, "{\"benchmark\": \"tokenizer encode, single thread, one string at a time, no special tokens\",\n");
-            fprintf(f, " \"commit\": "); json_str(f, commit);
-            fprintf(f, ", \"cpu\": "); json_str(f, cpu);
-            fprintf(f, ", \"date\": "); json_str(f, date);
-            fprintf(f, ", \"text_mb\": %.3f, \"strings\": %zu,\n \"gpukit\": [", total / 1e6, nstr);
-            for (i = 0; i < ntok; i++) {
-                fprintf(f, "%s{\"tokenizer\": ", i ? ", " : "");
-                json_str(f, toks[i]);
-                fprintf(f, ", \"mb_per_s\": %.3f, \"tokens\": %zu}", mbps[i], ntokens[i]);
-            }
-            fprintf(f, "]}\n");
-            if (outdir) {
-                fclose(f);
-                if (!json_only) printf("wrote %s\n", path);
-            }
-        }
+        if (gkb_json_close(&j) != 0) { printf("cannot write %s\n", outdir ? path : "stdout"); return 1; }
+        if (outdir && !json_only) printf("wrote %s\n", path);
     }
     return 0;
 }

@@ -50,9 +50,9 @@ static double run(gk_ctx *c, const gcase *k, const double *X, const double *Wt, 
     if (k->bias) { tb = up(c, GK_F32, 1, &wr, bias); d.bias = tb; }
     if (k->res) { tr = up(c, k->dt, 2, os, res); d.residual = tr; }
     if (k->scratch) { int64_t ss[2] = { k->M, 2 * k->N }; gk_tensor_empty(c, k->dt, 2, ss, &ts); }
-    gk__gemv_force_cfg = k->cfg;
+    gk__tune(D)->gemv_force_cfg = k->cfg;
     st = k->glu ? gk_linear_glu(c, to, vx, tw, ts, &d) : gk_linear(c, to, vx, tw, &d);
-    gk__gemv_force_cfg = -1;
+    gk__tune(D)->gemv_force_cfg = -1;
     *stout = st;
     if (st != GK_OK) { printf("  %s\n", gk_last_error(c)); e = INFINITY; }
     else { got = down(c, to, k->dt, n); e = nrel(got, want, mag, n); free(got); }
@@ -139,15 +139,15 @@ int main(void) {
         k.dt = dts[t]; k.M = 2; k.N = 33; k.K = 512; k.xoff = 1; k.cfg = -1;
         check(&k);
     }
-    /* the dispatcher's rule itself (gk__gemv_cfg, a pure function; 132 SMs as on an H100): Qwen2.5-0.5B's
+    /* the dispatcher's rule itself (gk__gemv_cfg with the default knobs, a pure function; 132 SMs as on an H100): Qwen2.5-0.5B's
        gate / up at M = 1 takes the 8-warp tensor-core GEMV (16-bit) or 4 rows over 128 threads (not a GLU),
        its down projection one pass of 256 threads x 4 vectors, the lm_head shape one warp a block */
-    GKT_CHECK(gk__gemv_cfg(112, 1, GK_BF16, (4864 + 1) / 2, 132, 1) == 8, "gate / up bf16: cfg %d", gk__gemv_cfg(112, 1, GK_BF16, 2432, 132, 1));
-    GKT_CHECK(gk__gemv_cfg(112, 1, GK_F16, (4864 + 1) / 2, 132, 1) == 8, "gate / up f16: cfg %d", gk__gemv_cfg(112, 1, GK_F16, 2432, 132, 1));
-    GKT_CHECK(gk__gemv_cfg(112, 1, GK_BF16, (4864 + 3) / 4, 132, 0) == 4, "4864 x 896 bf16: cfg %d", gk__gemv_cfg(112, 1, GK_BF16, 1216, 132, 0));
-    GKT_CHECK(gk__gemv_cfg(608, 1, GK_BF16, (896 + 3) / 4, 132, 0) == 3, "down 896 x 4864: cfg %d", gk__gemv_cfg(608, 1, GK_BF16, 224, 132, 0));
-    GKT_CHECK(gk__gemv_cfg(112, 1, GK_BF16, (151936 + 3) / 4, 132, 0) == 0, "lm_head 151936 x 896: cfg %d",
-              gk__gemv_cfg(112, 1, GK_BF16, 37984, 132, 0));
+    GKT_CHECK(gk__gemv_cfg(gk__tune(D), 112, 1, GK_BF16, (4864 + 1) / 2, 132, 1) == 7, "gate / up bf16: cfg %d", gk__gemv_cfg(gk__tune(D), 112, 1, GK_BF16, 2432, 132, 1));
+    GKT_CHECK(gk__gemv_cfg(gk__tune(D), 112, 1, GK_F16, (4864 + 1) / 2, 132, 1) == 7, "gate / up f16: cfg %d", gk__gemv_cfg(gk__tune(D), 112, 1, GK_F16, 2432, 132, 1));
+    GKT_CHECK(gk__gemv_cfg(gk__tune(D), 112, 1, GK_BF16, (4864 + 3) / 4, 132, 0) == 4, "4864 x 896 bf16: cfg %d", gk__gemv_cfg(gk__tune(D), 112, 1, GK_BF16, 1216, 132, 0));
+    GKT_CHECK(gk__gemv_cfg(gk__tune(D), 608, 1, GK_BF16, (896 + 3) / 4, 132, 0) == 3, "down 896 x 4864: cfg %d", gk__gemv_cfg(gk__tune(D), 608, 1, GK_BF16, 224, 132, 0));
+    GKT_CHECK(gk__gemv_cfg(gk__tune(D), 112, 1, GK_BF16, (151936 + 3) / 4, 132, 0) == 0, "lm_head 151936 x 896: cfg %d",
+              gk__gemv_cfg(gk__tune(D), 112, 1, GK_BF16, 37984, 132, 0));
     /* the dispatcher's choice for a decode step's gate / up of Qwen2.5-0.5B's shape (2 x 4864 x 896: the
        tensor-core GEMV for 16-bit, 4 rows a block over 128 threads for f32), the same rows as a plain
        GEMV, and its down projection (896 x 4864: one pass of 256 threads) */

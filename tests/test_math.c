@@ -576,17 +576,17 @@ static void test_reduce(void) {
                 int64_t big2 = 300007, s2d[2] = { 3, 300007 };
                 int pass, gpu = gk_ctx_backend(D) == GK_BACKEND_CUDA;
                 /* rows split into parts on the GPU, merged by the last block of each output
-                   (arrival counters), then (gk__ctr_off) by gk_red_fin / gk_red_finb */
+                   (arrival counters), then (tune.ctr_off) by gk_red_fin / gk_red_finb */
                 for (pass = 0; pass < 1 + gpu; pass++) {
-                    long f0 = gk__red_fused;
-                    gk__ctr_off = pass;
+                    long f0 = gk__tune(D)->red_fused;
+                    gk__tune(D)->ctr_off = pass;
                     red_case(dt, op, 1, &big, 0, 0, 0);          /* 25 parts */
                     red_case(dt, op, 1, &big2, 0, 0, 0);         /* 64+ parts */
                     red_case(dt, op, 2, s2d, 1, 0, 0);
                     red_case(dt, op, 2, s2c, 1, 0, 0);
-                    gk__ctr_off = 0;
-                    if (gpu) GKT_CHECK(gk__red_fused == f0 + (pass ? 0 : 4), "%s %s: %ld split reductions merged by their last block (want %d)",
-                                       gk_dtype_name(dt), RED_NAMES[op], gk__red_fused - f0, pass ? 0 : 4);
+                    gk__tune(D)->ctr_off = 0;
+                    if (gpu) GKT_CHECK(gk__tune(D)->red_fused == f0 + (pass ? 0 : 4), "%s %s: %ld split reductions merged by their last block (want %d)",
+                                       gk_dtype_name(dt), RED_NAMES[op], gk__tune(D)->red_fused - f0, pass ? 0 : 4);
                 }
                 red_case(dt, op, 3, s3, GK_AXIS_ALL, 0, 1);
             }
@@ -597,7 +597,7 @@ static void test_reduce(void) {
         int64_t s2[2] = { 3, 300007 }, three = 3;
         pair x = mk_rand(GK_F32, 2, s2, -1, 3), o = mk(GK_F32, 1, &three, NULL);
         double d1[3], r1[3], d2[3], r2[3];
-        long f0 = gk__red_fused;
+        long f0 = gk__tune(D)->red_fused;
         gk_graph *g = NULL;
         int rep;
         GKT_OK(D, gk_reduce(D, o.d, x.d, GK_REDUCE_MEAN, 1, 0));
@@ -615,7 +615,7 @@ static void test_reduce(void) {
                       d2[2], d1[0], d1[1], d1[2]);
         }
         compare("split mean in a graph", o, NULL, tol_of(GK_F32));
-        if (gk_ctx_backend(D) == GK_BACKEND_CUDA) GKT_CHECK(gk__red_fused == f0 + 2, "split mean: %ld of 2 launches merged by their last block", gk__red_fused - f0);
+        if (gk_ctx_backend(D) == GK_BACKEND_CUDA) GKT_CHECK(gk__tune(D)->red_fused == f0 + 2, "split mean: %ld of 2 launches merged by their last block", gk__tune(D)->red_fused - f0);
         gk_graph_destroy(D, g);
         fr(x); fr(o);
     }

@@ -235,10 +235,10 @@ int main(void) {
        dtypes; then misaligned rows and bases, which fall back to the SIMT
        kernel and must still be right. On a compute capability 9.0 device
        the 16-bit and tf32 cases run on the wgmma kernel (kernels/gemm_wg.cu)
-       in the first pass and on the mma.sync kernel (gk__wg_mode = 0) in the second. */
+       in the first pass and on the mma.sync kernel (tune.wg_mode = 0) in the second. */
     hop = info.backend == GK_BACKEND_CUDA && info.cc_major == 9 && info.cc_minor == 0;
     for (pass = 0; pass < (hop ? 2 : 1); pass++) {
-        gk__wg_mode = pass ? 0 : -1;
+        gk__tune(D)->wg_mode = pass ? 0 : -1;
         static const int64_t tcd[] = { 1, 17, 100, 129, 1000 };
         static const int64_t tcbig[][3] = { { 4097, 136, 264 }, { 100, 4097, 520 }, { 136, 264, 4097 } };
         for (i = 0; i < 5; i++)
@@ -290,7 +290,7 @@ int main(void) {
             check_case(&k);
         }
     }
-    gk__wg_mode = -1;
+    gk__tune(D)->wg_mode = -1;
     /* the Hopper kernel (kernels/gemm_wg.cu: wgmma fed by TMA, 128x256 and
        128x128 tiles, k tiles of 64): tile-sized and ragged M / N / K, all four
        layouts, batches (shared and per-batch operands), every epilogue and
@@ -301,7 +301,7 @@ int main(void) {
                                           { 2, 300, 520, 1000 }, { 1, 4097, 256, 64 }, { 1, 128, 8, 8 }, { 1, 2000, 2000, 136 } };
         for (i = 0; i < 8; i++)
             for (l = 0; l < 4; l++) {
-                long before = gk__wg_launches;
+                long before = gk__tune(D)->wg_launches;
                 if ((i == 1 || i == 7) && (l % 2 == 1 || info.backend != GK_BACKEND_CUDA)) continue; /* the big ones: NN and TN, on a GPU */
                 memset(&k, 0, sizeof k);
                 k.dt = (i + l) % 2 ? GK_BF16 : GK_F16;
@@ -316,18 +316,18 @@ int main(void) {
                 if ((k.lda == 0 && (k.ta ? k.M : k.K) % 8 != 0) || (k.ldb == 0 && (k.tb ? k.K : k.N) % 8 != 0)) k.lda = k.ldb = 1;
                 k.be = GK_MATMUL_GPUKIT;
                 check_case(&k);
-                if (hop) GKT_CHECK(gk__wg_launches > before, "wgmma path not taken: case %d layout %d", i, l);
+                if (hop) GKT_CHECK(gk__tune(D)->wg_launches > before, "wgmma path not taken: case %d layout %d", i, l);
             }
         for (i = 0; i < 4; i++) { /* gk_linear on it, and misaligned storage that must fall back */
-            long before = gk__wg_launches;
+            long before = gk__tune(D)->wg_launches;
             memset(&k, 0, sizeof k);
             k.dt = i % 2 ? GK_BF16 : GK_F16; k.odt = k.dt; k.batch = 1; k.M = 520; k.N = 264; k.K = 1000;
             if (i < 2) { k.linear = 1; k.bias = 1; k.act = GK_ACT_SILU; k.res = 1; }
             else { k.lda = i == 2 ? 2 : 1; k.ldb = i == 3 ? 3 : 1; k.tb = 1; }
             k.be = GK_MATMUL_GPUKIT;
             check_case(&k);
-            if (hop) GKT_CHECK(i < 2 ? gk__wg_launches > before : gk__wg_launches == before, "case %d: wgmma launches %ld -> %ld", i, before,
-                               gk__wg_launches);
+            if (hop) GKT_CHECK(i < 2 ? gk__tune(D)->wg_launches > before : gk__tune(D)->wg_launches == before, "case %d: wgmma launches %ld -> %ld", i, before,
+                               gk__tune(D)->wg_launches);
         }
         /* tf32 (f32 with allow_tf32) on it: wgmma reads tf32 operands K-major
            only, so the M-major A / N-major B layouts go through the transpose
@@ -339,7 +339,7 @@ int main(void) {
                                               { 2, 300, 520, 1000 }, { 1, 4097, 256, 36 }, { 1, 128, 8, 8 }, { 1, 33, 2000, 101 } };
             for (i = 0; i < 8; i++)
                 for (l = 0; l < 4; l++) {
-                    long before = gk__wg_launches;
+                    long before = gk__tune(D)->wg_launches;
                     if (i == 1 && (l % 2 == 1 || info.backend != GK_BACKEND_CUDA)) continue; /* the big one: NN and TN, on a GPU */
                     memset(&k, 0, sizeof k);
                     k.dt = GK_F32; k.tf32 = 1;
@@ -354,10 +354,10 @@ int main(void) {
                     if ((k.lda == 0 && (k.ta ? k.M : k.K) % 4 != 0) || (k.ldb == 0 && (k.tb ? k.K : k.N) % 4 != 0)) k.lda = k.ldb = 1;
                     k.be = GK_MATMUL_GPUKIT;
                     check_case(&k);
-                    if (hop) GKT_CHECK(gk__wg_launches > before, "tf32 wgmma path not taken: case %d layout %d", i, l);
+                    if (hop) GKT_CHECK(gk__tune(D)->wg_launches > before, "tf32 wgmma path not taken: case %d layout %d", i, l);
                 }
             for (i = 0; i < 4; i++) { /* gk_linear in tf32 (K-major: no transpose); misaligned rows; tf32 not asked */
-                long before = gk__wg_launches;
+                long before = gk__tune(D)->wg_launches;
                 memset(&k, 0, sizeof k);
                 k.dt = GK_F32; k.odt = GK_F32; k.batch = 1; k.M = 520; k.N = 264; k.K = 1000; k.tf32 = i != 3;
                 if (i == 0) { k.linear = 1; k.bias = 1; k.act = GK_ACT_SILU; k.res = 1; }
@@ -366,8 +366,8 @@ int main(void) {
                 else { k.lda = 1; k.ldb = 1; }
                 k.be = GK_MATMUL_GPUKIT;
                 check_case(&k);
-                if (hop) GKT_CHECK(i == 0 ? gk__wg_launches > before : gk__wg_launches == before, "tf32 case %d: wgmma launches %ld -> %ld", i,
-                                   before, gk__wg_launches);
+                if (hop) GKT_CHECK(i == 0 ? gk__tune(D)->wg_launches > before : gk__tune(D)->wg_launches == before, "tf32 case %d: wgmma launches %ld -> %ld", i,
+                                   before, gk__tune(D)->wg_launches);
             }
         }
     }
@@ -375,10 +375,10 @@ int main(void) {
        16-byte rows (padded storage), every layout, ragged M, N, K (1, 17,
        100, 129, 1000, 4097: edges of the 128x128 tile and the 8-deep k tile),
        batches (shared and per-batch operands), every epilogue and output
-       dtype, gk_linear; on a GPU each must have launched it (gk__sg_launches)
+       dtype, gk_linear; on a GPU each must have launched it (tune.sg_launches)
        when M, N, K > 1 (a dimension of 1 may give a unit leading stride,
        which takes the SIMT kernel). Misaligned rows or bases must not launch
-       it, and the SIMT kernel (gk__sg_mode = 0) must agree on aligned ones. */
+       it, and the SIMT kernel (tune.sg_mode = 0) must agree on aligned ones. */
     {
         static const int64_t sgd[] = { 1, 17, 100, 129, 1000 };
         static const int64_t sgbig[][4] = { { 1, 4097, 136, 72 }, { 1, 100, 4097, 136 }, { 1, 64, 136, 4097 }, { 2, 257, 129, 300 },
@@ -388,7 +388,7 @@ int main(void) {
             for (j = 0; j < 5; j++)
                 for (l = 0; l < 5; l++) {
                     int c3 = i * 25 + j * 5 + l;
-                    long before = gk__sg_launches;
+                    long before = gk__tune(D)->sg_launches;
                     if (c3 % 3 != 0 && !(i == 3 && j == 4)) continue; /* a third, plus all K at 129 x 1000 */
                     memset(&k, 0, sizeof k);
                     k.dt = GK_F32; k.odt = c3 % 7 == 1 ? GK_BF16 : c3 % 7 == 2 ? GK_F16 : GK_F32;
@@ -396,15 +396,15 @@ int main(void) {
                     k.ta = c3 % 2; k.tb = c3 / 2 % 2; k.lda = 1; k.ldb = 1;
                     k.be = GK_MATMUL_GPUKIT;
                     check_case(&k);
-                    if (cuda && k.M > 1 && k.N > 1 && k.K > 1) GKT_CHECK(gk__sg_launches > before, "f32 kernel not taken: M%lld N%lld K%lld layout %d%d",
+                    if (cuda && k.M > 1 && k.N > 1 && k.K > 1) GKT_CHECK(gk__tune(D)->sg_launches > before, "f32 kernel not taken: M%lld N%lld K%lld layout %d%d",
                                                                       (long long)k.M, (long long)k.N, (long long)k.K, k.ta, k.tb);
                     if (cuda && k.M > 1 && k.N > 1 && k.K > 1) /* the rule: f32 out of NN on the k 8 kernel, the other layouts on variant 1 (k 16) */
-                        GKT_CHECK(gk__sg_last == (k.odt == GK_F32 && (k.ta || k.tb) ? 1 : 0), "f32 M%lld N%lld K%lld layout %d%d out %s: variant %d",
-                                  (long long)k.M, (long long)k.N, (long long)k.K, k.ta, k.tb, gk_dtype_name(k.odt), gk__sg_last);
+                        GKT_CHECK(gk__tune(D)->sg_last == (k.odt == GK_F32 && (k.ta || k.tb) ? 1 : 0), "f32 M%lld N%lld K%lld layout %d%d out %s: variant %d",
+                                  (long long)k.M, (long long)k.N, (long long)k.K, k.ta, k.tb, gk_dtype_name(k.odt), gk__tune(D)->sg_last);
                 }
         for (i = 0; i < 8; i++)
             for (l = 0; l < 4; l++) {
-                long before = gk__sg_launches;
+                long before = gk__tune(D)->sg_launches;
                 if ((i == 1 || i == 2) && l % 2 == 1) continue; /* the 4097s: two layouts each */
                 memset(&k, 0, sizeof k);
                 k.dt = GK_F32; k.odt = (i + l) % 5 == 1 ? GK_BF16 : (i + l) % 7 == 2 ? GK_F16 : GK_F32;
@@ -417,33 +417,33 @@ int main(void) {
                 if ((k.lda == 0 && (k.ta ? k.M : k.K) % 4 != 0) || (k.ldb == 0 && (k.tb ? k.K : k.N) % 4 != 0)) k.lda = k.ldb = 1;
                 k.be = GK_MATMUL_GPUKIT;
                 check_case(&k);
-                if (cuda) GKT_CHECK(gk__sg_launches > before, "f32 kernel not taken: case %d layout %d", i, l);
+                if (cuda) GKT_CHECK(gk__tune(D)->sg_launches > before, "f32 kernel not taken: case %d layout %d", i, l);
             }
         for (i = 0; i < 8; i++) { /* gk_linear (x @ w^T: NT); misaligned rows and bases; the SIMT kernel forced */
-            long before = gk__sg_launches;
+            long before = gk__tune(D)->sg_launches;
             int want = i < 2;
             memset(&k, 0, sizeof k);
             k.dt = GK_F32; k.odt = GK_F32; k.batch = 1; k.M = 300; k.N = 264; k.K = 1000;
             if (i < 2) { k.linear = 1; k.bias = 1; k.act = i ? GK_ACT_SILU : GK_ACT_GELU_TANH; k.res = 1; k.lda = 1; k.ldb = i; }
             else if (i < 6) { k.ta = i % 2; k.tb = i / 2 % 2; k.lda = i % 2 ? 2 : 3; k.ldb = i % 3 == 0 ? 3 : 1; k.bias = 1; k.beta = 0.5; }
-            else { gk__sg_mode = 0; k.ta = i == 7; k.tb = 1; k.lda = k.ldb = 1; k.bias = 1; k.act = GK_ACT_RELU; k.res = 1; }
+            else { gk__tune(D)->sg_mode = 0; k.ta = i == 7; k.tb = 1; k.lda = k.ldb = 1; k.bias = 1; k.act = GK_ACT_RELU; k.res = 1; }
             k.be = GK_MATMUL_GPUKIT;
             check_case(&k);
-            gk__sg_mode = -1;
-            if (cuda) GKT_CHECK(want ? gk__sg_launches > before : gk__sg_launches == before, "f32 case %d: launches %ld -> %ld", i, before, gk__sg_launches);
+            gk__tune(D)->sg_mode = -1;
+            if (cuda) GKT_CHECK(want ? gk__tune(D)->sg_launches > before : gk__tune(D)->sg_launches == before, "f32 case %d: launches %ld -> %ld", i, before, gk__tune(D)->sg_launches);
         }
-        for (i = 0; i < 16; i++) { /* the tile variants bench_gemm times (gk__sg_variant 0..3: k 8, k 16, 128x256, 256x128), f32 out */
-            long before = gk__sg_launches;
+        for (i = 0; i < 16; i++) { /* both tile variants forced whatever the layout (tune.sg_variant 0 / 1: k 8, k 16), f32 out */
+            long before = gk__tune(D)->sg_launches;
             memset(&k, 0, sizeof k);
             k.dt = GK_F32; k.odt = GK_F32; k.batch = 1 + (i % 5 == 4); k.M = i % 3 ? 300 : 257; k.N = i % 2 ? 264 : 129; k.K = i % 4 == 3 ? 1000 : 33 + 8 * i;
             k.ta = i / 3 % 2; k.tb = i / 6 % 2; k.a3 = k.b3 = k.batch > 1; k.lda = k.ldb = 1;
             k.bias = i % 2; k.res = i % 3 == 0; k.act = (gk_act)(i % 5); k.beta = i % 4 == 1 ? 0.5 : 0;
             k.be = GK_MATMUL_GPUKIT;
-            gk__sg_variant = i % 4;
+            gk__tune(D)->sg_variant = i % 2;
             check_case(&k);
-            gk__sg_variant = -1;
-            if (cuda) GKT_CHECK(gk__sg_launches > before && gk__sg_last == i % 4, "f32 variant case %d: variant %d asked, launches %ld -> %ld, variant %d ran",
-                                i, i % 4, before, gk__sg_launches, gk__sg_last);
+            gk__tune(D)->sg_variant = -1;
+            if (cuda) GKT_CHECK(gk__tune(D)->sg_launches > before && gk__tune(D)->sg_last == i % 2, "f32 variant case %d: variant %d asked, launches %ld -> %ld, variant %d ran",
+                                i, i % 2, before, gk__tune(D)->sg_launches, gk__tune(D)->sg_last);
         }
     }
     /* linear / GEMV: M = 1..8 rows against a [N, K] weight */

@@ -2,6 +2,32 @@
 /* >>context */
 static unsigned gk__ctx_serial;
 
+/* The tuning knobs' defaults (gk__tuning): the dispatchers' own rules; the
+   counters and the knobs not set here start at 0 (the context is calloc'd). */
+static void gk__tune_init(gk__tuning *t) {
+    t->dec_variant = -1;
+    t->dec4t_from = 4096; /* gk_attn_dec4t from 4096 keys of cache on 9.0+ (gk_attention's decode) */
+    t->dec4t_pad = 1;
+    t->dec3_per_sm = 2;   /* the gk_attn_dec3 blocks resident a SM */
+    t->dec3_one_split = 256;
+    t->combine_one_round = 1;
+    t->dec_prefetch = -1;
+    t->dec_fold = 1;
+    t->fwg_mode = -1;
+    t->gemv_force_cfg = -1;
+    t->gemv_smalln = 1;
+    t->wg_mode = -1;
+    t->sg_variant = -1;
+    t->sg_last = -1;
+    t->sg_mode = -1;
+    t->ln_variant = -1;
+    t->ln_last = -1;
+}
+/* The context's tuning knobs and launch counters, for tests and benchmarks
+   (which include the implementation): set a knob or read a counter between
+   calls, from the thread that makes them. */
+GK__MAYBE_UNUSED static gk__tuning *gk__tune(gk_ctx *ctx) { return &ctx->tune; }
+
 static void gk__resolve_cache_dir(gk_ctx *ctx) {
     char buf[1024];
     const char *e;
@@ -33,6 +59,7 @@ GKDEF gk_status gk_ctx_create(const gk_ctx_desc *desc, gk_ctx **out) {
         return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "gk_ctx_create: invalid backend %d", b);
     }
     gk__mutex_init(&ctx->mu);
+    gk__tune_init(&ctx->tune);
     ctx->cur_stream = &ctx->default_stream;
     ctx->backend = ctx->desc.backend;
     if (ctx->backend == GK_BACKEND_AUTO && (env = getenv("GPUKIT_BACKEND")) && *env) {

@@ -55,6 +55,50 @@ typedef struct gk__libmod {     /* a library kernel module, loaded lazily */
 
 typedef struct gk__modrec gk__modrec;
 
+/* The ops' tuning knobs and launch counters, one set a context: tests and
+   benchmarks (they include the implementation) force each kernel path
+   through the knobs and check which ran through the counters, on one context
+   without touching another. gk_ctx_create sets the defaults (the
+   dispatchers' own rules); the ops read the knobs and count their launches
+   while they hold ctx->mu, and gk__tune(ctx) is the one way in from outside.
+   Knobs: -1 (or 0 where noted) is the dispatcher's choice. */
+typedef struct gk__tuning {
+    /* decode attention (gk_attention with one query; src/ops/attention/attention.c) */
+    int dec_variant;        /* -1 the dispatcher; 0 gk_attn_dec; 3 gk_attn_dec3; 5 gk_attn_dec4t (9.0+, where its maps build) */
+    int64_t dec4t_from;     /* the dispatcher's switch to gk_attn_dec4t on 9.0+, in keys of cache; negative: never */
+    int dec4t_stages;       /* gk_attn_dec4t's ring depth; 0: GK__DEC4T_STAGES */
+    int64_t dec4t_min_keys; /* gk_attn_dec4t's fewest keys a split; 0: GK__DEC4T_MIN_KEYS */
+    int dec4t_blocks_sm;    /* gk_attn_dec4t's splits sized for this many blocks a SM; 0: its rule */
+    int dec4t_pad;          /* 1: gk_attn_dec4t sized for one block a SM takes more than half the SM's shared memory */
+    int dec3_per_sm;        /* gk_attn_dec3's splits sized for this many blocks a SM */
+    int64_t dec3_one_split; /* caches of at most this many keys take one split (no combine) */
+    int combine_one_round;  /* 1: gk_attn_combine's one-round form where it applies; 0: its three-round form */
+    int dec_prefetch;       /* 64-key tiles a split prefetched into L2 before the PDL wait; -1: each kernel's default */
+    int dec_fold;           /* 1: the splits combine themselves where the grid is one wave; 0: gk_attn_combine */
+    long dec3_launches, dec4t_launches; /* launches of each decode kernel */
+    long dec3_direct;       /* decode launches of one split that wrote the output */
+    long dec_fold_launches; /* decode launches whose splits combined themselves */
+    /* prefill attention on 9.0 (src/ops/attention/flash_wg.cu) */
+    int fwg_mode;           /* -1: flash_wg wherever gk__fwg_ok takes the problem; 0: never (flash.cu) */
+    int64_t fwg_group;      /* heads a tile group; 0: gk__fwg_group_for's choice */
+    long fwg_launches;
+    /* GEMV and GEMM (src/ops/matmul/gemm.c) */
+    int gemv_force_cfg;     /* -1: gk__gemv_cfg's table; else that GEMV configuration */
+    int gemv_smalln;        /* 1: gk__gemv_cfg's rule for few output rows; 0: off */
+    int wg_mode;            /* -1: the wgmma GEMM wherever gk__wg_ok takes the problem; 0: never (gemm_tc) */
+    long wg_launches;
+    int sg_variant;         /* exact f32 GEMM: -1 the rule; 0 k tile 8; 1 k tile 16 (f32 out) */
+    int sg_last;            /* the variant of its last launch */
+    int sg_mode;            /* -1: the exact f32 GEMM wherever gk__sg_ok takes the problem; 0: never (SIMT) */
+    long sg_launches;
+    /* reductions (src/core/launch.c gk__counters, src/ops/math/reduce.c) */
+    int ctr_off;            /* 1: no arrival counters, so split reductions merge in a second kernel */
+    long red_fused;         /* split reductions merged by their last block */
+    /* layer norm (src/ops/nn/norm.c) */
+    int ln_variant;         /* -1 the rule; 0 gk_rownorm; 1 gk_lnwarp; 3 gk_lnorm_p (where it applies) */
+    int ln_last;            /* the variant of the last CUDA gk_layer_norm; -1 another kernel */
+} gk__tuning;
+
 struct gk_ctx {
     gk_backend backend;
     unsigned tag;               /* stamped into handles: which context minted them */
@@ -84,6 +128,7 @@ struct gk_ctx {
     gk__block *ws;              /* op scratch memory (gk__workspace) */
     gk__cu_ptr ctr;             /* arrival counters, kept at zero between kernels (gk__counters) */
     gk__cu_ptr dslot;           /* decode attention's split words, GK__DEC_EMPTY between kernels (gk__dec_slots) */
+    gk__tuning tune;            /* the ops' knobs and launch counters (gk__tune) */
     void *lt_state;             /* cuBLASLt handle and descriptor cache (>>ops_matmul) */
     gk__libmod lib[GK__MOD_COUNT > 0 ? GK__MOD_COUNT : 1];
     char *cache_dir;

@@ -138,8 +138,7 @@ GK__MAYBE_UNUSED static gk_status gk__workspace(gk_ctx *ctx, size_t nbytes, gk__
 }
 
 /* Arrival counters for kernels whose last block to finish does the final
-   step itself, saving a second launch (today the merge of a split reduction;
-   decode attention's combine measured slower this way, see gk_attention):
+   step itself, saving a second launch (the merge of a split reduction):
    GK__CTR_N u32 in one allocation per context,
    outside the pool, zeroed on the current stream when first asked for. A
    kernel counts its blocks in with atomicAdd after a __threadfence, and the
@@ -147,9 +146,9 @@ GK__MAYBE_UNUSED static gk_status gk__workspace(gk_ctx *ctx, size_t nbytes, gk__
    (graph replays included). Like the workspace, they serve one stream's
    work at a time. *out is 0 when n is above GK__CTR_N or when they do not
    exist yet and the stream is being captured (no allocation in a graph):
-   the caller then takes its two-kernel path. */
+   the caller then takes its two-kernel path, as it does when
+   ctx->tune.ctr_off is set (tests and benchmarks compare the two). */
 #define GK__CTR_N 16384
-static int gk__ctr_off = 0; /* tests and benchmarks: 1 forces the two-kernel paths */
 /* a context's buffer of n32 32-bit words set to fill32, kept at *buf (allocated and filled on
    the current stream when first asked for; *out 0, and no error, while a graph is captured) */
 static gk_status gk__ctx_words(gk_ctx *ctx, gk__cu_ptr *buf, size_t n32, unsigned fill32, gk__cu_ptr *out, const char *where) {
@@ -170,7 +169,7 @@ static gk_status gk__ctx_words(gk_ctx *ctx, gk__cu_ptr *buf, size_t n32, unsigne
 }
 GK__MAYBE_UNUSED static gk_status gk__counters(gk_ctx *ctx, int64_t n, gk__cu_ptr *out, const char *where) {
     *out = 0;
-    if (gk__ctr_off || n > GK__CTR_N || ctx->backend != GK_BACKEND_CUDA) return GK_OK;
+    if (ctx->tune.ctr_off || n > GK__CTR_N || ctx->backend != GK_BACKEND_CUDA) return GK_OK;
     return gk__ctx_words(ctx, &ctx->ctr, GK__CTR_N, 0u, out, where);
 }
 

@@ -1,9 +1,9 @@
 // gk_sm90.cuh - Hopper (sm_90+) building blocks of the kernels that stream
 // operands into shared memory with the copy engine (gemm_wg.cu, flash_wg.cu,
-// attention.cu's gk_attn_dec4): mbarriers (init, arrive, arrive with an
-// expected byte count, wait on a phase parity), the 1-d bulk copy and the
-// 4-d tensor-map copy from global to shared memory that complete on an
-// mbarrier, and the tensor map's type. Addresses of shared
+// attention.cu's gk_attn_dec4t): mbarriers (init, arrive, arrive with an
+// expected byte count, wait on a phase parity), the 4-d tensor-map copy from
+// global to shared memory that completes on an mbarrier and its L2 prefetch,
+// and the tensor map's type. Addresses of shared
 // memory are 32-bit (gk_smem). Defined only when compiling for sm_90 or
 // later; a module that uses them keeps its Hopper code under the same test.
 #pragma once
@@ -37,12 +37,6 @@ __device__ __forceinline__ void gk_bar_wait(unsigned b, unsigned parity) {
 // the barriers' initialisation made visible to the copy engine (before the
 // block's first barrier sync)
 __device__ __forceinline__ void gk_bar_init_fence() { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
-// `bytes` (a multiple of 16, both addresses 16-byte aligned) from global to
-// shared memory by the copy engine, counted on barrier b's expected bytes
-__device__ __forceinline__ void gk_bulk_load(unsigned dst, const void *src, unsigned bytes, unsigned b) {
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n"
-                 ::"r"(dst), "l"((gk_u64)src), "r"(bytes), "r"(b) : "memory");
-}
 // one box of a 4-d tiled tensor map at coordinates (c0 innermost .. c3) into shared
 // memory at dst, completing on barrier b (the whole box's bytes, zero-filled past the edges)
 __device__ __forceinline__ void gk_tma_load4(unsigned dst, const gk_tmap *m, int c0, int c1, int c2, int c3, unsigned b) {

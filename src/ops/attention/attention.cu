@@ -6,12 +6,9 @@
 //   gk_attn_dec_<dt>      decode (one query): K / V tiles in shared memory
 //   gk_attn_dec3_<dt>_<D> decode on tensor cores (mma.sync), D 64 / 128, up to
 //                         8 q heads a kv head, K / V streamed into registers
-//   gk_attn_dec4_<dt>_<D> the same math with K / V streamed through a shared-
-//   gk_attn_dec4t_<dt>_<D> memory ring by the copy engine (sm_90+; only when asked
-//                         for), a bulk copy a key row (dec4: slower than dec3,
-//                         gpukit.h says how much) or tensor-map tiles (dec4t)
-//   gk_attn_dec5_<dt>_<D> the same math with each warp streaming its own keys
-//                         through a shared-memory ring with cp.async (sm_80+)
+//   gk_attn_dec4t_<dt>_<D> the same math with K / V streamed through a shared-
+//                         memory ring by the copy engine in tensor-map tiles
+//                         (sm_90+)
 // Layout: q [B, Sq, Hq, D], k / v [B, Skv, Hkv, D], out [B, Sq, Hq, D]
 // (strides in elements; the last dim contiguous). q head h reads kv head
 // h / (Hq / Hkv). Causal: query i sees key j <= i + (kv_len - q_len).
@@ -156,32 +153,28 @@ __device__ __forceinline__ void gk_dec_l2_rows(const gk_attn_p &p, gk_i64 b, gk_
     (void)p; (void)b; (void)hk; (void)split; (void)tid; (void)nt;
 #endif
 }
-// the start of gk_attn_dec3 / gk_attn_dec4 after their setup: the next kernel may launch,
+// the start of gk_attn_dec3 / gk_attn_dec4t after their setup: the next kernel may launch,
 // this one waits for the earlier kernels (q, the cache and kv_lens come from them); then
 // the split's keys (gk_dec_keys) and kv head hk's K / V rows of sequence b
 __device__ __forceinline__ bool gk_dec_begin(const gk_attn_p &p, gk_i64 b, gk_i64 hk, gk_i64 split, gk_i64 &j0, gk_i64 &j1, const gk_u16 *&kb,
-                                             const gk_u16 *&vb, bool launch = true) {
-    if (launch) gk_pdl_launch();
+                                             const gk_u16 *&vb) {
+    gk_pdl_launch();
     gk_pdl_wait();
     kb = (const gk_u16 *)p.k + b * p.k_bs + hk * p.k_hs;
     vb = (const gk_u16 *)p.v + b * p.v_bs + hk * p.v_hs;
     return gk_dec_keys(p, b, split, j0, j1);
 }
 // A block per output row: the largest m over the splits, then the weights and
-// their sum, then each element's weighted sum over the splits. (A form with the
-// warps taking splits, two dependent rounds of loads instead of three, measured
-// slower on the H100: 8k-token cache, 32 / 8 heads, 16.6 against 15.0 us a call
-// with gk_attn_dec3, 29.1 against 26.2 with gk_attn_dec.)
+// their sum, then each element's weighted sum over the splits: three rounds of
+// loads (the warps taking splits, two dependent rounds, are slower; docs/perf-log.md).
 // At most 32 splits and D at most the block's threads (every decode split count the
-// host picks for D 64 / 128 with a few heads): one round of loads instead of three. A
+// host picks for D 64 / 128 with a few heads), where p.comb allows it
+// (tune.combine_one_round): one round of loads instead of three. A
 // thread loads its element d of every split's o and lane s of each warp split s's (m, l),
 // all before anything is known (splits past a short sequence's kv_len hold stale values and
 // are masked once its split count is known); each warp then takes the max and the weights
-// with shuffles (no shared memory, no barrier). H100, graph replay, against the three-round
-// form (p.comb 0): within run-to-run noise. Behind gk_attn_dec4t (c0d433c): 8k cache 32 / 8
-// heads D 128 16.25 against 16.42 us, 4k cache 14 / 2 heads D 64 6.40 against 6.86, 512 keys
-// 6.94 against 7.02. Behind gk_attn_dec3 (173d838): 8k 19.59 against 19.37, batch 8 at 2k
-// keys D 64 16.86 against 17.54; three rows of one dec3 path there spread over 0.6 us.
+// with shuffles (no shared memory, no barrier). It matches the three-round form within
+// run-to-run noise, and is ahead of it after gk_attn_dec4t (docs/perf-log.md).
 template <int DT> __device__ __forceinline__ void gk_attn_combine32(const gk_attn_p &p, gk_i64 b, gk_i64 i, gk_i64 h) {
     typedef gk_ty<DT> T;
     typedef typename T::S S;
@@ -456,7 +449,7 @@ template <int DT> __device__ __forceinline__ unsigned gk_dec3_pack(float lo, flo
     else asm("cvt.rn.f16x2.f32 %0, %2, %1;\n" : "=r"(r) : "f"(lo), "f"(hi));
     return r;
 }
-// online softmax step of a warp's 16-key block (gk_attn_dec3 / gk_attn_dec4): sc the
+// online softmax step of a warp's 16-key block (gk_attn_dec3 / gk_attn_dec4t): sc the
 // lane's 4 scores (keys 2 tig, 2 tig + 1, 8 + 2 tig, 9 + 2 tig of head gid; base 2, -inf
 // where masked); m the running max of head gid, l this lane's part of its sum. Gives
 // the factor o is rescaled by and the A fragment of P (pa0: keys 0..7, pa2: keys 8..15).
@@ -484,8 +477,8 @@ template <int DT> __device__ __forceinline__ float gk_dec_softmax(const float (&
 // Each split publishes a word a (q head g, dim d), {o / l, m + log2 l} as the two f32 halves
 // of one 64-bit word (its normalised output and log-sum-exp, base 2; gk_dec_publish), split
 // s's at slot[((bk * G + g) * splits + s) * D + d], bk = b * Hkv + hk. (A word a consumer
-// warp of gk_attn_dec4t instead, with no merge in the block, measured slower: H100, 8k cache
-// 32 / 8 heads D 128, 17.1 against 15.5 us in two calls; 4 times the words to poll and merge.) Between
+// warp of gk_attn_dec4t, with no merge in the block, would give 4 times the words to poll
+// and merge, and is slower: docs/perf-log.md.) Between
 // kernels every word holds GK_DEC_EMPTY, which no split writes (both halves a NaN payload
 // that f32 arithmetic never gives: the GPU's NaNs are canonical). Block `split` of the ns
 // splits that hold keys then takes the outputs
@@ -664,7 +657,7 @@ __device__ __forceinline__ void gk_dec_merge(const gk_attn_p &p, const float *sm
 }
 // q head gid of kv head hk's group (rows >= G zero) as the A fragments of KS k-steps: raw
 // 16-bit pairs of d 2 tig (+1) and 8 + 2 tig (+1) of each step, in the natural d order
-// (PERM 0, gk_attn_dec4) or gk_attn_dec3's (PERM 1, words 2 s and 2 s + 1 of gk_dec3_kd)
+// (PERM 0, gk_attn_dec4t) or gk_attn_dec3's (PERM 1, words 2 s and 2 s + 1 of gk_dec3_kd)
 template <int KS, int PERM>
 __device__ __forceinline__ void gk_dec_qfrag(const gk_attn_p &p, gk_i64 b, gk_i64 hk, int G, int gid, int tig, unsigned (&qa)[KS][2]) {
     const gk_u16 *qr = (const gk_u16 *)p.q + b * p.q_bs + (hk * G + (gid < G ? gid : 0)) * p.q_hs;
@@ -769,14 +762,15 @@ GK_DEC3_K(f16, 128)
 GK_DEC3_K(bf16, 64)
 GK_DEC3_K(bf16, 128)
 
-// ---- decode on Hopper (sm_90+; Sq == 1, 16-bit, D 64 or 128, G <= 8): gk_attn_dec4_<dt>_<D>.
+// ---- decode on Hopper (sm_90+; Sq == 1, 16-bit, D 64 or 128, G <= 8): gk_attn_dec4t_<dt>_<D>.
 // gk_attn_dec3's math fed by the copy engine instead of the warps' own loads: a block
 // per (b, kv head, split) of NC consumer warps and one producer warp. The producer
 // streams the split through a ring of p.tile stages in shared memory, a stage being
-// KB = 16 NC keys of K and of V, one bulk copy (cp.async.bulk) a key row into rows
-// padded by 16 bytes (so the 8 rows an ldmatrix reads fall in distinct banks), all
-// completing on the stage's full barrier; consumer warp w takes keys 16 w .. 16 w + 15
-// of every stage and frees the stage on its empty barrier. So the bytes in flight are
+// KB = 16 NC keys of K and of V as tiles of 64 keys x 64 dims through the tensor maps
+// tk / tv (cp.async.bulk.tensor; 4-d {D, S, Hkv, B}, box {64, 64, 1, 1}, 128-byte
+// swizzle), 2 D / 64 copies a stage, all completing on the stage's full barrier;
+// consumer warp w takes keys 16 w .. 16 w + 15 of every stage and frees the stage on
+// its empty barrier. So the bytes in flight are
 // the ring's (stages x KB x 4 D bytes a block) and not what the warps' registers hold,
 // which bounds gk_attn_dec3 (two 16-key blocks a warp, 254 registers, 8 warps a SM).
 // Per 16-key block, with lane = 4 gid + tig (mma.m16n8k16 fragments), d in natural order:
@@ -787,25 +781,19 @@ GK_DEC3_K(bf16, 128)
 //  O += P V: B = V from ldmatrix.x4.trans, d-tiles j and j + 1 (keys 0..7 / 8..15).
 // At the end the consumers merge through shared memory (the ring, reused) and write
 // the split's (m, l, o) or, with one split, the output (gk_dec_merge).
-// Shared memory (dynamic): the ring [stages][K, V][KB][2 D + 16 bytes], then the full
-// and empty barriers [stages] each; the host sizes it and the split count (as many blocks
-// a SM as fit, gk__occupancy).
-// Two forms: TM 0 (gk_attn_dec4), a bulk copy a key row into padded rows; TM 1
-// (gk_attn_dec4t), tiles of 64 keys x 64 dims through the tensor maps tk / tv (4-d
-// {D, S, Hkv, B}, box {64, 64, 1, 1}, 128-byte swizzle), 2 D / 64 copies a stage, read
-// by ldmatrix with the swizzle applied (conflict-free: the 8 rows of a matrix hold one
-// logical chunk in 8 physical ones).
-// Measured (H100, bf74910; TM 0): correct, but the copy engine takes about 40 cycles a
-// request, so 256-byte row copies cap a SM near 6 bytes a cycle (8k-token cache, 32 / 8
-// heads: 24.2 us against dec3's 20.6). TM 1: gpukit.h's gk_attention decode comment has its numbers.
-// one warp's 16 keys of a stage in shared memory (gk_attn_dec4 / gk_attn_dec5), this lane's
+// The tiles are read by ldmatrix with the swizzle applied (conflict-free: the 8 rows of a
+// matrix hold one logical chunk in 8 physical ones).
+// Shared memory (dynamic): the ring [stages][K, V][D / 64][KB][128 bytes], 1024-byte aligned,
+// then the full and empty barriers [stages] each; the host sizes it and the split count
+// (gk__occupancy).
+// one warp's 16 keys of a stage of gk_attn_dec4t's ring in shared memory, this lane's
 // ldmatrix rows at ka (K) and va (V); nv of the 16 keys are inside the split (> 0): scores
 // S = Q K^T from ldmatrix.x4 of key rows 0..7 / 8..15 (the two n-tiles) at d 16 s ..
 // 16 s + 15 (k-step s), online softmax (gk_dec_softmax; keys past the split -inf, their
 // V rows, stale or zero, masked to zero), O += P V with B from ldmatrix.x4.trans, d-tiles
-// j and j + 1. SW 0: rows padded by 16 bytes (chunk c at 16 c); SW 1: 128-byte column
-// blocks of CB bytes, 16-byte chunk c of a row at c ^ (row & 7) (sw: this lane's row & 7).
-template <int DT, int D, int SW, int CB>
+// j and j + 1. The stage is in 128-byte column blocks of CB bytes, 16-byte chunk c of a
+// row at c ^ (row & 7) (sw: this lane's row & 7).
+template <int DT, int D, int CB>
 __device__ __forceinline__ void gk_dec_sblock(unsigned ka, unsigned va, unsigned kc, unsigned vc, unsigned sw, int nv, int tig, float sl2,
                                               const unsigned (&qa)[D / 16][2], float (&o)[D / 8][2], float &m, float &l) {
     enum { KS = D / 16, ND = D / 8 };
@@ -814,7 +802,7 @@ __device__ __forceinline__ void gk_dec_sblock(unsigned ka, unsigned va, unsigned
 #pragma unroll
     for (int s = 0; s < KS; s++) {
         unsigned r[4];
-        gk_ldsm(r, ka + (SW ? (unsigned)((s >> 2) * CB) + (((2u * (s & 3) + kc) ^ sw) << 4) : 32u * s + 16u * kc));
+        gk_ldsm(r, ka + ((unsigned)((s >> 2) * CB) + (((2u * (s & 3) + kc) ^ sw) << 4)));
         gk_dec3_mma<DT>(c[0][0], c[0][1], qa[s][0], qa[s][1], r[0], r[1]);
         gk_dec3_mma<DT>(c[1][0], c[1][1], qa[s][0], qa[s][1], r[2], r[3]);
     }
@@ -832,27 +820,27 @@ __device__ __forceinline__ void gk_dec_sblock(unsigned ka, unsigned va, unsigned
 #pragma unroll
     for (int j = 0; j < ND; j += 2) {
         unsigned r[4];
-        gk_ldsm_t(r, va + (SW ? (unsigned)((j >> 3) * CB) + ((((unsigned)(j & 7) + vc) ^ sw) << 4) : 16u * (j + vc)));
+        gk_ldsm_t(r, va + ((unsigned)((j >> 3) * CB) + ((((unsigned)(j & 7) + vc) ^ sw) << 4)));
         o[j][0] *= corr; o[j][1] *= corr; o[j + 1][0] *= corr; o[j + 1][1] *= corr;
         gk_dec3_mma<DT>(o[j][0], o[j][1], pa0, pa2, r[0] & mk0, r[1] & mk1);
         gk_dec3_mma<DT>(o[j + 1][0], o[j + 1][1], pa0, pa2, r[2] & mk0, r[3] & mk1);
     }
 }
 #define GK_DEC4_NC 4
-template <int DT, int D, int TM>
-__device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p, const gk_tmap *tk, const gk_tmap *tv) {
+template <int DT, int D>
+__device__ __forceinline__ void gk_attn_dec4t(const gk_attn_p &p, const gk_tmap *tk, const gk_tmap *tv) {
 #if defined(GK_SM90)
-    // TILE: one operand's bytes a stage. Rows: KB rows of 2 D + 16 bytes. Tensor tiles:
-    // D / 64 column blocks of KB rows x 128 bytes, 128-byte swizzle (16-byte chunk c of
-    // row r at chunk c ^ (r & 7); the ring starts 1024-byte aligned)
-    enum { NC = GK_DEC4_NC, KB = 16 * NC, RS = TM ? 128 : 2 * D + 16, CB = KB * 128, TILE = TM ? (D / 64) * CB : KB * RS, KS = D / 16, ND = D / 8 };
+    // TILE: one operand's bytes a stage: D / 64 column blocks of KB rows x 128 bytes,
+    // 128-byte swizzle (16-byte chunk c of row r at chunk c ^ (r & 7); the ring starts
+    // 1024-byte aligned)
+    enum { NC = GK_DEC4_NC, KB = 16 * NC, RS = 128, CB = KB * 128, TILE = (D / 64) * CB, KS = D / 16, ND = D / 8 };
     extern __shared__ __align__(128) unsigned char gk_dec4_sm[];
     const int S = p.tile, lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);
-    const unsigned raw = gk_smem(gk_dec4_sm), ring = TM ? (raw + 1023u) & ~1023u : raw;
+    const unsigned raw = gk_smem(gk_dec4_sm), ring = (raw + 1023u) & ~1023u;
     const unsigned full = ring + (unsigned)(S * 2 * TILE), empty = full + 8u * (unsigned)S;
     const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;
     const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;
-    if (TM && threadIdx.x == 32 * NC) { // the tensor maps' descriptors fetched while the block starts
+    if (threadIdx.x == 32 * NC) { // the tensor maps' descriptors fetched while the block starts
         asm volatile("prefetch.tensormap [%0];\n" ::"l"((gk_u64)tk) : "memory");
         asm volatile("prefetch.tensormap [%0];\n" ::"l"((gk_u64)tv) : "memory");
         if (p.pf > 0) { // the split's first tiles into L2 before the PDL wait (gk_dec_hint_range)
@@ -876,34 +864,23 @@ __device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p, const gk_tmap *
     __syncthreads();
     gk_i64 j0, j1;
     const gk_u16 *kb, *vb;
-    if (!gk_dec_begin(p, b, hk, split, j0, j1, kb, vb, !(TM && p.late))) return;
+    if (!gk_dec_begin(p, b, hk, split, j0, j1, kb, vb)) return;
     if (w == NC) { // producer: stage after stage, each slot once its consumers freed it
         int slot = 0;
         unsigned ph = 0;
         for (gk_i64 jt = j0; jt < j1; jt += KB) {
-            const int nk = (int)(j1 - jt < KB ? j1 - jt : KB);
             const unsigned kd = ring + (unsigned)(slot * 2 * TILE), fb = full + 8u * slot;
             gk_bar_wait(empty + 8u * slot, ph ^ 1u);
-            if (TM) { // whole boxes (keys past the split are read, or zero past the cache, and masked)
-                if (lane == 0) {
-                    gk_bar_expect(fb, (unsigned)(2 * TILE));
+            if (lane == 0) { // whole boxes (keys past the split are read, or zero past the cache, and masked)
+                gk_bar_expect(fb, (unsigned)(2 * TILE));
 #pragma unroll
-                    for (int cb = 0; cb < D / 64; cb++) {
-                        gk_tma_load4(kd + (unsigned)(cb * CB), tk, 64 * cb, (int)jt, (int)hk, (int)b, fb);
-                        gk_tma_load4(kd + (unsigned)(TILE + cb * CB), tv, 64 * cb, (int)jt, (int)hk, (int)b, fb);
-                    }
-                }
-            } else { // a bulk copy a key row of the split
-                if (lane == 0) gk_bar_expect(fb, (unsigned)(nk * 4 * D));
-                __syncwarp();
-                for (int r = lane; r < nk; r += 32) {
-                    gk_bulk_load(kd + (unsigned)(r * RS), kb + (jt + r) * p.k_ss, 2 * D, fb);
-                    gk_bulk_load(kd + (unsigned)(TILE + r * RS), vb + (jt + r) * p.v_ss, 2 * D, fb);
+                for (int cb = 0; cb < D / 64; cb++) {
+                    gk_tma_load4(kd + (unsigned)(cb * CB), tk, 64 * cb, (int)jt, (int)hk, (int)b, fb);
+                    gk_tma_load4(kd + (unsigned)(TILE + cb * CB), tv, 64 * cb, (int)jt, (int)hk, (int)b, fb);
                 }
             }
             if (++slot == S) { slot = 0; ph ^= 1u; }
         }
-        if (TM && p.late) gk_pdl_launch(); // (p.late: the next kernel launches once every block has issued its last copy)
         return;
     }
     // consumers: q head gid as A fragments (k-step s: d 16 s + 2 tig (+1) and 16 s + 8 + 2 tig (+1))
@@ -924,11 +901,10 @@ __device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p, const gk_tmap *
         const gk_i64 left = j1 - jt - 16 * w;
         const int nv = left < 16 ? (int)left : 16; // keys of this warp's 16 inside the split (<= 0: none)
         gk_bar_wait(full + 8u * slot, ph);
-        if (nv > 0) gk_dec_sblock<DT, D, TM, CB>(st + koff, st + voff, kc, vc, sw, nv, tig, sl2, qa, o, m, l);
+        if (nv > 0) gk_dec_sblock<DT, D, CB>(st + koff, st + voff, kc, vc, sw, nv, tig, sl2, qa, o, m, l);
         gk_bar_arrive(empty + 8u * slot); // every consumer thread: this warp is done with the stage
         if (++slot == S) { slot = 0; ph ^= 1u; }
     }
-    if (TM && p.late) gk_pdl_launch();
     l += __shfl_xor_sync(0xffffffffu, l, 1);
     l += __shfl_xor_sync(0xffffffffu, l, 2);
     // merge the consumer warps through shared memory: the ring is free once all of them are past it (rows of
@@ -941,123 +917,18 @@ __device__ __forceinline__ void gk_attn_dec4(const gk_attn_p &p, const gk_tmap *
         for (int j = 0; j < ND; j++) *(float2 *)&sm_o[(w * 8 + gid) * (D + 8) + 8 * j + 2 * tig] = make_float2(o[j][0], o[j][1]);
     }
     asm volatile("bar.sync 1, %0;\n" ::"n"(NC * 32) : "memory");
-    if (TM && p.slot) gk_dec_publish<DT, D, NC, 1, D + 8>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x);
+    if (p.slot) gk_dec_publish<DT, D, NC, 1, D + 8>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x);
     else gk_dec_merge<DT, D, NC, D + 8>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x, NC * 32);
 #else
     (void)p; (void)tk; (void)tv; // launched only on sm_90+ (gpukit.h)
 #endif
 }
-#define GK_DEC4_K(DTN, D) \
-    extern "C" __global__ void __launch_bounds__(32 * (GK_DEC4_NC + 1)) gk_attn_dec4_##DTN##_##D(gk_attn_p p) { \
-        gk_attn_dec4<GK_DT_##DTN, D, 0>(p, 0, 0); \
-    } \
+#define GK_DEC4T_K(DTN, D) \
     extern "C" __global__ void __launch_bounds__(32 * (GK_DEC4_NC + 1)) \
         gk_attn_dec4t_##DTN##_##D(const __grid_constant__ gk_tmap tk, const __grid_constant__ gk_tmap tv, const __grid_constant__ gk_attn_p p) { \
-        gk_attn_dec4<GK_DT_##DTN, D, 1>(p, &tk, &tv); \
+        gk_attn_dec4t<GK_DT_##DTN, D>(p, &tk, &tv); \
     }
-GK_DEC4_K(f16, 64)
-GK_DEC4_K(f16, 128)
-GK_DEC4_K(bf16, 64)
-GK_DEC4_K(bf16, 128)
-
-// ---- decode, the warps' own copies into shared memory (sm_80+; Sq == 1, 16-bit, D 64 or
-// 128, G <= 8): gk_attn_dec5_<dt>_<D>. gk_attn_dec3's work split (a block of 4 warps per
-// (b, kv head, split), warp w taking keys 16 w .. 16 w + 15 of every 64), but each warp
-// streams its keys through its own ring of p.tile stages in shared memory with cp.async
-// (16 bytes a lane, zero-filled past the split; a half-warp copies a 256-byte row at D 128),
-// so the loads in flight take no registers: p.tile - 1 stages are in flight while one is
-// computed (gk_attn_dec3 holds one block ahead in registers, which caps it at 8 warps a SM).
-// A warp reads only what its own lanes copied (cp.async.wait_group, then __syncwarp): no
-// block barrier in the loop. Rows padded by 16 bytes; the math is gk_attn_dec4's
-// (gk_dec_sblock, d in natural order). Shared memory (dynamic): [4 warps][stages][K, V][16
-// rows][2 D + 16 bytes], reused for the warps' merge at the end.
-__device__ __forceinline__ void gk_cp16z(unsigned dst, const void *src, bool in) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(in ? 16 : 0) : "memory");
-}
-__device__ __forceinline__ void gk_cp_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-// wait until at most n (0..7; more counts as 7) of this thread's copy groups are pending
-__device__ __forceinline__ void gk_cp_wait(int n) {
-    switch (n) {
-    case 0: asm volatile("cp.async.wait_group 0;\n" ::: "memory"); break;
-    case 1: asm volatile("cp.async.wait_group 1;\n" ::: "memory"); break;
-    case 2: asm volatile("cp.async.wait_group 2;\n" ::: "memory"); break;
-    case 3: asm volatile("cp.async.wait_group 3;\n" ::: "memory"); break;
-    case 4: asm volatile("cp.async.wait_group 4;\n" ::: "memory"); break;
-    case 5: asm volatile("cp.async.wait_group 5;\n" ::: "memory"); break;
-    case 6: asm volatile("cp.async.wait_group 6;\n" ::: "memory"); break;
-    default: asm volatile("cp.async.wait_group 7;\n" ::: "memory"); break;
-    }
-}
-#define GK_DEC5_NW 4
-template <int DT, int D> __device__ __forceinline__ void gk_attn_dec5(const gk_attn_p &p) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    enum { NW = GK_DEC5_NW, RS = 2 * D + 16, OP = 16 * RS, CH = D / 8, KS = D / 16, ND = D / 8, PER = 16 * CH / 32 };
-    extern __shared__ __align__(128) unsigned char gk_dec5_sm[];
-    const int S = p.tile, lane = threadIdx.x & 31, w = threadIdx.x >> 5, gid = lane >> 2, tig = lane & 3, G = (int)(p.Hq / p.Hkv);
-    const unsigned ring = (unsigned)__cvta_generic_to_shared(gk_dec5_sm) + (unsigned)(w * S * 2 * OP);
-    const gk_i64 b = blockIdx.z, hk = blockIdx.x, split = blockIdx.y;
-    const float NEG = -__int_as_float(0x7f800000), sl2 = p.scale * 1.4426950408889634f;
-    gk_i64 j0, j1;
-    const gk_u16 *kb, *vb;
-    if (!gk_dec_begin(p, b, hk, split, j0, j1, kb, vb)) return;
-    unsigned qa[KS][2];
-    gk_dec_qfrag<KS, 0>(p, b, hk, G, gid, tig, qa);
-    float o[ND][2], m = NEG, l = 0.0f;
-#pragma unroll
-    for (int j = 0; j < ND; j++) o[j][0] = o[j][1] = 0.0f;
-    const gk_i64 nt = (j1 - j0 + 16 * NW - 1) / (16 * NW); // the split's 64-key groups
-    // group t's keys of this warp into slot t % S: lane copies chunk e % CH of row e / CH, e = lane + 32 i
-    auto issue = [&](gk_i64 t) {
-        const gk_i64 jt = j0 + 16 * NW * t + 16 * w;
-        const unsigned dk = ring + (unsigned)((int)(t % S) * 2 * OP);
-#pragma unroll
-        for (int i = 0; i < PER; i++) {
-            const int e = lane + 32 * i, r = e / CH, c = e % CH;
-            const bool in = jt + r < j1;
-            const gk_i64 key = in ? jt + r : j0; // (a readable address for the zero-filling copy)
-            gk_cp16z(dk + (unsigned)(r * RS + 16 * c), kb + key * p.k_ss + 8 * c, in);
-            gk_cp16z(dk + (unsigned)(OP + r * RS + 16 * c), vb + key * p.v_ss + 8 * c, in);
-        }
-    };
-    for (int t = 0; t < S - 1; t++) {
-        if (t < nt) issue(t);
-        gk_cp_commit();
-    }
-    const unsigned koff = (unsigned)(((lane & 7) + 8 * (lane >> 4)) * RS), kc = (lane >> 3) & 1;
-    const unsigned voff = (unsigned)(OP + ((lane & 7) + 8 * ((lane >> 3) & 1)) * RS), vc = lane >> 4;
-    for (gk_i64 t = 0; t < nt; t++) {
-        __syncwarp(); // the warp is done reading the slot refilled here (group t - 1's)
-        if (t + S - 1 < nt) issue(t + S - 1);
-        gk_cp_commit();
-        gk_cp_wait(S - 1); // group t has landed (this lane's copies) ...
-        __syncwarp();      // ... and every lane's
-        const gk_i64 left = j1 - (j0 + 16 * NW * t + 16 * w);
-        const int nv = left < 16 ? (int)left : 16;
-        const unsigned st = ring + (unsigned)((int)(t % S) * 2 * OP);
-        if (nv > 0) gk_dec_sblock<DT, D, 0, 0>(st + koff, st + voff, kc, vc, 0u, nv, tig, sl2, qa, o, m, l);
-    }
-    gk_cp_wait(0);
-    l += __shfl_xor_sync(0xffffffffu, l, 1);
-    l += __shfl_xor_sync(0xffffffffu, l, 2);
-    float *sm_m = (float *)gk_dec5_sm, *sm_l = sm_m + NW * 8, *sm_o = sm_l + NW * 8;
-    __syncthreads(); // every warp is past its ring
-    if (gid < G) {
-        if (tig == 0) { sm_m[w * 8 + gid] = m; sm_l[w * 8 + gid] = l; }
-#pragma unroll
-        for (int j = 0; j < ND; j++) {
-            sm_o[(w * 8 + gid) * D + 8 * j + 2 * tig] = o[j][0];
-            sm_o[(w * 8 + gid) * D + 8 * j + 2 * tig + 1] = o[j][1];
-        }
-    }
-    __syncthreads();
-    gk_dec_merge<DT, D, NW>(p, sm_m, sm_l, sm_o, G, b, hk, split, threadIdx.x, blockDim.x);
-#else
-    (void)p; // launched only on sm_80+ (gpukit.h)
-#endif
-}
-#define GK_DEC5_K(DTN, D) \
-    extern "C" __global__ void __launch_bounds__(32 * GK_DEC5_NW) gk_attn_dec5_##DTN##_##D(gk_attn_p p) { gk_attn_dec5<GK_DT_##DTN, D>(p); }
-GK_DEC5_K(f16, 64)
-GK_DEC5_K(f16, 128)
-GK_DEC5_K(bf16, 64)
-GK_DEC5_K(bf16, 128)
+GK_DEC4T_K(f16, 64)
+GK_DEC4T_K(f16, 128)
+GK_DEC4T_K(bf16, 64)
+GK_DEC4T_K(bf16, 128)

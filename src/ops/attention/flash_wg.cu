@@ -2,9 +2,8 @@
 // head dims 64 and 128, causal or not, GQA, no mask and no per-sequence
 // lengths (those stay on flash.cu / attention.cu).
 //   gk_fwg_<dt>_<D>
-// A block takes tiles of 128 queries of one (batch, q head), one or (when
-// persistent: a grid below the tile count) several: 384 threads, warpgroup 0
-// is the producer (one thread issues TMA copies; setmaxnreg gives its
+// A block takes a tile of 128 queries of one (batch, q head): 384 threads,
+// warpgroup 0 is the producer (one thread issues TMA copies; setmaxnreg gives its
 // registers away), warpgroups 1 and 2 each own 64 query rows. Q (128 x D) is
 // loaded once; K and V tiles of 128 keys x D stream through a 2-stage ring
 // (full barriers for K and for V, one empty barrier a stage). Shared memory
@@ -112,10 +111,10 @@ __device__ __forceinline__ float gk_fw_ex2(float x) {
     return r;
 }
 
-template <int D, int ST_> struct gk_fw_cfg {
+template <int D> struct gk_fw_cfg {
     enum { BM = 128, BN = 128, DB = D / 64, QBLK = BM * 128, KBLK = BN * 128, TILE = DB * KBLK, Q_BYTES = DB * QBLK, KS = D / 16 };
     // stages of K and V; Q, then per stage K and V; barriers after
-    enum { ST = ST_, BARS = Q_BYTES + 2 * ST * TILE };
+    enum { ST = 2, BARS = Q_BYTES + 2 * ST * TILE };
 };
 
 // Scale, mask, max and exp2 of one S tile in place (the accumulators of
@@ -174,25 +173,20 @@ template <int DT> __device__ __forceinline__ void gk_fw_pack_p(const float (&s)[
         for (int u = 0; u < 4; u++) pf[j][u] = gk_fw_pack<DT>(s[8 * j + 2 * u], s[8 * j + 2 * u + 1]);
 }
 
-// Pingpong (PP): named barriers 1 and 2 order the two consumer warpgroups'
-// wgmma issues, so one warpgroup's softmax runs under the other's products.
-__device__ __forceinline__ void gk_fw_nb_sync(int id) { asm volatile("bar.sync %0, 256;\n" ::"r"(id) : "memory"); }
-__device__ __forceinline__ void gk_fw_nb_arrive(int id) { asm volatile("bar.arrive %0, 256;\n" ::"r"(id) : "memory"); }
-
 // Tile w of a launch (w < nqt * Hq * B). The (batch, head) pairs hb = b Hq + h
 // are taken in groups of G = p.tile (the last group may be smaller); a group's
 // tiles come in order before the next group's, q tile by q tile across the
 // group's heads (reversed when causal: the longest rows first). Blocks running
 // together then share a few heads' K / V in L2: with G = Hq B (every head at
-// one q tile, this kernel's first order) the 132 resident blocks each stream a
-// different head's K / V, 2 MB each at S 4096, D 128, far past the 50 MB L2,
-// and the kernel ran at the DRAM bandwidth.
-// Persistent launches (gridDim.x below the tile count) walk w = blockIdx.x,
-// + gridDim.x, ...; the K / V ring counter `it` and the Q phase `jq` run on
-// across tiles (tiles without keys take no Q and no K / V).
-template <int DT, int D, int ST_, int PP>
+// one q tile) the resident blocks, one an SM, each stream a different head's
+// K / V, 2 MB each at S 4096, D 128, far past an L2 of 50 MB, and the kernel
+// runs at the DRAM bandwidth.
+// A block takes the tiles w = blockIdx.x, + gridDim.x, ... (the host launches
+// a block per tile, so one); the K / V ring counter `it` and the Q phase `jq`
+// run on across a block's tiles (tiles without keys take no Q and no K / V).
+template <int DT, int D>
 __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, const gk_tmap &tv, const gk_attn_p &p) {
-    typedef gk_fw_cfg<D, ST_> C;
+    typedef gk_fw_cfg<D> C;
     typedef typename gk_ty<DT>::S S;
     enum { ST = C::ST };
     extern __shared__ __align__(1024) unsigned char gk_fw_sm[];
@@ -303,22 +297,9 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
                 const gk_i64 k0 = (gk_i64)t * C::BN;
                 return k0 + C::BN > p.Skv || (p.causal && k0 + C::BN - 1 > rbase + shift);
             };
-            // pingpong turns: warpgroup c issues after bar.sync(1 + c); the other
-            // warpgroup's bar.arrive(1 + c) hands the turn over. nt + 1 turns each
-            // a tile: warpgroup 1 opens with one arrive for warpgroup 0 and does
-            // not hand over after its last turn; warpgroup 0 hands over after
-            // every turn (nt + 1 syncs and nt + 1 arrives on each barrier)
-            int turn = 0;
-            auto turn_begin = [&]() { if (PP) gk_fw_nb_sync(1 + c); };
-            auto turn_end = [&]() {
-                if (PP && ++turn <= nt + 1 - c) gk_fw_nb_arrive(2 - c);
-            };
-            if (PP && c == 1 && nt > 0) gk_fw_nb_arrive(1);
             if (nt > 0) {
                 gk_bar_wait(bars, jq & 1);
-                turn_begin();
                 issue_s(0);
-                turn_end();
                 gk_fw_wait<0>();
                 gk_fw_reg_fence(s);
                 gk_bar_arrive(emptyK + 8 * (it0 % ST));
@@ -331,10 +312,8 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
             for (int t = 1; t < nt; t++) {
 #pragma unroll
                 for (int i = 0; i < D / 2; i += 4) { o[i] *= c0; o[i + 1] *= c0; o[i + 2] *= c1; o[i + 3] *= c1; }
-                turn_begin();
                 issue_s(t);
                 issue_pv(t - 1);
-                turn_end();
                 gk_fw_wait<1>();
                 gk_fw_reg_fence(s);
                 gk_bar_arrive(emptyK + 8 * ((it0 + t) % ST)); // K(t) is read
@@ -349,9 +328,7 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
             if (nt > 0) {
 #pragma unroll
                 for (int i = 0; i < D / 2; i += 4) { o[i] *= c0; o[i + 1] *= c0; o[i + 2] *= c1; o[i + 3] *= c1; }
-                turn_begin();
                 issue_pv(nt - 1);
-                turn_end();
                 gk_fw_wait<0>();
                 gk_fw_reg_fence(o);
                 gk_fw_reg_fence(pf);
@@ -378,18 +355,15 @@ __device__ __forceinline__ void gk_fw_run(const gk_tmap &tq, const gk_tmap &tk, 
 #endif
 
 // Shared memory (gpukit.h has the same numbers): D/64 * 16384 (Q) + 2 * ST *
-// D/64 * 16384 (K, V: ST stages) + 256 (barriers) + 1024 (alignment).
-// Kernels: gk_fwg_<dt>_<D>_<v>, v = 0: 2 stages; 1: 2 stages, pingpong;
-// 2: 3 stages; 3: 3 stages, pingpong (gpukit.h picks one and the grid; the
-// tests run all).
+// D/64 * 16384 (K, V: ST = 2 stages) + 256 (barriers) + 1024 (alignment).
+// Kernels: gk_fwg_<dt>_<D> (gpukit.h picks the grid).
 #ifdef GK_FW_ON
-#define GK_FW_BODY(DT, D, ST, PP) { gk_fw_run<DT, D, ST, PP>(tq, tk, tv, p); }
+#define GK_FW_BODY(DT, D) { gk_fw_run<DT, D>(tq, tk, tv, p); }
 #else
-#define GK_FW_BODY(DT, D, ST, PP) { asm volatile("trap;"); } // never launched off sm_90a
+#define GK_FW_BODY(DT, D) { asm volatile("trap;"); } // never launched off sm_90a
 #endif
-#define GK_FW_K1(DTN, D, V, ST, PP)                                                                                                       \
-    extern "C" __global__ void __launch_bounds__(384, 1) gk_fwg_##DTN##_##D##_##V(const __grid_constant__ gk_tmap tq, const __grid_constant__ gk_tmap tk, \
-                                                                                 const __grid_constant__ gk_tmap tv, const __grid_constant__ gk_attn_p p) \
-        GK_FW_BODY(GK_DT_##DTN, D, ST, PP)
-#define GK_FW_K(DTN, D) GK_FW_K1(DTN, D, 0, 2, 0) GK_FW_K1(DTN, D, 1, 2, 1) GK_FW_K1(DTN, D, 2, 3, 0) GK_FW_K1(DTN, D, 3, 3, 1)
+#define GK_FW_K(DTN, D)                                                                                                                   \
+    extern "C" __global__ void __launch_bounds__(384, 1) gk_fwg_##DTN##_##D(const __grid_constant__ gk_tmap tq, const __grid_constant__ gk_tmap tk, \
+                                                                           const __grid_constant__ gk_tmap tv, const __grid_constant__ gk_attn_p p) \
+        GK_FW_BODY(GK_DT_##DTN, D)
 GK_FW_K(bf16, 64) GK_FW_K(bf16, 128) GK_FW_K(f16, 64) GK_FW_K(f16, 128)

@@ -17,6 +17,5 @@ struct gk_attn_p {
     int chunk, tile;              // decode: keys a split, keys a shared-memory tile
     int comb;                     // gk_attn_combine's one-round form allowed
     int pf;                       // decode: 64-key tiles of the split prefetched into L2 before the PDL wait
-    int late;                     // gk_attn_dec4t: the next kernel may launch once the split is streamed, not at the start
     unsigned long long *slot;     // decode: the splits' {o / l, lse} words, GK_DEC_EMPTY between kernels: they combine themselves (gk_dec_fold)
 };

@@ -119,10 +119,10 @@ template <int OP, int DT> __device__ __forceinline__ void gk_binary_c(gk_i64 n, 
 // Broadcast fast path: the innermost dim W (a multiple of V = 16 / size)
 // has stride 1 in the output and stride 1 or 0 in each input; every row
 // start is 16-byte aligned (checked by the host). Rows of 32 vectors or more
-// go a warp a row (offsets once a row, 4 vectors a lane in flight; bf16
-// [16, 1024, 1024] + [16, 1, 1024] on the H200: 78% of copy against 68% a
-// vector a thread); shorter rows: each thread moves one 16-byte vector a
-// step (two a step with 32 registers measured slower on the H200). An input
+// go a warp a row (offsets once a row, 4 vectors a lane in flight, well
+// ahead of a vector a thread); shorter rows: each thread moves one 16-byte
+// vector a step (two a step take 32 registers and are slower;
+// docs/perf-log.md). An input
 // with inner stride 0 gives one value per row, replicated. The row offsets
 // come from the outer dims (one division per outer dim and per vector, not
 // per element).

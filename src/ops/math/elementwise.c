@@ -123,8 +123,8 @@ static gk_status gk__launch_c4(gk_ctx *ctx, const char *fname, int64_t nbytes, i
     return gk__launch_cfg(ctx, GK__MOD_MATH, fname, grid, block, 0, args, where);
 }
 static const char *const gk__k_unary[GK_DTYPE_COUNT] = GK__DTNAMES("gk_unary_", "");
-/* the contiguous unary kernels, one a (dtype, op) for f32 / f64 / f16 / bf16 (math.cu: a
-   switch over the op in one kernel ran slower) */
+/* the contiguous unary kernels, one a (dtype, op) for f32 / f64 / f16 / bf16 (math.cu: one
+   kernel a dtype with a switch over the op is slower) */
 #define GK__UNC(D)                                                                                                     \
     { "gk_unary_" D "_c0", "gk_unary_" D "_c1", "gk_unary_" D "_c2", "gk_unary_" D "_c3", "gk_unary_" D "_c4",          \
       "gk_unary_" D "_c5", "gk_unary_" D "_c6", "gk_unary_" D "_c7", "gk_unary_" D "_c8", "gk_unary_" D "_c9",          \

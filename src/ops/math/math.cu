@@ -163,11 +163,8 @@ template <int OP, int DT, typename C> __device__ __forceinline__ uint4 gk_un_vec
     return z.v;
 }
 // Vectors a thread of gk_unary_c takes per step; the host's gk__launch_c4 sizes the
-// grid to match (one step of 512-thread blocks). H100, bench_stream (interleaved rounds,
-// medians): gelu (tanh) over 256 MiB of bf16 in this kernel's form took 180.1 / 179.8 /
-// 179.5 us with one vector a thread (128 / 256 / 512 threads), 181.2 with two, 183.1 with
-// four (the form before) and 183.8 with eight; gk_copy 179.6 us. Why fewer vectors a
-// thread run faster was not measured. (README's ninth round has gk_unary's own times.)
+// grid to match (one step of 512-thread blocks). One vector a thread is the fastest of
+// 1, 2, 4 and 8, as fast as gk_copy (docs/perf-log.md).
 #define GK_UN_STEP 1
 template <int OP, int DT> __device__ __forceinline__ void gk_unary_c(gk_i64 n, typename gk_ty<DT>::S *out, const typename gk_ty<DT>::S *x,
                                                                      double dp0, double dp1) {
@@ -477,10 +474,8 @@ template <int DT> __device__ __forceinline__ void gk_snake_rv(gk_i64 rows, gk_i6
                                                  const gk_ty<GK_DT_##DTN>::S *b, int op) {                          \
         gk_bin2_c<GK_DT_##DTN>(n, out, a, b, op);                                                                   \
     }
-// the contiguous unary kernels, one a (dtype, op): gk_unary_<dt>_c<op>. (One kernel a
-// dtype with a switch over the op ran slower: H100, bench_stream, gelu (tanh) over 256
-// MiB of bf16 182.3 us against 179.6 for a kernel of that op alone; probe kernels with
-// a 4-way switch and the grid-stride loop took 180.3, with neither 179.6.)
+// the contiguous unary kernels, one a (dtype, op): gk_unary_<dt>_c<op> (one kernel a
+// dtype with a switch over the op is slower; docs/perf-log.md).
 #define GK_UNC(DTN, OP)                                                                                             \
     extern "C" __global__ void __launch_bounds__(512) gk_unary_##DTN##_c##OP(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,  \
                                                                               const gk_ty<GK_DT_##DTN>::S *x,       \

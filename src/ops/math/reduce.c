@@ -64,8 +64,6 @@ static int gk__red_cpu(const void *vp) {
     });
     return 0;
 }
-/* split reductions whose last block merged the parts (tests check both paths) */
-static long gk__red_fused = 0;
 static const char *const gk__k_red_rows[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_rows_", "");
 static const char *const gk__k_red_rowsf[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_rowsf_", "");
 static const char *const gk__k_red_fin[GK_DTYPE_COUNT] = GK__DTNAMES("gk_red_fin_", "");
@@ -188,10 +186,10 @@ static gk_status gk__reduce(gk_ctx *ctx, gk_tensor out, gk_tensor x, int op, int
                     grid[0] = (unsigned)gk__grid_cap(ctx, M * S, 16);
                     /* sum / mean / max / min: the kernel without the others' states (fewer registers) */
                     st = gk__launch_cfg(ctx, GK__MOD_REDUCE, kn, grid, block, 0, args, where);
-                    if (st == GK_OK && S > 1 && ctr) gk__red_fused++;
+                    if (st == GK_OK && S > 1 && ctr) ctx->tune.red_fused++; /* the last block merged the parts (tests check both paths) */
                     if (st == GK_OK && S > 1 && !ctr) {
                         void *fargs[6] = { &p.on, &p.R, &p.op, &S, &po, &ws };
-                        if (S >= 64) { /* many parts: a block an output merges them (one thread took ~1 us a part) */
+                        if (S >= 64) { /* many parts: a block an output merges them (a thread an output is slow at that many) */
                             unsigned fgrid[3] = { 1, 1, 1 }, fblock[3] = { 256, 1, 1 };
                             fgrid[0] = (unsigned)gk__grid_cap(ctx, M, 16);
                             st = gk__launch_cfg(ctx, GK__MOD_REDUCE, gk__k_red_finb[p.dt], fgrid, fblock, 0, fargs, where);

@@ -136,14 +136,10 @@ template <int DT> __device__ __forceinline__ void gk_red_merge(int op, gk_i64 R,
 // gk_red_finb runs. OP is a template argument so the inner loops carry no
 // per-element switch (the push of SUM is one add, MAX no index arithmetic).
 // U: 16-byte vectors a thread loads per step of a contiguous row, all in flight
-// before the pushes: 16 in the sum / mean / max / min kernel, 4 in the one with
-// the larger states. H100, bench_stream (interleaved rounds, medians), sum over the
-// last dim of [4096, 32000] f32 in a kernel of this form: 171.6 us with 16 vectors
-// in 512-thread blocks, 173.8 with 8, 174.0 with 4, 172.8 / 172.1 with 16 in 256 /
-// 1024 threads. This kernel (the host gives whole rows of 4096+ 512 threads): sum /
-// max 173.3 / 173.8 us, against 176.4 / 176.7 in the form before (4 vectors, then
-// one at a time, 256 threads). With the pushes of the last step predicated instead
-// of identity-filled, the sum took 187.0 us (the max 172.4).
+// before the pushes: 16 in the sum / mean / max / min kernel (the fastest count,
+// in 512-thread blocks for rows of 4096 and more), 4 in the one with the larger
+// states. The last step's loads past the row are identity-filled rather than its
+// pushes predicated, which is slower for the sum (docs/perf-log.md).
 template <int DT, int OP, int U> __device__ __forceinline__ void gk_red_rows_t(const gk_nd &on, const gk_nd &rn, gk_i64 R, gk_i64 S, gk_i64 chunk,
                                                                         void *out, const typename gk_ty<DT>::S *x, gk_rpart *part,
                                                                         unsigned *ctr) {

@@ -25,7 +25,7 @@ static double gk__ld_d(gk_dtype dt, const char *base, int64_t i) { gk__scalar s 
    at the end. B is converted to f64 once, nbw columns at a time (bt: [cols]
    [K], a column contiguous; 64, fewer when K is so long that bt would pass
    4 MB), and each A row once per such block, so a product costs a
-   multiply-add, not a conversion (per-element loads were most of the time). */
+   multiply-add, not a conversion (per-element loads would take most of the time). */
 static int gk__matmul_cpu(const void *vp) {
     const gk__mm_cpu *c = (const gk__mm_cpu *)vp;
     const gk__mm *p = &c->m;
@@ -235,40 +235,37 @@ static const char *const gk__k_gemm[GK_DTYPE_COUNT][GK_DTYPE_COUNT] = {
 static const char *const gk__k_gemv[4][2][4][GK__GEMV_NCFG] = {
     { GK__GEMV_MRN("f32", ""), GK__GEMV_MRN("f32", "_glu") }, { { { NULL } } },
     { GK__GEMV_MRN("f16", ""), GK__GEMV_MRN("f16", "_glu") }, { GK__GEMV_MRN("bf16", ""), GK__GEMV_MRN("bf16", "_glu") } };
-/* tensor-core GEMV (16-bit weights; src/ops/matmul/gemm.cu gk_gemv_tc): [dtype][glu][configuration 6, 7, 8] */
-#define GK__GEMVTC_N(D, G) { "gk_gemvtc" G "_" D "_c0", "gk_gemvtc" G "_" D "_c1", "gk_gemvtc" G "_" D "_c2" }
-#define GK__GEMV_NALL 9
-static const char *const gk__k_gemvtc[4][2][3] = {
+/* tensor-core GEMV (16-bit weights; src/ops/matmul/gemm.cu gk_gemv_tc): [dtype][glu][configuration 6, 7] */
+#define GK__GEMVTC_N(D, G) { "gk_gemvtc" G "_" D "_c0", "gk_gemvtc" G "_" D "_c1" }
+#define GK__GEMV_NALL 8
+static const char *const gk__k_gemvtc[4][2][2] = {
     { { NULL } }, { { NULL } }, { GK__GEMVTC_N("f16", ""), GK__GEMVTC_N("f16", "_glu") }, { GK__GEMVTC_N("bf16", ""), GK__GEMVTC_N("bf16", "_glu") } };
-static const int gk__gemvtc_warps[3] = { 4, 8, 8 };
+static const int gk__gemvtc_warps[2] = { 4, 8 };
 /* threads, vectors in flight per row, weight rows, per configuration (src/ops/matmul/gemm.cu GK_GEMV_CFGS) */
 static const int gk__gemv_cfgs[GK__GEMV_NCFG][3] = { { 32, 4, 4 }, { 64, 4, 4 }, { 128, 4, 2 }, { 256, 4, 2 }, { 128, 2, 4 }, { 256, 2, 2 } };
-/* bench/bench_gemm.c sets this to time each configuration; -1: the table below */
-static int gk__gemv_force_cfg = -1;
-/* bench/bench_llm.c --gemv-smalln 0 turns the small-N rule below off (A/B timing) */
-static int gk__gemv_smalln = 1;
 /* The configuration for K (in 16-byte vectors): the smallest block that covers
-   a row in one pass (NT * U >= nv), from the measured sweep in
-   bench/results/bench_gemm-*.json ("gemv_cfg" rows). */
-static int gk__gemv_cfg(int64_t nv, int64_t M, gk_dtype dt, int64_t blocks4, int sms, int glu) {
+   a row in one pass (NT * U >= nv), the fastest of bench_gemv's sweep
+   ("gemv_cfg" rows; docs/perf-log.md has the figures). t->gemv_force_cfg >= 0
+   forces a configuration (bench_gemv times each), t->gemv_smalln 0 turns the
+   few-rows rule off (bench_llm --gemv-smalln 0). */
+static int gk__gemv_cfg(const gk__tuning *t, int64_t nv, int64_t M, gk_dtype dt, int64_t blocks4, int sms, int glu) {
     int tc = dt == GK_F16 || dt == GK_BF16;
-    if (gk__gemv_force_cfg >= 0 && gk__gemv_force_cfg < (tc ? GK__GEMV_NALL : GK__GEMV_NCFG)) return gk__gemv_force_cfg;
+    if (t->gemv_force_cfg >= 0 && t->gemv_force_cfg < (tc ? GK__GEMV_NALL : GK__GEMV_NCFG)) return t->gemv_force_cfg;
     /* few output rows (blocks4: the blocks at 4 weight rows a block; a decode step's 896- or
        1152-row projections): the 4-row configurations leave most SMs with one or two
-       warps, so take 2 rows a block and 4 or 8 warps (twice the blocks, more loads in flight) */
-    /* (above 256 vectors, one pass of 256 threads x 4 vectors: Qwen2.5-0.5B's down projection, 896 x 4864,
-       4.38 us against 4.92 with 2 vectors in flight, H100, bench_gemv gemv_graph_cfg at 2b404e7) */
-    if (gk__gemv_smalln && M == 1 && blocks4 * (nv <= 128 ? 1 : nv <= 256 ? 2 : 4) < 8 * (int64_t)sms) return nv <= 256 ? 2 : nv <= 1024 ? 3 : 5;
-    /* several rows: the tensor cores take all of them in one pass (M = 8: 88% of copy at 151936 x 896 with
-       4 warps a block, 79% at 14336 x 4096 with 8; the SIMT kernels fell to 33%) */
-    if (tc && M > 1) return nv <= 256 ? 6 : 8;
-    /* 151936 x 896 bf16, M = 1: 92% of copy (cfg 1: 83%, 4: 79%); but with fewer blocks (under 32 a SM at
-       4 rows a block) a GLU takes the tensor-core GEMV with 8 warps (Qwen2.5-0.5B's gate / up, 2 x 4864 x 896:
-       6.27 us, 93% of copy, against 7.82 with cfg 0 and 7.63 with cfg 4, H100, gemv_graph_cfg at 2b404e7),
-       other products 4 rows over 128 threads */
-    if (nv <= 128) return blocks4 < 32 * (int64_t)sms ? (glu && tc ? 8 : 4) : 0;
+       warps, so take 2 rows a block and 4 or 8 warps (twice the blocks, more loads in flight);
+       above 256 vectors one pass of 256 threads with 4 vectors in flight, ahead of 2 in flight
+       (Qwen2.5-0.5B's down projection, 896 x 4864) */
+    if (t->gemv_smalln && M == 1 && blocks4 * (nv <= 128 ? 1 : nv <= 256 ? 2 : 4) < 8 * (int64_t)sms) return nv <= 256 ? 2 : nv <= 1024 ? 3 : 5;
+    /* several rows: the tensor cores take all of them in one pass (4 warps a block up to 256
+       vectors, 8 above), far ahead of the SIMT kernels */
+    if (tc && M > 1) return nv <= 256 ? 6 : 7;
+    /* one row of at most 128 vectors: one warp a block of 4 rows; with fewer blocks (under 32 a
+       SM at 4 rows a block) a GLU takes the tensor-core GEMV with 8 warps (Qwen2.5-0.5B's gate /
+       up, 2 x 4864 x 896), other products 4 rows over 128 threads */
+    if (nv <= 128) return blocks4 < 32 * (int64_t)sms ? (glu && tc ? 7 : 4) : 0;
     if (nv <= 256) return 1;
-    return 4;                 /* 4096 x 4096: 64% (the next best 62%); 14336 x 4096: 84% (cfg 5: 86%, 2: 82%) */
+    return 4;
 }
 static const char *const gk__k_epi[4] = { "gk_epilogue_f32", NULL, "gk_epilogue_f16", "gk_epilogue_bf16" };
 
@@ -333,12 +330,11 @@ static const char *const gk__k_wg_f32[2] = { "gk_wg_f32_128x256_kk", "gk_wg_f32_
    out[b][c * ldo + r] = in[b][r * ld + c] */
 typedef struct gk__wg_tr { uint64_t in, out; int64_t R, C, ld, bs, ldo, obs; } gk__wg_tr;
 static const int gk__wg_tile[2][2] = { { 256, 4 * 384 * 64 * 2 + 1280 }, { 128, 6 * 256 * 64 * 2 + 1280 } };
-/* -1: the wgmma kernel wherever gk__wg_ok allows it (unless the environment
-   has GPUKIT_GEMM_WGMMA=0); 0: never (the mma.sync kernel instead). Set by
-   bench/bench_gemm.c and tests/test_matmul.c (they include the
-   implementation) to measure and test both; gk__wg_launches counts launches. */
-static int gk__wg_mode = -1;
-static long gk__wg_launches = 0;
+/* ctx->tune.wg_mode -1: the wgmma kernel wherever gk__wg_ok allows it (unless
+   the environment has GPUKIT_GEMM_WGMMA=0); 0: never (the mma.sync kernel
+   instead). Set by bench/bench_gemm.c and tests/test_matmul.c (they include
+   the implementation) to measure and test both; tune.wg_launches counts
+   launches. */
 /* gk__wg_launch's answer when it did not launch (no tensor map, module
    unavailable): the caller runs the mma.sync kernel; no error recorded */
 #define GK__WG_DECLINED ((gk_status)(GK_STATUS_COUNT + 2))
@@ -354,7 +350,7 @@ static int gk__wg_ok(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, i
     static int env = -1;
     int i, nv = ctx->n_nvrtc_archs == 0;
     int64_t lim = (int64_t)1 << 30, la = p->a_cs == 1 ? p->a_rs : p->a_cs, lb = p->b_rs == 1 ? p->b_cs : p->b_rs;
-    if (gk__wg_mode == 0) return 0;
+    if (ctx->tune.wg_mode == 0) return 0;
     if (!gk__env_on("GPUKIT_GEMM_WGMMA", &env) || ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16 && !(dt == GK_F32 && tf32)) ||
         !ctx->cu.TensorMapEncodeTiled)
         return 0;
@@ -458,7 +454,7 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
     (void)W; (void)args; (void)g; (void)bl; (void)di; (void)tr; (void)i; st = GK__WG_DECLINED;
     if (pinned) gk__unuse(ctx, ctx->ws);
 #endif
-    if (st == GK_OK) gk__wg_launches++;
+    if (st == GK_OK) ctx->tune.wg_launches++;
     return st;
 }
 
@@ -467,33 +463,24 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
    k-major shared memory. Names by [A k/m][B k/n][output dtype]. It needs A
    and B 16-byte aligned with leading and batch strides multiples of 4
    elements (float4 loads; any M, N, K: the edges are predicated), else the
-   SIMT kernel runs. -1: used wherever gk__sg_ok allows; 0: never (bench and
-   tests set it to compare); gk__sg_launches counts its launches. */
+   SIMT kernel runs. ctx->tune.sg_mode -1: used wherever gk__sg_ok allows; 0:
+   never (bench and tests set it to compare); tune.sg_launches counts its
+   launches. */
 #define GK__SG_NAMES(A, B) { "gk_sg_" A "_" B "_f32", NULL, "gk_sg_" A "_" B "_f16", "gk_sg_" A "_" B "_bf16" }
 static const char *const gk__k_sg[2][2][4] = { { GK__SG_NAMES("k", "n"), GK__SG_NAMES("k", "k") }, { GK__SG_NAMES("m", "n"), GK__SG_NAMES("m", "k") } };
 #undef GK__SG_NAMES
-/* tile variants (f32 out only): 1 128x128 k 16, 2 128x256 (8x16 a thread),
-   3 256x128. gk__sg_variant -1 (default): the rule, f32 out of NN (A k-,
-   B n-contiguous) on the kernels above, of the other layouts on variant 1;
-   0: the kernels above; 1..3: that variant (bench_gemm times each, tests
-   check each). gk__sg_last: the variant of the last launch. The rule's data
-   (H100, bench_gemm --f32 in the same run as PyTorch, 4096^3 / 8192^3,
-   TFLOP/s): NN k 8 41.3 / 41.6, k 16 39.7 / 40.2; NT k 8 37.9 / 38.4, k 16
-   44.1 / 45.0 (0.88 / 0.89x PyTorch); TN k 8 40.4 / 41.1, k 16 43.3 / 44.2
-   (0.84 / 0.84x). A 16-deep k tile halves the barriers and, for a
-   k-contiguous operand, reads 64 bytes of a row a tile instead of 32. TT
-   was not timed; it takes variant 1 as NT and TN do. */
-#define GK__SG_VNAMES(V) { { "gk_sg" V "_k_n_f32", "gk_sg" V "_k_k_f32" }, { "gk_sg" V "_m_n_f32", "gk_sg" V "_m_k_f32" } }
-static const char *const gk__k_sgv[3][2][2] = { GK__SG_VNAMES("1"), GK__SG_VNAMES("2"), GK__SG_VNAMES("3") };
-#undef GK__SG_VNAMES
-static const int gk__sg_vtile[4][2] = { { 128, 128 }, { 128, 128 }, { 128, 256 }, { 256, 128 } };
-static int gk__sg_variant = -1, gk__sg_last = -1;
-static int gk__sg_mode = -1;
-static long gk__sg_launches = 0;
-static int gk__sg_ok(const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt) {
+/* gk_sg1_*: the same tile with a k tile of 16 (f32 out only), which halves the
+   barriers and, for a k-contiguous operand, reads 64 bytes of a row a tile
+   instead of 32: ahead for NT and TN, behind for NN (docs/perf-log.md).
+   ctx->tune.sg_variant -1 (default): the rule, f32 out of NN (A k-, B
+   n-contiguous) on the kernels above, of the other layouts (TT as NT and
+   TN) on gk_sg1; 0 / 1: that kernel (bench_gemm times both, tests check
+   both). tune.sg_last: the variant of the last launch. */
+static const char *const gk__k_sg1[2][2] = { { "gk_sg1_k_n_f32", "gk_sg1_k_k_f32" }, { "gk_sg1_m_n_f32", "gk_sg1_m_k_f32" } };
+static int gk__sg_ok(const gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt) {
     int64_t lda = p->a_cs == 1 ? p->a_rs : p->a_cs, ldb = p->b_cs == 1 ? p->b_rs : p->b_cs;
-    int64_t tiles = (p->M + 127) / 128 * ((p->N + 127) / 128); /* the most of any variant */
-    if (gk__sg_mode == 0 || dt != GK_F32 || (odt != GK_F32 && odt != GK_F16 && odt != GK_BF16) || p->K <= 0 || batch > 65535 || tiles > 0x7FFFFFFF)
+    int64_t tiles = (p->M + 127) / 128 * ((p->N + 127) / 128);
+    if (ctx->tune.sg_mode == 0 || dt != GK_F32 || (odt != GK_F32 && odt != GK_F16 && odt != GK_BF16) || p->K <= 0 || batch > 65535 || tiles > 0x7FFFFFFF)
         return 0;
     if ((p->a_cs != 1 && p->a_rs != 1) || (p->b_cs != 1 && p->b_rs != 1)) return 0;
     if (((p->a | p->b) & 15) != 0 || lda % 4 != 0 || ldb % 4 != 0 || p->a_bs % 4 != 0 || p->b_bs % 4 != 0) return 0;
@@ -501,17 +488,16 @@ static int gk__sg_ok(const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt) 
 }
 static gk_status gk__sg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype odt, const char *W) {
     int ak = p->a_cs == 1 ? 0 : 1, bk = p->b_cs == 1 ? 0 : 1, v = 0;
-    if (odt == GK_F32) v = gk__sg_variant >= 0 && gk__sg_variant <= 3 ? gk__sg_variant : (ak || bk) ? 1 : 0;
-    int64_t bm = gk__sg_vtile[v][0], bn = gk__sg_vtile[v][1];
+    if (odt == GK_F32) v = ctx->tune.sg_variant >= 0 && ctx->tune.sg_variant <= 1 ? ctx->tune.sg_variant : (ak || bk) ? 1 : 0;
     unsigned g[3], bl[3];
     void *args[1];
     gk__mm q = *p;
     gk_status st;
     args[0] = &q;
-    g[0] = (unsigned)((p->M + bm - 1) / bm * ((p->N + bn - 1) / bn)); g[1] = (unsigned)batch; g[2] = 1;
+    g[0] = (unsigned)((p->M + 127) / 128 * ((p->N + 127) / 128)); g[1] = (unsigned)batch; g[2] = 1;
     bl[0] = 256; bl[1] = 1; bl[2] = 1;
-    st = gk__launch_cfg(ctx, GK__MOD_GEMM_F32, v ? gk__k_sgv[v - 1][ak][bk] : gk__k_sg[ak][bk][odt], g, bl, 0, args, W);
-    if (st == GK_OK) { gk__sg_launches++; gk__sg_last = v; }
+    st = gk__launch_cfg(ctx, GK__MOD_GEMM_F32, v ? gk__k_sg1[ak][bk] : gk__k_sg[ak][bk][odt], g, bl, 0, args, W);
+    if (st == GK_OK) { ctx->tune.sg_launches++; ctx->tune.sg_last = v; }
     return st;
 }
 

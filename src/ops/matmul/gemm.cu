@@ -300,9 +300,9 @@ template <int DT, int NW, int U, int GLU> __device__ __forceinline__ void gk_gem
 }
 #define GK_GEMVTC_K(DTN, CFG, NW, U, GLU, SFX) \
     extern "C" __global__ void __launch_bounds__(NW * 32) gk_gemvtc##SFX##_##DTN##_c##CFG(gk_gemm_p p) { gk_gemv_tc<GK_DT_##DTN, NW, U, GLU>(p); }
+// configurations (the host's 6 and 7, gk__gemv_cfg): c0 4 warps of 4 steps in flight, c1 8 warps of 2
 #define GK_GEMVTC_CFGS(DTN) \
-    GK_GEMVTC_K(DTN, 0, 4, 4, 0, ) GK_GEMVTC_K(DTN, 1, 8, 4, 0, ) GK_GEMVTC_K(DTN, 2, 8, 2, 0, ) \
-    GK_GEMVTC_K(DTN, 0, 4, 4, 1, _glu) GK_GEMVTC_K(DTN, 1, 8, 4, 1, _glu) GK_GEMVTC_K(DTN, 2, 8, 2, 1, _glu)
+    GK_GEMVTC_K(DTN, 0, 4, 4, 0, ) GK_GEMVTC_K(DTN, 1, 8, 2, 0, ) GK_GEMVTC_K(DTN, 0, 4, 4, 1, _glu) GK_GEMVTC_K(DTN, 1, 8, 2, 1, _glu)
 GK_GEMVTC_CFGS(f16)
 GK_GEMVTC_CFGS(bf16)
 

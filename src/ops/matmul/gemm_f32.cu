@@ -206,19 +206,13 @@ template <int BM, int BN, int BKT, int TM, int TN, int AK, int BK, int DO> __dev
 }
 
 // gk_sg_<A>_<B>_<out>: 128 x 128, k tile 8, 8 x 8 a thread (2 blocks an SM);
-// gk_sg<v>_<A>_<B>_f32: the variants bench_gemm times (gk__sg_variant):
-// v1 128 x 128 k 16 (the host's choice for f32 out of NT, TN and TT);
-// v2 128 x 256 k 8, 8 x 16; v3 256 x 128 k 8, 16 x 8
+// gk_sg1_<A>_<B>_f32: 128 x 128, k tile 16 (the host's choice for f32 out of NT, TN and TT)
 #define GK_SG_K(AN, AK, BN, BK, OUT)                                                                                      \
     extern "C" __global__ void __launch_bounds__(256, 2) gk_sg_##AN##_##BN##_##OUT(gk_gemm_p p) { gk_sg<128, 128, 8, 8, 8, AK, BK, GK_DT_##OUT>(p); }
-#define GK_SG_V(V, MB, NB, KB, TM, TN, AN, AK, BN, BK)                                                                    \
-    extern "C" __global__ void __launch_bounds__(256, (TM) * (TN) > 64 ? 1 : 2) gk_sg##V##_##AN##_##BN##_f32(gk_gemm_p p) { \
-        gk_sg<MB, NB, KB, TM, TN, AK, BK, GK_DT_f32>(p);                                                                  \
-    }
+#define GK_SG_V1(AN, AK, BN, BK)                                                                                          \
+    extern "C" __global__ void __launch_bounds__(256, 2) gk_sg1_##AN##_##BN##_f32(gk_gemm_p p) { gk_sg<128, 128, 16, 8, 8, AK, BK, GK_DT_f32>(p); }
 #define GK_SG_ALL(AN, AK, BN, BK)                                                                                         \
-    GK_SG_K(AN, AK, BN, BK, f32) GK_SG_K(AN, AK, BN, BK, f16) GK_SG_K(AN, AK, BN, BK, bf16)                               \
-    GK_SG_V(1, 128, 128, 16, 8, 8, AN, AK, BN, BK) GK_SG_V(2, 128, 256, 8, 8, 16, AN, AK, BN, BK)                        \
-    GK_SG_V(3, 256, 128, 8, 16, 8, AN, AK, BN, BK)
+    GK_SG_K(AN, AK, BN, BK, f32) GK_SG_K(AN, AK, BN, BK, f16) GK_SG_K(AN, AK, BN, BK, bf16) GK_SG_V1(AN, AK, BN, BK)
 GK_SG_ALL(k, 1, n, 0)
 GK_SG_ALL(k, 1, k, 1)
 GK_SG_ALL(m, 0, n, 0)

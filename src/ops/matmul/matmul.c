@@ -11,33 +11,28 @@
      output dtype; wgmma fed by TMA through an mbarrier pipeline, 128x256 or
      128x128 tiles, persistent grid. Off with GPUKIT_GEMM_WGMMA=0 in the
      environment; any failure to build its tensor maps or its module falls
-     back to gemm_tc. Measured on H200 at 4096^3 / 8192^3 (bench_gemm, NN):
-     bf16 690 / 743 TFLOP/s, f16 663 / 706 (PyTorch in the same run: bf16
-     745 / 779, f16 723 / 686; gemm_tc there: bf16 129 / 177, f16 133 / 182).
+     back to gemm_tc. At 4096^3 and 8192^3 it runs within about 10% of
+     PyTorch and several times gemm_tc (docs/perf-log.md).
      tf32 (f32 with allow_tf32): K-major operands only (tf32 wgmma has no
      transpose bits), so an M-major A / N-major B is first transposed into
-     K-major scratch from gk__workspace (gk_wg_tr32, same stream). Measured
-     on H200 at 4096^3 / 8192^3 (bench_gemm --tf32, times include that
-     transpose): NN 357 / 379 TFLOP/s, B given as [N, K] (no transpose) 394
-     / 400 (cuBLASLt 391 / 414, PyTorch allow_tf32 380 / 414; gemm_tc 73 /
-     88). bench/results/bench_gemm_tf32*-h200-20261121.json.
+     K-major scratch from gk__workspace (gk_wg_tr32, same stream); with that
+     transpose it stays within about 10% of cuBLASLt (docs/perf-log.md).
    - gemm_tc (src/ops/matmul/gk_gemm_tc.cuh; gk__tc_ok / gk__tc_launch): sm_80+,
      f16 / bf16, or f32 with allow_tf32 (TF32, m16n8k8); A and B 16-byte
      aligned with leading and batch strides multiples of 16 bytes (any M, N,
      K; any of the NN / NT / TN / TT layouts; batches; every epilogue and
      output dtype). Tile 128x256 (1 block / SM), or 128x128 (2 blocks / SM)
-     when 128x256 tiles would not cover the SMs; tf32 128x128. Measured on
-     H200 at 4096^3 / 8192^3: bf16 135 / 183 TFLOP/s (cuBLASLt 781 / 807),
-     tf32 73 / 87 (cuBLASLt 397 / 419).
+     when 128x256 tiles would not cover the SMs; tf32 128x128. On 9.0 it is
+     far behind gemm_wg and cuBLASLt (docs/perf-log.md), so there it runs
+     only where gemm_wg declines.
    - exact f32 (no TF32; src/ops/matmul/gemm_f32.cu; gk__sg_ok / gk__sg_launch):
      any arch; A and B 16-byte aligned with leading and batch strides
      multiples of 4 elements, row- or column-major each (NN / NT / TN / TT),
      any M, N, K (edges predicated), batches, every epilogue, f32 / f16 /
      bf16 out. 128x128 block tiles, k tile 8, 8x8 per thread, double-buffered
      shared memory, one barrier per k tile; 1D grid grouped by 8 tile rows.
-     Passes test_matmul on H200; its TFLOP/s are not measured yet (bench_gemm
-     --f32 times it and the tile variants of gk__sg_variant next to cuBLASLt;
-     PyTorch f32 there: 51 TFLOP/s at 4096^3 and 8192^3, NN / NT / TN).
+     bench_gemm --f32 times it and its two k tiles (tune.sg_variant) next to
+     cuBLASLt and PyTorch (docs/perf-log.md).
    - else the SIMT kernel (f64, f32 with misaligned or odd strides).
    backend GPUKIT forces gpukit's GEMV / GEMM; CUBLASLT forces cuBLASLt. */
 enum { GK__MM_CPU = 0, GK__MM_GEMV, GK__MM_GEMM, GK__MM_LT };
@@ -207,7 +202,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         void *args[1];
         unsigned g[3], bl[3];
         args[0] = &p;
-        int cfg = gk__gemv_cfg(K / (16 / (int64_t)gk__dtype_sizes[sa->dtype]), M, sa->dtype, (N + (linear == 2 ? 1 : 3)) / (linear == 2 ? 2 : 4),
+        int cfg = gk__gemv_cfg(&ctx->tune, K / (16 / (int64_t)gk__dtype_sizes[sa->dtype]), M, sa->dtype, (N + (linear == 2 ? 1 : 3)) / (linear == 2 ? 2 : 4),
                                ctx->info.sm_count, linear == 2);
         int mri = M <= 1 ? 0 : M <= 2 ? 1 : M <= 4 ? 2 : 3;
         g[1] = 1; g[2] = 1; bl[1] = 1; bl[2] = 1;
@@ -258,7 +253,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         else if (batch > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: batch %lld above 65535", W, (long long)batch);
         else if (K > 0 && gk__wg_ok(ctx, &p, batch, sa->dtype, d.allow_tf32) && (st = gk__wg_launch(ctx, &p, batch, sa->dtype, so->dtype, W)) != GK__WG_DECLINED) {
         } else if (K > 0 && gk__tc_ok(ctx, &p, sa->dtype, d.allow_tf32)) st = gk__tc_launch(ctx, &p, batch, sa->dtype, so->dtype, W);
-        else if (K > 0 && gk__sg_ok(&p, batch, sa->dtype, so->dtype)) st = gk__sg_launch(ctx, &p, batch, so->dtype, W);
+        else if (K > 0 && gk__sg_ok(ctx, &p, batch, sa->dtype, so->dtype)) st = gk__sg_launch(ctx, &p, batch, so->dtype, W);
         else {
             args[0] = &p;
             g[0] = (unsigned)((N + 63) / 64); g[1] = (unsigned)((M + 63) / 64); g[2] = (unsigned)batch;

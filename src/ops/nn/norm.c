@@ -75,16 +75,14 @@ static const char *const gk__k_lnwarp[5][3] = { GK__LNW_NAMES("f32", "f32"), GK_
 /* The layer norm's kernel where the warp-per-row kernel can take the rows
    (no residual, rows of 33 to 512 16-byte vectors, x and out 16-byte
    aligned; the lane groups take shorter rows, the others gk_rownorm or
-   gk_gnorm whatever this says). gk__ln_variant -1: the rule in gk__norm;
+   gk_gnorm whatever this says). ctx->tune.ln_variant -1: the rule in gk__norm;
    0: gk_rownorm (one block a row); 1: gk_lnwarp, one row a warp (a block
-   of 4 warps per 4 rows); 2: gk_lnwarp on a persistent grid (as many blocks
-   as are resident, a warp walking rows w, w + W, ...); 3: gk_lnorm_p, one
-   block a row on a persistent grid, the next row's loads in flight during
-   this one (only where gk__ln_persist holds; else 0); other values: the
-   rule. Set by tests/test_nn.c and bench/bench_nn.c (they include the
-   implementation) to check and time each. gk__ln_last: the variant the last
-   CUDA gk_layer_norm launched (0 to 3 as above; -1 another kernel). */
-static int gk__ln_variant = -1, gk__ln_last = -1;
+   of 4 warps per 4 rows); 3: gk_lnorm_p, one block a row on a persistent
+   grid, the next row's loads in flight during this one (only where
+   gk__ln_persist holds; else 0); other values: the rule. Set by
+   tests/test_nn.c and bench/bench_nn.c (they include the implementation) to
+   check and time each. tune.ln_last: the variant the last CUDA
+   gk_layer_norm launched (0, 1 or 3 as above; -1 another kernel). */
 /* the persistent block-per-row kernels (gk_rmsnorm_p, gk_lnorm_p) take rows
    of 1 to 4 vectors a thread (vi 0..2) when there are more rows than fit at
    once but only a few waves of blocks (about 9 rows an SM at a time) */
@@ -216,10 +214,10 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
         grid[0] = (unsigned)(p.rows < (1 << 30) ? p.rows : (1 << 30));
         if (kind <= GK__NK_ADDRMS && rowb % 16 == 0 && ((px | po | ph | pr) & 15) == 0) {
             int64_t t;
-            /* vectors a thread by row length (measured on the H200: bf16
-               [8192, 4096] at 48% of copy with 1 vector on 512 threads, 55%
-               with 4 on 128, 36% with 8 on 64 (126 registers: too few rows in
-               flight); f32 at 92% with 8 on 128) */
+            /* vectors a thread by row length, 1 to 8 for blocks of about 128
+               threads: one vector a thread on more threads is slower, and 8 on
+               64 threads take 126 registers, too few rows in flight
+               (docs/perf-log.md) */
             if (nvec <= 128) vi = 0;
             else if (nvec <= 256) vi = 1;
             else if (nvec <= 512) vi = 2;
@@ -230,48 +228,31 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
             }
         }
         if (kind == GK__NK_LAYER) {
-            gk__ln_last = -1;
+            ctx->tune.ln_last = -1;
             if (vi >= 0 && nvec > 32 && nvec <= 512) {
                 /* the warp-per-row kernel (1) for rows of at most 128 vectors,
-                   else the block-per-row kernel. Measured on the H100 (bench_nn,
-                   % of copy, gk_lnwarp 1 / persistent 2 / _pf 3 / gk_rownorm 0):
-                   bf16 [4096, 1024] 89.9 / 89.7 / 84.2 / 63.3; bf16 [4096, 4096]
-                   63.3 / 63.8 / 73.7 / 75.1; [8192, 4096] 75.5 / 67.5 / 79.3 / 86.7;
-                   [512, 4096] 22.6 / 22.5 / 21.3 / 44.7; f32 [8192, 2048]
-                   84.0 / 69.7 / 86.1 / 88.0. Variants 3 (_pf: the next row's loads
-                   rolling in behind this row's stores) and 4 (_pf2: the next row's
-                   loads before this row's reduction; its numbers are not kept here)
-                   were persistent prefetching kernels, measured at e502025 and
-                   since removed: neither won anywhere (gk_lnwarp 1 up to 128
-                   vectors, gk_rownorm above), and they doubled norm.cu's NVRTC
-                   compile time. */
-                if (gk__ln_variant >= 0 && gk__ln_variant <= 3) lnv = gk__ln_variant;
+                   where it is ahead (bench_nn's layernorm_variants;
+                   docs/perf-log.md), else the block-per-row kernel (0), on a
+                   persistent grid (3) where gk__ln_persist holds */
+                const int v = ctx->tune.ln_variant;
+                if (v == 0 || v == 1 || v == 3) lnv = v;
                 else lnv = nvec <= 128 ? 1 : gk__ln_persist(ctx, p.rows, vi) ? 3 : 0;
                 if (lnv == 3 && !gk__ln_persist(ctx, p.rows, vi)) lnv = 0;
             }
-            if (lnv == 0 && vi >= 0 && !(vi == 0 && nvec <= 32)) gk__ln_last = 0;
+            if (lnv == 0 && vi >= 0 && !(vi == 0 && nvec <= 32)) ctx->tune.ln_last = 0;
         }
-        if (lnv == 1 || lnv == 2) {
-            /* blocks of 4 warps, a row a warp at a time: variant 1 one row a
-               warp (grid-stride beyond 2^30 blocks), 2 as many blocks as are
-               resident at once */
-            int Di = (int)p.L, per_sm = 0, kv = nvec <= 128 ? 0 : nvec <= 256 ? 1 : 2;
+        if (lnv == 1) {
+            /* blocks of 4 warps, one row a warp (grid-stride beyond 2^30 blocks) */
+            int Di = (int)p.L, kv = nvec <= 128 ? 0 : nvec <= 256 ? 1 : 2;
             const char *fn = gk__k_lnwarp[combo][kv];
             int64_t nb = (p.rows + 3) / 4;
             void *args[7];
-            gk__cu_function f;
             block[0] = 128;
-            st = gk__lib_function(ctx, GK__MOD_NORM, fn, &f, where);
-            if (st != GK_OK) goto done;
-            if (lnv >= 2) {
-                if (ctx->cu.OccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, 128, 0) != 0 || per_sm < 1) per_sm = 4;
-                if (nb > (int64_t)per_sm * ctx->info.sm_count) nb = (int64_t)per_sm * ctx->info.sm_count;
-            }
             grid[0] = (unsigned)(nb < (1 << 30) ? nb : (1 << 30));
             args[0] = &p.rows; args[1] = &Di; args[2] = &p.eps; args[3] = &px; args[4] = &po; args[5] = &pw; args[6] = &pb;
             /* programmatic dependent launch (sm_90+): nothing touched before gk_pdl_wait */
             st = gk__launch_ex(ctx, GK__MOD_NORM, fn, grid, block, 0, args, GK__LAUNCH_PDL, where);
-            if (st == GK_OK) gk__ln_last = lnv;
+            if (st == GK_OK) ctx->tune.ln_last = lnv;
         } else if (vi == 0 && nvec <= 32) { /* short rows: G lanes a row (G a power of two >= nvec), 4 rows per lane a step */
             int Di = (int)p.L, G = 1, per_sm = 0;
             int64_t rpb, nb, maxb;
@@ -297,10 +278,9 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
             /* RMS norm over more rows than fit at once but only a few waves
                of blocks (about 9 rows an SM at a time): the persistent kernel
                (a block prefetches its next row during the current one), as
-               many blocks as are resident, no tail wave. Measured on the
-               H200, bf16 [4096, 4096]: 87% of copy against 76%; with many
-               waves ([8192, 4096]) the block-per-row kernel is ahead (86
-               against 82%), and for the layer norm it is everywhere. */
+               many blocks as are resident, no tail wave: ahead of the
+               block-per-row kernel at a few waves, behind it at many
+               (docs/perf-log.md). */
             int Di = (int)p.L, per_sm = 0;
             int64_t nb;
             void *args[7];
@@ -316,7 +296,7 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
                    the previous one before touching memory, but its launch and
                    block setup overlap that kernel's tail */
                 st = gk__launch_ex(ctx, GK__MOD_NORM, fn, grid, block, 0, args, GK__LAUNCH_PDL, where);
-                if (st == GK_OK && lnv == 3) gk__ln_last = 3;
+                if (st == GK_OK && lnv == 3) ctx->tune.ln_last = 3;
             }
         } else if (vi >= 0) {
             int Di = (int)p.L;

@@ -12,8 +12,8 @@
 //  gk_lnwarp_*: the layer norm (mode 0, no residual) with one warp per row,
 //    the row in registers (V = 4, 8, 16 16-byte vectors a lane: rows of 33
 //    to 512 vectors), shuffle-only reductions; the host launches one row a
-//    warp or a persistent grid (gk__ln_variant; measured on the H100 it wins
-//    for rows of at most 128 vectors, gk_rownorm above, see gk__norm);
+//    warp and takes it for rows of at most 128 vectors, gk_rownorm above
+//    (gk__norm);
 //  gk_gnorm_*: one block per row of any length, three passes (mean,
 //    centred variance, output); the affine index of column c of row r is
 //    (r % R) * cpg + c / S (layer: R=1,cpg=L,S=1; group: R=G, cpg=C/G,
@@ -237,10 +237,8 @@ __device__ __forceinline__ uint4 gk_ld_stream(const uint4 *p) {
 // totals in order from shared memory, so every thread gets the same values
 // (Chan et al.'s pairwise update: exact up to rounding, no cancellation and
 // no shift element to load). The count ratio is a fast division (__fdividef,
-// 2 ulp): IEEE division's subroutine sat on every row's critical path. A form
-// with sums about a shift per warp merged after the barrier (12 IEEE
-// divisions a row) measured 69.6% of copy against 79.5% (H100, bf16
-// [4096, 4096]). sh: 3 * 32 floats.
+// 2 ulp): IEEE division's subroutine would sit on every row's critical path
+// (docs/perf-log.md). sh: 3 * 32 floats.
 __device__ __forceinline__ void gk_welford_merge(float &n, float &mu, float &m2, float nb, float mb, float m2b) {
     const float nt = n + nb;
     if (nt > 0.f) {
@@ -338,35 +336,15 @@ __device__ __forceinline__ void gk_norm_out(const uint4 (&cur)[V], int nvec, flo
 // registers, merged by gk_block_welford), so nothing but the row itself is
 // read before the reduction; then (x - mean) * rstd * weight + bias, rounded
 // once.
-// Measured on the H200, RMS bf16 [4096, 4096]: 87% of copy (gk_rownorm 76%,
-// 3.4 waves); [8192, 4096]: 82% (gk_rownorm 86%), so the host takes it only
-// for a few waves' worth of rows. An earlier layer norm in this scheme,
-// with its shift element loaded from global memory before each row's sums,
-// measured slower than gk_rownorm (74 / 65% against 78 / 65%), and so did
-// staging the rows in shared memory with cp.async (66 / 59%).
-// The layer norm is bound by its instructions, not by the bytes in flight
-// (Nsight Compute, H100, bf16 [4096, 4096], V = 4: 14.9 M warp instructions
-// against the RMS norm's 7.8 M, an instruction issued in 67% of the cycles
-// against 53%). So its statistics take one pass over the registers, not two
-// (the mean, then the squares about it): 14.3 M instructions, 80.3 to 81.6%
-// of copy against 79.5 to 80.6% (bench_nn, H100, two runs each of two
-// calls, bf16 and f16). Then (SASS counts) a fifth of what was left were
-// tests repeated for every vector: is the vector inside the row, are the
-// weights / biases given, are they aligned, each a branch with its
-// convergence barrier. Rows that fill the block (FULL) with aligned weights
-// and biases (WB) now take a form without them, and the weight and bias are
-// one fma: 12.4 M instructions, 84.0 to 85.3% of copy against 80.3 to 81.2%
-// (f16 85.6 to 85.9 against 80.1 to 81.8; H100, three runs each in one
-// call, interleaved). Measured and not kept (H100): two plain block sums
-// (the mean, then the centred squares) in place of the Welford merge, 79.2
-// to 79.4% against 79.5 to 80.0%; the sums about the row's first element
-// loaded with the row (one two-value block sum, 13.2 M instructions), 80.8%
-// bf16 but 79.0 to 79.2% f16; the rows brought in by the copy engine (a ring
-// of 2 to 6 whole-row bulk copies a block in shared memory), 70.7 down to
-// 50.9% (the RMS norm 91.4 down to 75.3): the ring's shared memory takes
-// blocks, and so issue slots, off the SMs; two row buffers taking turns
-// instead of the copy between rows, 77.1 to 77.9% against 78.9 to 81.0;
-// 9 or 10 blocks an SM (56 / 48 registers), 75.4 to 79.2%.
+// The host takes it only for a few waves' worth of rows: there it is ahead
+// of gk_rownorm, with many waves behind it. The layer norm is bound by its
+// instructions, not by the bytes in flight, so its statistics take one pass
+// over the registers (not the mean, then the squares about it), and rows
+// that fill the block (FULL) with aligned weights and biases (WB) take a
+// form without the per-vector tests (inside the row, weights / biases given
+// and aligned, each a branch with its convergence barrier), the weight and
+// bias one fma (docs/perf-log.md has the measurements and the forms not
+// kept).
 template <int DT, int WT, int V, bool LN, bool FULL, bool WB>
 __device__ __forceinline__ void gk_norm_p_rows(gk_i64 rows, int D, float eps, const typename gk_ty<DT>::S *x,
                                                typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,
@@ -426,15 +404,10 @@ __device__ __forceinline__ void gk_norm_p(gk_i64 rows, int D, float eps, const t
 // (x - c0)^2 about the row's first element c0 (lane 0's, shuffled; 0 when it
 // is not finite), biased variance clamped at 0, y = ((x - c0) - m1) * rstd,
 // then * weight, + bias, stored rounded once. The host launches one row a
-// warp (variant 1) or a persistent grid (variant 2, as many blocks as are
-// resident). Rows are 16-byte aligned with D a multiple of the vector (the
+// warp. Rows are 16-byte aligned with D a multiple of the vector (the
 // host's condition); the rows stream (L1 bypassed on loads, evict-first
 // stores), weights and bias through gk_ldw (they stay in L1). Launched with
 // programmatic stream serialization: nothing touched before gk_pdl_wait.
-// Two persistent prefetching forms (_pf: the next row's loads rolling in
-// behind this row's stores; _pf2: issued before this row's reduction) were
-// never the fastest kernel on any shape measured on the H100 (gk__norm has
-// the numbers) and were removed; e502025 has them.
 template <int DT, int WT, int V>
 __device__ __forceinline__ void gk_lnwarp(gk_i64 rows, int D, float eps, const typename gk_ty<DT>::S *x,
                                           typename gk_ty<DT>::S *out, const typename gk_ty<WT>::S *w,
