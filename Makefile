@@ -141,7 +141,7 @@ CC_CHECK_SRCS := examples/demo.c examples/load_safetensors.c
 CC_CHECKS := $(foreach s,$(CC_CHECK_SRCS),$(foreach c,gcc clang gxx clangxx nocuda static mingw,cc.$(c).$(notdir $(basename $(s)))))
 CXX_EXAMPLES := $(foreach e,$(call reg,example),cxx.$(e))
 compile-checks: $(CC_CHECKS) $(CXX_EXAMPLES) nocuda-libs
-ccsrc = examples/$(word 2,$(subst ., ,$*)).c
+ccsrc = examples/$*.c
 # (-O2 and level 2 of the format checks: gcc 13 finds truncation at -O2 that gcc 12 does not by default)
 cc.gcc.%: | build
 	gcc -std=c99 -O2 $(WARN) -Wformat-truncation=2 -Wformat-overflow=2 -Werror -I. -c $(ccsrc) -o build/$@.o
