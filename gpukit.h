@@ -44,12 +44,54 @@
       GPUKIT_NO_CUDA         build the CPU backend only (no dlopen at all)
       GPUKIT_MALLOC/GPUKIT_REALLOC/GPUKIT_FREE   host allocator (all or none)
 
-   ENVIRONMENT
+   ENVIRONMENT (read by gk_ctx_create; a context keeps what it read)
       GPUKIT_CUDA_LIB, GPUKIT_NVRTC_LIB, GPUKIT_CUBLASLT_LIB   library paths
+                             (one that does not load is a warning naming the
+                             path and the loader's reason)
       GPUKIT_CACHE_DIR       kernel cache folder (default ~/.cache/gpukit)
-      GPUKIT_BACKEND         "cpu" or "cuda": overrides desc.backend AUTO
+      GPUKIT_BACKEND         "cpu", "cuda" or "auto": overrides desc.backend
+                             AUTO; any other value fails gk_ctx_create
       GPUKIT_PDL             "0": no programmatic dependent launch (sm_90+):
                              every kernel waits for the one before it to end
+      GPUKIT_GEMM_WGMMA, GPUKIT_ATTN_WGMMA   "0": no Hopper wgmma GEMM / attention
+
+   THREADS
+   - A context may be shared by any number of threads. Every call on a
+     context holds the context's lock while it runs, so the calls on one
+     context run one at a time (for CPU-backend parallelism use a context a
+     thread). gk_ctx_create may run on many threads at once; gk_ctx_destroy
+     may run once every other call on that context has returned, on every
+     thread.
+   - Each thread has its own, on each context: its current stream
+     (gk_set_stream; the ops a thread issues run on it; a thread starts on
+     the default stream, and gk_stream_destroy puts the threads on that
+     stream back on the default one), its error text (gk_last_error(ctx) is
+     the calling thread's last error on ctx, "" when it has none, never
+     another thread's; it stays until that thread's next error on ctx; a
+     thread keeps the texts of the 4 contexts it failed on most recently)
+     and its NVRTC log (gk_jit_log). A graph capture on a stream records the
+     ops of the threads whose current stream it is: a thread that captures
+     uses a stream of its own.
+   - Tensors, streams, events, graphs, modules and kernels belong to the
+     context: any of its threads may use or free them. Order the threads'
+     work yourself (a tensor written by one thread and read by another:
+     events between their streams, as on one thread, and your own
+     synchronisation saying the write was issued). A handle another thread
+     freed fails with GK_ERR_INVALID_HANDLE, never crashes. The pool and its
+     quota are shared: threads may evict each other's idle tensors (restored
+     on use, so a gk_tensor_ptr address holds only while the tensor is
+     pinned).
+   - Callbacks (gk_ctx_desc.log, CPU kernel fallbacks) run on the calling
+     thread while it holds the context's lock: they must not call gpukit on
+     that context. Do not change the environment (setenv) while another
+     thread creates a context.
+   - gpukit_llm.h: a gk_tokenizer is read-only once loaded (no scratch
+     inside): encode, decode and the id / token lookups may run on many
+     threads at once; free it after the last. A gk_tok_stream is one
+     thread's. A gk_llm is used by one thread at a time (it holds the KV
+     cache, graphs and scratch of its sequences); gk_llm objects on
+     different threads each have a context of their own. Other objects
+     (JSON documents, safetensors files): one thread at a time.
 
    gpukit DOES NOT: link or include anything from the CUDA Toolkit at build
    time, run on GPUs older than compute capability 8.0 (they fall back to the
@@ -193,12 +235,16 @@ typedef enum gk_status { GK__STATUS_LIST(GK__STATUS_ENUM) GK_STATUS_COUNT } gk_s
 
 GKDEF const char *gk_status_name(gk_status s);     /* "GK_ERR_SHAPE" */
 GKDEF const char *gk_status_message(gk_status s);  /* "incompatible shape" */
-/* The last error text of a context (what failed and where), or of the calling
-   thread when ctx is NULL (errors of gk_ctx_create and context-free calls).
-   Never NULL; "" when there was no error. */
+/* The calling thread's last error text on ctx (what failed and where; other
+   threads' errors on a shared context never show here), or its last error
+   outside any context when ctx is NULL (gk_ctx_create, context-free calls).
+   Never NULL; "" when the thread had no error there. Successful calls leave
+   it as it was; it stays until the thread's next error on ctx (a thread keeps
+   the texts of the 4 contexts it failed on most recently). */
 GKDEF const char *gk_last_error(gk_ctx *ctx);
-/* Records an error (printf format) for ctx, or for the calling thread when ctx
-   is NULL, and returns st. For layers built on gpukit (gpukit_llm.h). */
+/* Records an error (printf format) for the calling thread on ctx, or outside
+   any context when ctx is NULL, and returns st. For layers built on gpukit
+   (gpukit_llm.h). */
 GKDEF gk_status gk_error_set(gk_ctx *ctx, gk_status st, const char *fmt, ...) GK__PRINTF(3, 4);
 GKDEF void gk_error_clear(gk_ctx *ctx);
 
@@ -251,7 +297,8 @@ GKDEF float gk_f8e5m2_to_f32(uint8_t v);
 /* ------------------------------------------------------------------------ */
 /* >>api_context */
 typedef enum gk_backend {
-    GK_BACKEND_AUTO = 0, /* CUDA when a usable GPU is found, else CPU (with a log line) */
+    GK_BACKEND_AUTO = 0, /* CUDA when a usable GPU is found, else CPU: an info line when the machine
+                            has no NVIDIA driver, a warning when a driver is there but unusable */
     GK_BACKEND_CUDA,     /* CUDA or an error saying why not */
     GK_BACKEND_CPU       /* plain C reference backend */
 } gk_backend;
@@ -266,7 +313,9 @@ typedef struct gk_ctx_desc {
     int disable_disk_cache;     /* compile in memory only */
     int disable_eviction;       /* never evict live blocks to host: fail instead */
     int disable_cublaslt;       /* do not load cuBLASLt */
-    gk_log_fn log;              /* NULL: write warnings and errors to stderr */
+    gk_log_fn log;              /* NULL: write warnings and errors to stderr. Called on the thread
+                                   making the call, with the context's lock held: it must
+                                   not call gpukit on this context */
     void *log_user;
     gk_log_level log_level;     /* DEFAULT: WARN */
     const char *cuda_lib;       /* library paths; NULL: $GPUKIT_*_LIB, then the usual names */
@@ -330,9 +379,15 @@ GKDEF gk_status gk_pool_trim(gk_ctx *ctx);
 
 /* ------------------------------------------------------------------------ */
 /* >>api_tensor */
-/* A tensor handle: an index into the context's table plus a generation, so a
-   freed or foreign handle is detected (GK_ERR_INVALID_HANDLE), never used. */
-typedef struct gk_tensor { uint64_t id; } gk_tensor;
+/* A tensor handle (opaque; copy it freely). id: an index into the context's
+   table and a generation; owner: the serial of the context that made it (one
+   number a context, never reused in the process). A freed handle, a handle of
+   another context (live or destroyed) and a made-up one are detected
+   (GK_ERR_INVALID_HANDLE), never used. id 0 is the null handle: a zeroed
+   gk_tensor (in C++, gk_tensor t = {} or {0, 0}). Limits: 2^64 contexts a
+   process, 2^30 live tensors a context, and a slot's generation repeats after
+   2^32 frees of that slot (a handle kept that long could match again). */
+typedef struct gk_tensor { uint64_t id, owner; } gk_tensor;
 
 typedef struct gk_tensor_info {
     gk_dtype dtype;
@@ -408,7 +463,10 @@ GKDEF gk_status gk_stream_create(gk_ctx *ctx, gk_stream_priority priority, gk_st
 GKDEF gk_status gk_stream_destroy(gk_ctx *ctx, gk_stream *s);    /* waits for its work */
 GKDEF gk_status gk_stream_sync(gk_ctx *ctx, gk_stream *s);       /* NULL: current stream */
 GKDEF gk_status gk_stream_wait_event(gk_ctx *ctx, gk_stream *s, gk_event *e);
-/* The stream every op of the context runs on; NULL selects the default stream. */
+/* The stream the calling thread's ops on the context run on; NULL selects the
+   default stream. Each thread has its own (a thread starts on the default
+   stream), so threads sharing a context can each use their own stream.
+   Destroying a stream moves the threads using it back to the default one. */
 GKDEF gk_status gk_set_stream(gk_ctx *ctx, gk_stream *s);
 GKDEF gk_stream *gk_get_stream(gk_ctx *ctx);
 GKDEF gk_stream *gk_default_stream(gk_ctx *ctx);
@@ -450,7 +508,8 @@ typedef struct gk_module_desc {
 GKDEF gk_status gk_module_create(gk_ctx *ctx, const gk_module_desc *desc, gk_module **out);
 GKDEF gk_status gk_module_destroy(gk_ctx *ctx, gk_module *m);
 GKDEF gk_status gk_module_kernel(gk_ctx *ctx, gk_module *m, const char *name, gk_kernel **out);
-/* NVRTC log of the last compile of this context (warnings too); "" if none. */
+/* NVRTC log of the calling thread's last compile on this context (warnings
+   too); "" if none. Valid until that thread's next compile on the context. */
 GKDEF const char *gk_jit_log(gk_ctx *ctx);
 
 typedef enum gk_arg_type {
@@ -1115,8 +1174,15 @@ static void *gk__dlsym(gk__lib l, const char *name) {
     return r;
 }
 static void gk__dlclose(gk__lib l) { if (l) FreeLibrary(l); }
+/* The text of GetLastError after a failed LoadLibrary ("The specified module
+   could not be found. (error 126)"). */
 static const char *gk__dlerror(char *buf, size_t n) {
-    snprintf(buf, n, "LoadLibrary error %lu", (unsigned long)GetLastError());
+    DWORD e = GetLastError();
+    char msg[256];
+    DWORD k = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, e, 0, msg, (DWORD)sizeof msg, NULL);
+    while (k > 0 && (msg[k - 1] == '\n' || msg[k - 1] == '\r' || msg[k - 1] == ' ' || msg[k - 1] == '.')) k--;
+    msg[k < sizeof msg ? k : sizeof msg - 1] = 0;
+    snprintf(buf, n, "%s%s(error %lu)", msg, k ? ". " : "", (unsigned long)e);
     return buf;
 }
 typedef CRITICAL_SECTION gk__mutex;
@@ -1172,6 +1238,20 @@ static size_t gk__host_ram(void) {
 }
 #define GK__PATH_SEP '/'
 #endif
+
+/* A process-wide counter: returns the incremented value, atomically (many
+   threads may call it at once; it never returns the same value twice). */
+static uint64_t gk__atomic_inc64(volatile uint64_t *p) {
+#if defined(_MSC_VER) && !defined(__clang__)
+    return (uint64_t)InterlockedIncrement64((volatile LONG64 *)p);
+#elif defined(__GNUC__) || defined(__clang__)
+    return __atomic_add_fetch(p, 1, __ATOMIC_RELAXED);
+#elif defined(_WIN32)
+    return (uint64_t)InterlockedIncrement64((volatile LONG64 *)p);
+#else /* a compiler without known atomics: contexts must then be created one thread at a time */
+    return ++*p;
+#endif
+}
 
 /* mkdir -p */
 static int gk__mkdirs(const char *path) {
@@ -1443,8 +1523,11 @@ typedef struct gk__modrec gk__modrec;
    without touching another. gk_ctx_create sets the defaults (the
    dispatchers' own rules); the ops read the knobs and count their launches
    while they hold ctx->mu, and gk__tune(ctx) is the one way in from outside.
-   Knobs: -1 (or 0 where noted) is the dispatcher's choice. */
+   Knobs: -1 (or 0 where noted) is the dispatcher's choice. The environment
+   switches GPUKIT_PDL, GPUKIT_GEMM_WGMMA and GPUKIT_ATTN_WGMMA ("0": off)
+   set pdl, wg_mode and fwg_mode when the context is created. */
 typedef struct gk__tuning {
+    int pdl;                /* 1: programmatic dependent launches where they apply (sm_90+); 0: never (GPUKIT_PDL=0) */
     /* decode attention (gk_attention with one query; src/ops/attention/attention.c) */
     int dec_variant;        /* -1 the dispatcher; 0 gk_attn_dec; 3 gk_attn_dec3; 5 gk_attn_dec4t (9.0+, where its maps build) */
     int64_t dec4t_from;     /* the dispatcher's switch to gk_attn_dec4t on 9.0+, in keys of cache; negative: never */
@@ -1481,14 +1564,27 @@ typedef struct gk__tuning {
     int ln_last;            /* the variant of the last CUDA gk_layer_norm; -1 another kernel */
 } gk__tuning;
 
+/* What one thread has set on one context: its current stream (gk_set_stream)
+   and the NVRTC log of its last compile (gk_jit_log). A record exists only
+   while one of them is set; the thread is gk__thread_id()'s number. */
+typedef struct gk__thread_rec {
+    uint64_t thread;
+    gk_stream *stream;          /* NULL: the default stream */
+    char *jit_log;
+} gk__thread_rec;
+
 struct gk_ctx {
     gk_backend backend;
-    unsigned tag;               /* stamped into handles: which context minted them */
+    uint64_t serial;            /* this context's number in the process (from 1, never reused):
+                                   stamped into its tensor handles and keys its per-thread errors */
     gk_ctx_desc desc;
     gk_device_info info;
-    gk__mutex mu;
-    char err[GK__ERRBUF];
-    char *jit_log;
+    gk__mutex mu;               /* held by every call on the context (gk__enter) */
+    gk__thread_rec *threads;    /* per-thread streams and JIT logs */
+    int nthreads, capthreads;
+    char **lib_headers;         /* the embedded kernel headers, joined on the first compile */
+    unsigned cache_tmp;         /* kernel cache: temporary file names */
+    char nvrtc_why[512];        /* why NVRTC is not loaded ("" when it is) */
     /* libraries */
     gk__lib cu_lib, nvrtc_lib, cublaslt_lib;
     gk__cu_api cu;
@@ -1500,7 +1596,7 @@ struct gk_ctx {
     int nvrtc_archs[64], n_nvrtc_archs;
     /* streams, events, graphs, modules */
     gk_stream default_stream;
-    gk_stream *cur_stream;
+    gk_stream *cur_stream;      /* the calling thread's current stream, set by gk__enter */
     gk_stream *streams;
     gk_event *events;
     gk_graph *graphs;
@@ -1521,9 +1617,116 @@ struct gk_ctx {
     gk__pool pool;
 };
 
+/* ---- what each thread has set on a context (gk__thread_rec) ---- */
+/* The calling thread's number in the process (from 1, never reused, unlike
+   pthread_t, so a new thread never inherits an ended one's records). */
+static volatile uint64_t gk__thread_serial;
+static GK__TLS uint64_t gk__tls_thread;
+static uint64_t gk__thread_id(void) {
+    if (!gk__tls_thread) gk__tls_thread = gk__atomic_inc64(&gk__thread_serial);
+    return gk__tls_thread;
+}
+/* The calling thread's record on ctx, or NULL (ctx->mu held). */
+static gk__thread_rec *gk__thread_find(gk_ctx *ctx) {
+    uint64_t me;
+    int i;
+    if (ctx->nthreads == 0) return NULL;
+    me = gk__thread_id();
+    for (i = 0; i < ctx->nthreads; i++)
+        if (ctx->threads[i].thread == me) return &ctx->threads[i];
+    return NULL;
+}
+/* ... made when missing; NULL when out of host memory. The pointer is good
+   until the next record is added or removed. */
+static gk__thread_rec *gk__thread_get(gk_ctx *ctx) {
+    gk__thread_rec *r = gk__thread_find(ctx);
+    if (r) return r;
+    if (ctx->nthreads == ctx->capthreads) {
+        int nc = ctx->capthreads ? ctx->capthreads * 2 : 4;
+        gk__thread_rec *nr = GK__CAST(gk__thread_rec *, GPUKIT_REALLOC(ctx->threads, sizeof(gk__thread_rec) * (size_t)nc));
+        if (!nr) return NULL;
+        ctx->threads = nr;
+        ctx->capthreads = nc;
+    }
+    r = &ctx->threads[ctx->nthreads++];
+    r->thread = gk__thread_id();
+    r->stream = NULL;
+    r->jit_log = NULL;
+    return r;
+}
+/* Drops a record that holds nothing any more. */
+static void gk__thread_tidy(gk_ctx *ctx, gk__thread_rec *r) {
+    if (r->stream || r->jit_log) return;
+    *r = ctx->threads[--ctx->nthreads];
+}
+/* Takes the context's lock for a call of the calling thread: every call on a
+   context goes through here, and while it holds the lock ctx->cur_stream is
+   this thread's current stream. */
+static void gk__enter(gk_ctx *ctx) {
+    gk__thread_rec *r;
+    gk__lock(&ctx->mu);
+    r = gk__thread_find(ctx);
+    ctx->cur_stream = r && r->stream ? r->stream : &ctx->default_stream;
+}
 /* ------------------------------------------------------------------------ */
-/* >>errors */
+/* >>errors
+   Error text is per thread: gk_last_error(NULL) is the calling thread's last
+   error outside any context, gk_last_error(ctx) its last error on ctx. The
+   texts of contexts are a small thread-local table keyed by the context's
+   serial (never reused, so an entry of a destroyed context matches no other
+   context); the least recently written entry is reused when the table is
+   full (16 KiB of thread-local storage a thread). Only the owning thread
+   writes an entry, so the text gk_last_error returns stays as it is until
+   that thread's next error. */
 static GK__TLS char gk__tls_err[GK__ERRBUF];
+#define GK__TLS_CTX_ERRS 4
+typedef struct gk__ctx_err {
+    uint64_t serial;            /* the context's; 0: free */
+    uint64_t used;              /* gk__tls_err_clock at the last write */
+    char text[GK__ERRBUF];
+} gk__ctx_err;
+static GK__TLS gk__ctx_err gk__tls_ctx_errs[GK__TLS_CTX_ERRS];
+static GK__TLS uint64_t gk__tls_err_clock;
+
+static gk__ctx_err *gk__ctx_err_find(const gk_ctx *ctx) {
+    int i;
+    for (i = 0; i < GK__TLS_CTX_ERRS; i++)
+        if (gk__tls_ctx_errs[i].serial == ctx->serial) return &gk__tls_ctx_errs[i];
+    return NULL;
+}
+/* The calling thread's error buffer for ctx, taking a table entry if needed. */
+static char *gk__errbuf(gk_ctx *ctx) {
+    gk__ctx_err *e = gk__ctx_err_find(ctx);
+    int i;
+    if (!e) {
+        e = &gk__tls_ctx_errs[0];
+        for (i = 0; i < GK__TLS_CTX_ERRS; i++) {
+            if (gk__tls_ctx_errs[i].serial == 0) { e = &gk__tls_ctx_errs[i]; break; }
+            if (gk__tls_ctx_errs[i].used < e->used) e = &gk__tls_ctx_errs[i];
+        }
+        e->serial = ctx->serial;
+        e->text[0] = 0;
+    }
+    e->used = ++gk__tls_err_clock;
+    return e->text;
+}
+/* Keeps the calling thread's error text of ctx around a call that may
+   overwrite it (a lookup that is allowed to fail, a clean-up). */
+static void gk__err_save(gk_ctx *ctx, char *save) {
+    const gk__ctx_err *e = gk__ctx_err_find(ctx);
+    size_t n = e ? strlen(e->text) + 1 : 1;
+    memcpy(save, e ? e->text : "", n);
+}
+static void gk__err_restore(gk_ctx *ctx, const char *save) {
+    gk__ctx_err *e = gk__ctx_err_find(ctx);
+    if (save[0]) memcpy(e ? e->text : gk__errbuf(ctx), save, strlen(save) + 1);
+    else if (e) { e->serial = 0; e->text[0] = 0; } /* no text: no entry (it would push out another context's) */
+}
+/* The calling thread forgets ctx's entry (ctx is being destroyed). */
+static void gk__err_forget(gk_ctx *ctx) {
+    gk__ctx_err *e = gk__ctx_err_find(ctx);
+    if (e) { e->serial = 0; e->text[0] = 0; }
+}
 
 #define GK__STATUS_NAME(name, msg) "GK_" #name,
 #define GK__STATUS_MSG(name, msg) msg,
@@ -1538,10 +1741,16 @@ GKDEF const char *gk_status_name(gk_status s) {
 GKDEF const char *gk_status_message(gk_status s) {
     return (s >= 0 && s < GK_STATUS_COUNT) ? gk__status_msgs[s] : "invalid status";
 }
-GKDEF const char *gk_last_error(gk_ctx *ctx) { return ctx ? ctx->err : gk__tls_err; }
+GKDEF const char *gk_last_error(gk_ctx *ctx) {
+    const gk__ctx_err *e;
+    if (!ctx) return gk__tls_err;
+    e = gk__ctx_err_find(ctx);
+    return e ? e->text : "";
+}
 GKDEF void gk_error_clear(gk_ctx *ctx) {
-    if (ctx) ctx->err[0] = 0;
-    else gk__tls_err[0] = 0;
+    gk__ctx_err *e;
+    if (!ctx) gk__tls_err[0] = 0;
+    else if ((e = gk__ctx_err_find(ctx)) != NULL) e->text[0] = 0;
 }
 
 static void gk__log(gk_ctx *ctx, gk_log_level lvl, const char *fmt, ...) GK__PRINTF(3, 4);
@@ -1554,11 +1763,11 @@ static void gk__log(gk_ctx *ctx, gk_log_level lvl, const char *fmt, ...) {
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (ctx && ctx->desc.log) ctx->desc.log(lvl, buf, ctx->desc.log_user);
-    else fprintf(stderr, "gpukit %s: %s\n", lvl == GK_LOG_ERROR ? "error" : lvl == GK_LOG_WARN ? "warning" : "info", buf);
+    else fprintf(stderr, "gpukit %s: %s\n", lvl == GK_LOG_ERROR ? "error" : lvl == GK_LOG_WARN ? "warning" : lvl == GK_LOG_INFO ? "info" : "debug", buf);
 }
 
 static gk_status gk__verr(gk_ctx *ctx, gk_status st, const char *fmt, va_list ap) {
-    char *buf = ctx ? ctx->err : gk__tls_err;
+    char *buf = ctx ? gk__errbuf(ctx) : gk__tls_err;
     vsnprintf(buf, GK__ERRBUF, fmt, ap);
     return st;
 }
@@ -1576,7 +1785,7 @@ static gk_status gk__err(gk_ctx *ctx, gk_status st, const char *fmt, ...) {
     va_start(ap, fmt);
     gk__verr(ctx, st, fmt, ap);
     va_end(ap);
-    gk__log(ctx, GK_LOG_DEBUG, "%s: %s", gk_status_name(st), ctx ? ctx->err : gk__tls_err);
+    gk__log(ctx, GK_LOG_DEBUG, "%s: %s", gk_status_name(st), gk_last_error(ctx));
     return st;
 }
 
@@ -1862,11 +2071,13 @@ static int gk__resolve_cublaslt(gk__lib lib, gk__cublaslt_api *api, char *missin
 }
 #undef GK__RESOLVE
 
-/* Opens the first library that loads: explicit path, then $env, then each name
-   as is (the dynamic linker's search), then in the usual CUDA folders. On
-   failure `why` says what was tried. */
-static gk__lib gk__open_lib(const char *explicit_path, const char *env, const char *const *names,
-                            char *why, size_t nwhy) {
+/* Opens the first library that loads: explicit path (gk_ctx_desc.<field>),
+   then $env, then each name as is (the dynamic linker's search), then in the
+   usual CUDA folders. On failure `why` says what was tried and the loader's
+   reason (dlerror / GetLastError's text), and *asked is 1 when the path came
+   from the desc or the environment (a failure the user should see). */
+static gk__lib gk__open_lib(const char *explicit_path, const char *field, const char *env, const char *const *names,
+                            char *why, size_t nwhy, int *asked) {
     static const char *const dirs[] = {
 #if defined(_WIN32)
         "%CUDA_PATH%\\bin\\x64", "%CUDA_PATH%\\bin",
@@ -1881,9 +2092,12 @@ static gk__lib gk__open_lib(const char *explicit_path, const char *env, const ch
     gk__lib l;
     int i, j;
     why[0] = 0;
+    *asked = 0;
     if (p && *p) {
         l = gk__dlopen(p);
-        if (!l) snprintf(why, nwhy, "%s (from %s): %s", p, explicit_path ? "desc" : env, gk__dlerror(err, sizeof err));
+        *asked = 1;
+        if (!l && explicit_path) snprintf(why, nwhy, "gk_ctx_desc.%s \"%s\" cannot be loaded: %s", field, p, gk__dlerror(err, sizeof err));
+        else if (!l) snprintf(why, nwhy, "%s=%s cannot be loaded: %s", env, p, gk__dlerror(err, sizeof err));
         return l;
     }
     for (i = 0; names[i]; i++) {
@@ -1926,19 +2140,22 @@ static const char *const gk__cublaslt_names[] = { "libcublasLt.so.13", "libcubla
 
 static void gk__load_nvrtc(gk_ctx *ctx) {
     char why[1200], missing[128];
-    int maj = 0, min = 0, n = 0;
+    int maj = 0, min = 0, n = 0, asked = 0;
     gk__lib l;
 #ifdef GPUKIT_NO_CUDA /* as documented: no library is opened */
+    snprintf(ctx->nvrtc_why, sizeof ctx->nvrtc_why, "gpukit was built with GPUKIT_NO_CUDA");
     gk__log(ctx, GK_LOG_INFO, "NVRTC not loaded: gpukit was built with GPUKIT_NO_CUDA");
     return;
 #endif
-    l = gk__open_lib(ctx->desc.nvrtc_lib, "GPUKIT_NVRTC_LIB", gk__nvrtc_names, why, sizeof why);
+    l = gk__open_lib(ctx->desc.nvrtc_lib, "nvrtc_lib", "GPUKIT_NVRTC_LIB", gk__nvrtc_names, why, sizeof why, &asked);
     if (!l) {
-        gk__log(ctx, ctx->backend == GK_BACKEND_CUDA ? GK_LOG_WARN : GK_LOG_INFO,
+        snprintf(ctx->nvrtc_why, sizeof ctx->nvrtc_why, "%.500s", why);
+        gk__log(ctx, ctx->backend == GK_BACKEND_CUDA || asked ? GK_LOG_WARN : GK_LOG_INFO,
                 "NVRTC not found: GPU kernels unavailable unless already in the kernel cache (%s)", why);
         return;
     }
     if (!gk__resolve_nvrtc(l, &ctx->nvrtc, missing, sizeof missing)) {
+        snprintf(ctx->nvrtc_why, sizeof ctx->nvrtc_why, "the NVRTC library lacks %s", missing);
         gk__log(ctx, GK_LOG_WARN, "NVRTC library lacks %s: GPU kernels unavailable", missing);
         gk__dlclose(l);
         memset(&ctx->nvrtc, 0, sizeof ctx->nvrtc);
@@ -1956,10 +2173,11 @@ static void gk__load_nvrtc(gk_ctx *ctx) {
 
 static void gk__load_cublaslt(gk_ctx *ctx) {
     char why[1200], missing[128];
+    int asked = 0;
     gk__lib l;
     if (ctx->desc.disable_cublaslt) return;
-    l = gk__open_lib(ctx->desc.cublaslt_lib, "GPUKIT_CUBLASLT_LIB", gk__cublaslt_names, why, sizeof why);
-    if (!l) { gk__log(ctx, GK_LOG_INFO, "cuBLASLt not found: using gpukit's own GEMM (%s)", why); return; }
+    l = gk__open_lib(ctx->desc.cublaslt_lib, "cublaslt_lib", "GPUKIT_CUBLASLT_LIB", gk__cublaslt_names, why, sizeof why, &asked);
+    if (!l) { gk__log(ctx, asked ? GK_LOG_WARN : GK_LOG_INFO, "cuBLASLt not found: using gpukit's own GEMM (%s)", why); return; }
     if (!gk__resolve_cublaslt(l, &ctx->lt, missing, sizeof missing)) {
         gk__log(ctx, GK_LOG_INFO, "cuBLASLt library lacks %s: using gpukit's own GEMM", missing);
         gk__dlclose(l);
@@ -1971,17 +2189,24 @@ static void gk__load_cublaslt(gk_ctx *ctx) {
     ctx->info.has_cublaslt = 1;
 }
 
-/* Brings up the CUDA backend, or returns a status and message saying why not. */
-static gk_status gk__cuda_init(gk_ctx *ctx) {
+/* Brings up the CUDA backend, or returns a status and message saying why not;
+   *normal is 1 when there is simply no driver on the machine (none found
+   where it is looked for, no path asked for), 2 under GPUKIT_NO_CUDA. */
+static gk_status gk__cuda_init(gk_ctx *ctx, int *normal) {
 #ifdef GPUKIT_NO_CUDA
+    *normal = 2;
     return gk__err(ctx, GK_ERR_NO_DRIVER, "CUDA driver not used: gpukit was built with GPUKIT_NO_CUDA");
 #else
     char why[1200], missing[128];
     gk__cu_result r;
-    int n = 0, v;
+    int n = 0, v, asked = 0;
     size_t total = 0;
-    gk__lib l = gk__open_lib(ctx->desc.cuda_lib, "GPUKIT_CUDA_LIB", gk__cuda_names, why, sizeof why);
-    if (!l) return gk__err(ctx, GK_ERR_NO_DRIVER, "CUDA driver not found (%s)", why);
+    gk__lib l = gk__open_lib(ctx->desc.cuda_lib, "cuda_lib", "GPUKIT_CUDA_LIB", gk__cuda_names, why, sizeof why, &asked);
+    *normal = 0;
+    if (!l) {
+        *normal = !asked;
+        return gk__err(ctx, GK_ERR_NO_DRIVER, "CUDA driver not found (%s)", why);
+    }
     if (!gk__resolve_cu(l, &ctx->cu, missing, sizeof missing)) {
         gk__dlclose(l);
         memset(&ctx->cu, 0, sizeof ctx->cu);
@@ -2364,7 +2589,7 @@ static void gk__unuse(gk_ctx *ctx, gk__block *b) { gk__block_unpin(ctx, b); }
 GKDEF gk_status gk_pool_stats_get(gk_ctx *ctx, gk_pool_stats *out) {
     gk__block *b;
     if (!ctx || !out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_pool_stats_get: NULL argument");
-    gk__lock(&ctx->mu);
+    gk__enter(ctx);
     *out = ctx->pool.st;
     out->used = ctx->pool.used;
     out->cached = ctx->pool.cached;
@@ -2380,7 +2605,7 @@ GKDEF gk_status gk_pool_stats_get(gk_ctx *ctx, gk_pool_stats *out) {
 GKDEF gk_status gk_pool_set_quota(gk_ctx *ctx, size_t quota) {
     gk_status st;
     if (!ctx) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_pool_set_quota: ctx is NULL");
-    gk__lock(&ctx->mu);
+    gk__enter(ctx);
     st = gk__bind(ctx);
     ctx->pool.quota = quota;
     if (st == GK_OK) st = gk__pool_make_room(ctx, 0, "gk_pool_set_quota");
@@ -2390,7 +2615,7 @@ GKDEF gk_status gk_pool_set_quota(gk_ctx *ctx, size_t quota) {
 GKDEF gk_status gk_pool_trim(gk_ctx *ctx) {
     gk_status st;
     if (!ctx) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_pool_trim: ctx is NULL");
-    gk__lock(&ctx->mu);
+    gk__enter(ctx);
     st = gk__bind(ctx);
     while (st == GK_OK && ctx->pool.cache_head) gk__pool_release(ctx, ctx->pool.cache_head);
     gk__unlock(&ctx->mu);
@@ -2398,8 +2623,33 @@ GKDEF gk_status gk_pool_trim(gk_ctx *ctx) {
 }
 
 /* ------------------------------------------------------------------------ */
-/* >>context */
-static unsigned gk__ctx_serial;
+/* >>context
+   Process-wide mutable state: everything else lives in a context (or is the
+   calling thread's: gk__tls_err, gk__tls_ctx_errs, gk__tls_thread,
+   gk__tls_bound), and the environment is read when a context is created.
+   What remains, and why it is safe:
+   - gk__ctx_serial and gk__thread_serial: counters that number contexts and
+     threads; incremented atomically (gk__atomic_inc64), never reused, 2^64
+     values.
+   - The libraries gpukit opens (driver, NVRTC, cuBLASLt) stay loaded for the
+     process (gk__unload_libs says why); dlopen / LoadLibrary count and lock
+     themselves, and each context resolves its own function tables.
+   - Constant tables only otherwise (kernel sources, dtype and status names). */
+static volatile uint64_t gk__ctx_serial;
+
+/* Whether the environment switch `name` is on: on unless it is "0". Read by
+   gk_ctx_create only; the context keeps the answer. */
+static int gk__env_on(const char *name) {
+    const char *e = getenv(name);
+    return !(e && strcmp(e, "0") == 0);
+}
+static int gk__streq_nocase(const char *a, const char *b) {
+    for (; *a && *b; a++, b++) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
+        if (x != *b) return 0;
+    }
+    return *a == *b;
+}
 
 /* The tuning knobs' defaults (gk__tuning): the dispatchers' own rules; the
    counters and the knobs not set here start at 0 (the context is calloc'd). */
@@ -2457,29 +2707,47 @@ GKDEF gk_status gk_ctx_create(const gk_ctx_desc *desc, gk_ctx **out) {
         GPUKIT_FREE(ctx);
         return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "gk_ctx_create: invalid backend %d", b);
     }
+    ctx->backend = ctx->desc.backend;
+    if ((env = getenv("GPUKIT_BACKEND")) && *env) { /* checked even when desc.backend decides: a typo is never ignored */
+        gk_backend eb = GK_BACKEND_AUTO;
+        if (gk__streq_nocase(env, "cpu")) eb = GK_BACKEND_CPU;
+        else if (gk__streq_nocase(env, "cuda")) eb = GK_BACKEND_CUDA;
+        else if (!gk__streq_nocase(env, "auto")) {
+            GPUKIT_FREE(ctx);
+            return gk__err(NULL, GK_ERR_INVALID_ARGUMENT,
+                           "gk_ctx_create: environment variable GPUKIT_BACKEND is \"%.100s\"; accepted values: cpu, cuda, auto (or unset)", env);
+        }
+        if (ctx->backend == GK_BACKEND_AUTO) ctx->backend = eb;
+    }
+    ctx->serial = gk__atomic_inc64(&gk__ctx_serial);
     gk__mutex_init(&ctx->mu);
     gk__tune_init(&ctx->tune);
+    /* the environment's switches, read once (GPUKIT_GEMM_WGMMA / GPUKIT_ATTN_WGMMA "0": those kernels never run) */
+    ctx->tune.pdl = gk__env_on("GPUKIT_PDL");
+    if (!gk__env_on("GPUKIT_GEMM_WGMMA")) ctx->tune.wg_mode = 0;
+    if (!gk__env_on("GPUKIT_ATTN_WGMMA")) ctx->tune.fwg_mode = 0;
     ctx->cur_stream = &ctx->default_stream;
-    ctx->backend = ctx->desc.backend;
-    if (ctx->backend == GK_BACKEND_AUTO && (env = getenv("GPUKIT_BACKEND")) && *env) {
-        if (strcmp(env, "cpu") == 0) ctx->backend = GK_BACKEND_CPU;
-        else if (strcmp(env, "cuda") == 0) ctx->backend = GK_BACKEND_CUDA;
-    }
     if (ctx->backend != GK_BACKEND_CPU) {
-        st = gk__cuda_init(ctx);
+        int normal = 0; /* no driver on this machine (or none wanted): the CPU backend is no surprise */
+        st = gk__cuda_init(ctx, &normal);
         if (st != GK_OK) {
             if (ctx->backend == GK_BACKEND_CUDA) {
-                gk__err(NULL, st, "gk_ctx_create: %s", ctx->err);
+                gk__err(NULL, st, "gk_ctx_create: %s", gk_last_error(ctx));
+                gk__err_forget(ctx);
                 gk__unload_libs(ctx);
                 gk__mutex_destroy(&ctx->mu);
                 GPUKIT_FREE(ctx);
                 return st;
             }
-            gk__log(ctx, GK_LOG_WARN, "%s; using the CPU backend", ctx->err);
+            if (normal) {
+                gk__log(ctx, GK_LOG_INFO, "%s: using the CPU backend", normal == 2 ? "built with GPUKIT_NO_CUDA" : "no NVIDIA driver found");
+                gk__log(ctx, GK_LOG_DEBUG, "%s", gk_last_error(ctx));
+            } else
+                gk__log(ctx, GK_LOG_WARN, "%s; using the CPU backend", gk_last_error(ctx));
             gk__unload_libs(ctx);
             memset(&ctx->cu, 0, sizeof ctx->cu);
             memset(&ctx->info, 0, sizeof ctx->info);
-            ctx->err[0] = 0;
+            gk__err_forget(ctx);
             ctx->backend = GK_BACKEND_CPU;
         } else ctx->backend = GK_BACKEND_CUDA;
     }
@@ -2501,9 +2769,6 @@ GKDEF gk_status gk_ctx_create(const gk_ctx_desc *desc, gk_ctx **out) {
         ctx->pool.quota = fr / 10 * 9;
     } else ctx->pool.quota = gk__host_ram() / 2;
     gk__resolve_cache_dir(ctx);
-    gk__ctx_serial = (gk__ctx_serial + 1) & 0xFFF;
-    if (gk__ctx_serial == 0) gk__ctx_serial = 1;
-    ctx->tag = gk__ctx_serial;
     gk__log(ctx, GK_LOG_INFO, "context on %s (%s backend)", ctx->info.name, ctx->backend == GK_BACKEND_CUDA ? "CUDA" : "CPU");
     *out = ctx;
     return GK_OK;
@@ -2529,7 +2794,7 @@ static gk_status gk__sync_locked(gk_ctx *ctx, const char *where) {
 GKDEF gk_status gk_sync(gk_ctx *ctx) {
     gk_status st;
     if (!ctx) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_sync: ctx is NULL");
-    gk__lock(&ctx->mu);
+    gk__enter(ctx);
     st = gk__sync_locked(ctx, "gk_sync");
     gk__unlock(&ctx->mu);
     return st;
@@ -2573,16 +2838,19 @@ static gk_status gk__slot_new(gk_ctx *ctx, uint32_t *out, const char *where) {
     *out = idx;
     return GK_OK;
 }
+/* id: the slot index + 1 (low 32 bits) and the slot's generation (high 32
+   bits, never 0); owner: the context's serial. */
 static gk_tensor gk__handle(gk_ctx *ctx, uint32_t idx) {
     gk_tensor t;
     gk__slot *s = gk__slot_at(ctx, idx);
-    t.id = ((uint64_t)((ctx->tag << 20) | (s->gen & 0xFFFFFu)) << 32) | (uint64_t)(idx + 1);
+    t.id = ((uint64_t)s->gen << 32) | (uint64_t)(idx + 1);
+    t.owner = ctx->serial;
     return t;
 }
 static void gk__slot_release(gk_ctx *ctx, uint32_t idx) {
     gk__slot *s = gk__slot_at(ctx, idx);
     s->live = 0;
-    s->gen = (s->gen + 1) & 0xFFFFFu;
+    s->gen++;
     if (s->gen == 0) s->gen = 1;
     s->blk = NULL;
     s->next_free = ctx->free_slot;
@@ -2595,10 +2863,13 @@ static gk_status gk__lookup(gk_ctx *ctx, gk_tensor t, gk__slot **out, const char
     gk__slot *s;
     *out = NULL;
     if (t.id == 0) return gk__err(ctx, GK_ERR_INVALID_HANDLE, "%s: %s is a null tensor handle", where, what);
-    if ((hi >> 20) != ctx->tag || idx == 0 || idx > ctx->nslots)
-        return gk__err(ctx, GK_ERR_INVALID_HANDLE, "%s: %s is not a tensor of this context", where, what);
+    if (t.owner != ctx->serial)
+        return gk__err(ctx, GK_ERR_INVALID_HANDLE, "%s: %s is not a tensor of this context (it belongs to context #%llu, this is #%llu)",
+                       where, what, (unsigned long long)t.owner, (unsigned long long)ctx->serial);
+    if (idx == 0 || idx > ctx->nslots || hi == 0)
+        return gk__err(ctx, GK_ERR_INVALID_HANDLE, "%s: %s is not a tensor of this context (no such handle)", where, what);
     s = gk__slot_at(ctx, idx - 1);
-    if (!s->live || (s->gen & 0xFFFFFu) != (hi & 0xFFFFFu))
+    if (!s->live || s->gen != hi)
         return gk__err(ctx, GK_ERR_INVALID_HANDLE, "%s: %s was freed (use after free)", where, what);
     *out = s;
     return GK_OK;
@@ -2673,7 +2944,7 @@ static gk_status gk__tensor_new(gk_ctx *ctx, gk_dtype dt, int ndim, const int64_
 
 #define GK__ENTER(ctx, where)                                                                   \
     if (!(ctx)) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "%s: ctx is NULL", where);          \
-    gk__lock(&(ctx)->mu)
+    gk__enter(ctx)
 
 GKDEF gk_status gk_tensor_empty(gk_ctx *ctx, gk_dtype dtype, int ndim, const int64_t *shape, gk_tensor *out) {
     gk_status st;
@@ -2709,10 +2980,10 @@ GKDEF int gk_tensor_valid(gk_ctx *ctx, gk_tensor t) {
     int ok;
     char save[GK__ERRBUF];
     if (!ctx) return 0;
-    gk__lock(&ctx->mu);
-    memcpy(save, ctx->err, sizeof save);
+    gk__enter(ctx);
+    gk__err_save(ctx, save);
     ok = gk__lookup(ctx, t, &s, "gk_tensor_valid", "t") == GK_OK;
-    memcpy(ctx->err, save, sizeof save);
+    gk__err_restore(ctx, save);
     gk__unlock(&ctx->mu);
     return ok;
 }
@@ -3124,6 +3395,7 @@ GKDEF gk_status gk_stream_destroy(gk_ctx *ctx, gk_stream *s) {
     gk_status st;
     gk__block *b;
     gk_stream **pp;
+    int i;
     GK__ENTER(ctx, "gk_stream_destroy");
     st = (!s || s == &ctx->default_stream) ? gk__err(ctx, GK_ERR_INVALID_HANDLE, "gk_stream_destroy: NULL or the default stream")
                                             : gk__find_stream(ctx, s, "gk_stream_destroy");
@@ -3138,6 +3410,9 @@ GKDEF gk_status gk_stream_destroy(gk_ctx *ctx, gk_stream *s) {
         for (b = ctx->pool.cache_head; b; b = b->next) if (b->stream == s) b->stream = NULL;
         for (pp = &ctx->streams; *pp; pp = &(*pp)->next)
             if (*pp == s) { *pp = s->next; break; }
+        /* every thread whose current stream it was is back on the default stream */
+        for (i = ctx->nthreads - 1; i >= 0; i--)
+            if (ctx->threads[i].stream == s) { ctx->threads[i].stream = NULL; gk__thread_tidy(ctx, &ctx->threads[i]); }
         if (ctx->cur_stream == s) ctx->cur_stream = &ctx->default_stream;
         GPUKIT_FREE(s);
     }
@@ -3160,20 +3435,40 @@ GKDEF gk_status gk_stream_sync(gk_ctx *ctx, gk_stream *s) {
     return st;
 }
 
+/* The current stream is the calling thread's (gk__thread_rec): threads
+   sharing a context each issue their ops on their own stream. */
 GKDEF gk_status gk_set_stream(gk_ctx *ctx, gk_stream *s) {
     gk_status st;
+    gk__thread_rec *r;
     GK__ENTER(ctx, "gk_set_stream");
     if (!s) s = &ctx->default_stream;
     st = gk__find_stream(ctx, s, "gk_set_stream");
+    if (st == GK_OK && s == &ctx->default_stream) {
+        if ((r = gk__thread_find(ctx)) != NULL) { r->stream = NULL; gk__thread_tidy(ctx, r); }
+    } else if (st == GK_OK) {
+        if ((r = gk__thread_get(ctx)) != NULL) r->stream = s;
+        else st = gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "gk_set_stream: out of host memory");
+    }
     if (st == GK_OK) ctx->cur_stream = s;
     gk__unlock(&ctx->mu);
     return st;
 }
-GKDEF gk_stream *gk_get_stream(gk_ctx *ctx) { return ctx ? ctx->cur_stream : NULL; }
+GKDEF gk_stream *gk_get_stream(gk_ctx *ctx) {
+    gk_stream *s;
+    if (!ctx) return NULL;
+    gk__enter(ctx);
+    s = ctx->cur_stream;
+    gk__unlock(&ctx->mu);
+    return s;
+}
 GKDEF gk_stream *gk_default_stream(gk_ctx *ctx) { return ctx ? &ctx->default_stream : NULL; }
 GKDEF void *gk_stream_native(gk_ctx *ctx, gk_stream *s) {
+    void *p;
     if (!ctx || ctx->backend != GK_BACKEND_CUDA) return NULL;
-    return (void *)(s ? s->cu : ctx->cur_stream->cu);
+    gk__enter(ctx);
+    p = (void *)(s ? s->cu : ctx->cur_stream->cu);
+    gk__unlock(&ctx->mu);
+    return p;
 }
 
 GKDEF gk_status gk_event_create(gk_ctx *ctx, gk_event **out) {
@@ -3461,7 +3756,7 @@ GKDEF gk_status gk_tensor_from_host(gk_ctx *ctx, gk_dtype dtype, int ndim, const
     GK__TRY(gk_tensor_empty(ctx, dtype, ndim, shape, &t));
     st = gk_tensor_info_get(ctx, t, &info);
     if (st == GK_OK) st = gk_copy_from_host(ctx, t, data, info.nbytes);
-    if (st != GK_OK) { char save[GK__ERRBUF]; memcpy(save, ctx->err, sizeof save); gk_tensor_free(ctx, t); memcpy(ctx->err, save, sizeof save); return st; }
+    if (st != GK_OK) { char save[GK__ERRBUF]; gk__err_save(ctx, save); gk_tensor_free(ctx, t); gk__err_restore(ctx, save); return st; }
     *out = t;
     return GK_OK;
 }
@@ -3614,7 +3909,6 @@ static void gk__cache_write(gk_ctx *ctx, const uint64_t key[2], const char *payl
     char path[1200], tmp[1300];
     gk__cache_hdr h;
     FILE *f;
-    static unsigned counter;
     int ok;
     if (!ctx->cache_dir) return;
     if (gk__mkdirs(ctx->cache_dir) != 0) {
@@ -3624,7 +3918,8 @@ static void gk__cache_write(gk_ctx *ctx, const uint64_t key[2], const char *payl
         return;
     }
     gk__cache_path(ctx, key, path, sizeof path);
-    snprintf(tmp, sizeof tmp, "%s.%lu.%u.tmp", path, gk__pid(), ++counter);
+    /* a name no other writer uses: process, context, this context's count */
+    snprintf(tmp, sizeof tmp, "%s.%lu.%llu.%u.tmp", path, gk__pid(), (unsigned long long)ctx->serial, ++ctx->cache_tmp);
     memset(&h, 0, sizeof h);
     memcpy(h.magic, GK__CACHE_MAGIC, 8);
     h.key[0] = key[0];
@@ -3679,7 +3974,6 @@ static const char *gk__mod_arch(int m, const char *arch) {
     return arch;
 }
 
-static char *gk__lib_headers[GK__HEADER_COUNT > 0 ? GK__HEADER_COUNT : 1];
 /* Joins the chunks of an embedded source (kept under C99's literal limit). */
 static char *gk__join_chunks(const char *const *chunks) {
     size_t n = 0, i, k;
@@ -3691,20 +3985,28 @@ static char *gk__join_chunks(const char *const *chunks) {
     s[k] = 0;
     return s;
 }
-/* The embedded headers every library and user module may #include by name. */
+/* The embedded headers every library and user module may #include by name,
+   joined on the context's first compile (one copy a context: no
+   process-wide state; freed by gk_ctx_destroy). */
 static gk_status gk__headers(gk_ctx *ctx, const char *const **names, const char *const **srcs) {
     int i;
+    if (!ctx->lib_headers && !(ctx->lib_headers = GK__CALLOC(char *, GK__HEADER_COUNT > 0 ? GK__HEADER_COUNT : 1)))
+        return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "jit: out of host memory");
     for (i = 0; i < GK__HEADER_COUNT; i++)
-        if (!gk__lib_headers[i] && !(gk__lib_headers[i] = gk__join_chunks(gk__header_chunks[i])))
+        if (!ctx->lib_headers[i] && !(ctx->lib_headers[i] = gk__join_chunks(gk__header_chunks[i])))
             return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "jit: out of host memory");
     *names = gk__header_names;
-    *srcs = GK__CAST(const char *const *, gk__lib_headers);
+    *srcs = GK__CAST(const char *const *, ctx->lib_headers);
     return GK_OK;
 }
 
+/* The NVRTC log of the calling thread's last compile on ctx (gk_jit_log). */
 static void gk__set_log(gk_ctx *ctx, const char *log) {
-    GPUKIT_FREE(ctx->jit_log);
-    ctx->jit_log = log ? gk__strdup(log) : NULL;
+    gk__thread_rec *r = log ? gk__thread_get(ctx) : gk__thread_find(ctx);
+    if (!r) return;
+    GPUKIT_FREE(r->jit_log);
+    r->jit_log = log ? gk__strdup(log) : NULL;
+    gk__thread_tidy(ctx, r);
 }
 
 /* NVRTC: source -> cubin or PTX (malloc'd). */
@@ -3712,7 +4014,7 @@ static gk_status gk__nvrtc_compile(gk_ctx *ctx, const char *src, const char *nam
                                    int ptx, char **out, size_t *outn, const char *where) {
     gk__nvrtc_program prog = NULL;
     gk__nvrtc_result r;
-    const char *const *hn, *const *hs;
+    const char *const *hn = NULL, *const *hs = NULL;
     size_t logn = 0, n = 0;
     char *log = NULL, *bin;
     double t0 = gk__now_ms();
@@ -3811,8 +4113,9 @@ static gk_status gk__jit_build(gk_ctx *ctx, const char *src, const char *name, c
         bin = NULL;
     } else {
         if (!ctx->info.has_nvrtc)
-            return gk__err(ctx, GK_ERR_NO_NVRTC, "%s: NVRTC not found: cannot compile %s for %s (and no cached copy%s%s)", where,
-                           name, arch, ctx->cache_dir ? " in " : "", ctx->cache_dir ? ctx->cache_dir : "");
+            return gk__err(ctx, GK_ERR_NO_NVRTC, "%s: NVRTC not found: cannot compile %s for %s (and no cached copy%s%s); NVRTC: %s", where,
+                           name, arch, ctx->cache_dir ? " in " : "", ctx->cache_dir ? ctx->cache_dir : "",
+                           ctx->nvrtc_why[0] ? ctx->nvrtc_why : "not loaded");
         GK__TRY(gk__nvrtc_compile(ctx, src, name, opts, nopts, ptx, &bin, &binn, where));
         if (use_cache) gk__cache_write(ctx, key, bin, binn, ptx ? 2 : 1);
         if (mod) {
@@ -3880,10 +4183,10 @@ GKDEF gk_status gk_jit_precompile(gk_ctx *ctx, const char *arch, int *num_module
                            "gk_jit_precompile");
         GPUKIT_FREE(src);
 #ifdef GK__MOD_GEMM_WG
-        if (st != GK_OK && m == GK__MOD_GEMM_WG && st != GK_ERR_OUT_OF_MEMORY) { st = GK_OK; ctx->err[0] = 0; continue; } /* an NVRTC without sm_90a: gemm_tc serves */
+        if (st != GK_OK && m == GK__MOD_GEMM_WG && st != GK_ERR_OUT_OF_MEMORY) { st = GK_OK; gk_error_clear(ctx); continue; } /* an NVRTC without sm_90a: gemm_tc serves */
 #endif
 #ifdef GK__MOD_FLASH_WG
-        if (st != GK_OK && m == GK__MOD_FLASH_WG && st != GK_ERR_OUT_OF_MEMORY) { st = GK_OK; ctx->err[0] = 0; continue; } /* no sm_90a: flash.cu serves */
+        if (st != GK_OK && m == GK__MOD_FLASH_WG && st != GK_ERR_OUT_OF_MEMORY) { st = GK_OK; gk_error_clear(ctx); continue; } /* no sm_90a: flash.cu serves */
 #endif
         if (st == GK_OK) n++;
     }
@@ -3893,12 +4196,21 @@ GKDEF gk_status gk_jit_precompile(gk_ctx *ctx, const char *arch, int *num_module
 }
 GKDEF gk_status gk_jit_stats_get(gk_ctx *ctx, gk_jit_stats *out) {
     if (!ctx || !out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_jit_stats_get: NULL argument");
-    gk__lock(&ctx->mu);
+    gk__enter(ctx);
     *out = ctx->jst;
     gk__unlock(&ctx->mu);
     return GK_OK;
 }
-GKDEF const char *gk_jit_log(gk_ctx *ctx) { return (ctx && ctx->jit_log) ? ctx->jit_log : ""; }
+GKDEF const char *gk_jit_log(gk_ctx *ctx) {
+    const char *s;
+    gk__thread_rec *r;
+    if (!ctx) return "";
+    gk__enter(ctx);
+    r = gk__thread_find(ctx);
+    s = r && r->jit_log ? r->jit_log : "";
+    gk__unlock(&ctx->mu);
+    return s;
+}
 
 GKDEF gk_status gk_module_create(gk_ctx *ctx, const gk_module_desc *desc, gk_module **out) {
     const char *W = "gk_module_create";
@@ -4475,12 +4787,6 @@ static gk_status gk__launch(gk_ctx *ctx, int mod, const char *fname, int64_t wor
 
 /* Launches a library kernel with an explicit configuration; raises the
    kernel's dynamic shared memory limit when it asks for more than 48 KiB. */
-/* Whether the environment switch `name` is on: on unless it is "0" (read once
-   into *cache, which starts at -1): GPUKIT_PDL, GPUKIT_GEMM_WGMMA, GPUKIT_ATTN_WGMMA. */
-GK__MAYBE_UNUSED static int gk__env_on(const char *name, int *cache) {
-    if (*cache < 0) { const char *e = getenv(name); *cache = !(e && strcmp(e, "0") == 0); }
-    return *cache;
-}
 /* The kernel `fname` of module `mod`, its dynamic shared memory limit raised to
    `smem` when that is above the default 48 KiB (GK_ERR_LIMIT past the device's). */
 GK__MAYBE_UNUSED static gk_status gk__fn_smem(gk_ctx *ctx, int mod, const char *fname, unsigned smem, gk__cu_function *f, const char *where) {
@@ -4522,8 +4828,8 @@ GK__MAYBE_UNUSED static gk_status gk__launch_ex(gk_ctx *ctx, int mod, const char
     gk__cu_result r;
     gk__cu_launch_config c;
     gk__cu_launch_attr a;
-    static int env = -1; /* GPUKIT_PDL=0: plain launches (to rule PDL in or out) */
-    if (!(opts & GK__LAUNCH_PDL) || !gk__env_on("GPUKIT_PDL", &env) || !ctx->cu.LaunchKernelEx || ctx->info.cc_major < 9)
+    /* tune.pdl 0 (GPUKIT_PDL=0 when the context was created): plain launches, to rule PDL in or out */
+    if (!(opts & GK__LAUNCH_PDL) || !ctx->tune.pdl || !ctx->cu.LaunchKernelEx || ctx->info.cc_major < 9)
         return gk__launch_cfg(ctx, mod, fname, grid, block, smem, args, where);
     GK__TRY(gk__fn_smem(ctx, mod, fname, smem, &f, where));
     memset(&c, 0, sizeof c);
@@ -4846,9 +5152,9 @@ static gk_status gk__binary_new(gk_ctx *ctx, int op, gk_tensor a, gk_tensor b, g
     st = gk__binary(ctx, op, t, a, b, where);
     if (st != GK_OK) {
         char save[GK__ERRBUF];
-        memcpy(save, ctx->err, sizeof save);
+        gk__err_save(ctx, save);
         gk_tensor_free(ctx, t);
-        memcpy(ctx->err, save, sizeof save);
+        gk__err_restore(ctx, save);
         return st;
     }
     *out = t;
@@ -4875,9 +5181,9 @@ static gk_status gk__new_like(gk_ctx *ctx, gk_tensor src, gk_dtype dt, gk_tensor
 static gk_status gk__finish_new(gk_ctx *ctx, gk_status st, gk_tensor t, gk_tensor *out) {
     if (st != GK_OK) {
         char save[GK__ERRBUF];
-        memcpy(save, ctx->err, sizeof save);
+        gk__err_save(ctx, save);
         gk_tensor_free(ctx, t);
-        memcpy(ctx->err, save, sizeof save);
+        gk__err_restore(ctx, save);
         return st;
     }
     *out = t;
@@ -5254,11 +5560,10 @@ static const int gk__wg_tile[2][2] = { { 256, 4 * 384 * 64 * 2 + 1280 }, { 128, 
    cached build) and the module not already failed; sizes within TMA's
    32-bit coordinates and 2^40-byte strides. */
 static int gk__wg_ok(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, int tf32) {
-    static int env = -1;
     int i, nv = ctx->n_nvrtc_archs == 0;
     int64_t lim = (int64_t)1 << 30, la = p->a_cs == 1 ? p->a_rs : p->a_cs, lb = p->b_rs == 1 ? p->b_cs : p->b_rs;
-    if (ctx->tune.wg_mode == 0) return 0;
-    if (!gk__env_on("GPUKIT_GEMM_WGMMA", &env) || ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16 && !(dt == GK_F32 && tf32)) ||
+    if (ctx->tune.wg_mode == 0) return 0; /* also GPUKIT_GEMM_WGMMA=0 (gk_ctx_create) */
+    if (ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16 && !(dt == GK_F32 && tf32)) ||
         !ctx->cu.TensorMapEncodeTiled)
         return 0;
 #ifdef GK__MOD_GEMM_WG
@@ -5299,7 +5604,7 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
         int64_t ldk = (p->K + 3) / 4 * 4, na = ak ? (p->a_bs ? batch : 1) * p->M * ldk : 0, nb = bk ? (p->b_bs ? batch : 1) * p->N * ldk : 0;
         int64_t offb = (na * 4 + 255) / 256 * 256;
         gk__cu_ptr ws;
-        if (gk__workspace(ctx, (size_t)(offb + nb * 4), &ws, W) != GK_OK) { ctx->err[0] = 0; return GK__WG_DECLINED; } /* no room: gemm_tc needs none */
+        if (gk__workspace(ctx, (size_t)(offb + nb * 4), &ws, W) != GK_OK) { gk_error_clear(ctx); return GK__WG_DECLINED; } /* no room: gemm_tc needs none */
         pinned = 1; /* released (gk__unuse) on every return below */
         if (ak) { /* op(A)[m, k] at m + k * a_cs: rows k, columns m */
             tr[ntr].in = p->a; tr[ntr].out = ws; tr[ntr].R = p->K; tr[ntr].C = p->M; tr[ntr].ld = p->a_cs; tr[ntr].bs = p->a_bs;
@@ -5356,7 +5661,7 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
     if (st == GK_OK)
         st = gk__launch_cfg(ctx, GK__MOD_GEMM_WG, f32 ? gk__k_wg_f32[ti] : gk__k_wg[di][ti][ak][bk], g, bl, (unsigned)gk__wg_tile[ti][1], args, W);
     if (pinned) gk__unuse(ctx, ctx->ws);
-    if (st != GK_OK && ctx->lib[GK__MOD_GEMM_WG].status != GK_OK) { ctx->err[0] = 0; return GK__WG_DECLINED; } /* module unavailable */
+    if (st != GK_OK && ctx->lib[GK__MOD_GEMM_WG].status != GK_OK) { gk_error_clear(ctx); return GK__WG_DECLINED; } /* module unavailable */
 #else
     (void)W; (void)args; (void)g; (void)bl; (void)di; (void)tr; (void)i; st = GK__WG_DECLINED;
     if (pinned) gk__unuse(ctx, ctx->ws);
@@ -5640,7 +5945,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         }
         if (st == GK_ERR_UNSUPPORTED && d.backend == GK_MATMUL_AUTO) {
             plan = GK__MM_GEMM; /* AUTO never fails a valid problem: gpukit's kernel */
-            ctx->err[0] = 0;
+            gk_error_clear(ctx);
             st = GK_OK;
             post = 0;
         } else if (st == GK_OK && post) {
@@ -5879,11 +6184,10 @@ static int64_t gk__fwg_group_for(const gk__attn *p) { (void)p; return 1; }
    flash.cu's (4-byte pairs), on a 9.0 device with cuTensorMapEncodeTiled,
    NVRTC able to target sm_90 (or a cached build) and the module not failed. */
 static int gk__fwg_ok(gk_ctx *ctx, const gk__attn *p, gk_dtype dt) {
-    static int env = -1;
     int i, nv = ctx->n_nvrtc_archs == 0;
     int64_t lim = (int64_t)1 << 30, big = (int64_t)1 << 38;
-    if (ctx->tune.fwg_mode == 0) return 0;
-    if (!gk__env_on("GPUKIT_ATTN_WGMMA", &env) || ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16) || !ctx->cu.TensorMapEncodeTiled) return 0;
+    if (ctx->tune.fwg_mode == 0) return 0; /* also GPUKIT_ATTN_WGMMA=0 (gk_ctx_create) */
+    if (ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16) || !ctx->cu.TensorMapEncodeTiled) return 0;
 #ifdef GK__MOD_FLASH_WG
     if (ctx->lib[GK__MOD_FLASH_WG].tried && ctx->lib[GK__MOD_FLASH_WG].status != GK_OK) return 0;
 #else
@@ -5939,7 +6243,7 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
     bl[0] = 384; bl[1] = 1; bl[2] = 1;
 #ifdef GK__MOD_FLASH_WG
     st = gk__launch_cfg(ctx, GK__MOD_FLASH_WG, gk__k_fwg[dt == GK_BF16][p->D == 128], g, bl, (unsigned)(p->D / 64 * 16384 * (1 + 2 * 2) + 1280), args, W);
-    if (st != GK_OK && ctx->lib[GK__MOD_FLASH_WG].status != GK_OK) { ctx->err[0] = 0; return GK__WG_DECLINED; } /* module unavailable */
+    if (st != GK_OK && ctx->lib[GK__MOD_FLASH_WG].status != GK_OK) { gk_error_clear(ctx); return GK__WG_DECLINED; } /* module unavailable */
 #else
     (void)W; (void)g; (void)bl; (void)args; st = GK__WG_DECLINED;
 #endif
@@ -7340,10 +7644,10 @@ GKDEF gk_status gk_topk_new(gk_ctx *ctx, gk_tensor x, int64_t k, gk_tensor *valu
     st = gk_topk(ctx, v, ix, x, k);
     if (st != GK_OK) {
         char save[GK__ERRBUF];
-        memcpy(save, ctx->err, sizeof save);
+        gk__err_save(ctx, save);
         gk_tensor_free(ctx, v);
         gk_tensor_free(ctx, ix);
-        memcpy(ctx->err, save, sizeof save);
+        gk__err_restore(ctx, save);
         return st;
     }
     *values = v;
@@ -8046,7 +8350,7 @@ done:
     return st;
 }
 
-static const gk_tensor gk__nn_none = { 0 };
+static const gk_tensor gk__nn_none = { 0, 0 };
 GKDEF gk_status gk_layer_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor weight, gk_tensor bias, double eps) {
     return gk__norm(ctx, GK__NK_LAYER, out, gk__nn_none, x, gk__nn_none, weight, bias, 0, eps, "gk_layer_norm");
 }
@@ -9212,7 +9516,7 @@ GKDEF gk_status gk_interpolate_new(gk_ctx *ctx, gk_tensor x, gk_interp_mode mode
 /* >>ops_signal: implementation of the >>api_ops_signal group (below this line) */
 /* Shared by the signal ops: operands where a zero handle means "none",
    contiguity and dtype checks, the _new helper. */
-static const gk_tensor gk__sg_none = { 0 };
+static const gk_tensor gk__sg_none = { 0, 0 };
 static gk_status gk__sg_operands(gk_ctx *ctx, gk__opnds *ops, const gk_tensor *ts, const char *const *names, int n, unsigned optional,
                                  const char *where) {
     int i;
@@ -9512,7 +9816,7 @@ static gk_status gk__conv_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor b
     GK__TRY(gk__sg_shape(ctx, x, &ndx, sx, NULL, "x", where));
     GK__TRY(gk__sg_shape(ctx, w, &ndw, sw, NULL, "w", where));
     if (ndx != nsp + 2 || ndw != nsp + 2) {
-        gk__lock(&ctx->mu);
+        gk__enter(ctx);
         st = gk__err(ctx, GK_ERR_SHAPE, "%s: x and w must have %d dims (got %d and %d)", where, nsp + 2, ndx, ndw);
         gk__unlock(&ctx->mu);
         return st;
@@ -10224,7 +10528,7 @@ static gk_status gk__sg_new_from(gk_ctx *ctx, gk_tensor x, int drop, int nadd, c
     if (xs) memcpy(xs, shape, sizeof(int64_t) * GK_MAX_DIMS);
     if (xnd) *xnd = nd;
     if (nd < drop || nd - drop + nadd > GK_MAX_DIMS) {
-        gk__lock(&ctx->mu);
+        gk__enter(ctx);
         st = gk__err(ctx, GK_ERR_SHAPE, "%s: x has %d dims", where, nd);
         gk__unlock(&ctx->mu);
         return st;
@@ -10344,7 +10648,7 @@ GKDEF gk_status gk_stft_new(gk_ctx *ctx, gk_tensor x, gk_tensor window, int64_t 
     if (out) out->id = 0;
     if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_stft_new: out is NULL");
     GK__TRY(gk__sg_shape(ctx, x, &nd, s, NULL, "x", "gk_stft_new"));
-    gk__lock(&ctx->mu);
+    gk__enter(ctx);
     if (gk__stft_params(ctx, n_fft, hop, "gk_stft_new") != GK_OK) T = -2;
     else if (nd < 1) { gk__err(ctx, GK_ERR_SHAPE, "gk_stft_new: x has no dims"); T = -1; }
     else T = gk__stft_frames(ctx, s[nd - 1], n_fft, hop, center, "gk_stft_new");
@@ -10772,7 +11076,7 @@ GKDEF gk_status gk_rope_kv_write(gk_ctx *ctx, gk_tensor x, gk_tensor cache, gk_t
             ti.shape[1] == rotary_dim / 2 && si.shape[1] == rotary_dim / 2 && rotary_dim > 0 && rotary_dim % 2 == 0 && rotary_dim <= xi.shape[2] &&
             xi.strides[2] == 1 && xi.strides[1] == xi.shape[2] && ci.strides[3] == 1 && xi.shape[0] <= 65535 && xi.shape[1] <= 2147483647;
     if (!fused) { /* the two ops (they check the rest) */
-        gk_tensor qk = { 0 }, kvx = { 0 }, kvx4 = { 0 };
+        gk_tensor qk = { 0, 0 }, kvx = { 0, 0 }, kvx4 = { 0, 0 };
         st = gk_view_slice(ctx, x, 1, 0, q_heads + Hkv, 1, &qk);
         if (st == GK_OK) st = gk_rope(ctx, qk, qk, pos, cos_tab, sin_tab, rotary_dim, GK_ROPE_NEOX);
         if (st == GK_OK) st = gk_view_slice(ctx, x, 1, q_heads, q_heads + 2 * Hkv, 1, &kvx);
@@ -10907,10 +11211,15 @@ GKDEF void gk_ctx_destroy(gk_ctx *ctx) {
     GPUKIT_FREE(ctx->pages);
     if (ctx->backend == GK_BACKEND_CUDA && ctx->default_stream.cu) ctx->cu.StreamDestroy(ctx->default_stream.cu);
     GPUKIT_FREE(ctx->cache_dir);
-    GPUKIT_FREE(ctx->jit_log);
+    for (i = 0; i < (uint32_t)ctx->nthreads; i++) GPUKIT_FREE(ctx->threads[i].jit_log);
+    GPUKIT_FREE(ctx->threads);
+    if (ctx->lib_headers)
+        for (i = 0; i < (uint32_t)GK__HEADER_COUNT; i++) GPUKIT_FREE(ctx->lib_headers[i]);
+    GPUKIT_FREE(ctx->lib_headers);
     gk__unload_libs(ctx);
     gk__unlock(&ctx->mu);
     gk__mutex_destroy(&ctx->mu);
+    gk__err_forget(ctx);
     GPUKIT_FREE(ctx);
 }
 

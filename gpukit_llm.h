@@ -55,6 +55,13 @@
          context's message alone.
        - A NULL context or model (gk_st_upload(NULL, ...), gk_llm_forward(NULL,
          ...)) is reported to the calling thread.
+     A message names the input at fault the way the caller wrote it: the
+     argument ("gk_tokenizer_load: path is NULL"), the desc field
+     ("gk_llm_gen_desc.stop is NULL but n_stop is 2"; a NULL pointer with a
+     nonzero count is GK_ERR_INVALID_ARGUMENT, like gk_kernel_launch's), the
+     file and field ("<dir>/config.json: rms_norm_eps = -1 must be > 0"). Flag
+     bits a call does not define are GK_ERR_INVALID_ARGUMENT. Input files are
+     checked when they are read, not when a value is first used.
      Read a message after a call that failed: successful calls do not clear
      it. Out of host memory is GK_ERR_OUT_OF_MEMORY, with nothing left
      allocated. JSON errors give line and column. Nothing in this file
@@ -306,7 +313,12 @@ enum {
 
 /* Loads a Hugging Face tokenizer.json (BPE model). Unsupported components
    (another model type, an unknown split regex, ...) give GK_ERR_UNSUPPORTED
-   with a message that names them. */
+   with a message that names them. As in HF tokenizers, model.vocab and
+   model.merges are required ("merges": [] is a BPE without merges); fields
+   of the wrong type, an unk_token missing from the vocab and unknown
+   Metaspace prepend_scheme values are GK_ERR_FORMAT naming the field.
+   truncation and padding are ignored, as transformers' tokenizers do by
+   default. */
 GKLLMDEF gk_status gk_tokenizer_load(const char *path, gk_tokenizer **out);
 GKLLMDEF gk_status gk_tokenizer_load_mem(const char *json, size_t len, gk_tokenizer **out);
 GKLLMDEF gk_status gk_tokenizer_from_json(const gk_json_value *root, gk_tokenizer **out);
@@ -317,10 +329,10 @@ GKLLMDEF size_t gk_tokenizer_vocab_size(const gk_tokenizer *tok);
 GKLLMDEF const char *gk_tokenizer_id_to_token(const gk_tokenizer *tok, int32_t id, size_t *len);
 GKLLMDEF int32_t gk_tokenizer_token_to_id(const gk_tokenizer *tok, const char *token, size_t len); /* -1 if none */
 GKLLMDEF int gk_tokenizer_is_special(const gk_tokenizer *tok, int32_t id);
-/* Appends the ids of text[0..len) to out. flags: GK_TOK_ADD_SPECIAL, GK_TOK_SPLIT_SPECIAL.
+/* Appends the ids of text[0..len) to out. flags: GK_TOK_ADD_SPECIAL, GK_TOK_SPLIT_SPECIAL (others: GK_ERR_INVALID_ARGUMENT).
    Safe to call from several threads on one tokenizer. */
 GKLLMDEF gk_status gk_tokenizer_encode(const gk_tokenizer *tok, const char *text, size_t len, unsigned flags, gk_ids *out);
-/* Appends the text of ids to out (valid UTF-8). flags: GK_TOK_SKIP_SPECIAL.
+/* Appends the text of ids to out (valid UTF-8). flags: GK_TOK_SKIP_SPECIAL (others: GK_ERR_INVALID_ARGUMENT).
    Unknown ids are an error (GK_ERR_NOT_FOUND). */
 GKLLMDEF gk_status gk_tokenizer_decode(const gk_tokenizer *tok, const int32_t *ids, size_t n, unsigned flags, gk_buf *out);
 
@@ -367,14 +379,17 @@ typedef struct gk_chat_template {
 
 enum { GK_CHAT_ADD_GENERATION_PROMPT = 1, GK_CHAT_NO_THINKING = 2 /* Qwen3 enable_thinking=false */ };
 
-/* Reads tokenizer_config.json and recognises its chat_template. */
+/* Reads tokenizer_config.json and recognises its chat_template (a string,
+   or HF's list of {name, template}: the one named "default"). bos_token /
+   eos_token: a string, {"content": ...} or null; longer than 63 bytes is
+   GK_ERR_LIMIT (gk_chat_template holds them whole). Errors name the file. */
 GKLLMDEF gk_status gk_chat_template_load(const char *tokenizer_config_path, gk_chat_template *out);
 GKLLMDEF gk_status gk_chat_template_from_config(const gk_json_value *config, gk_chat_template *out);
 /* Recognises a Jinja template text; unknown -> GK_ERR_UNSUPPORTED quoting it. */
 GKLLMDEF gk_status gk_chat_template_detect(const char *jinja, const char *bos, const char *eos, gk_chat_template *out);
 /* A built-in format by name: "chatml", "qwen3", "llama3", "llama2", "mistral". */
 GKLLMDEF gk_status gk_chat_template_builtin(const char *name, const char *bos, const char *eos, gk_chat_template *out);
-/* Renders the conversation as text (append to out). */
+/* Renders the conversation as text (append to out). flags: GK_CHAT_*. */
 GKLLMDEF gk_status gk_chat_apply(const gk_chat_template *t, const gk_chat_message *msgs, size_t n, unsigned flags, gk_buf *out);
 
 /* ======================================================================== */
@@ -431,15 +446,20 @@ typedef struct gk_llm_config {
 
 typedef struct gk_llm_desc {
     gk_llm_dtype dtype;            /* compute dtype (weights are converted on load) */
-    int64_t max_ctx;               /* tokens per sequence; 0: min(max_position_embeddings, 4096) */
-    int max_seqs;                  /* sequences decoded together; 0: 1 */
+    int64_t max_ctx;               /* tokens per sequence; 0: min(max_position_embeddings, 4096); above
+                                      max_position_embeddings: GK_ERR_LIMIT */
+    int max_seqs;                  /* sequences decoded together, 1..256; 0: 1 */
     gk_st_progress_fn progress;    /* weight upload progress (bytes), may be NULL */
     void *user;
     int no_graphs;                 /* run each decode step op by op instead of replaying a graph */
 } gk_llm_desc;
 
-/* Loads a model folder. Reads and checks config.json, every tensor's
-   presence and shape (before anything is allocated on the device), the
+/* Loads a model folder. Reads and checks config.json and
+   generation_config.json (every field the runtime uses: its type, its range,
+   its relations to the others, such as num_attention_heads a multiple of
+   num_key_value_heads or EOS ids inside vocab_size; GK_ERR_FORMAT naming the
+   file and field), every tensor's presence and shape (before anything is
+   allocated on the device; lm_head.weight unless tie_word_embeddings), the
    tokenizer and chat template, then uploads the weights in the compute dtype
    and allocates the KV cache (GK_ERR_OUT_OF_MEMORY when it does not fit).
    Unsupported architectures or fields are GK_ERR_UNSUPPORTED naming them. */
@@ -461,7 +481,8 @@ GKLLMDEF gk_status gk_llm_reset(gk_llm *m, int seq);
    host: the last position's [vocab], or with all every position's
    [n, vocab]. logits may be NULL. A sequence that would pass max_ctx is
    GK_ERR_LIMIT, with nothing run. Logits are computed in the compute dtype
-   (as HF does) and converted. */
+   (as HF does) and converted; copied logits that are not finite are
+   GK_ERR_FORMAT naming the position (the sequence keeps its length). */
 GKLLMDEF gk_status gk_llm_forward(gk_llm *m, int seq, const int32_t *ids, size_t n, int all, float *logits);
 
 /* Generation. The callback gets each new token and its text (complete UTF-8
@@ -478,11 +499,11 @@ enum {
     GK_LLM_GEN_NO_THINKING = 2     /* chat: Qwen3 enable_thinking=false */
 };
 typedef struct gk_llm_gen_desc {
-    int64_t max_new_tokens;        /* 0: generation_config.json's max_new_tokens, else 256 */
+    int64_t max_new_tokens;        /* 0: generation_config.json's max_new_tokens, else 256; < 0: an error */
     int sampling;                  /* GK_LLM_SAMPLE_* */
     gk_sample_desc sample;         /* GK_LLM_SAMPLE_CUSTOM */
     uint64_t seed;                 /* GK_LLM_SAMPLE_DEFAULT */
-    const char *const *stop;       /* stop strings */
+    const char *const *stop;       /* n_stop stop strings, each non-empty (NULL only with n_stop 0) */
     int n_stop;
     gk_llm_token_fn on_token;
     void *user;
@@ -503,7 +524,13 @@ typedef struct gk_llm_stats {
    (n <= max_seqs; their caches are reset first): each weight read serves
    all of them. outs[i] / texts[i] (each may be NULL) get the new ids and
    text of prompt i. Stops at EOS, a stop string, max_new_tokens or the
-   context's end. */
+   context's end. A token that cannot be sampled because its logits are all
+   NaN or -inf (NaN or infinite weights, an overflow of the compute dtype)
+   is GK_ERR_FORMAT naming the new token, its position and (n > 1) the
+   sequence, on every backend: the sampled ids come to the host each step,
+   so it costs no extra synchronisation; logits copied to the host
+   (first_logits, step_logits) are checked whole. Nothing is appended to
+   outs / texts by a call that fails. */
 GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompts, const size_t *lens, int n,
                                          const gk_llm_gen_desc *desc, gk_ids *outs, gk_buf *texts, gk_llm_stats *stats);
 /* One text prompt (tokenized with the tokenizer's special tokens) in sequence 0. */
@@ -527,6 +554,7 @@ GKLLMDEF gk_status gk_llm_chat(gk_llm *m, const gk_chat_message *msgs, size_t n,
 #ifndef GPUKIT_LLM_IMPLEMENTATION_DONE
 #define GPUKIT_LLM_IMPLEMENTATION_DONE
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -588,6 +616,12 @@ static void *gk__u_calloc(size_t n, size_t s) {
 static void gk__u_free(void *p) {
     if (p) GPUKIT_FREE(p);
 }
+/* the null tensor handle, every field zero (gk_tensor's fields may grow: no {0} initializers, which C++ warns about) */
+static gk_tensor gk__u_tnull(void) {
+    gk_tensor t;
+    memset(&t, 0, sizeof t);
+    return t;
+}
 /* copy of s[0..n) with a NUL after it */
 static char *gk__u_strndup(const char *s, size_t n) {
     char *r = (char *)gk__u_malloc(n + 1);
@@ -629,7 +663,8 @@ GKLLMDEF void gk_ids_free(gk_ids *v) {
     v->len = v->cap = 0;
 }
 GKLLMDEF gk_status gk_buf_append(gk_buf *b, const void *data, size_t n) {
-    if (!b) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_buf_append: NULL buffer");
+    if (!b) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_buf_append: b is NULL");
+    if (!data && n) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_buf_append: data is NULL but n is %llu", (unsigned long long)n);
     if (b->len + n + 1 < b->len || !gk__u_grow((void **)&b->data, &b->cap, b->len + n + 1, 1))
         return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory growing a text buffer to %llu bytes", (unsigned long long)(b->len + n + 1));
     if (n) memcpy(b->data + b->len, data, n);
@@ -639,7 +674,7 @@ GKLLMDEF gk_status gk_buf_append(gk_buf *b, const void *data, size_t n) {
 }
 static gk_status gk__u_buf_puts(gk_buf *b, const char *s) { return gk_buf_append(b, s, strlen(s)); }
 GKLLMDEF gk_status gk_ids_push(gk_ids *v, int32_t id) {
-    if (!v) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_ids_push: NULL array");
+    if (!v) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_ids_push: v is NULL");
     if (v->len == v->cap && !gk__u_grow((void **)&v->data, &v->cap, v->len + 1, sizeof(int32_t)))
         return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory growing an id array");
     v->data[v->len++] = id;
@@ -650,7 +685,11 @@ GKLLMDEF gk_status gk_read_file(const char *path, size_t max_size, char **data, 
     FILE *f;
     char *buf = NULL;
     size_t cap = 0, len = 0;
-    if (!path || !data || !size) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_read_file: NULL argument");
+    if (data) *data = NULL;
+    if (size) *size = 0;
+    if (!path) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_read_file: path is NULL");
+    if (!data) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_read_file: data is NULL");
+    if (!size) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_read_file: size is NULL");
     *data = NULL;
     *size = 0;
     f = fopen(path, "rb");
@@ -672,9 +711,10 @@ GKLLMDEF gk_status gk_read_file(const char *path, size_t max_size, char **data, 
         if (got == 0) break;
     }
     if (ferror(f)) {
+        int e = errno;
         fclose(f);
         gk__u_free(buf);
-        return GK__U_ERR(GK_ERR_IO, "read error on '%s'", path);
+        return GK__U_ERR(GK_ERR_IO, "read error on '%s': %s", path, strerror(e));
     }
     fclose(f);
     if (!buf) {
@@ -1281,7 +1321,7 @@ GKLLMDEF gk_status gk_json_parse(const char *text, size_t len, const gk_json_opt
     size_t max_size = (opt && opt->max_size) ? opt->max_size : ((size_t)1 << 30);
     if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_json_parse: out is NULL");
     *out = NULL;
-    if (!text && len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_json_parse: text is NULL");
+    if (!text && len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_json_parse: text is NULL but len is %llu", (unsigned long long)len);
     if (len > max_size) return GK__U_ERR(GK_ERR_LIMIT, "JSON: input of %llu bytes exceeds the size limit of %llu bytes", (unsigned long long)(len), (unsigned long long)(max_size));
     doc = (gk_json *)gk__u_calloc(1, sizeof(gk_json));
     if (!doc) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
@@ -1312,7 +1352,9 @@ GKLLMDEF gk_status gk_json_parse_file(const char *path, const gk_json_options *o
     size_t size;
     gk_status st;
     size_t max_size = (opt && opt->max_size) ? opt->max_size : ((size_t)1 << 30);
-    if (out) *out = NULL;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_json_parse_file: out is NULL");
+    *out = NULL;
+    if (!path) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_json_parse_file: path is NULL");
     st = gk_read_file(path, max_size, &data, &size);
     if (st != GK_OK) return st;
     st = gk_json_parse(data, size, opt, out);
@@ -1421,6 +1463,35 @@ GKLLMDEF const char *gk_json_get_string(const gk_json_value *v, const char *path
     return gk_json_str(gk_json_path(v, path), def);
 }
 
+
+/* A JSON value as messages quote it: 12, -1, 1e-06, true, null, "text" (first
+   40 bytes), a list of 3, an object; "missing" for NULL. */
+static const char *gk__json_show(const gk_json_value *v, char *buf, size_t cap) {
+    if (!v) snprintf(buf, cap, "missing");
+    else switch (v->type) {
+    case GK_JSON_NULL: snprintf(buf, cap, "null"); break;
+    case GK_JSON_BOOL: snprintf(buf, cap, "%s", v->u.b ? "true" : "false"); break;
+    case GK_JSON_INT: snprintf(buf, cap, "%lld", (long long)v->u.i); break;
+    case GK_JSON_DOUBLE: snprintf(buf, cap, "%.15g", v->u.d); break;
+    case GK_JSON_STRING: snprintf(buf, cap, "\"%.40s%s\"", v->u.s, v->n > 40 ? "..." : ""); break;
+    case GK_JSON_ARRAY: snprintf(buf, cap, "a list of %llu", (unsigned long long)v->n); break;
+    default: snprintf(buf, cap, "an object"); break;
+    }
+    return buf;
+}
+
+/* The first key that an object holds twice (NULL: none, or not an object).
+   Readers that follow Python's json (the last wins) and this one (the first
+   wins) would disagree, so the files whose members are read call it. O(n^2):
+   for the small objects of config files. */
+static const char *gk__json_dup_key(const gk_json_value *obj) {
+    size_t i, j, n = gk_json_typeof(obj) == GK_JSON_OBJECT ? obj->n : 0;
+    for (i = 1; i < n; i++)
+        for (j = 0; j < i; j++)
+            if (obj->u.kids[i].keylen == obj->u.kids[j].keylen && memcmp(obj->u.kids[i].key, obj->u.kids[j].key, obj->u.kids[i].keylen) == 0)
+                return obj->u.kids[i].key;
+    return NULL;
+}
 /* ======================================================================== */
 /* >>impl_unicode                                                           */
 /* ======================================================================== */
@@ -2720,6 +2791,7 @@ static gk_status gk__st_parse(gk_safetensors *st, int fi, const char *label) {
             continue;
         }
         if (gk_json_typeof(v) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s' is not an object", label, key);
+        if (gk__json_dup_key(v)) return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s': key \"%.20s\" appears twice", label, key, gk__json_dup_key(v));
         dt = gk_json_get(v, "dtype");
         shape = gk_json_get(v, "shape");
         offs = gk_json_get(v, "data_offsets");
@@ -2851,7 +2923,7 @@ GKLLMDEF gk_status gk_st_open_memory(const void *data, size_t size, gk_safetenso
     gk_status s;
     if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open_memory: out is NULL");
     *out = NULL;
-    if (!data && size) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open_memory: data is NULL");
+    if (!data && size) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open_memory: data is NULL but size is %llu", (unsigned long long)size);
     st = gk__st_new(1);
     if (!st) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     st->files[0].base = (const unsigned char *)data;
@@ -2912,9 +2984,10 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
     s = gk_json_parse_file(path, NULL, &idx);
     if (s != GK_OK) return s;
     wm = gk_json_get(gk_json_root(idx), "weight_map");
-    if (gk_json_typeof(wm) != GK_JSON_OBJECT) {
+    if (gk_json_typeof(wm) != GK_JSON_OBJECT || gk_json_len(wm) == 0) {
+        gk_status e = GK__U_ERR(GK_ERR_FORMAT, "%s: %s", path, gk_json_typeof(wm) != GK_JSON_OBJECT ? "no \"weight_map\" object" : "weight_map is empty (no tensor is listed)");
         gk_json_free(idx);
-        return GK__U_ERR(GK_ERR_FORMAT, "%s: no \"weight_map\" object", path);
+        return e;
     }
     for (i = 0; i < gk_json_len(wm); i++) {
         const char *fn = gk_json_str(gk_json_at(wm, i), NULL);
@@ -2972,8 +3045,9 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
 GKLLMDEF gk_status gk_st_open(const char *path, gk_safetensors **out) {
     gk_safetensors *st;
     gk_status s;
-    if (!out || !path) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open: NULL argument");
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open: out is NULL");
     *out = NULL;
+    if (!path) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open: path is NULL");
     if (gk__u_is_dir(path)) {
         size_t pl = strlen(path);
         char *p = (char *)gk__u_malloc(pl + 40);
@@ -3025,9 +3099,11 @@ GKLLMDEF const char *gk_st_metadata(const gk_safetensors *st, const char *key) {
     return gk_json_str(gk_json_get(gk_json_get(gk_json_root(st->docs[0]), "__metadata__"), key), NULL);
 }
 
-/* ectx: where the error goes (NULL: the calling thread; gk_st_upload: its context) */
-static gk_status gk__st_lookup(gk_ctx *ectx, const gk_safetensors *st, const char *name, const gk_st_tensor_info **t) {
-    if (!st || !name) return gk_error_set(ectx, GK_ERR_INVALID_ARGUMENT, "safetensors: NULL argument");
+/* ectx: where the error goes (NULL: the calling thread; gk_st_upload: its context); W: the public call */
+static gk_status gk__st_lookup(gk_ctx *ectx, const char *W, const gk_safetensors *st, const char *name, const gk_st_tensor_info **t) {
+    *t = NULL;
+    if (!st) return gk_error_set(ectx, GK_ERR_INVALID_ARGUMENT, "%s: st is NULL", W);
+    if (!name) return gk_error_set(ectx, GK_ERR_INVALID_ARGUMENT, "%s: name is NULL", W);
     *t = gk_st_find(st, name);
     if (!*t) return gk_error_set(ectx, GK_ERR_NOT_FOUND, "safetensors: no tensor named '%s'", name);
     return GK_OK;
@@ -3035,13 +3111,13 @@ static gk_status gk__st_lookup(gk_ctx *ectx, const gk_safetensors *st, const cha
 
 GKLLMDEF gk_status gk_st_read_raw(const gk_safetensors *st, const char *name, void *dst, size_t dst_bytes) {
     const gk_st_tensor_info *t;
-    gk_status s = gk__st_lookup(NULL, st, name, &t);
+    gk_status s = gk__st_lookup(NULL, "gk_st_read_raw", st, name, &t);
     if (s != GK_OK) return s;
     if (dst_bytes < t->nbytes)
         return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: '%s' needs %llu bytes, buffer has %llu", name,
                        (unsigned long long)t->nbytes, (unsigned long long)(dst_bytes));
     if (t->nbytes) {
-        if (!dst) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: dst is NULL");
+        if (!dst) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_read_raw: dst is NULL but dst_bytes is %llu", (unsigned long long)dst_bytes);
         memcpy(dst, t->data, (size_t)t->nbytes);
     }
     return GK_OK;
@@ -3063,16 +3139,16 @@ GKLLMDEF gk_status gk_st_read(const gk_safetensors *st, const char *name, gk_dty
     const gk_st_tensor_info *t;
     gk_dtype src_gk;
     size_t es, done = 0, numel;
-    gk_status s = gk__st_lookup(NULL, st, name, &t);
+    gk_status s = gk__st_lookup(NULL, "gk_st_read", st, name, &t);
     if (s != GK_OK) return s;
-    if ((unsigned)dst_type >= GK_DTYPE_COUNT) return GK__U_ERR(GK_ERR_DTYPE, "safetensors: invalid destination dtype %d", (int)dst_type);
+    if ((unsigned)dst_type >= GK_DTYPE_COUNT) return GK__U_ERR(GK_ERR_DTYPE, "gk_st_read: dst_type %d is not a gk_dtype", (int)dst_type);
     es = gk_dtype_size(dst_type);
     if (t->numel > ((size_t)-1) / es || dst_bytes < t->numel * es)
         return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: '%s' as %s needs %llu bytes, buffer has %llu", name,
                        gk_dtype_name(dst_type), (unsigned long long)t->numel * es, (unsigned long long)(dst_bytes));
     numel = (size_t)t->numel;
     if (!numel) return GK_OK;
-    if (!dst) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: dst is NULL");
+    if (!dst) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_read: dst is NULL but dst_bytes is %llu", (unsigned long long)dst_bytes);
     if (gk_st_gk_dtype(t->dtype, &src_gk)) {
         size_t ses = gk__st_sizes[t->dtype];
         if (((uintptr_t)t->data % ses) == 0) return gk_convert(dst_type, dst, src_gk, t->data, numel);
@@ -3122,7 +3198,7 @@ GKLLMDEF gk_status gk_st_read(const gk_safetensors *st, const char *name, gk_dty
    views, reporting progress; no host copy is made. */
 static gk_status gk__st_copy_chunked(gk_ctx *ctx, gk_tensor dst, const void *src, uint64_t nbytes, size_t esize,
                                      uint64_t *done, uint64_t total, gk_st_progress_fn progress, void *user) {
-    gk_tensor flat = {0};
+    gk_tensor flat = gk__u_tnull();
     int64_t numel = (int64_t)(nbytes / esize), chunk = (int64_t)(GK__ST_UPLOAD_CHUNK / esize), at = 0;
     gk_status s;
     if (nbytes <= GK__ST_UPLOAD_CHUNK) {
@@ -3136,7 +3212,7 @@ static gk_status gk__st_copy_chunked(gk_ctx *ctx, gk_tensor dst, const void *src
     s = gk_view_reshape(ctx, dst, 1, &numel, &flat);
     while (s == GK_OK && at < numel) {
         int64_t stop = numel - at < chunk ? numel : at + chunk;
-        gk_tensor part = {0};
+        gk_tensor part = gk__u_tnull();
         s = gk_view_slice(ctx, flat, 0, at, stop, 1, &part);
         if (s == GK_OK) {
             s = gk_copy_from_host(ctx, part, (const unsigned char *)src + (size_t)at * esize, (size_t)(stop - at) * esize);
@@ -3156,12 +3232,15 @@ GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const cha
                                 gk_st_progress_fn progress, void *user) {
     const gk_st_tensor_info *t;
     gk_dtype src_gk;
-    gk_tensor dev = {0}, tmp = {0};
+    gk_tensor dev = gk__u_tnull(), tmp = gk__u_tnull();
     int ndim;
     int64_t one = 1;
     const int64_t *shape;
     uint64_t total, done = 0;
-    gk_status s = gk__st_lookup(ctx, st, name, &t); /* errors go to ctx (doc.txt, ERRORS) */
+    gk_status s;
+    if (out) *out = gk__u_tnull();
+    if (!ctx) return GK__U_ERR(GK_ERR_INVALID_HANDLE, "gk_st_upload: ctx is NULL");
+    s = gk__st_lookup(ctx, "gk_st_upload", st, name, &t); /* errors go to ctx (doc.txt, ERRORS) */
     if (s != GK_OK) return s;
     if (!out) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_st_upload: out is NULL");
     if ((unsigned)dst_type >= GK_DTYPE_COUNT) return gk_error_set(ctx, GK_ERR_DTYPE, "gk_st_upload: invalid dtype %d", (int)dst_type);
@@ -3333,6 +3412,43 @@ GKLLMDEF void gk_tokenizer_free(gk_tokenizer *t) {
 /* ---- loading ---- */
 #define GK__TOK_MAX_ID 16777216  /* ids above this are refused (memory safety on hostile files) */
 
+/* a true / false field of obj (what: where it is, for the message): missing or null gives def */
+static gk_status gk__tok_bool(const gk_json_value *obj, const char *key, int def, const char *what, int *out) {
+    const gk_json_value *v = gk_json_get(obj, key);
+    char vb[64];
+    if (gk_json_is_null(v)) { *out = def; return GK_OK; }
+    if (gk_json_typeof(v) != GK_JSON_BOOL)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: %s%s = %s is not true or false", what, key, gk__json_show(v, vb, sizeof vb));
+    *out = gk_json_bool(v, def);
+    return GK_OK;
+}
+/* the list of a Sequence component (normalizers, pretokenizers, processors, decoders) */
+static gk_status gk__tok_seq_list(const gk_json_value *n, const char *key, const char *what, const gk_json_value **list) {
+    char vb[64];
+    *list = gk_json_get(n, key);
+    if (gk_json_typeof(*list) != GK_JSON_ARRAY)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: %s Sequence: %s = %s is not a list", what, key, gk__json_show(*list, vb, sizeof vb));
+    return GK_OK;
+}
+/* Metaspace prepend_scheme: 1 always, 2 first, 0 never; missing: add_prefix_space (true: always) */
+static gk_status gk__tok_prepend_scheme(const gk_json_value *p, const char *what, int *out) {
+    const gk_json_value *v = gk_json_get(p, "prepend_scheme");
+    const char *scheme = gk_json_str(v, NULL);
+    char vb[64];
+    int aps;
+    gk_status s;
+    if (gk_json_is_null(v)) {
+        if ((s = gk__tok_bool(p, "add_prefix_space", 1, what, &aps)) != GK_OK) return s;
+        *out = aps ? 1 : 0;
+        return GK_OK;
+    }
+    if (scheme && strcmp(scheme, "always") == 0) *out = 1;
+    else if (scheme && strcmp(scheme, "first") == 0) *out = 2;
+    else if (scheme && strcmp(scheme, "never") == 0) *out = 0;
+    else return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: %sprepend_scheme = %s is not \"always\", \"first\" or \"never\"", what, gk__json_show(v, vb, sizeof vb));
+    return GK_OK;
+}
+
 static gk_status gk__tok_set_op(gk__tok_op *op, int kind, const gk_json_value *a, const gk_json_value *b) {
     memset(op, 0, sizeof *op);
     op->kind = kind;
@@ -3373,8 +3489,9 @@ static gk_status gk__tok_parse_norm(gk_tokenizer *t, const gk_json_value *n, int
     if (!type) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: normalizer without a type");
     if (depth > 4) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: normalizers nested too deeply");
     if (strcmp(type, "Sequence") == 0) {
-        const gk_json_value *list = gk_json_get(n, "normalizers");
+        const gk_json_value *list;
         size_t i;
+        if ((s = gk__tok_seq_list(n, "normalizers", "normalizer", &list)) != GK_OK) return s;
         for (i = 0; i < gk_json_len(list); i++)
             if ((s = gk__tok_parse_norm(t, gk_json_at(list, i), depth + 1)) != GK_OK) return s;
         return GK_OK;
@@ -3418,24 +3535,29 @@ static gk_status gk__tok_parse_pre(gk_tokenizer *t, const gk_json_value *p, int 
     if (!type) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: pre_tokenizer without a type");
     if (depth > 4) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: pre_tokenizers nested too deeply");
     if (strcmp(type, "Sequence") == 0) {
-        const gk_json_value *list = gk_json_get(p, "pretokenizers");
+        const gk_json_value *list;
         size_t i;
+        if ((s = gk__tok_seq_list(p, "pretokenizers", "pre_tokenizer", &list)) != GK_OK) return s;
         for (i = 0; i < gk_json_len(list); i++)
             if ((s = gk__tok_parse_pre(t, gk_json_at(list, i), depth + 1)) != GK_OK) return s;
         return GK_OK;
     }
     if (strcmp(type, "ByteLevel") == 0) {
+        int use_regex;
         t->bytelevel = 1;
-        t->prefix_space = gk_json_get_bool(p, "add_prefix_space", 0);
-        if (gk_json_get_bool(p, "use_regex", 1)) return gk__tok_add_scan(t, GK__TOK_SCAN_GPT2);
+        if ((s = gk__tok_bool(p, "add_prefix_space", 0, "ByteLevel pre_tokenizer: ", &t->prefix_space)) != GK_OK) return s;
+        if ((s = gk__tok_bool(p, "use_regex", 1, "ByteLevel pre_tokenizer: ", &use_regex)) != GK_OK) return s;
+        if (use_regex) return gk__tok_add_scan(t, GK__TOK_SCAN_GPT2);
         return GK_OK;
     }
     if (strcmp(type, "Split") == 0) {
         const char *re = gk_json_get_string(p, "pattern.Regex", NULL);
         const char *beh = gk_json_get_string(p, "behavior", "");
-        if (gk_json_get_bool(p, "invert", 0) || strcmp(beh, "Isolated") != 0)
+        int invert;
+        if ((s = gk__tok_bool(p, "invert", 0, "Split pre_tokenizer: ", &invert)) != GK_OK) return s;
+        if (invert || strcmp(beh, "Isolated") != 0)
             return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: Split pre-tokenizer with behavior '%.30s'%s is not supported", beh,
-                           gk_json_get_bool(p, "invert", 0) ? " and invert" : "");
+                           invert ? " and invert" : "");
         if (!re) return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: Split pre-tokenizer without a Regex pattern is not supported");
         if (strcmp(re, gk__tok_pat_qwen) == 0) return gk__tok_add_scan(t, GK__TOK_SCAN_QWEN);
         if (strcmp(re, gk__tok_pat_llama3) == 0) return gk__tok_add_scan(t, GK__TOK_SCAN_LLAMA3);
@@ -3444,15 +3566,17 @@ static gk_status gk__tok_parse_pre(gk_tokenizer *t, const gk_json_value *p, int 
     }
     if (strcmp(type, "Metaspace") == 0) {
         const gk_json_value *r = gk_json_get(p, "replacement");
-        const char *scheme = gk_json_get_string(p, "prepend_scheme", NULL);
-        if (gk_json_typeof(r) != GK_JSON_STRING || gk_json_len(r) == 0 || gk_json_len(r) >= sizeof t->meta_repl)
+        uint32_t cp;
+        int split;
+        if (gk_json_typeof(r) != GK_JSON_STRING || gk_json_len(r) == 0 || gk_json_len(r) >= sizeof t->meta_repl ||
+            gk__u_utf8_dec((const unsigned char *)gk_json_str(r, ""), gk_json_len(r), &cp) != (int)gk_json_len(r))
             return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: Metaspace pre-tokenizer needs a one-character replacement");
         memcpy(t->meta_repl, gk_json_str(r, ""), gk_json_len(r));
         t->meta_repl_len = gk_json_len(r);
         t->meta = 1;
-        if (scheme) t->meta_prepend = strcmp(scheme, "always") == 0 ? 1 : strcmp(scheme, "first") == 0 ? 2 : 0;
-        else t->meta_prepend = gk_json_get_bool(p, "add_prefix_space", 1) ? 1 : 0;
-        if (gk_json_get_bool(p, "split", 1)) return gk__tok_add_scan(t, GK__TOK_SCAN_META);
+        if ((s = gk__tok_prepend_scheme(p, "Metaspace pre_tokenizer: ", &t->meta_prepend)) != GK_OK) return s;
+        if ((s = gk__tok_bool(p, "split", 1, "Metaspace pre_tokenizer: ", &split)) != GK_OK) return s;
+        if (split) return gk__tok_add_scan(t, GK__TOK_SCAN_META);
         return GK_OK;
     }
     return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: pre_tokenizer type '%.40s' is not supported", type);
@@ -3480,8 +3604,9 @@ static gk_status gk__tok_parse_post(gk_tokenizer *t, const gk_json_value *p, int
     if (depth > 4) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: post_processors nested too deeply");
     if (strcmp(type, "ByteLevel") == 0) return GK_OK;
     if (strcmp(type, "Sequence") == 0) {
-        const gk_json_value *list = gk_json_get(p, "processors");
+        const gk_json_value *list;
         size_t i;
+        if ((s = gk__tok_seq_list(p, "processors", "post_processor", &list)) != GK_OK) return s;
         for (i = 0; i < gk_json_len(list); i++)
             if ((s = gk__tok_parse_post(t, gk_json_at(list, i), depth + 1)) != GK_OK) return s;
         return GK_OK;
@@ -3490,6 +3615,9 @@ static gk_status gk__tok_parse_post(gk_tokenizer *t, const gk_json_value *p, int
         const gk_json_value *single = gk_json_get(p, "single");
         size_t i;
         int seen_a = 0;
+        char vb[64];
+        if (gk_json_typeof(single) != GK_JSON_ARRAY)
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: TemplateProcessing post_processor: single = %s is not a list", gk__json_show(single, vb, sizeof vb));
         t->npre = t->npost = 0;
         for (i = 0; i < gk_json_len(single); i++) {
             const gk_json_value *it = gk_json_at(single, i), *sp = gk_json_get(it, "SpecialToken");
@@ -3526,8 +3654,9 @@ static gk_status gk__tok_parse_dec(gk_tokenizer *t, const gk_json_value *d, int 
     if (depth > 4) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: decoders nested too deeply");
     t->has_decoder = 1;
     if (strcmp(type, "Sequence") == 0) {
-        const gk_json_value *list = gk_json_get(d, "decoders");
+        const gk_json_value *list;
         size_t i;
+        if ((s = gk__tok_seq_list(d, "decoders", "decoder", &list)) != GK_OK) return s;
         for (i = 0; i < gk_json_len(list); i++)
             if ((s = gk__tok_parse_dec(t, gk_json_at(list, i), depth + 1)) != GK_OK) return s;
         return GK_OK;
@@ -3546,16 +3675,27 @@ static gk_status gk__tok_parse_dec(gk_tokenizer *t, const gk_json_value *d, int 
         uint32_t cp;
         if (gk_json_typeof(c) != GK_JSON_STRING || gk__u_utf8_dec((const unsigned char *)gk_json_str(c, ""), gk_json_len(c), &cp) != (int)gk_json_len(c))
             return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: Strip decoder content must be one character");
+        {
+            const char *keys[2] = { "start", "stop" };
+            int k;
+            for (k = 0; k < 2; k++) {
+                const gk_json_value *v = gk_json_get(d, keys[k]);
+                char vb[64];
+                if (!gk_json_is_null(v) && (gk_json_typeof(v) != GK_JSON_INT || gk_json_int(v, -1) < 0 || gk_json_int(v, -1) > INT32_MAX))
+                    return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: Strip decoder: %s = %s is not a count (an integer >= 0)", keys[k], gk__json_show(v, vb, sizeof vb));
+            }
+        }
         if ((s = gk__tok_set_op(op, GK__TOK_DOP_STRIP, c, NULL)) != GK_OK) return s;
         op->start = (size_t)gk_json_get_int(d, "start", 0);
         op->stop = (size_t)gk_json_get_int(d, "stop", 0);
     } else if (strcmp(type, "Metaspace") == 0) {
         const gk_json_value *r = gk_json_get(d, "replacement");
-        const char *scheme = gk_json_get_string(d, "prepend_scheme", NULL);
+        int scheme;
         if (gk_json_typeof(r) != GK_JSON_STRING || gk_json_len(r) == 0)
             return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: Metaspace decoder without a replacement");
+        if ((s = gk__tok_prepend_scheme(d, "Metaspace decoder: ", &scheme)) != GK_OK) return s;
         if ((s = gk__tok_set_op(op, GK__TOK_DOP_METASPACE, r, NULL)) != GK_OK) return s;
-        op->prepend = scheme ? strcmp(scheme, "never") != 0 : gk_json_get_bool(d, "add_prefix_space", 1);
+        op->prepend = scheme != 0;
     } else return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: decoder type '%.40s' is not supported", type);
     t->ndec++;
     return GK_OK;
@@ -3584,9 +3724,12 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
     int64_t maxid = -1;
     gk_status s;
     gk_buf tmp = {NULL, 0, 0};
+    char vb[64];
 
     if (gk_json_typeof(root) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: top level is not an object");
     if (gk_json_typeof(model) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: no \"model\" object");
+    if (!gk_json_is_null(gk_json_get(model, "type")) && gk_json_typeof(gk_json_get(model, "type")) != GK_JSON_STRING)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.type = %s is not a string", gk__json_show(gk_json_get(model, "type"), vb, sizeof vb));
     mtype = gk_json_get_string(model, "type", "BPE");
     if (strcmp(mtype, "BPE") != 0) return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: model type '%.40s' is not supported (only BPE)", mtype);
     if (!gk_json_is_null(gk_json_get(model, "continuing_subword_prefix")) && gk_json_get_string(model, "continuing_subword_prefix", "")[0])
@@ -3596,14 +3739,30 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
     vocab = gk_json_get(model, "vocab");
     merges = gk_json_get(model, "merges");
     added = gk_json_get(root, "added_tokens");
-    if (gk_json_typeof(vocab) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.vocab is not an object");
-    if (!gk_json_is_null(merges) && gk_json_typeof(merges) != GK_JSON_ARRAY)
-        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.merges is not an array");
+    if (gk_json_typeof(vocab) != GK_JSON_OBJECT)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.vocab is %s, not an object", vocab ? gk__json_show(vocab, vb, sizeof vb) : "missing");
+    /* HF tokenizers requires the key ("Missing vocab/merges"); [] is a BPE without merges */
+    if (!merges)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.merges is missing: a BPE model needs its merges list (\"merges\": [] for none)");
+    if (gk_json_typeof(merges) != GK_JSON_ARRAY)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.merges = %s is not a list", gk__json_show(merges, vb, sizeof vb));
     if (!gk_json_is_null(added) && gk_json_typeof(added) != GK_JSON_ARRAY)
-        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: added_tokens is not an array");
-    t->byte_fallback = gk_json_get_bool(model, "byte_fallback", 0);
-    t->fuse_unk = gk_json_get_bool(model, "fuse_unk", 0);
-    t->ignore_merges = gk_json_get_bool(model, "ignore_merges", 0);
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: added_tokens = %s is not a list", gk__json_show(added, vb, sizeof vb));
+    {   /* HF: dropout in [0, 1] (BPE dropout; inference ignores it) */
+        const gk_json_value *dr = gk_json_get(model, "dropout");
+        if (!gk_json_is_null(dr) && !((gk_json_typeof(dr) == GK_JSON_INT || gk_json_typeof(dr) == GK_JSON_DOUBLE) && gk_json_double(dr, -1) >= 0 && gk_json_double(dr, -1) <= 1))
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.dropout = %s is not null or a number in [0, 1]", gk__json_show(dr, vb, sizeof vb));
+    }
+    {
+        const char *dk = gk__json_dup_key(model);
+        if (dk) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model: key \"%.60s\" appears twice", dk);
+        if ((dk = gk__json_dup_key(root)) != NULL) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: key \"%.60s\" appears twice", dk);
+    }
+    if ((s = gk__tok_bool(model, "byte_fallback", 0, "model.", &t->byte_fallback)) != GK_OK) return s;
+    if ((s = gk__tok_bool(model, "fuse_unk", 0, "model.", &t->fuse_unk)) != GK_OK) return s;
+    if ((s = gk__tok_bool(model, "ignore_merges", 0, "model.", &t->ignore_merges)) != GK_OK) return s;
+    if (!gk_json_is_null(gk_json_get(model, "unk_token")) && gk_json_typeof(gk_json_get(model, "unk_token")) != GK_JSON_STRING)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.unk_token = %s is not a string or null", gk__json_show(gk_json_get(model, "unk_token"), vb, sizeof vb));
 
     /* ids */
     nv = gk_json_len(vocab);
@@ -3617,9 +3776,15 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
     for (i = 0; i < gk_json_len(added); i++) {
         const gk_json_value *a = gk_json_at(added, i);
         int64_t id = gk_json_get_int(a, "id", -1);
+        static const char *const flags[5] = { "special", "lstrip", "rstrip", "single_word", "normalized" };
+        char what[48];
+        int k, b;
         if (gk_json_typeof(gk_json_get(a, "id")) != GK_JSON_INT || id < 0 || id > GK__TOK_MAX_ID ||
             gk_json_typeof(gk_json_get(a, "content")) != GK_JSON_STRING || gk_json_len(gk_json_get(a, "content")) == 0)
             return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: added_tokens[%llu] needs an id and a non-empty content", (unsigned long long)(i));
+        snprintf(what, sizeof what, "added_tokens[%llu].", (unsigned long long)i);
+        for (k = 0; k < 5; k++)
+            if ((s = gk__tok_bool(a, flags[k], 0, what, &b)) != GK_OK) return s;
         if (id > maxid) maxid = id;
     }
     t->nid = (size_t)(maxid + 1);
@@ -3697,9 +3862,11 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
     if ((s = gk__tok_parse_pre(t, gk_json_get(root, "pre_tokenizer"), 0)) != GK_OK) return s;
     if ((s = gk__tok_parse_post(t, gk_json_get(root, "post_processor"), 0)) != GK_OK) return s;
     if ((s = gk__tok_parse_dec(t, gk_json_get(root, "decoder"), 0)) != GK_OK) return s;
-    {
-        const char *unk = gk_json_get_string(model, "unk_token", NULL);
-        t->unk_id = unk ? gk__u_smap_get(&t->vocab, unk, strlen(unk)) : -1;
+    {   /* HF fails at the first text that needs an unk_token missing from the vocab; here, at load */
+        const gk_json_value *u = gk_json_get(model, "unk_token");
+        t->unk_id = gk_json_typeof(u) == GK_JSON_STRING ? gk__u_smap_get(&t->vocab, gk_json_str(u, ""), gk_json_len(u)) : -1;
+        if (gk_json_typeof(u) == GK_JSON_STRING && t->unk_id < 0)
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.unk_token %s is not in the vocab", gk__json_show(u, vb, sizeof vb));
     }
     /* byte tokens */
     for (i = 0; i < 256; i++) {
@@ -3814,6 +3981,7 @@ GKLLMDEF gk_status gk_tokenizer_from_json(const gk_json_value *root, gk_tokenize
     gk_status s;
     if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_from_json: out is NULL");
     *out = NULL;
+    if (!root) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_from_json: root is NULL");
     t = (gk_tokenizer *)gk__u_calloc(1, sizeof(gk_tokenizer));
     if (!t) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     t->unk_id = -1;
@@ -3829,7 +3997,9 @@ GKLLMDEF gk_status gk_tokenizer_from_json(const gk_json_value *root, gk_tokenize
 GKLLMDEF gk_status gk_tokenizer_load_mem(const char *json, size_t len, gk_tokenizer **out) {
     gk_json *doc;
     gk_status s;
-    if (out) *out = NULL;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_load_mem: out is NULL");
+    *out = NULL;
+    if (!json && len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_load_mem: json is NULL but len is %llu", (unsigned long long)len);
     s = gk_json_parse(json, len, NULL, &doc);
     if (s != GK_OK) return s;
     s = gk_tokenizer_from_json(gk_json_root(doc), out);
@@ -3840,14 +4010,16 @@ GKLLMDEF gk_status gk_tokenizer_load_mem(const char *json, size_t len, gk_tokeni
 GKLLMDEF gk_status gk_tokenizer_load(const char *path, gk_tokenizer **out) {
     gk_json *doc;
     gk_status s;
-    if (out) *out = NULL;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_load: out is NULL");
+    *out = NULL;
+    if (!path) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_load: path is NULL");
     s = gk_json_parse_file(path, NULL, &doc);
     if (s != GK_OK) return s;
     s = gk_tokenizer_from_json(gk_json_root(doc), out);
-    if (s != GK_OK) {
+    if (s != GK_OK) { /* "tokenizer.json: x" -> "<path>: x" */
         char msg[900];
         gk__u_errcopy(msg, sizeof msg);
-        gk_error_set(NULL, s, "%s: %s", path, msg);
+        gk_error_set(NULL, s, "%s: %s", path, strncmp(msg, "tokenizer.json: ", 16) == 0 ? msg + 16 : msg);
     }
     gk_json_free(doc);
     return s;
@@ -4313,7 +4485,11 @@ GKLLMDEF gk_status gk_tokenizer_encode(const gk_tokenizer *t, const char *text, 
     uint32_t idx;
     gk_status st = GK_OK;
     int skip_special = (flags & GK_TOK_SPLIT_SPECIAL) != 0;
-    if (!t || !out || (!text && len)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_encode: NULL argument");
+    if (!t) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_encode: tok is NULL");
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_encode: out is NULL");
+    if (!text && len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_encode: text is NULL but len is %llu", (unsigned long long)len);
+    if (flags & ~(unsigned)(GK_TOK_ADD_SPECIAL | GK_TOK_SPLIT_SPECIAL))
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_encode: flags 0x%x has bits that are not encode flags (GK_TOK_ADD_SPECIAL, GK_TOK_SPLIT_SPECIAL)", flags);
     memset(&e, 0, sizeof e);
     e.t = t;
     e.out = out;
@@ -4484,8 +4660,12 @@ static gk_status gk__tok_dec_op(const gk__tok_op *op, const gk__u_strv *in, gk__
 }
 
 static gk_status gk__tok_text(const gk_tokenizer *t, int32_t id, const char **p, size_t *n) {
-    if (id < 0 || (size_t)id >= t->nid || t->tok_off[id] == (size_t)-1)
-        return GK__U_ERR(GK_ERR_NOT_FOUND, "decode: token id %ld is not in the vocabulary", (long)id);
+    if (id < 0 || (size_t)id >= t->nid || t->tok_off[id] == (size_t)-1) {
+        if (!t->nid) return GK__U_ERR(GK_ERR_NOT_FOUND, "decode: token id %ld is not in the vocabulary (it is empty)", (long)id);
+        if (id < 0 || (size_t)id >= t->nid)
+            return GK__U_ERR(GK_ERR_NOT_FOUND, "decode: token id %ld is not in the vocabulary (ids 0..%llu)", (long)id, (unsigned long long)(t->nid - 1));
+        return GK__U_ERR(GK_ERR_NOT_FOUND, "decode: token id %ld is not in the vocabulary (no token has this id)", (long)id);
+    }
     *p = t->pool.data + t->tok_off[id];
     *n = t->tok_len[id];
     return GK_OK;
@@ -4495,7 +4675,11 @@ GKLLMDEF gk_status gk_tokenizer_decode(const gk_tokenizer *t, const int32_t *ids
     gk__u_strv a, b;
     size_t i, k;
     gk_status s = GK_OK;
-    if (!t || !out || (!ids && n)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_decode: NULL argument");
+    if (!t) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_decode: tok is NULL");
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_decode: out is NULL");
+    if (!ids && n) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_decode: ids is NULL but n is %llu", (unsigned long long)n);
+    if (flags & ~(unsigned)GK_TOK_SKIP_SPECIAL)
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_decode: flags 0x%x has bits that are not decode flags (GK_TOK_SKIP_SPECIAL)", flags);
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
     for (i = 0; i < n && s == GK_OK; i++) {
@@ -4524,6 +4708,7 @@ GKLLMDEF gk_status gk_tokenizer_decode(const gk_tokenizer *t, const int32_t *ids
 
 /* ---- streaming decode ---- */
 GKLLMDEF void gk_tok_stream_init(gk_tok_stream *s, const gk_tokenizer *tok, unsigned flags) {
+    if (!s) return; /* nothing to report to: gk_tok_stream_push names a NULL stream */
     memset(s, 0, sizeof *s);
     s->tok = tok;
     s->flags = flags;
@@ -4597,7 +4782,11 @@ GKLLMDEF gk_status gk_tok_stream_push(gk_tok_stream *s, int32_t id, gk_buf *out)
     size_t n, k;
     gk_status st;
     gk__u_strv a, b;
-    if (!s || !s->tok || !out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_push: NULL argument");
+    if (!s) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_push: s is NULL");
+    if (!s->tok) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_push: s->tok is NULL (gk_tok_stream_init was given no tokenizer)");
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_push: out is NULL");
+    if (s->flags & ~(unsigned)GK_TOK_SKIP_SPECIAL)
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_push: the stream's flags 0x%x have bits that are not decode flags (GK_TOK_SKIP_SPECIAL)", s->flags);
     t = s->tok;
     if ((st = gk__tok_text(t, id, &p, &n)) != GK_OK) return st;
     if ((s->flags & GK_TOK_SKIP_SPECIAL) && t->special[id]) return GK_OK;
@@ -4656,7 +4845,8 @@ GKLLMDEF gk_status gk_tok_stream_push(gk_tok_stream *s, int32_t id, gk_buf *out)
 }
 
 GKLLMDEF gk_status gk_tok_stream_flush(gk_tok_stream *s, gk_buf *out) {
-    if (!s || !out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_flush: NULL argument");
+    if (!s) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_flush: s is NULL");
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_flush: out is NULL");
     return gk__tok_stream_drain(s, out, 1);
 }
 
@@ -4670,14 +4860,28 @@ static void gk__chat_copy(char *dst, size_t cap, const char *src) {
     if (n) memcpy(dst, src, n);
     dst[n] = 0;
 }
+/* bos / eos text must fit gk_chat_template.bos / .eos whole (a cut token would render wrong) */
+static gk_status gk__chat_tokens_fit(const char *W, const char *bos, const char *eos) {
+    const gk_chat_template *t = NULL;
+    if (bos && strlen(bos) >= sizeof t->bos)
+        return GK__U_ERR(GK_ERR_LIMIT, "%s: bos \"%.20s...\" is %llu bytes; gk_chat_template holds at most %llu", W, bos, (unsigned long long)strlen(bos),
+                         (unsigned long long)(sizeof t->bos - 1));
+    if (eos && strlen(eos) >= sizeof t->eos)
+        return GK__U_ERR(GK_ERR_LIMIT, "%s: eos \"%.20s...\" is %llu bytes; gk_chat_template holds at most %llu", W, eos, (unsigned long long)strlen(eos),
+                         (unsigned long long)(sizeof t->eos - 1));
+    return GK_OK;
+}
 
 GKLLMDEF gk_status gk_chat_template_builtin(const char *name, const char *bos, const char *eos, gk_chat_template *out) {
     static const struct { const char *n; gk_chat_format f; } names[] = {
         {"chatml", GK_CHAT_CHATML}, {"qwen3", GK_CHAT_QWEN3}, {"llama3", GK_CHAT_LLAMA3},
         {"llama2", GK_CHAT_LLAMA2}, {"mistral", GK_CHAT_MISTRAL}};
     size_t i;
-    if (!out || !name) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_builtin: NULL argument");
+    gk_status s;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_builtin: out is NULL");
     memset(out, 0, sizeof *out);
+    if (!name) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_builtin: name is NULL");
+    if ((s = gk__chat_tokens_fit("gk_chat_template_builtin", bos, eos)) != GK_OK) return s;
     for (i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i].n) == 0) {
             out->format = names[i].f;
@@ -4691,8 +4895,11 @@ GKLLMDEF gk_status gk_chat_template_builtin(const char *name, const char *bos, c
 GKLLMDEF gk_status gk_chat_template_detect(const char *j, const char *bos, const char *eos, gk_chat_template *out) {
     char quote[64];
     size_t i;
-    if (!out || !j) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_detect: NULL argument");
+    gk_status s;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_detect: out is NULL");
     memset(out, 0, sizeof *out);
+    if (!j) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_detect: jinja is NULL");
+    if ((s = gk__chat_tokens_fit("gk_chat_template_detect", bos, eos)) != GK_OK) return s;
     gk__chat_copy(out->bos, sizeof out->bos, bos);
     gk__chat_copy(out->eos, sizeof out->eos, eos);
     if (strstr(j, "<|im_start|>")) {
@@ -4723,31 +4930,72 @@ GKLLMDEF gk_status gk_chat_template_detect(const char *j, const char *bos, const
     return GK__U_ERR(GK_ERR_UNSUPPORTED, "unknown chat template: \"%s%s\"", quote, j[i] ? "..." : "");
 }
 
-static const char *gk__chat_cfg_token(const gk_json_value *cfg, const char *key) {
+/* tokenizer_config.json's bos_token / eos_token: a string, {"__type": "AddedToken", "content": ...} or null (*tok NULL) */
+static gk_status gk__chat_cfg_token(const gk_json_value *cfg, const char *key, const char **tok) {
     const gk_json_value *v = gk_json_get(cfg, key);
-    if (gk_json_typeof(v) == GK_JSON_STRING) return gk_json_str(v, NULL);
-    return gk_json_get_string(v, "content", NULL); /* {"__type": "AddedToken", "content": ...} */
+    char vb[64];
+    *tok = NULL;
+    if (gk_json_is_null(v)) return GK_OK;
+    if (gk_json_typeof(v) == GK_JSON_STRING) *tok = gk_json_str(v, NULL);
+    else *tok = gk_json_get_string(v, "content", NULL);
+    if (!*tok)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer_config.json: %s = %s is not a string, null or {\"content\": \"...\"}", key, gk__json_show(v, vb, sizeof vb));
+    if (strlen(*tok) != (gk_json_typeof(v) == GK_JSON_STRING ? gk_json_len(v) : gk_json_len(gk_json_get(v, "content"))))
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer_config.json: %s holds a NUL character", key);
+    if (strlen(*tok) >= sizeof ((gk_chat_template *)0)->bos) /* bos and eos have one size */
+        return GK__U_ERR(GK_ERR_LIMIT, "tokenizer_config.json: %s \"%.20s...\" is %llu bytes; gk_chat_template holds at most %llu", key, *tok,
+                         (unsigned long long)strlen(*tok), (unsigned long long)(sizeof ((gk_chat_template *)0)->bos - 1));
+    return GK_OK;
 }
 
 GKLLMDEF gk_status gk_chat_template_from_config(const gk_json_value *cfg, gk_chat_template *out) {
     const gk_json_value *ct = gk_json_get(cfg, "chat_template");
-    const char *text = gk_json_str(ct, NULL);
+    const char *text = gk_json_str(ct, NULL), *bos, *eos;
+    char vb[64];
+    gk_status s;
     if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_from_config: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!cfg) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_from_config: config is NULL");
+    if (gk_json_typeof(cfg) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer_config.json: the top level is not an object");
+    {
+        const char *dk = gk__json_dup_key(cfg);
+        if (dk) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer_config.json: key \"%.60s\" appears twice", dk);
+    }
     if (gk_json_typeof(ct) == GK_JSON_ARRAY) { /* [{"name": "default", "template": ...}, ...] */
         size_t i;
-        for (i = 0; i < gk_json_len(ct); i++)
-            if (strcmp(gk_json_get_string(gk_json_at(ct, i), "name", ""), "default") == 0)
-                text = gk_json_get_string(gk_json_at(ct, i), "template", NULL);
+        for (i = 0; i < gk_json_len(ct); i++) {
+            const gk_json_value *e = gk_json_at(ct, i);
+            if (gk_json_typeof(gk_json_get(e, "name")) != GK_JSON_STRING || gk_json_typeof(gk_json_get(e, "template")) != GK_JSON_STRING)
+                return GK__U_ERR(GK_ERR_FORMAT, "tokenizer_config.json: chat_template[%llu] is not {\"name\": \"...\", \"template\": \"...\"}", (unsigned long long)i);
+            if (strcmp(gk_json_get_string(e, "name", ""), "default") == 0) text = gk_json_get_string(e, "template", NULL);
+        }
+        if (!text) return GK__U_ERR(GK_ERR_NOT_FOUND, "tokenizer_config.json: chat_template lists %llu templates but none named \"default\"", (unsigned long long)gk_json_len(ct));
+    } else if (gk_json_is_null(ct)) {
+        return GK__U_ERR(GK_ERR_NOT_FOUND, "tokenizer_config.json has no chat_template");
+    } else if (!text) {
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer_config.json: chat_template = %s is not a string or a list of {name, template}", gk__json_show(ct, vb, sizeof vb));
     }
-    if (!text) return GK__U_ERR(GK_ERR_NOT_FOUND, "tokenizer_config.json has no chat_template");
-    return gk_chat_template_detect(text, gk__chat_cfg_token(cfg, "bos_token"), gk__chat_cfg_token(cfg, "eos_token"), out);
+    if ((s = gk__chat_cfg_token(cfg, "bos_token", &bos)) != GK_OK) return s;
+    if ((s = gk__chat_cfg_token(cfg, "eos_token", &eos)) != GK_OK) return s;
+    return gk_chat_template_detect(text, bos, eos, out);
 }
 
 GKLLMDEF gk_status gk_chat_template_load(const char *path, gk_chat_template *out) {
     gk_json *doc;
-    gk_status s = gk_json_parse_file(path, NULL, &doc);
+    gk_status s;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_load: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!path) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_load: tokenizer_config_path is NULL");
+    s = gk_json_parse_file(path, NULL, &doc);
     if (s != GK_OK) return s;
     s = gk_chat_template_from_config(gk_json_root(doc), out);
+    if (s != GK_OK) { /* "tokenizer_config.json: x" -> "<path>: x"; other messages get the path in front */
+        char msg[900];
+        gk__u_errcopy(msg, sizeof msg);
+        if (strncmp(msg, "tokenizer_config.json: ", 23) == 0) gk_error_set(NULL, s, "%s: %s", path, msg + 23);
+        else if (strncmp(msg, "tokenizer_config.json ", 22) == 0) gk_error_set(NULL, s, "%s %s", path, msg + 22);
+        else gk_error_set(NULL, s, "%s: %s", path, msg);
+    }
     gk_json_free(doc);
     return s;
 }
@@ -4863,9 +5111,14 @@ static gk_status gk__chat_qwen3(const gk_chat_template *t, const gk_chat_message
 GKLLMDEF gk_status gk_chat_apply(const gk_chat_template *t, const gk_chat_message *m, size_t n, unsigned flags, gk_buf *o) {
     size_t i;
     gk_status s = GK_OK;
-    if (!t || !o || (!m && n)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: NULL argument");
+    if (!t) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: t is NULL");
+    if (!o) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: out is NULL");
+    if (!m && n) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: msgs is NULL but n is %llu", (unsigned long long)n);
+    if (flags & ~(unsigned)(GK_CHAT_ADD_GENERATION_PROMPT | GK_CHAT_NO_THINKING))
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: flags 0x%x has bits that are not chat flags (GK_CHAT_ADD_GENERATION_PROMPT, GK_CHAT_NO_THINKING)", flags);
     for (i = 0; i < n; i++)
-        if (!m[i].role || !m[i].content) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: message %llu has no role or content", (unsigned long long)(i));
+        if (!m[i].role || !m[i].content)
+            return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: msgs[%llu].%s is NULL", (unsigned long long)i, !m[i].role ? "role" : "content");
     /* HF transformers cannot render an empty conversation either (its
        apply_chat_template reads conversation[0]) */
     if (n == 0) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: no messages: a chat needs at least one message");
@@ -4981,34 +5234,30 @@ typedef struct gk__lv {
 } gk__lv;
 
 static gk_tensor gk__lv_keep(gk__lv *v, gk_status s, gk_tensor t) {
-    gk_tensor z;
-    z.id = 0;
+    gk_tensor z = gk__u_tnull();
     if (s != GK_OK) { if (v->st == GK_OK) v->st = s; return z; }
     if (v->n >= GK__LLM_MAX_VIEWS) {
         gk_tensor_free(v->ctx, t);
-        v->st = gk_error_set(v->ctx, GK_ERR_INTERNAL, "gk_llm: too many views in one step");
+        v->st = gk_error_set(v->ctx, GK_ERR_INTERNAL, "internal error: more than %d views in one step of the forward pass", GK__LLM_MAX_VIEWS);
         return z;
     }
     v->t[v->n++] = t;
     return t;
 }
 static gk_tensor gk__lv_slice(gk__lv *v, gk_tensor x, int dim, int64_t a, int64_t b) {
-    gk_tensor t;
-    t.id = 0;
+    gk_tensor t = gk__u_tnull();
     if (v->st != GK_OK) return t;
     return gk__lv_keep(v, gk_view_slice(v->ctx, x, dim, a, b, 1, &t), t);
 }
 static gk_tensor gk__lv_reshape(gk__lv *v, gk_tensor x, int nd, int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
-    gk_tensor t;
+    gk_tensor t = gk__u_tnull();
     int64_t sh[4];
-    t.id = 0;
     sh[0] = d0; sh[1] = d1; sh[2] = d2; sh[3] = d3;
     if (v->st != GK_OK) return t;
     return gk__lv_keep(v, gk_view_reshape(v->ctx, x, nd, sh, &t), t);
 }
 static gk_tensor gk__lv_unsq(gk__lv *v, gk_tensor x, int dim) {
-    gk_tensor t;
-    t.id = 0;
+    gk_tensor t = gk__u_tnull();
     if (v->st != GK_OK) return t;
     return gk__lv_keep(v, gk_view_unsqueeze(v->ctx, x, dim, &t), t);
 }
@@ -5068,145 +5317,325 @@ static double gk__llm_now(void) {
 #endif
 }
 
-/* ---- config ---- */
-static gk_status gk__llm_cfg_int(gk_ctx *ctx, const gk_json_value *root, const char *key, int64_t def, int required, int64_t *out) {
-    const gk_json_value *v = gk_json_get(root, key);
+/* ---- config ----
+   Every field of config.json and generation_config.json the runtime reads is
+   checked here, before any weight is read: its type, its range and its
+   relations to the others. A message names the file and the field:
+   "gk_llm_load: <dir>/config.json: rms_norm_eps = -1 must be > 0". Missing
+   or null fields take HF's defaults. */
+typedef struct gk__llm_cf { gk_ctx *ctx; const char *path; const gk_json_value *obj; const char *pre; } gk__llm_cf;
+
+#define GK__CF_ERR(cf, st, ...) gk__llm_cf_err((cf), (st), __VA_ARGS__)
+static gk_status gk__llm_cf_err(const gk__llm_cf *cf, gk_status st, const char *fmt, ...) GK__PRINTF(3, 4);
+static gk_status gk__llm_cf_err(const gk__llm_cf *cf, gk_status st, const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return gk_error_set(cf->ctx, st, "gk_llm_load: %s: %s", cf->path, msg);
+}
+/* an integer field in lo..hi; *present: given (not missing or null) */
+static gk_status gk__llm_cf_int(const gk__llm_cf *cf, const char *key, int required, int64_t def, int64_t lo, int64_t hi, int64_t *out, int *present) {
+    const gk_json_value *v = gk_json_get(cf->obj, key);
+    char vb[64];
+    int64_t x;
+    if (present) *present = 0;
     if (gk_json_is_null(v)) {
-        if (required) return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: config.json has no %s", key);
+        if (required) return GK__CF_ERR(cf, GK_ERR_FORMAT, "%s%s is %s; the model needs it", cf->pre, key, v ? "null" : "missing");
+        *out = def;
+        return GK_OK;
+    }
+    x = gk_json_int(v, 0);
+    if ((gk_json_typeof(v) != GK_JSON_INT && gk_json_typeof(v) != GK_JSON_DOUBLE) || (gk_json_typeof(v) == GK_JSON_DOUBLE && gk_json_int(v, -1) != gk_json_int(v, 0)))
+        return GK__CF_ERR(cf, GK_ERR_FORMAT, "%s%s = %s is not an integer", cf->pre, key, gk__json_show(v, vb, sizeof vb));
+    if (x < lo || x > hi) { /* a bound of int32 or int64 is the type's: one-sided messages */
+        if (hi < INT32_MAX) return GK__CF_ERR(cf, GK_ERR_FORMAT, "%s%s = %s must be in %lld..%lld", cf->pre, key, gk__json_show(v, vb, sizeof vb), (long long)lo, (long long)hi);
+        if (x < lo) return GK__CF_ERR(cf, GK_ERR_FORMAT, "%s%s = %s must be >= %lld", cf->pre, key, gk__json_show(v, vb, sizeof vb), (long long)lo);
+        return GK__CF_ERR(cf, GK_ERR_FORMAT, "%s%s = %s must be <= %lld", cf->pre, key, gk__json_show(v, vb, sizeof vb), (long long)hi);
+    }
+    *out = x;
+    if (present) *present = 1;
+    return GK_OK;
+}
+/* a finite number; gt0: must be > 0 (else >= 0 when nonneg); max: upper bound (inclusive) or 0 for none */
+enum { GK__CF_ANY = 0, GK__CF_NONNEG, GK__CF_POS };
+static gk_status gk__llm_cf_num(const gk__llm_cf *cf, const char *key, int required, double def, int sign, double max, double *out, int *present) {
+    const gk_json_value *v = gk_json_get(cf->obj, key);
+    char vb[64];
+    double x;
+    if (present) *present = 0;
+    if (gk_json_is_null(v)) {
+        if (required) return GK__CF_ERR(cf, GK_ERR_FORMAT, "%s%s is %s; it is needed here", cf->pre, key, v ? "null" : "missing");
         *out = def;
         return GK_OK;
     }
     if (gk_json_typeof(v) != GK_JSON_INT && gk_json_typeof(v) != GK_JSON_DOUBLE)
-        return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: config.json's %s is not a number", key);
-    *out = gk_json_int(v, -1);
-    if (*out < 0) return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: config.json's %s is not a non-negative integer", key);
+        return GK__CF_ERR(cf, GK_ERR_FORMAT, "%s%s = %s is not a number", cf->pre, key, gk__json_show(v, vb, sizeof vb));
+    x = gk_json_double(v, 0);
+    if (!(x - x == 0)) return GK__CF_ERR(cf, GK_ERR_FORMAT, "%s%s = %s is not finite", cf->pre, key, gk__json_show(v, vb, sizeof vb));
+    if (sign == GK__CF_POS && !(x > 0)) return GK__CF_ERR(cf, GK_ERR_FORMAT, "%s%s = %s must be > 0", cf->pre, key, gk__json_show(v, vb, sizeof vb));
+    if (sign == GK__CF_NONNEG && !(x >= 0)) return GK__CF_ERR(cf, GK_ERR_FORMAT, "%s%s = %s must be >= 0", cf->pre, key, gk__json_show(v, vb, sizeof vb));
+    if (max > 0 && x > max) return GK__CF_ERR(cf, GK_ERR_FORMAT, "%s%s = %s must be <= %g", cf->pre, key, gk__json_show(v, vb, sizeof vb), max);
+    *out = x;
+    if (present) *present = 1;
+    return GK_OK;
+}
+static gk_status gk__llm_cf_bool(const gk__llm_cf *cf, const char *key, int def, int *out) {
+    const gk_json_value *v = gk_json_get(cf->obj, key);
+    char vb[64];
+    if (gk_json_is_null(v)) { *out = def; return GK_OK; }
+    if (gk_json_typeof(v) != GK_JSON_BOOL) return GK__CF_ERR(cf, GK_ERR_FORMAT, "%s%s = %s is not true or false", cf->pre, key, gk__json_show(v, vb, sizeof vb));
+    *out = gk_json_bool(v, def);
+    return GK_OK;
+}
+static gk_status gk__llm_cf_str(const gk__llm_cf *cf, const char *key, const char *def, const char **out) {
+    const gk_json_value *v = gk_json_get(cf->obj, key);
+    char vb[64];
+    if (gk_json_is_null(v)) { *out = def; return GK_OK; }
+    if (gk_json_typeof(v) != GK_JSON_STRING) return GK__CF_ERR(cf, GK_ERR_FORMAT, "%s%s = %s is not a string", cf->pre, key, gk__json_show(v, vb, sizeof vb));
+    *out = gk_json_str(v, def);
+    return GK_OK;
+}
+/* a token id or a list of them (eos_token_id), each in the vocabulary; *given: the field is not missing or null */
+static gk_status gk__llm_cf_ids(const gk__llm_cf *cf, const char *key, int64_t vocab, int32_t *ids, int *n, int max, int *given) {
+    const gk_json_value *v = gk_json_get(cf->obj, key);
+    char vb[64];
+    size_t i, cnt;
+    *given = 0;
+    if (gk_json_is_null(v)) return GK_OK;
+    if (gk_json_typeof(v) != GK_JSON_INT && gk_json_typeof(v) != GK_JSON_ARRAY)
+        return GK__CF_ERR(cf, GK_ERR_FORMAT, "%s = %s is not a token id or a list of them", key, gk__json_show(v, vb, sizeof vb));
+    cnt = gk_json_typeof(v) == GK_JSON_INT ? 1 : gk_json_len(v);
+    if (cnt > (size_t)max) return GK__CF_ERR(cf, GK_ERR_LIMIT, "%s lists %llu ids; at most %d are supported", key, (unsigned long long)cnt, max);
+    for (i = 0; i < cnt; i++) {
+        const gk_json_value *e = gk_json_typeof(v) == GK_JSON_INT ? v : gk_json_at(v, i);
+        int64_t id = gk_json_int(e, -1);
+        if (gk_json_typeof(e) != GK_JSON_INT)
+            return GK__CF_ERR(cf, GK_ERR_FORMAT, "%s[%llu] = %s is not a token id", key, (unsigned long long)i, gk__json_show(e, vb, sizeof vb));
+        if (id < 0 || id >= vocab) {
+            if (gk_json_typeof(v) == GK_JSON_INT)
+                return GK__CF_ERR(cf, GK_ERR_FORMAT, "%s = %lld is outside the vocabulary (vocab_size %lld: ids 0..%lld)", key, (long long)id, (long long)vocab, (long long)(vocab - 1));
+            return GK__CF_ERR(cf, GK_ERR_FORMAT, "%s[%llu] = %lld is outside the vocabulary (vocab_size %lld: ids 0..%lld)", key, (unsigned long long)i, (long long)id,
+                              (long long)vocab, (long long)(vocab - 1));
+        }
+        ids[i] = (int32_t)id;
+    }
+    *n = (int)cnt;
+    *given = 1;
     return GK_OK;
 }
 
-/* an int or a list of ints (eos_token_id) */
-static void gk__llm_id_list(const gk_json_value *v, int32_t *ids, int *n, int max) {
-    size_t i;
-    if (gk_json_typeof(v) == GK_JSON_INT) { *n = 0; ids[(*n)++] = (int32_t)gk_json_int(v, -1); return; }
-    if (gk_json_typeof(v) != GK_JSON_ARRAY) return;
-    *n = 0;
-    for (i = 0; i < gk_json_len(v) && *n < max; i++)
-        if (gk_json_typeof(gk_json_at(v, i)) == GK_JSON_INT) ids[(*n)++] = (int32_t)gk_json_int(gk_json_at(v, i), -1);
+/* an object read member by member must not hold a key twice (Python's json keeps the last, this reader the first) */
+static gk_status gk__llm_cf_nodup(const gk__llm_cf *cf, const gk_json_value *obj, const char *what) {
+    const char *k = gk__json_dup_key(obj);
+    if (k) return GK__CF_ERR(cf, GK_ERR_FORMAT, "%skey \"%.60s\" appears twice", what, k);
+    return GK_OK;
 }
 
-static gk_status gk__llm_rope_cfg(gk_ctx *ctx, const gk_json_value *root, gk_llm_config *c) {
-    const gk_json_value *rp = gk_json_get(root, "rope_parameters"), *rs;
-    const char *type;
-    double partial = gk_json_get_double(root, "partial_rotary_factor", 1.0);
+static gk_status gk__llm_rope_cfg(const gk__llm_cf *top, gk_llm_config *c) {
+    const gk_json_value *root = top->obj, *rp = gk_json_get(root, "rope_parameters"), *rs;
+    const char *type = "default";
+    double partial = 1.0;
     gk_rope_config *r = &c->rope;
+    gk__llm_cf cf = *top, rf = *top;
+    char vb[64];
+    int has_factor, has_omp;
+    gk_status s;
+    int64_t omp;
     memset(r, 0, sizeof *r);
+    if ((s = gk__llm_cf_num(&cf, "partial_rotary_factor", 0, 1.0, GK__CF_POS, 1.0, &partial, NULL)) != GK_OK) return s;
+    if ((s = gk__llm_cf_num(&cf, "rope_theta", 0, 10000.0, GK__CF_POS, 0, &r->theta, NULL)) != GK_OK) return s;
     if (gk_json_typeof(rp) == GK_JSON_OBJECT) {
         c->new_rope_form = 1;
         rs = rp;
-        r->theta = gk_json_get_double(rp, "rope_theta", gk_json_get_double(root, "rope_theta", 10000.0));
-        partial = gk_json_get_double(rp, "partial_rotary_factor", partial);
+        rf.obj = rp; rf.pre = "rope_parameters.";
+        if ((s = gk__llm_cf_nodup(&cf, rp, "rope_parameters: ")) != GK_OK) return s;
+        if ((s = gk__llm_cf_num(&rf, "rope_theta", 0, r->theta, GK__CF_POS, 0, &r->theta, NULL)) != GK_OK) return s;
+        if ((s = gk__llm_cf_num(&rf, "partial_rotary_factor", 0, partial, GK__CF_POS, 1.0, &partial, NULL)) != GK_OK) return s;
     } else if (!gk_json_is_null(rp)) {
-        return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: config.json's rope_parameters is not an object");
+        return GK__CF_ERR(&cf, GK_ERR_FORMAT, "rope_parameters = %s is not an object", gk__json_show(rp, vb, sizeof vb));
     } else {
         rs = gk_json_get(root, "rope_scaling");
         if (!gk_json_is_null(rs) && gk_json_typeof(rs) != GK_JSON_OBJECT)
-            return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: config.json's rope_scaling is not an object");
-        r->theta = gk_json_get_double(root, "rope_theta", 10000.0);
+            return GK__CF_ERR(&cf, GK_ERR_FORMAT, "rope_scaling = %s is not an object", gk__json_show(rs, vb, sizeof vb));
+        rf.obj = rs; rf.pre = "rope_scaling.";
+        if ((s = gk__llm_cf_nodup(&cf, rs, "rope_scaling: ")) != GK_OK) return s;
     }
-    type = gk_json_get_string(rs, "rope_type", gk_json_get_string(rs, "type", "default"));
+    if (!gk_json_is_null(gk_json_get(rs, "rope_type")) || gk_json_is_null(gk_json_get(rs, "type"))) {
+        if ((s = gk__llm_cf_str(&rf, "rope_type", "default", &type)) != GK_OK) return s;
+    } else if ((s = gk__llm_cf_str(&rf, "type", "default", &type)) != GK_OK) return s;
     if (strcmp(type, "default") == 0) r->type = GK_ROPE_DEFAULT;
     else if (strcmp(type, "linear") == 0) r->type = GK_ROPE_LINEAR;
     else if (strcmp(type, "dynamic") == 0) r->type = GK_ROPE_DYNAMIC;
     else if (strcmp(type, "yarn") == 0) r->type = GK_ROPE_YARN;
     else if (strcmp(type, "llama3") == 0) r->type = GK_ROPE_LLAMA3;
-    else return gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: RoPE type \"%s\" is not supported (default, linear, dynamic, yarn, llama3)", type);
-    r->factor = gk_json_get_double(rs, "factor", 0);
-    r->low_freq_factor = gk_json_get_double(rs, "low_freq_factor", 0);
-    r->high_freq_factor = gk_json_get_double(rs, "high_freq_factor", 0);
-    r->original_max_position_embeddings = gk_json_get_int(rs, "original_max_position_embeddings", 0);
-    r->attention_factor = gk_json_get_double(rs, "attention_factor", 0);
-    r->beta_fast = gk_json_get_double(rs, "beta_fast", 0);
-    r->beta_slow = gk_json_get_double(rs, "beta_slow", 0);
-    r->mscale = gk_json_get_double(rs, "mscale", 0);
-    r->mscale_all_dim = gk_json_get_double(rs, "mscale_all_dim", 0);
-    r->no_truncate = !gk_json_get_bool(rs, "truncate", 1);
+    else return gk_error_set(cf.ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: %s: RoPE type \"%.40s\" is not supported (default, linear, dynamic, yarn, llama3)", cf.path, type);
+    /* the scaling fields: finite numbers where given; required and in range where the type uses them */
+    if (r->type != GK_ROPE_DEFAULT) {
+        int need_factor = r->type != GK_ROPE_YARN, llama3 = r->type == GK_ROPE_LLAMA3, yarn = r->type == GK_ROPE_YARN, t1;
+        if ((s = gk__llm_cf_num(&rf, "factor", need_factor, 0, GK__CF_POS, 0, &r->factor, &has_factor)) != GK_OK) return s;
+        if ((s = gk__llm_cf_int(&rf, "original_max_position_embeddings", llama3, 0, 1, INT32_MAX, &omp, &has_omp)) != GK_OK) return s;
+        r->original_max_position_embeddings = omp;
+        if (llama3) {
+            if ((s = gk__llm_cf_num(&rf, "low_freq_factor", 1, 0, GK__CF_POS, 0, &r->low_freq_factor, NULL)) != GK_OK) return s;
+            if ((s = gk__llm_cf_num(&rf, "high_freq_factor", 1, 0, GK__CF_POS, 0, &r->high_freq_factor, NULL)) != GK_OK) return s;
+            if (!(r->high_freq_factor > r->low_freq_factor))
+                return GK__CF_ERR(&cf, GK_ERR_FORMAT, "%slow_freq_factor = %g must be < high_freq_factor = %g", rf.pre, r->low_freq_factor, r->high_freq_factor);
+        }
+        if (yarn) {
+            if ((s = gk__llm_cf_num(&rf, "attention_factor", 0, 0, GK__CF_POS, 0, &r->attention_factor, NULL)) != GK_OK) return s;
+            if ((s = gk__llm_cf_num(&rf, "beta_fast", 0, 0, GK__CF_POS, 0, &r->beta_fast, NULL)) != GK_OK) return s;
+            if ((s = gk__llm_cf_num(&rf, "beta_slow", 0, 0, GK__CF_POS, 0, &r->beta_slow, NULL)) != GK_OK) return s;
+            if ((s = gk__llm_cf_num(&rf, "mscale", 0, 0, GK__CF_ANY, 0, &r->mscale, NULL)) != GK_OK) return s;
+            if ((s = gk__llm_cf_num(&rf, "mscale_all_dim", 0, 0, GK__CF_ANY, 0, &r->mscale_all_dim, NULL)) != GK_OK) return s;
+            if ((s = gk__llm_cf_bool(&rf, "truncate", 1, &t1)) != GK_OK) return s;
+            r->no_truncate = !t1;
+        }
+    }
     r->max_position_embeddings = c->max_pos;
     r->rotary_dim = (int)((double)c->head_dim * partial);
     if (r->rotary_dim <= 0 || r->rotary_dim % 2 || r->rotary_dim > c->head_dim)
-        return gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: partial_rotary_factor %g gives rotary dim %d of head_dim %lld", partial,
-                            r->rotary_dim, (long long)c->head_dim);
+        return GK__CF_ERR(&cf, GK_ERR_UNSUPPORTED, "partial_rotary_factor = %g gives a rotary dim of %d of head_dim %lld; it must be even and > 0", partial,
+                          r->rotary_dim, (long long)c->head_dim);
+    (void)has_factor; (void)has_omp;
     return GK_OK;
 }
 
-static gk_status gk__llm_parse_config(gk_ctx *ctx, const gk_json_value *root, const gk_json_value *gen, gk_llm_config *c) {
+static gk_status gk__llm_parse_config_at(gk_ctx *ctx, const char *cpath, const gk_json_value *root, const char *gpath, const gk_json_value *gen, gk_llm_config *c) {
     static const struct { const char *name; gk_llm_arch arch; } archs[4] = {
         { "LlamaForCausalLM", GK_LLM_LLAMA }, { "MistralForCausalLM", GK_LLM_MISTRAL },
         { "Qwen2ForCausalLM", GK_LLM_QWEN2 }, { "Qwen3ForCausalLM", GK_LLM_QWEN3 } };
     const gk_json_value *a = gk_json_get(root, "architectures");
     const char *an = gk_json_str(gk_json_at(a, 0), NULL), *act;
+    gk__llm_cf cf;
+    char vb[64];
     int64_t v;
-    int i;
+    int i, hd_given, kv_given, b, given, n;
     gk_status s;
     memset(c, 0, sizeof *c);
-    if (gk_json_typeof(root) != GK_JSON_OBJECT) return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: config.json is not an object");
-    if (!an) return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: config.json has no architectures list");
+    cf.ctx = ctx; cf.path = cpath; cf.obj = root; cf.pre = "";
+    if (gk_json_typeof(root) != GK_JSON_OBJECT) return GK__CF_ERR(&cf, GK_ERR_FORMAT, "the top level is not an object");
+    if ((s = gk__llm_cf_nodup(&cf, root, "")) != GK_OK) return s;
+    if (gk_json_typeof(a) != GK_JSON_ARRAY || !an)
+        return GK__CF_ERR(&cf, GK_ERR_FORMAT, "architectures = %s is not a list of model class names (\"LlamaForCausalLM\", ...)", gk__json_show(a, vb, sizeof vb));
     for (i = 0; i < 4; i++)
         if (strcmp(an, archs[i].name) == 0) c->arch = archs[i].arch;
     if (!c->arch)
         return gk_error_set(ctx, GK_ERR_UNSUPPORTED,
-                            "gk_llm_load: architecture %.64s is not supported (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)", an);
+                            "gk_llm_load: %s: architecture %.64s is not supported (LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM)", cpath, an);
     snprintf(c->arch_name, sizeof c->arch_name, "%s", an);
-#define GK__CFG(key, def, req, dst) do { if ((s = gk__llm_cfg_int(ctx, root, key, def, req, &v)) != GK_OK) return s; dst = v; } while (0)
-    GK__CFG("hidden_size", 0, 1, c->hidden);
-    GK__CFG("num_hidden_layers", 0, 1, c->layers);
-    GK__CFG("num_attention_heads", 0, 1, c->heads);
-    GK__CFG("intermediate_size", 0, 1, c->inter);
-    GK__CFG("vocab_size", 0, 1, c->vocab);
-    GK__CFG("num_key_value_heads", c->heads, 0, c->kv_heads);
-    GK__CFG("max_position_embeddings", 4096, 0, c->max_pos);
-    GK__CFG("head_dim", c->heads ? c->hidden / c->heads : 0, 0, c->head_dim);
+    if (!gk_json_is_null(gk_json_get(root, "quantization_config"))) /* packed integer weights under other names */
+        return gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: %s: quantization_config (quant_method %.40s) is not supported: f32, f16 or bf16 weights only", cpath,
+                            gk_json_get_string(root, "quantization_config.quant_method", "?"));
+    /* sizes: positive, int32 (the ops' limit), and their relations */
+#define GK__CFG(key, req, def, lo, hi, dst, pres) do { if ((s = gk__llm_cf_int(&cf, key, req, def, lo, hi, &v, pres)) != GK_OK) return s; dst = v; } while (0)
+    GK__CFG("hidden_size", 1, 0, 1, INT32_MAX, c->hidden, NULL);
+    GK__CFG("num_hidden_layers", 1, 0, 1, 65536, c->layers, NULL);
+    GK__CFG("num_attention_heads", 1, 0, 1, 65536, c->heads, NULL);
+    GK__CFG("intermediate_size", 1, 0, 1, INT32_MAX, c->inter, NULL);
+    GK__CFG("vocab_size", 1, 0, 1, INT32_MAX, c->vocab, NULL);
+    GK__CFG("num_key_value_heads", 0, c->heads, 1, 65536, c->kv_heads, &kv_given);
+    GK__CFG("max_position_embeddings", 0, 4096, 1, INT32_MAX, c->max_pos, NULL);
+    GK__CFG("head_dim", 0, 0, 1, INT32_MAX, c->head_dim, &hd_given);
 #undef GK__CFG
-    if (!c->hidden || !c->layers || !c->heads || !c->kv_heads || !c->head_dim || !c->inter || !c->vocab || c->heads % c->kv_heads)
-        return gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: config.json: inconsistent sizes (hidden %lld, layers %lld, heads %lld, kv heads %lld, head_dim %lld)",
-                            (long long)c->hidden, (long long)c->layers, (long long)c->heads, (long long)c->kv_heads, (long long)c->head_dim);
-    if (c->head_dim > 256) return gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: head_dim %lld above 256 is not supported", (long long)c->head_dim);
-    c->rms_eps = gk_json_get_double(root, "rms_norm_eps", 1e-6);
-    act = gk_json_get_string(root, "hidden_act", "silu");
-    if (strcmp(act, "silu") != 0) return gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: hidden_act \"%.40s\" is not supported (silu)", act);
-    if (gk_json_get_bool(root, "mlp_bias", 0)) return gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: mlp_bias is not supported");
-    c->tie_embeddings = gk_json_get_bool(root, "tie_word_embeddings", 0);
-    if (c->arch == GK_LLM_QWEN2) { c->qkv_bias = 1; c->o_bias = 0; }
-    else c->qkv_bias = c->o_bias = gk_json_get_bool(root, "attention_bias", 0);
+    if (c->kv_heads > c->heads)
+        return GK__CF_ERR(&cf, GK_ERR_FORMAT, "num_key_value_heads = %lld is more than num_attention_heads = %lld", (long long)c->kv_heads, (long long)c->heads);
+    if (c->heads % c->kv_heads)
+        return GK__CF_ERR(&cf, GK_ERR_FORMAT, "num_attention_heads = %lld is not a multiple of num_key_value_heads = %lld (each key/value head serves a whole group of query heads)",
+                          (long long)c->heads, (long long)c->kv_heads);
+    if (!hd_given) { /* HF: head_dim = hidden_size // num_attention_heads */
+        if (c->hidden % c->heads)
+            return GK__CF_ERR(&cf, GK_ERR_FORMAT, "hidden_size = %lld is not divisible by num_attention_heads = %lld (and there is no head_dim)", (long long)c->hidden,
+                              (long long)c->heads);
+        c->head_dim = c->hidden / c->heads;
+    }
+    if (c->head_dim > 256)
+        return gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: %s: head_dim %lld above 256 is not supported", cpath, (long long)c->head_dim);
+    if ((s = gk__llm_cf_num(&cf, "rms_norm_eps", 0, 1e-6, GK__CF_POS, 0, &c->rms_eps, NULL)) != GK_OK) return s;
+    if ((s = gk__llm_cf_str(&cf, "hidden_act", "silu", &act)) != GK_OK) return s;
+    if (strcmp(act, "silu") != 0 && strcmp(act, "swish") != 0)
+        return gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: %s: hidden_act \"%.40s\" is not supported (silu)", cpath, act);
+    if ((s = gk__llm_cf_bool(&cf, "mlp_bias", 0, &b)) != GK_OK) return s;
+    if (b) return gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: %s: mlp_bias is not supported", cpath);
+    if ((s = gk__llm_cf_bool(&cf, "tie_word_embeddings", 0, &c->tie_embeddings)) != GK_OK) return s;
+    if (c->arch == GK_LLM_QWEN2) { c->qkv_bias = 1; c->o_bias = 0; } /* HF's Qwen2 has these biases whatever attention_bias says */
+    else {
+        if ((s = gk__llm_cf_bool(&cf, "attention_bias", 0, &b)) != GK_OK) return s;
+        c->qkv_bias = c->o_bias = b;
+    }
     c->qk_norm = c->arch == GK_LLM_QWEN3;
-    if (c->arch == GK_LLM_MISTRAL) c->sliding_window = gk_json_get_int(root, "sliding_window", 0);
-    else if ((c->arch == GK_LLM_QWEN2 || c->arch == GK_LLM_QWEN3) && gk_json_get_bool(root, "use_sliding_window", 0))
-        c->sliding_window = gk_json_get_int(root, "sliding_window", 0);
-    if ((s = gk__llm_rope_cfg(ctx, root, c)) != GK_OK) return s;
-    {   /* the tables must be computable (llama3 needs its factors, ...) */
+    b = c->arch == GK_LLM_MISTRAL;
+    if (c->arch == GK_LLM_QWEN2 || c->arch == GK_LLM_QWEN3) {
+        /* sliding layers: use_sliding_window, or (newer files) a "sliding_attention" entry of layer_types */
+        const gk_json_value *lt = gk_json_get(root, "layer_types");
+        size_t k;
+        if ((s = gk__llm_cf_bool(&cf, "use_sliding_window", 0, &b)) != GK_OK) return s;
+        if (!gk_json_is_null(lt)) {
+            if (gk_json_typeof(lt) != GK_JSON_ARRAY || (int64_t)gk_json_len(lt) != c->layers)
+                return GK__CF_ERR(&cf, GK_ERR_FORMAT, "layer_types = %s is not a list of num_hidden_layers = %lld entries", gk__json_show(lt, vb, sizeof vb),
+                                  (long long)c->layers);
+            for (k = 0; k < gk_json_len(lt); k++) {
+                const char *e = gk_json_str(gk_json_at(lt, k), "");
+                if (strcmp(e, "sliding_attention") == 0) b = 1;
+                else if (strcmp(e, "full_attention") != 0)
+                    return GK__CF_ERR(&cf, GK_ERR_FORMAT, "layer_types[%llu] = %s is not \"full_attention\" or \"sliding_attention\"", (unsigned long long)k,
+                                      gk__json_show(gk_json_at(lt, k), vb, sizeof vb));
+            }
+        }
+    }
+    if (b && (s = gk__llm_cf_int(&cf, "sliding_window", 0, 0, 1, INT64_MAX, &c->sliding_window, NULL)) != GK_OK) return s;
+    if ((s = gk__llm_rope_cfg(&cf, c)) != GK_OK) return s;
+    {   /* the tables must be computable (a backstop: the checks above cover gk_rope_inv_freq's) */
         float f[1];
         double sc;
         gk_rope_config r = c->rope;
         gk__u_tl sv; /* gk_rope_inv_freq has no context: its message goes to ctx */
+        char pre[4300];
         r.rotary_dim = 2;
         gk__u_tl_save(&sv);
-        if (gk_rope_inv_freq(&r, f, &sc) != GK_OK) return gk__u_tl_move(ctx, &sv, GK_ERR_FORMAT, "gk_llm_load: RoPE parameters: ");
+        snprintf(pre, sizeof pre, "gk_llm_load: %.4000s: RoPE parameters: ", cpath);
+        if (gk_rope_inv_freq(&r, f, &sc) != GK_OK) return gk__u_tl_move(ctx, &sv, GK_ERR_FORMAT, pre);
     }
-    c->bos_id = (int32_t)gk_json_get_int(root, "bos_token_id", -1);
-    gk__llm_id_list(gk_json_get(root, "eos_token_id"), c->eos_ids, &c->n_eos, 8);
+    c->bos_id = -1;
+    if ((s = gk__llm_cf_ids(&cf, "bos_token_id", c->vocab, &c->bos_id, &n, 1, &given)) != GK_OK) return s;
+    if ((s = gk__llm_cf_ids(&cf, "eos_token_id", c->vocab, c->eos_ids, &c->n_eos, 8, &given)) != GK_OK) return s;
     if (gen) {
-        gk__llm_id_list(gk_json_get(gen, "eos_token_id"), c->eos_ids, &c->n_eos, 8);
-        if (gk_json_typeof(gk_json_get(gen, "bos_token_id")) == GK_JSON_INT) c->bos_id = (int32_t)gk_json_get_int(gen, "bos_token_id", -1);
-        c->do_sample = gk_json_get_bool(gen, "do_sample", 0);
-        c->sample.temperature = (float)gk_json_get_double(gen, "temperature", 1.0);
-        c->sample.top_k = (int)gk_json_get_int(gen, "top_k", 50);
-        c->sample.top_p = (float)gk_json_get_double(gen, "top_p", 1.0);
-        c->sample.min_p = (float)gk_json_get_double(gen, "min_p", 0);
-        c->sample.repetition_penalty = (float)gk_json_get_double(gen, "repetition_penalty", 1.0);
-        c->max_new_tokens = gk_json_get_int(gen, "max_new_tokens", 0);
+        gk__llm_cf gf;
+        int32_t ids[8];
+        int64_t tk;
+        double x;
+        gf.ctx = ctx; gf.path = gpath; gf.obj = gen; gf.pre = "";
+        if (gk_json_typeof(gen) != GK_JSON_OBJECT) return GK__CF_ERR(&gf, GK_ERR_FORMAT, "the top level is not an object");
+        if ((s = gk__llm_cf_nodup(&gf, gen, "")) != GK_OK) return s;
+        if ((s = gk__llm_cf_ids(&gf, "eos_token_id", c->vocab, ids, &n, 8, &given)) != GK_OK) return s;
+        if (given) { memcpy(c->eos_ids, ids, sizeof ids); c->n_eos = n; }
+        if ((s = gk__llm_cf_ids(&gf, "bos_token_id", c->vocab, ids, &n, 1, &given)) != GK_OK) return s;
+        if (given) c->bos_id = ids[0];
+        if ((s = gk__llm_cf_bool(&gf, "do_sample", 0, &c->do_sample)) != GK_OK) return s;
+        if ((s = gk__llm_cf_num(&gf, "temperature", 0, 1.0, GK__CF_NONNEG, 0, &x, &given)) != GK_OK) return s;
+        if (c->do_sample && given && !(x > 0))
+            return GK__CF_ERR(&gf, GK_ERR_FORMAT, "temperature = 0 must be > 0 when do_sample is true (as in HF; do_sample false decodes greedily)");
+        c->sample.temperature = (float)x;
+        if ((s = gk__llm_cf_int(&gf, "top_k", 0, 50, 0, INT32_MAX, &tk, NULL)) != GK_OK) return s;
+        c->sample.top_k = (int)tk;
+        if ((s = gk__llm_cf_num(&gf, "top_p", 0, 1.0, GK__CF_NONNEG, 1.0, &x, NULL)) != GK_OK) return s;
+        c->sample.top_p = (float)x;
+        if ((s = gk__llm_cf_num(&gf, "min_p", 0, 0, GK__CF_NONNEG, 1.0, &x, NULL)) != GK_OK) return s;
+        c->sample.min_p = (float)x;
+        if ((s = gk__llm_cf_num(&gf, "repetition_penalty", 0, 1.0, GK__CF_POS, 0, &x, NULL)) != GK_OK) return s;
+        c->sample.repetition_penalty = (float)x;
+        if ((s = gk__llm_cf_int(&gf, "max_new_tokens", 0, 0, 1, INT64_MAX, &c->max_new_tokens, NULL)) != GK_OK) return s;
+        if (c->sample.temperature != c->sample.temperature || (double)c->sample.temperature > 3.0e38)
+            return GK__CF_ERR(&gf, GK_ERR_FORMAT, "temperature is too large for a float");
+        if ((double)c->sample.repetition_penalty > 3.0e38 || !(c->sample.repetition_penalty > 0))
+            return GK__CF_ERR(&gf, GK_ERR_FORMAT, "repetition_penalty must be a float > 0");
     }
     if (!c->do_sample) memset(&c->sample, 0, sizeof c->sample);
     return GK_OK;
 }
-
+/* the same, with the files named by their base names (tests/fuzz/fuzz_json.c) */
+#define gk__llm_parse_config(ctx, root, gen, c) gk__llm_parse_config_at((ctx), "config.json", (root), "generation_config.json", (gen), (c))
 /* >>model_weights: weights: names, shapes, upload */
 /* ---- weights ---- */
 typedef struct gk__llm_want { char name[96]; int ndim; int64_t shape[2]; gk_tensor *dst; int64_t layer; } gk__llm_want;
@@ -5227,7 +5656,7 @@ static void gk__llm_prog_cb(uint64_t done, uint64_t total, void *user) {
 
 static void gk__llm_free_t(gk_ctx *ctx, gk_tensor *t) {
     if (t->id) gk_tensor_free(ctx, *t);
-    t->id = 0;
+    *t = gk__u_tnull();
 }
 
 GKLLMDEF void gk_llm_free(gk_llm *m) {
@@ -5247,7 +5676,7 @@ GKLLMDEF void gk_llm_free(gk_llm *m) {
                                   &y->qn, &y->kn, &y->wgu, &y->wdown, &y->kv };
             for (i = 0; i < 17; i++) gk__llm_free_t(ctx, ts[i]);
         }
-    if (m->lm_head.id == m->embed.id) m->lm_head.id = 0;
+    if (m->lm_head.id == m->embed.id) m->lm_head = gk__u_tnull();
     {
         gk_tensor *ts[20] = { &m->embed, &m->lm_head, &m->norm, &m->cos_tab, &m->sin_tab, &m->d_tok, &m->d_pos, &m->d_kvl, &m->d_one,
                               &m->d_hist, &m->a_h, &m->a_h2, &m->a_x, &m->a_qkv, &m->a_q, &m->a_k, &m->a_v, &m->a_att, &m->a_gu, &m->a_act };
@@ -5277,9 +5706,23 @@ static gk_status gk__llm_read_json(gk_ctx *ctx, const char *dir, const char *fil
     return GK_OK;
 }
 
+/* a context-free part failed: "gk_llm_load: <dir>/<file>: its message" to ctx ("tokenizer_config.json: " in it becomes the path) */
+static gk_status gk__llm_move_file(gk_ctx *ctx, const gk__u_tl *sv, gk_status st, const char *path, const char *label) {
+    char msg[GK__U_ERRSAVE], pre[4200];
+    size_t ll = strlen(label);
+    gk__u_errcopy(msg, sizeof msg);
+    if (strncmp(msg, path, strlen(path)) == 0) return gk__u_tl_move(ctx, sv, st, "gk_llm_load: ");
+    if (strncmp(msg, label, ll) == 0 && (msg[ll] == ':' || msg[ll] == ' ')) { /* the part named the file by its base name */
+        gk_error_set(NULL, st, "gk_llm_load: %.4000s%.2000s", path, msg + ll);
+        return gk__u_tl_move(ctx, sv, st, "");
+    }
+    snprintf(pre, sizeof pre, "gk_llm_load: %.4000s: ", path);
+    return gk__u_tl_move(ctx, sv, st, pre);
+}
+
 /* tokenizer.json, and the chat template from tokenizer_config.json or chat_template.jinja */
 static gk_status gk__llm_load_tokenizer(gk_llm *m, const char *dir) {
-    char path[4096];
+    char path[4096], cpath[4096];
     gk_json *tc = NULL;
     gk_status s;
     gk__u_tl sv; /* the context-free parts' errors go to m->ctx (doc.txt, ERRORS) */
@@ -5287,24 +5730,40 @@ static gk_status gk__llm_load_tokenizer(gk_llm *m, const char *dir) {
     snprintf(path, sizeof path, "%s/tokenizer.json", dir);
     s = gk_tokenizer_load(path, &m->tok);
     if (s != GK_OK) return gk__u_tl_move(m->ctx, &sv, s, "gk_llm_load: ");
+    snprintf(cpath, sizeof cpath, "%s/tokenizer_config.json", dir);
     if ((s = gk__llm_read_json(m->ctx, dir, "tokenizer_config.json", 1, &tc)) != GK_OK) return s;
+    if (tc && gk_json_typeof(gk_json_root(tc)) != GK_JSON_OBJECT) {
+        gk_json_free(tc);
+        return gk_error_set(m->ctx, GK_ERR_FORMAT, "gk_llm_load: %s: the top level is not an object", cpath);
+    }
     if (tc && !gk_json_is_null(gk_json_get(gk_json_root(tc), "chat_template"))) {
         s = gk_chat_template_from_config(gk_json_root(tc), &m->tmpl);
-        if (s != GK_OK) { gk_json_free(tc); return gk__u_tl_move(m->ctx, &sv, s, "gk_llm_load: "); }
+        if (s != GK_OK) { gk_json_free(tc); return gk__llm_move_file(m->ctx, &sv, s, cpath, "tokenizer_config.json"); }
         m->has_tmpl = 1;
     } else {
         char *jinja = NULL;
         size_t n = 0;
         gk_status rs;
+        const char *bos = NULL, *eos = NULL;
+        const gk_json_value *r = tc ? gk_json_root(tc) : NULL;
         snprintf(path, sizeof path, "%s/chat_template.jinja", dir);
         rs = gk_read_file(path, 0, &jinja, &n);
         if (rs == GK_ERR_OUT_OF_MEMORY) { gk_json_free(tc); return gk__u_tl_move(m->ctx, &sv, rs, "gk_llm_load: "); }
         if (rs == GK_OK) {
-            const gk_json_value *r = tc ? gk_json_root(tc) : NULL;
-            s = gk_chat_template_detect(jinja, r ? gk__chat_cfg_token(r, "bos_token") : NULL, r ? gk__chat_cfg_token(r, "eos_token") : NULL, &m->tmpl);
+            /* the template's tokens come from tokenizer_config.json */
+            if (r && ((s = gk__chat_cfg_token(r, "bos_token", &bos)) != GK_OK || (s = gk__chat_cfg_token(r, "eos_token", &eos)) != GK_OK)) {
+                gk_read_file_free(jinja);
+                gk_json_free(tc);
+                return gk__llm_move_file(m->ctx, &sv, s, cpath, "tokenizer_config.json");
+            }
+            if (strlen(jinja) != n) s = gk_error_set(NULL, GK_ERR_FORMAT, "the template holds a NUL byte");
+            else s = gk_chat_template_detect(jinja, bos, eos, &m->tmpl);
             gk_read_file_free(jinja);
-            if (s != GK_OK) { gk_json_free(tc); return gk__u_tl_move(m->ctx, &sv, s, "gk_llm_load: "); }
+            if (s != GK_OK) { gk_json_free(tc); return gk__llm_move_file(m->ctx, &sv, s, path, "chat_template.jinja"); }
             m->has_tmpl = 1;
+        } else if (rs != GK_ERR_IO || gk__u_file_exists(path)) { /* there, but unreadable */
+            gk_json_free(tc);
+            return gk__u_tl_move(m->ctx, &sv, rs, "gk_llm_load: ");
         }
         gk__u_tl_restore(&sv); /* no chat_template.jinja is no error */
     }
@@ -5330,10 +5789,24 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
     int64_t l, H, Hkv, D, hid, I, V, nqkv;
     gk_status s;
     const gk_llm_config *c;
+    char cpath[4200], gpath[4200];
     if (out) *out = NULL;
-    if (!ctx || !dir || !out) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: NULL argument");
+    if (!ctx) return gk_error_set(NULL, GK_ERR_INVALID_HANDLE, "gk_llm_load: ctx is NULL");
+    if (!dir) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: dir is NULL");
+    if (!out) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: out is NULL");
+    if (!dir[0]) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: dir is \"\" (a model folder is needed)");
+    if (strlen(dir) > 4000) return gk_error_set(ctx, GK_ERR_LIMIT, "gk_llm_load: dir is %llu bytes long (at most 4000)", (unsigned long long)strlen(dir));
     if (desc) d = *desc;
     else memset(&d, 0, sizeof d);
+    /* the desc (gk_llm_desc) before any file is read */
+    if ((unsigned)d.dtype > (unsigned)GK_LLM_DTYPE_F32)
+        return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: gk_llm_desc.dtype = %d is not a gk_llm_dtype (GK_LLM_DTYPE_DEFAULT, _BF16, _F16, _F32)", (int)d.dtype);
+    if (d.max_seqs < 0 || d.max_seqs > 256)
+        return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: gk_llm_desc.max_seqs = %d must be in 1..256 (0: 1)", d.max_seqs);
+    if (d.max_ctx < 0)
+        return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: gk_llm_desc.max_ctx = %lld must be >= 1 (0: min(max_position_embeddings, 4096))", (long long)d.max_ctx);
+    snprintf(cpath, sizeof cpath, "%s/config.json", dir);
+    snprintf(gpath, sizeof gpath, "%s/generation_config.json", dir);
     if (!(m = (gk_llm *)gk__u_calloc(1, sizeof *m))) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm_load: out of host memory");
     m->ctx = ctx;
     m->no_graphs = d.no_graphs;
@@ -5342,30 +5815,31 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
         m->dbg_skip = e ? (unsigned)strtoul(e, NULL, 0) : 0u;
     }
     switch (d.dtype) {
-    case GK_LLM_DTYPE_DEFAULT: case GK_LLM_DTYPE_BF16: m->dt = GK_BF16; break;
     case GK_LLM_DTYPE_F16: m->dt = GK_F16; break;
     case GK_LLM_DTYPE_F32: m->dt = GK_F32; break;
-    default: gk__u_free(m); return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: unknown compute dtype %d", (int)d.dtype);
+    default: m->dt = GK_BF16; break; /* DEFAULT, BF16 (checked above) */
     }
     /* config */
     if ((s = gk__llm_read_json(ctx, dir, "config.json", 0, &cj)) != GK_OK) goto fail;
     if ((s = gk__llm_read_json(ctx, dir, "generation_config.json", 1, &gj)) != GK_OK) goto fail;
-    if ((s = gk__llm_parse_config(ctx, gk_json_root(cj), gj ? gk_json_root(gj) : NULL, &m->cfg)) != GK_OK) goto fail;
+    if ((s = gk__llm_parse_config_at(ctx, cpath, gk_json_root(cj), gpath, gj ? gk_json_root(gj) : NULL, &m->cfg)) != GK_OK) goto fail;
     c = &m->cfg;
     H = c->heads; Hkv = c->kv_heads; D = c->head_dim; hid = c->hidden; I = c->inter; V = c->vocab;
     nqkv = (H + 2 * Hkv) * D;
     m->fused = !c->qk_norm;
     m->max_seqs = d.max_seqs > 0 ? d.max_seqs : 1;
     m->max_ctx = d.max_ctx > 0 ? d.max_ctx : (c->max_pos < 4096 ? c->max_pos : 4096);
-    if (d.max_seqs < 0 || d.max_ctx < 0 || m->max_seqs > 256) {
-        s = gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: max_seqs %d (1..256) or max_ctx %lld invalid", d.max_seqs, (long long)d.max_ctx);
+    /* positions past the model's (RoPE tables, HF's dynamic scaling) are not what the model was made for */
+    if (m->max_ctx > c->max_pos) {
+        s = gk_error_set(ctx, GK_ERR_LIMIT, "gk_llm_load: gk_llm_desc.max_ctx = %lld is above the model's max_position_embeddings = %lld (%s)", (long long)m->max_ctx,
+                         (long long)c->max_pos, cpath);
         goto fail;
     }
-    if (m->max_ctx > INT32_MAX / 2) { s = gk_error_set(ctx, GK_ERR_LIMIT, "gk_llm_load: max_ctx %lld too large", (long long)m->max_ctx); goto fail; }
+    if (m->max_ctx > INT32_MAX / 2) { s = gk_error_set(ctx, GK_ERR_LIMIT, "gk_llm_load: gk_llm_desc.max_ctx = %lld is too large (at most %d)", (long long)m->max_ctx, INT32_MAX / 2); goto fail; }
     for (m->nbucket = 1; ((int64_t)256 << (m->nbucket - 1)) < m->max_ctx; m->nbucket++) {}
     if (c->sliding_window > 0 && c->sliding_window < m->max_ctx) {
-        s = gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: sliding_window %lld shorter than the context %lld is not supported (ask for max_ctx <= %lld)",
-                         (long long)c->sliding_window, (long long)m->max_ctx, (long long)c->sliding_window);
+        s = gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: %s: sliding_window = %lld is shorter than the context of %lld tokens: sliding-window attention is not "
+                         "supported (ask for max_ctx <= %lld)", cpath, (long long)c->sliding_window, (long long)m->max_ctx, (long long)c->sliding_window);
         goto fail;
     }
     /* tokenizer and chat template */
@@ -5373,11 +5847,11 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
     {
         size_t k, nv = gk_tokenizer_vocab_size(m->tok), plain = 0;
         for (k = 0; k < nv && !plain; k++) plain = gk_tokenizer_id_to_token(m->tok, (int32_t)k, NULL) && !gk_tokenizer_is_special(m->tok, (int32_t)k);
-        if (!plain) { s = gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: tokenizer.json has no vocab (no token but special ones)"); goto fail; }
+        if (!plain) { s = gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: %s/tokenizer.json has no vocab (no token but special ones)", dir); goto fail; }
     }
     if ((int64_t)gk_tokenizer_vocab_size(m->tok) > V) {
-        s = gk_error_set(ctx, GK_ERR_SHAPE, "gk_llm_load: the tokenizer has %llu ids but vocab_size is %lld", (unsigned long long)gk_tokenizer_vocab_size(m->tok),
-                         (long long)V);
+        s = gk_error_set(ctx, GK_ERR_SHAPE, "gk_llm_load: %s/tokenizer.json has ids up to %llu but %s's vocab_size = %lld (the model's ids 0..%lld)", dir,
+                         (unsigned long long)gk_tokenizer_vocab_size(m->tok) - 1, cpath, (long long)V, (long long)V - 1);
         goto fail;
     }
     /* the tensors the config asks for: presence, dtype and shape, before any device allocation */
@@ -5396,6 +5870,10 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
         goto fail;
     }
     have_head = gk_st_find(st, "lm_head.weight") != NULL;
+    if (!c->tie_embeddings && !have_head) { /* HF would start from a random lm_head */
+        s = gk_error_set(ctx, GK_ERR_NOT_FOUND, "gk_llm_load: tensor lm_head.weight is missing from %s and %s's tie_word_embeddings is false", dir, cpath);
+        goto fail;
+    }
     gk__llm_want_add(want, &nw, &m->embed, -1, "model.embed_tokens.weight", 2, V, hid);
     gk__llm_want_add(want, &nw, &m->norm, -1, "model.norm.weight", 1, hid, 0);
     if (!c->tie_embeddings && have_head) gk__llm_want_add(want, &nw, &m->lm_head, -1, "lm_head.weight", 2, V, hid);
@@ -5455,9 +5933,9 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
     old = gk_get_stream(ctx);
     gk_set_stream(ctx, m->stream);
     {
-        gk_tensor gate = { 0 }, up = { 0 };
+        gk_tensor gate = gk__u_tnull(), up = gk__u_tnull();
         for (i = 0; i < nw && s == GK_OK; i++) {
-            gk_tensor t = { 0 };
+            gk_tensor t = gk__u_tnull();
             const gk_st_tensor_info *ti = gk_st_find(st, want[i].name);
             prog.cur = ti->numel * gk_dtype_size(m->dt);
             s = gk_st_upload(ctx, st, want[i].name, m->dt, &t, gk__llm_prog_cb, &prog);
@@ -5473,7 +5951,7 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
                 xs[0] = gate; xs[1] = up;
                 s = gk_concat_new(ctx, xs, 2, 0, &y->wgu);
                 gk_tensor_free(ctx, gate); gk_tensor_free(ctx, up);
-                gate.id = up.id = 0;
+                gate = up = gk__u_tnull();
             }
         }
         for (l = 0; l < c->layers && s == GK_OK && m->fused; l++) { /* [q; k; v] -> wqkv, and the biases */
@@ -5677,8 +6155,7 @@ static gk_status gk__llm_step_ops(gk_llm *m, int64_t B, int greedy, int64_t kv_r
     if (V.st == GK_OK) {
         /* the step's views (V) stay alive; the layers make and free their own (inner) */
         gk__lv inner;
-        gk_tensor none;
-        none.id = 0;
+        gk_tensor none = gk__u_tnull();
         memset(&inner, 0, sizeof inner);
         inner.ctx = ctx;
         GK__LV_DO(&inner, gk_kv_write(ctx, hist4, tok4, r.pos));
@@ -5709,14 +6186,13 @@ static gk_status gk__llm_prefill(gk_llm *m, int seq, const int32_t *ids, int64_t
     gk_ctx *ctx = m->ctx;
     int64_t p0 = m->len[seq], i, H = c->heads, Hkv = c->kv_heads, D = c->head_dim, hid = c->hidden, I = c->inter;
     int32_t *pos = (int32_t *)gk__u_malloc(sizeof(int32_t) * (size_t)n), p0i = (int32_t)p0;
-    gk_tensor ids_d = { 0 }, pos_d = { 0 }, start_d = { 0 }, none;
+    gk_tensor ids_d = gk__u_tnull(), pos_d = gk__u_tnull(), start_d = gk__u_tnull(), none = gk__u_tnull();
     gk__llm_run r;
     gk__lv V, inner;
     gk_status s = GK_OK;
     int64_t sh1[1];
-    none.id = 0;
-    logits->id = 0;
-    if (!pos) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm: out of host memory");
+    *logits = gk__u_tnull();
+    if (!pos) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "out of host memory for the positions of a prefill");
     for (i = 0; i < n; i++) pos[i] = (int32_t)(p0 + i);
     memset(&r, 0, sizeof r);
     memset(&V, 0, sizeof V);
@@ -5776,17 +6252,33 @@ static gk_status gk__llm_logits_host(gk_llm *m, gk_tensor lg, float *dst, size_t
     return s;
 }
 
-static gk_status gk__llm_check_ids(gk_llm *m, const char *W, const int32_t *ids, size_t n) {
+/* Logits copied to the host (gk_llm_forward's, the first / step logits of a
+   generation) must be finite: NaN or infinite weights, or activations past
+   the compute dtype's range, are an error that says where. what: "position 6
+   of sequence 0", "new token 3 (position 12)". */
+static gk_status gk__llm_check_finite(gk_llm *m, const char *W, const float *x, const char *what) {
+    int64_t j, V = m->cfg.vocab;
+    for (j = 0; j < V; j++)
+        if (!(x[j] - x[j] == 0))
+            return gk_error_set(m->ctx, GK_ERR_FORMAT, "%s: the logits of %s are not finite (logit %lld is %s): the weights hold NaN or infinite values, or the "
+                                "activations overflowed the compute dtype", W, what, (long long)j, x[j] != x[j] ? "NaN" : x[j] > 0 ? "+inf" : "-inf");
+    return GK_OK;
+}
+
+/* what: "ids", "prompts[1]" */
+static gk_status gk__llm_check_ids(gk_llm *m, const char *W, const char *what, const int32_t *ids, size_t n) {
     size_t i;
     for (i = 0; i < n; i++)
         if (ids[i] < 0 || ids[i] >= m->cfg.vocab)
-            return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: token id %d at %llu is outside the vocab [0, %lld)", W, (int)ids[i],
+            return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: token id %d at %s[%llu] is outside the vocab [0, %lld)", W, (int)ids[i], what,
                                 (unsigned long long)i, (long long)m->cfg.vocab);
     return GK_OK;
 }
 
 GKLLMDEF gk_status gk_llm_reset(gk_llm *m, int seq) {
-    if (!m || seq < 0 || seq >= m->max_seqs) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "gk_llm_reset: bad model or sequence %d", seq);
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "gk_llm_reset: m is NULL");
+    if (seq < 0 || seq >= m->max_seqs)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_reset: sequence %d outside 0..%d (the model was loaded with max_seqs %d)", seq, m->max_seqs - 1, m->max_seqs);
     m->len[seq] = 0;
     return GK_OK;
 }
@@ -5796,18 +6288,32 @@ GKLLMDEF gk_status gk_llm_forward(gk_llm *m, int seq, const int32_t *ids, size_t
     gk_stream *old;
     gk_tensor lg;
     gk_status s;
-    if (!m || !ids || n == 0) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "%s: NULL model or ids, or no tokens", W);
-    if (seq < 0 || seq >= m->max_seqs) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: sequence %d outside [0, %d)", W, seq, m->max_seqs);
+    int64_t p0;
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
+    if (!ids && n) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: ids is NULL but n is %llu", W, (unsigned long long)n);
+    if (n == 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: n is 0 (no tokens to run)", W);
+    if (seq < 0 || seq >= m->max_seqs)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: sequence %d outside 0..%d (the model was loaded with max_seqs %d)", W, seq, m->max_seqs - 1, m->max_seqs);
     if ((int64_t)n > m->max_ctx - m->len[seq])
         return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: %llu tokens after %lld in sequence %d exceed the context of %lld tokens", W, (unsigned long long)n,
                             (long long)m->len[seq], seq, (long long)m->max_ctx);
-    if ((s = gk__llm_check_ids(m, W, ids, n)) != GK_OK) return s;
+    if ((s = gk__llm_check_ids(m, W, "ids", ids, n)) != GK_OK) return s;
     gk__llm_set_stream(m, &old);
+    p0 = m->len[seq];
     s = gk__llm_prefill(m, seq, ids, (int64_t)n, all, &lg);
     if (s == GK_OK && logits) s = gk__llm_logits_host(m, lg, logits, all ? n : 1);
     if (s == GK_OK) s = gk_stream_sync(m->ctx, m->stream);
     gk__llm_free_t(m->ctx, &lg);
     gk_set_stream(m->ctx, old);
+    if (s == GK_OK && logits) { /* the rows are on the host already: non-finite logits are an error (the sequence keeps its length) */
+        size_t r, rows = all ? n : 1;
+        for (r = 0; r < rows && s == GK_OK; r++) {
+            char what[96];
+            snprintf(what, sizeof what, "position %lld of sequence %d", (long long)(p0 + (int64_t)(all ? r : n - 1)), seq);
+            s = gk__llm_check_finite(m, W, logits + r * (size_t)m->cfg.vocab, what);
+        }
+        if (s != GK_OK) m->len[seq] = p0;
+    }
     return s;
 }
 
@@ -5875,38 +6381,91 @@ static void gk__llm_take(gk_llm *m, const gk_llm_gen_desc *d, gk__llm_seq *q, in
     if (eos || q->nnew >= max_new || m->len[b] + 1 >= m->max_ctx) q->done = q->done ? q->done : 1;
 }
 
-GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompts, const size_t *lens, int n, const gk_llm_gen_desc *desc,
-                                         gk_ids *outs, gk_buf *texts, gk_llm_stats *stats) {
-    const char *W = "gk_llm_generate";
+/* the gk_llm_gen_desc of a call: every field it reads, named */
+static gk_status gk__llm_gen_check(gk_llm *m, const char *W, const gk_llm_gen_desc *d) {
+    const gk_sample_desc *sd = &d->sample;
+    int i;
+    if (d->max_new_tokens < 0)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_llm_gen_desc.max_new_tokens = %lld must be >= 1 (0: generation_config.json's, else 256)", W,
+                            (long long)d->max_new_tokens);
+    if (d->sampling != GK_LLM_SAMPLE_DEFAULT && d->sampling != GK_LLM_SAMPLE_GREEDY && d->sampling != GK_LLM_SAMPLE_CUSTOM)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_llm_gen_desc.sampling = %d is not a GK_LLM_SAMPLE_* mode (DEFAULT 0, GREEDY 1, CUSTOM 2)", W, d->sampling);
+    if (d->flags & ~(unsigned)(GK_LLM_GEN_IGNORE_EOS | GK_LLM_GEN_NO_THINKING))
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_llm_gen_desc.flags = 0x%x has bits that are not GK_LLM_GEN_* flags", W, d->flags);
+    if (d->n_stop < 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_llm_gen_desc.n_stop = %d is negative", W, d->n_stop);
+    if (d->n_stop > 0 && !d->stop)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_llm_gen_desc.stop is NULL but n_stop is %d", W, d->n_stop);
+    for (i = 0; i < d->n_stop; i++) {
+        if (!d->stop[i]) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_llm_gen_desc.stop[%d] is NULL (n_stop is %d)", W, i, d->n_stop);
+        if (!d->stop[i][0]) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_llm_gen_desc.stop[%d] is empty (a stop string needs a character)", W, i);
+    }
+    if (d->sampling == GK_LLM_SAMPLE_CUSTOM) { /* gk_sample's rules, named by the desc's fields */
+        const char *F = "gk_llm_gen_desc.sample";
+        if (!(fabs((double)sd->temperature) <= 3.5e38))
+            return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: %s.temperature = %g is not finite (<= 0: greedy)", W, F, (double)sd->temperature);
+        if (sd->top_k < 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: %s.top_k = %d is negative (0: off)", W, F, sd->top_k);
+        if (!(sd->top_p >= 0.0f && sd->top_p <= 1.0f))
+            return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: %s.top_p = %g must be in (0, 1] (0: off)", W, F, (double)sd->top_p);
+        if (!(sd->min_p >= 0.0f && sd->min_p <= 1.0f))
+            return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: %s.min_p = %g must be in [0, 1] (0: off)", W, F, (double)sd->min_p);
+        if (!(sd->repetition_penalty >= 0.0f && (double)sd->repetition_penalty <= 3.5e38))
+            return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: %s.repetition_penalty = %g must be finite and > 0 (0 or 1: off)", W, F, (double)sd->repetition_penalty);
+        if (!(fabs((double)sd->presence_penalty) <= 3.5e38))
+            return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: %s.presence_penalty = %g is not finite", W, F, (double)sd->presence_penalty);
+        if (!(fabs((double)sd->frequency_penalty) <= 3.5e38))
+            return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: %s.frequency_penalty = %g is not finite", W, F, (double)sd->frequency_penalty);
+    }
+    return GK_OK;
+}
+
+/* the token sampled for sequence i is not an id: its logits were all NaN or
+   -inf (gk_sample gives -1 for such a row, on the CPU and the GPU alike).
+   pos: where the token would go; k: which new token it is */
+static gk_status gk__llm_no_token(gk_llm *m, const char *W, int n, int i, int64_t k, int64_t pos, int32_t id) {
+    char seq[32];
+    seq[0] = 0;
+    if (n > 1) snprintf(seq, sizeof seq, " of sequence %d", i);
+    return gk_error_set(m->ctx, GK_ERR_FORMAT,
+                        "%s: no token can be sampled for new token %lld%s (position %lld): its logits are NaN or -inf (sampled id %d); the weights hold NaN "
+                        "or infinite values, or the activations overflowed the compute dtype",
+                        W, (long long)k, seq, (long long)pos, (int)id);
+}
+
+static gk_status gk__llm_gen(gk_llm *m, const char *W, const int32_t *const *prompts, const size_t *lens, int n, const gk_llm_gen_desc *desc,
+                             gk_ids *outs, gk_buf *texts, gk_llm_stats *stats) {
     gk_llm_gen_desc d;
     gk_sample_desc sd;
     gk__llm_seq *q = NULL;
     gk_stream *old;
     gk_status s = GK_OK, hs;
     gk__u_tl sv; /* the tokenizer's and buffers' errors go to m->ctx (doc.txt, ERRORS) */
-    gk_tensor none, tokv = { 0 }, posv = { 0 }, lgv = { 0 }, histv = { 0 };
+    gk_tensor none = gk__u_tnull(), tokv = gk__u_tnull(), posv = gk__u_tnull(), lgv = gk__u_tnull(), histv = gk__u_tnull();
     int i, greedy, pen, active;
     int64_t max_new, total_prompt = 0, steps = 0;
     double t0, t1, t2;
-    none.id = 0;
     if (stats) memset(stats, 0, sizeof *stats);
-    if (!m || !prompts || !lens || n < 1) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "%s: NULL model or prompts, or n < 1", W);
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
+    if (!prompts) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: prompts is NULL", W);
+    if (!lens) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: lens is NULL", W);
+    if (n < 1) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: n = %d prompts; at least 1 is needed", W, n);
     if (n > m->max_seqs) return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: %d prompts but the model was loaded with max_seqs %d", W, n, m->max_seqs);
     if (desc) d = *desc;
     else memset(&d, 0, sizeof d);
+    if ((s = gk__llm_gen_check(m, W, &d)) != GK_OK) return s;
     for (i = 0; i < n; i++) {
-        if (!prompts[i] || lens[i] == 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: prompt %d is empty", W, i);
+        char what[32];
+        if (!prompts[i] && lens[i]) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: prompts[%d] is NULL but lens[%d] is %llu", W, i, i, (unsigned long long)lens[i]);
+        if (lens[i] == 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: prompt %d is empty (lens[%d] is 0)", W, i, i);
         if ((int64_t)lens[i] >= m->max_ctx)
             return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: prompt %d of %llu tokens leaves no room in the context of %lld tokens", W, i,
                                 (unsigned long long)lens[i], (long long)m->max_ctx);
-        if ((s = gk__llm_check_ids(m, W, prompts[i], lens[i])) != GK_OK) return s;
+        snprintf(what, sizeof what, "prompts[%d]", i);
+        if ((s = gk__llm_check_ids(m, W, what, prompts[i], lens[i])) != GK_OK) return s;
         total_prompt += (int64_t)lens[i];
     }
     memset(&sd, 0, sizeof sd);
     if (d.sampling == GK_LLM_SAMPLE_CUSTOM) sd = d.sample;
     else if (d.sampling == GK_LLM_SAMPLE_DEFAULT && m->cfg.do_sample) { sd = m->cfg.sample; sd.seed = d.seed; }
-    else if (d.sampling != GK_LLM_SAMPLE_GREEDY && d.sampling != GK_LLM_SAMPLE_DEFAULT)
-        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: unknown sampling mode %d", W, d.sampling);
     pen = (sd.repetition_penalty != 0 && sd.repetition_penalty != 1) || sd.presence_penalty != 0 || sd.frequency_penalty != 0;
     greedy = sd.temperature <= 0 && !pen;
     max_new = d.max_new_tokens > 0 ? d.max_new_tokens : m->cfg.max_new_tokens > 0 ? m->cfg.max_new_tokens : 256;
@@ -5917,11 +6476,16 @@ GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompt
     t0 = gk__llm_now();
     s = gk_fill(m->ctx, m->d_hist, -1);
     for (i = 0; i < n && s == GK_OK; i++) {
-        gk_tensor lg = { 0 }, tk = { 0 }, pv = { 0 };
+        gk_tensor lg = gk__u_tnull(), tk = gk__u_tnull(), pv = gk__u_tnull();
         m->len[i] = 0;
         s = gk__llm_prefill(m, i, prompts[i], (int64_t)lens[i], 0, &lg);
         if (s == GK_OK && i == 0 && d.first_logits) s = gk__llm_logits_host(m, lg, d.first_logits, 1);
         if (s == GK_OK && i == 0 && d.step_logits) s = gk__llm_logits_host(m, lg, d.step_logits, 1);
+        if (s == GK_OK && i == 0 && (d.first_logits || d.step_logits)) { /* on the host already: check them */
+            char what[96];
+            snprintf(what, sizeof what, "new token 0%s (position %lld)", n > 1 ? " of sequence 0" : "", (long long)lens[0]);
+            s = gk__llm_check_finite(m, W, d.first_logits ? d.first_logits : d.step_logits, what);
+        }
         if (s == GK_OK) s = gk_view_slice(m->ctx, m->d_tok, 0, i, i + 1, 1, &tk);
         if (s == GK_OK && pen) s = gk_view_slice(m->ctx, m->d_hist, 0, i, i + 1, 1, &pv);
         sd.step = (uint64_t)lens[i];
@@ -5935,11 +6499,13 @@ GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompt
     if (s == GK_OK) s = gk_copy_to_host(m->ctx, tokv, m->h_tok, sizeof(int32_t) * (size_t)n);
     t1 = gk__llm_now();
     if (s == GK_OK) {
-        for (i = 0; i < n; i++) {
+        for (i = 0; i < n && s == GK_OK; i++)
+            if (m->h_tok[i] < 0 || m->h_tok[i] >= m->cfg.vocab) s = gk__llm_no_token(m, W, n, i, 0, m->len[i], m->h_tok[i]);
+        for (i = 0; i < n && s == GK_OK; i++) {
             m->h_pos[i] = (int32_t)m->len[i];
             gk__llm_take(m, &d, &q[i], i, m->h_tok[i], max_new, &sv);
         }
-        s = gk_copy_from_host(m->ctx, posv, m->h_pos, sizeof(int32_t) * (size_t)n);
+        if (s == GK_OK) s = gk_copy_from_host(m->ctx, posv, m->h_pos, sizeof(int32_t) * (size_t)n);
     }
     for (;;) {
         for (active = 0, i = 0; i < n; i++) active += !q[i].done;
@@ -5952,6 +6518,11 @@ GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompt
                 s = gk__llm_logits_host(m, row, d.step_logits + (size_t)q[0].nnew * (size_t)m->cfg.vocab, 1);
                 gk_tensor_free(m->ctx, row);
             }
+            if (s == GK_OK) {
+                char what[96];
+                snprintf(what, sizeof what, "new token %lld%s (position %lld)", (long long)q[0].nnew, n > 1 ? " of sequence 0" : "", (long long)(m->len[0] + 1));
+                s = gk__llm_check_finite(m, W, d.step_logits + (size_t)q[0].nnew * (size_t)m->cfg.vocab, what);
+            }
         }
         if (s == GK_OK && !greedy) {
             sd.step = (uint64_t)(m->len[0] + 1);
@@ -5961,6 +6532,11 @@ GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompt
         steps++;
         for (i = 0; i < n && s == GK_OK; i++) {
             m->len[i]++;
+            /* the sampled ids come to the host every step: an invalid one (all-NaN logits) costs no extra sync to see */
+            if (!q[i].done && (m->h_tok[i] < 0 || m->h_tok[i] >= m->cfg.vocab)) {
+                s = gk__llm_no_token(m, W, n, i, q[i].nnew, m->len[i], m->h_tok[i]);
+                break;
+            }
             if (!q[i].done) gk__llm_take(m, &d, &q[i], i, m->h_tok[i], max_new, &sv);
             if (q[i].done && m->len[i] >= m->max_ctx - 1 && active > 1) {
                 /* a finished sequence that keeps riding along: back to position 0 */
@@ -5986,7 +6562,11 @@ GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompt
             for (k = 0; k < q[i].ids.len && hs == GK_OK; k++) hs = gk_ids_push(&outs[i], q[i].ids.data[k]);
         }
         if (s == GK_OK && hs == GK_OK && texts && q[i].text.len) hs = gk_buf_append(&texts[i], q[i].text.data, q[i].text.len);
-        if (s == GK_OK && hs != GK_OK) s = gk__u_tl_move(m->ctx, &sv, hs, "gk_llm_generate: ");
+        if (s == GK_OK && hs != GK_OK) {
+            char pre[64];
+            snprintf(pre, sizeof pre, "%s: ", W);
+            s = gk__u_tl_move(m->ctx, &sv, hs, pre);
+        }
         if (stats) stats->new_tokens += q[i].nnew;
         gk_buf_free(&q[i].text);
         gk_ids_free(&q[i].ids);
@@ -6003,34 +6583,53 @@ GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompt
     return s;
 }
 
+GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompts, const size_t *lens, int n, const gk_llm_gen_desc *desc,
+                                         gk_ids *outs, gk_buf *texts, gk_llm_stats *stats) {
+    return gk__llm_gen(m, "gk_llm_generate_batch", prompts, lens, n, desc, outs, texts, stats);
+}
+
 GKLLMDEF gk_status gk_llm_generate(gk_llm *m, const char *prompt, const gk_llm_gen_desc *desc, gk_ids *out, gk_buf *text, gk_llm_stats *stats) {
+    const char *W = "gk_llm_generate";
     gk_ids ids = { 0, 0, 0 };
     const int32_t *p;
     size_t n;
     gk_status s;
     gk__u_tl sv;
-    if (!m || !prompt) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "gk_llm_generate: NULL model or prompt");
+    if (stats) memset(stats, 0, sizeof *stats);
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
+    if (!prompt) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: prompt is NULL", W);
     gk__u_tl_save(&sv);
     s = gk_tokenizer_encode(m->tok, prompt, strlen(prompt), GK_TOK_ADD_SPECIAL, &ids);
     if (s != GK_OK) { gk_ids_free(&ids); return gk__u_tl_move(m->ctx, &sv, s, "gk_llm_generate: "); }
+    if (ids.len == 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: the prompt \"%.40s\" gives no tokens", W, prompt);
     p = ids.data; n = ids.len;
-    s = gk_llm_generate_batch(m, &p, &n, 1, desc, out, text, stats);
+    s = gk__llm_gen(m, W, &p, &n, 1, desc, out, text, stats);
     gk_ids_free(&ids);
     return s;
 }
 
-GKLLMDEF gk_status gk_llm_chat_ids(gk_llm *m, const gk_chat_message *msgs, size_t n, unsigned flags, gk_ids *out) {
+static gk_status gk__llm_chat_ids(gk_llm *m, const char *W, const gk_chat_message *msgs, size_t n, unsigned flags, gk_ids *out) {
     gk_buf b = { 0, 0, 0 };
     gk_status s;
     gk__u_tl sv;
-    if (!m || !out) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "gk_llm_chat_ids: NULL argument");
-    if (!m->has_tmpl) return gk_error_set(m->ctx, GK_ERR_NOT_FOUND, "gk_llm_chat_ids: the model folder has no chat template");
+    char pre[64];
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
+    if (!out) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    if (!msgs && n) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: msgs is NULL but n is %llu", W, (unsigned long long)n);
+    if (flags & ~(unsigned)(GK_LLM_GEN_IGNORE_EOS | GK_LLM_GEN_NO_THINKING))
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: flags = 0x%x has bits that are not GK_LLM_GEN_* flags", W, flags);
+    if (!m->has_tmpl) return gk_error_set(m->ctx, GK_ERR_NOT_FOUND, "%s: the model folder has no chat template (no chat_template in tokenizer_config.json, no chat_template.jinja)", W);
     gk__u_tl_save(&sv);
     s = gk_chat_apply(&m->tmpl, msgs, n, GK_CHAT_ADD_GENERATION_PROMPT | ((flags & GK_LLM_GEN_NO_THINKING) ? GK_CHAT_NO_THINKING : 0), &b);
     if (s == GK_OK) s = gk_tokenizer_encode(m->tok, b.data ? b.data : "", b.len, 0, out);
     gk_buf_free(&b);
-    if (s != GK_OK) return gk__u_tl_move(m->ctx, &sv, s, "gk_llm_chat_ids: ");
+    snprintf(pre, sizeof pre, "%s: ", W);
+    if (s != GK_OK) return gk__u_tl_move(m->ctx, &sv, s, pre);
     return GK_OK;
+}
+
+GKLLMDEF gk_status gk_llm_chat_ids(gk_llm *m, const gk_chat_message *msgs, size_t n, unsigned flags, gk_ids *out) {
+    return gk__llm_chat_ids(m, "gk_llm_chat_ids", msgs, n, flags, out);
 }
 
 GKLLMDEF gk_status gk_llm_chat(gk_llm *m, const gk_chat_message *msgs, size_t n, const gk_llm_gen_desc *desc, gk_ids *out, gk_buf *text,
@@ -6038,10 +6637,12 @@ GKLLMDEF gk_status gk_llm_chat(gk_llm *m, const gk_chat_message *msgs, size_t n,
     gk_ids ids = { 0, 0, 0 };
     const int32_t *p;
     size_t len;
-    gk_status s = gk_llm_chat_ids(m, msgs, n, desc ? desc->flags : 0, &ids);
+    gk_status s;
+    if (stats) memset(stats, 0, sizeof *stats);
+    s = gk__llm_chat_ids(m, "gk_llm_chat", msgs, n, desc ? desc->flags : 0, &ids);
     if (s != GK_OK) { gk_ids_free(&ids); return s; }
     p = ids.data; len = ids.len;
-    s = gk_llm_generate_batch(m, &p, &len, 1, desc, out, text, stats);
+    s = gk__llm_gen(m, "gk_llm_chat", &p, &len, 1, desc, out, text, stats);
     gk_ids_free(&ids);
     return s;
 }

@@ -1,7 +1,9 @@
 /* demo.c - what gpukit does, in one run: finds the device (or falls back to
    the CPU backend), JITs a user kernel with NVRTC and launches it, runs a few
    ops, and prints the memory pool's statistics.
-       cc -std=c99 -I. examples/demo.c -o demo -ldl -lm -lpthread */
+       cc -std=c99 -I. examples/demo.c -o demo -ldl -lm -lpthread
+       ./demo [--backend auto|cuda|cpu]      (default auto: CUDA when a GPU is usable)
+   An unknown argument or value is a usage error (exit 2). */
 #define GPUKIT_IMPLEMENTATION
 #include "gpukit.h"
 #include <math.h>
@@ -33,8 +35,14 @@ static void sin_sq_cpu(const gk_cpu_launch *l) {
     for (i = 0; i < n; i++) { float s = sinf(x[i]); y[i] = s * s; }
 }
 
-int main(void) {
+static int usage(FILE *f, int rc) {
+    fprintf(f, "usage: demo [--backend auto|cuda|cpu]\n");
+    return rc;
+}
+
+int main(int argc, char **argv) {
     gk_ctx *ctx = NULL;
+    gk_ctx_desc cd;
     gk_device_info info;
     gk_pool_stats ps;
     gk_module_desc md;
@@ -48,8 +56,30 @@ int main(void) {
     uint16_t first[4];
     int i;
 
-    if (gk_ctx_create(NULL, &ctx) != GK_OK) {
-        fprintf(stderr, "gk_ctx_create: %s\n", gk_last_error(NULL));
+    memset(&cd, 0, sizeof cd);
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) { free(host); return usage(stdout, 0); }
+        if (strcmp(argv[i], "--backend") == 0) {
+            const char *v = i + 1 < argc ? argv[++i] : NULL;
+            if (v && strcmp(v, "auto") == 0) cd.backend = GK_BACKEND_AUTO;
+            else if (v && strcmp(v, "cuda") == 0) cd.backend = GK_BACKEND_CUDA;
+            else if (v && strcmp(v, "cpu") == 0) cd.backend = GK_BACKEND_CPU;
+            else {
+                if (v) fprintf(stderr, "demo: --backend %s: expected auto, cuda or cpu\n", v);
+                else fprintf(stderr, "demo: --backend needs a value: auto, cuda or cpu\n");
+                free(host);
+                return usage(stderr, 2);
+            }
+        } else {
+            fprintf(stderr, "demo: unknown %s %s\n", argv[i][0] == '-' ? "option" : "argument", argv[i]);
+            free(host);
+            return usage(stderr, 2);
+        }
+    }
+    if (!host) { fprintf(stderr, "demo: out of memory\n"); return 1; }
+    if (gk_ctx_create(&cd, &ctx) != GK_OK) {
+        fprintf(stderr, "demo: %s\n", gk_last_error(NULL));
+        free(host);
         return 1;
     }
     gk_device_info_get(ctx, &info);

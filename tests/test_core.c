@@ -250,10 +250,124 @@ static void test_context(void) {
     gk_ctx_destroy(c);
 }
 
+#if !defined(_WIN32)
+/* GPUKIT_BACKEND is checked: an unknown value fails gk_ctx_create naming the
+   variable and the accepted values (it used to be ignored). */
+static void test_env_backend(void) {
+    gk_ctx *c = NULL;
+    gk_ctx_desc d;
+    memset(&d, 0, sizeof d);
+    d.log_level = GK_LOG_OFF;
+    setenv("GPUKIT_BACKEND", "bogus", 1);
+    GKT_FAILS(NULL, gk_ctx_create(&d, &c), GK_ERR_INVALID_ARGUMENT, "environment variable GPUKIT_BACKEND is \"bogus\"");
+    GKT_CHECK(c == NULL && strstr(gk_last_error(NULL), "accepted values: cpu, cuda, auto"), "%s", gk_last_error(NULL));
+    d.backend = GK_BACKEND_CPU; /* even when the desc decides */
+    GKT_FAILS(NULL, gk_ctx_create(&d, &c), GK_ERR_INVALID_ARGUMENT, "GPUKIT_BACKEND");
+    setenv("GPUKIT_BACKEND", "CPU", 1);
+    d.backend = GK_BACKEND_AUTO;
+    GKT_OK(NULL, gk_ctx_create(&d, &c));
+    GKT_CHECK(gk_ctx_backend(c) == GK_BACKEND_CPU, "GPUKIT_BACKEND=CPU");
+    gk_ctx_destroy(c);
+    unsetenv("GPUKIT_BACKEND");
+}
+
+/* A library path that does not load says which path, from where, and the
+   loader's reason, at the default log level (NVRTC's was an info line) and in
+   the error of what needed it. */
+static void test_lib_errors(void) {
+    gk_ctx *c = NULL;
+    gk_ctx_desc d;
+    int n = -1;
+    memset(&d, 0, sizeof d);
+    d.backend = GK_BACKEND_CPU;
+    d.log = log_cb;
+    d.cache_dir = "/nonexistent/gpukit-cache"; /* never written: nothing compiles */
+    setenv("GPUKIT_NVRTC_LIB", "/nonexistent/libnvrtc-missing.so.13", 1);
+    log_seen[0] = 0;
+    GKT_OK(NULL, gk_ctx_create(&d, &c));
+    GKT_CHECK(strstr(log_seen, "GPUKIT_NVRTC_LIB=/nonexistent/libnvrtc-missing.so.13 cannot be loaded") != NULL, "log: %s", log_seen);
+    GKT_CHECK(strstr(log_seen, "No such file") != NULL, "the loader's reason: %s", log_seen);
+    GKT_FAILS(c, gk_jit_precompile(c, "sm_80", &n), GK_ERR_NO_NVRTC, "GPUKIT_NVRTC_LIB=/nonexistent/libnvrtc-missing.so.13 cannot be loaded");
+    gk_ctx_destroy(c);
+    unsetenv("GPUKIT_NVRTC_LIB");
+    /* the driver: asked for by the environment, so a warning with the reason */
+    setenv("GPUKIT_CUDA_LIB", "/nonexistent/libcuda-missing.so.1", 1);
+    d.backend = GK_BACKEND_AUTO;
+    log_seen[0] = 0;
+    GKT_OK(NULL, gk_ctx_create(&d, &c));
+    GKT_CHECK(gk_ctx_backend(c) == GK_BACKEND_CPU, "CPU");
+    GKT_CHECK(strstr(log_seen, "GPUKIT_CUDA_LIB=/nonexistent/libcuda-missing.so.1 cannot be loaded") && strstr(log_seen, "No such file") &&
+              strstr(log_seen, "using the CPU backend"), "log: %s", log_seen);
+    gk_ctx_destroy(c);
+    d.backend = GK_BACKEND_CUDA;
+    GKT_FAILS(NULL, gk_ctx_create(&d, &c), GK_ERR_NO_DRIVER, "GPUKIT_CUDA_LIB=/nonexistent/libcuda-missing.so.1 cannot be loaded");
+    unsetenv("GPUKIT_CUDA_LIB");
+}
+
+/* No GPU is a normal machine: nothing at the default log level, one info
+   line saying the CPU backend runs and why, the loader's details at debug. */
+static void test_no_gpu_log(void) {
+    gk_ctx *c = NULL;
+    gk_ctx_desc d;
+    memset(&d, 0, sizeof d);
+    d.log = log_cb;
+    d.log_level = GK_LOG_DEBUG;
+    log_seen[0] = 0;
+    GKT_OK(NULL, gk_ctx_create(&d, &c));
+    if (!c) return;
+    if (gk_ctx_backend(c) == GK_BACKEND_CUDA || !strstr(log_seen, "CUDA driver not found")) {
+        printf("skip: a CUDA driver loads here\n");
+        gk_ctx_destroy(c);
+        return;
+    }
+    GKT_CHECK(strstr(log_seen, "cannot open shared object") || strstr(log_seen, "LoadLibrary") || strstr(log_seen, "error 126"),
+              "debug: the loader's details: %s", log_seen);
+    gk_ctx_destroy(c);
+    d.log_level = GK_LOG_DEFAULT;
+    log_seen[0] = 0;
+    GKT_OK(NULL, gk_ctx_create(&d, &c));
+    GKT_CHECK(log_seen[0] == 0, "nothing at the default level: %s", log_seen);
+    gk_ctx_destroy(c);
+    d.log_level = GK_LOG_INFO;
+    log_seen[0] = 0;
+    GKT_OK(NULL, gk_ctx_create(&d, &c));
+    GKT_CHECK(strstr(log_seen, "no NVIDIA driver found: using the CPU backend\n") != NULL, "info: %s", log_seen);
+    GKT_CHECK(strstr(log_seen, "cannot open") == NULL && strstr(log_seen, "CUDA driver not found") == NULL, "details only at debug: %s",
+              log_seen);
+    gk_ctx_destroy(c);
+}
+
+/* The environment switches are read when a context is created, into it (they
+   were function-local statics shared by every context). */
+static void test_env_switches(void) {
+    gk_ctx *a, *b;
+    setenv("GPUKIT_PDL", "0", 1);
+    setenv("GPUKIT_GEMM_WGMMA", "0", 1);
+    setenv("GPUKIT_ATTN_WGMMA", "0", 1);
+    a = gkt_ref();
+    unsetenv("GPUKIT_PDL");
+    unsetenv("GPUKIT_GEMM_WGMMA");
+    unsetenv("GPUKIT_ATTN_WGMMA");
+    b = gkt_ref();
+    GKT_CHECK(gk__tune(a)->pdl == 0 && gk__tune(a)->wg_mode == 0 && gk__tune(a)->fwg_mode == 0, "switches off: pdl %d wg %d fwg %d",
+              gk__tune(a)->pdl, gk__tune(a)->wg_mode, gk__tune(a)->fwg_mode);
+    GKT_CHECK(gk__tune(b)->pdl == 1 && gk__tune(b)->wg_mode == -1 && gk__tune(b)->fwg_mode == -1, "defaults: pdl %d wg %d fwg %d",
+              gk__tune(b)->pdl, gk__tune(b)->wg_mode, gk__tune(b)->fwg_mode);
+    gk_ctx_destroy(a);
+    gk_ctx_destroy(b);
+}
+#endif
+
 int main(void) {
     gkt_seed();
     test_status();
     test_dtypes();
     test_context();
+#if !defined(_WIN32)
+    test_env_backend();
+    test_lib_errors();
+    test_no_gpu_log();
+    test_env_switches();
+#endif
     return gkt_done("test_core");
 }

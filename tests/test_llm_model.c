@@ -150,11 +150,13 @@ static void make_model(const char *dir, const mcfg *c) {
     free(ts);
     snprintf(cfg, sizeof cfg,
              "{%s\"architectures\":[\"%s\"],\"hidden_size\":%lld,\"num_hidden_layers\":%lld,\"num_attention_heads\":%lld,"
-             "\"num_key_value_heads\":%lld,\"head_dim\":%lld,\"intermediate_size\":%lld,\"vocab_size\":%lld,\"max_position_embeddings\":256,"
-             "\"rms_norm_eps\":1e-5,\"tie_word_embeddings\":%s,\"hidden_act\":\"silu\",\"bos_token_id\":95,\"eos_token_id\":97,%s\"torch_dtype\":\"float32\"}",
+             "\"num_key_value_heads\":%lld,\"head_dim\":%lld,\"intermediate_size\":%lld,\"vocab_size\":%lld,\"max_position_embeddings\":131072,"
+             "\"rms_norm_eps\":1e-5,\"tie_word_embeddings\":%s,%s\"bos_token_id\":95,\"eos_token_id\":97,%s\"torch_dtype\":\"float32\"}",
              c->extra ? c->extra : "", c->arch, (long long)hid, (long long)c->layers, (long long)H, (long long)KV, (long long)D, (long long)(I + c->bad_inter), (long long)V,
              c->tie ? "true" : "false",
-             c->new_rope ? (c->llama3 ? "\"rope_parameters\":{\"rope_type\":\"llama3\",\"rope_theta\":500000.0,\"factor\":8.0,\"low_freq_factor\":1.0,"
+             /* a key of extra replaces the default (a key given twice is an error) */
+             c->extra && strstr(c->extra, "\"hidden_act\"") ? "" : "\"hidden_act\":\"silu\",",
+             c->extra && strstr(c->extra, "\"rope_scaling\"") ? "\"rope_theta\":10000.0," : c->new_rope ? (c->llama3 ? "\"rope_parameters\":{\"rope_type\":\"llama3\",\"rope_theta\":500000.0,\"factor\":8.0,\"low_freq_factor\":1.0,"
                                         "\"high_freq_factor\":4.0,\"original_max_position_embeddings\":64}," : "\"rope_parameters\":{\"rope_type\":\"default\",\"rope_theta\":1000000.0},")
                          : "\"rope_theta\":10000.0,\"rope_scaling\":null,");
     put_file(dir, "config.json", cfg);
@@ -440,7 +442,7 @@ static void bad_inputs(void) {
         GKT_FAILS(dut, gk_llm_forward(m, 0, ids + 8, 1, 0, NULL), GK_OK, "");
         {
             int32_t bad = 100;
-            GKT_FAILS(dut, gk_llm_forward(m, 0, &bad, 1, 0, NULL), GK_ERR_INVALID_ARGUMENT, "token id 100 at 0 is outside the vocab [0, 100)");
+            GKT_FAILS(dut, gk_llm_forward(m, 0, &bad, 1, 0, NULL), GK_ERR_INVALID_ARGUMENT, "token id 100 at ids[0] is outside the vocab [0, 100)");
         }
         n = 2;
         GKT_FAILS(dut, gk_llm_generate_batch(m, &p, &n, 2, NULL, &out, NULL, NULL), GK_ERR_LIMIT, "2 prompts but the model was loaded with max_seqs 1");
@@ -448,10 +450,10 @@ static void bad_inputs(void) {
                no model: the thread's message, and the context's stays */
             gk_chat_message nobody = { NULL, "hi" };
             gk_error_set(NULL, GK_OK, "thread untouched");
-            GKT_FAILS(dut, gk_llm_chat_ids(m, &nobody, 1, 0, &out), GK_ERR_INVALID_ARGUMENT, "gk_llm_chat_ids: gk_chat_apply: message 0 has no role or content");
+            GKT_FAILS(dut, gk_llm_chat_ids(m, &nobody, 1, 0, &out), GK_ERR_INVALID_ARGUMENT, "gk_llm_chat_ids: gk_chat_apply: msgs[0].role is NULL");
             GKT_CHECK(strcmp(gk_last_error(NULL), "thread untouched") == 0, "gk_llm_chat_ids wrote the thread's message: %s", gk_last_error(NULL));
             gk_error_set(dut, GK_OK, "ctx untouched");
-            GKT_FAILS(NULL, gk_llm_forward(NULL, 0, ids, 1, 0, NULL), GK_ERR_INVALID_ARGUMENT, "gk_llm_forward: NULL model");
+            GKT_FAILS(NULL, gk_llm_forward(NULL, 0, ids, 1, 0, NULL), GK_ERR_INVALID_ARGUMENT, "gk_llm_forward: m is NULL");
             GKT_CHECK(strcmp(gk_last_error(dut), "ctx untouched") == 0, "a NULL model wrote the context's message: %s", gk_last_error(dut));
         }
         /* a generation that reaches the end of the context stops there */

@@ -209,10 +209,47 @@ static void test_transfers(void) {
     free(back);
 }
 
+/* Handles are never confused between contexts, live or destroyed: two
+   contexts stay alive while 5,000 others are made and destroyed, each with a
+   tensor in the slot every first tensor takes (the handle's context tag was 12
+   bits: the 4,095th context after one made the same handles). */
+static void test_many_contexts(void) {
+    gk_ctx *a = gkt_ref(), *b = NULL, *c;
+    gk_tensor ta, tb, tc, dead;
+    int64_t n = 4;
+    int i, foreign = 0, stale = 0;
+    float h[4];
+    dead.id = 0;
+    GKT_OK(a, gk_tensor_empty(a, GK_F32, 1, &n, &ta));
+    GKT_OK(a, gk_fill(a, ta, 7.0));
+    for (i = 0; i < 5000; i++) {
+        c = gkt_ref();
+        if (gk_tensor_empty(c, GK_F32, 1, &n, &tc) != GK_OK) { GKT_CHECK(0, "%s", gk_last_error(c)); gk_ctx_destroy(c); break; }
+        foreign += gk_tensor_valid(c, ta) + gk_tensor_valid(a, tc);
+        if (dead.id) stale += gk_tensor_valid(c, dead);
+        if (i == 4094) { b = c; tb = tc; continue; } /* a's tag under the 12-bit scheme */
+        if (i == 0) dead = tc;                          /* a handle of a destroyed context */
+        gk_ctx_destroy(c);
+    }
+    GKT_CHECK(foreign == 0, "%d handles passed as another live context's", foreign);
+    GKT_CHECK(stale == 0, "a destroyed context's handle passed as a later context's %d times", stale);
+    if (b) {
+        GKT_FAILS(b, gk_fill(b, ta, 1.0), GK_ERR_INVALID_HANDLE, "not a tensor of this context");
+        GKT_FAILS(a, gk_fill(a, tb, 1.0), GK_ERR_INVALID_HANDLE, "not a tensor of this context");
+        GKT_FAILS(b, gk_tensor_free(b, dead), GK_ERR_INVALID_HANDLE, "not a tensor of this context (it belongs to context #");
+        GKT_OK(b, gk_tensor_free(b, tb));
+    }
+    GKT_OK(a, gk_copy_to_host(a, ta, h, sizeof h));
+    GKT_CHECK(h[0] == 7.0f && h[3] == 7.0f, "a's tensor untouched");
+    gk_ctx_destroy(b);
+    gk_ctx_destroy(a);
+}
+
 int main(void) {
     gkt_seed();
     C = gkt_dut();
     test_handles();
+    test_many_contexts();
     test_shapes();
     test_views();
     test_transfers();

@@ -286,15 +286,15 @@ static void load_errors(void) {
         {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"ab\":2},\"merges\":[\"a b\",\"ab\"]}}", GK_ERR_FORMAT, "merges[1] \"ab\" is not two"},
         {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"ab\":2},\"merges\":[\"a b\",\"a c\"]}}", GK_ERR_FORMAT, "merges[1]: token 'c'"},
         {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1,\"ab\":2},\"merges\":[[\"a\",\"b\"],[\"b\",\"a\"]]}}", GK_ERR_FORMAT, "merges[1]: merged token 'ba'"},
-        {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":-1}}}", GK_ERR_FORMAT, "invalid id"},
-        {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":99999999999}}}", GK_ERR_FORMAT, "invalid id"},
-        {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":0}}}", GK_ERR_FORMAT, "two vocab entries"},
-        {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0}},\"pre_tokenizer\":{\"type\":\"Split\",\"pattern\":{\"Regex\":\"\\\\w+\"},\"behavior\":\"Isolated\"}}",
+        {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":-1},\"merges\":[]}}", GK_ERR_FORMAT, "invalid id"},
+        {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":99999999999},\"merges\":[]}}", GK_ERR_FORMAT, "invalid id"},
+        {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":0},\"merges\":[]}}", GK_ERR_FORMAT, "two vocab entries"},
+        {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[]},\"pre_tokenizer\":{\"type\":\"Split\",\"pattern\":{\"Regex\":\"\\\\w+\"},\"behavior\":\"Isolated\"}}",
          GK_ERR_UNSUPPORTED, "\\w+"},
-        {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0}},\"normalizer\":{\"type\":\"NFKC\"}}", GK_ERR_UNSUPPORTED, "NFKC"},
-        {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0}},\"decoder\":{\"type\":\"WordPiece\"}}", GK_ERR_UNSUPPORTED, "WordPiece"},
-        {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0}},\"added_tokens\":[{\"id\":1}]}", GK_ERR_FORMAT, "added_tokens[0]"},
-        {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0}},\"post_processor\":{\"type\":\"TemplateProcessing\",\"single\":[{\"SpecialToken\":{\"id\":\"<s>\"}}],\"special_tokens\":{}}}",
+        {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[]},\"normalizer\":{\"type\":\"NFKC\"}}", GK_ERR_UNSUPPORTED, "NFKC"},
+        {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[]},\"decoder\":{\"type\":\"WordPiece\"}}", GK_ERR_UNSUPPORTED, "WordPiece"},
+        {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[]},\"added_tokens\":[{\"id\":1}]}", GK_ERR_FORMAT, "added_tokens[0]"},
+        {"{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0},\"merges\":[]},\"post_processor\":{\"type\":\"TemplateProcessing\",\"single\":[{\"SpecialToken\":{\"id\":\"<s>\"}}],\"special_tokens\":{}}}",
          GK_ERR_FORMAT, "<s>"},
     };
     size_t i;
@@ -339,7 +339,7 @@ static void load_errors(void) {
         const char *rep = "{\"type\":\"Replace\",\"pattern\":{\"String\":\"a\"},\"content\":\"aaaaaaaaaaaaaaaa\"}";
         gk_ids ids = {NULL, 0, 0};
         snprintf(js, sizeof js,
-                 "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1}},"
+                 "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1},\"merges\":[]},"
                  "\"normalizer\":{\"type\":\"Sequence\",\"normalizers\":[%s,%s,%s,%s,%s,%s]}}", rep, rep, rep, rep, rep, rep);
         GKT_OK(NULL, gk_tokenizer_load_mem(js, strlen(js), &t));
         if (t) {
@@ -348,7 +348,7 @@ static void load_errors(void) {
             gk_ids_free(&ids);
             gk_tokenizer_free(t);
         }
-        snprintf(js, sizeof js, "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1}},\"normalizer\":%s}", rep);
+        snprintf(js, sizeof js, "{\"model\":{\"type\":\"BPE\",\"vocab\":{\"a\":0,\"b\":1},\"merges\":[]},\"normalizer\":%s}", rep);
         GKT_OK(NULL, gk_tokenizer_load_mem(js, strlen(js), &t));
         if (t) {
             GKT_OK(NULL, gk_tokenizer_encode(t, "abab", 4, 0, &ids));

@@ -1,6 +1,31 @@
 /* ------------------------------------------------------------------------ */
-/* >>context */
-static unsigned gk__ctx_serial;
+/* >>context
+   Process-wide mutable state: everything else lives in a context (or is the
+   calling thread's: gk__tls_err, gk__tls_ctx_errs, gk__tls_thread,
+   gk__tls_bound), and the environment is read when a context is created.
+   What remains, and why it is safe:
+   - gk__ctx_serial and gk__thread_serial: counters that number contexts and
+     threads; incremented atomically (gk__atomic_inc64), never reused, 2^64
+     values.
+   - The libraries gpukit opens (driver, NVRTC, cuBLASLt) stay loaded for the
+     process (gk__unload_libs says why); dlopen / LoadLibrary count and lock
+     themselves, and each context resolves its own function tables.
+   - Constant tables only otherwise (kernel sources, dtype and status names). */
+static volatile uint64_t gk__ctx_serial;
+
+/* Whether the environment switch `name` is on: on unless it is "0". Read by
+   gk_ctx_create only; the context keeps the answer. */
+static int gk__env_on(const char *name) {
+    const char *e = getenv(name);
+    return !(e && strcmp(e, "0") == 0);
+}
+static int gk__streq_nocase(const char *a, const char *b) {
+    for (; *a && *b; a++, b++) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
+        if (x != *b) return 0;
+    }
+    return *a == *b;
+}
 
 /* The tuning knobs' defaults (gk__tuning): the dispatchers' own rules; the
    counters and the knobs not set here start at 0 (the context is calloc'd). */
@@ -58,29 +83,47 @@ GKDEF gk_status gk_ctx_create(const gk_ctx_desc *desc, gk_ctx **out) {
         GPUKIT_FREE(ctx);
         return gk__err(NULL, GK_ERR_INVALID_ARGUMENT, "gk_ctx_create: invalid backend %d", b);
     }
+    ctx->backend = ctx->desc.backend;
+    if ((env = getenv("GPUKIT_BACKEND")) && *env) { /* checked even when desc.backend decides: a typo is never ignored */
+        gk_backend eb = GK_BACKEND_AUTO;
+        if (gk__streq_nocase(env, "cpu")) eb = GK_BACKEND_CPU;
+        else if (gk__streq_nocase(env, "cuda")) eb = GK_BACKEND_CUDA;
+        else if (!gk__streq_nocase(env, "auto")) {
+            GPUKIT_FREE(ctx);
+            return gk__err(NULL, GK_ERR_INVALID_ARGUMENT,
+                           "gk_ctx_create: environment variable GPUKIT_BACKEND is \"%.100s\"; accepted values: cpu, cuda, auto (or unset)", env);
+        }
+        if (ctx->backend == GK_BACKEND_AUTO) ctx->backend = eb;
+    }
+    ctx->serial = gk__atomic_inc64(&gk__ctx_serial);
     gk__mutex_init(&ctx->mu);
     gk__tune_init(&ctx->tune);
+    /* the environment's switches, read once (GPUKIT_GEMM_WGMMA / GPUKIT_ATTN_WGMMA "0": those kernels never run) */
+    ctx->tune.pdl = gk__env_on("GPUKIT_PDL");
+    if (!gk__env_on("GPUKIT_GEMM_WGMMA")) ctx->tune.wg_mode = 0;
+    if (!gk__env_on("GPUKIT_ATTN_WGMMA")) ctx->tune.fwg_mode = 0;
     ctx->cur_stream = &ctx->default_stream;
-    ctx->backend = ctx->desc.backend;
-    if (ctx->backend == GK_BACKEND_AUTO && (env = getenv("GPUKIT_BACKEND")) && *env) {
-        if (strcmp(env, "cpu") == 0) ctx->backend = GK_BACKEND_CPU;
-        else if (strcmp(env, "cuda") == 0) ctx->backend = GK_BACKEND_CUDA;
-    }
     if (ctx->backend != GK_BACKEND_CPU) {
-        st = gk__cuda_init(ctx);
+        int normal = 0; /* no driver on this machine (or none wanted): the CPU backend is no surprise */
+        st = gk__cuda_init(ctx, &normal);
         if (st != GK_OK) {
             if (ctx->backend == GK_BACKEND_CUDA) {
-                gk__err(NULL, st, "gk_ctx_create: %s", ctx->err);
+                gk__err(NULL, st, "gk_ctx_create: %s", gk_last_error(ctx));
+                gk__err_forget(ctx);
                 gk__unload_libs(ctx);
                 gk__mutex_destroy(&ctx->mu);
                 GPUKIT_FREE(ctx);
                 return st;
             }
-            gk__log(ctx, GK_LOG_WARN, "%s; using the CPU backend", ctx->err);
+            if (normal) {
+                gk__log(ctx, GK_LOG_INFO, "%s: using the CPU backend", normal == 2 ? "built with GPUKIT_NO_CUDA" : "no NVIDIA driver found");
+                gk__log(ctx, GK_LOG_DEBUG, "%s", gk_last_error(ctx));
+            } else
+                gk__log(ctx, GK_LOG_WARN, "%s; using the CPU backend", gk_last_error(ctx));
             gk__unload_libs(ctx);
             memset(&ctx->cu, 0, sizeof ctx->cu);
             memset(&ctx->info, 0, sizeof ctx->info);
-            ctx->err[0] = 0;
+            gk__err_forget(ctx);
             ctx->backend = GK_BACKEND_CPU;
         } else ctx->backend = GK_BACKEND_CUDA;
     }
@@ -102,9 +145,6 @@ GKDEF gk_status gk_ctx_create(const gk_ctx_desc *desc, gk_ctx **out) {
         ctx->pool.quota = fr / 10 * 9;
     } else ctx->pool.quota = gk__host_ram() / 2;
     gk__resolve_cache_dir(ctx);
-    gk__ctx_serial = (gk__ctx_serial + 1) & 0xFFF;
-    if (gk__ctx_serial == 0) gk__ctx_serial = 1;
-    ctx->tag = gk__ctx_serial;
     gk__log(ctx, GK_LOG_INFO, "context on %s (%s backend)", ctx->info.name, ctx->backend == GK_BACKEND_CUDA ? "CUDA" : "CPU");
     *out = ctx;
     return GK_OK;
@@ -130,7 +170,7 @@ static gk_status gk__sync_locked(gk_ctx *ctx, const char *where) {
 GKDEF gk_status gk_sync(gk_ctx *ctx) {
     gk_status st;
     if (!ctx) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_sync: ctx is NULL");
-    gk__lock(&ctx->mu);
+    gk__enter(ctx);
     st = gk__sync_locked(ctx, "gk_sync");
     gk__unlock(&ctx->mu);
     return st;

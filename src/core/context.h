@@ -1,7 +1,8 @@
 /* ------------------------------------------------------------------------ */
 /* >>api_context */
 typedef enum gk_backend {
-    GK_BACKEND_AUTO = 0, /* CUDA when a usable GPU is found, else CPU (with a log line) */
+    GK_BACKEND_AUTO = 0, /* CUDA when a usable GPU is found, else CPU: an info line when the machine
+                            has no NVIDIA driver, a warning when a driver is there but unusable */
     GK_BACKEND_CUDA,     /* CUDA or an error saying why not */
     GK_BACKEND_CPU       /* plain C reference backend */
 } gk_backend;
@@ -16,7 +17,9 @@ typedef struct gk_ctx_desc {
     int disable_disk_cache;     /* compile in memory only */
     int disable_eviction;       /* never evict live blocks to host: fail instead */
     int disable_cublaslt;       /* do not load cuBLASLt */
-    gk_log_fn log;              /* NULL: write warnings and errors to stderr */
+    gk_log_fn log;              /* NULL: write warnings and errors to stderr. Called on the thread
+                                   making the call, with the context's lock held: it must
+                                   not call gpukit on this context */
     void *log_user;
     gk_log_level log_level;     /* DEFAULT: WARN */
     const char *cuda_lib;       /* library paths; NULL: $GPUKIT_*_LIB, then the usual names */

@@ -1,6 +1,62 @@
 /* ------------------------------------------------------------------------ */
-/* >>errors */
+/* >>errors
+   Error text is per thread: gk_last_error(NULL) is the calling thread's last
+   error outside any context, gk_last_error(ctx) its last error on ctx. The
+   texts of contexts are a small thread-local table keyed by the context's
+   serial (never reused, so an entry of a destroyed context matches no other
+   context); the least recently written entry is reused when the table is
+   full (16 KiB of thread-local storage a thread). Only the owning thread
+   writes an entry, so the text gk_last_error returns stays as it is until
+   that thread's next error. */
 static GK__TLS char gk__tls_err[GK__ERRBUF];
+#define GK__TLS_CTX_ERRS 4
+typedef struct gk__ctx_err {
+    uint64_t serial;            /* the context's; 0: free */
+    uint64_t used;              /* gk__tls_err_clock at the last write */
+    char text[GK__ERRBUF];
+} gk__ctx_err;
+static GK__TLS gk__ctx_err gk__tls_ctx_errs[GK__TLS_CTX_ERRS];
+static GK__TLS uint64_t gk__tls_err_clock;
+
+static gk__ctx_err *gk__ctx_err_find(const gk_ctx *ctx) {
+    int i;
+    for (i = 0; i < GK__TLS_CTX_ERRS; i++)
+        if (gk__tls_ctx_errs[i].serial == ctx->serial) return &gk__tls_ctx_errs[i];
+    return NULL;
+}
+/* The calling thread's error buffer for ctx, taking a table entry if needed. */
+static char *gk__errbuf(gk_ctx *ctx) {
+    gk__ctx_err *e = gk__ctx_err_find(ctx);
+    int i;
+    if (!e) {
+        e = &gk__tls_ctx_errs[0];
+        for (i = 0; i < GK__TLS_CTX_ERRS; i++) {
+            if (gk__tls_ctx_errs[i].serial == 0) { e = &gk__tls_ctx_errs[i]; break; }
+            if (gk__tls_ctx_errs[i].used < e->used) e = &gk__tls_ctx_errs[i];
+        }
+        e->serial = ctx->serial;
+        e->text[0] = 0;
+    }
+    e->used = ++gk__tls_err_clock;
+    return e->text;
+}
+/* Keeps the calling thread's error text of ctx around a call that may
+   overwrite it (a lookup that is allowed to fail, a clean-up). */
+static void gk__err_save(gk_ctx *ctx, char *save) {
+    const gk__ctx_err *e = gk__ctx_err_find(ctx);
+    size_t n = e ? strlen(e->text) + 1 : 1;
+    memcpy(save, e ? e->text : "", n);
+}
+static void gk__err_restore(gk_ctx *ctx, const char *save) {
+    gk__ctx_err *e = gk__ctx_err_find(ctx);
+    if (save[0]) memcpy(e ? e->text : gk__errbuf(ctx), save, strlen(save) + 1);
+    else if (e) { e->serial = 0; e->text[0] = 0; } /* no text: no entry (it would push out another context's) */
+}
+/* The calling thread forgets ctx's entry (ctx is being destroyed). */
+static void gk__err_forget(gk_ctx *ctx) {
+    gk__ctx_err *e = gk__ctx_err_find(ctx);
+    if (e) { e->serial = 0; e->text[0] = 0; }
+}
 
 #define GK__STATUS_NAME(name, msg) "GK_" #name,
 #define GK__STATUS_MSG(name, msg) msg,
@@ -15,10 +71,16 @@ GKDEF const char *gk_status_name(gk_status s) {
 GKDEF const char *gk_status_message(gk_status s) {
     return (s >= 0 && s < GK_STATUS_COUNT) ? gk__status_msgs[s] : "invalid status";
 }
-GKDEF const char *gk_last_error(gk_ctx *ctx) { return ctx ? ctx->err : gk__tls_err; }
+GKDEF const char *gk_last_error(gk_ctx *ctx) {
+    const gk__ctx_err *e;
+    if (!ctx) return gk__tls_err;
+    e = gk__ctx_err_find(ctx);
+    return e ? e->text : "";
+}
 GKDEF void gk_error_clear(gk_ctx *ctx) {
-    if (ctx) ctx->err[0] = 0;
-    else gk__tls_err[0] = 0;
+    gk__ctx_err *e;
+    if (!ctx) gk__tls_err[0] = 0;
+    else if ((e = gk__ctx_err_find(ctx)) != NULL) e->text[0] = 0;
 }
 
 static void gk__log(gk_ctx *ctx, gk_log_level lvl, const char *fmt, ...) GK__PRINTF(3, 4);
@@ -31,11 +93,11 @@ static void gk__log(gk_ctx *ctx, gk_log_level lvl, const char *fmt, ...) {
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (ctx && ctx->desc.log) ctx->desc.log(lvl, buf, ctx->desc.log_user);
-    else fprintf(stderr, "gpukit %s: %s\n", lvl == GK_LOG_ERROR ? "error" : lvl == GK_LOG_WARN ? "warning" : "info", buf);
+    else fprintf(stderr, "gpukit %s: %s\n", lvl == GK_LOG_ERROR ? "error" : lvl == GK_LOG_WARN ? "warning" : lvl == GK_LOG_INFO ? "info" : "debug", buf);
 }
 
 static gk_status gk__verr(gk_ctx *ctx, gk_status st, const char *fmt, va_list ap) {
-    char *buf = ctx ? ctx->err : gk__tls_err;
+    char *buf = ctx ? gk__errbuf(ctx) : gk__tls_err;
     vsnprintf(buf, GK__ERRBUF, fmt, ap);
     return st;
 }
@@ -53,7 +115,7 @@ static gk_status gk__err(gk_ctx *ctx, gk_status st, const char *fmt, ...) {
     va_start(ap, fmt);
     gk__verr(ctx, st, fmt, ap);
     va_end(ap);
-    gk__log(ctx, GK_LOG_DEBUG, "%s: %s", gk_status_name(st), ctx ? ctx->err : gk__tls_err);
+    gk__log(ctx, GK_LOG_DEBUG, "%s: %s", gk_status_name(st), gk_last_error(ctx));
     return st;
 }
 

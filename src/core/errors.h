@@ -29,12 +29,16 @@ typedef enum gk_status { GK__STATUS_LIST(GK__STATUS_ENUM) GK_STATUS_COUNT } gk_s
 
 GKDEF const char *gk_status_name(gk_status s);     /* "GK_ERR_SHAPE" */
 GKDEF const char *gk_status_message(gk_status s);  /* "incompatible shape" */
-/* The last error text of a context (what failed and where), or of the calling
-   thread when ctx is NULL (errors of gk_ctx_create and context-free calls).
-   Never NULL; "" when there was no error. */
+/* The calling thread's last error text on ctx (what failed and where; other
+   threads' errors on a shared context never show here), or its last error
+   outside any context when ctx is NULL (gk_ctx_create, context-free calls).
+   Never NULL; "" when the thread had no error there. Successful calls leave
+   it as it was; it stays until the thread's next error on ctx (a thread keeps
+   the texts of the 4 contexts it failed on most recently). */
 GKDEF const char *gk_last_error(gk_ctx *ctx);
-/* Records an error (printf format) for ctx, or for the calling thread when ctx
-   is NULL, and returns st. For layers built on gpukit (gpukit_llm.h). */
+/* Records an error (printf format) for the calling thread on ctx, or outside
+   any context when ctx is NULL, and returns st. For layers built on gpukit
+   (gpukit_llm.h). */
 GKDEF gk_status gk_error_set(gk_ctx *ctx, gk_status st, const char *fmt, ...) GK__PRINTF(3, 4);
 GKDEF void gk_error_clear(gk_ctx *ctx);
 

@@ -61,8 +61,11 @@ typedef struct gk__modrec gk__modrec;
    without touching another. gk_ctx_create sets the defaults (the
    dispatchers' own rules); the ops read the knobs and count their launches
    while they hold ctx->mu, and gk__tune(ctx) is the one way in from outside.
-   Knobs: -1 (or 0 where noted) is the dispatcher's choice. */
+   Knobs: -1 (or 0 where noted) is the dispatcher's choice. The environment
+   switches GPUKIT_PDL, GPUKIT_GEMM_WGMMA and GPUKIT_ATTN_WGMMA ("0": off)
+   set pdl, wg_mode and fwg_mode when the context is created. */
 typedef struct gk__tuning {
+    int pdl;                /* 1: programmatic dependent launches where they apply (sm_90+); 0: never (GPUKIT_PDL=0) */
     /* decode attention (gk_attention with one query; src/ops/attention/attention.c) */
     int dec_variant;        /* -1 the dispatcher; 0 gk_attn_dec; 3 gk_attn_dec3; 5 gk_attn_dec4t (9.0+, where its maps build) */
     int64_t dec4t_from;     /* the dispatcher's switch to gk_attn_dec4t on 9.0+, in keys of cache; negative: never */
@@ -99,14 +102,27 @@ typedef struct gk__tuning {
     int ln_last;            /* the variant of the last CUDA gk_layer_norm; -1 another kernel */
 } gk__tuning;
 
+/* What one thread has set on one context: its current stream (gk_set_stream)
+   and the NVRTC log of its last compile (gk_jit_log). A record exists only
+   while one of them is set; the thread is gk__thread_id()'s number. */
+typedef struct gk__thread_rec {
+    uint64_t thread;
+    gk_stream *stream;          /* NULL: the default stream */
+    char *jit_log;
+} gk__thread_rec;
+
 struct gk_ctx {
     gk_backend backend;
-    unsigned tag;               /* stamped into handles: which context minted them */
+    uint64_t serial;            /* this context's number in the process (from 1, never reused):
+                                   stamped into its tensor handles and keys its per-thread errors */
     gk_ctx_desc desc;
     gk_device_info info;
-    gk__mutex mu;
-    char err[GK__ERRBUF];
-    char *jit_log;
+    gk__mutex mu;               /* held by every call on the context (gk__enter) */
+    gk__thread_rec *threads;    /* per-thread streams and JIT logs */
+    int nthreads, capthreads;
+    char **lib_headers;         /* the embedded kernel headers, joined on the first compile */
+    unsigned cache_tmp;         /* kernel cache: temporary file names */
+    char nvrtc_why[512];        /* why NVRTC is not loaded ("" when it is) */
     /* libraries */
     gk__lib cu_lib, nvrtc_lib, cublaslt_lib;
     gk__cu_api cu;
@@ -118,7 +134,7 @@ struct gk_ctx {
     int nvrtc_archs[64], n_nvrtc_archs;
     /* streams, events, graphs, modules */
     gk_stream default_stream;
-    gk_stream *cur_stream;
+    gk_stream *cur_stream;      /* the calling thread's current stream, set by gk__enter */
     gk_stream *streams;
     gk_event *events;
     gk_graph *graphs;
@@ -139,3 +155,54 @@ struct gk_ctx {
     gk__pool pool;
 };
 
+/* ---- what each thread has set on a context (gk__thread_rec) ---- */
+/* The calling thread's number in the process (from 1, never reused, unlike
+   pthread_t, so a new thread never inherits an ended one's records). */
+static volatile uint64_t gk__thread_serial;
+static GK__TLS uint64_t gk__tls_thread;
+static uint64_t gk__thread_id(void) {
+    if (!gk__tls_thread) gk__tls_thread = gk__atomic_inc64(&gk__thread_serial);
+    return gk__tls_thread;
+}
+/* The calling thread's record on ctx, or NULL (ctx->mu held). */
+static gk__thread_rec *gk__thread_find(gk_ctx *ctx) {
+    uint64_t me;
+    int i;
+    if (ctx->nthreads == 0) return NULL;
+    me = gk__thread_id();
+    for (i = 0; i < ctx->nthreads; i++)
+        if (ctx->threads[i].thread == me) return &ctx->threads[i];
+    return NULL;
+}
+/* ... made when missing; NULL when out of host memory. The pointer is good
+   until the next record is added or removed. */
+static gk__thread_rec *gk__thread_get(gk_ctx *ctx) {
+    gk__thread_rec *r = gk__thread_find(ctx);
+    if (r) return r;
+    if (ctx->nthreads == ctx->capthreads) {
+        int nc = ctx->capthreads ? ctx->capthreads * 2 : 4;
+        gk__thread_rec *nr = GK__CAST(gk__thread_rec *, GPUKIT_REALLOC(ctx->threads, sizeof(gk__thread_rec) * (size_t)nc));
+        if (!nr) return NULL;
+        ctx->threads = nr;
+        ctx->capthreads = nc;
+    }
+    r = &ctx->threads[ctx->nthreads++];
+    r->thread = gk__thread_id();
+    r->stream = NULL;
+    r->jit_log = NULL;
+    return r;
+}
+/* Drops a record that holds nothing any more. */
+static void gk__thread_tidy(gk_ctx *ctx, gk__thread_rec *r) {
+    if (r->stream || r->jit_log) return;
+    *r = ctx->threads[--ctx->nthreads];
+}
+/* Takes the context's lock for a call of the calling thread: every call on a
+   context goes through here, and while it holds the lock ctx->cur_stream is
+   this thread's current stream. */
+static void gk__enter(gk_ctx *ctx) {
+    gk__thread_rec *r;
+    gk__lock(&ctx->mu);
+    r = gk__thread_find(ctx);
+    ctx->cur_stream = r && r->stream ? r->stream : &ctx->default_stream;
+}

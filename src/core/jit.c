@@ -120,7 +120,6 @@ static void gk__cache_write(gk_ctx *ctx, const uint64_t key[2], const char *payl
     char path[1200], tmp[1300];
     gk__cache_hdr h;
     FILE *f;
-    static unsigned counter;
     int ok;
     if (!ctx->cache_dir) return;
     if (gk__mkdirs(ctx->cache_dir) != 0) {
@@ -130,7 +129,8 @@ static void gk__cache_write(gk_ctx *ctx, const uint64_t key[2], const char *payl
         return;
     }
     gk__cache_path(ctx, key, path, sizeof path);
-    snprintf(tmp, sizeof tmp, "%s.%lu.%u.tmp", path, gk__pid(), ++counter);
+    /* a name no other writer uses: process, context, this context's count */
+    snprintf(tmp, sizeof tmp, "%s.%lu.%llu.%u.tmp", path, gk__pid(), (unsigned long long)ctx->serial, ++ctx->cache_tmp);
     memset(&h, 0, sizeof h);
     memcpy(h.magic, GK__CACHE_MAGIC, 8);
     h.key[0] = key[0];
@@ -185,7 +185,6 @@ static const char *gk__mod_arch(int m, const char *arch) {
     return arch;
 }
 
-static char *gk__lib_headers[GK__HEADER_COUNT > 0 ? GK__HEADER_COUNT : 1];
 /* Joins the chunks of an embedded source (kept under C99's literal limit). */
 static char *gk__join_chunks(const char *const *chunks) {
     size_t n = 0, i, k;
@@ -197,20 +196,28 @@ static char *gk__join_chunks(const char *const *chunks) {
     s[k] = 0;
     return s;
 }
-/* The embedded headers every library and user module may #include by name. */
+/* The embedded headers every library and user module may #include by name,
+   joined on the context's first compile (one copy a context: no
+   process-wide state; freed by gk_ctx_destroy). */
 static gk_status gk__headers(gk_ctx *ctx, const char *const **names, const char *const **srcs) {
     int i;
+    if (!ctx->lib_headers && !(ctx->lib_headers = GK__CALLOC(char *, GK__HEADER_COUNT > 0 ? GK__HEADER_COUNT : 1)))
+        return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "jit: out of host memory");
     for (i = 0; i < GK__HEADER_COUNT; i++)
-        if (!gk__lib_headers[i] && !(gk__lib_headers[i] = gk__join_chunks(gk__header_chunks[i])))
+        if (!ctx->lib_headers[i] && !(ctx->lib_headers[i] = gk__join_chunks(gk__header_chunks[i])))
             return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "jit: out of host memory");
     *names = gk__header_names;
-    *srcs = GK__CAST(const char *const *, gk__lib_headers);
+    *srcs = GK__CAST(const char *const *, ctx->lib_headers);
     return GK_OK;
 }
 
+/* The NVRTC log of the calling thread's last compile on ctx (gk_jit_log). */
 static void gk__set_log(gk_ctx *ctx, const char *log) {
-    GPUKIT_FREE(ctx->jit_log);
-    ctx->jit_log = log ? gk__strdup(log) : NULL;
+    gk__thread_rec *r = log ? gk__thread_get(ctx) : gk__thread_find(ctx);
+    if (!r) return;
+    GPUKIT_FREE(r->jit_log);
+    r->jit_log = log ? gk__strdup(log) : NULL;
+    gk__thread_tidy(ctx, r);
 }
 
 /* NVRTC: source -> cubin or PTX (malloc'd). */
@@ -218,7 +225,7 @@ static gk_status gk__nvrtc_compile(gk_ctx *ctx, const char *src, const char *nam
                                    int ptx, char **out, size_t *outn, const char *where) {
     gk__nvrtc_program prog = NULL;
     gk__nvrtc_result r;
-    const char *const *hn, *const *hs;
+    const char *const *hn = NULL, *const *hs = NULL;
     size_t logn = 0, n = 0;
     char *log = NULL, *bin;
     double t0 = gk__now_ms();
@@ -317,8 +324,9 @@ static gk_status gk__jit_build(gk_ctx *ctx, const char *src, const char *name, c
         bin = NULL;
     } else {
         if (!ctx->info.has_nvrtc)
-            return gk__err(ctx, GK_ERR_NO_NVRTC, "%s: NVRTC not found: cannot compile %s for %s (and no cached copy%s%s)", where,
-                           name, arch, ctx->cache_dir ? " in " : "", ctx->cache_dir ? ctx->cache_dir : "");
+            return gk__err(ctx, GK_ERR_NO_NVRTC, "%s: NVRTC not found: cannot compile %s for %s (and no cached copy%s%s); NVRTC: %s", where,
+                           name, arch, ctx->cache_dir ? " in " : "", ctx->cache_dir ? ctx->cache_dir : "",
+                           ctx->nvrtc_why[0] ? ctx->nvrtc_why : "not loaded");
         GK__TRY(gk__nvrtc_compile(ctx, src, name, opts, nopts, ptx, &bin, &binn, where));
         if (use_cache) gk__cache_write(ctx, key, bin, binn, ptx ? 2 : 1);
         if (mod) {
@@ -386,10 +394,10 @@ GKDEF gk_status gk_jit_precompile(gk_ctx *ctx, const char *arch, int *num_module
                            "gk_jit_precompile");
         GPUKIT_FREE(src);
 #ifdef GK__MOD_GEMM_WG
-        if (st != GK_OK && m == GK__MOD_GEMM_WG && st != GK_ERR_OUT_OF_MEMORY) { st = GK_OK; ctx->err[0] = 0; continue; } /* an NVRTC without sm_90a: gemm_tc serves */
+        if (st != GK_OK && m == GK__MOD_GEMM_WG && st != GK_ERR_OUT_OF_MEMORY) { st = GK_OK; gk_error_clear(ctx); continue; } /* an NVRTC without sm_90a: gemm_tc serves */
 #endif
 #ifdef GK__MOD_FLASH_WG
-        if (st != GK_OK && m == GK__MOD_FLASH_WG && st != GK_ERR_OUT_OF_MEMORY) { st = GK_OK; ctx->err[0] = 0; continue; } /* no sm_90a: flash.cu serves */
+        if (st != GK_OK && m == GK__MOD_FLASH_WG && st != GK_ERR_OUT_OF_MEMORY) { st = GK_OK; gk_error_clear(ctx); continue; } /* no sm_90a: flash.cu serves */
 #endif
         if (st == GK_OK) n++;
     }
@@ -399,12 +407,21 @@ GKDEF gk_status gk_jit_precompile(gk_ctx *ctx, const char *arch, int *num_module
 }
 GKDEF gk_status gk_jit_stats_get(gk_ctx *ctx, gk_jit_stats *out) {
     if (!ctx || !out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_jit_stats_get: NULL argument");
-    gk__lock(&ctx->mu);
+    gk__enter(ctx);
     *out = ctx->jst;
     gk__unlock(&ctx->mu);
     return GK_OK;
 }
-GKDEF const char *gk_jit_log(gk_ctx *ctx) { return (ctx && ctx->jit_log) ? ctx->jit_log : ""; }
+GKDEF const char *gk_jit_log(gk_ctx *ctx) {
+    const char *s;
+    gk__thread_rec *r;
+    if (!ctx) return "";
+    gk__enter(ctx);
+    r = gk__thread_find(ctx);
+    s = r && r->jit_log ? r->jit_log : "";
+    gk__unlock(&ctx->mu);
+    return s;
+}
 
 GKDEF gk_status gk_module_create(gk_ctx *ctx, const gk_module_desc *desc, gk_module **out) {
     const char *W = "gk_module_create";

@@ -18,7 +18,8 @@ typedef struct gk_module_desc {
 GKDEF gk_status gk_module_create(gk_ctx *ctx, const gk_module_desc *desc, gk_module **out);
 GKDEF gk_status gk_module_destroy(gk_ctx *ctx, gk_module *m);
 GKDEF gk_status gk_module_kernel(gk_ctx *ctx, gk_module *m, const char *name, gk_kernel **out);
-/* NVRTC log of the last compile of this context (warnings too); "" if none. */
+/* NVRTC log of the calling thread's last compile on this context (warnings
+   too); "" if none. Valid until that thread's next compile on the context. */
 GKDEF const char *gk_jit_log(gk_ctx *ctx);
 
 typedef enum gk_arg_type {

@@ -18,12 +18,6 @@ static gk_status gk__launch(gk_ctx *ctx, int mod, const char *fname, int64_t wor
 
 /* Launches a library kernel with an explicit configuration; raises the
    kernel's dynamic shared memory limit when it asks for more than 48 KiB. */
-/* Whether the environment switch `name` is on: on unless it is "0" (read once
-   into *cache, which starts at -1): GPUKIT_PDL, GPUKIT_GEMM_WGMMA, GPUKIT_ATTN_WGMMA. */
-GK__MAYBE_UNUSED static int gk__env_on(const char *name, int *cache) {
-    if (*cache < 0) { const char *e = getenv(name); *cache = !(e && strcmp(e, "0") == 0); }
-    return *cache;
-}
 /* The kernel `fname` of module `mod`, its dynamic shared memory limit raised to
    `smem` when that is above the default 48 KiB (GK_ERR_LIMIT past the device's). */
 GK__MAYBE_UNUSED static gk_status gk__fn_smem(gk_ctx *ctx, int mod, const char *fname, unsigned smem, gk__cu_function *f, const char *where) {
@@ -65,8 +59,8 @@ GK__MAYBE_UNUSED static gk_status gk__launch_ex(gk_ctx *ctx, int mod, const char
     gk__cu_result r;
     gk__cu_launch_config c;
     gk__cu_launch_attr a;
-    static int env = -1; /* GPUKIT_PDL=0: plain launches (to rule PDL in or out) */
-    if (!(opts & GK__LAUNCH_PDL) || !gk__env_on("GPUKIT_PDL", &env) || !ctx->cu.LaunchKernelEx || ctx->info.cc_major < 9)
+    /* tune.pdl 0 (GPUKIT_PDL=0 when the context was created): plain launches, to rule PDL in or out */
+    if (!(opts & GK__LAUNCH_PDL) || !ctx->tune.pdl || !ctx->cu.LaunchKernelEx || ctx->info.cc_major < 9)
         return gk__launch_cfg(ctx, mod, fname, grid, block, smem, args, where);
     GK__TRY(gk__fn_smem(ctx, mod, fname, smem, &f, where));
     memset(&c, 0, sizeof c);

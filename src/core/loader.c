@@ -31,11 +31,13 @@ static int gk__resolve_cublaslt(gk__lib lib, gk__cublaslt_api *api, char *missin
 }
 #undef GK__RESOLVE
 
-/* Opens the first library that loads: explicit path, then $env, then each name
-   as is (the dynamic linker's search), then in the usual CUDA folders. On
-   failure `why` says what was tried. */
-static gk__lib gk__open_lib(const char *explicit_path, const char *env, const char *const *names,
-                            char *why, size_t nwhy) {
+/* Opens the first library that loads: explicit path (gk_ctx_desc.<field>),
+   then $env, then each name as is (the dynamic linker's search), then in the
+   usual CUDA folders. On failure `why` says what was tried and the loader's
+   reason (dlerror / GetLastError's text), and *asked is 1 when the path came
+   from the desc or the environment (a failure the user should see). */
+static gk__lib gk__open_lib(const char *explicit_path, const char *field, const char *env, const char *const *names,
+                            char *why, size_t nwhy, int *asked) {
     static const char *const dirs[] = {
 #if defined(_WIN32)
         "%CUDA_PATH%\\bin\\x64", "%CUDA_PATH%\\bin",
@@ -50,9 +52,12 @@ static gk__lib gk__open_lib(const char *explicit_path, const char *env, const ch
     gk__lib l;
     int i, j;
     why[0] = 0;
+    *asked = 0;
     if (p && *p) {
         l = gk__dlopen(p);
-        if (!l) snprintf(why, nwhy, "%s (from %s): %s", p, explicit_path ? "desc" : env, gk__dlerror(err, sizeof err));
+        *asked = 1;
+        if (!l && explicit_path) snprintf(why, nwhy, "gk_ctx_desc.%s \"%s\" cannot be loaded: %s", field, p, gk__dlerror(err, sizeof err));
+        else if (!l) snprintf(why, nwhy, "%s=%s cannot be loaded: %s", env, p, gk__dlerror(err, sizeof err));
         return l;
     }
     for (i = 0; names[i]; i++) {
@@ -95,19 +100,22 @@ static const char *const gk__cublaslt_names[] = { "libcublasLt.so.13", "libcubla
 
 static void gk__load_nvrtc(gk_ctx *ctx) {
     char why[1200], missing[128];
-    int maj = 0, min = 0, n = 0;
+    int maj = 0, min = 0, n = 0, asked = 0;
     gk__lib l;
 #ifdef GPUKIT_NO_CUDA /* as documented: no library is opened */
+    snprintf(ctx->nvrtc_why, sizeof ctx->nvrtc_why, "gpukit was built with GPUKIT_NO_CUDA");
     gk__log(ctx, GK_LOG_INFO, "NVRTC not loaded: gpukit was built with GPUKIT_NO_CUDA");
     return;
 #endif
-    l = gk__open_lib(ctx->desc.nvrtc_lib, "GPUKIT_NVRTC_LIB", gk__nvrtc_names, why, sizeof why);
+    l = gk__open_lib(ctx->desc.nvrtc_lib, "nvrtc_lib", "GPUKIT_NVRTC_LIB", gk__nvrtc_names, why, sizeof why, &asked);
     if (!l) {
-        gk__log(ctx, ctx->backend == GK_BACKEND_CUDA ? GK_LOG_WARN : GK_LOG_INFO,
+        snprintf(ctx->nvrtc_why, sizeof ctx->nvrtc_why, "%.500s", why);
+        gk__log(ctx, ctx->backend == GK_BACKEND_CUDA || asked ? GK_LOG_WARN : GK_LOG_INFO,
                 "NVRTC not found: GPU kernels unavailable unless already in the kernel cache (%s)", why);
         return;
     }
     if (!gk__resolve_nvrtc(l, &ctx->nvrtc, missing, sizeof missing)) {
+        snprintf(ctx->nvrtc_why, sizeof ctx->nvrtc_why, "the NVRTC library lacks %s", missing);
         gk__log(ctx, GK_LOG_WARN, "NVRTC library lacks %s: GPU kernels unavailable", missing);
         gk__dlclose(l);
         memset(&ctx->nvrtc, 0, sizeof ctx->nvrtc);
@@ -125,10 +133,11 @@ static void gk__load_nvrtc(gk_ctx *ctx) {
 
 static void gk__load_cublaslt(gk_ctx *ctx) {
     char why[1200], missing[128];
+    int asked = 0;
     gk__lib l;
     if (ctx->desc.disable_cublaslt) return;
-    l = gk__open_lib(ctx->desc.cublaslt_lib, "GPUKIT_CUBLASLT_LIB", gk__cublaslt_names, why, sizeof why);
-    if (!l) { gk__log(ctx, GK_LOG_INFO, "cuBLASLt not found: using gpukit's own GEMM (%s)", why); return; }
+    l = gk__open_lib(ctx->desc.cublaslt_lib, "cublaslt_lib", "GPUKIT_CUBLASLT_LIB", gk__cublaslt_names, why, sizeof why, &asked);
+    if (!l) { gk__log(ctx, asked ? GK_LOG_WARN : GK_LOG_INFO, "cuBLASLt not found: using gpukit's own GEMM (%s)", why); return; }
     if (!gk__resolve_cublaslt(l, &ctx->lt, missing, sizeof missing)) {
         gk__log(ctx, GK_LOG_INFO, "cuBLASLt library lacks %s: using gpukit's own GEMM", missing);
         gk__dlclose(l);
@@ -140,17 +149,24 @@ static void gk__load_cublaslt(gk_ctx *ctx) {
     ctx->info.has_cublaslt = 1;
 }
 
-/* Brings up the CUDA backend, or returns a status and message saying why not. */
-static gk_status gk__cuda_init(gk_ctx *ctx) {
+/* Brings up the CUDA backend, or returns a status and message saying why not;
+   *normal is 1 when there is simply no driver on the machine (none found
+   where it is looked for, no path asked for), 2 under GPUKIT_NO_CUDA. */
+static gk_status gk__cuda_init(gk_ctx *ctx, int *normal) {
 #ifdef GPUKIT_NO_CUDA
+    *normal = 2;
     return gk__err(ctx, GK_ERR_NO_DRIVER, "CUDA driver not used: gpukit was built with GPUKIT_NO_CUDA");
 #else
     char why[1200], missing[128];
     gk__cu_result r;
-    int n = 0, v;
+    int n = 0, v, asked = 0;
     size_t total = 0;
-    gk__lib l = gk__open_lib(ctx->desc.cuda_lib, "GPUKIT_CUDA_LIB", gk__cuda_names, why, sizeof why);
-    if (!l) return gk__err(ctx, GK_ERR_NO_DRIVER, "CUDA driver not found (%s)", why);
+    gk__lib l = gk__open_lib(ctx->desc.cuda_lib, "cuda_lib", "GPUKIT_CUDA_LIB", gk__cuda_names, why, sizeof why, &asked);
+    *normal = 0;
+    if (!l) {
+        *normal = !asked;
+        return gk__err(ctx, GK_ERR_NO_DRIVER, "CUDA driver not found (%s)", why);
+    }
     if (!gk__resolve_cu(l, &ctx->cu, missing, sizeof missing)) {
         gk__dlclose(l);
         memset(&ctx->cu, 0, sizeof ctx->cu);

@@ -10,8 +10,15 @@ static void *gk__dlsym(gk__lib l, const char *name) {
     return r;
 }
 static void gk__dlclose(gk__lib l) { if (l) FreeLibrary(l); }
+/* The text of GetLastError after a failed LoadLibrary ("The specified module
+   could not be found. (error 126)"). */
 static const char *gk__dlerror(char *buf, size_t n) {
-    snprintf(buf, n, "LoadLibrary error %lu", (unsigned long)GetLastError());
+    DWORD e = GetLastError();
+    char msg[256];
+    DWORD k = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, e, 0, msg, (DWORD)sizeof msg, NULL);
+    while (k > 0 && (msg[k - 1] == '\n' || msg[k - 1] == '\r' || msg[k - 1] == ' ' || msg[k - 1] == '.')) k--;
+    msg[k < sizeof msg ? k : sizeof msg - 1] = 0;
+    snprintf(buf, n, "%s%s(error %lu)", msg, k ? ". " : "", (unsigned long)e);
     return buf;
 }
 typedef CRITICAL_SECTION gk__mutex;
@@ -67,6 +74,20 @@ static size_t gk__host_ram(void) {
 }
 #define GK__PATH_SEP '/'
 #endif
+
+/* A process-wide counter: returns the incremented value, atomically (many
+   threads may call it at once; it never returns the same value twice). */
+static uint64_t gk__atomic_inc64(volatile uint64_t *p) {
+#if defined(_MSC_VER) && !defined(__clang__)
+    return (uint64_t)InterlockedIncrement64((volatile LONG64 *)p);
+#elif defined(__GNUC__) || defined(__clang__)
+    return __atomic_add_fetch(p, 1, __ATOMIC_RELAXED);
+#elif defined(_WIN32)
+    return (uint64_t)InterlockedIncrement64((volatile LONG64 *)p);
+#else /* a compiler without known atomics: contexts must then be created one thread at a time */
+    return ++*p;
+#endif
+}
 
 /* mkdir -p */
 static int gk__mkdirs(const char *path) {

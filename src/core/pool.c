@@ -310,7 +310,7 @@ static void gk__unuse(gk_ctx *ctx, gk__block *b) { gk__block_unpin(ctx, b); }
 GKDEF gk_status gk_pool_stats_get(gk_ctx *ctx, gk_pool_stats *out) {
     gk__block *b;
     if (!ctx || !out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_pool_stats_get: NULL argument");
-    gk__lock(&ctx->mu);
+    gk__enter(ctx);
     *out = ctx->pool.st;
     out->used = ctx->pool.used;
     out->cached = ctx->pool.cached;
@@ -326,7 +326,7 @@ GKDEF gk_status gk_pool_stats_get(gk_ctx *ctx, gk_pool_stats *out) {
 GKDEF gk_status gk_pool_set_quota(gk_ctx *ctx, size_t quota) {
     gk_status st;
     if (!ctx) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_pool_set_quota: ctx is NULL");
-    gk__lock(&ctx->mu);
+    gk__enter(ctx);
     st = gk__bind(ctx);
     ctx->pool.quota = quota;
     if (st == GK_OK) st = gk__pool_make_room(ctx, 0, "gk_pool_set_quota");
@@ -336,7 +336,7 @@ GKDEF gk_status gk_pool_set_quota(gk_ctx *ctx, size_t quota) {
 GKDEF gk_status gk_pool_trim(gk_ctx *ctx) {
     gk_status st;
     if (!ctx) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_pool_trim: ctx is NULL");
-    gk__lock(&ctx->mu);
+    gk__enter(ctx);
     st = gk__bind(ctx);
     while (st == GK_OK && ctx->pool.cache_head) gk__pool_release(ctx, ctx->pool.cache_head);
     gk__unlock(&ctx->mu);

@@ -115,6 +115,7 @@ GKDEF gk_status gk_stream_destroy(gk_ctx *ctx, gk_stream *s) {
     gk_status st;
     gk__block *b;
     gk_stream **pp;
+    int i;
     GK__ENTER(ctx, "gk_stream_destroy");
     st = (!s || s == &ctx->default_stream) ? gk__err(ctx, GK_ERR_INVALID_HANDLE, "gk_stream_destroy: NULL or the default stream")
                                             : gk__find_stream(ctx, s, "gk_stream_destroy");
@@ -129,6 +130,9 @@ GKDEF gk_status gk_stream_destroy(gk_ctx *ctx, gk_stream *s) {
         for (b = ctx->pool.cache_head; b; b = b->next) if (b->stream == s) b->stream = NULL;
         for (pp = &ctx->streams; *pp; pp = &(*pp)->next)
             if (*pp == s) { *pp = s->next; break; }
+        /* every thread whose current stream it was is back on the default stream */
+        for (i = ctx->nthreads - 1; i >= 0; i--)
+            if (ctx->threads[i].stream == s) { ctx->threads[i].stream = NULL; gk__thread_tidy(ctx, &ctx->threads[i]); }
         if (ctx->cur_stream == s) ctx->cur_stream = &ctx->default_stream;
         GPUKIT_FREE(s);
     }
@@ -151,20 +155,40 @@ GKDEF gk_status gk_stream_sync(gk_ctx *ctx, gk_stream *s) {
     return st;
 }
 
+/* The current stream is the calling thread's (gk__thread_rec): threads
+   sharing a context each issue their ops on their own stream. */
 GKDEF gk_status gk_set_stream(gk_ctx *ctx, gk_stream *s) {
     gk_status st;
+    gk__thread_rec *r;
     GK__ENTER(ctx, "gk_set_stream");
     if (!s) s = &ctx->default_stream;
     st = gk__find_stream(ctx, s, "gk_set_stream");
+    if (st == GK_OK && s == &ctx->default_stream) {
+        if ((r = gk__thread_find(ctx)) != NULL) { r->stream = NULL; gk__thread_tidy(ctx, r); }
+    } else if (st == GK_OK) {
+        if ((r = gk__thread_get(ctx)) != NULL) r->stream = s;
+        else st = gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "gk_set_stream: out of host memory");
+    }
     if (st == GK_OK) ctx->cur_stream = s;
     gk__unlock(&ctx->mu);
     return st;
 }
-GKDEF gk_stream *gk_get_stream(gk_ctx *ctx) { return ctx ? ctx->cur_stream : NULL; }
+GKDEF gk_stream *gk_get_stream(gk_ctx *ctx) {
+    gk_stream *s;
+    if (!ctx) return NULL;
+    gk__enter(ctx);
+    s = ctx->cur_stream;
+    gk__unlock(&ctx->mu);
+    return s;
+}
 GKDEF gk_stream *gk_default_stream(gk_ctx *ctx) { return ctx ? &ctx->default_stream : NULL; }
 GKDEF void *gk_stream_native(gk_ctx *ctx, gk_stream *s) {
+    void *p;
     if (!ctx || ctx->backend != GK_BACKEND_CUDA) return NULL;
-    return (void *)(s ? s->cu : ctx->cur_stream->cu);
+    gk__enter(ctx);
+    p = (void *)(s ? s->cu : ctx->cur_stream->cu);
+    gk__unlock(&ctx->mu);
+    return p;
 }
 
 GKDEF gk_status gk_event_create(gk_ctx *ctx, gk_event **out) {

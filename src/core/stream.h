@@ -12,7 +12,10 @@ GKDEF gk_status gk_stream_create(gk_ctx *ctx, gk_stream_priority priority, gk_st
 GKDEF gk_status gk_stream_destroy(gk_ctx *ctx, gk_stream *s);    /* waits for its work */
 GKDEF gk_status gk_stream_sync(gk_ctx *ctx, gk_stream *s);       /* NULL: current stream */
 GKDEF gk_status gk_stream_wait_event(gk_ctx *ctx, gk_stream *s, gk_event *e);
-/* The stream every op of the context runs on; NULL selects the default stream. */
+/* The stream the calling thread's ops on the context run on; NULL selects the
+   default stream. Each thread has its own (a thread starts on the default
+   stream), so threads sharing a context can each use their own stream.
+   Destroying a stream moves the threads using it back to the default one. */
 GKDEF gk_status gk_set_stream(gk_ctx *ctx, gk_stream *s);
 GKDEF gk_stream *gk_get_stream(gk_ctx *ctx);
 GKDEF gk_stream *gk_default_stream(gk_ctx *ctx);

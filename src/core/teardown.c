@@ -43,10 +43,15 @@ GKDEF void gk_ctx_destroy(gk_ctx *ctx) {
     GPUKIT_FREE(ctx->pages);
     if (ctx->backend == GK_BACKEND_CUDA && ctx->default_stream.cu) ctx->cu.StreamDestroy(ctx->default_stream.cu);
     GPUKIT_FREE(ctx->cache_dir);
-    GPUKIT_FREE(ctx->jit_log);
+    for (i = 0; i < (uint32_t)ctx->nthreads; i++) GPUKIT_FREE(ctx->threads[i].jit_log);
+    GPUKIT_FREE(ctx->threads);
+    if (ctx->lib_headers)
+        for (i = 0; i < (uint32_t)GK__HEADER_COUNT; i++) GPUKIT_FREE(ctx->lib_headers[i]);
+    GPUKIT_FREE(ctx->lib_headers);
     gk__unload_libs(ctx);
     gk__unlock(&ctx->mu);
     gk__mutex_destroy(&ctx->mu);
+    gk__err_forget(ctx);
     GPUKIT_FREE(ctx);
 }
 

@@ -36,16 +36,19 @@ static gk_status gk__slot_new(gk_ctx *ctx, uint32_t *out, const char *where) {
     *out = idx;
     return GK_OK;
 }
+/* id: the slot index + 1 (low 32 bits) and the slot's generation (high 32
+   bits, never 0); owner: the context's serial. */
 static gk_tensor gk__handle(gk_ctx *ctx, uint32_t idx) {
     gk_tensor t;
     gk__slot *s = gk__slot_at(ctx, idx);
-    t.id = ((uint64_t)((ctx->tag << 20) | (s->gen & 0xFFFFFu)) << 32) | (uint64_t)(idx + 1);
+    t.id = ((uint64_t)s->gen << 32) | (uint64_t)(idx + 1);
+    t.owner = ctx->serial;
     return t;
 }
 static void gk__slot_release(gk_ctx *ctx, uint32_t idx) {
     gk__slot *s = gk__slot_at(ctx, idx);
     s->live = 0;
-    s->gen = (s->gen + 1) & 0xFFFFFu;
+    s->gen++;
     if (s->gen == 0) s->gen = 1;
     s->blk = NULL;
     s->next_free = ctx->free_slot;
@@ -58,10 +61,13 @@ static gk_status gk__lookup(gk_ctx *ctx, gk_tensor t, gk__slot **out, const char
     gk__slot *s;
     *out = NULL;
     if (t.id == 0) return gk__err(ctx, GK_ERR_INVALID_HANDLE, "%s: %s is a null tensor handle", where, what);
-    if ((hi >> 20) != ctx->tag || idx == 0 || idx > ctx->nslots)
-        return gk__err(ctx, GK_ERR_INVALID_HANDLE, "%s: %s is not a tensor of this context", where, what);
+    if (t.owner != ctx->serial)
+        return gk__err(ctx, GK_ERR_INVALID_HANDLE, "%s: %s is not a tensor of this context (it belongs to context #%llu, this is #%llu)",
+                       where, what, (unsigned long long)t.owner, (unsigned long long)ctx->serial);
+    if (idx == 0 || idx > ctx->nslots || hi == 0)
+        return gk__err(ctx, GK_ERR_INVALID_HANDLE, "%s: %s is not a tensor of this context (no such handle)", where, what);
     s = gk__slot_at(ctx, idx - 1);
-    if (!s->live || (s->gen & 0xFFFFFu) != (hi & 0xFFFFFu))
+    if (!s->live || s->gen != hi)
         return gk__err(ctx, GK_ERR_INVALID_HANDLE, "%s: %s was freed (use after free)", where, what);
     *out = s;
     return GK_OK;
@@ -136,7 +142,7 @@ static gk_status gk__tensor_new(gk_ctx *ctx, gk_dtype dt, int ndim, const int64_
 
 #define GK__ENTER(ctx, where)                                                                   \
     if (!(ctx)) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "%s: ctx is NULL", where);          \
-    gk__lock(&(ctx)->mu)
+    gk__enter(ctx)
 
 GKDEF gk_status gk_tensor_empty(gk_ctx *ctx, gk_dtype dtype, int ndim, const int64_t *shape, gk_tensor *out) {
     gk_status st;
@@ -172,10 +178,10 @@ GKDEF int gk_tensor_valid(gk_ctx *ctx, gk_tensor t) {
     int ok;
     char save[GK__ERRBUF];
     if (!ctx) return 0;
-    gk__lock(&ctx->mu);
-    memcpy(save, ctx->err, sizeof save);
+    gk__enter(ctx);
+    gk__err_save(ctx, save);
     ok = gk__lookup(ctx, t, &s, "gk_tensor_valid", "t") == GK_OK;
-    memcpy(ctx->err, save, sizeof save);
+    gk__err_restore(ctx, save);
     gk__unlock(&ctx->mu);
     return ok;
 }

@@ -1,8 +1,14 @@
 /* ------------------------------------------------------------------------ */
 /* >>api_tensor */
-/* A tensor handle: an index into the context's table plus a generation, so a
-   freed or foreign handle is detected (GK_ERR_INVALID_HANDLE), never used. */
-typedef struct gk_tensor { uint64_t id; } gk_tensor;
+/* A tensor handle (opaque; copy it freely). id: an index into the context's
+   table and a generation; owner: the serial of the context that made it (one
+   number a context, never reused in the process). A freed handle, a handle of
+   another context (live or destroyed) and a made-up one are detected
+   (GK_ERR_INVALID_HANDLE), never used. id 0 is the null handle: a zeroed
+   gk_tensor (in C++, gk_tensor t = {} or {0, 0}). Limits: 2^64 contexts a
+   process, 2^30 live tensors a context, and a slot's generation repeats after
+   2^32 frees of that slot (a handle kept that long could match again). */
+typedef struct gk_tensor { uint64_t id, owner; } gk_tensor;
 
 typedef struct gk_tensor_info {
     gk_dtype dtype;

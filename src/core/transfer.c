@@ -56,7 +56,7 @@ GKDEF gk_status gk_tensor_from_host(gk_ctx *ctx, gk_dtype dtype, int ndim, const
     GK__TRY(gk_tensor_empty(ctx, dtype, ndim, shape, &t));
     st = gk_tensor_info_get(ctx, t, &info);
     if (st == GK_OK) st = gk_copy_from_host(ctx, t, data, info.nbytes);
-    if (st != GK_OK) { char save[GK__ERRBUF]; memcpy(save, ctx->err, sizeof save); gk_tensor_free(ctx, t); memcpy(ctx->err, save, sizeof save); return st; }
+    if (st != GK_OK) { char save[GK__ERRBUF]; gk__err_save(ctx, save); gk_tensor_free(ctx, t); gk__err_restore(ctx, save); return st; }
     *out = t;
     return GK_OK;
 }

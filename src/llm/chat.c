@@ -8,14 +8,28 @@ static void gk__chat_copy(char *dst, size_t cap, const char *src) {
     if (n) memcpy(dst, src, n);
     dst[n] = 0;
 }
+/* bos / eos text must fit gk_chat_template.bos / .eos whole (a cut token would render wrong) */
+static gk_status gk__chat_tokens_fit(const char *W, const char *bos, const char *eos) {
+    const gk_chat_template *t = NULL;
+    if (bos && strlen(bos) >= sizeof t->bos)
+        return GK__U_ERR(GK_ERR_LIMIT, "%s: bos \"%.20s...\" is %llu bytes; gk_chat_template holds at most %llu", W, bos, (unsigned long long)strlen(bos),
+                         (unsigned long long)(sizeof t->bos - 1));
+    if (eos && strlen(eos) >= sizeof t->eos)
+        return GK__U_ERR(GK_ERR_LIMIT, "%s: eos \"%.20s...\" is %llu bytes; gk_chat_template holds at most %llu", W, eos, (unsigned long long)strlen(eos),
+                         (unsigned long long)(sizeof t->eos - 1));
+    return GK_OK;
+}
 
 GKLLMDEF gk_status gk_chat_template_builtin(const char *name, const char *bos, const char *eos, gk_chat_template *out) {
     static const struct { const char *n; gk_chat_format f; } names[] = {
         {"chatml", GK_CHAT_CHATML}, {"qwen3", GK_CHAT_QWEN3}, {"llama3", GK_CHAT_LLAMA3},
         {"llama2", GK_CHAT_LLAMA2}, {"mistral", GK_CHAT_MISTRAL}};
     size_t i;
-    if (!out || !name) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_builtin: NULL argument");
+    gk_status s;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_builtin: out is NULL");
     memset(out, 0, sizeof *out);
+    if (!name) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_builtin: name is NULL");
+    if ((s = gk__chat_tokens_fit("gk_chat_template_builtin", bos, eos)) != GK_OK) return s;
     for (i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i].n) == 0) {
             out->format = names[i].f;
@@ -29,8 +43,11 @@ GKLLMDEF gk_status gk_chat_template_builtin(const char *name, const char *bos, c
 GKLLMDEF gk_status gk_chat_template_detect(const char *j, const char *bos, const char *eos, gk_chat_template *out) {
     char quote[64];
     size_t i;
-    if (!out || !j) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_detect: NULL argument");
+    gk_status s;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_detect: out is NULL");
     memset(out, 0, sizeof *out);
+    if (!j) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_detect: jinja is NULL");
+    if ((s = gk__chat_tokens_fit("gk_chat_template_detect", bos, eos)) != GK_OK) return s;
     gk__chat_copy(out->bos, sizeof out->bos, bos);
     gk__chat_copy(out->eos, sizeof out->eos, eos);
     if (strstr(j, "<|im_start|>")) {
@@ -61,31 +78,72 @@ GKLLMDEF gk_status gk_chat_template_detect(const char *j, const char *bos, const
     return GK__U_ERR(GK_ERR_UNSUPPORTED, "unknown chat template: \"%s%s\"", quote, j[i] ? "..." : "");
 }
 
-static const char *gk__chat_cfg_token(const gk_json_value *cfg, const char *key) {
+/* tokenizer_config.json's bos_token / eos_token: a string, {"__type": "AddedToken", "content": ...} or null (*tok NULL) */
+static gk_status gk__chat_cfg_token(const gk_json_value *cfg, const char *key, const char **tok) {
     const gk_json_value *v = gk_json_get(cfg, key);
-    if (gk_json_typeof(v) == GK_JSON_STRING) return gk_json_str(v, NULL);
-    return gk_json_get_string(v, "content", NULL); /* {"__type": "AddedToken", "content": ...} */
+    char vb[64];
+    *tok = NULL;
+    if (gk_json_is_null(v)) return GK_OK;
+    if (gk_json_typeof(v) == GK_JSON_STRING) *tok = gk_json_str(v, NULL);
+    else *tok = gk_json_get_string(v, "content", NULL);
+    if (!*tok)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer_config.json: %s = %s is not a string, null or {\"content\": \"...\"}", key, gk__json_show(v, vb, sizeof vb));
+    if (strlen(*tok) != (gk_json_typeof(v) == GK_JSON_STRING ? gk_json_len(v) : gk_json_len(gk_json_get(v, "content"))))
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer_config.json: %s holds a NUL character", key);
+    if (strlen(*tok) >= sizeof ((gk_chat_template *)0)->bos) /* bos and eos have one size */
+        return GK__U_ERR(GK_ERR_LIMIT, "tokenizer_config.json: %s \"%.20s...\" is %llu bytes; gk_chat_template holds at most %llu", key, *tok,
+                         (unsigned long long)strlen(*tok), (unsigned long long)(sizeof ((gk_chat_template *)0)->bos - 1));
+    return GK_OK;
 }
 
 GKLLMDEF gk_status gk_chat_template_from_config(const gk_json_value *cfg, gk_chat_template *out) {
     const gk_json_value *ct = gk_json_get(cfg, "chat_template");
-    const char *text = gk_json_str(ct, NULL);
+    const char *text = gk_json_str(ct, NULL), *bos, *eos;
+    char vb[64];
+    gk_status s;
     if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_from_config: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!cfg) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_from_config: config is NULL");
+    if (gk_json_typeof(cfg) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer_config.json: the top level is not an object");
+    {
+        const char *dk = gk__json_dup_key(cfg);
+        if (dk) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer_config.json: key \"%.60s\" appears twice", dk);
+    }
     if (gk_json_typeof(ct) == GK_JSON_ARRAY) { /* [{"name": "default", "template": ...}, ...] */
         size_t i;
-        for (i = 0; i < gk_json_len(ct); i++)
-            if (strcmp(gk_json_get_string(gk_json_at(ct, i), "name", ""), "default") == 0)
-                text = gk_json_get_string(gk_json_at(ct, i), "template", NULL);
+        for (i = 0; i < gk_json_len(ct); i++) {
+            const gk_json_value *e = gk_json_at(ct, i);
+            if (gk_json_typeof(gk_json_get(e, "name")) != GK_JSON_STRING || gk_json_typeof(gk_json_get(e, "template")) != GK_JSON_STRING)
+                return GK__U_ERR(GK_ERR_FORMAT, "tokenizer_config.json: chat_template[%llu] is not {\"name\": \"...\", \"template\": \"...\"}", (unsigned long long)i);
+            if (strcmp(gk_json_get_string(e, "name", ""), "default") == 0) text = gk_json_get_string(e, "template", NULL);
+        }
+        if (!text) return GK__U_ERR(GK_ERR_NOT_FOUND, "tokenizer_config.json: chat_template lists %llu templates but none named \"default\"", (unsigned long long)gk_json_len(ct));
+    } else if (gk_json_is_null(ct)) {
+        return GK__U_ERR(GK_ERR_NOT_FOUND, "tokenizer_config.json has no chat_template");
+    } else if (!text) {
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer_config.json: chat_template = %s is not a string or a list of {name, template}", gk__json_show(ct, vb, sizeof vb));
     }
-    if (!text) return GK__U_ERR(GK_ERR_NOT_FOUND, "tokenizer_config.json has no chat_template");
-    return gk_chat_template_detect(text, gk__chat_cfg_token(cfg, "bos_token"), gk__chat_cfg_token(cfg, "eos_token"), out);
+    if ((s = gk__chat_cfg_token(cfg, "bos_token", &bos)) != GK_OK) return s;
+    if ((s = gk__chat_cfg_token(cfg, "eos_token", &eos)) != GK_OK) return s;
+    return gk_chat_template_detect(text, bos, eos, out);
 }
 
 GKLLMDEF gk_status gk_chat_template_load(const char *path, gk_chat_template *out) {
     gk_json *doc;
-    gk_status s = gk_json_parse_file(path, NULL, &doc);
+    gk_status s;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_load: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!path) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_template_load: tokenizer_config_path is NULL");
+    s = gk_json_parse_file(path, NULL, &doc);
     if (s != GK_OK) return s;
     s = gk_chat_template_from_config(gk_json_root(doc), out);
+    if (s != GK_OK) { /* "tokenizer_config.json: x" -> "<path>: x"; other messages get the path in front */
+        char msg[900];
+        gk__u_errcopy(msg, sizeof msg);
+        if (strncmp(msg, "tokenizer_config.json: ", 23) == 0) gk_error_set(NULL, s, "%s: %s", path, msg + 23);
+        else if (strncmp(msg, "tokenizer_config.json ", 22) == 0) gk_error_set(NULL, s, "%s %s", path, msg + 22);
+        else gk_error_set(NULL, s, "%s: %s", path, msg);
+    }
     gk_json_free(doc);
     return s;
 }
@@ -201,9 +259,14 @@ static gk_status gk__chat_qwen3(const gk_chat_template *t, const gk_chat_message
 GKLLMDEF gk_status gk_chat_apply(const gk_chat_template *t, const gk_chat_message *m, size_t n, unsigned flags, gk_buf *o) {
     size_t i;
     gk_status s = GK_OK;
-    if (!t || !o || (!m && n)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: NULL argument");
+    if (!t) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: t is NULL");
+    if (!o) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: out is NULL");
+    if (!m && n) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: msgs is NULL but n is %llu", (unsigned long long)n);
+    if (flags & ~(unsigned)(GK_CHAT_ADD_GENERATION_PROMPT | GK_CHAT_NO_THINKING))
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: flags 0x%x has bits that are not chat flags (GK_CHAT_ADD_GENERATION_PROMPT, GK_CHAT_NO_THINKING)", flags);
     for (i = 0; i < n; i++)
-        if (!m[i].role || !m[i].content) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: message %llu has no role or content", (unsigned long long)(i));
+        if (!m[i].role || !m[i].content)
+            return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: msgs[%llu].%s is NULL", (unsigned long long)i, !m[i].role ? "role" : "content");
     /* HF transformers cannot render an empty conversation either (its
        apply_chat_template reads conversation[0]) */
     if (n == 0) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_chat_apply: no messages: a chat needs at least one message");

@@ -22,13 +22,16 @@ typedef struct gk_chat_template {
 
 enum { GK_CHAT_ADD_GENERATION_PROMPT = 1, GK_CHAT_NO_THINKING = 2 /* Qwen3 enable_thinking=false */ };
 
-/* Reads tokenizer_config.json and recognises its chat_template. */
+/* Reads tokenizer_config.json and recognises its chat_template (a string,
+   or HF's list of {name, template}: the one named "default"). bos_token /
+   eos_token: a string, {"content": ...} or null; longer than 63 bytes is
+   GK_ERR_LIMIT (gk_chat_template holds them whole). Errors name the file. */
 GKLLMDEF gk_status gk_chat_template_load(const char *tokenizer_config_path, gk_chat_template *out);
 GKLLMDEF gk_status gk_chat_template_from_config(const gk_json_value *config, gk_chat_template *out);
 /* Recognises a Jinja template text; unknown -> GK_ERR_UNSUPPORTED quoting it. */
 GKLLMDEF gk_status gk_chat_template_detect(const char *jinja, const char *bos, const char *eos, gk_chat_template *out);
 /* A built-in format by name: "chatml", "qwen3", "llama3", "llama2", "mistral". */
 GKLLMDEF gk_status gk_chat_template_builtin(const char *name, const char *bos, const char *eos, gk_chat_template *out);
-/* Renders the conversation as text (append to out). */
+/* Renders the conversation as text (append to out). flags: GK_CHAT_*. */
 GKLLMDEF gk_status gk_chat_apply(const gk_chat_template *t, const gk_chat_message *msgs, size_t n, unsigned flags, gk_buf *out);
 

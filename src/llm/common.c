@@ -19,6 +19,12 @@ static void *gk__u_calloc(size_t n, size_t s) {
 static void gk__u_free(void *p) {
     if (p) GPUKIT_FREE(p);
 }
+/* the null tensor handle, every field zero (gk_tensor's fields may grow: no {0} initializers, which C++ warns about) */
+static gk_tensor gk__u_tnull(void) {
+    gk_tensor t;
+    memset(&t, 0, sizeof t);
+    return t;
+}
 /* copy of s[0..n) with a NUL after it */
 static char *gk__u_strndup(const char *s, size_t n) {
     char *r = (char *)gk__u_malloc(n + 1);
@@ -60,7 +66,8 @@ GKLLMDEF void gk_ids_free(gk_ids *v) {
     v->len = v->cap = 0;
 }
 GKLLMDEF gk_status gk_buf_append(gk_buf *b, const void *data, size_t n) {
-    if (!b) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_buf_append: NULL buffer");
+    if (!b) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_buf_append: b is NULL");
+    if (!data && n) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_buf_append: data is NULL but n is %llu", (unsigned long long)n);
     if (b->len + n + 1 < b->len || !gk__u_grow((void **)&b->data, &b->cap, b->len + n + 1, 1))
         return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory growing a text buffer to %llu bytes", (unsigned long long)(b->len + n + 1));
     if (n) memcpy(b->data + b->len, data, n);
@@ -70,7 +77,7 @@ GKLLMDEF gk_status gk_buf_append(gk_buf *b, const void *data, size_t n) {
 }
 static gk_status gk__u_buf_puts(gk_buf *b, const char *s) { return gk_buf_append(b, s, strlen(s)); }
 GKLLMDEF gk_status gk_ids_push(gk_ids *v, int32_t id) {
-    if (!v) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_ids_push: NULL array");
+    if (!v) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_ids_push: v is NULL");
     if (v->len == v->cap && !gk__u_grow((void **)&v->data, &v->cap, v->len + 1, sizeof(int32_t)))
         return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory growing an id array");
     v->data[v->len++] = id;
@@ -81,7 +88,11 @@ GKLLMDEF gk_status gk_read_file(const char *path, size_t max_size, char **data, 
     FILE *f;
     char *buf = NULL;
     size_t cap = 0, len = 0;
-    if (!path || !data || !size) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_read_file: NULL argument");
+    if (data) *data = NULL;
+    if (size) *size = 0;
+    if (!path) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_read_file: path is NULL");
+    if (!data) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_read_file: data is NULL");
+    if (!size) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_read_file: size is NULL");
     *data = NULL;
     *size = 0;
     f = fopen(path, "rb");
@@ -103,9 +114,10 @@ GKLLMDEF gk_status gk_read_file(const char *path, size_t max_size, char **data, 
         if (got == 0) break;
     }
     if (ferror(f)) {
+        int e = errno;
         fclose(f);
         gk__u_free(buf);
-        return GK__U_ERR(GK_ERR_IO, "read error on '%s'", path);
+        return GK__U_ERR(GK_ERR_IO, "read error on '%s': %s", path, strerror(e));
     }
     fclose(f);
     if (!buf) {

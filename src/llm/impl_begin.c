@@ -5,6 +5,7 @@
 #ifndef GPUKIT_LLM_IMPLEMENTATION_DONE
 #define GPUKIT_LLM_IMPLEMENTATION_DONE
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>

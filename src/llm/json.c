@@ -340,7 +340,7 @@ GKLLMDEF gk_status gk_json_parse(const char *text, size_t len, const gk_json_opt
     size_t max_size = (opt && opt->max_size) ? opt->max_size : ((size_t)1 << 30);
     if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_json_parse: out is NULL");
     *out = NULL;
-    if (!text && len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_json_parse: text is NULL");
+    if (!text && len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_json_parse: text is NULL but len is %llu", (unsigned long long)len);
     if (len > max_size) return GK__U_ERR(GK_ERR_LIMIT, "JSON: input of %llu bytes exceeds the size limit of %llu bytes", (unsigned long long)(len), (unsigned long long)(max_size));
     doc = (gk_json *)gk__u_calloc(1, sizeof(gk_json));
     if (!doc) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
@@ -371,7 +371,9 @@ GKLLMDEF gk_status gk_json_parse_file(const char *path, const gk_json_options *o
     size_t size;
     gk_status st;
     size_t max_size = (opt && opt->max_size) ? opt->max_size : ((size_t)1 << 30);
-    if (out) *out = NULL;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_json_parse_file: out is NULL");
+    *out = NULL;
+    if (!path) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_json_parse_file: path is NULL");
     st = gk_read_file(path, max_size, &data, &size);
     if (st != GK_OK) return st;
     st = gk_json_parse(data, size, opt, out);
@@ -480,3 +482,32 @@ GKLLMDEF const char *gk_json_get_string(const gk_json_value *v, const char *path
     return gk_json_str(gk_json_path(v, path), def);
 }
 
+
+/* A JSON value as messages quote it: 12, -1, 1e-06, true, null, "text" (first
+   40 bytes), a list of 3, an object; "missing" for NULL. */
+static const char *gk__json_show(const gk_json_value *v, char *buf, size_t cap) {
+    if (!v) snprintf(buf, cap, "missing");
+    else switch (v->type) {
+    case GK_JSON_NULL: snprintf(buf, cap, "null"); break;
+    case GK_JSON_BOOL: snprintf(buf, cap, "%s", v->u.b ? "true" : "false"); break;
+    case GK_JSON_INT: snprintf(buf, cap, "%lld", (long long)v->u.i); break;
+    case GK_JSON_DOUBLE: snprintf(buf, cap, "%.15g", v->u.d); break;
+    case GK_JSON_STRING: snprintf(buf, cap, "\"%.40s%s\"", v->u.s, v->n > 40 ? "..." : ""); break;
+    case GK_JSON_ARRAY: snprintf(buf, cap, "a list of %llu", (unsigned long long)v->n); break;
+    default: snprintf(buf, cap, "an object"); break;
+    }
+    return buf;
+}
+
+/* The first key that an object holds twice (NULL: none, or not an object).
+   Readers that follow Python's json (the last wins) and this one (the first
+   wins) would disagree, so the files whose members are read call it. O(n^2):
+   for the small objects of config files. */
+static const char *gk__json_dup_key(const gk_json_value *obj) {
+    size_t i, j, n = gk_json_typeof(obj) == GK_JSON_OBJECT ? obj->n : 0;
+    for (i = 1; i < n; i++)
+        for (j = 0; j < i; j++)
+            if (obj->u.kids[i].keylen == obj->u.kids[j].keylen && memcmp(obj->u.kids[i].key, obj->u.kids[j].key, obj->u.kids[i].keylen) == 0)
+                return obj->u.kids[i].key;
+    return NULL;
+}

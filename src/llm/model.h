@@ -52,15 +52,20 @@ typedef struct gk_llm_config {
 
 typedef struct gk_llm_desc {
     gk_llm_dtype dtype;            /* compute dtype (weights are converted on load) */
-    int64_t max_ctx;               /* tokens per sequence; 0: min(max_position_embeddings, 4096) */
-    int max_seqs;                  /* sequences decoded together; 0: 1 */
+    int64_t max_ctx;               /* tokens per sequence; 0: min(max_position_embeddings, 4096); above
+                                      max_position_embeddings: GK_ERR_LIMIT */
+    int max_seqs;                  /* sequences decoded together, 1..256; 0: 1 */
     gk_st_progress_fn progress;    /* weight upload progress (bytes), may be NULL */
     void *user;
     int no_graphs;                 /* run each decode step op by op instead of replaying a graph */
 } gk_llm_desc;
 
-/* Loads a model folder. Reads and checks config.json, every tensor's
-   presence and shape (before anything is allocated on the device), the
+/* Loads a model folder. Reads and checks config.json and
+   generation_config.json (every field the runtime uses: its type, its range,
+   its relations to the others, such as num_attention_heads a multiple of
+   num_key_value_heads or EOS ids inside vocab_size; GK_ERR_FORMAT naming the
+   file and field), every tensor's presence and shape (before anything is
+   allocated on the device; lm_head.weight unless tie_word_embeddings), the
    tokenizer and chat template, then uploads the weights in the compute dtype
    and allocates the KV cache (GK_ERR_OUT_OF_MEMORY when it does not fit).
    Unsupported architectures or fields are GK_ERR_UNSUPPORTED naming them. */
@@ -82,7 +87,8 @@ GKLLMDEF gk_status gk_llm_reset(gk_llm *m, int seq);
    host: the last position's [vocab], or with all every position's
    [n, vocab]. logits may be NULL. A sequence that would pass max_ctx is
    GK_ERR_LIMIT, with nothing run. Logits are computed in the compute dtype
-   (as HF does) and converted. */
+   (as HF does) and converted; copied logits that are not finite are
+   GK_ERR_FORMAT naming the position (the sequence keeps its length). */
 GKLLMDEF gk_status gk_llm_forward(gk_llm *m, int seq, const int32_t *ids, size_t n, int all, float *logits);
 
 /* Generation. The callback gets each new token and its text (complete UTF-8
@@ -99,11 +105,11 @@ enum {
     GK_LLM_GEN_NO_THINKING = 2     /* chat: Qwen3 enable_thinking=false */
 };
 typedef struct gk_llm_gen_desc {
-    int64_t max_new_tokens;        /* 0: generation_config.json's max_new_tokens, else 256 */
+    int64_t max_new_tokens;        /* 0: generation_config.json's max_new_tokens, else 256; < 0: an error */
     int sampling;                  /* GK_LLM_SAMPLE_* */
     gk_sample_desc sample;         /* GK_LLM_SAMPLE_CUSTOM */
     uint64_t seed;                 /* GK_LLM_SAMPLE_DEFAULT */
-    const char *const *stop;       /* stop strings */
+    const char *const *stop;       /* n_stop stop strings, each non-empty (NULL only with n_stop 0) */
     int n_stop;
     gk_llm_token_fn on_token;
     void *user;
@@ -124,7 +130,13 @@ typedef struct gk_llm_stats {
    (n <= max_seqs; their caches are reset first): each weight read serves
    all of them. outs[i] / texts[i] (each may be NULL) get the new ids and
    text of prompt i. Stops at EOS, a stop string, max_new_tokens or the
-   context's end. */
+   context's end. A token that cannot be sampled because its logits are all
+   NaN or -inf (NaN or infinite weights, an overflow of the compute dtype)
+   is GK_ERR_FORMAT naming the new token, its position and (n > 1) the
+   sequence, on every backend: the sampled ids come to the host each step,
+   so it costs no extra synchronisation; logits copied to the host
+   (first_logits, step_logits) are checked whole. Nothing is appended to
+   outs / texts by a call that fails. */
 GKLLMDEF gk_status gk_llm_generate_batch(gk_llm *m, const int32_t *const *prompts, const size_t *lens, int n,
                                          const gk_llm_gen_desc *desc, gk_ids *outs, gk_buf *texts, gk_llm_stats *stats);
 /* One text prompt (tokenized with the tokenizer's special tokens) in sequence 0. */

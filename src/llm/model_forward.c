@@ -125,8 +125,7 @@ static gk_status gk__llm_step_ops(gk_llm *m, int64_t B, int greedy, int64_t kv_r
     if (V.st == GK_OK) {
         /* the step's views (V) stay alive; the layers make and free their own (inner) */
         gk__lv inner;
-        gk_tensor none;
-        none.id = 0;
+        gk_tensor none = gk__u_tnull();
         memset(&inner, 0, sizeof inner);
         inner.ctx = ctx;
         GK__LV_DO(&inner, gk_kv_write(ctx, hist4, tok4, r.pos));
@@ -157,14 +156,13 @@ static gk_status gk__llm_prefill(gk_llm *m, int seq, const int32_t *ids, int64_t
     gk_ctx *ctx = m->ctx;
     int64_t p0 = m->len[seq], i, H = c->heads, Hkv = c->kv_heads, D = c->head_dim, hid = c->hidden, I = c->inter;
     int32_t *pos = (int32_t *)gk__u_malloc(sizeof(int32_t) * (size_t)n), p0i = (int32_t)p0;
-    gk_tensor ids_d = { 0 }, pos_d = { 0 }, start_d = { 0 }, none;
+    gk_tensor ids_d = gk__u_tnull(), pos_d = gk__u_tnull(), start_d = gk__u_tnull(), none = gk__u_tnull();
     gk__llm_run r;
     gk__lv V, inner;
     gk_status s = GK_OK;
     int64_t sh1[1];
-    none.id = 0;
-    logits->id = 0;
-    if (!pos) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm: out of host memory");
+    *logits = gk__u_tnull();
+    if (!pos) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "out of host memory for the positions of a prefill");
     for (i = 0; i < n; i++) pos[i] = (int32_t)(p0 + i);
     memset(&r, 0, sizeof r);
     memset(&V, 0, sizeof V);
@@ -224,17 +222,33 @@ static gk_status gk__llm_logits_host(gk_llm *m, gk_tensor lg, float *dst, size_t
     return s;
 }
 
-static gk_status gk__llm_check_ids(gk_llm *m, const char *W, const int32_t *ids, size_t n) {
+/* Logits copied to the host (gk_llm_forward's, the first / step logits of a
+   generation) must be finite: NaN or infinite weights, or activations past
+   the compute dtype's range, are an error that says where. what: "position 6
+   of sequence 0", "new token 3 (position 12)". */
+static gk_status gk__llm_check_finite(gk_llm *m, const char *W, const float *x, const char *what) {
+    int64_t j, V = m->cfg.vocab;
+    for (j = 0; j < V; j++)
+        if (!(x[j] - x[j] == 0))
+            return gk_error_set(m->ctx, GK_ERR_FORMAT, "%s: the logits of %s are not finite (logit %lld is %s): the weights hold NaN or infinite values, or the "
+                                "activations overflowed the compute dtype", W, what, (long long)j, x[j] != x[j] ? "NaN" : x[j] > 0 ? "+inf" : "-inf");
+    return GK_OK;
+}
+
+/* what: "ids", "prompts[1]" */
+static gk_status gk__llm_check_ids(gk_llm *m, const char *W, const char *what, const int32_t *ids, size_t n) {
     size_t i;
     for (i = 0; i < n; i++)
         if (ids[i] < 0 || ids[i] >= m->cfg.vocab)
-            return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: token id %d at %llu is outside the vocab [0, %lld)", W, (int)ids[i],
+            return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: token id %d at %s[%llu] is outside the vocab [0, %lld)", W, (int)ids[i], what,
                                 (unsigned long long)i, (long long)m->cfg.vocab);
     return GK_OK;
 }
 
 GKLLMDEF gk_status gk_llm_reset(gk_llm *m, int seq) {
-    if (!m || seq < 0 || seq >= m->max_seqs) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "gk_llm_reset: bad model or sequence %d", seq);
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "gk_llm_reset: m is NULL");
+    if (seq < 0 || seq >= m->max_seqs)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_reset: sequence %d outside 0..%d (the model was loaded with max_seqs %d)", seq, m->max_seqs - 1, m->max_seqs);
     m->len[seq] = 0;
     return GK_OK;
 }
@@ -244,18 +258,32 @@ GKLLMDEF gk_status gk_llm_forward(gk_llm *m, int seq, const int32_t *ids, size_t
     gk_stream *old;
     gk_tensor lg;
     gk_status s;
-    if (!m || !ids || n == 0) return gk_error_set(m ? m->ctx : NULL, GK_ERR_INVALID_ARGUMENT, "%s: NULL model or ids, or no tokens", W);
-    if (seq < 0 || seq >= m->max_seqs) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: sequence %d outside [0, %d)", W, seq, m->max_seqs);
+    int64_t p0;
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
+    if (!ids && n) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: ids is NULL but n is %llu", W, (unsigned long long)n);
+    if (n == 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: n is 0 (no tokens to run)", W);
+    if (seq < 0 || seq >= m->max_seqs)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: sequence %d outside 0..%d (the model was loaded with max_seqs %d)", W, seq, m->max_seqs - 1, m->max_seqs);
     if ((int64_t)n > m->max_ctx - m->len[seq])
         return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: %llu tokens after %lld in sequence %d exceed the context of %lld tokens", W, (unsigned long long)n,
                             (long long)m->len[seq], seq, (long long)m->max_ctx);
-    if ((s = gk__llm_check_ids(m, W, ids, n)) != GK_OK) return s;
+    if ((s = gk__llm_check_ids(m, W, "ids", ids, n)) != GK_OK) return s;
     gk__llm_set_stream(m, &old);
+    p0 = m->len[seq];
     s = gk__llm_prefill(m, seq, ids, (int64_t)n, all, &lg);
     if (s == GK_OK && logits) s = gk__llm_logits_host(m, lg, logits, all ? n : 1);
     if (s == GK_OK) s = gk_stream_sync(m->ctx, m->stream);
     gk__llm_free_t(m->ctx, &lg);
     gk_set_stream(m->ctx, old);
+    if (s == GK_OK && logits) { /* the rows are on the host already: non-finite logits are an error (the sequence keeps its length) */
+        size_t r, rows = all ? n : 1;
+        for (r = 0; r < rows && s == GK_OK; r++) {
+            char what[96];
+            snprintf(what, sizeof what, "position %lld of sequence %d", (long long)(p0 + (int64_t)(all ? r : n - 1)), seq);
+            s = gk__llm_check_finite(m, W, logits + r * (size_t)m->cfg.vocab, what);
+        }
+        if (s != GK_OK) m->len[seq] = p0;
+    }
     return s;
 }
 

@@ -18,7 +18,7 @@ static void gk__llm_prog_cb(uint64_t done, uint64_t total, void *user) {
 
 static void gk__llm_free_t(gk_ctx *ctx, gk_tensor *t) {
     if (t->id) gk_tensor_free(ctx, *t);
-    t->id = 0;
+    *t = gk__u_tnull();
 }
 
 GKLLMDEF void gk_llm_free(gk_llm *m) {
@@ -38,7 +38,7 @@ GKLLMDEF void gk_llm_free(gk_llm *m) {
                                   &y->qn, &y->kn, &y->wgu, &y->wdown, &y->kv };
             for (i = 0; i < 17; i++) gk__llm_free_t(ctx, ts[i]);
         }
-    if (m->lm_head.id == m->embed.id) m->lm_head.id = 0;
+    if (m->lm_head.id == m->embed.id) m->lm_head = gk__u_tnull();
     {
         gk_tensor *ts[20] = { &m->embed, &m->lm_head, &m->norm, &m->cos_tab, &m->sin_tab, &m->d_tok, &m->d_pos, &m->d_kvl, &m->d_one,
                               &m->d_hist, &m->a_h, &m->a_h2, &m->a_x, &m->a_qkv, &m->a_q, &m->a_k, &m->a_v, &m->a_att, &m->a_gu, &m->a_act };
@@ -68,9 +68,23 @@ static gk_status gk__llm_read_json(gk_ctx *ctx, const char *dir, const char *fil
     return GK_OK;
 }
 
+/* a context-free part failed: "gk_llm_load: <dir>/<file>: its message" to ctx ("tokenizer_config.json: " in it becomes the path) */
+static gk_status gk__llm_move_file(gk_ctx *ctx, const gk__u_tl *sv, gk_status st, const char *path, const char *label) {
+    char msg[GK__U_ERRSAVE], pre[4200];
+    size_t ll = strlen(label);
+    gk__u_errcopy(msg, sizeof msg);
+    if (strncmp(msg, path, strlen(path)) == 0) return gk__u_tl_move(ctx, sv, st, "gk_llm_load: ");
+    if (strncmp(msg, label, ll) == 0 && (msg[ll] == ':' || msg[ll] == ' ')) { /* the part named the file by its base name */
+        gk_error_set(NULL, st, "gk_llm_load: %.4000s%.2000s", path, msg + ll);
+        return gk__u_tl_move(ctx, sv, st, "");
+    }
+    snprintf(pre, sizeof pre, "gk_llm_load: %.4000s: ", path);
+    return gk__u_tl_move(ctx, sv, st, pre);
+}
+
 /* tokenizer.json, and the chat template from tokenizer_config.json or chat_template.jinja */
 static gk_status gk__llm_load_tokenizer(gk_llm *m, const char *dir) {
-    char path[4096];
+    char path[4096], cpath[4096];
     gk_json *tc = NULL;
     gk_status s;
     gk__u_tl sv; /* the context-free parts' errors go to m->ctx (doc.txt, ERRORS) */
@@ -78,24 +92,40 @@ static gk_status gk__llm_load_tokenizer(gk_llm *m, const char *dir) {
     snprintf(path, sizeof path, "%s/tokenizer.json", dir);
     s = gk_tokenizer_load(path, &m->tok);
     if (s != GK_OK) return gk__u_tl_move(m->ctx, &sv, s, "gk_llm_load: ");
+    snprintf(cpath, sizeof cpath, "%s/tokenizer_config.json", dir);
     if ((s = gk__llm_read_json(m->ctx, dir, "tokenizer_config.json", 1, &tc)) != GK_OK) return s;
+    if (tc && gk_json_typeof(gk_json_root(tc)) != GK_JSON_OBJECT) {
+        gk_json_free(tc);
+        return gk_error_set(m->ctx, GK_ERR_FORMAT, "gk_llm_load: %s: the top level is not an object", cpath);
+    }
     if (tc && !gk_json_is_null(gk_json_get(gk_json_root(tc), "chat_template"))) {
         s = gk_chat_template_from_config(gk_json_root(tc), &m->tmpl);
-        if (s != GK_OK) { gk_json_free(tc); return gk__u_tl_move(m->ctx, &sv, s, "gk_llm_load: "); }
+        if (s != GK_OK) { gk_json_free(tc); return gk__llm_move_file(m->ctx, &sv, s, cpath, "tokenizer_config.json"); }
         m->has_tmpl = 1;
     } else {
         char *jinja = NULL;
         size_t n = 0;
         gk_status rs;
+        const char *bos = NULL, *eos = NULL;
+        const gk_json_value *r = tc ? gk_json_root(tc) : NULL;
         snprintf(path, sizeof path, "%s/chat_template.jinja", dir);
         rs = gk_read_file(path, 0, &jinja, &n);
         if (rs == GK_ERR_OUT_OF_MEMORY) { gk_json_free(tc); return gk__u_tl_move(m->ctx, &sv, rs, "gk_llm_load: "); }
         if (rs == GK_OK) {
-            const gk_json_value *r = tc ? gk_json_root(tc) : NULL;
-            s = gk_chat_template_detect(jinja, r ? gk__chat_cfg_token(r, "bos_token") : NULL, r ? gk__chat_cfg_token(r, "eos_token") : NULL, &m->tmpl);
+            /* the template's tokens come from tokenizer_config.json */
+            if (r && ((s = gk__chat_cfg_token(r, "bos_token", &bos)) != GK_OK || (s = gk__chat_cfg_token(r, "eos_token", &eos)) != GK_OK)) {
+                gk_read_file_free(jinja);
+                gk_json_free(tc);
+                return gk__llm_move_file(m->ctx, &sv, s, cpath, "tokenizer_config.json");
+            }
+            if (strlen(jinja) != n) s = gk_error_set(NULL, GK_ERR_FORMAT, "the template holds a NUL byte");
+            else s = gk_chat_template_detect(jinja, bos, eos, &m->tmpl);
             gk_read_file_free(jinja);
-            if (s != GK_OK) { gk_json_free(tc); return gk__u_tl_move(m->ctx, &sv, s, "gk_llm_load: "); }
+            if (s != GK_OK) { gk_json_free(tc); return gk__llm_move_file(m->ctx, &sv, s, path, "chat_template.jinja"); }
             m->has_tmpl = 1;
+        } else if (rs != GK_ERR_IO || gk__u_file_exists(path)) { /* there, but unreadable */
+            gk_json_free(tc);
+            return gk__u_tl_move(m->ctx, &sv, rs, "gk_llm_load: ");
         }
         gk__u_tl_restore(&sv); /* no chat_template.jinja is no error */
     }
@@ -121,10 +151,24 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
     int64_t l, H, Hkv, D, hid, I, V, nqkv;
     gk_status s;
     const gk_llm_config *c;
+    char cpath[4200], gpath[4200];
     if (out) *out = NULL;
-    if (!ctx || !dir || !out) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: NULL argument");
+    if (!ctx) return gk_error_set(NULL, GK_ERR_INVALID_HANDLE, "gk_llm_load: ctx is NULL");
+    if (!dir) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: dir is NULL");
+    if (!out) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: out is NULL");
+    if (!dir[0]) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: dir is \"\" (a model folder is needed)");
+    if (strlen(dir) > 4000) return gk_error_set(ctx, GK_ERR_LIMIT, "gk_llm_load: dir is %llu bytes long (at most 4000)", (unsigned long long)strlen(dir));
     if (desc) d = *desc;
     else memset(&d, 0, sizeof d);
+    /* the desc (gk_llm_desc) before any file is read */
+    if ((unsigned)d.dtype > (unsigned)GK_LLM_DTYPE_F32)
+        return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: gk_llm_desc.dtype = %d is not a gk_llm_dtype (GK_LLM_DTYPE_DEFAULT, _BF16, _F16, _F32)", (int)d.dtype);
+    if (d.max_seqs < 0 || d.max_seqs > 256)
+        return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: gk_llm_desc.max_seqs = %d must be in 1..256 (0: 1)", d.max_seqs);
+    if (d.max_ctx < 0)
+        return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: gk_llm_desc.max_ctx = %lld must be >= 1 (0: min(max_position_embeddings, 4096))", (long long)d.max_ctx);
+    snprintf(cpath, sizeof cpath, "%s/config.json", dir);
+    snprintf(gpath, sizeof gpath, "%s/generation_config.json", dir);
     if (!(m = (gk_llm *)gk__u_calloc(1, sizeof *m))) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm_load: out of host memory");
     m->ctx = ctx;
     m->no_graphs = d.no_graphs;
@@ -133,30 +177,31 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
         m->dbg_skip = e ? (unsigned)strtoul(e, NULL, 0) : 0u;
     }
     switch (d.dtype) {
-    case GK_LLM_DTYPE_DEFAULT: case GK_LLM_DTYPE_BF16: m->dt = GK_BF16; break;
     case GK_LLM_DTYPE_F16: m->dt = GK_F16; break;
     case GK_LLM_DTYPE_F32: m->dt = GK_F32; break;
-    default: gk__u_free(m); return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: unknown compute dtype %d", (int)d.dtype);
+    default: m->dt = GK_BF16; break; /* DEFAULT, BF16 (checked above) */
     }
     /* config */
     if ((s = gk__llm_read_json(ctx, dir, "config.json", 0, &cj)) != GK_OK) goto fail;
     if ((s = gk__llm_read_json(ctx, dir, "generation_config.json", 1, &gj)) != GK_OK) goto fail;
-    if ((s = gk__llm_parse_config(ctx, gk_json_root(cj), gj ? gk_json_root(gj) : NULL, &m->cfg)) != GK_OK) goto fail;
+    if ((s = gk__llm_parse_config_at(ctx, cpath, gk_json_root(cj), gpath, gj ? gk_json_root(gj) : NULL, &m->cfg)) != GK_OK) goto fail;
     c = &m->cfg;
     H = c->heads; Hkv = c->kv_heads; D = c->head_dim; hid = c->hidden; I = c->inter; V = c->vocab;
     nqkv = (H + 2 * Hkv) * D;
     m->fused = !c->qk_norm;
     m->max_seqs = d.max_seqs > 0 ? d.max_seqs : 1;
     m->max_ctx = d.max_ctx > 0 ? d.max_ctx : (c->max_pos < 4096 ? c->max_pos : 4096);
-    if (d.max_seqs < 0 || d.max_ctx < 0 || m->max_seqs > 256) {
-        s = gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_llm_load: max_seqs %d (1..256) or max_ctx %lld invalid", d.max_seqs, (long long)d.max_ctx);
+    /* positions past the model's (RoPE tables, HF's dynamic scaling) are not what the model was made for */
+    if (m->max_ctx > c->max_pos) {
+        s = gk_error_set(ctx, GK_ERR_LIMIT, "gk_llm_load: gk_llm_desc.max_ctx = %lld is above the model's max_position_embeddings = %lld (%s)", (long long)m->max_ctx,
+                         (long long)c->max_pos, cpath);
         goto fail;
     }
-    if (m->max_ctx > INT32_MAX / 2) { s = gk_error_set(ctx, GK_ERR_LIMIT, "gk_llm_load: max_ctx %lld too large", (long long)m->max_ctx); goto fail; }
+    if (m->max_ctx > INT32_MAX / 2) { s = gk_error_set(ctx, GK_ERR_LIMIT, "gk_llm_load: gk_llm_desc.max_ctx = %lld is too large (at most %d)", (long long)m->max_ctx, INT32_MAX / 2); goto fail; }
     for (m->nbucket = 1; ((int64_t)256 << (m->nbucket - 1)) < m->max_ctx; m->nbucket++) {}
     if (c->sliding_window > 0 && c->sliding_window < m->max_ctx) {
-        s = gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: sliding_window %lld shorter than the context %lld is not supported (ask for max_ctx <= %lld)",
-                         (long long)c->sliding_window, (long long)m->max_ctx, (long long)c->sliding_window);
+        s = gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_llm_load: %s: sliding_window = %lld is shorter than the context of %lld tokens: sliding-window attention is not "
+                         "supported (ask for max_ctx <= %lld)", cpath, (long long)c->sliding_window, (long long)m->max_ctx, (long long)c->sliding_window);
         goto fail;
     }
     /* tokenizer and chat template */
@@ -164,11 +209,11 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
     {
         size_t k, nv = gk_tokenizer_vocab_size(m->tok), plain = 0;
         for (k = 0; k < nv && !plain; k++) plain = gk_tokenizer_id_to_token(m->tok, (int32_t)k, NULL) && !gk_tokenizer_is_special(m->tok, (int32_t)k);
-        if (!plain) { s = gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: tokenizer.json has no vocab (no token but special ones)"); goto fail; }
+        if (!plain) { s = gk_error_set(ctx, GK_ERR_FORMAT, "gk_llm_load: %s/tokenizer.json has no vocab (no token but special ones)", dir); goto fail; }
     }
     if ((int64_t)gk_tokenizer_vocab_size(m->tok) > V) {
-        s = gk_error_set(ctx, GK_ERR_SHAPE, "gk_llm_load: the tokenizer has %llu ids but vocab_size is %lld", (unsigned long long)gk_tokenizer_vocab_size(m->tok),
-                         (long long)V);
+        s = gk_error_set(ctx, GK_ERR_SHAPE, "gk_llm_load: %s/tokenizer.json has ids up to %llu but %s's vocab_size = %lld (the model's ids 0..%lld)", dir,
+                         (unsigned long long)gk_tokenizer_vocab_size(m->tok) - 1, cpath, (long long)V, (long long)V - 1);
         goto fail;
     }
     /* the tensors the config asks for: presence, dtype and shape, before any device allocation */
@@ -187,6 +232,10 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
         goto fail;
     }
     have_head = gk_st_find(st, "lm_head.weight") != NULL;
+    if (!c->tie_embeddings && !have_head) { /* HF would start from a random lm_head */
+        s = gk_error_set(ctx, GK_ERR_NOT_FOUND, "gk_llm_load: tensor lm_head.weight is missing from %s and %s's tie_word_embeddings is false", dir, cpath);
+        goto fail;
+    }
     gk__llm_want_add(want, &nw, &m->embed, -1, "model.embed_tokens.weight", 2, V, hid);
     gk__llm_want_add(want, &nw, &m->norm, -1, "model.norm.weight", 1, hid, 0);
     if (!c->tie_embeddings && have_head) gk__llm_want_add(want, &nw, &m->lm_head, -1, "lm_head.weight", 2, V, hid);
@@ -246,9 +295,9 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
     old = gk_get_stream(ctx);
     gk_set_stream(ctx, m->stream);
     {
-        gk_tensor gate = { 0 }, up = { 0 };
+        gk_tensor gate = gk__u_tnull(), up = gk__u_tnull();
         for (i = 0; i < nw && s == GK_OK; i++) {
-            gk_tensor t = { 0 };
+            gk_tensor t = gk__u_tnull();
             const gk_st_tensor_info *ti = gk_st_find(st, want[i].name);
             prog.cur = ti->numel * gk_dtype_size(m->dt);
             s = gk_st_upload(ctx, st, want[i].name, m->dt, &t, gk__llm_prog_cb, &prog);
@@ -264,7 +313,7 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
                 xs[0] = gate; xs[1] = up;
                 s = gk_concat_new(ctx, xs, 2, 0, &y->wgu);
                 gk_tensor_free(ctx, gate); gk_tensor_free(ctx, up);
-                gate.id = up.id = 0;
+                gate = up = gk__u_tnull();
             }
         }
         for (l = 0; l < c->layers && s == GK_OK && m->fused; l++) { /* [q; k; v] -> wqkv, and the biases */

@@ -216,6 +216,7 @@ static gk_status gk__st_parse(gk_safetensors *st, int fi, const char *label) {
             continue;
         }
         if (gk_json_typeof(v) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s' is not an object", label, key);
+        if (gk__json_dup_key(v)) return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s': key \"%.20s\" appears twice", label, key, gk__json_dup_key(v));
         dt = gk_json_get(v, "dtype");
         shape = gk_json_get(v, "shape");
         offs = gk_json_get(v, "data_offsets");
@@ -347,7 +348,7 @@ GKLLMDEF gk_status gk_st_open_memory(const void *data, size_t size, gk_safetenso
     gk_status s;
     if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open_memory: out is NULL");
     *out = NULL;
-    if (!data && size) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open_memory: data is NULL");
+    if (!data && size) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open_memory: data is NULL but size is %llu", (unsigned long long)size);
     st = gk__st_new(1);
     if (!st) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     st->files[0].base = (const unsigned char *)data;
@@ -408,9 +409,10 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
     s = gk_json_parse_file(path, NULL, &idx);
     if (s != GK_OK) return s;
     wm = gk_json_get(gk_json_root(idx), "weight_map");
-    if (gk_json_typeof(wm) != GK_JSON_OBJECT) {
+    if (gk_json_typeof(wm) != GK_JSON_OBJECT || gk_json_len(wm) == 0) {
+        gk_status e = GK__U_ERR(GK_ERR_FORMAT, "%s: %s", path, gk_json_typeof(wm) != GK_JSON_OBJECT ? "no \"weight_map\" object" : "weight_map is empty (no tensor is listed)");
         gk_json_free(idx);
-        return GK__U_ERR(GK_ERR_FORMAT, "%s: no \"weight_map\" object", path);
+        return e;
     }
     for (i = 0; i < gk_json_len(wm); i++) {
         const char *fn = gk_json_str(gk_json_at(wm, i), NULL);
@@ -468,8 +470,9 @@ static gk_status gk__st_open_index(const char *path, gk_safetensors **out) {
 GKLLMDEF gk_status gk_st_open(const char *path, gk_safetensors **out) {
     gk_safetensors *st;
     gk_status s;
-    if (!out || !path) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open: NULL argument");
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open: out is NULL");
     *out = NULL;
+    if (!path) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_open: path is NULL");
     if (gk__u_is_dir(path)) {
         size_t pl = strlen(path);
         char *p = (char *)gk__u_malloc(pl + 40);
@@ -521,9 +524,11 @@ GKLLMDEF const char *gk_st_metadata(const gk_safetensors *st, const char *key) {
     return gk_json_str(gk_json_get(gk_json_get(gk_json_root(st->docs[0]), "__metadata__"), key), NULL);
 }
 
-/* ectx: where the error goes (NULL: the calling thread; gk_st_upload: its context) */
-static gk_status gk__st_lookup(gk_ctx *ectx, const gk_safetensors *st, const char *name, const gk_st_tensor_info **t) {
-    if (!st || !name) return gk_error_set(ectx, GK_ERR_INVALID_ARGUMENT, "safetensors: NULL argument");
+/* ectx: where the error goes (NULL: the calling thread; gk_st_upload: its context); W: the public call */
+static gk_status gk__st_lookup(gk_ctx *ectx, const char *W, const gk_safetensors *st, const char *name, const gk_st_tensor_info **t) {
+    *t = NULL;
+    if (!st) return gk_error_set(ectx, GK_ERR_INVALID_ARGUMENT, "%s: st is NULL", W);
+    if (!name) return gk_error_set(ectx, GK_ERR_INVALID_ARGUMENT, "%s: name is NULL", W);
     *t = gk_st_find(st, name);
     if (!*t) return gk_error_set(ectx, GK_ERR_NOT_FOUND, "safetensors: no tensor named '%s'", name);
     return GK_OK;
@@ -531,13 +536,13 @@ static gk_status gk__st_lookup(gk_ctx *ectx, const gk_safetensors *st, const cha
 
 GKLLMDEF gk_status gk_st_read_raw(const gk_safetensors *st, const char *name, void *dst, size_t dst_bytes) {
     const gk_st_tensor_info *t;
-    gk_status s = gk__st_lookup(NULL, st, name, &t);
+    gk_status s = gk__st_lookup(NULL, "gk_st_read_raw", st, name, &t);
     if (s != GK_OK) return s;
     if (dst_bytes < t->nbytes)
         return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: '%s' needs %llu bytes, buffer has %llu", name,
                        (unsigned long long)t->nbytes, (unsigned long long)(dst_bytes));
     if (t->nbytes) {
-        if (!dst) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: dst is NULL");
+        if (!dst) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_read_raw: dst is NULL but dst_bytes is %llu", (unsigned long long)dst_bytes);
         memcpy(dst, t->data, (size_t)t->nbytes);
     }
     return GK_OK;
@@ -559,16 +564,16 @@ GKLLMDEF gk_status gk_st_read(const gk_safetensors *st, const char *name, gk_dty
     const gk_st_tensor_info *t;
     gk_dtype src_gk;
     size_t es, done = 0, numel;
-    gk_status s = gk__st_lookup(NULL, st, name, &t);
+    gk_status s = gk__st_lookup(NULL, "gk_st_read", st, name, &t);
     if (s != GK_OK) return s;
-    if ((unsigned)dst_type >= GK_DTYPE_COUNT) return GK__U_ERR(GK_ERR_DTYPE, "safetensors: invalid destination dtype %d", (int)dst_type);
+    if ((unsigned)dst_type >= GK_DTYPE_COUNT) return GK__U_ERR(GK_ERR_DTYPE, "gk_st_read: dst_type %d is not a gk_dtype", (int)dst_type);
     es = gk_dtype_size(dst_type);
     if (t->numel > ((size_t)-1) / es || dst_bytes < t->numel * es)
         return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: '%s' as %s needs %llu bytes, buffer has %llu", name,
                        gk_dtype_name(dst_type), (unsigned long long)t->numel * es, (unsigned long long)(dst_bytes));
     numel = (size_t)t->numel;
     if (!numel) return GK_OK;
-    if (!dst) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "safetensors: dst is NULL");
+    if (!dst) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_st_read: dst is NULL but dst_bytes is %llu", (unsigned long long)dst_bytes);
     if (gk_st_gk_dtype(t->dtype, &src_gk)) {
         size_t ses = gk__st_sizes[t->dtype];
         if (((uintptr_t)t->data % ses) == 0) return gk_convert(dst_type, dst, src_gk, t->data, numel);
@@ -618,7 +623,7 @@ GKLLMDEF gk_status gk_st_read(const gk_safetensors *st, const char *name, gk_dty
    views, reporting progress; no host copy is made. */
 static gk_status gk__st_copy_chunked(gk_ctx *ctx, gk_tensor dst, const void *src, uint64_t nbytes, size_t esize,
                                      uint64_t *done, uint64_t total, gk_st_progress_fn progress, void *user) {
-    gk_tensor flat = {0};
+    gk_tensor flat = gk__u_tnull();
     int64_t numel = (int64_t)(nbytes / esize), chunk = (int64_t)(GK__ST_UPLOAD_CHUNK / esize), at = 0;
     gk_status s;
     if (nbytes <= GK__ST_UPLOAD_CHUNK) {
@@ -632,7 +637,7 @@ static gk_status gk__st_copy_chunked(gk_ctx *ctx, gk_tensor dst, const void *src
     s = gk_view_reshape(ctx, dst, 1, &numel, &flat);
     while (s == GK_OK && at < numel) {
         int64_t stop = numel - at < chunk ? numel : at + chunk;
-        gk_tensor part = {0};
+        gk_tensor part = gk__u_tnull();
         s = gk_view_slice(ctx, flat, 0, at, stop, 1, &part);
         if (s == GK_OK) {
             s = gk_copy_from_host(ctx, part, (const unsigned char *)src + (size_t)at * esize, (size_t)(stop - at) * esize);
@@ -652,12 +657,15 @@ GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const cha
                                 gk_st_progress_fn progress, void *user) {
     const gk_st_tensor_info *t;
     gk_dtype src_gk;
-    gk_tensor dev = {0}, tmp = {0};
+    gk_tensor dev = gk__u_tnull(), tmp = gk__u_tnull();
     int ndim;
     int64_t one = 1;
     const int64_t *shape;
     uint64_t total, done = 0;
-    gk_status s = gk__st_lookup(ctx, st, name, &t); /* errors go to ctx (doc.txt, ERRORS) */
+    gk_status s;
+    if (out) *out = gk__u_tnull();
+    if (!ctx) return GK__U_ERR(GK_ERR_INVALID_HANDLE, "gk_st_upload: ctx is NULL");
+    s = gk__st_lookup(ctx, "gk_st_upload", st, name, &t); /* errors go to ctx (doc.txt, ERRORS) */
     if (s != GK_OK) return s;
     if (!out) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_st_upload: out is NULL");
     if ((unsigned)dst_type >= GK_DTYPE_COUNT) return gk_error_set(ctx, GK_ERR_DTYPE, "gk_st_upload: invalid dtype %d", (int)dst_type);

@@ -117,6 +117,43 @@ GKLLMDEF void gk_tokenizer_free(gk_tokenizer *t) {
 /* ---- loading ---- */
 #define GK__TOK_MAX_ID 16777216  /* ids above this are refused (memory safety on hostile files) */
 
+/* a true / false field of obj (what: where it is, for the message): missing or null gives def */
+static gk_status gk__tok_bool(const gk_json_value *obj, const char *key, int def, const char *what, int *out) {
+    const gk_json_value *v = gk_json_get(obj, key);
+    char vb[64];
+    if (gk_json_is_null(v)) { *out = def; return GK_OK; }
+    if (gk_json_typeof(v) != GK_JSON_BOOL)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: %s%s = %s is not true or false", what, key, gk__json_show(v, vb, sizeof vb));
+    *out = gk_json_bool(v, def);
+    return GK_OK;
+}
+/* the list of a Sequence component (normalizers, pretokenizers, processors, decoders) */
+static gk_status gk__tok_seq_list(const gk_json_value *n, const char *key, const char *what, const gk_json_value **list) {
+    char vb[64];
+    *list = gk_json_get(n, key);
+    if (gk_json_typeof(*list) != GK_JSON_ARRAY)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: %s Sequence: %s = %s is not a list", what, key, gk__json_show(*list, vb, sizeof vb));
+    return GK_OK;
+}
+/* Metaspace prepend_scheme: 1 always, 2 first, 0 never; missing: add_prefix_space (true: always) */
+static gk_status gk__tok_prepend_scheme(const gk_json_value *p, const char *what, int *out) {
+    const gk_json_value *v = gk_json_get(p, "prepend_scheme");
+    const char *scheme = gk_json_str(v, NULL);
+    char vb[64];
+    int aps;
+    gk_status s;
+    if (gk_json_is_null(v)) {
+        if ((s = gk__tok_bool(p, "add_prefix_space", 1, what, &aps)) != GK_OK) return s;
+        *out = aps ? 1 : 0;
+        return GK_OK;
+    }
+    if (scheme && strcmp(scheme, "always") == 0) *out = 1;
+    else if (scheme && strcmp(scheme, "first") == 0) *out = 2;
+    else if (scheme && strcmp(scheme, "never") == 0) *out = 0;
+    else return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: %sprepend_scheme = %s is not \"always\", \"first\" or \"never\"", what, gk__json_show(v, vb, sizeof vb));
+    return GK_OK;
+}
+
 static gk_status gk__tok_set_op(gk__tok_op *op, int kind, const gk_json_value *a, const gk_json_value *b) {
     memset(op, 0, sizeof *op);
     op->kind = kind;
@@ -157,8 +194,9 @@ static gk_status gk__tok_parse_norm(gk_tokenizer *t, const gk_json_value *n, int
     if (!type) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: normalizer without a type");
     if (depth > 4) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: normalizers nested too deeply");
     if (strcmp(type, "Sequence") == 0) {
-        const gk_json_value *list = gk_json_get(n, "normalizers");
+        const gk_json_value *list;
         size_t i;
+        if ((s = gk__tok_seq_list(n, "normalizers", "normalizer", &list)) != GK_OK) return s;
         for (i = 0; i < gk_json_len(list); i++)
             if ((s = gk__tok_parse_norm(t, gk_json_at(list, i), depth + 1)) != GK_OK) return s;
         return GK_OK;
@@ -202,24 +240,29 @@ static gk_status gk__tok_parse_pre(gk_tokenizer *t, const gk_json_value *p, int 
     if (!type) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: pre_tokenizer without a type");
     if (depth > 4) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: pre_tokenizers nested too deeply");
     if (strcmp(type, "Sequence") == 0) {
-        const gk_json_value *list = gk_json_get(p, "pretokenizers");
+        const gk_json_value *list;
         size_t i;
+        if ((s = gk__tok_seq_list(p, "pretokenizers", "pre_tokenizer", &list)) != GK_OK) return s;
         for (i = 0; i < gk_json_len(list); i++)
             if ((s = gk__tok_parse_pre(t, gk_json_at(list, i), depth + 1)) != GK_OK) return s;
         return GK_OK;
     }
     if (strcmp(type, "ByteLevel") == 0) {
+        int use_regex;
         t->bytelevel = 1;
-        t->prefix_space = gk_json_get_bool(p, "add_prefix_space", 0);
-        if (gk_json_get_bool(p, "use_regex", 1)) return gk__tok_add_scan(t, GK__TOK_SCAN_GPT2);
+        if ((s = gk__tok_bool(p, "add_prefix_space", 0, "ByteLevel pre_tokenizer: ", &t->prefix_space)) != GK_OK) return s;
+        if ((s = gk__tok_bool(p, "use_regex", 1, "ByteLevel pre_tokenizer: ", &use_regex)) != GK_OK) return s;
+        if (use_regex) return gk__tok_add_scan(t, GK__TOK_SCAN_GPT2);
         return GK_OK;
     }
     if (strcmp(type, "Split") == 0) {
         const char *re = gk_json_get_string(p, "pattern.Regex", NULL);
         const char *beh = gk_json_get_string(p, "behavior", "");
-        if (gk_json_get_bool(p, "invert", 0) || strcmp(beh, "Isolated") != 0)
+        int invert;
+        if ((s = gk__tok_bool(p, "invert", 0, "Split pre_tokenizer: ", &invert)) != GK_OK) return s;
+        if (invert || strcmp(beh, "Isolated") != 0)
             return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: Split pre-tokenizer with behavior '%.30s'%s is not supported", beh,
-                           gk_json_get_bool(p, "invert", 0) ? " and invert" : "");
+                           invert ? " and invert" : "");
         if (!re) return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: Split pre-tokenizer without a Regex pattern is not supported");
         if (strcmp(re, gk__tok_pat_qwen) == 0) return gk__tok_add_scan(t, GK__TOK_SCAN_QWEN);
         if (strcmp(re, gk__tok_pat_llama3) == 0) return gk__tok_add_scan(t, GK__TOK_SCAN_LLAMA3);
@@ -228,15 +271,17 @@ static gk_status gk__tok_parse_pre(gk_tokenizer *t, const gk_json_value *p, int 
     }
     if (strcmp(type, "Metaspace") == 0) {
         const gk_json_value *r = gk_json_get(p, "replacement");
-        const char *scheme = gk_json_get_string(p, "prepend_scheme", NULL);
-        if (gk_json_typeof(r) != GK_JSON_STRING || gk_json_len(r) == 0 || gk_json_len(r) >= sizeof t->meta_repl)
+        uint32_t cp;
+        int split;
+        if (gk_json_typeof(r) != GK_JSON_STRING || gk_json_len(r) == 0 || gk_json_len(r) >= sizeof t->meta_repl ||
+            gk__u_utf8_dec((const unsigned char *)gk_json_str(r, ""), gk_json_len(r), &cp) != (int)gk_json_len(r))
             return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: Metaspace pre-tokenizer needs a one-character replacement");
         memcpy(t->meta_repl, gk_json_str(r, ""), gk_json_len(r));
         t->meta_repl_len = gk_json_len(r);
         t->meta = 1;
-        if (scheme) t->meta_prepend = strcmp(scheme, "always") == 0 ? 1 : strcmp(scheme, "first") == 0 ? 2 : 0;
-        else t->meta_prepend = gk_json_get_bool(p, "add_prefix_space", 1) ? 1 : 0;
-        if (gk_json_get_bool(p, "split", 1)) return gk__tok_add_scan(t, GK__TOK_SCAN_META);
+        if ((s = gk__tok_prepend_scheme(p, "Metaspace pre_tokenizer: ", &t->meta_prepend)) != GK_OK) return s;
+        if ((s = gk__tok_bool(p, "split", 1, "Metaspace pre_tokenizer: ", &split)) != GK_OK) return s;
+        if (split) return gk__tok_add_scan(t, GK__TOK_SCAN_META);
         return GK_OK;
     }
     return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: pre_tokenizer type '%.40s' is not supported", type);
@@ -264,8 +309,9 @@ static gk_status gk__tok_parse_post(gk_tokenizer *t, const gk_json_value *p, int
     if (depth > 4) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: post_processors nested too deeply");
     if (strcmp(type, "ByteLevel") == 0) return GK_OK;
     if (strcmp(type, "Sequence") == 0) {
-        const gk_json_value *list = gk_json_get(p, "processors");
+        const gk_json_value *list;
         size_t i;
+        if ((s = gk__tok_seq_list(p, "processors", "post_processor", &list)) != GK_OK) return s;
         for (i = 0; i < gk_json_len(list); i++)
             if ((s = gk__tok_parse_post(t, gk_json_at(list, i), depth + 1)) != GK_OK) return s;
         return GK_OK;
@@ -274,6 +320,9 @@ static gk_status gk__tok_parse_post(gk_tokenizer *t, const gk_json_value *p, int
         const gk_json_value *single = gk_json_get(p, "single");
         size_t i;
         int seen_a = 0;
+        char vb[64];
+        if (gk_json_typeof(single) != GK_JSON_ARRAY)
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: TemplateProcessing post_processor: single = %s is not a list", gk__json_show(single, vb, sizeof vb));
         t->npre = t->npost = 0;
         for (i = 0; i < gk_json_len(single); i++) {
             const gk_json_value *it = gk_json_at(single, i), *sp = gk_json_get(it, "SpecialToken");
@@ -310,8 +359,9 @@ static gk_status gk__tok_parse_dec(gk_tokenizer *t, const gk_json_value *d, int 
     if (depth > 4) return GK__U_ERR(GK_ERR_LIMIT, "tokenizer.json: decoders nested too deeply");
     t->has_decoder = 1;
     if (strcmp(type, "Sequence") == 0) {
-        const gk_json_value *list = gk_json_get(d, "decoders");
+        const gk_json_value *list;
         size_t i;
+        if ((s = gk__tok_seq_list(d, "decoders", "decoder", &list)) != GK_OK) return s;
         for (i = 0; i < gk_json_len(list); i++)
             if ((s = gk__tok_parse_dec(t, gk_json_at(list, i), depth + 1)) != GK_OK) return s;
         return GK_OK;
@@ -330,16 +380,27 @@ static gk_status gk__tok_parse_dec(gk_tokenizer *t, const gk_json_value *d, int 
         uint32_t cp;
         if (gk_json_typeof(c) != GK_JSON_STRING || gk__u_utf8_dec((const unsigned char *)gk_json_str(c, ""), gk_json_len(c), &cp) != (int)gk_json_len(c))
             return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: Strip decoder content must be one character");
+        {
+            const char *keys[2] = { "start", "stop" };
+            int k;
+            for (k = 0; k < 2; k++) {
+                const gk_json_value *v = gk_json_get(d, keys[k]);
+                char vb[64];
+                if (!gk_json_is_null(v) && (gk_json_typeof(v) != GK_JSON_INT || gk_json_int(v, -1) < 0 || gk_json_int(v, -1) > INT32_MAX))
+                    return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: Strip decoder: %s = %s is not a count (an integer >= 0)", keys[k], gk__json_show(v, vb, sizeof vb));
+            }
+        }
         if ((s = gk__tok_set_op(op, GK__TOK_DOP_STRIP, c, NULL)) != GK_OK) return s;
         op->start = (size_t)gk_json_get_int(d, "start", 0);
         op->stop = (size_t)gk_json_get_int(d, "stop", 0);
     } else if (strcmp(type, "Metaspace") == 0) {
         const gk_json_value *r = gk_json_get(d, "replacement");
-        const char *scheme = gk_json_get_string(d, "prepend_scheme", NULL);
+        int scheme;
         if (gk_json_typeof(r) != GK_JSON_STRING || gk_json_len(r) == 0)
             return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: Metaspace decoder without a replacement");
+        if ((s = gk__tok_prepend_scheme(d, "Metaspace decoder: ", &scheme)) != GK_OK) return s;
         if ((s = gk__tok_set_op(op, GK__TOK_DOP_METASPACE, r, NULL)) != GK_OK) return s;
-        op->prepend = scheme ? strcmp(scheme, "never") != 0 : gk_json_get_bool(d, "add_prefix_space", 1);
+        op->prepend = scheme != 0;
     } else return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: decoder type '%.40s' is not supported", type);
     t->ndec++;
     return GK_OK;
@@ -368,9 +429,12 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
     int64_t maxid = -1;
     gk_status s;
     gk_buf tmp = {NULL, 0, 0};
+    char vb[64];
 
     if (gk_json_typeof(root) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: top level is not an object");
     if (gk_json_typeof(model) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: no \"model\" object");
+    if (!gk_json_is_null(gk_json_get(model, "type")) && gk_json_typeof(gk_json_get(model, "type")) != GK_JSON_STRING)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.type = %s is not a string", gk__json_show(gk_json_get(model, "type"), vb, sizeof vb));
     mtype = gk_json_get_string(model, "type", "BPE");
     if (strcmp(mtype, "BPE") != 0) return GK__U_ERR(GK_ERR_UNSUPPORTED, "tokenizer.json: model type '%.40s' is not supported (only BPE)", mtype);
     if (!gk_json_is_null(gk_json_get(model, "continuing_subword_prefix")) && gk_json_get_string(model, "continuing_subword_prefix", "")[0])
@@ -380,14 +444,30 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
     vocab = gk_json_get(model, "vocab");
     merges = gk_json_get(model, "merges");
     added = gk_json_get(root, "added_tokens");
-    if (gk_json_typeof(vocab) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.vocab is not an object");
-    if (!gk_json_is_null(merges) && gk_json_typeof(merges) != GK_JSON_ARRAY)
-        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.merges is not an array");
+    if (gk_json_typeof(vocab) != GK_JSON_OBJECT)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.vocab is %s, not an object", vocab ? gk__json_show(vocab, vb, sizeof vb) : "missing");
+    /* HF tokenizers requires the key ("Missing vocab/merges"); [] is a BPE without merges */
+    if (!merges)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.merges is missing: a BPE model needs its merges list (\"merges\": [] for none)");
+    if (gk_json_typeof(merges) != GK_JSON_ARRAY)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.merges = %s is not a list", gk__json_show(merges, vb, sizeof vb));
     if (!gk_json_is_null(added) && gk_json_typeof(added) != GK_JSON_ARRAY)
-        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: added_tokens is not an array");
-    t->byte_fallback = gk_json_get_bool(model, "byte_fallback", 0);
-    t->fuse_unk = gk_json_get_bool(model, "fuse_unk", 0);
-    t->ignore_merges = gk_json_get_bool(model, "ignore_merges", 0);
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: added_tokens = %s is not a list", gk__json_show(added, vb, sizeof vb));
+    {   /* HF: dropout in [0, 1] (BPE dropout; inference ignores it) */
+        const gk_json_value *dr = gk_json_get(model, "dropout");
+        if (!gk_json_is_null(dr) && !((gk_json_typeof(dr) == GK_JSON_INT || gk_json_typeof(dr) == GK_JSON_DOUBLE) && gk_json_double(dr, -1) >= 0 && gk_json_double(dr, -1) <= 1))
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.dropout = %s is not null or a number in [0, 1]", gk__json_show(dr, vb, sizeof vb));
+    }
+    {
+        const char *dk = gk__json_dup_key(model);
+        if (dk) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model: key \"%.60s\" appears twice", dk);
+        if ((dk = gk__json_dup_key(root)) != NULL) return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: key \"%.60s\" appears twice", dk);
+    }
+    if ((s = gk__tok_bool(model, "byte_fallback", 0, "model.", &t->byte_fallback)) != GK_OK) return s;
+    if ((s = gk__tok_bool(model, "fuse_unk", 0, "model.", &t->fuse_unk)) != GK_OK) return s;
+    if ((s = gk__tok_bool(model, "ignore_merges", 0, "model.", &t->ignore_merges)) != GK_OK) return s;
+    if (!gk_json_is_null(gk_json_get(model, "unk_token")) && gk_json_typeof(gk_json_get(model, "unk_token")) != GK_JSON_STRING)
+        return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.unk_token = %s is not a string or null", gk__json_show(gk_json_get(model, "unk_token"), vb, sizeof vb));
 
     /* ids */
     nv = gk_json_len(vocab);
@@ -401,9 +481,15 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
     for (i = 0; i < gk_json_len(added); i++) {
         const gk_json_value *a = gk_json_at(added, i);
         int64_t id = gk_json_get_int(a, "id", -1);
+        static const char *const flags[5] = { "special", "lstrip", "rstrip", "single_word", "normalized" };
+        char what[48];
+        int k, b;
         if (gk_json_typeof(gk_json_get(a, "id")) != GK_JSON_INT || id < 0 || id > GK__TOK_MAX_ID ||
             gk_json_typeof(gk_json_get(a, "content")) != GK_JSON_STRING || gk_json_len(gk_json_get(a, "content")) == 0)
             return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: added_tokens[%llu] needs an id and a non-empty content", (unsigned long long)(i));
+        snprintf(what, sizeof what, "added_tokens[%llu].", (unsigned long long)i);
+        for (k = 0; k < 5; k++)
+            if ((s = gk__tok_bool(a, flags[k], 0, what, &b)) != GK_OK) return s;
         if (id > maxid) maxid = id;
     }
     t->nid = (size_t)(maxid + 1);
@@ -481,9 +567,11 @@ static gk_status gk__tok_build(gk_tokenizer *t, const gk_json_value *root) {
     if ((s = gk__tok_parse_pre(t, gk_json_get(root, "pre_tokenizer"), 0)) != GK_OK) return s;
     if ((s = gk__tok_parse_post(t, gk_json_get(root, "post_processor"), 0)) != GK_OK) return s;
     if ((s = gk__tok_parse_dec(t, gk_json_get(root, "decoder"), 0)) != GK_OK) return s;
-    {
-        const char *unk = gk_json_get_string(model, "unk_token", NULL);
-        t->unk_id = unk ? gk__u_smap_get(&t->vocab, unk, strlen(unk)) : -1;
+    {   /* HF fails at the first text that needs an unk_token missing from the vocab; here, at load */
+        const gk_json_value *u = gk_json_get(model, "unk_token");
+        t->unk_id = gk_json_typeof(u) == GK_JSON_STRING ? gk__u_smap_get(&t->vocab, gk_json_str(u, ""), gk_json_len(u)) : -1;
+        if (gk_json_typeof(u) == GK_JSON_STRING && t->unk_id < 0)
+            return GK__U_ERR(GK_ERR_FORMAT, "tokenizer.json: model.unk_token %s is not in the vocab", gk__json_show(u, vb, sizeof vb));
     }
     /* byte tokens */
     for (i = 0; i < 256; i++) {
@@ -598,6 +686,7 @@ GKLLMDEF gk_status gk_tokenizer_from_json(const gk_json_value *root, gk_tokenize
     gk_status s;
     if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_from_json: out is NULL");
     *out = NULL;
+    if (!root) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_from_json: root is NULL");
     t = (gk_tokenizer *)gk__u_calloc(1, sizeof(gk_tokenizer));
     if (!t) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
     t->unk_id = -1;
@@ -613,7 +702,9 @@ GKLLMDEF gk_status gk_tokenizer_from_json(const gk_json_value *root, gk_tokenize
 GKLLMDEF gk_status gk_tokenizer_load_mem(const char *json, size_t len, gk_tokenizer **out) {
     gk_json *doc;
     gk_status s;
-    if (out) *out = NULL;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_load_mem: out is NULL");
+    *out = NULL;
+    if (!json && len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_load_mem: json is NULL but len is %llu", (unsigned long long)len);
     s = gk_json_parse(json, len, NULL, &doc);
     if (s != GK_OK) return s;
     s = gk_tokenizer_from_json(gk_json_root(doc), out);
@@ -624,14 +715,16 @@ GKLLMDEF gk_status gk_tokenizer_load_mem(const char *json, size_t len, gk_tokeni
 GKLLMDEF gk_status gk_tokenizer_load(const char *path, gk_tokenizer **out) {
     gk_json *doc;
     gk_status s;
-    if (out) *out = NULL;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_load: out is NULL");
+    *out = NULL;
+    if (!path) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_load: path is NULL");
     s = gk_json_parse_file(path, NULL, &doc);
     if (s != GK_OK) return s;
     s = gk_tokenizer_from_json(gk_json_root(doc), out);
-    if (s != GK_OK) {
+    if (s != GK_OK) { /* "tokenizer.json: x" -> "<path>: x" */
         char msg[900];
         gk__u_errcopy(msg, sizeof msg);
-        gk_error_set(NULL, s, "%s: %s", path, msg);
+        gk_error_set(NULL, s, "%s: %s", path, strncmp(msg, "tokenizer.json: ", 16) == 0 ? msg + 16 : msg);
     }
     gk_json_free(doc);
     return s;

@@ -12,7 +12,12 @@ enum {
 
 /* Loads a Hugging Face tokenizer.json (BPE model). Unsupported components
    (another model type, an unknown split regex, ...) give GK_ERR_UNSUPPORTED
-   with a message that names them. */
+   with a message that names them. As in HF tokenizers, model.vocab and
+   model.merges are required ("merges": [] is a BPE without merges); fields
+   of the wrong type, an unk_token missing from the vocab and unknown
+   Metaspace prepend_scheme values are GK_ERR_FORMAT naming the field.
+   truncation and padding are ignored, as transformers' tokenizers do by
+   default. */
 GKLLMDEF gk_status gk_tokenizer_load(const char *path, gk_tokenizer **out);
 GKLLMDEF gk_status gk_tokenizer_load_mem(const char *json, size_t len, gk_tokenizer **out);
 GKLLMDEF gk_status gk_tokenizer_from_json(const gk_json_value *root, gk_tokenizer **out);
@@ -23,10 +28,10 @@ GKLLMDEF size_t gk_tokenizer_vocab_size(const gk_tokenizer *tok);
 GKLLMDEF const char *gk_tokenizer_id_to_token(const gk_tokenizer *tok, int32_t id, size_t *len);
 GKLLMDEF int32_t gk_tokenizer_token_to_id(const gk_tokenizer *tok, const char *token, size_t len); /* -1 if none */
 GKLLMDEF int gk_tokenizer_is_special(const gk_tokenizer *tok, int32_t id);
-/* Appends the ids of text[0..len) to out. flags: GK_TOK_ADD_SPECIAL, GK_TOK_SPLIT_SPECIAL.
+/* Appends the ids of text[0..len) to out. flags: GK_TOK_ADD_SPECIAL, GK_TOK_SPLIT_SPECIAL (others: GK_ERR_INVALID_ARGUMENT).
    Safe to call from several threads on one tokenizer. */
 GKLLMDEF gk_status gk_tokenizer_encode(const gk_tokenizer *tok, const char *text, size_t len, unsigned flags, gk_ids *out);
-/* Appends the text of ids to out (valid UTF-8). flags: GK_TOK_SKIP_SPECIAL.
+/* Appends the text of ids to out (valid UTF-8). flags: GK_TOK_SKIP_SPECIAL (others: GK_ERR_INVALID_ARGUMENT).
    Unknown ids are an error (GK_ERR_NOT_FOUND). */
 GKLLMDEF gk_status gk_tokenizer_decode(const gk_tokenizer *tok, const int32_t *ids, size_t n, unsigned flags, gk_buf *out);
 

@@ -149,8 +149,12 @@ static gk_status gk__tok_dec_op(const gk__tok_op *op, const gk__u_strv *in, gk__
 }
 
 static gk_status gk__tok_text(const gk_tokenizer *t, int32_t id, const char **p, size_t *n) {
-    if (id < 0 || (size_t)id >= t->nid || t->tok_off[id] == (size_t)-1)
-        return GK__U_ERR(GK_ERR_NOT_FOUND, "decode: token id %ld is not in the vocabulary", (long)id);
+    if (id < 0 || (size_t)id >= t->nid || t->tok_off[id] == (size_t)-1) {
+        if (!t->nid) return GK__U_ERR(GK_ERR_NOT_FOUND, "decode: token id %ld is not in the vocabulary (it is empty)", (long)id);
+        if (id < 0 || (size_t)id >= t->nid)
+            return GK__U_ERR(GK_ERR_NOT_FOUND, "decode: token id %ld is not in the vocabulary (ids 0..%llu)", (long)id, (unsigned long long)(t->nid - 1));
+        return GK__U_ERR(GK_ERR_NOT_FOUND, "decode: token id %ld is not in the vocabulary (no token has this id)", (long)id);
+    }
     *p = t->pool.data + t->tok_off[id];
     *n = t->tok_len[id];
     return GK_OK;
@@ -160,7 +164,11 @@ GKLLMDEF gk_status gk_tokenizer_decode(const gk_tokenizer *t, const int32_t *ids
     gk__u_strv a, b;
     size_t i, k;
     gk_status s = GK_OK;
-    if (!t || !out || (!ids && n)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_decode: NULL argument");
+    if (!t) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_decode: tok is NULL");
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_decode: out is NULL");
+    if (!ids && n) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_decode: ids is NULL but n is %llu", (unsigned long long)n);
+    if (flags & ~(unsigned)GK_TOK_SKIP_SPECIAL)
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_decode: flags 0x%x has bits that are not decode flags (GK_TOK_SKIP_SPECIAL)", flags);
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
     for (i = 0; i < n && s == GK_OK; i++) {
@@ -189,6 +197,7 @@ GKLLMDEF gk_status gk_tokenizer_decode(const gk_tokenizer *t, const int32_t *ids
 
 /* ---- streaming decode ---- */
 GKLLMDEF void gk_tok_stream_init(gk_tok_stream *s, const gk_tokenizer *tok, unsigned flags) {
+    if (!s) return; /* nothing to report to: gk_tok_stream_push names a NULL stream */
     memset(s, 0, sizeof *s);
     s->tok = tok;
     s->flags = flags;
@@ -262,7 +271,11 @@ GKLLMDEF gk_status gk_tok_stream_push(gk_tok_stream *s, int32_t id, gk_buf *out)
     size_t n, k;
     gk_status st;
     gk__u_strv a, b;
-    if (!s || !s->tok || !out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_push: NULL argument");
+    if (!s) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_push: s is NULL");
+    if (!s->tok) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_push: s->tok is NULL (gk_tok_stream_init was given no tokenizer)");
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_push: out is NULL");
+    if (s->flags & ~(unsigned)GK_TOK_SKIP_SPECIAL)
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_push: the stream's flags 0x%x have bits that are not decode flags (GK_TOK_SKIP_SPECIAL)", s->flags);
     t = s->tok;
     if ((st = gk__tok_text(t, id, &p, &n)) != GK_OK) return st;
     if ((s->flags & GK_TOK_SKIP_SPECIAL) && t->special[id]) return GK_OK;
@@ -321,7 +334,8 @@ GKLLMDEF gk_status gk_tok_stream_push(gk_tok_stream *s, int32_t id, gk_buf *out)
 }
 
 GKLLMDEF gk_status gk_tok_stream_flush(gk_tok_stream *s, gk_buf *out) {
-    if (!s || !out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_flush: NULL argument");
+    if (!s) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_flush: s is NULL");
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tok_stream_flush: out is NULL");
     return gk__tok_stream_drain(s, out, 1);
 }
 

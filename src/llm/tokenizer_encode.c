@@ -442,7 +442,11 @@ GKLLMDEF gk_status gk_tokenizer_encode(const gk_tokenizer *t, const char *text, 
     uint32_t idx;
     gk_status st = GK_OK;
     int skip_special = (flags & GK_TOK_SPLIT_SPECIAL) != 0;
-    if (!t || !out || (!text && len)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_encode: NULL argument");
+    if (!t) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_encode: tok is NULL");
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_encode: out is NULL");
+    if (!text && len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_encode: text is NULL but len is %llu", (unsigned long long)len);
+    if (flags & ~(unsigned)(GK_TOK_ADD_SPECIAL | GK_TOK_SPLIT_SPECIAL))
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_tokenizer_encode: flags 0x%x has bits that are not encode flags (GK_TOK_ADD_SPECIAL, GK_TOK_SPLIT_SPECIAL)", flags);
     memset(&e, 0, sizeof e);
     e.t = t;
     e.out = out;

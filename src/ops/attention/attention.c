@@ -105,11 +105,10 @@ static int64_t gk__fwg_group_for(const gk__attn *p) { (void)p; return 1; }
    flash.cu's (4-byte pairs), on a 9.0 device with cuTensorMapEncodeTiled,
    NVRTC able to target sm_90 (or a cached build) and the module not failed. */
 static int gk__fwg_ok(gk_ctx *ctx, const gk__attn *p, gk_dtype dt) {
-    static int env = -1;
     int i, nv = ctx->n_nvrtc_archs == 0;
     int64_t lim = (int64_t)1 << 30, big = (int64_t)1 << 38;
-    if (ctx->tune.fwg_mode == 0) return 0;
-    if (!gk__env_on("GPUKIT_ATTN_WGMMA", &env) || ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16) || !ctx->cu.TensorMapEncodeTiled) return 0;
+    if (ctx->tune.fwg_mode == 0) return 0; /* also GPUKIT_ATTN_WGMMA=0 (gk_ctx_create) */
+    if (ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16) || !ctx->cu.TensorMapEncodeTiled) return 0;
 #ifdef GK__MOD_FLASH_WG
     if (ctx->lib[GK__MOD_FLASH_WG].tried && ctx->lib[GK__MOD_FLASH_WG].status != GK_OK) return 0;
 #else
@@ -165,7 +164,7 @@ static gk_status gk__fwg_launch(gk_ctx *ctx, gk__attn *p, gk_dtype dt, const cha
     bl[0] = 384; bl[1] = 1; bl[2] = 1;
 #ifdef GK__MOD_FLASH_WG
     st = gk__launch_cfg(ctx, GK__MOD_FLASH_WG, gk__k_fwg[dt == GK_BF16][p->D == 128], g, bl, (unsigned)(p->D / 64 * 16384 * (1 + 2 * 2) + 1280), args, W);
-    if (st != GK_OK && ctx->lib[GK__MOD_FLASH_WG].status != GK_OK) { ctx->err[0] = 0; return GK__WG_DECLINED; } /* module unavailable */
+    if (st != GK_OK && ctx->lib[GK__MOD_FLASH_WG].status != GK_OK) { gk_error_clear(ctx); return GK__WG_DECLINED; } /* module unavailable */
 #else
     (void)W; (void)g; (void)bl; (void)args; st = GK__WG_DECLINED;
 #endif

@@ -197,9 +197,9 @@ static gk_status gk__binary_new(gk_ctx *ctx, int op, gk_tensor a, gk_tensor b, g
     st = gk__binary(ctx, op, t, a, b, where);
     if (st != GK_OK) {
         char save[GK__ERRBUF];
-        memcpy(save, ctx->err, sizeof save);
+        gk__err_save(ctx, save);
         gk_tensor_free(ctx, t);
-        memcpy(ctx->err, save, sizeof save);
+        gk__err_restore(ctx, save);
         return st;
     }
     *out = t;
@@ -226,9 +226,9 @@ static gk_status gk__new_like(gk_ctx *ctx, gk_tensor src, gk_dtype dt, gk_tensor
 static gk_status gk__finish_new(gk_ctx *ctx, gk_status st, gk_tensor t, gk_tensor *out) {
     if (st != GK_OK) {
         char save[GK__ERRBUF];
-        memcpy(save, ctx->err, sizeof save);
+        gk__err_save(ctx, save);
         gk_tensor_free(ctx, t);
-        memcpy(ctx->err, save, sizeof save);
+        gk__err_restore(ctx, save);
         return st;
     }
     *out = t;

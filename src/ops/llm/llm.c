@@ -108,7 +108,7 @@ GKDEF gk_status gk_rope_kv_write(gk_ctx *ctx, gk_tensor x, gk_tensor cache, gk_t
             ti.shape[1] == rotary_dim / 2 && si.shape[1] == rotary_dim / 2 && rotary_dim > 0 && rotary_dim % 2 == 0 && rotary_dim <= xi.shape[2] &&
             xi.strides[2] == 1 && xi.strides[1] == xi.shape[2] && ci.strides[3] == 1 && xi.shape[0] <= 65535 && xi.shape[1] <= 2147483647;
     if (!fused) { /* the two ops (they check the rest) */
-        gk_tensor qk = { 0 }, kvx = { 0 }, kvx4 = { 0 };
+        gk_tensor qk = { 0, 0 }, kvx = { 0, 0 }, kvx4 = { 0, 0 };
         st = gk_view_slice(ctx, x, 1, 0, q_heads + Hkv, 1, &qk);
         if (st == GK_OK) st = gk_rope(ctx, qk, qk, pos, cos_tab, sin_tab, rotary_dim, GK_ROPE_NEOX);
         if (st == GK_OK) st = gk_view_slice(ctx, x, 1, q_heads, q_heads + 2 * Hkv, 1, &kvx);

@@ -161,10 +161,10 @@ GKDEF gk_status gk_topk_new(gk_ctx *ctx, gk_tensor x, int64_t k, gk_tensor *valu
     st = gk_topk(ctx, v, ix, x, k);
     if (st != GK_OK) {
         char save[GK__ERRBUF];
-        memcpy(save, ctx->err, sizeof save);
+        gk__err_save(ctx, save);
         gk_tensor_free(ctx, v);
         gk_tensor_free(ctx, ix);
-        memcpy(ctx->err, save, sizeof save);
+        gk__err_restore(ctx, save);
         return st;
     }
     *values = v;

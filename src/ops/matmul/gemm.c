@@ -347,11 +347,10 @@ static const int gk__wg_tile[2][2] = { { 256, 4 * 384 * 64 * 2 + 1280 }, { 128, 
    cached build) and the module not already failed; sizes within TMA's
    32-bit coordinates and 2^40-byte strides. */
 static int gk__wg_ok(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, int tf32) {
-    static int env = -1;
     int i, nv = ctx->n_nvrtc_archs == 0;
     int64_t lim = (int64_t)1 << 30, la = p->a_cs == 1 ? p->a_rs : p->a_cs, lb = p->b_rs == 1 ? p->b_cs : p->b_rs;
-    if (ctx->tune.wg_mode == 0) return 0;
-    if (!gk__env_on("GPUKIT_GEMM_WGMMA", &env) || ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16 && !(dt == GK_F32 && tf32)) ||
+    if (ctx->tune.wg_mode == 0) return 0; /* also GPUKIT_GEMM_WGMMA=0 (gk_ctx_create) */
+    if (ctx->info.cc_major != 9 || ctx->info.cc_minor != 0 || (dt != GK_F16 && dt != GK_BF16 && !(dt == GK_F32 && tf32)) ||
         !ctx->cu.TensorMapEncodeTiled)
         return 0;
 #ifdef GK__MOD_GEMM_WG
@@ -392,7 +391,7 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
         int64_t ldk = (p->K + 3) / 4 * 4, na = ak ? (p->a_bs ? batch : 1) * p->M * ldk : 0, nb = bk ? (p->b_bs ? batch : 1) * p->N * ldk : 0;
         int64_t offb = (na * 4 + 255) / 256 * 256;
         gk__cu_ptr ws;
-        if (gk__workspace(ctx, (size_t)(offb + nb * 4), &ws, W) != GK_OK) { ctx->err[0] = 0; return GK__WG_DECLINED; } /* no room: gemm_tc needs none */
+        if (gk__workspace(ctx, (size_t)(offb + nb * 4), &ws, W) != GK_OK) { gk_error_clear(ctx); return GK__WG_DECLINED; } /* no room: gemm_tc needs none */
         pinned = 1; /* released (gk__unuse) on every return below */
         if (ak) { /* op(A)[m, k] at m + k * a_cs: rows k, columns m */
             tr[ntr].in = p->a; tr[ntr].out = ws; tr[ntr].R = p->K; tr[ntr].C = p->M; tr[ntr].ld = p->a_cs; tr[ntr].bs = p->a_bs;
@@ -449,7 +448,7 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
     if (st == GK_OK)
         st = gk__launch_cfg(ctx, GK__MOD_GEMM_WG, f32 ? gk__k_wg_f32[ti] : gk__k_wg[di][ti][ak][bk], g, bl, (unsigned)gk__wg_tile[ti][1], args, W);
     if (pinned) gk__unuse(ctx, ctx->ws);
-    if (st != GK_OK && ctx->lib[GK__MOD_GEMM_WG].status != GK_OK) { ctx->err[0] = 0; return GK__WG_DECLINED; } /* module unavailable */
+    if (st != GK_OK && ctx->lib[GK__MOD_GEMM_WG].status != GK_OK) { gk_error_clear(ctx); return GK__WG_DECLINED; } /* module unavailable */
 #else
     (void)W; (void)args; (void)g; (void)bl; (void)di; (void)tr; (void)i; st = GK__WG_DECLINED;
     if (pinned) gk__unuse(ctx, ctx->ws);

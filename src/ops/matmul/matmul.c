@@ -230,7 +230,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         }
         if (st == GK_ERR_UNSUPPORTED && d.backend == GK_MATMUL_AUTO) {
             plan = GK__MM_GEMM; /* AUTO never fails a valid problem: gpukit's kernel */
-            ctx->err[0] = 0;
+            gk_error_clear(ctx);
             st = GK_OK;
             post = 0;
         } else if (st == GK_OK && post) {

@@ -318,7 +318,7 @@ done:
     return st;
 }
 
-static const gk_tensor gk__nn_none = { 0 };
+static const gk_tensor gk__nn_none = { 0, 0 };
 GKDEF gk_status gk_layer_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor weight, gk_tensor bias, double eps) {
     return gk__norm(ctx, GK__NK_LAYER, out, gk__nn_none, x, gk__nn_none, weight, bias, 0, eps, "gk_layer_norm");
 }

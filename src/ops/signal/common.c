@@ -2,7 +2,7 @@
 /* >>ops_signal: implementation of the >>api_ops_signal group (below this line) */
 /* Shared by the signal ops: operands where a zero handle means "none",
    contiguity and dtype checks, the _new helper. */
-static const gk_tensor gk__sg_none = { 0 };
+static const gk_tensor gk__sg_none = { 0, 0 };
 static gk_status gk__sg_operands(gk_ctx *ctx, gk__opnds *ops, const gk_tensor *ts, const char *const *names, int n, unsigned optional,
                                  const char *where) {
     int i;

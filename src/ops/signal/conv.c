@@ -216,7 +216,7 @@ static gk_status gk__conv_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor b
     GK__TRY(gk__sg_shape(ctx, x, &ndx, sx, NULL, "x", where));
     GK__TRY(gk__sg_shape(ctx, w, &ndw, sw, NULL, "w", where));
     if (ndx != nsp + 2 || ndw != nsp + 2) {
-        gk__lock(&ctx->mu);
+        gk__enter(ctx);
         st = gk__err(ctx, GK_ERR_SHAPE, "%s: x and w must have %d dims (got %d and %d)", where, nsp + 2, ndx, ndw);
         gk__unlock(&ctx->mu);
         return st;

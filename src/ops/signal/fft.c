@@ -448,7 +448,7 @@ static gk_status gk__sg_new_from(gk_ctx *ctx, gk_tensor x, int drop, int nadd, c
     if (xs) memcpy(xs, shape, sizeof(int64_t) * GK_MAX_DIMS);
     if (xnd) *xnd = nd;
     if (nd < drop || nd - drop + nadd > GK_MAX_DIMS) {
-        gk__lock(&ctx->mu);
+        gk__enter(ctx);
         st = gk__err(ctx, GK_ERR_SHAPE, "%s: x has %d dims", where, nd);
         gk__unlock(&ctx->mu);
         return st;

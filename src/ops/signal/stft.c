@@ -81,7 +81,7 @@ GKDEF gk_status gk_stft_new(gk_ctx *ctx, gk_tensor x, gk_tensor window, int64_t 
     if (out) out->id = 0;
     if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_stft_new: out is NULL");
     GK__TRY(gk__sg_shape(ctx, x, &nd, s, NULL, "x", "gk_stft_new"));
-    gk__lock(&ctx->mu);
+    gk__enter(ctx);
     if (gk__stft_params(ctx, n_fft, hop, "gk_stft_new") != GK_OK) T = -2;
     else if (nd < 1) { gk__err(ctx, GK_ERR_SHAPE, "gk_stft_new: x has no dims"); T = -1; }
     else T = gk__stft_frames(ctx, s[nd - 1], n_fft, hop, center, "gk_stft_new");
