@@ -152,7 +152,13 @@ check-kernels-%: build/check_kernels
 CC_CHECK_SRCS := examples/demo.c examples/load_safetensors.c
 CC_CHECKS := $(foreach s,$(CC_CHECK_SRCS),$(foreach c,gcc clang gxx clangxx nocuda static mingw,cc.$(c).$(notdir $(basename $(s)))))
 CXX_EXAMPLES := $(foreach e,$(call reg,example),cxx.$(e))
-compile-checks: $(CC_CHECKS) $(CXX_EXAMPLES) nocuda-libs
+compile-checks: $(CC_CHECKS) $(CXX_EXAMPLES) nocuda-libs vendored
+# a program that vendors only the three headers builds with the documented line
+vendored: | build
+	@rm -rf build/vendored && mkdir -p build/vendored && cp $(HEADERS) build/vendored/ && \
+	  cp examples/load_safetensors.c build/vendored/app.c && cd build/vendored && \
+	  cc app.c -ldl -lm -lpthread -o app && ./app --help > /dev/null 2>&1; rc=$$?; [ $$rc -le 2 ] && \
+	  echo "compile-checks: a folder with only the three headers builds with cc app.c -ldl -lm -lpthread"
 ccsrc = examples/$*.c
 # (-O2 and level 2 of the format checks: gcc 13 finds truncation at -O2 that gcc 12 does not by default)
 cc.gcc.%: | build
@@ -179,7 +185,7 @@ nocuda-libs: | build
 	  gcc -std=c99 -O1 $(WARN) -Werror -DGPUKIT_NO_CUDA -I. -o build/demo_nocuda examples/demo.c $(LDLIBS) && \
 	  LD_DEBUG=libs build/demo_nocuda > build/demo_nocuda.log 2>&1 && grep -q "matches the host" build/demo_nocuda.log && \
 	  if grep -E "find library=lib(cuda|nvrtc|cublas)" build/demo_nocuda.log; then echo "compile-checks: GPUKIT_NO_CUDA build opened the libraries above"; exit 1; fi
-.PHONY: nocuda-libs
+.PHONY: nocuda-libs vendored
 
 # ---- the GPU machine: one call builds nothing (carry .carry: the stripped
 # programs and the sm_90 kernel cache, xz-compressed to a few MB), runs every
