@@ -293,7 +293,7 @@ GKLLMDEF gk_status gk_llm_forward(gk_llm *m, int seq, const int32_t *ids, size_t
    that holds every sequence's new token, so its split over the keys (the
    launch is fixed inside a graph; the lengths are read on the device) fits
    the cache as it grows: a short cache takes gk_attn_dec3's one-split path
-   with no combine kernel (gk__dec3_one_split). */
+   with no combine kernel (tune.dec3_one_split). */
 static gk_status gk__llm_decode(gk_llm *m, int B, int greedy) {
     int64_t need = 1, rows = 256;
     int gi, k = 0, i;
