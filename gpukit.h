@@ -59,7 +59,10 @@
    - A context may be shared by any number of threads. Every call on a
      context holds the context's lock while it runs, so the calls on one
      context run one at a time (for CPU-backend parallelism use a context a
-     thread). gk_ctx_create may run on many threads at once; gk_ctx_destroy
+     thread). Waits release it: gk_sync, gk_stream_sync, gk_event_sync, the
+     synchronous host copies and the dispatch controller's in-flight bound
+     (gk_stream_set_max_inflight) wait with the lock released, so one
+     thread's wait never stalls another thread's launches. gk_ctx_create may run on many threads at once; gk_ctx_destroy
      may run once every other call on that context has returned, on every
      thread.
    - Each thread has its own, on each context: its current stream
@@ -106,6 +109,9 @@
       >>api_tensor            core/tensor.h                      tensors, views, host transfers
       >>api_stream            core/stream.h                      streams, events, CUDA graphs
       >>api_jit               core/jit.h                         NVRTC JIT: modules, user kernels, kernel cache
+      >>api_profile           services/profile.h                 the profiler: per-kernel statistics, Chrome trace
+      >>api_xfer              services/xfer.h                    the async transfer engine: pinned staging, copy streams
+      >>api_sched             services/sched.h                   the scheduler: QoS classes, admission control, tasks
       >>api_ops               ops/elementwise/elementwise.h      ops: fill, copy, cast, add/sub/mul/div, scale, axpy
       >>api_ops_math          ops/math/math.h                    elementwise math, reductions, softmax, top-k, sampling
       >>api_ops_nn            ops/nn/nn.h                        norms, rotary positions, layout
@@ -125,7 +131,10 @@
       >>tensor                core/tensor.c                      handle table, tensor creation
       >>views                 core/views.c                       reshape, permute, transpose, slice, squeeze
       >>stream                core/stream.c                      streams, events, graphs (CPU: recorded thunks)
+      >>profile               services/profile.c                 the profiler: records, statistics, Chrome trace
+      >>dispatch              core/dispatch.c                    the kernel dispatch controller: every launch, in-flight bounds
       >>transfer              core/transfer.c                    host <-> device copies, pinned host memory
+      >>xfer                  services/xfer.c                    the transfer engine: staging, copy streams, chunks, priorities
       >>jit                   core/jit.c                         NVRTC, hash, memory + disk kernel cache, user launches
       >>ops                   core/iter.c                        op iteration: operand shapes, broadcasting, dim merging
       >>ops_elementwise_cpu   ops/elementwise/elementwise_cpu.c  CPU reference of the elementwise ops, kernel name tables
@@ -150,6 +159,7 @@
       >>signal_stft           ops/signal/stft.c                  STFT / iSTFT, Whisper log-mel, complex magnitude and phase
       >>signal_mel            ops/signal/mel.c                   mel filter banks
       >>ops_llm               ops/llm/llm.c                      KV-cache writes (plain and with RoPE), decode RMS norm
+      >>sched                 services/sched.c                   the scheduler: admission, QoS classes, workers, pacing
       >>teardown              core/teardown.c                    context teardown
 
    RECENT REVISION HISTORY
@@ -227,7 +237,10 @@ typedef struct gk_ctx gk_ctx;
     X(ERR_FORMAT, "malformed data")                                           \
     X(ERR_LIMIT, "limit exceeded")                                            \
     X(ERR_STATE, "call not valid in the current state")                       \
-    X(ERR_INTERNAL, "internal error")
+    X(ERR_INTERNAL, "internal error")                                         \
+    X(ERR_TIMEOUT, "timed out")                                               \
+    X(ERR_CANCELLED, "cancelled")                                             \
+    X(ERR_REJECTED, "rejected by admission control")
 
 #define GK__STATUS_ENUM(name, msg) GK_##name,
 typedef enum gk_status { GK__STATUS_LIST(GK__STATUS_ENUM) GK_STATUS_COUNT } gk_status;
@@ -472,9 +485,34 @@ GKDEF gk_stream *gk_get_stream(gk_ctx *ctx);
 GKDEF gk_stream *gk_default_stream(gk_ctx *ctx);
 GKDEF void *gk_stream_native(gk_ctx *ctx, gk_stream *s);         /* the CUstream; NULL on CPU */
 
+/* The dispatch controller: every kernel launch (the library's, gk_launch's,
+   cuBLASLt's) goes through one place that counts it on its stream, times it
+   when the profiler is on, and applies the stream's bound on work in flight:
+   with gk_stream_set_max_inflight(ctx, s, n), a call entering the context on
+   a thread whose stream has n launches not yet complete first waits (the
+   context's lock released, so other threads go on) until fewer are. A call
+   may launch several kernels, so the bound holds at each call's entry. The
+   scheduler (>>api_sched) bounds its lower classes' streams this way.
+   n: 0 (no bound, the default) to 63. s NULL: the current stream. */
+typedef struct gk_stream_stats {
+    uint64_t launches;          /* kernels launched on the stream */
+    uint64_t paced_waits;       /* calls that waited for its in-flight work */
+    double paced_ms;            /* ... how long they waited in all */
+    int max_inflight;           /* its bound; 0: none */
+    int inflight;               /* launches recorded under the bound and not yet complete */
+    int held;                   /* 1: the scheduler holds the stream's launches now */
+    gk_stream_priority priority;
+} gk_stream_stats;
+GKDEF gk_status gk_stream_set_max_inflight(gk_ctx *ctx, gk_stream *s, int n);
+GKDEF gk_status gk_stream_stats_get(gk_ctx *ctx, gk_stream *s, gk_stream_stats *out);
+
 GKDEF gk_status gk_event_create(gk_ctx *ctx, gk_event **out);
 GKDEF gk_status gk_event_destroy(gk_ctx *ctx, gk_event *e);
 GKDEF gk_status gk_event_record(gk_ctx *ctx, gk_event *e, gk_stream *s);  /* NULL: current stream */
+/* gk_event_sync and gk_stream_sync (and gk_sync, and the synchronous host
+   copies) wait without holding the context's lock: other threads keep
+   issuing work meanwhile. Destroying an event while a thread waits on it
+   fails (GK_ERR_STATE). */
 GKDEF gk_status gk_event_sync(gk_ctx *ctx, gk_event *e);
 GKDEF gk_status gk_event_query(gk_ctx *ctx, gk_event *e, int *done);
 GKDEF gk_status gk_event_elapsed_ms(gk_ctx *ctx, gk_event *start, gk_event *end, float *ms);
@@ -584,6 +622,483 @@ GKDEF gk_status gk_jit_stats_get(gk_ctx *ctx, gk_jit_stats *out);
    cache can be filled ahead of time. */
 GKDEF gk_status gk_jit_precompile(gk_ctx *ctx, const char *arch, int *num_modules);
 
+/* ------------------------------------------------------------------------ */
+/* >>api_profile */
+/* The profiler: the time of every kernel launch, copy and CPU op issued on a
+   context, summed per kernel name, with bytes and FLOPs where the op knows
+   them, the pool's usage over time, and a Chrome trace of it all.
+
+   Off by default, and free when off: each place that issues work (the
+   dispatch controller's launches, cuBLASLt, the host copies, the CPU
+   backend's ops) tests one pointer of the context, a predictable branch, and
+   records nothing. gk_profiler_start turns it on for the whole context:
+   every thread's work on every stream is recorded (records are per context,
+   kept under its lock). gk_profiler_stop stops recording and keeps the
+   results (the sites then call a function that returns at once);
+   gk_profiler_reset frees them, so the sites are back to their one test.
+
+   What is measured. CUDA: two events on the work's own stream, one recorded
+   just before the launch or copy is issued and one just after, so a record's
+   time is what the GPU spent on that stream between them: the kernel's
+   execution (its start waits for the stream's previous work, so queueing
+   behind it is not counted; idle gaps while the host is still issuing are
+   not counted either). The events sit between kernels on the stream, so a
+   programmatic dependent launch (PDL) cannot overlap its kernel with the one
+   before while the profiler is on. Start times are relative to an event
+   recorded when the profiler starts. CPU backend: host time around each op,
+   which runs synchronously on the calling thread. Work on a stream that is
+   capturing a graph is not recorded (it does not run then; events recorded
+   in a capture would become graph nodes), only counted as skipped; a graph
+   launch is not broken down into its kernels.
+
+   Bytes and FLOPs: the ops that know them (GEMM / GEMV 2*M*N*K FLOPs and the
+   bytes of A, B and C; attention about 4*B*H*Sq*Skv*D FLOPs and the bytes of
+   q, k, v and out; the elementwise ops the bytes they read and write; copies
+   their size; a device-to-device copy counts read and write) attach them to
+   their main kernel. The achieved GB/s and TFLOP/s are these totals over the
+   time of the records that carried them.
+
+   Cost when on: nothing is allocated, synchronised or created while work is
+   issued: gk_profiler_start makes the record array and, on CUDA, all the
+   events (2 a record) up front, so it takes time in proportion to
+   max_records (a restart after gk_profiler_stop reuses them). Issuing a
+   launch costs two event records on CUDA (host time; a measure of it is
+   bench/bench_profile.c). Past max_records, records are counted as dropped,
+   never waited for. Results are resolved only when asked for
+   (gk_profiler_stats, _summary, _report, _write_trace): that waits for the
+   recorded work to finish (with the context's lock released, so other
+   threads go on issuing; their newer records are left for the next call). */
+enum { GK_PROFILE_NO_POOL = 1 };        /* flags: no pool sample with each record (no counter track) */
+#define GK_PROFILE_DEFAULT_RECORDS 65536
+typedef struct gk_profiler_desc {
+    int max_records;            /* records kept; 0: GK_PROFILE_DEFAULT_RECORDS; at most 1 << 24 */
+    unsigned flags;             /* GK_PROFILE_NO_POOL */
+} gk_profiler_desc;
+
+typedef enum gk_profile_kind {
+    GK_PROFILE_KERNEL = 0,      /* a kernel launch (library, gk_launch, cuBLASLt) */
+    GK_PROFILE_H2D,             /* host-to-device copy */
+    GK_PROFILE_D2H,             /* device-to-host copy */
+    GK_PROFILE_D2D,             /* device-to-device copy */
+    GK_PROFILE_CPU              /* an op of the CPU backend (host time) */
+} gk_profile_kind;
+GKDEF const char *gk_profile_kind_name(gk_profile_kind k);    /* "kernel", "HtoD", "DtoH", "DtoD", "cpu" */
+
+/* One kernel name (or copy, or CPU op) and kind: its records summed. */
+typedef struct gk_profile_entry {
+    char name[96];              /* the kernel's name; CPU: the op ("gk_add"); copies "memcpy HtoD" ... */
+    gk_profile_kind kind;
+    int64_t count;
+    double total_ms, mean_ms, min_ms, max_ms;
+    double bytes;               /* summed over the records that carried a byte count; 0: none did */
+    double flops;               /* ... a FLOP count */
+    double gbps;                /* bytes / the time of those records, in GB/s (1e9 bytes); 0: unknown */
+    double tflops;              /* flops / the time of those records, in TFLOP/s; 0: unknown */
+} gk_profile_entry;
+
+typedef struct gk_profile_stats {
+    int running;                /* recording now (started, not stopped) */
+    int64_t records;            /* records kept and timed */
+    int64_t dropped;            /* not kept: past max_records (or an event could not be recorded) */
+    int64_t skipped;            /* not recorded: issued on a stream capturing a graph */
+    int64_t pending;            /* begun after this call's snapshot (other threads): left for the next */
+    double busy_ms;             /* the records' times summed: total GPU (CPU: op) time */
+    double kernel_ms;           /* ... of kernels and CPU ops */
+    double copy_ms;             /* ... of copies */
+    double span_ms;             /* the first record's start to the last one's end */
+    int entries;                /* distinct (name, kind): gk_profiler_summary's count */
+    int streams;                /* streams that have records */
+    size_t pool_peak;           /* the most pool bytes in use at a record (0 with GK_PROFILE_NO_POOL) */
+} gk_profile_stats;
+
+/* desc NULL: the defaults. GK_ERR_STATE while already running; starting
+   again after gk_profiler_stop discards the previous results. */
+GKDEF gk_status gk_profiler_start(gk_ctx *ctx, const gk_profiler_desc *desc);
+/* Stops recording; the results stay until gk_profiler_reset or the next
+   start. GK_ERR_STATE when not running. */
+GKDEF gk_status gk_profiler_stop(gk_ctx *ctx);
+/* Stops and frees everything (the profiler is off as if never started). */
+GKDEF gk_status gk_profiler_reset(gk_ctx *ctx);
+/* The calls below fail with GK_ERR_STATE when the profiler was never started
+   (or was reset); while it runs they give the results so far. */
+GKDEF gk_status gk_profiler_stats(gk_ctx *ctx, gk_profile_stats *out);
+/* The entries, by total time (largest first): min(cap, all) of them into
+   out; *n: how many there are in all (out may be NULL with cap 0). */
+GKDEF gk_status gk_profiler_summary(gk_ctx *ctx, gk_profile_entry *out, int cap, int *n);
+/* A readable table of the summary and totals into buf (NUL-terminated, cut
+   to size). *needed (may be NULL): the bytes the whole table takes with its
+   NUL; GK_ERR_LIMIT when it did not fit (buf may be NULL with size 0). */
+GKDEF gk_status gk_profiler_report(gk_ctx *ctx, char *buf, size_t size, size_t *needed);
+/* Writes the records as a Chrome trace (the Trace Event Format; opens in
+   Perfetto and chrome://tracing): a complete ("X") event a record, ts and dur
+   in microseconds from the start, one tid a stream (named "stream N (high
+   priority)" ...; the default stream is "default stream"), args with bytes,
+   FLOPs and the rates; the pool's used / cached / evicted bytes as counter
+   ("C") events. */
+GKDEF gk_status gk_profiler_write_trace(gk_ctx *ctx, const char *path);
+/* ------------------------------------------------------------------------ */
+/* >>api_xfer */
+/* The async transfer engine: moves bytes between host memory (or a file) and
+   a byte range of a tensor's storage without blocking the caller, so copies
+   overlap compute and each other.
+
+   An engine has two copy streams of its own (host-to-device and
+   device-to-host, CUDA non-blocking streams at the priorities of its desc), a
+   ring of pinned (page-locked) host staging buffers allocated when it is
+   made, `workers` staging threads and one completion thread a direction.
+   A request is cut into chunks of chunk_bytes:
+     - host memory that is pinned (gk_host_alloc, cuMemHostAlloc,
+       cuMemHostRegister: detected with cuPointerGetAttribute) is copied
+       straight from / to the tensor on the copy stream, chunk by chunk;
+     - pageable memory goes through the staging ring: a worker copies chunk
+       i+1 into a free staging buffer while the DMA of chunk i runs; a buffer
+       is reused only once its last copy has completed (its event);
+     - a file region (path or fd, offset, length) is read with pread() by the
+       workers, in parallel, straight into staging buffers and DMA'd from
+       there (no page faults, no mapping): the path model loading takes
+       (gk_llm_load, gk_st_upload).
+   Chunks of higher-priority requests are taken first: a small request with a
+   higher priority submitted behind a large one completes before it. At most
+   as many chunks as there are staging buffers are in flight, so a
+   late high-priority request waits for those at most.
+
+   Tensors: the request names a contiguous tensor, a byte offset into its
+   data (its first element) and a length, so one large tensor can be filled
+   or read in parts by several requests. The storage is made resident and
+   pinned at submit (the pool never evicts it) and released when the request
+   completes; a tensor freed while its transfer is in flight keeps its
+   storage until then. The copy stream first waits for the work queued on the
+   stream that last used the tensor (for storage not used since it was
+   allocated: the calling thread's current stream, which the pool hands it
+   back to) before the submit (so a download sees
+   the result of an op issued before it, an upload does not overwrite data an
+   earlier op still reads). Work issued after the submit is not ordered with
+   the request: wait for it (gk_xfer_wait) or make a stream wait for it
+   (gk_xfer_stream_wait) before using the data. Requests are not ordered
+   with each other either (their chunks go to several threads and two
+   streams): a request that depends on another (a download of what an
+   upload writes) is submitted once the first is complete.
+
+   Requests get ids (from 1, increasing). A request's status is reported
+   once: to its callback, and to the first gk_xfer_wait / gk_xfer_query that
+   sees it complete, or to gk_xfer_flush; then its id is forgotten, and later
+   waits and queries on it return GK_OK (done). Ids the engine never gave
+   out are an error. The engine keeps at most a few thousand unreported
+   successful requests (the oldest are forgotten first); failed ones are
+   kept until reported.
+
+   Callbacks run on the engine's completion thread after the data has
+   arrived and the tensor's pin is released, before the request counts as
+   complete (gk_xfer_wait returns after its callback). A callback may call
+   gpukit (submit more requests, free tensors, ...) but must not block for
+   long: it holds up the completions behind it. Waiting on its own engine
+   from a callback (gk_xfer_wait on an incomplete request, gk_xfer_flush,
+   gk_xfer_destroy) fails with GK_ERR_STATE instead of deadlocking.
+
+   The CPU backend runs the same engine: the copy streams are the two
+   completion threads, which perform the copies (memcpy) in stream order, so
+   chunking, staging, priorities, callbacks and waits behave alike.
+
+   The profiler (>>api_profile) records the copies of requests submitted
+   while it is on, as "xfer HtoD" / "xfer DtoH" on the engine's streams.
+
+   Errors are recorded on the engine's context for the calling thread
+   (gk_last_error(ctx)). A failed request (a short file, a CUDA error)
+   reports "<call>: <what>" naming the file. gk_sync does not wait for
+   engines: use gk_xfer_flush. Every call is thread-safe. */
+typedef struct gk_xfer gk_xfer;
+typedef uint64_t gk_xfer_id;        /* 0: no request */
+
+typedef struct gk_xfer_desc {       /* zero: defaults */
+    size_t chunk_bytes;             /* bytes a chunk (64 KiB .. 1 GiB); 0: 16 MiB (CPU: 4 MiB) */
+    size_t staging_bytes;           /* pinned staging ring in all, at least one chunk; 0: 4 chunks */
+    int workers;                    /* staging threads (1 .. 64); 0: 2 */
+    gk_stream_priority h2d_priority; /* the copy streams' priorities */
+    gk_stream_priority d2h_priority;
+} gk_xfer_desc;
+
+/* The completion callback: status GK_OK, the failure (message: what failed,
+   naming the file where there is one), or GK_ERR_CANCELLED (the engine was
+   destroyed before its chunks were all issued). message is "" on success
+   and valid during the call only. */
+typedef void (*gk_xfer_done_fn)(gk_xfer *x, gk_xfer_id id, gk_status status, const char *message, void *user);
+
+enum {                              /* gk_xfer_opts.host */
+    GK_XFER_HOST_DETECT = 0,        /* pinned or pageable, asked of the driver (CPU: pageable) */
+    GK_XFER_HOST_PINNED = 1,        /* page-locked: copied directly, no staging */
+    GK_XFER_HOST_PAGEABLE = 2       /* staged through the pinned ring */
+};
+typedef struct gk_xfer_opts {       /* per request; NULL or zero: defaults */
+    int priority;                   /* higher goes first; default 0 */
+    gk_xfer_done_fn done;           /* NULL: no callback */
+    void *user;                     /* handed to done */
+    int host;                       /* GK_XFER_HOST_*: how the host memory is copied */
+} gk_xfer_opts;
+
+typedef struct gk_xfer_stats {
+    uint64_t requests_h2d, requests_d2h; /* completed (file uploads count as h2d) */
+    uint64_t bytes_h2d, bytes_d2h;  /* moved by chunks that completed */
+    uint64_t bytes_file;            /* of bytes_h2d: read from files */
+    uint64_t bytes_staged;          /* through the staging buffers (pageable memory, files) */
+    uint64_t bytes_direct;          /* straight from / to pinned host memory */
+    uint64_t chunks;
+    uint64_t failed, cancelled;     /* requests */
+    uint64_t pending;               /* submitted, not complete */
+    double busy_ms;                 /* time with at least one request in flight */
+    double gbps;                    /* (bytes_h2d + bytes_d2h) / busy_ms, in GB/s (1e9 bytes) */
+    size_t chunk_bytes, staging_bytes; /* as configured */
+    int workers, buffers;           /* staging threads, staging buffers */
+} gk_xfer_stats;
+
+/* Makes an engine (desc NULL: defaults): its staging memory, streams and
+   threads. gk_ctx_destroy destroys the engines of its context that are left. */
+GKDEF gk_status gk_xfer_create(gk_ctx *ctx, const gk_xfer_desc *desc, gk_xfer **out);
+/* Cancels the requests whose chunks are not all issued yet (their callbacks
+   get GK_ERR_CANCELLED; a partly copied range keeps what arrived), waits for
+   the rest to complete and for calls on the engine in other threads to
+   return, then frees it. Submits made while it runs fail with GK_ERR_STATE.
+   Not for the context's own engine (gk_xfer_default), which goes with the
+   context. */
+GKDEF gk_status gk_xfer_destroy(gk_xfer *x);
+/* The context's own engine, made on the first call: the one model loading
+   (gk_llm_load, gk_st_upload) uses. Its defaults are sized for many
+   parallel file reads: on CUDA 8 MiB chunks, 3/4 of the CPUs as workers
+   (2 .. 12) and two staging buffers a worker. desc (NULL: defaults)
+   configures it on the call that makes it; GK_ERR_STATE when it is given
+   and the engine already runs. */
+GKDEF gk_status gk_xfer_default(gk_ctx *ctx, const gk_xfer_desc *desc, gk_xfer **out);
+
+/* Requests. dst / src: a contiguous tensor of the engine's context; offset:
+   a byte offset into its data; nbytes: how many bytes (offset + nbytes at
+   most the tensor's size). The host buffer must stay valid, and unchanged
+   for an upload, until the request completes. nbytes 0 is a request that
+   completes at once (its callback runs). *id (id may be NULL) is the
+   request's id. Errors at submit (bad arguments, a freed tensor, a missing
+   file) submit nothing and call no callback. */
+GKDEF gk_status gk_xfer_upload(gk_xfer *x, gk_tensor dst, size_t offset, const void *src, size_t nbytes,
+                               const gk_xfer_opts *opts, gk_xfer_id *id);
+GKDEF gk_status gk_xfer_download(gk_xfer *x, gk_tensor src, size_t offset, void *dst, size_t nbytes,
+                                 const gk_xfer_opts *opts, gk_xfer_id *id);
+/* nbytes of a file, from byte file_offset, into dst at offset. fd >= 0: read
+   from that descriptor with pread() (it must stay open until the request
+   completes; path, if not NULL, names it in messages); fd < 0: path is
+   opened (and closed when the request completes). A file that cannot be
+   opened or is shorter than file_offset + nbytes fails at submit; one that
+   shrinks meanwhile fails the request. Both name the path. */
+GKDEF gk_status gk_xfer_upload_file(gk_xfer *x, gk_tensor dst, size_t offset, const char *path, int fd,
+                                    uint64_t file_offset, size_t nbytes, const gk_xfer_opts *opts, gk_xfer_id *id);
+
+/* Waits for request id; timeout_ms < 0: for ever, 0: a poll. Returns its
+   status (its message on the context), GK_ERR_TIMEOUT if it is still in
+   flight when the time is up, GK_OK for an id whose status was already
+   reported. */
+GKDEF gk_status gk_xfer_wait(gk_xfer *x, gk_xfer_id id, double timeout_ms);
+/* *done = 1 when complete (and then returns its status, as gk_xfer_wait), 0 when in flight. */
+GKDEF gk_status gk_xfer_query(gk_xfer *x, gk_xfer_id id, int *done);
+/* Waits for every request submitted before the call; returns the status of
+   the first (lowest id) that failed, GK_OK when none did. */
+GKDEF gk_status gk_xfer_flush(gk_xfer *x);
+/* Makes stream s (NULL: the calling thread's current stream) wait on the
+   GPU for request id's copies: work issued on s afterwards sees the
+   uploaded data (or may overwrite the downloaded range) with no host sync.
+   If the request's chunks are not all issued yet, the call waits on the
+   host until they are (not until they complete). On the CPU backend it
+   waits for the request to complete. The request's status is not reported
+   here: use gk_xfer_wait / gk_xfer_flush for it. */
+GKDEF gk_status gk_xfer_stream_wait(gk_xfer *x, gk_xfer_id id, gk_stream *s);
+GKDEF gk_status gk_xfer_stats_get(gk_xfer *x, gk_xfer_stats *out);
+/* ------------------------------------------------------------------------ */
+/* >>api_sched
+   The scheduler makes one GPU a resource several tenants share, with the
+   QoS classes of Kubernetes:
+
+   GK_QOS_GUARANTEED  a memory reservation and a compute share, both held for
+                      it from admission to its end; admitted only when both
+                      fit, else queued (or rejected when they never can).
+                      Its work runs on high-priority streams, and while a
+                      Guaranteed task is queued or running the lower classes
+                      are paced (below) so that its latency holds. Its
+                      reservation is also its memory limit.
+   GK_QOS_BURSTABLE   a request (memory, share) admitted like Guaranteed's
+                      and a limit above it: memory beyond the request comes
+                      only from what no reservation holds, and when the
+                      GPU time of its tasks (by name) over the last window
+                      passes share_limit, its next tasks wait while others
+                      are ready (throttled). Normal-priority streams.
+   GK_QOS_BESTEFFORT  no reservation (the zero value): runs on what is left,
+                      low-priority streams; the first to be throttled (paced
+                      to a few kernels in flight, or held, while a
+                      Guaranteed task is active) and its memory the first
+                      the pool evicts. It never takes memory a reservation
+                      holds, and never evicts others' memory.
+
+   A task is a callback that issues GPU work on the stream it is given (the
+   stream is also the calling thread's current stream while it runs, so
+   plain gpukit calls go there), or a captured graph. It runs on one of the
+   scheduler's worker threads and is done when its callback has returned and
+   its GPU work has completed. Its memory is charged to it: allocations past
+   its limit fail with GK_ERR_OUT_OF_MEMORY naming the task.
+
+   Submission answers with a decision and its reason (gk_admission): admit
+   (state QUEUED: ready, waiting for a worker), queue (state PENDING:
+   waiting for dependencies, memory or share) or reject (no task is made;
+   the status is GK_ERR_REJECTED or GK_ERR_INVALID_ARGUMENT, and the reason
+   says why: insufficient memory, share exceeded, queue full, shut down,
+   invalid). States: PENDING -> QUEUED -> RUNNING -> COMPLETED or FAILED;
+   CANCELLED from any state before COMPLETED. A task whose dependency fails
+   or is cancelled fails in turn, naming it. A task with a deadline that has
+   not started by then fails with GK_ERR_TIMEOUT; one that starts in time
+   but ends late is counted as a missed deadline. Every task keeps the
+   reason for its last decision (gk_task_info.reason).
+
+   Pacing uses the dispatch controller on the lower classes' streams: by
+   default BestEffort streams are held while the Guaranteed class is active
+   (a task queued or running, or one ended less than guaranteed_linger_ms
+   ago), so a Guaranteed task shares the GPU only with the BestEffort
+   kernels already in flight when it arrives; with besteffort_inflight they
+   run paced instead, that many launches in flight
+   (gk_stream_set_max_inflight). Burstable streams are paced to
+   burstable_inflight. SM partitioning (green
+   contexts) is not used: gk_sched_stats.partitioning says why and that
+   priorities and pacing stand in for it.
+
+   Threads: every function may be called from any thread, tasks' callbacks
+   included (a callback may submit and cancel, but must not wait for a task
+   that cannot start before it returns). gk_sched_destroy (and
+   gk_ctx_destroy, which destroys a context's schedulers first) cancels what
+   has not started and waits for what runs. */
+typedef enum gk_qos { GK_QOS_BESTEFFORT = 0, GK_QOS_BURSTABLE = 1, GK_QOS_GUARANTEED = 2 } gk_qos;
+typedef enum gk_task_state {
+    GK_TASK_PENDING = 0,    /* waiting for dependencies, memory or share (or held) */
+    GK_TASK_QUEUED,         /* admitted: resources held, waiting for a worker */
+    GK_TASK_RUNNING,
+    GK_TASK_COMPLETED,
+    GK_TASK_FAILED,
+    GK_TASK_CANCELLED
+} gk_task_state;
+typedef enum gk_decision { GK_ADMIT = 0, GK_QUEUE, GK_REJECT } gk_decision;
+typedef enum gk_reason {
+    GK_REASON_FITS = 0,             /* admitted: its reservation and share fit */
+    GK_REASON_DEPENDENCIES,         /* queued: dependencies not complete */
+    GK_REASON_MEMORY,               /* queued: its reservation does not fit now */
+    GK_REASON_SHARE,                /* queued: its share does not fit now */
+    GK_REASON_HELD,                 /* queued: submitted with hold, waiting for gk_sched_release */
+    GK_REASON_INSUFFICIENT_MEMORY,  /* rejected: the reservation exceeds what the scheduler can reserve */
+    GK_REASON_SHARE_EXCEEDED,       /* rejected: the share exceeds what Guaranteed and Burstable may hold */
+    GK_REASON_QUEUE_FULL,           /* rejected: max_queued tasks pending or queued */
+    GK_REASON_SHUTDOWN,             /* rejected: the scheduler is shutting down */
+    GK_REASON_INVALID               /* rejected: a field of the description is invalid */
+} gk_reason;
+typedef struct gk_admission {
+    gk_decision decision;
+    gk_reason reason;
+    char message[256];              /* the reason in words, with the numbers */
+} gk_admission;
+
+typedef uint64_t gk_task_id;        /* from 1; 0 is no task */
+typedef struct gk_sched gk_sched;
+/* The work of a task: issue GPU work on `stream` (also the thread's current
+   stream) and return GK_OK, or an error status (the task fails with it and
+   with the thread's error text on ctx). It need not wait for its work. */
+typedef gk_status (*gk_task_fn)(gk_ctx *ctx, gk_stream *stream, void *user);
+
+typedef struct gk_task_desc {
+    const char *name;           /* in messages and statistics, and the key of Burstable share accounting; NULL: "task <id>" */
+    gk_qos qos;
+    gk_task_fn fn;              /* the work, or: */
+    void *user;
+    gk_graph *graph;            /* a captured graph, launched on the task's stream */
+    size_t memory;              /* Guaranteed: its reservation and limit; Burstable: its request */
+    size_t memory_limit;        /* Burstable: the most it may hold (0: its request); BestEffort: 0 (no limit of its own) */
+    double share;               /* Guaranteed, Burstable: the compute share it holds, in (0, 1]; BestEffort: 0 */
+    double share_limit;         /* Burstable: throttled above this share of GPU time (0: its share) */
+    const gk_task_id *deps;     /* tasks that must complete first */
+    int ndeps;
+    double deadline_ms;         /* from submission; 0: none */
+    int hold;                   /* 1: stays PENDING until gk_sched_release (dependencies may be added meanwhile) */
+} gk_task_desc;
+
+typedef struct gk_sched_desc {
+    int workers;                /* threads running tasks (1..64); 0: 2. With 2 or more, the first runs
+                                   only Guaranteed tasks (one never waits for a worker behind the others) */
+    int max_queued;             /* tasks PENDING or QUEUED at once; 0: 1024 */
+    size_t memory;              /* bytes reservations may hold in all; 0: the pool's quota at creation */
+    double reserved_share;      /* share Guaranteed and Burstable requests may hold in all, (0, 1]; 0: 1 */
+    int besteffort_inflight;    /* while a Guaranteed task is active: 0, BestEffort streams are held (a call
+                                   entering on one waits until the class is idle: only kernels already
+                                   in flight run beside it; with one worker, which a held task would keep
+                                   from the Guaranteed one, 1 in flight instead); 1..63, that many in flight */
+    int besteffort_hold;        /* 1: BestEffort tasks do not even start while a Guaranteed task is active */
+    double guaranteed_linger_ms; /* the Guaranteed class stays active this long after its last task ends,
+                                   covering the gaps between one tenant's steps; 0: 1 ms; negative: none */
+    int burstable_inflight;     /* Burstable launches in flight while a Guaranteed task is active; 0: 4 */
+    double share_window_ms;     /* Burstable share accounting window; 0: 1000 */
+    int keep_finished;          /* finished tasks kept for gk_sched_task_info; 0: 4096 (older ones are forgotten) */
+} gk_sched_desc;
+
+typedef struct gk_task_info {
+    gk_task_id id;
+    char name[64];
+    gk_qos qos;
+    gk_task_state state;
+    gk_status result;           /* GK_OK, or why it failed / was cancelled */
+    char reason[256];           /* the last decision about it, or its error */
+    double queued_ms;           /* submission to start (so far, while it waits) */
+    double run_ms;              /* start to the end of its GPU work (so far, while it runs) */
+    double gpu_ms;              /* its stream's time from first to last work (CUDA; CPU: run_ms) */
+    size_t memory_peak;         /* the most pool memory charged to it at once */
+    int cancel_requested;       /* gk_sched_cancel was called while it ran */
+    int deadline_missed;
+} gk_task_info;
+
+typedef struct gk_sched_class_stats {
+    uint64_t submitted, admitted, queued, rejected, completed, failed, cancelled, deadline_missed;
+    int pending, ready, running; /* now */
+    double latency_p50_ms, latency_p99_ms, latency_max_ms; /* submission to end, over the last 1024 completed */
+    double gpu_ms;               /* GPU time of its completed tasks */
+} gk_sched_class_stats;
+typedef struct gk_sched_stats {
+    gk_sched_class_stats cls[3]; /* by gk_qos */
+    uint64_t rejected_by_reason[GK_REASON_INVALID + 1];
+    size_t memory, memory_reserved; /* what reservations may hold, and hold now */
+    double share_reserved;       /* share held now (of reserved_share) */
+    uint64_t throttled;          /* times a ready task was held back by pacing or share */
+    int guaranteed_active;       /* Guaranteed tasks queued or running now */
+    int partitioning;            /* 1: SM partitioning in use; 0: priorities and pacing only */
+    char partitioning_note[192]; /* why (or which) */
+} gk_sched_stats;
+
+GKDEF gk_status gk_sched_create(gk_ctx *ctx, const gk_sched_desc *desc, gk_sched **out);
+/* Stops admitting, cancels every task not yet running, waits for running
+   ones, joins the workers and frees it. NULL is ignored. */
+GKDEF void gk_sched_destroy(gk_sched *s);
+/* Stops admitting (later submissions are rejected with GK_REASON_SHUTDOWN);
+   with cancel_pending, cancels what has not started, else lets it run. */
+GKDEF gk_status gk_sched_shutdown(gk_sched *s, int cancel_pending);
+/* Submits a task; *id is 0 when rejected. why (may be NULL) gets the
+   decision and its reason. */
+GKDEF gk_status gk_sched_submit(gk_sched *s, const gk_task_desc *desc, gk_task_id *id, gk_admission *why);
+/* Adds a dependency to a task not yet started (fails naming the cycle when
+   `on` depends on `task`, directly or not). */
+GKDEF gk_status gk_sched_add_dependency(gk_sched *s, gk_task_id task, gk_task_id on);
+GKDEF gk_status gk_sched_release(gk_sched *s, gk_task_id task);   /* ends a hold */
+/* Cancels a task that has not started (its dependents fail). A running task
+   cannot be stopped: the call fails with GK_ERR_STATE, marks the request
+   (gk_sched_cancel_requested) and the task ends CANCELLED when its
+   callback returns. */
+GKDEF gk_status gk_sched_cancel(gk_sched *s, gk_task_id task);
+/* Inside a callback: whether its task was asked to stop (0 elsewhere). */
+GKDEF int gk_sched_cancel_requested(gk_sched *s);
+/* Waits until the task has finished (timeout_ms < 0: no limit; GK_ERR_TIMEOUT
+   past it) and fills info (may be NULL). Returns GK_OK when it finished,
+   whatever its result: info->state and info->result say how. */
+GKDEF gk_status gk_sched_wait(gk_sched *s, gk_task_id task, double timeout_ms, gk_task_info *info);
+GKDEF gk_status gk_sched_wait_all(gk_sched *s, double timeout_ms);
+GKDEF gk_status gk_sched_task_info(gk_sched *s, gk_task_id task, gk_task_info *out);
+GKDEF gk_status gk_sched_stats_get(gk_sched *s, gk_sched_stats *out);
+GKDEF const char *gk_qos_name(gk_qos q);             /* "Guaranteed" */
+GKDEF const char *gk_task_state_name(gk_task_state s); /* "running" */
+GKDEF const char *gk_reason_name(gk_reason r);       /* "queue full" */
 /* ------------------------------------------------------------------------ */
 /* >>api_ops */
 /* Ops run on the current stream. Shapes follow NumPy broadcasting: inputs
@@ -1101,6 +1616,7 @@ GKDEF gk_status gk_decode_rms_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_t
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <unistd.h>
 #include <time.h>
@@ -1204,6 +1720,40 @@ static size_t gk__host_ram(void) {
     ms.dwLength = sizeof ms;
     return GlobalMemoryStatusEx(&ms) ? (size_t)ms.ullTotalPhys : (size_t)8 << 30;
 }
+/* Condition variables and threads, for the runtime services' own threads
+   (the scheduler's workers, the transfer engine). */
+typedef CONDITION_VARIABLE gk__cond;
+static void gk__cond_init(gk__cond *c) { InitializeConditionVariable(c); }
+static void gk__cond_destroy(gk__cond *c) { GK__UNUSED(c); }
+GK__MAYBE_UNUSED static void gk__cond_wait(gk__cond *c, gk__mutex *m) { SleepConditionVariableCS(c, m, INFINITE); }
+/* waits at most ms milliseconds (spurious wakeups possible: callers loop) */
+static void gk__cond_timedwait(gk__cond *c, gk__mutex *m, double ms) {
+    SleepConditionVariableCS(c, m, ms <= 0 ? 0 : (DWORD)(ms + 0.999));
+}
+GK__MAYBE_UNUSED static void gk__cond_signal(gk__cond *c) { WakeConditionVariable(c); }
+static void gk__cond_broadcast(gk__cond *c) { WakeAllConditionVariable(c); }
+typedef HANDLE gk__thread;
+typedef struct gk__thread_start_t { void (*fn)(void *); void *arg; } gk__thread_start_t;
+static unsigned __stdcall gk__thread_tramp(void *p) {
+    gk__thread_start_t t = *(gk__thread_start_t *)p;
+    GPUKIT_FREE(p);
+    t.fn(t.arg);
+    return 0;
+}
+/* 0 on success */
+static int gk__thread_create(gk__thread *t, void (*fn)(void *), void *arg) {
+    gk__thread_start_t *st = (gk__thread_start_t *)GPUKIT_MALLOC(sizeof *st);
+    uintptr_t h;
+    if (!st) return -1;
+    st->fn = fn;
+    st->arg = arg;
+    h = _beginthreadex(NULL, 0, gk__thread_tramp, st, 0, NULL);
+    if (!h) { GPUKIT_FREE(st); return -1; }
+    *t = (HANDLE)h;
+    return 0;
+}
+static void gk__thread_join(gk__thread t) { WaitForSingleObject(t, INFINITE); CloseHandle(t); }
+GK__MAYBE_UNUSED static void gk__sleep_ms(double ms) { Sleep(ms <= 0 ? 0 : (DWORD)ms); }
 #define GK__PATH_SEP '\\'
 #else
 typedef void *gk__lib;
@@ -1225,8 +1775,10 @@ static double gk__now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-#else /* a system header came first without POSIX: processor time */
-    return (double)clock() * 1000.0 / CLOCKS_PER_SEC;
+#else /* a strict C build hides clock_gettime: the wall clock, in microseconds */
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec * 1000.0 + (double)tv.tv_usec / 1000.0;
 #endif
 }
 static int gk__mkdir1(const char *p) { return mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : -1; }
@@ -1235,6 +1787,52 @@ static unsigned long gk__pid(void) { return (unsigned long)getpid(); }
 static size_t gk__host_ram(void) {
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
     return (pages > 0 && psize > 0) ? (size_t)pages * (size_t)psize : (size_t)8 << 30;
+}
+/* Condition variables and threads, for the runtime services' own threads
+   (the scheduler's workers, the transfer engine). */
+typedef pthread_cond_t gk__cond;
+static void gk__cond_init(gk__cond *c) { pthread_cond_init(c, NULL); }
+static void gk__cond_destroy(gk__cond *c) { pthread_cond_destroy(c); }
+GK__MAYBE_UNUSED static void gk__cond_wait(gk__cond *c, gk__mutex *m) { pthread_cond_wait(c, m); }
+/* waits at most ms milliseconds (spurious wakeups possible: callers loop) */
+static void gk__cond_timedwait(gk__cond *c, gk__mutex *m, double ms) {
+    struct timespec ts;
+    struct timeval tv;
+    long long ns;
+    gettimeofday(&tv, NULL); /* pthread_cond_timedwait's clock: CLOCK_REALTIME */
+    if (ms < 0) ms = 0;
+    ns = (long long)tv.tv_usec * 1000LL + (long long)(ms * 1e6);
+    ts.tv_sec = tv.tv_sec + (time_t)(ns / 1000000000LL);
+    ts.tv_nsec = (long)(ns % 1000000000LL);
+    pthread_cond_timedwait(c, m, &ts);
+}
+GK__MAYBE_UNUSED static void gk__cond_signal(gk__cond *c) { pthread_cond_signal(c); }
+static void gk__cond_broadcast(gk__cond *c) { pthread_cond_broadcast(c); }
+typedef pthread_t gk__thread;
+typedef struct gk__thread_start_t { void (*fn)(void *); void *arg; } gk__thread_start_t;
+static void *gk__thread_tramp(void *p) {
+    gk__thread_start_t t = *(gk__thread_start_t *)p;
+    GPUKIT_FREE(p);
+    t.fn(t.arg);
+    return NULL;
+}
+/* 0 on success */
+static int gk__thread_create(gk__thread *t, void (*fn)(void *), void *arg) {
+    gk__thread_start_t *st = (gk__thread_start_t *)GPUKIT_MALLOC(sizeof *st);
+    if (!st) return -1;
+    st->fn = fn;
+    st->arg = arg;
+    if (pthread_create(t, NULL, gk__thread_tramp, st) != 0) { GPUKIT_FREE(st); return -1; }
+    return 0;
+}
+static void gk__thread_join(gk__thread t) { pthread_join(t, NULL); }
+GK__MAYBE_UNUSED static void gk__sleep_ms(double ms) {
+    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+    double end = gk__now_ms() + ms;
+    pthread_mutex_lock(&m);
+    while (gk__now_ms() < end) gk__cond_timedwait(&c, &m, end - gk__now_ms());
+    pthread_mutex_unlock(&m);
 }
 #define GK__PATH_SEP '/'
 #endif
@@ -1330,7 +1928,12 @@ enum { GK__CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6, GK__CU_TENSOR_MAP_DATA_TYPE_FLOA
 enum { GK__CU_TENSOR_MAP_INTERLEAVE_NONE = 0, GK__CU_TENSOR_MAP_SWIZZLE_128B = 3, GK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
        GK__CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0 };
 enum { GK__CU_STREAM_NON_BLOCKING = 1 };
-enum { GK__CU_EVENT_DEFAULT = 0 };
+enum { GK__CU_EVENT_DEFAULT = 0, GK__CU_EVENT_DISABLE_TIMING = 2 };
+enum { GK__CU_EVENT_BLOCKING_SYNC = 1 };
+/* cuPointerGetAttribute: the memory type of a host pointer (pinned host memory
+   is CU_MEMORYTYPE_HOST; pageable memory is an error) and its allocation's range */
+enum { GK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2, GK__CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+       GK__CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12, GK__CU_MEMORYTYPE_HOST = 1 };
 enum { GK__CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
 enum { GK__CU_STREAM_CAPTURE_STATUS_NONE = 0, GK__CU_STREAM_CAPTURE_STATUS_ACTIVE = 1 };
 
@@ -1361,6 +1964,8 @@ enum { GK__CU_STREAM_CAPTURE_STATUS_NONE = 0, GK__CU_STREAM_CAPTURE_STATUS_ACTIV
     X(gk__cu_result, cuMemFree_v2, MemFree, (gk__cu_ptr p), 1)                                   \
     X(gk__cu_result, cuMemAllocHost_v2, MemAllocHost, (void **p, size_t n), 1)                   \
     X(gk__cu_result, cuMemFreeHost, MemFreeHost, (void *p), 1)                                   \
+    X(gk__cu_result, cuMemHostGetFlags, MemHostGetFlags, (unsigned *flags, void *p), 0)           \
+    X(gk__cu_result, cuPointerGetAttribute, PointerGetAttribute, (void *data, int attr, gk__cu_ptr p), 0) \
     X(gk__cu_result, cuMemcpyHtoD_v2, MemcpyHtoD, (gk__cu_ptr d, const void *s, size_t n), 1)    \
     X(gk__cu_result, cuMemcpyDtoH_v2, MemcpyDtoH, (void *d, gk__cu_ptr s, size_t n), 1)          \
     X(gk__cu_result, cuMemcpyHtoDAsync_v2, MemcpyHtoDAsync, (gk__cu_ptr d, const void *s, size_t n, gk__cu_stream st), 1) \
@@ -1466,16 +2071,31 @@ typedef struct gk__cublaslt_api { GK__CUBLASLT_FUNCS(GK__FN_FIELD) } gk__cublasl
 typedef struct gk__block gk__block;
 typedef struct gk__capture gk__capture;
 
+#define GK__PACE_RING 64
 struct gk_stream {
     gk__cu_stream cu;           /* NULL on CPU */
     gk_stream_priority priority;
     gk__capture *capture;       /* non-NULL while a graph is being captured */
     gk_stream *next;            /* context's list */
+    uint64_t serial;            /* its number in the context (from 1, never reused; 0 the default stream) */
+    /* the dispatch controller (>>dispatch): launches through it, and the
+       bound on work in flight (0: none) kept with one event a launch */
+    uint64_t launches;          /* kernels launched on it */
+    uint64_t paced_waits;       /* calls that waited for its in-flight work to fall under the bound */
+    double paced_ms;            /* ... and how long they waited in all */
+    int max_inflight;           /* 0: unbounded; else at most this many launches in flight (1..GK__PACE_RING-1) */
+    int held;                   /* the scheduler holds its launches (>>sched): calls entering on it wait on ctx->pace_cv ... */
+    double hold_until;          /* ... until released (0) or until this time (gk__now_ms) */
+    gk__cu_event *ring;         /* GK__PACE_RING events, made when a bound is first set (CUDA) */
+    unsigned ring_head, ring_tail; /* recorded, not known complete: [head, tail) */
+    int waiters;                /* threads waiting on it with the context's lock released */
+    int dead;                   /* destroyed while waited on: the last waiter frees it */
 };
 struct gk_event {
     gk__cu_event cu;
     double host_ms;             /* CPU backend: time of the record */
     int recorded;
+    int waiters;                /* threads in gk_event_sync with the context's lock released */
     gk_event *next;
 };
 
@@ -1567,10 +2187,26 @@ typedef struct gk__tuning {
 /* What one thread has set on one context: its current stream (gk_set_stream)
    and the NVRTC log of its last compile (gk_jit_log). A record exists only
    while one of them is set; the thread is gk__thread_id()'s number. */
+/* Memory accounting of a scheduled task (>>sched): the pool charges every
+   block a thread allocates while a tenant is set on it (gk__thread_rec) to
+   that tenant, refuses allocations past its limit, and keeps best-effort
+   tenants out of memory that reservations hold (ctx->tenants). */
+typedef struct gk__tenant {
+    char name[64];              /* for messages: the task's name */
+    size_t reserve;             /* bytes reserved for it (Guaranteed, Burstable request) */
+    size_t limit;               /* bytes it may hold; 0: no limit of its own */
+    size_t used;                /* bytes of live blocks charged to it */
+    size_t peak;                /* the most it held at once */
+    int qos;                    /* gk_qos */
+    int linked;                 /* on ctx->tenants */
+    struct gk__tenant *next;
+} gk__tenant;
+
 typedef struct gk__thread_rec {
     uint64_t thread;
     gk_stream *stream;          /* NULL: the default stream */
     char *jit_log;
+    gk__tenant *tenant;         /* set while the thread runs a scheduled task */
 } gk__thread_rec;
 
 struct gk_ctx {
@@ -1580,6 +2216,7 @@ struct gk_ctx {
     gk_ctx_desc desc;
     gk_device_info info;
     gk__mutex mu;               /* held by every call on the context (gk__enter) */
+    gk__cond pace_cv;           /* with mu: threads waiting for a held stream (gk__pace_wait) */
     gk__thread_rec *threads;    /* per-thread streams and JIT logs */
     int nthreads, capthreads;
     char **lib_headers;         /* the embedded kernel headers, joined on the first compile */
@@ -1603,6 +2240,7 @@ struct gk_ctx {
     gk_module *modules;
     gk__modrec *modcache;
     uint64_t capture_serial;
+    uint64_t stream_serial;     /* the last stream's serial */
     gk__block *ws;              /* op scratch memory (gk__workspace) */
     gk__cu_ptr ctr;             /* arrival counters, kept at zero between kernels (gk__counters) */
     gk__cu_ptr dslot;           /* decode attention's split words, GK__DEC_EMPTY between kernels (gk__dec_slots) */
@@ -1615,6 +2253,13 @@ struct gk_ctx {
     gk__slot **pages;
     uint32_t npages, nslots, free_slot; /* free_slot: 1-based index, 0 = none */
     gk__pool pool;
+    /* runtime services */
+    gk__tenant *cur_tenant;     /* the calling thread's tenant, set by gk__enter */
+    gk__tenant *tenants;        /* tenants holding reservations (>>sched) */
+    struct gk__prof *prof;      /* the profiler while it is on (>>profile); NULL: off */
+    struct gk_xfer *xfer;       /* the context's own transfer engine, made on first use (>>xfer) */
+    struct gk_xfer *xfers;      /* engines made by gk_xfer_create, destroyed by gk_ctx_destroy */
+    struct gk_sched *scheds;    /* live schedulers, shut down by gk_ctx_destroy */
 };
 
 /* ---- what each thread has set on a context (gk__thread_rec) ---- */
@@ -1652,21 +2297,30 @@ static gk__thread_rec *gk__thread_get(gk_ctx *ctx) {
     r->thread = gk__thread_id();
     r->stream = NULL;
     r->jit_log = NULL;
+    r->tenant = NULL;
     return r;
 }
 /* Drops a record that holds nothing any more. */
 static void gk__thread_tidy(gk_ctx *ctx, gk__thread_rec *r) {
-    if (r->stream || r->jit_log) return;
+    if (r->stream || r->jit_log || r->tenant) return;
     *r = ctx->threads[--ctx->nthreads];
 }
 /* Takes the context's lock for a call of the calling thread: every call on a
    context goes through here, and while it holds the lock ctx->cur_stream is
    this thread's current stream. */
+static void gk__pace_wait(gk_ctx *ctx);
+static void gk__stream_free_struct(gk_ctx *ctx, gk_stream *s);
+/* the profiler's hooks (>>profile): a record's kind */
+enum { GK__PROF_KERNEL = 0, GK__PROF_H2D = 1, GK__PROF_D2H = 2, GK__PROF_D2D = 3, GK__PROF_CPU = 4 };
+static int gk__prof_begin(gk_ctx *ctx, gk_stream *s, const char *name, int kind);
+static void gk__prof_end(gk_ctx *ctx, gk_stream *s, int rec);
 static void gk__enter(gk_ctx *ctx) {
     gk__thread_rec *r;
     gk__lock(&ctx->mu);
     r = gk__thread_find(ctx);
     ctx->cur_stream = r && r->stream ? r->stream : &ctx->default_stream;
+    ctx->cur_tenant = r ? r->tenant : NULL;
+    if (ctx->cur_stream->max_inflight || ctx->cur_stream->held) gk__pace_wait(ctx);
 }
 /* ------------------------------------------------------------------------ */
 /* >>errors
@@ -2302,6 +2956,8 @@ struct gk__block {
     gk_stream *stream;          /* last stream that used it */
     uint64_t tick;              /* LRU clock */
     uint64_t cap_id;            /* last capture that pinned it */
+    gk__tenant *tenant;         /* the scheduled task it is charged to (>>sched); NULL: none */
+    int qos;                    /* the QoS class of the task that allocated it (gk_qos; eviction takes BestEffort first) */
     gk__block *prev, *next;     /* live, cache or evicted list */
     gk__block *cprev, *cnext;   /* class free list */
 };
@@ -2399,15 +3055,19 @@ static gk_status gk__sync_locked(gk_ctx *ctx, const char *where);
 static gk_status gk__pool_make_room(gk_ctx *ctx, size_t need, const char *where) {
     gk__pool *P = &ctx->pool;
     gk__block *b, *nx;
-    int synced = 0;
+    int synced = 0, pass;
     while (P->used + P->cached + need > P->quota && P->cache_head) gk__pool_release(ctx, P->cache_head);
     if (P->used + need <= P->quota) return GK_OK;
     if (ctx->desc.disable_eviction)
         return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: %zu bytes needed, %zu of the quota %zu in use (eviction disabled)",
                        where, need, P->used, P->quota);
+    /* BestEffort tasks' blocks go first; a BestEffort task never evicts others' */
+    for (pass = 0; pass < 2 && P->used + need > P->quota; pass++)
     for (b = P->live_head; b && P->used + need > P->quota; b = nx) {
         nx = b->next;
         if (b->pins > 0) continue;
+        if (pass == 0 && b->qos != GK_QOS_BESTEFFORT) continue;
+        if (pass == 1 && (b->qos == GK_QOS_BESTEFFORT || (ctx->cur_tenant && ctx->cur_tenant->qos == GK_QOS_BESTEFFORT))) continue;
         if (!synced && ctx->backend == GK_BACKEND_CUDA) {
             /* queued work may still use idle-looking blocks: let it finish once */
             gk_status st = gk__sync_locked(ctx, where);
@@ -2444,13 +3104,44 @@ static void gk__pool_note_peak(gk__pool *P) {
     if (P->used + P->cached > P->peak) P->peak = P->used + P->cached;
 }
 
+/* Bytes that reservations hold and their tenants have not used yet (other
+   than `self`): memory a BestEffort allocation may not take. */
+static size_t gk__reserved_free(gk_ctx *ctx, const gk__tenant *self) {
+    const gk__tenant *t;
+    size_t n = 0;
+    for (t = ctx->tenants; t; t = t->next)
+        if (t != self && t->reserve > t->used) n += t->reserve - t->used;
+    return n;
+}
+/* The calling thread's task (ctx->cur_tenant) may take csize more bytes:
+   its own limit, and memory beyond its reservation comes only from what no
+   other reservation holds (BestEffort: all of it). */
+static gk_status gk__tenant_admit(gk_ctx *ctx, gk__tenant *t, size_t csize, const char *where) {
+    gk__pool *P = &ctx->pool;
+    size_t held;
+    if (t->limit && t->used + csize > t->limit)
+        return gk__err(ctx, GK_ERR_OUT_OF_MEMORY,
+                       "%s: task '%s' would hold %zu bytes, over its memory %s of %zu bytes (it holds %zu, asks for %zu more)", where,
+                       t->name, t->used + csize, t->qos == GK_QOS_GUARANTEED ? "reservation" : "limit", t->limit, t->used, csize);
+    if (t->used + csize <= t->reserve) return GK_OK;
+    held = gk__reserved_free(ctx, t);
+    if (P->used + csize + held <= P->quota) return GK_OK;
+    gk__pool_make_room(ctx, csize + held, where); /* its own failure is replaced by the reason below */
+    if (P->used + csize + held <= P->quota) return GK_OK;
+    return gk__err(ctx, GK_ERR_OUT_OF_MEMORY,
+                   "%s: task '%s' (%s): %zu bytes beyond its reservation do not fit: %zu of %zu in use, %zu reserved for other tasks", where, t->name, t->qos == GK_QOS_BESTEFFORT ? "BestEffort" : "Burstable", csize, P->used,
+                   P->quota, held);
+}
+
 static gk_status gk__pool_alloc(gk_ctx *ctx, size_t nbytes, gk__block **out, const char *where) {
     gk__pool *P = &ctx->pool;
     gk__block *b;
     size_t csize;
     int cls = gk__size_class(nbytes, &csize);
     gk_stream *s = ctx->cur_stream;
+    gk__tenant *t = ctx->cur_tenant;
     *out = NULL;
+    if (t) GK__TRY(gk__tenant_admit(ctx, t, csize, where));
     /* 1. a cached block of the class, free of other streams' queued work */
     for (b = P->cls_head[cls]; b; b = b->cnext) {
         if (cls == GK__LARGE_CLASS && (b->size < csize || b->size > csize + csize / 8)) continue;
@@ -2473,6 +3164,9 @@ static gk_status gk__pool_alloc(gk_ctx *ctx, size_t nbytes, gk__block **out, con
     }
     P->used += csize;
 got:
+    b->tenant = t;
+    b->qos = t ? t->qos : GK_QOS_GUARANTEED; /* memory outside the scheduler is not BestEffort's */
+    if (t && (t->used += b->size) > t->peak) t->peak = t->used;
     b->state = GK__BLK_LIVE;
     b->refs = 1;
     b->pins = 0;
@@ -2486,6 +3180,10 @@ got:
     return GK_OK;
 }
 
+static gk_status gk__xfer_block_copy(gk_ctx *ctx, int to_device, gk__cu_ptr dev, void *host, size_t n, const char *where);
+/* Moves a live block to host memory; the copy goes through the transfer
+   engine's pinned bounce buffers on its device-to-host stream (CUDA) and is
+   complete when this returns. */
 static gk_status gk__pool_evict(gk_ctx *ctx, gk__block *b, const char *where) {
     gk__pool *P = &ctx->pool;
     void *h;
@@ -2494,10 +3192,10 @@ static gk_status gk__pool_evict(gk_ctx *ctx, gk__block *b, const char *where) {
     h = GPUKIT_MALLOC(b->size);
     if (!h) return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: no host memory (%zu bytes) to evict to", where, b->size);
     if (ctx->backend == GK_BACKEND_CUDA) {
-        gk__cu_result r;
+        gk_status st;
         gk__stream_wait_idle(ctx, b->stream);
-        r = ctx->cu.MemcpyDtoH(h, b->ptr, b->size);
-        if (r != 0) { GPUKIT_FREE(h); return gk__cu_fail(ctx, r, where, "cuMemcpyDtoH_v2 (eviction)"); }
+        st = gk__xfer_block_copy(ctx, 0, b->ptr, h, b->size, where);
+        if (st != GK_OK) { GPUKIT_FREE(h); return st; }
     } else memcpy(h, (void *)(uintptr_t)b->ptr, b->size);
     gk__list_remove(&P->live_head, &P->live_tail, b);
     gk__dev_free(ctx, b->ptr);
@@ -2512,15 +3210,18 @@ static gk_status gk__pool_evict(gk_ctx *ctx, gk__block *b, const char *where) {
     return GK_OK;
 }
 
+/* Brings an evicted block back (s: the stream about to use it); the copy goes
+   through the transfer engine's pinned bounce buffers on its host-to-device
+   stream (CUDA) and is complete when this returns (the host copy is freed
+   next, and work on any stream may follow). */
 static gk_status gk__pool_restore(gk_ctx *ctx, gk__block *b, gk_stream *s, const char *where) {
     gk__pool *P = &ctx->pool;
     gk__cu_ptr p = 0;
+    GK__UNUSED(s);
     GK__TRY(gk__pool_get_memory(ctx, b->size, &p, where));
     if (ctx->backend == GK_BACKEND_CUDA) {
-        gk__cu_stream cs = s ? s->cu : ctx->default_stream.cu;
-        gk__cu_result r = ctx->cu.MemcpyHtoDAsync(p, b->host, b->size, cs);
-        if (r == 0) r = ctx->cu.StreamSynchronize(cs); /* the host copy is freed next */
-        if (r != 0) { gk__dev_free(ctx, p); return gk__cu_fail(ctx, r, where, "cuMemcpyHtoDAsync_v2 (restore)"); }
+        gk_status st = gk__xfer_block_copy(ctx, 1, p, b->host, b->size, where);
+        if (st != GK_OK) { gk__dev_free(ctx, p); return st; }
     } else memcpy((void *)(uintptr_t)p, b->host, b->size);
     GPUKIT_FREE(b->host);
     b->host = NULL;
@@ -2538,6 +3239,7 @@ static gk_status gk__pool_restore(gk_ctx *ctx, gk__block *b, gk_stream *s, const
 /* A block whose last tensor handle and last pin are gone goes to the cache. */
 static void gk__pool_to_cache(gk_ctx *ctx, gk__block *b) {
     gk__pool *P = &ctx->pool;
+    if (b->tenant) { b->tenant->used -= b->size; b->tenant = NULL; }
     if (b->state == GK__BLK_EVICTED) {
         gk__list_remove(&P->evict_head, &P->evict_tail, b);
         P->evicted -= b->size;
@@ -2721,6 +3423,7 @@ GKDEF gk_status gk_ctx_create(const gk_ctx_desc *desc, gk_ctx **out) {
     }
     ctx->serial = gk__atomic_inc64(&gk__ctx_serial);
     gk__mutex_init(&ctx->mu);
+    gk__cond_init(&ctx->pace_cv);
     gk__tune_init(&ctx->tune);
     /* the environment's switches, read once (GPUKIT_GEMM_WGMMA / GPUKIT_ATTN_WGMMA "0": those kernels never run) */
     ctx->tune.pdl = gk__env_on("GPUKIT_PDL");
@@ -2791,11 +3494,32 @@ static gk_status gk__sync_locked(gk_ctx *ctx, const char *where) {
         if (!s->capture) GK__CU(ctx, ctx->cu.StreamSynchronize(s->cu), where);
     return GK_OK;
 }
+static gk_status gk__stream_wait_unlocked(gk_ctx *ctx, gk_stream *s, const char *where);
 GKDEF gk_status gk_sync(gk_ctx *ctx) {
-    gk_status st;
+    gk_status st = GK_OK;
     if (!ctx) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_sync: ctx is NULL");
     gk__enter(ctx);
-    st = gk__sync_locked(ctx, "gk_sync");
+    if (ctx->backend != GK_BACKEND_CUDA || (st = gk__bind(ctx)) != GK_OK) st = GK_OK;
+    else {
+        /* every stream, waited on with the lock released (gk__stream_wait_unlocked) */
+        gk_stream *s, **all;
+        int n = 1, i;
+        for (s = ctx->streams; s; s = s->next) n++;
+        all = GK__ALLOC(gk_stream *, n);
+        if (!all) st = gk__sync_locked(ctx, "gk_sync");
+        else {
+            all[0] = &ctx->default_stream;
+            for (i = 1, s = ctx->streams; s; s = s->next) all[i++] = s;
+            for (i = 0; i < n; i++) all[i]->waiters++;
+            for (i = 0; i < n; i++) {
+                gk_status si = all[i]->dead ? GK_OK : gk__stream_wait_unlocked(ctx, all[i], "gk_sync");
+                if (st == GK_OK) st = si;
+            }
+            for (i = 0; i < n; i++)
+                if (--all[i]->waiters == 0 && all[i]->dead) gk__stream_free_struct(ctx, all[i]);
+            GPUKIT_FREE(all);
+        }
+    }
     gk__unlock(&ctx->mu);
     return st;
 }
@@ -3334,7 +4058,13 @@ static void gk__capture_free(gk_ctx *ctx, gk__capture *c) {
 static gk_status gk__cpu_run(gk_ctx *ctx, gk__thunk_fn fn, const void *params, size_t size, const char *where) {
     gk__capture *c = ctx->cur_stream->capture;
     void *copy;
-    if (!c) return fn(params) ? gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory for the CPU backend's scratch", where) : GK_OK;
+    if (!c) {
+        int rec = ctx->prof ? gk__prof_begin(ctx, ctx->cur_stream, where, GK__PROF_CPU) : -1, bad = fn(params);
+        if (rec >= 0) gk__prof_end(ctx, ctx->cur_stream, rec);
+        if (bad) return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory for the CPU backend's scratch", where);
+        ctx->cur_stream->launches++;
+        return GK_OK;
+    }
     if (c->nthunks == c->capthunks) {
         int nc = c->capthunks ? c->capthunks * 2 : 16;
         gk__thunk *nt = GK__CAST(gk__thunk *, GPUKIT_REALLOC(c->thunks, sizeof(gk__thunk) * (size_t)nc));
@@ -3370,6 +4100,7 @@ GKDEF gk_status gk_stream_create(gk_ctx *ctx, gk_stream_priority priority, gk_st
     if (!s) st = gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "gk_stream_create: out of host memory");
     else {
         s->priority = priority;
+        s->serial = ++ctx->stream_serial;
         if (ctx->backend == GK_BACKEND_CUDA) {
             gk__cu_result r;
             st = gk__bind(ctx);
@@ -3391,6 +4122,22 @@ static gk_status gk__find_stream(gk_ctx *ctx, gk_stream *s, const char *where) {
     return gk__err(ctx, GK_ERR_INVALID_HANDLE, "%s: the stream is not a live stream of this context", where);
 }
 
+/* Waits for stream s's work with the context's lock released (the lock is
+   held again when it returns), so other threads keep issuing work meanwhile.
+   The stream stays valid: a gk_stream_destroy meanwhile leaves freeing it to
+   the last waiter. */
+static gk_status gk__stream_wait_unlocked(gk_ctx *ctx, gk_stream *s, const char *where) {
+    gk__cu_result r;
+    if (ctx->backend != GK_BACKEND_CUDA || s->capture) return GK_OK;
+    s->waiters++;
+    gk__unlock(&ctx->mu);
+    r = ctx->cu.StreamSynchronize(s->cu);
+    gk__lock(&ctx->mu);
+    if (--s->waiters == 0 && s->dead) gk__stream_free_struct(ctx, s);
+    if (r != 0) return gk__cu_fail(ctx, r, where, "cuStreamSynchronize");
+    return GK_OK;
+}
+
 GKDEF gk_status gk_stream_destroy(gk_ctx *ctx, gk_stream *s) {
     gk_status st;
     gk__block *b;
@@ -3402,10 +4149,6 @@ GKDEF gk_status gk_stream_destroy(gk_ctx *ctx, gk_stream *s) {
     if (st == GK_OK && s->capture) st = gk__err(ctx, GK_ERR_STATE, "gk_stream_destroy: the stream is capturing a graph");
     if (st == GK_OK) st = gk__bind(ctx);
     if (st == GK_OK) {
-        if (ctx->backend == GK_BACKEND_CUDA) {
-            ctx->cu.StreamSynchronize(s->cu);
-            ctx->cu.StreamDestroy(s->cu);
-        }
         for (b = ctx->pool.live_head; b; b = b->next) if (b->stream == s) b->stream = NULL;
         for (b = ctx->pool.cache_head; b; b = b->next) if (b->stream == s) b->stream = NULL;
         for (pp = &ctx->streams; *pp; pp = &(*pp)->next)
@@ -3414,7 +4157,13 @@ GKDEF gk_status gk_stream_destroy(gk_ctx *ctx, gk_stream *s) {
         for (i = ctx->nthreads - 1; i >= 0; i--)
             if (ctx->threads[i].stream == s) { ctx->threads[i].stream = NULL; gk__thread_tidy(ctx, &ctx->threads[i]); }
         if (ctx->cur_stream == s) ctx->cur_stream = &ctx->default_stream;
-        GPUKIT_FREE(s);
+        /* no thread can reach it now: wait for its work, then free it (or
+           leave that to the last thread still waiting on it) */
+        s->dead = 1;
+        gk__cond_broadcast(&ctx->pace_cv); /* threads held on it go on, on the default stream */
+        s->waiters++;
+        gk__stream_wait_unlocked(ctx, s, "gk_stream_destroy");
+        if (--s->waiters == 0) gk__stream_free_struct(ctx, s);
     }
     gk__unlock(&ctx->mu);
     return st;
@@ -3427,9 +4176,8 @@ GKDEF gk_status gk_stream_sync(gk_ctx *ctx, gk_stream *s) {
     st = gk__find_stream(ctx, s, "gk_stream_sync");
     if (st == GK_OK && s->capture) st = gk__err(ctx, GK_ERR_STATE, "gk_stream_sync: the stream is capturing a graph");
     if (st == GK_OK && ctx->backend == GK_BACKEND_CUDA) {
-        gk__cu_result r;
         st = gk__bind(ctx);
-        if (st == GK_OK && (r = ctx->cu.StreamSynchronize(s->cu)) != 0) st = gk__cu_fail(ctx, r, "gk_stream_sync", "cuStreamSynchronize");
+        if (st == GK_OK) st = gk__stream_wait_unlocked(ctx, s, "gk_stream_sync");
     }
     gk__unlock(&ctx->mu);
     return st;
@@ -3500,6 +4248,12 @@ GKDEF gk_status gk_event_destroy(gk_ctx *ctx, gk_event *e) {
     GK__ENTER(ctx, "gk_event_destroy");
     st = gk__find_event(ctx, e, "gk_event_destroy");
     if (st == GK_OK) {
+        if (e->waiters > 0) {
+            st = gk__err(ctx, GK_ERR_STATE, "gk_event_destroy: %d thread%s wait%s on the event (gk_event_sync)", e->waiters,
+                         e->waiters == 1 ? "" : "s", e->waiters == 1 ? "s" : "");
+            gk__unlock(&ctx->mu);
+            return st;
+        }
         if (ctx->backend == GK_BACKEND_CUDA && gk__bind(ctx) == GK_OK) ctx->cu.EventDestroy(e->cu);
         for (pp = &ctx->events; *pp; pp = &(*pp)->next) if (*pp == e) { *pp = e->next; break; }
         GPUKIT_FREE(e);
@@ -3531,7 +4285,15 @@ GKDEF gk_status gk_event_sync(gk_ctx *ctx, gk_event *e) {
     if (st == GK_OK && ctx->backend == GK_BACKEND_CUDA && e->recorded) {
         gk__cu_result r;
         st = gk__bind(ctx);
-        if (st == GK_OK && (r = ctx->cu.EventSynchronize(e->cu)) != 0) st = gk__cu_fail(ctx, r, "gk_event_sync", "cuEventSynchronize");
+        if (st == GK_OK) {
+            /* the lock is released while it waits (gk_event_destroy refuses meanwhile) */
+            e->waiters++;
+            gk__unlock(&ctx->mu);
+            r = ctx->cu.EventSynchronize(e->cu);
+            gk__lock(&ctx->mu);
+            e->waiters--;
+            if (r != 0) st = gk__cu_fail(ctx, r, "gk_event_sync", "cuEventSynchronize");
+        }
     }
     gk__unlock(&ctx->mu);
     return st;
@@ -3698,6 +4460,807 @@ GKDEF gk_status gk_graph_destroy(gk_ctx *ctx, gk_graph *g) {
     return st;
 }
 
+/* >>profile: the profiler: kernel and copy records, statistics, Chrome trace */
+/* ------------------------------------------------------------------------ */
+/* The hooks (gk__prof_begin / _end) run with ctx->mu held, only while
+   ctx->prof is set, between a caller's work being ready and its issue: they
+   take a preallocated record and, on CUDA, record one of the events made by
+   gk_profiler_start on the work's stream (the CPU backend takes host time).
+   Nothing there allocates, waits or creates. Records are resolved (event
+   times read) only when results are asked for (gk__prof_resolve). */
+#define GK__PROF_MAX_RECORDS (1 << 24)
+#define GK__PROF_NAMES 2048     /* distinct names; more share the name "(other names)" */
+#define GK__PROF_NAME_LEN 96    /* = gk_profile_entry.name */
+#define GK__PROF_HASH 4096      /* open addressing over the names (a power of two) */
+#define GK__PROF_STREAMS 256    /* distinct streams; more share the last entry */
+#define GK__PROF_KINDS 5
+
+enum { GK__PREC_BEGUN = 0, GK__PREC_ENDED, GK__PREC_DONE, GK__PREC_BAD };
+
+typedef struct gk__prof_rec {
+    double t0, t1;              /* ms from the start: CPU at once, CUDA once resolved */
+    double bytes, flops;        /* gk__prof_note's hints; 0: unknown */
+    size_t used, cached, evicted; /* the pool when it began (GK_PROFILE_NO_POOL: 0) */
+    uint16_t name, stream;      /* indexes of p->names, p->strm */
+    uint8_t kind, state;        /* GK__PROF_*, GK__PREC_* */
+} gk__prof_rec;
+
+typedef struct gk__prof_strm {
+    gk_stream *s;               /* NULL once a new stream took its address */
+    uint64_t serial;            /* s->serial: a new stream at a destroyed one's address has another */
+    int priority, number;       /* number: 0 the default stream, else 1, 2 ... in order of first record */
+    int anchor;                 /* CUDA: the last resolved record on it (-1: the base event) ... */
+    double anchor_t;            /* ... and its start (ms): start times chain from record to record */
+    int nrec;                   /* resolved records on it */
+} gk__prof_strm;
+
+struct gk__prof {
+    int on;                     /* recording (the hooks return at once when 0) */
+    unsigned flags;
+    int alloc, cap, n;          /* records: allocated, kept this recording (<= alloc), begun */
+    int resolved;               /* records [0, resolved) are DONE or BAD */
+    int readers;                /* threads resolving with the lock released: start / reset wait for none */
+    int64_t dropped, skipped;
+    double note_bytes, note_flops; /* for the next record (gk__prof_note) */
+    gk__prof_rec *rec;
+    gk__cu_event *ev;           /* CUDA: 2 a record (start, end), made by gk_profiler_start */
+    int nev;
+    gk__cu_event base;          /* CUDA: recorded on the default stream at start: time 0 */
+    double host_base;           /* gk__now_ms() at start */
+    char (*names)[GK__PROF_NAME_LEN];
+    int nnames;
+    uint16_t *hash;             /* GK__PROF_HASH slots: name index + 1; 0 empty */
+    gk__prof_strm strm[GK__PROF_STREAMS];
+    int nstrm, last_strm;
+};
+
+/* Sets the bytes and FLOPs of the next record begun on ctx (its op's main
+   kernel). Ops call it guarded by `if (ctx->prof)`, right before issuing. */
+static void gk__prof_note(gk_ctx *ctx, double bytes, double flops) {
+    ctx->prof->note_bytes = bytes;
+    ctx->prof->note_flops = flops;
+}
+
+static int gk__prof_name(struct gk__prof *p, const char *name) {
+    uint32_t h = 2166136261u;
+    int i;
+    unsigned k;
+    if (!name) name = "(unnamed)";
+    for (i = 0; i < GK__PROF_NAME_LEN - 1 && name[i]; i++) h = (h ^ (unsigned char)name[i]) * 16777619u;
+    for (k = h & (GK__PROF_HASH - 1);; k = (k + 1) & (GK__PROF_HASH - 1)) {
+        int x = p->hash[k];
+        if (!x) break;
+        if (strncmp(p->names[x - 1], name, GK__PROF_NAME_LEN - 1) == 0) return x - 1;
+    }
+    if (p->nnames == GK__PROF_NAMES) return 0; /* full: "(other names)" */
+    i = p->nnames++;
+    strncpy(p->names[i], name, GK__PROF_NAME_LEN - 1);
+    p->names[i][GK__PROF_NAME_LEN - 1] = 0;
+    p->hash[k] = (uint16_t)(i + 1);
+    return i;
+}
+
+static int gk__prof_stream(gk_ctx *ctx, struct gk__prof *p, gk_stream *s) {
+    gk__prof_strm *e;
+    int i = p->last_strm;
+    if (p->strm[i].s != s) {
+        for (i = 0; i < p->nstrm; i++)
+            if (p->strm[i].s == s) break;
+    }
+    e = &p->strm[i < p->nstrm ? i : 0];
+    if (i < p->nstrm && s->serial != e->serial) {
+        e->s = NULL; /* destroyed: this is a new stream at its address */
+        i = p->nstrm;
+    }
+    if (i == p->nstrm) {
+        if (p->nstrm == GK__PROF_STREAMS) i = GK__PROF_STREAMS - 1; /* full: the last entry takes the rest */
+        else {
+            e = &p->strm[p->nstrm++];
+            memset(e, 0, sizeof *e);
+            e->s = s;
+            e->priority = (int)s->priority;
+            e->serial = s->serial;
+            e->number = s == &ctx->default_stream ? 0 : i;
+            e->anchor = -1;
+        }
+    }
+    p->last_strm = i;
+    return i;
+}
+
+static int gk__prof_begin(gk_ctx *ctx, gk_stream *s, const char *name, int kind) {
+    struct gk__prof *p = ctx->prof;
+    gk__prof_rec *r;
+    int i;
+    double nb = p->note_bytes, nf = p->note_flops;
+    p->note_bytes = p->note_flops = 0;
+    if (!p->on) return -1;
+    if (s->capture) { p->skipped++; return -1; }
+    if (p->n >= p->cap) { p->dropped++; return -1; }
+    i = p->n;
+    r = &p->rec[i];
+    r->name = (uint16_t)gk__prof_name(p, name);
+    r->stream = (uint16_t)gk__prof_stream(ctx, p, s);
+    r->kind = (uint8_t)kind;
+    r->state = GK__PREC_BEGUN;
+    r->bytes = nb;
+    r->flops = nf;
+    if (!(p->flags & GK_PROFILE_NO_POOL)) {
+        r->used = ctx->pool.used;
+        r->cached = ctx->pool.cached;
+        r->evicted = ctx->pool.evicted;
+    } else r->used = r->cached = r->evicted = 0;
+    r->t0 = r->t1 = 0;
+    if (ctx->backend == GK_BACKEND_CUDA) {
+        if (ctx->cu.EventRecord(p->ev[2 * i], s->cu) != 0) { p->dropped++; return -1; }
+    } else r->t0 = gk__now_ms() - p->host_base;
+    p->n++;
+    return i;
+}
+
+static void gk__prof_end(gk_ctx *ctx, gk_stream *s, int rec) {
+    struct gk__prof *p = ctx->prof;
+    gk__prof_rec *r;
+    if (!p || rec < 0 || rec >= p->n) return;
+    r = &p->rec[rec];
+    if (ctx->backend == GK_BACKEND_CUDA) {
+        r->state = ctx->cu.EventRecord(p->ev[2 * rec + 1], s->cu) == 0 ? GK__PREC_ENDED : GK__PREC_BAD;
+    } else {
+        r->t1 = gk__now_ms() - p->host_base;
+        r->state = GK__PREC_ENDED;
+    }
+}
+
+/* Frees the events, records and the struct (lock held). */
+static void gk__prof_free(gk_ctx *ctx) {
+    struct gk__prof *p = ctx->prof;
+    int i;
+    if (!p) return;
+    ctx->prof = NULL;
+    if (ctx->backend == GK_BACKEND_CUDA && (p->nev || p->base) && gk__bind(ctx) == GK_OK) {
+        for (i = 0; i < p->nev; i++) ctx->cu.EventDestroy(p->ev[i]);
+        if (p->base) ctx->cu.EventDestroy(p->base);
+    }
+    GPUKIT_FREE(p->ev);
+    GPUKIT_FREE(p->rec);
+    GPUKIT_FREE(p->names);
+    GPUKIT_FREE(p->hash);
+    GPUKIT_FREE(p);
+}
+
+GKDEF const char *gk_profile_kind_name(gk_profile_kind k) {
+    static const char *const n[GK__PROF_KINDS] = { "kernel", "HtoD", "DtoH", "DtoD", "cpu" };
+    return (int)k >= 0 && (int)k < GK__PROF_KINDS ? n[k] : "unknown";
+}
+
+GKDEF gk_status gk_profiler_start(gk_ctx *ctx, const gk_profiler_desc *desc) {
+    const char *W = "gk_profiler_start";
+    struct gk__prof *p;
+    gk_profiler_desc d;
+    gk_status st = GK_OK;
+    int i;
+    GK__ENTER(ctx, W);
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    p = ctx->prof;
+    if (p && p->on) st = gk__err(ctx, GK_ERR_STATE, "%s: the profiler is already running (gk_profiler_stop first)", W);
+    else if (p && p->readers) st = gk__err(ctx, GK_ERR_STATE, "%s: another thread is reading the profiler's results", W);
+    else if (d.max_records < 0 || d.max_records > GK__PROF_MAX_RECORDS)
+        st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: desc->max_records is %d; it must be 0 (the default, %d) to %d", W, d.max_records,
+                     GK_PROFILE_DEFAULT_RECORDS, GK__PROF_MAX_RECORDS);
+    else if (d.flags & ~(unsigned)GK_PROFILE_NO_POOL) st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: desc->flags 0x%x has unknown bits", W, d.flags);
+    if (st == GK_OK) st = gk__bind(ctx);
+    if (st != GK_OK) { gk__unlock(&ctx->mu); return st; }
+    if (d.max_records == 0) d.max_records = GK_PROFILE_DEFAULT_RECORDS;
+    /* a stopped profiler's arrays and events are kept when they are large enough */
+    if (p && p->alloc < d.max_records) gk__prof_free(ctx);
+    p = ctx->prof;
+    if (!p) {
+        p = GK__CALLOC(struct gk__prof, 1);
+        if (p) {
+            p->alloc = d.max_records;
+            p->rec = GK__ALLOC(gk__prof_rec, p->alloc);
+            p->names = GK__CAST(char(*)[GK__PROF_NAME_LEN], GPUKIT_MALLOC(sizeof *p->names * GK__PROF_NAMES));
+            p->hash = GK__ALLOC(uint16_t, GK__PROF_HASH);
+            if (ctx->backend == GK_BACKEND_CUDA) p->ev = GK__CALLOC(gk__cu_event, 2 * (size_t)p->alloc);
+        }
+        if (!p || !p->rec || !p->names || !p->hash || (ctx->backend == GK_BACKEND_CUDA && !p->ev)) {
+            if (p) { GPUKIT_FREE(p->rec); GPUKIT_FREE(p->names); GPUKIT_FREE(p->hash); GPUKIT_FREE(p->ev); GPUKIT_FREE(p); }
+            gk__unlock(&ctx->mu);
+            return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory for %d records", W, d.max_records);
+        }
+        ctx->prof = p;
+        if (ctx->backend == GK_BACKEND_CUDA) {
+            gk__cu_result r = ctx->cu.EventCreate(&p->base, GK__CU_EVENT_DEFAULT);
+            if (r != 0) p->base = NULL;
+            for (i = 0; r == 0 && i < 2 * p->alloc; i++) {
+                if ((r = ctx->cu.EventCreate(&p->ev[i], GK__CU_EVENT_DEFAULT)) == 0) p->nev++;
+            }
+            if (r != 0) {
+                st = gk__cu_fail(ctx, r, W, "cuEventCreate");
+                gk__prof_free(ctx);
+                gk__unlock(&ctx->mu);
+                return st;
+            }
+        }
+    }
+    /* a fresh recording */
+    p->cap = d.max_records;
+    p->flags = d.flags;
+    p->n = p->resolved = 0;
+    p->dropped = p->skipped = 0;
+    p->note_bytes = p->note_flops = 0;
+    p->nnames = 1;
+    memset(p->hash, 0, sizeof(uint16_t) * GK__PROF_HASH);
+    memset(p->names[0], 0, GK__PROF_NAME_LEN);
+    strncpy(p->names[0], "(other names)", GK__PROF_NAME_LEN - 1);
+    p->nstrm = 0;
+    p->last_strm = 0;
+    gk__prof_stream(ctx, p, &ctx->default_stream); /* entry 0, number 0 */
+    p->host_base = gk__now_ms();
+    if (ctx->backend == GK_BACKEND_CUDA) {
+        gk__cu_result r = ctx->cu.EventRecord(p->base, ctx->default_stream.cu);
+        if (r != 0) {
+            st = gk__cu_fail(ctx, r, W, "cuEventRecord");
+            gk__prof_free(ctx);
+            gk__unlock(&ctx->mu);
+            return st;
+        }
+    }
+    p->on = 1;
+    gk__unlock(&ctx->mu);
+    return GK_OK;
+}
+
+GKDEF gk_status gk_profiler_stop(gk_ctx *ctx) {
+    gk_status st = GK_OK;
+    GK__ENTER(ctx, "gk_profiler_stop");
+    if (!ctx->prof || !ctx->prof->on) st = gk__err(ctx, GK_ERR_STATE, "gk_profiler_stop: the profiler is not running");
+    else ctx->prof->on = 0;
+    gk__unlock(&ctx->mu);
+    return st;
+}
+
+GKDEF gk_status gk_profiler_reset(gk_ctx *ctx) {
+    gk_status st = GK_OK;
+    GK__ENTER(ctx, "gk_profiler_reset");
+    if (ctx->prof && ctx->prof->readers) st = gk__err(ctx, GK_ERR_STATE, "gk_profiler_reset: another thread is reading the profiler's results");
+    else gk__prof_free(ctx);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+
+/* The results' precondition (lock held). */
+static gk_status gk__prof_have(gk_ctx *ctx, const char *where) {
+    if (!ctx->prof) return gk__err(ctx, GK_ERR_STATE, "%s: the profiler was never started on this context (gk_profiler_start)", where);
+    return GK_OK;
+}
+
+/* Reads the times of the records begun so far (lock held; on CUDA it waits
+   for their work with the lock released). *pending: records left for later
+   (begun and not ended, or begun by other threads during the wait). */
+static gk_status gk__prof_resolve(gk_ctx *ctx, const char *where, int64_t *pending) {
+    struct gk__prof *p = ctx->prof;
+    int n = p->n, i, k, nw = 0, left = 0;
+    gk__cu_event *wait;
+    char *seen;
+    gk__cu_result r = 0;
+    gk_status st;
+    if (ctx->backend != GK_BACKEND_CUDA) {
+        for (i = p->resolved; i < n; i++) {
+            gk__prof_rec *x = &p->rec[i];
+            if (x->state == GK__PREC_ENDED) { x->state = GK__PREC_DONE; p->strm[x->stream].nrec++; }
+            if (x->state == GK__PREC_BEGUN) left++;
+            else if (i == p->resolved) p->resolved++;
+        }
+        *pending = left;
+        return GK_OK;
+    }
+    if ((st = gk__bind(ctx)) != GK_OK) return st;
+    /* the end event of the last record of each stream, and the base */
+    wait = GK__ALLOC(gk__cu_event, p->nstrm + 1);
+    seen = GK__CALLOC(char, p->nstrm);
+    if (!wait || !seen) { GPUKIT_FREE(wait); GPUKIT_FREE(seen); return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", where); }
+    wait[nw++] = p->base;
+    for (i = n - 1; i >= p->resolved && nw <= p->nstrm; i--) {
+        const gk__prof_rec *x = &p->rec[i];
+        if (x->state == GK__PREC_ENDED && !seen[x->stream]) { seen[x->stream] = 1; wait[nw++] = p->ev[2 * i + 1]; }
+    }
+    GPUKIT_FREE(seen);
+    p->readers++;
+    gk__unlock(&ctx->mu);
+    for (k = 0; k < nw; k++) {
+        gk__cu_result rk = ctx->cu.EventSynchronize(wait[k]);
+        if (r == 0) r = rk;
+    }
+    gk__lock(&ctx->mu);
+    p->readers--;
+    GPUKIT_FREE(wait);
+    if (r != 0) return gk__cu_fail(ctx, r, where, "cuEventSynchronize");
+    for (i = p->resolved; i < n; i++) {
+        gk__prof_rec *x = &p->rec[i];
+        if (x->state == GK__PREC_ENDED) {
+            gk__prof_strm *e = &p->strm[x->stream];
+            float a = 0, dms = 0;
+            gk__cu_event from = e->anchor < 0 ? p->base : p->ev[2 * e->anchor];
+            gk__cu_result ra = ctx->cu.EventElapsedTime(&a, from, p->ev[2 * i]), rd = ra ? ra : ctx->cu.EventElapsedTime(&dms, p->ev[2 * i], p->ev[2 * i + 1]);
+            if (ra == GK__CUDA_ERROR_NOT_READY || rd == GK__CUDA_ERROR_NOT_READY) {
+                /* (a stream sharing the last entry of a full table: not waited for) */
+            } else if (ra != 0 || rd != 0)
+                x->state = GK__PREC_BAD;
+            else {
+                /* chained from the stream's previous record: short spans keep float's precision */
+                x->t0 = e->anchor_t + (double)a;
+                x->t1 = x->t0 + (double)dms;
+                x->state = GK__PREC_DONE;
+                e->anchor = i;
+                e->anchor_t = x->t0;
+                e->nrec++;
+            }
+        }
+        if (x->state == GK__PREC_BEGUN || x->state == GK__PREC_ENDED) left++;
+        else if (i == p->resolved) p->resolved++;
+    }
+    *pending = left + (p->n - n);
+    return GK_OK;
+}
+
+/* Sums the DONE records per (name, kind), largest total first (lock held):
+   *out (GPUKIT_FREE it) holds *n entries. */
+static gk_status gk__prof_entries(gk_ctx *ctx, gk_profile_entry **out, int *n, gk_profile_stats *stats, const char *where) {
+    struct gk__prof *p = ctx->prof;
+    int64_t pending = 0;
+    int i, j, m = 0, *slot;
+    double *bms, *fms, first = 0, last = 0;
+    gk_profile_entry *e;
+    gk_status st;
+    *out = NULL;
+    *n = 0;
+    if ((st = gk__prof_resolve(ctx, where, &pending)) != GK_OK) return st;
+    p = ctx->prof; /* (the same: reset waits for readers) */
+    slot = GK__ALLOC(int, p->nnames * GK__PROF_KINDS);
+    e = GK__CALLOC(gk_profile_entry, p->nnames * GK__PROF_KINDS);
+    bms = GK__CALLOC(double, p->nnames * GK__PROF_KINDS);
+    fms = GK__CALLOC(double, p->nnames * GK__PROF_KINDS);
+    if (!slot || !e || !bms || !fms) {
+        GPUKIT_FREE(slot); GPUKIT_FREE(e); GPUKIT_FREE(bms); GPUKIT_FREE(fms);
+        return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", where);
+    }
+    memset(stats, 0, sizeof *stats);
+    for (i = 0; i < p->nnames * GK__PROF_KINDS; i++) slot[i] = -1;
+    for (i = 0; i < p->n; i++) {
+        const gk__prof_rec *x = &p->rec[i];
+        gk_profile_entry *y;
+        double ms;
+        int key;
+        if (x->state == GK__PREC_BAD) stats->dropped++;
+        if (x->state != GK__PREC_DONE) continue;
+        key = x->name * GK__PROF_KINDS + (x->kind < GK__PROF_KINDS ? x->kind : 0);
+        ms = x->t1 - x->t0;
+        if (ms < 0) ms = 0;
+        if (slot[key] < 0) {
+            slot[key] = m;
+            y = &e[m++];
+            memcpy(y->name, p->names[x->name], GK__PROF_NAME_LEN);
+            y->kind = (gk_profile_kind)x->kind;
+            y->min_ms = ms;
+            y->max_ms = ms;
+        }
+        j = slot[key];
+        y = &e[j];
+        y->count++;
+        y->total_ms += ms;
+        if (ms < y->min_ms) y->min_ms = ms;
+        if (ms > y->max_ms) y->max_ms = ms;
+        if (x->bytes > 0) { y->bytes += x->bytes; bms[j] += ms; }
+        if (x->flops > 0) { y->flops += x->flops; fms[j] += ms; }
+        stats->records++;
+        stats->busy_ms += ms;
+        if (x->kind == GK__PROF_KERNEL || x->kind == GK__PROF_CPU) stats->kernel_ms += ms;
+        else stats->copy_ms += ms;
+        if (stats->records == 1 || x->t0 < first) first = x->t0;
+        if (stats->records == 1 || x->t1 > last) last = x->t1;
+        if (x->used > stats->pool_peak) stats->pool_peak = x->used;
+    }
+    for (j = 0; j < m; j++) {
+        gk_profile_entry *y = &e[j];
+        y->mean_ms = y->count ? y->total_ms / (double)y->count : 0;
+        y->gbps = bms[j] > 0 ? y->bytes / (bms[j] * 1e-3) / 1e9 : 0;
+        y->tflops = fms[j] > 0 ? y->flops / (fms[j] * 1e-3) / 1e12 : 0;
+    }
+    /* largest total first (insertion sort: a few hundred names at most in practice) */
+    for (i = 1; i < m; i++) {
+        gk_profile_entry t = e[i];
+        for (j = i; j > 0 && (e[j - 1].total_ms < t.total_ms || (e[j - 1].total_ms == t.total_ms && strcmp(e[j - 1].name, t.name) > 0)); j--)
+            e[j] = e[j - 1];
+        e[j] = t;
+    }
+    stats->running = p->on;
+    stats->dropped += p->dropped;
+    stats->skipped = p->skipped;
+    stats->pending = pending;
+    stats->span_ms = stats->records ? last - first : 0;
+    stats->entries = m;
+    for (i = 0; i < p->nstrm; i++)
+        if (p->strm[i].nrec) stats->streams++;
+    GPUKIT_FREE(slot); GPUKIT_FREE(bms); GPUKIT_FREE(fms);
+    *out = e;
+    *n = m;
+    return GK_OK;
+}
+
+GKDEF gk_status gk_profiler_stats(gk_ctx *ctx, gk_profile_stats *out) {
+    const char *W = "gk_profiler_stats";
+    gk_profile_entry *e = NULL;
+    gk_profile_stats s;
+    gk_status st;
+    int n = 0;
+    GK__ENTER(ctx, W);
+    st = out ? gk__prof_have(ctx, W) : gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    if (st == GK_OK) st = gk__prof_entries(ctx, &e, &n, &s, W);
+    if (st == GK_OK) *out = s;
+    GPUKIT_FREE(e);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+
+GKDEF gk_status gk_profiler_summary(gk_ctx *ctx, gk_profile_entry *out, int cap, int *n) {
+    const char *W = "gk_profiler_summary";
+    gk_profile_entry *e = NULL;
+    gk_profile_stats s;
+    gk_status st = GK_OK;
+    int m = 0;
+    if (n) *n = 0;
+    GK__ENTER(ctx, W);
+    if (!n || cap < 0 || (cap > 0 && !out))
+        st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: n is NULL, cap (%d) negative, or out NULL with cap > 0", W, cap);
+    if (st == GK_OK) st = gk__prof_have(ctx, W);
+    if (st == GK_OK) st = gk__prof_entries(ctx, &e, &m, &s, W);
+    if (st == GK_OK) {
+        if (cap > 0) memcpy(out, e, sizeof *e * (size_t)GK__MIN(cap, m));
+        *n = m;
+    }
+    GPUKIT_FREE(e);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+
+/* ---- the report: text appended to a buffer, cut to its size ---- */
+typedef struct gk__prof_out { char *buf; size_t size, len; } gk__prof_out;
+static void gk__prof_put(gk__prof_out *o, const char *fmt, ...) GK__PRINTF(2, 3);
+static void gk__prof_put(gk__prof_out *o, const char *fmt, ...) {
+    va_list ap;
+    int k;
+    char one;
+    va_start(ap, fmt);
+    k = vsnprintf(o->len < o->size ? o->buf + o->len : &one, o->len < o->size ? o->size - o->len : 1, fmt, ap);
+    va_end(ap);
+    if (k > 0) o->len += (size_t)k;
+}
+
+GKDEF gk_status gk_profiler_report(gk_ctx *ctx, char *buf, size_t size, size_t *needed) {
+    const char *W = "gk_profiler_report";
+    gk_profile_entry *e = NULL;
+    gk_profile_stats s;
+    gk_status st = GK_OK;
+    gk__prof_out o;
+    int m = 0, i;
+    if (needed) *needed = 0;
+    if (buf && size) buf[0] = 0;
+    GK__ENTER(ctx, W);
+    if (!buf && size) st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: buf is NULL but size is %zu", W, size);
+    if (st == GK_OK) st = gk__prof_have(ctx, W);
+    if (st == GK_OK) st = gk__prof_entries(ctx, &e, &m, &s, W);
+    if (st == GK_OK) {
+        o.buf = buf; o.size = buf ? size : 0; o.len = 0;
+        gk__prof_put(&o, "gpukit profile (%s): %lld records, %lld dropped, %lld skipped (graph capture), %lld pending; %d stream%s\n",
+                     s.running ? "running" : "stopped", (long long)s.records, (long long)s.dropped, (long long)s.skipped, (long long)s.pending,
+                     s.streams, s.streams == 1 ? "" : "s");
+        gk__prof_put(&o, "%s time %.3f ms (kernels %.3f, copies %.3f) over a span of %.3f ms; pool peak %.1f MiB\n",
+                     ctx->backend == GK_BACKEND_CUDA ? "GPU" : "CPU op", s.busy_ms, s.kernel_ms, s.copy_ms, s.span_ms,
+                     (double)s.pool_peak / 1048576.0);
+        gk__prof_put(&o, "%10s %6s %8s %10s %10s %10s %9s %9s  %-6s  %s\n", "total ms", "%", "count", "mean us", "min us", "max us", "GB/s",
+                     "TFLOP/s", "kind", "name");
+        for (i = 0; i < m; i++) {
+            const gk_profile_entry *y = &e[i];
+            gk__prof_put(&o, "%10.3f %6.2f %8lld %10.2f %10.2f %10.2f ", y->total_ms, s.busy_ms > 0 ? 100.0 * y->total_ms / s.busy_ms : 0.0,
+                         (long long)y->count, y->mean_ms * 1e3, y->min_ms * 1e3, y->max_ms * 1e3);
+            if (y->gbps > 0) gk__prof_put(&o, "%9.2f ", y->gbps);
+            else gk__prof_put(&o, "%9s ", "-");
+            if (y->tflops > 0) gk__prof_put(&o, "%9.4f ", y->tflops);
+            else gk__prof_put(&o, "%9s ", "-");
+            gk__prof_put(&o, " %-6s  %s\n", gk_profile_kind_name(y->kind), y->name);
+        }
+        if (needed) *needed = o.len + 1;
+        if (o.len + 1 > size) {
+            if (buf && size) buf[size - 1] = 0;
+            st = gk__err(ctx, GK_ERR_LIMIT, "%s: the report takes %zu bytes, buf holds %zu", W, o.len + 1, size);
+        }
+    }
+    GPUKIT_FREE(e);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+
+/* ---- the Chrome trace ---- */
+static void gk__prof_json_str(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') { fputc('\\', f); fputc(c, f); }
+        else if (c < 0x20) fprintf(f, "\\u%04x", (unsigned)c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+static double gk__prof_us(double ms) { return ms > 0 && ms < 1e15 ? ms * 1e3 : 0; }
+
+GKDEF gk_status gk_profiler_write_trace(gk_ctx *ctx, const char *path) {
+    const char *W = "gk_profiler_write_trace";
+    static const char *const prio[3] = { "normal", "high", "low" };
+    struct gk__prof *p;
+    gk_profile_entry *e = NULL;
+    gk_profile_stats s;
+    gk_status st = GK_OK;
+    FILE *f = NULL;
+    int m = 0, i, bad;
+    size_t pu = 0, pc = 0, pe = 0;
+    int have_pool = 0;
+    GK__ENTER(ctx, W);
+    if (!path || !*path) st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: path is NULL or empty", W);
+    if (st == GK_OK) st = gk__prof_have(ctx, W);
+    if (st == GK_OK) st = gk__prof_entries(ctx, &e, &m, &s, W); /* resolves the records */
+    GPUKIT_FREE(e);
+    if (st == GK_OK && !(f = fopen(path, "w"))) st = gk__err(ctx, GK_ERR_IO, "%s: cannot write %s: %s", W, path, strerror(errno));
+    if (st != GK_OK) { gk__unlock(&ctx->mu); return st; }
+    p = ctx->prof;
+    fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", f);
+    fputs("{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":1,\"tid\":0,\"args\":{\"name\":", f);
+    {
+        char pn[300];
+        snprintf(pn, sizeof pn, "gpukit: %s", ctx->info.name);
+        gk__prof_json_str(f, pn);
+    }
+    fputs("}}", f);
+    for (i = 0; i < p->nstrm; i++) {
+        const gk__prof_strm *x = &p->strm[i];
+        char tn[64];
+        if (!x->nrec) continue;
+        if (x->number == 0) snprintf(tn, sizeof tn, "default stream");
+        else snprintf(tn, sizeof tn, "stream %d (%s priority)", x->number, prio[x->priority >= 0 && x->priority < 3 ? x->priority : 0]);
+        fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":1,\"tid\":%d,\"args\":{\"name\":\"%s\"}}", x->number + 1, tn);
+        fprintf(f, ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"ts\":0,\"pid\":1,\"tid\":%d,\"args\":{\"sort_index\":%d}}", x->number + 1,
+                x->number + 1);
+    }
+    for (i = 0; i < p->n; i++) {
+        const gk__prof_rec *x = &p->rec[i];
+        double dur = x->t1 - x->t0;
+        if (x->state != GK__PREC_DONE) continue;
+        if (dur < 0) dur = 0;
+        fputs(",\n{\"name\":", f);
+        gk__prof_json_str(f, p->names[x->name]);
+        fprintf(f, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":1,\"tid\":%d", gk_profile_kind_name((gk_profile_kind)x->kind),
+                gk__prof_us(x->t0), gk__prof_us(dur), p->strm[x->stream].number + 1);
+        if (x->bytes > 0 || x->flops > 0) {
+            fputs(",\"args\":{", f);
+            if (x->bytes > 0) {
+                fprintf(f, "\"bytes\":%.0f", x->bytes);
+                if (dur > 0) fprintf(f, ",\"GB/s\":%.3f", x->bytes / (dur * 1e-3) / 1e9);
+            }
+            if (x->flops > 0) {
+                fprintf(f, "%s\"flops\":%.0f", x->bytes > 0 ? "," : "", x->flops);
+                if (dur > 0) fprintf(f, ",\"TFLOP/s\":%.4f", x->flops / (dur * 1e-3) / 1e12);
+            }
+            fputc('}', f);
+        }
+        fputc('}', f);
+        if (!(p->flags & GK_PROFILE_NO_POOL) && (!have_pool || x->used != pu || x->cached != pc || x->evicted != pe)) {
+            have_pool = 1;
+            pu = x->used; pc = x->cached; pe = x->evicted;
+            fprintf(f, ",\n{\"name\":\"pool\",\"ph\":\"C\",\"ts\":%.3f,\"pid\":1,\"tid\":0,\"args\":{\"used\":%.0f,\"cached\":%.0f,\"evicted\":%.0f}}",
+                    gk__prof_us(x->t0), (double)pu, (double)pc, (double)pe);
+        }
+    }
+    fputs("\n]}\n", f);
+    bad = ferror(f) != 0;
+    bad |= fclose(f) != 0;
+    if (bad) st = gk__err(ctx, GK_ERR_IO, "%s: writing %s failed", W, path);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+/* >>dispatch: the kernel dispatch controller: every launch, its stream, pacing, counts */
+/* ------------------------------------------------------------------------ */
+/* Every kernel launch of the library, of user kernels (gk_launch) and of
+   cuBLASLt goes through gk__dispatch_begin / gk__dispatch_end: the launch
+   happens on ctx->cur_stream (the calling thread's stream: the scheduler
+   sets it for a task), is counted on that stream, is timed by the profiler
+   when it is on, and, on a stream with an in-flight bound, is followed by one
+   event of the stream's ring. The bound is applied when a call enters the
+   context (gk__enter -> gk__pace_wait): a thread whose stream has
+   max_inflight launches not yet complete waits, without the context's lock,
+   until the oldest completes. A call may issue several launches, so the
+   bound holds at each call's entry. A stream the scheduler holds (held)
+   takes no launches at all: calls entering on it wait until the hold ends.
+   Streams without a bound or hold cost one test. */
+
+/* Frees a stream that gk_stream_destroy unlinked while threads waited on it
+   (the last waiter calls this). */
+static void gk__stream_free_struct(gk_ctx *ctx, gk_stream *s) {
+    int i;
+    if (ctx->backend == GK_BACKEND_CUDA && s->cu) ctx->cu.StreamDestroy(s->cu);
+    if (s->ring) {
+        if (ctx->backend == GK_BACKEND_CUDA)
+            for (i = 0; i < GK__PACE_RING; i++)
+                if (s->ring[i]) ctx->cu.EventDestroy(s->ring[i]);
+        GPUKIT_FREE(s->ring);
+    }
+    GPUKIT_FREE(s);
+}
+
+/* Called by gk__enter with the lock held when the current stream has a bound.
+   Returns 1 when it released the lock to wait (gk__enter then looks up the
+   thread's stream again: it may have changed), 0 when the stream is under
+   its bound. */
+static int gk__pace_wait_once(gk_ctx *ctx) {
+    gk_stream *s = ctx->cur_stream;
+    gk__cu_event e;
+    gk__cu_result r;
+    double t0;
+    if (ctx->backend != GK_BACKEND_CUDA || !s->ring || s->capture || gk__bind(ctx) != GK_OK) return 0;
+    while (s->ring_tail - s->ring_head >= (unsigned)s->max_inflight) {
+        e = s->ring[s->ring_head % GK__PACE_RING];
+        r = ctx->cu.EventQuery(e);
+        if (r != GK__CUDA_ERROR_NOT_READY) { s->ring_head++; continue; } /* done, or an error the next sync reports */
+        s->waiters++;
+        s->paced_waits++;
+        gk__unlock(&ctx->mu);
+        t0 = gk__now_ms();
+        ctx->cu.EventSynchronize(e);
+        t0 = gk__now_ms() - t0;
+        gk__lock(&ctx->mu);
+        s->waiters--;
+        s->paced_ms += t0;
+        if (s->dead && s->waiters == 0) gk__stream_free_struct(ctx, s);
+        return 1;
+    }
+    return 0;
+}
+/* A held stream (the scheduler's lower classes while a Guaranteed task is
+   active): the call waits on ctx->pace_cv, the lock released, until the
+   hold ends or the stream is destroyed (gk__sched_pace and gk_stream_destroy
+   broadcast). Returns 1 after waiting. */
+static int gk__hold_wait_once(gk_ctx *ctx) {
+    gk_stream *s = ctx->cur_stream;
+    double t0;
+    if (!s->held || s->capture) return 0;
+    t0 = gk__now_ms();
+    if (s->hold_until > 0 && t0 >= s->hold_until) { /* a hold for a while, over */
+        s->held = 0;
+        return 0;
+    }
+    s->waiters++;
+    s->paced_waits++;
+    if (s->hold_until > 0) gk__cond_timedwait(&ctx->pace_cv, &ctx->mu, s->hold_until - t0);
+    else gk__cond_wait(&ctx->pace_cv, &ctx->mu);
+    s->waiters--;
+    s->paced_ms += gk__now_ms() - t0;
+    if (s->dead && s->waiters == 0) gk__stream_free_struct(ctx, s);
+    return 1;
+}
+static void gk__pace_wait(gk_ctx *ctx) {
+    gk__thread_rec *r;
+    while (gk__hold_wait_once(ctx) || (ctx->cur_stream->max_inflight && gk__pace_wait_once(ctx))) {
+        r = gk__thread_find(ctx);
+        ctx->cur_stream = r && r->stream ? r->stream : &ctx->default_stream;
+        ctx->cur_tenant = r ? r->tenant : NULL;
+        if (!ctx->cur_stream->max_inflight && !ctx->cur_stream->held) break;
+    }
+}
+
+/* Before a launch on ctx->cur_stream: the profiler's record (-1: none). */
+static int gk__dispatch_begin(gk_ctx *ctx, const char *name) {
+    if (ctx->prof) return gk__prof_begin(ctx, ctx->cur_stream, name, GK__PROF_KERNEL);
+    return -1;
+}
+/* After it (ok: the launch succeeded): the stream's count, the ring event, the profiler. */
+static void gk__dispatch_end(gk_ctx *ctx, int prof, int ok) {
+    gk_stream *s = ctx->cur_stream;
+    if (prof >= 0) gk__prof_end(ctx, s, prof);
+    if (!ok) return;
+    s->launches++;
+    if (s->max_inflight && s->ring && !s->capture) {
+        if (s->ring_tail - s->ring_head >= GK__PACE_RING) s->ring_head++; /* full: the oldest is forgotten */
+        if (ctx->cu.EventRecord(s->ring[s->ring_tail % GK__PACE_RING], s->cu) == 0) s->ring_tail++;
+    }
+}
+
+enum { GK__DISPATCH_PLAIN = 0, GK__DISPATCH_PDL = 1, GK__DISPATCH_COOP = 2 };
+/* Launches f on the calling thread's stream through the controller.
+   kind: plain, programmatic dependent launch (cuLaunchKernelEx with
+   programmatic stream serialization), or cooperative. */
+static gk_status gk__dispatch(gk_ctx *ctx, gk__cu_function f, const char *name, const unsigned grid[3], const unsigned block[3],
+                              unsigned smem, void **args, int kind, const char *where) {
+    gk__cu_result r;
+    unsigned gx = grid[0] ? grid[0] : 1, gy = grid[1] ? grid[1] : 1, gz = grid[2] ? grid[2] : 1;
+    unsigned bx = block[0] ? block[0] : 1, by = block[1] ? block[1] : 1, bz = block[2] ? block[2] : 1;
+    gk__cu_stream cs = ctx->cur_stream->cu;
+    int prof = gk__dispatch_begin(ctx, name);
+    if (kind == GK__DISPATCH_PDL) {
+        gk__cu_launch_config c;
+        gk__cu_launch_attr a;
+        memset(&c, 0, sizeof c);
+        memset(&a, 0, sizeof a);
+        a.id = GK__CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        a.val.i = 1;
+        c.gx = gx; c.gy = gy; c.gz = gz;
+        c.bx = bx; c.by = by; c.bz = bz;
+        c.smem = smem;
+        c.stream = cs;
+        c.attrs = &a;
+        c.nattrs = 1;
+        r = ctx->cu.LaunchKernelEx(&c, f, args, NULL);
+    } else if (kind == GK__DISPATCH_COOP)
+        r = ctx->cu.LaunchCooperativeKernel(f, gx, gy, gz, bx, by, bz, smem, cs, args);
+    else
+        r = ctx->cu.LaunchKernel(f, gx, gy, gz, bx, by, bz, smem, cs, args, NULL);
+    gk__dispatch_end(ctx, prof, r == 0);
+    if (r != 0) {
+        gk__cu_fail(ctx, r, where, name);
+        return GK_ERR_LAUNCH;
+    }
+    return GK_OK;
+}
+
+GKDEF gk_status gk_stream_set_max_inflight(gk_ctx *ctx, gk_stream *s, int n) {
+    gk_status st;
+    GK__ENTER(ctx, "gk_stream_set_max_inflight");
+    if (!s) s = ctx->cur_stream;
+    st = gk__find_stream(ctx, s, "gk_stream_set_max_inflight");
+    if (st == GK_OK && (n < 0 || n >= GK__PACE_RING))
+        st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_stream_set_max_inflight: n is %d; it must be 0 (no bound) to %d", n, GK__PACE_RING - 1);
+    if (st == GK_OK && n > 0 && !s->ring && ctx->backend == GK_BACKEND_CUDA) {
+        int i;
+        st = gk__bind(ctx);
+        if (st == GK_OK && !(s->ring = GK__CALLOC(gk__cu_event, GK__PACE_RING)))
+            st = gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "gk_stream_set_max_inflight: out of host memory");
+        for (i = 0; st == GK_OK && i < GK__PACE_RING; i++) {
+            gk__cu_result r = ctx->cu.EventCreate(&s->ring[i], GK__CU_EVENT_DISABLE_TIMING);
+            if (r != 0) st = gk__cu_fail(ctx, r, "gk_stream_set_max_inflight", "cuEventCreate");
+        }
+        if (st != GK_OK && s->ring) {
+            for (i = 0; i < GK__PACE_RING; i++)
+                if (s->ring[i]) ctx->cu.EventDestroy(s->ring[i]);
+            GPUKIT_FREE(s->ring);
+            s->ring = NULL;
+        }
+    }
+    if (st == GK_OK) s->max_inflight = n;
+    gk__unlock(&ctx->mu);
+    return st;
+}
+
+GKDEF gk_status gk_stream_stats_get(gk_ctx *ctx, gk_stream *s, gk_stream_stats *out) {
+    gk_status st;
+    GK__ENTER(ctx, "gk_stream_stats_get");
+    if (!s) s = ctx->cur_stream;
+    st = out ? gk__find_stream(ctx, s, "gk_stream_stats_get") : gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_stream_stats_get: out is NULL");
+    if (st == GK_OK) {
+        unsigned i, n = 0;
+        memset(out, 0, sizeof *out);
+        out->launches = s->launches;
+        out->paced_waits = s->paced_waits;
+        out->paced_ms = s->paced_ms;
+        out->max_inflight = s->max_inflight;
+        out->held = s->held;
+        out->priority = s->priority;
+        if (s->ring && ctx->backend == GK_BACKEND_CUDA && gk__bind(ctx) == GK_OK)
+            for (i = s->ring_head; i != s->ring_tail; i++)
+                if (ctx->cu.EventQuery(s->ring[i % GK__PACE_RING]) == GK__CUDA_ERROR_NOT_READY) n++;
+        out->inflight = (int)n;
+    }
+    gk__unlock(&ctx->mu);
+    return st;
+}
 /* >>transfer: host <-> device copies, pinned host memory */
 /* ---- host transfers ---- */
 static gk_status gk__host_copy(gk_ctx *ctx, gk_tensor t, const void *hsrc, void *hdst, size_t nbytes, gk_stream *s,
@@ -3723,9 +5286,12 @@ static gk_status gk__host_copy(gk_ctx *ctx, gk_tensor t, const void *hsrc, void 
     if (st == GK_OK) {
         gk__cu_ptr p = gk__slot_addr(sl);
         if (ctx->backend == GK_BACKEND_CUDA) {
+            if (ctx->prof) gk__prof_note(ctx, (double)nbytes, 0);
+            int prof = ctx->prof ? gk__prof_begin(ctx, s, to_device ? "memcpy HtoD" : "memcpy DtoH", to_device ? GK__PROF_H2D : GK__PROF_D2H) : -1;
             gk__cu_result r = to_device ? ctx->cu.MemcpyHtoDAsync(p, hsrc, nbytes, s->cu) : ctx->cu.MemcpyDtoHAsync(hdst, p, nbytes, s->cu);
+            if (prof >= 0) gk__prof_end(ctx, s, prof);
             if (r != 0) st = gk__cu_fail(ctx, r, where, to_device ? "cuMemcpyHtoDAsync_v2" : "cuMemcpyDtoHAsync_v2");
-            else if (wait && (r = ctx->cu.StreamSynchronize(s->cu)) != 0) st = gk__cu_fail(ctx, r, where, "cuStreamSynchronize");
+            else if (wait) st = gk__stream_wait_unlocked(ctx, s, where); /* the block stays pinned meanwhile */
         } else if (s->capture) st = gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: host copies cannot be captured on the CPU backend", where);
         else if (to_device) memcpy((void *)(uintptr_t)p, hsrc, nbytes);
         else memcpy(hdst, (const void *)(uintptr_t)p, nbytes);
@@ -3787,6 +5353,1325 @@ GKDEF gk_status gk_host_free(gk_ctx *ctx, void *p) {
     return st;
 }
 
+/* >>xfer: the async transfer engine: pinned staging, copy streams, chunks, priorities */
+/* ------------------------------------------------------------------------ */
+/* How an engine (gk_xfer) works (the API's semantics: >>api_xfer).
+
+   Threads. `workers` staging threads take chunks, highest priority first,
+   and do a chunk's host side: a memcpy into a staging buffer, a pread() of a
+   file into one, or (downloads) the memcpy out of one once its DMA is done;
+   they issue the chunk's copy on the copy stream of its direction (a lane).
+   Each lane has one thread that completes requests in stream order: it waits
+   for a request's completion event (CUDA), releases the tensor's pin, runs
+   the callback and marks the request done. On the CPU backend a lane's thread
+   is also its stream: chunks' copies are queued to it as ops and it performs
+   them (memcpy) in order, so ordering is the same as on CUDA.
+
+   Slots. Every chunk in flight holds one slot of the ring: a staging buffer,
+   the event recorded after the chunk's copy (CPU: the op's place on its
+   lane) and the op node. A worker takes a free slot (oldest first) and waits
+   for its last copy before it reuses it, so the ring bounds the copies in
+   flight (and what a late high-priority request waits behind). Chunks of
+   pinned host memory use a slot but not its buffer.
+
+   A request's life: submit (the caller: the tensor looked up, its storage
+   made resident and pinned, under ctx->mu; queued under x->mu) -> its chunks
+   taken and finished by workers -> once the last one is finished, a mark on
+   its lane (CUDA: its event recorded after its chunks' copies on the stream)
+   -> completed by the lane's thread -> reported to a waiter, then freed.
+
+   Locks. ctx->mu before x->mu, never the other way; no thread of the engine
+   holds x->mu while it takes ctx->mu, nor ctx->mu while it waits on an event.
+   Workers issue copies without ctx->mu, except for requests submitted while
+   the profiler was on (its hooks need the lock: those copies are recorded as
+   "xfer HtoD" / "xfer DtoH" on the engine's streams); lanes take it to
+   release a tensor's pin. Nothing on the
+   engine's threads allocates memory (records are made by the submitting
+   thread and freed by the reporting one), so GPUKIT_MALLOC need not be
+   thread-safe against them.
+
+   The pool's eviction and restore (gk__pool_evict / gk__pool_restore, ctx->mu
+   held, CUDA) copy through the context engine's copy streams and two pinned
+   bounce buffers of their own (gk__xfer_block_copy), which only code holding
+   ctx->mu touches. */
+
+#if defined(_WIN32)
+#include <fcntl.h>
+#else
+#include <fcntl.h>
+#if defined(__GLIBC__) && !defined(__USE_UNIX98) && !defined(__USE_XOPEN2K8)
+/* a strict C build (-std=c99) hides pread; the library has it */
+extern ssize_t pread(int fd, void *buf, size_t n, off_t offset);
+#endif
+#endif
+
+#define GK__XFER_KEEP 4096          /* unreported successful requests kept (the oldest are forgotten first) */
+#define GK__XFER_MAX_SLOTS 256
+#define GK__XFER_BOUNCE ((size_t)8 << 20)
+enum { GK__XK_UP = 0, GK__XK_DOWN = 1, GK__XK_FILE = 2 };
+enum { GK__XL_H2D = 0, GK__XL_D2H = 1 };
+enum { GK__XOP_COPY = 0, GK__XOP_MARK = 1 };
+enum { GK__XR_QUEUED = 0, GK__XR_ISSUED = 1, GK__XR_DONE = 2 };
+
+typedef struct gk__xreq gk__xreq;
+typedef struct gk__xop {            /* an op on a lane: CPU copies and completion marks; CUDA: marks only */
+    int type;
+    void *dst;
+    const void *src;
+    size_t n;
+    gk__xreq *req;                  /* GK__XOP_MARK */
+    struct gk__xop *next;
+} gk__xop;
+
+struct gk__xreq {
+    uint64_t id;
+    int kind, lane, prio, direct;
+    int prof;                       /* the profiler was on at submit: its copies are recorded */
+    const char *where;              /* the call that submitted it, for messages */
+    char *path;                     /* a file request's path (NULL: an fd without one) */
+    gk__block *blk;                 /* pinned until completion; NULL: none (zero bytes) */
+    gk__cu_ptr dev;                 /* the range's first byte (CPU: a host address) */
+    unsigned char *host;            /* the host side of an upload or download */
+    int fd, own_fd;
+    uint64_t foff;                  /* the file offset of byte 0 of the range */
+    size_t len, next;               /* bytes; next: the first byte no worker has taken */
+    int inflight;                   /* chunks taken and not finished */
+    gk__cu_event ready;             /* CUDA: recorded on the tensor's last stream at submit (NULL: none) */
+    int waited;                     /* the copy stream waits on `ready` */
+    gk__cu_event done_ev;           /* CUDA: recorded after its chunks' copies (the mark) */
+    int ev_ok;                      /* done_ev was recorded */
+    int state;                      /* GK__XR_* */
+    gk_status status;
+    char msg[400];
+    gk_xfer_done_fn fn;
+    void *user;
+    int waiters;                    /* threads in wait / stream_wait holding it */
+    int reported;                   /* its status went to a waiter: the last waiter frees it */
+    gk__xop mark;
+    gk__xreq *pnext;                /* pending (chunks left): best first */
+    gk__xreq *hnext;                /* hash chain */
+    gk__xreq *aprev, *anext;        /* not done, by id */
+    gk__xreq *dprev, *dnext;        /* done and unreported, in completion order */
+};
+
+typedef struct gk__xslot {
+    unsigned char *buf;             /* chunk bytes of pinned (CPU: plain) memory */
+    gk__cu_event ev;                /* CUDA: after its last copy */
+    int lane;                       /* CPU: its last copy's lane ... */
+    uint64_t seq;                   /* ... and place there */
+    int used;                       /* its last copy was issued (so there is something to wait for) */
+    gk__xop op;
+} gk__xslot;
+
+typedef struct gk__xlane {
+    struct gk_xfer *x;
+    gk_stream *s;                   /* CUDA: the copy stream (the engine's own gk_stream, on no list of the context) */
+    gk__xop *head, *tail;           /* ops in stream order */
+    uint64_t pushed, done;          /* ops queued / performed */
+    gk__thread th;
+    int th_ok;
+} gk__xlane;
+
+struct gk_xfer {
+    gk_ctx *ctx;
+    int is_ctx;                     /* the context's own engine (gk_xfer_default) */
+    int started;                    /* slots and threads made */
+    gk_xfer_desc desc;              /* as resolved */
+    size_t chunk;
+    int nslots, nworkers;
+    gk__mutex mu;
+    gk__cond cv_work;               /* workers: a request or a slot */
+    gk__cond cv_lane;               /* lanes: an op; CPU slot waits: an op done */
+    gk__cond cv_done;               /* waiters: a request issued or done, a caller left, threads started */
+    gk__xlane lane[2];
+    gk__xslot *slots;
+    int *freeq, fq_head, fq_n;      /* free slots, oldest first */
+    gk__thread *workers;
+    int nworkers_ok;
+    uint64_t tids[72];              /* the engine's threads (gk__thread_id), to refuse waits on itself */
+    int ntids;
+    gk__xreq *pend;
+    gk__xreq **hash;
+    size_t hcap, hn;
+    gk__xreq *act_head, *act_tail;
+    gk__xreq *done_head, *done_tail;
+    size_t ndone_ok;                /* successful on the done list */
+    gk__cu_event *evfree;           /* CUDA: recycled request events */
+    int nevfree, capevfree;
+    uint64_t next_id;
+    int active;                     /* submitted, not done */
+    int callers;                    /* public calls inside */
+    int closing, stop;
+    double busy_t0, busy_ms;
+    gk_xfer_stats st;
+    /* the pool's eviction and restore (ctx->mu held) */
+    void *bounce[2];
+    gk__cu_event bounce_ev[2];
+    size_t bounce_n;
+    int bounce_failed;
+    struct gk_xfer *next;           /* ctx->xfers */
+};
+
+/* ---- the platform: CPUs, files ---- */
+static int gk__xfer_ncpu(void) {
+#if defined(_WIN32)
+    SYSTEM_INFO si;
+    GetSystemInfo(&si);
+    return (int)si.dwNumberOfProcessors;
+#else
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+#endif
+}
+static int gk__xfer_open(const char *path) {
+#if defined(_WIN32)
+    return _open(path, _O_RDONLY | _O_BINARY);
+#else
+    return open(path, O_RDONLY);
+#endif
+}
+static void gk__xfer_close(int fd) {
+#if defined(_WIN32)
+    _close(fd);
+#else
+    close(fd);
+#endif
+}
+/* 1 and the size when fd is a regular file; 0 when it is something else; -1 when it cannot be asked */
+static int gk__xfer_fsize(int fd, uint64_t *size) {
+#if defined(_WIN32)
+    LARGE_INTEGER sz;
+    HANDLE h = (HANDLE)_get_osfhandle(fd);
+    if (h == INVALID_HANDLE_VALUE) return -1;
+    if (GetFileType(h) != FILE_TYPE_DISK) return 0;
+    if (!GetFileSizeEx(h, &sz)) return -1;
+    *size = (uint64_t)sz.QuadPart;
+    return 1;
+#else
+    struct stat sb;
+    if (fstat(fd, &sb) != 0) return -1;
+    if (!S_ISREG(sb.st_mode)) return 0;
+    *size = (uint64_t)sb.st_size;
+    return 1;
+#endif
+}
+/* Reads up to n bytes at off: the count, 0 at the end of the file, -1 on an error. */
+static long long gk__xfer_pread1(int fd, void *buf, size_t n, uint64_t off) {
+#if defined(_WIN32)
+    OVERLAPPED o;
+    DWORD got = 0;
+    HANDLE h = (HANDLE)_get_osfhandle(fd);
+    memset(&o, 0, sizeof o);
+    o.Offset = (DWORD)(off & 0xFFFFFFFFu);
+    o.OffsetHigh = (DWORD)(off >> 32);
+    if (n > ((size_t)1 << 30)) n = (size_t)1 << 30;
+    if (!ReadFile(h, buf, (DWORD)n, &got, &o)) return GetLastError() == ERROR_HANDLE_EOF ? 0 : -1;
+    return (long long)got;
+#else
+    ssize_t r;
+    if (n > ((size_t)1 << 30)) n = (size_t)1 << 30;
+    do r = pread(fd, buf, n, (off_t)off);
+    while (r < 0 && errno == EINTR);
+    return (long long)r;
+#endif
+}
+static const char *gk__xfer_syserr(void) {
+#if defined(_WIN32)
+    static const char *const generic = "read error";
+    return errno ? strerror(errno) : generic;
+#else
+    return strerror(errno);
+#endif
+}
+
+/* ---- requests (x->mu held) ---- */
+static gk__xreq *gk__xreq_find(gk_xfer *x, uint64_t id) {
+    gk__xreq *r;
+    if (!x->hcap) return NULL;
+    for (r = x->hash[id & (x->hcap - 1)]; r; r = r->hnext)
+        if (r->id == id) return r;
+    return NULL;
+}
+/* Makes room for one more request: 0 when there is no table at all (out of memory). */
+static int gk__xreq_hash_room(gk_xfer *x) {
+    if (x->hn >= x->hcap) { /* grow; when out of memory the chains just get longer */
+        size_t nc = x->hcap ? x->hcap * 2 : 64, i;
+        gk__xreq **nh = GK__CALLOC(gk__xreq *, nc);
+        if (nh) {
+            for (i = 0; i < x->hcap; i++) {
+                gk__xreq *e = x->hash[i], *nx;
+                for (; e; e = nx) {
+                    nx = e->hnext;
+                    e->hnext = nh[e->id & (nc - 1)];
+                    nh[e->id & (nc - 1)] = e;
+                }
+            }
+            GPUKIT_FREE(x->hash);
+            x->hash = nh;
+            x->hcap = nc;
+        }
+    }
+    return x->hcap > 0;
+}
+static void gk__xreq_hash_add(gk_xfer *x, gk__xreq *r) {
+    size_t k = r->id & (x->hcap - 1);
+    r->hnext = x->hash[k];
+    x->hash[k] = r;
+    x->hn++;
+}
+static void gk__xreq_hash_remove(gk_xfer *x, gk__xreq *r) {
+    gk__xreq **pp = &x->hash[r->id & (x->hcap - 1)];
+    for (; *pp; pp = &(*pp)->hnext)
+        if (*pp == r) { *pp = r->hnext; x->hn--; return; }
+}
+static gk__cu_event gk__xfer_event_get(gk_xfer *x) {
+    gk__cu_event e = NULL;
+    if (x->nevfree) return x->evfree[--x->nevfree];
+    if (x->ctx->cu.EventCreate(&e, GK__CU_EVENT_BLOCKING_SYNC | GK__CU_EVENT_DISABLE_TIMING) != 0) return NULL;
+    return e;
+}
+static void gk__xfer_event_put(gk_xfer *x, gk__cu_event e) {
+    if (!e) return;
+    if (x->nevfree == x->capevfree) {
+        int nc = x->capevfree ? x->capevfree * 2 : 64;
+        gk__cu_event *ne = GK__CAST(gk__cu_event *, GPUKIT_REALLOC(x->evfree, sizeof(gk__cu_event) * (size_t)nc));
+        if (!ne) { x->ctx->cu.EventDestroy(e); return; }
+        x->evfree = ne;
+        x->capevfree = nc;
+    }
+    x->evfree[x->nevfree++] = e;
+}
+/* Frees a done request nobody holds (off the done list and the hash). */
+static void gk__xreq_free(gk_xfer *x, gk__xreq *r) {
+    if (r->dprev) r->dprev->dnext = r->dnext;
+    else if (x->done_head == r) x->done_head = r->dnext;
+    if (r->dnext) r->dnext->dprev = r->dprev;
+    else if (x->done_tail == r) x->done_tail = r->dprev;
+    if (r->status == GK_OK && x->ndone_ok) x->ndone_ok--;
+    gk__xreq_hash_remove(x, r);
+    if (x->ctx->backend == GK_BACKEND_CUDA) {
+        gk__xfer_event_put(x, r->ready);
+        gk__xfer_event_put(x, r->done_ev);
+    }
+    GPUKIT_FREE(r->path);
+    GPUKIT_FREE(r);
+}
+/* Its status went to a caller: freed now, or by the last thread still waiting on it. */
+static void gk__xreq_report(gk_xfer *x, gk__xreq *r) {
+    r->reported = 1;
+    if (r->waiters == 0) gk__xreq_free(x, r);
+}
+/* Forgets the oldest successful unreported requests beyond GK__XFER_KEEP. */
+static void gk__xfer_prune(gk_xfer *x) {
+    gk__xreq *r = x->done_head, *nx;
+    for (; r && x->ndone_ok > GK__XFER_KEEP; r = nx) {
+        nx = r->dnext;
+        if (r->status == GK_OK && r->waiters == 0) gk__xreq_free(x, r);
+    }
+}
+static void gk__xfer_pend_remove(gk_xfer *x, gk__xreq *r) {
+    gk__xreq **pp;
+    for (pp = &x->pend; *pp; pp = &(*pp)->pnext)
+        if (*pp == r) { *pp = r->pnext; r->pnext = NULL; return; }
+}
+/* Queues r's chunks: after every request of a higher priority, and of the
+   same priority submitted before it. */
+static void gk__xfer_pend_add(gk_xfer *x, gk__xreq *r) {
+    gk__xreq **pp = &x->pend;
+    while (*pp && (*pp)->prio >= r->prio) pp = &(*pp)->pnext;
+    r->pnext = *pp;
+    *pp = r;
+}
+static void gk__xlane_push(gk_xfer *x, int l, gk__xop *op) {
+    gk__xlane *ln = &x->lane[l];
+    op->next = NULL;
+    if (ln->tail) ln->tail->next = op;
+    else ln->head = op;
+    ln->tail = op;
+    ln->pushed++;
+    gk__cond_broadcast(&x->cv_lane);
+}
+/* Every chunk of r is finished (or none will be): its mark goes on its lane,
+   after its copies (CUDA: its event is recorded on the copy stream). */
+static void gk__xreq_mark(gk_xfer *x, gk__xreq *r) {
+    if (x->ctx->backend == GK_BACKEND_CUDA && r->done_ev) {
+        gk__cu_result e = x->ctx->cu.EventRecord(r->done_ev, x->lane[r->lane].s->cu);
+        if (e == 0) r->ev_ok = 1;
+        else if (r->status == GK_OK) {
+            r->status = GK_ERR_CUDA;
+            snprintf(r->msg, sizeof r->msg, "%s: cuEventRecord failed: %s (%s)", r->where, gk__cu_errname(x->ctx, e), gk__cu_errstr(x->ctx, e));
+        }
+    }
+    r->state = GK__XR_ISSUED;
+    r->mark.type = GK__XOP_MARK;
+    r->mark.req = r;
+    gk__xlane_push(x, r->lane, &r->mark);
+    gk__cond_broadcast(&x->cv_done);
+}
+/* r failed (the first failure is kept): its untaken chunks are dropped. */
+static void gk__xreq_fail(gk_xfer *x, gk__xreq *r, gk_status st, const char *msg) {
+    if (r->status == GK_OK) {
+        r->status = st;
+        snprintf(r->msg, sizeof r->msg, "%s", msg);
+    }
+    if (r->next < r->len) {
+        gk__xfer_pend_remove(x, r);
+        r->next = r->len;
+    }
+    if (r->inflight == 0 && r->state == GK__XR_QUEUED) gk__xreq_mark(x, r);
+}
+static int gk__xfer_own_thread(gk_xfer *x) {
+    uint64_t me = gk__thread_id();
+    int i;
+    for (i = 0; i < x->ntids; i++)
+        if (x->tids[i] == me) return 1;
+    return 0;
+}
+static void gk__xfer_thread_started(gk_xfer *x) {
+    if (x->ntids < (int)(sizeof x->tids / sizeof x->tids[0])) x->tids[x->ntids++] = gk__thread_id();
+    gk__cond_broadcast(&x->cv_done);
+}
+
+/* ---- chunks (no lock held) ---- */
+/* Waits until the slot's last copy is done, so its buffer (and its place in
+   the bound on copies in flight) is free. */
+static gk_status gk__xslot_wait(gk_xfer *x, gk__xslot *sl, const char *where, char *msg, size_t cap) {
+    gk_ctx *ctx = x->ctx;
+    if (!sl->used) return GK_OK;
+    if (ctx->backend == GK_BACKEND_CUDA) {
+        gk__cu_result e = ctx->cu.EventSynchronize(sl->ev);
+        if (e != 0) {
+            snprintf(msg, cap, "%s: cuEventSynchronize failed: %s (%s)", where, gk__cu_errname(ctx, e), gk__cu_errstr(ctx, e));
+            return e == GK__CUDA_ERROR_OUT_OF_MEMORY ? GK_ERR_OUT_OF_MEMORY : GK_ERR_CUDA;
+        }
+    } else {
+        gk__xlane *ln = &x->lane[sl->lane];
+        gk__lock(&x->mu);
+        while (ln->done < sl->seq) gk__cond_wait(&x->cv_lane, &x->mu);
+        gk__unlock(&x->mu);
+    }
+    sl->used = 0;
+    return GK_OK;
+}
+/* Issues one chunk's copy on lane l and records the slot's event after it:
+   dev <- host (H2D) or host <- dev (D2H). The context's lock is taken only
+   for requests submitted while the profiler was on (its hooks need it), so
+   copies go on while other threads hold it (allocating, compiling). */
+static gk_status gk__xfer_issue(gk_xfer *x, gk__xreq *r, int l, gk__cu_ptr dev, void *host, size_t n, gk__xslot *sl, char *msg, size_t cap) {
+    gk_ctx *ctx = x->ctx;
+    const char *where = r->where;
+    if (ctx->backend == GK_BACKEND_CUDA) {
+        gk_stream *s = x->lane[l].s;
+        gk__cu_result e;
+        const char *call = l == GK__XL_H2D ? "cuMemcpyHtoDAsync_v2" : "cuMemcpyDtoHAsync_v2";
+        int rec = -1;
+        if (r->prof) {
+            gk__lock(&ctx->mu);
+            if (ctx->prof) {
+                gk__prof_note(ctx, (double)n, 0);
+                rec = gk__prof_begin(ctx, s, l == GK__XL_H2D ? "xfer HtoD" : "xfer DtoH", l == GK__XL_H2D ? GK__PROF_H2D : GK__PROF_D2H);
+            }
+        }
+        e = l == GK__XL_H2D ? ctx->cu.MemcpyHtoDAsync(dev, host, n, s->cu) : ctx->cu.MemcpyDtoHAsync(host, dev, n, s->cu);
+        if (rec >= 0) gk__prof_end(ctx, s, rec);
+        if (r->prof) gk__unlock(&ctx->mu);
+        if (e == 0) {
+            call = "cuEventRecord";
+            e = ctx->cu.EventRecord(sl->ev, s->cu);
+            if (e == 0) sl->used = 1;
+        }
+        if (e != 0) {
+            snprintf(msg, cap, "%s: %s failed: %s (%s)", where, call, gk__cu_errname(ctx, e), gk__cu_errstr(ctx, e));
+            return e == GK__CUDA_ERROR_OUT_OF_MEMORY ? GK_ERR_OUT_OF_MEMORY : GK_ERR_CUDA;
+        }
+    } else {
+        gk__lock(&x->mu);
+        sl->op.type = GK__XOP_COPY;
+        sl->op.dst = l == GK__XL_H2D ? (void *)(uintptr_t)dev : host;
+        sl->op.src = l == GK__XL_H2D ? (const void *)host : (const void *)(uintptr_t)dev;
+        sl->op.n = n;
+        sl->op.req = NULL;
+        gk__xlane_push(x, l, &sl->op);
+        sl->lane = l;
+        sl->seq = x->lane[l].pushed;
+        sl->used = 1;
+        gk__unlock(&x->mu);
+    }
+    return GK_OK;
+}
+/* One chunk: bytes [off, off + n) of r's range, through slot sl. */
+static gk_status gk__xfer_chunk(gk_xfer *x, gk__xreq *r, gk__xslot *sl, size_t off, size_t n, char *msg, size_t cap) {
+    gk_status st = gk__xslot_wait(x, sl, r->where, msg, cap);
+    if (st != GK_OK) return st;
+    if (r->kind == GK__XK_UP) {
+        if (r->direct) return gk__xfer_issue(x, r, GK__XL_H2D, r->dev + off, r->host + off, n, sl, msg, cap);
+        memcpy(sl->buf, r->host + off, n);
+        return gk__xfer_issue(x, r, GK__XL_H2D, r->dev + off, sl->buf, n, sl, msg, cap);
+    }
+    if (r->kind == GK__XK_FILE) {
+        size_t got = 0;
+        while (got < n) {
+            long long k = gk__xfer_pread1(r->fd, sl->buf + got, n - got, r->foff + off + got);
+            char fdname[32];
+            if (k > 0) { got += (size_t)k; continue; }
+            snprintf(fdname, sizeof fdname, "fd %d", r->fd);
+            if (k == 0) {
+                uint64_t now = 0;
+                char had[48];
+                if (gk__xfer_fsize(r->fd, &now) == 1) snprintf(had, sizeof had, "%llu bytes", (unsigned long long)now);
+                else snprintf(had, sizeof had, "fewer bytes");
+                snprintf(msg, cap, "%s: '%.200s' has %s now, too short for bytes %llu..%llu (it shrank after the request was submitted)",
+                         r->where, r->path ? r->path : fdname, had, (unsigned long long)r->foff, (unsigned long long)(r->foff + r->len));
+            } else
+                snprintf(msg, cap, "%s: reading '%.200s' at byte %llu: %s", r->where, r->path ? r->path : fdname,
+                         (unsigned long long)(r->foff + off + got), gk__xfer_syserr());
+            return GK_ERR_IO;
+        }
+        return gk__xfer_issue(x, r, GK__XL_H2D, r->dev + off, sl->buf, n, sl, msg, cap);
+    }
+    /* download */
+    if (r->direct) return gk__xfer_issue(x, r, GK__XL_D2H, r->dev + off, r->host + off, n, sl, msg, cap);
+    st = gk__xfer_issue(x, r, GK__XL_D2H, r->dev + off, sl->buf, n, sl, msg, cap);
+    if (st == GK_OK) st = gk__xslot_wait(x, sl, r->where, msg, cap);
+    if (st == GK_OK) memcpy(r->host + off, sl->buf, n);
+    return st;
+}
+
+/* ---- the engine's threads ---- */
+static void gk__xfer_worker(void *arg) {
+    gk_xfer *x = (gk_xfer *)arg;
+    char msg[400];
+    if (x->ctx->backend == GK_BACKEND_CUDA) gk__bind(x->ctx); /* a failure shows in the first copy */
+    gk__lock(&x->mu);
+    gk__xfer_thread_started(x);
+    for (;;) {
+        gk__xreq *r;
+        gk__xslot *sl;
+        size_t off, n;
+        int si;
+        gk_status st;
+        while (!x->stop && (!x->pend || x->fq_n == 0)) gk__cond_wait(&x->cv_work, &x->mu);
+        if (x->stop) break; /* (only once nothing is pending or in flight) */
+        si = x->freeq[x->fq_head];
+        x->fq_head = (x->fq_head + 1) % x->nslots;
+        x->fq_n--;
+        sl = &x->slots[si];
+        r = x->pend;
+        off = r->next;
+        n = r->len - off < x->chunk ? r->len - off : x->chunk;
+        r->next += n;
+        r->inflight++;
+        if (r->next == r->len) { x->pend = r->pnext; r->pnext = NULL; }
+        st = GK_OK;
+        if (r->ready && !r->waited) {
+            /* before any of its copies: the work queued on the tensor's stream at submit */
+            gk__cu_result e = x->ctx->cu.StreamWaitEvent(x->lane[r->lane].s->cu, r->ready, 0);
+            r->waited = 1;
+            if (e != 0) {
+                snprintf(msg, sizeof msg, "%s: cuStreamWaitEvent failed: %s (%s)", r->where, gk__cu_errname(x->ctx, e), gk__cu_errstr(x->ctx, e));
+                st = GK_ERR_CUDA;
+            }
+        }
+        gk__unlock(&x->mu);
+        if (st == GK_OK) st = gk__xfer_chunk(x, r, sl, off, n, msg, sizeof msg);
+        gk__lock(&x->mu);
+        r->inflight--;
+        if (st != GK_OK) gk__xreq_fail(x, r, st, msg);
+        else {
+            x->st.chunks++;
+            if (r->lane == GK__XL_H2D) x->st.bytes_h2d += n;
+            else x->st.bytes_d2h += n;
+            if (r->kind == GK__XK_FILE) x->st.bytes_file += n;
+            if (r->direct) x->st.bytes_direct += n;
+            else x->st.bytes_staged += n;
+        }
+        x->freeq[(x->fq_head + x->fq_n) % x->nslots] = si;
+        x->fq_n++;
+        if (r->next == r->len && r->inflight == 0 && r->state == GK__XR_QUEUED) gk__xreq_mark(x, r);
+        gk__cond_signal(&x->cv_work); /* a slot is free: one worker more may go on */
+    }
+    gk__unlock(&x->mu);
+}
+
+/* Completes r (no lock held): its copies done, the pin released, the callback. */
+static void gk__xfer_complete(gk_xfer *x, gk__xreq *r) {
+    gk_ctx *ctx = x->ctx;
+    double now;
+    if (ctx->backend == GK_BACKEND_CUDA && r->ev_ok) {
+        gk__cu_result e = ctx->cu.EventSynchronize(r->done_ev);
+        if (e != 0 && r->status == GK_OK) {
+            r->status = e == GK__CUDA_ERROR_OUT_OF_MEMORY ? GK_ERR_OUT_OF_MEMORY : GK_ERR_CUDA;
+            snprintf(r->msg, sizeof r->msg, "%s: cuEventSynchronize failed: %s (%s)", r->where, gk__cu_errname(ctx, e), gk__cu_errstr(ctx, e));
+        }
+    }
+    if (r->blk) {
+        gk__lock(&ctx->mu);
+        gk__block_unpin(ctx, r->blk);
+        gk__unlock(&ctx->mu);
+        r->blk = NULL;
+    }
+    if (r->own_fd) { gk__xfer_close(r->fd); r->own_fd = 0; }
+    if (r->fn) r->fn(x, r->id, r->status, r->status == GK_OK ? "" : r->msg, r->user);
+    gk__lock(&x->mu);
+    r->state = GK__XR_DONE;
+    if (r->aprev) r->aprev->anext = r->anext;
+    else x->act_head = r->anext;
+    if (r->anext) r->anext->aprev = r->aprev;
+    else x->act_tail = r->aprev;
+    r->aprev = r->anext = NULL;
+    r->dnext = NULL;
+    r->dprev = x->done_tail;
+    if (x->done_tail) x->done_tail->dnext = r;
+    else x->done_head = r;
+    x->done_tail = r;
+    if (r->status == GK_OK) x->ndone_ok++;
+    if (r->lane == GK__XL_H2D) x->st.requests_h2d++;
+    else x->st.requests_d2h++;
+    if (r->status == GK_ERR_CANCELLED) x->st.cancelled++;
+    else if (r->status != GK_OK) x->st.failed++;
+    if (--x->active == 0) {
+        now = gk__now_ms();
+        x->busy_ms += now - x->busy_t0;
+    }
+    gk__cond_broadcast(&x->cv_done);
+    gk__unlock(&x->mu);
+}
+
+/* A lane: the completion thread of one direction (and on the CPU backend its stream). */
+static void gk__xfer_lane_main(void *arg) {
+    gk__xlane *ln = (gk__xlane *)arg;
+    gk_xfer *x = ln->x;
+    if (x->ctx->backend == GK_BACKEND_CUDA) gk__bind(x->ctx);
+    gk__lock(&x->mu);
+    gk__xfer_thread_started(x);
+    for (;;) {
+        gk__xop *op;
+        while (!ln->head && !x->stop) gk__cond_wait(&x->cv_lane, &x->mu);
+        if (!ln->head) break;
+        op = ln->head;
+        ln->head = op->next;
+        if (!ln->head) ln->tail = NULL;
+        gk__unlock(&x->mu);
+        if (op->type == GK__XOP_COPY) memcpy(op->dst, op->src, op->n);
+        else gk__xfer_complete(x, op->req);
+        gk__lock(&x->mu);
+        ln->done++;
+        gk__cond_broadcast(&x->cv_lane);
+    }
+    gk__unlock(&x->mu);
+}
+
+/* ---- making and freeing engines ---- */
+static gk_status gk__xfer_desc_resolve(gk_ctx *ctx, const gk_xfer_desc *in, int is_ctx, gk_xfer_desc *d, const char *where) {
+    int cuda = ctx->backend == GK_BACKEND_CUDA;
+    if (in) *d = *in;
+    else memset(d, 0, sizeof *d);
+    if (d->workers < 0 || d->workers > 64) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: desc->workers = %d (0: the default, else 1..64)", where, d->workers);
+    if (d->chunk_bytes && (d->chunk_bytes < ((size_t)64 << 10) || d->chunk_bytes > ((size_t)1 << 30)))
+        return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: desc->chunk_bytes = %zu (0: the default, else 64 KiB .. 1 GiB)", where, d->chunk_bytes);
+    if ((int)d->h2d_priority < (int)GK_PRIORITY_NORMAL || (int)d->h2d_priority > (int)GK_PRIORITY_LOW ||
+        (int)d->d2h_priority < (int)GK_PRIORITY_NORMAL || (int)d->d2h_priority > (int)GK_PRIORITY_LOW)
+        return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: desc->h2d_priority = %d / d2h_priority = %d is not a gk_stream_priority", where,
+                       (int)d->h2d_priority, (int)d->d2h_priority);
+    if (!d->chunk_bytes) d->chunk_bytes = is_ctx && cuda ? ((size_t)8 << 20) : cuda ? ((size_t)16 << 20) : ((size_t)4 << 20);
+    if (!d->workers) {
+        /* the context's engine reads files for model loading: pread from the
+           page cache runs at a few GB/s a thread, so many threads */
+        int n = gk__xfer_ncpu() * 3 / 4;
+        d->workers = !is_ctx || !cuda ? 2 : n < 2 ? 2 : n > 12 ? 12 : n;
+    }
+    if (!d->staging_bytes) {
+        int nb = is_ctx ? 2 * d->workers : 4;
+        d->staging_bytes = d->chunk_bytes * (size_t)(nb < 4 ? 4 : nb);
+    }
+    if (d->staging_bytes < d->chunk_bytes)
+        return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: desc->staging_bytes = %zu is less than one chunk (%zu bytes)", where, d->staging_bytes, d->chunk_bytes);
+    if (d->staging_bytes / d->chunk_bytes > GK__XFER_MAX_SLOTS) d->staging_bytes = d->chunk_bytes * GK__XFER_MAX_SLOTS;
+    return GK_OK;
+}
+
+static gk_status gk__xfer_lane_stream(gk_ctx *ctx, gk_stream_priority p, gk_stream **out, const char *where) {
+    gk_stream *s;
+    gk__cu_result e;
+    *out = NULL;
+    if (ctx->backend != GK_BACKEND_CUDA) return GK_OK;
+    if (!(s = GK__CALLOC(gk_stream, 1))) return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", where);
+    s->priority = p;
+    e = ctx->cu.StreamCreateWithPriority(&s->cu, GK__CU_STREAM_NON_BLOCKING, gk__cu_priority(ctx, p));
+    if (e != 0) { GPUKIT_FREE(s); return gk__cu_fail(ctx, e, where, "cuStreamCreateWithPriority"); }
+    *out = s;
+    return GK_OK;
+}
+
+/* Stops the threads, frees everything (no lock held; nothing in flight or
+   pending, or never started). */
+static void gk__xfer_free(gk_xfer *x) {
+    gk_ctx *ctx = x->ctx;
+    int i, cuda = ctx->backend == GK_BACKEND_CUDA;
+    gk__lock(&x->mu);
+    x->stop = 1;
+    gk__cond_broadcast(&x->cv_work);
+    gk__cond_broadcast(&x->cv_lane);
+    gk__unlock(&x->mu);
+    for (i = 0; i < x->nworkers_ok; i++) gk__thread_join(x->workers[i]);
+    for (i = 0; i < 2; i++)
+        if (x->lane[i].th_ok) gk__thread_join(x->lane[i].th);
+    if (cuda) gk__bind(ctx);
+    while (x->done_head) gk__xreq_free(x, x->done_head);
+    if (x->slots)
+        for (i = 0; i < x->nslots; i++) {
+            if (cuda) {
+                if (x->slots[i].buf) ctx->cu.MemFreeHost(x->slots[i].buf);
+                if (x->slots[i].ev) ctx->cu.EventDestroy(x->slots[i].ev);
+            } else GPUKIT_FREE(x->slots[i].buf);
+        }
+    for (i = 0; i < 2; i++) {
+        if (cuda && x->bounce[i]) ctx->cu.MemFreeHost(x->bounce[i]);
+        if (cuda && x->bounce_ev[i]) ctx->cu.EventDestroy(x->bounce_ev[i]);
+        if (x->lane[i].s) gk__stream_free_struct(ctx, x->lane[i].s);
+    }
+    if (cuda)
+        for (i = 0; i < x->nevfree; i++) ctx->cu.EventDestroy(x->evfree[i]);
+    GPUKIT_FREE(x->evfree);
+    GPUKIT_FREE(x->slots);
+    GPUKIT_FREE(x->freeq);
+    GPUKIT_FREE(x->workers);
+    GPUKIT_FREE(x->hash);
+    gk__cond_destroy(&x->cv_work);
+    gk__cond_destroy(&x->cv_lane);
+    gk__cond_destroy(&x->cv_done);
+    gk__mutex_destroy(&x->mu);
+    GPUKIT_FREE(x);
+}
+
+/* The struct, its lock and its copy streams (what the pool's eviction
+   needs); gk__xfer_start adds the staging ring and the threads. */
+static gk_status gk__xfer_new(gk_ctx *ctx, const gk_xfer_desc *d, int is_ctx, gk_xfer **out, const char *where) {
+    gk_xfer *x = GK__CALLOC(gk_xfer, 1);
+    gk_status st;
+    *out = NULL;
+    if (!x) return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", where);
+    x->ctx = ctx;
+    x->is_ctx = is_ctx;
+    x->desc = *d;
+    x->chunk = d->chunk_bytes;
+    x->next_id = 1;
+    x->lane[0].x = x->lane[1].x = x;
+    gk__mutex_init(&x->mu);
+    gk__cond_init(&x->cv_work);
+    gk__cond_init(&x->cv_lane);
+    gk__cond_init(&x->cv_done);
+    st = gk__xfer_lane_stream(ctx, d->h2d_priority, &x->lane[GK__XL_H2D].s, where);
+    if (st == GK_OK) st = gk__xfer_lane_stream(ctx, d->d2h_priority, &x->lane[GK__XL_D2H].s, where);
+    if (st != GK_OK) { gk__xfer_free(x); return st; }
+    *out = x;
+    return GK_OK;
+}
+
+/* Allocates the staging ring and starts the threads (x not yet shared with
+   other threads, or ctx->mu held and x->started 0). */
+static gk_status gk__xfer_start(gk_xfer *x, const char *where) {
+    gk_ctx *ctx = x->ctx;
+    int i, cuda = ctx->backend == GK_BACKEND_CUDA, nthreads;
+    gk_status st = GK_OK;
+    if (x->started) return GK_OK;
+    x->nslots = (int)(x->desc.staging_bytes / x->desc.chunk_bytes);
+    x->nworkers = x->desc.workers;
+    x->slots = GK__CALLOC(gk__xslot, x->nslots);
+    x->freeq = GK__ALLOC(int, x->nslots);
+    x->workers = GK__ALLOC(gk__thread, x->nworkers);
+    if (!x->slots || !x->freeq || !x->workers) return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", where);
+    for (i = 0; i < x->nslots && st == GK_OK; i++) {
+        gk__xslot *sl = &x->slots[i];
+        if (cuda) {
+            void *p = NULL;
+            gk__cu_result e = ctx->cu.MemAllocHost(&p, x->chunk);
+            if (e != 0) { st = gk__cu_fail(ctx, e, where, "cuMemAllocHost_v2 (the staging buffers)"); break; }
+            sl->buf = (unsigned char *)p;
+            if ((e = ctx->cu.EventCreate(&sl->ev, GK__CU_EVENT_BLOCKING_SYNC | GK__CU_EVENT_DISABLE_TIMING)) != 0) st = gk__cu_fail(ctx, e, where, "cuEventCreate");
+        } else if (!(sl->buf = (unsigned char *)GPUKIT_MALLOC(x->chunk)))
+            st = gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory for the staging buffers (%d of %zu bytes)", where, x->nslots, x->chunk);
+        x->freeq[i] = i;
+    }
+    if (st != GK_OK) return st;
+    x->fq_head = 0;
+    x->fq_n = x->nslots;
+    /* the threads; each says when it runs (its start record is freed by then) */
+    for (i = 0; i < 2 && st == GK_OK; i++) {
+        if (gk__thread_create(&x->lane[i].th, gk__xfer_lane_main, &x->lane[i]) != 0)
+            st = gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory to start the engine's completion threads", where);
+        else x->lane[i].th_ok = 1;
+    }
+    for (i = 0; i < x->nworkers && st == GK_OK; i++) {
+        if (gk__thread_create(&x->workers[i], gk__xfer_worker, x) != 0)
+            st = gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory to start staging thread %d of %d", where, i + 1, x->nworkers);
+        else x->nworkers_ok++;
+    }
+    nthreads = x->nworkers_ok + x->lane[0].th_ok + x->lane[1].th_ok;
+    gk__lock(&x->mu);
+    while (x->ntids < nthreads) gk__cond_wait(&x->cv_done, &x->mu);
+    gk__unlock(&x->mu);
+    if (st == GK_OK) x->started = 1;
+    x->st.chunk_bytes = x->chunk;
+    x->st.staging_bytes = x->chunk * (size_t)x->nslots;
+    x->st.workers = x->nworkers;
+    x->st.buffers = x->nslots;
+    return st;
+}
+
+/* Stops an engine and frees it (no lock held): cancels what is not issued,
+   waits for the rest and for the calls inside. */
+static void gk__xfer_stop(gk_xfer *x) {
+    gk__xreq *r;
+    gk__bind(x->ctx); /* (cancelling records events; the calling thread may not have used the context) */
+    gk__lock(&x->mu);
+    x->closing = 1;
+    while ((r = x->pend) != NULL) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "%s: cancelled (the engine was destroyed before its chunks were issued)", r->where);
+        gk__xreq_fail(x, r, GK_ERR_CANCELLED, msg);
+    }
+    while (x->active > 0 || x->callers > 0) gk__cond_wait(&x->cv_done, &x->mu);
+    gk__unlock(&x->mu);
+    gk__xfer_free(x);
+}
+
+/* context teardown, before the context's lock is taken: every engine of the
+   context stopped and freed */
+static void gk__xfer_destroy_all(gk_ctx *ctx) {
+    gk_xfer *list, *own;
+    gk__lock(&ctx->mu);
+    list = ctx->xfers;
+    own = ctx->xfer;
+    ctx->xfers = NULL;
+    ctx->xfer = NULL;
+    gk__unlock(&ctx->mu);
+    while (list) {
+        gk_xfer *nx = list->next;
+        gk__xfer_stop(list);
+        list = nx;
+    }
+    if (own) gk__xfer_stop(own);
+}
+
+/* The context's engine (ctx->mu held): made when missing (desc NULL:
+   defaults), started when `start`. */
+static gk_status gk__xfer_ctx_locked(gk_ctx *ctx, const gk_xfer_desc *desc, int start, gk_xfer **out, const char *where) {
+    gk_xfer_desc d;
+    gk_status st;
+    *out = NULL;
+    if (ctx->xfer && ctx->xfer->started && desc)
+        return gk__err(ctx, GK_ERR_STATE, "%s: the context's engine runs already; its desc applies only on the call that makes it", where);
+    if (ctx->xfer && !desc && (ctx->xfer->started || !start)) { *out = ctx->xfer; return GK_OK; }
+    GK__TRY(gk__xfer_desc_resolve(ctx, desc, 1, &d, where));
+    GK__TRY(gk__bind(ctx));
+    if (!ctx->xfer) {
+        gk_xfer *x;
+        GK__TRY(gk__xfer_new(ctx, &d, 1, &x, where));
+        ctx->xfer = x;
+    } else if (!ctx->xfer->started && desc) {
+        /* made for the pool (streams only): this desc applies; the streams are idle (ctx->mu is held) */
+        gk_xfer *x = ctx->xfer;
+        int i;
+        gk_stream *ns[2] = { NULL, NULL };
+        st = gk__xfer_lane_stream(ctx, d.h2d_priority, &ns[0], where);
+        if (st == GK_OK) st = gk__xfer_lane_stream(ctx, d.d2h_priority, &ns[1], where);
+        if (st != GK_OK) {
+            for (i = 0; i < 2; i++) if (ns[i]) gk__stream_free_struct(ctx, ns[i]);
+            return st;
+        }
+        for (i = 0; i < 2; i++) {
+            if (x->lane[i].s) gk__stream_free_struct(ctx, x->lane[i].s);
+            x->lane[i].s = ns[i];
+        }
+        x->desc = d;
+        x->chunk = d.chunk_bytes;
+    }
+    if (start && !ctx->xfer->started) {
+        st = gk__xfer_start(ctx->xfer, where);
+        if (st != GK_OK) {
+            /* back to no engine: what it made is freed */
+            gk_xfer *x = ctx->xfer;
+            ctx->xfer = NULL;
+            gk__xfer_free(x); /* (its threads never take ctx->mu while nothing was submitted) */
+            return st;
+        }
+    }
+    *out = ctx->xfer;
+    return GK_OK;
+}
+
+GKDEF gk_status gk_xfer_create(gk_ctx *ctx, const gk_xfer_desc *desc, gk_xfer **out) {
+    const char *W = "gk_xfer_create";
+    gk_xfer_desc d;
+    gk_xfer *x = NULL;
+    gk_status st;
+    if (out) *out = NULL;
+    GK__ENTER(ctx, W);
+    if (!out) st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    else st = gk__xfer_desc_resolve(ctx, desc, 0, &d, W);
+    if (st == GK_OK) st = gk__bind(ctx);
+    if (st == GK_OK) st = gk__xfer_new(ctx, &d, 0, &x, W);
+    gk__unlock(&ctx->mu);
+    if (st != GK_OK) return st;
+    /* the ring and the threads without the lock: nothing else knows x yet */
+    st = gk__xfer_start(x, W);
+    if (st != GK_OK) { gk__xfer_free(x); return st; }
+    gk__enter(ctx);
+    x->next = ctx->xfers;
+    ctx->xfers = x;
+    gk__unlock(&ctx->mu);
+    *out = x;
+    return GK_OK;
+}
+
+GKDEF gk_status gk_xfer_default(gk_ctx *ctx, const gk_xfer_desc *desc, gk_xfer **out) {
+    const char *W = "gk_xfer_default";
+    gk_status st;
+    if (out) *out = NULL;
+    GK__ENTER(ctx, W);
+    if (!out) st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    else st = gk__xfer_ctx_locked(ctx, desc, 1, out, W);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+
+GKDEF gk_status gk_xfer_destroy(gk_xfer *x) {
+    const char *W = "gk_xfer_destroy";
+    gk_ctx *ctx;
+    gk_xfer **pp;
+    int own, found = 0;
+    if (!x) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "%s: x is NULL", W);
+    ctx = x->ctx;
+    gk__lock(&x->mu);
+    own = gk__xfer_own_thread(x);
+    gk__unlock(&x->mu);
+    if (own) return gk__err(ctx, GK_ERR_STATE, "%s: called from the engine's own thread (a completion callback): it would wait for itself", W);
+    GK__ENTER(ctx, W);
+    if (x->is_ctx) {
+        gk__unlock(&ctx->mu);
+        return gk__err(ctx, GK_ERR_STATE, "%s: the context's own engine (gk_xfer_default) is destroyed with the context", W);
+    }
+    for (pp = &ctx->xfers; *pp; pp = &(*pp)->next)
+        if (*pp == x) { *pp = x->next; found = 1; break; }
+    gk__unlock(&ctx->mu);
+    if (!found) return gk__err(ctx, GK_ERR_STATE, "%s: the engine is being destroyed already", W);
+    gk__xfer_stop(x);
+    return GK_OK;
+}
+
+/* ---- submitting ---- */
+/* 1 when [p, p + n) is page-locked host memory the driver knows (ctx->mu held, CUDA). */
+static int gk__xfer_pinned(gk_ctx *ctx, const void *p, size_t n) {
+    unsigned mt = 0, fl = 0;
+    gk__cu_ptr a = (gk__cu_ptr)(uintptr_t)p, start = 0;
+    size_t size = 0;
+    if (ctx->cu.PointerGetAttribute) {
+        if (ctx->cu.PointerGetAttribute(&mt, GK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE, a) != 0 || mt != GK__CU_MEMORYTYPE_HOST) return 0;
+        if (ctx->cu.PointerGetAttribute(&start, GK__CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, a) == 0 &&
+            ctx->cu.PointerGetAttribute(&size, GK__CU_POINTER_ATTRIBUTE_RANGE_SIZE, a) == 0 && size)
+            return a >= start && a - start <= size && n <= size - (size_t)(a - start);
+        mt = 0; /* no range: both ends pinned */
+        return ctx->cu.PointerGetAttribute(&mt, GK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE, a + n - 1) == 0 && mt == GK__CU_MEMORYTYPE_HOST;
+    }
+    return ctx->cu.MemHostGetFlags && ctx->cu.MemHostGetFlags(&fl, (void *)(uintptr_t)p) == 0;
+}
+
+static gk_status gk__xfer_submit(gk_xfer *x, int kind, gk_tensor t, size_t offset, unsigned char *host, const char *path, int fd,
+                                 uint64_t foff, size_t n, const gk_xfer_opts *opts, gk_xfer_id *id, const char *W) {
+    gk_ctx *ctx;
+    gk__xreq *r;
+    gk__slot *sl;
+    gk__block *b = NULL;
+    gk_status st = GK_OK;
+    int own_fd = 0, pinned = 0, cuda;
+    char fdname[32];
+    if (id) *id = 0;
+    if (!x) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "%s: x is NULL", W);
+    ctx = x->ctx;
+    cuda = ctx->backend == GK_BACKEND_CUDA;
+    if (opts && (opts->host < GK_XFER_HOST_DETECT || opts->host > GK_XFER_HOST_PAGEABLE))
+        return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: opts->host = %d is not a GK_XFER_HOST_* value", W, opts->host);
+    if (kind != GK__XK_FILE && n && !host)
+        return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL but nbytes is %zu", W, kind == GK__XK_UP ? "src" : "dst", n);
+    if (kind == GK__XK_FILE) {
+        uint64_t fsz = 0;
+        int k;
+        snprintf(fdname, sizeof fdname, "fd %d", fd);
+        if (fd < 0 && !path) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: path is NULL and fd is %d (one of them names the file)", W, fd);
+        if (fd < 0) {
+            if ((fd = gk__xfer_open(path)) < 0) return gk__err(ctx, GK_ERR_IO, "%s: cannot open '%s': %s", W, path, gk__xfer_syserr());
+            own_fd = 1;
+        }
+        k = gk__xfer_fsize(fd, &fsz);
+        if (k < 0) st = gk__err(ctx, GK_ERR_IO, "%s: cannot get the size of '%s': %s", W, path ? path : fdname, gk__xfer_syserr());
+        else if (k > 0 && (foff > fsz || n > fsz - foff))
+            st = gk__err(ctx, GK_ERR_IO, "%s: '%s' is too short: it has %llu bytes, bytes %llu..%llu were asked for", W, path ? path : fdname,
+                         (unsigned long long)fsz, (unsigned long long)foff, (unsigned long long)(foff + n));
+        if (st != GK_OK) { if (own_fd) gk__xfer_close(fd); return st; }
+    }
+    r = GK__CALLOC(gk__xreq, 1);
+    if (r && path && (r->path = (char *)GPUKIT_MALLOC(strlen(path) + 1)) != NULL) memcpy(r->path, path, strlen(path) + 1);
+    if (!r || (path && !r->path)) {
+        if (r) GPUKIT_FREE(r);
+        if (own_fd) gk__xfer_close(fd);
+        return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
+    }
+    r->kind = kind;
+    r->lane = kind == GK__XK_DOWN ? GK__XL_D2H : GK__XL_H2D;
+    r->prio = opts ? opts->priority : 0;
+    r->fn = opts ? opts->done : NULL;
+    r->user = opts ? opts->user : NULL;
+    r->where = W;
+    r->host = host;
+    r->fd = fd;
+    r->own_fd = own_fd;
+    r->foff = foff;
+    r->len = n;
+    gk__enter(ctx);
+    st = gk__lookup(ctx, t, &sl, W, kind == GK__XK_DOWN ? "src" : "dst");
+    if (st == GK_OK) {
+        size_t nb = (size_t)gk__numel(sl) * gk__dtype_sizes[sl->dtype];
+        if (!gk__is_contig(sl)) st = gk__err(ctx, GK_ERR_SHAPE, "%s: the tensor is not contiguous (use gk_contiguous first)", W);
+        else if (offset > nb || n > nb - offset)
+            st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: bytes %zu..%zu are outside the tensor, which holds %zu bytes", W, offset, offset + n, nb);
+    }
+    if (st == GK_OK) st = gk__bind(ctx);
+    if (st == GK_OK && n) {
+        if (kind != GK__XK_FILE)
+            pinned = opts && opts->host == GK_XFER_HOST_PINNED ? 1 : opts && opts->host == GK_XFER_HOST_PAGEABLE ? 0 : cuda && gk__xfer_pinned(ctx, host, n);
+        b = sl->blk;
+        if (b->state == GK__BLK_EVICTED) st = gk__pool_restore(ctx, b, ctx->cur_stream, W);
+        if (st == GK_OK) {
+            gk__pool *P = &ctx->pool;
+            b->tick = ++P->tick;
+            if (P->live_tail != b) {
+                gk__list_remove(&P->live_head, &P->live_tail, b);
+                gk__list_push(&P->live_head, &P->live_tail, b);
+            }
+            b->pins++;
+            r->blk = b;
+            r->dev = gk__slot_addr(sl) + (gk__cu_ptr)offset;
+        }
+    }
+    r->direct = pinned;
+    r->prof = ctx->prof != NULL;
+    if (st == GK_OK) {
+        gk__lock(&x->mu);
+        if (x->closing) st = gk__err(ctx, GK_ERR_STATE, "%s: the engine is being destroyed", W);
+        else if (!x->started) st = gk__err(ctx, GK_ERR_STATE, "%s: the engine is not running", W);
+        else if (!gk__xreq_hash_room(x)) st = gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
+        if (st == GK_OK && cuda) {
+            if (!(r->done_ev = gk__xfer_event_get(x))) st = gk__err(ctx, GK_ERR_CUDA, "%s: cuEventCreate failed", W);
+            else if (b && (b->stream ? b->stream : ctx->cur_stream) && !(b->stream ? b->stream : ctx->cur_stream)->capture) {
+                /* the copy stream first waits for the work queued so far on the tensor's stream or, for
+                   storage not used since it was allocated, on the calling thread's current stream: the
+                   pool hands a block back to that stream while its last user's kernels may still read it */
+                gk_stream *ws = b->stream ? b->stream : ctx->cur_stream;
+                if (!(r->ready = gk__xfer_event_get(x))) st = gk__err(ctx, GK_ERR_CUDA, "%s: cuEventCreate failed", W);
+                else {
+                    gk__cu_result e = ctx->cu.EventRecord(r->ready, ws->cu);
+                    if (e != 0) st = gk__cu_fail(ctx, e, W, "cuEventRecord");
+                }
+            }
+        }
+        if (st == GK_OK) {
+            r->id = x->next_id++;
+            gk__xreq_hash_add(x, r);
+            r->aprev = x->act_tail;
+            if (x->act_tail) x->act_tail->anext = r;
+            else x->act_head = r;
+            x->act_tail = r;
+            if (x->active++ == 0) x->busy_t0 = gk__now_ms();
+            if (n) {
+                gk__xfer_pend_add(x, r);
+                gk__cond_broadcast(&x->cv_work);
+            } else gk__xreq_mark(x, r);
+            if (x->ndone_ok > GK__XFER_KEEP) gk__xfer_prune(x);
+            if (id) *id = r->id;
+        } else if (cuda) {
+            gk__xfer_event_put(x, r->done_ev);
+            gk__xfer_event_put(x, r->ready);
+        }
+        gk__unlock(&x->mu);
+    }
+    if (st != GK_OK) {
+        if (r->blk) gk__block_unpin(ctx, r->blk);
+        if (own_fd) gk__xfer_close(fd);
+        GPUKIT_FREE(r->path);
+        GPUKIT_FREE(r);
+    }
+    gk__unlock(&ctx->mu);
+    return st;
+}
+
+GKDEF gk_status gk_xfer_upload(gk_xfer *x, gk_tensor dst, size_t offset, const void *src, size_t nbytes, const gk_xfer_opts *opts,
+                               gk_xfer_id *id) {
+    return gk__xfer_submit(x, GK__XK_UP, dst, offset, (unsigned char *)(uintptr_t)src, NULL, -1, 0, nbytes, opts, id, "gk_xfer_upload");
+}
+GKDEF gk_status gk_xfer_download(gk_xfer *x, gk_tensor src, size_t offset, void *dst, size_t nbytes, const gk_xfer_opts *opts,
+                                 gk_xfer_id *id) {
+    return gk__xfer_submit(x, GK__XK_DOWN, src, offset, (unsigned char *)dst, NULL, -1, 0, nbytes, opts, id, "gk_xfer_download");
+}
+GKDEF gk_status gk_xfer_upload_file(gk_xfer *x, gk_tensor dst, size_t offset, const char *path, int fd, uint64_t file_offset,
+                                    size_t nbytes, const gk_xfer_opts *opts, gk_xfer_id *id) {
+    return gk__xfer_submit(x, GK__XK_FILE, dst, offset, NULL, path, fd, file_offset, nbytes, opts, id, "gk_xfer_upload_file");
+}
+
+/* ---- waiting ---- */
+/* Takes x->mu for a public call (counted, so destroy waits for it to leave). */
+static gk_status gk__xfer_in(gk_xfer *x, const char *W) {
+    if (!x) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "%s: x is NULL", W);
+    gk__bind(x->ctx); /* (freeing a request may destroy an event) */
+    gk__lock(&x->mu);
+    x->callers++;
+    return GK_OK;
+}
+static void gk__xfer_out(gk_xfer *x) {
+    if (--x->callers == 0 && x->closing) gk__cond_broadcast(&x->cv_done);
+    gk__unlock(&x->mu);
+}
+static gk_status gk__xfer_bad_id(gk_xfer *x, uint64_t id, const char *W) {
+    if (id == 0) return gk__err(x->ctx, GK_ERR_INVALID_ARGUMENT, "%s: id 0 is no request", W);
+    if (id >= x->next_id)
+        return gk__err(x->ctx, GK_ERR_INVALID_ARGUMENT, "%s: id %llu is not a request of this engine (it has made %llu)", W,
+                       (unsigned long long)id, (unsigned long long)(x->next_id - 1));
+    return GK_OK;
+}
+/* Reports a done request's status to the caller (x->mu held). */
+static gk_status gk__xfer_take(gk_xfer *x, gk__xreq *r, char *msg, size_t cap) {
+    gk_status st = r->status;
+    if (st != GK_OK) snprintf(msg, cap, "%s", r->msg);
+    gk__xreq_report(x, r);
+    return st;
+}
+
+GKDEF gk_status gk_xfer_wait(gk_xfer *x, gk_xfer_id id, double timeout_ms) {
+    const char *W = "gk_xfer_wait";
+    gk__xreq *r;
+    gk_status st;
+    char msg[400];
+    double end = timeout_ms > 0 ? gk__now_ms() + timeout_ms : 0;
+    GK__TRY(gk__xfer_in(x, W));
+    if ((st = gk__xfer_bad_id(x, id, W)) != GK_OK || !(r = gk__xreq_find(x, id))) { gk__xfer_out(x); return st; }
+    if (r->state != GK__XR_DONE && timeout_ms != 0 && gk__xfer_own_thread(x)) {
+        gk__xfer_out(x);
+        return gk__err(x->ctx, GK_ERR_STATE, "%s: called from the engine's own thread (a completion callback) on request %llu, which is in flight: it would wait for itself",
+                       W, (unsigned long long)id);
+    }
+    r->waiters++;
+    while (r->state != GK__XR_DONE) {
+        if (timeout_ms < 0) gk__cond_wait(&x->cv_done, &x->mu);
+        else {
+            double left = end - gk__now_ms();
+            if (timeout_ms == 0 || left <= 0) break;
+            gk__cond_timedwait(&x->cv_done, &x->mu, left);
+        }
+    }
+    r->waiters--;
+    if (r->state != GK__XR_DONE) {
+        gk__xfer_out(x);
+        return gk__err(x->ctx, GK_ERR_TIMEOUT, "%s: request %llu is still in flight after %.1f ms", W, (unsigned long long)id, timeout_ms);
+    }
+    st = gk__xfer_take(x, r, msg, sizeof msg);
+    gk__xfer_out(x);
+    if (st != GK_OK) gk__err(x->ctx, st, "%s", msg);
+    return st;
+}
+
+GKDEF gk_status gk_xfer_query(gk_xfer *x, gk_xfer_id id, int *done) {
+    const char *W = "gk_xfer_query";
+    gk__xreq *r;
+    gk_status st;
+    char msg[400];
+    if (done) *done = 0;
+    GK__TRY(gk__xfer_in(x, W));
+    if (!done) st = gk__err(x->ctx, GK_ERR_INVALID_ARGUMENT, "%s: done is NULL", W);
+    else st = gk__xfer_bad_id(x, id, W);
+    if (st != GK_OK) { gk__xfer_out(x); return st; }
+    r = gk__xreq_find(x, id);
+    if (!r || r->state == GK__XR_DONE) {
+        *done = 1;
+        if (r) st = gk__xfer_take(x, r, msg, sizeof msg);
+    }
+    gk__xfer_out(x);
+    if (st != GK_OK) gk__err(x->ctx, st, "%s", msg);
+    return st;
+}
+
+GKDEF gk_status gk_xfer_flush(gk_xfer *x) {
+    const char *W = "gk_xfer_flush";
+    gk__xreq *r, *nx, *first = NULL;
+    gk_status st = GK_OK;
+    uint64_t mark;
+    char msg[400];
+    GK__TRY(gk__xfer_in(x, W));
+    mark = x->next_id;
+    if (x->act_head && x->act_head->id < mark && gk__xfer_own_thread(x)) {
+        gk__xfer_out(x);
+        return gk__err(x->ctx, GK_ERR_STATE, "%s: called from the engine's own thread (a completion callback) with requests in flight: it would wait for itself", W);
+    }
+    while (x->act_head && x->act_head->id < mark) gk__cond_wait(&x->cv_done, &x->mu);
+    for (r = x->done_head; r; r = r->dnext)
+        if (r->id < mark && r->status != GK_OK && !r->reported && (!first || r->id < first->id)) first = r;
+    if (first) {
+        st = first->status;
+        snprintf(msg, sizeof msg, "%s", first->msg);
+    }
+    for (r = x->done_head; r; r = nx) {
+        nx = r->dnext;
+        if (r->id < mark && !r->reported) gk__xreq_report(x, r);
+    }
+    gk__xfer_out(x);
+    if (st != GK_OK) gk__err(x->ctx, st, "%s", msg);
+    return st;
+}
+
+GKDEF gk_status gk_xfer_stream_wait(gk_xfer *x, gk_xfer_id id, gk_stream *s) {
+    const char *W = "gk_xfer_stream_wait";
+    gk__xreq *r;
+    gk_status st;
+    gk_ctx *ctx;
+    gk__cu_event ev = NULL;
+    int cpu;
+    GK__TRY(gk__xfer_in(x, W));
+    ctx = x->ctx;
+    cpu = ctx->backend != GK_BACKEND_CUDA;
+    if ((st = gk__xfer_bad_id(x, id, W)) != GK_OK || !(r = gk__xreq_find(x, id))) { gk__xfer_out(x); return st; }
+    /* on the host: until its event is recorded (CPU: until it is done) */
+    if ((cpu ? r->state != GK__XR_DONE : r->state == GK__XR_QUEUED) && gk__xfer_own_thread(x)) {
+        gk__xfer_out(x);
+        return gk__err(ctx, GK_ERR_STATE, "%s: called from the engine's own thread (a completion callback) on request %llu, whose copies are not issued: it would wait for itself",
+                       W, (unsigned long long)id);
+    }
+    r->waiters++;
+    while (cpu ? r->state != GK__XR_DONE : r->state == GK__XR_QUEUED) gk__cond_wait(&x->cv_done, &x->mu);
+    if (!cpu && r->state != GK__XR_DONE && r->ev_ok) ev = r->done_ev;
+    gk__unlock(&x->mu);
+    /* then the stream, under the context's lock (ctx->mu before x->mu: x->mu is not held here) */
+    gk__enter(ctx);
+    if (!s) s = ctx->cur_stream;
+    st = gk__find_stream(ctx, s, W);
+    if (st == GK_OK && s->capture) st = gk__err(ctx, GK_ERR_STATE, "%s: the stream is capturing a graph", W);
+    if (st == GK_OK && ev) {
+        gk__cu_result e;
+        st = gk__bind(ctx);
+        if (st == GK_OK && (e = ctx->cu.StreamWaitEvent(s->cu, ev, 0)) != 0) st = gk__cu_fail(ctx, e, W, "cuStreamWaitEvent");
+    }
+    gk__unlock(&ctx->mu);
+    gk__lock(&x->mu);
+    if (--r->waiters == 0 && r->reported) gk__xreq_free(x, r);
+    gk__xfer_out(x);
+    return st;
+}
+
+GKDEF gk_status gk_xfer_stats_get(gk_xfer *x, gk_xfer_stats *out) {
+    const char *W = "gk_xfer_stats_get";
+    double ms;
+    GK__TRY(gk__xfer_in(x, W));
+    if (!out) {
+        gk__xfer_out(x);
+        return gk__err(x->ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    }
+    *out = x->st;
+    out->pending = (uint64_t)x->active;
+    ms = x->busy_ms + (x->active ? gk__now_ms() - x->busy_t0 : 0);
+    out->busy_ms = ms;
+    out->gbps = ms > 0 ? (double)(out->bytes_h2d + out->bytes_d2h) / (ms * 1e6) : 0;
+    gk__xfer_out(x);
+    return GK_OK;
+}
+
+/* ---- the pool's eviction and restore ---- */
+/* n bytes between device memory and a pageable host buffer (ctx->mu held,
+   CUDA): through two pinned bounce buffers of the context's engine on its copy
+   streams, the host memcpy of one piece overlapping the DMA of the next; done
+   when it returns. Without them (no engine, no pinned memory): one copy on
+   the engine's stream, or a plain synchronous copy. */
+static gk_status gk__xfer_block_copy(gk_ctx *ctx, int to_device, gk__cu_ptr dev, void *host, size_t n, const char *where) {
+    const char *call = to_device ? "cuMemcpyHtoDAsync_v2 (restore)" : "cuMemcpyDtoHAsync_v2 (eviction)";
+    unsigned char *h = (unsigned char *)host;
+    gk_xfer *x = NULL;
+    gk_stream *s;
+    gk__cu_result e = 0;
+    size_t off, m, bn;
+    int i, rec = -1, used[2] = { 0, 0 };
+    {
+        char save[GK__ERRBUF];
+        gk__err_save(ctx, save);
+        if (gk__xfer_ctx_locked(ctx, NULL, 0, &x, where) != GK_OK) x = NULL;
+        gk__err_restore(ctx, save);
+    }
+    if (!x) {
+        e = to_device ? ctx->cu.MemcpyHtoD(dev, host, n) : ctx->cu.MemcpyDtoH(host, dev, n);
+        return e ? gk__cu_fail(ctx, e, where, to_device ? "cuMemcpyHtoD_v2 (restore)" : "cuMemcpyDtoH_v2 (eviction)") : GK_OK;
+    }
+    s = x->lane[to_device ? GK__XL_H2D : GK__XL_D2H].s;
+    if (!x->bounce[0] && !x->bounce_failed) {
+        x->bounce_n = x->chunk < GK__XFER_BOUNCE ? x->chunk : GK__XFER_BOUNCE;
+        for (i = 0; i < 2; i++)
+            if (ctx->cu.MemAllocHost(&x->bounce[i], x->bounce_n) != 0 ||
+                ctx->cu.EventCreate(&x->bounce_ev[i], GK__CU_EVENT_BLOCKING_SYNC | GK__CU_EVENT_DISABLE_TIMING) != 0)
+                x->bounce_failed = 1;
+        if (x->bounce_failed)
+            for (i = 0; i < 2; i++) {
+                if (x->bounce[i]) ctx->cu.MemFreeHost(x->bounce[i]);
+                if (x->bounce_ev[i]) ctx->cu.EventDestroy(x->bounce_ev[i]);
+                x->bounce[i] = NULL;
+                x->bounce_ev[i] = NULL;
+            }
+    }
+    if (ctx->prof) {
+        gk__prof_note(ctx, (double)n, 0);
+        rec = gk__prof_begin(ctx, s, to_device ? "pool restore HtoD" : "pool evict DtoH", to_device ? GK__PROF_H2D : GK__PROF_D2H);
+    }
+    if (!x->bounce[0]) { /* pageable, on the copy stream */
+        e = to_device ? ctx->cu.MemcpyHtoDAsync(dev, host, n, s->cu) : ctx->cu.MemcpyDtoHAsync(host, dev, n, s->cu);
+        if (rec >= 0) gk__prof_end(ctx, s, rec);
+        if (e == 0) e = ctx->cu.StreamSynchronize(s->cu);
+        return e ? gk__cu_fail(ctx, e, where, call) : GK_OK;
+    }
+    bn = x->bounce_n;
+    if (to_device) {
+        for (off = 0, i = 0; off < n && e == 0; off += m, i ^= 1) {
+            m = n - off < bn ? n - off : bn;
+            if (used[i] && (e = ctx->cu.EventSynchronize(x->bounce_ev[i])) != 0) { call = "cuEventSynchronize (restore)"; break; }
+            memcpy(x->bounce[i], h + off, m);
+            if ((e = ctx->cu.MemcpyHtoDAsync(dev + off, x->bounce[i], m, s->cu)) == 0 &&
+                (e = ctx->cu.EventRecord(x->bounce_ev[i], s->cu)) == 0) used[i] = 1;
+        }
+    } else {
+        /* piece k goes to buffer k % 2; it is copied out while piece k + 1's DMA runs */
+        size_t poff[2] = { 0, 0 }, plen[2] = { 0, 0 };
+        off = 0;
+        for (i = 0;; i ^= 1) {
+            if (off < n && e == 0) {
+                m = n - off < bn ? n - off : bn;
+                if ((e = ctx->cu.MemcpyDtoHAsync(x->bounce[i], dev + off, m, s->cu)) == 0 &&
+                    (e = ctx->cu.EventRecord(x->bounce_ev[i], s->cu)) == 0) {
+                    used[i] = 1;
+                    poff[i] = off;
+                    plen[i] = m;
+                    off += m;
+                }
+            }
+            if (!used[i ^ 1]) { if (!used[i] || e) break; continue; }
+            if ((e = ctx->cu.EventSynchronize(x->bounce_ev[i ^ 1])) != 0) { call = "cuEventSynchronize (eviction)"; break; }
+            memcpy(h + poff[i ^ 1], x->bounce[i ^ 1], plen[i ^ 1]);
+            used[i ^ 1] = 0;
+            if (!used[i] && off >= n) break;
+        }
+    }
+    if (rec >= 0) gk__prof_end(ctx, s, rec);
+    /* the bounce buffers are idle again (also after a failure) */
+    for (i = 0; i < 2; i++)
+        if (used[i]) {
+            gk__cu_result e2 = ctx->cu.EventSynchronize(x->bounce_ev[i]);
+            if (e == 0 && e2 != 0) { e = e2; call = "cuEventSynchronize"; }
+        }
+    return e ? gk__cu_fail(ctx, e, where, call) : GK_OK;
+}
+/* ------------------------------------------------------------------------ */
 /* ------------------------------------------------------------------------ */
 /* >>jit
    Modules are compiled by NVRTC for the device's exact arch (a cubin; PTX for
@@ -4499,11 +7384,10 @@ GKDEF gk_status gk_kernel_launch(gk_ctx *ctx, gk_kernel *k, const gk_launch_desc
     }
     if (st == GK_OK) {
         if (ctx->backend == GK_BACKEND_CUDA) {
-            gk__cu_result r = ctx->cu.LaunchKernel(k->fn, g[0], g[1], g[2], b[0], b[1], b[2], d->shared_mem, s->cu, params, NULL);
-            if (r != 0) {
-                st = gk__cu_fail(ctx, r, W, "cuLaunchKernel");
-                if (st == GK_ERR_CUDA) st = GK_ERR_LAUNCH;
-            }
+            gk_stream *save = ctx->cur_stream;
+            ctx->cur_stream = s;
+            st = gk__dispatch(ctx, k->fn, k->name, g, b, d->shared_mem, params, GK__DISPATCH_PLAIN, W);
+            ctx->cur_stream = save;
         } else if (!k->cpu)
             st = gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: kernel '%s' has no CPU fallback (gk_kernel_set_cpu) and the context runs on the CPU backend", W, k->name);
         else {
@@ -4771,18 +7655,14 @@ static const char *const gk__k_copy[9] = { NULL, "gk_copy_b1", "gk_copy_b2", NUL
 /* Launches a library kernel over `work` items (grid-stride kernels). */
 static gk_status gk__launch(gk_ctx *ctx, int mod, const char *fname, int64_t work, void **args, const char *where) {
     gk__cu_function f;
-    gk__cu_result r;
     int64_t blocks = (work + 255) / 256, maxb = (int64_t)ctx->info.sm_count * 32;
     if (work <= 0) return GK_OK;
+    unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
     GK__TRY(gk__lib_function(ctx, mod, fname, &f, where));
     if (blocks > maxb) blocks = maxb;
     if (blocks < 1) blocks = 1;
-    r = ctx->cu.LaunchKernel(f, (unsigned)blocks, 1, 1, 256, 1, 1, 0, ctx->cur_stream->cu, args, NULL);
-    if (r != 0) {
-        gk__cu_fail(ctx, r, where, fname);
-        return GK_ERR_LAUNCH;
-    }
-    return GK_OK;
+    grid[0] = (unsigned)blocks;
+    return gk__dispatch(ctx, f, fname, grid, block, 0, args, GK__DISPATCH_PLAIN, where);
 }
 
 /* Launches a library kernel with an explicit configuration; raises the
@@ -4804,15 +7684,8 @@ GK__MAYBE_UNUSED static gk_status gk__fn_smem(gk_ctx *ctx, int mod, const char *
 GK__MAYBE_UNUSED static gk_status gk__launch_cfg(gk_ctx *ctx, int mod, const char *fname, const unsigned grid[3], const unsigned block[3],
                                 unsigned smem, void **args, const char *where) {
     gk__cu_function f;
-    gk__cu_result r;
     GK__TRY(gk__fn_smem(ctx, mod, fname, smem, &f, where));
-    r = ctx->cu.LaunchKernel(f, grid[0] ? grid[0] : 1, grid[1] ? grid[1] : 1, grid[2] ? grid[2] : 1, block[0] ? block[0] : 1,
-                             block[1] ? block[1] : 1, block[2] ? block[2] : 1, smem, ctx->cur_stream->cu, args, NULL);
-    if (r != 0) {
-        gk__cu_fail(ctx, r, where, fname);
-        return GK_ERR_LAUNCH;
-    }
-    return GK_OK;
+    return gk__dispatch(ctx, f, fname, grid, block, smem, args, GK__DISPATCH_PLAIN, where);
 }
 
 /* gk__launch_cfg with launch options: GK__LAUNCH_PDL launches with
@@ -4825,29 +7698,11 @@ enum { GK__LAUNCH_PDL = 1 };
 GK__MAYBE_UNUSED static gk_status gk__launch_ex(gk_ctx *ctx, int mod, const char *fname, const unsigned grid[3], const unsigned block[3],
                                                unsigned smem, void **args, unsigned opts, const char *where) {
     gk__cu_function f;
-    gk__cu_result r;
-    gk__cu_launch_config c;
-    gk__cu_launch_attr a;
     /* tune.pdl 0 (GPUKIT_PDL=0 when the context was created): plain launches, to rule PDL in or out */
     if (!(opts & GK__LAUNCH_PDL) || !ctx->tune.pdl || !ctx->cu.LaunchKernelEx || ctx->info.cc_major < 9)
         return gk__launch_cfg(ctx, mod, fname, grid, block, smem, args, where);
     GK__TRY(gk__fn_smem(ctx, mod, fname, smem, &f, where));
-    memset(&c, 0, sizeof c);
-    memset(&a, 0, sizeof a);
-    a.id = GK__CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    a.val.i = 1;
-    c.gx = grid[0] ? grid[0] : 1; c.gy = grid[1] ? grid[1] : 1; c.gz = grid[2] ? grid[2] : 1;
-    c.bx = block[0] ? block[0] : 1; c.by = block[1] ? block[1] : 1; c.bz = block[2] ? block[2] : 1;
-    c.smem = smem;
-    c.stream = ctx->cur_stream->cu;
-    c.attrs = &a;
-    c.nattrs = 1;
-    r = ctx->cu.LaunchKernelEx(&c, f, args, NULL);
-    if (r != 0) {
-        gk__cu_fail(ctx, r, where, fname);
-        return GK_ERR_LAUNCH;
-    }
-    return GK_OK;
+    return gk__dispatch(ctx, f, fname, grid, block, smem, args, GK__DISPATCH_PDL, where);
 }
 
 /* Blocks of `block` threads and `smem` bytes of dynamic shared memory resident
@@ -4868,18 +7723,17 @@ GK__MAYBE_UNUSED static gk_status gk__occupancy(gk_ctx *ctx, int mod, const char
 GK__MAYBE_UNUSED static gk_status gk__launch_coop(gk_ctx *ctx, int mod, const char *fname, unsigned grid, unsigned block,
                                                    unsigned smem, void **args, const char *where) {
     gk__cu_function f;
-    gk__cu_result r;
     int per_sm = 0;
     GK__TRY(gk__occupancy(ctx, mod, fname, block, smem, &per_sm, &f, where));
     if ((int64_t)per_sm * ctx->info.sm_count < (int64_t)grid)
         return gk__err(ctx, GK_ERR_LIMIT, "%s: %s needs %u resident blocks of %u threads, the device holds %d", where, fname, grid, block,
                        per_sm * ctx->info.sm_count);
-    r = ctx->cu.LaunchCooperativeKernel(f, grid, 1, 1, block, 1, 1, smem, ctx->cur_stream->cu, args);
-    if (r != 0) {
-        gk__cu_fail(ctx, r, where, fname);
-        return GK_ERR_LAUNCH;
+    {
+        unsigned g3[3] = { 1, 1, 1 }, b3[3] = { 1, 1, 1 };
+        g3[0] = grid;
+        b3[0] = block;
+        return gk__dispatch(ctx, f, fname, g3, b3, smem, args, GK__DISPATCH_COOP, where);
     }
-    return GK_OK;
 }
 
 /* Scratch memory for ops (FFT buffers, partial reductions ...): one pool
@@ -5021,6 +7875,14 @@ static gk_status gk__elementwise(gk_ctx *ctx, int op, const gk_tensor *ts, int n
         p.o = (char *)(uintptr_t)gk__slot_addr(ops.s[0]);
         p.a = n > 1 ? (const char *)(uintptr_t)gk__slot_addr(ops.s[1]) : NULL;
         p.b = n > 2 ? (const char *)(uintptr_t)gk__slot_addr(ops.s[2]) : NULL;
+        if (ctx->prof) {
+            /* the profiler's hint: the bytes read and written (y of axpy both), a FLOP an
+               element (axpy two) */
+            double bytes = 0, e = (double)p.nd.n;
+            for (i = 0; i < n; i++) bytes += (double)gk__numel(ops.s[i]) * (double)gk__dtype_sizes[ops.s[i]->dtype];
+            if (op == GK__OP_AXPY) bytes += (double)gk__numel(ops.s[0]) * (double)gk__dtype_sizes[p.dt];
+            gk__prof_note(ctx, bytes, op <= GK__OP_DIV || op == GK__OP_SCALE ? e : op == GK__OP_AXPY ? 2 * e : 0);
+        }
         if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__ew_cpu, &p, sizeof p, where);
         else {
             gk__cu_ptr po = gk__slot_addr(ops.s[0]), pa = n > 1 ? gk__slot_addr(ops.s[1]) : 0, pb = n > 2 ? gk__slot_addr(ops.s[2]) : 0;
@@ -5066,7 +7928,9 @@ static gk_status gk__elementwise(gk_ctx *ctx, int op, const gk_tensor *ts, int n
                 }
             } else if (op == GK__OP_COPY) {
                 if (contig) {
+                    int rec = ctx->prof ? gk__prof_begin(ctx, ctx->cur_stream, "memcpy DtoD", GK__PROF_D2D) : -1;
                     gk__cu_result r = ctx->cu.MemcpyDtoDAsync(po, pa, (size_t)p.nd.n * es, ctx->cur_stream->cu);
+                    if (rec >= 0) gk__prof_end(ctx, ctx->cur_stream, rec);
                     if (r != 0) st = gk__cu_fail(ctx, r, where, "cuMemcpyDtoDAsync_v2");
                 } else st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_copy[es], p.nd.n, args, where);
             } else if (op == GK__OP_CAST) {
@@ -5222,6 +8086,18 @@ typedef struct gk__mm {          /* layout of gk_gemm_p in src/ops/matmul/gemm.c
     int act, bias_dt, res_dt, pad;
 } gk__mm;
 typedef struct gk__mm_cpu { gk__mm m; int64_t batch; gk_dtype dt, odt; int glu; } gk__mm_cpu;
+/* The profiler's hint for the product's kernel (>>profile gk__prof_note): 2*M*N*K FLOPs
+   (N: B's columns, both halves of a GLU's) and the bytes of A, B, C (read too when beta
+   is not 0), bias and residual. Called when ctx->prof is set. */
+static void gk__mm_note(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt, int glu) {
+    double es = (double)gk__dtype_sizes[dt], os = (double)gk__dtype_sizes[odt], nb = (double)p->N * (glu ? 2 : 1);
+    double mno = (double)batch * (double)p->M * (double)p->N;
+    double bytes = (double)(p->a_bs ? batch : 1) * (double)p->M * (double)p->K * es + (double)(p->b_bs ? batch : 1) * (double)p->K * nb * es +
+                   mno * os * (p->beta != 0 ? 2 : 1);
+    if (p->bias) bytes += nb * (double)gk__dtype_sizes[p->bias_dt];
+    if (p->res) bytes += mno * (double)gk__dtype_sizes[p->res_dt];
+    gk__prof_note(ctx, bytes, 2.0 * (double)batch * (double)p->M * nb * (double)p->K);
+}
 
 static double gk__act_d(double v, int act) {
     switch (act) {
@@ -5424,9 +8300,11 @@ static gk_status gk__matmul_lt(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
     }
     if (e->ws) GK__TRY(gk__workspace(ctx, e->ws, &ws, where));
     {
+        int prof = gk__dispatch_begin(ctx, "cublasLtMatmul");
         gk__cublas_status s = ctx->lt.Matmul(L->h, e->desc, alpha, (const void *)(uintptr_t)p->b, e->la, (const void *)(uintptr_t)p->a,
                                              e->lb, beta, (const void *)(uintptr_t)p->o, e->lc, (void *)(uintptr_t)p->o, e->lc, &e->algo,
                                              (void *)(uintptr_t)ws, e->ws, ctx->cur_stream->cu);
+        gk__dispatch_end(ctx, prof, s == 0);
         if (e->ws) gk__unuse(ctx, ctx->ws);
         if (s != 0) return gk__err(ctx, GK_ERR_CUDA, "%s: cublasLtMatmul failed (cublasStatus %d)", where, s);
     }
@@ -5656,8 +8534,10 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
         int64_t ry = (tr[i].R + 63) / 64; /* 64x64 tiles */
         ta[0] = &tr[i];
         tg[0] = (unsigned)((tr[i].C + 63) / 64); tg[1] = (unsigned)(ry < 65535 ? ry : 65535); tg[2] = (unsigned)(tr[i].bs ? batch : 1);
+        if (ctx->prof) gk__prof_note(ctx, 8.0 * (double)tr[i].R * (double)tr[i].C * (double)tg[2], 0); /* (the product's hint follows) */
         st = gk__launch_cfg(ctx, GK__MOD_GEMM_WG, "gk_wg_tr32", tg, tb, 0, ta, W);
     }
+    if (ntr && ctx->prof) gk__mm_note(ctx, p, batch, dt, odt, 0);
     if (st == GK_OK)
         st = gk__launch_cfg(ctx, GK__MOD_GEMM_WG, f32 ? gk__k_wg_f32[ti] : gk__k_wg[di][ti][ak][bk], g, bl, (unsigned)gk__wg_tile[ti][1], args, W);
     if (pinned) gk__unuse(ctx, ctx->ws);
@@ -5909,6 +8789,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
     } else if (plan == GK__MM_CPU) {
         gk__mm_cpu c;
         c.m = p; c.batch = batch; c.dt = sa->dtype; c.odt = so->dtype; c.glu = linear == 2;
+        if (ctx->prof) gk__mm_note(ctx, &p, batch, sa->dtype, so->dtype, linear == 2);
         st = gk__cpu_run(ctx, gk__matmul_cpu, &c, sizeof c, W);
     } else if (plan == GK__MM_GEMV) {
         /* programmatic dependent launch (sm_90+): the GEMV kernels issue their first
@@ -5921,6 +8802,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
                                ctx->info.sm_count, linear == 2);
         int mri = M <= 1 ? 0 : M <= 2 ? 1 : M <= 4 ? 2 : 3;
         g[1] = 1; g[2] = 1; bl[1] = 1; bl[2] = 1;
+        if (ctx->prof) gk__mm_note(ctx, &p, 1, sa->dtype, so->dtype, linear == 2);
         if (cfg >= GK__GEMV_NCFG) { /* tensor cores: 16 output columns a block */
             g[0] = (unsigned)((N + 15) / 16);
             bl[0] = (unsigned)(32 * gk__gemvtc_warps[cfg - GK__GEMV_NCFG]);
@@ -5936,6 +8818,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         if (p.act == GK_ACT_GELU_TANH) epi = p.bias ? GK__LT_EPILOGUE_GELU_BIAS : GK__LT_EPILOGUE_GELU;
         else if (p.bias) epi = GK__LT_EPILOGUE_BIAS;
         if (p.act != GK_ACT_NONE && p.act != GK_ACT_GELU_TANH && p.bias == 0) epi = GK__LT_EPILOGUE_DEFAULT;
+        if (ctx->prof) gk__mm_note(ctx, &p, batch, sa->dtype, so->dtype, 0); /* (cublasLtMatmul's record) */
         st = gk__matmul_lt(ctx, &p, batch, sa->dtype, so->dtype, d.allow_tf32, epi, W);
         if (st == GK_ERR_UNSUPPORTED && epi != GK__LT_EPILOGUE_DEFAULT) {
             /* no algorithm with that epilogue (e.g. unaligned leading dims):
@@ -5964,6 +8847,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         const char *k = gk__k_gemm[sa->dtype][so->dtype];
         void *args[1];
         unsigned g[3], bl[3];
+        if (ctx->prof) gk__mm_note(ctx, &p, batch, sa->dtype, so->dtype, 0);
         if (!k) st = gk__err(ctx, GK_ERR_DTYPE, "%s: no kernel for %s -> %s", W, gk_dtype_name(sa->dtype), gk_dtype_name(so->dtype));
         else if (batch > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: batch %lld above 65535", W, (long long)batch);
         else if (K > 0 && gk__wg_ok(ctx, &p, batch, sa->dtype, d.allow_tf32) && (st = gk__wg_launch(ctx, &p, batch, sa->dtype, so->dtype, W)) != GK__WG_DECLINED) {
@@ -6370,6 +9254,15 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
     if (im >= 0) p.mask = gk__slot_addr(ops.s[im]);
     if (iq >= 0) p.q_lens = gk__slot_addr(ops.s[iq]);
     if (ik >= 0) p.kv_lens = gk__slot_addr(ops.s[ik]);
+    if (ctx->prof) {
+        /* the profiler's hint for the main kernel: QK^T and PV, 4*B*Hq*Sq*Skv*D FLOPs (about
+           half of the key range under a causal mask when Sq = Skv), and q, k, v and out read or
+           written once (kv_lens are on the device: the full cache is counted) */
+        double es = (double)gk__dtype_sizes[sq->dtype], keys = (double)p.Skv;
+        if (p.causal && p.Sq > 1 && p.Sq <= p.Skv) keys = (double)p.Skv - 0.5 * (double)p.Sq;
+        gk__prof_note(ctx, es * (double)(gk__numel(sq) + gk__numel(sk) + gk__numel(sv) + gk__numel(so)),
+                      4.0 * (double)p.B * (double)p.Hq * (double)p.Sq * keys * (double)p.D);
+    }
     if (ctx->backend == GK_BACKEND_CPU) {
         gk__attn_cpu c;
         c.a = p; c.dt = sq->dtype;
@@ -11166,6 +14059,931 @@ GKDEF gk_status gk_decode_rms_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_t
 }
 /* end of >>ops_llm */
 
+/* >>sched: the scheduler: admission, QoS classes, workers, pacing */
+/* ------------------------------------------------------------------------ */
+/* Locks: ctx->mu before s->mu, never the other way. The workers run tasks
+   holding neither; every change of the Guaranteed count is followed by
+   gk__sched_pace, which takes both in that order and applies the latest
+   pacing to the streams. */
+#define GK__LAT_RING 1024
+#define GK__BURST_RING 256
+#define GK__QOS_N 3
+#define GK__SCHED_TICK_MS 5.0 /* waiters look at deadlines this often */
+
+typedef struct gk__task {
+    gk_task_id id;
+    char name[64];
+    gk_task_desc d;             /* d.deps points at deps below */
+    gk_task_id *deps;
+    int ndeps, capdeps;
+    gk_task_state state;
+    gk_status result;
+    gk_reason why;              /* while PENDING: what it waits for */
+    char reason[256];
+    double t_submit, t_start, t_end, gpu_ms;
+    int admitted;               /* its reservation and share are held */
+    int held;                   /* submitted with hold, not yet released */
+    int cancel_req, deadline_missed;
+    gk__tenant tenant;
+    struct gk__task *prev, *next; /* the live list (PENDING, QUEUED), in submission order */
+} gk__task;
+
+typedef struct gk__worker {
+    gk_sched *s;
+    int idx;
+    gk_stream *st[GK__QOS_N];   /* one stream a class, of the class's priority */
+    gk_event *e0, *e1;
+    gk__thread th;
+    int started;
+} gk__worker;
+
+typedef struct gk__burst { double t_end, gpu_ms; char name[64]; } gk__burst;
+
+struct gk_sched {
+    gk_ctx *ctx;
+    gk_sched_desc d;
+    gk__mutex mu;
+    gk__cond work_cv;           /* workers wait for tasks */
+    gk__cond done_cv;           /* waiters wait for tasks to finish */
+    gk__worker *w;
+    int nw;
+    gk__task **tasks;           /* by id - 1; NULL once finished and forgotten */
+    unsigned char *fstate;      /* every task's state, kept after it is forgotten */
+    uint64_t ntasks, captasks;
+    gk_task_id *finished;       /* ring of finished ids, oldest first, for keep_finished */
+    uint64_t fin_head, fin_n;
+    gk__task *live_head, *live_tail;
+    int nlive;
+    int shutdown, stopping;
+    size_t reserved;
+    double share_held;
+    int g_active;               /* Guaranteed tasks QUEUED or RUNNING */
+    int w0_busy;                /* worker 0 runs a task */
+    int pace_on;                /* the pacing last applied (gk__sched_pace) */
+    double linger_until;        /* the Guaranteed class counts as active until then (gk__now_ms) */
+    int running[GK__QOS_N], ready[GK__QOS_N], pending[GK__QOS_N];
+    gk_sched_stats st;
+    double lat[GK__QOS_N][GK__LAT_RING];
+    uint64_t nlat[GK__QOS_N];
+    gk__burst burst[GK__BURST_RING];
+    uint64_t nburst;
+    gk_sched *next;             /* ctx->scheds */
+};
+
+static GK__TLS gk__task *gk__tls_task;
+static GK__TLS gk_sched *gk__tls_sched;
+
+GKDEF const char *gk_qos_name(gk_qos q) {
+    return q == GK_QOS_GUARANTEED ? "Guaranteed" : q == GK_QOS_BURSTABLE ? "Burstable" : q == GK_QOS_BESTEFFORT ? "BestEffort" : "(invalid QoS)";
+}
+GKDEF const char *gk_task_state_name(gk_task_state s) {
+    static const char *const n[] = { "pending", "queued", "running", "completed", "failed", "cancelled" };
+    return (int)s >= 0 && (int)s < 6 ? n[s] : "(invalid state)";
+}
+GKDEF const char *gk_reason_name(gk_reason r) {
+    static const char *const n[] = { "fits", "waiting for dependencies", "waiting for memory", "waiting for share", "held",
+                                     "insufficient memory", "share exceeded", "queue full", "shut down", "invalid" };
+    return (int)r >= 0 && (int)r <= (int)GK_REASON_INVALID ? n[r] : "(invalid reason)";
+}
+
+static gk__task *gk__sched_get(gk_sched *s, gk_task_id id) {
+    return id >= 1 && id <= s->ntasks ? s->tasks[id - 1] : NULL;
+}
+static int gk__task_final(gk_task_state st) { return st == GK_TASK_COMPLETED || st == GK_TASK_FAILED || st == GK_TASK_CANCELLED; }
+
+static void gk__live_remove(gk_sched *s, gk__task *t) {
+    if (t->prev) t->prev->next = t->next;
+    else s->live_head = t->next;
+    if (t->next) t->next->prev = t->prev;
+    else s->live_tail = t->prev;
+    t->prev = t->next = NULL;
+    s->nlive--;
+}
+
+/* Gives back what admission took (s->mu held). */
+static void gk__sched_unadmit(gk_sched *s, gk__task *t) {
+    if (!t->admitted) return;
+    t->admitted = 0;
+    s->reserved -= t->d.memory;
+    s->share_held -= t->d.share;
+    if (s->share_held < 1e-12) s->share_held = 0;
+    if (t->d.qos == GK_QOS_GUARANTEED) {
+        s->g_active--;
+        if (s->d.guaranteed_linger_ms > 0) s->linger_until = gk__now_ms() + s->d.guaranteed_linger_ms;
+    }
+}
+/* Whether the lower classes are to be paced now (s->mu held). */
+static int gk__sched_want_pace(gk_sched *s) { return s->g_active > 0 || (s->linger_until > 0 && gk__now_ms() < s->linger_until); }
+
+/* A task reaches a final state (s->mu held): counts, latency, retention. */
+static void gk__sched_finish(gk_sched *s, gk__task *t, gk_task_state st, gk_status result) {
+    gk_sched_class_stats *c = &s->st.cls[t->d.qos];
+    if (t->state == GK_TASK_PENDING) s->pending[t->d.qos]--;
+    else if (t->state == GK_TASK_QUEUED) s->ready[t->d.qos]--;
+    else if (t->state == GK_TASK_RUNNING) s->running[t->d.qos]--;
+    if (t->state == GK_TASK_PENDING || t->state == GK_TASK_QUEUED) gk__live_remove(s, t);
+    gk__sched_unadmit(s, t);
+    t->state = st;
+    t->result = result;
+    t->t_end = gk__now_ms();
+    s->fstate[t->id - 1] = (unsigned char)st;
+    if (st == GK_TASK_COMPLETED) {
+        c->completed++;
+        s->lat[t->d.qos][s->nlat[t->d.qos]++ % GK__LAT_RING] = t->t_end - t->t_submit;
+        c->gpu_ms += t->gpu_ms;
+    } else if (st == GK_TASK_FAILED) c->failed++;
+    else c->cancelled++;
+    if (t->d.deadline_ms > 0 && t->t_end - t->t_submit > t->d.deadline_ms && !t->deadline_missed) {
+        t->deadline_missed = 1;
+        c->deadline_missed++;
+    }
+    if (t->d.qos == GK_QOS_BURSTABLE && t->t_start > 0) {
+        gk__burst *b = &s->burst[s->nburst++ % GK__BURST_RING];
+        b->t_end = t->t_end;
+        b->gpu_ms = t->gpu_ms;
+        memcpy(b->name, t->name, sizeof b->name);
+    }
+    /* keep the newest keep_finished tasks whole; older ones leave their state only */
+    if (s->fin_n < (uint64_t)s->d.keep_finished) s->finished[(s->fin_head + s->fin_n++) % (uint64_t)s->d.keep_finished] = t->id;
+    else {
+        gk_task_id old = s->finished[s->fin_head];
+        gk__task *o = gk__sched_get(s, old);
+        s->finished[s->fin_head] = t->id;
+        s->fin_head = (s->fin_head + 1) % (uint64_t)s->d.keep_finished;
+        if (o) {
+            s->tasks[old - 1] = NULL;
+            GPUKIT_FREE(o->deps);
+            GPUKIT_FREE(o);
+        }
+    }
+    gk__cond_broadcast(&s->done_cv);
+}
+
+/* Whether a PENDING task can be admitted now; admits it, fails it (a
+   dependency failed) or records what it waits for (s->mu held). */
+static void gk__sched_try_admit(gk_sched *s, gk__task *t, gk_admission *why) {
+    int i;
+    gk_reason r = GK_REASON_FITS;
+    for (i = 0; i < t->ndeps; i++) {
+        gk_task_id dep = t->deps[i];
+        gk_task_state ds = (gk_task_state)s->fstate[dep - 1];
+        if (ds == GK_TASK_FAILED || ds == GK_TASK_CANCELLED) {
+            gk__task *o = gk__sched_get(s, dep);
+            snprintf(t->reason, sizeof t->reason, "dependency %llu%s%s%s %s", (unsigned long long)dep, o ? " '" : "", o ? o->name : "",
+                     o ? "'" : "", ds == GK_TASK_FAILED ? "failed" : "was cancelled");
+            gk__sched_finish(s, t, GK_TASK_FAILED, GK_ERR_CANCELLED);
+            if (why) { why->decision = GK_QUEUE; why->reason = GK_REASON_DEPENDENCIES; snprintf(why->message, sizeof why->message, "%s", t->reason); }
+            return;
+        }
+        if (ds != GK_TASK_COMPLETED) {
+            r = GK_REASON_DEPENDENCIES;
+            snprintf(t->reason, sizeof t->reason, "waiting for dependency %llu (%s)", (unsigned long long)dep, gk_task_state_name(ds));
+            break;
+        }
+    }
+    if (r == GK_REASON_FITS && t->held) {
+        r = GK_REASON_HELD;
+        snprintf(t->reason, sizeof t->reason, "held until gk_sched_release");
+    }
+    if (r == GK_REASON_FITS && t->d.memory > 0 && s->reserved + t->d.memory > s->d.memory) {
+        r = GK_REASON_MEMORY;
+        snprintf(t->reason, sizeof t->reason, "waiting for memory: reserves %zu bytes, %zu of %zu are reserved", t->d.memory, s->reserved,
+                 s->d.memory);
+    }
+    if (r == GK_REASON_FITS && t->d.share > 0 && s->share_held + t->d.share > s->d.reserved_share + 1e-9) {
+        r = GK_REASON_SHARE;
+        snprintf(t->reason, sizeof t->reason, "waiting for share: holds %.4g, %.4g of %.4g are held", t->d.share, s->share_held,
+                 s->d.reserved_share);
+    }
+    t->why = r;
+    if (r == GK_REASON_FITS) {
+        t->admitted = 1;
+        s->reserved += t->d.memory;
+        s->share_held += t->d.share;
+        if (t->d.qos == GK_QOS_GUARANTEED) s->g_active++;
+        s->pending[t->d.qos]--;
+        s->ready[t->d.qos]++;
+        t->state = GK_TASK_QUEUED;
+        s->fstate[t->id - 1] = (unsigned char)GK_TASK_QUEUED;
+        s->st.cls[t->d.qos].admitted++;
+        snprintf(t->reason, sizeof t->reason, "admitted: reserves %zu bytes (%zu of %zu reserved), share %.4g (%.4g of %.4g held)",
+                 t->d.memory, s->reserved, s->d.memory, t->d.share, s->share_held, s->d.reserved_share);
+        gk__cond_broadcast(&s->work_cv); /* worker 0 may be the one it is for */
+    }
+    if (why) {
+        why->decision = r == GK_REASON_FITS ? GK_ADMIT : GK_QUEUE;
+        why->reason = r;
+        snprintf(why->message, sizeof why->message, "%s", t->reason);
+    }
+}
+
+/* Re-examines every PENDING task, Guaranteed first (s->mu held); fails
+   tasks whose deadline passed before they started. */
+static void gk__sched_evaluate(gk_sched *s) {
+    int q;
+    double now = gk__now_ms();
+    gk__task *t, *nx;
+    for (t = s->live_head; t; t = nx) {
+        nx = t->next;
+        if (t->d.deadline_ms > 0 && now - t->t_submit > t->d.deadline_ms) {
+            snprintf(t->reason, sizeof t->reason, "did not start within its deadline of %.4g ms (it was %s)", t->d.deadline_ms, gk_task_state_name(t->state));
+            t->deadline_missed = 1;
+            s->st.cls[t->d.qos].deadline_missed++;
+            gk__sched_finish(s, t, GK_TASK_FAILED, GK_ERR_TIMEOUT);
+        }
+    }
+    for (q = GK_QOS_GUARANTEED; q >= GK_QOS_BESTEFFORT; q--)
+        for (t = s->live_head; t; t = nx) {
+            nx = t->next;
+            if ((int)t->d.qos == q && t->state == GK_TASK_PENDING) gk__sched_try_admit(s, t, NULL);
+        }
+}
+
+/* Burstable share accounting: the GPU time of the name's tasks that ended
+   within the window, as a fraction of it (s->mu held). */
+static double gk__burst_usage(gk_sched *s, const char *name, double now) {
+    uint64_t i, n = s->nburst < GK__BURST_RING ? s->nburst : GK__BURST_RING;
+    double sum = 0;
+    for (i = 0; i < n; i++) {
+        const gk__burst *b = &s->burst[i];
+        if (b->t_end >= now - s->d.share_window_ms && strcmp(b->name, name) == 0) sum += b->gpu_ms;
+    }
+    return sum / s->d.share_window_ms;
+}
+
+/* The next task to run, or NULL (s->mu held): Guaranteed first, then
+   Burstable (unless over its share limit while others want the GPU), then
+   BestEffort (unless held while a Guaranteed task is active); FIFO within a
+   class. With two workers or more, worker 0 runs only Guaranteed tasks, so
+   one never waits for a worker behind the lower classes. *recheck_ms: when to look again for a reason time alone changes. */
+static gk__task *gk__sched_pick(gk_sched *s, int worker, double *recheck_ms) {
+    gk__task *t, *best[GK__QOS_N] = { NULL, NULL, NULL };
+    double now = gk__now_ms();
+    *recheck_ms = 1000;
+    if (s->pace_on && s->g_active == 0 && s->linger_until > now && s->linger_until - now < *recheck_ms) *recheck_ms = s->linger_until - now + 0.05;
+    for (t = s->live_head; t; t = t->next) {
+        if (t->d.deadline_ms > 0 && t->state != GK_TASK_RUNNING) {
+            double left = t->d.deadline_ms - (now - t->t_submit);
+            if (left < *recheck_ms) *recheck_ms = left > 0.5 ? left : 0.5;
+        }
+        if (t->state != GK_TASK_QUEUED) continue;
+        if (worker == 0 && s->nw > 1 && t->d.qos != GK_QOS_GUARANTEED) continue; /* kept for Guaranteed tasks */
+        if (worker != 0 && t->d.qos == GK_QOS_GUARANTEED && !s->w0_busy) continue; /* worker 0's, while it is free */
+        if (t->d.qos == GK_QOS_BURSTABLE && !best[GK_QOS_BURSTABLE]) {
+            double lim = t->d.share_limit > 0 ? t->d.share_limit : t->d.share;
+            double use = gk__burst_usage(s, t->name, now);
+            int others = s->ready[GK_QOS_GUARANTEED] + s->running[GK_QOS_GUARANTEED] + s->ready[GK_QOS_BESTEFFORT];
+            if (use > lim && others > 0) {
+                s->st.throttled++;
+                snprintf(t->reason, sizeof t->reason, "throttled: '%s' used %.4g%% of the GPU over the last %.4g ms, its limit is %.4g%%",
+                         t->name, use * 100, s->d.share_window_ms, lim * 100);
+                if (*recheck_ms > 2) *recheck_ms = 2;
+                continue;
+            }
+        }
+        if (t->d.qos == GK_QOS_BESTEFFORT && s->d.besteffort_hold && s->g_active > 0) {
+            if (!best[GK_QOS_BESTEFFORT]) {
+                s->st.throttled++;
+                snprintf(t->reason, sizeof t->reason, "held: %d Guaranteed task%s active", s->g_active, s->g_active == 1 ? "" : "s");
+            }
+            continue;
+        }
+        if (!best[t->d.qos]) best[t->d.qos] = t;
+    }
+    return best[GK_QOS_GUARANTEED] ? best[GK_QOS_GUARANTEED] : best[GK_QOS_BURSTABLE] ? best[GK_QOS_BURSTABLE] : best[GK_QOS_BESTEFFORT];
+}
+
+/* Applies the pacing the Guaranteed count asks for to every worker's
+   Burstable and BestEffort streams (takes ctx->mu, then s->mu). */
+static void gk__sched_pace(gk_sched *s) {
+    gk_ctx *ctx = s->ctx;
+    int i, on;
+    double until;
+    gk__lock(&ctx->mu);
+    gk__lock(&s->mu);
+    on = s->pace_on = gk__sched_want_pace(s) && !s->stopping;
+    until = s->g_active > 0 ? 0 : s->linger_until; /* Guaranteed tasks active: held until released */
+    gk__unlock(&s->mu);
+    for (i = 0; i < s->nw; i++) {
+        gk_stream *be = s->w[i].st[GK_QOS_BESTEFFORT], *bu = s->w[i].st[GK_QOS_BURSTABLE];
+        if (be) {
+            be->held = on && s->d.besteffort_inflight == 0 && s->nw > 1;
+            be->hold_until = until;
+            be->max_inflight = on ? (s->d.besteffort_inflight ? s->d.besteffort_inflight : s->nw > 1 ? 0 : 1) : 0;
+        }
+        if (bu) bu->max_inflight = on ? s->d.burstable_inflight : 0;
+    }
+    gk__cond_broadcast(&ctx->pace_cv); /* held calls look again */
+    gk__unlock(&ctx->mu);
+}
+
+/* Runs one task on worker w (no lock held). */
+static void gk__sched_run(gk__worker *w, gk__task *t) {
+    gk_sched *s = w->s;
+    gk_ctx *ctx = s->ctx;
+    gk_stream *cs = w->st[t->d.qos];
+    gk_status st = GK_OK, st2;
+    gk__thread_rec *rec;
+    char err[256];
+    float ms = 0;
+    err[0] = 0;
+    /* its start on its stream (before the thread takes that stream: a held stream would hold this too) */
+    st = gk_event_record(ctx, w->e0, cs);
+    /* the thread's stream and tenant for the task's calls */
+    gk__lock(&ctx->mu);
+    rec = st == GK_OK ? gk__thread_get(ctx) : NULL;
+    if (st == GK_OK && !rec) st = gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "scheduler: out of host memory starting task '%s'", t->name);
+    else if (st == GK_OK) {
+        rec->stream = cs;
+        rec->tenant = &t->tenant;
+        if (t->tenant.reserve > 0 && !t->tenant.linked) {
+            t->tenant.next = ctx->tenants;
+            ctx->tenants = &t->tenant;
+            t->tenant.linked = 1;
+        }
+    }
+    gk__unlock(&ctx->mu);
+    if (st == GK_OK) {
+        gk__tls_task = t;
+        gk__tls_sched = s;
+        st = t->d.fn ? t->d.fn(ctx, cs, t->d.user) : gk_graph_launch(ctx, t->d.graph, cs);
+        gk__tls_task = NULL;
+        gk__tls_sched = NULL;
+        if (st != GK_OK) snprintf(err, sizeof err, "%s %s: %.180s", t->d.fn ? "its callback returned" : "its graph failed:", gk_status_name(st),
+                                  gk_last_error(ctx));
+    }
+    /* the thread back on the default stream (so the end's record is not held), then done when its GPU work is */
+    gk__lock(&ctx->mu);
+    rec = gk__thread_find(ctx);
+    if (rec) {
+        rec->stream = NULL;
+        rec->tenant = NULL;
+        gk__thread_tidy(ctx, rec);
+    }
+    gk__unlock(&ctx->mu);
+    st2 = gk_event_record(ctx, w->e1, cs);
+    if (st2 == GK_OK) st2 = gk_event_sync(ctx, w->e1);
+    if (st2 == GK_OK) st2 = gk_event_elapsed_ms(ctx, w->e0, w->e1, &ms);
+    if (st == GK_OK && st2 != GK_OK) {
+        st = st2;
+        snprintf(err, sizeof err, "its GPU work failed: %s: %.180s", gk_status_name(st2), gk_last_error(ctx));
+    }
+    gk__lock(&ctx->mu);
+    { /* the memory it leaves behind (its outputs) is its own no more, and its reservation ends */
+        gk__tenant **pp;
+        gk__block *b;
+        if (t->tenant.linked)
+            for (pp = &ctx->tenants; *pp; pp = &(*pp)->next)
+                if (*pp == &t->tenant) { *pp = t->tenant.next; break; }
+        t->tenant.linked = 0;
+        for (b = ctx->pool.live_head; b; b = b->next) if (b->tenant == &t->tenant) b->tenant = NULL;
+        for (b = ctx->pool.evict_head; b; b = b->next) if (b->tenant == &t->tenant) b->tenant = NULL;
+    }
+    t->tenant.used = 0;
+    gk__unlock(&ctx->mu);
+    gk__lock(&s->mu);
+    t->gpu_ms = ms;
+    if (t->cancel_req) {
+        snprintf(t->reason, sizeof t->reason, "cancelled while running: its callback returned %s", gk_status_name(st));
+        gk__sched_finish(s, t, GK_TASK_CANCELLED, GK_ERR_CANCELLED);
+    } else if (st != GK_OK) {
+        snprintf(t->reason, sizeof t->reason, "%s", err);
+        gk__sched_finish(s, t, GK_TASK_FAILED, st);
+    } else {
+        snprintf(t->reason, sizeof t->reason, "completed in %.4g ms (GPU %.4g ms) after %.4g ms queued", gk__now_ms() - t->t_start,
+                 (double)ms, t->t_start - t->t_submit);
+        gk__sched_finish(s, t, GK_TASK_COMPLETED, GK_OK);
+    }
+    gk__sched_evaluate(s);
+    gk__unlock(&s->mu);
+}
+
+static void gk__sched_worker(void *arg) {
+    gk__worker *w = GK__CAST(gk__worker *, arg);
+    gk_sched *s = w->s;
+    gk__lock(&s->mu);
+    while (!s->stopping) {
+        double recheck;
+        gk__task *t;
+        gk__sched_evaluate(s);
+        if (gk__sched_want_pace(s) != s->pace_on) { /* the Guaranteed class became active or idle */
+            gk__unlock(&s->mu);
+            gk__sched_pace(s);
+            gk__lock(&s->mu);
+            continue;
+        }
+        t = gk__sched_pick(s, w->idx, &recheck);
+        if (!t) {
+            gk__cond_timedwait(&s->work_cv, &s->mu, recheck);
+            continue;
+        }
+        gk__live_remove(s, t);
+        s->ready[t->d.qos]--;
+        s->running[t->d.qos]++;
+        t->state = GK_TASK_RUNNING;
+        s->fstate[t->id - 1] = (unsigned char)GK_TASK_RUNNING;
+        t->t_start = gk__now_ms();
+        snprintf(t->reason, sizeof t->reason, "running on worker %d after %.4g ms queued", w->idx, t->t_start - t->t_submit);
+        if (w->idx == 0) s->w0_busy = 1;
+        gk__unlock(&s->mu);
+        gk__sched_run(w, t);
+        gk__sched_pace(s);
+        gk__lock(&s->mu);
+        if (w->idx == 0) {
+            s->w0_busy = 0;
+            gk__cond_broadcast(&s->work_cv);
+        }
+    }
+    gk__unlock(&s->mu);
+}
+
+GKDEF void gk_sched_destroy(gk_sched *s) {
+    gk_ctx *ctx;
+    gk_sched **pp;
+    int i;
+    uint64_t k;
+    if (!s) return;
+    ctx = s->ctx;
+    gk_sched_shutdown(s, 1);
+    gk__lock(&s->mu);
+    s->stopping = 1;
+    gk__cond_broadcast(&s->work_cv);
+    gk__unlock(&s->mu);
+    gk__sched_pace(s); /* no holds while it stops */
+    for (i = 0; i < s->nw; i++)
+        if (s->w[i].started) gk__thread_join(s->w[i].th);
+    for (i = 0; i < s->nw; i++) {
+        int q;
+        for (q = 0; q < GK__QOS_N; q++)
+            if (s->w[i].st[q]) gk_stream_destroy(ctx, s->w[i].st[q]);
+        if (s->w[i].e0) gk_event_destroy(ctx, s->w[i].e0);
+        if (s->w[i].e1) gk_event_destroy(ctx, s->w[i].e1);
+    }
+    gk__lock(&ctx->mu);
+    for (pp = &ctx->scheds; *pp; pp = &(*pp)->next)
+        if (*pp == s) { *pp = s->next; break; }
+    gk__unlock(&ctx->mu);
+    for (k = 0; k < s->ntasks; k++)
+        if (s->tasks[k]) { GPUKIT_FREE(s->tasks[k]->deps); GPUKIT_FREE(s->tasks[k]); }
+    GPUKIT_FREE(s->tasks);
+    GPUKIT_FREE(s->fstate);
+    GPUKIT_FREE(s->finished);
+    GPUKIT_FREE(s->w);
+    gk__cond_destroy(&s->work_cv);
+    gk__cond_destroy(&s->done_cv);
+    gk__mutex_destroy(&s->mu);
+    GPUKIT_FREE(s);
+}
+
+static void gk__sched_destroy_all(gk_ctx *ctx) {
+    for (;;) {
+        gk_sched *s;
+        gk__lock(&ctx->mu);
+        s = ctx->scheds;
+        gk__unlock(&ctx->mu);
+        if (!s) break;
+        gk_sched_destroy(s);
+    }
+}
+
+GKDEF gk_status gk_sched_create(gk_ctx *ctx, const gk_sched_desc *desc, gk_sched **out) {
+    gk_sched *s;
+    gk_sched_desc d;
+    gk_status st = GK_OK;
+    int i, q;
+    static const gk_stream_priority prio[GK__QOS_N] = { GK_PRIORITY_LOW, GK_PRIORITY_NORMAL, GK_PRIORITY_HIGH };
+    if (out) *out = NULL;
+    if (!ctx) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_sched_create: ctx is NULL");
+    if (!out) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_sched_create: out is NULL");
+    memset(&d, 0, sizeof d);
+    if (desc) d = *desc;
+    if (d.workers == 0) d.workers = 2;
+    if (d.max_queued == 0) d.max_queued = 1024;
+    if (d.reserved_share == 0) d.reserved_share = 1;
+    if (d.guaranteed_linger_ms == 0) d.guaranteed_linger_ms = 1.0;
+    if (d.burstable_inflight == 0) d.burstable_inflight = 4;
+    if (d.share_window_ms == 0) d.share_window_ms = 1000;
+    if (d.keep_finished == 0) d.keep_finished = 4096;
+    if (d.workers < 1 || d.workers > 64) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_sched_create: workers is %d; it must be 1 to 64", d.workers);
+    if (d.max_queued < 1) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_sched_create: max_queued is %d; it must be positive", d.max_queued);
+    if (!(d.reserved_share > 0 && d.reserved_share <= 1))
+        return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_sched_create: reserved_share is %g; it must be in (0, 1]", d.reserved_share);
+    if (d.besteffort_inflight < 0 || d.besteffort_inflight >= GK__PACE_RING || d.burstable_inflight < 1 || d.burstable_inflight >= GK__PACE_RING)
+        return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_sched_create: besteffort_inflight %d (0 to %d) / burstable_inflight %d (1 to %d) out of range",
+                       d.besteffort_inflight, GK__PACE_RING - 1, d.burstable_inflight, GK__PACE_RING - 1);
+    if (d.guaranteed_linger_ms != d.guaranteed_linger_ms)
+        return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_sched_create: guaranteed_linger_ms is NaN");
+    if (!(d.share_window_ms > 0)) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_sched_create: share_window_ms is %g; it must be positive", d.share_window_ms);
+    if (d.keep_finished < 1) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_sched_create: keep_finished is %d; it must be positive", d.keep_finished);
+    if (d.memory == 0) {
+        gk__lock(&ctx->mu);
+        d.memory = ctx->pool.quota;
+        gk__unlock(&ctx->mu);
+    }
+    s = GK__CALLOC(gk_sched, 1);
+    if (!s) return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "gk_sched_create: out of host memory");
+    s->ctx = ctx;
+    s->d = d;
+    gk__mutex_init(&s->mu);
+    gk__cond_init(&s->work_cv);
+    gk__cond_init(&s->done_cv);
+    s->w = GK__CALLOC(gk__worker, d.workers);
+    s->finished = GK__ALLOC(gk_task_id, d.keep_finished);
+    s->nw = d.workers;
+    if (!s->w || !s->finished) st = gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "gk_sched_create: out of host memory");
+    for (i = 0; st == GK_OK && i < d.workers; i++) {
+        s->w[i].s = s;
+        s->w[i].idx = i;
+        for (q = 0; st == GK_OK && q < GK__QOS_N; q++) st = gk_stream_create(ctx, prio[q], &s->w[i].st[q]);
+        /* the event rings the pacing needs, made now */
+        if (st == GK_OK) st = gk_stream_set_max_inflight(ctx, s->w[i].st[GK_QOS_BESTEFFORT], d.besteffort_inflight ? d.besteffort_inflight : 1);
+        if (st == GK_OK) st = gk_stream_set_max_inflight(ctx, s->w[i].st[GK_QOS_BESTEFFORT], 0);
+        if (st == GK_OK) st = gk_stream_set_max_inflight(ctx, s->w[i].st[GK_QOS_BURSTABLE], d.burstable_inflight);
+        if (st == GK_OK) st = gk_stream_set_max_inflight(ctx, s->w[i].st[GK_QOS_BURSTABLE], 0);
+        if (st == GK_OK) st = gk_event_create(ctx, &s->w[i].e0);
+        if (st == GK_OK) st = gk_event_create(ctx, &s->w[i].e1);
+    }
+    {
+        int has_green = 0;
+        gk__lock(&ctx->mu);
+        if (ctx->backend == GK_BACKEND_CUDA) has_green = gk__dlsym(ctx->cu_lib, "cuGreenCtxCreate") != NULL;
+        s->next = ctx->scheds;
+        ctx->scheds = s;
+        gk__unlock(&ctx->mu);
+        snprintf(s->st.partitioning_note, sizeof s->st.partitioning_note, "%s",
+                 ctx->backend != GK_BACKEND_CUDA ? "CPU backend: no SM partitioning or stream priorities; the workers order the classes"
+                 : has_green ? "the driver offers green contexts, but gpukit's modules are loaded per context; "
+                               "stream priorities and pacing stand in for SM partitioning"
+                             : "the driver has no green contexts (CUDA 12.4+); stream priorities and pacing stand in for SM partitioning");
+    }
+    for (i = 0; st == GK_OK && i < d.workers; i++) {
+        if (gk__thread_create(&s->w[i].th, gk__sched_worker, &s->w[i]) != 0)
+            st = gk__err(ctx, GK_ERR_INTERNAL, "gk_sched_create: cannot start worker thread %d", i);
+        else s->w[i].started = 1;
+    }
+    if (st != GK_OK) {
+        char save[GK__ERRBUF];
+        gk__err_save(ctx, save);
+        gk_sched_destroy(s);
+        gk__err_restore(ctx, save);
+        return st;
+    }
+    *out = s;
+    return GK_OK;
+}
+
+GKDEF gk_status gk_sched_shutdown(gk_sched *s, int cancel_pending) {
+    gk__task *t, *nx;
+    if (!s) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_sched_shutdown: the scheduler is NULL");
+    gk__lock(&s->mu);
+    s->shutdown = 1;
+    if (cancel_pending)
+        for (t = s->live_head; t; t = nx) {
+            nx = t->next;
+            snprintf(t->reason, sizeof t->reason, "cancelled: the scheduler shut down before it started");
+            gk__sched_finish(s, t, GK_TASK_CANCELLED, GK_ERR_CANCELLED);
+        }
+    gk__sched_evaluate(s);
+    gk__cond_broadcast(&s->work_cv);
+    gk__unlock(&s->mu);
+    gk__sched_pace(s);
+    return GK_OK;
+}
+
+static gk_status gk__reject(gk_sched *s, gk_admission *why, gk_reason r, gk_status st, const char *msg) {
+    if (why) {
+        why->decision = GK_REJECT;
+        why->reason = r;
+        snprintf(why->message, sizeof why->message, "%s", msg);
+    }
+    return gk__err(s->ctx, st, "gk_sched_submit: %s", msg);
+}
+
+GKDEF gk_status gk_sched_submit(gk_sched *s, const gk_task_desc *d, gk_task_id *id, gk_admission *why) {
+    gk__task *t;
+    char msg[256];
+    int i;
+    gk_qos q;
+    if (id) *id = 0;
+    if (why) memset(why, 0, sizeof *why);
+    if (!s) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_sched_submit: the scheduler is NULL");
+    msg[0] = 0;
+    q = d ? d->qos : GK_QOS_BESTEFFORT;
+    if (!d || !id) snprintf(msg, sizeof msg, "the description or id is NULL");
+    else if ((int)q < 0 || (int)q > 2) snprintf(msg, sizeof msg, "qos %d is not a QoS class", (int)q);
+    else if (!d->fn == !d->graph) snprintf(msg, sizeof msg, "task '%s': give either fn or graph", d->name ? d->name : "");
+    else if (d->ndeps < 0 || (d->ndeps > 0 && !d->deps)) snprintf(msg, sizeof msg, "ndeps is %d with deps %s", d->ndeps, d->deps ? "set" : "NULL");
+    else if (!(d->deadline_ms >= 0)) snprintf(msg, sizeof msg, "deadline_ms is %g; it must be 0 (none) or positive", d->deadline_ms);
+    else if (q == GK_QOS_BESTEFFORT && (d->share != 0 || d->share_limit != 0 || d->memory != 0 || d->memory_limit != 0))
+        snprintf(msg, sizeof msg, "a BestEffort task reserves nothing: memory, memory_limit, share and share_limit must be 0");
+    else if (q != GK_QOS_BESTEFFORT && !(d->share > 0 && d->share <= 1))
+        snprintf(msg, sizeof msg, "share is %g; a %s task needs a share in (0, 1]", d->share, gk_qos_name(q));
+    else if (q == GK_QOS_GUARANTEED && (d->share_limit != 0 || d->memory_limit != 0))
+        snprintf(msg, sizeof msg, "a Guaranteed task's limits are its requests: memory_limit and share_limit must be 0");
+    else if (q == GK_QOS_BURSTABLE && d->memory_limit != 0 && d->memory_limit < d->memory)
+        snprintf(msg, sizeof msg, "memory_limit %zu is below the request %zu", d->memory_limit, d->memory);
+    else if (q == GK_QOS_BURSTABLE && d->share_limit != 0 && !(d->share_limit >= d->share && d->share_limit <= 1))
+        snprintf(msg, sizeof msg, "share_limit %g must be in [share %g, 1]", d->share_limit, d->share);
+    if (msg[0]) {
+        gk__lock(&s->mu);
+        s->st.rejected_by_reason[GK_REASON_INVALID]++;
+        gk__unlock(&s->mu);
+        return gk__reject(s, why, GK_REASON_INVALID, GK_ERR_INVALID_ARGUMENT, msg);
+    }
+    if (d->memory > s->d.memory) {
+        snprintf(msg, sizeof msg, "task '%s' reserves %zu bytes, more than the %zu the scheduler can reserve", d->name ? d->name : "",
+                 d->memory, s->d.memory);
+        gk__lock(&s->mu);
+        s->st.rejected_by_reason[GK_REASON_INSUFFICIENT_MEMORY]++;
+        s->st.cls[q].rejected++;
+        gk__unlock(&s->mu);
+        return gk__reject(s, why, GK_REASON_INSUFFICIENT_MEMORY, GK_ERR_REJECTED, msg);
+    }
+    if (d->share > s->d.reserved_share + 1e-9) {
+        snprintf(msg, sizeof msg, "task '%s' asks for a share of %g, more than the %g reservations may hold", d->name ? d->name : "", d->share,
+                 s->d.reserved_share);
+        gk__lock(&s->mu);
+        s->st.rejected_by_reason[GK_REASON_SHARE_EXCEEDED]++;
+        s->st.cls[q].rejected++;
+        gk__unlock(&s->mu);
+        return gk__reject(s, why, GK_REASON_SHARE_EXCEEDED, GK_ERR_REJECTED, msg);
+    }
+    gk__lock(&s->mu);
+    if (s->shutdown || s->nlive >= s->d.max_queued) {
+        gk_reason r = s->shutdown ? GK_REASON_SHUTDOWN : GK_REASON_QUEUE_FULL;
+        if (s->shutdown) snprintf(msg, sizeof msg, "task '%s': the scheduler is shut down", d->name ? d->name : "");
+        else snprintf(msg, sizeof msg, "task '%s': the queue is full (%d tasks pending or queued, max_queued %d)", d->name ? d->name : "",
+                      s->nlive, s->d.max_queued);
+        s->st.rejected_by_reason[r]++;
+        s->st.cls[q].rejected++;
+        gk__unlock(&s->mu);
+        return gk__reject(s, why, r, s->shutdown ? GK_ERR_STATE : GK_ERR_REJECTED, msg);
+    }
+    for (i = 0; i < d->ndeps; i++)
+        if (d->deps[i] < 1 || d->deps[i] > s->ntasks) {
+            snprintf(msg, sizeof msg, "task '%s': dependency %llu does not exist (tasks so far: 1 to %llu)", d->name ? d->name : "",
+                     (unsigned long long)d->deps[i], (unsigned long long)s->ntasks);
+            s->st.rejected_by_reason[GK_REASON_INVALID]++;
+            s->st.cls[q].rejected++;
+            gk__unlock(&s->mu);
+            return gk__reject(s, why, GK_REASON_INVALID, GK_ERR_INVALID_ARGUMENT, msg);
+        }
+    if (s->ntasks == s->captasks) {
+        uint64_t nc = s->captasks ? s->captasks * 2 : 256;
+        gk__task **nt = GK__CAST(gk__task **, GPUKIT_REALLOC(s->tasks, sizeof(gk__task *) * nc));
+        unsigned char *nf = nt ? GK__CAST(unsigned char *, GPUKIT_REALLOC(s->fstate, nc)) : NULL;
+        if (nt) s->tasks = nt;
+        if (nf) { s->fstate = nf; s->captasks = nc; }
+        if (!nt || !nf) { gk__unlock(&s->mu); return gk__err(s->ctx, GK_ERR_OUT_OF_MEMORY, "gk_sched_submit: out of host memory"); }
+    }
+    t = GK__CALLOC(gk__task, 1);
+    if (t && d->ndeps > 0 && !(t->deps = GK__ALLOC(gk_task_id, d->ndeps))) { GPUKIT_FREE(t); t = NULL; }
+    if (!t) { gk__unlock(&s->mu); return gk__err(s->ctx, GK_ERR_OUT_OF_MEMORY, "gk_sched_submit: out of host memory"); }
+    t->id = ++s->ntasks;
+    s->tasks[t->id - 1] = t;
+    s->fstate[t->id - 1] = (unsigned char)GK_TASK_PENDING;
+    t->d = *d;
+    t->ndeps = t->capdeps = d->ndeps;
+    if (d->ndeps > 0) memcpy(t->deps, d->deps, sizeof(gk_task_id) * (size_t)d->ndeps);
+    t->d.deps = NULL;
+    t->d.name = NULL;
+    if (d->name) snprintf(t->name, sizeof t->name, "%s", d->name);
+    else snprintf(t->name, sizeof t->name, "task %llu", (unsigned long long)t->id);
+    t->held = d->hold != 0;
+    t->state = GK_TASK_PENDING;
+    t->t_submit = gk__now_ms();
+    memcpy(t->tenant.name, t->name, sizeof t->tenant.name);
+    t->tenant.qos = (int)q;
+    t->tenant.reserve = q == GK_QOS_BESTEFFORT ? 0 : d->memory;
+    t->tenant.limit = q == GK_QOS_GUARANTEED ? d->memory : q == GK_QOS_BURSTABLE ? (d->memory_limit ? d->memory_limit : d->memory) : 0;
+    if (q != GK_QOS_BESTEFFORT && t->tenant.limit == 0) t->tenant.limit = 0; /* a zero reservation: no memory of its own, no limit */
+    t->prev = s->live_tail;
+    if (s->live_tail) s->live_tail->next = t;
+    else s->live_head = t;
+    s->live_tail = t;
+    s->nlive++;
+    s->pending[q]++;
+    s->st.cls[q].submitted++;
+    gk__sched_try_admit(s, t, why);
+    if (t->state == GK_TASK_PENDING) s->st.cls[q].queued++;
+    *id = t->id;
+    gk__unlock(&s->mu);
+    if (q == GK_QOS_GUARANTEED) gk__sched_pace(s);
+    return GK_OK;
+}
+
+/* Whether `from` depends on `target`, directly or not (s->mu held). */
+static int gk__sched_reaches(gk_sched *s, gk_task_id from, gk_task_id target, int depth) {
+    gk__task *t = gk__sched_get(s, from);
+    int i;
+    if (from == target) return 1;
+    if (!t || depth > 10000 || gk__task_final(t->state)) return 0;
+    for (i = 0; i < t->ndeps; i++)
+        if (gk__sched_reaches(s, t->deps[i], target, depth + 1)) return 1;
+    return 0;
+}
+
+GKDEF gk_status gk_sched_add_dependency(gk_sched *s, gk_task_id task, gk_task_id on) {
+    gk__task *t;
+    gk_status st = GK_OK;
+    if (!s) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_sched_add_dependency: the scheduler is NULL");
+    gk__lock(&s->mu);
+    t = gk__sched_get(s, task);
+    if (!t || on < 1 || on > s->ntasks)
+        st = gk__err(s->ctx, GK_ERR_INVALID_ARGUMENT, "gk_sched_add_dependency: task %llu or %llu does not exist", (unsigned long long)task,
+                     (unsigned long long)on);
+    else if (t->state != GK_TASK_PENDING)
+        st = gk__err(s->ctx, GK_ERR_STATE, "gk_sched_add_dependency: task %llu '%s' is %s; dependencies are added before it is admitted",
+                     (unsigned long long)task, t->name, gk_task_state_name(t->state));
+    else if (gk__sched_reaches(s, on, task, 0))
+        st = gk__err(s->ctx, GK_ERR_INVALID_ARGUMENT, "gk_sched_add_dependency: a cycle: task %llu '%s' would wait for task %llu, which waits for it",
+                     (unsigned long long)task, t->name, (unsigned long long)on);
+    else {
+        if (t->ndeps == t->capdeps) {
+            int nc = t->capdeps ? t->capdeps * 2 : 4;
+            gk_task_id *nd = GK__CAST(gk_task_id *, GPUKIT_REALLOC(t->deps, sizeof(gk_task_id) * (size_t)nc));
+            if (!nd) st = gk__err(s->ctx, GK_ERR_OUT_OF_MEMORY, "gk_sched_add_dependency: out of host memory");
+            else { t->deps = nd; t->capdeps = nc; }
+        }
+        if (st == GK_OK) {
+            t->deps[t->ndeps++] = on;
+            gk__sched_try_admit(s, t, NULL);
+        }
+    }
+    gk__unlock(&s->mu);
+    return st;
+}
+
+GKDEF gk_status gk_sched_release(gk_sched *s, gk_task_id task) {
+    gk__task *t;
+    gk_status st = GK_OK;
+    int g = 0;
+    if (!s) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_sched_release: the scheduler is NULL");
+    gk__lock(&s->mu);
+    t = gk__sched_get(s, task);
+    if (!t) st = gk__err(s->ctx, GK_ERR_INVALID_ARGUMENT, "gk_sched_release: task %llu does not exist", (unsigned long long)task);
+    else if (!t->held) st = gk__err(s->ctx, GK_ERR_STATE, "gk_sched_release: task %llu '%s' is not held", (unsigned long long)task, t->name);
+    else {
+        t->held = 0;
+        g = t->d.qos == GK_QOS_GUARANTEED;
+        if (t->state == GK_TASK_PENDING) gk__sched_try_admit(s, t, NULL);
+    }
+    gk__unlock(&s->mu);
+    if (g) gk__sched_pace(s);
+    return st;
+}
+
+GKDEF gk_status gk_sched_cancel(gk_sched *s, gk_task_id task) {
+    gk__task *t;
+    gk_status st = GK_OK;
+    if (!s) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_sched_cancel: the scheduler is NULL");
+    gk__lock(&s->mu);
+    t = gk__sched_get(s, task);
+    if (!t) {
+        if (task >= 1 && task <= s->ntasks)
+            st = gk__err(s->ctx, GK_ERR_STATE, "gk_sched_cancel: task %llu has already %s", (unsigned long long)task,
+                         gk_task_state_name((gk_task_state)s->fstate[task - 1]));
+        else st = gk__err(s->ctx, GK_ERR_INVALID_ARGUMENT, "gk_sched_cancel: task %llu does not exist", (unsigned long long)task);
+    } else if (gk__task_final(t->state))
+        st = gk__err(s->ctx, GK_ERR_STATE, "gk_sched_cancel: task %llu '%s' has already %s", (unsigned long long)task, t->name,
+                     t->state == GK_TASK_COMPLETED ? "completed" : t->state == GK_TASK_FAILED ? "failed" : "been cancelled");
+    else if (t->state == GK_TASK_RUNNING) {
+        t->cancel_req = 1;
+        st = gk__err(s->ctx, GK_ERR_STATE,
+                     "gk_sched_cancel: task %llu '%s' is running and cannot be stopped; it ends cancelled when its callback returns",
+                     (unsigned long long)task, t->name);
+    } else {
+        snprintf(t->reason, sizeof t->reason, "cancelled while %s", gk_task_state_name(t->state));
+        gk__sched_finish(s, t, GK_TASK_CANCELLED, GK_ERR_CANCELLED);
+        gk__sched_evaluate(s);
+    }
+    gk__unlock(&s->mu);
+    gk__sched_pace(s);
+    return st;
+}
+
+GKDEF int gk_sched_cancel_requested(gk_sched *s) {
+    int r;
+    if (!s || gk__tls_sched != s || !gk__tls_task) return 0;
+    gk__lock(&s->mu);
+    r = gk__tls_task->cancel_req;
+    gk__unlock(&s->mu);
+    return r;
+}
+
+/* s->mu held */
+static void gk__sched_info(gk_sched *s, gk_task_id id, gk_task_info *out) {
+    gk__task *t = gk__sched_get(s, id);
+    double now = gk__now_ms();
+    memset(out, 0, sizeof *out);
+    out->id = id;
+    if (!t) { /* finished and forgotten: its state only */
+        out->state = (gk_task_state)s->fstate[id - 1];
+        out->result = out->state == GK_TASK_COMPLETED ? GK_OK : out->state == GK_TASK_CANCELLED ? GK_ERR_CANCELLED : GK_ERR_INTERNAL;
+        snprintf(out->reason, sizeof out->reason, "finished and forgotten (keep_finished is %d)", s->d.keep_finished);
+        return;
+    }
+    memcpy(out->name, t->name, sizeof out->name);
+    out->qos = t->d.qos;
+    out->state = t->state;
+    out->result = t->result;
+    memcpy(out->reason, t->reason, sizeof out->reason);
+    out->queued_ms = (t->t_start > 0 ? t->t_start : gk__task_final(t->state) ? t->t_end : now) - t->t_submit;
+    out->run_ms = t->t_start > 0 ? (gk__task_final(t->state) ? t->t_end : now) - t->t_start : 0;
+    out->gpu_ms = t->gpu_ms;
+    out->memory_peak = t->tenant.peak;
+    out->cancel_requested = t->cancel_req;
+    out->deadline_missed = t->deadline_missed;
+}
+
+GKDEF gk_status gk_sched_task_info(gk_sched *s, gk_task_id task, gk_task_info *out) {
+    gk_status st = GK_OK;
+    if (!s) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_sched_task_info: the scheduler is NULL");
+    gk__lock(&s->mu);
+    if (!out || task < 1 || task > s->ntasks)
+        st = gk__err(s->ctx, GK_ERR_INVALID_ARGUMENT, "gk_sched_task_info: %s", out ? "no such task" : "out is NULL");
+    else gk__sched_info(s, task, out);
+    gk__unlock(&s->mu);
+    return st;
+}
+
+GKDEF gk_status gk_sched_wait(gk_sched *s, gk_task_id task, double timeout_ms, gk_task_info *info) {
+    gk_status st = GK_OK;
+    double end = timeout_ms >= 0 ? gk__now_ms() + timeout_ms : 0;
+    if (!s) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_sched_wait: the scheduler is NULL");
+    if (gk__tls_sched == s && gk__tls_task && gk__tls_task->id == task)
+        return gk__err(s->ctx, GK_ERR_STATE, "gk_sched_wait: task %llu waits for itself", (unsigned long long)task);
+    gk__lock(&s->mu);
+    if (task < 1 || task > s->ntasks) st = gk__err(s->ctx, GK_ERR_INVALID_ARGUMENT, "gk_sched_wait: task %llu does not exist", (unsigned long long)task);
+    while (st == GK_OK && !gk__task_final((gk_task_state)s->fstate[task - 1])) {
+        double left = timeout_ms >= 0 ? end - gk__now_ms() : 1e30;
+        if (left <= 0) {
+            st = gk__err(s->ctx, GK_ERR_TIMEOUT, "gk_sched_wait: task %llu is still %s after %.4g ms", (unsigned long long)task,
+                         gk_task_state_name((gk_task_state)s->fstate[task - 1]), timeout_ms);
+            break;
+        }
+        /* deadlines pass while every worker is busy: the waiters check them too */
+        gk__cond_timedwait(&s->done_cv, &s->mu, left < GK__SCHED_TICK_MS ? left : GK__SCHED_TICK_MS);
+        gk__sched_evaluate(s);
+    }
+    if (info && task >= 1 && task <= s->ntasks) gk__sched_info(s, task, info);
+    gk__unlock(&s->mu);
+    return st;
+}
+
+GKDEF gk_status gk_sched_wait_all(gk_sched *s, double timeout_ms) {
+    gk_status st = GK_OK;
+    double end = gk__now_ms() + timeout_ms;
+    if (!s) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_sched_wait_all: the scheduler is NULL");
+    gk__lock(&s->mu);
+    while (s->nlive > 0 || s->running[0] + s->running[1] + s->running[2] > 0) {
+        double left = timeout_ms >= 0 ? end - gk__now_ms() : 1e30;
+        if (left <= 0) {
+            st = gk__err(s->ctx, GK_ERR_TIMEOUT, "gk_sched_wait_all: %d tasks pending or queued and %d running after %.4g ms", s->nlive,
+                         s->running[0] + s->running[1] + s->running[2], timeout_ms);
+            break;
+        }
+        gk__cond_timedwait(&s->done_cv, &s->mu, left < GK__SCHED_TICK_MS ? left : GK__SCHED_TICK_MS);
+        gk__sched_evaluate(s);
+    }
+    gk__unlock(&s->mu);
+    return st;
+}
+
+static int gk__dbl_cmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+GKDEF gk_status gk_sched_stats_get(gk_sched *s, gk_sched_stats *out) {
+    int q;
+    double tmp[GK__LAT_RING];
+    if (!s) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_sched_stats_get: the scheduler is NULL");
+    if (!out) return gk__err(s->ctx, GK_ERR_INVALID_ARGUMENT, "gk_sched_stats_get: out is NULL");
+    gk__lock(&s->mu);
+    *out = s->st;
+    for (q = 0; q < GK__QOS_N; q++) {
+        gk_sched_class_stats *c = &out->cls[q];
+        uint64_t n = s->nlat[q] < GK__LAT_RING ? s->nlat[q] : GK__LAT_RING;
+        c->pending = s->pending[q];
+        c->ready = s->ready[q];
+        c->running = s->running[q];
+        if (n > 0) {
+            memcpy(tmp, s->lat[q], sizeof(double) * (size_t)n);
+            qsort(tmp, (size_t)n, sizeof(double), gk__dbl_cmp);
+            c->latency_p50_ms = tmp[(n - 1) / 2];
+            c->latency_p99_ms = tmp[(size_t)((double)(n - 1) * 0.99)];
+            c->latency_max_ms = tmp[n - 1];
+        }
+    }
+    out->memory = s->d.memory;
+    out->memory_reserved = s->reserved;
+    out->share_reserved = s->share_held;
+    out->guaranteed_active = s->g_active;
+    out->partitioning = 0;
+    gk__unlock(&s->mu);
+    return GK_OK;
+}
 /* >>teardown: context teardown */
 /* ------------------------------------------------------------------------ */
 /* context teardown */
@@ -11173,7 +14991,11 @@ GKDEF void gk_ctx_destroy(gk_ctx *ctx) {
     uint32_t i;
     gk__block *b, *nb;
     if (!ctx) return;
+    /* the services' threads call into the context: stopped first, unlocked */
+    gk__sched_destroy_all(ctx);
+    gk__xfer_destroy_all(ctx);
     gk__lock(&ctx->mu);
+    gk__prof_free(ctx);
     if (ctx->backend == GK_BACKEND_CUDA && gk__bind(ctx) == GK_OK) {
         gk_stream *s;
         if (ctx->default_stream.capture) { gk__cu_graph g = NULL; ctx->cu.StreamEndCapture(ctx->default_stream.cu, &g); if (g) ctx->cu.GraphDestroy(g); }
@@ -11198,8 +15020,7 @@ GKDEF void gk_ctx_destroy(gk_ctx *ctx) {
         gk_stream *s = ctx->streams;
         ctx->streams = s->next;
         gk__capture_free(ctx, s->capture);
-        if (ctx->backend == GK_BACKEND_CUDA) ctx->cu.StreamDestroy(s->cu);
-        GPUKIT_FREE(s);
+        gk__stream_free_struct(ctx, s);
     }
     /* every block, whatever its state */
     for (b = ctx->pool.live_head; b; b = nb) { nb = b->next; gk__dev_free(ctx, b->ptr); GPUKIT_FREE(b); }
@@ -11219,6 +15040,7 @@ GKDEF void gk_ctx_destroy(gk_ctx *ctx) {
     gk__unload_libs(ctx);
     gk__unlock(&ctx->mu);
     gk__mutex_destroy(&ctx->mu);
+    gk__cond_destroy(&ctx->pace_cv);
     gk__err_forget(ctx);
     GPUKIT_FREE(ctx);
 }

@@ -14,6 +14,11 @@
        - chat templates : built-in ChatML (Qwen), Qwen3, Llama-3, Llama-2 and
                     Mistral [INST] formats, chosen by recognising
                     tokenizer_config.json's chat_template
+       - audio    : WAV files (PCM, float, extensible, RF64) mixed to mono and
+                    resampled to 16 kHz; WAV writing
+       - Whisper rules : special tokens, languages, prompts, logit filters and
+                    timestamp rules, beam search bookkeeping, segments, word
+                    timestamps, SRT / WebVTT / JSON writers (the model is to come)
      Everything except gk_st_upload() is CPU-only and needs no GPU.
 
    USAGE
@@ -78,7 +83,8 @@
                               through them, and what this file hands out is
                               freed by its own functions: gk_buf_free,
                               gk_ids_free, gk_read_file_free, gk_json_free,
-                              gk_st_close, gk_tokenizer_free, gk_llm_free.
+                              gk_st_close, gk_tokenizer_free, gk_llm_free,
+                              gk_audio_free.
 
    WHAT IT DOES NOT DO
      - no regex engine: the pre-tokenizer split patterns of GPT-2, Qwen2/3 and
@@ -108,25 +114,29 @@
 
    TABLE OF CONTENTS (grep for the >>anchors; the source of each part is under src/)
    API
-      >>api_common         llm/common.h            buffers, shared helpers
-      >>api_json           llm/json.h              JSON parser and DOM
-      >>api_safetensors    llm/safetensors.h       safetensors reader
-      >>api_tokenizer      llm/tokenizer.h         tokenizer.json BPE tokenizers
-      >>api_chat           llm/chat.h              chat templates
-      >>api_model          llm/model.h             transformer LLM: load, KV cache, prefill / decode, sampling, generation
+      >>api_common           llm/common.h            buffers, shared helpers
+      >>api_json             llm/json.h              JSON parser and DOM
+      >>api_safetensors      llm/safetensors.h       safetensors reader
+      >>api_tokenizer        llm/tokenizer.h         tokenizer.json BPE tokenizers
+      >>api_chat             llm/chat.h              chat templates
+      >>api_model            llm/model.h             transformer LLM: load, KV cache, prefill / decode, sampling, generation
+      >>api_audio            asr/audio.h             audio: WAV files, mixing to mono, resampling to 16 kHz
+      >>api_whisper_rules    asr/whisper_rules.h     Whisper decoding: tokens, prompt, filters, beams, fallback, segments, words, SRT / VTT / JSON
    IMPLEMENTATION
-      >>impl_common        llm/common.c            allocation, hashing, UTF-8
-      >>impl_json          llm/json.c              the JSON parser
-      >>impl_unicode       llm/unicode.c           generated Unicode tables, classes, NFC
-      >>impl_safetensors   llm/safetensors.c       safetensors files, shards, uploads
-      >>impl_tokenizer     llm/tokenizer.c         tokenizer model and loading
-      >>tok_encode         llm/tokenizer_encode.c  pre-tokenizers, BPE merges, encoding
-      >>tok_decode         llm/tokenizer_decode.c  decoding, streaming decode
-      >>impl_chat          llm/chat.c              chat templates
-      >>impl_model         llm/model_config.c      model config
-      >>model_weights      llm/model_weights.c     weights: names, shapes, upload
-      >>model_forward      llm/model_forward.c     the forward pass, KV cache, decode graphs
-      >>model_generate     llm/generate.c          sampling loop, stop strings, batches, chat
+      >>impl_common          llm/common.c            allocation, hashing, UTF-8
+      >>impl_json            llm/json.c              the JSON parser
+      >>impl_unicode         llm/unicode.c           generated Unicode tables, classes, NFC
+      >>impl_safetensors     llm/safetensors.c       safetensors files, shards, uploads
+      >>impl_tokenizer       llm/tokenizer.c         tokenizer model and loading
+      >>tok_encode           llm/tokenizer_encode.c  pre-tokenizers, BPE merges, encoding
+      >>tok_decode           llm/tokenizer_decode.c  decoding, streaming decode
+      >>impl_chat            llm/chat.c              chat templates
+      >>impl_model           llm/model_config.c      model config
+      >>model_weights        llm/model_weights.c     weights: names, shapes, upload
+      >>model_forward        llm/model_forward.c     the forward pass, KV cache, decode graphs
+      >>model_generate       llm/generate.c          sampling loop, stop strings, batches, chat
+      >>impl_audio           asr/audio.c             WAV reading and writing, mixing, the resampler
+      >>impl_whisper_rules   asr/whisper_rules.c     Whisper decoding rules on the host
 
    RECENT REVISION HISTORY
      0.1  first version
@@ -287,7 +297,9 @@ GKLLMDEF gk_status gk_st_read_raw(const gk_safetensors *st, const char *name, vo
    dst_bytes >= numel * gk_dtype_size(dst_type). */
 GKLLMDEF gk_status gk_st_read(const gk_safetensors *st, const char *name, gk_dtype dst_type, void *dst, size_t dst_bytes);
 /* Creates a device tensor of dst_type with the tensor's shape and uploads it
-   straight from the mapping (no host copy). If the stored dtype differs and
+   through the context's transfer engine (>>api_xfer in gpukit.h): its
+   workers pread() the file into pinned staging buffers (files opened from
+   memory are staged from there). If the stored dtype differs and
    is a gpukit dtype, the raw bytes are uploaded and cast on the device
    (gk_cast); other stored dtypes (BOOL, U16, ...) are converted on the host
    first. Copies go in 64 MiB pieces; progress (may be NULL) is called with
@@ -473,6 +485,10 @@ GKLLMDEF int64_t gk_llm_max_ctx(const gk_llm *m);
 GKLLMDEF uint64_t gk_llm_weight_bytes(const gk_llm *m);
 GKLLMDEF uint64_t gk_llm_kv_bytes_per_token(const gk_llm *m);
 
+/* The stream the model's work runs on (a scheduler task's stream, say); NULL:
+   the model's own (made at load). The model's calls wait for that stream. */
+GKLLMDEF gk_status gk_llm_set_stream(gk_llm *m, gk_stream *s);
+
 /* Sequence state: tokens in sequence seq's cache (0 after load or reset). */
 GKLLMDEF int64_t gk_llm_seq_len(const gk_llm *m, int seq);
 GKLLMDEF gk_status gk_llm_reset(gk_llm *m, int seq);
@@ -542,6 +558,534 @@ GKLLMDEF gk_status gk_llm_chat_ids(gk_llm *m, const gk_chat_message *msgs, size_
 GKLLMDEF gk_status gk_llm_chat(gk_llm *m, const gk_chat_message *msgs, size_t n, const gk_llm_gen_desc *desc, gk_ids *out,
                                gk_buf *text, gk_llm_stats *stats);
 
+/* ======================================================================== */
+/* >>api_audio                                                              */
+/* ======================================================================== */
+
+/* Audio in for speech recognition: WAV files (from a path or from memory)
+   and raw float buffers, mixed to mono and resampled to one rate (16 kHz,
+   Whisper's, unless asked otherwise); and WAV writing (16-bit PCM, float32).
+   CPU only; no context. Errors go to the calling thread (gk_last_error(NULL))
+   and name the file (the path, gk_audio_desc.name or "memory") and the
+   field at fault: "a.wav: fmt chunk: channels = 0 must be at least 1".
+
+   WAV FILES READ
+     RIFF/WAVE, and RF64 / BW64 (the ds64 chunk's 64-bit sizes), little-endian.
+       format tag 1 (PCM)         8-bit unsigned; 16-, 24-, 32-bit signed
+                                  (and bit depths in between, left-justified
+                                  in a container of ceil(bits/8) bytes)
+       format tag 3 (IEEE float)  32- and 64-bit
+       tag 0xFFFE (EXTENSIBLE)    with the PCM or IEEE float subformat
+                                  (container bits as above, valid bits <=
+                                  container bits; the channel mask is ignored)
+     Every other encoding (A-law, mu-law, ADPCM, MP3 in WAV, ...) is
+     GK_ERR_UNSUPPORTED naming its format tag. Samples become floats: PCM as
+     s / 2^(bits of the container - 1) (8-bit as (u - 128) / 128), so 16-bit
+     gives k / 32768 exactly; float as stored, rounded to float from 64-bit
+     (values beyond +-1 are kept; a NaN, an infinity, or a 64-bit value
+     beyond float's range is GK_ERR_FORMAT naming the frame). Any channel
+     count is mixed to mono by the mean of the channels (summed in double, in
+     channel order, then rounded to float once).
+     Chunks other than fmt / data / ds64 (LIST, fact, JUNK, bext, ...) are
+     skipped; an odd-sized chunk is followed by its pad byte, and a writer's
+     missing pad byte is recognised (the next chunk id is printable ASCII at
+     one offset and not at the other). The byte rate field is not checked.
+     Data size:
+       - 0xFFFFFFFF (a streamed file), or 0 where the RIFF size also says the
+         file ends at the data header (or is 0 / 0xFFFFFFFF): the data runs
+         to the end of the file; result flag GK_AUDIO_STREAMED.
+       - more than the file holds (a truncated file): the frames that are
+         there are read, result flag GK_AUDIO_TRUNCATED, and `warning` says
+         "a.wav: data chunk says N bytes, the file holds M". With
+         GK_AUDIO_STRICT in the desc's flags this is a GK_ERR_FORMAT error
+         with that text instead.
+       - a trailing partial frame (size not a multiple of the block align)
+         is ignored.
+     Zero-length audio is not an error: n = 0, samples NULL.
+     Errors (status, and what the message names): not a RIFF / RF64 file
+     (its first bytes), a RIFF form other than WAVE, no fmt or no data chunk,
+     a fmt chunk shorter than 16 bytes, an EXTENSIBLE one shorter than 40,
+     data before fmt, RF64 without ds64 first, a chunk running past the end
+     of the file before the data (GK_ERR_FORMAT, naming the chunk and its
+     offset); channels = 0, sample rate = 0 or above INT_MAX, a block align
+     that is not channels * container bytes (GK_ERR_FORMAT, naming the field
+     and its value); an unsupported encoding or subformat GUID, bits per
+     sample that the format does not have, RIFX (big-endian)
+     (GK_ERR_UNSUPPORTED); longer than desc.max_seconds (GK_ERR_LIMIT); more
+     samples than this machine can address (GK_ERR_OVERFLOW); the file cannot
+     be opened or read, or is a folder (GK_ERR_IO). A file is read once,
+     front to back, in 256 KiB pieces (a pipe works too): the whole file is
+     never in memory, and the result is allocated once, at its final size,
+     when the file's size is known (a pipe's result grows). Sizes are 64-bit
+     and checked: 8 hours of 48 kHz stereo PCM16 (5.5 GB) reads into 1.8 GB
+     of 16 kHz floats in about 11 s on one core, holding little else.
+
+   RESAMPLING (any rate to any rate; equal rates pass through bit-exactly)
+     A windowed-sinc interpolator at arbitrary (rational) ratio:
+       cutoff   fc = 0.92 * min(rate_in, rate_out) / 2: the response is
+                flat (within 0.02 dB) to 0.85 of the lower Nyquist frequency,
+                -0.1 dB near 0.865, -6 dB at 0.92, -84 dB at the Nyquist
+                frequency itself and -90 dB or less beyond 1.02 of it (at
+                16 kHz out: flat to 6.8 kHz, -6 dB at 7.36 kHz, 8 kHz -84 dB)
+       kernel   sinc(2 fc t) * Kaiser window, 32 zero crossings each side,
+                beta = 9.0 (stopband attenuation about 90 dB); 2H taps an
+                output, H = ceil(32 / (0.92 * min(1, rate_out / rate_in))):
+                70 when upsampling, 192 from 44.1 kHz, 836 from 192 kHz
+       taps     each output phase's taps are normalised to sum to 1, so a
+                constant input stays constant exactly (up to rounding)
+       phases   rate_in / rate_out reduced to p / q: one tap table per phase
+                when q * taps <= 2^20 floats (every common rate: 8, 11.025,
+                12, 22.05, 24, 32, 44.1, 48, 88.2, 96, 176.4, 192 kHz to
+                16 kHz), else taps interpolated linearly from the kernel
+                sampled 512 times per zero crossing (relative error about
+                1e-5; some 6x slower: odd rates such as 44099 Hz)
+       edges    samples before the first and after the last are zero
+       length   n_out = floor(n_in * rate_out / rate_in + 1/2), computed
+                exactly in integers (round half up); output sample j is at
+                input time j * rate_in / rate_out (the first samples align)
+     Checked by tests/test_audio.c (7 Hz, 8 kHz ... 192 kHz and odd rates to
+     16 kHz, and 16 kHz to 100 Hz ... 192 kHz): a sine at 0.8 of the lower
+     Nyquist frequency keeps its amplitude within 0.1 dB and its phase, one
+     at 0.4 within 0.01 dB; sines at 1.0, 1.05 and 1.5 times the output's
+     Nyquist frequency come out more than 80 dB lower; a constant stays
+     within 1e-6; the length is the formula above. Speed on one core: about
+     2400x real time from 44.1 / 48 kHz stereo, 600x from 192 kHz. */
+
+#define GK_AUDIO_RATE 16000 /* the default output rate: Whisper's */
+
+/* gk_audio_desc.flags */
+#define GK_AUDIO_STRICT 1u    /* a data chunk longer than the file is an error, not a warning */
+#define GK_AUDIO_KEEP_RATE 2u /* no resampling: the output keeps the input's rate (desc.rate must be 0) */
+
+/* gk_audio.flags */
+#define GK_AUDIO_TRUNCATED 1u /* the file ended inside the data chunk: read what is there (see warning) */
+#define GK_AUDIO_STREAMED 2u  /* the data size was unset (0 / 0xFFFFFFFF): read to the end of the file */
+
+/* Options; zero-initialise (memset or = {0} in C). desc NULL = all defaults. */
+typedef struct gk_audio_desc {
+    int rate;           /* output rate in Hz; 0 = GK_AUDIO_RATE (16000) */
+    unsigned flags;     /* GK_AUDIO_STRICT, GK_AUDIO_KEEP_RATE */
+    double max_seconds; /* > 0: input longer than this is GK_ERR_LIMIT; 0 = no limit */
+    const char *name;   /* how messages name a WAV read from memory; NULL = "memory" */
+} gk_audio_desc;
+
+/* Mono audio: n samples at `rate` Hz. Free with gk_audio_free. */
+typedef struct gk_audio {
+    float *samples;   /* n floats (GPUKIT_MALLOC); NULL when n == 0 */
+    size_t n;
+    int rate;         /* the output rate */
+    int rate_in;      /* the input's rate */
+    int channels_in;  /* the input's channel count (mixed to mono) */
+    int bits_in;      /* the input's bits per sample (EXTENSIBLE: its valid bits); 32 for gk_audio_from_float */
+    int format_in;    /* WAV format tag: 1 PCM, 3 IEEE float (an EXTENSIBLE file gives its subformat); 0 from floats */
+    uint64_t frames_in; /* frames read from the input */
+    unsigned flags;   /* GK_AUDIO_TRUNCATED, GK_AUDIO_STREAMED */
+    char warning[256];  /* "" or what was wrong but read anyway (GK_AUDIO_TRUNCATED's message) */
+} gk_audio;
+
+/* The WAV encodings gk_audio_write_wav writes. */
+typedef enum gk_wav_format {
+    GK_WAV_PCM16 = 1, /* format tag 1, 16 bits: round(x * 32768), clamped to [-32768, 32767] */
+    GK_WAV_F32 = 3    /* format tag 3, 32-bit IEEE float as given */
+} gk_wav_format;
+
+/* Reads a WAV file (path) to mono at desc's rate. On failure *out is
+   zeroed (nothing to free). */
+GKLLMDEF gk_status gk_audio_from_wav(const char *path, const gk_audio_desc *desc, gk_audio *out);
+/* The same from a WAV file's bytes in memory (data is not kept). */
+GKLLMDEF gk_status gk_audio_from_wav_memory(const void *data, size_t size, const gk_audio_desc *desc, gk_audio *out);
+/* Interleaved float frames (frames * channels values, frame-major) at
+   `rate` Hz, mixed to mono and resampled like a WAV file's. samples may be
+   NULL when frames is 0. A NaN or infinity is GK_ERR_INVALID_ARGUMENT. */
+GKLLMDEF gk_status gk_audio_from_float(const float *samples, size_t frames, int channels, int rate,
+                                       const gk_audio_desc *desc, gk_audio *out);
+/* Frees a's samples and zeroes it; NULL is a no-op. */
+GKLLMDEF void gk_audio_free(gk_audio *a);
+/* Writes n mono samples at `rate` Hz as a WAV file: RIFF, fmt (16 bytes for
+   PCM; 18 with cbSize 0 and then a fact chunk for float, as the format
+   asks), data. A NaN or infinity (GK_ERR_INVALID_ARGUMENT, naming the
+   index), more than 4 GiB of data (GK_ERR_LIMIT) or a byte rate beyond 32
+   bits is refused before anything is written; a write that fails
+   (GK_ERR_IO) removes the partial file. */
+GKLLMDEF gk_status gk_audio_write_wav(const char *path, const float *samples, size_t n, int rate, gk_wav_format format);
+/* The same file's bytes appended to *dst; on failure *dst is as it was. */
+GKLLMDEF gk_status gk_audio_write_wav_memory(gk_buf *dst, const float *samples, size_t n, int rate, gk_wav_format format);
+/* ======================================================================== */
+/* >>api_whisper_rules                                                      */
+/* ======================================================================== */
+/* Whisper decoding without the model: the host-side rules of OpenAI's
+   whisper (decoding.py, transcribe.py, timing.py, utils.py), on logits,
+   log-probabilities and cross-attention weights that the caller copies to
+   the host. The model runs elsewhere; these functions decide what it runs
+   on next. Everything here is CPU-only, keeps no global state and is safe
+   from several threads on distinct objects. Errors go to the calling
+   thread (gk_last_error(NULL)) and name the argument or field at fault.
+
+   One 30 s window, as transcribe.py does it:
+     gk_whisper_prompt           the decoder's first tokens (previous text, SOT, language, task)
+     per step, per row:          gk_whisper_filter on the row's logits (suppress blank, suppress
+                                 tokens, timestamp rules), gk_whisper_log_softmax
+     gk_whisper_search_step      greedy, sampling or beam search: the tokens to append and the
+                                 rows (KV cache entries) they extend
+     gk_whisper_search_result    the ranked best sequence, its sum and average log-probability
+     gk_whisper_compression_ratio, gk_whisper_needs_fallback, gk_whisper_temperature
+                                 retry at the next temperature?
+     gk_whisper_is_no_speech     skip the window as silence?
+     gk_whisper_segments_add     segments from the timestamp tokens, where the next window starts
+     gk_whisper_add_words        (optional) word times from the alignment heads (median filter, DTW)
+   and at the end gk_whisper_write (SRT, WebVTT, JSON, text, TSV).
+
+   Numbers: log-softmax, log-sum-exp and softmax are computed in float64
+   (torch computes them in float32: a comparison that torch decides within
+   one float32 ulp may go the other way here); sums of log-probabilities are
+   float64. Times are seconds as float64. */
+
+/* mel frames per second (hop 160 at 16 kHz) and frames in a 30 s window */
+#define GK_WHISPER_FRAMES_PER_SECOND 100
+#define GK_WHISPER_N_FRAMES 3000
+#define GK_WHISPER_MAX_LANGS 100
+
+/* ---- languages: whisper's table, in its order ("en", "zh", "de", ... "su",
+   then "yue", the 100th, which only large-v3 and later have) ---- */
+/* the code / English name of language i (0..99), NULL outside */
+GKLLMDEF const char *gk_whisper_lang_code(int i);
+GKLLMDEF const char *gk_whisper_lang_name(int i);
+/* the index of a code ("de"), a name ("german") or one of whisper's aliases
+   ("castilian", "mandarin", ...), ignoring ASCII case; -1 if none */
+GKLLMDEF int gk_whisper_lang_index(const char *language);
+
+/* ---- special tokens ---- */
+/* The ids of a Whisper vocabulary's special tokens. Ids that the vocabulary
+   lacks are -1 (no_speech in a tokenizer without <|nospeech|> or
+   <|nocaptions|>; lang[i] for a language it does not have). */
+typedef struct gk_whisper_tokens {
+    int64_t vocab;                 /* logits per row; every id below is < vocab */
+    int multilingual;              /* the prompt has language and task tokens (not the .en models) */
+    int n_langs;                   /* language tokens present: 99, or 100 with "yue" */
+    int32_t eot, sot, translate, transcribe, sot_lm, sot_prev, no_speech, no_timestamps;
+    int32_t timestamp_begin;       /* <|0.00|>; timestamp k (k * 0.02 s) is timestamp_begin + k, up to vocab - 1 */
+    int32_t space;                 /* " " as one token (suppress_blank): GPT-2's "Ġ", 220 */
+    int32_t lang[GK_WHISPER_MAX_LANGS]; /* <|code|> of gk_whisper_lang_code(i), -1 where absent */
+} gk_whisper_tokens;
+
+typedef struct gk_whisper_tokens_desc {
+    int64_t vocab;                 /* the model's vocab_size (config.json); 0: the tokenizer's
+                                      size (gk_tokenizer_vocab_size); needed with a lookup */
+    int multilingual;              /* 0: whisper's rule, vocab >= 51865; 1: multilingual; -1: English-only
+                                      (generation_config.json's is_multilingual) */
+} gk_whisper_tokens_desc;
+
+/* The layout of OpenAI's vocabularies from their size alone: 51864 (.en,
+   GPT-2 base, eot 50256), 51865 (multilingual, 99 languages, eot 50257),
+   51866 (large-v3 and later, 100 languages). Other sizes: GK_ERR_UNSUPPORTED. */
+GKLLMDEF gk_status gk_whisper_tokens_from_vocab(int64_t vocab, gk_whisper_tokens *out);
+/* The layout by name: lookup(name, user) gives the id of a token text as the
+   tokenizer stores it ("<|endoftext|>", "<|de|>", "\xC4\xA0" for GPT-2's
+   space) or -1. Required: <|endoftext|>, <|startoftranscript|>,
+   <|translate|>, <|transcribe|>, <|startoflm|>, <|startofprev|>,
+   <|notimestamps|> (GK_ERR_NOT_FOUND naming the first one missing). The
+   no-speech token is <|nospeech|> or, in older tokenizers, <|nocaptions|>.
+   Without <|0.00|> (tokenizers that do not list the timestamps) the
+   timestamps start after <|notimestamps|>, as in every Whisper vocabulary.
+   Without "Ġ" the space is 220. An id at or above vocab is GK_ERR_FORMAT. */
+typedef int32_t (*gk_whisper_lookup_fn)(const char *name, void *user);
+GKLLMDEF gk_status gk_whisper_tokens_from_lookup(const gk_whisper_tokens_desc *d, gk_whisper_lookup_fn lookup, void *user, gk_whisper_tokens *out);
+/* the same with a loaded tokenizer's token_to_id (desc may be NULL) */
+GKLLMDEF gk_status gk_whisper_tokens_from_tokenizer(const gk_tokenizer *tok, const gk_whisper_tokens_desc *d, gk_whisper_tokens *out);
+/* The id of a language (code, name or alias as gk_whisper_lang_index takes
+   them). Unknown: GK_ERR_NOT_FOUND naming it; known but not in this
+   vocabulary ("yue" before large-v3): GK_ERR_NOT_FOUND saying so. */
+GKLLMDEF gk_status gk_whisper_lang_id(const gk_whisper_tokens *t, const char *language, int32_t *id);
+/* the code of a language token id, NULL if id is none */
+GKLLMDEF const char *gk_whisper_lang_of(const gk_whisper_tokens *t, int32_t id);
+
+/* ---- the prompt ---- */
+typedef struct gk_whisper_prompt_desc {
+    const char *language;          /* multilingual: code or name; NULL: "en" (detect it first with
+                                      gk_whisper_detect_language). English-only: NULL or "en" */
+    int translate;                 /* the task: 0 transcribe, 1 translate (multilingual only) */
+    int without_timestamps;        /* end with <|notimestamps|>: text only */
+    const int32_t *prompt;         /* previous text (transcribe.py: the tokens of the segments since */
+    size_t n_prompt;               /*   the last reset; an initial prompt's " " + text); 0: none */
+    const int32_t *prefix;         /* tokens that begin the text of this window; 0: none */
+    size_t n_prefix;
+    int64_t n_text_ctx;            /* the decoder's context; 0: 448 */
+    int64_t sample_len;            /* tokens to sample at most; 0: n_text_ctx / 2 */
+} gk_whisper_prompt_desc;
+/* The decoder's first tokens, as whisper's DecodingTask builds them:
+   [<|startofprev|> + the last n_text_ctx/2 - 1 prompt tokens] + <|startoftranscript|>
+   [+ language + task] [+ <|notimestamps|>] [+ prefix], the prefix cut as
+   decoding.py cuts it (its last n_text_ctx/2 - sample_len tokens, Python's
+   slice rules: 0 keeps all). Replaces out's contents. sot_index (the row
+   whose logits give the no-speech probability and the language) and
+   sample_begin (the number of tokens before the first sampled one) may be
+   NULL. transcribe.py resets the prompt (passes none) after a window decoded
+   at a temperature above 0.5, and without condition_on_previous_text. */
+GKLLMDEF gk_status gk_whisper_prompt(const gk_whisper_tokens *t, const gk_whisper_prompt_desc *d, gk_ids *out, size_t *sot_index, size_t *sample_begin);
+
+/* ---- logits at the SOT position ---- */
+/* Language detection: softmax over the language tokens only (the others
+   masked), into probs[i] for gk_whisper_lang_code(i) (NULL: not wanted; 0
+   where the vocabulary lacks the language); *best: the most probable index
+   (the lowest on ties). */
+GKLLMDEF gk_status gk_whisper_detect_language(const gk_whisper_tokens *t, const float *logits, float *probs, int *best);
+/* softmax(logits)[no_speech] over the whole row; NaN without a no-speech token */
+GKLLMDEF gk_status gk_whisper_no_speech_prob(const gk_whisper_tokens *t, const float *logits, double *prob);
+/* softmax over the text tokens (ids below eot) at id: a token's probability
+   for the word timestamps (timing.py) */
+GKLLMDEF gk_status gk_whisper_text_prob(const gk_whisper_tokens *t, const float *logits, int32_t id, double *prob);
+
+/* ---- logit filters (one row of t->vocab logits, in place) ---- */
+/* Sets logits[ids[i]] to -inf (suppress_tokens, begin_suppress_tokens). */
+GKLLMDEF gk_status gk_whisper_suppress(float *logits, int64_t vocab, const int32_t *ids, size_t n);
+/* The suppress_tokens list as decoding.py completes it: ids (generation_config.json's
+   suppress_tokens, or the caller's), where -1 stands for the non-speech symbols
+   (tokenizer.py's non_speech_tokens: needs tok, which encodes them), plus
+   transcribe, translate, sot, sot_prev, sot_lm and no_speech; sorted, without
+   repeats, into out (replaced). Whisper's default is {-1}. */
+GKLLMDEF gk_status gk_whisper_suppress_list(const gk_whisper_tokens *t, const int32_t *ids, size_t n, const gk_tokenizer *tok, gk_ids *out);
+/* At the first sampled position (n_sampled == 0): suppresses " " and eot
+   (SuppressBlank; HF's begin_suppress_tokens hold the same two). */
+GKLLMDEF gk_status gk_whisper_suppress_blank(const gk_whisper_tokens *t, size_t n_sampled, float *logits);
+/* ApplyTimestampRules, for one row whose sampled tokens (after the prompt)
+   are sampled[0..n_sampled): <|notimestamps|> is suppressed; timestamps come
+   in pairs (after a lone timestamp, no text; after a pair, no timestamp),
+   except that eot may follow a lone one; timestamps do not decrease, and a
+   segment is not empty (after a pair the next timestamp is above the last);
+   the first token is a timestamp, at most max_initial_index (< 0: no limit);
+   and when the probabilities of all timestamps together exceed that of the
+   most probable other token, only timestamps remain. */
+GKLLMDEF gk_status gk_whisper_timestamp_rules(const gk_whisper_tokens *t, const int32_t *sampled, size_t n_sampled, int64_t max_initial_index, float *logits);
+
+typedef struct gk_whisper_filter_desc {
+    int no_suppress_blank;         /* leave out SuppressBlank (whisper's suppress_blank=False) */
+    const int32_t *suppress;       /* suppress_tokens: a list from gk_whisper_suppress_list; NULL and */
+    size_t n_suppress;             /*   0: none */
+    int without_timestamps;        /* no timestamp rules (the prompt ends with <|notimestamps|>) */
+    double max_initial_timestamp;  /* seconds; 0: 1.0; < 0: no limit */
+    double time_precision;         /* seconds per timestamp step; 0: 0.02 */
+} gk_whisper_filter_desc;
+/* The filters of a DecodingTask, in its order: SuppressBlank, SuppressTokens,
+   ApplyTimestampRules (max_initial_timestamp / time_precision rounded half
+   to even). desc may be NULL (whisper's defaults without a suppress list). */
+GKLLMDEF gk_status gk_whisper_filter(const gk_whisper_tokens *t, const gk_whisper_filter_desc *d, const int32_t *sampled, size_t n_sampled, float *logits);
+/* out = log_softmax(logits) (out may be logits). NaN or +inf is GK_ERR_FORMAT
+   naming the index; so is a row that is all -inf. */
+GKLLMDEF gk_status gk_whisper_log_softmax(const float *logits, int64_t vocab, float *out);
+
+/* ---- greedy, sampling and beam search ---- */
+typedef struct gk_whisper_search gk_whisper_search;
+typedef struct gk_whisper_search_desc {
+    int64_t vocab;                 /* log-probabilities per row (> beam_size) */
+    int32_t eot;
+    float temperature;             /* 0: greedy, or beam search with beam_size; > 0: sampling */
+    int beam_size;                 /* at temperature 0: 0 greedy (one row), >= 1 beams */
+    int best_of;                   /* at temperature > 0: rows sampled independently; 0: 1 */
+    double patience;               /* beam search: finished candidates wanted = round(beam_size *
+                                      patience); 0: 1.0 */
+    int has_length_penalty;        /* ranking: 0 divides sum_logprobs by the length (whisper's None); */
+    double length_penalty;         /*   1: by ((5 + length) / 6) ^ length_penalty (alpha, 0..1) */
+    int max_tokens;                /* tokens sampled at most (sample_len); 0: 224 */
+    uint64_t seed;                 /* sampling (the generator is not torch's) */
+} gk_whisper_search_desc;
+/* The decoders of decoding.py for one window. Each step the caller runs the
+   model on the rows (gk_whisper_search_rows of them), filters each row's
+   logits, turns them into log-probabilities (gk_whisper_log_softmax) and
+   calls step, which gives the token each row appends and the row it
+   continues: the caller reorders its KV cache so that new row i is old row
+   parents[i], then appends tokens[i]. The search ends (*done) when every row
+   has ended (greedy, sampling), enough candidates have finished (beams), or
+   after max_tokens steps; the caller may also stop earlier (its context is
+   full) and take the result.
+     Greedy: the most probable token (the lowest id on ties). Sampling: from
+   softmax(logprobs / temperature) by inverse CDF in id order. A row that
+   sampled eot repeats it and its sum stops growing; parents[i] = i.
+     Beams (BeamSearchDecoder): each row proposes its beam_size + 1 best
+   tokens (ties: the lower id), scored sum_logprobs + logprob; the
+   candidates are ranked by score, ties keeping their order (row by row, in
+   each row best first); eot candidates go to the finished ones (up to
+   round(beam_size * patience)), the best beam_size others become the rows.
+   At the first step the rows are copies of one prompt: like whisper's
+   dictionary of sequences, a candidate proposed by several copies counts
+   once, with the score and parent of the last copy. */
+GKLLMDEF gk_status gk_whisper_search_create(const gk_whisper_search_desc *d, gk_whisper_search **out);
+GKLLMDEF void gk_whisper_search_free(gk_whisper_search *s);
+GKLLMDEF int gk_whisper_search_rows(const gk_whisper_search *s);
+/* row's sampled tokens so far (the sampled tokens of gk_whisper_filter);
+   valid until the next step */
+GKLLMDEF const int32_t *gk_whisper_search_tokens(const gk_whisper_search *s, int row, size_t *n);
+/* logprobs: [rows][vocab]; tokens, parents: [rows]; done may be NULL. A step
+   after the search ended is GK_ERR_STATE. */
+GKLLMDEF gk_status gk_whisper_search_step(gk_whisper_search *s, const float *logprobs, int32_t *tokens, int32_t *parents, int *done);
+/* The best sequence by whisper's MaximumLikelihoodRanker (the first of equal
+   scores): its tokens without eot (out replaced), sum_logprobs and
+   avg_logprob = sum_logprobs / (tokens + 1). Beams: the finished candidates
+   in the order they finished, then, while fewer than beam_size, the rows by
+   sum_logprobs (ties: the higher row first, as whisper's reversed argsort).
+   Any pointer may be NULL. */
+GKLLMDEF gk_status gk_whisper_search_result(const gk_whisper_search *s, gk_ids *tokens, double *sum_logprob, double *avg_logprob);
+/* The ranking score: sum_logprob / length, or with has_penalty
+   sum_logprob / ((5 + length) / 6) ^ penalty; length 0 without a penalty
+   scores -inf (whisper would divide by zero). */
+GKLLMDEF double gk_whisper_rank_score(double sum_logprob, size_t length, int has_penalty, double penalty);
+
+/* ---- quality checks and temperature fallback ---- */
+/* len(text) / len(zlib.compress(text)) of the UTF-8 bytes, zlib's level 6
+   (Python's default), as utils.py computes it. zlib is not linked: the
+   first of libz.so.1, libz.so, libz.dylib, zlib1.dll that loads (at each
+   call) compresses; without one, GK_ERR_NOT_FOUND saying so (Debian:
+   apt-get install zlib1g). A zlib-compatible library with another deflate
+   (zlib-ng) may give other lengths. */
+GKLLMDEF gk_status gk_whisper_compression_ratio(const char *text, size_t len, double *ratio);
+/* sum_logprob / (n_tokens + 1), as decoding.py (the +1 is the eot) */
+GKLLMDEF double gk_whisper_avg_logprob(double sum_logprob, size_t n_tokens);
+typedef struct gk_whisper_thresholds {
+    double compression_ratio;      /* fall back above it; 0: 2.4; NAN: no check */
+    double logprob;                /* fall back when avg_logprob is below it; 0: -1.0; NAN: no check */
+    double no_speech;              /* silence above it (with avg_logprob below logprob); 0: 0.6; NAN: no check */
+    double temperature_increment;  /* 0: 0.2; NAN: one temperature only */
+    double temperature_start;      /* 0 */
+} gk_whisper_thresholds;
+/* decode_with_fallback: 1 when the window is decoded again at the next
+   temperature (too repetitive, or too improbable and not silence). th may be NULL. */
+GKLLMDEF int gk_whisper_needs_fallback(const gk_whisper_thresholds *th, double compression_ratio, double avg_logprob, double no_speech_prob);
+/* transcribe.py's skip: no_speech_prob above the threshold and avg_logprob
+   not above logprob (with no logprob check, the first alone). */
+GKLLMDEF int gk_whisper_is_no_speech(const gk_whisper_thresholds *th, double no_speech_prob, double avg_logprob);
+/* The temperature of attempt k (0, 1, ...): start + k * increment while at
+   most 1.0 (+1e-6), as numpy's arange: 0.0, 0.2, 0.4, 0.6000000000000001,
+   0.8, 1.0; -1 when there is none. */
+GKLLMDEF double gk_whisper_temperature(const gk_whisper_thresholds *th, int attempt);
+
+/* ---- segments ---- */
+typedef struct gk_whisper_word {
+    char *word;                    /* UTF-8, with its leading space */
+    double start, end;             /* seconds, rounded to 0.01 */
+    double probability;            /* the mean probability of its tokens */
+} gk_whisper_word;
+typedef struct gk_whisper_segment {
+    int64_t id, seek;              /* seek: the window's first mel frame */
+    double start, end;             /* seconds */
+    char *text;                    /* UTF-8 */
+    int32_t *tokens;               /* with the timestamp tokens */
+    size_t n_tokens;
+    double temperature, avg_logprob, compression_ratio, no_speech_prob;
+    gk_whisper_word *words;        /* gk_whisper_add_words */
+    size_t n_words;
+} gk_whisper_segment;
+/* A transcript: zero-initialise; gk_whisper_segments_free frees every string and array. */
+typedef struct gk_whisper_segments {
+    gk_whisper_segment *data;
+    size_t len, cap;
+    int has_words;                 /* words were computed (the writers show words then) */
+} gk_whisper_segments;
+GKLLMDEF void gk_whisper_segments_free(gk_whisper_segments *s);
+
+/* A decoded window. In: where it is and its DecodingResult's numbers. Out:
+   what gk_whisper_segments_add found. */
+typedef struct gk_whisper_window {
+    int64_t seek;                  /* the window's first mel frame (time offset seek / 100 s) */
+    int64_t segment_size;          /* mel frames of audio in it, 1..3000 */
+    double temperature, avg_logprob, compression_ratio, no_speech_prob;
+    int words;                     /* gk_whisper_add_words follows: it, not segments_add, clears the
+                                      empty segments */
+    int64_t next_seek;             /* out: the first frame of the next window */
+    size_t first;                  /* out: the index of the window's first segment */
+    int single_timestamp_ending;   /* out: the tokens end with one timestamp */
+} gk_whisper_window;
+/* Splits a window's sampled tokens (without eot) into segments, as
+   transcribe.py does: at each pair of consecutive timestamps; a single
+   timestamp at the end closes the last segment and means no speech after it
+   (the next window starts after this one), otherwise the unfinished text
+   after the last pair is left out and the next window starts at the last
+   timestamp. Tokens without a pair are one segment over the window (up to
+   its last timestamp if it has one above <|0.00|>); so are tokens without
+   timestamps. Segment text is tok's decoding of the tokens below eot.
+   Segments whose start equals their end, or whose text is blank, are kept
+   with no text and no tokens (unless w->words). Appends to out; ids count
+   from 0 over out. */
+GKLLMDEF gk_status gk_whisper_segments_add(const gk_whisper_tokens *t, const gk_tokenizer *tok, gk_whisper_window *w, const int32_t *tokens, size_t n, gk_whisper_segments *out);
+
+/* ---- word timestamps (timing.py) ---- */
+/* Median filter of odd width along each row of x [rows][cols], in place,
+   with reflected edges (no repeat of the edge), as timing.py; rows of at
+   most width / 2 columns are left alone. */
+GKLLMDEF gk_status gk_whisper_median_filter(float *x, int64_t rows, int64_t cols, int width);
+/* Dynamic time warping of the cost matrix x [n][m] (timing.py's dtw_cpu:
+   float32 costs; from each cell the diagonal when it is strictly the
+   cheapest, else up when it is strictly the cheapest, else left). The path
+   goes from (0, 0) to (n-1, m-1), each step one row, one column or both:
+   rows[k], cols[k] for k < *len (at most n + m - 1; give arrays that long).
+   Non-finite x is GK_ERR_FORMAT. */
+GKLLMDEF gk_status gk_whisper_dtw(const float *x, int64_t n, int64_t m, int32_t *rows, int32_t *cols, size_t *len);
+
+typedef struct gk_whisper_align_desc {
+    int64_t n_cols;                /* columns used: num_frames / 2 of the window; 0: all */
+    int medfilt_width;             /* 0: 7 */
+    int keep_weights;              /* use the first n_cols columns as given (HF transformers); 0:
+                                      rescale them to sum 1, which is whisper's softmax over them */
+} gk_whisper_align_desc;
+/* The alignment matrix of timing.py: weights [heads][rows][cols] are the
+   cross-attention probabilities (softmax over the audio frames) of the
+   alignment heads for each decoder position; on the first n_cols columns:
+   rescale (see keep_weights), standardise each column over the rows
+   (population std; a constant column becomes 0), median filter along the
+   columns, average over the heads, into out [rows][n_cols]. */
+GKLLMDEF gk_status gk_whisper_attention_matrix(const float *weights, int heads, int64_t rows, int64_t cols, const gk_whisper_align_desc *d, float *out);
+
+typedef struct gk_whisper_words_desc {
+    gk_whisper_align_desc align;   /* n_cols 0: the window's segment_size / 2 */
+    const char *prepend_punctuations; /* merged into the next word; NULL: "\"'“¿([{-" */
+    const char *append_punctuations;  /* merged into the previous word; NULL: "\"'.。,，!！?？:：”)]}、" */
+    const char *language;          /* zh, ja, th, lo, my, yue split words at characters; others at spaces */
+} gk_whisper_words_desc;
+/* add_word_timestamps for the window's segments (segs->data[w->first..]):
+   weights [heads][rows][cols] as gk_whisper_attention_matrix takes them, of
+   the sequence SOT-sequence + <|notimestamps|> + the segments' text tokens +
+   eot, where text_row is the row of <|notimestamps|> (the SOT sequence's
+   length) and rows = text_row + n_text + 2; token_probs[n_text] the text
+   tokens' probabilities (gk_whisper_text_prob at the row before each).
+   DTW on the negated matrix maps tokens to frames; words split as
+   tokenizer.py does (tok decodes), with their mean token probability;
+   punctuation is merged; words are assigned to segments, rounded to 0.01 s,
+   and the long-word and segment-boundary adjustments of transcribe.py are
+   made. *last_speech (in/out; 0 at the start of the audio) is the end of
+   the last speech. Without a single timestamp ending, w->next_seek moves to
+   the end of the last word when that is inside the window. Then the empty
+   segments are cleared. On a failure (out of memory) the window's segments
+   keep no words. */
+GKLLMDEF gk_status gk_whisper_add_words(const gk_whisper_tokens *t, const gk_tokenizer *tok, const gk_whisper_words_desc *d, const float *weights, int heads,
+                                        int64_t rows, int64_t cols, size_t text_row, const float *token_probs, gk_whisper_window *w, gk_whisper_segments *segs,
+                                        double *last_speech);
+
+/* ---- writers (utils.py) ---- */
+typedef enum gk_whisper_format {
+    GK_WHISPER_TXT = 1,            /* each segment's text, stripped, one a line */
+    GK_WHISPER_SRT,                /* 1-based cues, HH:MM:SS,mmm */
+    GK_WHISPER_VTT,                /* "WEBVTT", MM:SS.mmm (HH:MM:SS.mmm from an hour) */
+    GK_WHISPER_TSV,                /* start and end in integer milliseconds, text */
+    GK_WHISPER_JSON                /* {"text", "segments": [...], "language"} */
+} gk_whisper_format;
+/* Appends the transcript in a format to out. SRT / VTT cues are the
+   segments, or with words (has_words) each segment's words on one line
+   (whisper's default, without line-width options). JSON: text (NULL: the
+   segments' texts joined), segments with id, seek, start, end, text,
+   tokens, temperature, avg_logprob, compression_ratio, no_speech_prob and,
+   with has_words, words (word, start, end, probability), and language
+   (left out when NULL); strings keep their UTF-8 (json.dump writes \u
+   escapes), invalid UTF-8 becomes U+FFFD, numbers print as Python's repr,
+   and NaN / inf as null (Python writes NaN, which JSON lacks). A negative
+   time is GK_ERR_INVALID_ARGUMENT naming the segment. */
+GKLLMDEF gk_status gk_whisper_write(const gk_whisper_segments *s, gk_whisper_format f, const char *text, const char *language, gk_buf *out);
+/* the same written to fp (GK_ERR_IO when the write fails) */
+#ifdef __cplusplus
+}
+#endif
+#include <stdio.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+GKLLMDEF gk_status gk_whisper_write_file(const gk_whisper_segments *s, gk_whisper_format f, const char *text, const char *language, FILE *fp);
 #ifdef __cplusplus
 }
 #endif
@@ -2591,6 +3135,8 @@ typedef struct gk__st_file {
     const unsigned char *base;
     size_t size;
     int mapped;
+    char *path;              /* a file's path (NULL: in memory), for the transfer engine's reads and messages */
+    int fd, has_fd;          /* POSIX: the file stays open for the engine's pread() */
 #if defined(_WIN32)
     HANDLE hfile, hmap;
 #endif
@@ -2634,6 +3180,12 @@ GKLLMDEF int gk_st_gk_dtype(gk_st_dtype t, gk_dtype *out) {
 }
 
 static void gk__st_unmap(gk__st_file *f) {
+    gk__u_free(f->path);
+    f->path = NULL;
+#if !defined(_WIN32)
+    if (f->has_fd) close(f->fd);
+#endif
+    f->has_fd = 0;
     if (!f->mapped || !f->base) return;
 #if defined(_WIN32)
     UnmapViewOfFile((LPCVOID)f->base);
@@ -2684,6 +3236,11 @@ static gk_status gk__st_map(const char *path, gk__st_file *f) {
         f->hmap = m;
         f->mapped = 1;
     }
+    if (!(f->path = (char *)gk__u_malloc(strlen(path) + 1))) {
+        gk__st_unmap(f);
+        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    memcpy(f->path, path, strlen(path) + 1);
 #else
     {
         struct stat sb;
@@ -2708,11 +3265,21 @@ static gk_status gk__st_map(const char *path, gk__st_file *f) {
             return GK__U_ERR(GK_ERR_LIMIT, "'%s' is too large to map", path);
         }
         p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        close(fd);
-        if (p == MAP_FAILED) return GK__U_ERR(GK_ERR_IO, "cannot mmap '%s': %s", path, strerror(errno));
+        if (p == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            return GK__U_ERR(GK_ERR_IO, "cannot mmap '%s': %s", path, strerror(e));
+        }
         f->base = (const unsigned char *)p;
         f->size = (size_t)sb.st_size;
         f->mapped = 1;
+        f->fd = fd; /* kept open: gk_st_upload reads through the transfer engine (pread) */
+        f->has_fd = 1;
+        if (!(f->path = (char *)gk__u_malloc(strlen(path) + 1))) {
+            gk__st_unmap(f);
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        memcpy(f->path, path, strlen(path) + 1);
     }
 #endif
     return GK_OK;
@@ -3228,6 +3795,65 @@ static gk_status gk__st_copy_chunked(gk_ctx *ctx, gk_tensor dst, const void *src
     return s;
 }
 
+/* The label of a stored tensor's file in messages: its path, or "safetensors (memory)". */
+static const char *gk__st_file_label(const gk_safetensors *st, const gk_st_tensor_info *t) {
+    const char *p = st->files[t->file_index].path;
+    return p ? p : "safetensors (memory)";
+}
+
+/* Submits bytes [at, at + n) of the stored tensor t into dst at byte dst_off
+   through the transfer engine x: read from its file (pread by the engine's
+   workers straight into pinned staging buffers: no mapping, no page faults),
+   or copied from memory for gk_st_open_memory. */
+static gk_status gk__st_submit(gk_xfer *x, const gk_safetensors *st, const gk_st_tensor_info *t, gk_tensor dst, size_t dst_off,
+                               uint64_t at, size_t n, gk_xfer_id *id) {
+    const gk__st_file *f = &st->files[t->file_index];
+    if (f->path) return gk_xfer_upload_file(x, dst, dst_off, f->path, f->has_fd ? f->fd : -1, t->file_offset + at, n, NULL, id);
+    return gk_xfer_upload(x, dst, dst_off, (const unsigned char *)t->data + at, n, NULL, id);
+}
+
+/* Uploads a stored tensor's raw bytes into the contiguous device tensor dst
+   (of t's byte size) through the context's transfer engine (>>api_xfer), in
+   pieces of GK__ST_UPLOAD_CHUNK bytes submitted together (up to 64 at a
+   time) and reported to progress as they complete, in order. An error names
+   the tensor and its file. */
+#define GK__ST_BATCH 64
+static gk_status gk__st_copy_engine(gk_ctx *ctx, const char *W, const gk_safetensors *st, const gk_st_tensor_info *t, gk_tensor dst,
+                                    uint64_t *done, uint64_t total, gk_st_progress_fn progress, void *user) {
+    gk_xfer *x = NULL;
+    gk_xfer_id ids[GK__ST_BATCH];
+    uint64_t lens[GK__ST_BATCH], at = 0;
+    char first[1024];
+    gk_status s = gk_xfer_default(ctx, NULL, &x);
+    first[0] = 0;
+    if (s != GK_OK) snprintf(first, sizeof first, "%.1000s", gk_last_error(ctx));
+    while (s == GK_OK && at < t->nbytes) {
+        int k, nb = 0;
+        for (; nb < GK__ST_BATCH && at < t->nbytes; nb++) {
+            size_t n = (size_t)(t->nbytes - at < GK__ST_UPLOAD_CHUNK ? t->nbytes - at : GK__ST_UPLOAD_CHUNK);
+            if ((s = gk__st_submit(x, st, t, dst, (size_t)at, at, n, &ids[nb])) != GK_OK) {
+                snprintf(first, sizeof first, "%.1000s", gk_last_error(ctx));
+                break;
+            }
+            lens[nb] = n;
+            at += n;
+        }
+        /* every piece submitted is waited for, also after a failure (the engine reads the file meanwhile) */
+        for (k = 0; k < nb; k++) {
+            gk_status w = gk_xfer_wait(x, ids[k], -1);
+            if (w != GK_OK && s == GK_OK) {
+                s = w;
+                snprintf(first, sizeof first, "%.1000s", gk_last_error(ctx));
+            } else if (s == GK_OK) {
+                *done += lens[k];
+                if (progress) progress(*done, total, user);
+            }
+        }
+    }
+    if (s != GK_OK) return gk_error_set(ctx, s, "%s: tensor '%s' from %s: %s", W, t->name, gk__st_file_label(st, t), first);
+    return GK_OK;
+}
+
 GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const char *name, gk_dtype dst_type, gk_tensor *out,
                                 gk_st_progress_fn progress, void *user) {
     const gk_st_tensor_info *t;
@@ -3259,11 +3885,11 @@ GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const cha
         if (t->numel == 0) {
             s = GK_OK;
         } else if (src_gk == dst_type) {
-            s = gk__st_copy_chunked(ctx, dev, t->data, t->nbytes, gk_dtype_size(src_gk), &done, total, progress, user);
+            s = gk__st_copy_engine(ctx, "gk_st_upload", st, t, dev, &done, total, progress, user);
         } else {
             s = gk_tensor_empty(ctx, src_gk, ndim, shape, &tmp);
             if (s == GK_OK) {
-                s = gk__st_copy_chunked(ctx, tmp, t->data, t->nbytes, gk_dtype_size(src_gk), &done, total, progress, user);
+                s = gk__st_copy_engine(ctx, "gk_st_upload", st, t, tmp, &done, total, progress, user);
                 if (s == GK_OK) s = gk_cast(ctx, dev, tmp);
                 gk_tensor_free(ctx, tmp);
             }
@@ -5286,6 +5912,7 @@ struct gk_llm {
     int no_graphs;
     unsigned dbg_skip;              /* GPUKIT_LLM_DEBUG_SKIP (measurement only, wrong results): decode-step ops left out, gk__llm_layers */
     gk_stream *stream;
+    gk_stream *stream_use;              /* gk_llm_set_stream's stream; NULL: stream (the model's own) */
     gk_tokenizer *tok;
     gk_chat_template tmpl;
     int has_tmpl;
@@ -5777,6 +6404,125 @@ static gk_status gk__llm_empty(gk_llm *m, gk_dtype dt, int nd, int64_t d0, int64
     return gk_tensor_empty(m->ctx, dt, nd, sh, out);
 }
 
+/* ---- weights through the transfer engine ---- */
+typedef struct gk__llm_piece { gk_xfer_id id; uint64_t bytes; int w; } gk__llm_piece;
+typedef struct gk__llm_up {
+    gk_llm *m;
+    const gk_safetensors *st;
+    const gk__llm_want *want;
+    gk_xfer *x;
+    gk__llm_piece *pc;
+    size_t npc, waited;             /* pieces submitted, pieces waited for */
+    gk__llm_prog *prog;
+    gk_status s;                    /* the first failure */
+    char first[1400];               /* ... and its message */
+} gk__llm_up;
+
+/* Notes the first failure: its message, as the context has it or (tensor
+   index w >= 0) naming the tensor and its file. */
+static void gk__llm_up_fail(gk__llm_up *u, gk_status s, int w) {
+    const gk_st_tensor_info *ti;
+    char msg[1200];
+    if (u->s != GK_OK) return;
+    u->s = s;
+    snprintf(msg, sizeof msg, "%.1100s", gk_last_error(u->m->ctx));
+    if (w < 0) { snprintf(u->first, sizeof u->first, "%.1100s", msg); return; }
+    ti = gk_st_find(u->st, u->want[w].name);
+    snprintf(u->first, sizeof u->first, "gk_llm_load: tensor %.96s from %.160s: %.1100s", u->want[w].name, ti ? gk__st_file_label(u->st, ti) : "?", msg);
+}
+/* Waits for the pieces submitted so far, in order, reporting progress. */
+static void gk__llm_up_wait(gk__llm_up *u) {
+    for (; u->waited < u->npc; u->waited++) {
+        gk__llm_piece *p = &u->pc[u->waited];
+        gk_status w = gk_xfer_wait(u->x, p->id, -1);
+        if (w != GK_OK) gk__llm_up_fail(u, w, p->w);
+        else if (u->s == GK_OK) {
+            u->prog->base += p->bytes;
+            if (u->prog->fn) u->prog->fn(u->prog->base, u->prog->total, u->prog->user);
+        }
+    }
+}
+/* A weight tensor of the compute dtype; when the pool is full while pieces are
+   in flight (their storage pinned), once more after they are done. */
+static gk_status gk__llm_up_alloc(gk__llm_up *u, int nd, int64_t d0, int64_t d1, gk_tensor *out) {
+    gk_status s = gk__llm_empty(u->m, u->m->dt, nd, d0, d1, out);
+    if (s == GK_ERR_OUT_OF_MEMORY && u->waited < u->npc) {
+        gk__llm_up_wait(u);
+        if (u->s != GK_OK) return u->s;
+        s = gk__llm_empty(u->m, u->m->dt, nd, d0, d1, out);
+    }
+    if (s != GK_OK) gk__llm_up_fail(u, s, -1);
+    return s;
+}
+
+/* Weights stored in the compute dtype go from the files straight into their
+   device tensors through the context's transfer engine (>>api_xfer): every
+   piece (GK__ST_UPLOAD_CHUNK bytes at most) is submitted before the first is
+   waited for, so the engine's workers read the files in parallel (pread into
+   pinned staging buffers) while earlier pieces are copied to the device; q,
+   k and v (and their biases) land in the rows of the fused wqkv (bqkv), gate
+   and up in the halves of wgu, so nothing is concatenated afterwards.
+   Progress is reported as pieces complete, in order. */
+static gk_status gk__llm_upload_direct(gk_llm *m, const gk_safetensors *st, const gk__llm_want *want, int nw, gk__llm_prog *prog) {
+    gk_ctx *ctx = m->ctx;
+    const gk_llm_config *c = &m->cfg;
+    int64_t H = c->heads, Hkv = c->kv_heads, D = c->head_dim, hid = c->hidden, I = c->inter, nqkv = (H + 2 * Hkv) * D;
+    size_t es = gk_dtype_size(m->dt), cap = 0;
+    gk__llm_up u;
+    int i;
+    memset(&u, 0, sizeof u);
+    u.m = m;
+    u.st = st;
+    u.want = want;
+    u.prog = prog;
+    for (i = 0; i < nw; i++) cap += (size_t)((gk_st_find(st, want[i].name)->nbytes + GK__ST_UPLOAD_CHUNK - 1) / GK__ST_UPLOAD_CHUNK);
+    if (!(u.pc = (gk__llm_piece *)gk__u_malloc((cap ? cap : 1) * sizeof *u.pc))) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm_load: out of host memory");
+    if ((u.s = gk_xfer_default(ctx, NULL, &u.x)) != GK_OK) {
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%.1100s", gk_last_error(ctx));
+        gk__u_free(u.pc);
+        return gk_error_set(ctx, u.s, "gk_llm_load: %s", msg);
+    }
+    if (prog->fn) prog->fn(prog->base, prog->total, prog->user);
+    for (i = 0; i < nw && u.s == GK_OK; i++) {
+        const gk_st_tensor_info *ti = gk_st_find(st, want[i].name);
+        gk__llm_layer *y = want[i].layer >= 0 ? &m->L[want[i].layer] : NULL;
+        gk_tensor *dst = want[i].dst, into;
+        size_t off = 0;
+        uint64_t at;
+        if (y && m->fused && (dst == &y->wq || dst == &y->wk || dst == &y->wv)) { /* rows of wqkv [nqkv, hid] */
+            off = dst == &y->wq ? 0 : (size_t)((dst == &y->wk ? H : H + Hkv) * D * hid) * es;
+            if (!y->wqkv.id && gk__llm_up_alloc(&u, 2, nqkv, hid, &y->wqkv) != GK_OK) break;
+            into = y->wqkv;
+        } else if (y && m->fused && (dst == &y->bq || dst == &y->bk || dst == &y->bv)) { /* parts of bqkv [nqkv] */
+            off = dst == &y->bq ? 0 : (size_t)((dst == &y->bk ? H : H + Hkv) * D) * es;
+            if (!y->bqkv.id && gk__llm_up_alloc(&u, 1, nqkv, 0, &y->bqkv) != GK_OK) break;
+            into = y->bqkv;
+        } else if (y && !dst) { /* gate, then up: the halves of wgu [2I, hid] */
+            off = strstr(want[i].name, "up_proj") ? (size_t)(I * hid) * es : 0;
+            if (!y->wgu.id && gk__llm_up_alloc(&u, 2, 2 * I, hid, &y->wgu) != GK_OK) break;
+            into = y->wgu;
+        } else {
+            if (gk__llm_up_alloc(&u, want[i].ndim, want[i].shape[0], want[i].shape[1], dst) != GK_OK) break;
+            into = *dst;
+        }
+        for (at = 0; at < ti->nbytes; at += GK__ST_UPLOAD_CHUNK) {
+            size_t n = (size_t)(ti->nbytes - at < GK__ST_UPLOAD_CHUNK ? ti->nbytes - at : GK__ST_UPLOAD_CHUNK);
+            gk__llm_piece *p = &u.pc[u.npc];
+            gk_status e = gk__st_submit(u.x, st, ti, into, off + (size_t)at, at, n, &p->id);
+            if (e != GK_OK) { gk__llm_up_fail(&u, e, i); break; }
+            p->bytes = n;
+            p->w = i;
+            u.npc++;
+        }
+        m->weight_bytes += ti->numel * es;
+    }
+    gk__llm_up_wait(&u); /* all of them, also after a failure: the engine reads the files meanwhile */
+    gk__u_free(u.pc);
+    if (u.s != GK_OK) return gk_error_set(ctx, u.s, "%s", u.first);
+    return GK_OK;
+}
+
 GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *desc, gk_llm **out) {
     gk_llm_desc d;
     gk_llm *m = NULL;
@@ -5934,7 +6680,14 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
     gk_set_stream(ctx, m->stream);
     {
         gk_tensor gate = gk__u_tnull(), up = gk__u_tnull();
-        for (i = 0; i < nw && s == GK_OK; i++) {
+        int direct = 1;
+        for (i = 0; i < nw && direct; i++) {
+            gk_dtype wd;
+            direct = gk_st_gk_dtype(gk_st_find(st, want[i].name)->dtype, &wd) && wd == m->dt;
+        }
+        /* stored in the compute dtype: straight from the files, in parallel; else a cast on the device a tensor, then concatenation */
+        if (direct) s = gk__llm_upload_direct(m, st, want, nw, &prog);
+        for (i = 0; i < nw && s == GK_OK && !direct; i++) {
             gk_tensor t = gk__u_tnull();
             const gk_st_tensor_info *ti = gk_st_find(st, want[i].name);
             prog.cur = ti->numel * gk_dtype_size(m->dt);
@@ -5954,7 +6707,7 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
                 gate = up = gk__u_tnull();
             }
         }
-        for (l = 0; l < c->layers && s == GK_OK && m->fused; l++) { /* [q; k; v] -> wqkv, and the biases */
+        for (l = 0; l < c->layers && s == GK_OK && m->fused && !direct; l++) { /* [q; k; v] -> wqkv, and the biases */
             gk__llm_layer *y = &m->L[l];
             gk_tensor xs[3];
             xs[0] = y->wq; xs[1] = y->wk; xs[2] = y->wv;
@@ -6173,9 +6926,16 @@ static gk_status gk__llm_step_ops(gk_llm *m, int64_t B, int greedy, int64_t kv_r
     return V.st;
 }
 
+/* The stream the model's work goes to: gk_llm_set_stream's, else its own. */
+static gk_stream *gk__llm_stream(const gk_llm *m) { return m->stream_use ? m->stream_use : m->stream; }
+GKLLMDEF gk_status gk_llm_set_stream(gk_llm *m, gk_stream *s) {
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "gk_llm_set_stream: m is NULL");
+    m->stream_use = s;
+    return GK_OK;
+}
 static void gk__llm_set_stream(gk_llm *m, gk_stream **old) {
     *old = gk_get_stream(m->ctx);
-    gk_set_stream(m->ctx, m->stream);
+    gk_set_stream(m->ctx, gk__llm_stream(m));
 }
 
 /* Prefill of sequence seq (ids on the host) at positions len..len+n-1; the
@@ -6302,7 +7062,7 @@ GKLLMDEF gk_status gk_llm_forward(gk_llm *m, int seq, const int32_t *ids, size_t
     p0 = m->len[seq];
     s = gk__llm_prefill(m, seq, ids, (int64_t)n, all, &lg);
     if (s == GK_OK && logits) s = gk__llm_logits_host(m, lg, logits, all ? n : 1);
-    if (s == GK_OK) s = gk_stream_sync(m->ctx, m->stream);
+    if (s == GK_OK) s = gk_stream_sync(m->ctx, gk__llm_stream(m));
     gk__llm_free_t(m->ctx, &lg);
     gk_set_stream(m->ctx, old);
     if (s == GK_OK && logits) { /* the rows are on the host already: non-finite logits are an error (the sequence keeps its length) */
@@ -6334,16 +7094,16 @@ static gk_status gk__llm_decode(gk_llm *m, int B, int greedy) {
     if (rows > m->max_ctx) rows = m->max_ctx;
     gi = (2 * B + (greedy ? 1 : 0)) * m->nbucket + k;
     if (m->no_graphs) return gk__llm_step_ops(m, B, greedy, rows);
-    if (m->graphs[gi]) return gk_graph_launch(m->ctx, m->graphs[gi], m->stream);
+    if (m->graphs[gi]) return gk_graph_launch(m->ctx, m->graphs[gi], gk__llm_stream(m));
     if (!m->gwarm[gi]) { m->gwarm[gi] = 1; return gk__llm_step_ops(m, B, greedy, rows); }
-    s = gk_graph_begin(m->ctx, m->stream);
+    s = gk_graph_begin(m->ctx, gk__llm_stream(m));
     if (s != GK_OK) return s;
     s = gk__llm_step_ops(m, B, greedy, rows);
     s2 = gk_graph_end(m->ctx, m->stream, &g);
     if (s == GK_OK) s = s2;
     if (s != GK_OK) { if (g) gk_graph_destroy(m->ctx, g); return s; }
     m->graphs[gi] = g;
-    return gk_graph_launch(m->ctx, g, m->stream);
+    return gk_graph_launch(m->ctx, g, gk__llm_stream(m));
 }
 
 /* >>model_generate: sampling loop, stop strings, batches, chat */
@@ -6550,7 +7310,7 @@ static gk_status gk__llm_gen(gk_llm *m, const char *W, const int32_t *const *pro
     }
     t2 = gk__llm_now();
     gk__llm_free_t(m->ctx, &tokv); gk__llm_free_t(m->ctx, &posv); gk__llm_free_t(m->ctx, &lgv); gk__llm_free_t(m->ctx, &histv);
-    if (s == GK_OK) s = gk_stream_sync(m->ctx, m->stream);
+    if (s == GK_OK) s = gk_stream_sync(m->ctx, gk__llm_stream(m));
     gk_set_stream(m->ctx, old);
     for (i = 0; i < n && s == GK_OK; i++) /* before any output is appended */
         if (q[i].oom) s = gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory for the tokens of sequence %d", W, i);
@@ -6647,6 +7407,2641 @@ GKLLMDEF gk_status gk_llm_chat(gk_llm *m, const gk_chat_message *msgs, size_t n,
     return s;
 }
 
+/* ======================================================================== */
+/* >>impl_audio                                                             */
+/* ======================================================================== */
+/* WAV reading, mixing to mono, resampling, WAV writing (>>api_audio says
+   what is read and how). The path of a WAV file:
+     reader (gk__au_rd: a FILE in 256 KiB pieces, or the caller's memory)
+     -> header and chunks (gk__au_wav) -> data frames decoded to mono floats
+     (gk__au_decode) written straight into the resampler's input window
+     -> resampler (gk__au_rs: pass-through, or the windowed sinc) -> output.
+   The resampler takes its input in pieces, so nothing holds the whole
+   input: only the output (allocated once when the input's length is known)
+   and a window of 2H + one piece of input samples. */
+
+#define GK__AU_ZEROS 32        /* zero crossings of the kernel on each side */
+#define GK__AU_BETA 9.0        /* Kaiser window beta: about 90 dB stopband */
+#define GK__AU_ROLLOFF 0.92    /* cutoff = ROLLOFF * min(rate_in, rate_out) / 2 */
+#define GK__AU_TABLE_MAX (1u << 20) /* most floats of per-phase tap tables */
+#define GK__AU_KDENS 512       /* kernel samples per zero crossing (interpolated taps) */
+#define GK__AU_BUF (256u << 10) /* file read piece */
+#define GK__AU_PIECE 16384     /* frames decoded or mixed at a time */
+#define GK__AU_UNKNOWN ((uint64_t)-1)
+
+static void gk__au_warn(gk_audio *a, const char *fmt, ...) GK__PRINTF(2, 3);
+static void gk__au_warn(gk_audio *a, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->warning, sizeof a->warning, fmt, ap);
+    va_end(ap);
+}
+
+static uint32_t gk__au_u16(const unsigned char *p) { return (uint32_t)p[0] | ((uint32_t)p[1] << 8); }
+static uint32_t gk__au_u32(const unsigned char *p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static uint64_t gk__au_u64(const unsigned char *p) { return (uint64_t)gk__au_u32(p) | ((uint64_t)gk__au_u32(p + 4) << 32); }
+static void gk__au_put16(unsigned char *p, uint32_t v) {
+    p[0] = (unsigned char)(v & 0xFF);
+    p[1] = (unsigned char)((v >> 8) & 0xFF);
+}
+static void gk__au_put32(unsigned char *p, uint32_t v) {
+    gk__au_put16(p, v & 0xFFFF);
+    gk__au_put16(p + 2, v >> 16);
+}
+/* a finite float: x - x is 0 for finite x and NaN for NaN and infinities */
+static int gk__au_finite(double x) { return x - x == 0.0; }
+/* a chunk id for messages: printable ASCII kept, other bytes as '?' */
+static void gk__au_id(char dst[5], const unsigned char *p) {
+    int i;
+    for (i = 0; i < 4; i++) dst[i] = (p[i] >= 0x20 && p[i] < 0x7F) ? (char)p[i] : '?';
+    dst[4] = 0;
+}
+static int gk__au_id_ok(const unsigned char *p) {
+    int i;
+    for (i = 0; i < 4; i++)
+        if (p[i] < 0x20 || p[i] >= 0x7F) return 0;
+    return 1;
+}
+
+/* ---- the resampler ----
+   Output j sits at input time t_j = j * p / q (rate_in / rate_out reduced
+   to p / q), kept as b = floor(t_j) and phase ph = (t_j - b) * q. It is
+   sum_i x[i] * K((i - t_j) * zc) / sum_i K(...) over i = b - H + 1 .. b + H,
+   where K(u) = sinc(u) * kaiser(u / ZEROS) and zc = ROLLOFF * min(1, q / p)
+   is the kernel's zero crossings per input sample (H = ceil(ZEROS / zc)
+   covers |u| < ZEROS). Samples outside the input are zero; the
+   normalisation sums every tap, those outside too, so a constant stays
+   constant away from the edges and fades at them. */
+typedef struct gk__au_rs {
+    int pass;           /* equal rates: the input is the output */
+    uint64_t p, q;      /* input samples per output sample = p / q */
+    int64_t H;          /* 2H taps an output */
+    double zc;          /* zero crossings per input sample */
+    float *tab;         /* q phases x 2H taps, each phase summing to 1; NULL: ktab */
+    float *ktab;        /* K(u) at u = k / KDENS, k = 0 .. ZEROS * KDENS + 1 */
+    float *win;         /* input samples wbase .. wbase + wlen - 1 */
+    size_t wlen, wcap;
+    uint64_t wbase;
+    uint64_t nin;       /* input samples given */
+    uint64_t j, b, ph;  /* the next output */
+    float *out;         /* the output: nout samples of ocap */
+    size_t nout, ocap;
+    int fixed;          /* ocap is the final length: no growing */
+    const char *label;  /* for messages */
+} gk__au_rs;
+
+static double gk__au_i0(double x) { /* modified Bessel function of the first kind, order 0 */
+    double s = 1.0, t = 1.0, y = x * x / 4.0;
+    int k;
+    for (k = 1; k < 500; k++) {
+        t *= y / ((double)k * (double)k);
+        s += t;
+        if (t < s * 1e-17) break;
+    }
+    return s;
+}
+static double gk__au_kernel(double u, double i0b) {
+    double a = fabs(u), r, w;
+    if (a >= GK__AU_ZEROS) return 0.0;
+    r = a / GK__AU_ZEROS;
+    w = gk__au_i0(GK__AU_BETA * sqrt(1.0 - r * r)) / i0b;
+    if (a < 1e-12) return w;
+    return sin(3.14159265358979323846 * a) / (3.14159265358979323846 * a) * w;
+}
+static uint64_t gk__au_gcd(uint64_t a, uint64_t b) {
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+/* floor(n * q / p + 1/2) without overflow; GK__AU_UNKNOWN when it does not fit */
+static uint64_t gk__au_outlen(uint64_t n, uint64_t p, uint64_t q) {
+    uint64_t a = n / p, r = n % p, lo = (2 * r * q + p) / (2 * p);
+    if (a && a > (GK__AU_UNKNOWN - 1 - lo) / q) return GK__AU_UNKNOWN;
+    return a * q + lo;
+}
+
+static void gk__au_rs_free(gk__au_rs *rs) {
+    gk__u_free(rs->tab);
+    gk__u_free(rs->ktab);
+    gk__u_free(rs->win);
+    gk__u_free(rs->out);
+    rs->tab = rs->ktab = rs->win = rs->out = NULL;
+}
+static gk_status gk__au_oom(const char *label, const char *what, uint64_t n) {
+    return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory for %s (%llu floats)", label, what, (unsigned long long)n);
+}
+/* n_in: the input's length when known (the output is then allocated once,
+   at its final size), else GK__AU_UNKNOWN */
+static gk_status gk__au_rs_init(gk__au_rs *rs, const char *label, int rate_in, int rate_out, uint64_t n_in) {
+    uint64_t g;
+    memset(rs, 0, sizeof *rs);
+    rs->label = label;
+    rs->pass = rate_in == rate_out;
+    g = gk__au_gcd((uint64_t)rate_in, (uint64_t)rate_out);
+    rs->p = (uint64_t)rate_in / g;
+    rs->q = (uint64_t)rate_out / g;
+    if (n_in != GK__AU_UNKNOWN) {
+        uint64_t n_out = rs->pass ? n_in : gk__au_outlen(n_in, rs->p, rs->q);
+        if (n_out == GK__AU_UNKNOWN || n_out > ((size_t)-1) / sizeof(float))
+            return GK__U_ERR(GK_ERR_OVERFLOW, "%s: %llu frames at %d Hz make more samples at %d Hz than this machine can address", label,
+                             (unsigned long long)n_in, rate_in, rate_out);
+        if (n_out) {
+            rs->out = (float *)gk__u_malloc((size_t)n_out * sizeof(float));
+            if (!rs->out) return gk__au_oom(label, "the samples", n_out);
+        }
+        rs->ocap = (size_t)n_out;
+        rs->fixed = 1;
+    }
+    if (rs->pass) return GK_OK;
+    rs->zc = GK__AU_ROLLOFF * (rs->q < rs->p ? (double)rs->q / (double)rs->p : 1.0);
+    rs->H = (int64_t)ceil(GK__AU_ZEROS / rs->zc);
+    if ((uint64_t)(2 * rs->H) <= GK__AU_TABLE_MAX && rs->q <= GK__AU_TABLE_MAX / (uint64_t)(2 * rs->H)) {
+        size_t T = (size_t)(2 * rs->H), ph, k;
+        double i0b = gk__au_i0(GK__AU_BETA);
+        rs->tab = (float *)gk__u_malloc((size_t)rs->q * T * sizeof(float));
+        if (!rs->tab) return gk__au_oom(label, "the resampling filter", (uint64_t)rs->q * T);
+        for (ph = 0; ph < (size_t)rs->q; ph++) {
+            float *row = rs->tab + ph * T;
+            double s = 0.0, frac = (double)ph / (double)rs->q;
+            for (k = 0; k < T; k++) {
+                double v = gk__au_kernel(((double)((int64_t)k - rs->H + 1) - frac) * rs->zc, i0b);
+                row[k] = (float)v;
+                s += v;
+            }
+            for (k = 0; k < T; k++) row[k] = (float)((double)row[k] / s);
+        }
+    } else {
+        size_t n = (size_t)GK__AU_ZEROS * GK__AU_KDENS + 2, k;
+        double i0b = gk__au_i0(GK__AU_BETA);
+        rs->ktab = (float *)gk__u_malloc(n * sizeof(float));
+        if (!rs->ktab) return gk__au_oom(label, "the resampling filter", n);
+        for (k = 0; k < n; k++) rs->ktab[k] = (float)gk__au_kernel((double)k / GK__AU_KDENS, i0b);
+    }
+    return GK_OK;
+}
+static gk_status gk__au_rs_room(gk__au_rs *rs, size_t need) {
+    if (need <= rs->ocap) return GK_OK;
+    if (rs->fixed || !gk__u_grow((void **)&rs->out, &rs->ocap, need, sizeof(float)))
+        return gk__au_oom(rs->label, "the samples", need);
+    return GK_OK;
+}
+/* room for n more input samples; write them at the pointer, then commit */
+static float *gk__au_rs_reserve(gk__au_rs *rs, size_t n) {
+    if (rs->pass) {
+        if (gk__au_rs_room(rs, rs->nout + n) != GK_OK) return NULL;
+        return rs->out + rs->nout;
+    }
+    if (rs->wlen + n > rs->wcap && !gk__u_grow((void **)&rs->win, &rs->wcap, rs->wlen + n, sizeof(float))) {
+        gk__au_oom(rs->label, "the resampler's input window", rs->wlen + n);
+        return NULL;
+    }
+    return rs->win + rs->wlen;
+}
+static float gk__au_dot(const float *x, const float *h, size_t n) {
+    float s0 = 0.f, s1 = 0.f, s2 = 0.f, s3 = 0.f;
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        s0 += x[k] * h[k];
+        s1 += x[k + 1] * h[k + 1];
+        s2 += x[k + 2] * h[k + 2];
+        s3 += x[k + 3] * h[k + 3];
+    }
+    for (; k < n; k++) s0 += x[k] * h[k];
+    return (s0 + s1) + (s2 + s3);
+}
+/* the outputs whose inputs are all there (final: every output, zeros after
+   the input's end), then the window drops what no later output needs */
+static gk_status gk__au_rs_run(gk__au_rs *rs, int final) {
+    uint64_t limit = final ? gk__au_outlen(rs->nin, rs->p, rs->q) : GK__AU_UNKNOWN;
+    int64_t T = 2 * rs->H, keep;
+    if (final && limit == GK__AU_UNKNOWN) return GK__U_ERR(GK_ERR_OVERFLOW, "%s: too many output samples", rs->label);
+    while (rs->j < limit) {
+        int64_t lo = (int64_t)rs->b - rs->H + 1, hi = (int64_t)rs->b + rs->H, i0, i1;
+        double y = 0.0;
+        if (!final && hi >= (int64_t)rs->nin) break;
+        if (gk__au_rs_room(rs, rs->nout + 1) != GK_OK) return GK_ERR_OUT_OF_MEMORY;
+        i0 = lo > 0 ? lo : 0;
+        i1 = hi < (int64_t)rs->nin - 1 ? hi : (int64_t)rs->nin - 1;
+        if (rs->tab) {
+            if (i1 >= i0)
+                y = gk__au_dot(rs->win + (i0 - (int64_t)rs->wbase), rs->tab + (size_t)rs->ph * (size_t)T + (i0 - lo), (size_t)(i1 - i0 + 1));
+        } else {
+            double s = 0.0, frac = (double)rs->ph / (double)rs->q, acc = 0.0;
+            int64_t i;
+            for (i = lo; i <= hi; i++) {
+                double x = fabs(((double)(i - (int64_t)rs->b) - frac) * rs->zc) * GK__AU_KDENS, f, v;
+                size_t k = (size_t)x;
+                if (k >= (size_t)GK__AU_ZEROS * GK__AU_KDENS) continue;
+                f = x - (double)k;
+                v = (double)rs->ktab[k] + f * ((double)rs->ktab[k + 1] - (double)rs->ktab[k]);
+                s += v;
+                if (i >= i0 && i <= i1) acc += v * (double)rs->win[i - (int64_t)rs->wbase];
+            }
+            y = s != 0.0 ? acc / s : 0.0;
+        }
+        rs->out[rs->nout++] = (float)y;
+        rs->j++;
+        rs->b += rs->p / rs->q;
+        rs->ph += rs->p % rs->q;
+        if (rs->ph >= rs->q) {
+            rs->ph -= rs->q;
+            rs->b++;
+        }
+    }
+    keep = (int64_t)rs->b - rs->H + 1; /* the next output's first input */
+    if (keep > (int64_t)rs->wbase) {
+        uint64_t drop = (uint64_t)keep - rs->wbase;
+        if (drop >= rs->wlen) drop = rs->wlen;
+        if (drop < rs->wlen) memmove(rs->win, rs->win + drop, (rs->wlen - (size_t)drop) * sizeof(float));
+        rs->wlen -= (size_t)drop;
+        rs->wbase += drop;
+    }
+    return GK_OK;
+}
+static gk_status gk__au_rs_commit(gk__au_rs *rs, size_t n) {
+    rs->nin += n;
+    if (rs->pass) {
+        rs->nout += n;
+        return GK_OK;
+    }
+    rs->wlen += n;
+    return gk__au_rs_run(rs, 0);
+}
+/* the last outputs; the samples move to a */
+static gk_status gk__au_rs_finish(gk__au_rs *rs, gk_audio *a) {
+    if (!rs->pass) {
+        gk_status st = gk__au_rs_run(rs, 1);
+        if (st != GK_OK) return st;
+    }
+    if (!rs->nout) {
+        gk__u_free(rs->out);
+        rs->out = NULL;
+    } else if (rs->nout < rs->ocap) { /* grown by doubling, or the file ended early: give back the rest */
+        void *q = GPUKIT_REALLOC(rs->out, rs->nout * sizeof(float));
+        if (q) rs->out = (float *)q;
+    }
+    a->samples = rs->out;
+    a->n = rs->nout;
+    rs->out = NULL;
+    return GK_OK;
+}
+
+/* ---- options ---- */
+static gk_status gk__au_desc(const char *W, const gk_audio_desc *d, gk_audio_desc *o) {
+    memset(o, 0, sizeof *o);
+    if (d) *o = *d;
+    if (o->flags & ~(unsigned)(GK_AUDIO_STRICT | GK_AUDIO_KEEP_RATE))
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: gk_audio_desc.flags = 0x%x has bits that are not GK_AUDIO_* flags (STRICT, KEEP_RATE)", W, o->flags);
+    if (o->rate < 0) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: gk_audio_desc.rate = %d must be >= 0 (0: 16000)", W, o->rate);
+    if (o->rate && (o->flags & GK_AUDIO_KEEP_RATE))
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: gk_audio_desc.rate = %d with GK_AUDIO_KEEP_RATE, which keeps the input's rate: give one or the other", W,
+                         o->rate);
+    if (!(o->max_seconds >= 0.0) || !gk__au_finite(o->max_seconds))
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: gk_audio_desc.max_seconds = %g must be finite and >= 0 (0: no limit)", W, o->max_seconds);
+    if (!o->rate) o->rate = GK_AUDIO_RATE;
+    return GK_OK;
+}
+static int gk__au_out_rate(const gk_audio_desc *d, int rate_in) { return (d->flags & GK_AUDIO_KEEP_RATE) ? rate_in : d->rate; }
+static gk_status gk__au_too_long(const char *label, const gk_audio_desc *d, uint64_t frames, int rate) {
+    if (d->max_seconds > 0.0 && (double)frames / (double)rate > d->max_seconds)
+        return GK__U_ERR(GK_ERR_LIMIT, "%s: %llu frames at %d Hz (%.1f s) are longer than gk_audio_desc.max_seconds = %g", label,
+                         (unsigned long long)frames, rate, (double)frames / (double)rate, d->max_seconds);
+    return GK_OK;
+}
+
+/* ---- reading bytes: a FILE (in GK__AU_BUF pieces) or memory ---- */
+typedef struct gk__au_rd {
+    FILE *f;                  /* NULL: memory */
+    unsigned char *buf;       /* the file's piece */
+    size_t cap;
+    const unsigned char *p;   /* the unread bytes we have: p[0 .. avail) */
+    size_t avail;
+    uint64_t pos;             /* the file offset of p[0] */
+    int eof;                  /* nothing after p[avail - 1] */
+    int err;                  /* errno of a failed read, or -1 */
+} gk__au_rd;
+
+/* makes min(want, what is left of the file) bytes readable at r->p (want <= cap) */
+static size_t gk__au_fill(gk__au_rd *r, size_t want) {
+    if (r->avail >= want || r->eof) return r->avail;
+    if (r->avail && r->p != r->buf) memmove(r->buf, r->p, r->avail);
+    r->p = r->buf;
+    while (r->avail < want && !r->eof) {
+        size_t got = fread(r->buf + r->avail, 1, r->cap - r->avail, r->f);
+        r->avail += got;
+        if (got == 0) {
+            r->eof = 1;
+            if (ferror(r->f)) r->err = errno ? errno : -1;
+        }
+    }
+    return r->avail;
+}
+static void gk__au_take(gk__au_rd *r, size_t n) {
+    r->p += n;
+    r->avail -= n;
+    r->pos += n;
+}
+/* skips n bytes; returns how many there were */
+static uint64_t gk__au_skip(gk__au_rd *r, uint64_t n) {
+    uint64_t done = 0;
+    while (done < n) {
+        size_t k;
+        if (!r->avail && !gk__au_fill(r, 1)) break;
+        k = r->avail;
+        if ((uint64_t)k > n - done) k = (size_t)(n - done);
+        gk__au_take(r, k);
+        done += k;
+    }
+    return done;
+}
+static gk_status gk__au_ioerr(const gk__au_rd *r, const char *label) {
+    return GK__U_ERR(GK_ERR_IO, "%s: read error at byte %llu: %s", label, (unsigned long long)(r->pos + r->avail),
+                     r->err > 0 ? strerror(r->err) : "unknown error");
+}
+
+/* ---- WAV ---- */
+enum { GK__AU_U8, GK__AU_S16, GK__AU_S24, GK__AU_S32, GK__AU_F32, GK__AU_F64 };
+typedef struct gk__au_fmt {
+    int tag;      /* 1 PCM or 3 float (an EXTENSIBLE file's subformat) */
+    int kind;     /* GK__AU_U8 ... */
+    int channels, rate, bits, block;
+} gk__au_fmt;
+
+static const char *gk__au_tag_name(uint32_t tag) {
+    switch (tag) {
+    case 0x0002: return "Microsoft ADPCM";
+    case 0x0006: return "A-law";
+    case 0x0007: return "mu-law";
+    case 0x0011: return "IMA ADPCM";
+    case 0x0031: return "GSM 6.10";
+    case 0x0040: return "G.721 ADPCM";
+    case 0x0050: return "MPEG";
+    case 0x0055: return "MPEG layer 3";
+    case 0x0092: return "AC-3 over S/PDIF";
+    case 0x0160: case 0x0161: case 0x0162: case 0x0163: return "Windows Media Audio";
+    case 0x0165: return "WMA lossless";
+    case 0x00FF: case 0x1610: return "AAC";
+    case 0x2000: return "AC-3";
+    case 0x2001: return "DTS";
+    case 0x6750: case 0x674F: case 0x6751: return "Ogg Vorbis";
+    case 0xF1AC: return "FLAC";
+    default: return "unknown";
+    }
+}
+#define GK__AU_SUPPORTED "supported: PCM (tag 1: 8-bit unsigned, 16/24/32-bit signed), IEEE float (tag 3: 32/64-bit), and WAVE_FORMAT_EXTENSIBLE (0xFFFE) with either"
+
+/* the fmt chunk's first n bytes (n >= 16) */
+static gk_status gk__au_parse_fmt(const char *label, const unsigned char *c, size_t n, gk__au_fmt *fm) {
+    static const unsigned char base_guid[12] = {0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71};
+    uint32_t tag = gk__au_u16(c), channels = gk__au_u16(c + 2), rate = gk__au_u32(c + 4), block = gk__au_u16(c + 12),
+             bits = gk__au_u16(c + 14), valid = bits, cont;
+    int ext = tag == 0xFFFE;
+    memset(fm, 0, sizeof *fm);
+    if (ext) {
+        uint32_t cb = n >= 18 ? gk__au_u16(c + 16) : 0;
+        if (n < 40 || cb < 22)
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: fmt chunk: WAVE_FORMAT_EXTENSIBLE needs a 40-byte fmt chunk with a 22-byte extension; this one has %llu bytes, extension size %u",
+                             label, (unsigned long long)n, (unsigned)cb);
+        if (memcmp(c + 28, base_guid, 12) != 0 || gk__au_u16(c + 26) != 0) {
+            const unsigned char *g = c + 24;
+            return GK__U_ERR(GK_ERR_UNSUPPORTED,
+                             "%s: fmt chunk: WAVE_FORMAT_EXTENSIBLE subformat {%02X%02X%02X%02X-%02X%02X-%02X%02X-%02X%02X-%02X%02X%02X%02X%02X%02X} is not supported; " GK__AU_SUPPORTED,
+                             label, g[3], g[2], g[1], g[0], g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+        }
+        valid = gk__au_u16(c + 18);
+        tag = gk__au_u16(c + 24);
+    }
+    if (tag != 1 && tag != 3)
+        return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: fmt chunk: format tag %u (0x%04X, %s)%s is not supported; " GK__AU_SUPPORTED, label, (unsigned)tag,
+                         (unsigned)tag, gk__au_tag_name(tag), ext ? " in WAVE_FORMAT_EXTENSIBLE" : "");
+    if (channels == 0) return GK__U_ERR(GK_ERR_FORMAT, "%s: fmt chunk: channels = 0 must be at least 1", label);
+    if (rate == 0) return GK__U_ERR(GK_ERR_FORMAT, "%s: fmt chunk: sample rate = 0 must be at least 1 Hz", label);
+    if (rate > (uint32_t)INT_MAX)
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: fmt chunk: sample rate = %lu Hz is above the limit of %d", label, (unsigned long)rate, INT_MAX);
+    /* the container: ceil(bits / 8) bytes; EXTENSIBLE's bits are the container, valid bits <= it */
+    if (ext && (bits % 8 != 0 || valid > bits))
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: fmt chunk: WAVE_FORMAT_EXTENSIBLE bits per sample = %u with valid bits = %u (the container is a whole number of bytes, valid bits <= it)",
+                         label, (unsigned)bits, (unsigned)valid);
+    if (ext && valid == 0) valid = bits;
+    cont = (bits + 7) / 8;
+    if (tag == 1 && (bits == 0 || bits > 32))
+        return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: fmt chunk: PCM with bits per sample = %u; PCM is read at 1 to 32 bits (8-bit unsigned, 16/24/32-bit signed)", label,
+                         (unsigned)bits);
+    if (tag == 3 && bits != 32 && bits != 64)
+        return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: fmt chunk: IEEE float with bits per sample = %u; float is read at 32 and 64 bits", label, (unsigned)bits);
+    if (block != channels * cont)
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: fmt chunk: block align = %u does not match %u channel%s of %u bits (%u bytes a frame)", label, (unsigned)block,
+                         (unsigned)channels, channels == 1 ? "" : "s", (unsigned)bits, (unsigned)(channels * cont));
+    fm->tag = (int)tag;
+    fm->channels = (int)channels;
+    fm->rate = (int)rate;
+    fm->bits = (int)(ext ? valid : bits);
+    fm->block = (int)block;
+    fm->kind = tag == 3 ? (cont == 4 ? GK__AU_F32 : GK__AU_F64) : cont == 1 ? GK__AU_U8 : cont == 2 ? GK__AU_S16 : cont == 3 ? GK__AU_S24 : GK__AU_S32;
+    return GK_OK;
+}
+
+/* frames of bytes s to mono floats d: the mean of the channels (in double).
+   Returns the first frame holding a NaN or infinity, or frames when none. */
+static size_t gk__au_decode(const gk__au_fmt *fm, const unsigned char *s, size_t frames, float *d) {
+    size_t f, C = (size_t)fm->channels, c;
+    double div = (double)fm->channels;
+    switch (fm->kind) {
+    case GK__AU_U8:
+        for (f = 0; f < frames; f++, s += C) {
+            double acc = ((double)s[0] - 128.0) / 128.0;
+            for (c = 1; c < C; c++) acc += ((double)s[c] - 128.0) / 128.0;
+            d[f] = (float)(acc / div);
+        }
+        break;
+    case GK__AU_S16:
+        for (f = 0; f < frames; f++, s += 2 * C) {
+            double acc = 0.0;
+            for (c = 0; c < C; c++) acc += (double)((int32_t)gk__au_u16(s + 2 * c) - (int32_t)((s[2 * c + 1] & 0x80) ? 65536 : 0)) / 32768.0;
+            d[f] = (float)(acc / div);
+        }
+        break;
+    case GK__AU_S24:
+        for (f = 0; f < frames; f++, s += 3 * C) {
+            double acc = 0.0;
+            for (c = 0; c < C; c++) {
+                const unsigned char *x = s + 3 * c;
+                int32_t v = (int32_t)((uint32_t)x[0] | ((uint32_t)x[1] << 8) | ((uint32_t)x[2] << 16)) - ((x[2] & 0x80) ? 16777216 : 0);
+                acc += (double)v / 8388608.0;
+            }
+            d[f] = (float)(acc / div);
+        }
+        break;
+    case GK__AU_S32:
+        for (f = 0; f < frames; f++, s += 4 * C) {
+            double acc = 0.0;
+            for (c = 0; c < C; c++) acc += (double)((int64_t)gk__au_u32(s + 4 * c) - ((s[4 * c + 3] & 0x80) ? (int64_t)4294967296LL : 0)) / 2147483648.0;
+            d[f] = (float)(acc / div);
+        }
+        break;
+    case GK__AU_F32:
+        for (f = 0; f < frames; f++, s += 4 * C) {
+            double acc = 0.0;
+            for (c = 0; c < C; c++) { /* the first value as it is: a -0 stays -0 */
+                uint32_t u = gk__au_u32(s + 4 * c);
+                float x;
+                memcpy(&x, &u, 4);
+                acc = c ? acc + (double)x : (double)x;
+            }
+            if (!gk__au_finite(acc)) return f;
+            d[f] = (float)(acc / div);
+        }
+        break;
+    default:
+        for (f = 0; f < frames; f++, s += 8 * C) {
+            double acc = 0.0;
+            for (c = 0; c < C; c++) {
+                uint64_t u = gk__au_u64(s + 8 * c);
+                double x;
+                memcpy(&x, &u, 8);
+                acc = c ? acc + x : x;
+            }
+            if (!gk__au_finite(acc) || !gk__au_finite((double)(float)(acc / div))) return f;
+            d[f] = (float)(acc / div);
+        }
+        break;
+    }
+    return frames;
+}
+
+/* after a chunk of odd size: its pad byte, unless the writer left it out
+   (the next id is printable at the unpadded offset and not at the padded one) */
+static void gk__au_pad(gk__au_rd *r) {
+    size_t n = gk__au_fill(r, 5);
+    if (!n) return;
+    if (n >= 5 && !gk__au_id_ok(r->p + 1) && gk__au_id_ok(r->p)) return;
+    gk__au_take(r, 1);
+}
+
+/* the file behind r: header, chunks, data -> a (zeroed by the caller).
+   size: the file's size when known, else GK__AU_UNKNOWN. */
+static gk_status gk__au_wav(gk__au_rd *r, uint64_t size, const char *label, const gk_audio_desc *d, gk_audio *a, gk__au_rs *rs) {
+    unsigned char hdr[12];
+    char id[5];
+    uint32_t riff_size;
+    uint32_t csize = 0;
+    int rf64 = 0, have_fmt = 0, have_ds64 = 0, streamed = 0, truncated = 0;
+    uint64_t ds64_data = 0, declared = 0, avail, bytes, frames, done = 0, data_at;
+    gk__au_fmt fm;
+    gk_status st;
+    size_t n = gk__au_fill(r, 12);
+    if (r->err) return gk__au_ioerr(r, label);
+    if (n == 0) return GK__U_ERR(GK_ERR_FORMAT, "%s: the file is empty: not a WAV file", label);
+    if (n >= 4 && memcmp(r->p, "RIFX", 4) == 0)
+        return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: a big-endian RIFX file; only little-endian WAV (RIFF, RF64) is read", label);
+    if (n < 4 || (memcmp(r->p, "RIFF", 4) != 0 && memcmp(r->p, "RF64", 4) != 0 && memcmp(r->p, "BW64", 4) != 0)) {
+        unsigned char b[4] = {0, 0, 0, 0};
+        memcpy(b, r->p, n < 4 ? n : 4);
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: not a WAV file: it starts with the bytes %02x %02x %02x %02x, not 'RIFF' or 'RF64'", label, b[0], b[1], b[2], b[3]);
+    }
+    if (n < 12) return GK__U_ERR(GK_ERR_FORMAT, "%s: %llu bytes are too short for a WAV file (its RIFF header is 12 bytes)", label, (unsigned long long)n);
+    memcpy(hdr, r->p, 12);
+    if (memcmp(hdr + 8, "WAVE", 4) != 0) {
+        gk__au_id(id, hdr + 8);
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: a RIFF file of form '%s', not 'WAVE': not a WAV file", label, id);
+    }
+    rf64 = memcmp(hdr, "RIFF", 4) != 0;
+    riff_size = gk__au_u32(hdr + 4);
+    gk__au_take(r, 12);
+    for (;;) { /* the chunks up to data */
+        uint64_t at = r->pos;
+        unsigned char ch[8];
+        n = gk__au_fill(r, 8);
+        if (r->err) return gk__au_ioerr(r, label);
+        if (n < 8) {
+            if (!have_fmt) return GK__U_ERR(GK_ERR_FORMAT, "%s: no fmt chunk (the file ends at byte %llu)", label, (unsigned long long)(at + n));
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: no data chunk (the file ends at byte %llu)", label, (unsigned long long)(at + n));
+        }
+        memcpy(ch, r->p, 8);
+        gk__au_id(id, ch);
+        csize = gk__au_u32(ch + 4);
+        gk__au_take(r, 8);
+        if (rf64 && !have_ds64) {
+            if (memcmp(ch, "ds64", 4) != 0) return GK__U_ERR(GK_ERR_FORMAT, "%s: an RF64 file whose first chunk is '%s', not 'ds64'", label, id);
+            if (csize < 24 || gk__au_fill(r, 24) < 24)
+                return GK__U_ERR(GK_ERR_FORMAT, "%s: ds64 chunk of %lu bytes: its three 64-bit sizes need 24", label, (unsigned long)csize);
+            ds64_data = gk__au_u64(r->p + 8);
+            have_ds64 = 1;
+        } else if (memcmp(ch, "fmt ", 4) == 0 && !have_fmt) {
+            unsigned char c[40];
+            size_t k = csize < 40 ? csize : 40;
+            if (csize < 16) return GK__U_ERR(GK_ERR_FORMAT, "%s: fmt chunk of %lu bytes: it needs at least 16", label, (unsigned long)csize);
+            if (gk__au_fill(r, k) < k)
+                return GK__U_ERR(GK_ERR_FORMAT, "%s: fmt chunk of %lu bytes at byte %llu runs past the end of the file", label, (unsigned long)csize,
+                                 (unsigned long long)at);
+            memcpy(c, r->p, k);
+            if ((st = gk__au_parse_fmt(label, c, k, &fm)) != GK_OK) return st;
+            have_fmt = 1;
+        } else if (memcmp(ch, "data", 4) == 0) {
+            if (!have_fmt) return GK__U_ERR(GK_ERR_FORMAT, "%s: the data chunk at byte %llu comes before the fmt chunk", label, (unsigned long long)at);
+            break;
+        }
+        if (gk__au_skip(r, csize) < csize) { /* a chunk past the end: nothing after it */
+            if (r->err) return gk__au_ioerr(r, label);
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: chunk '%s' at byte %llu says %lu bytes, but the file ends at byte %llu, before any %s chunk", label, id,
+                             (unsigned long long)at, (unsigned long)csize, (unsigned long long)r->pos, have_fmt ? "data" : "fmt");
+        }
+        if (csize & 1) gk__au_pad(r);
+    }
+    /* the data chunk: its size */
+    data_at = r->pos;
+    declared = csize;
+    if (rf64 && csize == 0xFFFFFFFFu) declared = ds64_data;
+    else if (csize == 0xFFFFFFFFu) streamed = 1;
+    else if (csize == 0) {
+        int more = size != GK__AU_UNKNOWN ? size > data_at : gk__au_fill(r, 1) > 0;
+        if (more && (riff_size == 0 || riff_size == 0xFFFFFFFFu || (uint64_t)riff_size + 8 <= data_at)) streamed = 1;
+    }
+    avail = size != GK__AU_UNKNOWN ? (size > data_at ? size - data_at : 0) : GK__AU_UNKNOWN;
+    if (streamed) bytes = avail;
+    else if (avail != GK__AU_UNKNOWN && declared > avail) {
+        truncated = 1;
+        bytes = avail;
+    } else bytes = declared;
+    if (truncated && (d->flags & GK_AUDIO_STRICT))
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: data chunk says %llu bytes, the file holds %llu", label, (unsigned long long)declared, (unsigned long long)avail);
+    frames = bytes == GK__AU_UNKNOWN ? GK__AU_UNKNOWN : bytes / (uint64_t)fm.block;
+    a->rate_in = fm.rate;
+    a->channels_in = fm.channels;
+    a->bits_in = fm.bits;
+    a->format_in = fm.tag;
+    a->rate = gk__au_out_rate(d, fm.rate);
+    if (avail != GK__AU_UNKNOWN && (st = gk__au_too_long(label, d, frames, fm.rate)) != GK_OK) return st; /* else checked as it comes */
+    /* the output is allocated at its final size when the file's size says how
+       many frames there are (not from a pipe's declared size, which may lie) */
+    if ((st = gk__au_rs_init(rs, label, fm.rate, a->rate, avail != GK__AU_UNKNOWN ? frames : GK__AU_UNKNOWN)) != GK_OK) return st;
+    /* the frames, a piece at a time */
+    for (;;) {
+        uint64_t left = frames == GK__AU_UNKNOWN ? GK__AU_UNKNOWN : frames - done;
+        size_t k, bad, need = (size_t)GK__AU_PIECE * (size_t)fm.block;
+        float *dst;
+        if (!left) break;
+        if (need > r->cap && r->f) need = r->cap;
+        if ((uint64_t)need / (uint64_t)fm.block > left) need = (size_t)left * (size_t)fm.block;
+        k = r->avail >= need ? r->avail : gk__au_fill(r, need);
+        if (r->err) return gk__au_ioerr(r, label);
+        k /= (size_t)fm.block;
+        if ((uint64_t)k > left) k = (size_t)left;
+        if (k > GK__AU_PIECE) k = GK__AU_PIECE;
+        if (!k) break;
+        if (avail == GK__AU_UNKNOWN && (st = gk__au_too_long(label, d, done + k, fm.rate)) != GK_OK) return st;
+        if (!(dst = gk__au_rs_reserve(rs, k))) return GK_ERR_OUT_OF_MEMORY;
+        if ((bad = gk__au_decode(&fm, r->p, k, dst)) < k)
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: frame %llu (byte %llu) holds a NaN or an infinity%s", label, (unsigned long long)(done + bad),
+                             (unsigned long long)(r->pos + bad * (size_t)fm.block), fm.kind == GK__AU_F64 ? " (or a value beyond float's range)" : "");
+        gk__au_take(r, k * (size_t)fm.block);
+        if ((st = gk__au_rs_commit(rs, k)) != GK_OK) return st;
+        done += k;
+    }
+    if (!truncated && !streamed && done * (uint64_t)fm.block + (uint64_t)fm.block <= declared) { /* the file ended early (its size was not known) */
+        truncated = 1;
+        avail = done * (uint64_t)fm.block + r->avail;
+        if (d->flags & GK_AUDIO_STRICT)
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: data chunk says %llu bytes, the file holds %llu", label, (unsigned long long)declared, (unsigned long long)avail);
+    }
+    if ((st = gk__au_rs_finish(rs, a)) != GK_OK) return st;
+    a->frames_in = done;
+    if (streamed) a->flags |= GK_AUDIO_STREAMED;
+    if (truncated) {
+        a->flags |= GK_AUDIO_TRUNCATED;
+        gk__au_warn(a, "%s: data chunk says %llu bytes, the file holds %llu", label, (unsigned long long)declared, (unsigned long long)avail);
+    }
+    return GK_OK;
+}
+
+GKLLMDEF void gk_audio_free(gk_audio *a) {
+    if (!a) return;
+    gk__u_free(a->samples);
+    memset(a, 0, sizeof *a);
+}
+
+GKLLMDEF gk_status gk_audio_from_wav_memory(const void *data, size_t size, const gk_audio_desc *desc, gk_audio *out) {
+    const char *W = "gk_audio_from_wav_memory";
+    gk_audio_desc d;
+    gk__au_rd r;
+    gk__au_rs rs;
+    gk_status st;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    memset(out, 0, sizeof *out);
+    if (!data && size) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: data is NULL but size is %llu", W, (unsigned long long)size);
+    if ((st = gk__au_desc(W, desc, &d)) != GK_OK) return st;
+    memset(&r, 0, sizeof r);
+    r.p = (const unsigned char *)data;
+    r.avail = size;
+    r.eof = 1;
+    memset(&rs, 0, sizeof rs);
+    st = gk__au_wav(&r, size, d.name ? d.name : "memory", &d, out, &rs);
+    gk__au_rs_free(&rs);
+    if (st != GK_OK) gk_audio_free(out);
+    return st;
+}
+
+GKLLMDEF gk_status gk_audio_from_wav(const char *path, const gk_audio_desc *desc, gk_audio *out) {
+    const char *W = "gk_audio_from_wav";
+    gk_audio_desc d;
+    gk__au_rd r;
+    gk__au_rs rs;
+    gk_status st;
+    uint64_t size = GK__AU_UNKNOWN;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    memset(out, 0, sizeof *out);
+    if (!path) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: path is NULL", W);
+    if ((st = gk__au_desc(W, desc, &d)) != GK_OK) return st;
+#if defined(_WIN32)
+    {
+        WIN32_FILE_ATTRIBUTE_DATA fa;
+        if (GetFileAttributesExA(path, GetFileExInfoStandard, &fa)) {
+            if (fa.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) return GK__U_ERR(GK_ERR_IO, "%s: '%s' is a folder, not a WAV file", W, path);
+            size = ((uint64_t)fa.nFileSizeHigh << 32) | (uint64_t)fa.nFileSizeLow;
+        }
+    }
+#else
+    {
+        struct stat sb;
+        if (stat(path, &sb) == 0) {
+            if (S_ISDIR(sb.st_mode)) return GK__U_ERR(GK_ERR_IO, "%s: '%s' is a folder, not a WAV file", W, path);
+            if (S_ISREG(sb.st_mode) && sb.st_size >= 0) size = (uint64_t)sb.st_size; /* else a pipe or a device: read to its end */
+        }
+    }
+#endif
+    memset(&r, 0, sizeof r);
+    r.f = fopen(path, "rb");
+    if (!r.f) return GK__U_ERR(GK_ERR_IO, "%s: cannot open '%s': %s", W, path, strerror(errno));
+    r.cap = GK__AU_BUF;
+    r.buf = (unsigned char *)gk__u_malloc(r.cap);
+    if (!r.buf) {
+        fclose(r.f);
+        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory for a %u-byte read buffer", path, (unsigned)GK__AU_BUF);
+    }
+    r.p = r.buf;
+    memset(&rs, 0, sizeof rs);
+    st = gk__au_wav(&r, size, path, &d, out, &rs);
+    gk__au_rs_free(&rs);
+    gk__u_free(r.buf);
+    fclose(r.f);
+    if (st != GK_OK) gk_audio_free(out);
+    return st;
+}
+
+GKLLMDEF gk_status gk_audio_from_float(const float *samples, size_t frames, int channels, int rate, const gk_audio_desc *desc, gk_audio *out) {
+    const char *W = "gk_audio_from_float";
+    gk_audio_desc d;
+    gk__au_rs rs;
+    gk_status st;
+    size_t done = 0;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    memset(out, 0, sizeof *out);
+    if (!samples && frames) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: samples is NULL but frames is %llu", W, (unsigned long long)frames);
+    if (channels < 1) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: channels = %d must be at least 1", W, channels);
+    if (rate < 1) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: rate = %d must be at least 1 Hz", W, rate);
+    if (frames > ((size_t)-1) / (size_t)channels)
+        return GK__U_ERR(GK_ERR_OVERFLOW, "%s: frames = %llu times channels = %d overflows", W, (unsigned long long)frames, channels);
+    if ((st = gk__au_desc(W, desc, &d)) != GK_OK) return st;
+    if ((st = gk__au_too_long(W, &d, frames, rate)) != GK_OK) return st;
+    out->rate_in = rate;
+    out->channels_in = channels;
+    out->bits_in = 32;
+    out->rate = gk__au_out_rate(&d, rate);
+    if ((st = gk__au_rs_init(&rs, W, rate, out->rate, frames)) != GK_OK) {
+        gk__au_rs_free(&rs);
+        return st;
+    }
+    while (done < frames && st == GK_OK) {
+        size_t k = frames - done < GK__AU_PIECE ? frames - done : GK__AU_PIECE, f, c, C = (size_t)channels;
+        const float *s = samples + done * C;
+        float *dst = gk__au_rs_reserve(&rs, k);
+        if (!dst) {
+            st = GK_ERR_OUT_OF_MEMORY;
+            break;
+        }
+        for (f = 0; f < k && st == GK_OK; f++, s += C) {
+            double acc = (double)s[0];
+            for (c = 1; c < C; c++) acc += (double)s[c];
+            if (!gk__au_finite(acc)) {
+                for (c = 0; c + 1 < C && gk__au_finite((double)s[c]); c++) {}
+                st = GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: samples[%llu] (frame %llu, channel %llu) is %s", W, (unsigned long long)((done + f) * C + c),
+                               (unsigned long long)(done + f), (unsigned long long)c, s[c] != s[c] ? "NaN" : "infinite");
+            }
+            dst[f] = (float)(acc / (double)channels);
+        }
+        if (st == GK_OK) st = gk__au_rs_commit(&rs, k);
+        done += k;
+    }
+    if (st == GK_OK) st = gk__au_rs_finish(&rs, out);
+    gk__au_rs_free(&rs);
+    if (st != GK_OK) {
+        gk_audio_free(out);
+        return st;
+    }
+    out->frames_in = frames;
+    return GK_OK;
+}
+
+/* ---- writing ---- */
+/* the header of a WAV of n samples (44 bytes for PCM16, 58 for float: fmt of 18 bytes and the fact chunk) */
+static size_t gk__au_wav_header(unsigned char *h, uint32_t n, int rate, gk_wav_format fmt) {
+    uint32_t bps = fmt == GK_WAV_F32 ? 4u : 2u, data = n * bps, fmtlen = fmt == GK_WAV_F32 ? 18u : 16u;
+    size_t len = 12 + 8 + fmtlen + (fmt == GK_WAV_F32 ? 12u : 0u) + 8;
+    unsigned char *p = h;
+    memcpy(p, "RIFF", 4);
+    gk__au_put32(p + 4, (uint32_t)(len - 8) + data);
+    memcpy(p + 8, "WAVE", 4);
+    memcpy(p + 12, "fmt ", 4);
+    gk__au_put32(p + 16, fmtlen);
+    gk__au_put16(p + 20, (uint32_t)fmt);
+    gk__au_put16(p + 22, 1);
+    gk__au_put32(p + 24, (uint32_t)rate);
+    gk__au_put32(p + 28, (uint32_t)rate * bps);
+    gk__au_put16(p + 32, bps);
+    gk__au_put16(p + 34, bps * 8);
+    p += 36;
+    if (fmt == GK_WAV_F32) {
+        gk__au_put16(p, 0); /* cbSize */
+        memcpy(p + 2, "fact", 4);
+        gk__au_put32(p + 6, 4);
+        gk__au_put32(p + 10, n);
+        p += 14;
+    }
+    memcpy(p, "data", 4);
+    gk__au_put32(p + 4, data);
+    return len;
+}
+static void gk__au_encode(unsigned char *d, const float *s, size_t n, gk_wav_format fmt) {
+    size_t i;
+    for (i = 0; i < n; i++) {
+        if (fmt == GK_WAV_F32) {
+            uint32_t u;
+            memcpy(&u, &s[i], 4);
+            gk__au_put32(d + 4 * i, u);
+        } else {
+            double v = floor((double)s[i] * 32768.0 + 0.5);
+            int32_t k = v < -32768.0 ? -32768 : v > 32767.0 ? 32767 : (int32_t)v;
+            gk__au_put16(d + 2 * i, (uint32_t)k & 0xFFFFu);
+        }
+    }
+}
+static gk_status gk__au_write_check(const char *W, const float *samples, size_t n, int rate, gk_wav_format fmt) {
+    size_t i, bps = fmt == GK_WAV_F32 ? 4 : 2;
+    if (!samples && n) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: samples is NULL but n is %llu", W, (unsigned long long)n);
+    if (rate < 1) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: rate = %d must be at least 1 Hz", W, rate);
+    if (fmt != GK_WAV_PCM16 && fmt != GK_WAV_F32)
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: format = %d is not a gk_wav_format (GK_WAV_PCM16 1, GK_WAV_F32 3)", W, (int)fmt);
+    if ((uint64_t)rate * bps > 0xFFFFFFFFu)
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: rate = %d makes a byte rate above a WAV file's 32 bits", W, rate);
+    if ((uint64_t)n > (0xFFFFFFFFu - 58u) / bps)
+        return GK__U_ERR(GK_ERR_LIMIT, "%s: %llu samples are more than a WAV file holds (4 GiB of data: %llu samples of this format)", W,
+                         (unsigned long long)n, (unsigned long long)((0xFFFFFFFFu - 58u) / bps));
+    for (i = 0; i < n; i++)
+        if (!gk__au_finite((double)samples[i]))
+            return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: samples[%llu] is %s", W, (unsigned long long)i, samples[i] != samples[i] ? "NaN" : "infinite");
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_audio_write_wav_memory(gk_buf *dst, const float *samples, size_t n, int rate, gk_wav_format format) {
+    const char *W = "gk_audio_write_wav_memory";
+    unsigned char h[64], tmp[4096];
+    size_t len0, i, bps = format == GK_WAV_F32 ? 4 : 2, per = sizeof tmp / 4;
+    int had;
+    gk_status st;
+    if (!dst) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: dst is NULL", W);
+    if ((st = gk__au_write_check(W, samples, n, rate, format)) != GK_OK) return st;
+    len0 = dst->len;
+    had = dst->data != NULL;
+    st = gk_buf_append(dst, h, gk__au_wav_header(h, (uint32_t)n, rate, format));
+    for (i = 0; i < n && st == GK_OK; i += per) {
+        size_t k = n - i < per ? n - i : per;
+        gk__au_encode(tmp, samples + i, k, format);
+        st = gk_buf_append(dst, tmp, k * bps);
+    }
+    if (st != GK_OK) { /* as it was */
+        if (!had) gk_buf_free(dst);
+        dst->len = len0;
+        if (dst->data) dst->data[len0] = 0;
+        return GK__U_ERR(st, "%s: %s", W, st == GK_ERR_OUT_OF_MEMORY ? "out of memory" : gk_last_error(NULL));
+    }
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_audio_write_wav(const char *path, const float *samples, size_t n, int rate, gk_wav_format format) {
+    const char *W = "gk_audio_write_wav";
+    unsigned char h[64], tmp[4096];
+    size_t i, bps = format == GK_WAV_F32 ? 4 : 2, per = sizeof tmp / 4, hl;
+    int ok, e = 0;
+    FILE *f;
+    gk_status st;
+    if (!path) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: path is NULL", W);
+    if ((st = gk__au_write_check(W, samples, n, rate, format)) != GK_OK) return st;
+    f = fopen(path, "wb");
+    if (!f) return GK__U_ERR(GK_ERR_IO, "%s: cannot create '%s': %s", W, path, strerror(errno));
+    hl = gk__au_wav_header(h, (uint32_t)n, rate, format);
+    ok = fwrite(h, 1, hl, f) == hl;
+    for (i = 0; i < n && ok; i += per) {
+        size_t k = n - i < per ? n - i : per;
+        gk__au_encode(tmp, samples + i, k, format);
+        ok = fwrite(tmp, 1, k * bps, f) == k * bps;
+    }
+    if (!ok) e = errno;
+    if (fclose(f) != 0 && ok) {
+        ok = 0;
+        e = errno;
+    }
+    if (!ok) {
+        remove(path);
+        return GK__U_ERR(GK_ERR_IO, "%s: cannot write '%s': %s", W, path, e ? strerror(e) : "write failed");
+    }
+    return GK_OK;
+}
+/* >>impl_whisper_rules: Whisper's decoding rules on the host */
+#if !defined(_WIN32)
+#ifdef __cplusplus
+}
+#endif
+#include <dlfcn.h> /* zlib is opened at run time (gk_whisper_compression_ratio) */
+#ifdef __cplusplus
+extern "C" {
+#endif
+#endif
+
+/* ---- languages: whisper/tokenizer.py's LANGUAGES, in its order ---- */
+static const char *const gk__wh_langs[GK_WHISPER_MAX_LANGS][2] = {
+    {"en", "english"}, {"zh", "chinese"}, {"de", "german"}, {"es", "spanish"}, {"ru", "russian"}, {"ko", "korean"}, {"fr", "french"},
+    {"ja", "japanese"}, {"pt", "portuguese"}, {"tr", "turkish"}, {"pl", "polish"}, {"ca", "catalan"}, {"nl", "dutch"}, {"ar", "arabic"},
+    {"sv", "swedish"}, {"it", "italian"}, {"id", "indonesian"}, {"hi", "hindi"}, {"fi", "finnish"}, {"vi", "vietnamese"}, {"he", "hebrew"},
+    {"uk", "ukrainian"}, {"el", "greek"}, {"ms", "malay"}, {"cs", "czech"}, {"ro", "romanian"}, {"da", "danish"}, {"hu", "hungarian"},
+    {"ta", "tamil"}, {"no", "norwegian"}, {"th", "thai"}, {"ur", "urdu"}, {"hr", "croatian"}, {"bg", "bulgarian"}, {"lt", "lithuanian"},
+    {"la", "latin"}, {"mi", "maori"}, {"ml", "malayalam"}, {"cy", "welsh"}, {"sk", "slovak"}, {"te", "telugu"}, {"fa", "persian"},
+    {"lv", "latvian"}, {"bn", "bengali"}, {"sr", "serbian"}, {"az", "azerbaijani"}, {"sl", "slovenian"}, {"kn", "kannada"}, {"et", "estonian"},
+    {"mk", "macedonian"}, {"br", "breton"}, {"eu", "basque"}, {"is", "icelandic"}, {"hy", "armenian"}, {"ne", "nepali"}, {"mn", "mongolian"},
+    {"bs", "bosnian"}, {"kk", "kazakh"}, {"sq", "albanian"}, {"sw", "swahili"}, {"gl", "galician"}, {"mr", "marathi"}, {"pa", "punjabi"},
+    {"si", "sinhala"}, {"km", "khmer"}, {"sn", "shona"}, {"yo", "yoruba"}, {"so", "somali"}, {"af", "afrikaans"}, {"oc", "occitan"},
+    {"ka", "georgian"}, {"be", "belarusian"}, {"tg", "tajik"}, {"sd", "sindhi"}, {"gu", "gujarati"}, {"am", "amharic"}, {"yi", "yiddish"},
+    {"lo", "lao"}, {"uz", "uzbek"}, {"fo", "faroese"}, {"ht", "haitian creole"}, {"ps", "pashto"}, {"tk", "turkmen"}, {"nn", "nynorsk"},
+    {"mt", "maltese"}, {"sa", "sanskrit"}, {"lb", "luxembourgish"}, {"my", "myanmar"}, {"bo", "tibetan"}, {"tl", "tagalog"}, {"mg", "malagasy"},
+    {"as", "assamese"}, {"tt", "tatar"}, {"haw", "hawaiian"}, {"ln", "lingala"}, {"ha", "hausa"}, {"ba", "bashkir"}, {"jw", "javanese"},
+    {"su", "sundanese"}, {"yue", "cantonese"}};
+/* TO_LANGUAGE_CODE's aliases */
+static const char *const gk__wh_alias[][2] = {{"burmese", "my"},     {"valencian", "ca"}, {"flemish", "nl"},   {"haitian", "ht"},
+                                              {"letzeburgesch", "lb"}, {"pushto", "ps"},    {"panjabi", "pa"},   {"moldavian", "ro"},
+                                              {"moldovan", "ro"},     {"sinhalese", "si"}, {"castilian", "es"}, {"mandarin", "zh"}};
+
+static int gk__wh_ieq(const char *a, const char *b) {
+    for (; *a && *b; a++, b++) {
+        int x = (unsigned char)*a, y = (unsigned char)*b;
+        if (x >= 'A' && x <= 'Z') x += 32;
+        if (y >= 'A' && y <= 'Z') y += 32;
+        if (x != y) return 0;
+    }
+    return *a == *b;
+}
+GKLLMDEF const char *gk_whisper_lang_code(int i) { return i >= 0 && i < GK_WHISPER_MAX_LANGS ? gk__wh_langs[i][0] : NULL; }
+GKLLMDEF const char *gk_whisper_lang_name(int i) { return i >= 0 && i < GK_WHISPER_MAX_LANGS ? gk__wh_langs[i][1] : NULL; }
+GKLLMDEF int gk_whisper_lang_index(const char *language) {
+    int i, k;
+    if (!language) return -1;
+    for (k = 0; k < 2; k++)
+        for (i = 0; i < GK_WHISPER_MAX_LANGS; i++)
+            if (gk__wh_ieq(language, gk__wh_langs[i][k])) return i;
+    for (i = 0; i < (int)(sizeof gk__wh_alias / sizeof gk__wh_alias[0]); i++)
+        if (gk__wh_ieq(language, gk__wh_alias[i][0])) return gk_whisper_lang_index(gk__wh_alias[i][1]);
+    return -1;
+}
+
+/* ---- special tokens ---- */
+static void gk__wh_tokens_clear(gk_whisper_tokens *t) {
+    int i;
+    memset(t, 0, sizeof *t);
+    t->eot = t->sot = t->translate = t->transcribe = t->sot_lm = t->sot_prev = t->no_speech = t->no_timestamps = t->timestamp_begin = t->space = -1;
+    for (i = 0; i < GK_WHISPER_MAX_LANGS; i++) t->lang[i] = -1;
+}
+
+GKLLMDEF gk_status gk_whisper_tokens_from_vocab(int64_t vocab, gk_whisper_tokens *out) {
+    int ml, nl, i;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_whisper_tokens_from_vocab: out is NULL");
+    gk__wh_tokens_clear(out);
+    if (vocab != 51864 && vocab != 51865 && vocab != 51866)
+        return GK__U_ERR(GK_ERR_UNSUPPORTED, "gk_whisper_tokens_from_vocab: vocab = %lld is not one of OpenAI's Whisper vocabularies (51864 .en, 51865, 51866 "
+                         "large-v3); read the layout from the tokenizer (gk_whisper_tokens_from_tokenizer)", (long long)vocab);
+    ml = vocab >= 51865;
+    nl = (int)(vocab - 51765 - ml);
+    out->vocab = vocab;
+    out->multilingual = ml;
+    out->n_langs = nl;
+    out->eot = ml ? 50257 : 50256;
+    out->sot = out->eot + 1;
+    for (i = 0; i < nl; i++) out->lang[i] = out->sot + 1 + i;
+    out->translate = out->sot + 1 + nl;
+    out->transcribe = out->translate + 1;
+    out->sot_lm = out->translate + 2;
+    out->sot_prev = out->translate + 3;
+    out->no_speech = out->translate + 4;
+    out->no_timestamps = out->translate + 5;
+    out->timestamp_begin = out->translate + 6;
+    out->space = 220;
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_whisper_tokens_from_lookup(const gk_whisper_tokens_desc *d, gk_whisper_lookup_fn lookup, void *user, gk_whisper_tokens *out) {
+    static const char *const req[7] = {"<|endoftext|>", "<|startoftranscript|>", "<|translate|>", "<|transcribe|>", "<|startoflm|>", "<|startofprev|>", "<|notimestamps|>"};
+    const char *W = "gk_whisper_tokens_from_lookup";
+    int32_t *slot[7];
+    int32_t id;
+    int i;
+    char name[16];
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    gk__wh_tokens_clear(out);
+    if (!lookup) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: lookup is NULL", W);
+    if (!d || d->vocab <= 0) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_tokens_desc.vocab = %lld must be > 0 (the model's vocab_size)", W, d ? (long long)d->vocab : 0LL);
+    if (d->multilingual < -1 || d->multilingual > 1)
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_tokens_desc.multilingual = %d must be -1, 0 or 1", W, d->multilingual);
+    out->vocab = d->vocab;
+    out->multilingual = d->multilingual ? d->multilingual > 0 : d->vocab >= 51865;
+    slot[0] = &out->eot; slot[1] = &out->sot; slot[2] = &out->translate; slot[3] = &out->transcribe;
+    slot[4] = &out->sot_lm; slot[5] = &out->sot_prev; slot[6] = &out->no_timestamps;
+#define GK__WH_ID(nm, dst)                                                                                                                      \
+    do {                                                                                                                                        \
+        id = lookup((nm), user);                                                                                                                \
+        if (id >= d->vocab || id < -1) {                                                                                                        \
+            int32_t bad_ = id;                                                                                                                  \
+            gk__wh_tokens_clear(out);                                                                                                           \
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: token %s has id %d, outside the vocabulary of %lld", W, (nm), (int)bad_, (long long)d->vocab); \
+        }                                                                                                                                       \
+        (dst) = id;                                                                                                                             \
+    } while (0)
+    for (i = 0; i < 7; i++) {
+        GK__WH_ID(req[i], *slot[i]);
+        if (*slot[i] < 0) {
+            gk__wh_tokens_clear(out);
+            return GK__U_ERR(GK_ERR_NOT_FOUND, "%s: the vocabulary has no %s token: not a Whisper tokenizer", W, req[i]);
+        }
+    }
+    GK__WH_ID("<|nospeech|>", out->no_speech);
+    if (out->no_speech < 0) GK__WH_ID("<|nocaptions|>", out->no_speech);
+    GK__WH_ID("<|0.00|>", out->timestamp_begin);
+    if (out->timestamp_begin < 0) out->timestamp_begin = out->no_timestamps + 1;
+    GK__WH_ID("\xC4\xA0", out->space);
+    if (out->space < 0) out->space = 220 < d->vocab ? 220 : -1;
+    for (i = 0; i < GK_WHISPER_MAX_LANGS; i++) {
+        snprintf(name, sizeof name, "<|%s|>", gk__wh_langs[i][0]);
+        GK__WH_ID(name, out->lang[i]);
+        if (out->lang[i] >= 0) out->n_langs++;
+    }
+#undef GK__WH_ID
+    if (out->timestamp_begin >= d->vocab) {
+        int32_t tb = out->timestamp_begin;
+        gk__wh_tokens_clear(out);
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: the timestamps start at id %d, beyond the vocabulary of %lld", W, (int)tb, (long long)d->vocab);
+    }
+    if (out->multilingual && out->n_langs == 0) {
+        gk__wh_tokens_clear(out);
+        return GK__U_ERR(GK_ERR_NOT_FOUND, "%s: a multilingual vocabulary without language tokens (<|en|> ...)", W);
+    }
+    return GK_OK;
+}
+
+static int32_t gk__wh_tok_lookup(const char *name, void *user) { return gk_tokenizer_token_to_id((const gk_tokenizer *)user, name, strlen(name)); }
+GKLLMDEF gk_status gk_whisper_tokens_from_tokenizer(const gk_tokenizer *tok, const gk_whisper_tokens_desc *d, gk_whisper_tokens *out) {
+    gk_whisper_tokens_desc dd;
+    if (out) gk__wh_tokens_clear(out);
+    if (!tok) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_whisper_tokens_from_tokenizer: tok is NULL");
+    if (d) dd = *d;
+    else memset(&dd, 0, sizeof dd);
+    if (dd.vocab == 0) dd.vocab = (int64_t)gk_tokenizer_vocab_size(tok);
+    return gk_whisper_tokens_from_lookup(&dd, gk__wh_tok_lookup, (void *)(uintptr_t)tok, out);
+}
+
+static gk_status gk__wh_check_t(const char *W, const gk_whisper_tokens *t) {
+    if (!t) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: t is NULL", W);
+    if (t->vocab <= 0 || t->eot < 0 || t->timestamp_begin <= t->eot || t->timestamp_begin > t->vocab)
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: t is not a filled gk_whisper_tokens (vocab %lld, eot %d, timestamp_begin %d)", W, (long long)t->vocab,
+                         (int)t->eot, (int)t->timestamp_begin);
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_whisper_lang_id(const gk_whisper_tokens *t, const char *language, int32_t *id) {
+    const char *W = "gk_whisper_lang_id";
+    gk_status s;
+    int i;
+    if (id) *id = -1;
+    if ((s = gk__wh_check_t(W, t)) != GK_OK) return s;
+    if (!id) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: id is NULL", W);
+    if (!language) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: language is NULL", W);
+    i = gk_whisper_lang_index(language);
+    if (i < 0) return GK__U_ERR(GK_ERR_NOT_FOUND, "%s: unknown language '%s' (a code such as \"de\" or a name such as \"german\")", W, language);
+    if (t->lang[i] < 0) return GK__U_ERR(GK_ERR_NOT_FOUND, "%s: language '%s' (%s) has no token in this vocabulary of %d languages", W, language, gk__wh_langs[i][0], t->n_langs);
+    *id = t->lang[i];
+    return GK_OK;
+}
+GKLLMDEF const char *gk_whisper_lang_of(const gk_whisper_tokens *t, int32_t id) {
+    int i;
+    if (!t || id < 0) return NULL;
+    for (i = 0; i < GK_WHISPER_MAX_LANGS; i++)
+        if (t->lang[i] == id) return gk__wh_langs[i][0];
+    return NULL;
+}
+
+static gk_status gk__wh_check_ids(const char *W, const char *what, const int32_t *ids, size_t n, int64_t vocab) {
+    size_t i;
+    if (!ids && n) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL but its count is %llu", W, what, (unsigned long long)n);
+    for (i = 0; i < n; i++)
+        if (ids[i] < 0 || ids[i] >= vocab)
+            return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s[%llu] = %d is not a token id (vocabulary of %lld)", W, what, (unsigned long long)i, (int)ids[i], (long long)vocab);
+    return GK_OK;
+}
+
+/* Python's l[-k:]: the last k items; k == 0 keeps all, k < 0 drops the first -k */
+static size_t gk__wh_py_tail_start(size_t n, int64_t k) {
+    if (k == 0) return 0;
+    if (k > 0) return (size_t)k >= n ? 0 : n - (size_t)k;
+    return (size_t)(-k) >= n ? n : (size_t)(-k);
+}
+
+GKLLMDEF gk_status gk_whisper_prompt(const gk_whisper_tokens *t, const gk_whisper_prompt_desc *d, gk_ids *out, size_t *sot_index, size_t *sample_begin) {
+    const char *W = "gk_whisper_prompt";
+    gk_whisper_prompt_desc z;
+    gk_status s = GK_OK;
+    int64_t ctx, slen;
+    size_t i, p0 = 0, f0 = 0;
+    int32_t lang = -1;
+    if (sot_index) *sot_index = 0;
+    if (sample_begin) *sample_begin = 0;
+    if ((s = gk__wh_check_t(W, t)) != GK_OK) return s;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    if (!d) { memset(&z, 0, sizeof z); d = &z; }
+    ctx = d->n_text_ctx ? d->n_text_ctx : 448;
+    slen = d->sample_len ? d->sample_len : ctx / 2;
+    if (ctx < 4) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_prompt_desc.n_text_ctx = %lld must be >= 4 (0: 448)", W, (long long)d->n_text_ctx);
+    if (slen < 1) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_prompt_desc.sample_len = %lld must be > 0 (0: n_text_ctx / 2)", W, (long long)d->sample_len);
+    if (d->translate != 0 && d->translate != 1) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_prompt_desc.translate = %d must be 0 or 1", W, d->translate);
+    if ((s = gk__wh_check_ids(W, "gk_whisper_prompt_desc.prompt", d->prompt, d->n_prompt, t->vocab)) != GK_OK) return s;
+    if ((s = gk__wh_check_ids(W, "gk_whisper_prompt_desc.prefix", d->prefix, d->n_prefix, t->vocab)) != GK_OK) return s;
+    if (t->multilingual) {
+        if ((s = gk_whisper_lang_id(t, d->language ? d->language : "en", &lang)) != GK_OK) {
+            char msg[512];
+            gk__u_errcopy(msg, sizeof msg);
+            return GK__U_ERR(s, "%s: gk_whisper_prompt_desc.language: %s", W, msg + strlen("gk_whisper_lang_id: "));
+        }
+    } else {
+        if (d->language && gk_whisper_lang_index(d->language) != 0)
+            return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: gk_whisper_prompt_desc.language = '%s' but the vocabulary is English-only (.en)", W, d->language);
+        if (d->translate) return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: gk_whisper_prompt_desc.translate needs a multilingual model; this vocabulary is English-only (.en)", W);
+    }
+    out->len = 0;
+    if (d->n_prompt) {
+        p0 = gk__wh_py_tail_start(d->n_prompt, ctx / 2 - 1);
+        s = gk_ids_push(out, t->sot_prev);
+        for (i = p0; i < d->n_prompt && s == GK_OK; i++) s = gk_ids_push(out, d->prompt[i]);
+    }
+    if (sot_index) *sot_index = out->len;
+    if (s == GK_OK) s = gk_ids_push(out, t->sot);
+    if (t->multilingual && s == GK_OK) s = gk_ids_push(out, lang);
+    if (t->multilingual && s == GK_OK) s = gk_ids_push(out, d->translate ? t->translate : t->transcribe);
+    if (d->without_timestamps && s == GK_OK) s = gk_ids_push(out, t->no_timestamps);
+    if (d->n_prefix) f0 = gk__wh_py_tail_start(d->n_prefix, ctx / 2 - slen);
+    for (i = f0; i < d->n_prefix && s == GK_OK; i++) s = gk_ids_push(out, d->prefix[i]);
+    if (s != GK_OK) { out->len = 0; return s; }
+    if (sample_begin) *sample_begin = out->len;
+    return GK_OK;
+}
+
+/* ---- numbers on a row ---- */
+static int gk__wh_fin(float v) { return v - v == 0; } /* not NaN, not +-inf */
+/* NaN or +inf anywhere, or no finite value: GK_ERR_FORMAT */
+static gk_status gk__wh_row_check(const char *W, const char *what, const float *x, int64_t n) {
+    int64_t i, fin = 0;
+    for (i = 0; i < n; i++) {
+        if (x[i] != x[i] || (x[i] > 0 && !gk__wh_fin(x[i]))) return GK__U_ERR(GK_ERR_FORMAT, "%s: %s[%lld] is %s", W, what, (long long)i, x[i] != x[i] ? "NaN" : "+inf");
+        fin += gk__wh_fin(x[i]);
+    }
+    if (!fin) return GK__U_ERR(GK_ERR_FORMAT, "%s: every value of %s is -inf", W, what);
+    return GK_OK;
+}
+static double gk__wh_max(const float *x, int64_t a, int64_t b) {
+    double m = -INFINITY;
+    for (; a < b; a++)
+        if (x[a] > m) m = x[a];
+    return m;
+}
+static double gk__wh_lse(const float *x, int64_t a, int64_t b) {
+    double m = gk__wh_max(x, a, b), s = 0;
+    if (m == -INFINITY) return m;
+    for (; a < b; a++) s += exp((double)x[a] - m);
+    return m + log(s);
+}
+
+GKLLMDEF gk_status gk_whisper_log_softmax(const float *logits, int64_t vocab, float *out) {
+    const char *W = "gk_whisper_log_softmax";
+    gk_status s;
+    double l;
+    int64_t i;
+    if (!logits) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: logits is NULL", W);
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    if (vocab < 1) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: vocab = %lld must be > 0", W, (long long)vocab);
+    if ((s = gk__wh_row_check(W, "logits", logits, vocab)) != GK_OK) return s;
+    l = gk__wh_lse(logits, 0, vocab);
+    for (i = 0; i < vocab; i++) out[i] = (float)((double)logits[i] - l);
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_whisper_detect_language(const gk_whisper_tokens *t, const float *logits, float *probs, int *best) {
+    const char *W = "gk_whisper_detect_language";
+    gk_status s;
+    double m = -INFINITY, sum = 0;
+    int i, b = -1;
+    if (best) *best = -1;
+    if ((s = gk__wh_check_t(W, t)) != GK_OK) return s;
+    if (!logits) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: logits is NULL", W);
+    if (!t->n_langs) return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: the vocabulary has no language tokens", W);
+    for (i = 0; i < GK_WHISPER_MAX_LANGS; i++) {
+        float v;
+        if (t->lang[i] < 0) continue;
+        v = logits[t->lang[i]];
+        if (v != v || (v > 0 && !gk__wh_fin(v))) return GK__U_ERR(GK_ERR_FORMAT, "%s: logits[%d] (<|%s|>) is %s", W, (int)t->lang[i], gk__wh_langs[i][0], v != v ? "NaN" : "+inf");
+        if (b < 0 || v > m) { m = v; b = i; }
+    }
+    if (m == -INFINITY) return GK__U_ERR(GK_ERR_FORMAT, "%s: every language token's logit is -inf", W);
+    for (i = 0; i < GK_WHISPER_MAX_LANGS; i++)
+        if (t->lang[i] >= 0) sum += exp((double)logits[t->lang[i]] - m);
+    if (probs)
+        for (i = 0; i < GK_WHISPER_MAX_LANGS; i++) probs[i] = t->lang[i] >= 0 ? (float)(exp((double)logits[t->lang[i]] - m) / sum) : 0.0f;
+    if (best) *best = b;
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_whisper_no_speech_prob(const gk_whisper_tokens *t, const float *logits, double *prob) {
+    const char *W = "gk_whisper_no_speech_prob";
+    gk_status s;
+    if (prob) *prob = NAN;
+    if ((s = gk__wh_check_t(W, t)) != GK_OK) return s;
+    if (!logits) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: logits is NULL", W);
+    if (!prob) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: prob is NULL", W);
+    if (t->no_speech < 0) return GK_OK;
+    if ((s = gk__wh_row_check(W, "logits", logits, t->vocab)) != GK_OK) return s;
+    *prob = exp((double)logits[t->no_speech] - gk__wh_lse(logits, 0, t->vocab));
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_whisper_text_prob(const gk_whisper_tokens *t, const float *logits, int32_t id, double *prob) {
+    const char *W = "gk_whisper_text_prob";
+    gk_status s;
+    if (prob) *prob = 0;
+    if ((s = gk__wh_check_t(W, t)) != GK_OK) return s;
+    if (!logits) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: logits is NULL", W);
+    if (!prob) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: prob is NULL", W);
+    if (id < 0 || id >= t->eot) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: id = %d is not a text token (0..%d)", W, (int)id, (int)t->eot - 1);
+    if ((s = gk__wh_row_check(W, "logits (text tokens)", logits, t->eot)) != GK_OK) return s;
+    *prob = exp((double)logits[id] - gk__wh_lse(logits, 0, t->eot));
+    return GK_OK;
+}
+
+/* ---- logit filters ---- */
+static void gk__wh_mask(float *x, int64_t a, int64_t b) {
+    for (; a < b; a++) x[a] = -INFINITY;
+}
+GKLLMDEF gk_status gk_whisper_suppress(float *logits, int64_t vocab, const int32_t *ids, size_t n) {
+    const char *W = "gk_whisper_suppress";
+    gk_status s;
+    size_t i;
+    if (!logits) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: logits is NULL", W);
+    if ((s = gk__wh_check_ids(W, "ids", ids, n, vocab)) != GK_OK) return s;
+    for (i = 0; i < n; i++) logits[ids[i]] = -INFINITY;
+    return GK_OK;
+}
+
+static int gk__wh_cmp_i32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+/* tokenizer.py's non_speech_tokens, by encoding the symbols with tok */
+static gk_status gk__wh_non_speech(const char *W, const gk_tokenizer *tok, gk_ids *out) {
+    static const char *const sym[] = {"\"", "#", "(", ")", "*", "+", "/", ":", ";", "<", "=", ">", "@", "[", "\\", "]", "^", "_", "`", "{", "|", "}", "~",
+                                      "\xE3\x80\x8C", "\xE3\x80\x8D", "\xE3\x80\x8E", "\xE3\x80\x8F", "<<", ">>", "<<<", ">>>", "--", "---", "-(", "-[", "('",
+                                      "(\"", "((", "))", "(((", ")))", "[[", "]]", "{{", "}}", "\xE2\x99\xAA\xE2\x99\xAA", "\xE2\x99\xAA\xE2\x99\xAA\xE2\x99\xAA",
+                                      /* U+2669..U+266F (miscellaneous symbols): their first token even when split */
+                                      "\xE2\x99\xA9", "\xE2\x99\xAA", "\xE2\x99\xAB", "\xE2\x99\xAC", "\xE2\x99\xAD", "\xE2\x99\xAE", "\xE2\x99\xAF"};
+    const size_t nsym = sizeof sym / sizeof sym[0], nmisc = 7;
+    gk_ids e = {NULL, 0, 0};
+    gk_status s = GK_OK;
+    char text[16];
+    size_t i;
+    int k;
+    for (i = 0; i < 2 && s == GK_OK; i++) {
+        e.len = 0;
+        s = gk_tokenizer_encode(tok, i ? " '" : " -", 2, 0, &e);
+        if (s == GK_OK && e.len) s = gk_ids_push(out, e.data[0]);
+    }
+    for (i = 0; i < nsym && s == GK_OK; i++)
+        for (k = 0; k < 2 && s == GK_OK; k++) {
+            snprintf(text, sizeof text, "%s%s", k ? " " : "", sym[i]);
+            e.len = 0;
+            s = gk_tokenizer_encode(tok, text, strlen(text), 0, &e);
+            if (s == GK_OK && (e.len == 1 || (e.len > 1 && i >= nsym - nmisc))) s = gk_ids_push(out, e.data[0]);
+        }
+    gk_ids_free(&e);
+    if (s != GK_OK && s != GK_ERR_OUT_OF_MEMORY) {
+        gk__u_tl sv;
+        gk__u_tl_save(&sv);
+        return gk__u_tl_move(NULL, &sv, s, "gk_whisper_suppress_list: encoding the non-speech symbols: ");
+    }
+    (void)W;
+    return s;
+}
+
+GKLLMDEF gk_status gk_whisper_suppress_list(const gk_whisper_tokens *t, const int32_t *ids, size_t n, const gk_tokenizer *tok, gk_ids *out) {
+    const char *W = "gk_whisper_suppress_list";
+    gk_status s;
+    size_t i, k;
+    int minus1 = 0;
+    if ((s = gk__wh_check_t(W, t)) != GK_OK) return s;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    if (!ids && n) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: ids is NULL but n is %llu", W, (unsigned long long)n);
+    for (i = 0; i < n; i++) {
+        if (ids[i] == -1) minus1 = 1;
+        else if (ids[i] < 0 || ids[i] >= t->vocab)
+            return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: ids[%llu] = %d is neither a token id (vocabulary of %lld) nor -1 (the non-speech symbols)", W,
+                             (unsigned long long)i, (int)ids[i], (long long)t->vocab);
+    }
+    if (minus1 && !tok) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: ids hold -1 (the non-speech symbols) but tok is NULL: the symbols are found by encoding them", W);
+    out->len = 0;
+    for (i = 0; i < n && s == GK_OK; i++)
+        if (ids[i] >= 0) s = gk_ids_push(out, ids[i]);
+    if (minus1 && s == GK_OK) s = gk__wh_non_speech(W, tok, out);
+    if (s == GK_OK) s = gk_ids_push(out, t->transcribe);
+    if (s == GK_OK) s = gk_ids_push(out, t->translate);
+    if (s == GK_OK) s = gk_ids_push(out, t->sot);
+    if (s == GK_OK) s = gk_ids_push(out, t->sot_prev);
+    if (s == GK_OK) s = gk_ids_push(out, t->sot_lm);
+    if (s == GK_OK && t->no_speech >= 0) s = gk_ids_push(out, t->no_speech);
+    if (s != GK_OK) { out->len = 0; return s; }
+    for (i = k = 0; i < out->len; i++) /* drop negatives (absent tokens) and ids the tokenizer gave beyond vocab */
+        if (out->data[i] >= 0 && out->data[i] < t->vocab) out->data[k++] = out->data[i];
+    out->len = k;
+    qsort(out->data, out->len, sizeof(int32_t), gk__wh_cmp_i32);
+    for (i = k = 0; i < out->len; i++)
+        if (!k || out->data[i] != out->data[k - 1]) out->data[k++] = out->data[i];
+    out->len = k;
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_whisper_suppress_blank(const gk_whisper_tokens *t, size_t n_sampled, float *logits) {
+    const char *W = "gk_whisper_suppress_blank";
+    gk_status s;
+    if ((s = gk__wh_check_t(W, t)) != GK_OK) return s;
+    if (!logits) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: logits is NULL", W);
+    if (n_sampled == 0) {
+        if (t->space >= 0 && t->space < t->vocab) logits[t->space] = -INFINITY;
+        logits[t->eot] = -INFINITY;
+    }
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_whisper_timestamp_rules(const gk_whisper_tokens *t, const int32_t *sampled, size_t n, int64_t max_initial_index, float *logits) {
+    const char *W = "gk_whisper_timestamp_rules";
+    gk_status s;
+    int64_t tb, V = 0, lastv = -1;
+    int last_ts, pen_ts;
+    size_t i;
+    if ((s = gk__wh_check_t(W, t)) != GK_OK) return s;
+    if (!logits) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: logits is NULL", W);
+    if (!sampled && n) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: sampled is NULL but n_sampled is %llu", W, (unsigned long long)n);
+    tb = t->timestamp_begin;
+    V = t->vocab;
+    if (t->no_timestamps >= 0) logits[t->no_timestamps] = -INFINITY;
+    last_ts = n >= 1 && sampled[n - 1] >= tb;
+    pen_ts = n < 2 || sampled[n - 2] >= tb;
+    if (last_ts) {
+        if (pen_ts) gk__wh_mask(logits, tb, V); /* after a pair (or a first timestamp): text */
+        else gk__wh_mask(logits, 0, t->eot);    /* after a lone one: its partner or eot */
+    }
+    for (i = n; i-- > 0;)
+        if (sampled[i] >= tb) { lastv = sampled[i]; break; }
+    if (lastv >= 0) { /* no going back; after a pair, no empty segment */
+        int64_t lim = (last_ts && !pen_ts) ? lastv : lastv + 1;
+        gk__wh_mask(logits, tb, lim < V ? lim : V);
+    }
+    if (n == 0) { /* the first token is a timestamp, at most max_initial_index */
+        gk__wh_mask(logits, 0, tb);
+        if (max_initial_index >= 0 && tb + max_initial_index + 1 < V) gk__wh_mask(logits, tb + max_initial_index + 1, V);
+    }
+    if (gk__wh_lse(logits, tb, V) > gk__wh_max(logits, 0, tb)) gk__wh_mask(logits, 0, tb);
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_whisper_filter(const gk_whisper_tokens *t, const gk_whisper_filter_desc *d, const int32_t *sampled, size_t n, float *logits) {
+    const char *W = "gk_whisper_filter";
+    gk_whisper_filter_desc z;
+    gk_status s;
+    double mit, prec;
+    if ((s = gk__wh_check_t(W, t)) != GK_OK) return s;
+    if (!logits) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: logits is NULL", W);
+    if (!sampled && n) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: sampled is NULL but n_sampled is %llu", W, (unsigned long long)n);
+    if (!d) { memset(&z, 0, sizeof z); d = &z; }
+    mit = d->max_initial_timestamp == 0 ? 1.0 : d->max_initial_timestamp;
+    prec = d->time_precision == 0 ? 0.02 : d->time_precision;
+    if (!(prec > 0 && prec < 1e9)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_filter_desc.time_precision = %g must be > 0 (0: 0.02)", W, prec);
+    if (mit != mit || mit > 1e9) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_filter_desc.max_initial_timestamp = %g is not finite", W, mit);
+    if (!d->no_suppress_blank && n == 0) {
+        if (t->space >= 0 && t->space < t->vocab) logits[t->space] = -INFINITY;
+        logits[t->eot] = -INFINITY;
+    }
+    if ((s = gk__wh_check_ids(W, "gk_whisper_filter_desc.suppress", d->suppress, d->n_suppress, t->vocab)) != GK_OK) return s;
+    gk_whisper_suppress(logits, t->vocab, d->suppress, d->n_suppress);
+    if (!d->without_timestamps) return gk_whisper_timestamp_rules(t, sampled, n, mit < 0 ? -1 : (int64_t)nearbyint(mit / prec), logits);
+    return GK_OK;
+}
+
+/* ---- greedy, sampling and beam search ---- */
+typedef struct gk__wh_cand { double score; int32_t tok; int src, rep; } gk__wh_cand;
+struct gk_whisper_search {
+    int64_t vocab;
+    int32_t eot;
+    float temp;
+    int beam;                      /* 0: greedy or sampling */
+    int rows, max_cand, max_tokens, has_lp, n_fin, done;
+    double lp;
+    uint64_t rng;
+    size_t len;                    /* steps taken: every row has len tokens */
+    int32_t *hist, *hist2;         /* [rows][max_tokens] */
+    double *sum, *sum2;
+    unsigned char *ended;
+    int32_t *fin;                  /* finished candidates [max_cand][max_tokens + 1], with eot */
+    size_t *fin_len;
+    double *fin_sum;
+    gk__wh_cand *cand;             /* [rows * (beam + 1)] */
+    int *rep, *topk_id;
+    float *topk_v;
+};
+
+GKLLMDEF void gk_whisper_search_free(gk_whisper_search *s) {
+    if (!s) return;
+    gk__u_free(s->hist); gk__u_free(s->hist2); gk__u_free(s->sum); gk__u_free(s->sum2); gk__u_free(s->ended);
+    gk__u_free(s->fin); gk__u_free(s->fin_len); gk__u_free(s->fin_sum); gk__u_free(s->cand); gk__u_free(s->rep);
+    gk__u_free(s->topk_id); gk__u_free(s->topk_v);
+    gk__u_free(s);
+}
+
+GKLLMDEF gk_status gk_whisper_search_create(const gk_whisper_search_desc *d, gk_whisper_search **out) {
+    const char *W = "gk_whisper_search_create", *F = "gk_whisper_search_desc";
+    gk_whisper_search *s;
+    double pat;
+    size_t R, T, C;
+    if (out) *out = NULL;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    if (!d) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: d is NULL (vocab and eot are needed)", W);
+    if (!(d->temperature >= 0 && d->temperature < 1e30f)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s.temperature = %g must be >= 0 and finite", W, F, (double)d->temperature);
+    if (d->beam_size < 0 || d->beam_size > 256) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s.beam_size = %d must be 0..256 (0: greedy)", W, F, d->beam_size);
+    if (d->best_of < 0 || d->best_of > 256) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s.best_of = %d must be 0..256 (0: 1)", W, F, d->best_of);
+    if (d->max_tokens < 0 || d->max_tokens > 65536) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s.max_tokens = %d must be 1..65536 (0: 224)", W, F, d->max_tokens);
+    if (d->vocab < 2 || d->vocab > INT32_MAX) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s.vocab = %lld must be 2..2^31-1", W, F, (long long)d->vocab);
+    if (d->eot < 0 || d->eot >= d->vocab) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s.eot = %d is not a token id (vocab %lld)", W, F, (int)d->eot, (long long)d->vocab);
+    if (d->temperature == 0 && d->beam_size > 0 && d->vocab <= d->beam_size)
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s.vocab = %lld must exceed beam_size %d", W, F, (long long)d->vocab, d->beam_size);
+    pat = d->patience == 0 ? 1.0 : d->patience;
+    if (!(pat > 0 && pat < 1e6)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s.patience = %g must be > 0 (0: 1.0)", W, F, d->patience);
+    if (d->has_length_penalty != 0 && d->has_length_penalty != 1) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s.has_length_penalty = %d must be 0 or 1", W, F, d->has_length_penalty);
+    if (d->has_length_penalty && !(d->length_penalty >= 0 && d->length_penalty <= 1))
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s.length_penalty = %g must be in [0, 1] (alpha)", W, F, d->length_penalty);
+    s = (gk_whisper_search *)gk__u_calloc(1, sizeof *s);
+    if (!s) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", W);
+    s->vocab = d->vocab;
+    s->eot = d->eot;
+    s->temp = d->temperature;
+    s->beam = d->temperature == 0 ? d->beam_size : 0;
+    s->rows = s->beam ? s->beam : d->temperature > 0 && d->best_of ? d->best_of : 1;
+    s->max_tokens = d->max_tokens ? d->max_tokens : 224;
+    s->has_lp = d->has_length_penalty;
+    s->lp = d->length_penalty;
+    s->rng = d->seed ^ 0x9E3779B97F4A7C15ull;
+    if (s->beam) {
+        s->max_cand = (int)nearbyint((double)s->beam * pat);
+        if (s->max_cand < 1 || s->max_cand > 65536) {
+            gk_whisper_search_free(s);
+            return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: round(beam_size %d * patience %g) = %d finished candidates; it must be 1..65536", W, d->beam_size, pat,
+                             (int)nearbyint((double)d->beam_size * pat));
+        }
+    }
+    R = (size_t)s->rows;
+    T = (size_t)s->max_tokens;
+    C = (size_t)s->max_cand;
+    s->hist = (int32_t *)gk__u_calloc(R * T, sizeof(int32_t));
+    s->hist2 = (int32_t *)gk__u_calloc(R * T, sizeof(int32_t));
+    s->sum = (double *)gk__u_calloc(R, sizeof(double));
+    s->sum2 = (double *)gk__u_calloc(R, sizeof(double));
+    s->ended = (unsigned char *)gk__u_calloc(R, 1);
+    s->fin = (int32_t *)gk__u_calloc(C * (T + 1), sizeof(int32_t));
+    s->fin_len = (size_t *)gk__u_calloc(C, sizeof(size_t));
+    s->fin_sum = (double *)gk__u_calloc(C, sizeof(double));
+    s->cand = (gk__wh_cand *)gk__u_calloc(R * (R + 1), sizeof(gk__wh_cand));
+    s->rep = (int *)gk__u_calloc(R, sizeof(int));
+    s->topk_id = (int *)gk__u_calloc(R + 1, sizeof(int));
+    s->topk_v = (float *)gk__u_calloc(R + 1, sizeof(float));
+    if (!s->hist || !s->hist2 || !s->sum || !s->sum2 || !s->ended || !s->fin || !s->fin_len || !s->fin_sum || !s->cand || !s->rep || !s->topk_id || !s->topk_v) {
+        gk_whisper_search_free(s);
+        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory for %d rows of %d tokens", W, (int)R, (int)T);
+    }
+    *out = s;
+    return GK_OK;
+}
+
+GKLLMDEF int gk_whisper_search_rows(const gk_whisper_search *s) { return s ? s->rows : 0; }
+GKLLMDEF const int32_t *gk_whisper_search_tokens(const gk_whisper_search *s, int row, size_t *n) {
+    if (n) *n = 0;
+    if (!s || row < 0 || row >= s->rows) return NULL;
+    if (n) *n = s->len;
+    return s->hist + (size_t)row * (size_t)s->max_tokens;
+}
+
+static double gk__wh_uniform(gk_whisper_search *s) { /* xorshift64*, 53 bits */
+    uint64_t x = s->rng;
+    x ^= x >> 12; x ^= x << 25; x ^= x >> 27;
+    s->rng = x;
+    return (double)((x * 0x2545F4914F6CDD1Dull) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* the k best of row x (descending; ties: the lower id first) */
+static void gk__wh_topk(const float *x, int64_t n, int k, int *id, float *v) {
+    int c = 0, j;
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        float y = x[i];
+        if (c == k && !(y > v[k - 1])) continue;
+        j = c < k ? c++ : k - 1;
+        while (j > 0 && y > v[j - 1]) { v[j] = v[j - 1]; id[j] = id[j - 1]; j--; }
+        v[j] = y;
+        id[j] = (int)i;
+    }
+}
+
+GKLLMDEF gk_status gk_whisper_search_step(gk_whisper_search *s, const float *logprobs, int32_t *tokens, int32_t *parents, int *done) {
+    const char *W = "gk_whisper_search_step";
+    size_t T, r, R;
+    int64_t V;
+    gk_status st;
+    char what[48];
+    if (done) *done = 0;
+    if (!s) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: s is NULL", W);
+    if (!logprobs) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: logprobs is NULL", W);
+    if (!tokens) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: tokens is NULL", W);
+    if (!parents) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: parents is NULL", W);
+    if (s->done) return GK__U_ERR(GK_ERR_STATE, "%s: the search has ended (after %llu tokens); take gk_whisper_search_result", W, (unsigned long long)s->len);
+    T = (size_t)s->max_tokens;
+    R = (size_t)s->rows;
+    V = s->vocab;
+    for (r = 0; r < R; r++) {
+        snprintf(what, sizeof what, "logprobs[%d]", (int)r);
+        if (s->ended[r]) continue;
+        if ((st = gk__wh_row_check(W, what, logprobs + r * (size_t)V, V)) != GK_OK) return st;
+    }
+    if (!s->beam) {
+        int all = 1;
+        for (r = 0; r < R; r++) {
+            const float *lp = logprobs + r * (size_t)V;
+            int64_t i, tok = 0;
+            if (s->ended[r]) tok = s->eot;
+            else if (s->temp == 0) {
+                for (i = 1; i < V; i++)
+                    if (lp[i] > lp[tok]) tok = i;
+            } else {
+                double m = gk__wh_max(lp, 0, V), tot = 0, u, c = 0;
+                for (i = 0; i < V; i++) tot += exp(((double)lp[i] - m) / s->temp);
+                u = gk__wh_uniform(s) * tot;
+                tok = -1;
+                for (i = 0; i < V; i++) {
+                    double w = exp(((double)lp[i] - m) / s->temp);
+                    if (w > 0) tok = i; /* the last possible token, should rounding leave c <= u */
+                    c += w;
+                    if (w > 0 && c > u) break;
+                }
+            }
+            if (!s->ended[r]) {
+                s->sum[r] += lp[tok];
+                if (tok == s->eot) s->ended[r] = 1;
+            }
+            all &= s->ended[r];
+            s->hist[r * T + s->len] = (int32_t)tok;
+            tokens[r] = (int32_t)tok;
+            parents[r] = (int32_t)r;
+        }
+        s->len++;
+        s->done = all || s->len >= T;
+    } else {
+        int B = s->beam, K = s->beam + 1, nc = 0, j, k, c, saved = 0;
+        for (j = 0; j < B; j++) { /* rows that are copies of an earlier row propose under its name */
+            s->rep[j] = j;
+            for (k = 0; k < j; k++)
+                if (s->rep[k] == k && !memcmp(s->hist + (size_t)k * T, s->hist + (size_t)j * T, s->len * sizeof(int32_t))) { s->rep[j] = k; break; }
+        }
+        for (j = 0; j < B; j++) {
+            gk__wh_topk(logprobs + (size_t)j * (size_t)V, V, K, s->topk_id, s->topk_v);
+            for (k = 0; k < K; k++) {
+                double sc = s->sum[j] + (double)s->topk_v[k];
+                for (c = 0; c < nc; c++)
+                    if (s->cand[c].rep == s->rep[j] && s->cand[c].tok == s->topk_id[k]) break;
+                if (c == nc) { s->cand[nc].rep = s->rep[j]; s->cand[nc].tok = s->topk_id[k]; nc++; }
+                s->cand[c].score = sc;
+                s->cand[c].src = j;
+            }
+        }
+        for (c = 1; c < nc; c++) { /* stable: equal scores keep their order */
+            gk__wh_cand x = s->cand[c];
+            for (j = c; j > 0 && s->cand[j - 1].score < x.score; j--) s->cand[j] = s->cand[j - 1];
+            s->cand[j] = x;
+        }
+        for (c = 0; c < nc && saved < B; c++) {
+            const gk__wh_cand *x = &s->cand[c];
+            const int32_t *h = s->hist + (size_t)x->src * T;
+            if (x->tok == s->eot) {
+                if (s->n_fin < s->max_cand) {
+                    int32_t *f = s->fin + (size_t)s->n_fin * (T + 1);
+                    if (s->len) memcpy(f, h, s->len * sizeof(int32_t));
+                    f[s->len] = s->eot;
+                    s->fin_len[s->n_fin] = s->len + 1;
+                    s->fin_sum[s->n_fin++] = x->score;
+                }
+            } else {
+                int32_t *h2 = s->hist2 + (size_t)saved * T;
+                if (s->len) memcpy(h2, h, s->len * sizeof(int32_t));
+                h2[s->len] = x->tok;
+                s->sum2[saved] = x->score;
+                tokens[saved] = x->tok;
+                parents[saved] = x->src;
+                saved++;
+            }
+        }
+        if (saved < B) return GK__U_ERR(GK_ERR_INTERNAL, "%s: only %d of %d beams could continue", W, saved, B);
+        { int32_t *th = s->hist; s->hist = s->hist2; s->hist2 = th; }
+        { double *ts = s->sum; s->sum = s->sum2; s->sum2 = ts; }
+        s->len++;
+        s->done = s->n_fin >= s->max_cand || s->len >= T;
+    }
+    if (done) *done = s->done;
+    return GK_OK;
+}
+
+GKLLMDEF double gk_whisper_rank_score(double sum_logprob, size_t length, int has_penalty, double penalty) {
+    if (has_penalty) return sum_logprob / pow((5.0 + (double)length) / 6.0, penalty);
+    return length ? sum_logprob / (double)length : -INFINITY;
+}
+GKLLMDEF double gk_whisper_avg_logprob(double sum_logprob, size_t n_tokens) { return sum_logprob / ((double)n_tokens + 1.0); }
+
+GKLLMDEF gk_status gk_whisper_search_result(const gk_whisper_search *s, gk_ids *tokens, double *sum_logprob, double *avg_logprob) {
+    const int32_t *best = NULL;
+    size_t T, bl = 0, i, n;
+    double bs = 0, bscore = 0;
+    int r, first = 1;
+    if (sum_logprob) *sum_logprob = 0;
+    if (avg_logprob) *avg_logprob = 0;
+    if (!s) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_whisper_search_result: s is NULL");
+    T = (size_t)s->max_tokens;
+#define GK__WH_CONSIDER(seq, len_, sum_)                                              \
+    do {                                                                              \
+        double sc_ = gk_whisper_rank_score((sum_), (len_), s->has_lp, s->lp);         \
+        if (first || sc_ > bscore) { first = 0; bscore = sc_; best = (seq); bl = (len_); bs = (sum_); } \
+    } while (0)
+    if (!s->beam) {
+        for (r = 0; r < s->rows; r++) {
+            const int32_t *h = s->hist + (size_t)r * T;
+            for (n = 0; n < s->len && h[n] != s->eot; n++) {}
+            GK__WH_CONSIDER(h, n, s->sum[r]);
+        }
+    } else {
+        int order[256], k, j, cnt = s->n_fin;
+        for (k = 0; k < s->n_fin; k++) GK__WH_CONSIDER(s->fin + (size_t)k * (T + 1), s->fin_len[k] - 1, s->fin_sum[k]);
+        for (k = 0; k < s->rows; k++) { /* by sum descending; ties: the higher row first */
+            int x = k;
+            for (j = k; j > 0 && (s->sum[order[j - 1]] < s->sum[x] || (s->sum[order[j - 1]] == s->sum[x] && order[j - 1] < x)); j--) order[j] = order[j - 1];
+            order[j] = x;
+        }
+        for (k = 0; k < s->rows && cnt < s->beam; k++, cnt++) GK__WH_CONSIDER(s->hist + (size_t)order[k] * T, s->len, s->sum[order[k]]);
+    }
+#undef GK__WH_CONSIDER
+    if (tokens) {
+        tokens->len = 0;
+        for (i = 0; i < bl; i++)
+            if (gk_ids_push(tokens, best[i]) != GK_OK) { tokens->len = 0; return GK_ERR_OUT_OF_MEMORY; }
+    }
+    if (sum_logprob) *sum_logprob = bs;
+    if (avg_logprob) *avg_logprob = gk_whisper_avg_logprob(bs, bl);
+    return GK_OK;
+}
+
+/* ---- quality checks ---- */
+typedef int (*gk__wh_compress2_fn)(unsigned char *, unsigned long *, const unsigned char *, unsigned long, int);
+typedef unsigned long (*gk__wh_bound_fn)(unsigned long);
+GKLLMDEF gk_status gk_whisper_compression_ratio(const char *text, size_t len, double *ratio) {
+    static const char *const names[4] = {"libz.so.1", "libz.so", "libz.dylib", "zlib1.dll"};
+    const char *W = "gk_whisper_compression_ratio";
+    gk__wh_compress2_fn compress2_ = NULL;
+    gk__wh_bound_fn bound_ = NULL;
+    void *p1 = NULL, *p2 = NULL;
+    unsigned long dlen;
+    unsigned char *buf;
+    gk_status st = GK_OK;
+    int i, rc;
+#if defined(_WIN32)
+    HMODULE lib = NULL;
+#else
+    void *lib = NULL;
+#endif
+    if (ratio) *ratio = 0;
+    if (!ratio) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: ratio is NULL", W);
+    if (!text && len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: text is NULL but len is %llu", W, (unsigned long long)len);
+    if ((unsigned long long)len > (unsigned long long)(ULONG_MAX / 2)) return GK__U_ERR(GK_ERR_LIMIT, "%s: len = %llu is beyond zlib's one-call limit", W, (unsigned long long)len);
+    for (i = 0; i < 4 && !lib; i++) {
+#if defined(_WIN32)
+        lib = LoadLibraryA(names[i]);
+        if (lib) {
+            FARPROC a = GetProcAddress(lib, "compress2"), b = GetProcAddress(lib, "compressBound");
+            memcpy(&p1, &a, sizeof p1);
+            memcpy(&p2, &b, sizeof p2);
+        }
+#else
+        lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (lib) { p1 = dlsym(lib, "compress2"); p2 = dlsym(lib, "compressBound"); }
+#endif
+    }
+    if (!lib)
+        return GK__U_ERR(GK_ERR_NOT_FOUND, "%s: zlib is not installed (tried libz.so.1, libz.so, libz.dylib, zlib1.dll; it is loaded at run time, not linked): "
+                         "install it (Debian / Ubuntu: apt-get install zlib1g)", W);
+    memcpy(&compress2_, &p1, sizeof p1);
+    memcpy(&bound_, &p2, sizeof p2);
+    if (!compress2_ || !bound_) st = GK__U_ERR(GK_ERR_NOT_FOUND, "%s: the zlib library that loaded lacks compress2 or compressBound", W);
+    else {
+        dlen = bound_((unsigned long)len);
+        buf = (unsigned char *)gk__u_malloc((size_t)dlen);
+        if (!buf) st = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", W);
+        else {
+            rc = compress2_(buf, &dlen, (const unsigned char *)(len ? text : ""), (unsigned long)len, 6);
+            if (rc != 0 || dlen == 0) st = GK__U_ERR(GK_ERR_INTERNAL, "%s: zlib's compress2 failed (%d)", W, rc);
+            else *ratio = (double)len / (double)dlen;
+            gk__u_free(buf);
+        }
+    }
+#if defined(_WIN32)
+    FreeLibrary(lib);
+#else
+    dlclose(lib);
+#endif
+    return st;
+}
+
+static void gk__wh_th(const gk_whisper_thresholds *th, double *cr, double *lp, double *ns, double *inc, double *t0) {
+    *cr = 2.4; *lp = -1.0; *ns = 0.6; *inc = 0.2; *t0 = 0;
+    if (!th) return;
+    if (th->compression_ratio != 0) *cr = th->compression_ratio;
+    if (th->logprob != 0) *lp = th->logprob;
+    if (th->no_speech != 0) *ns = th->no_speech;
+    if (th->temperature_increment != 0) *inc = th->temperature_increment;
+    *t0 = th->temperature_start;
+}
+GKLLMDEF int gk_whisper_needs_fallback(const gk_whisper_thresholds *th, double compression_ratio, double avg_logprob, double no_speech_prob) {
+    double cr, lp, ns, inc, t0;
+    int fb = 0;
+    gk__wh_th(th, &cr, &lp, &ns, &inc, &t0);
+    if (cr == cr && compression_ratio > cr) fb = 1;               /* too repetitive */
+    if (lp == lp && avg_logprob < lp) fb = 1;                     /* too improbable */
+    if (ns == ns && no_speech_prob > ns && lp == lp && avg_logprob < lp) fb = 0; /* silence */
+    (void)inc; (void)t0;
+    return fb;
+}
+GKLLMDEF int gk_whisper_is_no_speech(const gk_whisper_thresholds *th, double no_speech_prob, double avg_logprob) {
+    double cr, lp, ns, inc, t0;
+    gk__wh_th(th, &cr, &lp, &ns, &inc, &t0);
+    (void)cr; (void)inc; (void)t0;
+    if (ns != ns || !(no_speech_prob > ns)) return 0;
+    return !(lp == lp && avg_logprob > lp);
+}
+GKLLMDEF double gk_whisper_temperature(const gk_whisper_thresholds *th, int attempt) {
+    double cr, lp, ns, inc, t0, t;
+    gk__wh_th(th, &cr, &lp, &ns, &inc, &t0);
+    (void)cr; (void)lp; (void)ns;
+    if (attempt < 0) return -1;
+    if (inc != inc) return attempt == 0 ? t0 : -1;
+    if (!(inc > 0)) return -1;
+    t = t0 + (double)attempt * inc;
+    return t < 1.0 + 1e-6 ? t : -1;
+}
+
+/* ---- text helpers ---- */
+/* Python's str.isspace for one code point */
+static int gk__wh_space(uint32_t c) {
+    return (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
+           c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+/* [*b, *e) of s[0..n) without the whitespace str.strip() removes */
+static void gk__wh_strip(const char *s, size_t n, size_t *b, size_t *e) {
+    size_t i = 0, j = n, last;
+    uint32_t cp;
+    int k;
+    while (i < n && (k = gk__u_utf8_dec((const unsigned char *)s + i, n - i, &cp)) > 0 && gk__wh_space(cp)) i += (size_t)k;
+    j = i;
+    last = i;
+    while (j < n) {
+        k = gk__u_utf8_dec((const unsigned char *)s + j, n - j, &cp);
+        if (k <= 0) { j++; last = j; continue; }
+        j += (size_t)k;
+        if (!gk__wh_space(cp)) last = j;
+    }
+    *b = i;
+    *e = last;
+}
+/* Python's `needle in hay` for strings (the empty string is in every string) */
+static int gk__wh_in(const char *hay, const char *needle, size_t n) {
+    size_t h = strlen(hay), i;
+    if (!n) return 1;
+    for (i = 0; i + n <= h; i++)
+        if (!memcmp(hay + i, needle, n)) return 1;
+    return 0;
+}
+static size_t gk__wh_ncp(const char *s, size_t n) { /* code points */
+    size_t i, c = 0;
+    for (i = 0; i < n; i++) c += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return c;
+}
+/* tok's text of ids (specials included) into b (replaced) */
+static gk_status gk__wh_decode(const gk_tokenizer *tok, const int32_t *ids, size_t n, gk_buf *b) {
+    b->len = 0;
+    if (b->data) b->data[0] = 0;
+    if (!n) return gk_buf_append(b, "", 0);
+    return gk_tokenizer_decode(tok, ids, n, 0, b);
+}
+/* the tokenizer's own message, after the caller's name */
+static gk_status gk__wh_tok_err(const char *W, gk_status s) {
+    gk__u_tl sv;
+    char pre[96];
+    if (s == GK_ERR_OUT_OF_MEMORY) return s;
+    gk__u_tl_save(&sv);
+    snprintf(pre, sizeof pre, "%s: decoding tokens: ", W);
+    return gk__u_tl_move(NULL, &sv, s, pre);
+}
+
+/* ---- segments ---- */
+static void gk__wh_seg_clear(gk_whisper_segment *g) {
+    size_t i;
+    for (i = 0; i < g->n_words; i++) gk__u_free(g->words[i].word);
+    gk__u_free(g->words);
+    gk__u_free(g->tokens);
+    gk__u_free(g->text);
+    memset(g, 0, sizeof *g);
+}
+GKLLMDEF void gk_whisper_segments_free(gk_whisper_segments *s) {
+    size_t i;
+    if (!s) return;
+    for (i = 0; i < s->len; i++) gk__wh_seg_clear(&s->data[i]);
+    gk__u_free(s->data);
+    memset(s, 0, sizeof *s);
+}
+static void gk__wh_segs_truncate(gk_whisper_segments *s, size_t n) {
+    while (s->len > n) gk__wh_seg_clear(&s->data[--s->len]);
+}
+/* transcribe.py: an instantaneous segment or one without text keeps no text, tokens or words */
+static gk_status gk__wh_clean(gk_whisper_segments *s, size_t first) {
+    size_t i, b, e;
+    for (i = first; i < s->len; i++) {
+        gk_whisper_segment *g = &s->data[i];
+        size_t k;
+        gk__wh_strip(g->text ? g->text : "", g->text ? strlen(g->text) : 0, &b, &e);
+        if (g->start != g->end && b < e) continue;
+        if (g->text) g->text[0] = 0;
+        g->n_tokens = 0;
+        for (k = 0; k < g->n_words; k++) gk__u_free(g->words[k].word);
+        g->n_words = 0;
+    }
+    return GK_OK;
+}
+
+static gk_status gk__wh_seg_new(const char *W, const gk_whisper_tokens *t, const gk_tokenizer *tok, const gk_whisper_window *w, const int32_t *tk, size_t n,
+                                double start, double end, gk_whisper_segments *out, gk_buf *tmp, gk_ids *txt) {
+    gk_whisper_segment *g;
+    gk_status s;
+    size_t i;
+    if (out->len == out->cap && !gk__u_grow((void **)&out->data, &out->cap, out->len + 1, sizeof *out->data))
+        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", W);
+    txt->len = 0;
+    for (i = 0; i < n; i++)
+        if (tk[i] < t->eot && (s = gk_ids_push(txt, tk[i])) != GK_OK) return s;
+    if ((s = gk__wh_decode(tok, txt->data, txt->len, tmp)) != GK_OK) return gk__wh_tok_err(W, s);
+    g = &out->data[out->len];
+    memset(g, 0, sizeof *g);
+    g->text = gk__u_strndup(tmp->data, tmp->len);
+    g->tokens = (int32_t *)gk__u_calloc(n, sizeof(int32_t));
+    if (!g->text || !g->tokens) {
+        gk__wh_seg_clear(g);
+        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", W);
+    }
+    if (n) memcpy(g->tokens, tk, n * sizeof(int32_t));
+    g->n_tokens = n;
+    g->id = (int64_t)out->len;
+    g->seek = w->seek;
+    g->start = start;
+    g->end = end;
+    g->temperature = w->temperature;
+    g->avg_logprob = w->avg_logprob;
+    g->compression_ratio = w->compression_ratio;
+    g->no_speech_prob = w->no_speech_prob;
+    out->len++;
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_whisper_segments_add(const gk_whisper_tokens *t, const gk_tokenizer *tok, gk_whisper_window *w, const int32_t *tokens, size_t n,
+                                           gk_whisper_segments *out) {
+    const char *W = "gk_whisper_segments_add";
+    const double offset = w ? (double)(w->seek * 160) / 16000.0 : 0, prec = (double)(2 * 160) / 16000.0;
+    gk_buf tmp = {NULL, 0, 0};
+    gk_ids txt = {NULL, 0, 0};
+    gk_status s;
+    size_t i, last = 0, n0, npairs = 0;
+    int64_t tb;
+    int single;
+    if ((s = gk__wh_check_t(W, t)) != GK_OK) return s;
+    if (!tok) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: tok is NULL (the segments' text is decoded)", W);
+    if (!w) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: w is NULL", W);
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    if (w->seek < 0 || w->seek > ((int64_t)1 << 40)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_window.seek = %lld must be >= 0", W, (long long)w->seek);
+    if (w->segment_size < 1 || w->segment_size > GK_WHISPER_N_FRAMES)
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_window.segment_size = %lld must be 1..3000 mel frames", W, (long long)w->segment_size);
+    if ((s = gk__wh_check_ids(W, "tokens", tokens, n, t->vocab)) != GK_OK) return s;
+    tb = t->timestamp_begin;
+    n0 = out->len;
+    w->first = n0;
+    single = n >= 2 && tokens[n - 2] < tb && tokens[n - 1] >= tb;
+    w->single_timestamp_ending = single;
+    for (i = 1; i < n; i++) npairs += tokens[i - 1] >= tb && tokens[i] >= tb;
+    if (npairs) { /* a segment ends at each pair of timestamps */
+        for (i = 1; i <= n; i++) {
+            int cut = i < n ? tokens[i - 1] >= tb && tokens[i] >= tb : single;
+            if (!cut) continue;
+            s = gk__wh_seg_new(W, t, tok, w, tokens + last, i - last, offset + (double)(tokens[last] - tb) * prec, offset + (double)(tokens[i - 1] - tb) * prec, out,
+                               &tmp, &txt);
+            if (s != GK_OK) goto fail;
+            last = i;
+        }
+        w->next_seek = single ? w->seek + w->segment_size : w->seek + (int64_t)(tokens[last - 1] - tb) * 2;
+    } else {
+        double dur = (double)(w->segment_size * 160) / 16000.0;
+        for (i = n; i-- > 0;)
+            if (tokens[i] >= tb) {
+                if (tokens[i] != tb) dur = (double)(tokens[i] - tb) * prec;
+                break;
+            }
+        if ((s = gk__wh_seg_new(W, t, tok, w, tokens, n, offset, offset + dur, out, &tmp, &txt)) != GK_OK) goto fail;
+        w->next_seek = w->seek + w->segment_size;
+    }
+    gk_buf_free(&tmp);
+    gk_ids_free(&txt);
+    if (!w->words) gk__wh_clean(out, n0);
+    return GK_OK;
+fail:
+    gk_buf_free(&tmp);
+    gk_ids_free(&txt);
+    gk__wh_segs_truncate(out, n0);
+    return s;
+}
+
+/* ---- word timestamps ---- */
+GKLLMDEF gk_status gk_whisper_median_filter(float *x, int64_t rows, int64_t cols, int width) {
+    const char *W = "gk_whisper_median_filter";
+    float win[101], *row = NULL;
+    int64_t r, c, p;
+    int k, j;
+    if (!x && rows && cols) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: x is NULL", W);
+    if (rows < 0 || cols < 0) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: rows = %lld, cols = %lld must be >= 0", W, (long long)rows, (long long)cols);
+    if (width < 1 || width > 101 || width % 2 == 0) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: width = %d must be odd, 1..101", W, width);
+    p = width / 2;
+    if (cols <= p || width == 1) return GK_OK;
+    row = (float *)gk__u_calloc((size_t)cols, sizeof(float));
+    if (!row) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", W);
+    for (r = 0; r < rows; r++) {
+        float *y = x + r * cols;
+        memcpy(row, y, (size_t)cols * sizeof(float));
+        for (c = 0; c < cols; c++) {
+            for (k = 0; k < width; k++) { /* reflect: -1 -> 1, cols -> cols - 2 */
+                int64_t q = c - p + k;
+                float v;
+                if (q < 0) q = -q;
+                if (q >= cols) q = 2 * (cols - 1) - q;
+                v = row[q];
+                for (j = k; j > 0 && win[j - 1] > v; j--) win[j] = win[j - 1];
+                win[j] = v;
+            }
+            y[c] = win[p];
+        }
+    }
+    gk__u_free(row);
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_whisper_dtw(const float *x, int64_t n, int64_t m, int32_t *rows, int32_t *cols, size_t *len) {
+    const char *W = "gk_whisper_dtw";
+    float *cost;
+    unsigned char *tr;
+    int64_t i, j, M1;
+    size_t k = 0, a, b;
+    if (len) *len = 0;
+    if (!x) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: x is NULL", W);
+    if (!rows || !cols) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", W, !rows ? "rows" : "cols");
+    if (!len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: len is NULL", W);
+    if (n < 1 || m < 1 || n > INT32_MAX || m > INT32_MAX || (double)(n + 1) * (double)(m + 1) > 4e9)
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: n = %lld, m = %lld: each must be >= 1 (and the matrix under 4e9 cells)", W, (long long)n, (long long)m);
+    for (i = 0; i < n * m; i++)
+        if (!gk__wh_fin(x[i])) return GK__U_ERR(GK_ERR_FORMAT, "%s: x[%lld][%lld] = %g is not finite", W, (long long)(i / m), (long long)(i % m), (double)x[i]);
+    M1 = m + 1;
+    cost = (float *)gk__u_calloc((size_t)((n + 1) * M1), sizeof(float));
+    tr = (unsigned char *)gk__u_calloc((size_t)((n + 1) * M1), 1);
+    if (!cost || !tr) {
+        gk__u_free(cost);
+        gk__u_free(tr);
+        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory for a %lld x %lld matrix", W, (long long)n, (long long)m);
+    }
+    for (i = 0; i < (n + 1) * M1; i++) cost[i] = INFINITY;
+    cost[0] = 0;
+    for (j = 1; j <= m; j++)
+        for (i = 1; i <= n; i++) {
+            float c0 = cost[(i - 1) * M1 + j - 1], c1 = cost[(i - 1) * M1 + j], c2 = cost[i * M1 + j - 1], c;
+            unsigned char t;
+            if (c0 < c1 && c0 < c2) { c = c0; t = 0; }
+            else if (c1 < c0 && c1 < c2) { c = c1; t = 1; }
+            else { c = c2; t = 2; }
+            cost[i * M1 + j] = (float)((double)x[(i - 1) * m + j - 1] + (double)c);
+            tr[i * M1 + j] = t;
+        }
+    for (j = 0; j <= m; j++) tr[j] = 2;
+    for (i = 0; i <= n; i++) tr[i * M1] = 1;
+    i = n;
+    j = m;
+    while (i > 0 || j > 0) {
+        unsigned char t = tr[i * M1 + j];
+        rows[k] = (int32_t)(i - 1);
+        cols[k++] = (int32_t)(j - 1);
+        if (t == 0) { i--; j--; }
+        else if (t == 1) i--;
+        else j--;
+    }
+    for (a = 0, b = k - 1; a < b; a++, b--) {
+        int32_t r0 = rows[a], c0 = cols[a];
+        rows[a] = rows[b]; cols[a] = cols[b];
+        rows[b] = r0; cols[b] = c0;
+    }
+    *len = k;
+    gk__u_free(cost);
+    gk__u_free(tr);
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_whisper_attention_matrix(const float *weights, int heads, int64_t rows, int64_t cols, const gk_whisper_align_desc *d, float *out) {
+    const char *W = "gk_whisper_attention_matrix";
+    gk_whisper_align_desc z;
+    int64_t F, h, r, c, i;
+    int mw;
+    float *tmp;
+    gk_status s;
+    if (!weights) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: weights is NULL", W);
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    if (heads < 1 || rows < 1 || cols < 1)
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: heads = %d, rows = %lld, cols = %lld must each be >= 1", W, heads, (long long)rows, (long long)cols);
+    if (!d) { memset(&z, 0, sizeof z); d = &z; }
+    F = d->n_cols ? d->n_cols : cols;
+    mw = d->medfilt_width ? d->medfilt_width : 7;
+    if (F < 1 || F > cols) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_align_desc.n_cols = %lld must be 1..cols (%lld)", W, (long long)d->n_cols, (long long)cols);
+    if (mw < 1 || mw > 101 || mw % 2 == 0) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_align_desc.medfilt_width = %d must be odd, 1..101 (0: 7)", W, mw);
+    for (i = 0; i < (int64_t)heads * rows; i++)
+        for (c = 0; c < F; c++) {
+            float v = weights[i * cols + c];
+            if (!gk__wh_fin(v))
+                return GK__U_ERR(GK_ERR_FORMAT, "%s: weights[%lld][%lld][%lld] = %g is not finite", W, (long long)(i / rows), (long long)(i % rows), (long long)c, (double)v);
+        }
+    tmp = (float *)gk__u_calloc((size_t)(heads * rows * F), sizeof(float));
+    if (!tmp) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", W);
+    for (i = 0; i < (int64_t)heads * rows; i++) { /* softmax over the kept columns = the given probabilities rescaled */
+        const float *x = weights + i * cols;
+        double sum = 0;
+        for (c = 0; c < F; c++) sum += x[c];
+        for (c = 0; c < F; c++) tmp[i * F + c] = d->keep_weights ? x[c] : sum > 0 ? (float)(x[c] / sum) : 0.0f;
+    }
+    for (h = 0; h < heads; h++) /* standardise each column over the rows */
+        for (c = 0; c < F; c++) {
+            double mean = 0, var = 0, sd;
+            float *col = tmp + h * rows * F + c;
+            for (r = 0; r < rows; r++) mean += col[r * F];
+            mean /= (double)rows;
+            for (r = 0; r < rows; r++) var += ((double)col[r * F] - mean) * ((double)col[r * F] - mean);
+            sd = sqrt(var / (double)rows);
+            for (r = 0; r < rows; r++) col[r * F] = sd > 0 ? (float)(((double)col[r * F] - mean) / sd) : 0.0f;
+        }
+    if ((s = gk_whisper_median_filter(tmp, heads * rows, F, mw)) != GK_OK) {
+        gk__u_free(tmp);
+        return s;
+    }
+    for (r = 0; r < rows; r++)
+        for (c = 0; c < F; c++) {
+            double a = 0;
+            for (h = 0; h < heads; h++) a += tmp[(h * rows + r) * F + c];
+            out[r * F + c] = (float)(a / heads);
+        }
+    gk__u_free(tmp);
+    return GK_OK;
+}
+
+/* a word of the alignment: its text, its tokens (a run of the text tokens), its times */
+typedef struct gk__wh_word { char *s; size_t n, t0, nt; double start, end, prob; } gk__wh_word;
+typedef struct gk__wh_words { gk__wh_word *w; size_t len, cap; } gk__wh_words;
+static void gk__wh_words_free(gk__wh_words *a) {
+    size_t i;
+    for (i = 0; i < a->len; i++) gk__u_free(a->w[i].s);
+    gk__u_free(a->w);
+    memset(a, 0, sizeof *a);
+}
+static gk_status gk__wh_words_push(gk__wh_words *a, const char *s, size_t n, size_t t0, size_t nt) {
+    gk__wh_word *x;
+    if (a->len == a->cap && !gk__u_grow((void **)&a->w, &a->cap, a->len + 1, sizeof *a->w)) return GK_ERR_OUT_OF_MEMORY;
+    x = &a->w[a->len];
+    memset(x, 0, sizeof *x);
+    if (!(x->s = gk__u_strndup(s, n))) return GK_ERR_OUT_OF_MEMORY;
+    x->n = n;
+    x->t0 = t0;
+    x->nt = nt;
+    a->len++;
+    return GK_OK;
+}
+/* dst->s += src->s */
+static gk_status gk__wh_cat(gk__wh_word *dst, const char *s, size_t n, int front) {
+    char *p = (char *)gk__u_malloc(dst->n + n + 1);
+    if (!p) return GK_ERR_OUT_OF_MEMORY;
+    if (front) { memcpy(p, s, n); memcpy(p + n, dst->s, dst->n); }
+    else { memcpy(p, dst->s, dst->n); memcpy(p + dst->n, s, n); }
+    p[dst->n + n] = 0;
+    gk__u_free(dst->s);
+    dst->s = p;
+    dst->n += n;
+    return GK_OK;
+}
+static void gk__wh_empty(gk__wh_word *x) {
+    x->s[0] = 0;
+    x->n = 0;
+    x->nt = 0;
+}
+
+/* tokenizer.py's split_tokens_on_unicode: a word ends where the decoded text
+   has no U+FFFD of its own (one the whole text does not also have there) */
+static gk_status gk__wh_split_unicode(const gk_tokenizer *tok, const int32_t *ids, size_t n, gk__wh_words *out) {
+    gk_buf full = {NULL, 0, 0}, cur = {NULL, 0, 0};
+    uint32_t *fc = NULL;
+    size_t nf = 0, i, q, start = 0, off = 0;
+    gk_status s;
+    if ((s = gk__wh_decode(tok, ids, n, &full)) != GK_OK) goto done;
+    fc = (uint32_t *)gk__u_calloc(full.len + 1, sizeof(uint32_t));
+    if (!fc) { s = GK_ERR_OUT_OF_MEMORY; goto done; }
+    for (q = 0; q < full.len;) {
+        int k = gk__u_utf8_dec((const unsigned char *)full.data + q, full.len - q, &fc[nf]);
+        q += k > 0 ? (size_t)k : 1;
+        nf++;
+    }
+    for (i = 0; i < n; i++) {
+        size_t pos = 0, fffd = (size_t)-1;
+        if ((s = gk__wh_decode(tok, ids + start, i + 1 - start, &cur)) != GK_OK) goto done;
+        for (q = 0; q < cur.len; pos++) {
+            uint32_t cp;
+            int k = gk__u_utf8_dec((const unsigned char *)cur.data + q, cur.len - q, &cp);
+            if (cp == 0xFFFD && fffd == (size_t)-1) fffd = pos;
+            q += k > 0 ? (size_t)k : 1;
+        }
+        if (fffd == (size_t)-1 || (off + fffd < nf && fc[off + fffd] == 0xFFFD)) {
+            if ((s = gk__wh_words_push(out, cur.data, cur.len, start, i + 1 - start)) != GK_OK) goto done;
+            off += pos;
+            start = i + 1;
+        }
+    }
+done:
+    gk_buf_free(&full);
+    gk_buf_free(&cur);
+    gk__u_free(fc);
+    return s;
+}
+/* split_tokens_on_spaces: subwords join the previous word unless special,
+   starting with a space, or punctuation */
+static gk_status gk__wh_split_spaces(const gk_tokenizer *tok, const int32_t *ids, size_t n, int32_t eot, gk__wh_words *out) {
+    static const char punct[] = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
+    gk__wh_words sub = {NULL, 0, 0};
+    gk_status s = gk__wh_split_unicode(tok, ids, n, &sub);
+    size_t i, b, e;
+    for (i = 0; i < sub.len && s == GK_OK; i++) {
+        gk__wh_word *x = &sub.w[i];
+        gk__wh_strip(x->s, x->n, &b, &e);
+        if (ids[x->t0] >= eot || (x->n && x->s[0] == ' ') || gk__wh_in(punct, x->s + b, e - b) || out->len == 0)
+            s = gk__wh_words_push(out, x->s, x->n, x->t0, x->nt);
+        else {
+            s = gk__wh_cat(&out->w[out->len - 1], x->s, x->n, 0);
+            out->w[out->len - 1].nt += x->nt;
+        }
+    }
+    gk__wh_words_free(&sub);
+    return s;
+}
+
+/* timing.py's merge_punctuations (times stay with the word that keeps them) */
+static gk_status gk__wh_merge_punct(gk__wh_words *a, const char *pre, const char *app) {
+    gk_status s;
+    size_t b, e;
+    int64_t i, j;
+    if (a->len < 2) return GK_OK;
+    for (i = (int64_t)a->len - 2, j = (int64_t)a->len - 1; i >= 0; i--) {
+        gk__wh_word *p = &a->w[i], *f = &a->w[j];
+        gk__wh_strip(p->s, p->n, &b, &e);
+        if (p->n && p->s[0] == ' ' && gk__wh_in(pre, p->s + b, e - b)) {
+            if ((s = gk__wh_cat(f, p->s, p->n, 1)) != GK_OK) return s;
+            f->t0 = p->t0;
+            f->nt += p->nt;
+            gk__wh_empty(p);
+        } else j = i;
+    }
+    for (i = 0, j = 1; j < (int64_t)a->len; j++) {
+        gk__wh_word *p = &a->w[i], *f = &a->w[j];
+        if (!(p->n && p->s[p->n - 1] == ' ') && gk__wh_in(app, f->s, f->n)) {
+            if ((s = gk__wh_cat(p, f->s, f->n, 0)) != GK_OK) return s;
+            p->nt += f->nt;
+            gk__wh_empty(f);
+        } else i = j;
+    }
+    return GK_OK;
+}
+
+static int gk__wh_cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+/* Python's round(x, 2): the correctly rounded decimal, ties to even */
+static double gk__wh_round2(double x) {
+    char b[400];
+    snprintf(b, sizeof b, "%.2f", x);
+    return strtod(b, NULL);
+}
+/* utils.py's get_end over segments [first, len) */
+static int gk__wh_get_end(const gk_whisper_segments *s, size_t first, double *end) {
+    size_t i;
+    for (i = s->len; i-- > first;)
+        if (s->data[i].n_words) { *end = s->data[i].words[s->data[i].n_words - 1].end; return 1; }
+    if (s->len > first) { *end = s->data[s->len - 1].end; return 1; }
+    return 0;
+}
+
+GKLLMDEF gk_status gk_whisper_add_words(const gk_whisper_tokens *t, const gk_tokenizer *tok, const gk_whisper_words_desc *d, const float *weights, int heads,
+                                        int64_t rows, int64_t cols, size_t text_row, const float *token_probs, gk_whisper_window *w, gk_whisper_segments *segs,
+                                        double *last_speech) {
+    static const char *const by_char[6] = {"zh", "ja", "th", "lo", "my", "yue"};
+    const char *W = "gk_whisper_add_words", *pre, *app;
+    gk_whisper_words_desc z;
+    gk_whisper_align_desc ad;
+    gk_ids text = {NULL, 0, 0};
+    gk__wh_words a = {NULL, 0, 0};
+    float *mat = NULL;
+    int32_t *pr = NULL, *pc = NULL;
+    double *jt = NULL, *dur = NULL, med = 0, maxd, offset, ls, end;
+    size_t i, k, T, plen = 0, nw = 0, nd = 0, wi = 0;
+    int unicode = 0;
+    gk_status s;
+    if ((s = gk__wh_check_t(W, t)) != GK_OK) return s;
+    if (!tok) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: tok is NULL (words are split on the decoded text)", W);
+    if (!w) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: w is NULL", W);
+    if (!segs) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: segs is NULL", W);
+    if (!last_speech) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: last_speech is NULL", W);
+    if (w->first > segs->len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_window.first = %llu is past the %llu segments", W, (unsigned long long)w->first, (unsigned long long)segs->len);
+    if (!d) { memset(&z, 0, sizeof z); d = &z; }
+    pre = d->prepend_punctuations ? d->prepend_punctuations : "\"'\xE2\x80\x9C\xC2\xBF([{-";
+    app = d->append_punctuations ? d->append_punctuations : "\"'.\xE3\x80\x82,\xEF\xBC\x8C!\xEF\xBC\x81?\xEF\xBC\x9F:\xEF\xBC\x9A\xE2\x80\x9D)]}\xE3\x80\x81";
+    for (i = 0; d->language && i < 6; i++) unicode |= gk__wh_ieq(d->language, by_char[i]);
+    segs->has_words = 1;
+    if (w->first == segs->len) return GK_OK; /* no segments: nothing to time */
+    for (i = w->first; i < segs->len; i++)
+        for (k = 0; k < segs->data[i].n_tokens; k++)
+            if (segs->data[i].tokens[k] < t->eot && (s = gk_ids_push(&text, segs->data[i].tokens[k])) != GK_OK) goto done;
+    T = text.len;
+    if (T) {
+        int64_t F = d->align.n_cols ? d->align.n_cols : w->segment_size / 2;
+        if (!weights) { s = GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: weights is NULL", W); goto done; }
+        if (!token_probs) { s = GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: token_probs is NULL", W); goto done; }
+        if (rows != (int64_t)(text_row + T + 2)) {
+            s = GK__U_ERR(GK_ERR_SHAPE, "%s: rows = %lld but the sequence has text_row %llu + <|notimestamps|> + %llu text tokens + eot = %llu rows", W, (long long)rows,
+                          (unsigned long long)text_row, (unsigned long long)T, (unsigned long long)(text_row + T + 2));
+            goto done;
+        }
+        if (F < 1 || F > cols) {
+            s = GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %lld columns wanted (n_cols, else segment_size / 2) but the weights have %lld", W, (long long)F, (long long)cols);
+            goto done;
+        }
+        ad = d->align;
+        ad.n_cols = F;
+        mat = (float *)gk__u_calloc((size_t)(rows * F), sizeof(float));
+        pr = (int32_t *)gk__u_calloc((size_t)(T + 1 + F), sizeof(int32_t));
+        pc = (int32_t *)gk__u_calloc((size_t)(T + 1 + F), sizeof(int32_t));
+        jt = (double *)gk__u_calloc(T + 1, sizeof(double));
+        if (!mat || !pr || !pc || !jt) { s = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", W); goto done; }
+        if ((s = gk_whisper_attention_matrix(weights, heads, rows, cols, &ad, mat)) != GK_OK) goto done;
+        for (i = 0; i < (T + 1) * (size_t)F; i++) mat[text_row * (size_t)F + i] = -mat[text_row * (size_t)F + i];
+        if ((s = gk_whisper_dtw(mat + text_row * (size_t)F, (int64_t)T + 1, F, pr, pc, &plen)) != GK_OK) goto done;
+        for (i = 0, k = 0; i < plen; i++) /* the frame where each token's row is entered */
+            if (i == 0 || pr[i] != pr[i - 1]) jt[k++] = (double)pc[i] / 50.0;
+        if ((s = gk_ids_push(&text, t->eot)) != GK_OK) goto done;
+        s = unicode ? gk__wh_split_unicode(tok, text.data, T + 1, &a) : gk__wh_split_spaces(tok, text.data, T + 1, t->eot, &a);
+        if (s != GK_OK) { s = s == GK_ERR_OUT_OF_MEMORY ? GK__U_ERR(s, "%s: out of memory", W) : gk__wh_tok_err(W, s); goto done; }
+        nw = a.len > 1 ? a.len - 1 : 0; /* the last word (eot) has no end */
+        for (i = 0; i < nw; i++) {
+            gk__wh_word *x = &a.w[i];
+            double p = 0;
+            x->start = jt[x->t0];
+            x->end = jt[x->t0 + x->nt];
+            for (k = x->t0; k < x->t0 + x->nt; k++) p += token_probs[k];
+            x->prob = p / (double)x->nt;
+        }
+        for (i = nw; i < a.len; i++) gk__u_free(a.w[i].s);
+        a.len = nw;
+    }
+    dur = (double *)gk__u_calloc(nw + 1, sizeof(double));
+    if (!dur) { s = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", W); goto done; }
+    for (i = 0; i < nw; i++)
+        if (a.w[i].end - a.w[i].start != 0) dur[nd++] = a.w[i].end - a.w[i].start;
+    if (nd) {
+        qsort(dur, nd, sizeof(double), gk__wh_cmp_d);
+        med = nd % 2 ? dur[nd / 2] : (dur[nd / 2 - 1] + dur[nd / 2]) / 2;
+    }
+    med = med < 0.7 ? med : 0.7;
+    maxd = med * 2;
+    if (nd) /* words at sentence ends are at most twice the median */
+        for (i = 1; i < nw; i++) {
+            gk__wh_word *x = &a.w[i];
+            static const char marks[] = ".\xE3\x80\x82!\xEF\xBC\x81?\xEF\xBC\x9F";
+            if (x->end - x->start <= maxd) continue;
+            if (gk__wh_in(marks, x->s, x->n)) x->end = x->start + maxd;
+            else if (gk__wh_in(marks, a.w[i - 1].s, a.w[i - 1].n)) x->start = x->end - maxd;
+        }
+    if ((s = gk__wh_merge_punct(&a, pre, app)) != GK_OK) { s = GK__U_ERR(s, "%s: out of memory", W); goto done; }
+    offset = (double)(segs->data[w->first].seek * 160) / 16000.0;
+    ls = *last_speech;
+    for (i = w->first; i < segs->len; i++) {
+        gk_whisper_segment *g = &segs->data[i];
+        gk_whisper_word *ws;
+        size_t ntext = 0, saved = 0, n = 0;
+        for (k = 0; k < g->n_tokens; k++) ntext += g->tokens[k] < t->eot;
+        for (k = 0; k < g->n_words; k++) gk__u_free(g->words[k].word);
+        g->n_words = 0;
+        ws = (gk_whisper_word *)gk__u_calloc(a.len - wi + 1, sizeof *ws);
+        if (!ws) { s = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", W); goto done; }
+        gk__u_free(g->words);
+        g->words = ws;
+        for (; wi < a.len && saved < ntext; wi++) {
+            gk__wh_word *x = &a.w[wi];
+            if (x->n) {
+                if (!(ws[n].word = gk__u_strndup(x->s, x->n))) { s = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", W); goto done; }
+                ws[n].start = gk__wh_round2(offset + x->start);
+                ws[n].end = gk__wh_round2(offset + x->end);
+                ws[n].probability = x->prob;
+                g->n_words = ++n;
+            }
+            saved += x->nt;
+        }
+        if (!n) continue;
+        /* the first words after a pause are at most twice the median */
+        if (ws[0].end - ls > med * 4 && (ws[0].end - ws[0].start > maxd || (n > 1 && ws[1].end - ws[0].start > maxd * 2))) {
+            if (n > 1 && ws[1].end - ws[1].start > maxd) {
+                double bnd = ws[1].end / 2 > ws[1].end - maxd ? ws[1].end / 2 : ws[1].end - maxd;
+                ws[0].end = ws[1].start = bnd;
+            }
+            ws[0].start = ws[0].end - maxd > 0 ? ws[0].end - maxd : 0;
+        }
+        /* the segment's own start / end win over a first / last word that is too long */
+        if (g->start < ws[0].end && g->start - 0.5 > ws[0].start) {
+            double v = ws[0].end - med < g->start ? ws[0].end - med : g->start;
+            ws[0].start = v > 0 ? v : 0;
+        } else g->start = ws[0].start;
+        if (g->end > ws[n - 1].start && g->end + 0.5 < ws[n - 1].end) ws[n - 1].end = ws[n - 1].start + med > g->end ? ws[n - 1].start + med : g->end;
+        else g->end = ws[n - 1].end;
+        ls = g->end;
+    }
+    if (gk__wh_get_end(segs, w->first, &end)) {
+        if (!w->single_timestamp_ending && end > (double)(w->seek * 160) / 16000.0) w->next_seek = (int64_t)nearbyint(end * GK_WHISPER_FRAMES_PER_SECOND);
+        *last_speech = end;
+    }
+    gk__wh_clean(segs, w->first);
+    s = GK_OK;
+done:
+    if (s != GK_OK)
+        for (i = w->first; i < segs->len; i++) {
+            for (k = 0; k < segs->data[i].n_words; k++) gk__u_free(segs->data[i].words[k].word);
+            segs->data[i].n_words = 0;
+        }
+    gk_ids_free(&text);
+    gk__wh_words_free(&a);
+    gk__u_free(mat);
+    gk__u_free(pr);
+    gk__u_free(pc);
+    gk__u_free(jt);
+    gk__u_free(dur);
+    return s;
+}
+
+/* ---- writers ---- */
+static gk_status gk__wh_ts(gk_buf *b, double sec, int hours, char mark) {
+    char s[96];
+    long long ms = (long long)nearbyint(sec * 1000.0), h, m, x;
+    h = ms / 3600000; ms -= h * 3600000;
+    m = ms / 60000; ms -= m * 60000;
+    x = ms / 1000; ms -= x * 1000;
+    if (hours || h > 0) snprintf(s, sizeof s, "%02lld:%02lld:%02lld%c%03lld", h, m, x, mark, ms);
+    else snprintf(s, sizeof s, "%02lld:%02lld%c%03lld", m, x, mark, ms);
+    return gk__u_buf_puts(b, s);
+}
+/* s[0..n) stripped, "-->" as "->" when arrow */
+static gk_status gk__wh_put_text(gk_buf *o, const char *s, size_t n, int strip, int arrow) {
+    size_t b = 0, e = n, i;
+    gk_status st = GK_OK;
+    if (strip) gk__wh_strip(s, n, &b, &e);
+    for (i = b; i < e && st == GK_OK; i++) {
+        if (arrow && i + 3 <= e && !memcmp(s + i, "-->", 3)) { st = gk_buf_append(o, "->", 2); i += 2; }
+        else st = gk_buf_append(o, s + i, 1);
+    }
+    return st;
+}
+/* Python's repr of a float (NaN / inf: null) */
+static gk_status gk__wh_num(gk_buf *o, double v) {
+    char s[400]; /* %f of any double fits */
+    int p, e, q;
+    if (v != v || v - v != 0) return gk__u_buf_puts(o, "null");
+    for (p = 1; p < 17; p++) {
+        snprintf(s, sizeof s, "%.*e", p - 1, v);
+        if (strtod(s, NULL) == v) break;
+    }
+    snprintf(s, sizeof s, "%.*e", p - 1, v);
+    e = atoi(strchr(s, 'e') + 1);
+    if (e >= -4 && e < 16) {
+        q = p - 1 - e;
+        snprintf(s, sizeof s, "%.*f", q < 0 ? 0 : q > 24 ? 24 : q, v);
+        if (!strchr(s, '.')) strcat(s, ".0");
+    }
+    return gk__u_buf_puts(o, s);
+}
+static gk_status gk__wh_jstr(gk_buf *o, const char *s) {
+    size_t i = 0, run = 0, n = s ? strlen(s) : 0;
+    gk_status st = gk_buf_append(o, "\"", 1);
+    while (i < n && st == GK_OK) {
+        unsigned char c = (unsigned char)s[i];
+        uint32_t cp;
+        int k;
+        const char *esc = NULL;
+        char u[8];
+        if (c >= 0x80) {
+            k = gk__u_utf8_dec((const unsigned char *)s + i, n - i, &cp);
+            if (k > 0) { i += (size_t)k; continue; }
+            if ((st = gk_buf_append(o, s + run, i - run)) != GK_OK) return st;
+            st = gk_buf_append(o, "\xEF\xBF\xBD", 3);
+            i += (size_t)(-k);
+            run = i;
+            continue;
+        }
+        if (c == '"') esc = "\\\"";
+        else if (c == '\\') esc = "\\\\";
+        else if (c == '\n') esc = "\\n";
+        else if (c == '\r') esc = "\\r";
+        else if (c == '\t') esc = "\\t";
+        else if (c == '\b') esc = "\\b";
+        else if (c == '\f') esc = "\\f";
+        else if (c < 0x20) { snprintf(u, sizeof u, "\\u%04x", c); esc = u; }
+        if (esc) {
+            if ((st = gk_buf_append(o, s + run, i - run)) != GK_OK) return st;
+            st = gk__u_buf_puts(o, esc);
+            run = i + 1;
+        }
+        i++;
+    }
+    if (st == GK_OK) st = gk_buf_append(o, s + run, i - run);
+    return st == GK_OK ? gk_buf_append(o, "\"", 1) : st;
+}
+
+/* one SRT / VTT cue */
+static gk_status gk__wh_cue(gk_buf *o, gk_whisper_format f, size_t *idx, double a, double b, const char *text, size_t n, int strip) {
+    gk_status st = GK_OK;
+    char num[32];
+    if (f == GK_WHISPER_SRT) {
+        snprintf(num, sizeof num, "%llu\n", (unsigned long long)++*idx);
+        st = gk__u_buf_puts(o, num);
+    }
+    if (st == GK_OK) st = gk__wh_ts(o, a, f == GK_WHISPER_SRT, f == GK_WHISPER_SRT ? ',' : '.');
+    if (st == GK_OK) st = gk__u_buf_puts(o, " --> ");
+    if (st == GK_OK) st = gk__wh_ts(o, b, f == GK_WHISPER_SRT, f == GK_WHISPER_SRT ? ',' : '.');
+    if (st == GK_OK) st = gk_buf_append(o, "\n", 1);
+    if (st == GK_OK) st = gk__wh_put_text(o, text, n, strip, strip);
+    return st == GK_OK ? gk_buf_append(o, "\n\n", 2) : st;
+}
+
+/* SubtitlesWriter.iterate_result with words, its default options: one cue a
+   segment (its words; a new line past 1000 characters) */
+static gk_status gk__wh_word_cues(const gk_whisper_segments *s, gk_whisper_format f, gk_buf *o) {
+    gk_buf line = {NULL, 0, 0};
+    gk_status st = GK_OK;
+    size_t i, k, idx = 0, line_len = 0, ci;
+    double a = 0, b = 0;
+    int have = 0;
+    for (i = 0; i < s->len && st == GK_OK; i++) {
+        const gk_whisper_segment *g = &s->data[i];
+        for (ci = 0; ci < g->n_words && st == GK_OK; ci += 1000)
+            for (k = ci; k < g->n_words && k < ci + 1000 && st == GK_OK; k++) {
+                const char *wd = g->words[k].word ? g->words[k].word : "";
+                size_t wl = strlen(wd), len = gk__wh_ncp(wd, wl), sb, se;
+                int seg_break = k == ci && have;
+                if (line_len > 0 && line_len + len <= 1000 && !seg_break) {
+                    line_len += len;
+                    st = gk_buf_append(&line, wd, wl);
+                } else {
+                    gk__wh_strip(wd, wl, &sb, &se);
+                    if (seg_break) {
+                        st = gk__wh_cue(o, f, &idx, a, b, line.data, line.len, 0);
+                        line.len = 0;
+                        have = 0;
+                    } else if (line_len > 0) st = gk_buf_append(&line, "\n", 1);
+                    if (st == GK_OK) st = gk_buf_append(&line, wd + sb, se - sb);
+                    line_len = gk__wh_ncp(wd + sb, se - sb);
+                }
+                if (!have) a = g->words[k].start;
+                b = g->words[k].end;
+                have = 1;
+            }
+    }
+    if (st == GK_OK && have) st = gk__wh_cue(o, f, &idx, a, b, line.data, line.len, 0);
+    gk_buf_free(&line);
+    return st;
+}
+
+static gk_status gk__wh_write(const gk_whisper_segments *s, gk_whisper_format f, const char *text, const char *language, gk_buf *o) {
+    gk_status st = GK_OK;
+    size_t i, k, idx = 0;
+    char num[128];
+    if (f == GK_WHISPER_VTT) st = gk__u_buf_puts(o, "WEBVTT\n\n");
+    if ((f == GK_WHISPER_SRT || f == GK_WHISPER_VTT) && s->has_words && s->len) return st == GK_OK ? gk__wh_word_cues(s, f, o) : st;
+    if (f == GK_WHISPER_TSV) st = gk__u_buf_puts(o, "start\tend\ttext\n");
+    if (f == GK_WHISPER_JSON) {
+        st = gk__u_buf_puts(o, "{\"text\": ");
+        if (st == GK_OK && text) st = gk__wh_jstr(o, text);
+        else if (st == GK_OK) { /* the segments' texts joined */
+            gk_buf all = {NULL, 0, 0};
+            for (i = 0; i < s->len && st == GK_OK; i++) st = gk__u_buf_puts(&all, s->data[i].text ? s->data[i].text : "");
+            if (st == GK_OK) st = gk__wh_jstr(o, all.data ? all.data : "");
+            gk_buf_free(&all);
+        }
+        if (st == GK_OK) st = gk__u_buf_puts(o, ", \"segments\": [");
+    }
+    for (i = 0; i < s->len && st == GK_OK; i++) {
+        const gk_whisper_segment *g = &s->data[i];
+        const char *tx = g->text ? g->text : "";
+        if (f == GK_WHISPER_TXT) {
+            st = gk__wh_put_text(o, tx, strlen(tx), 1, 0);
+            if (st == GK_OK) st = gk_buf_append(o, "\n", 1);
+        } else if (f == GK_WHISPER_SRT || f == GK_WHISPER_VTT) {
+            st = gk__wh_cue(o, f, &idx, g->start, g->end, tx, strlen(tx), 1);
+        } else if (f == GK_WHISPER_TSV) {
+            size_t b, e, q;
+            snprintf(num, sizeof num, "%lld\t%lld\t", (long long)nearbyint(1000 * g->start), (long long)nearbyint(1000 * g->end));
+            st = gk__u_buf_puts(o, num);
+            gk__wh_strip(tx, strlen(tx), &b, &e);
+            for (q = b; q < e && st == GK_OK; q++) st = gk_buf_append(o, tx[q] == '\t' ? " " : tx + q, 1);
+            if (st == GK_OK) st = gk_buf_append(o, "\n", 1);
+        } else {
+            snprintf(num, sizeof num, "%s{\"id\": %lld, \"seek\": %lld, \"start\": ", i ? ", " : "", (long long)g->id, (long long)g->seek);
+            st = gk__u_buf_puts(o, num);
+            if (st == GK_OK) st = gk__wh_num(o, g->start);
+            if (st == GK_OK) st = gk__u_buf_puts(o, ", \"end\": ");
+            if (st == GK_OK) st = gk__wh_num(o, g->end);
+            if (st == GK_OK) st = gk__u_buf_puts(o, ", \"text\": ");
+            if (st == GK_OK) st = gk__wh_jstr(o, tx);
+            if (st == GK_OK) st = gk__u_buf_puts(o, ", \"tokens\": [");
+            for (k = 0; k < g->n_tokens && st == GK_OK; k++) {
+                snprintf(num, sizeof num, "%s%d", k ? ", " : "", (int)g->tokens[k]);
+                st = gk__u_buf_puts(o, num);
+            }
+            if (st == GK_OK) st = gk__u_buf_puts(o, "], \"temperature\": ");
+            if (st == GK_OK) st = gk__wh_num(o, g->temperature);
+            if (st == GK_OK) st = gk__u_buf_puts(o, ", \"avg_logprob\": ");
+            if (st == GK_OK) st = gk__wh_num(o, g->avg_logprob);
+            if (st == GK_OK) st = gk__u_buf_puts(o, ", \"compression_ratio\": ");
+            if (st == GK_OK) st = gk__wh_num(o, g->compression_ratio);
+            if (st == GK_OK) st = gk__u_buf_puts(o, ", \"no_speech_prob\": ");
+            if (st == GK_OK) st = gk__wh_num(o, g->no_speech_prob);
+            if (st == GK_OK && s->has_words) {
+                st = gk__u_buf_puts(o, ", \"words\": [");
+                for (k = 0; k < g->n_words && st == GK_OK; k++) {
+                    st = gk__u_buf_puts(o, k ? ", {\"word\": " : "{\"word\": ");
+                    if (st == GK_OK) st = gk__wh_jstr(o, g->words[k].word ? g->words[k].word : "");
+                    if (st == GK_OK) st = gk__u_buf_puts(o, ", \"start\": ");
+                    if (st == GK_OK) st = gk__wh_num(o, g->words[k].start);
+                    if (st == GK_OK) st = gk__u_buf_puts(o, ", \"end\": ");
+                    if (st == GK_OK) st = gk__wh_num(o, g->words[k].end);
+                    if (st == GK_OK) st = gk__u_buf_puts(o, ", \"probability\": ");
+                    if (st == GK_OK) st = gk__wh_num(o, g->words[k].probability);
+                    if (st == GK_OK) st = gk__u_buf_puts(o, "}");
+                }
+                if (st == GK_OK) st = gk__u_buf_puts(o, "]");
+            }
+            if (st == GK_OK) st = gk__u_buf_puts(o, "}");
+        }
+    }
+    if (f == GK_WHISPER_JSON && st == GK_OK) {
+        st = gk__u_buf_puts(o, "]");
+        if (st == GK_OK && language) {
+            st = gk__u_buf_puts(o, ", \"language\": ");
+            if (st == GK_OK) st = gk__wh_jstr(o, language);
+        }
+        if (st == GK_OK) st = gk__u_buf_puts(o, "}");
+    }
+    return st;
+}
+
+static gk_status gk__wh_write_check(const char *W, const gk_whisper_segments *s, gk_whisper_format f) {
+    size_t i, k;
+    if (!s) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: s is NULL", W);
+    if (f < GK_WHISPER_TXT || f > GK_WHISPER_JSON) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: f = %d is not a gk_whisper_format (TXT 1 .. JSON 5)", W, (int)f);
+    if (!s->data && s->len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: s->data is NULL but s->len is %llu", W, (unsigned long long)s->len);
+    if (f != GK_WHISPER_SRT && f != GK_WHISPER_VTT && f != GK_WHISPER_TSV) return GK_OK;
+    for (i = 0; i < s->len; i++) {
+        const gk_whisper_segment *g = &s->data[i];
+        if (!(g->start >= 0 && g->end >= 0 && g->start < 1e12 && g->end < 1e12))
+            return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: segment %llu: start %g / end %g s must be >= 0 and finite", W, (unsigned long long)i, g->start, g->end);
+        for (k = 0; k < g->n_words; k++)
+            if (!(g->words[k].start >= 0 && g->words[k].end >= 0 && g->words[k].start < 1e12 && g->words[k].end < 1e12))
+                return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: segment %llu, word %llu: start %g / end %g s must be >= 0 and finite", W, (unsigned long long)i,
+                                 (unsigned long long)k, g->words[k].start, g->words[k].end);
+    }
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_whisper_write(const gk_whisper_segments *s, gk_whisper_format f, const char *text, const char *language, gk_buf *out) {
+    gk_status st;
+    size_t n0;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_whisper_write: out is NULL");
+    if ((st = gk__wh_write_check("gk_whisper_write", s, f)) != GK_OK) return st;
+    n0 = out->len;
+    if ((st = gk__wh_write(s, f, text, language, out)) != GK_OK) {
+        out->len = n0;
+        if (out->data) out->data[n0] = 0;
+    }
+    return st;
+}
+GKLLMDEF gk_status gk_whisper_write_file(const gk_whisper_segments *s, gk_whisper_format f, const char *text, const char *language, FILE *fp) {
+    gk_buf b = {NULL, 0, 0};
+    gk_status st;
+    if (!fp) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_whisper_write_file: fp is NULL");
+    if ((st = gk__wh_write_check("gk_whisper_write_file", s, f)) != GK_OK) return st;
+    st = gk__wh_write(s, f, text, language, &b);
+    if (st == GK_OK && b.len && fwrite(b.data, 1, b.len, fp) != b.len) st = GK__U_ERR(GK_ERR_IO, "gk_whisper_write_file: writing %llu bytes failed: %s", (unsigned long long)b.len, strerror(errno));
+    if (st == GK_OK && fflush(fp) != 0) st = GK__U_ERR(GK_ERR_IO, "gk_whisper_write_file: flushing the file failed: %s", strerror(errno));
+    gk_buf_free(&b);
+    return st;
+}
 #ifdef __cplusplus
 }
 #endif

@@ -13,7 +13,7 @@ case ${1:-build} in
 esac
 cd "$(dirname "$0")/.." || exit 1
 [ -d "$B" ] || B=${1:-build} # a path relative to the repository root
-for p in chat tokenize load_safetensors demo; do
+for p in chat tokenize load_safetensors demo tenants; do
     [ -x "$B/$p" ] || { echo "FAIL: $B/$p is missing (build the examples first)"; echo "test_cli: 0 passed, 1 failed"; exit 1; }
 done
 T=$(mktemp -d) || exit 1
@@ -261,6 +261,18 @@ expect 2 '--backend tpu|auto, cuda or cpu' "$B/demo" --backend tpu
 expect 2 '--backend needs a value' "$B/demo" --backend
 expect 0 '' "$B/demo" --backend cpu
 if grep -q 'matches the host' "$T/out"; then ok; else bad "demo --backend cpu: $(cat "$T/out")"; fi
+
+# ---- tenants: the scheduler's example (a short run on the CPU backend)
+expect 2 'usage: tenants MODEL_DIR' "$B/tenants"
+expect 2 "--steps 'x' must be a positive integer" "$B/tenants" "$Q" --steps x
+expect 2 "--gemm '8' must be an integer >= 16" "$B/tenants" "$Q" --gemm 8
+expect 2 '--backend tpu: auto, cuda or cpu' "$B/tenants" "$Q" --backend tpu
+expect 2 "unknown option '--bogus'" "$B/tenants" "$Q" --bogus
+expect 2 '--json needs a value' "$B/tenants" "$Q" --json
+expect 1 "$T/nowhere" "$B/tenants" "$T/nowhere" --backend cpu
+expect 0 '' "$B/tenants" "$Q" --backend cpu --steps 8 --gemm 32 --seconds 0.1 --json "$T/tenants.json"
+if grep -q 'with BestEffort GEMMs, scheduler' "$T/out" && grep -q 'after the chat goes idle' "$T/out" && grep -q '"p99_ratio_sched"' "$T/tenants.json"; then ok
+else bad "tenants: the tables or the JSON are missing: $(head -c 300 "$T/out")"; fi
 
 # ---- the 40-turn chat (issue 23: heap-use-after-free from turn 35, no growth from turn 33)
 wait "$long_pid"

@@ -97,6 +97,7 @@ GKDEF gk_status gk_ctx_create(const gk_ctx_desc *desc, gk_ctx **out) {
     }
     ctx->serial = gk__atomic_inc64(&gk__ctx_serial);
     gk__mutex_init(&ctx->mu);
+    gk__cond_init(&ctx->pace_cv);
     gk__tune_init(&ctx->tune);
     /* the environment's switches, read once (GPUKIT_GEMM_WGMMA / GPUKIT_ATTN_WGMMA "0": those kernels never run) */
     ctx->tune.pdl = gk__env_on("GPUKIT_PDL");
@@ -167,11 +168,32 @@ static gk_status gk__sync_locked(gk_ctx *ctx, const char *where) {
         if (!s->capture) GK__CU(ctx, ctx->cu.StreamSynchronize(s->cu), where);
     return GK_OK;
 }
+static gk_status gk__stream_wait_unlocked(gk_ctx *ctx, gk_stream *s, const char *where);
 GKDEF gk_status gk_sync(gk_ctx *ctx) {
-    gk_status st;
+    gk_status st = GK_OK;
     if (!ctx) return gk__err(NULL, GK_ERR_INVALID_HANDLE, "gk_sync: ctx is NULL");
     gk__enter(ctx);
-    st = gk__sync_locked(ctx, "gk_sync");
+    if (ctx->backend != GK_BACKEND_CUDA || (st = gk__bind(ctx)) != GK_OK) st = GK_OK;
+    else {
+        /* every stream, waited on with the lock released (gk__stream_wait_unlocked) */
+        gk_stream *s, **all;
+        int n = 1, i;
+        for (s = ctx->streams; s; s = s->next) n++;
+        all = GK__ALLOC(gk_stream *, n);
+        if (!all) st = gk__sync_locked(ctx, "gk_sync");
+        else {
+            all[0] = &ctx->default_stream;
+            for (i = 1, s = ctx->streams; s; s = s->next) all[i++] = s;
+            for (i = 0; i < n; i++) all[i]->waiters++;
+            for (i = 0; i < n; i++) {
+                gk_status si = all[i]->dead ? GK_OK : gk__stream_wait_unlocked(ctx, all[i], "gk_sync");
+                if (st == GK_OK) st = si;
+            }
+            for (i = 0; i < n; i++)
+                if (--all[i]->waiters == 0 && all[i]->dead) gk__stream_free_struct(ctx, all[i]);
+            GPUKIT_FREE(all);
+        }
+    }
     gk__unlock(&ctx->mu);
     return st;
 }

@@ -58,7 +58,12 @@ enum { GK__CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6, GK__CU_TENSOR_MAP_DATA_TYPE_FLOA
 enum { GK__CU_TENSOR_MAP_INTERLEAVE_NONE = 0, GK__CU_TENSOR_MAP_SWIZZLE_128B = 3, GK__CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
        GK__CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0 };
 enum { GK__CU_STREAM_NON_BLOCKING = 1 };
-enum { GK__CU_EVENT_DEFAULT = 0 };
+enum { GK__CU_EVENT_DEFAULT = 0, GK__CU_EVENT_DISABLE_TIMING = 2 };
+enum { GK__CU_EVENT_BLOCKING_SYNC = 1 };
+/* cuPointerGetAttribute: the memory type of a host pointer (pinned host memory
+   is CU_MEMORYTYPE_HOST; pageable memory is an error) and its allocation's range */
+enum { GK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2, GK__CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
+       GK__CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12, GK__CU_MEMORYTYPE_HOST = 1 };
 enum { GK__CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
 enum { GK__CU_STREAM_CAPTURE_STATUS_NONE = 0, GK__CU_STREAM_CAPTURE_STATUS_ACTIVE = 1 };
 
@@ -89,6 +94,8 @@ enum { GK__CU_STREAM_CAPTURE_STATUS_NONE = 0, GK__CU_STREAM_CAPTURE_STATUS_ACTIV
     X(gk__cu_result, cuMemFree_v2, MemFree, (gk__cu_ptr p), 1)                                   \
     X(gk__cu_result, cuMemAllocHost_v2, MemAllocHost, (void **p, size_t n), 1)                   \
     X(gk__cu_result, cuMemFreeHost, MemFreeHost, (void *p), 1)                                   \
+    X(gk__cu_result, cuMemHostGetFlags, MemHostGetFlags, (unsigned *flags, void *p), 0)           \
+    X(gk__cu_result, cuPointerGetAttribute, PointerGetAttribute, (void *data, int attr, gk__cu_ptr p), 0) \
     X(gk__cu_result, cuMemcpyHtoD_v2, MemcpyHtoD, (gk__cu_ptr d, const void *s, size_t n), 1)    \
     X(gk__cu_result, cuMemcpyDtoH_v2, MemcpyDtoH, (void *d, gk__cu_ptr s, size_t n), 1)          \
     X(gk__cu_result, cuMemcpyHtoDAsync_v2, MemcpyHtoDAsync, (gk__cu_ptr d, const void *s, size_t n, gk__cu_stream st), 1) \

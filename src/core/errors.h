@@ -21,7 +21,10 @@
     X(ERR_FORMAT, "malformed data")                                           \
     X(ERR_LIMIT, "limit exceeded")                                            \
     X(ERR_STATE, "call not valid in the current state")                       \
-    X(ERR_INTERNAL, "internal error")
+    X(ERR_INTERNAL, "internal error")                                         \
+    X(ERR_TIMEOUT, "timed out")                                               \
+    X(ERR_CANCELLED, "cancelled")                                             \
+    X(ERR_REJECTED, "rejected by admission control")
 
 #define GK__STATUS_ENUM(name, msg) GK_##name,
 typedef enum gk_status { GK__STATUS_LIST(GK__STATUS_ENUM) GK_STATUS_COUNT } gk_status;

@@ -4,16 +4,31 @@
 typedef struct gk__block gk__block;
 typedef struct gk__capture gk__capture;
 
+#define GK__PACE_RING 64
 struct gk_stream {
     gk__cu_stream cu;           /* NULL on CPU */
     gk_stream_priority priority;
     gk__capture *capture;       /* non-NULL while a graph is being captured */
     gk_stream *next;            /* context's list */
+    uint64_t serial;            /* its number in the context (from 1, never reused; 0 the default stream) */
+    /* the dispatch controller (>>dispatch): launches through it, and the
+       bound on work in flight (0: none) kept with one event a launch */
+    uint64_t launches;          /* kernels launched on it */
+    uint64_t paced_waits;       /* calls that waited for its in-flight work to fall under the bound */
+    double paced_ms;            /* ... and how long they waited in all */
+    int max_inflight;           /* 0: unbounded; else at most this many launches in flight (1..GK__PACE_RING-1) */
+    int held;                   /* the scheduler holds its launches (>>sched): calls entering on it wait on ctx->pace_cv ... */
+    double hold_until;          /* ... until released (0) or until this time (gk__now_ms) */
+    gk__cu_event *ring;         /* GK__PACE_RING events, made when a bound is first set (CUDA) */
+    unsigned ring_head, ring_tail; /* recorded, not known complete: [head, tail) */
+    int waiters;                /* threads waiting on it with the context's lock released */
+    int dead;                   /* destroyed while waited on: the last waiter frees it */
 };
 struct gk_event {
     gk__cu_event cu;
     double host_ms;             /* CPU backend: time of the record */
     int recorded;
+    int waiters;                /* threads in gk_event_sync with the context's lock released */
     gk_event *next;
 };
 
@@ -105,10 +120,26 @@ typedef struct gk__tuning {
 /* What one thread has set on one context: its current stream (gk_set_stream)
    and the NVRTC log of its last compile (gk_jit_log). A record exists only
    while one of them is set; the thread is gk__thread_id()'s number. */
+/* Memory accounting of a scheduled task (>>sched): the pool charges every
+   block a thread allocates while a tenant is set on it (gk__thread_rec) to
+   that tenant, refuses allocations past its limit, and keeps best-effort
+   tenants out of memory that reservations hold (ctx->tenants). */
+typedef struct gk__tenant {
+    char name[64];              /* for messages: the task's name */
+    size_t reserve;             /* bytes reserved for it (Guaranteed, Burstable request) */
+    size_t limit;               /* bytes it may hold; 0: no limit of its own */
+    size_t used;                /* bytes of live blocks charged to it */
+    size_t peak;                /* the most it held at once */
+    int qos;                    /* gk_qos */
+    int linked;                 /* on ctx->tenants */
+    struct gk__tenant *next;
+} gk__tenant;
+
 typedef struct gk__thread_rec {
     uint64_t thread;
     gk_stream *stream;          /* NULL: the default stream */
     char *jit_log;
+    gk__tenant *tenant;         /* set while the thread runs a scheduled task */
 } gk__thread_rec;
 
 struct gk_ctx {
@@ -118,6 +149,7 @@ struct gk_ctx {
     gk_ctx_desc desc;
     gk_device_info info;
     gk__mutex mu;               /* held by every call on the context (gk__enter) */
+    gk__cond pace_cv;           /* with mu: threads waiting for a held stream (gk__pace_wait) */
     gk__thread_rec *threads;    /* per-thread streams and JIT logs */
     int nthreads, capthreads;
     char **lib_headers;         /* the embedded kernel headers, joined on the first compile */
@@ -141,6 +173,7 @@ struct gk_ctx {
     gk_module *modules;
     gk__modrec *modcache;
     uint64_t capture_serial;
+    uint64_t stream_serial;     /* the last stream's serial */
     gk__block *ws;              /* op scratch memory (gk__workspace) */
     gk__cu_ptr ctr;             /* arrival counters, kept at zero between kernels (gk__counters) */
     gk__cu_ptr dslot;           /* decode attention's split words, GK__DEC_EMPTY between kernels (gk__dec_slots) */
@@ -153,6 +186,13 @@ struct gk_ctx {
     gk__slot **pages;
     uint32_t npages, nslots, free_slot; /* free_slot: 1-based index, 0 = none */
     gk__pool pool;
+    /* runtime services */
+    gk__tenant *cur_tenant;     /* the calling thread's tenant, set by gk__enter */
+    gk__tenant *tenants;        /* tenants holding reservations (>>sched) */
+    struct gk__prof *prof;      /* the profiler while it is on (>>profile); NULL: off */
+    struct gk_xfer *xfer;       /* the context's own transfer engine, made on first use (>>xfer) */
+    struct gk_xfer *xfers;      /* engines made by gk_xfer_create, destroyed by gk_ctx_destroy */
+    struct gk_sched *scheds;    /* live schedulers, shut down by gk_ctx_destroy */
 };
 
 /* ---- what each thread has set on a context (gk__thread_rec) ---- */
@@ -190,19 +230,28 @@ static gk__thread_rec *gk__thread_get(gk_ctx *ctx) {
     r->thread = gk__thread_id();
     r->stream = NULL;
     r->jit_log = NULL;
+    r->tenant = NULL;
     return r;
 }
 /* Drops a record that holds nothing any more. */
 static void gk__thread_tidy(gk_ctx *ctx, gk__thread_rec *r) {
-    if (r->stream || r->jit_log) return;
+    if (r->stream || r->jit_log || r->tenant) return;
     *r = ctx->threads[--ctx->nthreads];
 }
 /* Takes the context's lock for a call of the calling thread: every call on a
    context goes through here, and while it holds the lock ctx->cur_stream is
    this thread's current stream. */
+static void gk__pace_wait(gk_ctx *ctx);
+static void gk__stream_free_struct(gk_ctx *ctx, gk_stream *s);
+/* the profiler's hooks (>>profile): a record's kind */
+enum { GK__PROF_KERNEL = 0, GK__PROF_H2D = 1, GK__PROF_D2H = 2, GK__PROF_D2D = 3, GK__PROF_CPU = 4 };
+static int gk__prof_begin(gk_ctx *ctx, gk_stream *s, const char *name, int kind);
+static void gk__prof_end(gk_ctx *ctx, gk_stream *s, int rec);
 static void gk__enter(gk_ctx *ctx) {
     gk__thread_rec *r;
     gk__lock(&ctx->mu);
     r = gk__thread_find(ctx);
     ctx->cur_stream = r && r->stream ? r->stream : &ctx->default_stream;
+    ctx->cur_tenant = r ? r->tenant : NULL;
+    if (ctx->cur_stream->max_inflight || ctx->cur_stream->held) gk__pace_wait(ctx);
 }

@@ -710,11 +710,10 @@ GKDEF gk_status gk_kernel_launch(gk_ctx *ctx, gk_kernel *k, const gk_launch_desc
     }
     if (st == GK_OK) {
         if (ctx->backend == GK_BACKEND_CUDA) {
-            gk__cu_result r = ctx->cu.LaunchKernel(k->fn, g[0], g[1], g[2], b[0], b[1], b[2], d->shared_mem, s->cu, params, NULL);
-            if (r != 0) {
-                st = gk__cu_fail(ctx, r, W, "cuLaunchKernel");
-                if (st == GK_ERR_CUDA) st = GK_ERR_LAUNCH;
-            }
+            gk_stream *save = ctx->cur_stream;
+            ctx->cur_stream = s;
+            st = gk__dispatch(ctx, k->fn, k->name, g, b, d->shared_mem, params, GK__DISPATCH_PLAIN, W);
+            ctx->cur_stream = save;
         } else if (!k->cpu)
             st = gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: kernel '%s' has no CPU fallback (gk_kernel_set_cpu) and the context runs on the CPU backend", W, k->name);
         else {

@@ -2,18 +2,14 @@
 /* Launches a library kernel over `work` items (grid-stride kernels). */
 static gk_status gk__launch(gk_ctx *ctx, int mod, const char *fname, int64_t work, void **args, const char *where) {
     gk__cu_function f;
-    gk__cu_result r;
     int64_t blocks = (work + 255) / 256, maxb = (int64_t)ctx->info.sm_count * 32;
     if (work <= 0) return GK_OK;
+    unsigned grid[3] = { 1, 1, 1 }, block[3] = { 256, 1, 1 };
     GK__TRY(gk__lib_function(ctx, mod, fname, &f, where));
     if (blocks > maxb) blocks = maxb;
     if (blocks < 1) blocks = 1;
-    r = ctx->cu.LaunchKernel(f, (unsigned)blocks, 1, 1, 256, 1, 1, 0, ctx->cur_stream->cu, args, NULL);
-    if (r != 0) {
-        gk__cu_fail(ctx, r, where, fname);
-        return GK_ERR_LAUNCH;
-    }
-    return GK_OK;
+    grid[0] = (unsigned)blocks;
+    return gk__dispatch(ctx, f, fname, grid, block, 0, args, GK__DISPATCH_PLAIN, where);
 }
 
 /* Launches a library kernel with an explicit configuration; raises the
@@ -35,15 +31,8 @@ GK__MAYBE_UNUSED static gk_status gk__fn_smem(gk_ctx *ctx, int mod, const char *
 GK__MAYBE_UNUSED static gk_status gk__launch_cfg(gk_ctx *ctx, int mod, const char *fname, const unsigned grid[3], const unsigned block[3],
                                 unsigned smem, void **args, const char *where) {
     gk__cu_function f;
-    gk__cu_result r;
     GK__TRY(gk__fn_smem(ctx, mod, fname, smem, &f, where));
-    r = ctx->cu.LaunchKernel(f, grid[0] ? grid[0] : 1, grid[1] ? grid[1] : 1, grid[2] ? grid[2] : 1, block[0] ? block[0] : 1,
-                             block[1] ? block[1] : 1, block[2] ? block[2] : 1, smem, ctx->cur_stream->cu, args, NULL);
-    if (r != 0) {
-        gk__cu_fail(ctx, r, where, fname);
-        return GK_ERR_LAUNCH;
-    }
-    return GK_OK;
+    return gk__dispatch(ctx, f, fname, grid, block, smem, args, GK__DISPATCH_PLAIN, where);
 }
 
 /* gk__launch_cfg with launch options: GK__LAUNCH_PDL launches with
@@ -56,29 +45,11 @@ enum { GK__LAUNCH_PDL = 1 };
 GK__MAYBE_UNUSED static gk_status gk__launch_ex(gk_ctx *ctx, int mod, const char *fname, const unsigned grid[3], const unsigned block[3],
                                                unsigned smem, void **args, unsigned opts, const char *where) {
     gk__cu_function f;
-    gk__cu_result r;
-    gk__cu_launch_config c;
-    gk__cu_launch_attr a;
     /* tune.pdl 0 (GPUKIT_PDL=0 when the context was created): plain launches, to rule PDL in or out */
     if (!(opts & GK__LAUNCH_PDL) || !ctx->tune.pdl || !ctx->cu.LaunchKernelEx || ctx->info.cc_major < 9)
         return gk__launch_cfg(ctx, mod, fname, grid, block, smem, args, where);
     GK__TRY(gk__fn_smem(ctx, mod, fname, smem, &f, where));
-    memset(&c, 0, sizeof c);
-    memset(&a, 0, sizeof a);
-    a.id = GK__CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    a.val.i = 1;
-    c.gx = grid[0] ? grid[0] : 1; c.gy = grid[1] ? grid[1] : 1; c.gz = grid[2] ? grid[2] : 1;
-    c.bx = block[0] ? block[0] : 1; c.by = block[1] ? block[1] : 1; c.bz = block[2] ? block[2] : 1;
-    c.smem = smem;
-    c.stream = ctx->cur_stream->cu;
-    c.attrs = &a;
-    c.nattrs = 1;
-    r = ctx->cu.LaunchKernelEx(&c, f, args, NULL);
-    if (r != 0) {
-        gk__cu_fail(ctx, r, where, fname);
-        return GK_ERR_LAUNCH;
-    }
-    return GK_OK;
+    return gk__dispatch(ctx, f, fname, grid, block, smem, args, GK__DISPATCH_PDL, where);
 }
 
 /* Blocks of `block` threads and `smem` bytes of dynamic shared memory resident
@@ -99,18 +70,17 @@ GK__MAYBE_UNUSED static gk_status gk__occupancy(gk_ctx *ctx, int mod, const char
 GK__MAYBE_UNUSED static gk_status gk__launch_coop(gk_ctx *ctx, int mod, const char *fname, unsigned grid, unsigned block,
                                                    unsigned smem, void **args, const char *where) {
     gk__cu_function f;
-    gk__cu_result r;
     int per_sm = 0;
     GK__TRY(gk__occupancy(ctx, mod, fname, block, smem, &per_sm, &f, where));
     if ((int64_t)per_sm * ctx->info.sm_count < (int64_t)grid)
         return gk__err(ctx, GK_ERR_LIMIT, "%s: %s needs %u resident blocks of %u threads, the device holds %d", where, fname, grid, block,
                        per_sm * ctx->info.sm_count);
-    r = ctx->cu.LaunchCooperativeKernel(f, grid, 1, 1, block, 1, 1, smem, ctx->cur_stream->cu, args);
-    if (r != 0) {
-        gk__cu_fail(ctx, r, where, fname);
-        return GK_ERR_LAUNCH;
+    {
+        unsigned g3[3] = { 1, 1, 1 }, b3[3] = { 1, 1, 1 };
+        g3[0] = grid;
+        b3[0] = block;
+        return gk__dispatch(ctx, f, fname, g3, b3, smem, args, GK__DISPATCH_COOP, where);
     }
-    return GK_OK;
 }
 
 /* Scratch memory for ops (FFT buffers, partial reductions ...): one pool

@@ -40,6 +40,40 @@ static size_t gk__host_ram(void) {
     ms.dwLength = sizeof ms;
     return GlobalMemoryStatusEx(&ms) ? (size_t)ms.ullTotalPhys : (size_t)8 << 30;
 }
+/* Condition variables and threads, for the runtime services' own threads
+   (the scheduler's workers, the transfer engine). */
+typedef CONDITION_VARIABLE gk__cond;
+static void gk__cond_init(gk__cond *c) { InitializeConditionVariable(c); }
+static void gk__cond_destroy(gk__cond *c) { GK__UNUSED(c); }
+GK__MAYBE_UNUSED static void gk__cond_wait(gk__cond *c, gk__mutex *m) { SleepConditionVariableCS(c, m, INFINITE); }
+/* waits at most ms milliseconds (spurious wakeups possible: callers loop) */
+static void gk__cond_timedwait(gk__cond *c, gk__mutex *m, double ms) {
+    SleepConditionVariableCS(c, m, ms <= 0 ? 0 : (DWORD)(ms + 0.999));
+}
+GK__MAYBE_UNUSED static void gk__cond_signal(gk__cond *c) { WakeConditionVariable(c); }
+static void gk__cond_broadcast(gk__cond *c) { WakeAllConditionVariable(c); }
+typedef HANDLE gk__thread;
+typedef struct gk__thread_start_t { void (*fn)(void *); void *arg; } gk__thread_start_t;
+static unsigned __stdcall gk__thread_tramp(void *p) {
+    gk__thread_start_t t = *(gk__thread_start_t *)p;
+    GPUKIT_FREE(p);
+    t.fn(t.arg);
+    return 0;
+}
+/* 0 on success */
+static int gk__thread_create(gk__thread *t, void (*fn)(void *), void *arg) {
+    gk__thread_start_t *st = (gk__thread_start_t *)GPUKIT_MALLOC(sizeof *st);
+    uintptr_t h;
+    if (!st) return -1;
+    st->fn = fn;
+    st->arg = arg;
+    h = _beginthreadex(NULL, 0, gk__thread_tramp, st, 0, NULL);
+    if (!h) { GPUKIT_FREE(st); return -1; }
+    *t = (HANDLE)h;
+    return 0;
+}
+static void gk__thread_join(gk__thread t) { WaitForSingleObject(t, INFINITE); CloseHandle(t); }
+GK__MAYBE_UNUSED static void gk__sleep_ms(double ms) { Sleep(ms <= 0 ? 0 : (DWORD)ms); }
 #define GK__PATH_SEP '\\'
 #else
 typedef void *gk__lib;
@@ -61,8 +95,10 @@ static double gk__now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-#else /* a system header came first without POSIX: processor time */
-    return (double)clock() * 1000.0 / CLOCKS_PER_SEC;
+#else /* a strict C build hides clock_gettime: the wall clock, in microseconds */
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec * 1000.0 + (double)tv.tv_usec / 1000.0;
 #endif
 }
 static int gk__mkdir1(const char *p) { return mkdir(p, 0755) == 0 || errno == EEXIST ? 0 : -1; }
@@ -71,6 +107,52 @@ static unsigned long gk__pid(void) { return (unsigned long)getpid(); }
 static size_t gk__host_ram(void) {
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
     return (pages > 0 && psize > 0) ? (size_t)pages * (size_t)psize : (size_t)8 << 30;
+}
+/* Condition variables and threads, for the runtime services' own threads
+   (the scheduler's workers, the transfer engine). */
+typedef pthread_cond_t gk__cond;
+static void gk__cond_init(gk__cond *c) { pthread_cond_init(c, NULL); }
+static void gk__cond_destroy(gk__cond *c) { pthread_cond_destroy(c); }
+GK__MAYBE_UNUSED static void gk__cond_wait(gk__cond *c, gk__mutex *m) { pthread_cond_wait(c, m); }
+/* waits at most ms milliseconds (spurious wakeups possible: callers loop) */
+static void gk__cond_timedwait(gk__cond *c, gk__mutex *m, double ms) {
+    struct timespec ts;
+    struct timeval tv;
+    long long ns;
+    gettimeofday(&tv, NULL); /* pthread_cond_timedwait's clock: CLOCK_REALTIME */
+    if (ms < 0) ms = 0;
+    ns = (long long)tv.tv_usec * 1000LL + (long long)(ms * 1e6);
+    ts.tv_sec = tv.tv_sec + (time_t)(ns / 1000000000LL);
+    ts.tv_nsec = (long)(ns % 1000000000LL);
+    pthread_cond_timedwait(c, m, &ts);
+}
+GK__MAYBE_UNUSED static void gk__cond_signal(gk__cond *c) { pthread_cond_signal(c); }
+static void gk__cond_broadcast(gk__cond *c) { pthread_cond_broadcast(c); }
+typedef pthread_t gk__thread;
+typedef struct gk__thread_start_t { void (*fn)(void *); void *arg; } gk__thread_start_t;
+static void *gk__thread_tramp(void *p) {
+    gk__thread_start_t t = *(gk__thread_start_t *)p;
+    GPUKIT_FREE(p);
+    t.fn(t.arg);
+    return NULL;
+}
+/* 0 on success */
+static int gk__thread_create(gk__thread *t, void (*fn)(void *), void *arg) {
+    gk__thread_start_t *st = (gk__thread_start_t *)GPUKIT_MALLOC(sizeof *st);
+    if (!st) return -1;
+    st->fn = fn;
+    st->arg = arg;
+    if (pthread_create(t, NULL, gk__thread_tramp, st) != 0) { GPUKIT_FREE(st); return -1; }
+    return 0;
+}
+static void gk__thread_join(gk__thread t) { pthread_join(t, NULL); }
+GK__MAYBE_UNUSED static void gk__sleep_ms(double ms) {
+    pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+    double end = gk__now_ms() + ms;
+    pthread_mutex_lock(&m);
+    while (gk__now_ms() < end) gk__cond_timedwait(&c, &m, end - gk__now_ms());
+    pthread_mutex_unlock(&m);
 }
 #define GK__PATH_SEP '/'
 #endif

@@ -23,6 +23,8 @@ struct gk__block {
     gk_stream *stream;          /* last stream that used it */
     uint64_t tick;              /* LRU clock */
     uint64_t cap_id;            /* last capture that pinned it */
+    gk__tenant *tenant;         /* the scheduled task it is charged to (>>sched); NULL: none */
+    int qos;                    /* the QoS class of the task that allocated it (gk_qos; eviction takes BestEffort first) */
     gk__block *prev, *next;     /* live, cache or evicted list */
     gk__block *cprev, *cnext;   /* class free list */
 };
@@ -120,15 +122,19 @@ static gk_status gk__sync_locked(gk_ctx *ctx, const char *where);
 static gk_status gk__pool_make_room(gk_ctx *ctx, size_t need, const char *where) {
     gk__pool *P = &ctx->pool;
     gk__block *b, *nx;
-    int synced = 0;
+    int synced = 0, pass;
     while (P->used + P->cached + need > P->quota && P->cache_head) gk__pool_release(ctx, P->cache_head);
     if (P->used + need <= P->quota) return GK_OK;
     if (ctx->desc.disable_eviction)
         return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: %zu bytes needed, %zu of the quota %zu in use (eviction disabled)",
                        where, need, P->used, P->quota);
+    /* BestEffort tasks' blocks go first; a BestEffort task never evicts others' */
+    for (pass = 0; pass < 2 && P->used + need > P->quota; pass++)
     for (b = P->live_head; b && P->used + need > P->quota; b = nx) {
         nx = b->next;
         if (b->pins > 0) continue;
+        if (pass == 0 && b->qos != GK_QOS_BESTEFFORT) continue;
+        if (pass == 1 && (b->qos == GK_QOS_BESTEFFORT || (ctx->cur_tenant && ctx->cur_tenant->qos == GK_QOS_BESTEFFORT))) continue;
         if (!synced && ctx->backend == GK_BACKEND_CUDA) {
             /* queued work may still use idle-looking blocks: let it finish once */
             gk_status st = gk__sync_locked(ctx, where);
@@ -165,13 +171,44 @@ static void gk__pool_note_peak(gk__pool *P) {
     if (P->used + P->cached > P->peak) P->peak = P->used + P->cached;
 }
 
+/* Bytes that reservations hold and their tenants have not used yet (other
+   than `self`): memory a BestEffort allocation may not take. */
+static size_t gk__reserved_free(gk_ctx *ctx, const gk__tenant *self) {
+    const gk__tenant *t;
+    size_t n = 0;
+    for (t = ctx->tenants; t; t = t->next)
+        if (t != self && t->reserve > t->used) n += t->reserve - t->used;
+    return n;
+}
+/* The calling thread's task (ctx->cur_tenant) may take csize more bytes:
+   its own limit, and memory beyond its reservation comes only from what no
+   other reservation holds (BestEffort: all of it). */
+static gk_status gk__tenant_admit(gk_ctx *ctx, gk__tenant *t, size_t csize, const char *where) {
+    gk__pool *P = &ctx->pool;
+    size_t held;
+    if (t->limit && t->used + csize > t->limit)
+        return gk__err(ctx, GK_ERR_OUT_OF_MEMORY,
+                       "%s: task '%s' would hold %zu bytes, over its memory %s of %zu bytes (it holds %zu, asks for %zu more)", where,
+                       t->name, t->used + csize, t->qos == GK_QOS_GUARANTEED ? "reservation" : "limit", t->limit, t->used, csize);
+    if (t->used + csize <= t->reserve) return GK_OK;
+    held = gk__reserved_free(ctx, t);
+    if (P->used + csize + held <= P->quota) return GK_OK;
+    gk__pool_make_room(ctx, csize + held, where); /* its own failure is replaced by the reason below */
+    if (P->used + csize + held <= P->quota) return GK_OK;
+    return gk__err(ctx, GK_ERR_OUT_OF_MEMORY,
+                   "%s: task '%s' (%s): %zu bytes beyond its reservation do not fit: %zu of %zu in use, %zu reserved for other tasks", where, t->name, t->qos == GK_QOS_BESTEFFORT ? "BestEffort" : "Burstable", csize, P->used,
+                   P->quota, held);
+}
+
 static gk_status gk__pool_alloc(gk_ctx *ctx, size_t nbytes, gk__block **out, const char *where) {
     gk__pool *P = &ctx->pool;
     gk__block *b;
     size_t csize;
     int cls = gk__size_class(nbytes, &csize);
     gk_stream *s = ctx->cur_stream;
+    gk__tenant *t = ctx->cur_tenant;
     *out = NULL;
+    if (t) GK__TRY(gk__tenant_admit(ctx, t, csize, where));
     /* 1. a cached block of the class, free of other streams' queued work */
     for (b = P->cls_head[cls]; b; b = b->cnext) {
         if (cls == GK__LARGE_CLASS && (b->size < csize || b->size > csize + csize / 8)) continue;
@@ -194,6 +231,9 @@ static gk_status gk__pool_alloc(gk_ctx *ctx, size_t nbytes, gk__block **out, con
     }
     P->used += csize;
 got:
+    b->tenant = t;
+    b->qos = t ? t->qos : GK_QOS_GUARANTEED; /* memory outside the scheduler is not BestEffort's */
+    if (t && (t->used += b->size) > t->peak) t->peak = t->used;
     b->state = GK__BLK_LIVE;
     b->refs = 1;
     b->pins = 0;
@@ -207,6 +247,10 @@ got:
     return GK_OK;
 }
 
+static gk_status gk__xfer_block_copy(gk_ctx *ctx, int to_device, gk__cu_ptr dev, void *host, size_t n, const char *where);
+/* Moves a live block to host memory; the copy goes through the transfer
+   engine's pinned bounce buffers on its device-to-host stream (CUDA) and is
+   complete when this returns. */
 static gk_status gk__pool_evict(gk_ctx *ctx, gk__block *b, const char *where) {
     gk__pool *P = &ctx->pool;
     void *h;
@@ -215,10 +259,10 @@ static gk_status gk__pool_evict(gk_ctx *ctx, gk__block *b, const char *where) {
     h = GPUKIT_MALLOC(b->size);
     if (!h) return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: no host memory (%zu bytes) to evict to", where, b->size);
     if (ctx->backend == GK_BACKEND_CUDA) {
-        gk__cu_result r;
+        gk_status st;
         gk__stream_wait_idle(ctx, b->stream);
-        r = ctx->cu.MemcpyDtoH(h, b->ptr, b->size);
-        if (r != 0) { GPUKIT_FREE(h); return gk__cu_fail(ctx, r, where, "cuMemcpyDtoH_v2 (eviction)"); }
+        st = gk__xfer_block_copy(ctx, 0, b->ptr, h, b->size, where);
+        if (st != GK_OK) { GPUKIT_FREE(h); return st; }
     } else memcpy(h, (void *)(uintptr_t)b->ptr, b->size);
     gk__list_remove(&P->live_head, &P->live_tail, b);
     gk__dev_free(ctx, b->ptr);
@@ -233,15 +277,18 @@ static gk_status gk__pool_evict(gk_ctx *ctx, gk__block *b, const char *where) {
     return GK_OK;
 }
 
+/* Brings an evicted block back (s: the stream about to use it); the copy goes
+   through the transfer engine's pinned bounce buffers on its host-to-device
+   stream (CUDA) and is complete when this returns (the host copy is freed
+   next, and work on any stream may follow). */
 static gk_status gk__pool_restore(gk_ctx *ctx, gk__block *b, gk_stream *s, const char *where) {
     gk__pool *P = &ctx->pool;
     gk__cu_ptr p = 0;
+    GK__UNUSED(s);
     GK__TRY(gk__pool_get_memory(ctx, b->size, &p, where));
     if (ctx->backend == GK_BACKEND_CUDA) {
-        gk__cu_stream cs = s ? s->cu : ctx->default_stream.cu;
-        gk__cu_result r = ctx->cu.MemcpyHtoDAsync(p, b->host, b->size, cs);
-        if (r == 0) r = ctx->cu.StreamSynchronize(cs); /* the host copy is freed next */
-        if (r != 0) { gk__dev_free(ctx, p); return gk__cu_fail(ctx, r, where, "cuMemcpyHtoDAsync_v2 (restore)"); }
+        gk_status st = gk__xfer_block_copy(ctx, 1, p, b->host, b->size, where);
+        if (st != GK_OK) { gk__dev_free(ctx, p); return st; }
     } else memcpy((void *)(uintptr_t)p, b->host, b->size);
     GPUKIT_FREE(b->host);
     b->host = NULL;
@@ -259,6 +306,7 @@ static gk_status gk__pool_restore(gk_ctx *ctx, gk__block *b, gk_stream *s, const
 /* A block whose last tensor handle and last pin are gone goes to the cache. */
 static void gk__pool_to_cache(gk_ctx *ctx, gk__block *b) {
     gk__pool *P = &ctx->pool;
+    if (b->tenant) { b->tenant->used -= b->size; b->tenant = NULL; }
     if (b->state == GK__BLK_EVICTED) {
         gk__list_remove(&P->evict_head, &P->evict_tail, b);
         P->evicted -= b->size;

@@ -54,7 +54,13 @@ static void gk__capture_free(gk_ctx *ctx, gk__capture *c) {
 static gk_status gk__cpu_run(gk_ctx *ctx, gk__thunk_fn fn, const void *params, size_t size, const char *where) {
     gk__capture *c = ctx->cur_stream->capture;
     void *copy;
-    if (!c) return fn(params) ? gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory for the CPU backend's scratch", where) : GK_OK;
+    if (!c) {
+        int rec = ctx->prof ? gk__prof_begin(ctx, ctx->cur_stream, where, GK__PROF_CPU) : -1, bad = fn(params);
+        if (rec >= 0) gk__prof_end(ctx, ctx->cur_stream, rec);
+        if (bad) return gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory for the CPU backend's scratch", where);
+        ctx->cur_stream->launches++;
+        return GK_OK;
+    }
     if (c->nthunks == c->capthunks) {
         int nc = c->capthunks ? c->capthunks * 2 : 16;
         gk__thunk *nt = GK__CAST(gk__thunk *, GPUKIT_REALLOC(c->thunks, sizeof(gk__thunk) * (size_t)nc));
@@ -90,6 +96,7 @@ GKDEF gk_status gk_stream_create(gk_ctx *ctx, gk_stream_priority priority, gk_st
     if (!s) st = gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "gk_stream_create: out of host memory");
     else {
         s->priority = priority;
+        s->serial = ++ctx->stream_serial;
         if (ctx->backend == GK_BACKEND_CUDA) {
             gk__cu_result r;
             st = gk__bind(ctx);
@@ -111,6 +118,22 @@ static gk_status gk__find_stream(gk_ctx *ctx, gk_stream *s, const char *where) {
     return gk__err(ctx, GK_ERR_INVALID_HANDLE, "%s: the stream is not a live stream of this context", where);
 }
 
+/* Waits for stream s's work with the context's lock released (the lock is
+   held again when it returns), so other threads keep issuing work meanwhile.
+   The stream stays valid: a gk_stream_destroy meanwhile leaves freeing it to
+   the last waiter. */
+static gk_status gk__stream_wait_unlocked(gk_ctx *ctx, gk_stream *s, const char *where) {
+    gk__cu_result r;
+    if (ctx->backend != GK_BACKEND_CUDA || s->capture) return GK_OK;
+    s->waiters++;
+    gk__unlock(&ctx->mu);
+    r = ctx->cu.StreamSynchronize(s->cu);
+    gk__lock(&ctx->mu);
+    if (--s->waiters == 0 && s->dead) gk__stream_free_struct(ctx, s);
+    if (r != 0) return gk__cu_fail(ctx, r, where, "cuStreamSynchronize");
+    return GK_OK;
+}
+
 GKDEF gk_status gk_stream_destroy(gk_ctx *ctx, gk_stream *s) {
     gk_status st;
     gk__block *b;
@@ -122,10 +145,6 @@ GKDEF gk_status gk_stream_destroy(gk_ctx *ctx, gk_stream *s) {
     if (st == GK_OK && s->capture) st = gk__err(ctx, GK_ERR_STATE, "gk_stream_destroy: the stream is capturing a graph");
     if (st == GK_OK) st = gk__bind(ctx);
     if (st == GK_OK) {
-        if (ctx->backend == GK_BACKEND_CUDA) {
-            ctx->cu.StreamSynchronize(s->cu);
-            ctx->cu.StreamDestroy(s->cu);
-        }
         for (b = ctx->pool.live_head; b; b = b->next) if (b->stream == s) b->stream = NULL;
         for (b = ctx->pool.cache_head; b; b = b->next) if (b->stream == s) b->stream = NULL;
         for (pp = &ctx->streams; *pp; pp = &(*pp)->next)
@@ -134,7 +153,13 @@ GKDEF gk_status gk_stream_destroy(gk_ctx *ctx, gk_stream *s) {
         for (i = ctx->nthreads - 1; i >= 0; i--)
             if (ctx->threads[i].stream == s) { ctx->threads[i].stream = NULL; gk__thread_tidy(ctx, &ctx->threads[i]); }
         if (ctx->cur_stream == s) ctx->cur_stream = &ctx->default_stream;
-        GPUKIT_FREE(s);
+        /* no thread can reach it now: wait for its work, then free it (or
+           leave that to the last thread still waiting on it) */
+        s->dead = 1;
+        gk__cond_broadcast(&ctx->pace_cv); /* threads held on it go on, on the default stream */
+        s->waiters++;
+        gk__stream_wait_unlocked(ctx, s, "gk_stream_destroy");
+        if (--s->waiters == 0) gk__stream_free_struct(ctx, s);
     }
     gk__unlock(&ctx->mu);
     return st;
@@ -147,9 +172,8 @@ GKDEF gk_status gk_stream_sync(gk_ctx *ctx, gk_stream *s) {
     st = gk__find_stream(ctx, s, "gk_stream_sync");
     if (st == GK_OK && s->capture) st = gk__err(ctx, GK_ERR_STATE, "gk_stream_sync: the stream is capturing a graph");
     if (st == GK_OK && ctx->backend == GK_BACKEND_CUDA) {
-        gk__cu_result r;
         st = gk__bind(ctx);
-        if (st == GK_OK && (r = ctx->cu.StreamSynchronize(s->cu)) != 0) st = gk__cu_fail(ctx, r, "gk_stream_sync", "cuStreamSynchronize");
+        if (st == GK_OK) st = gk__stream_wait_unlocked(ctx, s, "gk_stream_sync");
     }
     gk__unlock(&ctx->mu);
     return st;
@@ -220,6 +244,12 @@ GKDEF gk_status gk_event_destroy(gk_ctx *ctx, gk_event *e) {
     GK__ENTER(ctx, "gk_event_destroy");
     st = gk__find_event(ctx, e, "gk_event_destroy");
     if (st == GK_OK) {
+        if (e->waiters > 0) {
+            st = gk__err(ctx, GK_ERR_STATE, "gk_event_destroy: %d thread%s wait%s on the event (gk_event_sync)", e->waiters,
+                         e->waiters == 1 ? "" : "s", e->waiters == 1 ? "s" : "");
+            gk__unlock(&ctx->mu);
+            return st;
+        }
         if (ctx->backend == GK_BACKEND_CUDA && gk__bind(ctx) == GK_OK) ctx->cu.EventDestroy(e->cu);
         for (pp = &ctx->events; *pp; pp = &(*pp)->next) if (*pp == e) { *pp = e->next; break; }
         GPUKIT_FREE(e);
@@ -251,7 +281,15 @@ GKDEF gk_status gk_event_sync(gk_ctx *ctx, gk_event *e) {
     if (st == GK_OK && ctx->backend == GK_BACKEND_CUDA && e->recorded) {
         gk__cu_result r;
         st = gk__bind(ctx);
-        if (st == GK_OK && (r = ctx->cu.EventSynchronize(e->cu)) != 0) st = gk__cu_fail(ctx, r, "gk_event_sync", "cuEventSynchronize");
+        if (st == GK_OK) {
+            /* the lock is released while it waits (gk_event_destroy refuses meanwhile) */
+            e->waiters++;
+            gk__unlock(&ctx->mu);
+            r = ctx->cu.EventSynchronize(e->cu);
+            gk__lock(&ctx->mu);
+            e->waiters--;
+            if (r != 0) st = gk__cu_fail(ctx, r, "gk_event_sync", "cuEventSynchronize");
+        }
     }
     gk__unlock(&ctx->mu);
     return st;

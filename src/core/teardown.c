@@ -5,7 +5,11 @@ GKDEF void gk_ctx_destroy(gk_ctx *ctx) {
     uint32_t i;
     gk__block *b, *nb;
     if (!ctx) return;
+    /* the services' threads call into the context: stopped first, unlocked */
+    gk__sched_destroy_all(ctx);
+    gk__xfer_destroy_all(ctx);
     gk__lock(&ctx->mu);
+    gk__prof_free(ctx);
     if (ctx->backend == GK_BACKEND_CUDA && gk__bind(ctx) == GK_OK) {
         gk_stream *s;
         if (ctx->default_stream.capture) { gk__cu_graph g = NULL; ctx->cu.StreamEndCapture(ctx->default_stream.cu, &g); if (g) ctx->cu.GraphDestroy(g); }
@@ -30,8 +34,7 @@ GKDEF void gk_ctx_destroy(gk_ctx *ctx) {
         gk_stream *s = ctx->streams;
         ctx->streams = s->next;
         gk__capture_free(ctx, s->capture);
-        if (ctx->backend == GK_BACKEND_CUDA) ctx->cu.StreamDestroy(s->cu);
-        GPUKIT_FREE(s);
+        gk__stream_free_struct(ctx, s);
     }
     /* every block, whatever its state */
     for (b = ctx->pool.live_head; b; b = nb) { nb = b->next; gk__dev_free(ctx, b->ptr); GPUKIT_FREE(b); }
@@ -51,6 +54,7 @@ GKDEF void gk_ctx_destroy(gk_ctx *ctx) {
     gk__unload_libs(ctx);
     gk__unlock(&ctx->mu);
     gk__mutex_destroy(&ctx->mu);
+    gk__cond_destroy(&ctx->pace_cv);
     gk__err_forget(ctx);
     GPUKIT_FREE(ctx);
 }

@@ -23,9 +23,12 @@ static gk_status gk__host_copy(gk_ctx *ctx, gk_tensor t, const void *hsrc, void 
     if (st == GK_OK) {
         gk__cu_ptr p = gk__slot_addr(sl);
         if (ctx->backend == GK_BACKEND_CUDA) {
+            if (ctx->prof) gk__prof_note(ctx, (double)nbytes, 0);
+            int prof = ctx->prof ? gk__prof_begin(ctx, s, to_device ? "memcpy HtoD" : "memcpy DtoH", to_device ? GK__PROF_H2D : GK__PROF_D2H) : -1;
             gk__cu_result r = to_device ? ctx->cu.MemcpyHtoDAsync(p, hsrc, nbytes, s->cu) : ctx->cu.MemcpyDtoHAsync(hdst, p, nbytes, s->cu);
+            if (prof >= 0) gk__prof_end(ctx, s, prof);
             if (r != 0) st = gk__cu_fail(ctx, r, where, to_device ? "cuMemcpyHtoDAsync_v2" : "cuMemcpyDtoHAsync_v2");
-            else if (wait && (r = ctx->cu.StreamSynchronize(s->cu)) != 0) st = gk__cu_fail(ctx, r, where, "cuStreamSynchronize");
+            else if (wait) st = gk__stream_wait_unlocked(ctx, s, where); /* the block stays pinned meanwhile */
         } else if (s->capture) st = gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: host copies cannot be captured on the CPU backend", where);
         else if (to_device) memcpy((void *)(uintptr_t)p, hsrc, nbytes);
         else memcpy(hdst, (const void *)(uintptr_t)p, nbytes);

@@ -202,7 +202,7 @@ static gk_status gk__llm_gen(gk_llm *m, const char *W, const int32_t *const *pro
     }
     t2 = gk__llm_now();
     gk__llm_free_t(m->ctx, &tokv); gk__llm_free_t(m->ctx, &posv); gk__llm_free_t(m->ctx, &lgv); gk__llm_free_t(m->ctx, &histv);
-    if (s == GK_OK) s = gk_stream_sync(m->ctx, m->stream);
+    if (s == GK_OK) s = gk_stream_sync(m->ctx, gk__llm_stream(m));
     gk_set_stream(m->ctx, old);
     for (i = 0; i < n && s == GK_OK; i++) /* before any output is appended */
         if (q[i].oom) s = gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory for the tokens of sequence %d", W, i);

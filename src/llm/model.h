@@ -79,6 +79,10 @@ GKLLMDEF int64_t gk_llm_max_ctx(const gk_llm *m);
 GKLLMDEF uint64_t gk_llm_weight_bytes(const gk_llm *m);
 GKLLMDEF uint64_t gk_llm_kv_bytes_per_token(const gk_llm *m);
 
+/* The stream the model's work runs on (a scheduler task's stream, say); NULL:
+   the model's own (made at load). The model's calls wait for that stream. */
+GKLLMDEF gk_status gk_llm_set_stream(gk_llm *m, gk_stream *s);
+
 /* Sequence state: tokens in sequence seq's cache (0 after load or reset). */
 GKLLMDEF int64_t gk_llm_seq_len(const gk_llm *m, int seq);
 GKLLMDEF gk_status gk_llm_reset(gk_llm *m, int seq);

@@ -67,6 +67,7 @@ struct gk_llm {
     int no_graphs;
     unsigned dbg_skip;              /* GPUKIT_LLM_DEBUG_SKIP (measurement only, wrong results): decode-step ops left out, gk__llm_layers */
     gk_stream *stream;
+    gk_stream *stream_use;              /* gk_llm_set_stream's stream; NULL: stream (the model's own) */
     gk_tokenizer *tok;
     gk_chat_template tmpl;
     int has_tmpl;

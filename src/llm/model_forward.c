@@ -143,9 +143,16 @@ static gk_status gk__llm_step_ops(gk_llm *m, int64_t B, int greedy, int64_t kv_r
     return V.st;
 }
 
+/* The stream the model's work goes to: gk_llm_set_stream's, else its own. */
+static gk_stream *gk__llm_stream(const gk_llm *m) { return m->stream_use ? m->stream_use : m->stream; }
+GKLLMDEF gk_status gk_llm_set_stream(gk_llm *m, gk_stream *s) {
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "gk_llm_set_stream: m is NULL");
+    m->stream_use = s;
+    return GK_OK;
+}
 static void gk__llm_set_stream(gk_llm *m, gk_stream **old) {
     *old = gk_get_stream(m->ctx);
-    gk_set_stream(m->ctx, m->stream);
+    gk_set_stream(m->ctx, gk__llm_stream(m));
 }
 
 /* Prefill of sequence seq (ids on the host) at positions len..len+n-1; the
@@ -272,7 +279,7 @@ GKLLMDEF gk_status gk_llm_forward(gk_llm *m, int seq, const int32_t *ids, size_t
     p0 = m->len[seq];
     s = gk__llm_prefill(m, seq, ids, (int64_t)n, all, &lg);
     if (s == GK_OK && logits) s = gk__llm_logits_host(m, lg, logits, all ? n : 1);
-    if (s == GK_OK) s = gk_stream_sync(m->ctx, m->stream);
+    if (s == GK_OK) s = gk_stream_sync(m->ctx, gk__llm_stream(m));
     gk__llm_free_t(m->ctx, &lg);
     gk_set_stream(m->ctx, old);
     if (s == GK_OK && logits) { /* the rows are on the host already: non-finite logits are an error (the sequence keeps its length) */
@@ -304,15 +311,15 @@ static gk_status gk__llm_decode(gk_llm *m, int B, int greedy) {
     if (rows > m->max_ctx) rows = m->max_ctx;
     gi = (2 * B + (greedy ? 1 : 0)) * m->nbucket + k;
     if (m->no_graphs) return gk__llm_step_ops(m, B, greedy, rows);
-    if (m->graphs[gi]) return gk_graph_launch(m->ctx, m->graphs[gi], m->stream);
+    if (m->graphs[gi]) return gk_graph_launch(m->ctx, m->graphs[gi], gk__llm_stream(m));
     if (!m->gwarm[gi]) { m->gwarm[gi] = 1; return gk__llm_step_ops(m, B, greedy, rows); }
-    s = gk_graph_begin(m->ctx, m->stream);
+    s = gk_graph_begin(m->ctx, gk__llm_stream(m));
     if (s != GK_OK) return s;
     s = gk__llm_step_ops(m, B, greedy, rows);
     s2 = gk_graph_end(m->ctx, m->stream, &g);
     if (s == GK_OK) s = s2;
     if (s != GK_OK) { if (g) gk_graph_destroy(m->ctx, g); return s; }
     m->graphs[gi] = g;
-    return gk_graph_launch(m->ctx, g, m->stream);
+    return gk_graph_launch(m->ctx, g, gk__llm_stream(m));
 }
 

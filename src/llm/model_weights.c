@@ -139,6 +139,125 @@ static gk_status gk__llm_empty(gk_llm *m, gk_dtype dt, int nd, int64_t d0, int64
     return gk_tensor_empty(m->ctx, dt, nd, sh, out);
 }
 
+/* ---- weights through the transfer engine ---- */
+typedef struct gk__llm_piece { gk_xfer_id id; uint64_t bytes; int w; } gk__llm_piece;
+typedef struct gk__llm_up {
+    gk_llm *m;
+    const gk_safetensors *st;
+    const gk__llm_want *want;
+    gk_xfer *x;
+    gk__llm_piece *pc;
+    size_t npc, waited;             /* pieces submitted, pieces waited for */
+    gk__llm_prog *prog;
+    gk_status s;                    /* the first failure */
+    char first[1400];               /* ... and its message */
+} gk__llm_up;
+
+/* Notes the first failure: its message, as the context has it or (tensor
+   index w >= 0) naming the tensor and its file. */
+static void gk__llm_up_fail(gk__llm_up *u, gk_status s, int w) {
+    const gk_st_tensor_info *ti;
+    char msg[1200];
+    if (u->s != GK_OK) return;
+    u->s = s;
+    snprintf(msg, sizeof msg, "%.1100s", gk_last_error(u->m->ctx));
+    if (w < 0) { snprintf(u->first, sizeof u->first, "%.1100s", msg); return; }
+    ti = gk_st_find(u->st, u->want[w].name);
+    snprintf(u->first, sizeof u->first, "gk_llm_load: tensor %.96s from %.160s: %.1100s", u->want[w].name, ti ? gk__st_file_label(u->st, ti) : "?", msg);
+}
+/* Waits for the pieces submitted so far, in order, reporting progress. */
+static void gk__llm_up_wait(gk__llm_up *u) {
+    for (; u->waited < u->npc; u->waited++) {
+        gk__llm_piece *p = &u->pc[u->waited];
+        gk_status w = gk_xfer_wait(u->x, p->id, -1);
+        if (w != GK_OK) gk__llm_up_fail(u, w, p->w);
+        else if (u->s == GK_OK) {
+            u->prog->base += p->bytes;
+            if (u->prog->fn) u->prog->fn(u->prog->base, u->prog->total, u->prog->user);
+        }
+    }
+}
+/* A weight tensor of the compute dtype; when the pool is full while pieces are
+   in flight (their storage pinned), once more after they are done. */
+static gk_status gk__llm_up_alloc(gk__llm_up *u, int nd, int64_t d0, int64_t d1, gk_tensor *out) {
+    gk_status s = gk__llm_empty(u->m, u->m->dt, nd, d0, d1, out);
+    if (s == GK_ERR_OUT_OF_MEMORY && u->waited < u->npc) {
+        gk__llm_up_wait(u);
+        if (u->s != GK_OK) return u->s;
+        s = gk__llm_empty(u->m, u->m->dt, nd, d0, d1, out);
+    }
+    if (s != GK_OK) gk__llm_up_fail(u, s, -1);
+    return s;
+}
+
+/* Weights stored in the compute dtype go from the files straight into their
+   device tensors through the context's transfer engine (>>api_xfer): every
+   piece (GK__ST_UPLOAD_CHUNK bytes at most) is submitted before the first is
+   waited for, so the engine's workers read the files in parallel (pread into
+   pinned staging buffers) while earlier pieces are copied to the device; q,
+   k and v (and their biases) land in the rows of the fused wqkv (bqkv), gate
+   and up in the halves of wgu, so nothing is concatenated afterwards.
+   Progress is reported as pieces complete, in order. */
+static gk_status gk__llm_upload_direct(gk_llm *m, const gk_safetensors *st, const gk__llm_want *want, int nw, gk__llm_prog *prog) {
+    gk_ctx *ctx = m->ctx;
+    const gk_llm_config *c = &m->cfg;
+    int64_t H = c->heads, Hkv = c->kv_heads, D = c->head_dim, hid = c->hidden, I = c->inter, nqkv = (H + 2 * Hkv) * D;
+    size_t es = gk_dtype_size(m->dt), cap = 0;
+    gk__llm_up u;
+    int i;
+    memset(&u, 0, sizeof u);
+    u.m = m;
+    u.st = st;
+    u.want = want;
+    u.prog = prog;
+    for (i = 0; i < nw; i++) cap += (size_t)((gk_st_find(st, want[i].name)->nbytes + GK__ST_UPLOAD_CHUNK - 1) / GK__ST_UPLOAD_CHUNK);
+    if (!(u.pc = (gk__llm_piece *)gk__u_malloc((cap ? cap : 1) * sizeof *u.pc))) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_llm_load: out of host memory");
+    if ((u.s = gk_xfer_default(ctx, NULL, &u.x)) != GK_OK) {
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%.1100s", gk_last_error(ctx));
+        gk__u_free(u.pc);
+        return gk_error_set(ctx, u.s, "gk_llm_load: %s", msg);
+    }
+    if (prog->fn) prog->fn(prog->base, prog->total, prog->user);
+    for (i = 0; i < nw && u.s == GK_OK; i++) {
+        const gk_st_tensor_info *ti = gk_st_find(st, want[i].name);
+        gk__llm_layer *y = want[i].layer >= 0 ? &m->L[want[i].layer] : NULL;
+        gk_tensor *dst = want[i].dst, into;
+        size_t off = 0;
+        uint64_t at;
+        if (y && m->fused && (dst == &y->wq || dst == &y->wk || dst == &y->wv)) { /* rows of wqkv [nqkv, hid] */
+            off = dst == &y->wq ? 0 : (size_t)((dst == &y->wk ? H : H + Hkv) * D * hid) * es;
+            if (!y->wqkv.id && gk__llm_up_alloc(&u, 2, nqkv, hid, &y->wqkv) != GK_OK) break;
+            into = y->wqkv;
+        } else if (y && m->fused && (dst == &y->bq || dst == &y->bk || dst == &y->bv)) { /* parts of bqkv [nqkv] */
+            off = dst == &y->bq ? 0 : (size_t)((dst == &y->bk ? H : H + Hkv) * D) * es;
+            if (!y->bqkv.id && gk__llm_up_alloc(&u, 1, nqkv, 0, &y->bqkv) != GK_OK) break;
+            into = y->bqkv;
+        } else if (y && !dst) { /* gate, then up: the halves of wgu [2I, hid] */
+            off = strstr(want[i].name, "up_proj") ? (size_t)(I * hid) * es : 0;
+            if (!y->wgu.id && gk__llm_up_alloc(&u, 2, 2 * I, hid, &y->wgu) != GK_OK) break;
+            into = y->wgu;
+        } else {
+            if (gk__llm_up_alloc(&u, want[i].ndim, want[i].shape[0], want[i].shape[1], dst) != GK_OK) break;
+            into = *dst;
+        }
+        for (at = 0; at < ti->nbytes; at += GK__ST_UPLOAD_CHUNK) {
+            size_t n = (size_t)(ti->nbytes - at < GK__ST_UPLOAD_CHUNK ? ti->nbytes - at : GK__ST_UPLOAD_CHUNK);
+            gk__llm_piece *p = &u.pc[u.npc];
+            gk_status e = gk__st_submit(u.x, st, ti, into, off + (size_t)at, at, n, &p->id);
+            if (e != GK_OK) { gk__llm_up_fail(&u, e, i); break; }
+            p->bytes = n;
+            p->w = i;
+            u.npc++;
+        }
+        m->weight_bytes += ti->numel * es;
+    }
+    gk__llm_up_wait(&u); /* all of them, also after a failure: the engine reads the files meanwhile */
+    gk__u_free(u.pc);
+    if (u.s != GK_OK) return gk_error_set(ctx, u.s, "%s", u.first);
+    return GK_OK;
+}
+
 GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *desc, gk_llm **out) {
     gk_llm_desc d;
     gk_llm *m = NULL;
@@ -296,7 +415,14 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
     gk_set_stream(ctx, m->stream);
     {
         gk_tensor gate = gk__u_tnull(), up = gk__u_tnull();
-        for (i = 0; i < nw && s == GK_OK; i++) {
+        int direct = 1;
+        for (i = 0; i < nw && direct; i++) {
+            gk_dtype wd;
+            direct = gk_st_gk_dtype(gk_st_find(st, want[i].name)->dtype, &wd) && wd == m->dt;
+        }
+        /* stored in the compute dtype: straight from the files, in parallel; else a cast on the device a tensor, then concatenation */
+        if (direct) s = gk__llm_upload_direct(m, st, want, nw, &prog);
+        for (i = 0; i < nw && s == GK_OK && !direct; i++) {
             gk_tensor t = gk__u_tnull();
             const gk_st_tensor_info *ti = gk_st_find(st, want[i].name);
             prog.cur = ti->numel * gk_dtype_size(m->dt);
@@ -316,7 +442,7 @@ GKLLMDEF gk_status gk_llm_load(gk_ctx *ctx, const char *dir, const gk_llm_desc *
                 gate = up = gk__u_tnull();
             }
         }
-        for (l = 0; l < c->layers && s == GK_OK && m->fused; l++) { /* [q; k; v] -> wqkv, and the biases */
+        for (l = 0; l < c->layers && s == GK_OK && m->fused && !direct; l++) { /* [q; k; v] -> wqkv, and the biases */
             gk__llm_layer *y = &m->L[l];
             gk_tensor xs[3];
             xs[0] = y->wq; xs[1] = y->wk; xs[2] = y->wv;

@@ -16,6 +16,8 @@ typedef struct gk__st_file {
     const unsigned char *base;
     size_t size;
     int mapped;
+    char *path;              /* a file's path (NULL: in memory), for the transfer engine's reads and messages */
+    int fd, has_fd;          /* POSIX: the file stays open for the engine's pread() */
 #if defined(_WIN32)
     HANDLE hfile, hmap;
 #endif
@@ -59,6 +61,12 @@ GKLLMDEF int gk_st_gk_dtype(gk_st_dtype t, gk_dtype *out) {
 }
 
 static void gk__st_unmap(gk__st_file *f) {
+    gk__u_free(f->path);
+    f->path = NULL;
+#if !defined(_WIN32)
+    if (f->has_fd) close(f->fd);
+#endif
+    f->has_fd = 0;
     if (!f->mapped || !f->base) return;
 #if defined(_WIN32)
     UnmapViewOfFile((LPCVOID)f->base);
@@ -109,6 +117,11 @@ static gk_status gk__st_map(const char *path, gk__st_file *f) {
         f->hmap = m;
         f->mapped = 1;
     }
+    if (!(f->path = (char *)gk__u_malloc(strlen(path) + 1))) {
+        gk__st_unmap(f);
+        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    memcpy(f->path, path, strlen(path) + 1);
 #else
     {
         struct stat sb;
@@ -133,11 +146,21 @@ static gk_status gk__st_map(const char *path, gk__st_file *f) {
             return GK__U_ERR(GK_ERR_LIMIT, "'%s' is too large to map", path);
         }
         p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        close(fd);
-        if (p == MAP_FAILED) return GK__U_ERR(GK_ERR_IO, "cannot mmap '%s': %s", path, strerror(errno));
+        if (p == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            return GK__U_ERR(GK_ERR_IO, "cannot mmap '%s': %s", path, strerror(e));
+        }
         f->base = (const unsigned char *)p;
         f->size = (size_t)sb.st_size;
         f->mapped = 1;
+        f->fd = fd; /* kept open: gk_st_upload reads through the transfer engine (pread) */
+        f->has_fd = 1;
+        if (!(f->path = (char *)gk__u_malloc(strlen(path) + 1))) {
+            gk__st_unmap(f);
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "out of memory");
+        }
+        memcpy(f->path, path, strlen(path) + 1);
     }
 #endif
     return GK_OK;
@@ -653,6 +676,65 @@ static gk_status gk__st_copy_chunked(gk_ctx *ctx, gk_tensor dst, const void *src
     return s;
 }
 
+/* The label of a stored tensor's file in messages: its path, or "safetensors (memory)". */
+static const char *gk__st_file_label(const gk_safetensors *st, const gk_st_tensor_info *t) {
+    const char *p = st->files[t->file_index].path;
+    return p ? p : "safetensors (memory)";
+}
+
+/* Submits bytes [at, at + n) of the stored tensor t into dst at byte dst_off
+   through the transfer engine x: read from its file (pread by the engine's
+   workers straight into pinned staging buffers: no mapping, no page faults),
+   or copied from memory for gk_st_open_memory. */
+static gk_status gk__st_submit(gk_xfer *x, const gk_safetensors *st, const gk_st_tensor_info *t, gk_tensor dst, size_t dst_off,
+                               uint64_t at, size_t n, gk_xfer_id *id) {
+    const gk__st_file *f = &st->files[t->file_index];
+    if (f->path) return gk_xfer_upload_file(x, dst, dst_off, f->path, f->has_fd ? f->fd : -1, t->file_offset + at, n, NULL, id);
+    return gk_xfer_upload(x, dst, dst_off, (const unsigned char *)t->data + at, n, NULL, id);
+}
+
+/* Uploads a stored tensor's raw bytes into the contiguous device tensor dst
+   (of t's byte size) through the context's transfer engine (>>api_xfer), in
+   pieces of GK__ST_UPLOAD_CHUNK bytes submitted together (up to 64 at a
+   time) and reported to progress as they complete, in order. An error names
+   the tensor and its file. */
+#define GK__ST_BATCH 64
+static gk_status gk__st_copy_engine(gk_ctx *ctx, const char *W, const gk_safetensors *st, const gk_st_tensor_info *t, gk_tensor dst,
+                                    uint64_t *done, uint64_t total, gk_st_progress_fn progress, void *user) {
+    gk_xfer *x = NULL;
+    gk_xfer_id ids[GK__ST_BATCH];
+    uint64_t lens[GK__ST_BATCH], at = 0;
+    char first[1024];
+    gk_status s = gk_xfer_default(ctx, NULL, &x);
+    first[0] = 0;
+    if (s != GK_OK) snprintf(first, sizeof first, "%.1000s", gk_last_error(ctx));
+    while (s == GK_OK && at < t->nbytes) {
+        int k, nb = 0;
+        for (; nb < GK__ST_BATCH && at < t->nbytes; nb++) {
+            size_t n = (size_t)(t->nbytes - at < GK__ST_UPLOAD_CHUNK ? t->nbytes - at : GK__ST_UPLOAD_CHUNK);
+            if ((s = gk__st_submit(x, st, t, dst, (size_t)at, at, n, &ids[nb])) != GK_OK) {
+                snprintf(first, sizeof first, "%.1000s", gk_last_error(ctx));
+                break;
+            }
+            lens[nb] = n;
+            at += n;
+        }
+        /* every piece submitted is waited for, also after a failure (the engine reads the file meanwhile) */
+        for (k = 0; k < nb; k++) {
+            gk_status w = gk_xfer_wait(x, ids[k], -1);
+            if (w != GK_OK && s == GK_OK) {
+                s = w;
+                snprintf(first, sizeof first, "%.1000s", gk_last_error(ctx));
+            } else if (s == GK_OK) {
+                *done += lens[k];
+                if (progress) progress(*done, total, user);
+            }
+        }
+    }
+    if (s != GK_OK) return gk_error_set(ctx, s, "%s: tensor '%s' from %s: %s", W, t->name, gk__st_file_label(st, t), first);
+    return GK_OK;
+}
+
 GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const char *name, gk_dtype dst_type, gk_tensor *out,
                                 gk_st_progress_fn progress, void *user) {
     const gk_st_tensor_info *t;
@@ -684,11 +766,11 @@ GKLLMDEF gk_status gk_st_upload(gk_ctx *ctx, const gk_safetensors *st, const cha
         if (t->numel == 0) {
             s = GK_OK;
         } else if (src_gk == dst_type) {
-            s = gk__st_copy_chunked(ctx, dev, t->data, t->nbytes, gk_dtype_size(src_gk), &done, total, progress, user);
+            s = gk__st_copy_engine(ctx, "gk_st_upload", st, t, dev, &done, total, progress, user);
         } else {
             s = gk_tensor_empty(ctx, src_gk, ndim, shape, &tmp);
             if (s == GK_OK) {
-                s = gk__st_copy_chunked(ctx, tmp, t->data, t->nbytes, gk_dtype_size(src_gk), &done, total, progress, user);
+                s = gk__st_copy_engine(ctx, "gk_st_upload", st, t, tmp, &done, total, progress, user);
                 if (s == GK_OK) s = gk_cast(ctx, dev, tmp);
                 gk_tensor_free(ctx, tmp);
             }

@@ -54,7 +54,9 @@ GKLLMDEF gk_status gk_st_read_raw(const gk_safetensors *st, const char *name, vo
    dst_bytes >= numel * gk_dtype_size(dst_type). */
 GKLLMDEF gk_status gk_st_read(const gk_safetensors *st, const char *name, gk_dtype dst_type, void *dst, size_t dst_bytes);
 /* Creates a device tensor of dst_type with the tensor's shape and uploads it
-   straight from the mapping (no host copy). If the stored dtype differs and
+   through the context's transfer engine (>>api_xfer in gpukit.h): its
+   workers pread() the file into pinned staging buffers (files opened from
+   memory are staged from there). If the stored dtype differs and
    is a gpukit dtype, the raw bytes are uploaded and cast on the device
    (gk_cast); other stored dtypes (BOOL, U16, ...) are converted on the host
    first. Copies go in 64 MiB pieces; progress (may be NULL) is called with

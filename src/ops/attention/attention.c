@@ -291,6 +291,15 @@ GKDEF gk_status gk_attention(gk_ctx *ctx, gk_tensor out, gk_tensor q, gk_tensor 
     if (im >= 0) p.mask = gk__slot_addr(ops.s[im]);
     if (iq >= 0) p.q_lens = gk__slot_addr(ops.s[iq]);
     if (ik >= 0) p.kv_lens = gk__slot_addr(ops.s[ik]);
+    if (ctx->prof) {
+        /* the profiler's hint for the main kernel: QK^T and PV, 4*B*Hq*Sq*Skv*D FLOPs (about
+           half of the key range under a causal mask when Sq = Skv), and q, k, v and out read or
+           written once (kv_lens are on the device: the full cache is counted) */
+        double es = (double)gk__dtype_sizes[sq->dtype], keys = (double)p.Skv;
+        if (p.causal && p.Sq > 1 && p.Sq <= p.Skv) keys = (double)p.Skv - 0.5 * (double)p.Sq;
+        gk__prof_note(ctx, es * (double)(gk__numel(sq) + gk__numel(sk) + gk__numel(sv) + gk__numel(so)),
+                      4.0 * (double)p.B * (double)p.Hq * (double)p.Sq * keys * (double)p.D);
+    }
     if (ctx->backend == GK_BACKEND_CPU) {
         gk__attn_cpu c;
         c.a = p; c.dt = sq->dtype;

@@ -66,6 +66,14 @@ static gk_status gk__elementwise(gk_ctx *ctx, int op, const gk_tensor *ts, int n
         p.o = (char *)(uintptr_t)gk__slot_addr(ops.s[0]);
         p.a = n > 1 ? (const char *)(uintptr_t)gk__slot_addr(ops.s[1]) : NULL;
         p.b = n > 2 ? (const char *)(uintptr_t)gk__slot_addr(ops.s[2]) : NULL;
+        if (ctx->prof) {
+            /* the profiler's hint: the bytes read and written (y of axpy both), a FLOP an
+               element (axpy two) */
+            double bytes = 0, e = (double)p.nd.n;
+            for (i = 0; i < n; i++) bytes += (double)gk__numel(ops.s[i]) * (double)gk__dtype_sizes[ops.s[i]->dtype];
+            if (op == GK__OP_AXPY) bytes += (double)gk__numel(ops.s[0]) * (double)gk__dtype_sizes[p.dt];
+            gk__prof_note(ctx, bytes, op <= GK__OP_DIV || op == GK__OP_SCALE ? e : op == GK__OP_AXPY ? 2 * e : 0);
+        }
         if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__ew_cpu, &p, sizeof p, where);
         else {
             gk__cu_ptr po = gk__slot_addr(ops.s[0]), pa = n > 1 ? gk__slot_addr(ops.s[1]) : 0, pb = n > 2 ? gk__slot_addr(ops.s[2]) : 0;
@@ -111,7 +119,9 @@ static gk_status gk__elementwise(gk_ctx *ctx, int op, const gk_tensor *ts, int n
                 }
             } else if (op == GK__OP_COPY) {
                 if (contig) {
+                    int rec = ctx->prof ? gk__prof_begin(ctx, ctx->cur_stream, "memcpy DtoD", GK__PROF_D2D) : -1;
                     gk__cu_result r = ctx->cu.MemcpyDtoDAsync(po, pa, (size_t)p.nd.n * es, ctx->cur_stream->cu);
+                    if (rec >= 0) gk__prof_end(ctx, ctx->cur_stream, rec);
                     if (r != 0) st = gk__cu_fail(ctx, r, where, "cuMemcpyDtoDAsync_v2");
                 } else st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_copy[es], p.nd.n, args, where);
             } else if (op == GK__OP_CAST) {

@@ -9,6 +9,18 @@ typedef struct gk__mm {          /* layout of gk_gemm_p in src/ops/matmul/gemm.c
     int act, bias_dt, res_dt, pad;
 } gk__mm;
 typedef struct gk__mm_cpu { gk__mm m; int64_t batch; gk_dtype dt, odt; int glu; } gk__mm_cpu;
+/* The profiler's hint for the product's kernel (>>profile gk__prof_note): 2*M*N*K FLOPs
+   (N: B's columns, both halves of a GLU's) and the bytes of A, B, C (read too when beta
+   is not 0), bias and residual. Called when ctx->prof is set. */
+static void gk__mm_note(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_dtype dt, gk_dtype odt, int glu) {
+    double es = (double)gk__dtype_sizes[dt], os = (double)gk__dtype_sizes[odt], nb = (double)p->N * (glu ? 2 : 1);
+    double mno = (double)batch * (double)p->M * (double)p->N;
+    double bytes = (double)(p->a_bs ? batch : 1) * (double)p->M * (double)p->K * es + (double)(p->b_bs ? batch : 1) * (double)p->K * nb * es +
+                   mno * os * (p->beta != 0 ? 2 : 1);
+    if (p->bias) bytes += nb * (double)gk__dtype_sizes[p->bias_dt];
+    if (p->res) bytes += mno * (double)gk__dtype_sizes[p->res_dt];
+    gk__prof_note(ctx, bytes, 2.0 * (double)batch * (double)p->M * nb * (double)p->K);
+}
 
 static double gk__act_d(double v, int act) {
     switch (act) {
@@ -211,9 +223,11 @@ static gk_status gk__matmul_lt(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
     }
     if (e->ws) GK__TRY(gk__workspace(ctx, e->ws, &ws, where));
     {
+        int prof = gk__dispatch_begin(ctx, "cublasLtMatmul");
         gk__cublas_status s = ctx->lt.Matmul(L->h, e->desc, alpha, (const void *)(uintptr_t)p->b, e->la, (const void *)(uintptr_t)p->a,
                                              e->lb, beta, (const void *)(uintptr_t)p->o, e->lc, (void *)(uintptr_t)p->o, e->lc, &e->algo,
                                              (void *)(uintptr_t)ws, e->ws, ctx->cur_stream->cu);
+        gk__dispatch_end(ctx, prof, s == 0);
         if (e->ws) gk__unuse(ctx, ctx->ws);
         if (s != 0) return gk__err(ctx, GK_ERR_CUDA, "%s: cublasLtMatmul failed (cublasStatus %d)", where, s);
     }
@@ -443,8 +457,10 @@ static gk_status gk__wg_launch(gk_ctx *ctx, const gk__mm *p, int64_t batch, gk_d
         int64_t ry = (tr[i].R + 63) / 64; /* 64x64 tiles */
         ta[0] = &tr[i];
         tg[0] = (unsigned)((tr[i].C + 63) / 64); tg[1] = (unsigned)(ry < 65535 ? ry : 65535); tg[2] = (unsigned)(tr[i].bs ? batch : 1);
+        if (ctx->prof) gk__prof_note(ctx, 8.0 * (double)tr[i].R * (double)tr[i].C * (double)tg[2], 0); /* (the product's hint follows) */
         st = gk__launch_cfg(ctx, GK__MOD_GEMM_WG, "gk_wg_tr32", tg, tb, 0, ta, W);
     }
+    if (ntr && ctx->prof) gk__mm_note(ctx, p, batch, dt, odt, 0);
     if (st == GK_OK)
         st = gk__launch_cfg(ctx, GK__MOD_GEMM_WG, f32 ? gk__k_wg_f32[ti] : gk__k_wg[di][ti][ak][bk], g, bl, (unsigned)gk__wg_tile[ti][1], args, W);
     if (pinned) gk__unuse(ctx, ctx->ws);

@@ -194,6 +194,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
     } else if (plan == GK__MM_CPU) {
         gk__mm_cpu c;
         c.m = p; c.batch = batch; c.dt = sa->dtype; c.odt = so->dtype; c.glu = linear == 2;
+        if (ctx->prof) gk__mm_note(ctx, &p, batch, sa->dtype, so->dtype, linear == 2);
         st = gk__cpu_run(ctx, gk__matmul_cpu, &c, sizeof c, W);
     } else if (plan == GK__MM_GEMV) {
         /* programmatic dependent launch (sm_90+): the GEMV kernels issue their first
@@ -206,6 +207,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
                                ctx->info.sm_count, linear == 2);
         int mri = M <= 1 ? 0 : M <= 2 ? 1 : M <= 4 ? 2 : 3;
         g[1] = 1; g[2] = 1; bl[1] = 1; bl[2] = 1;
+        if (ctx->prof) gk__mm_note(ctx, &p, 1, sa->dtype, so->dtype, linear == 2);
         if (cfg >= GK__GEMV_NCFG) { /* tensor cores: 16 output columns a block */
             g[0] = (unsigned)((N + 15) / 16);
             bl[0] = (unsigned)(32 * gk__gemvtc_warps[cfg - GK__GEMV_NCFG]);
@@ -221,6 +223,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         if (p.act == GK_ACT_GELU_TANH) epi = p.bias ? GK__LT_EPILOGUE_GELU_BIAS : GK__LT_EPILOGUE_GELU;
         else if (p.bias) epi = GK__LT_EPILOGUE_BIAS;
         if (p.act != GK_ACT_NONE && p.act != GK_ACT_GELU_TANH && p.bias == 0) epi = GK__LT_EPILOGUE_DEFAULT;
+        if (ctx->prof) gk__mm_note(ctx, &p, batch, sa->dtype, so->dtype, 0); /* (cublasLtMatmul's record) */
         st = gk__matmul_lt(ctx, &p, batch, sa->dtype, so->dtype, d.allow_tf32, epi, W);
         if (st == GK_ERR_UNSUPPORTED && epi != GK__LT_EPILOGUE_DEFAULT) {
             /* no algorithm with that epilogue (e.g. unaligned leading dims):
@@ -249,6 +252,7 @@ static gk_status gk__matmul(gk_ctx *ctx, gk_tensor out, gk_tensor a, gk_tensor b
         const char *k = gk__k_gemm[sa->dtype][so->dtype];
         void *args[1];
         unsigned g[3], bl[3];
+        if (ctx->prof) gk__mm_note(ctx, &p, batch, sa->dtype, so->dtype, 0);
         if (!k) st = gk__err(ctx, GK_ERR_DTYPE, "%s: no kernel for %s -> %s", W, gk_dtype_name(sa->dtype), gk_dtype_name(so->dtype));
         else if (batch > 65535) st = gk__err(ctx, GK_ERR_LIMIT, "%s: batch %lld above 65535", W, (long long)batch);
         else if (K > 0 && gk__wg_ok(ctx, &p, batch, sa->dtype, d.allow_tf32) && (st = gk__wg_launch(ctx, &p, batch, sa->dtype, so->dtype, W)) != GK__WG_DECLINED) {
