@@ -166,7 +166,7 @@ int main(int argc, char **argv) {
     model *m;
     gkb_json js;
     int quick = 0, rounds = 0, steps = 0, i, r, k;
-    double wall[NMODES][64], issue[NMODES][64], med[NMODES], imed[NMODES], graph_ms = -1, on_busy = 0;
+    double wall[NMODES][64], issue[NMODES][64], med[NMODES], imed[NMODES], graph_ms = -1, graph_on_ms = -1, on_busy = 0;
     time_t now = time(NULL);
     memset(&cd, 0, sizeof cd);
     cd.backend = GK_BACKEND_AUTO;
@@ -210,7 +210,7 @@ int main(int argc, char **argv) {
     {
         gk_stream *gs = NULL;
         gk_graph *g = NULL;
-        double t[9];
+        double t[9], ton[9];
         CK(gk_stream_create(ctx, GK_PRIORITY_NORMAL, &gs));
         CK(gk_set_stream(ctx, gs));
         if (gk_graph_begin(ctx, gs) == GK_OK) {
@@ -218,13 +218,18 @@ int main(int argc, char **argv) {
             if (st == GK_OK && se == GK_OK) {
                 CK(gk_graph_launch(ctx, g, gs));
                 CK(gk_stream_sync(ctx, gs));
-                for (r = 0; r < 9; r++) {
-                    double t0 = gkb_now_ms();
+                /* off and on interleaved: on, each replay is one record (the graph's launch) */
+                for (r = 0; r < 18; r++) {
+                    double t0;
+                    if (r % 2) CK(gk_profiler_start(ctx, &pd));
+                    t0 = gkb_now_ms();
                     for (k = 0; k < steps; k++) CK(gk_graph_launch(ctx, g, gs));
                     CK(gk_stream_sync(ctx, gs));
-                    t[r] = (gkb_now_ms() - t0) / steps;
+                    (r % 2 ? ton : t)[r / 2] = (gkb_now_ms() - t0) / steps;
+                    if (r % 2) CK(gk_profiler_reset(ctx));
                 }
                 graph_ms = gkb_median(t, 9);
+                graph_on_ms = gkb_median(ton, 9);
             } else printf("  (graph capture failed: %s)\n", gk_last_error(ctx));
             if (g) CK(gk_graph_destroy(ctx, g));
         }
@@ -257,7 +262,9 @@ int main(int argc, char **argv) {
     for (k = 0; k < NMODES; k++)
         printf("  %-8s %12.4f %12.4f %9.2f%% %14.3f\n", mode_name[k], med[k], imed[k], 100.0 * (med[k] / med[M_OFF] - 1),
                1e3 * med[k] / (m->launches ? m->launches : 1));
-    if (graph_ms >= 0) printf("  graph replay (no host work between kernels): %.4f ms a step\n", graph_ms);
+    if (graph_ms >= 0)
+        printf("  graph replay (no host work between kernels): %.4f ms a step; profiler on (a record a replay): %.4f ms (%+.2f%%)\n", graph_ms,
+               graph_on_ms, 100.0 * (graph_on_ms / graph_ms - 1));
     printf("  profiler on: %.1f%% over off (host issue %+.1f%%), stopped %.2f%%, off2 (noise) %.2f%%; recorded busy time %.4f ms a step\n",
            100.0 * (med[M_ON] / med[M_OFF] - 1), 100.0 * (imed[M_ON] / imed[M_OFF] - 1), 100.0 * (med[M_STOPPED] / med[M_OFF] - 1),
            100.0 * (med[M_OFF2] / med[M_OFF] - 1), on_busy);
@@ -301,6 +308,8 @@ int main(int argc, char **argv) {
         gkb_json_num(&js, "overhead_stopped_pct", 100.0 * (med[M_STOPPED] / med[M_OFF] - 1), 3);
         gkb_json_num(&js, "noise_off2_pct", 100.0 * (med[M_OFF2] / med[M_OFF] - 1), 3);
         gkb_json_num(&js, "graph_ms_step", graph_ms, 5);
+        gkb_json_num(&js, "graph_on_ms_step", graph_on_ms, 5);
+        gkb_json_num(&js, "graph_overhead_on_pct", graph_ms > 0 ? 100.0 * (graph_on_ms / graph_ms - 1) : 0, 3);
         gkb_json_num(&js, "recorded_busy_ms_step", on_busy, 5);
         if (trace) gkb_json_str(&js, "trace", trace);
         if (gkb_json_close(&js) != 0) printf("writing %s failed\n", json);

@@ -404,9 +404,16 @@ static void test_capture(void) {
     GKT_CHECK(st.skipped == (cuda ? 3 : 0), "skipped %lld", (long long)st.skipped);
     GKT_OK(C, gk_graph_launch(C, g, s));
     GKT_OK(C, gk_stream_sync(C, s));
-    GKT_CHECK(stats().records == 0, "a replay is not broken down");
+    GKT_CHECK(stats().records == 1, "a replay is one record, not broken down: %lld", (long long)stats().records);
+    {
+        gk_profile_entry e[8];
+        int n = 0, k, found = 0;
+        GKT_OK(C, gk_profiler_summary(C, e, 8, &n));
+        for (k = 0; k < n; k++) found += strcmp(e[k].name, "gk_graph_launch") == 0 && e[k].count == 1;
+        GKT_CHECK(found == 1, "the replay's record is named gk_graph_launch");
+    }
     GKT_OK(C, gk_add(C, a, a, b));
-    GKT_CHECK(stats().records == 1, "recording after the capture");
+    GKT_CHECK(stats().records == 2, "recording after the capture");
     GKT_OK(C, gk_set_stream(C, NULL));
     GKT_OK(C, gk_graph_destroy(C, g));
     GKT_OK(C, gk_stream_destroy(C, s));

@@ -419,6 +419,8 @@ GKDEF gk_status gk_graph_launch(gk_ctx *ctx, gk_graph *g, gk_stream *s) {
     if (st == GK_OK) st = gk__find_stream(ctx, s, "gk_graph_launch");
     if (st == GK_OK && s->capture) st = gk__err(ctx, GK_ERR_STATE, "gk_graph_launch: the stream is capturing");
     if (st == GK_OK) {
+        /* the profiler sees a replay as one record: its kernels run inside the graph */
+        int rec = ctx->prof ? gk__prof_begin(ctx, s, "gk_graph_launch", GK__PROF_KERNEL) : -1;
         for (i = 0; i < g->cap->nblocks; i++) g->cap->blocks[i]->stream = s;
         if (ctx->backend == GK_BACKEND_CUDA) {
             gk__cu_result r;
@@ -428,6 +430,7 @@ GKDEF gk_status gk_graph_launch(gk_ctx *ctx, gk_graph *g, gk_stream *s) {
             for (i = 0; i < g->cap->nthunks && st == GK_OK; i++)
                 if (g->cap->thunks[i].fn(g->cap->thunks[i].params))
                     st = gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "gk_graph_launch: op %d of %d ran out of host memory for the CPU backend's scratch (the ops after it did not run)", i + 1, g->cap->nthunks);
+        if (rec >= 0) gk__prof_end(ctx, s, rec);
     }
     gk__unlock(&ctx->mu);
     return st;

@@ -25,7 +25,10 @@
    which runs synchronously on the calling thread. Work on a stream that is
    capturing a graph is not recorded (it does not run then; events recorded
    in a capture would become graph nodes), only counted as skipped; a graph
-   launch is not broken down into its kernels.
+   launch (gk_graph_launch) is one record, "gk_graph_launch", its kernels
+   not broken down: profiling a graph-replayed loop (gpukit_llm.h's decode
+   step) costs one event pair a replay, where profiling the same work issued
+   op by op costs one a launch.
 
    Bytes and FLOPs: the ops that know them (GEMM / GEMV 2*M*N*K FLOPs and the
    bytes of A, B and C; attention about 4*B*H*Sq*Skv*D FLOPs and the bytes of
