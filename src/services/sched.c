@@ -57,7 +57,6 @@ struct gk_sched {
     size_t reserved;
     double share_held;
     int g_active;               /* Guaranteed tasks QUEUED or RUNNING */
-    int w0_busy;                /* worker 0 runs a task */
     int pace_on;                /* the pacing last applied (gk__sched_pace) */
     double linger_until;        /* the Guaranteed class counts as active until then (gk__now_ms) */
     int running[GK__QOS_N], ready[GK__QOS_N], pending[GK__QOS_N];
@@ -253,9 +252,9 @@ static double gk__burst_usage(gk_sched *s, const char *name, double now) {
 /* The next task to run, or NULL (s->mu held): Guaranteed first, then
    Burstable (unless over its share limit while others want the GPU), then
    BestEffort (unless held while a Guaranteed task is active); FIFO within a
-   class. With two workers or more, worker 0 runs only Guaranteed tasks, so
-   one never waits for a worker behind the lower classes. *recheck_ms: when to look again for a reason time alone changes. */
-static gk__task *gk__sched_pick(gk_sched *s, int worker, double *recheck_ms) {
+   class. With two workers or more, the lower classes run on all but one at
+   most, so a Guaranteed task never waits for a worker behind them. *recheck_ms: when to look again for a reason time alone changes. */
+static gk__task *gk__sched_pick(gk_sched *s, double *recheck_ms) {
     gk__task *t, *best[GK__QOS_N] = { NULL, NULL, NULL };
     double now = gk__now_ms();
     *recheck_ms = 1000;
@@ -266,8 +265,8 @@ static gk__task *gk__sched_pick(gk_sched *s, int worker, double *recheck_ms) {
             if (left < *recheck_ms) *recheck_ms = left > 0.5 ? left : 0.5;
         }
         if (t->state != GK_TASK_QUEUED) continue;
-        if (worker == 0 && s->nw > 1 && t->d.qos != GK_QOS_GUARANTEED) continue; /* kept for Guaranteed tasks */
-        if (worker != 0 && t->d.qos == GK_QOS_GUARANTEED && !s->w0_busy) continue; /* worker 0's, while it is free */
+        /* the lower classes never take the last worker: a Guaranteed task always finds one */
+        if (t->d.qos != GK_QOS_GUARANTEED && s->nw > 1 && s->running[GK_QOS_BESTEFFORT] + s->running[GK_QOS_BURSTABLE] >= s->nw - 1) continue;
         if (t->d.qos == GK_QOS_BURSTABLE && !best[GK_QOS_BURSTABLE]) {
             double lim = t->d.share_limit > 0 ? t->d.share_limit : t->d.share;
             double use = gk__burst_usage(s, t->name, now);
@@ -411,7 +410,7 @@ static void gk__sched_worker(void *arg) {
             gk__lock(&s->mu);
             continue;
         }
-        t = gk__sched_pick(s, w->idx, &recheck);
+        t = gk__sched_pick(s, &recheck);
         if (!t) {
             gk__cond_timedwait(&s->work_cv, &s->mu, recheck);
             continue;
@@ -423,15 +422,11 @@ static void gk__sched_worker(void *arg) {
         s->fstate[t->id - 1] = (unsigned char)GK_TASK_RUNNING;
         t->t_start = gk__now_ms();
         snprintf(t->reason, sizeof t->reason, "running on worker %d after %.4g ms queued", w->idx, t->t_start - t->t_submit);
-        if (w->idx == 0) s->w0_busy = 1;
         gk__unlock(&s->mu);
         gk__sched_run(w, t);
         gk__sched_pace(s);
         gk__lock(&s->mu);
-        if (w->idx == 0) {
-            s->w0_busy = 0;
-            gk__cond_broadcast(&s->work_cv);
-        }
+        gk__cond_broadcast(&s->work_cv); /* a worker is free: a task the rule above held back may go */
     }
     gk__unlock(&s->mu);
 }

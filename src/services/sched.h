@@ -110,8 +110,9 @@ typedef struct gk_task_desc {
 } gk_task_desc;
 
 typedef struct gk_sched_desc {
-    int workers;                /* threads running tasks (1..64); 0: 2. With 2 or more, the first runs
-                                   only Guaranteed tasks (one never waits for a worker behind the others) */
+    int workers;                /* threads running tasks (1..64); 0: 2. With 2 or more, Burstable and
+                                   BestEffort tasks run on all but one at most, so a Guaranteed task never
+                                   waits for a worker behind them */
     int max_queued;             /* tasks PENDING or QUEUED at once; 0: 1024 */
     size_t memory;              /* bytes reservations may hold in all; 0: the pool's quota at creation */
     double reserved_share;      /* share Guaranteed and Burstable requests may hold in all, (0, 1]; 0: 1 */
