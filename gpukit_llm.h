@@ -122,6 +122,7 @@
       >>api_model            llm/model.h             transformer LLM: load, KV cache, prefill / decode, sampling, generation
       >>api_audio            asr/audio.h             audio: WAV files, mixing to mono, resampling to 16 kHz
       >>api_whisper_rules    asr/whisper_rules.h     Whisper decoding: tokens, prompt, filters, beams, fallback, segments, words, SRT / VTT / JSON
+      >>api_whisper          asr/whisper_model.h     Whisper model: load, log-mel, encoder, KV-cached decoder, greedy transcription
    IMPLEMENTATION
       >>impl_common          llm/common.c            allocation, hashing, UTF-8
       >>impl_json            llm/json.c              the JSON parser
@@ -137,6 +138,7 @@
       >>model_generate       llm/generate.c          sampling loop, stop strings, batches, chat
       >>impl_audio           asr/audio.c             WAV reading and writing, mixing, the resampler
       >>impl_whisper_rules   asr/whisper_rules.c     Whisper decoding rules on the host
+      >>impl_whisper         asr/whisper_model.c     Whisper model: config, weights, encoder, decoder, greedy decoding
 
    RECENT REVISION HISTORY
      0.1  first version
@@ -1086,6 +1088,168 @@ GKLLMDEF gk_status gk_whisper_write(const gk_whisper_segments *s, gk_whisper_for
 extern "C" {
 #endif
 GKLLMDEF gk_status gk_whisper_write_file(const gk_whisper_segments *s, gk_whisper_format f, const char *text, const char *language, FILE *fp);
+/* ======================================================================== */
+/* >>api_whisper                                                            */
+/* ======================================================================== */
+/* The Whisper model on gpukit's ops (the same code on the CUDA and CPU
+   backends), read from a Hugging Face WhisperForConditionalGeneration
+   folder: config.json, model.safetensors (or shards with
+   model.safetensors.index.json), and when present generation_config.json
+   and tokenizer.json. Errors are recorded on the model's context
+   (gk_whisper_load's ctx; gk_last_error(ctx)), the JSON files' and the
+   decoding rules' included; a NULL model is the thread's error. Nothing is
+   left allocated by a failed call.
+
+   Encoder, for B windows at once: log-mel [B, n_mels, 3000] -> conv1 (k 3,
+   pad 1) + GELU -> conv2 (k 3, stride 2, pad 1) + GELU -> [B, 1500, d] +
+   embed_positions -> pre-LN blocks (x += out_proj(attention(LN(x))), x +=
+   fc2(gelu(fc1(LN(x))))) -> layer_norm. Its output goes straight into each
+   decoder layer's cross-attention K and V (computed once per window and
+   kept in the window's sequence slot); gk_whisper_encode can copy it out.
+   Decoder, per sequence: embed_tokens[id] + embed_positions[position] ->
+   pre-LN blocks with causal self-attention over a KV cache, cross-attention
+   to the window's K / V, MLP -> layer_norm -> logits = h embed_tokens^T
+   (proj_out.weight when tie_word_embeddings is false). Layer norms use eps
+   1e-5 (torch.nn.LayerNorm's); attention scale 1 / sqrt(head_dim).
+   q / k / v weights are fused at load time (k_proj has no bias: its part
+   of the fused bias is zero), the cross-attention's k / v too.
+
+   Sequence slot i of a model loaded with max_windows W (0 <= i < W) holds
+   one window's cross-attention K / V and one decoded token sequence:
+   gk_whisper_encode fills slots seq0.., gk_whisper_decode appends tokens.
+
+   Planned (not yet here): cross-attention weights of given (layer, head)
+   pairs for the word timestamps, as gk_whisper_cross_weights(m, seq,
+   heads, n_heads, float *w [n_heads][len][1500]) recomputing softmax(q k^T)
+   from the queries the decoder keeps per position; batched decode steps of
+   several sequences with a captured graph; beam search, temperature
+   fallback and long-form transcription on top of >>api_whisper_rules. */
+typedef struct gk_whisper_model gk_whisper_model;
+
+typedef struct gk_whisper_config {
+    int64_t d_model;
+    int64_t encoder_layers, decoder_layers;
+    int64_t encoder_heads, decoder_heads;      /* encoder/decoder_attention_heads */
+    int64_t encoder_ffn, decoder_ffn;          /* encoder/decoder_ffn_dim */
+    int64_t n_mels;                            /* num_mel_bins: 80 or 128 */
+    int64_t n_audio_ctx;                       /* max_source_positions: 1500 (3000 mel frames) */
+    int64_t n_text_ctx;                        /* max_target_positions: 448 */
+    int64_t vocab;                             /* vocab_size */
+    int32_t decoder_start_id;                  /* <|startoftranscript|> (decoder_start_token_id) */
+    int32_t eos_id;                            /* <|endoftext|>: eos_token_id; -1 if not given */
+    int tie_embeddings;                        /* logits from embed_tokens (tie_word_embeddings, default true) */
+    gk_dtype weights_dtype;                    /* of model.encoder.conv1.weight in the files */
+    /* generation_config.json (absent: has_generation_config 0 and the defaults below) */
+    int has_generation_config;
+    int is_multilingual;                       /* 1, -1 (English-only, is_multilingual false), 0 not given */
+    const int32_t *suppress_tokens;            /* the list as given (NULL, 0: not given) */
+    size_t n_suppress_tokens;
+    const int32_t *begin_suppress_tokens;      /* not given: NULL, 0 */
+    size_t n_begin_suppress_tokens;
+    int64_t max_initial_timestamp_index;       /* -1: none (null); not given: 50 (whisper's 1.0 s) */
+    const int32_t *alignment_heads;            /* [n_alignment_heads][2]: (layer, head) pairs */
+    size_t n_alignment_heads;
+} gk_whisper_config;
+
+typedef struct gk_whisper_desc {
+    gk_llm_dtype dtype;            /* compute dtype; DEFAULT: F32 on the CPU backend, BF16 on CUDA */
+    int max_windows;               /* windows encoded together = decoder sequence slots, 1..64; 0: 1 */
+    int64_t max_ctx;               /* decoder tokens per sequence, 1..max_target_positions; 0: max_target_positions */
+    gk_st_progress_fn progress;    /* weight upload progress (bytes on the device), may be NULL */
+    void *user;
+} gk_whisper_desc;
+
+/* Loads a model folder. config.json is checked field by field (type, range,
+   relations such as d_model a multiple of the head counts; GK_ERR_FORMAT
+   naming the file and field; an activation other than "gelu" is
+   GK_ERR_UNSUPPORTED), then every tensor's presence (GK_ERR_NOT_FOUND
+   naming it and the folder), dtype and shape against the config
+   (GK_ERR_SHAPE naming the tensor, its shape and the config's) before
+   anything is allocated on the device; then the weights are uploaded in the
+   compute dtype. A folder without config.json or weights: GK_ERR_IO naming
+   the missing file. The special tokens come from tokenizer.json when the
+   folder has one, else from generation_config.json (decoder_start_token_id,
+   eos_token_id, no_timestamps_token_id, prev_sot_token_id, lang_to_id,
+   task_to_id: the ids between <|transcribe|> and <|notimestamps|> follow
+   OpenAI's order), else from OpenAI's layouts by vocab_size (51864, 51865,
+   51866); without any, the model loads but gk_whisper_model_tokens is NULL and
+   gk_whisper_transcribe refuses. HF ignores config.json's scale_embedding
+   (the embeddings are never scaled); so does this. */
+GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whisper_desc *desc, gk_whisper_model **out);
+GKLLMDEF void gk_whisper_free(gk_whisper_model *m);
+GKLLMDEF const gk_whisper_config *gk_whisper_get_config(const gk_whisper_model *m);
+/* the special tokens (NULL when the folder does not say them) and the tokenizer (NULL without tokenizer.json) */
+GKLLMDEF const gk_whisper_tokens *gk_whisper_model_tokens(const gk_whisper_model *m);
+GKLLMDEF const gk_tokenizer *gk_whisper_model_tokenizer(const gk_whisper_model *m);
+GKLLMDEF gk_dtype gk_whisper_compute_dtype(const gk_whisper_model *m);
+GKLLMDEF int gk_whisper_max_windows(const gk_whisper_model *m);
+GKLLMDEF int64_t gk_whisper_max_ctx(const gk_whisper_model *m);
+/* The stream the model's work runs on; NULL: the model's own. */
+GKLLMDEF gk_status gk_whisper_set_stream(gk_whisper_model *m, gk_stream *s);
+
+/* The log-mel features of one 30 s window, as HF's WhisperFeatureExtractor
+   (gk_whisper_log_mel with the model's n_mels filters): samples at 16 kHz,
+   zero-padded to 30 s (the first 30 s when longer), into mel [n_mels, 3000]
+   f32 on the host. n == 0 is GK_ERR_INVALID_ARGUMENT; a NaN or infinite
+   sample gives non-finite features, reported as GK_ERR_FORMAT. */
+GKLLMDEF gk_status gk_whisper_mel(gk_whisper_model *m, const float *samples, size_t n, float *mel);
+
+/* Runs the encoder on n windows, mel [n, n_mels, 3000] f32 on the host, into
+   sequence slots seq0..seq0+n-1: each slot's cross-attention K / V are
+   computed and its decoded tokens reset (length 0). enc_out (may be NULL)
+   gets the encoder output [n, 1500, d_model] as f32. */
+GKLLMDEF gk_status gk_whisper_encode(gk_whisper_model *m, const float *mel, int n, int seq0, float *enc_out);
+/* The same with the features on the device: mel f32 [n, n_mels, 3000] (or [n_mels, 3000] for one window). */
+GKLLMDEF gk_status gk_whisper_encode_tensor(gk_whisper_model *m, gk_tensor mel, int seq0, float *enc_out);
+
+/* Decoder state of a slot: tokens in its cache (-1 outside the slots). */
+GKLLMDEF int64_t gk_whisper_seq_len(const gk_whisper_model *m, int seq);
+/* Forgets the slot's tokens (its window's K / V stay). */
+GKLLMDEF gk_status gk_whisper_reset(gk_whisper_model *m, int seq);
+/* Runs ids[0..n) of slot seq at positions len..len+n-1 (the cache keeps
+   them) and copies f32 logits to the host: the last position's [vocab], or
+   with all every position's [n, vocab] (logits may be NULL). A slot without
+   an encoded window is GK_ERR_STATE; passing max_ctx is GK_ERR_LIMIT with
+   nothing run; ids outside the vocabulary are GK_ERR_INVALID_ARGUMENT;
+   non-finite logits are GK_ERR_FORMAT naming the position (the slot keeps
+   its length). */
+GKLLMDEF gk_status gk_whisper_decode(gk_whisper_model *m, int seq, const int32_t *ids, size_t n, int all, float *logits);
+
+/* ---- greedy transcription of one window ---- */
+typedef struct gk_whisper_transcribe_desc {
+    const char *language;          /* multilingual: a code or name; NULL: "en" (no detection yet) */
+    int translate;                 /* task: 0 transcribe, 1 translate */
+    int timestamps;                /* 1: timestamp tokens with the timestamp rules; 0: <|notimestamps|> */
+    int64_t max_tokens;            /* decoding steps at most, the eot's included (HF's max_new_tokens);
+                                      0: n_text_ctx / 2 (whisper's sample_len) */
+    int custom_suppress;           /* 1: suppress / n_suppress below instead of generation_config.json's */
+    const int32_t *suppress;       /*   suppress_tokens (-1: the non-speech symbols: needs tokenizer.json) */
+    size_t n_suppress;
+    int seq;                       /* the sequence slot used; 0 */
+    float *mel;                    /* optional out: the window's log-mel [n_mels, 3000] */
+} gk_whisper_transcribe_desc;
+typedef struct gk_whisper_result {
+    size_t sot_index;              /* the prompt's <|startoftranscript|> row */
+    size_t sample_begin;           /* prompt tokens before the first sampled one */
+    int ended;                     /* 1: eot was sampled (not in the tokens) */
+    double sum_logprob;            /* of the sampled tokens after the filters (eot left out) */
+    double avg_logprob;            /* sum_logprob / (tokens + 1), as decoding.py */
+    double no_speech_prob;         /* softmax at the SOT row; NaN without a no-speech token */
+} gk_whisper_result;
+/* One 30 s window of samples at 16 kHz (the first 30 s of longer audio):
+   log-mel, encoder, the prompt (gk_whisper_prompt: SOT [+ language + task]
+   [+ <|notimestamps|>]), then greedy decoding: each step's logits go
+   through gk_whisper_filter (begin suppression of " " and eot, the
+   suppress list from gk_whisper_suppress_list, and with timestamps the
+   timestamp rules with generation_config.json's
+   max_initial_timestamp_index) and the first largest logit is taken, until
+   eot, max_tokens steps or the end of the context. out gets the sampled
+   tokens without eot (appended); res (may be NULL) the rest. */
+GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *samples, size_t n, const gk_whisper_transcribe_desc *desc, gk_ids *out,
+                                         gk_whisper_result *res);
+/* The same from a gk_audio (its rate must be 16000). */
+GKLLMDEF gk_status gk_whisper_transcribe_audio(gk_whisper_model *m, const gk_audio *a, const gk_whisper_transcribe_desc *desc, gk_ids *out,
+                                               gk_whisper_result *res);
 #ifdef __cplusplus
 }
 #endif
@@ -10041,6 +10205,1067 @@ GKLLMDEF gk_status gk_whisper_write_file(const gk_whisper_segments *s, gk_whispe
     if (st == GK_OK && fflush(fp) != 0) st = GK__U_ERR(GK_ERR_IO, "gk_whisper_write_file: flushing the file failed: %s", strerror(errno));
     gk_buf_free(&b);
     return st;
+}
+/* ======================================================================== */
+/* >>impl_whisper                                                           */
+/* ======================================================================== */
+/* The Whisper model: config, weights, encoder, decoder, greedy decoding.
+   It uses the text runtime's helpers from model_config.c / model_weights.c
+   (gk__lv scratch views, gk__llm_free_t, progress). */
+
+typedef struct gk__wsp_layer {
+    gk_tensor ln1_w, ln1_b, wqkv, bqkv, wo, bo;         /* self-attention: fused [3d, d], bias [bq; 0; bv] */
+    gk_tensor lnx_w, lnx_b, xq, xbq, xkv, xbkv, xo, xbo; /* decoder cross-attention: q, fused k / v [2d, d], bias [0; bv] */
+    gk_tensor ln2_w, ln2_b, fc1, fc1_b, fc2, fc2_b;     /* MLP */
+    gk_tensor kv;                                       /* decoder: [slots, max_ctx, 2 H, D] (K heads, then V heads) */
+    gk_tensor xcache;                                   /* decoder: [slots, n_audio_ctx, 2 H, D], per window */
+    /* load-time parts (fused, then freed) */
+    gk_tensor tq, tk, tv, tbq, tbv, txk, txv, txbv;
+} gk__wsp_layer;
+#define GK__WSP_LAYER_TENSORS 30
+
+struct gk_whisper_model {
+    gk_ctx *ctx;
+    gk_whisper_config cfg;
+    gk_dtype dt;
+    int slots;
+    int64_t max_ctx;
+    gk_stream *stream, *stream_use;
+    gk_tokenizer *tok;
+    gk_whisper_tokens tokens;
+    int has_tokens;
+    int32_t *gen_ids;                  /* generation_config.json's lists (suppress, begin suppress, alignment heads) */
+    gk_tensor conv1_w, conv1_b, conv2_w, conv2_b, enc_pos, enc_ln_w, enc_ln_b;
+    gk_tensor embed, dec_pos, dec_ln_w, dec_ln_b, proj;
+    gk_tensor mel_filters;             /* f32 [n_mels, 201] */
+    gk__wsp_layer *enc, *dec;
+    int64_t *len;                      /* decoded tokens per slot */
+    int *encoded;                      /* the slot holds a window's K / V */
+};
+
+/* ---- config ---- */
+typedef struct gk__wsp_cf { gk_ctx *ctx; const char *path; const gk_json_value *obj; } gk__wsp_cf;
+static gk_status gk__wsp_cf_err(const gk__wsp_cf *cf, gk_status st, const char *fmt, ...) GK__PRINTF(3, 4);
+static gk_status gk__wsp_cf_err(const gk__wsp_cf *cf, gk_status st, const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return gk_error_set(cf->ctx, st, "gk_whisper_load: %s: %s", cf->path, msg);
+}
+/* an integer in lo..hi; missing or null: def, or an error when required */
+static gk_status gk__wsp_cf_int(const gk__wsp_cf *cf, const char *key, int required, int64_t def, int64_t lo, int64_t hi, int64_t *out) {
+    const gk_json_value *v = gk_json_get(cf->obj, key);
+    char vb[64];
+    if (gk_json_is_null(v)) {
+        if (required) return gk__wsp_cf_err(cf, GK_ERR_FORMAT, "%s is %s; the model needs it", key, v ? "null" : "missing");
+        *out = def;
+        return GK_OK;
+    }
+    if (gk_json_typeof(v) != GK_JSON_INT) return gk__wsp_cf_err(cf, GK_ERR_FORMAT, "%s = %s is not an integer", key, gk__json_show(v, vb, sizeof vb));
+    *out = gk_json_int(v, 0);
+    if (*out < lo || *out > hi) return gk__wsp_cf_err(cf, GK_ERR_FORMAT, "%s = %lld must be in %lld..%lld", key, (long long)*out, (long long)lo, (long long)hi);
+    return GK_OK;
+}
+/* a token id inside the vocabulary (an int, or the first of a list: eos_token_id may be one); -1 when missing / null */
+static gk_status gk__wsp_cf_id(const gk__wsp_cf *cf, const char *key, int64_t vocab, int32_t *out) {
+    const gk_json_value *v = gk_json_get(cf->obj, key);
+    char vb[64];
+    *out = -1;
+    if (gk_json_is_null(v)) return GK_OK;
+    if (gk_json_typeof(v) == GK_JSON_ARRAY && gk_json_len(v) >= 1) v = gk_json_at(v, 0);
+    if (gk_json_typeof(v) != GK_JSON_INT) return gk__wsp_cf_err(cf, GK_ERR_FORMAT, "%s = %s is not a token id", key, gk__json_show(v, vb, sizeof vb));
+    if (gk_json_int(v, -1) < 0 || gk_json_int(v, -1) >= vocab)
+        return gk__wsp_cf_err(cf, GK_ERR_FORMAT, "%s = %lld is outside the vocabulary (vocab_size %lld)", key, (long long)gk_json_int(v, -1), (long long)vocab);
+    *out = (int32_t)gk_json_int(v, -1);
+    return GK_OK;
+}
+/* a list of token ids inside the vocabulary (minus_one: -1 allowed, suppress_tokens' non-speech marker); *n = count, ids appended to buf at *at */
+static gk_status gk__wsp_cf_list(const gk__wsp_cf *cf, const char *key, int64_t vocab, int minus_one, int pairs, int32_t *buf, size_t *at, size_t *n, int *given) {
+    const gk_json_value *v = gk_json_get(cf->obj, key);
+    char vb[64];
+    size_t i, k, w = pairs ? 2 : 1;
+    *n = 0; *given = 0;
+    if (gk_json_is_null(v)) return GK_OK;
+    if (gk_json_typeof(v) != GK_JSON_ARRAY) return gk__wsp_cf_err(cf, GK_ERR_FORMAT, "%s = %s is not a list", key, gk__json_show(v, vb, sizeof vb));
+    for (i = 0; i < gk_json_len(v); i++) {
+        const gk_json_value *e = gk_json_at(v, i);
+        if (pairs && (gk_json_typeof(e) != GK_JSON_ARRAY || gk_json_len(e) != 2))
+            return gk__wsp_cf_err(cf, GK_ERR_FORMAT, "%s[%llu] = %s is not a [layer, head] pair", key, (unsigned long long)i, gk__json_show(e, vb, sizeof vb));
+        for (k = 0; k < w; k++) {
+            const gk_json_value *x = pairs ? gk_json_at(e, k) : e;
+            int64_t id = gk_json_int(x, -2);
+            if (gk_json_typeof(x) != GK_JSON_INT || id < (minus_one ? -1 : 0) || id >= vocab)
+                return gk__wsp_cf_err(cf, GK_ERR_FORMAT, "%s[%llu] = %s is not %s", key, (unsigned long long)i, gk__json_show(x, vb, sizeof vb),
+                                      pairs ? "a pair of layer and head indices" : "a token id of the vocabulary");
+            buf[(*at)++] = (int32_t)id;
+        }
+    }
+    *n = gk_json_len(v);
+    *given = 1;
+    return GK_OK;
+}
+
+static gk_status gk__wsp_read_json(gk_ctx *ctx, const char *path, int optional, gk_json **out) {
+    gk_status s;
+    gk__u_tl sv;
+    *out = NULL;
+    if (optional && !gk__u_file_exists(path)) return GK_OK;
+    gk__u_tl_save(&sv);
+    s = gk_json_parse_file(path, NULL, out);
+    if (s != GK_OK) return gk__u_tl_move(ctx, &sv, s, "gk_whisper_load: ");
+    return GK_OK;
+}
+
+static gk_status gk__wsp_config(gk_whisper_model *m, const char *cpath, const gk_json_value *root, const char *gpath, const gk_json_value *gen) {
+    gk_whisper_config *c = &m->cfg;
+    gk__wsp_cf cf;
+    const gk_json_value *a = gk_json_get(root, "architectures");
+    const char *act;
+    char vb[64];
+    gk_status s;
+    int64_t v;
+    cf.ctx = m->ctx; cf.path = cpath; cf.obj = root;
+    if (gk_json_typeof(root) != GK_JSON_OBJECT) return gk__wsp_cf_err(&cf, GK_ERR_FORMAT, "the top level is not an object");
+    if (gk__json_dup_key(root)) return gk__wsp_cf_err(&cf, GK_ERR_FORMAT, "key \"%.60s\" appears twice", gk__json_dup_key(root));
+    if (!gk_json_is_null(a)) {
+        const char *an = gk_json_str(gk_json_at(a, 0), NULL);
+        if (gk_json_typeof(a) != GK_JSON_ARRAY || !an) return gk__wsp_cf_err(&cf, GK_ERR_FORMAT, "architectures = %s is not a list of class names", gk__json_show(a, vb, sizeof vb));
+        if (strcmp(an, "WhisperForConditionalGeneration") != 0 && strcmp(an, "WhisperModel") != 0)
+            return gk__wsp_cf_err(&cf, GK_ERR_UNSUPPORTED, "architecture %.64s is not a Whisper model (WhisperForConditionalGeneration)", an);
+    }
+    if (!gk_json_is_null(gk_json_get(root, "model_type")) && strcmp(gk_json_get_string(root, "model_type", ""), "whisper") != 0)
+        return gk__wsp_cf_err(&cf, GK_ERR_UNSUPPORTED, "model_type = %s is not \"whisper\"", gk__json_show(gk_json_get(root, "model_type"), vb, sizeof vb));
+#define GK__WCF(key, req, def, lo, hi, dst) do { if ((s = gk__wsp_cf_int(&cf, key, req, def, lo, hi, &v)) != GK_OK) return s; dst = v; } while (0)
+    GK__WCF("d_model", 1, 0, 1, 65536, c->d_model);
+    GK__WCF("encoder_layers", 1, 0, 1, 1024, c->encoder_layers);
+    GK__WCF("decoder_layers", 1, 0, 1, 1024, c->decoder_layers);
+    GK__WCF("encoder_attention_heads", 1, 0, 1, 1024, c->encoder_heads);
+    GK__WCF("decoder_attention_heads", 1, 0, 1, 1024, c->decoder_heads);
+    GK__WCF("encoder_ffn_dim", 1, 0, 1, INT32_MAX, c->encoder_ffn);
+    GK__WCF("decoder_ffn_dim", 1, 0, 1, INT32_MAX, c->decoder_ffn);
+    GK__WCF("num_mel_bins", 1, 0, 1, 1024, c->n_mels);
+    GK__WCF("max_source_positions", 0, 1500, 1, 1500, c->n_audio_ctx);
+    GK__WCF("max_target_positions", 0, 448, 1, 65536, c->n_text_ctx);
+    GK__WCF("vocab_size", 1, 0, 1, INT32_MAX, c->vocab);
+#undef GK__WCF
+    if (c->n_audio_ctx != 1500)
+        return gk__wsp_cf_err(&cf, GK_ERR_UNSUPPORTED, "max_source_positions = %lld: only 1500 (30 s windows of 3000 mel frames) is supported", (long long)c->n_audio_ctx);
+    if (c->d_model % c->encoder_heads || c->d_model % c->decoder_heads)
+        return gk__wsp_cf_err(&cf, GK_ERR_FORMAT, "d_model = %lld is not a multiple of encoder_attention_heads = %lld and decoder_attention_heads = %lld", (long long)c->d_model,
+                              (long long)c->encoder_heads, (long long)c->decoder_heads);
+    if (c->d_model / c->encoder_heads > 256 || c->d_model / c->decoder_heads > 256)
+        return gk__wsp_cf_err(&cf, GK_ERR_UNSUPPORTED, "a head dim of d_model / heads above 256 is not supported");
+    if (gk_json_typeof(gk_json_get(root, "activation_function")) != GK_JSON_NULL && gk_json_typeof(gk_json_get(root, "activation_function")) != GK_JSON_STRING)
+        return gk__wsp_cf_err(&cf, GK_ERR_FORMAT, "activation_function = %s is not a string", gk__json_show(gk_json_get(root, "activation_function"), vb, sizeof vb));
+    act = gk_json_get_string(root, "activation_function", "gelu");
+    if (strcmp(act, "gelu") != 0) return gk__wsp_cf_err(&cf, GK_ERR_UNSUPPORTED, "activation_function \"%.40s\" is not supported (gelu)", act);
+    if (!gk_json_is_null(gk_json_get(root, "tie_word_embeddings")) && gk_json_typeof(gk_json_get(root, "tie_word_embeddings")) != GK_JSON_BOOL)
+        return gk__wsp_cf_err(&cf, GK_ERR_FORMAT, "tie_word_embeddings = %s is not true or false", gk__json_show(gk_json_get(root, "tie_word_embeddings"), vb, sizeof vb));
+    c->tie_embeddings = gk_json_get_bool(root, "tie_word_embeddings", 1);
+    if ((s = gk__wsp_cf_id(&cf, "decoder_start_token_id", c->vocab, &c->decoder_start_id)) != GK_OK) return s;
+    if ((s = gk__wsp_cf_id(&cf, "eos_token_id", c->vocab, &c->eos_id)) != GK_OK) return s;
+    c->max_initial_timestamp_index = 50;
+    if (gen) {
+        gk__wsp_cf gf;
+        const gk_json_value *mi;
+        size_t at = 0, cap, n;
+        int given;
+        int32_t id;
+        gf.ctx = m->ctx; gf.path = gpath; gf.obj = gen;
+        if (gk_json_typeof(gen) != GK_JSON_OBJECT) return gk__wsp_cf_err(&gf, GK_ERR_FORMAT, "the top level is not an object");
+        if (gk__json_dup_key(gen)) return gk__wsp_cf_err(&gf, GK_ERR_FORMAT, "key \"%.60s\" appears twice", gk__json_dup_key(gen));
+        c->has_generation_config = 1;
+        if ((s = gk__wsp_cf_id(&gf, "decoder_start_token_id", c->vocab, &id)) != GK_OK) return s;
+        if (id >= 0) c->decoder_start_id = id;
+        if ((s = gk__wsp_cf_id(&gf, "eos_token_id", c->vocab, &id)) != GK_OK) return s;
+        if (id >= 0) c->eos_id = id;
+        if (!gk_json_is_null(gk_json_get(gen, "is_multilingual"))) {
+            if (gk_json_typeof(gk_json_get(gen, "is_multilingual")) != GK_JSON_BOOL)
+                return gk__wsp_cf_err(&gf, GK_ERR_FORMAT, "is_multilingual = %s is not true or false", gk__json_show(gk_json_get(gen, "is_multilingual"), vb, sizeof vb));
+            c->is_multilingual = gk_json_get_bool(gen, "is_multilingual", 0) ? 1 : -1;
+        }
+        mi = gk_json_get(gen, "max_initial_timestamp_index");
+        if (mi && gk_json_is_null(mi)) c->max_initial_timestamp_index = -1;
+        else if ((s = gk__wsp_cf_int(&gf, "max_initial_timestamp_index", 0, 50, 0, INT32_MAX, &c->max_initial_timestamp_index)) != GK_OK) return s;
+        cap = gk_json_len(gk_json_get(gen, "suppress_tokens")) + gk_json_len(gk_json_get(gen, "begin_suppress_tokens")) + 2 * gk_json_len(gk_json_get(gen, "alignment_heads"));
+        if (!(m->gen_ids = (int32_t *)gk__u_calloc(cap + 1, sizeof(int32_t)))) return gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "gk_whisper_load: out of host memory");
+        if ((s = gk__wsp_cf_list(&gf, "suppress_tokens", c->vocab, 1, 0, m->gen_ids, &at, &n, &given)) != GK_OK) return s;
+        if (given) { c->suppress_tokens = m->gen_ids + at - n; c->n_suppress_tokens = n; }
+        if ((s = gk__wsp_cf_list(&gf, "begin_suppress_tokens", c->vocab, 0, 0, m->gen_ids, &at, &n, &given)) != GK_OK) return s;
+        if (given) { c->begin_suppress_tokens = m->gen_ids + at - n; c->n_begin_suppress_tokens = n; }
+        if ((s = gk__wsp_cf_list(&gf, "alignment_heads", INT32_MAX, 0, 1, m->gen_ids, &at, &n, &given)) != GK_OK) return s;
+        if (given) {
+            size_t k;
+            c->alignment_heads = m->gen_ids + at - 2 * n;
+            c->n_alignment_heads = n;
+            for (k = 0; k < n; k++)
+                if (c->alignment_heads[2 * k] >= c->decoder_layers || c->alignment_heads[2 * k + 1] >= c->decoder_heads)
+                    return gk__wsp_cf_err(&gf, GK_ERR_FORMAT, "alignment_heads[%llu] = [%d, %d] is outside decoder_layers = %lld, decoder_attention_heads = %lld",
+                                          (unsigned long long)k, (int)c->alignment_heads[2 * k], (int)c->alignment_heads[2 * k + 1], (long long)c->decoder_layers,
+                                          (long long)c->decoder_heads);
+        }
+    }
+    if (c->decoder_start_id < 0) return gk__wsp_cf_err(&cf, GK_ERR_FORMAT, "decoder_start_token_id is missing (here and in generation_config.json)");
+    return GK_OK;
+}
+
+/* ---- special tokens from generation_config.json ---- */
+typedef struct gk__wsp_lk { const gk_json_value *gen; int32_t eot, sot; } gk__wsp_lk;
+static int32_t gk__wsp_lookup(const char *name, void *user) {
+    const gk__wsp_lk *k = (const gk__wsp_lk *)user;
+    const gk_json_value *g = k->gen;
+    int64_t tr = gk_json_get_int(g, "task_to_id.transcribe", -1), nt = gk_json_get_int(g, "no_timestamps_token_id", -1);
+    const gk_json_value *v;
+    if (strcmp(name, "<|endoftext|>") == 0) return k->eot;
+    if (strcmp(name, "<|startoftranscript|>") == 0) return k->sot;
+    if (strcmp(name, "<|transcribe|>") == 0) return (int32_t)tr;
+    if (strcmp(name, "<|translate|>") == 0) return (int32_t)gk_json_get_int(g, "task_to_id.translate", -1);
+    if (strcmp(name, "<|notimestamps|>") == 0) return (int32_t)nt;
+    if (strcmp(name, "<|startofprev|>") == 0) {
+        int64_t p = gk_json_get_int(g, "prev_sot_token_id", -1);
+        return (int32_t)(p >= 0 ? p : tr >= 0 && nt == tr + 4 ? tr + 2 : -1);
+    }
+    /* OpenAI's order after <|transcribe|>: startoflm, startofprev, nospeech (nocaptions), notimestamps */
+    if (strcmp(name, "<|startoflm|>") == 0) return (int32_t)(tr >= 0 && nt == tr + 4 ? tr + 1 : -1);
+    if (strcmp(name, "<|nospeech|>") == 0) return (int32_t)(tr >= 0 && nt == tr + 4 ? tr + 3 : -1);
+    v = gk_json_get(gk_json_get(g, "lang_to_id"), name);
+    if (gk_json_typeof(v) == GK_JSON_INT) return (int32_t)gk_json_int(v, -1);
+    return -1;
+}
+
+static gk_status gk__wsp_tokens(gk_whisper_model *m, const char *dir, const gk_json_value *gen) {
+    char path[4200];
+    gk_whisper_tokens_desc td;
+    gk__u_tl sv;
+    gk_status s = GK_OK;
+    memset(&td, 0, sizeof td);
+    td.vocab = m->cfg.vocab;
+    td.multilingual = m->cfg.is_multilingual;
+    snprintf(path, sizeof path, "%.4000s/tokenizer.json", dir);
+    gk__u_tl_save(&sv);
+    if (gk__u_file_exists(path)) {
+        if ((s = gk_tokenizer_load(path, &m->tok)) != GK_OK) return gk__u_tl_move(m->ctx, &sv, s, "gk_whisper_load: ");
+        if ((int64_t)gk_tokenizer_vocab_size(m->tok) > m->cfg.vocab) {
+            gk__u_tl_restore(&sv);
+            return gk_error_set(m->ctx, GK_ERR_SHAPE, "gk_whisper_load: %s has ids up to %llu but vocab_size is %lld", path,
+                                (unsigned long long)gk_tokenizer_vocab_size(m->tok) - 1, (long long)m->cfg.vocab);
+        }
+        s = gk_whisper_tokens_from_tokenizer(m->tok, &td, &m->tokens);
+        if (s != GK_OK) {
+            char pre[4400];
+            snprintf(pre, sizeof pre, "gk_whisper_load: %.4000s: ", path);
+            return gk__u_tl_move(m->ctx, &sv, s, pre);
+        }
+        m->has_tokens = 1;
+    } else if (gen && gk_json_typeof(gk_json_get(gen, "no_timestamps_token_id")) == GK_JSON_INT && m->cfg.eos_id >= 0) {
+        gk__wsp_lk k;
+        k.gen = gen; k.eot = m->cfg.eos_id; k.sot = m->cfg.decoder_start_id;
+        s = gk_whisper_tokens_from_lookup(&td, gk__wsp_lookup, &k, &m->tokens);
+        if (s != GK_OK) {
+            char pre[4400];
+            snprintf(pre, sizeof pre, "gk_whisper_load: %.4000s/generation_config.json: ", dir);
+            return gk__u_tl_move(m->ctx, &sv, s, pre);
+        }
+        m->has_tokens = 1;
+    } else if (gk_whisper_tokens_from_vocab(m->cfg.vocab, &m->tokens) == GK_OK) {
+        m->has_tokens = 1;
+    }
+    gk__u_tl_restore(&sv);
+    if (m->has_tokens && m->tokens.sot != m->cfg.decoder_start_id)
+        return gk_error_set(m->ctx, GK_ERR_FORMAT, "gk_whisper_load: %s: decoder_start_token_id = %d is not <|startoftranscript|> (%d)", dir, (int)m->cfg.decoder_start_id,
+                            (int)m->tokens.sot);
+    return GK_OK;
+}
+
+/* ---- weights ---- */
+typedef struct gk__wsp_want { char name[112]; int nd; int64_t sh[3]; gk_tensor *dst; } gk__wsp_want;
+static void gk__wsp_want_add(gk__wsp_want *w, int *n, gk_tensor *dst, int nd, int64_t d0, int64_t d1, int64_t d2, const char *fmt, long long l) {
+    snprintf(w[*n].name, sizeof w[*n].name, fmt, l);
+    w[*n].nd = nd; w[*n].sh[0] = d0; w[*n].sh[1] = d1; w[*n].sh[2] = d2; w[*n].dst = dst;
+    (*n)++;
+}
+
+static gk_tensor *gk__wsp_layer_t(gk__wsp_layer *y, int i) {
+    gk_tensor *ts[GK__WSP_LAYER_TENSORS] = { &y->ln1_w, &y->ln1_b, &y->wqkv, &y->bqkv, &y->wo, &y->bo, &y->lnx_w, &y->lnx_b, &y->xq, &y->xbq, &y->xkv, &y->xbkv,
+                                             &y->xo, &y->xbo, &y->ln2_w, &y->ln2_b, &y->fc1, &y->fc1_b, &y->fc2, &y->fc2_b, &y->kv, &y->xcache, &y->tq, &y->tk,
+                                             &y->tv, &y->tbq, &y->tbv, &y->txk, &y->txv, &y->txbv };
+    return ts[i];
+}
+
+GKLLMDEF void gk_whisper_free(gk_whisper_model *m) {
+    int64_t l;
+    int i;
+    gk_ctx *ctx;
+    if (!m) return;
+    ctx = m->ctx;
+    if (m->stream) gk_stream_sync(ctx, m->stream);
+    for (l = 0; m->enc && l < m->cfg.encoder_layers; l++)
+        for (i = 0; i < GK__WSP_LAYER_TENSORS; i++) gk__llm_free_t(ctx, gk__wsp_layer_t(&m->enc[l], i));
+    for (l = 0; m->dec && l < m->cfg.decoder_layers; l++)
+        for (i = 0; i < GK__WSP_LAYER_TENSORS; i++) gk__llm_free_t(ctx, gk__wsp_layer_t(&m->dec[l], i));
+    if (m->proj.id == m->embed.id) m->proj = gk__u_tnull();
+    {
+        gk_tensor *ts[13] = { &m->conv1_w, &m->conv1_b, &m->conv2_w, &m->conv2_b, &m->enc_pos, &m->enc_ln_w, &m->enc_ln_b,
+                              &m->embed, &m->dec_pos, &m->dec_ln_w, &m->dec_ln_b, &m->proj, &m->mel_filters };
+        for (i = 0; i < 13; i++) gk__llm_free_t(ctx, ts[i]);
+    }
+    if (m->stream) gk_stream_destroy(ctx, m->stream);
+    if (m->tok) gk_tokenizer_free(m->tok);
+    gk__u_free(m->enc); gk__u_free(m->dec); gk__u_free(m->len); gk__u_free(m->encoded); gk__u_free(m->gen_ids);
+    gk__u_free(m);
+}
+
+/* the attention / MLP tensors of one layer; pre: "model.encoder.layers.%lld." */
+static void gk__wsp_want_layer(gk__wsp_want *w, int *n, gk__wsp_layer *y, int dec, int64_t l, int64_t d, int64_t ffn) {
+    const char *p = dec ? "model.decoder.layers.%lld." : "model.encoder.layers.%lld.";
+    char f[160];
+#define GK__WW(dst, nd, d0, d1, suffix) do { snprintf(f, sizeof f, "%s%s", p, suffix); gk__wsp_want_add(w, n, dst, nd, d0, d1, 0, f, (long long)l); } while (0)
+    GK__WW(&y->tq, 2, d, d, "self_attn.q_proj.weight");
+    GK__WW(&y->tbq, 1, d, 0, "self_attn.q_proj.bias");
+    GK__WW(&y->tk, 2, d, d, "self_attn.k_proj.weight");
+    GK__WW(&y->tv, 2, d, d, "self_attn.v_proj.weight");
+    GK__WW(&y->tbv, 1, d, 0, "self_attn.v_proj.bias");
+    GK__WW(&y->wo, 2, d, d, "self_attn.out_proj.weight");
+    GK__WW(&y->bo, 1, d, 0, "self_attn.out_proj.bias");
+    GK__WW(&y->ln1_w, 1, d, 0, "self_attn_layer_norm.weight");
+    GK__WW(&y->ln1_b, 1, d, 0, "self_attn_layer_norm.bias");
+    if (dec) {
+        GK__WW(&y->xq, 2, d, d, "encoder_attn.q_proj.weight");
+        GK__WW(&y->xbq, 1, d, 0, "encoder_attn.q_proj.bias");
+        GK__WW(&y->txk, 2, d, d, "encoder_attn.k_proj.weight");
+        GK__WW(&y->txv, 2, d, d, "encoder_attn.v_proj.weight");
+        GK__WW(&y->txbv, 1, d, 0, "encoder_attn.v_proj.bias");
+        GK__WW(&y->xo, 2, d, d, "encoder_attn.out_proj.weight");
+        GK__WW(&y->xbo, 1, d, 0, "encoder_attn.out_proj.bias");
+        GK__WW(&y->lnx_w, 1, d, 0, "encoder_attn_layer_norm.weight");
+        GK__WW(&y->lnx_b, 1, d, 0, "encoder_attn_layer_norm.bias");
+    }
+    GK__WW(&y->fc1, 2, ffn, d, "fc1.weight");
+    GK__WW(&y->fc1_b, 1, ffn, 0, "fc1.bias");
+    GK__WW(&y->fc2, 2, d, ffn, "fc2.weight");
+    GK__WW(&y->fc2_b, 1, d, 0, "fc2.bias");
+    GK__WW(&y->ln2_w, 1, d, 0, "final_layer_norm.weight");
+    GK__WW(&y->ln2_b, 1, d, 0, "final_layer_norm.bias");
+#undef GK__WW
+}
+
+/* [a; b; c] along dim 0 into *out (a part may be a zero tensor of n elements: zero_n > 0 at that index) */
+static gk_status gk__wsp_cat(gk_whisper_model *m, gk_tensor *parts, int np, int zero_at, int64_t zero_n, gk_tensor *out) {
+    gk_tensor xs[3], z = gk__u_tnull();
+    gk_status s = GK_OK;
+    int i, k = 0;
+    for (i = 0; i < np + (zero_at >= 0) && s == GK_OK; i++) {
+        if (i == zero_at) {
+            s = gk_tensor_empty(m->ctx, m->dt, 1, &zero_n, &z);
+            if (s == GK_OK) s = gk_fill(m->ctx, z, 0);
+            xs[i] = z;
+        } else xs[i] = parts[k++];
+    }
+    if (s == GK_OK) s = gk_concat_new(m->ctx, xs, np + (zero_at >= 0), 0, out);
+    if (z.id) gk_tensor_free(m->ctx, z);
+    return s;
+}
+
+static gk_status gk__wsp_fuse(gk_whisper_model *m, gk__wsp_layer *y, int dec) {
+    gk_tensor p[3];
+    gk_status s;
+    int64_t d = m->cfg.d_model;
+    p[0] = y->tq; p[1] = y->tk; p[2] = y->tv;
+    if ((s = gk__wsp_cat(m, p, 3, -1, 0, &y->wqkv)) != GK_OK) return s;
+    p[0] = y->tbq; p[1] = y->tbv;
+    if ((s = gk__wsp_cat(m, p, 2, 1, d, &y->bqkv)) != GK_OK) return s;
+    if (dec) {
+        p[0] = y->txk; p[1] = y->txv;
+        if ((s = gk__wsp_cat(m, p, 2, -1, 0, &y->xkv)) != GK_OK) return s;
+        p[0] = y->txbv;
+        if ((s = gk__wsp_cat(m, p, 1, 0, d, &y->xbkv)) != GK_OK) return s;
+    }
+    gk__llm_free_t(m->ctx, &y->tq); gk__llm_free_t(m->ctx, &y->tk); gk__llm_free_t(m->ctx, &y->tv);
+    gk__llm_free_t(m->ctx, &y->tbq); gk__llm_free_t(m->ctx, &y->tbv);
+    gk__llm_free_t(m->ctx, &y->txk); gk__llm_free_t(m->ctx, &y->txv); gk__llm_free_t(m->ctx, &y->txbv);
+    return GK_OK;
+}
+
+static gk_status gk__wsp_empty(gk_whisper_model *m, gk_dtype dt, int nd, int64_t d0, int64_t d1, int64_t d2, int64_t d3, gk_tensor *out) {
+    int64_t sh[4];
+    sh[0] = d0; sh[1] = d1; sh[2] = d2; sh[3] = d3;
+    return gk_tensor_empty(m->ctx, dt, nd, sh, out);
+}
+
+GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whisper_desc *desc, gk_whisper_model **out) {
+    gk_whisper_desc d;
+    gk_whisper_model *m = NULL;
+    gk_json *cj = NULL, *gj = NULL;
+    gk_safetensors *st = NULL;
+    gk__wsp_want *want = NULL;
+    gk__llm_prog prog;
+    gk_stream *old = NULL;
+    int nw = 0, i, streamed = 0;
+    int64_t l, dm, V;
+    gk_status s;
+    const gk_whisper_config *c;
+    char cpath[4200], gpath[4200], wpath[4200];
+    if (out) *out = NULL;
+    if (!ctx) return gk_error_set(NULL, GK_ERR_INVALID_HANDLE, "gk_whisper_load: ctx is NULL");
+    if (!dir) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_load: dir is NULL");
+    if (!out) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_load: out is NULL");
+    if (!dir[0]) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_load: dir is \"\" (a model folder is needed)");
+    if (strlen(dir) > 4000) return gk_error_set(ctx, GK_ERR_LIMIT, "gk_whisper_load: dir is %llu bytes long (at most 4000)", (unsigned long long)strlen(dir));
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    if ((unsigned)d.dtype > (unsigned)GK_LLM_DTYPE_F32)
+        return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_load: gk_whisper_desc.dtype = %d is not a gk_llm_dtype (GK_LLM_DTYPE_DEFAULT, _BF16, _F16, _F32)", (int)d.dtype);
+    if (d.max_windows < 0 || d.max_windows > 64)
+        return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_load: gk_whisper_desc.max_windows = %d must be in 1..64 (0: 1)", d.max_windows);
+    if (d.max_ctx < 0) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_load: gk_whisper_desc.max_ctx = %lld must be >= 1 (0: max_target_positions)", (long long)d.max_ctx);
+    snprintf(cpath, sizeof cpath, "%s/config.json", dir);
+    snprintf(gpath, sizeof gpath, "%s/generation_config.json", dir);
+    if (!gk__u_file_exists(cpath)) return gk_error_set(ctx, GK_ERR_IO, "gk_whisper_load: %s is missing (not a Hugging Face model folder?)", cpath);
+    if (!(m = (gk_whisper_model *)gk__u_calloc(1, sizeof *m))) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_whisper_load: out of host memory");
+    m->ctx = ctx;
+    switch (d.dtype) {
+    case GK_LLM_DTYPE_F16: m->dt = GK_F16; break;
+    case GK_LLM_DTYPE_F32: m->dt = GK_F32; break;
+    case GK_LLM_DTYPE_BF16: m->dt = GK_BF16; break;
+    default: m->dt = gk_ctx_backend(ctx) == GK_BACKEND_CPU ? GK_F32 : GK_BF16; break;
+    }
+    if ((s = gk__wsp_read_json(ctx, cpath, 0, &cj)) != GK_OK) goto fail;
+    if ((s = gk__wsp_read_json(ctx, gpath, 1, &gj)) != GK_OK) goto fail;
+    if ((s = gk__wsp_config(m, cpath, gk_json_root(cj), gpath, gj ? gk_json_root(gj) : NULL)) != GK_OK) goto fail;
+    c = &m->cfg;
+    dm = c->d_model; V = c->vocab;
+    m->slots = d.max_windows > 0 ? d.max_windows : 1;
+    m->max_ctx = d.max_ctx > 0 ? d.max_ctx : c->n_text_ctx;
+    if (m->max_ctx > c->n_text_ctx) {
+        s = gk_error_set(ctx, GK_ERR_LIMIT, "gk_whisper_load: gk_whisper_desc.max_ctx = %lld is above the model's max_target_positions = %lld (%s)", (long long)m->max_ctx,
+                         (long long)c->n_text_ctx, cpath);
+        goto fail;
+    }
+    if ((s = gk__wsp_tokens(m, dir, gj ? gk_json_root(gj) : NULL)) != GK_OK) goto fail;
+    /* the weights: every tensor present, of a float dtype and the config's shape, before any device allocation */
+    {
+        char p1[4200], p2[4200];
+        gk__u_tl sv;
+        snprintf(p1, sizeof p1, "%s/model.safetensors", dir);
+        snprintf(p2, sizeof p2, "%s/model.safetensors.index.json", dir);
+        if (!gk__u_file_exists(p1) && !gk__u_file_exists(p2)) {
+            s = gk_error_set(ctx, GK_ERR_IO, "gk_whisper_load: %s has no model.safetensors (nor model.safetensors.index.json)", dir);
+            goto fail;
+        }
+        memcpy(wpath, gk__u_file_exists(p2) ? p2 : p1, sizeof wpath); /* p1, p2 and wpath are of one size */
+        gk__u_tl_save(&sv);
+        if ((s = gk_st_open(dir, &st)) != GK_OK) { s = gk__u_tl_move(ctx, &sv, s, "gk_whisper_load: "); goto fail; }
+    }
+    if (!(m->enc = (gk__wsp_layer *)gk__u_calloc((size_t)c->encoder_layers, sizeof *m->enc)) ||
+        !(m->dec = (gk__wsp_layer *)gk__u_calloc((size_t)c->decoder_layers, sizeof *m->dec)) ||
+        !(want = (gk__wsp_want *)gk__u_calloc((size_t)(c->encoder_layers * 16 + c->decoder_layers * 26 + 16), sizeof *want)) ||
+        !(m->len = (int64_t *)gk__u_calloc((size_t)m->slots, sizeof(int64_t))) || !(m->encoded = (int *)gk__u_calloc((size_t)m->slots, sizeof(int)))) {
+        s = gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_whisper_load: out of host memory");
+        goto fail;
+    }
+    gk__wsp_want_add(want, &nw, &m->conv1_w, 3, dm, c->n_mels, 3, "model.encoder.conv1.weight", 0);
+    gk__wsp_want_add(want, &nw, &m->conv1_b, 1, dm, 0, 0, "model.encoder.conv1.bias", 0);
+    gk__wsp_want_add(want, &nw, &m->conv2_w, 3, dm, dm, 3, "model.encoder.conv2.weight", 0);
+    gk__wsp_want_add(want, &nw, &m->conv2_b, 1, dm, 0, 0, "model.encoder.conv2.bias", 0);
+    gk__wsp_want_add(want, &nw, &m->enc_pos, 2, c->n_audio_ctx, dm, 0, "model.encoder.embed_positions.weight", 0);
+    gk__wsp_want_add(want, &nw, &m->enc_ln_w, 1, dm, 0, 0, "model.encoder.layer_norm.weight", 0);
+    gk__wsp_want_add(want, &nw, &m->enc_ln_b, 1, dm, 0, 0, "model.encoder.layer_norm.bias", 0);
+    for (l = 0; l < c->encoder_layers; l++) gk__wsp_want_layer(want, &nw, &m->enc[l], 0, l, dm, c->encoder_ffn);
+    gk__wsp_want_add(want, &nw, &m->embed, 2, V, dm, 0, "model.decoder.embed_tokens.weight", 0);
+    gk__wsp_want_add(want, &nw, &m->dec_pos, 2, c->n_text_ctx, dm, 0, "model.decoder.embed_positions.weight", 0);
+    gk__wsp_want_add(want, &nw, &m->dec_ln_w, 1, dm, 0, 0, "model.decoder.layer_norm.weight", 0);
+    gk__wsp_want_add(want, &nw, &m->dec_ln_b, 1, dm, 0, 0, "model.decoder.layer_norm.bias", 0);
+    for (l = 0; l < c->decoder_layers; l++) gk__wsp_want_layer(want, &nw, &m->dec[l], 1, l, dm, c->decoder_ffn);
+    if (!c->tie_embeddings) gk__wsp_want_add(want, &nw, &m->proj, 2, V, dm, 0, "proj_out.weight", 0);
+    memset(&prog, 0, sizeof prog);
+    prog.fn = d.progress; prog.user = d.user;
+    for (i = 0; i < nw; i++) {
+        const gk_st_tensor_info *ti = gk_st_find(st, want[i].name);
+        gk_dtype wd;
+        int k, bad = 0;
+        if (!ti) {
+            s = gk_error_set(ctx, GK_ERR_NOT_FOUND, "gk_whisper_load: tensor %s is missing from %s%s", want[i].name, wpath,
+                             strcmp(want[i].name, "proj_out.weight") == 0 ? " (config.json's tie_word_embeddings is false)" : "");
+            goto fail;
+        }
+        if (!gk_st_gk_dtype(ti->dtype, &wd) || (wd != GK_F32 && wd != GK_F16 && wd != GK_BF16)) {
+            s = gk_error_set(ctx, GK_ERR_DTYPE, "gk_whisper_load: tensor %s is %s (f32, f16 or bf16 expected)", want[i].name, gk_st_dtype_name(ti->dtype));
+            goto fail;
+        }
+        if (i == 0) m->cfg.weights_dtype = wd;
+        if (ti->ndim != want[i].nd) bad = 1;
+        for (k = 0; k < want[i].nd && !bad; k++) bad = ti->shape[k] != want[i].sh[k];
+        if (bad) {
+            char got[160], exp[96];
+            size_t o = 0, e = 0;
+            got[0] = exp[0] = 0;
+            for (k = 0; k < ti->ndim && o < sizeof got - 24; k++) o += (size_t)snprintf(got + o, sizeof got - o, "%s%lld", k ? ", " : "", (long long)ti->shape[k]);
+            for (k = 0; k < want[i].nd; k++) e += (size_t)snprintf(exp + e, sizeof exp - e, "%s%lld", k ? ", " : "", (long long)want[i].sh[k]);
+            s = gk_error_set(ctx, GK_ERR_SHAPE, "gk_whisper_load: tensor %s has shape [%s]; %s says [%s]", want[i].name, got, cpath, exp);
+            goto fail;
+        }
+        prog.total += ti->numel * gk_dtype_size(m->dt);
+    }
+    /* upload in the compute dtype, fuse q/k/v, then the caches */
+    if ((s = gk_stream_create(ctx, GK_PRIORITY_NORMAL, &m->stream)) != GK_OK) goto fail;
+    old = gk_get_stream(ctx);
+    gk_set_stream(ctx, m->stream);
+    streamed = 1;
+    for (i = 0; i < nw && s == GK_OK; i++) {
+        const gk_st_tensor_info *ti = gk_st_find(st, want[i].name);
+        prog.cur = ti->numel * gk_dtype_size(m->dt);
+        s = gk_st_upload(ctx, st, want[i].name, m->dt, want[i].dst, gk__llm_prog_cb, &prog);
+        prog.base += prog.cur;
+    }
+    for (l = 0; l < c->encoder_layers && s == GK_OK; l++) s = gk__wsp_fuse(m, &m->enc[l], 0);
+    for (l = 0; l < c->decoder_layers && s == GK_OK; l++) s = gk__wsp_fuse(m, &m->dec[l], 1);
+    if (s == GK_OK && !m->proj.id) m->proj = m->embed;
+    if (s == GK_OK) s = gk_mel_filters_new(ctx, c->n_mels, 400, 16000.0, 0.0, 8000.0, GK_MEL_NORM_SLANEY, &m->mel_filters);
+    for (l = 0; l < c->decoder_layers && s == GK_OK; l++) {
+        int64_t H = c->decoder_heads, D = dm / H;
+        s = gk__wsp_empty(m, m->dt, 4, m->slots, m->max_ctx, 2 * H, D, &m->dec[l].kv);
+        if (s == GK_OK) s = gk_fill(ctx, m->dec[l].kv, 0);
+        if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 4, m->slots, c->n_audio_ctx, 2 * H, D, &m->dec[l].xcache);
+        if (s == GK_OK) s = gk_fill(ctx, m->dec[l].xcache, 0);
+        if (s == GK_ERR_OUT_OF_MEMORY)
+            s = gk_error_set(ctx, s, "gk_whisper_load: out of memory for the decoder caches of %d windows (%.1f MiB per layer): %s", m->slots,
+                             (double)(2 * m->slots * (m->max_ctx + c->n_audio_ctx) * dm) * (double)gk_dtype_size(m->dt) / 1048576.0, gk_last_error(ctx));
+    }
+    if (s == GK_OK) s = gk_stream_sync(ctx, m->stream);
+    if (s != GK_OK) goto fail;
+    gk_set_stream(ctx, old);
+    gk_st_close(st);
+    gk_json_free(cj);
+    gk_json_free(gj);
+    gk__u_free(want);
+    *out = m;
+    return GK_OK;
+fail:
+    if (streamed) gk_set_stream(ctx, old);
+    gk_st_close(st);
+    gk_json_free(cj);
+    gk_json_free(gj);
+    gk__u_free(want);
+    gk_whisper_free(m);
+    return s;
+}
+
+GKLLMDEF const gk_whisper_config *gk_whisper_get_config(const gk_whisper_model *m) { return m ? &m->cfg : NULL; }
+GKLLMDEF const gk_whisper_tokens *gk_whisper_model_tokens(const gk_whisper_model *m) { return m && m->has_tokens ? &m->tokens : NULL; }
+GKLLMDEF const gk_tokenizer *gk_whisper_model_tokenizer(const gk_whisper_model *m) { return m ? m->tok : NULL; }
+GKLLMDEF gk_dtype gk_whisper_compute_dtype(const gk_whisper_model *m) { return m ? m->dt : GK_F32; }
+GKLLMDEF int gk_whisper_max_windows(const gk_whisper_model *m) { return m ? m->slots : 0; }
+GKLLMDEF int64_t gk_whisper_max_ctx(const gk_whisper_model *m) { return m ? m->max_ctx : 0; }
+GKLLMDEF int64_t gk_whisper_seq_len(const gk_whisper_model *m, int seq) { return m && seq >= 0 && seq < m->slots ? m->len[seq] : -1; }
+GKLLMDEF gk_status gk_whisper_set_stream(gk_whisper_model *m, gk_stream *s) {
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "gk_whisper_set_stream: m is NULL");
+    m->stream_use = s;
+    return GK_OK;
+}
+static gk_stream *gk__wsp_stream(const gk_whisper_model *m) { return m->stream_use ? m->stream_use : m->stream; }
+
+/* ---- encoder ---- */
+/* One attention + MLP block of the encoder or decoder's self part, pre-LN:
+   h2 = h + out_proj(attention(LN1(h))), h = h2 + fc2(gelu(fc1(LN2(h2)))).
+   The attention between is the caller's (att holds its output). */
+static void gk__wsp_mlp(gk_whisper_model *m, gk__lv *V, const gk__wsp_layer *y, gk_tensor h, gk_tensor h2, gk_tensor x, gk_tensor ff) {
+    gk_matmul_desc md;
+    gk_ctx *ctx = m->ctx;
+    GK__LV_DO(V, gk_layer_norm(ctx, x, h2, y->ln2_w, y->ln2_b, 1e-5));
+    memset(&md, 0, sizeof md);
+    md.bias = y->fc1_b;
+    md.act = GK_ACT_GELU;
+    GK__LV_DO(V, gk_linear(ctx, ff, x, y->fc1, &md));
+    memset(&md, 0, sizeof md);
+    md.bias = y->fc2_b;
+    md.residual = h2;
+    GK__LV_DO(V, gk_linear(ctx, h, ff, y->fc2, &md));
+}
+
+/* mel: f32 [B, n_mels, 3000] on the device; windows into slots seq0..seq0+B-1 */
+static gk_status gk__wsp_encode(gk_whisper_model *m, gk_tensor mel, int64_t B, int seq0, float *enc_out) {
+    const gk_whisper_config *c = &m->cfg;
+    gk_ctx *ctx = m->ctx;
+    int64_t dm = c->d_model, S = c->n_audio_ctx, N = B * S, H = c->encoder_heads, D = dm / H, HD = c->decoder_heads, DD = dm / HD, l, nf = 2 * S;
+    gk_tensor xin = gk__u_tnull(), c1 = gk__u_tnull(), c2 = gk__u_tnull(), h = gk__u_tnull(), h2 = gk__u_tnull(), x = gk__u_tnull(), qkv = gk__u_tnull(),
+              att = gk__u_tnull(), ff = gk__u_tnull(), none = gk__u_tnull();
+    gk__lv V;
+    gk_status s = GK_OK;
+    int perm[3];
+    memset(&V, 0, sizeof V);
+    V.ctx = ctx;
+    if (m->dt != GK_F32) {
+        s = gk__wsp_empty(m, m->dt, 3, B, c->n_mels, nf, 0, &xin);
+        if (s == GK_OK) s = gk_cast(ctx, xin, mel);
+    }
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 3, B, dm, nf, 0, &c1);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 3, B, dm, S, 0, &c2);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, N, dm, 0, 0, &h);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, N, dm, 0, 0, &h2);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, N, dm, 0, 0, &x);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, N, 3 * dm, 0, 0, &qkv);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, N, dm, 0, 0, &att);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, N, c->encoder_ffn, 0, 0, &ff);
+    V.st = s;
+    /* the convolutions, positions: h [B * 1500, d] */
+    GK__LV_DO(&V, gk_conv1d(ctx, c1, m->dt == GK_F32 ? mel : xin, m->conv1_w, m->conv1_b, 1, 1, 1, 1));
+    GK__LV_DO(&V, gk_unary(ctx, c1, c1, GK_UNARY_GELU, 0));
+    GK__LV_DO(&V, gk_conv1d(ctx, c2, c1, m->conv2_w, m->conv2_b, 2, 1, 1, 1));
+    GK__LV_DO(&V, gk_unary(ctx, c2, c2, GK_UNARY_GELU, 0));
+    perm[0] = 0; perm[1] = 2; perm[2] = 1;
+    {
+        gk_tensor h3 = gk__lv_reshape(&V, h, 3, B, S, dm, 0);
+        GK__LV_DO(&V, gk_permute(ctx, h3, c2, perm));
+        GK__LV_DO(&V, gk_add(ctx, h3, h3, m->enc_pos));
+    }
+    gk__lv_free(&V);
+    for (l = 0; l < c->encoder_layers && V.st == GK_OK; l++) {
+        const gk__wsp_layer *y = &m->enc[l];
+        gk_matmul_desc md;
+        gk_attention_desc ad;
+        gk_tensor q5, q, k, v;
+        GK__LV_DO(&V, gk_layer_norm(ctx, x, h, y->ln1_w, y->ln1_b, 1e-5));
+        memset(&md, 0, sizeof md);
+        md.bias = y->bqkv;
+        GK__LV_DO(&V, gk_linear(ctx, qkv, x, y->wqkv, &md));
+        q5 = gk__lv_reshape(&V, qkv, 4, B, S, 3 * H, D);
+        q = gk__lv_slice(&V, q5, 2, 0, H);
+        k = gk__lv_slice(&V, q5, 2, H, 2 * H);
+        v = gk__lv_slice(&V, q5, 2, 2 * H, 3 * H);
+        memset(&ad, 0, sizeof ad);
+        GK__LV_DO(&V, gk_attention(ctx, gk__lv_reshape(&V, att, 4, B, S, H, D), q, k, v, &ad));
+        memset(&md, 0, sizeof md);
+        md.bias = y->bo;
+        md.residual = h;
+        GK__LV_DO(&V, gk_linear(ctx, h2, att, y->wo, &md));
+        gk__wsp_mlp(m, &V, y, h, h2, x, ff);
+        gk__lv_free(&V);
+    }
+    GK__LV_DO(&V, gk_layer_norm(ctx, x, h, m->enc_ln_w, m->enc_ln_b, 1e-5));
+    /* each decoder layer's cross-attention K / V of these windows: [B, 1500, 2 H, D] rows of the slots */
+    for (l = 0; l < c->decoder_layers && V.st == GK_OK; l++) {
+        const gk__wsp_layer *y = &m->dec[l];
+        gk_matmul_desc md;
+        gk_tensor dst = gk__lv_reshape(&V, gk__lv_slice(&V, y->xcache, 0, seq0, seq0 + B), 2, N, 2 * HD * DD, 0, 0);
+        memset(&md, 0, sizeof md);
+        md.bias = y->xbkv;
+        GK__LV_DO(&V, gk_linear(ctx, dst, x, y->xkv, &md));
+        gk__lv_free(&V);
+    }
+    if (V.st == GK_OK && enc_out) {
+        if (m->dt == GK_F32) V.st = gk_copy_to_host(ctx, x, enc_out, (size_t)(N * dm) * sizeof(float));
+        else {
+            gk_tensor t;
+            V.st = gk_cast_new(ctx, x, GK_F32, &t);
+            if (V.st == GK_OK) { V.st = gk_copy_to_host(ctx, t, enc_out, (size_t)(N * dm) * sizeof(float)); gk_tensor_free(ctx, t); }
+        }
+    }
+    if (V.st == GK_OK) V.st = gk_stream_sync(ctx, gk__wsp_stream(m));
+    gk__lv_free(&V);
+    {
+        gk_tensor *ts[9] = { &xin, &c1, &c2, &h, &h2, &x, &qkv, &att, &ff };
+        int i;
+        for (i = 0; i < 9; i++) gk__llm_free_t(ctx, ts[i]);
+    }
+    (void)none;
+    if (V.st == GK_OK) {
+        int64_t b;
+        for (b = 0; b < B; b++) { m->encoded[seq0 + b] = 1; m->len[seq0 + b] = 0; }
+    } else {
+        int64_t b;
+        for (b = 0; b < B; b++) { m->encoded[seq0 + b] = 0; m->len[seq0 + b] = 0; } /* K / V may be half written */
+    }
+    return V.st;
+}
+
+/* the non-finite values of a host array: the first index, or -1 */
+static int64_t gk__wsp_nonfinite(const float *x, int64_t n) {
+    int64_t i;
+    for (i = 0; i < n; i++)
+        if (!(x[i] - x[i] == 0)) return i;
+    return -1;
+}
+
+GKLLMDEF gk_status gk_whisper_encode_tensor(gk_whisper_model *m, gk_tensor mel, int seq0, float *enc_out) {
+    const char *W = "gk_whisper_encode";
+    gk_tensor_info ti;
+    gk_stream *old;
+    gk_tensor mv = gk__u_tnull();
+    gk_status s;
+    int64_t B;
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
+    if ((s = gk_tensor_info_get(m->ctx, mel, &ti)) != GK_OK) return s;
+    if (ti.dtype != GK_F32) return gk_error_set(m->ctx, GK_ERR_DTYPE, "%s: mel is %s (f32 expected)", W, gk_dtype_name(ti.dtype));
+    if (!((ti.ndim == 3 && ti.shape[1] == m->cfg.n_mels && ti.shape[2] == 2 * m->cfg.n_audio_ctx) ||
+          (ti.ndim == 2 && ti.shape[0] == m->cfg.n_mels && ti.shape[1] == 2 * m->cfg.n_audio_ctx)))
+        return gk_error_set(m->ctx, GK_ERR_SHAPE, "%s: mel must be [windows, %lld, %lld] or [%lld, %lld] (num_mel_bins, 3000 frames)", W, (long long)m->cfg.n_mels,
+                            (long long)(2 * m->cfg.n_audio_ctx), (long long)m->cfg.n_mels, (long long)(2 * m->cfg.n_audio_ctx));
+    B = ti.ndim == 3 ? ti.shape[0] : 1;
+    if (B < 1 || seq0 < 0 || seq0 + B > m->slots)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: %lld windows from slot %d do not fit the %d slots of the model (gk_whisper_desc.max_windows)", W, (long long)B, seq0,
+                            m->slots);
+    if (ti.ndim == 2) {
+        int64_t sh[3];
+        sh[0] = 1; sh[1] = ti.shape[0]; sh[2] = ti.shape[1];
+        if ((s = gk_view_reshape(m->ctx, mel, 3, sh, &mv)) != GK_OK) return s;
+    }
+    old = gk_get_stream(m->ctx);
+    gk_set_stream(m->ctx, gk__wsp_stream(m));
+    s = gk__wsp_encode(m, mv.id ? mv : mel, B, seq0, enc_out);
+    gk_set_stream(m->ctx, old);
+    if (mv.id) gk_tensor_free(m->ctx, mv);
+    if (s == GK_OK && enc_out) {
+        int64_t bad = gk__wsp_nonfinite(enc_out, B * m->cfg.n_audio_ctx * m->cfg.d_model);
+        if (bad >= 0)
+            return gk_error_set(m->ctx, GK_ERR_FORMAT, "%s: the encoder output is not finite at window %lld, frame %lld: the weights or features hold NaN or infinite values, or "
+                                "the activations overflowed the compute dtype", W, (long long)(bad / (m->cfg.n_audio_ctx * m->cfg.d_model)),
+                                (long long)(bad / m->cfg.d_model % m->cfg.n_audio_ctx));
+    }
+    return s;
+}
+
+GKLLMDEF gk_status gk_whisper_encode(gk_whisper_model *m, const float *mel, int n, int seq0, float *enc_out) {
+    const char *W = "gk_whisper_encode";
+    gk_tensor t = gk__u_tnull();
+    gk_status s;
+    int64_t sh[3];
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
+    if (!mel) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: mel is NULL", W);
+    if (n < 1 || seq0 < 0 || (int64_t)seq0 + n > m->slots)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: %d windows from slot %d do not fit the %d slots of the model (gk_whisper_desc.max_windows)", W, n, seq0, m->slots);
+    sh[0] = n; sh[1] = m->cfg.n_mels; sh[2] = 2 * m->cfg.n_audio_ctx;
+    if ((s = gk_tensor_from_host(m->ctx, GK_F32, 3, sh, mel, &t)) != GK_OK) return s;
+    s = gk_whisper_encode_tensor(m, t, seq0, enc_out);
+    gk_tensor_free(m->ctx, t);
+    return s;
+}
+
+/* ---- decoder ---- */
+/* ids (host) of slot seq at positions len..len+n-1; f32-convertible logits [all ? n : 1, vocab] of the compute dtype in *logits */
+static gk_status gk__wsp_prefill(gk_whisper_model *m, int seq, const int32_t *ids, int64_t n, int all, gk_tensor *logits) {
+    const gk_whisper_config *c = &m->cfg;
+    gk_ctx *ctx = m->ctx;
+    int64_t p0 = m->len[seq], i, dm = c->d_model, H = c->decoder_heads, D = dm / H, l;
+    int32_t *pos = (int32_t *)gk__u_malloc(sizeof(int32_t) * (size_t)n), p0i = (int32_t)p0;
+    gk_tensor ids_d = gk__u_tnull(), pos_d = gk__u_tnull(), start_d = gk__u_tnull(), h = gk__u_tnull(), h2 = gk__u_tnull(), x = gk__u_tnull(), qkv = gk__u_tnull(),
+              q = gk__u_tnull(), att = gk__u_tnull(), ff = gk__u_tnull();
+    gk__lv V;
+    gk_status s;
+    int64_t sh1[1];
+    *logits = gk__u_tnull();
+    if (!pos) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_whisper_decode: out of host memory");
+    for (i = 0; i < n; i++) pos[i] = (int32_t)(p0 + i);
+    memset(&V, 0, sizeof V);
+    V.ctx = ctx;
+    sh1[0] = n;
+    s = gk_tensor_from_host(ctx, GK_I32, 1, sh1, ids, &ids_d);
+    if (s == GK_OK) s = gk_tensor_from_host(ctx, GK_I32, 1, sh1, pos, &pos_d);
+    sh1[0] = 1;
+    if (s == GK_OK) s = gk_tensor_from_host(ctx, GK_I32, 1, sh1, &p0i, &start_d);
+    gk__u_free(pos);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, n, dm, 0, 0, &h);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, n, dm, 0, 0, &h2);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, n, dm, 0, 0, &x);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, n, 3 * dm, 0, 0, &qkv);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, n, dm, 0, 0, &q);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, n, dm, 0, 0, &att);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, n, c->decoder_ffn, 0, 0, &ff);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, all ? n : 1, c->vocab, 0, 0, logits);
+    V.st = s;
+    /* token + position embeddings (h2 holds the positions' rows) */
+    GK__LV_DO(&V, gk_embedding(ctx, h, m->embed, ids_d));
+    GK__LV_DO(&V, gk_embedding(ctx, h2, m->dec_pos, pos_d));
+    GK__LV_DO(&V, gk_add(ctx, h, h, h2));
+    for (l = 0; l < c->decoder_layers && V.st == GK_OK; l++) {
+        const gk__wsp_layer *y = &m->dec[l];
+        gk_matmul_desc md;
+        gk_attention_desc ad;
+        gk_tensor q4, kv, kc, vc, xc, att4;
+        /* self-attention: q/k/v, k and v into the cache at p0, causal over rows 0..p0+n */
+        GK__LV_DO(&V, gk_layer_norm(ctx, x, h, y->ln1_w, y->ln1_b, 1e-5));
+        memset(&md, 0, sizeof md);
+        md.bias = y->bqkv;
+        GK__LV_DO(&V, gk_linear(ctx, qkv, x, y->wqkv, &md));
+        q4 = gk__lv_reshape(&V, qkv, 4, 1, n, 3 * H, D);
+        kv = gk__lv_slice(&V, y->kv, 0, seq, seq + 1);
+        GK__LV_DO(&V, gk_kv_write(ctx, kv, gk__lv_slice(&V, q4, 2, H, 3 * H), start_d));
+        kv = gk__lv_slice(&V, kv, 1, 0, p0 + n);
+        kc = gk__lv_slice(&V, kv, 2, 0, H);
+        vc = gk__lv_slice(&V, kv, 2, H, 2 * H);
+        att4 = gk__lv_reshape(&V, att, 4, 1, n, H, D);
+        memset(&ad, 0, sizeof ad);
+        ad.causal = 1;
+        GK__LV_DO(&V, gk_attention(ctx, att4, gk__lv_slice(&V, q4, 2, 0, H), kc, vc, &ad));
+        memset(&md, 0, sizeof md);
+        md.bias = y->bo;
+        md.residual = h;
+        GK__LV_DO(&V, gk_linear(ctx, h2, att, y->wo, &md));
+        /* cross-attention to the window's K / V (h2 -> h) */
+        GK__LV_DO(&V, gk_layer_norm(ctx, x, h2, y->lnx_w, y->lnx_b, 1e-5));
+        memset(&md, 0, sizeof md);
+        md.bias = y->xbq;
+        GK__LV_DO(&V, gk_linear(ctx, q, x, y->xq, &md));
+        xc = gk__lv_slice(&V, y->xcache, 0, seq, seq + 1);
+        memset(&ad, 0, sizeof ad);
+        GK__LV_DO(&V, gk_attention(ctx, att4, gk__lv_reshape(&V, q, 4, 1, n, H, D), gk__lv_slice(&V, xc, 2, 0, H), gk__lv_slice(&V, xc, 2, H, 2 * H), &ad));
+        memset(&md, 0, sizeof md);
+        md.bias = y->xbo;
+        md.residual = h2;
+        GK__LV_DO(&V, gk_linear(ctx, h, att, y->xo, &md));
+        /* MLP (h -> h2); the next layer starts from h2 */
+        gk__wsp_mlp(m, &V, y, h2, h, x, ff);
+        gk__lv_free(&V);
+        { gk_tensor t = h; h = h2; h2 = t; }
+    }
+    {
+        gk_tensor xl = all ? x : gk__lv_slice(&V, x, 0, n - 1, n);
+        GK__LV_DO(&V, gk_layer_norm(ctx, x, h, m->dec_ln_w, m->dec_ln_b, 1e-5));
+        GK__LV_DO(&V, gk_linear(ctx, *logits, xl, m->proj, NULL));
+    }
+    gk__lv_free(&V);
+    {
+        gk_tensor *ts[10] = { &ids_d, &pos_d, &start_d, &h, &h2, &x, &qkv, &q, &att, &ff };
+        for (i = 0; i < 10; i++) gk__llm_free_t(ctx, ts[i]);
+    }
+    if (V.st != GK_OK) gk__llm_free_t(ctx, logits);
+    else m->len[seq] = p0 + n;
+    return V.st;
+}
+
+GKLLMDEF gk_status gk_whisper_reset(gk_whisper_model *m, int seq) {
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "gk_whisper_reset: m is NULL");
+    if (seq < 0 || seq >= m->slots)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_reset: slot %d outside 0..%d (the model was loaded with max_windows %d)", seq, m->slots - 1, m->slots);
+    m->len[seq] = 0;
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_whisper_decode(gk_whisper_model *m, int seq, const int32_t *ids, size_t n, int all, float *logits) {
+    const char *W = "gk_whisper_decode";
+    gk_stream *old;
+    gk_tensor lg;
+    gk_status s;
+    int64_t p0, V;
+    size_t i;
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
+    if (!ids && n) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: ids is NULL but n is %llu", W, (unsigned long long)n);
+    if (n == 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: n is 0 (no tokens to run)", W);
+    if (seq < 0 || seq >= m->slots)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: slot %d outside 0..%d (the model was loaded with max_windows %d)", W, seq, m->slots - 1, m->slots);
+    if (!m->encoded[seq]) return gk_error_set(m->ctx, GK_ERR_STATE, "%s: slot %d holds no encoded window (gk_whisper_encode first)", W, seq);
+    if ((int64_t)n > m->max_ctx - m->len[seq])
+        return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: %llu tokens after %lld in slot %d exceed the context of %lld tokens", W, (unsigned long long)n, (long long)m->len[seq], seq,
+                            (long long)m->max_ctx);
+    V = m->cfg.vocab;
+    for (i = 0; i < n; i++)
+        if (ids[i] < 0 || ids[i] >= V)
+            return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: token id %d at ids[%llu] is outside the vocab [0, %lld)", W, (int)ids[i], (unsigned long long)i, (long long)V);
+    old = gk_get_stream(m->ctx);
+    gk_set_stream(m->ctx, gk__wsp_stream(m));
+    p0 = m->len[seq];
+    s = gk__wsp_prefill(m, seq, ids, (int64_t)n, all, &lg);
+    if (s == GK_OK && logits) {
+        size_t nb = (all ? n : 1) * (size_t)V * sizeof(float);
+        if (m->dt == GK_F32) s = gk_copy_to_host(m->ctx, lg, logits, nb);
+        else {
+            gk_tensor t;
+            s = gk_cast_new(m->ctx, lg, GK_F32, &t);
+            if (s == GK_OK) { s = gk_copy_to_host(m->ctx, t, logits, nb); gk_tensor_free(m->ctx, t); }
+        }
+    }
+    if (s == GK_OK) s = gk_stream_sync(m->ctx, gk__wsp_stream(m));
+    gk__llm_free_t(m->ctx, &lg);
+    gk_set_stream(m->ctx, old);
+    if (s == GK_OK && logits) {
+        size_t r, rows = all ? n : 1;
+        for (r = 0; r < rows && s == GK_OK; r++) {
+            int64_t bad = gk__wsp_nonfinite(logits + r * (size_t)V, V);
+            if (bad >= 0)
+                s = gk_error_set(m->ctx, GK_ERR_FORMAT, "%s: the logits of position %lld of slot %d are not finite (logit %lld): the weights hold NaN or infinite values, or the "
+                                 "activations overflowed the compute dtype", W, (long long)(p0 + (int64_t)(all ? r : n - 1)), seq, (long long)bad);
+        }
+        if (s != GK_OK) m->len[seq] = p0;
+    }
+    return s;
+}
+
+/* ---- log-mel and transcription ---- */
+static gk_status gk__wsp_mel(gk_whisper_model *m, const float *samples, size_t n, gk_tensor *mel) {
+    gk_ctx *ctx = m->ctx;
+    gk_tensor a = gk__u_tnull();
+    gk_status s;
+    int64_t sh[2], L = (int64_t)(n < 480000 ? n : 480000);
+    *mel = gk__u_tnull();
+    sh[0] = L;
+    if ((s = gk_tensor_from_host(ctx, GK_F32, 1, sh, samples, &a)) != GK_OK) return s;
+    sh[0] = m->cfg.n_mels; sh[1] = 2 * m->cfg.n_audio_ctx;
+    s = gk_tensor_empty(ctx, GK_F32, 2, sh, mel);
+    if (s == GK_OK) s = gk_whisper_log_mel(ctx, *mel, a, m->mel_filters, 480000);
+    gk_tensor_free(ctx, a);
+    if (s != GK_OK) gk__llm_free_t(ctx, mel);
+    return s;
+}
+
+GKLLMDEF gk_status gk_whisper_mel(gk_whisper_model *m, const float *samples, size_t n, float *mel) {
+    const char *W = "gk_whisper_mel";
+    gk_stream *old;
+    gk_tensor t;
+    gk_status s;
+    int64_t cnt, bad;
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
+    if (!samples || !mel) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", W, !samples ? "samples" : "mel");
+    if (n == 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: n is 0 (no audio)", W);
+    cnt = m->cfg.n_mels * 2 * m->cfg.n_audio_ctx;
+    old = gk_get_stream(m->ctx);
+    gk_set_stream(m->ctx, gk__wsp_stream(m));
+    s = gk__wsp_mel(m, samples, n, &t);
+    if (s == GK_OK) { s = gk_copy_to_host(m->ctx, t, mel, (size_t)cnt * sizeof(float)); gk_tensor_free(m->ctx, t); }
+    gk_set_stream(m->ctx, old);
+    if (s == GK_OK && (bad = gk__wsp_nonfinite(mel, cnt)) >= 0)
+        return gk_error_set(m->ctx, GK_ERR_FORMAT, "%s: the log-mel features are not finite at mel %lld, frame %lld (NaN or infinite samples?)", W,
+                            (long long)(bad / (2 * m->cfg.n_audio_ctx)), (long long)(bad % (2 * m->cfg.n_audio_ctx)));
+    return s;
+}
+
+/* the first largest entry */
+static int32_t gk__wsp_argmax(const float *x, int64_t n) {
+    int64_t i, b = 0;
+    for (i = 1; i < n; i++)
+        if (x[i] > x[b]) b = i;
+    return (int32_t)b;
+}
+
+GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *samples, size_t n, const gk_whisper_transcribe_desc *desc, gk_ids *out, gk_whisper_result *res) {
+    const char *W = "gk_whisper_transcribe";
+    gk_whisper_transcribe_desc d;
+    gk_whisper_prompt_desc pd;
+    gk_whisper_filter_desc fd;
+    gk_whisper_result r;
+    gk_ids prompt = { 0, 0, 0 }, sup = { 0, 0, 0 }, got = { 0, 0, 0 };
+    gk_tensor mel = gk__u_tnull();
+    gk_stream *old;
+    float *lg = NULL, *row = NULL, *lp = NULL;
+    gk_status s;
+    gk__u_tl sv;
+    int64_t V, steps, k, cnt;
+    int32_t tok = 0;
+    size_t i;
+    if (res) memset(res, 0, sizeof *res);
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
+    if (!out) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    if (!samples && n) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: samples is NULL but n is %llu", W, (unsigned long long)n);
+    if (n == 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: n is 0 (no audio)", W);
+    if (!m->has_tokens)
+        return gk_error_set(m->ctx, GK_ERR_NOT_FOUND, "%s: the model folder names no special tokens (no tokenizer.json, no no_timestamps_token_id in generation_config.json, "
+                            "vocab_size %lld is none of OpenAI's)", W, (long long)m->cfg.vocab);
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    if (d.seq < 0 || d.seq >= m->slots)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_transcribe_desc.seq = %d outside 0..%d", W, d.seq, m->slots - 1);
+    if (d.max_tokens < 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_transcribe_desc.max_tokens = %lld is negative", W, (long long)d.max_tokens);
+    if (d.custom_suppress && !d.suppress && d.n_suppress)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_transcribe_desc.suppress is NULL but n_suppress is %llu", W, (unsigned long long)d.n_suppress);
+    V = m->cfg.vocab;
+    memset(&r, 0, sizeof r);
+    /* the prompt and the suppress list (context-free parts: their messages move to the context) */
+    memset(&pd, 0, sizeof pd);
+    pd.language = d.language;
+    pd.translate = d.translate;
+    pd.without_timestamps = !d.timestamps;
+    pd.n_text_ctx = m->cfg.n_text_ctx;
+    pd.sample_len = d.max_tokens;
+    gk__u_tl_save(&sv);
+    s = gk_whisper_prompt(&m->tokens, &pd, &prompt, &r.sot_index, &r.sample_begin);
+    if (s == GK_OK) {
+        static const int32_t non_speech = -1;
+        const int32_t *ids = d.custom_suppress ? d.suppress : m->cfg.suppress_tokens;
+        size_t ns = d.custom_suppress ? d.n_suppress : m->cfg.n_suppress_tokens;
+        if (!d.custom_suppress && !m->cfg.suppress_tokens && m->tok) { ids = &non_speech; ns = 1; } /* whisper's default: "-1" */
+        s = gk_whisper_suppress_list(&m->tokens, ids, ns, m->tok, &sup);
+    }
+    if (s != GK_OK) {
+        char pre[64];
+        snprintf(pre, sizeof pre, "%s: ", W);
+        s = gk__u_tl_move(m->ctx, &sv, s, pre);
+        goto done;
+    }
+    steps = d.max_tokens > 0 ? d.max_tokens : m->cfg.n_text_ctx / 2;
+    if ((int64_t)prompt.len >= m->max_ctx) {
+        s = gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: the prompt of %llu tokens leaves no room in the context of %lld tokens", W, (unsigned long long)prompt.len, (long long)m->max_ctx);
+        goto done;
+    }
+    if (!(lg = (float *)gk__u_malloc(sizeof(float) * (size_t)V * prompt.len)) || !(row = (float *)gk__u_malloc(sizeof(float) * (size_t)V)) ||
+        !(lp = (float *)gk__u_malloc(sizeof(float) * (size_t)V))) {
+        s = gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
+        goto done;
+    }
+    /* features and encoder */
+    old = gk_get_stream(m->ctx);
+    gk_set_stream(m->ctx, gk__wsp_stream(m));
+    s = gk__wsp_mel(m, samples, n, &mel);
+    gk_set_stream(m->ctx, old);
+    if (s == GK_OK && d.mel) {
+        cnt = m->cfg.n_mels * 2 * m->cfg.n_audio_ctx;
+        s = gk_copy_to_host(m->ctx, mel, d.mel, (size_t)cnt * sizeof(float));
+    }
+    if (s == GK_OK) s = gk_whisper_encode_tensor(m, mel, d.seq, NULL);
+    gk__llm_free_t(m->ctx, &mel);
+    if (s != GK_OK) goto done;
+    /* the prompt (every row: the SOT row gives the no-speech probability) */
+    if ((s = gk_whisper_decode(m, d.seq, prompt.data, prompt.len, 1, lg)) != GK_OK) goto done;
+    gk__u_tl_save(&sv);
+    if (m->tokens.no_speech < 0 || gk_whisper_no_speech_prob(&m->tokens, lg + r.sot_index * (size_t)V, &r.no_speech_prob) != GK_OK) r.no_speech_prob = NAN;
+    gk__u_tl_restore(&sv);
+    memcpy(row, lg + (prompt.len - 1) * (size_t)V, sizeof(float) * (size_t)V);
+    memset(&fd, 0, sizeof fd);
+    fd.suppress = sup.data;
+    fd.n_suppress = sup.len;
+    fd.without_timestamps = !d.timestamps;
+    /* generation_config.json's begin_suppress_tokens replace SuppressBlank (HF suppresses that list; whisper's is " " and eot) */
+    fd.no_suppress_blank = m->cfg.begin_suppress_tokens != NULL;
+    fd.max_initial_timestamp = m->cfg.max_initial_timestamp_index < 0 ? -1.0 : (double)m->cfg.max_initial_timestamp_index * 0.02;
+    if (m->cfg.max_initial_timestamp_index == 0) fd.max_initial_timestamp = 1e-9; /* index 0: <|0.00|> only (0 would mean the default) */
+    for (k = 0; k < steps; k++) {
+        /* HF's order: begin suppression, suppress_tokens, timestamp rules; then the first largest logit */
+        gk__u_tl_save(&sv);
+        s = GK_OK;
+        if (k == 0 && m->cfg.begin_suppress_tokens) s = gk_whisper_suppress(row, V, m->cfg.begin_suppress_tokens, m->cfg.n_begin_suppress_tokens);
+        if (s == GK_OK) s = gk_whisper_filter(&m->tokens, &fd, got.data, got.len, row);
+        if (s == GK_OK) tok = gk__wsp_argmax(row, V);
+        if (s == GK_OK) s = gk_whisper_log_softmax(row, V, lp);
+        if (s != GK_OK) {
+            char pre[96];
+            snprintf(pre, sizeof pre, "%s: step %lld: ", W, (long long)k);
+            s = gk__u_tl_move(m->ctx, &sv, s, pre);
+            goto done;
+        }
+        if (tok == m->tokens.eot) { r.ended = 1; break; }
+        r.sum_logprob += (double)lp[tok];
+        if ((s = gk_ids_push(&got, tok)) != GK_OK) { gk__u_tl_restore(&sv); s = gk_error_set(m->ctx, s, "%s: out of host memory", W); goto done; }
+        if (k + 1 == steps || m->len[d.seq] >= m->max_ctx) break;
+        if ((s = gk_whisper_decode(m, d.seq, &tok, 1, 0, row)) != GK_OK) goto done;
+    }
+    r.avg_logprob = gk_whisper_avg_logprob(r.sum_logprob, got.len);
+    for (i = 0; i < got.len && s == GK_OK; i++) s = gk_ids_push(out, got.data[i]);
+    if (s != GK_OK) { out->len -= i; s = gk_error_set(m->ctx, s, "%s: out of host memory", W); }
+    if (s == GK_OK && res) *res = r;
+done:
+    gk_ids_free(&prompt);
+    gk_ids_free(&sup);
+    gk_ids_free(&got);
+    gk__u_free(lg); gk__u_free(row); gk__u_free(lp);
+    return s;
+}
+
+GKLLMDEF gk_status gk_whisper_transcribe_audio(gk_whisper_model *m, const gk_audio *a, const gk_whisper_transcribe_desc *desc, gk_ids *out, gk_whisper_result *res) {
+    if (res) memset(res, 0, sizeof *res);
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "gk_whisper_transcribe_audio: m is NULL");
+    if (!a) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_transcribe_audio: a is NULL");
+    if (a->rate != 16000)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_transcribe_audio: the audio is at %d Hz; Whisper takes 16000 Hz (gk_audio_from_wav resamples to it)", a->rate);
+    return gk_whisper_transcribe(m, a->samples, a->n, desc, out, res);
 }
 #ifdef __cplusplus
 }

@@ -235,7 +235,7 @@ static gk_status gk__wsp_tokens(gk_whisper_model *m, const char *dir, const gk_j
     memset(&td, 0, sizeof td);
     td.vocab = m->cfg.vocab;
     td.multilingual = m->cfg.is_multilingual;
-    snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+    snprintf(path, sizeof path, "%.4000s/tokenizer.json", dir);
     gk__u_tl_save(&sv);
     if (gk__u_file_exists(path)) {
         if ((s = gk_tokenizer_load(path, &m->tok)) != GK_OK) return gk__u_tl_move(m->ctx, &sv, s, "gk_whisper_load: ");
@@ -247,7 +247,7 @@ static gk_status gk__wsp_tokens(gk_whisper_model *m, const char *dir, const gk_j
         s = gk_whisper_tokens_from_tokenizer(m->tok, &td, &m->tokens);
         if (s != GK_OK) {
             char pre[4400];
-            snprintf(pre, sizeof pre, "gk_whisper_load: %s: ", path);
+            snprintf(pre, sizeof pre, "gk_whisper_load: %.4000s: ", path);
             return gk__u_tl_move(m->ctx, &sv, s, pre);
         }
         m->has_tokens = 1;
@@ -257,7 +257,7 @@ static gk_status gk__wsp_tokens(gk_whisper_model *m, const char *dir, const gk_j
         s = gk_whisper_tokens_from_lookup(&td, gk__wsp_lookup, &k, &m->tokens);
         if (s != GK_OK) {
             char pre[4400];
-            snprintf(pre, sizeof pre, "gk_whisper_load: %s/generation_config.json: ", dir);
+            snprintf(pre, sizeof pre, "gk_whisper_load: %.4000s/generation_config.json: ", dir);
             return gk__u_tl_move(m->ctx, &sv, s, pre);
         }
         m->has_tokens = 1;
@@ -446,7 +446,7 @@ GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whispe
             s = gk_error_set(ctx, GK_ERR_IO, "gk_whisper_load: %s has no model.safetensors (nor model.safetensors.index.json)", dir);
             goto fail;
         }
-        snprintf(wpath, sizeof wpath, "%s", gk__u_file_exists(p2) ? p2 : p1);
+        memcpy(wpath, gk__u_file_exists(p2) ? p2 : p1, sizeof wpath); /* p1, p2 and wpath are of one size */
         gk__u_tl_save(&sv);
         if ((s = gk_st_open(dir, &st)) != GK_OK) { s = gk__u_tl_move(ctx, &sv, s, "gk_whisper_load: "); goto fail; }
     }
