@@ -13,7 +13,7 @@ case ${1:-build} in
 esac
 cd "$(dirname "$0")/.." || exit 1
 [ -d "$B" ] || B=${1:-build} # a path relative to the repository root
-for p in chat tokenize load_safetensors demo tenants; do
+for p in chat tokenize load_safetensors demo tenants transcribe; do
     [ -x "$B/$p" ] || { echo "FAIL: $B/$p is missing (build the examples first)"; echo "test_cli: 0 passed, 1 failed"; exit 1; }
 done
 T=$(mktemp -d) || exit 1
@@ -273,6 +273,28 @@ expect 1 "$T/nowhere" "$B/tenants" "$T/nowhere" --backend cpu
 expect 0 '' "$B/tenants" "$Q" --backend cpu --steps 8 --gemm 32 --seconds 0.1 --json "$T/tenants.json"
 if grep -q 'with BestEffort GEMMs, scheduler' "$T/out" && grep -q 'after the chat goes idle' "$T/out" && grep -q '"p99_ratio_sched"' "$T/tenants.json"; then ok
 else bad "tenants: the tables or the JSON are missing: $(head -c 300 "$T/out")"; fi
+
+# ---- transcribe (the fixture Whisper model: random weights, no tokenizer.json: token ids)
+WM=tests/fixtures/whisper/tiny-ml
+# a 1 s 16 kHz mono PCM16 WAV of silence: RIFF header, then 32000 zero bytes
+{ printf 'RIFF\044\175\000\000WAVEfmt \020\000\000\000\001\000\001\000\200\076\000\000\000\175\000\000\002\000\020\000data\000\175\000\000'
+  head -c 32000 /dev/zero; } >"$T/one.wav"
+printf 'not a wav' >"$T/bad.wav"
+expect 2 'unknown option --frobnicate' "$B/transcribe" "$WM" --frobnicate "$T/one.wav"
+expect 2 '--language needs a value' "$B/transcribe" "$WM" "$T/one.wav" --language
+expect 2 '--max-tokens 12x' "$B/transcribe" "$WM" --max-tokens 12x "$T/one.wav"
+expect 2 '--output-format doc' "$B/transcribe" "$WM" --output-format doc "$T/one.wav"
+expect 2 '--beam 5: not implemented yet' "$B/transcribe" "$WM" --beam 5 "$T/one.wav"
+expect 2 '--batch 4: not implemented yet' "$B/transcribe" "$WM" --batch 4 "$T/one.wav"
+expect 2 '--word-timestamps: not implemented yet' "$B/transcribe" "$WM" --word-timestamps "$T/one.wav"
+expect 2 'no FILE.wav given' "$B/transcribe" "$WM"
+expect 1 "$T/nowhere.wav" "$B/transcribe" "$WM" --backend cpu "$T/nowhere.wav"
+expect 1 "$T/bad.wav" "$B/transcribe" "$WM" --backend cpu "$T/bad.wav"
+expect 0 'token ids|x real time' "$B/transcribe" "$WM" --backend cpu --max-tokens 8 --progress "$T/one.wav"
+if grep -q '100.0%' "$T/err"; then ok; else bad "transcribe --progress: no bar at 100%: $(head -c 300 "$T/err")"; fi
+mkdir -p "$T/subs"
+expect 0 '' "$B/transcribe" "$WM" --backend cpu --max-tokens 8 --output-format json --output-dir "$T/subs" "$T/one.wav"
+if grep -q '"segments"' "$T/subs/one.json"; then ok; else bad "transcribe --output-dir: $T/subs/one.json lacks the segments"; fi
 
 # ---- the 40-turn chat (issue 23: heap-use-after-free from turn 35, no growth from turn 33)
 wait "$long_pid"

@@ -1,0 +1,207 @@
+/* test_whisper_long: long-form transcription of gpukit_llm.h (>>api_whisper_long)
+   on the fixture models of tests/fixtures/whisper (random weights: their
+   text is noise, so the structure is checked): 95 s of synthetic audio gives
+   windows that cover all of it (the progress reaches the duration, the seek
+   advances), segments in order inside their windows with absolute times,
+   the same result twice; without timestamps, one segment per 30 s window;
+   the first window's segments are a prefix of gk_whisper_transcribe's
+   tokens; zero-length, shorter-than-a-frame, short and silent inputs; bad
+   arguments named, and segs untouched by a failure. */
+#define GPUKIT_IMPLEMENTATION
+#define GPUKIT_LLM_IMPLEMENTATION
+#include "gpukit_llm.h"
+#include "tests/gkt.h"
+
+static gk_ctx *dut;
+static const char *fixdir = "tests/fixtures/whisper";
+
+typedef struct prog { double last, total; int calls, monotone; } prog;
+static void on_progress(double done, double total, void *user) {
+    prog *p = (prog *)user;
+    if (done < p->last || done > total) p->monotone = 0;
+    p->last = done;
+    p->total = total;
+    p->calls++;
+}
+
+static float *synth(size_t n) {
+    float *x = (float *)malloc(sizeof(float) * (n ? n : 1));
+    size_t i;
+    for (i = 0; i < n; i++) x[i] = (float)(0.3 * sin(2 * 3.14159265 * (220.0 + 30.0 * sin((double)i / 16000.0)) * (double)i / 16000.0) + gkt_uniform(-0.05, 0.05));
+    return x;
+}
+
+static int same_segments(const gk_whisper_segments *a, const gk_whisper_segments *b) {
+    size_t i;
+    if (a->len != b->len) return 0;
+    for (i = 0; i < a->len; i++) {
+        const gk_whisper_segment *x = &a->data[i], *y = &b->data[i];
+        if (x->seek != y->seek || x->start != y->start || x->end != y->end || x->n_tokens != y->n_tokens) return 0;
+        if (x->n_tokens && memcmp(x->tokens, y->tokens, x->n_tokens * sizeof(int32_t)) != 0) return 0;
+    }
+    return 1;
+}
+
+/* segments ordered, inside their windows, ids counting from 0 */
+static void check_structure(const char *what, const gk_whisper_segments *s, double duration) {
+    size_t i;
+    for (i = 0; i < s->len; i++) {
+        const gk_whisper_segment *g = &s->data[i];
+        double t0 = (double)g->seek / 100.0;
+        GKT_CHECK(g->id == (int64_t)i, "%s: segment %zu has id %lld", what, i, (long long)g->id);
+        GKT_CHECK(g->start >= t0 - 1e-9 && g->end <= t0 + 30.0 + 1e-9 && g->start <= g->end, "%s: segment %zu [%g, %g] outside its window at %g s", what, i, g->start,
+                  g->end, t0);
+        GKT_CHECK(g->seek >= 0 && t0 < duration, "%s: segment %zu seek %lld outside the audio of %g s", what, i, (long long)g->seek, duration);
+        if (i) GKT_CHECK(g->seek >= s->data[i - 1].seek && g->start >= s->data[i - 1].start - 1e-9, "%s: segment %zu starts before segment %zu", what, i, i - 1);
+        GKT_CHECK(g->text != NULL, "%s: segment %zu has no text string", what, i);
+    }
+}
+
+static void run_case(const char *name, int full) {
+    char dir[320];
+    gk_whisper_model *m = NULL;
+    gk_whisper_desc md;
+    gk_whisper_long_desc d;
+    gk_whisper_long_result r, r2;
+    gk_whisper_segments s1, s2;
+    size_t n = 95 * 16000, i;
+    float *x = synth(n), *z;
+    prog p;
+    snprintf(dir, sizeof dir, "%s/%s", fixdir, name);
+    memset(&md, 0, sizeof md);
+    md.dtype = GK_LLM_DTYPE_F32;
+    if (gk_whisper_load(dut, dir, &md, &m) != GK_OK) {
+        GKT_CHECK(0, "%s: load: %s", name, gk_last_error(dut));
+        free(x);
+        return;
+    }
+    memset(&s1, 0, sizeof s1);
+    memset(&s2, 0, sizeof s2);
+    /* 95 s with timestamps and previous-text prompts */
+    memset(&d, 0, sizeof d);
+    memset(&p, 0, sizeof p);
+    p.monotone = 1;
+    d.max_tokens = 24;
+    d.thresholds.no_speech = NAN; /* random weights: no silence skip */
+    d.progress = on_progress;
+    d.user = &p;
+    GKT_OK(dut, gk_whisper_transcribe_long(m, x, n, &d, &s1, &r));
+    GKT_CHECK(r.duration == 95.0, "%s: duration %g", name, r.duration);
+    GKT_CHECK(r.windows >= 4 && r.windows == p.calls, "%s: %lld windows, %d progress calls", name, (long long)r.windows, p.calls);
+    GKT_CHECK(p.monotone && p.last == 95.0 && p.total == 95.0, "%s: progress ends at %g of %g (monotone %d)", name, p.last, p.total, p.monotone);
+    GKT_CHECK(r.skipped == 0 && s1.len >= 1 && r.language && strcmp(r.language, "en") == 0, "%s: skipped %lld, %zu segments, language %s", name,
+              (long long)r.skipped, s1.len, r.language ? r.language : "(null)");
+    check_structure(name, &s1, 95.0);
+    printf("%s: 95 s -> %lld windows, %zu segments, %lld tokens\n", name, (long long)r.windows, s1.len, (long long)r.sampled);
+    /* deterministic */
+    d.progress = NULL;
+    GKT_OK(dut, gk_whisper_transcribe_long(m, x, n, &d, &s2, &r2));
+    GKT_CHECK(same_segments(&s1, &s2) && r2.windows == r.windows, "%s: a second run differs", name);
+    if (!full) { /* the first case checks the rest */
+        gk_whisper_segments_free(&s1);
+        gk_whisper_segments_free(&s2);
+        gk_whisper_free(m);
+        free(x);
+        return;
+    }
+    /* without timestamps: one segment per 30 s window, 4 windows, covering 0..95 s */
+    gk_whisper_segments_free(&s2);
+    d.without_timestamps = 1;
+    GKT_OK(dut, gk_whisper_transcribe_long(m, x, n, &d, &s2, &r2));
+    GKT_CHECK(r2.windows == 4 && s2.len == 4, "%s: without timestamps: %lld windows, %zu segments", name, (long long)r2.windows, s2.len);
+    for (i = 0; i < s2.len; i++) {
+        GKT_CHECK(s2.data[i].seek == (int64_t)i * 3000 && s2.data[i].start == (double)i * 30.0, "%s: no-timestamp segment %zu at seek %lld, %g s", name, i,
+                  (long long)s2.data[i].seek, s2.data[i].start);
+        if (i == 3) GKT_CHECK(fabs(s2.data[i].end - 95.0) < 1e-9, "%s: the last window ends at %g", name, s2.data[i].end);
+    }
+    check_structure(name, &s2, 95.0);
+    /* no conditioning also runs; the first window does not depend on it */
+    gk_whisper_segments_free(&s2);
+    d.without_timestamps = 0;
+    d.no_condition = 1;
+    GKT_OK(dut, gk_whisper_transcribe_long(m, x, n, &d, &s2, &r2));
+    check_structure(name, &s2, 95.0);
+    GKT_CHECK(s2.len >= 1 && s2.data[0].n_tokens == s1.data[0].n_tokens && !memcmp(s2.data[0].tokens, s1.data[0].tokens, s1.data[0].n_tokens * sizeof(int32_t)),
+              "%s: the first segment changes without conditioning", name);
+    gk_whisper_segments_free(&s2);
+    d.no_condition = 0;
+    /* the first window's segments are a prefix of the single-window transcription */
+    {
+        gk_whisper_transcribe_desc td;
+        gk_ids ids = {0, 0, 0};
+        size_t k = 0, j;
+        int ok = 1;
+        memset(&td, 0, sizeof td);
+        td.timestamps = 1;
+        td.max_tokens = 24;
+        GKT_OK(dut, gk_whisper_transcribe(m, x, 480000, &td, &ids, NULL));
+        for (i = 0; i < s1.len && s1.data[i].seek == 0; i++)
+            for (j = 0; j < s1.data[i].n_tokens; j++, k++) ok &= k < ids.len && ids.data[k] == s1.data[i].tokens[j];
+        GKT_CHECK(ok, "%s: the first window's segments (%zu tokens) are not a prefix of gk_whisper_transcribe's %zu tokens", name, k, ids.len);
+        gk_ids_free(&ids);
+    }
+    /* zero-length, shorter than a frame, short, silent */
+    GKT_OK(dut, gk_whisper_transcribe_long(m, NULL, 0, &d, &s2, &r2));
+    GKT_CHECK(s2.len == 0 && r2.windows == 0 && r2.duration == 0, "%s: no audio: %zu segments, %lld windows", name, s2.len, (long long)r2.windows);
+    GKT_OK(dut, gk_whisper_transcribe_long(m, x, 100, NULL, &s2, &r2));
+    GKT_CHECK(s2.len == 0 && r2.windows == 0, "%s: 100 samples: %zu segments", name, s2.len);
+    GKT_OK(dut, gk_whisper_transcribe_long(m, x, 1600, &d, &s2, &r2));
+    GKT_CHECK(r2.windows >= 1 && r2.duration == 0.1, "%s: 0.1 s: %lld windows, %g s", name, (long long)r2.windows, r2.duration);
+    check_structure(name, &s2, 0.1);
+    gk_whisper_segments_free(&s2);
+    z = (float *)calloc(5 * 16000, sizeof(float));
+    GKT_OK(dut, gk_whisper_transcribe_long(m, z, 5 * 16000, NULL, &s2, &r2));
+    check_structure(name, &s2, 5.0);
+    GKT_CHECK(r2.windows >= 1 && r2.skipped <= r2.windows, "%s: silence: %lld windows, %lld skipped", name, (long long)r2.windows, (long long)r2.skipped);
+    free(z);
+    gk_whisper_segments_free(&s2);
+    /* bad arguments: named, segs untouched */
+    {
+        size_t before = s1.len;
+        gk_whisper_long_desc b = d;
+        int32_t bad = 1 << 30;
+        gk_audio a;
+        GKT_FAILS(NULL, gk_whisper_transcribe_long(NULL, x, n, &d, &s1, &r2), GK_ERR_INVALID_ARGUMENT, "m is NULL");
+        GKT_FAILS(dut, gk_whisper_transcribe_long(m, x, n, &d, NULL, &r2), GK_ERR_INVALID_ARGUMENT, "segs is NULL");
+        GKT_FAILS(dut, gk_whisper_transcribe_long(m, NULL, 5, &d, &s1, &r2), GK_ERR_INVALID_ARGUMENT, "samples is NULL");
+        b.seq = 7;
+        GKT_FAILS(dut, gk_whisper_transcribe_long(m, x, n, &b, &s1, &r2), GK_ERR_INVALID_ARGUMENT, "seq = 7");
+        b = d; b.max_tokens = -1;
+        GKT_FAILS(dut, gk_whisper_transcribe_long(m, x, n, &b, &s1, &r2), GK_ERR_INVALID_ARGUMENT, "max_tokens = -1");
+        b = d; b.language = "klingon";
+        GKT_FAILS(dut, gk_whisper_transcribe_long(m, x, n, &b, &s1, &r2), GK_ERR_NOT_FOUND, "klingon");
+        b = d; b.initial_prompt = &bad; b.n_initial_prompt = 1;
+        GKT_FAILS(dut, gk_whisper_transcribe_long(m, x, n, &b, &s1, &r2), GK_ERR_INVALID_ARGUMENT, "initial_prompt[0]");
+        b = d; b.suppress = NULL; b.n_suppress = 3; b.custom_suppress = 1;
+        GKT_FAILS(dut, gk_whisper_transcribe_long(m, x, n, &b, &s1, &r2), GK_ERR_INVALID_ARGUMENT, "suppress is NULL");
+        GKT_CHECK(s1.len == before, "%s: a failed call changed segs: %zu -> %zu", name, before, s1.len);
+        memset(&a, 0, sizeof a);
+        a.samples = x; a.n = 8000; a.rate = 8000;
+        GKT_FAILS(dut, gk_whisper_transcribe_long_audio(m, &a, &d, &s2, &r2), GK_ERR_INVALID_ARGUMENT, "8000 Hz");
+        /* an initial prompt is accepted */
+        b = d; bad = 300; b.initial_prompt = &bad; b.n_initial_prompt = 1;
+        GKT_OK(dut, gk_whisper_transcribe_long(m, x, 16000 * 3, &b, &s2, &r2));
+        gk_whisper_segments_free(&s2);
+    }
+    gk_whisper_segments_free(&s1);
+    gk_whisper_free(m);
+    free(x);
+}
+
+int main(void) {
+    char p[320];
+    FILE *f;
+    gkt_seed();
+    dut = gkt_dut();
+    if (getenv("GKT_WHISPER_FIXTURES")) fixdir = getenv("GKT_WHISPER_FIXTURES");
+    snprintf(p, sizeof p, "%s/tiny-ml/config.json", fixdir);
+    if (!(f = fopen(p, "rb"))) {
+        printf("SKIP: %s is missing (python3 tests/gen_whisper_fixtures.py makes the fixture models)\n", p);
+    } else {
+        fclose(f);
+        run_case("tiny-ml", 1);
+        run_case("turbo-128", 0);
+    }
+    gk_ctx_destroy(dut);
+    return gkt_done("test_whisper_long");
+}
