@@ -183,7 +183,8 @@ int main(int argc, char **argv) {
             base = base ? base + 1 : files[i];
             dot = strrchr(base, '.');
             bl = dot && dot != base ? (size_t)(dot - base) : strlen(base);
-            snprintf(path, sizeof path, "%s/%.*s.%s", outdir, (int)bl, base, fmt_name);
+            if (bl > 255) bl = 255;
+            snprintf(path, sizeof path, "%.3800s/%.*s.%.8s", outdir, (int)bl, base, fmt_name);
             if (!(fp = fopen(path, "wb"))) { fprintf(stderr, "transcribe: cannot write %s: %s\n", path, strerror(errno)); rc = 1; }
         }
         if (rc == 0 && gk_whisper_write_file(&segs, fmt, NULL, res.language, fp) != GK_OK) {

@@ -166,7 +166,7 @@ GKLLMDEF gk_status gk_whisper_transcribe_long(gk_whisper_model *m, const float *
         int32_t tk = 0;
         int is_eot = 0;
         if (off + len > n) len = n - off;
-        snprintf(pre, sizeof pre, "%s: window at %.2f s: ", W, (double)seek / 100.0);
+        snprintf(pre, sizeof pre, "%s: window at %lld.%02lld s: ", W, (long long)(seek / 100), (long long)(seek % 100));
         /* features, encoder */
         if ((s = gk_whisper_mel(m, samples + off, len, mel)) != GK_OK) goto window_err;
         if ((s = gk_whisper_encode(m, mel, 1, d.seq, NULL)) != GK_OK) goto window_err;
