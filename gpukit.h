@@ -3506,10 +3506,10 @@ GKDEF gk_status gk_sync(gk_ctx *ctx) {
     if (ctx->backend != GK_BACKEND_CUDA || (st = gk__bind(ctx)) != GK_OK) st = GK_OK;
     else {
         /* every stream, waited on with the lock released (gk__stream_wait_unlocked) */
-        gk_stream *s, **all;
+        gk_stream *s, **all, *few[16];
         int n = 1, i;
         for (s = ctx->streams; s; s = s->next) n++;
-        all = GK__ALLOC(gk_stream *, n);
+        all = n <= 16 ? few : GK__ALLOC(gk_stream *, n); /* no allocation for the usual few streams */
         if (!all) st = gk__sync_locked(ctx, "gk_sync");
         else {
             all[0] = &ctx->default_stream;
@@ -3521,7 +3521,7 @@ GKDEF gk_status gk_sync(gk_ctx *ctx) {
             }
             for (i = 0; i < n; i++)
                 if (--all[i]->waiters == 0 && all[i]->dead) gk__stream_free_struct(ctx, all[i]);
-            GPUKIT_FREE(all);
+            if (all != few) GPUKIT_FREE(all);
         }
     }
     gk__unlock(&ctx->mu);
@@ -14442,8 +14442,10 @@ static void gk__sched_run(gk__worker *w, gk__task *t) {
             for (pp = &ctx->tenants; *pp; pp = &(*pp)->next)
                 if (*pp == &t->tenant) { *pp = t->tenant.next; break; }
         t->tenant.linked = 0;
-        for (b = ctx->pool.live_head; b; b = b->next) if (b->tenant == &t->tenant) b->tenant = NULL;
-        for (b = ctx->pool.evict_head; b; b = b->next) if (b->tenant == &t->tenant) b->tenant = NULL;
+        if (t->tenant.used) { /* blocks still charged to it (used counts them all): the pool's lists are walked only then */
+            for (b = ctx->pool.live_head; b; b = b->next) if (b->tenant == &t->tenant) b->tenant = NULL;
+            for (b = ctx->pool.evict_head; b; b = b->next) if (b->tenant == &t->tenant) b->tenant = NULL;
+        }
     }
     t->tenant.used = 0;
     gk__unlock(&ctx->mu);
@@ -14758,7 +14760,6 @@ GKDEF gk_status gk_sched_submit(gk_sched *s, const gk_task_desc *d, gk_task_id *
     t->tenant.qos = (int)q;
     t->tenant.reserve = q == GK_QOS_BESTEFFORT ? 0 : d->memory;
     t->tenant.limit = q == GK_QOS_GUARANTEED ? d->memory : q == GK_QOS_BURSTABLE ? (d->memory_limit ? d->memory_limit : d->memory) : 0;
-    if (q != GK_QOS_BESTEFFORT && t->tenant.limit == 0) t->tenant.limit = 0; /* a zero reservation: no memory of its own, no limit */
     t->prev = s->live_tail;
     if (s->live_tail) s->live_tail->next = t;
     else s->live_head = t;

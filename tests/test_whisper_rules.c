@@ -801,8 +801,21 @@ static void test_segments(const gk_whisper_tokens *t, gk_tokenizer *tok) {
         GKT_FAILS(NULL, gk_whisper_segments_add(t, tok, &w, bad, 1, &segs), GK_ERR_INVALID_ARGUMENT, "segment_size = 0");
         w.segment_size = 100;
         GKT_FAILS(NULL, gk_whisper_segments_add(t, tok, &w, bad, 2, &segs), GK_ERR_INVALID_ARGUMENT, "tokens[1] = 99999");
-        GKT_FAILS(NULL, gk_whisper_segments_add(t, NULL, &w, bad, 1, &segs), GK_ERR_INVALID_ARGUMENT, "tok is NULL");
         GKT_CHECK(segs.len == 6, "failures add nothing");
+        /* no tokenizer: the same segments and times, the text empty, the tokens kept */
+        {
+            gk_whisper_segments a, b;
+            int32_t one[] = { 32 };
+            memset(&a, 0, sizeof a);
+            memset(&b, 0, sizeof b);
+            GKT_OK(NULL, gk_whisper_segments_add(t, tok, &w, one, 1, &a));
+            GKT_OK(NULL, gk_whisper_segments_add(t, NULL, &w, one, 1, &b));
+            GKT_CHECK(a.len == 1 && b.len == 1 && a.data[0].start == b.data[0].start && a.data[0].end == b.data[0].end &&
+                          b.data[0].text && b.data[0].text[0] == 0 && b.data[0].n_tokens == 1 && b.data[0].tokens[0] == 32,
+                      "tok NULL: %zu segments, text '%s'", b.len, b.len ? b.data[0].text : "");
+            gk_whisper_segments_free(&a);
+            gk_whisper_segments_free(&b);
+        }
     }
     gk_whisper_segments_free(&segs);
 }

@@ -2,66 +2,6 @@
 /* >>impl_whisper_long                                                      */
 /* ======================================================================== */
 
-/* Segments of a window without a tokenizer: gk_whisper_segments_add's split
-   and seek rule, the text left empty and the tokens kept. */
-static gk_status gk__wl_seg(const char *W, const gk_whisper_window *w, const int32_t *tk, size_t n, double start, double end, gk_whisper_segments *out) {
-    gk_whisper_segment *g;
-    if (out->len == out->cap && !gk__u_grow((void **)&out->data, &out->cap, out->len + 1, sizeof *out->data))
-        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", W);
-    g = &out->data[out->len];
-    memset(g, 0, sizeof *g);
-    g->text = gk__u_strndup("", 0);
-    g->tokens = (int32_t *)gk__u_calloc(n ? n : 1, sizeof(int32_t));
-    if (!g->text || !g->tokens) {
-        gk__wh_seg_clear(g);
-        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", W);
-    }
-    if (n) memcpy(g->tokens, tk, n * sizeof(int32_t));
-    g->n_tokens = n;
-    g->id = (int64_t)out->len;
-    g->seek = w->seek;
-    g->start = start;
-    g->end = end;
-    g->temperature = w->temperature;
-    g->avg_logprob = w->avg_logprob;
-    g->compression_ratio = w->compression_ratio;
-    g->no_speech_prob = w->no_speech_prob;
-    out->len++;
-    return GK_OK;
-}
-
-static gk_status gk__wl_split(const gk_whisper_tokens *t, gk_whisper_window *w, const int32_t *tk, size_t n, gk_whisper_segments *out) {
-    const char *W = "gk_whisper_segments_add";
-    const double offset = (double)(w->seek * 160) / 16000.0, prec = 0.02;
-    size_t i, last = 0, n0 = out->len, npairs = 0;
-    int32_t tb = t->timestamp_begin;
-    int single = n >= 2 && tk[n - 2] < tb && tk[n - 1] >= tb;
-    gk_status s = GK_OK;
-    w->first = n0;
-    w->single_timestamp_ending = single;
-    for (i = 1; i < n; i++) npairs += tk[i - 1] >= tb && tk[i] >= tb;
-    if (npairs) {
-        for (i = 1; i <= n && s == GK_OK; i++) {
-            int cut = i < n ? tk[i - 1] >= tb && tk[i] >= tb : single;
-            if (!cut) continue;
-            s = gk__wl_seg(W, w, tk + last, i - last, offset + (double)(tk[last] - tb) * prec, offset + (double)(tk[i - 1] - tb) * prec, out);
-            last = i;
-        }
-        w->next_seek = single ? w->seek + w->segment_size : w->seek + (int64_t)(tk[last - 1] - tb) * 2;
-    } else {
-        double dur = (double)(w->segment_size * 160) / 16000.0;
-        for (i = n; i-- > 0;)
-            if (tk[i] >= tb) {
-                if (tk[i] != tb) dur = (double)(tk[i] - tb) * prec;
-                break;
-            }
-        s = gk__wl_seg(W, w, tk, n, offset, offset + dur, out);
-        w->next_seek = w->seek + w->segment_size;
-    }
-    if (s != GK_OK) gk__wh_segs_truncate(out, n0);
-    return s;
-}
-
 /* the first largest entry */
 static int32_t gk__wl_argmax(const float *x, int64_t n) {
     int64_t i, b = 0;
@@ -240,7 +180,7 @@ GKLLMDEF gk_status gk_whisper_transcribe_long(gk_whisper_model *m, const float *
             seek += size;
         } else {
             gk__u_tl_save(&sv);
-            s = tok ? gk_whisper_segments_add(T, tok, &w, got.data, got.len, segs) : gk__wl_split(T, &w, got.data, got.len, segs);
+            s = gk_whisper_segments_add(T, tok, &w, got.data, got.len, segs);
             if (s != GK_OK) { s = gk__u_tl_move(m->ctx, &sv, s, pre); goto done; }
             first = w.first;
             if (w.next_seek <= seek) w.next_seek = seek + size; /* a window that does not advance moves by its length */

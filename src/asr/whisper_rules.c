@@ -966,10 +966,11 @@ static gk_status gk__wh_seg_new(const char *W, const gk_whisper_tokens *t, const
     txt->len = 0;
     for (i = 0; i < n; i++)
         if (tk[i] < t->eot && (s = gk_ids_push(txt, tk[i])) != GK_OK) return s;
-    if ((s = gk__wh_decode(tok, txt->data, txt->len, tmp)) != GK_OK) return gk__wh_tok_err(W, s);
+    if (!tok) tmp->len = 0; /* no tokenizer: the text stays empty, the tokens are kept */
+    else if ((s = gk__wh_decode(tok, txt->data, txt->len, tmp)) != GK_OK) return gk__wh_tok_err(W, s);
     g = &out->data[out->len];
     memset(g, 0, sizeof *g);
-    g->text = gk__u_strndup(tmp->data, tmp->len);
+    g->text = gk__u_strndup(tmp->len ? tmp->data : "", tmp->len);
     g->tokens = (int32_t *)gk__u_calloc(n, sizeof(int32_t));
     if (!g->text || !g->tokens) {
         gk__wh_seg_clear(g);
@@ -1000,7 +1001,6 @@ GKLLMDEF gk_status gk_whisper_segments_add(const gk_whisper_tokens *t, const gk_
     int64_t tb;
     int single;
     if ((s = gk__wh_check_t(W, t)) != GK_OK) return s;
-    if (!tok) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: tok is NULL (the segments' text is decoded)", W);
     if (!w) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: w is NULL", W);
     if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
     if (w->seek < 0 || w->seek > ((int64_t)1 << 40)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_window.seek = %lld must be >= 0", W, (long long)w->seek);
@@ -1035,7 +1035,7 @@ GKLLMDEF gk_status gk_whisper_segments_add(const gk_whisper_tokens *t, const gk_
     }
     gk_buf_free(&tmp);
     gk_ids_free(&txt);
-    if (!w->words) gk__wh_clean(out, n0);
+    if (!w->words && tok) gk__wh_clean(out, n0);
     return GK_OK;
 fail:
     gk_buf_free(&tmp);

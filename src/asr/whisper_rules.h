@@ -288,9 +288,10 @@ typedef struct gk_whisper_window {
    after the last pair is left out and the next window starts at the last
    timestamp. Tokens without a pair are one segment over the window (up to
    its last timestamp if it has one above <|0.00|>); so are tokens without
-   timestamps. Segment text is tok's decoding of the tokens below eot.
-   Segments whose start equals their end, or whose text is blank, are kept
-   with no text and no tokens (unless w->words). Appends to out; ids count
+   timestamps. Segment text is tok's decoding of the tokens below eot
+   (tok NULL: empty text, the tokens kept). With tok, segments whose start
+   equals their end, or whose text is blank, are kept with no text and no
+   tokens (unless w->words). Appends to out; ids count
    from 0 over out. */
 GKLLMDEF gk_status gk_whisper_segments_add(const gk_whisper_tokens *t, const gk_tokenizer *tok, gk_whisper_window *w, const int32_t *tokens, size_t n, gk_whisper_segments *out);
 

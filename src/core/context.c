@@ -176,10 +176,10 @@ GKDEF gk_status gk_sync(gk_ctx *ctx) {
     if (ctx->backend != GK_BACKEND_CUDA || (st = gk__bind(ctx)) != GK_OK) st = GK_OK;
     else {
         /* every stream, waited on with the lock released (gk__stream_wait_unlocked) */
-        gk_stream *s, **all;
+        gk_stream *s, **all, *few[16];
         int n = 1, i;
         for (s = ctx->streams; s; s = s->next) n++;
-        all = GK__ALLOC(gk_stream *, n);
+        all = n <= 16 ? few : GK__ALLOC(gk_stream *, n); /* no allocation for the usual few streams */
         if (!all) st = gk__sync_locked(ctx, "gk_sync");
         else {
             all[0] = &ctx->default_stream;
@@ -191,7 +191,7 @@ GKDEF gk_status gk_sync(gk_ctx *ctx) {
             }
             for (i = 0; i < n; i++)
                 if (--all[i]->waiters == 0 && all[i]->dead) gk__stream_free_struct(ctx, all[i]);
-            GPUKIT_FREE(all);
+            if (all != few) GPUKIT_FREE(all);
         }
     }
     gk__unlock(&ctx->mu);

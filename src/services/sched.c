@@ -374,8 +374,10 @@ static void gk__sched_run(gk__worker *w, gk__task *t) {
             for (pp = &ctx->tenants; *pp; pp = &(*pp)->next)
                 if (*pp == &t->tenant) { *pp = t->tenant.next; break; }
         t->tenant.linked = 0;
-        for (b = ctx->pool.live_head; b; b = b->next) if (b->tenant == &t->tenant) b->tenant = NULL;
-        for (b = ctx->pool.evict_head; b; b = b->next) if (b->tenant == &t->tenant) b->tenant = NULL;
+        if (t->tenant.used) { /* blocks still charged to it (used counts them all): the pool's lists are walked only then */
+            for (b = ctx->pool.live_head; b; b = b->next) if (b->tenant == &t->tenant) b->tenant = NULL;
+            for (b = ctx->pool.evict_head; b; b = b->next) if (b->tenant == &t->tenant) b->tenant = NULL;
+        }
     }
     t->tenant.used = 0;
     gk__unlock(&ctx->mu);
@@ -690,7 +692,6 @@ GKDEF gk_status gk_sched_submit(gk_sched *s, const gk_task_desc *d, gk_task_id *
     t->tenant.qos = (int)q;
     t->tenant.reserve = q == GK_QOS_BESTEFFORT ? 0 : d->memory;
     t->tenant.limit = q == GK_QOS_GUARANTEED ? d->memory : q == GK_QOS_BURSTABLE ? (d->memory_limit ? d->memory_limit : d->memory) : 0;
-    if (q != GK_QOS_BESTEFFORT && t->tenant.limit == 0) t->tenant.limit = 0; /* a zero reservation: no memory of its own, no limit */
     t->prev = s->live_tail;
     if (s->live_tail) s->live_tail->next = t;
     else s->live_head = t;
