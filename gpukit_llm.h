@@ -1117,16 +1117,13 @@ GKLLMDEF gk_status gk_whisper_write_file(const gk_whisper_segments *s, gk_whispe
    q / k / v weights are fused at load time (k_proj has no bias: its part
    of the fused bias is zero), the cross-attention's k / v too.
 
-   Sequence slot i of a model loaded with max_windows W (0 <= i < W) holds
-   one window's cross-attention K / V and one decoded token sequence:
-   gk_whisper_encode fills slots seq0.., gk_whisper_decode appends tokens.
-
-   Planned (not yet here): cross-attention weights of given (layer, head)
-   pairs for the word timestamps, as gk_whisper_cross_weights(m, seq,
-   heads, n_heads, float *w [n_heads][len][1500]) recomputing softmax(q k^T)
-   from the queries the decoder keeps per position; batched decode steps of
-   several sequences with a captured graph; beam search, temperature
-   fallback and long-form transcription on top of >>api_whisper_rules. */
+   Windows and rows: a model loaded with max_windows W and max_beams B
+   holds W windows (each window's cross-attention K / V, filled by
+   gk_whisper_encode) and W * B decoder rows (each a token sequence with its
+   self-attention KV cache); row r belongs to window r / B. Beam search runs
+   a window's B candidates on its B rows; batched transcription runs several
+   windows' rows in one decode step (gk_whisper_decode_step), captured once
+   as a graph and replayed. */
 typedef struct gk_whisper_model gk_whisper_model;
 
 typedef struct gk_whisper_config {
@@ -1156,7 +1153,8 @@ typedef struct gk_whisper_config {
 
 typedef struct gk_whisper_desc {
     gk_llm_dtype dtype;            /* compute dtype; DEFAULT: F32 on the CPU backend, BF16 on CUDA */
-    int max_windows;               /* windows encoded together = decoder sequence slots, 1..64; 0: 1 */
+    int max_windows;               /* windows encoded together (cross-attention slots), 1..64; 0: 1 */
+    int max_beams;                 /* decoder rows per window (beam search), 1..16; 0: 1 */
     int64_t max_ctx;               /* decoder tokens per sequence, 1..max_target_positions; 0: max_target_positions */
     gk_st_progress_fn progress;    /* weight upload progress (bytes on the device), may be NULL */
     void *user;
@@ -1186,6 +1184,7 @@ GKLLMDEF const gk_whisper_tokens *gk_whisper_model_tokens(const gk_whisper_model
 GKLLMDEF const gk_tokenizer *gk_whisper_model_tokenizer(const gk_whisper_model *m);
 GKLLMDEF gk_dtype gk_whisper_compute_dtype(const gk_whisper_model *m);
 GKLLMDEF int gk_whisper_max_windows(const gk_whisper_model *m);
+GKLLMDEF int gk_whisper_max_beams(const gk_whisper_model *m);
 GKLLMDEF int64_t gk_whisper_max_ctx(const gk_whisper_model *m);
 /* The stream the model's work runs on; NULL: the model's own. */
 GKLLMDEF gk_status gk_whisper_set_stream(gk_whisper_model *m, gk_stream *s);
@@ -1198,29 +1197,54 @@ GKLLMDEF gk_status gk_whisper_set_stream(gk_whisper_model *m, gk_stream *s);
 GKLLMDEF gk_status gk_whisper_mel(gk_whisper_model *m, const float *samples, size_t n, float *mel);
 
 /* Runs the encoder on n windows, mel [n, n_mels, 3000] f32 on the host, into
-   sequence slots seq0..seq0+n-1: each slot's cross-attention K / V are
-   computed and its decoded tokens reset (length 0). enc_out (may be NULL)
-   gets the encoder output [n, 1500, d_model] as f32. */
+   windows seq0..seq0+n-1: each window's cross-attention K / V are computed
+   and its rows reset (length 0). enc_out (may be NULL) gets the encoder
+   output [n, 1500, d_model] as f32. */
 GKLLMDEF gk_status gk_whisper_encode(gk_whisper_model *m, const float *mel, int n, int seq0, float *enc_out);
 /* The same with the features on the device: mel f32 [n, n_mels, 3000] (or [n_mels, 3000] for one window). */
 GKLLMDEF gk_status gk_whisper_encode_tensor(gk_whisper_model *m, gk_tensor mel, int seq0, float *enc_out);
 
-/* Decoder state of a slot: tokens in its cache (-1 outside the slots). */
-GKLLMDEF int64_t gk_whisper_seq_len(const gk_whisper_model *m, int seq);
-/* Forgets the slot's tokens (its window's K / V stay). */
-GKLLMDEF gk_status gk_whisper_reset(gk_whisper_model *m, int seq);
-/* Runs ids[0..n) of slot seq at positions len..len+n-1 (the cache keeps
+/* Decoder state of a row: tokens in its cache (-1 outside the rows). */
+GKLLMDEF int64_t gk_whisper_seq_len(const gk_whisper_model *m, int row);
+/* Forgets the row's tokens (its window's K / V stay). */
+GKLLMDEF gk_status gk_whisper_reset(gk_whisper_model *m, int row);
+/* Runs ids[0..n) of row seq at positions len..len+n-1 (the cache keeps
    them) and copies f32 logits to the host: the last position's [vocab], or
-   with all every position's [n, vocab] (logits may be NULL). A slot without
-   an encoded window is GK_ERR_STATE; passing max_ctx is GK_ERR_LIMIT with
-   nothing run; ids outside the vocabulary are GK_ERR_INVALID_ARGUMENT;
-   non-finite logits are GK_ERR_FORMAT naming the position (the slot keeps
-   its length). */
+   with all every position's [n, vocab] (logits may be NULL). A row whose
+   window is not encoded is GK_ERR_STATE; passing max_ctx is GK_ERR_LIMIT
+   with nothing run; ids outside the vocabulary are GK_ERR_INVALID_ARGUMENT;
+   non-finite logits are GK_ERR_FORMAT naming the position (the row keeps
+   its length). This is the prompt's path (one row, many tokens). */
 GKLLMDEF gk_status gk_whisper_decode(gk_whisper_model *m, int seq, const int32_t *ids, size_t n, int all, float *logits);
+/* One decoding step of rows row0..row0+n-1 at once: row row0+i appends
+   ids[i] at its own length and logits[i] [vocab] (f32, host) gets the next
+   token's logits. The rows cover whole windows (row0 and n multiples of
+   max_beams) and each has its prompt (gk_whisper_decode) already; ids[i] < 0
+   skips row i (it is computed but keeps its length; its logits are
+   undefined). The step's ops are captured as a graph on the second use of
+   the same rows and cache bucket (128 << k rows) and replayed after, on
+   either backend; positions and lengths are read on the device. The same
+   errors as gk_whisper_decode, with nothing appended on a failure. */
+GKLLMDEF gk_status gk_whisper_decode_step(gk_whisper_model *m, int row0, int n, const int32_t *ids, float *logits);
+/* Beam search's reordering of a window's rows: row window * B + i becomes a
+   copy of the old row window * B + src[i] (src [max_beams], in 0..B-1), cache
+   and length. Identity: nothing runs. */
+GKLLMDEF gk_status gk_whisper_reorder(gk_whisper_model *m, int window, const int32_t *src);
+
+/* The alignment heads used for word timestamps, (layer, head) pairs [n][2]:
+   generation_config.json's alignment_heads, else every head of the last
+   half of the decoder layers (OpenAI whisper's default). */
+GKLLMDEF const int32_t *gk_whisper_alignment_heads(const gk_whisper_model *m, size_t *n);
+/* Runs ids[0..n) teacher-forced on row (which starts empty and is left
+   empty) and gives the cross-attention probabilities of the alignment heads
+   over the window's frames, softmax(q k^T / sqrt(head_dim)):
+   weights [n_heads][n][1500] f32, and (logits not NULL) every position's
+   logits [n][vocab]: what word timestamps need (gk_whisper_add_words). */
+GKLLMDEF gk_status gk_whisper_cross_weights(gk_whisper_model *m, int row, const int32_t *ids, size_t n, float *weights, float *logits);
 
 /* ---- greedy transcription of one window ---- */
 typedef struct gk_whisper_transcribe_desc {
-    const char *language;          /* multilingual: a code or name; NULL: "en" (no detection yet) */
+    const char *language;          /* multilingual: a code or name; NULL: "en" (gk_whisper_transcribe_long detects) */
     int translate;                 /* task: 0 transcribe, 1 translate */
     int timestamps;                /* 1: timestamp tokens with the timestamp rules; 0: <|notimestamps|> */
     int64_t max_tokens;            /* decoding steps at most, the eot's included (HF's max_new_tokens);
@@ -1228,7 +1252,7 @@ typedef struct gk_whisper_transcribe_desc {
     int custom_suppress;           /* 1: suppress / n_suppress below instead of generation_config.json's */
     const int32_t *suppress;       /*   suppress_tokens (-1: the non-speech symbols: needs tokenizer.json) */
     size_t n_suppress;
-    int seq;                       /* the sequence slot used; 0 */
+    int seq;                       /* the model window used (its first row decodes); 0 */
     float *mel;                    /* optional out: the window's log-mel [n_mels, 3000] */
 } gk_whisper_transcribe_desc;
 typedef struct gk_whisper_result {
@@ -1260,16 +1284,31 @@ GKLLMDEF gk_status gk_whisper_transcribe_audio(gk_whisper_model *m, const gk_aud
    over audio of any length, on the model of >>api_whisper and the rules of
    >>api_whisper_rules. The audio is cut into windows of at most 3000 mel
    frames (30 s); each window is encoded (gk_whisper_mel, gk_whisper_encode)
-   and decoded greedily (temperature 0) with the prompt of gk_whisper_prompt,
-   which carries the tokens of the previous windows' segments
-   (condition_on_previous_text), and the filters of gk_whisper_filter. The
-   window's tokens become segments (gk_whisper_segments_add) whose times are
-   absolute (the window's start plus its timestamps), and the next window
-   starts where gk_whisper_segments_add says (the last timestamp, or the
-   window's end after a single timestamp ending or without timestamps). A
-   window whose no-speech probability is above thresholds.no_speech while its
-   average log-probability is not above thresholds.logprob is skipped as
-   silence (no segments; the next window starts at its end).
+   and decoded with decode_with_fallback: greedy or beam search at
+   temperature 0, then sampling (best_of candidates) at 0.2, 0.4, ... 1.0
+   while the result is too repetitive (compression ratio), too improbable
+   (average log-probability) and not silence (thresholds). The prompt
+   (gk_whisper_prompt) carries the tokens of the previous windows' segments
+   (condition_on_previous_text; reset after a window decoded above
+   temperature 0.5), the filters are gk_whisper_filter's. The window's
+   tokens become segments (gk_whisper_segments_add) whose times are
+   absolute, and the next window starts where gk_whisper_segments_add says
+   (the last timestamp, or the window's end after a single timestamp ending
+   or without timestamps). A window whose no-speech probability is above
+   thresholds.no_speech while its average log-probability is not above
+   thresholds.logprob is skipped as silence. A multilingual model without a
+   language detects it on each input's first window (decoding.py's
+   detect_language: the logits after <|startoftranscript|> over the language
+   tokens). With word_timestamps (and tokenizer.json) each window's text is
+   aligned to the audio on the alignment heads' cross-attention
+   (gk_whisper_cross_weights, gk_whisper_add_words), and the next window
+   starts after the last word as transcribe.py does.
+
+   Batches: gk_whisper_transcribe_batch runs several inputs at once, one
+   window each in the model's windows seq.. (at most max_windows - seq of
+   them): their windows are encoded one by one as they come, and every
+   decoding window's rows step together in one gk_whisper_decode_step. A
+   window that ends takes its input's next window, or the next input.
 
    Differences from transcribe.py:
    - the features of each window are the log-mel of its own samples
@@ -1279,20 +1318,28 @@ GKLLMDEF gk_status gk_whisper_transcribe_audio(gk_whisper_model *m, const gk_aud
    - a window that would not move the seek (its last timestamp pair at
      <|0.00|>) moves by its whole length;
    - without tokenizer.json the segments keep their tokens and have empty
-     text (no blank-text clearing, compression_ratio NaN);
+     text (no blank-text clearing, compression_ratio NaN so no fallback on
+     it, no word timestamps);
    - the prompt keeps at most gk_whisper_max_ctx / 2 - 1 previous tokens
-     (n_text_ctx / 2 - 1 with the default max_ctx).
-   Not in this slice: temperature fallback (every window is decoded at
-   temperature 0 once: compression_ratio and the fallback thresholds are
-   recorded, not acted on), beam search, language detection (language NULL
-   is "en"), word timestamps, clip_timestamps, hallucination_silence_threshold
-   and several windows decoded at once. */
+     (n_text_ctx / 2 - 1 with the default max_ctx);
+   - sampling uses gpukit's generator (seed), not torch's;
+   - generation_config.json's begin_suppress_tokens replace SuppressBlank
+     (as HF does).
+   Not here: clip_timestamps and hallucination_silence_threshold. */
 typedef void (*gk_whisper_long_progress_fn)(double done_s, double total_s, void *user);
 
 typedef struct gk_whisper_long_desc {
-    const char *language;          /* multilingual: a code or name; NULL: "en" (no detection yet) */
+    const char *language;          /* multilingual: a code or name; NULL: detected per input */
     int translate;                 /* task: 0 transcribe, 1 translate */
     int without_timestamps;        /* 1: <|notimestamps|>: one segment a window, windows of 30 s */
+    int beam_size;                 /* at temperature 0: 0 greedy, >= 1 beams (needs gk_whisper_desc.max_beams >= it) */
+    int best_of;                   /* candidates sampled above temperature 0; 0: 1 (needs max_beams >= it) */
+    double patience;               /* beam search (gk_whisper_search_desc); 0: 1.0 */
+    int has_length_penalty;        /* 0: rank by sum_logprob / length; 1: ((5 + length) / 6) ^ length_penalty */
+    double length_penalty;
+    uint64_t seed;                 /* sampling */
+    int word_timestamps;           /* 1: words with times and probabilities (needs tokenizer.json) */
+    gk_whisper_words_desc words;   /* punctuation and alignment options (zero: whisper's) */
     int64_t max_tokens;            /* decoding steps per window at most, the eot's included; 0: n_text_ctx / 2 */
     int no_condition;              /* 1: no previous text in the prompts (condition_on_previous_text=False) */
     const int32_t *initial_prompt; /* tokens of an initial prompt (the encoding of " " + text), may be NULL */
@@ -1300,18 +1347,20 @@ typedef struct gk_whisper_long_desc {
     int custom_suppress;           /* 1: suppress / n_suppress instead of generation_config.json's (as */
     const int32_t *suppress;       /*   gk_whisper_transcribe_desc) */
     size_t n_suppress;
-    gk_whisper_thresholds thresholds; /* no_speech and logprob for the silence skip (zero: 0.6, -1.0; NAN: no check) */
-    int seq;                       /* the sequence slot used; 0 */
+    gk_whisper_thresholds thresholds; /* fallback and silence (zero: 2.4, -1.0, 0.6, temperatures 0..1 by 0.2;
+                                         temperature_increment NAN: temperature 0 only) */
+    int seq;                       /* the first model window used; 0 */
     gk_whisper_long_progress_fn progress; /* after each window: seconds done, seconds in all (may be NULL) */
     void *user;
 } gk_whisper_long_desc;
 
 typedef struct gk_whisper_long_result {
     double duration;               /* seconds of audio: its mel frames (n / 160) / 100 */
-    int64_t windows;               /* windows decoded */
+    int64_t windows;               /* windows decoded (accepted) */
+    int64_t fallbacks;             /* decodings repeated at a higher temperature */
     int64_t skipped;               /* of them, skipped as silence */
     int64_t sampled;               /* tokens sampled over all windows (eot left out) */
-    const char *language;          /* the language code used; NULL for an English-only model */
+    const char *language;          /* the language code used (given or detected); NULL for an English-only model */
 } gk_whisper_long_result;
 
 /* Transcribes samples[0..n) at 16 kHz into segs (appended; ids count from 0
@@ -1324,6 +1373,11 @@ GKLLMDEF gk_status gk_whisper_transcribe_long(gk_whisper_model *m, const float *
 /* The same from a gk_audio (its rate must be 16000). */
 GKLLMDEF gk_status gk_whisper_transcribe_long_audio(gk_whisper_model *m, const gk_audio *a, const gk_whisper_long_desc *desc, gk_whisper_segments *segs,
                                                     gk_whisper_long_result *res);
+/* Several inputs at once (see above): samples[i][0..n[i]) into segs[i],
+   res[i] (res may be NULL). On a failure, every segs[i] is left as it was and
+   the error names the input and its window. */
+GKLLMDEF gk_status gk_whisper_transcribe_batch(gk_whisper_model *m, const float *const *samples, const size_t *n, int count, const gk_whisper_long_desc *desc,
+                                               gk_whisper_segments *segs, gk_whisper_long_result *res);
 #ifdef __cplusplus
 }
 #endif
@@ -10298,6 +10352,16 @@ typedef struct gk__wsp_layer {
 } gk__wsp_layer;
 #define GK__WSP_LAYER_TENSORS 30
 
+/* a decode step's graph: rows row0..row0+n-1 over kv_rows cache rows;
+   captured on the second use of a key (the first runs op by op) */
+#define GK__WSP_GRAPHS 48
+typedef struct gk__wsp_graph {
+    int row0, n;
+    int64_t kv_rows;
+    int warm;
+    gk_graph *g;
+} gk__wsp_graph;
+
 struct gk_whisper_model {
     gk_ctx *ctx;
     gk_whisper_config cfg;
@@ -10313,8 +10377,18 @@ struct gk_whisper_model {
     gk_tensor embed, dec_pos, dec_ln_w, dec_ln_b, proj;
     gk_tensor mel_filters;             /* f32 [n_mels, 201] */
     gk__wsp_layer *enc, *dec;
-    int64_t *len;                      /* decoded tokens per slot */
-    int *encoded;                      /* the slot holds a window's K / V */
+    int beams, rows;                   /* decoder rows per window; rows = slots * beams */
+    int64_t *len;                      /* decoded tokens per row */
+    int *encoded;                      /* per window: the slot holds a window's K / V */
+    /* the decode step (gk_whisper_decode_step): buffers for every row, made at load */
+    gk_tensor d_buf;                   /* i32 [3, rows]: token, position, kv length of step row i */
+    gk_tensor d_src;                   /* i32 [beams]: gk_whisper_reorder's sources */
+    gk_tensor a_h, a_h2, a_x, a_qkv, a_q, a_att, a_ff, a_lg, a_lg32, a_tmp;
+    int32_t *h_buf;                    /* host [3, rows] */
+    int32_t *align;                    /* the alignment heads, (layer, head) pairs */
+    size_t n_align;
+    gk__wsp_graph graphs[GK__WSP_GRAPHS];
+    int ngraphs;
 };
 
 /* ---- config ---- */
@@ -10585,9 +10659,15 @@ GKLLMDEF void gk_whisper_free(gk_whisper_model *m) {
                               &m->embed, &m->dec_pos, &m->dec_ln_w, &m->dec_ln_b, &m->proj, &m->mel_filters };
         for (i = 0; i < 13; i++) gk__llm_free_t(ctx, ts[i]);
     }
+    {
+        gk_tensor *ts[12] = { &m->d_buf, &m->d_src, &m->a_h, &m->a_h2, &m->a_x, &m->a_qkv, &m->a_q, &m->a_att, &m->a_ff, &m->a_lg, &m->a_lg32, &m->a_tmp };
+        for (i = 0; i < 12; i++) gk__llm_free_t(ctx, ts[i]);
+    }
+    for (i = 0; i < m->ngraphs; i++)
+        if (m->graphs[i].g) gk_graph_destroy(ctx, m->graphs[i].g);
     if (m->stream) gk_stream_destroy(ctx, m->stream);
     if (m->tok) gk_tokenizer_free(m->tok);
-    gk__u_free(m->enc); gk__u_free(m->dec); gk__u_free(m->len); gk__u_free(m->encoded); gk__u_free(m->gen_ids);
+    gk__u_free(m->enc); gk__u_free(m->dec); gk__u_free(m->len); gk__u_free(m->encoded); gk__u_free(m->gen_ids); gk__u_free(m->h_buf); gk__u_free(m->align);
     gk__u_free(m);
 }
 
@@ -10693,6 +10773,8 @@ GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whispe
         return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_load: gk_whisper_desc.dtype = %d is not a gk_llm_dtype (GK_LLM_DTYPE_DEFAULT, _BF16, _F16, _F32)", (int)d.dtype);
     if (d.max_windows < 0 || d.max_windows > 64)
         return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_load: gk_whisper_desc.max_windows = %d must be in 1..64 (0: 1)", d.max_windows);
+    if (d.max_beams < 0 || d.max_beams > 16)
+        return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_load: gk_whisper_desc.max_beams = %d must be in 1..16 (0: 1)", d.max_beams);
     if (d.max_ctx < 0) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_load: gk_whisper_desc.max_ctx = %lld must be >= 1 (0: max_target_positions)", (long long)d.max_ctx);
     snprintf(cpath, sizeof cpath, "%s/config.json", dir);
     snprintf(gpath, sizeof gpath, "%s/generation_config.json", dir);
@@ -10711,6 +10793,8 @@ GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whispe
     c = &m->cfg;
     dm = c->d_model; V = c->vocab;
     m->slots = d.max_windows > 0 ? d.max_windows : 1;
+    m->beams = d.max_beams > 0 ? d.max_beams : 1;
+    m->rows = m->slots * m->beams;
     m->max_ctx = d.max_ctx > 0 ? d.max_ctx : c->n_text_ctx;
     if (m->max_ctx > c->n_text_ctx) {
         s = gk_error_set(ctx, GK_ERR_LIMIT, "gk_whisper_load: gk_whisper_desc.max_ctx = %lld is above the model's max_target_positions = %lld (%s)", (long long)m->max_ctx,
@@ -10718,6 +10802,24 @@ GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whispe
         goto fail;
     }
     if ((s = gk__wsp_tokens(m, dir, gj ? gk_json_root(gj) : NULL)) != GK_OK) goto fail;
+    /* the alignment heads (checked against the config): generation_config.json's, else every head of the last half of the decoder layers (OpenAI's default) */
+    {
+        size_t k, na = c->alignment_heads ? c->n_alignment_heads : (size_t)((c->decoder_layers - c->decoder_layers / 2) * c->decoder_heads);
+        if (!(m->align = (int32_t *)gk__u_malloc(sizeof(int32_t) * 2 * (na ? na : 1)))) {
+            s = gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_whisper_load: out of host memory");
+            goto fail;
+        }
+        for (k = 0; k < na; k++) {
+            if (c->alignment_heads) {
+                m->align[2 * k] = c->alignment_heads[2 * k];
+                m->align[2 * k + 1] = c->alignment_heads[2 * k + 1];
+            } else {
+                m->align[2 * k] = (int32_t)(c->decoder_layers / 2 + (int64_t)k / c->decoder_heads);
+                m->align[2 * k + 1] = (int32_t)((int64_t)k % c->decoder_heads);
+            }
+        }
+        m->n_align = na;
+    }
     /* the weights: every tensor present, of a float dtype and the config's shape, before any device allocation */
     {
         char p1[4200], p2[4200];
@@ -10735,7 +10837,8 @@ GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whispe
     if (!(m->enc = (gk__wsp_layer *)gk__u_calloc((size_t)c->encoder_layers, sizeof *m->enc)) ||
         !(m->dec = (gk__wsp_layer *)gk__u_calloc((size_t)c->decoder_layers, sizeof *m->dec)) ||
         !(want = (gk__wsp_want *)gk__u_calloc((size_t)(c->encoder_layers * 16 + c->decoder_layers * 26 + 16), sizeof *want)) ||
-        !(m->len = (int64_t *)gk__u_calloc((size_t)m->slots, sizeof(int64_t))) || !(m->encoded = (int *)gk__u_calloc((size_t)m->slots, sizeof(int)))) {
+        !(m->len = (int64_t *)gk__u_calloc((size_t)m->rows, sizeof(int64_t))) || !(m->encoded = (int *)gk__u_calloc((size_t)m->slots, sizeof(int))) ||
+        !(m->h_buf = (int32_t *)gk__u_calloc((size_t)(3 * m->rows), sizeof(int32_t)))) {
         s = gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_whisper_load: out of host memory");
         goto fail;
     }
@@ -10799,14 +10902,28 @@ GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whispe
     if (s == GK_OK) s = gk_mel_filters_new(ctx, c->n_mels, 400, 16000.0, 0.0, 8000.0, GK_MEL_NORM_SLANEY, &m->mel_filters);
     for (l = 0; l < c->decoder_layers && s == GK_OK; l++) {
         int64_t H = c->decoder_heads, D = dm / H;
-        s = gk__wsp_empty(m, m->dt, 4, m->slots, m->max_ctx, 2 * H, D, &m->dec[l].kv);
+        s = gk__wsp_empty(m, m->dt, 4, m->rows, m->max_ctx, 2 * H, D, &m->dec[l].kv);
         if (s == GK_OK) s = gk_fill(ctx, m->dec[l].kv, 0);
         if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 4, m->slots, c->n_audio_ctx, 2 * H, D, &m->dec[l].xcache);
         if (s == GK_OK) s = gk_fill(ctx, m->dec[l].xcache, 0);
         if (s == GK_ERR_OUT_OF_MEMORY)
-            s = gk_error_set(ctx, s, "gk_whisper_load: out of memory for the decoder caches of %d windows (%.1f MiB per layer): %s", m->slots,
-                             (double)(2 * m->slots * (m->max_ctx + c->n_audio_ctx) * dm) * (double)gk_dtype_size(m->dt) / 1048576.0, gk_last_error(ctx));
+            s = gk_error_set(ctx, s, "gk_whisper_load: out of memory for the decoder caches of %d windows and %d rows (%.1f MiB per layer): %s", m->slots, m->rows,
+                             (double)(2 * (m->rows * m->max_ctx + m->slots * c->n_audio_ctx) * dm) * (double)gk_dtype_size(m->dt) / 1048576.0, gk_last_error(ctx));
     }
+    /* the decode step's buffers */
+    if (s == GK_OK) s = gk__wsp_empty(m, GK_I32, 1, 3 * m->rows, 0, 0, 0, &m->d_buf);
+    if (s == GK_OK) s = gk_fill(ctx, m->d_buf, 0);
+    if (s == GK_OK) s = gk__wsp_empty(m, GK_I32, 1, m->beams, 0, 0, 0, &m->d_src);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, m->rows, dm, 0, 0, &m->a_h);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, m->rows, dm, 0, 0, &m->a_h2);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, m->rows, dm, 0, 0, &m->a_x);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, m->rows, 3 * dm, 0, 0, &m->a_qkv);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, m->rows, dm, 0, 0, &m->a_q);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, m->rows, dm, 0, 0, &m->a_att);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, m->rows, c->decoder_ffn, 0, 0, &m->a_ff);
+    if (s == GK_OK && m->dt != GK_F32) s = gk__wsp_empty(m, m->dt, 2, m->rows, V, 0, 0, &m->a_lg);
+    if (s == GK_OK) s = gk__wsp_empty(m, GK_F32, 2, m->rows, V, 0, 0, &m->a_lg32);
+    if (s == GK_OK && m->beams > 1) s = gk__wsp_empty(m, m->dt, 4, m->beams, m->max_ctx, 2 * c->decoder_heads, dm / c->decoder_heads, &m->a_tmp);
     if (s == GK_OK) s = gk_stream_sync(ctx, m->stream);
     if (s != GK_OK) goto fail;
     gk_set_stream(ctx, old);
@@ -10832,7 +10949,8 @@ GKLLMDEF const gk_tokenizer *gk_whisper_model_tokenizer(const gk_whisper_model *
 GKLLMDEF gk_dtype gk_whisper_compute_dtype(const gk_whisper_model *m) { return m ? m->dt : GK_F32; }
 GKLLMDEF int gk_whisper_max_windows(const gk_whisper_model *m) { return m ? m->slots : 0; }
 GKLLMDEF int64_t gk_whisper_max_ctx(const gk_whisper_model *m) { return m ? m->max_ctx : 0; }
-GKLLMDEF int64_t gk_whisper_seq_len(const gk_whisper_model *m, int seq) { return m && seq >= 0 && seq < m->slots ? m->len[seq] : -1; }
+GKLLMDEF int gk_whisper_max_beams(const gk_whisper_model *m) { return m ? m->beams : 0; }
+GKLLMDEF int64_t gk_whisper_seq_len(const gk_whisper_model *m, int row) { return m && row >= 0 && row < m->rows ? m->len[row] : -1; }
 GKLLMDEF gk_status gk_whisper_set_stream(gk_whisper_model *m, gk_stream *s) {
     if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "gk_whisper_set_stream: m is NULL");
     m->stream_use = s;
@@ -10946,10 +11064,12 @@ static gk_status gk__wsp_encode(gk_whisper_model *m, gk_tensor mel, int64_t B, i
     (void)none;
     if (V.st == GK_OK) {
         int64_t b;
-        for (b = 0; b < B; b++) { m->encoded[seq0 + b] = 1; m->len[seq0 + b] = 0; }
+        for (b = 0; b < B; b++) m->encoded[seq0 + b] = 1;
+        for (b = 0; b < B * m->beams; b++) m->len[seq0 * m->beams + b] = 0;
     } else {
         int64_t b;
-        for (b = 0; b < B; b++) { m->encoded[seq0 + b] = 0; m->len[seq0 + b] = 0; } /* K / V may be half written */
+        for (b = 0; b < B; b++) m->encoded[seq0 + b] = 0; /* K / V may be half written */
+        for (b = 0; b < B * m->beams; b++) m->len[seq0 * m->beams + b] = 0;
     }
     return V.st;
 }
@@ -11017,8 +11137,70 @@ GKLLMDEF gk_status gk_whisper_encode(gk_whisper_model *m, const float *mel, int 
 }
 
 /* ---- decoder ---- */
-/* ids (host) of slot seq at positions len..len+n-1; f32-convertible logits [all ? n : 1, vocab] of the compute dtype in *logits */
-static gk_status gk__wsp_prefill(gk_whisper_model *m, int seq, const int32_t *ids, int64_t n, int all, gk_tensor *logits) {
+/* The cross-attention probabilities softmax(q k^T / sqrt(D)) over the
+   window's frames of the alignment heads, per decoder position: out
+   [n_heads][n][n_audio_ctx] on the host, head k of heads[2 k] (layer),
+   heads[2 k + 1] (head). */
+typedef struct gk__wsp_cap {
+    const int32_t *heads;
+    size_t n_heads;
+    float *out;
+} gk__wsp_cap;
+
+static gk_tensor gk__wsp_lv_permute(gk__lv *v, gk_tensor x, int a, int b, int c) {
+    gk_tensor t = gk__u_tnull();
+    int perm[3];
+    if (v->st != GK_OK) return t;
+    perm[0] = a; perm[1] = b; perm[2] = c;
+    return gk__lv_keep(v, gk_view_permute(v->ctx, x, perm, &t), t);
+}
+static gk_tensor gk__wsp_lv_contig(gk__lv *v, gk_tensor x) {
+    gk_tensor t = gk__u_tnull();
+    if (v->st != GK_OK) return t;
+    return gk__lv_keep(v, gk_contiguous(v->ctx, x, &t), t);
+}
+
+/* layer l's alignment heads: q [n, d] (the cross-attention queries), xc the window's [1, n_audio_ctx, 2 H, D] */
+static void gk__wsp_capture(gk_whisper_model *m, gk__lv *V, const gk__wsp_cap *cap, int64_t l, gk_tensor q, gk_tensor xc, int64_t n) {
+    const gk_whisper_config *c = &m->cfg;
+    int64_t H = c->decoder_heads, D = c->d_model / H, F = c->n_audio_ctx, h;
+    size_t k, any = 0;
+    gk_tensor qh, kh, sc = gk__u_tnull();
+    gk_matmul_desc md;
+    float *host = NULL;
+    for (k = 0; k < cap->n_heads; k++) any += cap->heads[2 * k] == l;
+    if (!any || V->st != GK_OK) return;
+    /* [H, n, D] @ [H, D, F] -> [H, n, F] in f32 */
+    qh = gk__wsp_lv_contig(V, gk__wsp_lv_permute(V, gk__lv_reshape(V, q, 3, n, H, D, 0), 1, 0, 2));
+    kh = gk__wsp_lv_contig(V, gk__wsp_lv_permute(V, gk__lv_reshape(V, gk__lv_slice(V, xc, 2, 0, H), 3, F, H, D, 0), 1, 2, 0));
+    if (V->st == GK_OK) {
+        int64_t sh[3];
+        sh[0] = H; sh[1] = n; sh[2] = F;
+        V->st = gk_tensor_empty(m->ctx, GK_F32, 3, sh, &sc);
+        if (V->st == GK_OK) gk__lv_keep(V, GK_OK, sc);
+    }
+    memset(&md, 0, sizeof md);
+    md.alpha = 1.0 / sqrt((double)D);
+    GK__LV_DO(V, gk_matmul(m->ctx, sc, qh, kh, &md));
+    GK__LV_DO(V, gk_softmax(m->ctx, sc, sc));
+    if (V->st != GK_OK) return;
+    if (!(host = (float *)gk__u_malloc(sizeof(float) * (size_t)(H * n * F)))) {
+        V->st = gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "gk_whisper_cross_weights: out of host memory");
+        return;
+    }
+    V->st = gk_copy_to_host(m->ctx, sc, host, sizeof(float) * (size_t)(H * n * F));
+    for (k = 0; k < cap->n_heads && V->st == GK_OK; k++) {
+        if (cap->heads[2 * k] != l) continue;
+        h = cap->heads[2 * k + 1];
+        memcpy(cap->out + k * (size_t)(n * F), host + (size_t)(h * n * F), sizeof(float) * (size_t)(n * F));
+    }
+    gk__u_free(host);
+}
+
+/* ids (host) of decoder row seq at positions len..len+n-1; f32-convertible
+   logits [all ? n : 1, vocab] of the compute dtype in *logits; cap (may be
+   NULL) gets the alignment heads' cross-attention probabilities */
+static gk_status gk__wsp_prefill(gk_whisper_model *m, int seq, const int32_t *ids, int64_t n, int all, gk_tensor *logits, const gk__wsp_cap *cap) {
     const gk_whisper_config *c = &m->cfg;
     gk_ctx *ctx = m->ctx;
     int64_t p0 = m->len[seq], i, dm = c->d_model, H = c->decoder_heads, D = dm / H, l;
@@ -11081,7 +11263,8 @@ static gk_status gk__wsp_prefill(gk_whisper_model *m, int seq, const int32_t *id
         memset(&md, 0, sizeof md);
         md.bias = y->xbq;
         GK__LV_DO(&V, gk_linear(ctx, q, x, y->xq, &md));
-        xc = gk__lv_slice(&V, y->xcache, 0, seq, seq + 1);
+        xc = gk__lv_slice(&V, y->xcache, 0, seq / m->beams, seq / m->beams + 1);
+        if (cap) gk__wsp_capture(m, &V, cap, l, q, xc, n);
         memset(&ad, 0, sizeof ad);
         GK__LV_DO(&V, gk_attention(ctx, att4, gk__lv_reshape(&V, q, 4, 1, n, H, D), gk__lv_slice(&V, xc, 2, 0, H), gk__lv_slice(&V, xc, 2, H, 2 * H), &ad));
         memset(&md, 0, sizeof md);
@@ -11110,8 +11293,8 @@ static gk_status gk__wsp_prefill(gk_whisper_model *m, int seq, const int32_t *id
 
 GKLLMDEF gk_status gk_whisper_reset(gk_whisper_model *m, int seq) {
     if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "gk_whisper_reset: m is NULL");
-    if (seq < 0 || seq >= m->slots)
-        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_reset: slot %d outside 0..%d (the model was loaded with max_windows %d)", seq, m->slots - 1, m->slots);
+    if (seq < 0 || seq >= m->rows)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_reset: row %d outside 0..%d (max_windows %d x max_beams %d)", seq, m->rows - 1, m->slots, m->beams);
     m->len[seq] = 0;
     return GK_OK;
 }
@@ -11126,11 +11309,12 @@ GKLLMDEF gk_status gk_whisper_decode(gk_whisper_model *m, int seq, const int32_t
     if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
     if (!ids && n) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: ids is NULL but n is %llu", W, (unsigned long long)n);
     if (n == 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: n is 0 (no tokens to run)", W);
-    if (seq < 0 || seq >= m->slots)
-        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: slot %d outside 0..%d (the model was loaded with max_windows %d)", W, seq, m->slots - 1, m->slots);
-    if (!m->encoded[seq]) return gk_error_set(m->ctx, GK_ERR_STATE, "%s: slot %d holds no encoded window (gk_whisper_encode first)", W, seq);
+    if (seq < 0 || seq >= m->rows)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: row %d outside 0..%d (max_windows %d x max_beams %d)", W, seq, m->rows - 1, m->slots, m->beams);
+    if (!m->encoded[seq / m->beams])
+        return gk_error_set(m->ctx, GK_ERR_STATE, "%s: row %d's window %d holds no encoded window (gk_whisper_encode first)", W, seq, seq / m->beams);
     if ((int64_t)n > m->max_ctx - m->len[seq])
-        return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: %llu tokens after %lld in slot %d exceed the context of %lld tokens", W, (unsigned long long)n, (long long)m->len[seq], seq,
+        return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: %llu tokens after %lld in row %d exceed the context of %lld tokens", W, (unsigned long long)n, (long long)m->len[seq], seq,
                             (long long)m->max_ctx);
     V = m->cfg.vocab;
     for (i = 0; i < n; i++)
@@ -11139,7 +11323,7 @@ GKLLMDEF gk_status gk_whisper_decode(gk_whisper_model *m, int seq, const int32_t
     old = gk_get_stream(m->ctx);
     gk_set_stream(m->ctx, gk__wsp_stream(m));
     p0 = m->len[seq];
-    s = gk__wsp_prefill(m, seq, ids, (int64_t)n, all, &lg);
+    s = gk__wsp_prefill(m, seq, ids, (int64_t)n, all, &lg, NULL);
     if (s == GK_OK && logits) {
         size_t nb = (all ? n : 1) * (size_t)V * sizeof(float);
         if (m->dt == GK_F32) s = gk_copy_to_host(m->ctx, lg, logits, nb);
@@ -11157,11 +11341,255 @@ GKLLMDEF gk_status gk_whisper_decode(gk_whisper_model *m, int seq, const int32_t
         for (r = 0; r < rows && s == GK_OK; r++) {
             int64_t bad = gk__wsp_nonfinite(logits + r * (size_t)V, V);
             if (bad >= 0)
-                s = gk_error_set(m->ctx, GK_ERR_FORMAT, "%s: the logits of position %lld of slot %d are not finite (logit %lld): the weights hold NaN or infinite values, or the "
+                s = gk_error_set(m->ctx, GK_ERR_FORMAT, "%s: the logits of position %lld of row %d are not finite (logit %lld): the weights hold NaN or infinite values, or the "
                                  "activations overflowed the compute dtype", W, (long long)(p0 + (int64_t)(all ? r : n - 1)), seq, (long long)bad);
         }
         if (s != GK_OK) m->len[seq] = p0;
     }
+    return s;
+}
+
+/* ---- the decode step of several rows ---- */
+/* One token for rows row0..row0+n-1 from entries 0..n-1 of d_buf's three
+   parts (token, position, kv length), logits f32 into a_lg32[0..n);
+   attention over the cache rows 0..kv_rows. The rows cover whole windows
+   (row0 and n multiples of beams): the cross-attention runs per window with
+   its beams as the queries. */
+static gk_status gk__wsp_step_ops(gk_whisper_model *m, int row0, int n, int64_t kv_rows) {
+    const gk_whisper_config *c = &m->cfg;
+    gk_ctx *ctx = m->ctx;
+    int64_t dm = c->d_model, H = c->decoder_heads, D = dm / H, l, R = m->rows, nb = m->beams, nw = n / m->beams, w0 = row0 / m->beams;
+    gk_tensor ids, pos, kvl, h, h2, x, qkv, q, att, ff, lg;
+    gk__lv V;
+    memset(&V, 0, sizeof V);
+    V.ctx = ctx;
+    ids = gk__lv_slice(&V, m->d_buf, 0, 0, n);
+    pos = gk__lv_slice(&V, m->d_buf, 0, R, R + n);
+    kvl = gk__lv_slice(&V, m->d_buf, 0, 2 * R, 2 * R + n);
+    h = gk__lv_slice(&V, m->a_h, 0, 0, n);
+    h2 = gk__lv_slice(&V, m->a_h2, 0, 0, n);
+    x = gk__lv_slice(&V, m->a_x, 0, 0, n);
+    qkv = gk__lv_slice(&V, m->a_qkv, 0, 0, n);
+    q = gk__lv_slice(&V, m->a_q, 0, 0, n);
+    att = gk__lv_slice(&V, m->a_att, 0, 0, n);
+    ff = gk__lv_slice(&V, m->a_ff, 0, 0, n);
+    GK__LV_DO(&V, gk_embedding(ctx, h, m->embed, ids));
+    GK__LV_DO(&V, gk_embedding(ctx, h2, m->dec_pos, pos));
+    GK__LV_DO(&V, gk_add(ctx, h, h, h2));
+    for (l = 0; l < c->decoder_layers && V.st == GK_OK; l++) {
+        const gk__wsp_layer *y = &m->dec[l];
+        gk_matmul_desc md;
+        gk_attention_desc ad;
+        gk_tensor q4, kv, xc, att4;
+        gk__lv L;
+        memset(&L, 0, sizeof L);
+        L.ctx = ctx;
+        GK__LV_DO(&L, gk_layer_norm(ctx, x, h, y->ln1_w, y->ln1_b, 1e-5));
+        memset(&md, 0, sizeof md);
+        md.bias = y->bqkv;
+        GK__LV_DO(&L, gk_linear(ctx, qkv, x, y->wqkv, &md));
+        q4 = gk__lv_reshape(&L, qkv, 4, n, 1, 3 * H, D);
+        kv = gk__lv_slice(&L, y->kv, 0, row0, row0 + n);
+        GK__LV_DO(&L, gk_kv_write(ctx, kv, gk__lv_slice(&L, q4, 2, H, 3 * H), pos));
+        kv = gk__lv_slice(&L, kv, 1, 0, kv_rows);
+        att4 = gk__lv_reshape(&L, att, 4, n, 1, H, D);
+        memset(&ad, 0, sizeof ad);
+        ad.causal = 1;
+        ad.kv_lens = kvl;
+        GK__LV_DO(&L, gk_attention(ctx, att4, gk__lv_slice(&L, q4, 2, 0, H), gk__lv_slice(&L, kv, 2, 0, H), gk__lv_slice(&L, kv, 2, H, 2 * H), &ad));
+        memset(&md, 0, sizeof md);
+        md.bias = y->bo;
+        md.residual = h;
+        GK__LV_DO(&L, gk_linear(ctx, h2, att, y->wo, &md));
+        /* cross-attention: each window's beams are its queries */
+        GK__LV_DO(&L, gk_layer_norm(ctx, x, h2, y->lnx_w, y->lnx_b, 1e-5));
+        memset(&md, 0, sizeof md);
+        md.bias = y->xbq;
+        GK__LV_DO(&L, gk_linear(ctx, q, x, y->xq, &md));
+        xc = gk__lv_slice(&L, y->xcache, 0, w0, w0 + nw);
+        memset(&ad, 0, sizeof ad);
+        GK__LV_DO(&L, gk_attention(ctx, gk__lv_reshape(&L, att, 4, nw, nb, H, D), gk__lv_reshape(&L, q, 4, nw, nb, H, D), gk__lv_slice(&L, xc, 2, 0, H),
+                                   gk__lv_slice(&L, xc, 2, H, 2 * H), &ad));
+        memset(&md, 0, sizeof md);
+        md.bias = y->xbo;
+        md.residual = h2;
+        GK__LV_DO(&L, gk_linear(ctx, h, att, y->xo, &md));
+        gk__wsp_mlp(m, &L, y, h2, h, x, ff);
+        gk__lv_free(&L);
+        if (L.st != GK_OK) V.st = L.st;
+        { gk_tensor t = h; h = h2; h2 = t; }
+    }
+    GK__LV_DO(&V, gk_layer_norm(ctx, x, h, m->dec_ln_w, m->dec_ln_b, 1e-5));
+    lg = gk__lv_slice(&V, m->dt == GK_F32 ? m->a_lg32 : m->a_lg, 0, 0, n);
+    GK__LV_DO(&V, gk_linear(ctx, lg, x, m->proj, NULL));
+    if (m->dt != GK_F32) GK__LV_DO(&V, gk_cast(ctx, gk__lv_slice(&V, m->a_lg32, 0, 0, n), lg));
+    gk__lv_free(&V);
+    return V.st;
+}
+
+/* the step as a graph replay (captured on a key's second use) */
+static gk_status gk__wsp_step(gk_whisper_model *m, int row0, int n, int64_t kv_rows) {
+    gk_stream *st = gk__wsp_stream(m);
+    gk__wsp_graph *e = NULL;
+    gk_graph *g = NULL;
+    gk_status s, s2;
+    int i;
+    for (i = 0; i < m->ngraphs; i++)
+        if (m->graphs[i].row0 == row0 && m->graphs[i].n == n && m->graphs[i].kv_rows == kv_rows) { e = &m->graphs[i]; break; }
+    if (!e) {
+        if (m->ngraphs == GK__WSP_GRAPHS) return gk__wsp_step_ops(m, row0, n, kv_rows); /* every key held: op by op */
+        e = &m->graphs[m->ngraphs++];
+        e->row0 = row0; e->n = n; e->kv_rows = kv_rows; e->warm = 1; e->g = NULL;
+        return gk__wsp_step_ops(m, row0, n, kv_rows);
+    }
+    if (e->g) return gk_graph_launch(m->ctx, e->g, st);
+    if ((s = gk_graph_begin(m->ctx, st)) != GK_OK) return s;
+    s = gk__wsp_step_ops(m, row0, n, kv_rows);
+    s2 = gk_graph_end(m->ctx, st, &g);
+    if (s == GK_OK) s = s2;
+    if (s != GK_OK) { if (g) gk_graph_destroy(m->ctx, g); return s; }
+    e->g = g;
+    return gk_graph_launch(m->ctx, g, st);
+}
+
+GKLLMDEF gk_status gk_whisper_decode_step(gk_whisper_model *m, int row0, int n, const int32_t *ids, float *logits) {
+    const char *W = "gk_whisper_decode_step";
+    gk_stream *old;
+    gk_status s;
+    int64_t V, need = 1, kv_rows = 128;
+    int i, R;
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
+    if (!ids || !logits) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", W, !ids ? "ids" : "logits");
+    R = m->rows;
+    if (n < 1 || row0 < 0 || row0 > R - n)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: rows %d..%d are outside the model's %d rows (max_windows %d x max_beams %d)", W, row0, row0 + n - 1, R,
+                            m->slots, m->beams);
+    if (row0 % m->beams || n % m->beams)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: rows %d..%d do not cover whole windows (%d rows each: row0 and n must be multiples of max_beams)", W, row0,
+                            row0 + n - 1, m->beams);
+    V = m->cfg.vocab;
+    for (i = 0; i < n; i++) {
+        int r = row0 + i;
+        if (!m->encoded[r / m->beams]) return gk_error_set(m->ctx, GK_ERR_STATE, "%s: row %d's window %d holds no encoded window (gk_whisper_encode first)", W, r, r / m->beams);
+        if (ids[i] >= V) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: token id %d at ids[%d] is outside the vocab [0, %lld)", W, (int)ids[i], i, (long long)V);
+        if (ids[i] < 0) continue;
+        if (m->len[r] == 0) return gk_error_set(m->ctx, GK_ERR_STATE, "%s: row %d is empty (gk_whisper_decode runs its prompt first)", W, r);
+        if (m->len[r] >= m->max_ctx)
+            return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: row %d holds %lld tokens: its context of %lld tokens is full", W, r, (long long)m->len[r], (long long)m->max_ctx);
+        if (m->len[r] + 1 > need) need = m->len[r] + 1;
+    }
+    /* token, position and kv length of each row; a skipped row (id < 0) runs token 0 at its length without keeping it */
+    for (i = 0; i < n; i++) {
+        int64_t L = m->len[row0 + i];
+        m->h_buf[i] = ids[i] < 0 ? 0 : ids[i];
+        m->h_buf[R + i] = (int32_t)(L < m->max_ctx ? L : m->max_ctx - 1);
+        m->h_buf[2 * R + i] = (int32_t)(L < m->max_ctx ? L + 1 : m->max_ctx);
+    }
+    while (kv_rows < need) kv_rows <<= 1;
+    if (kv_rows > m->max_ctx) kv_rows = m->max_ctx;
+    old = gk_get_stream(m->ctx);
+    gk_set_stream(m->ctx, gk__wsp_stream(m));
+    s = gk_copy_from_host(m->ctx, m->d_buf, m->h_buf, sizeof(int32_t) * (size_t)(3 * R));
+    if (s == GK_OK) s = gk__wsp_step(m, row0, n, kv_rows);
+    if (s == GK_OK) {
+        gk_tensor t;
+        s = gk_view_slice(m->ctx, m->a_lg32, 0, 0, n, 1, &t);
+        if (s == GK_OK) { s = gk_copy_to_host(m->ctx, t, logits, sizeof(float) * (size_t)(n * V)); gk_tensor_free(m->ctx, t); }
+    }
+    gk_set_stream(m->ctx, old);
+    if (s != GK_OK) return s;
+    for (i = 0; i < n; i++) {
+        int64_t bad;
+        if (ids[i] < 0) continue;
+        if ((bad = gk__wsp_nonfinite(logits + (size_t)i * (size_t)V, V)) >= 0)
+            return gk_error_set(m->ctx, GK_ERR_FORMAT, "%s: the logits of position %lld of row %d are not finite (logit %lld): the weights hold NaN or infinite values, or the "
+                                "activations overflowed the compute dtype", W, (long long)m->len[row0 + i], row0 + i, (long long)bad);
+    }
+    for (i = 0; i < n; i++)
+        if (ids[i] >= 0) m->len[row0 + i]++;
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_whisper_reorder(gk_whisper_model *m, int window, const int32_t *src) {
+    const char *W = "gk_whisper_reorder";
+    int64_t lens[16], l;
+    int i, ident = 1, B;
+    gk_stream *old;
+    gk_status s = GK_OK;
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
+    if (!src) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: src is NULL", W);
+    if (window < 0 || window >= m->slots)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: window %d outside 0..%d (gk_whisper_desc.max_windows)", W, window, m->slots - 1);
+    B = m->beams;
+    for (i = 0; i < B; i++) {
+        if (src[i] < 0 || src[i] >= B) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: src[%d] = %d is outside the window's rows 0..%d", W, i, (int)src[i], B - 1);
+        ident &= src[i] == i;
+    }
+    if (ident) return GK_OK;
+    old = gk_get_stream(m->ctx);
+    gk_set_stream(m->ctx, gk__wsp_stream(m));
+    s = gk_copy_from_host(m->ctx, m->d_src, src, sizeof(int32_t) * (size_t)B);
+    for (l = 0; l < m->cfg.decoder_layers && s == GK_OK; l++) {
+        gk_tensor kv;
+        s = gk_view_slice(m->ctx, m->dec[l].kv, 0, (int64_t)window * B, (int64_t)(window + 1) * B, 1, &kv);
+        if (s != GK_OK) break;
+        s = gk_index_select(m->ctx, m->a_tmp, kv, 0, m->d_src);
+        if (s == GK_OK) s = gk_copy(m->ctx, kv, m->a_tmp);
+        gk_tensor_free(m->ctx, kv);
+    }
+    gk_set_stream(m->ctx, old);
+    if (s != GK_OK) return s;
+    for (i = 0; i < B; i++) lens[i] = m->len[window * B + src[i]];
+    for (i = 0; i < B; i++) m->len[window * B + i] = lens[i];
+    return GK_OK;
+}
+
+GKLLMDEF const int32_t *gk_whisper_alignment_heads(const gk_whisper_model *m, size_t *n) {
+    if (n) *n = 0;
+    if (!m) return NULL;
+    if (n) *n = m->n_align;
+    return m->align;
+}
+
+GKLLMDEF gk_status gk_whisper_cross_weights(gk_whisper_model *m, int row, const int32_t *ids, size_t n, float *weights, float *logits) {
+    const char *W = "gk_whisper_cross_weights";
+    gk__wsp_cap cap;
+    gk_stream *old;
+    gk_tensor lg = gk__u_tnull();
+    gk_status s;
+    int64_t V;
+    size_t i;
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
+    if (!ids || !weights) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", W, !ids ? "ids" : "weights");
+    if (n == 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: n is 0 (no tokens to run)", W);
+    if (row < 0 || row >= m->rows)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: row %d outside 0..%d (max_windows %d x max_beams %d)", W, row, m->rows - 1, m->slots, m->beams);
+    if (!m->encoded[row / m->beams]) return gk_error_set(m->ctx, GK_ERR_STATE, "%s: row %d's window %d holds no encoded window (gk_whisper_encode first)", W, row, row / m->beams);
+    if ((int64_t)n > m->max_ctx) return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: %llu tokens exceed the context of %lld tokens", W, (unsigned long long)n, (long long)m->max_ctx);
+    V = m->cfg.vocab;
+    for (i = 0; i < n; i++)
+        if (ids[i] < 0 || ids[i] >= V)
+            return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: token id %d at ids[%llu] is outside the vocab [0, %lld)", W, (int)ids[i], (unsigned long long)i, (long long)V);
+    cap.heads = m->align;
+    cap.n_heads = m->n_align;
+    cap.out = weights;
+    old = gk_get_stream(m->ctx);
+    gk_set_stream(m->ctx, gk__wsp_stream(m));
+    m->len[row] = 0;
+    s = gk__wsp_prefill(m, row, ids, (int64_t)n, 1, &lg, &cap);
+    if (s == GK_OK && logits) {
+        size_t nb = n * (size_t)V * sizeof(float);
+        if (m->dt == GK_F32) s = gk_copy_to_host(m->ctx, lg, logits, nb);
+        else {
+            gk_tensor t;
+            s = gk_cast_new(m->ctx, lg, GK_F32, &t);
+            if (s == GK_OK) { s = gk_copy_to_host(m->ctx, t, logits, nb); gk_tensor_free(m->ctx, t); }
+        }
+    }
+    if (s == GK_OK) s = gk_stream_sync(m->ctx, gk__wsp_stream(m));
+    gk__llm_free_t(m->ctx, &lg);
+    gk_set_stream(m->ctx, old);
+    m->len[row] = 0;
     return s;
 }
 
@@ -11221,6 +11649,8 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
     gk_tensor mel = gk__u_tnull();
     gk_stream *old;
     float *lg = NULL, *row = NULL, *lp = NULL;
+    int32_t sids[16];
+    int b, row0;
     gk_status s;
     gk__u_tl sv;
     int64_t V, steps, k, cnt;
@@ -11270,7 +11700,7 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
         s = gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: the prompt of %llu tokens leaves no room in the context of %lld tokens", W, (unsigned long long)prompt.len, (long long)m->max_ctx);
         goto done;
     }
-    if (!(lg = (float *)gk__u_malloc(sizeof(float) * (size_t)V * prompt.len)) || !(row = (float *)gk__u_malloc(sizeof(float) * (size_t)V)) ||
+    if (!(lg = (float *)gk__u_malloc(sizeof(float) * (size_t)V * prompt.len)) || !(row = (float *)gk__u_malloc(sizeof(float) * (size_t)V * (size_t)m->beams)) ||
         !(lp = (float *)gk__u_malloc(sizeof(float) * (size_t)V))) {
         s = gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
         goto done;
@@ -11288,7 +11718,9 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
     gk__llm_free_t(m->ctx, &mel);
     if (s != GK_OK) goto done;
     /* the prompt (every row: the SOT row gives the no-speech probability) */
-    if ((s = gk_whisper_decode(m, d.seq, prompt.data, prompt.len, 1, lg)) != GK_OK) goto done;
+    row0 = d.seq * m->beams;
+    for (b = 0; b < m->beams; b++) sids[b] = -1;
+    if ((s = gk_whisper_decode(m, row0, prompt.data, prompt.len, 1, lg)) != GK_OK) goto done;
     gk__u_tl_save(&sv);
     if (m->tokens.no_speech < 0 || gk_whisper_no_speech_prob(&m->tokens, lg + r.sot_index * (size_t)V, &r.no_speech_prob) != GK_OK) r.no_speech_prob = NAN;
     gk__u_tl_restore(&sv);
@@ -11318,8 +11750,9 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
         if (tok == m->tokens.eot) { r.ended = 1; break; }
         r.sum_logprob += (double)lp[tok];
         if ((s = gk_ids_push(&got, tok)) != GK_OK) { gk__u_tl_restore(&sv); s = gk_error_set(m->ctx, s, "%s: out of host memory", W); goto done; }
-        if (k + 1 == steps || m->len[d.seq] >= m->max_ctx) break;
-        if ((s = gk_whisper_decode(m, d.seq, &tok, 1, 0, row)) != GK_OK) goto done;
+        if (k + 1 == steps || m->len[row0] >= m->max_ctx) break;
+        sids[0] = tok;
+        if ((s = gk_whisper_decode_step(m, row0, m->beams, sids, row)) != GK_OK) goto done;
     }
     r.avg_logprob = gk_whisper_avg_logprob(r.sum_logprob, got.len);
     for (i = 0; i < got.len && s == GK_OK; i++) s = gk_ids_push(out, got.data[i]);
@@ -11344,221 +11777,478 @@ GKLLMDEF gk_status gk_whisper_transcribe_audio(gk_whisper_model *m, const gk_aud
 /* ======================================================================== */
 /* >>impl_whisper_long                                                      */
 /* ======================================================================== */
+/* The transcribe loop as a batch: each input is a job that walks its audio
+   window by window; the jobs' current windows sit in the model's windows
+   seq..seq+k-1 and their decoding rows step together (gk_whisper_decode_step).
+   A job's window goes: new (features, encoder, language) -> attempt
+   (prompt, search at one temperature) -> decoding (steps) -> accepted
+   (segments, words, seek) or the next attempt. */
 
-/* the first largest entry */
-static int32_t gk__wl_argmax(const float *x, int64_t n) {
-    int64_t i, b = 0;
-    for (i = 1; i < n; i++)
-        if (x[i] > x[b]) b = i;
-    return (int32_t)b;
-}
+enum { GK__WL_NEW = 0, GK__WL_ATTEMPT, GK__WL_DECODING, GK__WL_DONE };
 
-GKLLMDEF gk_status gk_whisper_transcribe_long(gk_whisper_model *m, const float *samples, size_t n, const gk_whisper_long_desc *desc, gk_whisper_segments *segs,
-                                              gk_whisper_long_result *res) {
-    const char *W = "gk_whisper_transcribe_long";
-    gk_whisper_long_desc d;
+typedef struct gk__wl_job {
+    const float *samples;
+    size_t n;
+    int64_t frames, seek, size;        /* mel frames; the window's first frame and its frames */
+    int window;                        /* model window (rows window * B ..) */
+    int state, attempt;
+    gk_ids all;                        /* previous text: tokens of the accepted segments */
+    size_t reset_since;
+    int32_t lang;                      /* the language token (-1: English-only) */
+    double last_speech;                /* word timestamps: the end of the last speech */
+    gk_whisper_search *search;
+    double temperature, nsp;
+    size_t sot_index, sample_begin, prompt_len;
+    gk_whisper_segments *segs;
+    size_t seg0;
     gk_whisper_long_result r;
-    gk_whisper_prompt_desc pd;
-    gk_whisper_filter_desc fd;
+} gk__wl_job;
+
+typedef struct gk__wl {
+    gk_whisper_model *m;
+    const gk_whisper_long_desc *d;
     const gk_whisper_config *cfg;
     const gk_whisper_tokens *T;
     const gk_tokenizer *tok;
-    gk_ids all = {0, 0, 0}, prompt = {0, 0, 0}, sup = {0, 0, 0}, got = {0, 0, 0};
-    gk_buf txt = {NULL, 0, 0};
-    float *mel = NULL, *row = NULL, *lp = NULL;
-    size_t seg0, reset_since = 0, sot_index = 0, sample_begin = 0, i;
-    int64_t V, frames, seek = 0, max_ctx, steps, k, cnt;
-    double total;
-    gk_status s = GK_OK;
-    gk__u_tl sv;
+    gk_whisper_filter_desc fd;
+    gk_ids sup, prompt, tmp;
+    gk_buf txt;
+    int64_t V, max_ctx, steps;
+    int B, k;                          /* rows per window; windows in use */
+    float *mel, *lg, *lp;              /* features; logits [k * B][V]; log-probs [B][V] */
+    int32_t *ids;
+    int *owner;                        /* per window in use: the job in it, -1 none */
+    double done_s, total_s;
+} gk__wl;
+
+static gk_status gk__wl_fail(gk__wl *w, const gk__wl_job *j, int idx, gk_status s) {
+    const char *msg = gk_last_error(w->m->ctx);
+    char *cp = gk__u_strndup(msg ? msg : "", msg ? strlen(msg) : 0);
+    s = gk_error_set(w->m->ctx, s, "gk_whisper_transcribe_batch: input %d, window at %lld.%02lld s: %s", idx, (long long)(j->seek / 100), (long long)(j->seek % 100),
+                     cp ? cp : "");
+    gk__u_free(cp);
+    return s;
+}
+/* a context-free rule's error (thread-local) onto the context, naming the input and window */
+static gk_status gk__wl_move(gk__wl *w, const gk__wl_job *j, int idx, gk__u_tl *sv, gk_status s) {
     char pre[160];
-    if (res) memset(res, 0, sizeof *res);
+    snprintf(pre, sizeof pre, "gk_whisper_transcribe_batch: input %d, window at %lld.%02lld s: ", idx, (long long)(j->seek / 100), (long long)(j->seek % 100));
+    return gk__u_tl_move(w->m->ctx, sv, s, pre);
+}
+
+/* features and encoder of job j's next window; the language on its first */
+static gk_status gk__wl_new_window(gk__wl *w, gk__wl_job *j, int idx) {
+    gk_whisper_model *m = w->m;
+    size_t off = (size_t)j->seek * 160, len;
+    gk_status s;
+    j->size = j->frames - j->seek < GK_WHISPER_N_FRAMES ? j->frames - j->seek : GK_WHISPER_N_FRAMES;
+    len = (size_t)j->size * 160;
+    if (off + len > j->n) len = j->n - off;
+    if ((s = gk_whisper_mel(m, j->samples + off, len, w->mel)) != GK_OK) return gk__wl_fail(w, j, idx, s);
+    if ((s = gk_whisper_encode(m, w->mel, 1, j->window, NULL)) != GK_OK) return gk__wl_fail(w, j, idx, s);
+    if (j->lang == -2) { /* detect: the logits after <|startoftranscript|> over the language tokens (decoding.py's detect_language) */
+        int row = j->window * w->B, best = 0;
+        gk__u_tl sv;
+        if ((s = gk_whisper_decode(m, row, &w->T->sot, 1, 0, w->lg)) != GK_OK) return gk__wl_fail(w, j, idx, s);
+        gk_whisper_reset(m, row);
+        gk__u_tl_save(&sv);
+        if ((s = gk_whisper_detect_language(w->T, w->lg, NULL, &best)) != GK_OK) return gk__wl_move(w, j, idx, &sv, s);
+        j->lang = w->T->lang[best];
+    }
+    j->r.language = j->lang >= 0 ? gk_whisper_lang_of(w->T, j->lang) : NULL;
+    j->attempt = 0;
+    j->state = GK__WL_ATTEMPT;
+    return GK_OK;
+}
+
+/* the filters, log-softmax and one search step on the rows' logits (lg: [rows][V]); reorders the rows */
+static gk_status gk__wl_search_step(gk__wl *w, gk__wl_job *j, int idx, const float *lg, int first, int *done) {
+    gk_whisper_model *m = w->m;
+    int r, rows = gk_whisper_search_rows(j->search), ident = 1;
+    gk__u_tl sv;
+    gk_status s = GK_OK;
+    int32_t tk[16], par[16];
+    gk__u_tl_save(&sv);
+    for (r = 0; r < rows && s == GK_OK; r++) {
+        float *row = w->lp + (size_t)r * (size_t)w->V;
+        const int32_t *toks;
+        size_t nt;
+        memcpy(row, lg + (size_t)r * (size_t)w->V, sizeof(float) * (size_t)w->V);
+        toks = gk_whisper_search_tokens(j->search, r, &nt);
+        if (first && w->cfg->begin_suppress_tokens) s = gk_whisper_suppress(row, w->V, w->cfg->begin_suppress_tokens, w->cfg->n_begin_suppress_tokens);
+        if (s == GK_OK) s = gk_whisper_filter(w->T, &w->fd, toks, nt, row);
+        if (s == GK_OK) s = gk_whisper_log_softmax(row, w->V, row);
+    }
+    if (s == GK_OK) s = gk_whisper_search_step(j->search, w->lp, tk, par, done);
+    if (s != GK_OK) return gk__wl_move(w, j, idx, &sv, s);
+    for (r = 0; r < rows; r++) {
+        w->ids[(j->window - w->d->seq) * w->B + r] = tk[r];
+        ident &= par[r] == r;
+    }
+    if (!ident) {
+        int32_t src[16];
+        for (r = 0; r < w->B; r++) src[r] = r < rows ? par[r] : r;
+        if ((s = gk_whisper_reorder(m, j->window, src)) != GK_OK) return gk__wl_fail(w, j, idx, s);
+    }
+    return GK_OK;
+}
+
+/* a new attempt: the prompt on the window's first row, copied to the search's rows, and the first step */
+static gk_status gk__wl_attempt(gk__wl *w, gk__wl_job *j, int idx) {
+    gk_whisper_model *m = w->m;
+    const gk_whisper_long_desc *d = w->d;
+    gk_whisper_prompt_desc pd;
+    gk_whisper_search_desc sd;
+    int row = j->window * w->B, done = 0, r;
+    gk__u_tl sv;
+    gk_status s;
+    j->temperature = gk_whisper_temperature(&d->thresholds, j->attempt);
+    memset(&pd, 0, sizeof pd);
+    pd.language = j->r.language;
+    pd.translate = d->translate;
+    pd.without_timestamps = d->without_timestamps;
+    pd.prompt = j->all.data + j->reset_since;
+    pd.n_prompt = j->all.len - j->reset_since;
+    pd.n_text_ctx = w->max_ctx;
+    pd.sample_len = d->max_tokens;
+    memset(&sd, 0, sizeof sd);
+    sd.vocab = w->V;
+    sd.eot = w->T->eot;
+    sd.temperature = (float)j->temperature;
+    sd.beam_size = d->beam_size;
+    sd.best_of = d->best_of;
+    sd.patience = d->patience;
+    sd.has_length_penalty = d->has_length_penalty;
+    sd.length_penalty = d->length_penalty;
+    sd.max_tokens = (int)w->steps;
+    sd.seed = d->seed + (uint64_t)idx * 1000003u + (uint64_t)j->seek * 7919u + (uint64_t)j->attempt;
+    gk_whisper_search_free(j->search);
+    j->search = NULL;
+    gk__u_tl_save(&sv);
+    s = gk_whisper_prompt(w->T, &pd, &w->prompt, &j->sot_index, &j->sample_begin);
+    if (s == GK_OK) s = gk_whisper_search_create(&sd, &j->search);
+    if (s != GK_OK) return gk__wl_move(w, j, idx, &sv, s);
+    if ((int64_t)w->prompt.len >= w->max_ctx)
+        return gk_error_set(m->ctx, GK_ERR_LIMIT, "gk_whisper_transcribe_batch: input %d: the prompt of %llu tokens leaves no room in the context of %lld tokens", idx,
+                            (unsigned long long)w->prompt.len, (long long)w->max_ctx);
+    j->prompt_len = w->prompt.len;
+    /* through the SOT row (the no-speech probability), then the rest */
+    gk_whisper_reset(m, row);
+    if ((s = gk_whisper_decode(m, row, w->prompt.data, j->sot_index + 1, 0, w->lg)) != GK_OK) return gk__wl_fail(w, j, idx, s);
+    gk__u_tl_save(&sv);
+    if (w->T->no_speech < 0 || gk_whisper_no_speech_prob(w->T, w->lg, &j->nsp) != GK_OK) j->nsp = NAN;
+    gk__u_tl_restore(&sv);
+    if (w->prompt.len > j->sot_index + 1 &&
+        (s = gk_whisper_decode(m, row, w->prompt.data + j->sot_index + 1, w->prompt.len - j->sot_index - 1, 0, w->lg)) != GK_OK)
+        return gk__wl_fail(w, j, idx, s);
+    /* every row of the search starts from the prompt */
+    if (gk_whisper_search_rows(j->search) > 1) {
+        int32_t src[16];
+        for (r = 0; r < w->B; r++) src[r] = 0;
+        if ((s = gk_whisper_reorder(m, j->window, src)) != GK_OK) return gk__wl_fail(w, j, idx, s);
+        for (r = 1; r < gk_whisper_search_rows(j->search); r++) memcpy(w->lg + (size_t)r * (size_t)w->V, w->lg, sizeof(float) * (size_t)w->V);
+    }
+    if ((s = gk__wl_search_step(w, j, idx, w->lg, 1, &done)) != GK_OK) return s;
+    j->state = done ? GK__WL_DONE : GK__WL_DECODING;
+    return GK_OK;
+}
+
+/* word timestamps of the window's segments from segs->data[first..] */
+static gk_status gk__wl_words(gk__wl *w, gk__wl_job *j, int idx, gk_whisper_window *win) {
+    gk_whisper_model *m = w->m;
+    const gk_whisper_long_desc *d = w->d;
+    gk_whisper_words_desc wd;
+    size_t i, t, text_row, nh, rows, n_text = 0;
+    (void)gk_whisper_alignment_heads(m, &nh);
+    double *probs = NULL;
+    float *fp = NULL, *lg = NULL, *ww = NULL;
+    gk__u_tl sv;
+    gk_status s = GK_OK;
+    /* [sot (+ language + task)] + <|notimestamps|> + the segments' text tokens + eot */
+    w->tmp.len = 0;
+    s = gk_ids_push(&w->tmp, w->T->sot);
+    if (s == GK_OK && w->T->multilingual) s = gk_ids_push(&w->tmp, j->lang);
+    if (s == GK_OK && w->T->multilingual) s = gk_ids_push(&w->tmp, d->translate ? w->T->translate : w->T->transcribe);
+    text_row = w->tmp.len;
+    if (s == GK_OK) s = gk_ids_push(&w->tmp, w->T->no_timestamps);
+    for (i = win->first; i < j->segs->len && s == GK_OK; i++)
+        for (t = 0; t < j->segs->data[i].n_tokens && s == GK_OK; t++)
+            if (j->segs->data[i].tokens[t] < w->T->eot) { s = gk_ids_push(&w->tmp, j->segs->data[i].tokens[t]); n_text++; }
+    if (s == GK_OK) s = gk_ids_push(&w->tmp, w->T->eot);
+    if (s != GK_OK) return gk_error_set(m->ctx, s, "gk_whisper_transcribe_batch: out of host memory");
+    rows = w->tmp.len;
+    if (n_text == 0 || (int64_t)rows > w->max_ctx) return GK_OK; /* no words (or too many tokens to align: none either) */
+    if (!(fp = (float *)gk__u_malloc(sizeof(float) * (n_text + 1))) || !(probs = (double *)gk__u_malloc(sizeof(double) * (n_text + 1))) ||
+        !(lg = (float *)gk__u_malloc(sizeof(float) * rows * (size_t)w->V)) ||
+        !(ww = (float *)gk__u_malloc(sizeof(float) * nh * rows * (size_t)w->cfg->n_audio_ctx))) {
+        s = gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "gk_whisper_transcribe_batch: out of host memory for the word timestamps");
+        goto done;
+    }
+    if ((s = gk_whisper_cross_weights(m, j->window * w->B, w->tmp.data, rows, ww, lg)) != GK_OK) { s = gk__wl_fail(w, j, idx, s); goto done; }
+    gk__u_tl_save(&sv);
+    for (i = 0; i < n_text && s == GK_OK; i++) {
+        s = gk_whisper_text_prob(w->T, lg + (text_row + i) * (size_t)w->V, w->tmp.data[text_row + 1 + i], &probs[i]);
+        fp[i] = (float)probs[i];
+    }
+    if (s == GK_OK) {
+        wd = d->words;
+        if (!wd.language) wd.language = j->r.language;
+        s = gk_whisper_add_words(w->T, w->tok, &wd, ww, (int)nh, (int64_t)rows, w->cfg->n_audio_ctx, text_row, fp, win, j->segs, &j->last_speech);
+    }
+    if (s != GK_OK) s = gk__wl_move(w, j, idx, &sv, s);
+done:
+    gk__u_free(fp);
+    gk__u_free(probs);
+    gk__u_free(lg);
+    gk__u_free(ww);
+    return s;
+}
+
+/* the search ended: fall back to the next temperature, or accept the window */
+static gk_status gk__wl_finish(gk__wl *w, gk__wl_job *j, int idx) {
+    gk_whisper_model *m = w->m;
+    const gk_whisper_long_desc *d = w->d;
+    gk_whisper_window win;
+    double sum = 0, avg = 0, cr = NAN;
+    size_t i, first;
+    gk__u_tl sv;
+    gk_status s;
+    gk__u_tl_save(&sv);
+    if ((s = gk_whisper_search_result(j->search, &w->tmp, &sum, &avg)) != GK_OK) return gk__wl_move(w, j, idx, &sv, s);
+    if (w->tok) { /* decoding.py's compression ratio of the text (zlib missing: NaN) */
+        gk_ids tx = {0, 0, 0};
+        for (i = 0, s = GK_OK; i < w->tmp.len && s == GK_OK; i++)
+            if (w->tmp.data[i] < w->T->eot) s = gk_ids_push(&tx, w->tmp.data[i]);
+        w->txt.len = 0;
+        if (s == GK_OK) s = gk_tokenizer_decode(w->tok, tx.data, tx.len, 0, &w->txt);
+        if (s == GK_OK && gk_whisper_compression_ratio(w->txt.data ? w->txt.data : "", w->txt.len, &cr) != GK_OK) cr = NAN;
+        gk_ids_free(&tx);
+        if (s != GK_OK) return gk__wl_move(w, j, idx, &sv, s);
+    }
+    gk__u_tl_restore(&sv);
+    if (gk_whisper_needs_fallback(&d->thresholds, cr, avg, j->nsp) && gk_whisper_temperature(&d->thresholds, j->attempt + 1) >= 0) {
+        j->attempt++;
+        j->r.fallbacks++;
+        j->state = GK__WL_ATTEMPT;
+        return GK_OK;
+    }
+    j->r.windows++;
+    j->r.sampled += (int64_t)w->tmp.len;
+    memset(&win, 0, sizeof win);
+    win.seek = j->seek;
+    win.segment_size = j->size;
+    win.temperature = j->temperature;
+    win.avg_logprob = avg;
+    win.compression_ratio = cr;
+    win.no_speech_prob = j->nsp;
+    win.words = d->word_timestamps && w->tok;
+    if (gk_whisper_is_no_speech(&d->thresholds, j->nsp, avg)) { /* silence: skip the window */
+        j->r.skipped++;
+        w->done_s += (double)j->size / 100.0;
+        j->seek += j->size;
+    } else {
+        gk__u_tl_save(&sv);
+        if ((s = gk_whisper_segments_add(w->T, w->tok, &win, w->tmp.data, w->tmp.len, j->segs)) != GK_OK) return gk__wl_move(w, j, idx, &sv, s);
+        if (win.words && (s = gk__wl_words(w, j, idx, &win)) != GK_OK) return s;
+        if (win.next_seek <= j->seek) win.next_seek = j->seek + j->size; /* a window that does not advance moves by its length */
+        w->done_s += (double)(win.next_seek - j->seek) / 100.0;
+        j->seek = win.next_seek;
+        for (first = win.first; first < j->segs->len && s == GK_OK; first++)
+            for (i = 0; i < j->segs->data[first].n_tokens && s == GK_OK; i++) s = gk_ids_push(&j->all, j->segs->data[first].tokens[i]);
+        if (s != GK_OK) return gk_error_set(m->ctx, s, "gk_whisper_transcribe_batch: out of host memory");
+        if (d->no_condition || j->temperature > 0.5) j->reset_since = j->all.len;
+    }
+    if (d->progress) d->progress(w->done_s, w->total_s, d->user);
+    j->state = j->seek < j->frames ? GK__WL_NEW : GK__WL_DONE + 1; /* DONE + 1: the job is over */
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_whisper_transcribe_batch(gk_whisper_model *m, const float *const *samples, const size_t *n, int count, const gk_whisper_long_desc *desc,
+                                               gk_whisper_segments *segs, gk_whisper_long_result *res) {
+    const char *W = "gk_whisper_transcribe_batch";
+    gk_whisper_long_desc d;
+    gk__wl w;
+    gk__wl_job *jobs = NULL;
+    gk__u_tl sv;
+    gk_status s = GK_OK;
+    int i, next = 0, need_rows;
+    size_t t;
+    if (res && count > 0) memset(res, 0, sizeof *res * (size_t)count);
     if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
-    if (!segs) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: segs is NULL", W);
-    if (!samples && n) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: samples is NULL but n is %llu", W, (unsigned long long)n);
+    if (count < 1) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: count is %d (at least one input)", W, count);
+    if (!samples || !n || !segs) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", W, !samples ? "samples" : !n ? "n" : "segs");
+    for (i = 0; i < count; i++)
+        if (!samples[i] && n[i]) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: samples[%d] is NULL but n[%d] is %llu", W, i, i, (unsigned long long)n[i]);
     if (desc) d = *desc;
     else memset(&d, 0, sizeof d);
-    T = gk_whisper_model_tokens(m);
-    cfg = gk_whisper_get_config(m);
-    tok = gk_whisper_model_tokenizer(m);
-    max_ctx = gk_whisper_max_ctx(m);
-    if (!T)
+    memset(&w, 0, sizeof w);
+    w.m = m;
+    w.d = &d;
+    w.T = gk_whisper_model_tokens(m);
+    w.cfg = gk_whisper_get_config(m);
+    w.tok = gk_whisper_model_tokenizer(m);
+    w.max_ctx = gk_whisper_max_ctx(m);
+    w.V = w.cfg->vocab;
+    w.B = gk_whisper_max_beams(m);
+    if (!w.T)
         return gk_error_set(m->ctx, GK_ERR_NOT_FOUND, "%s: the model folder names no special tokens (no tokenizer.json, no no_timestamps_token_id in generation_config.json, "
-                            "vocab_size %lld is none of OpenAI's)", W, (long long)cfg->vocab);
+                            "vocab_size %lld is none of OpenAI's)", W, (long long)w.V);
     if (d.seq < 0 || d.seq >= gk_whisper_max_windows(m))
         return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_long_desc.seq = %d outside 0..%d", W, d.seq, gk_whisper_max_windows(m) - 1);
     if (d.max_tokens < 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_long_desc.max_tokens = %lld is negative", W, (long long)d.max_tokens);
+    if (d.beam_size < 0 || d.best_of < 0)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_long_desc.%s = %d is negative", W, d.beam_size < 0 ? "beam_size" : "best_of",
+                            d.beam_size < 0 ? d.beam_size : d.best_of);
+    need_rows = d.beam_size > d.best_of ? d.beam_size : d.best_of;
+    if (need_rows > w.B)
+        return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: %s = %d needs %d decoder rows per window; the model was loaded with max_beams %d (gk_whisper_desc.max_beams)", W,
+                            d.beam_size >= d.best_of ? "beam_size" : "best_of", need_rows, need_rows, w.B);
     if (d.custom_suppress && !d.suppress && d.n_suppress)
         return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_long_desc.suppress is NULL but n_suppress is %llu", W, (unsigned long long)d.n_suppress);
     if (!d.initial_prompt && d.n_initial_prompt)
         return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_long_desc.initial_prompt is NULL but n_initial_prompt is %llu", W,
                             (unsigned long long)d.n_initial_prompt);
-    for (i = 0; i < d.n_initial_prompt; i++)
-        if (d.initial_prompt[i] < 0 || d.initial_prompt[i] >= cfg->vocab)
+    for (t = 0; t < d.n_initial_prompt; t++)
+        if (d.initial_prompt[t] < 0 || d.initial_prompt[t] >= w.V)
             return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_long_desc.initial_prompt[%llu] = %d is outside the vocabulary of %lld", W,
-                                (unsigned long long)i, (int)d.initial_prompt[i], (long long)cfg->vocab);
-    V = cfg->vocab;
-    memset(&r, 0, sizeof r);
-    frames = (int64_t)(n / 160); /* transcribe.py's content_frames */
-    total = (double)frames / 100.0;
-    r.duration = total;
-    seg0 = segs->len;
-    /* the language, the suppress list and a prompt check before any work */
-    gk__u_tl_save(&sv);
-    if (T->multilingual) {
-        int32_t lid;
-        s = gk_whisper_lang_id(T, d.language ? d.language : "en", &lid);
-        if (s == GK_OK) r.language = gk_whisper_lang_of(T, lid);
-    } else if (d.language && strcmp(d.language, "en") != 0 && strcmp(d.language, "english") != 0 && strcmp(d.language, "English") != 0) {
-        s = GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "language '%s': the model is English-only", d.language);
+                                (unsigned long long)t, (int)d.initial_prompt[t], (long long)w.V);
+    w.k = gk_whisper_max_windows(m) - d.seq < count ? gk_whisper_max_windows(m) - d.seq : count;
+    w.steps = d.max_tokens > 0 ? d.max_tokens : w.cfg->n_text_ctx / 2;
+    if (!(jobs = (gk__wl_job *)gk__u_calloc((size_t)count, sizeof *jobs))) return gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
+    for (i = 0; i < count; i++) jobs[i].seg0 = segs[i].len;
+    /* the language and the suppress list before any work */
+    {
+        int32_t lang = -1;
+        gk__u_tl_save(&sv);
+        if (w.T->multilingual) {
+            if (d.language) s = gk_whisper_lang_id(w.T, d.language, &lang);
+            else lang = -2; /* detected on each input's first window */
+        } else if (d.language && strcmp(d.language, "en") != 0 && strcmp(d.language, "english") != 0 && strcmp(d.language, "English") != 0) {
+            s = GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "language '%s': the model is English-only", d.language);
+        }
+        if (s == GK_OK) {
+            static const int32_t non_speech = -1;
+            const int32_t *ids = d.custom_suppress ? d.suppress : w.cfg->suppress_tokens;
+            size_t ns = d.custom_suppress ? d.n_suppress : w.cfg->n_suppress_tokens;
+            if (!d.custom_suppress && !w.cfg->suppress_tokens && w.tok) { ids = &non_speech; ns = 1; } /* whisper's default: "-1" */
+            s = gk_whisper_suppress_list(w.T, ids, ns, w.tok, &w.sup);
+        }
+        if (s != GK_OK) {
+            char pre[64];
+            snprintf(pre, sizeof pre, "%s: ", W);
+            s = gk__u_tl_move(m->ctx, &sv, s, pre);
+            goto done;
+        }
+        for (i = 0; i < count; i++) {
+            gk__wl_job *j = &jobs[i];
+            j->samples = samples[i];
+            j->n = n[i];
+            j->frames = (int64_t)(n[i] / 160); /* transcribe.py's content_frames */
+            j->r.duration = (double)j->frames / 100.0;
+            j->lang = lang;
+            j->window = -1;
+            j->segs = &segs[i];
+            j->state = j->frames > 0 ? GK__WL_NEW : GK__WL_DONE + 1;
+            w.total_s += j->r.duration;
+            for (t = 0; t < d.n_initial_prompt && s == GK_OK; t++) s = gk_ids_push(&j->all, d.initial_prompt[t]);
+        }
+        if (s != GK_OK) { s = gk_error_set(m->ctx, s, "%s: out of host memory", W); goto done; }
     }
-    if (s == GK_OK) {
-        static const int32_t non_speech = -1;
-        const int32_t *ids = d.custom_suppress ? d.suppress : cfg->suppress_tokens;
-        size_t ns = d.custom_suppress ? d.n_suppress : cfg->n_suppress_tokens;
-        if (!d.custom_suppress && !cfg->suppress_tokens && tok) { ids = &non_speech; ns = 1; } /* whisper's default: "-1" */
-        s = gk_whisper_suppress_list(T, ids, ns, tok, &sup);
-    }
-    if (s != GK_OK) {
-        snprintf(pre, sizeof pre, "%s: ", W);
-        s = gk__u_tl_move(m->ctx, &sv, s, pre);
-        goto done;
-    }
-    if (frames == 0) goto finish;
-    cnt = cfg->n_mels * GK_WHISPER_N_FRAMES;
-    if (!(mel = (float *)gk__u_malloc(sizeof(float) * (size_t)cnt)) || !(row = (float *)gk__u_malloc(sizeof(float) * (size_t)V)) ||
-        !(lp = (float *)gk__u_malloc(sizeof(float) * (size_t)V))) {
+    memset(&w.fd, 0, sizeof w.fd);
+    w.fd.without_timestamps = d.without_timestamps;
+    w.fd.suppress = w.sup.data;
+    w.fd.n_suppress = w.sup.len;
+    w.fd.no_suppress_blank = w.cfg->begin_suppress_tokens != NULL; /* as gk_whisper_transcribe: HF's begin_suppress_tokens replace SuppressBlank */
+    w.fd.max_initial_timestamp = w.cfg->max_initial_timestamp_index < 0 ? -1.0 : (double)w.cfg->max_initial_timestamp_index * 0.02;
+    if (w.cfg->max_initial_timestamp_index == 0) w.fd.max_initial_timestamp = 1e-9;
+    if (!(w.mel = (float *)gk__u_malloc(sizeof(float) * (size_t)(w.cfg->n_mels * GK_WHISPER_N_FRAMES))) ||
+        !(w.lg = (float *)gk__u_malloc(sizeof(float) * (size_t)(w.k * w.B) * (size_t)w.V)) || !(w.lp = (float *)gk__u_malloc(sizeof(float) * (size_t)w.B * (size_t)w.V)) ||
+        !(w.ids = (int32_t *)gk__u_malloc(sizeof(int32_t) * (size_t)(w.k * w.B))) || !(w.owner = (int *)gk__u_malloc(sizeof(int) * (size_t)w.k))) {
         s = gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
         goto done;
     }
-    for (i = 0; i < d.n_initial_prompt && s == GK_OK; i++) s = gk_ids_push(&all, d.initial_prompt[i]);
-    if (s != GK_OK) { s = gk_error_set(m->ctx, s, "%s: out of host memory", W); goto done; }
-    memset(&fd, 0, sizeof fd);
-    fd.without_timestamps = d.without_timestamps;
-    fd.suppress = sup.data;
-    fd.n_suppress = sup.len;
-    fd.no_suppress_blank = cfg->begin_suppress_tokens != NULL; /* as gk_whisper_transcribe: HF's begin_suppress_tokens replace SuppressBlank */
-    fd.max_initial_timestamp = cfg->max_initial_timestamp_index < 0 ? -1.0 : (double)cfg->max_initial_timestamp_index * 0.02;
-    if (cfg->max_initial_timestamp_index == 0) fd.max_initial_timestamp = 1e-9;
-    steps = d.max_tokens > 0 ? d.max_tokens : cfg->n_text_ctx / 2;
-    while (seek < frames) {
-        gk_whisper_window w;
-        int64_t size = frames - seek < GK_WHISPER_N_FRAMES ? frames - seek : GK_WHISPER_N_FRAMES;
-        size_t off = (size_t)seek * 160, len = (size_t)size * 160, first;
-        double sum = 0, nsp;
-        int32_t tk = 0;
-        int is_eot = 0;
-        if (off + len > n) len = n - off;
-        snprintf(pre, sizeof pre, "%s: window at %lld.%02lld s: ", W, (long long)(seek / 100), (long long)(seek % 100));
-        /* features, encoder */
-        if ((s = gk_whisper_mel(m, samples + off, len, mel)) != GK_OK) goto window_err;
-        if ((s = gk_whisper_encode(m, mel, 1, d.seq, NULL)) != GK_OK) goto window_err;
-        /* the prompt: the previous text since the last reset */
-        memset(&pd, 0, sizeof pd);
-        pd.language = r.language;
-        pd.translate = d.translate;
-        pd.without_timestamps = d.without_timestamps;
-        pd.prompt = all.data + reset_since;
-        pd.n_prompt = all.len - reset_since;
-        pd.n_text_ctx = max_ctx;
-        pd.sample_len = d.max_tokens;
-        gk__u_tl_save(&sv);
-        if ((s = gk_whisper_prompt(T, &pd, &prompt, &sot_index, &sample_begin)) != GK_OK) { s = gk__u_tl_move(m->ctx, &sv, s, pre); goto done; }
-        if ((int64_t)prompt.len >= max_ctx) {
-            s = gk_error_set(m->ctx, GK_ERR_LIMIT, "%sthe prompt of %llu tokens leaves no room in the context of %lld tokens", pre, (unsigned long long)prompt.len,
-                             (long long)max_ctx);
-            goto done;
-        }
-        /* through the SOT row (its logits give the no-speech probability), then the rest */
-        if ((s = gk_whisper_decode(m, d.seq, prompt.data, sot_index + 1, 0, row)) != GK_OK) goto window_err;
-        nsp = NAN;
-        gk__u_tl_save(&sv);
-        if (T->no_speech < 0 || gk_whisper_no_speech_prob(T, row, &nsp) != GK_OK) nsp = NAN;
-        gk__u_tl_restore(&sv);
-        if (prompt.len > sot_index + 1 && (s = gk_whisper_decode(m, d.seq, prompt.data + sot_index + 1, prompt.len - sot_index - 1, 0, row)) != GK_OK) goto window_err;
-        got.len = 0;
-        for (k = 0; k < steps; k++) {
-            gk__u_tl_save(&sv);
-            s = GK_OK;
-            if (k == 0 && cfg->begin_suppress_tokens) s = gk_whisper_suppress(row, V, cfg->begin_suppress_tokens, cfg->n_begin_suppress_tokens);
-            if (s == GK_OK) s = gk_whisper_filter(T, &fd, got.data, got.len, row);
-            if (s == GK_OK) tk = gk__wl_argmax(row, V);
-            if (s == GK_OK) s = gk_whisper_log_softmax(row, V, lp);
-            if (s != GK_OK) {
-                char p2[200];
-                snprintf(p2, sizeof p2, "%sstep %lld: ", pre, (long long)k);
-                s = gk__u_tl_move(m->ctx, &sv, s, p2);
-                goto done;
+    /* the windows d.seq.. go to the first inputs; a window whose job ends takes the next input */
+    {
+        int *owner = w.owner, slot;
+        for (slot = 0; slot < w.k; slot++) owner[slot] = -1;
+        for (;;) {
+            int any = 0, first_dec = -1, last_dec = -1;
+            for (slot = 0; slot < w.k && s == GK_OK; slot++) {
+                gk__wl_job *j;
+                while (owner[slot] < 0 || jobs[owner[slot]].state > GK__WL_DONE) { /* a free window: the next input that has audio */
+                    while (next < count && jobs[next].state > GK__WL_DONE) next++;
+                    if (next >= count) { owner[slot] = -1; break; }
+                    owner[slot] = next;
+                    jobs[next].window = d.seq + slot;
+                    next++;
+                }
+                if (owner[slot] < 0) continue;
+                any = 1;
+                j = &jobs[owner[slot]];
+                if (j->state == GK__WL_NEW) s = gk__wl_new_window(&w, j, owner[slot]);
+                if (s == GK_OK && j->state == GK__WL_ATTEMPT) s = gk__wl_attempt(&w, j, owner[slot]);
+                if (s == GK_OK && j->state == GK__WL_DONE) s = gk__wl_finish(&w, j, owner[slot]);
+                if (s == GK_OK && j->state == GK__WL_DECODING) {
+                    if (first_dec < 0) first_dec = slot;
+                    last_dec = slot;
+                }
             }
-            if (tk == T->eot) { is_eot = 1; break; }
-            sum += (double)lp[tk];
-            if ((s = gk_ids_push(&got, tk)) != GK_OK) { gk__u_tl_restore(&sv); s = gk_error_set(m->ctx, s, "%sout of host memory", pre); goto done; }
-            if (k + 1 == steps || gk_whisper_seq_len(m, d.seq) >= max_ctx) break;
-            if ((s = gk_whisper_decode(m, d.seq, &tk, 1, 0, row)) != GK_OK) goto window_err;
+            if (s != GK_OK || !any) break;
+            if (first_dec < 0) continue;
+            /* one step of every decoding window's rows (the others' rows are skipped) */
+            {
+                int r0 = (d.seq + first_dec) * w.B, nr = (last_dec - first_dec + 1) * w.B;
+                int32_t *ids = w.ids + first_dec * w.B;
+                for (slot = first_dec; slot <= last_dec; slot++) {
+                    int r, rows = 0;
+                    if (owner[slot] >= 0 && jobs[owner[slot]].state == GK__WL_DECODING) {
+                        gk__wl_job *j = &jobs[owner[slot]];
+                        rows = gk_whisper_search_rows(j->search);
+                        if (gk_whisper_seq_len(m, j->window * w.B) >= w.max_ctx) { j->state = GK__WL_DONE; rows = 0; } /* the context is full: take the result */
+                    }
+                    for (r = rows; r < w.B; r++) w.ids[slot * w.B + r] = -1;
+                }
+                if ((s = gk_whisper_decode_step(m, r0, nr, ids, w.lg)) != GK_OK) { s = gk__wl_fail(&w, &jobs[owner[first_dec]], owner[first_dec], s); break; }
+                for (slot = first_dec; slot <= last_dec && s == GK_OK; slot++) {
+                    gk__wl_job *j;
+                    int dn = 0;
+                    if (owner[slot] < 0) continue;
+                    j = &jobs[owner[slot]];
+                    if (j->state != GK__WL_DECODING) continue;
+                    s = gk__wl_search_step(&w, j, owner[slot], w.lg + (size_t)(slot - first_dec) * (size_t)w.B * (size_t)w.V, 0, &dn);
+                    if (s == GK_OK && dn) j->state = GK__WL_DONE;
+                }
+            }
         }
-        (void)is_eot;
-        r.windows++;
-        r.sampled += (int64_t)got.len;
-        memset(&w, 0, sizeof w);
-        w.no_speech_prob = nsp;
-        w.seek = seek;
-        w.segment_size = size;
-        w.temperature = 0.0;
-        w.avg_logprob = gk_whisper_avg_logprob(sum, got.len);
-        w.compression_ratio = NAN;
-        if (tok) { /* decoding.py's compression ratio of the text (zlib missing: NaN) */
-            gk_ids tx = {0, 0, 0};
-            gk__u_tl_save(&sv);
-            for (i = 0, s = GK_OK; i < got.len && s == GK_OK; i++)
-                if (got.data[i] < T->eot) s = gk_ids_push(&tx, got.data[i]);
-            txt.len = 0;
-            if (s == GK_OK) s = gk_tokenizer_decode(tok, tx.data, tx.len, 0, &txt);
-            if (s == GK_OK && gk_whisper_compression_ratio(txt.data ? txt.data : "", txt.len, &w.compression_ratio) != GK_OK) w.compression_ratio = NAN;
-            gk_ids_free(&tx);
-            if (s != GK_OK) { s = gk__u_tl_move(m->ctx, &sv, s, pre); goto done; }
-            gk__u_tl_restore(&sv);
-        }
-        if (gk_whisper_is_no_speech(&d.thresholds, w.no_speech_prob, w.avg_logprob)) { /* silence: skip the window */
-            r.skipped++;
-            seek += size;
-        } else {
-            gk__u_tl_save(&sv);
-            s = gk_whisper_segments_add(T, tok, &w, got.data, got.len, segs);
-            if (s != GK_OK) { s = gk__u_tl_move(m->ctx, &sv, s, pre); goto done; }
-            first = w.first;
-            if (w.next_seek <= seek) w.next_seek = seek + size; /* a window that does not advance moves by its length */
-            seek = w.next_seek;
-            /* the previous text: the tokens of this window's segments */
-            for (; first < segs->len && s == GK_OK; first++)
-                for (i = 0; i < segs->data[first].n_tokens && s == GK_OK; i++) s = gk_ids_push(&all, segs->data[first].tokens[i]);
-            if (s != GK_OK) { s = gk_error_set(m->ctx, s, "%sout of host memory", pre); goto done; }
-            if (d.no_condition) reset_since = all.len; /* temperature is always 0 here: no reset for > 0.5 */
-        }
-        if (d.progress) d.progress((double)(seek < frames ? seek : frames) / 100.0, total, d.user);
-        continue;
-    window_err:
-        /* the model's calls set the context's error: name the window in front of it */
-        {
-            const char *msg = gk_last_error(m->ctx);
-            char *cp = gk__u_strndup(msg ? msg : "", msg ? strlen(msg) : 0);
-            s = gk_error_set(m->ctx, s, "%s%s", pre, cp ? cp : "");
-            gk__u_free(cp);
-        }
-        goto done;
     }
-finish:
-    if (res) *res = r;
+    if (s == GK_OK && res)
+        for (i = 0; i < count; i++) res[i] = jobs[i].r;
 done:
-    if (s != GK_OK) gk__wh_segs_truncate(segs, seg0);
-    gk_ids_free(&all);
-    gk_ids_free(&prompt);
-    gk_ids_free(&sup);
-    gk_ids_free(&got);
-    gk_buf_free(&txt);
-    gk__u_free(mel);
-    gk__u_free(row);
-    gk__u_free(lp);
+    for (i = 0; i < count; i++) {
+        if (s != GK_OK) gk__wh_segs_truncate(&segs[i], jobs[i].seg0);
+        gk_ids_free(&jobs[i].all);
+        gk_whisper_search_free(jobs[i].search);
+    }
+    gk__u_free(jobs);
+    gk_ids_free(&w.sup);
+    gk_ids_free(&w.prompt);
+    gk_ids_free(&w.tmp);
+    gk_buf_free(&w.txt);
+    gk__u_free(w.mel); gk__u_free(w.lg); gk__u_free(w.lp); gk__u_free(w.ids); gk__u_free(w.owner);
     return s;
+}
+
+GKLLMDEF gk_status gk_whisper_transcribe_long(gk_whisper_model *m, const float *samples, size_t n, const gk_whisper_long_desc *desc, gk_whisper_segments *segs,
+                                              gk_whisper_long_result *res) {
+    if (res) memset(res, 0, sizeof *res);
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "gk_whisper_transcribe_long: m is NULL");
+    if (!segs) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_transcribe_long: segs is NULL");
+    if (!samples && n) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_transcribe_long: samples is NULL but n is %llu", (unsigned long long)n);
+    {
+        static const float none = 0;
+        const float *p = samples ? samples : &none;
+        return gk_whisper_transcribe_batch(m, &p, &n, 1, desc, segs, res);
+    }
 }
 
 GKLLMDEF gk_status gk_whisper_transcribe_long_audio(gk_whisper_model *m, const gk_audio *a, const gk_whisper_long_desc *desc, gk_whisper_segments *segs,

@@ -6,7 +6,13 @@
    the same result twice; without timestamps, one segment per 30 s window;
    the first window's segments are a prefix of gk_whisper_transcribe's
    tokens; zero-length, shorter-than-a-frame, short and silent inputs; bad
-   arguments named, and segs untouched by a failure. */
+   arguments named, and segs untouched by a failure. With a tokenizer made
+   here for tiny-ml's layout: batches equal their inputs alone (greedy and
+   beams, with inputs waiting for windows), beam search is deterministic,
+   the fallback runs every temperature when nothing passes, the detected
+   language is the most probable language token, and word timestamps are
+   ordered inside their segments and spell the segments' text. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #define GPUKIT_IMPLEMENTATION
 #define GPUKIT_LLM_IMPLEMENTATION
 #include "gpukit_llm.h"
@@ -82,7 +88,9 @@ static void run_case(const char *name, int full) {
     memset(&p, 0, sizeof p);
     p.monotone = 1;
     d.max_tokens = 24;
+    d.language = "en";
     d.thresholds.no_speech = NAN; /* random weights: no silence skip */
+    d.thresholds.temperature_increment = NAN; /* temperature 0 only (the fallback is checked below) */
     d.progress = on_progress;
     d.user = &p;
     GKT_OK(dut, gk_whisper_transcribe_long(m, x, n, &d, &s1, &r));
@@ -188,6 +196,230 @@ static void run_case(const char *name, int full) {
     free(x);
 }
 
+/* ---- beams, batches, fallback, language detection, words (tiny-ml with a tokenizer) ---- */
+static void put_cp(gk_buf *b, unsigned cp) {
+    char u[4];
+    size_t n = gk__u_utf8_enc(cp, u);
+    if (cp == '"' || cp == '\\') gk_buf_append(b, "\\", 1);
+    gk_buf_append(b, u, n);
+}
+static unsigned byte_cp(int b) { /* GPT-2's bytes_to_unicode */
+    int i, n = 0;
+    for (i = 0; i < 256; i++) {
+        int printable = (i >= '!' && i <= '~') || (i >= 0xA1 && i <= 0xAC) || (i >= 0xAE && i <= 0xFF);
+        if (i == b) return printable ? (unsigned)i : 256u + (unsigned)n;
+        if (!printable) n++;
+    }
+    return 0;
+}
+/* tiny-ml's layout: bytes 0..255, words " xy" 256..449, eot 450, sot 451,
+   99 languages, translate .. no-timestamps 551..556, timestamps 557..639 */
+static int write_tokenizer(const char *path) {
+    gk_buf js = {NULL, 0, 0};
+    char s[96];
+    int i;
+    FILE *f;
+    gk__u_buf_puts(&js, "{\"model\":{\"type\":\"BPE\",\"vocab\":{");
+    for (i = 0; i < 256; i++) {
+        gk__u_buf_puts(&js, i ? ",\"" : "\"");
+        put_cp(&js, byte_cp(i));
+        snprintf(s, sizeof s, "\":%d", i);
+        gk__u_buf_puts(&js, s);
+    }
+    for (i = 256; i < 450; i++) {
+        snprintf(s, sizeof s, ",\"\xC4\xA0%c%c\":%d", 'a' + (i - 256) % 26, 'a' + (i - 256) / 26, i);
+        gk__u_buf_puts(&js, s);
+    }
+    gk__u_buf_puts(&js, "},\"merges\":[]},\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"use_regex\":true},"
+                        "\"decoder\":{\"type\":\"ByteLevel\"},\"added_tokens\":[");
+#define ADD(id, name)                                                                                                     \
+    do {                                                                                                                  \
+        snprintf(s, sizeof s, "%s{\"id\":%d,\"content\":\"%s\",\"special\":true}", (id) == 450 ? "" : ",", (id), (name)); \
+        gk__u_buf_puts(&js, s);                                                                                           \
+    } while (0)
+    ADD(450, "<|endoftext|>");
+    ADD(451, "<|startoftranscript|>");
+    for (i = 0; i < 99; i++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "<|%s|>", gk_whisper_lang_code(i));
+        ADD(452 + i, nm);
+    }
+    ADD(551, "<|translate|>");
+    ADD(552, "<|transcribe|>");
+    ADD(553, "<|startoflm|>");
+    ADD(554, "<|startofprev|>");
+    ADD(555, "<|nospeech|>");
+    ADD(556, "<|notimestamps|>");
+    for (i = 0; i < 83; i++) {
+        char nm[16];
+        snprintf(nm, sizeof nm, "<|%.2f|>", i * 0.02);
+        ADD(557 + i, nm);
+    }
+#undef ADD
+    gk__u_buf_puts(&js, "]}");
+    f = fopen(path, "wb");
+    i = f && fwrite(js.data, 1, js.len, f) == js.len;
+    if (f) fclose(f);
+    gk_buf_free(&js);
+    return i;
+}
+static int copy_file(const char *from, const char *to) {
+    FILE *a = fopen(from, "rb"), *b = a ? fopen(to, "wb") : NULL;
+    char buf[65536];
+    size_t k;
+    int ok = a && b;
+    while (ok && (k = fread(buf, 1, sizeof buf, a)) > 0) ok = fwrite(buf, 1, k, b) == k;
+    if (a) fclose(a);
+    if (b) fclose(b);
+    return ok;
+}
+
+static void run_features(void) {
+    static const char *files[] = { "config.json", "generation_config.json", "model.safetensors", "preprocessor_config.json" };
+    char dir[] = "/tmp/gkt_whisperXXXXXX", p1[400], p2[400];
+    gk_whisper_model *m1 = NULL, *mb = NULL;
+    gk_whisper_desc md;
+    gk_whisper_long_desc d, b;
+    gk_whisper_long_result r, rb[3];
+    gk_whisper_segments s1, s2, sb[3];
+    size_t n1 = 45 * 16000, n2 = 20 * 16000, i, k;
+    float *x1 = synth(n1), *x2 = synth(n2);
+    const float *xs[3];
+    size_t ns[3];
+    int ok = 1, c;
+    memset(&s1, 0, sizeof s1);
+    memset(&s2, 0, sizeof s2);
+    memset(sb, 0, sizeof sb);
+    if (!mkdtemp(dir)) { GKT_CHECK(0, "mkdtemp failed"); free(x1); free(x2); return; }
+    for (i = 0; i < 4; i++) {
+        snprintf(p1, sizeof p1, "%s/tiny-ml/%s", fixdir, files[i]);
+        snprintf(p2, sizeof p2, "%s/%s", dir, files[i]);
+        ok &= copy_file(p1, p2);
+    }
+    snprintf(p2, sizeof p2, "%s/tokenizer.json", dir);
+    ok &= write_tokenizer(p2);
+    GKT_CHECK(ok, "copying tiny-ml to %s", dir);
+    memset(&md, 0, sizeof md);
+    md.dtype = GK_LLM_DTYPE_F32;
+    GKT_OK(dut, gk_whisper_load(dut, dir, &md, &m1));
+    md.max_windows = 3;
+    md.max_beams = 4;
+    GKT_OK(dut, gk_whisper_load(dut, dir, &md, &mb));
+    if (!m1 || !mb) goto out;
+    memset(&d, 0, sizeof d);
+    d.language = "en";
+    d.max_tokens = 12;
+    d.thresholds.no_speech = NAN;
+    d.thresholds.temperature_increment = NAN;
+    xs[0] = x1; xs[1] = x2; xs[2] = x1;
+    ns[0] = n1; ns[1] = n2; ns[2] = n1;
+    /* a batch of three inputs in three windows (and in two) equals each input alone */
+    for (c = 0; c < 2; c++) {
+        b = d;
+        b.beam_size = c; /* greedy; then one beam */
+        GKT_OK(dut, gk_whisper_transcribe_batch(mb, xs, ns, 3, &b, sb, rb));
+        for (i = 0; i < 2; i++) { /* the third input is the first's audio */
+            GKT_OK(dut, gk_whisper_transcribe_long(m1, xs[i], ns[i], &b, &s1, &r));
+            GKT_CHECK(same_segments(&s1, &sb[i]) && rb[i].windows == r.windows, "beam %d: input %zu of a batch differs from it alone (%zu / %zu segments)", c, i, sb[i].len,
+                      s1.len);
+            check_structure("batch", &sb[i], (double)ns[i] / 16000.0);
+            gk_whisper_segments_free(&s1);
+        }
+        GKT_CHECK(same_segments(&sb[0], &sb[2]), "beam %d: one audio twice in a batch gives two results", c);
+        for (k = 0; k < 3; k++) gk_whisper_segments_free(&sb[k]);
+        b.seq = 1; /* windows 1 and 2 only: inputs wait for a free window */
+        if (c == 0) {
+            GKT_OK(dut, gk_whisper_transcribe_batch(mb, xs, ns, 3, &b, sb, rb));
+            GKT_OK(dut, gk_whisper_transcribe_long(m1, xs[2], ns[2], &d, &s1, &r));
+            GKT_CHECK(same_segments(&s1, &sb[2]), "seq 1: the third input (waiting for a window) differs from it alone");
+            gk_whisper_segments_free(&s1);
+            for (k = 0; k < 3; k++) gk_whisper_segments_free(&sb[k]);
+        }
+    }
+    /* beam search with 4 beams: deterministic, the same alone and in a batch, and on a model with more rows */
+    b = d;
+    b.beam_size = 4;
+    GKT_OK(dut, gk_whisper_transcribe_long(mb, x1, n1, &b, &s1, &r));
+    check_structure("beams", &s1, 45.0);
+    GKT_OK(dut, gk_whisper_transcribe_batch(mb, xs, ns, 2, &b, sb, rb));
+    GKT_CHECK(same_segments(&s1, &sb[0]), "beams: the first input of a batch differs from it alone");
+    printf("tiny-ml beams 4: %zu segments, %lld tokens\n", s1.len, (long long)r.sampled);
+    gk_whisper_segments_free(&s1);
+    for (k = 0; k < 3; k++) gk_whisper_segments_free(&sb[k]);
+    b.beam_size = 5;
+    GKT_FAILS(dut, gk_whisper_transcribe_long(mb, x1, n1, &b, &s1, &r), GK_ERR_LIMIT, "max_beams 4");
+    GKT_FAILS(dut, gk_whisper_transcribe_long(m1, x1, n1, &b, &s1, &r), GK_ERR_LIMIT, "beam_size = 5 needs 5 decoder rows");
+    /* fallback: a log-probability threshold nothing meets runs every temperature, sampling 3 candidates, and keeps the last */
+    b = d;
+    b.thresholds.temperature_increment = 0;
+    b.thresholds.logprob = 1e9;
+    b.best_of = 3;
+    b.seed = 7;
+    GKT_OK(dut, gk_whisper_transcribe_long(mb, x2, n2, &b, &s1, &r));
+    GKT_CHECK(r.windows >= 1 && r.fallbacks == 5 * r.windows, "fallback: %lld windows, %lld fallbacks (5 each expected)", (long long)r.windows, (long long)r.fallbacks);
+    for (i = 0; i < s1.len; i++) GKT_CHECK(s1.data[i].temperature == 1.0, "fallback: segment %zu at temperature %g", i, s1.data[i].temperature);
+    check_structure("fallback", &s1, 20.0);
+    GKT_OK(dut, gk_whisper_transcribe_long(mb, x2, n2, &b, &s2, &r));
+    GKT_CHECK(same_segments(&s1, &s2), "fallback: sampling with one seed differs between runs");
+    gk_whisper_segments_free(&s1);
+    gk_whisper_segments_free(&s2);
+    /* language detection: the code whose token is most probable after <|startoftranscript|> on the first window */
+    {
+        float *mel = (float *)malloc(sizeof(float) * 80 * 3000), *lg = (float *)malloc(sizeof(float) * 640);
+        int best = -1;
+        b = d;
+        b.language = NULL;
+        GKT_OK(dut, gk_whisper_mel(m1, x1, 480000, mel));
+        GKT_OK(dut, gk_whisper_encode(m1, mel, 1, 0, NULL));
+        GKT_OK(dut, gk_whisper_decode(m1, 0, &gk_whisper_model_tokens(m1)->sot, 1, 0, lg));
+        GKT_OK(NULL, gk_whisper_detect_language(gk_whisper_model_tokens(m1), lg, NULL, &best));
+        GKT_OK(dut, gk_whisper_transcribe_long(m1, x1, n1, &b, &s1, &r));
+        GKT_CHECK(best >= 0 && r.language && strcmp(r.language, gk_whisper_lang_code(best)) == 0, "detected language %s, expected %s", r.language ? r.language : "(null)",
+                  best >= 0 ? gk_whisper_lang_code(best) : "?");
+        printf("tiny-ml: detected language %s\n", r.language ? r.language : "(null)");
+        gk_whisper_segments_free(&s1);
+        free(mel);
+        free(lg);
+    }
+    /* word timestamps: words inside their segments, in order, their text the segment's */
+    b = d;
+    b.word_timestamps = 1;
+    GKT_OK(dut, gk_whisper_transcribe_long(m1, x1, n1, &b, &s1, &r));
+    GKT_CHECK(s1.has_words, "words: has_words is not set");
+    {
+        size_t nw = 0;
+        double last = 0;
+        for (i = 0; i < s1.len; i++) {
+            const gk_whisper_segment *g = &s1.data[i];
+            gk_buf cat = {NULL, 0, 0};
+            for (k = 0; k < g->n_words; k++) {
+                const gk_whisper_word *wd = &g->words[k];
+                GKT_CHECK(wd->start <= wd->end && wd->start >= last - 1e-9 && wd->probability >= 0 && wd->probability <= 1, "word %zu.%zu '%s' [%g, %g] p %g after %g", i, k,
+                          wd->word, wd->start, wd->end, wd->probability, last);
+                last = wd->start;
+                gk__u_buf_puts(&cat, wd->word);
+                nw++;
+            }
+            if (g->n_words)
+                GKT_CHECK(cat.len == strlen(g->text) && memcmp(cat.data, g->text, cat.len) == 0, "segment %zu: words '%.*s' vs text '%s'", i, (int)cat.len, cat.data,
+                          g->text);
+            gk_buf_free(&cat);
+        }
+        GKT_CHECK(nw > 0, "words: none in %zu segments", s1.len);
+        printf("tiny-ml words: %zu words in %zu segments\n", nw, s1.len);
+    }
+    gk_whisper_segments_free(&s1);
+out:
+    gk_whisper_free(m1);
+    gk_whisper_free(mb);
+    for (i = 0; i < 4; i++) { snprintf(p2, sizeof p2, "%s/%s", dir, files[i]); remove(p2); }
+    snprintf(p2, sizeof p2, "%s/tokenizer.json", dir);
+    remove(p2);
+    rmdir(dir);
+    free(x1);
+    free(x2);
+}
+
 int main(void) {
     char p[320];
     FILE *f;
@@ -201,6 +433,7 @@ int main(void) {
         fclose(f);
         run_case("tiny-ml", 1);
         run_case("turbo-128", 0);
+        run_features();
     }
     gk_ctx_destroy(dut);
     return gkt_done("test_whisper_long");

@@ -441,19 +441,19 @@ static void bad_inputs(void) {
         gk_ids out = { 0, 0, 0 };
         gk_whisper_transcribe_desc td;
         float z = 0;
-        GKT_FAILS(dut, gk_whisper_decode(m, 0, ids, 1, 0, one), GK_ERR_STATE, "slot 0 holds no encoded window");
+        GKT_FAILS(dut, gk_whisper_decode(m, 0, ids, 1, 0, one), GK_ERR_STATE, "row 0's window 0 holds no encoded window");
         GKT_FAILS(dut, gk_whisper_encode(m, mel, 3, 0, NULL), GK_ERR_INVALID_ARGUMENT, "3 windows from slot 0 do not fit the 2 slots");
         GKT_FAILS(dut, gk_whisper_encode(m, mel, 1, 2, NULL), GK_ERR_INVALID_ARGUMENT, "1 windows from slot 2 do not fit the 2 slots");
         GKT_OK(dut, gk_whisper_encode(m, mel, 1, 1, NULL));
-        GKT_FAILS(dut, gk_whisper_decode(m, 1, ids, 9, 0, NULL), GK_ERR_LIMIT, "9 tokens after 0 in slot 1 exceed the context of 8 tokens");
+        GKT_FAILS(dut, gk_whisper_decode(m, 1, ids, 9, 0, NULL), GK_ERR_LIMIT, "9 tokens after 0 in row 1 exceed the context of 8 tokens");
         GKT_FAILS(dut, gk_whisper_decode(m, 1, ids, 0, 0, NULL), GK_ERR_INVALID_ARGUMENT, "n is 0");
-        GKT_FAILS(dut, gk_whisper_decode(m, 2, ids, 1, 0, NULL), GK_ERR_INVALID_ARGUMENT, "slot 2 outside 0..1");
+        GKT_FAILS(dut, gk_whisper_decode(m, 2, ids, 1, 0, NULL), GK_ERR_INVALID_ARGUMENT, "row 2 outside 0..1");
         {
             int32_t bad = 640;
             GKT_FAILS(dut, gk_whisper_decode(m, 1, &bad, 1, 0, NULL), GK_ERR_INVALID_ARGUMENT, "token id 640 at ids[0] is outside the vocab [0, 640)");
         }
         GKT_OK(dut, gk_whisper_decode(m, 1, ids, 5, 0, NULL));
-        GKT_FAILS(dut, gk_whisper_decode(m, 1, ids, 4, 0, NULL), GK_ERR_LIMIT, "4 tokens after 5 in slot 1");
+        GKT_FAILS(dut, gk_whisper_decode(m, 1, ids, 4, 0, NULL), GK_ERR_LIMIT, "4 tokens after 5 in row 1");
         GKT_CHECK(gk_whisper_seq_len(m, 1) == 5, "the refused call left %lld tokens", (long long)gk_whisper_seq_len(m, 1));
         GKT_FAILS(dut, gk_whisper_transcribe(m, &z, 0, NULL, &out, NULL), GK_ERR_INVALID_ARGUMENT, "n is 0 (no audio)");
         memset(&td, 0, sizeof td);

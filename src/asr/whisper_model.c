@@ -16,6 +16,16 @@ typedef struct gk__wsp_layer {
 } gk__wsp_layer;
 #define GK__WSP_LAYER_TENSORS 30
 
+/* a decode step's graph: rows row0..row0+n-1 over kv_rows cache rows;
+   captured on the second use of a key (the first runs op by op) */
+#define GK__WSP_GRAPHS 48
+typedef struct gk__wsp_graph {
+    int row0, n;
+    int64_t kv_rows;
+    int warm;
+    gk_graph *g;
+} gk__wsp_graph;
+
 struct gk_whisper_model {
     gk_ctx *ctx;
     gk_whisper_config cfg;
@@ -31,8 +41,18 @@ struct gk_whisper_model {
     gk_tensor embed, dec_pos, dec_ln_w, dec_ln_b, proj;
     gk_tensor mel_filters;             /* f32 [n_mels, 201] */
     gk__wsp_layer *enc, *dec;
-    int64_t *len;                      /* decoded tokens per slot */
-    int *encoded;                      /* the slot holds a window's K / V */
+    int beams, rows;                   /* decoder rows per window; rows = slots * beams */
+    int64_t *len;                      /* decoded tokens per row */
+    int *encoded;                      /* per window: the slot holds a window's K / V */
+    /* the decode step (gk_whisper_decode_step): buffers for every row, made at load */
+    gk_tensor d_buf;                   /* i32 [3, rows]: token, position, kv length of step row i */
+    gk_tensor d_src;                   /* i32 [beams]: gk_whisper_reorder's sources */
+    gk_tensor a_h, a_h2, a_x, a_qkv, a_q, a_att, a_ff, a_lg, a_lg32, a_tmp;
+    int32_t *h_buf;                    /* host [3, rows] */
+    int32_t *align;                    /* the alignment heads, (layer, head) pairs */
+    size_t n_align;
+    gk__wsp_graph graphs[GK__WSP_GRAPHS];
+    int ngraphs;
 };
 
 /* ---- config ---- */
@@ -303,9 +323,15 @@ GKLLMDEF void gk_whisper_free(gk_whisper_model *m) {
                               &m->embed, &m->dec_pos, &m->dec_ln_w, &m->dec_ln_b, &m->proj, &m->mel_filters };
         for (i = 0; i < 13; i++) gk__llm_free_t(ctx, ts[i]);
     }
+    {
+        gk_tensor *ts[12] = { &m->d_buf, &m->d_src, &m->a_h, &m->a_h2, &m->a_x, &m->a_qkv, &m->a_q, &m->a_att, &m->a_ff, &m->a_lg, &m->a_lg32, &m->a_tmp };
+        for (i = 0; i < 12; i++) gk__llm_free_t(ctx, ts[i]);
+    }
+    for (i = 0; i < m->ngraphs; i++)
+        if (m->graphs[i].g) gk_graph_destroy(ctx, m->graphs[i].g);
     if (m->stream) gk_stream_destroy(ctx, m->stream);
     if (m->tok) gk_tokenizer_free(m->tok);
-    gk__u_free(m->enc); gk__u_free(m->dec); gk__u_free(m->len); gk__u_free(m->encoded); gk__u_free(m->gen_ids);
+    gk__u_free(m->enc); gk__u_free(m->dec); gk__u_free(m->len); gk__u_free(m->encoded); gk__u_free(m->gen_ids); gk__u_free(m->h_buf); gk__u_free(m->align);
     gk__u_free(m);
 }
 
@@ -411,6 +437,8 @@ GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whispe
         return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_load: gk_whisper_desc.dtype = %d is not a gk_llm_dtype (GK_LLM_DTYPE_DEFAULT, _BF16, _F16, _F32)", (int)d.dtype);
     if (d.max_windows < 0 || d.max_windows > 64)
         return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_load: gk_whisper_desc.max_windows = %d must be in 1..64 (0: 1)", d.max_windows);
+    if (d.max_beams < 0 || d.max_beams > 16)
+        return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_load: gk_whisper_desc.max_beams = %d must be in 1..16 (0: 1)", d.max_beams);
     if (d.max_ctx < 0) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_load: gk_whisper_desc.max_ctx = %lld must be >= 1 (0: max_target_positions)", (long long)d.max_ctx);
     snprintf(cpath, sizeof cpath, "%s/config.json", dir);
     snprintf(gpath, sizeof gpath, "%s/generation_config.json", dir);
@@ -429,6 +457,8 @@ GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whispe
     c = &m->cfg;
     dm = c->d_model; V = c->vocab;
     m->slots = d.max_windows > 0 ? d.max_windows : 1;
+    m->beams = d.max_beams > 0 ? d.max_beams : 1;
+    m->rows = m->slots * m->beams;
     m->max_ctx = d.max_ctx > 0 ? d.max_ctx : c->n_text_ctx;
     if (m->max_ctx > c->n_text_ctx) {
         s = gk_error_set(ctx, GK_ERR_LIMIT, "gk_whisper_load: gk_whisper_desc.max_ctx = %lld is above the model's max_target_positions = %lld (%s)", (long long)m->max_ctx,
@@ -436,6 +466,24 @@ GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whispe
         goto fail;
     }
     if ((s = gk__wsp_tokens(m, dir, gj ? gk_json_root(gj) : NULL)) != GK_OK) goto fail;
+    /* the alignment heads (checked against the config): generation_config.json's, else every head of the last half of the decoder layers (OpenAI's default) */
+    {
+        size_t k, na = c->alignment_heads ? c->n_alignment_heads : (size_t)((c->decoder_layers - c->decoder_layers / 2) * c->decoder_heads);
+        if (!(m->align = (int32_t *)gk__u_malloc(sizeof(int32_t) * 2 * (na ? na : 1)))) {
+            s = gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_whisper_load: out of host memory");
+            goto fail;
+        }
+        for (k = 0; k < na; k++) {
+            if (c->alignment_heads) {
+                m->align[2 * k] = c->alignment_heads[2 * k];
+                m->align[2 * k + 1] = c->alignment_heads[2 * k + 1];
+            } else {
+                m->align[2 * k] = (int32_t)(c->decoder_layers / 2 + (int64_t)k / c->decoder_heads);
+                m->align[2 * k + 1] = (int32_t)((int64_t)k % c->decoder_heads);
+            }
+        }
+        m->n_align = na;
+    }
     /* the weights: every tensor present, of a float dtype and the config's shape, before any device allocation */
     {
         char p1[4200], p2[4200];
@@ -453,7 +501,8 @@ GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whispe
     if (!(m->enc = (gk__wsp_layer *)gk__u_calloc((size_t)c->encoder_layers, sizeof *m->enc)) ||
         !(m->dec = (gk__wsp_layer *)gk__u_calloc((size_t)c->decoder_layers, sizeof *m->dec)) ||
         !(want = (gk__wsp_want *)gk__u_calloc((size_t)(c->encoder_layers * 16 + c->decoder_layers * 26 + 16), sizeof *want)) ||
-        !(m->len = (int64_t *)gk__u_calloc((size_t)m->slots, sizeof(int64_t))) || !(m->encoded = (int *)gk__u_calloc((size_t)m->slots, sizeof(int)))) {
+        !(m->len = (int64_t *)gk__u_calloc((size_t)m->rows, sizeof(int64_t))) || !(m->encoded = (int *)gk__u_calloc((size_t)m->slots, sizeof(int))) ||
+        !(m->h_buf = (int32_t *)gk__u_calloc((size_t)(3 * m->rows), sizeof(int32_t)))) {
         s = gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_whisper_load: out of host memory");
         goto fail;
     }
@@ -517,14 +566,28 @@ GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whispe
     if (s == GK_OK) s = gk_mel_filters_new(ctx, c->n_mels, 400, 16000.0, 0.0, 8000.0, GK_MEL_NORM_SLANEY, &m->mel_filters);
     for (l = 0; l < c->decoder_layers && s == GK_OK; l++) {
         int64_t H = c->decoder_heads, D = dm / H;
-        s = gk__wsp_empty(m, m->dt, 4, m->slots, m->max_ctx, 2 * H, D, &m->dec[l].kv);
+        s = gk__wsp_empty(m, m->dt, 4, m->rows, m->max_ctx, 2 * H, D, &m->dec[l].kv);
         if (s == GK_OK) s = gk_fill(ctx, m->dec[l].kv, 0);
         if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 4, m->slots, c->n_audio_ctx, 2 * H, D, &m->dec[l].xcache);
         if (s == GK_OK) s = gk_fill(ctx, m->dec[l].xcache, 0);
         if (s == GK_ERR_OUT_OF_MEMORY)
-            s = gk_error_set(ctx, s, "gk_whisper_load: out of memory for the decoder caches of %d windows (%.1f MiB per layer): %s", m->slots,
-                             (double)(2 * m->slots * (m->max_ctx + c->n_audio_ctx) * dm) * (double)gk_dtype_size(m->dt) / 1048576.0, gk_last_error(ctx));
+            s = gk_error_set(ctx, s, "gk_whisper_load: out of memory for the decoder caches of %d windows and %d rows (%.1f MiB per layer): %s", m->slots, m->rows,
+                             (double)(2 * (m->rows * m->max_ctx + m->slots * c->n_audio_ctx) * dm) * (double)gk_dtype_size(m->dt) / 1048576.0, gk_last_error(ctx));
     }
+    /* the decode step's buffers */
+    if (s == GK_OK) s = gk__wsp_empty(m, GK_I32, 1, 3 * m->rows, 0, 0, 0, &m->d_buf);
+    if (s == GK_OK) s = gk_fill(ctx, m->d_buf, 0);
+    if (s == GK_OK) s = gk__wsp_empty(m, GK_I32, 1, m->beams, 0, 0, 0, &m->d_src);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, m->rows, dm, 0, 0, &m->a_h);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, m->rows, dm, 0, 0, &m->a_h2);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, m->rows, dm, 0, 0, &m->a_x);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, m->rows, 3 * dm, 0, 0, &m->a_qkv);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, m->rows, dm, 0, 0, &m->a_q);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, m->rows, dm, 0, 0, &m->a_att);
+    if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, m->rows, c->decoder_ffn, 0, 0, &m->a_ff);
+    if (s == GK_OK && m->dt != GK_F32) s = gk__wsp_empty(m, m->dt, 2, m->rows, V, 0, 0, &m->a_lg);
+    if (s == GK_OK) s = gk__wsp_empty(m, GK_F32, 2, m->rows, V, 0, 0, &m->a_lg32);
+    if (s == GK_OK && m->beams > 1) s = gk__wsp_empty(m, m->dt, 4, m->beams, m->max_ctx, 2 * c->decoder_heads, dm / c->decoder_heads, &m->a_tmp);
     if (s == GK_OK) s = gk_stream_sync(ctx, m->stream);
     if (s != GK_OK) goto fail;
     gk_set_stream(ctx, old);
@@ -550,7 +613,8 @@ GKLLMDEF const gk_tokenizer *gk_whisper_model_tokenizer(const gk_whisper_model *
 GKLLMDEF gk_dtype gk_whisper_compute_dtype(const gk_whisper_model *m) { return m ? m->dt : GK_F32; }
 GKLLMDEF int gk_whisper_max_windows(const gk_whisper_model *m) { return m ? m->slots : 0; }
 GKLLMDEF int64_t gk_whisper_max_ctx(const gk_whisper_model *m) { return m ? m->max_ctx : 0; }
-GKLLMDEF int64_t gk_whisper_seq_len(const gk_whisper_model *m, int seq) { return m && seq >= 0 && seq < m->slots ? m->len[seq] : -1; }
+GKLLMDEF int gk_whisper_max_beams(const gk_whisper_model *m) { return m ? m->beams : 0; }
+GKLLMDEF int64_t gk_whisper_seq_len(const gk_whisper_model *m, int row) { return m && row >= 0 && row < m->rows ? m->len[row] : -1; }
 GKLLMDEF gk_status gk_whisper_set_stream(gk_whisper_model *m, gk_stream *s) {
     if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "gk_whisper_set_stream: m is NULL");
     m->stream_use = s;
@@ -664,10 +728,12 @@ static gk_status gk__wsp_encode(gk_whisper_model *m, gk_tensor mel, int64_t B, i
     (void)none;
     if (V.st == GK_OK) {
         int64_t b;
-        for (b = 0; b < B; b++) { m->encoded[seq0 + b] = 1; m->len[seq0 + b] = 0; }
+        for (b = 0; b < B; b++) m->encoded[seq0 + b] = 1;
+        for (b = 0; b < B * m->beams; b++) m->len[seq0 * m->beams + b] = 0;
     } else {
         int64_t b;
-        for (b = 0; b < B; b++) { m->encoded[seq0 + b] = 0; m->len[seq0 + b] = 0; } /* K / V may be half written */
+        for (b = 0; b < B; b++) m->encoded[seq0 + b] = 0; /* K / V may be half written */
+        for (b = 0; b < B * m->beams; b++) m->len[seq0 * m->beams + b] = 0;
     }
     return V.st;
 }
@@ -735,8 +801,70 @@ GKLLMDEF gk_status gk_whisper_encode(gk_whisper_model *m, const float *mel, int 
 }
 
 /* ---- decoder ---- */
-/* ids (host) of slot seq at positions len..len+n-1; f32-convertible logits [all ? n : 1, vocab] of the compute dtype in *logits */
-static gk_status gk__wsp_prefill(gk_whisper_model *m, int seq, const int32_t *ids, int64_t n, int all, gk_tensor *logits) {
+/* The cross-attention probabilities softmax(q k^T / sqrt(D)) over the
+   window's frames of the alignment heads, per decoder position: out
+   [n_heads][n][n_audio_ctx] on the host, head k of heads[2 k] (layer),
+   heads[2 k + 1] (head). */
+typedef struct gk__wsp_cap {
+    const int32_t *heads;
+    size_t n_heads;
+    float *out;
+} gk__wsp_cap;
+
+static gk_tensor gk__wsp_lv_permute(gk__lv *v, gk_tensor x, int a, int b, int c) {
+    gk_tensor t = gk__u_tnull();
+    int perm[3];
+    if (v->st != GK_OK) return t;
+    perm[0] = a; perm[1] = b; perm[2] = c;
+    return gk__lv_keep(v, gk_view_permute(v->ctx, x, perm, &t), t);
+}
+static gk_tensor gk__wsp_lv_contig(gk__lv *v, gk_tensor x) {
+    gk_tensor t = gk__u_tnull();
+    if (v->st != GK_OK) return t;
+    return gk__lv_keep(v, gk_contiguous(v->ctx, x, &t), t);
+}
+
+/* layer l's alignment heads: q [n, d] (the cross-attention queries), xc the window's [1, n_audio_ctx, 2 H, D] */
+static void gk__wsp_capture(gk_whisper_model *m, gk__lv *V, const gk__wsp_cap *cap, int64_t l, gk_tensor q, gk_tensor xc, int64_t n) {
+    const gk_whisper_config *c = &m->cfg;
+    int64_t H = c->decoder_heads, D = c->d_model / H, F = c->n_audio_ctx, h;
+    size_t k, any = 0;
+    gk_tensor qh, kh, sc = gk__u_tnull();
+    gk_matmul_desc md;
+    float *host = NULL;
+    for (k = 0; k < cap->n_heads; k++) any += cap->heads[2 * k] == l;
+    if (!any || V->st != GK_OK) return;
+    /* [H, n, D] @ [H, D, F] -> [H, n, F] in f32 */
+    qh = gk__wsp_lv_contig(V, gk__wsp_lv_permute(V, gk__lv_reshape(V, q, 3, n, H, D, 0), 1, 0, 2));
+    kh = gk__wsp_lv_contig(V, gk__wsp_lv_permute(V, gk__lv_reshape(V, gk__lv_slice(V, xc, 2, 0, H), 3, F, H, D, 0), 1, 2, 0));
+    if (V->st == GK_OK) {
+        int64_t sh[3];
+        sh[0] = H; sh[1] = n; sh[2] = F;
+        V->st = gk_tensor_empty(m->ctx, GK_F32, 3, sh, &sc);
+        if (V->st == GK_OK) gk__lv_keep(V, GK_OK, sc);
+    }
+    memset(&md, 0, sizeof md);
+    md.alpha = 1.0 / sqrt((double)D);
+    GK__LV_DO(V, gk_matmul(m->ctx, sc, qh, kh, &md));
+    GK__LV_DO(V, gk_softmax(m->ctx, sc, sc));
+    if (V->st != GK_OK) return;
+    if (!(host = (float *)gk__u_malloc(sizeof(float) * (size_t)(H * n * F)))) {
+        V->st = gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "gk_whisper_cross_weights: out of host memory");
+        return;
+    }
+    V->st = gk_copy_to_host(m->ctx, sc, host, sizeof(float) * (size_t)(H * n * F));
+    for (k = 0; k < cap->n_heads && V->st == GK_OK; k++) {
+        if (cap->heads[2 * k] != l) continue;
+        h = cap->heads[2 * k + 1];
+        memcpy(cap->out + k * (size_t)(n * F), host + (size_t)(h * n * F), sizeof(float) * (size_t)(n * F));
+    }
+    gk__u_free(host);
+}
+
+/* ids (host) of decoder row seq at positions len..len+n-1; f32-convertible
+   logits [all ? n : 1, vocab] of the compute dtype in *logits; cap (may be
+   NULL) gets the alignment heads' cross-attention probabilities */
+static gk_status gk__wsp_prefill(gk_whisper_model *m, int seq, const int32_t *ids, int64_t n, int all, gk_tensor *logits, const gk__wsp_cap *cap) {
     const gk_whisper_config *c = &m->cfg;
     gk_ctx *ctx = m->ctx;
     int64_t p0 = m->len[seq], i, dm = c->d_model, H = c->decoder_heads, D = dm / H, l;
@@ -799,7 +927,8 @@ static gk_status gk__wsp_prefill(gk_whisper_model *m, int seq, const int32_t *id
         memset(&md, 0, sizeof md);
         md.bias = y->xbq;
         GK__LV_DO(&V, gk_linear(ctx, q, x, y->xq, &md));
-        xc = gk__lv_slice(&V, y->xcache, 0, seq, seq + 1);
+        xc = gk__lv_slice(&V, y->xcache, 0, seq / m->beams, seq / m->beams + 1);
+        if (cap) gk__wsp_capture(m, &V, cap, l, q, xc, n);
         memset(&ad, 0, sizeof ad);
         GK__LV_DO(&V, gk_attention(ctx, att4, gk__lv_reshape(&V, q, 4, 1, n, H, D), gk__lv_slice(&V, xc, 2, 0, H), gk__lv_slice(&V, xc, 2, H, 2 * H), &ad));
         memset(&md, 0, sizeof md);
@@ -828,8 +957,8 @@ static gk_status gk__wsp_prefill(gk_whisper_model *m, int seq, const int32_t *id
 
 GKLLMDEF gk_status gk_whisper_reset(gk_whisper_model *m, int seq) {
     if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "gk_whisper_reset: m is NULL");
-    if (seq < 0 || seq >= m->slots)
-        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_reset: slot %d outside 0..%d (the model was loaded with max_windows %d)", seq, m->slots - 1, m->slots);
+    if (seq < 0 || seq >= m->rows)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "gk_whisper_reset: row %d outside 0..%d (max_windows %d x max_beams %d)", seq, m->rows - 1, m->slots, m->beams);
     m->len[seq] = 0;
     return GK_OK;
 }
@@ -844,11 +973,12 @@ GKLLMDEF gk_status gk_whisper_decode(gk_whisper_model *m, int seq, const int32_t
     if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
     if (!ids && n) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: ids is NULL but n is %llu", W, (unsigned long long)n);
     if (n == 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: n is 0 (no tokens to run)", W);
-    if (seq < 0 || seq >= m->slots)
-        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: slot %d outside 0..%d (the model was loaded with max_windows %d)", W, seq, m->slots - 1, m->slots);
-    if (!m->encoded[seq]) return gk_error_set(m->ctx, GK_ERR_STATE, "%s: slot %d holds no encoded window (gk_whisper_encode first)", W, seq);
+    if (seq < 0 || seq >= m->rows)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: row %d outside 0..%d (max_windows %d x max_beams %d)", W, seq, m->rows - 1, m->slots, m->beams);
+    if (!m->encoded[seq / m->beams])
+        return gk_error_set(m->ctx, GK_ERR_STATE, "%s: row %d's window %d holds no encoded window (gk_whisper_encode first)", W, seq, seq / m->beams);
     if ((int64_t)n > m->max_ctx - m->len[seq])
-        return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: %llu tokens after %lld in slot %d exceed the context of %lld tokens", W, (unsigned long long)n, (long long)m->len[seq], seq,
+        return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: %llu tokens after %lld in row %d exceed the context of %lld tokens", W, (unsigned long long)n, (long long)m->len[seq], seq,
                             (long long)m->max_ctx);
     V = m->cfg.vocab;
     for (i = 0; i < n; i++)
@@ -857,7 +987,7 @@ GKLLMDEF gk_status gk_whisper_decode(gk_whisper_model *m, int seq, const int32_t
     old = gk_get_stream(m->ctx);
     gk_set_stream(m->ctx, gk__wsp_stream(m));
     p0 = m->len[seq];
-    s = gk__wsp_prefill(m, seq, ids, (int64_t)n, all, &lg);
+    s = gk__wsp_prefill(m, seq, ids, (int64_t)n, all, &lg, NULL);
     if (s == GK_OK && logits) {
         size_t nb = (all ? n : 1) * (size_t)V * sizeof(float);
         if (m->dt == GK_F32) s = gk_copy_to_host(m->ctx, lg, logits, nb);
@@ -875,11 +1005,255 @@ GKLLMDEF gk_status gk_whisper_decode(gk_whisper_model *m, int seq, const int32_t
         for (r = 0; r < rows && s == GK_OK; r++) {
             int64_t bad = gk__wsp_nonfinite(logits + r * (size_t)V, V);
             if (bad >= 0)
-                s = gk_error_set(m->ctx, GK_ERR_FORMAT, "%s: the logits of position %lld of slot %d are not finite (logit %lld): the weights hold NaN or infinite values, or the "
+                s = gk_error_set(m->ctx, GK_ERR_FORMAT, "%s: the logits of position %lld of row %d are not finite (logit %lld): the weights hold NaN or infinite values, or the "
                                  "activations overflowed the compute dtype", W, (long long)(p0 + (int64_t)(all ? r : n - 1)), seq, (long long)bad);
         }
         if (s != GK_OK) m->len[seq] = p0;
     }
+    return s;
+}
+
+/* ---- the decode step of several rows ---- */
+/* One token for rows row0..row0+n-1 from entries 0..n-1 of d_buf's three
+   parts (token, position, kv length), logits f32 into a_lg32[0..n);
+   attention over the cache rows 0..kv_rows. The rows cover whole windows
+   (row0 and n multiples of beams): the cross-attention runs per window with
+   its beams as the queries. */
+static gk_status gk__wsp_step_ops(gk_whisper_model *m, int row0, int n, int64_t kv_rows) {
+    const gk_whisper_config *c = &m->cfg;
+    gk_ctx *ctx = m->ctx;
+    int64_t dm = c->d_model, H = c->decoder_heads, D = dm / H, l, R = m->rows, nb = m->beams, nw = n / m->beams, w0 = row0 / m->beams;
+    gk_tensor ids, pos, kvl, h, h2, x, qkv, q, att, ff, lg;
+    gk__lv V;
+    memset(&V, 0, sizeof V);
+    V.ctx = ctx;
+    ids = gk__lv_slice(&V, m->d_buf, 0, 0, n);
+    pos = gk__lv_slice(&V, m->d_buf, 0, R, R + n);
+    kvl = gk__lv_slice(&V, m->d_buf, 0, 2 * R, 2 * R + n);
+    h = gk__lv_slice(&V, m->a_h, 0, 0, n);
+    h2 = gk__lv_slice(&V, m->a_h2, 0, 0, n);
+    x = gk__lv_slice(&V, m->a_x, 0, 0, n);
+    qkv = gk__lv_slice(&V, m->a_qkv, 0, 0, n);
+    q = gk__lv_slice(&V, m->a_q, 0, 0, n);
+    att = gk__lv_slice(&V, m->a_att, 0, 0, n);
+    ff = gk__lv_slice(&V, m->a_ff, 0, 0, n);
+    GK__LV_DO(&V, gk_embedding(ctx, h, m->embed, ids));
+    GK__LV_DO(&V, gk_embedding(ctx, h2, m->dec_pos, pos));
+    GK__LV_DO(&V, gk_add(ctx, h, h, h2));
+    for (l = 0; l < c->decoder_layers && V.st == GK_OK; l++) {
+        const gk__wsp_layer *y = &m->dec[l];
+        gk_matmul_desc md;
+        gk_attention_desc ad;
+        gk_tensor q4, kv, xc, att4;
+        gk__lv L;
+        memset(&L, 0, sizeof L);
+        L.ctx = ctx;
+        GK__LV_DO(&L, gk_layer_norm(ctx, x, h, y->ln1_w, y->ln1_b, 1e-5));
+        memset(&md, 0, sizeof md);
+        md.bias = y->bqkv;
+        GK__LV_DO(&L, gk_linear(ctx, qkv, x, y->wqkv, &md));
+        q4 = gk__lv_reshape(&L, qkv, 4, n, 1, 3 * H, D);
+        kv = gk__lv_slice(&L, y->kv, 0, row0, row0 + n);
+        GK__LV_DO(&L, gk_kv_write(ctx, kv, gk__lv_slice(&L, q4, 2, H, 3 * H), pos));
+        kv = gk__lv_slice(&L, kv, 1, 0, kv_rows);
+        att4 = gk__lv_reshape(&L, att, 4, n, 1, H, D);
+        memset(&ad, 0, sizeof ad);
+        ad.causal = 1;
+        ad.kv_lens = kvl;
+        GK__LV_DO(&L, gk_attention(ctx, att4, gk__lv_slice(&L, q4, 2, 0, H), gk__lv_slice(&L, kv, 2, 0, H), gk__lv_slice(&L, kv, 2, H, 2 * H), &ad));
+        memset(&md, 0, sizeof md);
+        md.bias = y->bo;
+        md.residual = h;
+        GK__LV_DO(&L, gk_linear(ctx, h2, att, y->wo, &md));
+        /* cross-attention: each window's beams are its queries */
+        GK__LV_DO(&L, gk_layer_norm(ctx, x, h2, y->lnx_w, y->lnx_b, 1e-5));
+        memset(&md, 0, sizeof md);
+        md.bias = y->xbq;
+        GK__LV_DO(&L, gk_linear(ctx, q, x, y->xq, &md));
+        xc = gk__lv_slice(&L, y->xcache, 0, w0, w0 + nw);
+        memset(&ad, 0, sizeof ad);
+        GK__LV_DO(&L, gk_attention(ctx, gk__lv_reshape(&L, att, 4, nw, nb, H, D), gk__lv_reshape(&L, q, 4, nw, nb, H, D), gk__lv_slice(&L, xc, 2, 0, H),
+                                   gk__lv_slice(&L, xc, 2, H, 2 * H), &ad));
+        memset(&md, 0, sizeof md);
+        md.bias = y->xbo;
+        md.residual = h2;
+        GK__LV_DO(&L, gk_linear(ctx, h, att, y->xo, &md));
+        gk__wsp_mlp(m, &L, y, h2, h, x, ff);
+        gk__lv_free(&L);
+        if (L.st != GK_OK) V.st = L.st;
+        { gk_tensor t = h; h = h2; h2 = t; }
+    }
+    GK__LV_DO(&V, gk_layer_norm(ctx, x, h, m->dec_ln_w, m->dec_ln_b, 1e-5));
+    lg = gk__lv_slice(&V, m->dt == GK_F32 ? m->a_lg32 : m->a_lg, 0, 0, n);
+    GK__LV_DO(&V, gk_linear(ctx, lg, x, m->proj, NULL));
+    if (m->dt != GK_F32) GK__LV_DO(&V, gk_cast(ctx, gk__lv_slice(&V, m->a_lg32, 0, 0, n), lg));
+    gk__lv_free(&V);
+    return V.st;
+}
+
+/* the step as a graph replay (captured on a key's second use) */
+static gk_status gk__wsp_step(gk_whisper_model *m, int row0, int n, int64_t kv_rows) {
+    gk_stream *st = gk__wsp_stream(m);
+    gk__wsp_graph *e = NULL;
+    gk_graph *g = NULL;
+    gk_status s, s2;
+    int i;
+    for (i = 0; i < m->ngraphs; i++)
+        if (m->graphs[i].row0 == row0 && m->graphs[i].n == n && m->graphs[i].kv_rows == kv_rows) { e = &m->graphs[i]; break; }
+    if (!e) {
+        if (m->ngraphs == GK__WSP_GRAPHS) return gk__wsp_step_ops(m, row0, n, kv_rows); /* every key held: op by op */
+        e = &m->graphs[m->ngraphs++];
+        e->row0 = row0; e->n = n; e->kv_rows = kv_rows; e->warm = 1; e->g = NULL;
+        return gk__wsp_step_ops(m, row0, n, kv_rows);
+    }
+    if (e->g) return gk_graph_launch(m->ctx, e->g, st);
+    if ((s = gk_graph_begin(m->ctx, st)) != GK_OK) return s;
+    s = gk__wsp_step_ops(m, row0, n, kv_rows);
+    s2 = gk_graph_end(m->ctx, st, &g);
+    if (s == GK_OK) s = s2;
+    if (s != GK_OK) { if (g) gk_graph_destroy(m->ctx, g); return s; }
+    e->g = g;
+    return gk_graph_launch(m->ctx, g, st);
+}
+
+GKLLMDEF gk_status gk_whisper_decode_step(gk_whisper_model *m, int row0, int n, const int32_t *ids, float *logits) {
+    const char *W = "gk_whisper_decode_step";
+    gk_stream *old;
+    gk_status s;
+    int64_t V, need = 1, kv_rows = 128;
+    int i, R;
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
+    if (!ids || !logits) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", W, !ids ? "ids" : "logits");
+    R = m->rows;
+    if (n < 1 || row0 < 0 || row0 > R - n)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: rows %d..%d are outside the model's %d rows (max_windows %d x max_beams %d)", W, row0, row0 + n - 1, R,
+                            m->slots, m->beams);
+    if (row0 % m->beams || n % m->beams)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: rows %d..%d do not cover whole windows (%d rows each: row0 and n must be multiples of max_beams)", W, row0,
+                            row0 + n - 1, m->beams);
+    V = m->cfg.vocab;
+    for (i = 0; i < n; i++) {
+        int r = row0 + i;
+        if (!m->encoded[r / m->beams]) return gk_error_set(m->ctx, GK_ERR_STATE, "%s: row %d's window %d holds no encoded window (gk_whisper_encode first)", W, r, r / m->beams);
+        if (ids[i] >= V) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: token id %d at ids[%d] is outside the vocab [0, %lld)", W, (int)ids[i], i, (long long)V);
+        if (ids[i] < 0) continue;
+        if (m->len[r] == 0) return gk_error_set(m->ctx, GK_ERR_STATE, "%s: row %d is empty (gk_whisper_decode runs its prompt first)", W, r);
+        if (m->len[r] >= m->max_ctx)
+            return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: row %d holds %lld tokens: its context of %lld tokens is full", W, r, (long long)m->len[r], (long long)m->max_ctx);
+        if (m->len[r] + 1 > need) need = m->len[r] + 1;
+    }
+    /* token, position and kv length of each row; a skipped row (id < 0) runs token 0 at its length without keeping it */
+    for (i = 0; i < n; i++) {
+        int64_t L = m->len[row0 + i];
+        m->h_buf[i] = ids[i] < 0 ? 0 : ids[i];
+        m->h_buf[R + i] = (int32_t)(L < m->max_ctx ? L : m->max_ctx - 1);
+        m->h_buf[2 * R + i] = (int32_t)(L < m->max_ctx ? L + 1 : m->max_ctx);
+    }
+    while (kv_rows < need) kv_rows <<= 1;
+    if (kv_rows > m->max_ctx) kv_rows = m->max_ctx;
+    old = gk_get_stream(m->ctx);
+    gk_set_stream(m->ctx, gk__wsp_stream(m));
+    s = gk_copy_from_host(m->ctx, m->d_buf, m->h_buf, sizeof(int32_t) * (size_t)(3 * R));
+    if (s == GK_OK) s = gk__wsp_step(m, row0, n, kv_rows);
+    if (s == GK_OK) {
+        gk_tensor t;
+        s = gk_view_slice(m->ctx, m->a_lg32, 0, 0, n, 1, &t);
+        if (s == GK_OK) { s = gk_copy_to_host(m->ctx, t, logits, sizeof(float) * (size_t)(n * V)); gk_tensor_free(m->ctx, t); }
+    }
+    gk_set_stream(m->ctx, old);
+    if (s != GK_OK) return s;
+    for (i = 0; i < n; i++) {
+        int64_t bad;
+        if (ids[i] < 0) continue;
+        if ((bad = gk__wsp_nonfinite(logits + (size_t)i * (size_t)V, V)) >= 0)
+            return gk_error_set(m->ctx, GK_ERR_FORMAT, "%s: the logits of position %lld of row %d are not finite (logit %lld): the weights hold NaN or infinite values, or the "
+                                "activations overflowed the compute dtype", W, (long long)m->len[row0 + i], row0 + i, (long long)bad);
+    }
+    for (i = 0; i < n; i++)
+        if (ids[i] >= 0) m->len[row0 + i]++;
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_whisper_reorder(gk_whisper_model *m, int window, const int32_t *src) {
+    const char *W = "gk_whisper_reorder";
+    int64_t lens[16], l;
+    int i, ident = 1, B;
+    gk_stream *old;
+    gk_status s = GK_OK;
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
+    if (!src) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: src is NULL", W);
+    if (window < 0 || window >= m->slots)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: window %d outside 0..%d (gk_whisper_desc.max_windows)", W, window, m->slots - 1);
+    B = m->beams;
+    for (i = 0; i < B; i++) {
+        if (src[i] < 0 || src[i] >= B) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: src[%d] = %d is outside the window's rows 0..%d", W, i, (int)src[i], B - 1);
+        ident &= src[i] == i;
+    }
+    if (ident) return GK_OK;
+    old = gk_get_stream(m->ctx);
+    gk_set_stream(m->ctx, gk__wsp_stream(m));
+    s = gk_copy_from_host(m->ctx, m->d_src, src, sizeof(int32_t) * (size_t)B);
+    for (l = 0; l < m->cfg.decoder_layers && s == GK_OK; l++) {
+        gk_tensor kv;
+        s = gk_view_slice(m->ctx, m->dec[l].kv, 0, (int64_t)window * B, (int64_t)(window + 1) * B, 1, &kv);
+        if (s != GK_OK) break;
+        s = gk_index_select(m->ctx, m->a_tmp, kv, 0, m->d_src);
+        if (s == GK_OK) s = gk_copy(m->ctx, kv, m->a_tmp);
+        gk_tensor_free(m->ctx, kv);
+    }
+    gk_set_stream(m->ctx, old);
+    if (s != GK_OK) return s;
+    for (i = 0; i < B; i++) lens[i] = m->len[window * B + src[i]];
+    for (i = 0; i < B; i++) m->len[window * B + i] = lens[i];
+    return GK_OK;
+}
+
+GKLLMDEF const int32_t *gk_whisper_alignment_heads(const gk_whisper_model *m, size_t *n) {
+    if (n) *n = 0;
+    if (!m) return NULL;
+    if (n) *n = m->n_align;
+    return m->align;
+}
+
+GKLLMDEF gk_status gk_whisper_cross_weights(gk_whisper_model *m, int row, const int32_t *ids, size_t n, float *weights, float *logits) {
+    const char *W = "gk_whisper_cross_weights";
+    gk__wsp_cap cap;
+    gk_stream *old;
+    gk_tensor lg = gk__u_tnull();
+    gk_status s;
+    int64_t V;
+    size_t i;
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
+    if (!ids || !weights) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", W, !ids ? "ids" : "weights");
+    if (n == 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: n is 0 (no tokens to run)", W);
+    if (row < 0 || row >= m->rows)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: row %d outside 0..%d (max_windows %d x max_beams %d)", W, row, m->rows - 1, m->slots, m->beams);
+    if (!m->encoded[row / m->beams]) return gk_error_set(m->ctx, GK_ERR_STATE, "%s: row %d's window %d holds no encoded window (gk_whisper_encode first)", W, row, row / m->beams);
+    if ((int64_t)n > m->max_ctx) return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: %llu tokens exceed the context of %lld tokens", W, (unsigned long long)n, (long long)m->max_ctx);
+    V = m->cfg.vocab;
+    for (i = 0; i < n; i++)
+        if (ids[i] < 0 || ids[i] >= V)
+            return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: token id %d at ids[%llu] is outside the vocab [0, %lld)", W, (int)ids[i], (unsigned long long)i, (long long)V);
+    cap.heads = m->align;
+    cap.n_heads = m->n_align;
+    cap.out = weights;
+    old = gk_get_stream(m->ctx);
+    gk_set_stream(m->ctx, gk__wsp_stream(m));
+    m->len[row] = 0;
+    s = gk__wsp_prefill(m, row, ids, (int64_t)n, 1, &lg, &cap);
+    if (s == GK_OK && logits) {
+        size_t nb = n * (size_t)V * sizeof(float);
+        if (m->dt == GK_F32) s = gk_copy_to_host(m->ctx, lg, logits, nb);
+        else {
+            gk_tensor t;
+            s = gk_cast_new(m->ctx, lg, GK_F32, &t);
+            if (s == GK_OK) { s = gk_copy_to_host(m->ctx, t, logits, nb); gk_tensor_free(m->ctx, t); }
+        }
+    }
+    if (s == GK_OK) s = gk_stream_sync(m->ctx, gk__wsp_stream(m));
+    gk__llm_free_t(m->ctx, &lg);
+    gk_set_stream(m->ctx, old);
+    m->len[row] = 0;
     return s;
 }
 
@@ -939,6 +1313,8 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
     gk_tensor mel = gk__u_tnull();
     gk_stream *old;
     float *lg = NULL, *row = NULL, *lp = NULL;
+    int32_t sids[16];
+    int b, row0;
     gk_status s;
     gk__u_tl sv;
     int64_t V, steps, k, cnt;
@@ -988,7 +1364,7 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
         s = gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: the prompt of %llu tokens leaves no room in the context of %lld tokens", W, (unsigned long long)prompt.len, (long long)m->max_ctx);
         goto done;
     }
-    if (!(lg = (float *)gk__u_malloc(sizeof(float) * (size_t)V * prompt.len)) || !(row = (float *)gk__u_malloc(sizeof(float) * (size_t)V)) ||
+    if (!(lg = (float *)gk__u_malloc(sizeof(float) * (size_t)V * prompt.len)) || !(row = (float *)gk__u_malloc(sizeof(float) * (size_t)V * (size_t)m->beams)) ||
         !(lp = (float *)gk__u_malloc(sizeof(float) * (size_t)V))) {
         s = gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
         goto done;
@@ -1006,7 +1382,9 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
     gk__llm_free_t(m->ctx, &mel);
     if (s != GK_OK) goto done;
     /* the prompt (every row: the SOT row gives the no-speech probability) */
-    if ((s = gk_whisper_decode(m, d.seq, prompt.data, prompt.len, 1, lg)) != GK_OK) goto done;
+    row0 = d.seq * m->beams;
+    for (b = 0; b < m->beams; b++) sids[b] = -1;
+    if ((s = gk_whisper_decode(m, row0, prompt.data, prompt.len, 1, lg)) != GK_OK) goto done;
     gk__u_tl_save(&sv);
     if (m->tokens.no_speech < 0 || gk_whisper_no_speech_prob(&m->tokens, lg + r.sot_index * (size_t)V, &r.no_speech_prob) != GK_OK) r.no_speech_prob = NAN;
     gk__u_tl_restore(&sv);
@@ -1036,8 +1414,9 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
         if (tok == m->tokens.eot) { r.ended = 1; break; }
         r.sum_logprob += (double)lp[tok];
         if ((s = gk_ids_push(&got, tok)) != GK_OK) { gk__u_tl_restore(&sv); s = gk_error_set(m->ctx, s, "%s: out of host memory", W); goto done; }
-        if (k + 1 == steps || m->len[d.seq] >= m->max_ctx) break;
-        if ((s = gk_whisper_decode(m, d.seq, &tok, 1, 0, row)) != GK_OK) goto done;
+        if (k + 1 == steps || m->len[row0] >= m->max_ctx) break;
+        sids[0] = tok;
+        if ((s = gk_whisper_decode_step(m, row0, m->beams, sids, row)) != GK_OK) goto done;
     }
     r.avg_logprob = gk_whisper_avg_logprob(r.sum_logprob, got.len);
     for (i = 0; i < got.len && s == GK_OK; i++) s = gk_ids_push(out, got.data[i]);

@@ -24,16 +24,13 @@
    q / k / v weights are fused at load time (k_proj has no bias: its part
    of the fused bias is zero), the cross-attention's k / v too.
 
-   Sequence slot i of a model loaded with max_windows W (0 <= i < W) holds
-   one window's cross-attention K / V and one decoded token sequence:
-   gk_whisper_encode fills slots seq0.., gk_whisper_decode appends tokens.
-
-   Planned (not yet here): cross-attention weights of given (layer, head)
-   pairs for the word timestamps, as gk_whisper_cross_weights(m, seq,
-   heads, n_heads, float *w [n_heads][len][1500]) recomputing softmax(q k^T)
-   from the queries the decoder keeps per position; batched decode steps of
-   several sequences with a captured graph; beam search, temperature
-   fallback and long-form transcription on top of >>api_whisper_rules. */
+   Windows and rows: a model loaded with max_windows W and max_beams B
+   holds W windows (each window's cross-attention K / V, filled by
+   gk_whisper_encode) and W * B decoder rows (each a token sequence with its
+   self-attention KV cache); row r belongs to window r / B. Beam search runs
+   a window's B candidates on its B rows; batched transcription runs several
+   windows' rows in one decode step (gk_whisper_decode_step), captured once
+   as a graph and replayed. */
 typedef struct gk_whisper_model gk_whisper_model;
 
 typedef struct gk_whisper_config {
@@ -63,7 +60,8 @@ typedef struct gk_whisper_config {
 
 typedef struct gk_whisper_desc {
     gk_llm_dtype dtype;            /* compute dtype; DEFAULT: F32 on the CPU backend, BF16 on CUDA */
-    int max_windows;               /* windows encoded together = decoder sequence slots, 1..64; 0: 1 */
+    int max_windows;               /* windows encoded together (cross-attention slots), 1..64; 0: 1 */
+    int max_beams;                 /* decoder rows per window (beam search), 1..16; 0: 1 */
     int64_t max_ctx;               /* decoder tokens per sequence, 1..max_target_positions; 0: max_target_positions */
     gk_st_progress_fn progress;    /* weight upload progress (bytes on the device), may be NULL */
     void *user;
@@ -93,6 +91,7 @@ GKLLMDEF const gk_whisper_tokens *gk_whisper_model_tokens(const gk_whisper_model
 GKLLMDEF const gk_tokenizer *gk_whisper_model_tokenizer(const gk_whisper_model *m);
 GKLLMDEF gk_dtype gk_whisper_compute_dtype(const gk_whisper_model *m);
 GKLLMDEF int gk_whisper_max_windows(const gk_whisper_model *m);
+GKLLMDEF int gk_whisper_max_beams(const gk_whisper_model *m);
 GKLLMDEF int64_t gk_whisper_max_ctx(const gk_whisper_model *m);
 /* The stream the model's work runs on; NULL: the model's own. */
 GKLLMDEF gk_status gk_whisper_set_stream(gk_whisper_model *m, gk_stream *s);
@@ -105,29 +104,54 @@ GKLLMDEF gk_status gk_whisper_set_stream(gk_whisper_model *m, gk_stream *s);
 GKLLMDEF gk_status gk_whisper_mel(gk_whisper_model *m, const float *samples, size_t n, float *mel);
 
 /* Runs the encoder on n windows, mel [n, n_mels, 3000] f32 on the host, into
-   sequence slots seq0..seq0+n-1: each slot's cross-attention K / V are
-   computed and its decoded tokens reset (length 0). enc_out (may be NULL)
-   gets the encoder output [n, 1500, d_model] as f32. */
+   windows seq0..seq0+n-1: each window's cross-attention K / V are computed
+   and its rows reset (length 0). enc_out (may be NULL) gets the encoder
+   output [n, 1500, d_model] as f32. */
 GKLLMDEF gk_status gk_whisper_encode(gk_whisper_model *m, const float *mel, int n, int seq0, float *enc_out);
 /* The same with the features on the device: mel f32 [n, n_mels, 3000] (or [n_mels, 3000] for one window). */
 GKLLMDEF gk_status gk_whisper_encode_tensor(gk_whisper_model *m, gk_tensor mel, int seq0, float *enc_out);
 
-/* Decoder state of a slot: tokens in its cache (-1 outside the slots). */
-GKLLMDEF int64_t gk_whisper_seq_len(const gk_whisper_model *m, int seq);
-/* Forgets the slot's tokens (its window's K / V stay). */
-GKLLMDEF gk_status gk_whisper_reset(gk_whisper_model *m, int seq);
-/* Runs ids[0..n) of slot seq at positions len..len+n-1 (the cache keeps
+/* Decoder state of a row: tokens in its cache (-1 outside the rows). */
+GKLLMDEF int64_t gk_whisper_seq_len(const gk_whisper_model *m, int row);
+/* Forgets the row's tokens (its window's K / V stay). */
+GKLLMDEF gk_status gk_whisper_reset(gk_whisper_model *m, int row);
+/* Runs ids[0..n) of row seq at positions len..len+n-1 (the cache keeps
    them) and copies f32 logits to the host: the last position's [vocab], or
-   with all every position's [n, vocab] (logits may be NULL). A slot without
-   an encoded window is GK_ERR_STATE; passing max_ctx is GK_ERR_LIMIT with
-   nothing run; ids outside the vocabulary are GK_ERR_INVALID_ARGUMENT;
-   non-finite logits are GK_ERR_FORMAT naming the position (the slot keeps
-   its length). */
+   with all every position's [n, vocab] (logits may be NULL). A row whose
+   window is not encoded is GK_ERR_STATE; passing max_ctx is GK_ERR_LIMIT
+   with nothing run; ids outside the vocabulary are GK_ERR_INVALID_ARGUMENT;
+   non-finite logits are GK_ERR_FORMAT naming the position (the row keeps
+   its length). This is the prompt's path (one row, many tokens). */
 GKLLMDEF gk_status gk_whisper_decode(gk_whisper_model *m, int seq, const int32_t *ids, size_t n, int all, float *logits);
+/* One decoding step of rows row0..row0+n-1 at once: row row0+i appends
+   ids[i] at its own length and logits[i] [vocab] (f32, host) gets the next
+   token's logits. The rows cover whole windows (row0 and n multiples of
+   max_beams) and each has its prompt (gk_whisper_decode) already; ids[i] < 0
+   skips row i (it is computed but keeps its length; its logits are
+   undefined). The step's ops are captured as a graph on the second use of
+   the same rows and cache bucket (128 << k rows) and replayed after, on
+   either backend; positions and lengths are read on the device. The same
+   errors as gk_whisper_decode, with nothing appended on a failure. */
+GKLLMDEF gk_status gk_whisper_decode_step(gk_whisper_model *m, int row0, int n, const int32_t *ids, float *logits);
+/* Beam search's reordering of a window's rows: row window * B + i becomes a
+   copy of the old row window * B + src[i] (src [max_beams], in 0..B-1), cache
+   and length. Identity: nothing runs. */
+GKLLMDEF gk_status gk_whisper_reorder(gk_whisper_model *m, int window, const int32_t *src);
+
+/* The alignment heads used for word timestamps, (layer, head) pairs [n][2]:
+   generation_config.json's alignment_heads, else every head of the last
+   half of the decoder layers (OpenAI whisper's default). */
+GKLLMDEF const int32_t *gk_whisper_alignment_heads(const gk_whisper_model *m, size_t *n);
+/* Runs ids[0..n) teacher-forced on row (which starts empty and is left
+   empty) and gives the cross-attention probabilities of the alignment heads
+   over the window's frames, softmax(q k^T / sqrt(head_dim)):
+   weights [n_heads][n][1500] f32, and (logits not NULL) every position's
+   logits [n][vocab]: what word timestamps need (gk_whisper_add_words). */
+GKLLMDEF gk_status gk_whisper_cross_weights(gk_whisper_model *m, int row, const int32_t *ids, size_t n, float *weights, float *logits);
 
 /* ---- greedy transcription of one window ---- */
 typedef struct gk_whisper_transcribe_desc {
-    const char *language;          /* multilingual: a code or name; NULL: "en" (no detection yet) */
+    const char *language;          /* multilingual: a code or name; NULL: "en" (gk_whisper_transcribe_long detects) */
     int translate;                 /* task: 0 transcribe, 1 translate */
     int timestamps;                /* 1: timestamp tokens with the timestamp rules; 0: <|notimestamps|> */
     int64_t max_tokens;            /* decoding steps at most, the eot's included (HF's max_new_tokens);
@@ -135,7 +159,7 @@ typedef struct gk_whisper_transcribe_desc {
     int custom_suppress;           /* 1: suppress / n_suppress below instead of generation_config.json's */
     const int32_t *suppress;       /*   suppress_tokens (-1: the non-speech symbols: needs tokenizer.json) */
     size_t n_suppress;
-    int seq;                       /* the sequence slot used; 0 */
+    int seq;                       /* the model window used (its first row decodes); 0 */
     float *mel;                    /* optional out: the window's log-mel [n_mels, 3000] */
 } gk_whisper_transcribe_desc;
 typedef struct gk_whisper_result {
