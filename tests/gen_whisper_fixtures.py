@@ -47,6 +47,19 @@ Written, under OUT:
             minus top-2 processed logit: near-ties would make parity luck),
             generate_ids / generate_agrees (HF's model.generate on the same
             settings, for the record)
+        detect: language detection (decoding.py's detect_language: the
+            logits after <|startoftranscript|>, softmax over the language
+            tokens): codes, probs, best; and HF's own detect_language's
+            answer where this transformers version has it
+        beam: OpenAI whisper's beam search (BeamSearchDecoder, beam 5,
+            patience 1, MaximumLikelihoodRanker without a length penalty)
+            without timestamps, over this model's logits with the filters of
+            the greedy reference: prompt, tokens (the best, without eot),
+            sum_logprob, min_gap (the smallest gap between the 5th and 6th
+            candidates' scores over the steps)
+        cross_seq, cross.bin [heads, len(cross_seq), 1500]: the alignment
+            heads' cross-attention probabilities (output_attentions) of a
+            teacher-forced pass over cross_seq (the prefix and eot)
 The expected values are computed in float32 on the GPU (TF32 off, eager
 attention) by the model reloaded from its folder (the bf16 model upcast, so
 the values are those of its stored bf16 weights). The greedy reference is a
@@ -183,6 +196,91 @@ def hf_generate(model, feats, gc, timestamps, max_new, prompt):
         return None, f"{type(e).__name__}: {e}"[:300]
 
 
+def detect(model, enc, t):
+    """decoding.py's detect_language: the logits after <|startoftranscript|>, softmax over the language tokens only"""
+    with torch.no_grad():
+        lg = model(encoder_outputs=BaseModelOutput(last_hidden_state=enc), decoder_input_ids=torch.tensor([[t["sot"]]], device=dev)).logits[0, -1].float()
+    ids = list(t["langs"].values())
+    p = torch.softmax(lg[ids], dim=-1).cpu().numpy()
+    codes = [k[2:-2] for k in t["langs"]]
+    rec = dict(codes=codes, probs=[float(v) for v in p], best=codes[int(np.argmax(p))])
+    try:  # HF's own, where this transformers version has it
+        with torch.no_grad():
+            hl = model.detect_language(encoder_outputs=BaseModelOutput(last_hidden_state=enc))
+        rec["hf_detect_language"] = int(hl[0]) if torch.is_tensor(hl) else str(hl)
+    except Exception as e:  # noqa: BLE001 - recorded, not fatal
+        rec["hf_detect_language_error"] = f"{type(e).__name__}: {e}"[:200]
+    return rec
+
+
+def beam_search(model, enc, prompt, gc, beam, patience, max_new):
+    """OpenAI whisper's BeamSearchDecoder and MaximumLikelihoodRanker (length_penalty None) on this model, with the filters of
+    greedy() without timestamps (begin suppression at the first sampled position, suppress_tokens); the logits of each candidate come
+    from a full recompute. Returns the best tokens (without eot), its sum of log-probabilities and the smallest gap between the
+    beam-th and the next candidate's scores (a near-tie there could flip the search)."""
+    begin = len(prompt)
+    procs = [SuppressTokensAtBeginLogitsProcessor(gc.begin_suppress_tokens, begin, device=dev),
+             SuppressTokensLogitsProcessor(gc.suppress_tokens, device=dev)]
+    max_cand = round(beam * patience)
+    seqs, sums, finished, gap = [list(prompt)] * beam, [0.0] * beam, {}, float("inf")
+    for _ in range(max_new):
+        ids = torch.tensor(seqs, device=dev)
+        with torch.no_grad():
+            lg = model(encoder_outputs=BaseModelOutput(last_hidden_state=enc.expand(len(seqs), -1, -1)), decoder_input_ids=ids).logits[:, -1, :].float()
+        for p in procs:
+            lg = p(ids, lg)
+        lp = torch.log_softmax(lg, dim=-1)
+        scores, sources = {}, {}
+        for j in range(len(seqs)):
+            v, k = lp[j].topk(beam + 1)
+            for logprob, token in zip(v.tolist(), k.tolist()):
+                s = tuple(seqs[j] + [token])
+                scores[s] = sums[j] + logprob
+                sources[s] = j
+        order = sorted(scores, key=scores.get, reverse=True)
+        vals = [scores[s] for s in order]
+        if len(vals) > beam:
+            gap = min(gap, vals[beam - 1] - vals[beam])
+        nseqs, nsums, newly = [], [], {}
+        for s in order:
+            if s[-1] == EOT:
+                newly[s] = scores[s]
+            else:
+                nsums.append(scores[s])
+                nseqs.append(list(s))
+                if len(nseqs) == beam:
+                    break
+        for s in sorted(newly, key=newly.get, reverse=True):
+            if len(finished) >= max_cand:
+                break
+            finished[s] = newly[s]
+        seqs, sums = nseqs, nsums
+        if len(finished) >= max_cand:
+            break
+    if len(finished) < beam:  # finalize: the unfinished ones by score
+        for j in np.argsort(sums)[::-1]:
+            s = tuple(seqs[j] + [EOT])
+            finished[s] = sums[j]
+            if len(finished) >= beam:
+                break
+    best, best_score, best_sum = None, -float("inf"), 0.0
+    for s, lp_sum in finished.items():
+        toks = list(s[begin:])
+        if EOT in toks:
+            toks = toks[:toks.index(EOT)]
+        score = lp_sum / len(toks) if toks else -float("inf")
+        if score > best_score:
+            best, best_score, best_sum = toks, score, lp_sum
+    return best, best_sum, gap
+
+
+def cross_attention(model, enc, seq, heads):
+    """the alignment heads' cross-attention probabilities [heads, len(seq), 1500] of a teacher-forced pass (eager attention)"""
+    with torch.no_grad():
+        o = model(encoder_outputs=BaseModelOutput(last_hidden_state=enc), decoder_input_ids=torch.tensor([seq], device=dev), output_attentions=True)
+    return np.stack([o.cross_attentions[l][0, h].float().cpu().numpy() for l, h in heads])
+
+
 def write_bin(path, a):
     np.ascontiguousarray(a, dtype="<f4").tofile(path)
 
@@ -238,14 +336,23 @@ def build_case(c, out, audio, seed):
         else:
             run["generate_error"] = gerr
         greedy_runs.append(run)
+    det = detect(model, enc, t)
+    bprompt = [t["sot"], t["langs"]["<|en|>"], t["transcribe"], t["no_timestamps"]]
+    btoks, bsum, bgap = beam_search(model, enc, bprompt, gc, 5, 1.0, MAX_NEW)
+    beam = dict(language="en", timestamps=False, beam_size=5, patience=1.0, max_new_tokens=MAX_NEW, prompt=bprompt, tokens=btoks, sum_logprob=bsum,
+                min_gap=bgap)
+    xseq = prefix + [t["eot"]]
+    xw = cross_attention(model, enc, xseq, gd["alignment_heads"])
+    write_bin(os.path.join(folder, "cross.bin"), xw)
     write_bin(os.path.join(folder, "mel.bin"), feats[:, :F])
     write_bin(os.path.join(folder, "enc.bin"), e[rows])
     write_bin(os.path.join(folder, "logits.bin"), logits.float().cpu().numpy())
     exp = dict(
         arrays=dict(mel=dict(file="mel.bin", dtype="float32", shape=[c["mels"], F]),
                     enc=dict(file="enc.bin", dtype="float32", shape=[len(rows), c["d_model"]]),
-                    logits=dict(file="logits.bin", dtype="float32", shape=[len(prefix), c["vocab"]])),
-        mel_frames=F, mel_pad_value=pad, enc_rows=rows, prefix=prefix, greedy=greedy_runs,
+                    logits=dict(file="logits.bin", dtype="float32", shape=[len(prefix), c["vocab"]]),
+                    cross=dict(file="cross.bin", dtype="float32", shape=list(xw.shape))),
+        mel_frames=F, mel_pad_value=pad, enc_rows=rows, prefix=prefix, greedy=greedy_runs, detect=det, beam=beam, cross_seq=xseq,
         weights_dtype=str(c["dtype"]).replace("torch.", ""), seed=seed,
         versions=dict(torch=torch.__version__, transformers=transformers.__version__, device=dev))
     with open(os.path.join(folder, "expected.json"), "w") as f:
@@ -268,6 +375,9 @@ def main():
                 break
             print(f"{c['name']}: seed {seed} has a greedy margin of {worst:.2g}; trying the next", file=sys.stderr)
         names.append(c["name"])
+        ex = json.load(open(os.path.join(args.out, c["name"], "expected.json")))
+        print(f"{c['name']}: detected {ex['detect']['best']} (HF: {ex['detect'].get('hf_detect_language', ex['detect'].get('hf_detect_language_error'))}); "
+              f"beam 5: {len(ex['beam']['tokens'])} tokens, sum {ex['beam']['sum_logprob']:.4f}, smallest gap {ex['beam']['min_gap']:.3g}")
         for r in runs:
             print(f"{c['name']} timestamps={r['timestamps']}: {len(r['tokens'])} tokens {r['tokens']} margin {r['min_margin']:.3g} "
                   f"generate: {r.get('generate_agrees', r.get('generate_error'))}")

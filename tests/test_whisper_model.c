@@ -203,11 +203,12 @@ static void poison(float *x, size_t n) {
     for (i = 0; i < n; i++) x[i] = NAN;
 }
 
+static int load_beams = 0; /* gk_whisper_desc.max_beams of load() */
 static gk_whisper_model *load(const char *dir, gk_llm_dtype dt, int windows, int64_t max_ctx) {
     gk_whisper_model *m = NULL;
     gk_whisper_desc d;
     memset(&d, 0, sizeof d);
-    d.dtype = dt; d.max_windows = windows; d.max_ctx = max_ctx;
+    d.dtype = dt; d.max_windows = windows; d.max_ctx = max_ctx; d.max_beams = load_beams;
     GKT_OK(dut, gk_whisper_load(dut, dir, &d, &m));
     return m;
 }
@@ -526,7 +527,9 @@ static void fixture_case(const char *name, const float *audio, size_t n_audio, g
     if (gk_json_parse_file(p, NULL, &ej) != GK_OK) { GKT_CHECK(0, "%s: %s", name, gk_last_error(NULL)); return; }
     root = gk_json_root(ej);
     arr = gk_json_get(root, "arrays");
+    load_beams = 5;
     m = load(dir, dt, 1, 0);
+    load_beams = 0;
     if (!m) goto out;
     c = gk_whisper_get_config(m);
     nm = c->n_mels; dm = c->d_model; V = c->vocab;
@@ -587,6 +590,84 @@ static void fixture_case(const char *name, const float *audio, size_t n_audio, g
         bound = f32 ? 1e-4 : 5e-2;
         GKT_CHECK(worst <= bound, "%s %s: decoder logits max error %.3g (bound %.1g)", name, dn, worst, bound);
         printf("%s %s: decoder logits max error %.3g over %lld positions\n", name, dn, worst, (long long)T);
+    }
+    /* language detection: the probabilities over the language tokens after <|startoftranscript|> */
+    {
+        const gk_json_value *dv = gk_json_get(root, "detect"), *pv = gk_json_get(dv, "probs");
+        const gk_whisper_tokens *tk = gk_whisper_model_tokens(m);
+        float probs[GK_WHISPER_MAX_LANGS];
+        int best = -1, L = (int)gk_json_len(pv);
+        double worst = 0;
+        GKT_CHECK(dv && L > 0, "%s: expected.json has no detect (regenerate the fixtures)", name);
+        GKT_OK(dut, gk_whisper_reset(m, 0));
+        GKT_OK(dut, gk_whisper_decode(m, 0, &tk->sot, 1, 0, got));
+        GKT_OK(NULL, gk_whisper_detect_language(tk, got, probs, &best));
+        for (i = 0; i < L; i++) {
+            e = fabs((double)probs[i] - gk_json_double(gk_json_at(pv, (size_t)i), -1));
+            if (e > worst) worst = e;
+        }
+        bound = f32 ? 1e-5 : 2e-2;
+        GKT_CHECK(L > 0 && worst <= bound, "%s %s: language probabilities max error %.3g (bound %.1g)", name, dn, worst, bound);
+        {
+            const char *code = best >= 0 ? gk_whisper_lang_code(best) : NULL, *hf = gk_json_get_string(dv, "best", NULL);
+            if (!code) code = "?";
+            if (!hf) hf = "(none)";
+            if (f32) GKT_CHECK(strcmp(code, hf) == 0, "%s: detected %s, HF %s", name, code, hf);
+            printf("%s %s: language %s, probabilities max error %.3g\n", name, dn, code, worst);
+        }
+    }
+    /* the alignment heads' cross-attention of a teacher-forced pass */
+    {
+        int32_t xs[80];
+        size_t nx = json_ids(gk_json_get(root, "cross_seq"), xs, 80), nh = 0;
+        float *hx, *w;
+        (void)gk_whisper_alignment_heads(m, &nh);
+        hx = read_bin(dir, arr, "cross", nh * nx * 1500);
+        w = (float *)malloc(sizeof(float) * (nh * nx * 1500 + 1));
+        if (hx && nx) {
+            poison(w, nh * nx * 1500);
+            GKT_OK(dut, gk_whisper_cross_weights(m, 0, xs, nx, w, NULL));
+            e = max_err(w, hx, nh * nx * 1500);
+            /* bf16: q and K are rounded to bf16 (2^-9 relative), which moves these random weights' scores (up to ~20) by up to
+               ~0.05, as the decoder logits' bound below allows; a probability moves by less than its score */
+            bound = f32 ? 1e-5 : 5e-2;
+            GKT_CHECK(e <= bound, "%s %s: cross-attention weights max error %.3g (bound %.1g)", name, dn, e, bound);
+            printf("%s %s: cross-attention of %zu heads x %zu positions, max error %.3g\n", name, dn, nh, nx, e);
+            GKT_CHECK(gk_whisper_seq_len(m, 0) == 0, "%s: gk_whisper_cross_weights left row 0 with %lld tokens", name, (long long)gk_whisper_seq_len(m, 0));
+        }
+        free(hx);
+        free(w);
+    }
+    /* OpenAI's beam search (5 beams, no timestamps) as the fixture script runs it on HF's logits (f32: bf16 may flip near-ties) */
+    if (f32) {
+        const gk_json_value *bv = gk_json_get(root, "beam");
+        gk_whisper_long_desc ld;
+        gk_whisper_segments sg;
+        gk_whisper_long_result lr;
+        int32_t want[512];
+        size_t nw = json_ids(gk_json_get(bv, "tokens"), want, 512), k, at = 0;
+        int same = 1;
+        double bsum = gk_json_get_double(bv, "sum_logprob", 0);
+        memset(&ld, 0, sizeof ld);
+        memset(&sg, 0, sizeof sg);
+        ld.language = "en";
+        ld.without_timestamps = 1;
+        ld.beam_size = 5;
+        ld.max_tokens = gk_json_get_int(bv, "max_new_tokens", 0);
+        ld.thresholds.compression_ratio = ld.thresholds.logprob = ld.thresholds.no_speech = ld.thresholds.temperature_increment = NAN;
+        GKT_OK(dut, gk_whisper_transcribe_long(m, audio, n_audio, &ld, &sg, &lr));
+        for (k = 0; k < sg.len; k++) {
+            size_t q;
+            for (q = 0; q < sg.data[k].n_tokens; q++, at++) same &= at < nw && sg.data[k].tokens[q] == want[at];
+        }
+        same &= at == nw;
+        GKT_CHECK(bv && same, "%s: beam search: %zu tokens differ from the reference's %zu; smallest candidate gap %g", name, at, nw, gk_json_get_double(bv, "min_gap", -1));
+        if (sg.len == 1) {
+            double avg = bsum / (double)(nw + 1);
+            GKT_CHECK(fabs(sg.data[0].avg_logprob - avg) <= 1e-4 * fabs(avg) + 1e-5, "%s: beam avg_logprob %.6f, reference %.6f", name, sg.data[0].avg_logprob, avg);
+        }
+        printf("%s: beam 5: %zu tokens, %s\n", name, at, same ? "equal to the reference's" : "DIFFERENT");
+        gk_whisper_segments_free(&sg);
     }
     /* HF's greedy ids (f32 only: bf16 may flip near-ties) */
     if (f32) {
