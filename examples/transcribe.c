@@ -1,22 +1,27 @@
 /* transcribe - speech to text with a Whisper model (long-form: OpenAI
-   whisper's transcribe loop, greedy decoding).
+   whisper's transcribe loop with temperature fallback).
 
      transcribe MODEL_DIR [options] FILE.wav...
-       --language CODE   --task transcribe|translate   --max-tokens N (per window)
+       --language CODE|auto   --task transcribe|translate   --max-tokens N (per window)
+       --beam N (beam search, 1..16; 1: greedy)   --best-of N (fallback samples, 1..16)
+       --no-fallback (temperature 0 only)   --word-timestamps   --batch N (files at once, 1..64)
        --output-format txt|srt|vtt|json|tsv (default txt, to stdout)   --output-dir DIR (writes DIR/FILE.ext)
        --timestamps | --no-timestamps   --backend auto|cuda|cpu   --progress
-     not implemented yet (exit 2): --beam N (N > 1), --word-timestamps, --batch N (N > 1)
 
    MODEL_DIR: a Hugging Face Whisper folder (config.json, safetensors, and
    tokenizer.json for text; without it the segments show token ids, and
-   stderr says so). A progress bar over each file's audio goes to stderr when
-   stderr is a terminal (or with --progress), and a speed summary (audio
-   seconds, wall seconds, x real time) at the end. Exit status: 0, 1 on an
-   error (a missing or non-WAV file is named), 2 on bad arguments. */
+   stderr says so). --language auto (or none) detects the language of each
+   file on its first 30 s with a multilingual model. --batch N decodes N
+   files together (one window each, their decoding steps batched). A
+   progress bar over the audio goes to stderr when stderr is a terminal (or
+   with --progress), and a speed summary (audio seconds, wall seconds, x real
+   time) at the end. Exit status: 0, 1 on an error (a missing or non-WAV file
+   is named), 2 on bad arguments. */
 #define GPUKIT_IMPLEMENTATION
 #define GPUKIT_LLM_IMPLEMENTATION
 #include "../gpukit_llm.h"
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,9 +31,9 @@
 
 static const char USAGE[] =
     "usage: transcribe MODEL_DIR [options] FILE.wav...\n"
-    "  --language CODE  --task transcribe|translate  --output-format txt|srt|vtt|json|tsv  --output-dir DIR\n"
-    "  --timestamps | --no-timestamps  --backend auto|cuda|cpu  --max-tokens N (1..2147483647)  --progress\n"
-    "  not implemented yet: --beam N (N > 1)  --word-timestamps  --batch N (N > 1)\n";
+    "  --language CODE|auto  --task transcribe|translate  --output-format txt|srt|vtt|json|tsv  --output-dir DIR\n"
+    "  --beam N (1..16)  --best-of N (1..16)  --no-fallback  --word-timestamps  --batch N (1..64)\n"
+    "  --timestamps | --no-timestamps  --backend auto|cuda|cpu  --max-tokens N (1..2147483647)  --progress\n";
 static int usage_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -85,7 +90,7 @@ static int ids_as_text(gk_whisper_segments *s) {
 int main(int argc, char **argv) {
     const char *dir = NULL, *outdir = NULL, *fmt_name = "txt";
     const char **files;
-    int nfiles = 0, i, progress = isatty(2), rc = 0;
+    int nfiles = 0, i, progress = isatty(2), rc = 0, batch = 1;
     gk_whisper_format fmt = GK_WHISPER_TXT;
     gk_whisper_long_desc ld;
     gk_ctx_desc cd;
@@ -109,7 +114,7 @@ int main(int argc, char **argv) {
             else files[nfiles++] = a;
             continue;
         }
-        if (strcmp(a, "--language") == 0) { NEED(); ld.language = val; }
+        if (strcmp(a, "--language") == 0) { NEED(); ld.language = strcmp(val, "auto") == 0 ? NULL : val; }
         else if (strcmp(a, "--task") == 0) {
             NEED();
             if (strcmp(val, "transcribe") == 0) ld.translate = 0;
@@ -138,62 +143,89 @@ int main(int argc, char **argv) {
             NEED();
             if (!parse_int(val, 1, 2147483647, &v)) { free(files); return usage_error("--max-tokens %s: expected an integer in 1..2147483647", val); }
             ld.max_tokens = v;
-        } else if (strcmp(a, "--beam") == 0 || strcmp(a, "--batch") == 0) {
+        } else if (strcmp(a, "--beam") == 0 || strcmp(a, "--best-of") == 0) {
             NEED();
-            if (!parse_int(val, 1, 2147483647, &v)) { free(files); return usage_error("%s %s: expected an integer >= 1", a, val); }
-            if (v > 1) { free(files); return usage_error("%s %s: not implemented yet (greedy decoding of one window at a time only)", a, val); }
-        } else if (strcmp(a, "--word-timestamps") == 0) { free(files); return usage_error("--word-timestamps: not implemented yet"); }
+            if (!parse_int(val, 1, 16, &v)) { free(files); return usage_error("%s %s: expected an integer in 1..16", a, val); }
+            if (a[2] == 'b' && a[3] == 'e' && a[4] == 'a') ld.beam_size = v > 1 ? (int)v : 0;
+            else ld.best_of = (int)v;
+        } else if (strcmp(a, "--batch") == 0) {
+            NEED();
+            if (!parse_int(val, 1, 64, &v)) { free(files); return usage_error("--batch %s: expected an integer in 1..64", val); }
+            batch = (int)v;
+        } else if (strcmp(a, "--word-timestamps") == 0) ld.word_timestamps = 1;
+        else if (strcmp(a, "--no-fallback") == 0) ld.thresholds.temperature_increment = NAN;
         else { free(files); return usage_error("unknown option %s", a); }
     }
     if (!dir) { free(files); return usage_error("no MODEL_DIR given"); }
     if (!nfiles) { free(files); return usage_error("no FILE.wav given"); }
     if (gk_ctx_create(&cd, &ctx) != GK_OK) { fprintf(stderr, "transcribe: %s\n", gk_last_error(NULL)); free(files); return 1; }
-    if (gk_whisper_load(ctx, dir, NULL, &m) != GK_OK) {
-        fprintf(stderr, "transcribe: %s\n", gk_last_error(ctx));
-        gk_ctx_destroy(ctx);
-        free(files);
-        return 1;
+    {
+        gk_whisper_desc wd;
+        memset(&wd, 0, sizeof wd);
+        wd.max_windows = batch < nfiles ? batch : nfiles;
+        wd.max_beams = ld.beam_size > ld.best_of ? ld.beam_size : ld.best_of;
+        if (gk_whisper_load(ctx, dir, &wd, &m) != GK_OK) {
+            fprintf(stderr, "transcribe: %s\n", gk_last_error(ctx));
+            gk_ctx_destroy(ctx);
+            free(files);
+            return 1;
+        }
     }
-    if (!gk_whisper_model_tokenizer(m)) fprintf(stderr, "transcribe: %s has no tokenizer.json: the segments show token ids\n", dir);
+    if (!gk_whisper_model_tokenizer(m)) {
+        fprintf(stderr, "transcribe: %s has no tokenizer.json: the segments show token ids%s\n", dir, ld.word_timestamps ? " (and no words)" : "");
+    }
     t0 = now_s();
-    for (i = 0; i < nfiles && rc == 0; i++) {
-        gk_audio a;
-        gk_whisper_segments segs;
-        gk_whisper_long_result res;
+    for (i = 0; i < nfiles && rc == 0; i += batch) {
+        int k = nfiles - i < batch ? nfiles - i : batch, f, got = 0;
+        gk_audio a[64];
+        gk_whisper_segments segs[64];
+        gk_whisper_long_result res[64];
+        const float *xs[64];
+        size_t ns[64];
         bar b;
-        FILE *fp = stdout;
-        char path[4096];
-        memset(&a, 0, sizeof a);
-        memset(&segs, 0, sizeof segs);
-        if (gk_audio_from_wav(files[i], NULL, &a) != GK_OK) { fprintf(stderr, "transcribe: %s\n", gk_last_error(NULL)); rc = 1; break; }
-        b.name = files[i]; b.on = progress; b.drawn = 0;
+        char name[64];
+        memset(a, 0, sizeof a);
+        memset(segs, 0, sizeof segs);
+        memset(res, 0, sizeof res);
+        for (f = 0; f < k; f++, got++) {
+            if (gk_audio_from_wav(files[i + f], NULL, &a[f]) != GK_OK) { fprintf(stderr, "transcribe: %s\n", gk_last_error(NULL)); rc = 1; break; }
+            xs[f] = a[f].samples;
+            ns[f] = a[f].n;
+        }
+        if (k > 1) snprintf(name, sizeof name, "%d files", k);
+        b.name = k > 1 ? name : files[i]; b.on = progress; b.drawn = 0;
         ld.progress = on_progress;
         ld.user = &b;
-        if (gk_whisper_transcribe_long_audio(m, &a, &ld, &segs, &res) != GK_OK) {
+        if (rc == 0 && gk_whisper_transcribe_batch(m, xs, ns, k, &ld, segs, res) != GK_OK) {
             if (b.drawn) fputc('\n', stderr);
-            fprintf(stderr, "transcribe: %s: %s\n", files[i], gk_last_error(ctx));
+            b.drawn = 0;
+            fprintf(stderr, "transcribe: %s%s: %s\n", files[i], k > 1 ? " (and the files batched with it)" : "", gk_last_error(ctx));
             rc = 1;
         }
         if (b.drawn) fputc('\n', stderr);
-        audio_s += res.duration;
-        if (rc == 0 && !gk_whisper_model_tokenizer(m) && !ids_as_text(&segs)) { fprintf(stderr, "transcribe: out of memory\n"); rc = 1; }
-        if (rc == 0 && outdir) {
-            const char *base = strrchr(files[i], '/'), *dot;
-            size_t bl;
-            base = base ? base + 1 : files[i];
-            dot = strrchr(base, '.');
-            bl = dot && dot != base ? (size_t)(dot - base) : strlen(base);
-            if (bl > 255) bl = 255;
-            snprintf(path, sizeof path, "%.3800s/%.*s.%.8s", outdir, (int)bl, base, fmt_name);
-            if (!(fp = fopen(path, "wb"))) { fprintf(stderr, "transcribe: cannot write %s: %s\n", path, strerror(errno)); rc = 1; }
+        for (f = 0; f < k && rc == 0; f++) {
+            FILE *fp = stdout;
+            char path[4096];
+            audio_s += res[f].duration;
+            if (!gk_whisper_model_tokenizer(m) && !ids_as_text(&segs[f])) { fprintf(stderr, "transcribe: out of memory\n"); rc = 1; break; }
+            if (outdir) {
+                const char *base = strrchr(files[i + f], '/'), *dot;
+                size_t bl;
+                base = base ? base + 1 : files[i + f];
+                dot = strrchr(base, '.');
+                bl = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+                if (bl > 255) bl = 255;
+                snprintf(path, sizeof path, "%.3800s/%.*s.%.8s", outdir, (int)bl, base, fmt_name);
+                if (!(fp = fopen(path, "wb"))) { fprintf(stderr, "transcribe: cannot write %s: %s\n", path, strerror(errno)); rc = 1; break; }
+            }
+            if (gk_whisper_write_file(&segs[f], fmt, NULL, res[f].language, fp) != GK_OK) {
+                fprintf(stderr, "transcribe: writing %s: %s\n", outdir ? path : "stdout", gk_last_error(NULL));
+                rc = 1;
+            }
+            if (fp != stdout && fclose(fp) != 0 && rc == 0) { fprintf(stderr, "transcribe: cannot write %s\n", path); rc = 1; }
         }
-        if (rc == 0 && gk_whisper_write_file(&segs, fmt, NULL, res.language, fp) != GK_OK) {
-            fprintf(stderr, "transcribe: writing %s: %s\n", outdir ? path : "stdout", gk_last_error(NULL));
-            rc = 1;
-        }
-        if (fp && fp != stdout && fclose(fp) != 0 && rc == 0) { fprintf(stderr, "transcribe: cannot write %s\n", path); rc = 1; }
-        gk_whisper_segments_free(&segs);
-        gk_audio_free(&a);
+        for (f = 0; f < k; f++) gk_whisper_segments_free(&segs[f]);
+        for (f = 0; f < got; f++) gk_audio_free(&a[f]);
     }
     if (rc == 0) {
         double wall = now_s() - t0;
