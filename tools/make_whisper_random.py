@@ -137,11 +137,25 @@ def make(shape, out, seed=0, std=0.02, force=False, device=None):
             else:
                 p.normal_(0.0, std, generator=g)
     n_params = sum(p.numel() for p in model.parameters())
+    try:  # generate's settings where transformers looks for them (the file is rewritten below in any case)
+        model.generation_config = transformers.GenerationConfig(**gen)
+    except Exception as e:  # noqa: BLE001 - a version that rejects a field: the file below still has it
+        print("GenerationConfig(...) refused (%s: %s); generation_config.json is written directly" % (type(e).__name__, e))
     os.makedirs(out, exist_ok=True)
+
+    def save():
+        try:
+            model.save_pretrained(out, safe_serialization=True, max_shard_size="100GB")
+        except TypeError:  # transformers versions without safe_serialization (always safetensors)
+            model.save_pretrained(out, max_shard_size="100GB")
     try:
-        model.save_pretrained(out, safe_serialization=True, max_shard_size="100GB")
-    except TypeError:  # transformers versions without safe_serialization (always safetensors)
-        model.save_pretrained(out, max_shard_size="100GB")
+        save()
+    except ValueError as e:  # versions that refuse generation settings in config.json: they are in generation_config.json
+        print("save_pretrained refused the config's generation settings (%s); saving without them" % e)
+        for k in ("suppress_tokens", "begin_suppress_tokens"):
+            if hasattr(model.config, k):
+                delattr(model.config, k)
+        save()
     gpath = os.path.join(out, "generation_config.json")
     g_old = {}
     if os.path.isfile(gpath):

@@ -15,7 +15,8 @@
 #      ratios, and everything into bench/results/whisper-<date>.json.
 #      WHISPER_SHAPES (default "large-v3 turbo") picks shapes; WHISPER_HF_ARGS
 #      adds options to whisper_hf.py (--no-static-batch to save compile time),
-#      WHISPER_GK_ARGS to bench_whisper (--runs 5).
+#      WHISPER_GK_ARGS to bench_whisper (--runs 5). Runs of other shapes on the same
+#      day add to the same results file.
 # The last line is the summary.
 set -u
 cd "$(dirname "$0")/../.."
@@ -114,6 +115,17 @@ print("enc: encoder on one window, log-mel on the GPU; e2e: 30 s + 100 tokens; 1
 for s, h in hf.get("models", {}).items():
     if h.get("errors"):
         print("HF %s errors: %s" % (s, h["errors"]))
+# a file of the same day from a run of other shapes (WHISPER_SHAPES=turbo, then large-v3): keep its shapes
+try:
+    old = json.load(open(dest)) if os.path.isfile(dest) else None
+except ValueError:
+    old = None
+if old:
+    res["rows"] = [x for x in old.get("rows", []) if x.get("shape") not in shapes] + res["rows"]
+    for s, g in old.get("gpukit", {}).items():
+        res["gpukit"].setdefault(s, g)
+    for s, h in (old.get("hf") or {}).get("models", {}).items():
+        res["hf"].setdefault("models", {}).setdefault(s, h)
 with open(dest, "w") as fp:
     json.dump(res, fp, indent=1)
 best = {}
