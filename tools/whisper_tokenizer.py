@@ -32,9 +32,10 @@ and as HF's converted .en folders list it:
                       (the .en models never use them, but the ids are taken)
     50357, 50358      <|translate|>, <|transcribe|>
     50359, 50360      <|startoflm|>, <|startofprev|>
-    50361             the no-speech token: <|nocaptions|> in HF's .en folders
-                      (converted before OpenAI renamed it), <|nospeech|> in
-                      OpenAI's current tokenizer.py and HF's current converter
+    50361             the no-speech token: <|nocaptions|>, the name HF's
+                      converter gave it until late 2023 (the .en folders were
+                      converted before), or <|nospeech|>, OpenAI's current
+                      name and HF's converter's since (--no-speech nospeech)
     50362             <|notimestamps|>
     50363 .. 51863    <|0.00|> .. <|30.00|>, 0.02 s apart (1501 tokens)
 The special tokens are added as special (not normalized); the timestamps
