@@ -12,7 +12,8 @@
 #      turbo shapes (tools/make_whisper_random.py, kept in $WHISPER_MODELS,
 #      default /tmp/gk_whisper_models, and reused), then per shape
 #      bench/whisper_hf.py and build/bench_whisper side by side, a table of
-#      ratios, and everything into bench/results/whisper-<date>.json.
+#      ratios, and everything into bench/results/whisper-<date>.json (and a copy
+#      in the output folder, which is what comes back from the device).
 #      WHISPER_SHAPES (default "large-v3 turbo") picks shapes; WHISPER_HF_ARGS
 #      adds options to whisper_hf.py (--no-static-batch to save compile time),
 #      WHISPER_GK_ARGS to bench_whisper (--runs 5). Runs of other shapes on the same
@@ -68,9 +69,9 @@ for s in $SHAPES; do
   gk_list="$gk_list $s"
 done
 
-python3 - "$OUT" "bench/results/whisper-$stamp.json" "$tok" $gk_list <<'PY'
+python3 - "$OUT" "bench/results/whisper-$stamp.json" "$MODELS/whisper-$stamp.json" "$tok" $gk_list <<'PY'
 import json, os, sys
-out, dest, tok, shapes = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+out, dest, keep, tok, shapes = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
 goal_e2e = {"large-v3": 150.0, "turbo": 50.0}
 try:
     hf = json.load(open(os.path.join(out, "whisper_hf.json")))
@@ -115,19 +116,24 @@ print("enc: encoder on one window, log-mel on the GPU; e2e: 30 s + 100 tokens; 1
 for s, h in hf.get("models", {}).items():
     if h.get("errors"):
         print("HF %s errors: %s" % (s, h["errors"]))
-# a file of the same day from a run of other shapes (WHISPER_SHAPES=turbo, then large-v3): keep its shapes
-try:
-    old = json.load(open(dest)) if os.path.isfile(dest) else None
-except ValueError:
-    old = None
+# the results of the same day from a run of other shapes (WHISPER_SHAPES=turbo, then large-v3 in another
+# call on the same machine): keep theirs. A copy stays beside the model folders, which outlive a call.
+old = None
+for prev in (keep, dest):
+    try:
+        old = json.load(open(prev))
+        break
+    except (OSError, ValueError):
+        pass
 if old:
     res["rows"] = [x for x in old.get("rows", []) if x.get("shape") not in shapes] + res["rows"]
     for s, g in old.get("gpukit", {}).items():
         res["gpukit"].setdefault(s, g)
     for s, h in (old.get("hf") or {}).get("models", {}).items():
         res["hf"].setdefault("models", {}).setdefault(s, h)
-with open(dest, "w") as fp:
-    json.dump(res, fp, indent=1)
+for path in (dest, keep, os.path.join(out, os.path.basename(dest))):
+    with open(path, "w") as fp:
+        json.dump(res, fp, indent=1)
 best = {}
 for x in res["rows"]:
     if x["e2e_ms"] and (x["shape"] not in best or x["e2e_ms"] < best[x["shape"]]["e2e_ms"]):
