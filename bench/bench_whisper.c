@@ -7,7 +7,7 @@
                   the prompt SOT + language + task + <|notimestamps|>, 100 greedy steps); the suppress
                   list is generation_config.json's plus eot, so that exactly --tokens tokens come out
                   (HF's min_new_tokens = max_new_tokens)
-     batch        --windows windows (16): see the marked section below
+     batch        --windows inputs (16) of 30 s in one gk_whisper_transcribe_batch call
    Each figure is the median of --runs timed runs after --warmup untimed ones, wall time with gk_sync
    before and after each run. bench/whisper_hf.py times HF transformers on the same folders;
    tools/make_whisper_random.py makes random-weight folders of the large-v3 / turbo shapes;
@@ -29,6 +29,7 @@
 #define RATE 16000
 #define WINDOW_SAMPLES (30 * RATE)
 #define MAX_RUNS 64
+#define MAX_WINDOWS 64
 #define PI 3.14159265358979323846
 
 static gk_ctx *ctx;
@@ -94,28 +95,36 @@ static gk_status run_e2e(void *u) {
     return s;
 }
 
-/* ======================================================================================
-   BATCHED THROUGHPUT, --windows windows of 30 s (x real time = windows * 30 s / wall time).
-   gpukit has no batched transcription yet: `batch` below runs the windows ONE AFTER ANOTHER
-   with gk_whisper_transcribe, each in its own sequence slot, and the JSON says
-   "batch_mode": "sequential". When the batched API exists, replace run_batch's body with one
-   call that transcribes the windows together, and set BATCH_MODE to "batched".
-   `batch_enc` is the batched encoder that exists now (gk_whisper_encode of all the windows at
-   once, log-mel on the host), for reference.
-   ====================================================================================== */
-#define BATCH_MODE "sequential"
+/* Batched throughput, --windows inputs of 30 s (x real time = windows * 30 s / wall time): one
+   gk_whisper_transcribe_batch call, every window's decoding steps together, with the settings of
+   the single-window run (greedy, the same suppress list, exactly `tokens` tokens a window, no
+   fallback, no silence skip). `batch_enc` is the batched encoder alone (all the windows in one
+   gk_whisper_encode, log-mel on the host), for reference. */
+#define BATCH_MODE "batched"
 static gk_status run_batch(void *u) {
     job *j = (job *)u;
-    gk_status s = GK_OK;
+    gk_whisper_long_desc ld;
+    gk_whisper_segments segs[MAX_WINDOWS];
+    const float *xs[MAX_WINDOWS];
+    size_t ns[MAX_WINDOWS], k;
+    gk_status s;
     int w;
+    memset(&ld, 0, sizeof ld);
+    memset(segs, 0, sizeof segs);
+    ld.language = j->td.language;
+    ld.without_timestamps = !j->td.timestamps;
+    ld.max_tokens = j->td.max_tokens;
+    ld.custom_suppress = j->td.custom_suppress;
+    ld.suppress = j->td.suppress;
+    ld.n_suppress = j->td.n_suppress;
+    ld.thresholds.compression_ratio = ld.thresholds.logprob = ld.thresholds.no_speech = ld.thresholds.temperature_increment = NAN;
+    for (w = 0; w < j->windows; w++) { xs[w] = j->audio + (size_t)w * WINDOW_SAMPLES; ns[w] = WINDOW_SAMPLES; }
+    s = gk_whisper_transcribe_batch(j->m, xs, ns, j->windows, &ld, segs, NULL);
     j->last_tokens = 0;
-    for (w = 0; w < j->windows && s == GK_OK; w++) {
-        j->out.len = 0;
-        j->td.seq = w;
-        s = gk_whisper_transcribe(j->m, j->audio + (size_t)w * WINDOW_SAMPLES, WINDOW_SAMPLES, &j->td, &j->out, NULL);
-        j->last_tokens += j->out.len;
+    for (w = 0; w < j->windows; w++) {
+        for (k = 0; k < segs[w].len; k++) j->last_tokens += segs[w].data[k].n_tokens;
+        gk_whisper_segments_free(&segs[w]);
     }
-    j->td.seq = 0;
     return s;
 }
 static gk_status run_batch_enc(void *u) { job *j = (job *)u; return gk_whisper_encode(j->m, j->mel, j->windows, 0, NULL); }
@@ -149,17 +158,19 @@ static void bench_dtype(const char *dir, gk_llm_dtype dt, const char *dname, int
     j.audio = audio;
     j.windows = windows;
     j.mel = (float *)malloc(sizeof(float) * nmel * (size_t)windows);
-    sup = (int32_t *)malloc(sizeof(int32_t) * (cfg->n_suppress_tokens + 1));
+    sup = (int32_t *)malloc(sizeof(int32_t) * (cfg->n_suppress_tokens + 1 + (size_t)(cfg->vocab - tk->timestamp_begin)));
     if (!j.mel || !sup) { printf("out of host memory\n"); exit(1); }
-    /* generation_config.json's suppress_tokens plus eot: no window ends before `tokens` tokens */
+    /* generation_config.json's suppress_tokens plus eot: no window ends before `tokens` tokens; and the timestamp tokens,
+       which would move the batch's seek inside a window (random weights sample them) and add windows */
     for (i = 0; i < cfg->n_suppress_tokens; i++) sup[i] = cfg->suppress_tokens[i];
     sup[cfg->n_suppress_tokens] = tk->eot;
+    for (i = 0; i < (size_t)(cfg->vocab - tk->timestamp_begin); i++) sup[cfg->n_suppress_tokens + 1 + i] = tk->timestamp_begin + (int32_t)i;
     j.td.language = tk->multilingual ? language : NULL;
     j.td.timestamps = 0;
     j.td.max_tokens = tokens;
     j.td.custom_suppress = 1;
     j.td.suppress = sup;
-    j.td.n_suppress = cfg->n_suppress_tokens + 1;
+    j.td.n_suppress = cfg->n_suppress_tokens + 1 + (size_t)(cfg->vocab - tk->timestamp_begin);
     for (w = 0; w < windows; w++) CK(gk_whisper_mel(j.m, audio + (size_t)w * WINDOW_SAMPLES, WINDOW_SAMPLES, j.mel + (size_t)w * nmel));
     shape[0] = cfg->n_mels;
     shape[1] = 3000;
@@ -214,7 +225,7 @@ int main(int argc, char **argv) {
         else if (a[0] != '-' && !dir) dir = a;
         else { printf("unknown option %s\n", a); return 2; }
     }
-    if (!dir || runs < 1 || runs > MAX_RUNS || warmup < 0 || tokens < 1 || tokens > 440 || windows < 1 || windows > 64 ||
+    if (!dir || runs < 1 || runs > MAX_RUNS || warmup < 0 || tokens < 1 || tokens > 440 || windows < 1 || windows > MAX_WINDOWS ||
         (strcmp(dtypes, "both") != 0 && strcmp(dtypes, "bf16") != 0 && strcmp(dtypes, "f16") != 0 && strcmp(dtypes, "f32") != 0)) {
         printf("usage: bench_whisper MODEL_DIR [--json out.json] [--dtype bf16|f16|f32|both] [--runs 1..%d] [--warmup N] [--tokens 1..440] "
                "[--windows 1..64] [--language en] [--backend cpu|cuda]\n", MAX_RUNS);
