@@ -921,6 +921,18 @@ GKLLMDEF const int32_t *gk_whisper_search_tokens(const gk_whisper_search *s, int
 /* logprobs: [rows][vocab]; tokens, parents: [rows]; done may be NULL. A step
    after the search ended is GK_ERR_STATE. */
 GKLLMDEF gk_status gk_whisper_search_step(gk_whisper_search *s, const float *logprobs, int32_t *tokens, int32_t *parents, int *done);
+/* The same step on filtered logits with each row's log-sum-exp (lse [rows]):
+   the log-probabilities are logits[r][i] - lse[r], so no pass over the rows
+   makes them (gk_whisper_filtered_lse gives lse). A non-finite lse of a row
+   that has not ended is GK_ERR_FORMAT. */
+GKLLMDEF gk_status gk_whisper_search_step_lse(gk_whisper_search *s, const float *logits, const double *lse, int32_t *tokens, int32_t *parents, int *done);
+/* The log-sum-exp of a filtered row (the filters' -inf entries removed) from
+   the raw row's, raw_lse (computed on the device): raw_lse + log(1 - the
+   removed share) while the removed entries are the fewer and hold under half
+   of the mass, else over the entries left. *out = log-sum-exp(filtered).
+   NaN or +inf in filtered, every entry -inf, or a non-finite raw_lse:
+   GK_ERR_FORMAT. */
+GKLLMDEF gk_status gk_whisper_filtered_lse(const float *raw, const float *filtered, int64_t vocab, double raw_lse, double *out);
 /* The best sequence by whisper's MaximumLikelihoodRanker (the first of equal
    scores): its tokens without eot (out replaced), sum_logprobs and
    avg_logprob = sum_logprobs / (tokens + 1). Beams: the finished candidates
@@ -1217,15 +1229,23 @@ GKLLMDEF gk_status gk_whisper_reset(gk_whisper_model *m, int row);
    its length). This is the prompt's path (one row, many tokens). */
 GKLLMDEF gk_status gk_whisper_decode(gk_whisper_model *m, int seq, const int32_t *ids, size_t n, int all, float *logits);
 /* One decoding step of rows row0..row0+n-1 at once: row row0+i appends
-   ids[i] at its own length and logits[i] [vocab] (f32, host) gets the next
-   token's logits. The rows cover whole windows (row0 and n multiples of
-   max_beams) and each has its prompt (gk_whisper_decode) already; ids[i] < 0
-   skips row i (it is computed but keeps its length; its logits are
-   undefined). The step's ops are captured as a graph on the second use of
-   the same rows and cache bucket (128 << k rows) and replayed after, on
-   either backend; positions and lengths are read on the device. The same
-   errors as gk_whisper_decode, with nothing appended on a failure. */
-GKLLMDEF gk_status gk_whisper_decode_step(gk_whisper_model *m, int row0, int n, const int32_t *ids, float *logits);
+   ids[i] at its own length, and the next token's logits [n][vocab] and their
+   log-sum-exp per row [n] (f32, computed on the device) come back to the
+   host: into logits and lse when not NULL, and in the model's page-locked
+   buffers (gk_whisper_step_logits) either way. The rows cover whole windows
+   (row0 and n multiples of max_beams) and each has its prompt
+   (gk_whisper_decode) already; ids[i] < 0 skips row i (it is computed but
+   keeps its length; its logits are undefined). The step's ops are captured
+   as a graph on the second use of the same rows and cache bucket (128 << k
+   rows) and replayed after, on either backend; positions and lengths are
+   read on the device. The same errors as gk_whisper_decode (a row whose
+   log-sum-exp is not finite: GK_ERR_FORMAT naming the logit), with nothing
+   appended on a failure. */
+GKLLMDEF gk_status gk_whisper_decode_step(gk_whisper_model *m, int row0, int n, const int32_t *ids, float *logits, float *lse);
+/* The last successful step's logits [n][vocab] and lse [n] in the model's
+   buffers (valid until the next gk_whisper_decode_step); returns n, 0 (and
+   NULLs) when the last step failed or none ran. */
+GKLLMDEF int gk_whisper_step_logits(const gk_whisper_model *m, const float **logits, const float **lse);
 /* Beam search's reordering of a window's rows: row window * B + i becomes a
    copy of the old row window * B + src[i] (src [max_beams], in 0..B-1), cache
    and length. Identity: nothing runs. */
@@ -9213,8 +9233,8 @@ static void gk__wh_topk(const float *x, int64_t n, int k, int *id, float *v) {
     }
 }
 
-GKLLMDEF gk_status gk_whisper_search_step(gk_whisper_search *s, const float *logprobs, int32_t *tokens, int32_t *parents, int *done) {
-    const char *W = "gk_whisper_search_step";
+/* a step on log-probabilities logprobs[r][i] - off[r] (off NULL: 0, and each row checked) */
+static gk_status gk__wh_search_step(const char *W, gk_whisper_search *s, const float *logprobs, const double *off, int32_t *tokens, int32_t *parents, int *done) {
     size_t T, r, R;
     int64_t V;
     gk_status st;
@@ -9228,11 +9248,13 @@ GKLLMDEF gk_status gk_whisper_search_step(gk_whisper_search *s, const float *log
     T = (size_t)s->max_tokens;
     R = (size_t)s->rows;
     V = s->vocab;
-    for (r = 0; r < R; r++) {
+    for (r = 0; r < R && !off; r++) {
         snprintf(what, sizeof what, "logprobs[%d]", (int)r);
         if (s->ended[r]) continue;
         if ((st = gk__wh_row_check(W, what, logprobs + r * (size_t)V, V)) != GK_OK) return st;
     }
+    for (r = 0; r < R && off; r++)
+        if (!s->ended[r] && !(off[r] - off[r] == 0)) return GK__U_ERR(GK_ERR_FORMAT, "%s: lse[%d] is %g (not finite)", W, (int)r, off[r]);
     if (!s->beam) {
         int all = 1;
         for (r = 0; r < R; r++) {
@@ -9255,7 +9277,7 @@ GKLLMDEF gk_status gk_whisper_search_step(gk_whisper_search *s, const float *log
                 }
             }
             if (!s->ended[r]) {
-                s->sum[r] += lp[tok];
+                s->sum[r] += (double)lp[tok] - (off ? off[r] : 0.0);
                 if (tok == s->eot) s->ended[r] = 1;
             }
             all &= s->ended[r];
@@ -9275,7 +9297,7 @@ GKLLMDEF gk_status gk_whisper_search_step(gk_whisper_search *s, const float *log
         for (j = 0; j < B; j++) {
             gk__wh_topk(logprobs + (size_t)j * (size_t)V, V, K, s->topk_id, s->topk_v);
             for (k = 0; k < K; k++) {
-                double sc = s->sum[j] + (double)s->topk_v[k];
+                double sc = s->sum[j] + ((double)s->topk_v[k] - (off ? off[j] : 0.0));
                 for (c = 0; c < nc; c++)
                     if (s->cand[c].rep == s->rep[j] && s->cand[c].tok == s->topk_id[k]) break;
                 if (c == nc) { s->cand[nc].rep = s->rep[j]; s->cand[nc].tok = s->topk_id[k]; nc++; }
@@ -9316,6 +9338,41 @@ GKLLMDEF gk_status gk_whisper_search_step(gk_whisper_search *s, const float *log
         s->done = s->n_fin >= s->max_cand || s->len >= T;
     }
     if (done) *done = s->done;
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_whisper_search_step(gk_whisper_search *s, const float *logprobs, int32_t *tokens, int32_t *parents, int *done) {
+    return gk__wh_search_step("gk_whisper_search_step", s, logprobs, NULL, tokens, parents, done);
+}
+GKLLMDEF gk_status gk_whisper_search_step_lse(gk_whisper_search *s, const float *logits, const double *lse, int32_t *tokens, int32_t *parents, int *done) {
+    if (!lse) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_whisper_search_step_lse: lse is NULL");
+    return gk__wh_search_step("gk_whisper_search_step_lse", s, logits, lse, tokens, parents, done);
+}
+
+GKLLMDEF gk_status gk_whisper_filtered_lse(const float *raw, const float *filtered, int64_t vocab, double raw_lse, double *out) {
+    const char *W = "gk_whisper_filtered_lse";
+    int64_t i, n_sup = 0, n_ok = 0;
+    double mass = 0, m = -INFINITY, sum = 0;
+    if (!raw || !filtered || !out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", W, !raw ? "raw" : !filtered ? "filtered" : "out");
+    if (vocab < 1) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: vocab = %lld must be > 0", W, (long long)vocab);
+    if (!(raw_lse - raw_lse == 0)) return GK__U_ERR(GK_ERR_FORMAT, "%s: raw_lse is %g (the logits hold NaN or +inf, or are all -inf)", W, raw_lse);
+    for (i = 0; i < vocab; i++) {
+        if (filtered[i] != filtered[i] || (filtered[i] > 0 && !gk__wh_fin(filtered[i])))
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: filtered[%lld] is %s", W, (long long)i, filtered[i] != filtered[i] ? "NaN" : "+inf");
+        if (filtered[i] == -INFINITY) n_sup += raw[i] != -INFINITY;
+        else n_ok++;
+    }
+    if (!n_ok) return GK__U_ERR(GK_ERR_FORMAT, "%s: every value of filtered is -inf", W);
+    if (n_sup <= n_ok) { /* few removed: subtract their share while it is small */
+        for (i = 0; i < vocab; i++)
+            if (filtered[i] == -INFINITY && raw[i] != -INFINITY) mass += exp((double)raw[i] - raw_lse);
+        if (mass < 0.5) { *out = raw_lse + log1p(-mass); return GK_OK; }
+    }
+    for (i = 0; i < vocab; i++)
+        if (filtered[i] > m) m = filtered[i];
+    for (i = 0; i < vocab; i++)
+        if (filtered[i] != -INFINITY) sum += exp((double)filtered[i] - m);
+    *out = m + log(sum);
     return GK_OK;
 }
 
@@ -10384,7 +10441,10 @@ struct gk_whisper_model {
     gk_tensor d_buf;                   /* i32 [3, rows]: token, position, kv length of step row i */
     gk_tensor d_src;                   /* i32 [beams]: gk_whisper_reorder's sources */
     gk_tensor a_h, a_h2, a_x, a_qkv, a_q, a_att, a_ff, a_lg, a_lg32, a_tmp;
+    gk_tensor a_ex, a_mx, a_lse;       /* the logits' log-sum-exp per row: exp scratch [rows, vocab], max, lse [rows] */
     int32_t *h_buf;                    /* host [3, rows] */
+    float *h_lg, *h_lse;               /* the step's logits [rows, vocab] and lse [rows] on the host (page-locked on CUDA) */
+    int step_n;                        /* rows in them (0: none) */
     int32_t *align;                    /* the alignment heads, (layer, head) pairs */
     size_t n_align;
     gk__wsp_graph graphs[GK__WSP_GRAPHS];
@@ -10660,9 +10720,12 @@ GKLLMDEF void gk_whisper_free(gk_whisper_model *m) {
         for (i = 0; i < 13; i++) gk__llm_free_t(ctx, ts[i]);
     }
     {
-        gk_tensor *ts[12] = { &m->d_buf, &m->d_src, &m->a_h, &m->a_h2, &m->a_x, &m->a_qkv, &m->a_q, &m->a_att, &m->a_ff, &m->a_lg, &m->a_lg32, &m->a_tmp };
-        for (i = 0; i < 12; i++) gk__llm_free_t(ctx, ts[i]);
+        gk_tensor *ts[15] = { &m->d_buf, &m->d_src, &m->a_h, &m->a_h2, &m->a_x, &m->a_qkv, &m->a_q, &m->a_att, &m->a_ff, &m->a_lg, &m->a_lg32, &m->a_tmp,
+                              &m->a_ex, &m->a_mx, &m->a_lse };
+        for (i = 0; i < 15; i++) gk__llm_free_t(ctx, ts[i]);
     }
+    if (m->h_lg) gk_host_free(ctx, m->h_lg);
+    if (m->h_lse) gk_host_free(ctx, m->h_lse);
     for (i = 0; i < m->ngraphs; i++)
         if (m->graphs[i].g) gk_graph_destroy(ctx, m->graphs[i].g);
     if (m->stream) gk_stream_destroy(ctx, m->stream);
@@ -10924,6 +10987,11 @@ GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whispe
     if (s == GK_OK && m->dt != GK_F32) s = gk__wsp_empty(m, m->dt, 2, m->rows, V, 0, 0, &m->a_lg);
     if (s == GK_OK) s = gk__wsp_empty(m, GK_F32, 2, m->rows, V, 0, 0, &m->a_lg32);
     if (s == GK_OK && m->beams > 1) s = gk__wsp_empty(m, m->dt, 4, m->beams, m->max_ctx, 2 * c->decoder_heads, dm / c->decoder_heads, &m->a_tmp);
+    if (s == GK_OK) s = gk__wsp_empty(m, GK_F32, 2, m->rows, V, 0, 0, &m->a_ex);
+    if (s == GK_OK) s = gk__wsp_empty(m, GK_F32, 2, m->rows, 1, 0, 0, &m->a_mx);
+    if (s == GK_OK) s = gk__wsp_empty(m, GK_F32, 2, m->rows, 1, 0, 0, &m->a_lse);
+    if (s == GK_OK) s = gk_host_alloc(ctx, sizeof(float) * (size_t)(m->rows * V), (void **)&m->h_lg);
+    if (s == GK_OK) s = gk_host_alloc(ctx, sizeof(float) * (size_t)m->rows, (void **)&m->h_lse);
     if (s == GK_OK) s = gk_stream_sync(ctx, m->stream);
     if (s != GK_OK) goto fail;
     gk_set_stream(ctx, old);
@@ -11423,6 +11491,17 @@ static gk_status gk__wsp_step_ops(gk_whisper_model *m, int row0, int n, int64_t 
     lg = gk__lv_slice(&V, m->dt == GK_F32 ? m->a_lg32 : m->a_lg, 0, 0, n);
     GK__LV_DO(&V, gk_linear(ctx, lg, x, m->proj, NULL));
     if (m->dt != GK_F32) GK__LV_DO(&V, gk_cast(ctx, gk__lv_slice(&V, m->a_lg32, 0, 0, n), lg));
+    /* each row's log-sum-exp (non-finite when the row holds NaN or +inf, or only -inf) */
+    {
+        gk_tensor l32 = gk__lv_slice(&V, m->a_lg32, 0, 0, n), ex = gk__lv_slice(&V, m->a_ex, 0, 0, n), mx = gk__lv_slice(&V, m->a_mx, 0, 0, n),
+                  lse = gk__lv_slice(&V, m->a_lse, 0, 0, n);
+        GK__LV_DO(&V, gk_reduce(ctx, mx, l32, GK_REDUCE_MAX, 1, 1));
+        GK__LV_DO(&V, gk_sub(ctx, ex, l32, mx));
+        GK__LV_DO(&V, gk_unary(ctx, ex, ex, GK_UNARY_EXP, 0));
+        GK__LV_DO(&V, gk_reduce(ctx, lse, ex, GK_REDUCE_SUM, 1, 1));
+        GK__LV_DO(&V, gk_unary(ctx, lse, lse, GK_UNARY_LOG, 0));
+        GK__LV_DO(&V, gk_add(ctx, lse, lse, mx));
+    }
     gk__lv_free(&V);
     return V.st;
 }
@@ -11452,14 +11531,15 @@ static gk_status gk__wsp_step(gk_whisper_model *m, int row0, int n, int64_t kv_r
     return gk_graph_launch(m->ctx, g, st);
 }
 
-GKLLMDEF gk_status gk_whisper_decode_step(gk_whisper_model *m, int row0, int n, const int32_t *ids, float *logits) {
+GKLLMDEF gk_status gk_whisper_decode_step(gk_whisper_model *m, int row0, int n, const int32_t *ids, float *logits, float *lse) {
     const char *W = "gk_whisper_decode_step";
     gk_stream *old;
     gk_status s;
     int64_t V, need = 1, kv_rows = 128;
     int i, R;
     if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
-    if (!ids || !logits) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", W, !ids ? "ids" : "logits");
+    m->step_n = 0;
+    if (!ids) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: ids is NULL", W);
     R = m->rows;
     if (n < 1 || row0 < 0 || row0 > R - n)
         return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: rows %d..%d are outside the model's %d rows (max_windows %d x max_beams %d)", W, row0, row0 + n - 1, R,
@@ -11492,22 +11572,38 @@ GKLLMDEF gk_status gk_whisper_decode_step(gk_whisper_model *m, int row0, int n, 
     s = gk_copy_from_host(m->ctx, m->d_buf, m->h_buf, sizeof(int32_t) * (size_t)(3 * R));
     if (s == GK_OK) s = gk__wsp_step(m, row0, n, kv_rows);
     if (s == GK_OK) {
-        gk_tensor t;
+        gk_tensor t = gk__u_tnull(), u = gk__u_tnull();
         s = gk_view_slice(m->ctx, m->a_lg32, 0, 0, n, 1, &t);
-        if (s == GK_OK) { s = gk_copy_to_host(m->ctx, t, logits, sizeof(float) * (size_t)(n * V)); gk_tensor_free(m->ctx, t); }
+        if (s == GK_OK) s = gk_view_slice(m->ctx, m->a_lse, 0, 0, n, 1, &u);
+        if (s == GK_OK) s = gk_copy_to_host_async(m->ctx, t, m->h_lg, sizeof(float) * (size_t)(n * V), gk__wsp_stream(m));
+        if (s == GK_OK) s = gk_copy_to_host_async(m->ctx, u, m->h_lse, sizeof(float) * (size_t)n, gk__wsp_stream(m));
+        if (s == GK_OK) s = gk_stream_sync(m->ctx, gk__wsp_stream(m));
+        if (t.id) gk_tensor_free(m->ctx, t);
+        if (u.id) gk_tensor_free(m->ctx, u);
     }
     gk_set_stream(m->ctx, old);
     if (s != GK_OK) return s;
+    m->step_n = n;
+    /* a row's log-sum-exp is finite unless it holds NaN or +inf (or only -inf): then find the entry */
     for (i = 0; i < n; i++) {
         int64_t bad;
-        if (ids[i] < 0) continue;
-        if ((bad = gk__wsp_nonfinite(logits + (size_t)i * (size_t)V, V)) >= 0)
-            return gk_error_set(m->ctx, GK_ERR_FORMAT, "%s: the logits of position %lld of row %d are not finite (logit %lld): the weights hold NaN or infinite values, or the "
-                                "activations overflowed the compute dtype", W, (long long)m->len[row0 + i], row0 + i, (long long)bad);
+        if (ids[i] < 0 || m->h_lse[i] - m->h_lse[i] == 0) continue;
+        bad = gk__wsp_nonfinite(m->h_lg + (size_t)i * (size_t)V, V);
+        m->step_n = 0;
+        return gk_error_set(m->ctx, GK_ERR_FORMAT, "%s: the logits of position %lld of row %d are not finite (logit %lld%s): the weights hold NaN or infinite values, or the "
+                            "activations overflowed the compute dtype", W, (long long)m->len[row0 + i], row0 + i, (long long)bad, bad < 0 ? ": all -inf" : "");
     }
+    if (logits) memcpy(logits, m->h_lg, sizeof(float) * (size_t)(n * V));
+    if (lse) memcpy(lse, m->h_lse, sizeof(float) * (size_t)n);
     for (i = 0; i < n; i++)
         if (ids[i] >= 0) m->len[row0 + i]++;
     return GK_OK;
+}
+
+GKLLMDEF int gk_whisper_step_logits(const gk_whisper_model *m, const float **logits, const float **lse) {
+    if (logits) *logits = m && m->step_n ? m->h_lg : NULL;
+    if (lse) *lse = m && m->step_n ? m->h_lse : NULL;
+    return m ? m->step_n : 0;
 }
 
 GKLLMDEF gk_status gk_whisper_reorder(gk_whisper_model *m, int window, const int32_t *src) {
@@ -11648,7 +11744,9 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
     gk_ids prompt = { 0, 0, 0 }, sup = { 0, 0, 0 }, got = { 0, 0, 0 };
     gk_tensor mel = gk__u_tnull();
     gk_stream *old;
-    float *lg = NULL, *row = NULL, *lp = NULL;
+    float *lg = NULL, *row = NULL;
+    const float *raw, *slse;
+    double raw_lse, lse_f = 0;
     int32_t sids[16];
     int b, row0;
     gk_status s;
@@ -11700,8 +11798,7 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
         s = gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: the prompt of %llu tokens leaves no room in the context of %lld tokens", W, (unsigned long long)prompt.len, (long long)m->max_ctx);
         goto done;
     }
-    if (!(lg = (float *)gk__u_malloc(sizeof(float) * (size_t)V * prompt.len)) || !(row = (float *)gk__u_malloc(sizeof(float) * (size_t)V * (size_t)m->beams)) ||
-        !(lp = (float *)gk__u_malloc(sizeof(float) * (size_t)V))) {
+    if (!(lg = (float *)gk__u_malloc(sizeof(float) * (size_t)V * prompt.len)) || !(row = (float *)gk__u_malloc(sizeof(float) * (size_t)V))) {
         s = gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
         goto done;
     }
@@ -11724,7 +11821,8 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
     gk__u_tl_save(&sv);
     if (m->tokens.no_speech < 0 || gk_whisper_no_speech_prob(&m->tokens, lg + r.sot_index * (size_t)V, &r.no_speech_prob) != GK_OK) r.no_speech_prob = NAN;
     gk__u_tl_restore(&sv);
-    memcpy(row, lg + (prompt.len - 1) * (size_t)V, sizeof(float) * (size_t)V);
+    raw = lg + (prompt.len - 1) * (size_t)V;
+    raw_lse = gk__wh_lse(raw, 0, V);
     memset(&fd, 0, sizeof fd);
     fd.suppress = sup.data;
     fd.n_suppress = sup.len;
@@ -11737,10 +11835,11 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
         /* HF's order: begin suppression, suppress_tokens, timestamp rules; then the first largest logit */
         gk__u_tl_save(&sv);
         s = GK_OK;
+        memcpy(row, raw, sizeof(float) * (size_t)V);
         if (k == 0 && m->cfg.begin_suppress_tokens) s = gk_whisper_suppress(row, V, m->cfg.begin_suppress_tokens, m->cfg.n_begin_suppress_tokens);
         if (s == GK_OK) s = gk_whisper_filter(&m->tokens, &fd, got.data, got.len, row);
         if (s == GK_OK) tok = gk__wsp_argmax(row, V);
-        if (s == GK_OK) s = gk_whisper_log_softmax(row, V, lp);
+        if (s == GK_OK) s = gk_whisper_filtered_lse(raw, row, V, raw_lse, &lse_f);
         if (s != GK_OK) {
             char pre[96];
             snprintf(pre, sizeof pre, "%s: step %lld: ", W, (long long)k);
@@ -11748,11 +11847,13 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
             goto done;
         }
         if (tok == m->tokens.eot) { r.ended = 1; break; }
-        r.sum_logprob += (double)lp[tok];
+        r.sum_logprob += (double)row[tok] - lse_f;
         if ((s = gk_ids_push(&got, tok)) != GK_OK) { gk__u_tl_restore(&sv); s = gk_error_set(m->ctx, s, "%s: out of host memory", W); goto done; }
         if (k + 1 == steps || m->len[row0] >= m->max_ctx) break;
         sids[0] = tok;
-        if ((s = gk_whisper_decode_step(m, row0, m->beams, sids, row)) != GK_OK) goto done;
+        if ((s = gk_whisper_decode_step(m, row0, m->beams, sids, NULL, NULL)) != GK_OK) goto done;
+        gk_whisper_step_logits(m, &raw, &slse);
+        raw_lse = slse[0];
     }
     r.avg_logprob = gk_whisper_avg_logprob(r.sum_logprob, got.len);
     for (i = 0; i < got.len && s == GK_OK; i++) s = gk_ids_push(out, got.data[i]);
@@ -11762,7 +11863,7 @@ done:
     gk_ids_free(&prompt);
     gk_ids_free(&sup);
     gk_ids_free(&got);
-    gk__u_free(lg); gk__u_free(row); gk__u_free(lp);
+    gk__u_free(lg); gk__u_free(row);
     return s;
 }
 
@@ -11815,7 +11916,7 @@ typedef struct gk__wl {
     gk_buf txt;
     int64_t V, max_ctx, steps;
     int B, k;                          /* rows per window; windows in use */
-    float *mel, *lg, *lp;              /* features; logits [k * B][V]; log-probs [B][V] */
+    float *mel, *lg, *lp;              /* features; a window's prompt logits [B][V]; filtered rows [B][V] */
     int32_t *ids;
     int *owner;                        /* per window in use: the job in it, -1 none */
     double done_s, total_s;
@@ -11861,25 +11962,28 @@ static gk_status gk__wl_new_window(gk__wl *w, gk__wl_job *j, int idx) {
     return GK_OK;
 }
 
-/* the filters, log-softmax and one search step on the rows' logits (lg: [rows][V]); reorders the rows */
-static gk_status gk__wl_search_step(gk__wl *w, gk__wl_job *j, int idx, const float *lg, int first, int *done) {
+/* the filters and one search step on the rows' raw logits (lg: [rows][V]) and their log-sum-exp (lse NULL: computed
+   here); reorders the rows */
+static gk_status gk__wl_search_step(gk__wl *w, gk__wl_job *j, int idx, const float *lg, const float *lse, int first, int *done) {
     gk_whisper_model *m = w->m;
     int r, rows = gk_whisper_search_rows(j->search), ident = 1;
     gk__u_tl sv;
     gk_status s = GK_OK;
     int32_t tk[16], par[16];
+    double lf[16] = {0};
     gk__u_tl_save(&sv);
     for (r = 0; r < rows && s == GK_OK; r++) {
+        const float *raw = lg + (size_t)r * (size_t)w->V;
         float *row = w->lp + (size_t)r * (size_t)w->V;
         const int32_t *toks;
         size_t nt;
-        memcpy(row, lg + (size_t)r * (size_t)w->V, sizeof(float) * (size_t)w->V);
+        memcpy(row, raw, sizeof(float) * (size_t)w->V);
         toks = gk_whisper_search_tokens(j->search, r, &nt);
         if (first && w->cfg->begin_suppress_tokens) s = gk_whisper_suppress(row, w->V, w->cfg->begin_suppress_tokens, w->cfg->n_begin_suppress_tokens);
         if (s == GK_OK) s = gk_whisper_filter(w->T, &w->fd, toks, nt, row);
-        if (s == GK_OK) s = gk_whisper_log_softmax(row, w->V, row);
+        if (s == GK_OK) s = gk_whisper_filtered_lse(raw, row, w->V, lse ? (double)lse[r] : gk__wh_lse(raw, 0, w->V), &lf[r]);
     }
-    if (s == GK_OK) s = gk_whisper_search_step(j->search, w->lp, tk, par, done);
+    if (s == GK_OK) s = gk_whisper_search_step_lse(j->search, w->lp, lf, tk, par, done);
     if (s != GK_OK) return gk__wl_move(w, j, idx, &sv, s);
     for (r = 0; r < rows; r++) {
         w->ids[(j->window - w->d->seq) * w->B + r] = tk[r];
@@ -11948,7 +12052,7 @@ static gk_status gk__wl_attempt(gk__wl *w, gk__wl_job *j, int idx) {
         if ((s = gk_whisper_reorder(m, j->window, src)) != GK_OK) return gk__wl_fail(w, j, idx, s);
         for (r = 1; r < gk_whisper_search_rows(j->search); r++) memcpy(w->lg + (size_t)r * (size_t)w->V, w->lg, sizeof(float) * (size_t)w->V);
     }
-    if ((s = gk__wl_search_step(w, j, idx, w->lg, 1, &done)) != GK_OK) return s;
+    if ((s = gk__wl_search_step(w, j, idx, w->lg, NULL, 1, &done)) != GK_OK) return s;
     j->state = done ? GK__WL_DONE : GK__WL_DECODING;
     return GK_OK;
 }
@@ -12162,7 +12266,7 @@ GKLLMDEF gk_status gk_whisper_transcribe_batch(gk_whisper_model *m, const float 
     w.fd.max_initial_timestamp = w.cfg->max_initial_timestamp_index < 0 ? -1.0 : (double)w.cfg->max_initial_timestamp_index * 0.02;
     if (w.cfg->max_initial_timestamp_index == 0) w.fd.max_initial_timestamp = 1e-9;
     if (!(w.mel = (float *)gk__u_malloc(sizeof(float) * (size_t)(w.cfg->n_mels * GK_WHISPER_N_FRAMES))) ||
-        !(w.lg = (float *)gk__u_malloc(sizeof(float) * (size_t)(w.k * w.B) * (size_t)w.V)) || !(w.lp = (float *)gk__u_malloc(sizeof(float) * (size_t)w.B * (size_t)w.V)) ||
+        !(w.lg = (float *)gk__u_malloc(sizeof(float) * (size_t)w.B * (size_t)w.V)) || !(w.lp = (float *)gk__u_malloc(sizeof(float) * (size_t)w.B * (size_t)w.V)) ||
         !(w.ids = (int32_t *)gk__u_malloc(sizeof(int32_t) * (size_t)(w.k * w.B))) || !(w.owner = (int *)gk__u_malloc(sizeof(int) * (size_t)w.k))) {
         s = gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
         goto done;
@@ -12198,6 +12302,7 @@ GKLLMDEF gk_status gk_whisper_transcribe_batch(gk_whisper_model *m, const float 
             /* one step of every decoding window's rows (the others' rows are skipped) */
             {
                 int r0 = (d.seq + first_dec) * w.B, nr = (last_dec - first_dec + 1) * w.B;
+                const float *slg = NULL, *slse = NULL;
                 int32_t *ids = w.ids + first_dec * w.B;
                 for (slot = first_dec; slot <= last_dec; slot++) {
                     int r, rows = 0;
@@ -12208,14 +12313,15 @@ GKLLMDEF gk_status gk_whisper_transcribe_batch(gk_whisper_model *m, const float 
                     }
                     for (r = rows; r < w.B; r++) w.ids[slot * w.B + r] = -1;
                 }
-                if ((s = gk_whisper_decode_step(m, r0, nr, ids, w.lg)) != GK_OK) { s = gk__wl_fail(&w, &jobs[owner[first_dec]], owner[first_dec], s); break; }
+                if ((s = gk_whisper_decode_step(m, r0, nr, ids, NULL, NULL)) != GK_OK) { s = gk__wl_fail(&w, &jobs[owner[first_dec]], owner[first_dec], s); break; }
+                gk_whisper_step_logits(m, &slg, &slse);
                 for (slot = first_dec; slot <= last_dec && s == GK_OK; slot++) {
                     gk__wl_job *j;
                     int dn = 0;
                     if (owner[slot] < 0) continue;
                     j = &jobs[owner[slot]];
                     if (j->state != GK__WL_DECODING) continue;
-                    s = gk__wl_search_step(&w, j, owner[slot], w.lg + (size_t)(slot - first_dec) * (size_t)w.B * (size_t)w.V, 0, &dn);
+                    s = gk__wl_search_step(&w, j, owner[slot], slg + (size_t)(slot - first_dec) * (size_t)w.B * (size_t)w.V, slse + (slot - first_dec) * w.B, 0, &dn);
                     if (s == GK_OK && dn) j->state = GK__WL_DONE;
                 }
             }

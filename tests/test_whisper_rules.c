@@ -1083,6 +1083,90 @@ static void test_writers(void) {
     num_is(INFINITY, "null");
 }
 
+/* ---- gk_whisper_filtered_lse and gk_whisper_search_step_lse against the plain path ---- */
+static double lse_direct(const float *x, int64_t n) {
+    double m = -INFINITY, s = 0;
+    int64_t i;
+    for (i = 0; i < n; i++)
+        if (x[i] > m) m = x[i];
+    for (i = 0; i < n; i++)
+        if (x[i] != -INFINITY) s += exp((double)x[i] - m);
+    return m + log(s);
+}
+static void test_lse_path(void) {
+    enum { V = 3000 };
+    float *raw = (float *)malloc(sizeof(float) * V * 3), *f = (float *)malloc(sizeof(float) * V * 3), *lp = (float *)malloc(sizeof(float) * V * 3);
+    double out, want, l3[3];
+    int k, i, mode;
+    for (k = 0; k < 60; k++) {
+        mode = k % 4;
+        for (i = 0; i < V; i++) raw[i] = (float)gkt_uniform(-8, 8);
+        if (mode == 3) raw[17] = 30.0f; /* one entry holds nearly all the mass */
+        memcpy(f, raw, sizeof(float) * V);
+        for (i = 0; i < V; i++) {
+            int drop = mode == 0 ? gkt_uniform(0, 1) < 0.03 : mode == 1 ? gkt_uniform(0, 1) < 0.9 : mode == 2 ? i < V / 2 : i == 17;
+            if (drop) f[i] = -INFINITY;
+        }
+        GKT_OK(NULL, gk_whisper_filtered_lse(raw, f, V, lse_direct(raw, V), &out));
+        want = lse_direct(f, V);
+        GKT_CHECK(fabs(out - want) <= 1e-9 * (1 + fabs(want)), "filtered_lse mode %d: %.12g, direct %.12g", mode, out, want);
+    }
+    /* errors */
+    for (i = 0; i < V; i++) f[i] = -INFINITY;
+    GKT_FAILS(NULL, gk_whisper_filtered_lse(raw, f, V, 1.0, &out), GK_ERR_FORMAT, "every value of filtered is -inf");
+    f[5] = NAN;
+    GKT_FAILS(NULL, gk_whisper_filtered_lse(raw, f, V, 1.0, &out), GK_ERR_FORMAT, "filtered[5] is NaN");
+    GKT_FAILS(NULL, gk_whisper_filtered_lse(raw, raw, V, NAN, &out), GK_ERR_FORMAT, "raw_lse is nan");
+    GKT_FAILS(NULL, gk_whisper_filtered_lse(NULL, raw, V, 1.0, &out), GK_ERR_INVALID_ARGUMENT, "raw is NULL");
+    /* search steps: logits with lse give what log_softmax rows give (greedy, 3 beams, sampling) */
+    for (mode = 0; mode < 3; mode++) {
+        gk_whisper_search *a = NULL, *b = NULL;
+        gk_whisper_search_desc d;
+        int step, done_a = 0, done_b = 0, rows;
+        memset(&d, 0, sizeof d);
+        d.vocab = V;
+        d.eot = 7;
+        d.max_tokens = 12;
+        d.temperature = mode == 2 ? 0.7f : 0.0f;
+        d.beam_size = mode == 1 ? 3 : 0;
+        d.best_of = mode == 2 ? 3 : 0;
+        d.seed = 99;
+        GKT_OK(NULL, gk_whisper_search_create(&d, &a));
+        GKT_OK(NULL, gk_whisper_search_create(&d, &b));
+        rows = gk_whisper_search_rows(a);
+        for (step = 0; step < 12 && !done_a && !done_b; step++) {
+            int32_t ta[3], pa[3], tb[3], pb[3];
+            int r;
+            for (r = 0; r < rows; r++) {
+                for (i = 0; i < V; i++) raw[r * V + i] = (float)gkt_uniform(-6, 6) + (i == 7 ? (float)step * 0.4f - 3.0f : 0.0f);
+                l3[r] = lse_direct(raw + r * V, V);
+                GKT_OK(NULL, gk_whisper_log_softmax(raw + r * V, V, lp + r * V));
+            }
+            GKT_OK(NULL, gk_whisper_search_step(a, lp, ta, pa, &done_a));
+            GKT_OK(NULL, gk_whisper_search_step_lse(b, raw, l3, tb, pb, &done_b));
+            GKT_CHECK(!memcmp(ta, tb, sizeof(int32_t) * (size_t)rows) && !memcmp(pa, pb, sizeof(int32_t) * (size_t)rows) && done_a == done_b,
+                      "search_step_lse mode %d step %d differs from search_step", mode, step);
+        }
+        {
+            gk_ids x = {0, 0, 0}, y = {0, 0, 0};
+            double sa, sb;
+            GKT_OK(NULL, gk_whisper_search_result(a, &x, &sa, NULL));
+            GKT_OK(NULL, gk_whisper_search_result(b, &y, &sb, NULL));
+            GKT_CHECK(x.len == y.len && (!x.len || !memcmp(x.data, y.data, x.len * sizeof(int32_t))) && fabs(sa - sb) <= 1e-5 * (1 + fabs(sa)),
+                      "search_step_lse mode %d: result differs (%zu / %zu tokens, sums %g / %g)", mode, x.len, y.len, sa, sb);
+            gk_ids_free(&x);
+            gk_ids_free(&y);
+        }
+        l3[0] = NAN;
+        if (!done_b) GKT_FAILS(NULL, gk_whisper_search_step_lse(b, raw, l3, NULL, NULL, NULL), GK_ERR_INVALID_ARGUMENT, "tokens is NULL");
+        gk_whisper_search_free(a);
+        gk_whisper_search_free(b);
+    }
+    free(raw);
+    free(f);
+    free(lp);
+}
+
 int main(void) {
     gk_tokenizer *tok;
     gk_whisper_tokens t;
@@ -1101,6 +1185,7 @@ int main(void) {
     test_beam_hand();
     test_beam_random();
     test_sampling();
+    test_lse_path();
     test_quality();
     test_segments(&t, tok);
     test_dtw();

@@ -39,7 +39,7 @@ typedef struct gk__wl {
     gk_buf txt;
     int64_t V, max_ctx, steps;
     int B, k;                          /* rows per window; windows in use */
-    float *mel, *lg, *lp;              /* features; logits [k * B][V]; log-probs [B][V] */
+    float *mel, *lg, *lp;              /* features; a window's prompt logits [B][V]; filtered rows [B][V] */
     int32_t *ids;
     int *owner;                        /* per window in use: the job in it, -1 none */
     double done_s, total_s;
@@ -85,25 +85,28 @@ static gk_status gk__wl_new_window(gk__wl *w, gk__wl_job *j, int idx) {
     return GK_OK;
 }
 
-/* the filters, log-softmax and one search step on the rows' logits (lg: [rows][V]); reorders the rows */
-static gk_status gk__wl_search_step(gk__wl *w, gk__wl_job *j, int idx, const float *lg, int first, int *done) {
+/* the filters and one search step on the rows' raw logits (lg: [rows][V]) and their log-sum-exp (lse NULL: computed
+   here); reorders the rows */
+static gk_status gk__wl_search_step(gk__wl *w, gk__wl_job *j, int idx, const float *lg, const float *lse, int first, int *done) {
     gk_whisper_model *m = w->m;
     int r, rows = gk_whisper_search_rows(j->search), ident = 1;
     gk__u_tl sv;
     gk_status s = GK_OK;
     int32_t tk[16], par[16];
+    double lf[16] = {0};
     gk__u_tl_save(&sv);
     for (r = 0; r < rows && s == GK_OK; r++) {
+        const float *raw = lg + (size_t)r * (size_t)w->V;
         float *row = w->lp + (size_t)r * (size_t)w->V;
         const int32_t *toks;
         size_t nt;
-        memcpy(row, lg + (size_t)r * (size_t)w->V, sizeof(float) * (size_t)w->V);
+        memcpy(row, raw, sizeof(float) * (size_t)w->V);
         toks = gk_whisper_search_tokens(j->search, r, &nt);
         if (first && w->cfg->begin_suppress_tokens) s = gk_whisper_suppress(row, w->V, w->cfg->begin_suppress_tokens, w->cfg->n_begin_suppress_tokens);
         if (s == GK_OK) s = gk_whisper_filter(w->T, &w->fd, toks, nt, row);
-        if (s == GK_OK) s = gk_whisper_log_softmax(row, w->V, row);
+        if (s == GK_OK) s = gk_whisper_filtered_lse(raw, row, w->V, lse ? (double)lse[r] : gk__wh_lse(raw, 0, w->V), &lf[r]);
     }
-    if (s == GK_OK) s = gk_whisper_search_step(j->search, w->lp, tk, par, done);
+    if (s == GK_OK) s = gk_whisper_search_step_lse(j->search, w->lp, lf, tk, par, done);
     if (s != GK_OK) return gk__wl_move(w, j, idx, &sv, s);
     for (r = 0; r < rows; r++) {
         w->ids[(j->window - w->d->seq) * w->B + r] = tk[r];
@@ -172,7 +175,7 @@ static gk_status gk__wl_attempt(gk__wl *w, gk__wl_job *j, int idx) {
         if ((s = gk_whisper_reorder(m, j->window, src)) != GK_OK) return gk__wl_fail(w, j, idx, s);
         for (r = 1; r < gk_whisper_search_rows(j->search); r++) memcpy(w->lg + (size_t)r * (size_t)w->V, w->lg, sizeof(float) * (size_t)w->V);
     }
-    if ((s = gk__wl_search_step(w, j, idx, w->lg, 1, &done)) != GK_OK) return s;
+    if ((s = gk__wl_search_step(w, j, idx, w->lg, NULL, 1, &done)) != GK_OK) return s;
     j->state = done ? GK__WL_DONE : GK__WL_DECODING;
     return GK_OK;
 }
@@ -386,7 +389,7 @@ GKLLMDEF gk_status gk_whisper_transcribe_batch(gk_whisper_model *m, const float 
     w.fd.max_initial_timestamp = w.cfg->max_initial_timestamp_index < 0 ? -1.0 : (double)w.cfg->max_initial_timestamp_index * 0.02;
     if (w.cfg->max_initial_timestamp_index == 0) w.fd.max_initial_timestamp = 1e-9;
     if (!(w.mel = (float *)gk__u_malloc(sizeof(float) * (size_t)(w.cfg->n_mels * GK_WHISPER_N_FRAMES))) ||
-        !(w.lg = (float *)gk__u_malloc(sizeof(float) * (size_t)(w.k * w.B) * (size_t)w.V)) || !(w.lp = (float *)gk__u_malloc(sizeof(float) * (size_t)w.B * (size_t)w.V)) ||
+        !(w.lg = (float *)gk__u_malloc(sizeof(float) * (size_t)w.B * (size_t)w.V)) || !(w.lp = (float *)gk__u_malloc(sizeof(float) * (size_t)w.B * (size_t)w.V)) ||
         !(w.ids = (int32_t *)gk__u_malloc(sizeof(int32_t) * (size_t)(w.k * w.B))) || !(w.owner = (int *)gk__u_malloc(sizeof(int) * (size_t)w.k))) {
         s = gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
         goto done;
@@ -422,6 +425,7 @@ GKLLMDEF gk_status gk_whisper_transcribe_batch(gk_whisper_model *m, const float 
             /* one step of every decoding window's rows (the others' rows are skipped) */
             {
                 int r0 = (d.seq + first_dec) * w.B, nr = (last_dec - first_dec + 1) * w.B;
+                const float *slg = NULL, *slse = NULL;
                 int32_t *ids = w.ids + first_dec * w.B;
                 for (slot = first_dec; slot <= last_dec; slot++) {
                     int r, rows = 0;
@@ -432,14 +436,15 @@ GKLLMDEF gk_status gk_whisper_transcribe_batch(gk_whisper_model *m, const float 
                     }
                     for (r = rows; r < w.B; r++) w.ids[slot * w.B + r] = -1;
                 }
-                if ((s = gk_whisper_decode_step(m, r0, nr, ids, w.lg)) != GK_OK) { s = gk__wl_fail(&w, &jobs[owner[first_dec]], owner[first_dec], s); break; }
+                if ((s = gk_whisper_decode_step(m, r0, nr, ids, NULL, NULL)) != GK_OK) { s = gk__wl_fail(&w, &jobs[owner[first_dec]], owner[first_dec], s); break; }
+                gk_whisper_step_logits(m, &slg, &slse);
                 for (slot = first_dec; slot <= last_dec && s == GK_OK; slot++) {
                     gk__wl_job *j;
                     int dn = 0;
                     if (owner[slot] < 0) continue;
                     j = &jobs[owner[slot]];
                     if (j->state != GK__WL_DECODING) continue;
-                    s = gk__wl_search_step(&w, j, owner[slot], w.lg + (size_t)(slot - first_dec) * (size_t)w.B * (size_t)w.V, 0, &dn);
+                    s = gk__wl_search_step(&w, j, owner[slot], slg + (size_t)(slot - first_dec) * (size_t)w.B * (size_t)w.V, slse + (slot - first_dec) * w.B, 0, &dn);
                     if (s == GK_OK && dn) j->state = GK__WL_DONE;
                 }
             }

@@ -48,7 +48,10 @@ struct gk_whisper_model {
     gk_tensor d_buf;                   /* i32 [3, rows]: token, position, kv length of step row i */
     gk_tensor d_src;                   /* i32 [beams]: gk_whisper_reorder's sources */
     gk_tensor a_h, a_h2, a_x, a_qkv, a_q, a_att, a_ff, a_lg, a_lg32, a_tmp;
+    gk_tensor a_ex, a_mx, a_lse;       /* the logits' log-sum-exp per row: exp scratch [rows, vocab], max, lse [rows] */
     int32_t *h_buf;                    /* host [3, rows] */
+    float *h_lg, *h_lse;               /* the step's logits [rows, vocab] and lse [rows] on the host (page-locked on CUDA) */
+    int step_n;                        /* rows in them (0: none) */
     int32_t *align;                    /* the alignment heads, (layer, head) pairs */
     size_t n_align;
     gk__wsp_graph graphs[GK__WSP_GRAPHS];
@@ -324,9 +327,12 @@ GKLLMDEF void gk_whisper_free(gk_whisper_model *m) {
         for (i = 0; i < 13; i++) gk__llm_free_t(ctx, ts[i]);
     }
     {
-        gk_tensor *ts[12] = { &m->d_buf, &m->d_src, &m->a_h, &m->a_h2, &m->a_x, &m->a_qkv, &m->a_q, &m->a_att, &m->a_ff, &m->a_lg, &m->a_lg32, &m->a_tmp };
-        for (i = 0; i < 12; i++) gk__llm_free_t(ctx, ts[i]);
+        gk_tensor *ts[15] = { &m->d_buf, &m->d_src, &m->a_h, &m->a_h2, &m->a_x, &m->a_qkv, &m->a_q, &m->a_att, &m->a_ff, &m->a_lg, &m->a_lg32, &m->a_tmp,
+                              &m->a_ex, &m->a_mx, &m->a_lse };
+        for (i = 0; i < 15; i++) gk__llm_free_t(ctx, ts[i]);
     }
+    if (m->h_lg) gk_host_free(ctx, m->h_lg);
+    if (m->h_lse) gk_host_free(ctx, m->h_lse);
     for (i = 0; i < m->ngraphs; i++)
         if (m->graphs[i].g) gk_graph_destroy(ctx, m->graphs[i].g);
     if (m->stream) gk_stream_destroy(ctx, m->stream);
@@ -588,6 +594,11 @@ GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whispe
     if (s == GK_OK && m->dt != GK_F32) s = gk__wsp_empty(m, m->dt, 2, m->rows, V, 0, 0, &m->a_lg);
     if (s == GK_OK) s = gk__wsp_empty(m, GK_F32, 2, m->rows, V, 0, 0, &m->a_lg32);
     if (s == GK_OK && m->beams > 1) s = gk__wsp_empty(m, m->dt, 4, m->beams, m->max_ctx, 2 * c->decoder_heads, dm / c->decoder_heads, &m->a_tmp);
+    if (s == GK_OK) s = gk__wsp_empty(m, GK_F32, 2, m->rows, V, 0, 0, &m->a_ex);
+    if (s == GK_OK) s = gk__wsp_empty(m, GK_F32, 2, m->rows, 1, 0, 0, &m->a_mx);
+    if (s == GK_OK) s = gk__wsp_empty(m, GK_F32, 2, m->rows, 1, 0, 0, &m->a_lse);
+    if (s == GK_OK) s = gk_host_alloc(ctx, sizeof(float) * (size_t)(m->rows * V), (void **)&m->h_lg);
+    if (s == GK_OK) s = gk_host_alloc(ctx, sizeof(float) * (size_t)m->rows, (void **)&m->h_lse);
     if (s == GK_OK) s = gk_stream_sync(ctx, m->stream);
     if (s != GK_OK) goto fail;
     gk_set_stream(ctx, old);
@@ -1087,6 +1098,17 @@ static gk_status gk__wsp_step_ops(gk_whisper_model *m, int row0, int n, int64_t 
     lg = gk__lv_slice(&V, m->dt == GK_F32 ? m->a_lg32 : m->a_lg, 0, 0, n);
     GK__LV_DO(&V, gk_linear(ctx, lg, x, m->proj, NULL));
     if (m->dt != GK_F32) GK__LV_DO(&V, gk_cast(ctx, gk__lv_slice(&V, m->a_lg32, 0, 0, n), lg));
+    /* each row's log-sum-exp (non-finite when the row holds NaN or +inf, or only -inf) */
+    {
+        gk_tensor l32 = gk__lv_slice(&V, m->a_lg32, 0, 0, n), ex = gk__lv_slice(&V, m->a_ex, 0, 0, n), mx = gk__lv_slice(&V, m->a_mx, 0, 0, n),
+                  lse = gk__lv_slice(&V, m->a_lse, 0, 0, n);
+        GK__LV_DO(&V, gk_reduce(ctx, mx, l32, GK_REDUCE_MAX, 1, 1));
+        GK__LV_DO(&V, gk_sub(ctx, ex, l32, mx));
+        GK__LV_DO(&V, gk_unary(ctx, ex, ex, GK_UNARY_EXP, 0));
+        GK__LV_DO(&V, gk_reduce(ctx, lse, ex, GK_REDUCE_SUM, 1, 1));
+        GK__LV_DO(&V, gk_unary(ctx, lse, lse, GK_UNARY_LOG, 0));
+        GK__LV_DO(&V, gk_add(ctx, lse, lse, mx));
+    }
     gk__lv_free(&V);
     return V.st;
 }
@@ -1116,14 +1138,15 @@ static gk_status gk__wsp_step(gk_whisper_model *m, int row0, int n, int64_t kv_r
     return gk_graph_launch(m->ctx, g, st);
 }
 
-GKLLMDEF gk_status gk_whisper_decode_step(gk_whisper_model *m, int row0, int n, const int32_t *ids, float *logits) {
+GKLLMDEF gk_status gk_whisper_decode_step(gk_whisper_model *m, int row0, int n, const int32_t *ids, float *logits, float *lse) {
     const char *W = "gk_whisper_decode_step";
     gk_stream *old;
     gk_status s;
     int64_t V, need = 1, kv_rows = 128;
     int i, R;
     if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
-    if (!ids || !logits) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", W, !ids ? "ids" : "logits");
+    m->step_n = 0;
+    if (!ids) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: ids is NULL", W);
     R = m->rows;
     if (n < 1 || row0 < 0 || row0 > R - n)
         return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: rows %d..%d are outside the model's %d rows (max_windows %d x max_beams %d)", W, row0, row0 + n - 1, R,
@@ -1156,22 +1179,38 @@ GKLLMDEF gk_status gk_whisper_decode_step(gk_whisper_model *m, int row0, int n, 
     s = gk_copy_from_host(m->ctx, m->d_buf, m->h_buf, sizeof(int32_t) * (size_t)(3 * R));
     if (s == GK_OK) s = gk__wsp_step(m, row0, n, kv_rows);
     if (s == GK_OK) {
-        gk_tensor t;
+        gk_tensor t = gk__u_tnull(), u = gk__u_tnull();
         s = gk_view_slice(m->ctx, m->a_lg32, 0, 0, n, 1, &t);
-        if (s == GK_OK) { s = gk_copy_to_host(m->ctx, t, logits, sizeof(float) * (size_t)(n * V)); gk_tensor_free(m->ctx, t); }
+        if (s == GK_OK) s = gk_view_slice(m->ctx, m->a_lse, 0, 0, n, 1, &u);
+        if (s == GK_OK) s = gk_copy_to_host_async(m->ctx, t, m->h_lg, sizeof(float) * (size_t)(n * V), gk__wsp_stream(m));
+        if (s == GK_OK) s = gk_copy_to_host_async(m->ctx, u, m->h_lse, sizeof(float) * (size_t)n, gk__wsp_stream(m));
+        if (s == GK_OK) s = gk_stream_sync(m->ctx, gk__wsp_stream(m));
+        if (t.id) gk_tensor_free(m->ctx, t);
+        if (u.id) gk_tensor_free(m->ctx, u);
     }
     gk_set_stream(m->ctx, old);
     if (s != GK_OK) return s;
+    m->step_n = n;
+    /* a row's log-sum-exp is finite unless it holds NaN or +inf (or only -inf): then find the entry */
     for (i = 0; i < n; i++) {
         int64_t bad;
-        if (ids[i] < 0) continue;
-        if ((bad = gk__wsp_nonfinite(logits + (size_t)i * (size_t)V, V)) >= 0)
-            return gk_error_set(m->ctx, GK_ERR_FORMAT, "%s: the logits of position %lld of row %d are not finite (logit %lld): the weights hold NaN or infinite values, or the "
-                                "activations overflowed the compute dtype", W, (long long)m->len[row0 + i], row0 + i, (long long)bad);
+        if (ids[i] < 0 || m->h_lse[i] - m->h_lse[i] == 0) continue;
+        bad = gk__wsp_nonfinite(m->h_lg + (size_t)i * (size_t)V, V);
+        m->step_n = 0;
+        return gk_error_set(m->ctx, GK_ERR_FORMAT, "%s: the logits of position %lld of row %d are not finite (logit %lld%s): the weights hold NaN or infinite values, or the "
+                            "activations overflowed the compute dtype", W, (long long)m->len[row0 + i], row0 + i, (long long)bad, bad < 0 ? ": all -inf" : "");
     }
+    if (logits) memcpy(logits, m->h_lg, sizeof(float) * (size_t)(n * V));
+    if (lse) memcpy(lse, m->h_lse, sizeof(float) * (size_t)n);
     for (i = 0; i < n; i++)
         if (ids[i] >= 0) m->len[row0 + i]++;
     return GK_OK;
+}
+
+GKLLMDEF int gk_whisper_step_logits(const gk_whisper_model *m, const float **logits, const float **lse) {
+    if (logits) *logits = m && m->step_n ? m->h_lg : NULL;
+    if (lse) *lse = m && m->step_n ? m->h_lse : NULL;
+    return m ? m->step_n : 0;
 }
 
 GKLLMDEF gk_status gk_whisper_reorder(gk_whisper_model *m, int window, const int32_t *src) {
@@ -1312,7 +1351,9 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
     gk_ids prompt = { 0, 0, 0 }, sup = { 0, 0, 0 }, got = { 0, 0, 0 };
     gk_tensor mel = gk__u_tnull();
     gk_stream *old;
-    float *lg = NULL, *row = NULL, *lp = NULL;
+    float *lg = NULL, *row = NULL;
+    const float *raw, *slse;
+    double raw_lse, lse_f = 0;
     int32_t sids[16];
     int b, row0;
     gk_status s;
@@ -1364,8 +1405,7 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
         s = gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: the prompt of %llu tokens leaves no room in the context of %lld tokens", W, (unsigned long long)prompt.len, (long long)m->max_ctx);
         goto done;
     }
-    if (!(lg = (float *)gk__u_malloc(sizeof(float) * (size_t)V * prompt.len)) || !(row = (float *)gk__u_malloc(sizeof(float) * (size_t)V * (size_t)m->beams)) ||
-        !(lp = (float *)gk__u_malloc(sizeof(float) * (size_t)V))) {
+    if (!(lg = (float *)gk__u_malloc(sizeof(float) * (size_t)V * prompt.len)) || !(row = (float *)gk__u_malloc(sizeof(float) * (size_t)V))) {
         s = gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
         goto done;
     }
@@ -1388,7 +1428,8 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
     gk__u_tl_save(&sv);
     if (m->tokens.no_speech < 0 || gk_whisper_no_speech_prob(&m->tokens, lg + r.sot_index * (size_t)V, &r.no_speech_prob) != GK_OK) r.no_speech_prob = NAN;
     gk__u_tl_restore(&sv);
-    memcpy(row, lg + (prompt.len - 1) * (size_t)V, sizeof(float) * (size_t)V);
+    raw = lg + (prompt.len - 1) * (size_t)V;
+    raw_lse = gk__wh_lse(raw, 0, V);
     memset(&fd, 0, sizeof fd);
     fd.suppress = sup.data;
     fd.n_suppress = sup.len;
@@ -1401,10 +1442,11 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
         /* HF's order: begin suppression, suppress_tokens, timestamp rules; then the first largest logit */
         gk__u_tl_save(&sv);
         s = GK_OK;
+        memcpy(row, raw, sizeof(float) * (size_t)V);
         if (k == 0 && m->cfg.begin_suppress_tokens) s = gk_whisper_suppress(row, V, m->cfg.begin_suppress_tokens, m->cfg.n_begin_suppress_tokens);
         if (s == GK_OK) s = gk_whisper_filter(&m->tokens, &fd, got.data, got.len, row);
         if (s == GK_OK) tok = gk__wsp_argmax(row, V);
-        if (s == GK_OK) s = gk_whisper_log_softmax(row, V, lp);
+        if (s == GK_OK) s = gk_whisper_filtered_lse(raw, row, V, raw_lse, &lse_f);
         if (s != GK_OK) {
             char pre[96];
             snprintf(pre, sizeof pre, "%s: step %lld: ", W, (long long)k);
@@ -1412,11 +1454,13 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
             goto done;
         }
         if (tok == m->tokens.eot) { r.ended = 1; break; }
-        r.sum_logprob += (double)lp[tok];
+        r.sum_logprob += (double)row[tok] - lse_f;
         if ((s = gk_ids_push(&got, tok)) != GK_OK) { gk__u_tl_restore(&sv); s = gk_error_set(m->ctx, s, "%s: out of host memory", W); goto done; }
         if (k + 1 == steps || m->len[row0] >= m->max_ctx) break;
         sids[0] = tok;
-        if ((s = gk_whisper_decode_step(m, row0, m->beams, sids, row)) != GK_OK) goto done;
+        if ((s = gk_whisper_decode_step(m, row0, m->beams, sids, NULL, NULL)) != GK_OK) goto done;
+        gk_whisper_step_logits(m, &raw, &slse);
+        raw_lse = slse[0];
     }
     r.avg_logprob = gk_whisper_avg_logprob(r.sum_logprob, got.len);
     for (i = 0; i < got.len && s == GK_OK; i++) s = gk_ids_push(out, got.data[i]);
@@ -1426,7 +1470,7 @@ done:
     gk_ids_free(&prompt);
     gk_ids_free(&sup);
     gk_ids_free(&got);
-    gk__u_free(lg); gk__u_free(row); gk__u_free(lp);
+    gk__u_free(lg); gk__u_free(row);
     return s;
 }
 

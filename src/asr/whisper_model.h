@@ -124,15 +124,23 @@ GKLLMDEF gk_status gk_whisper_reset(gk_whisper_model *m, int row);
    its length). This is the prompt's path (one row, many tokens). */
 GKLLMDEF gk_status gk_whisper_decode(gk_whisper_model *m, int seq, const int32_t *ids, size_t n, int all, float *logits);
 /* One decoding step of rows row0..row0+n-1 at once: row row0+i appends
-   ids[i] at its own length and logits[i] [vocab] (f32, host) gets the next
-   token's logits. The rows cover whole windows (row0 and n multiples of
-   max_beams) and each has its prompt (gk_whisper_decode) already; ids[i] < 0
-   skips row i (it is computed but keeps its length; its logits are
-   undefined). The step's ops are captured as a graph on the second use of
-   the same rows and cache bucket (128 << k rows) and replayed after, on
-   either backend; positions and lengths are read on the device. The same
-   errors as gk_whisper_decode, with nothing appended on a failure. */
-GKLLMDEF gk_status gk_whisper_decode_step(gk_whisper_model *m, int row0, int n, const int32_t *ids, float *logits);
+   ids[i] at its own length, and the next token's logits [n][vocab] and their
+   log-sum-exp per row [n] (f32, computed on the device) come back to the
+   host: into logits and lse when not NULL, and in the model's page-locked
+   buffers (gk_whisper_step_logits) either way. The rows cover whole windows
+   (row0 and n multiples of max_beams) and each has its prompt
+   (gk_whisper_decode) already; ids[i] < 0 skips row i (it is computed but
+   keeps its length; its logits are undefined). The step's ops are captured
+   as a graph on the second use of the same rows and cache bucket (128 << k
+   rows) and replayed after, on either backend; positions and lengths are
+   read on the device. The same errors as gk_whisper_decode (a row whose
+   log-sum-exp is not finite: GK_ERR_FORMAT naming the logit), with nothing
+   appended on a failure. */
+GKLLMDEF gk_status gk_whisper_decode_step(gk_whisper_model *m, int row0, int n, const int32_t *ids, float *logits, float *lse);
+/* The last successful step's logits [n][vocab] and lse [n] in the model's
+   buffers (valid until the next gk_whisper_decode_step); returns n, 0 (and
+   NULLs) when the last step failed or none ran. */
+GKLLMDEF int gk_whisper_step_logits(const gk_whisper_model *m, const float **logits, const float **lse);
 /* Beam search's reordering of a window's rows: row window * B + i becomes a
    copy of the old row window * B + src[i] (src [max_beams], in 0..B-1), cache
    and length. Identity: nothing runs. */

@@ -618,8 +618,8 @@ static void gk__wh_topk(const float *x, int64_t n, int k, int *id, float *v) {
     }
 }
 
-GKLLMDEF gk_status gk_whisper_search_step(gk_whisper_search *s, const float *logprobs, int32_t *tokens, int32_t *parents, int *done) {
-    const char *W = "gk_whisper_search_step";
+/* a step on log-probabilities logprobs[r][i] - off[r] (off NULL: 0, and each row checked) */
+static gk_status gk__wh_search_step(const char *W, gk_whisper_search *s, const float *logprobs, const double *off, int32_t *tokens, int32_t *parents, int *done) {
     size_t T, r, R;
     int64_t V;
     gk_status st;
@@ -633,11 +633,13 @@ GKLLMDEF gk_status gk_whisper_search_step(gk_whisper_search *s, const float *log
     T = (size_t)s->max_tokens;
     R = (size_t)s->rows;
     V = s->vocab;
-    for (r = 0; r < R; r++) {
+    for (r = 0; r < R && !off; r++) {
         snprintf(what, sizeof what, "logprobs[%d]", (int)r);
         if (s->ended[r]) continue;
         if ((st = gk__wh_row_check(W, what, logprobs + r * (size_t)V, V)) != GK_OK) return st;
     }
+    for (r = 0; r < R && off; r++)
+        if (!s->ended[r] && !(off[r] - off[r] == 0)) return GK__U_ERR(GK_ERR_FORMAT, "%s: lse[%d] is %g (not finite)", W, (int)r, off[r]);
     if (!s->beam) {
         int all = 1;
         for (r = 0; r < R; r++) {
@@ -660,7 +662,7 @@ GKLLMDEF gk_status gk_whisper_search_step(gk_whisper_search *s, const float *log
                 }
             }
             if (!s->ended[r]) {
-                s->sum[r] += lp[tok];
+                s->sum[r] += (double)lp[tok] - (off ? off[r] : 0.0);
                 if (tok == s->eot) s->ended[r] = 1;
             }
             all &= s->ended[r];
@@ -680,7 +682,7 @@ GKLLMDEF gk_status gk_whisper_search_step(gk_whisper_search *s, const float *log
         for (j = 0; j < B; j++) {
             gk__wh_topk(logprobs + (size_t)j * (size_t)V, V, K, s->topk_id, s->topk_v);
             for (k = 0; k < K; k++) {
-                double sc = s->sum[j] + (double)s->topk_v[k];
+                double sc = s->sum[j] + ((double)s->topk_v[k] - (off ? off[j] : 0.0));
                 for (c = 0; c < nc; c++)
                     if (s->cand[c].rep == s->rep[j] && s->cand[c].tok == s->topk_id[k]) break;
                 if (c == nc) { s->cand[nc].rep = s->rep[j]; s->cand[nc].tok = s->topk_id[k]; nc++; }
@@ -721,6 +723,41 @@ GKLLMDEF gk_status gk_whisper_search_step(gk_whisper_search *s, const float *log
         s->done = s->n_fin >= s->max_cand || s->len >= T;
     }
     if (done) *done = s->done;
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_whisper_search_step(gk_whisper_search *s, const float *logprobs, int32_t *tokens, int32_t *parents, int *done) {
+    return gk__wh_search_step("gk_whisper_search_step", s, logprobs, NULL, tokens, parents, done);
+}
+GKLLMDEF gk_status gk_whisper_search_step_lse(gk_whisper_search *s, const float *logits, const double *lse, int32_t *tokens, int32_t *parents, int *done) {
+    if (!lse) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_whisper_search_step_lse: lse is NULL");
+    return gk__wh_search_step("gk_whisper_search_step_lse", s, logits, lse, tokens, parents, done);
+}
+
+GKLLMDEF gk_status gk_whisper_filtered_lse(const float *raw, const float *filtered, int64_t vocab, double raw_lse, double *out) {
+    const char *W = "gk_whisper_filtered_lse";
+    int64_t i, n_sup = 0, n_ok = 0;
+    double mass = 0, m = -INFINITY, sum = 0;
+    if (!raw || !filtered || !out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", W, !raw ? "raw" : !filtered ? "filtered" : "out");
+    if (vocab < 1) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: vocab = %lld must be > 0", W, (long long)vocab);
+    if (!(raw_lse - raw_lse == 0)) return GK__U_ERR(GK_ERR_FORMAT, "%s: raw_lse is %g (the logits hold NaN or +inf, or are all -inf)", W, raw_lse);
+    for (i = 0; i < vocab; i++) {
+        if (filtered[i] != filtered[i] || (filtered[i] > 0 && !gk__wh_fin(filtered[i])))
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: filtered[%lld] is %s", W, (long long)i, filtered[i] != filtered[i] ? "NaN" : "+inf");
+        if (filtered[i] == -INFINITY) n_sup += raw[i] != -INFINITY;
+        else n_ok++;
+    }
+    if (!n_ok) return GK__U_ERR(GK_ERR_FORMAT, "%s: every value of filtered is -inf", W);
+    if (n_sup <= n_ok) { /* few removed: subtract their share while it is small */
+        for (i = 0; i < vocab; i++)
+            if (filtered[i] == -INFINITY && raw[i] != -INFINITY) mass += exp((double)raw[i] - raw_lse);
+        if (mass < 0.5) { *out = raw_lse + log1p(-mass); return GK_OK; }
+    }
+    for (i = 0; i < vocab; i++)
+        if (filtered[i] > m) m = filtered[i];
+    for (i = 0; i < vocab; i++)
+        if (filtered[i] != -INFINITY) sum += exp((double)filtered[i] - m);
+    *out = m + log(sum);
     return GK_OK;
 }
 

@@ -205,6 +205,18 @@ GKLLMDEF const int32_t *gk_whisper_search_tokens(const gk_whisper_search *s, int
 /* logprobs: [rows][vocab]; tokens, parents: [rows]; done may be NULL. A step
    after the search ended is GK_ERR_STATE. */
 GKLLMDEF gk_status gk_whisper_search_step(gk_whisper_search *s, const float *logprobs, int32_t *tokens, int32_t *parents, int *done);
+/* The same step on filtered logits with each row's log-sum-exp (lse [rows]):
+   the log-probabilities are logits[r][i] - lse[r], so no pass over the rows
+   makes them (gk_whisper_filtered_lse gives lse). A non-finite lse of a row
+   that has not ended is GK_ERR_FORMAT. */
+GKLLMDEF gk_status gk_whisper_search_step_lse(gk_whisper_search *s, const float *logits, const double *lse, int32_t *tokens, int32_t *parents, int *done);
+/* The log-sum-exp of a filtered row (the filters' -inf entries removed) from
+   the raw row's, raw_lse (computed on the device): raw_lse + log(1 - the
+   removed share) while the removed entries are the fewer and hold under half
+   of the mass, else over the entries left. *out = log-sum-exp(filtered).
+   NaN or +inf in filtered, every entry -inf, or a non-finite raw_lse:
+   GK_ERR_FORMAT. */
+GKLLMDEF gk_status gk_whisper_filtered_lse(const float *raw, const float *filtered, int64_t vocab, double raw_lse, double *out);
 /* The best sequence by whisper's MaximumLikelihoodRanker (the first of equal
    scores): its tokens without eot (out replaced), sum_logprobs and
    avg_logprob = sum_logprobs / (tokens + 1). Beams: the finished candidates
