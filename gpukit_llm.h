@@ -928,8 +928,8 @@ GKLLMDEF gk_status gk_whisper_search_step(gk_whisper_search *s, const float *log
 GKLLMDEF gk_status gk_whisper_search_step_lse(gk_whisper_search *s, const float *logits, const double *lse, int32_t *tokens, int32_t *parents, int *done);
 /* The log-sum-exp of a filtered row (the filters' -inf entries removed) from
    the raw row's, raw_lse (computed on the device): raw_lse + log(1 - the
-   removed share) while the removed entries are the fewer and hold under half
-   of the mass, else over the entries left. *out = log-sum-exp(filtered).
+   removed share) while the removed entries hold under half of the mass
+   (one pass, exp only of the removed entries), else over the entries left. *out = log-sum-exp(filtered).
    NaN or +inf in filtered, every entry -inf, or a non-finite raw_lse:
    GK_ERR_FORMAT. */
 GKLLMDEF gk_status gk_whisper_filtered_lse(const float *raw, const float *filtered, int64_t vocab, double raw_lse, double *out);
@@ -9356,22 +9356,22 @@ GKLLMDEF gk_status gk_whisper_filtered_lse(const float *raw, const float *filter
     if (!raw || !filtered || !out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", W, !raw ? "raw" : !filtered ? "filtered" : "out");
     if (vocab < 1) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: vocab = %lld must be > 0", W, (long long)vocab);
     if (!(raw_lse - raw_lse == 0)) return GK__U_ERR(GK_ERR_FORMAT, "%s: raw_lse is %g (the logits hold NaN or +inf, or are all -inf)", W, raw_lse);
+    /* one pass: the removed entries' share of the mass (they are few, and together, as the filters remove them) */
     for (i = 0; i < vocab; i++) {
-        if (filtered[i] != filtered[i] || (filtered[i] > 0 && !gk__wh_fin(filtered[i])))
-            return GK__U_ERR(GK_ERR_FORMAT, "%s: filtered[%lld] is %s", W, (long long)i, filtered[i] != filtered[i] ? "NaN" : "+inf");
-        if (filtered[i] == -INFINITY) n_sup += raw[i] != -INFINITY;
-        else n_ok++;
+        float f = filtered[i];
+        if (f == -INFINITY) {
+            if (raw[i] != -INFINITY) { mass += exp((double)raw[i] - raw_lse); n_sup++; }
+        } else if (f - f == 0) n_ok++;
+        else return GK__U_ERR(GK_ERR_FORMAT, "%s: filtered[%lld] is %s", W, (long long)i, f != f ? "NaN" : "+inf");
     }
     if (!n_ok) return GK__U_ERR(GK_ERR_FORMAT, "%s: every value of filtered is -inf", W);
-    if (n_sup <= n_ok) { /* few removed: subtract their share while it is small */
-        for (i = 0; i < vocab; i++)
-            if (filtered[i] == -INFINITY && raw[i] != -INFINITY) mass += exp((double)raw[i] - raw_lse);
-        if (mass < 0.5) { *out = raw_lse + log1p(-mass); return GK_OK; }
-    }
+    if (mass < 0.5) { *out = raw_lse + log1p(-mass); return GK_OK; }
+    /* most of the mass removed: over the entries left */
     for (i = 0; i < vocab; i++)
         if (filtered[i] > m) m = filtered[i];
     for (i = 0; i < vocab; i++)
         if (filtered[i] != -INFINITY) sum += exp((double)filtered[i] - m);
+    (void)n_sup;
     *out = m + log(sum);
     return GK_OK;
 }
@@ -11806,11 +11806,11 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
     old = gk_get_stream(m->ctx);
     gk_set_stream(m->ctx, gk__wsp_stream(m));
     s = gk__wsp_mel(m, samples, n, &mel);
-    gk_set_stream(m->ctx, old);
-    if (s == GK_OK && d.mel) {
+    if (s == GK_OK && d.mel) { /* on the model's stream, which computes the features */
         cnt = m->cfg.n_mels * 2 * m->cfg.n_audio_ctx;
         s = gk_copy_to_host(m->ctx, mel, d.mel, (size_t)cnt * sizeof(float));
     }
+    gk_set_stream(m->ctx, old);
     if (s == GK_OK) s = gk_whisper_encode_tensor(m, mel, d.seq, NULL);
     gk__llm_free_t(m->ctx, &mel);
     if (s != GK_OK) goto done;

@@ -37,7 +37,7 @@ static gk_ctx *ctx;
 
 typedef struct figures {
     const char *dtype;
-    double load_s, mel_ms, encode_ms, encode_dev_ms, e2e_ms, batch_enc_ms, batch_ms, batch_rtfx;
+    double load_s, mel_ms, encode_ms, encode_dev_ms, e2e_ms, batch_enc_ms, batch_ms, batch_rtfx, step_ms, step_batch_ms;
     size_t tokens;
     int windows;
 } figures;
@@ -127,6 +127,24 @@ static gk_status run_batch(void *u) {
     }
     return s;
 }
+/* the decode step alone: rows 0..n-1 (their windows encoded) after a 4-token prompt each, 50 steps of token 220; the
+   host does nothing between steps but read the logits (what e2e adds per token is its host work: filters, search) */
+static int step_rows = 1;
+static gk_status run_steps(void *u) {
+    job *j = (job *)u;
+    const gk_whisper_tokens *tk = gk_whisper_model_tokens(j->m);
+    int32_t p[4], ids[MAX_WINDOWS];
+    gk_status s = GK_OK;
+    int r, k;
+    p[0] = tk->sot; p[1] = tk->multilingual ? tk->lang[0] : tk->transcribe; p[2] = tk->transcribe; p[3] = tk->no_timestamps;
+    for (r = 0; r < step_rows && s == GK_OK; r++) {
+        ids[r] = 220;
+        s = gk_whisper_reset(j->m, r);
+        if (s == GK_OK) s = gk_whisper_decode(j->m, r, p, 4, 0, NULL);
+    }
+    for (k = 0; k < 50 && s == GK_OK; k++) s = gk_whisper_decode_step(j->m, 0, step_rows, ids, NULL, NULL);
+    return s;
+}
 static gk_status run_batch_enc(void *u) { job *j = (job *)u; return gk_whisper_encode(j->m, j->mel, j->windows, 0, NULL); }
 /* ====================================================================================== */
 
@@ -187,6 +205,10 @@ static void bench_dtype(const char *dir, gk_llm_dtype dt, const char *dname, int
     f->batch_enc_ms = time_ms(run_batch_enc, &j, warmup > 1 ? 1 : warmup, runs < 5 ? runs : 5);
     f->batch_ms = time_ms(run_batch, &j, warmup > 1 ? 1 : warmup, runs < 3 ? runs : 3);
     f->batch_rtfx = f->batch_ms > 0 ? windows * 30.0 / (f->batch_ms / 1e3) : 0;
+    step_rows = 1;
+    f->step_ms = time_ms(run_steps, &j, 1, runs < 5 ? runs : 5) / 50.0;
+    step_rows = windows;
+    f->step_batch_ms = time_ms(run_steps, &j, 1, runs < 5 ? runs : 5) / 50.0;
     if ((int64_t)j.last_tokens != tokens * windows)
         printf("warning: %s: the %d windows generated %zu tokens, not %lld\n", dname, windows, j.last_tokens, (long long)(tokens * windows));
 
@@ -194,6 +216,8 @@ static void bench_dtype(const char *dir, gk_llm_dtype dt, const char *dname, int
            dname, f->load_s, f->mel_ms, f->encode_ms, f->encode_dev_ms, f->tokens, f->e2e_ms);
     printf("%-5s %d windows (%s): %.1f ms, %.1fx real time | batched encoder %.2f ms (%.2f ms a window)\n", dname, windows, BATCH_MODE, f->batch_ms,
            f->batch_rtfx, f->batch_enc_ms, f->batch_enc_ms / windows);
+    printf("%-5s decode step alone: %.3f ms (1 row), %.3f ms (%d rows); host work per token in e2e: %.3f ms\n", dname, f->step_ms, f->step_batch_ms, windows,
+           (f->e2e_ms - f->mel_ms - f->encode_dev_ms) / (double)(f->tokens ? f->tokens : 1) - f->step_ms);
     gk_ids_free(&j.out);
     gk_tensor_free(ctx, j.mel_dev);
     free(j.mel);
@@ -264,6 +288,8 @@ int main(int argc, char **argv) {
             gkb_json_num(&j, "batch_enc_ms", f[k].batch_enc_ms, 3);
             gkb_json_num(&j, "batch_ms", f[k].batch_ms, 2);
             gkb_json_num(&j, "batch_rtfx", f[k].batch_rtfx, 1);
+            gkb_json_num(&j, "step_ms", f[k].step_ms, 4);
+            gkb_json_num(&j, "step_batch_ms", f[k].step_batch_ms, 4);
             gkb_json_end(&j);
         }
         gkb_json_end(&j);

@@ -1413,11 +1413,11 @@ GKLLMDEF gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *sampl
     old = gk_get_stream(m->ctx);
     gk_set_stream(m->ctx, gk__wsp_stream(m));
     s = gk__wsp_mel(m, samples, n, &mel);
-    gk_set_stream(m->ctx, old);
-    if (s == GK_OK && d.mel) {
+    if (s == GK_OK && d.mel) { /* on the model's stream, which computes the features */
         cnt = m->cfg.n_mels * 2 * m->cfg.n_audio_ctx;
         s = gk_copy_to_host(m->ctx, mel, d.mel, (size_t)cnt * sizeof(float));
     }
+    gk_set_stream(m->ctx, old);
     if (s == GK_OK) s = gk_whisper_encode_tensor(m, mel, d.seq, NULL);
     gk__llm_free_t(m->ctx, &mel);
     if (s != GK_OK) goto done;

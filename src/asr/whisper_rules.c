@@ -741,22 +741,22 @@ GKLLMDEF gk_status gk_whisper_filtered_lse(const float *raw, const float *filter
     if (!raw || !filtered || !out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", W, !raw ? "raw" : !filtered ? "filtered" : "out");
     if (vocab < 1) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: vocab = %lld must be > 0", W, (long long)vocab);
     if (!(raw_lse - raw_lse == 0)) return GK__U_ERR(GK_ERR_FORMAT, "%s: raw_lse is %g (the logits hold NaN or +inf, or are all -inf)", W, raw_lse);
+    /* one pass: the removed entries' share of the mass (they are few, and together, as the filters remove them) */
     for (i = 0; i < vocab; i++) {
-        if (filtered[i] != filtered[i] || (filtered[i] > 0 && !gk__wh_fin(filtered[i])))
-            return GK__U_ERR(GK_ERR_FORMAT, "%s: filtered[%lld] is %s", W, (long long)i, filtered[i] != filtered[i] ? "NaN" : "+inf");
-        if (filtered[i] == -INFINITY) n_sup += raw[i] != -INFINITY;
-        else n_ok++;
+        float f = filtered[i];
+        if (f == -INFINITY) {
+            if (raw[i] != -INFINITY) { mass += exp((double)raw[i] - raw_lse); n_sup++; }
+        } else if (f - f == 0) n_ok++;
+        else return GK__U_ERR(GK_ERR_FORMAT, "%s: filtered[%lld] is %s", W, (long long)i, f != f ? "NaN" : "+inf");
     }
     if (!n_ok) return GK__U_ERR(GK_ERR_FORMAT, "%s: every value of filtered is -inf", W);
-    if (n_sup <= n_ok) { /* few removed: subtract their share while it is small */
-        for (i = 0; i < vocab; i++)
-            if (filtered[i] == -INFINITY && raw[i] != -INFINITY) mass += exp((double)raw[i] - raw_lse);
-        if (mass < 0.5) { *out = raw_lse + log1p(-mass); return GK_OK; }
-    }
+    if (mass < 0.5) { *out = raw_lse + log1p(-mass); return GK_OK; }
+    /* most of the mass removed: over the entries left */
     for (i = 0; i < vocab; i++)
         if (filtered[i] > m) m = filtered[i];
     for (i = 0; i < vocab; i++)
         if (filtered[i] != -INFINITY) sum += exp((double)filtered[i] - m);
+    (void)n_sup;
     *out = m + log(sum);
     return GK_OK;
 }

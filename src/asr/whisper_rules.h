@@ -212,8 +212,8 @@ GKLLMDEF gk_status gk_whisper_search_step(gk_whisper_search *s, const float *log
 GKLLMDEF gk_status gk_whisper_search_step_lse(gk_whisper_search *s, const float *logits, const double *lse, int32_t *tokens, int32_t *parents, int *done);
 /* The log-sum-exp of a filtered row (the filters' -inf entries removed) from
    the raw row's, raw_lse (computed on the device): raw_lse + log(1 - the
-   removed share) while the removed entries are the fewer and hold under half
-   of the mass, else over the entries left. *out = log-sum-exp(filtered).
+   removed share) while the removed entries hold under half of the mass
+   (one pass, exp only of the removed entries), else over the entries left. *out = log-sum-exp(filtered).
    NaN or +inf in filtered, every entry -inf, or a non-finite raw_lse:
    GK_ERR_FORMAT. */
 GKLLMDEF gk_status gk_whisper_filtered_lse(const float *raw, const float *filtered, int64_t vocab, double raw_lse, double *out);
