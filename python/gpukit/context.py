@@ -111,6 +111,7 @@ class Context:
         if st != lib.GK_OK:
             raise make_error(st, _text(lib.gk_last_error(ffi.NULL)))
         self._ptr = pp[0]
+        self.device = int(device)
         self._dependents = weakref.WeakSet()  # models, schedulers, streams ... released by close()
         self._scalars = {}  # cached 0-d tensors of Python scalars, by (dtype, value)
         self._lock = threading.Lock()
