@@ -919,6 +919,7 @@ def arange(start, stop=None, step=1, dtype=None, ctx=None):
     return from_numpy(np.arange(start, stop, step, dtype=host_dt), dtype=dt, ctx=ctx)
 
 
+_BITS = (_dt.bfloat16, _dt.float8_e4m3fn, _dt.float8_e5m2)  # taken as bit patterns from uint16 / uint8
 # NumPy dtypes gpukit lacks, widened on the host to one it has before upload
 _WIDEN = {"b": np.uint8, "?": np.uint8, "h": np.int32, "H": np.int32, "I": np.int64, "L": np.int64, "Q": np.int64,
           "l": np.int64, "q": np.int64, "g": np.float64}
@@ -934,7 +935,10 @@ def from_numpy(a, dtype=None, ctx=None):
     ctx = _resolve(ctx)
     if isinstance(a, GPUArray):
         return a.astype(dtype) if dtype is not None else a.copy()
-    a = np.asarray(a)
+    try:
+        a = np.asarray(a)
+    except (ValueError, TypeError) as e:  # ragged lists and the like
+        raise InvalidArgumentError("cannot make an array of the %s given: %s" % (type(a).__name__, e)) from None
     if a.dtype.kind in "OSUVcMm" and not (dtype is None and a.dtype in _dt._BY_NUMPY):
         if a.dtype.kind != "V" or a.dtype not in _dt._BY_NUMPY:
             raise DtypeError("gpukit arrays hold numbers: a NumPy array of dtype %s (%s) cannot be uploaded"
@@ -942,8 +946,10 @@ def from_numpy(a, dtype=None, ctx=None):
                                           "M": "datetimes", "m": "timedeltas"}[a.dtype.kind]))
     if a.ndim > lib.GK_MAX_DIMS:
         raise ShapeError("gpukit arrays have at most %d dims; the NumPy array has %d" % (lib.GK_MAX_DIMS, a.ndim))
+    if a.dtype.byteorder == ">":
+        a = a.astype(a.dtype.newbyteorder("="))
     want = _dt.dtype(dtype) if dtype is not None else None
-    if want is not None and (a.dtype == want.numpy_dtype or (a.dtype == want.bits_dtype and not want.is_numpy_native)):
+    if want is not None and (a.dtype == want.numpy_dtype or (want in _BITS and a.dtype == want.bits_dtype)):
         src = want  # the values (or bit patterns) as they are
     else:
         if a.dtype not in _dt._BY_NUMPY:
@@ -952,9 +958,8 @@ def from_numpy(a, dtype=None, ctx=None):
                 raise DtypeError("Unsupported dtype %s: gpukit has %s" % (a.dtype, ", ".join(d.name for d in _dt.all_dtypes)))
             a = a.astype(w)
         src = _dt._BY_NUMPY[a.dtype]
-    if a.dtype.byteorder == ">":
-        a = a.astype(a.dtype.newbyteorder("="))
-    a = np.ascontiguousarray(a)
+    if not a.flags.c_contiguous:
+        a = a.copy(order="C")  # (np.ascontiguousarray would make a 0-d array 1-d)
     shape = a.shape
     tp = _new_t(_T)
     st = lib.gk_tensor_from_host(ctx._raw(), src.gk, len(shape), ffi.new("int64_t[]", list(shape) or [0]),

@@ -190,27 +190,51 @@ class _StopFilter:
         return final[len(done):] if final.startswith(done) else ""
 
 
-@ffi.def_extern()
+# Threads whose generation callback caught an exception that escaped it (a
+# Ctrl-C can land on the callback's first line, before its try block runs).
+_escaped = {}
+
+
+def _on_token_error(exc_type, exc, tb):
+    """cffi's onerror for gkpy_on_token: stop the generation (return 1) and
+    keep the exception for the call that started it."""
+    _escaped[threading.get_ident()] = exc if exc is not None else exc_type()
+    return 1
+
+
+@ffi.def_extern(onerror=_on_token_error)
 def gkpy_on_token(seq, tid, text, n, user):
+    sink = ffi.from_handle(user)
     try:
-        return ffi.from_handle(user)(int(seq), int(tid), _s(text, n) if n else "")
+        return sink(int(seq), int(tid), _s(text, n) if n else "")
     except KeyboardInterrupt:
-        ffi.from_handle(user).interrupted = True
+        sink.interrupted = True
         return 1
     except BaseException as e:
-        ffi.from_handle(user).error = e
+        sink.error = e
         return 1
+
+
+def _take_escaped(sink):
+    """Moves an exception that escaped the callback on this thread onto sink."""
+    e = _escaped.pop(threading.get_ident(), None)
+    if isinstance(e, KeyboardInterrupt):
+        sink.interrupted = True
+    elif e is not None and sink.error is None:
+        sink.error = e
 
 
 class _Sink:
-    """The per-call target of gkpy_on_token."""
+    """The per-call target of gkpy_on_token: collects the new ids per sequence."""
 
     def __init__(self, fn):
         self.fn = fn
         self.interrupted = False
         self.error = None
+        self.ids = {}
 
     def __call__(self, seq, tid, text):
+        self.ids.setdefault(seq, []).append(tid)
         return self.fn(seq, tid, text)
 
 
@@ -223,6 +247,7 @@ class LLM:
         self.folder = folder
         self._busy = threading.Lock()
         self.last_stats = None
+        self.last_ids = None  # the new token ids of the last generation (a list per prompt for generate_batch)
         ctx._dependents.add(self)
         self.tokenizer = Tokenizer(_borrowed=lib.gk_llm_tokenizer(m), _owner=self)
         c = lib.gk_llm_get_config(m)
@@ -365,13 +390,18 @@ class LLM:
             desc.user = h
             buf = ffi.new("gk_buf *")
             stats = ffi.new("gk_llm_stats *")
+            _escaped.pop(threading.get_ident(), None)
             try:
                 st = call(desc, buf, stats)
                 text = _s(buf.data, buf.len) if buf.len else ""
             finally:
                 lib.gk_buf_free(buf)
+            _take_escaped(sink)
             if sink.interrupted:
                 raise KeyboardInterrupt
+            if sink.error is not None:
+                raise sink.error
+            self.last_ids = sink.ids.get(0, [])
             if st != lib.GK_OK:
                 raise self._ctx._error(st)
             self.last_stats = _stats(stats)
@@ -397,6 +427,7 @@ class LLM:
             stats = ffi.new("gk_llm_stats *")
             try:
                 st = call(desc, buf, stats)
+                _take_escaped(sink)
                 text = _s(buf.data, buf.len) if buf.len else ""
                 err = None if st == lib.GK_OK else ctx._error(st)  # this thread's error text
                 q.put(("end", text, err, _stats(stats)))
@@ -427,6 +458,7 @@ class LLM:
                     if sink.error is not None:
                         raise sink.error
                     self.last_stats = stats
+                    self.last_ids = sink.ids.get(0, [])
                     rest = filt.finish(text)
                     if rest:
                         yield rest
@@ -538,14 +570,19 @@ class LLM:
             h = ffi.new_handle(sink)
             desc.on_token = lib.gkpy_on_token
             desc.user = h
+            _escaped.pop(threading.get_ident(), None)
             try:
                 st = lib.gk_llm_generate_batch(self._raw(), ptrs, lens, n, desc, ffi.NULL, texts, stats)
                 out = [_s(texts[i].data, texts[i].len) if texts[i].len else "" for i in range(n)]
             finally:
                 for i in range(n):
                     lib.gk_buf_free(ffi.addressof(texts, i))
+            _take_escaped(sink)
         if sink.interrupted:
             raise KeyboardInterrupt
+        if sink.error is not None:
+            raise sink.error
+        self.last_ids = [sink.ids.get(i, []) for i in range(n)]
         if st != lib.GK_OK:
             raise self._ctx._error(st)
         self.last_stats = _stats(stats)

@@ -627,14 +627,19 @@ def _mm_desc(ctx, a_dtype, alpha, beta, bias, act, residual, use_tf32, backend):
     d = _new_t("gk_matmul_desc *")
     d.alpha = float(alpha)
     d.beta = float(beta)
+    keep = []  # uploaded operands live until the call is made
     if bias is not None:
-        d.bias = _arr(bias, ctx)._t
+        bias = _arr(bias, ctx)
+        keep.append(bias)
+        d.bias = bias._t
     d.act = _ACTS[act]
     if residual is not None:
-        d.residual = _arr(residual, ctx)._t
+        residual = _arr(residual, ctx)
+        keep.append(residual)
+        d.residual = residual._t
     d.allow_tf32 = int(bool(use_tf32))
     d.backend = _MM_BACKENDS[backend]
-    return d
+    return d, keep
 
 
 def matmul(a, b, *, out=None, out_dtype=None, alpha=1.0, beta=0.0, bias=None, activation=None, residual=None,
@@ -674,7 +679,7 @@ def matmul(a, b, *, out=None, out_dtype=None, alpha=1.0, beta=0.0, bias=None, ac
             raise ShapeError("matmul: batch dims %r and %r must be equal (or one operand 2-d)" % (la, lb))
         a = a.reshape((n,) + a._shape[-2:]) if la else a
         b = b.reshape((n,) + b._shape[-2:]) if lb else b
-    d = _mm_desc(ctx, a._dtype, alpha, beta, bias, activation, residual, use_tf32, backend)
+    d, keep = _mm_desc(ctx, a._dtype, alpha, beta, bias, activation, residual, use_tf32, backend)
     p = ctx._raw()
     if out is not None and not squeeze and lead is None:
         ctx._check(lib.gk_matmul(p, _check_out(out, ctx)._t, a._t, b._t, d))
@@ -701,7 +706,7 @@ def linear(x, weight, bias=None, *, out=None, activation=None, residual=None, al
     activation and residual."""
     ctx = _ctx_of(x, weight)
     x, weight = _arr(x, ctx), _arr(weight, ctx)
-    d = _mm_desc(ctx, x._dtype, alpha, 0.0, bias, activation, residual, use_tf32, backend)
+    d, keep = _mm_desc(ctx, x._dtype, alpha, 0.0, bias, activation, residual, use_tf32, backend)
     if out is None:
         if weight.ndim != 2:
             raise ShapeError("linear: weight must be [N, K], got %r" % (weight._shape,))
@@ -718,7 +723,7 @@ def linear_glu(x, weight, bias=None, activation="silu", *, out=None, residual=No
     need ([rows, 2N]) is made here when not given."""
     ctx = _ctx_of(x, weight)
     x, weight = _arr(x, ctx), _arr(weight, ctx)
-    d = _mm_desc(ctx, x._dtype, alpha, 0.0, bias, activation, residual, use_tf32, "auto")
+    d, keep = _mm_desc(ctx, x._dtype, alpha, 0.0, bias, activation, residual, use_tf32, "auto")
     if weight.ndim != 2 or weight._shape[0] % 2:
         raise ShapeError("linear_glu: weight must be [2N, K], got %r" % (weight._shape,))
     n = weight._shape[0] // 2
@@ -751,9 +756,12 @@ def attention(q, k, v, *, scale=None, causal=False, mask=None, q_lens=None, kv_l
     d = _new_t("gk_attention_desc *")
     d.scale = 0.0 if scale is None else float(scale)
     d.causal = int(bool(causal))
+    keep = []  # uploaded operands live until the call is made
     for name, val in (("mask", mask), ("q_lens", q_lens), ("kv_lens", kv_lens)):
         if val is not None:
-            setattr(d, name, _arr(val, ctx)._t)
+            val = _arr(val, ctx)
+            keep.append(val)
+            setattr(d, name, val._t)
     if out is None:
         out = empty(q._shape, q._dtype, ctx)
     ctx._check(lib.gk_attention(ctx._raw(), _check_out(out, ctx)._t, q._t, k._t, v._t, d))
