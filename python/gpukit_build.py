@@ -138,6 +138,7 @@ ffibuilder.set_source(
     _source(),
     include_dirs=[VENDOR],
     libraries=["dl", "m", "pthread"],
+    depends=[os.path.join(VENDOR, h) for h in ("gpukit.h", "gpukit_llm.h", "gpukit_kernels.h")],  # rebuilt when they change
     extra_compile_args=["-std=gnu99", "-O2", "-fvisibility=hidden", "-Wno-unused-function"],
 )
 

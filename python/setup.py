@@ -36,4 +36,6 @@ class Sdist(sdist):
 
 
 vendor_headers()
-setup(cffi_modules=["gpukit_build.py:ffibuilder"], cmdclass={"sdist": Sdist}, zip_safe=False)
+# the extension uses the stable ABI only (cffi compiles it with Py_LIMITED_API): one wheel for CPython 3.8+
+setup(cffi_modules=["gpukit_build.py:ffibuilder"], cmdclass={"sdist": Sdist}, zip_safe=False,
+      options={"bdist_wheel": {"py_limited_api": "cp38"}})

@@ -217,13 +217,13 @@ def test_transcribe_matches_transformers(ctx, whisper):
 def test_transcribe_long_and_inputs(ctx, whisper, tmp_path):
     x = synth(31)
     calls = []
-    r = whisper.transcribe(x, progress=lambda d, t: calls.append((d, t)))
+    r = whisper.transcribe(x, max_tokens=32, progress=lambda d, t: calls.append((d, t)))
     assert r.duration == 31.0 and r.windows >= 2 and r.windows == len(calls)
     assert calls[-1] == (31.0, 31.0) and all(a[0] <= b[0] for a, b in zip(calls, calls[1:]))
     for i, s in enumerate(r.segments):
         assert s.id == i and s.start <= s.end and s.seek / 100 <= s.start + 1e-9 and s.end <= s.seek / 100 + 30 + 1e-9
         assert s.words == []
-    again = whisper.transcribe(x)
+    again = whisper.transcribe(x, max_tokens=32)
     assert [s.tokens for s in again.segments] == [s.tokens for s in r.segments]
     srt = r.to_srt()
     assert "-->" in srt and r.to_vtt().startswith("WEBVTT")
@@ -237,24 +237,25 @@ def test_transcribe_long_and_inputs(ctx, whisper, tmp_path):
         w.setsampwidth(2)
         w.setframerate(16000)
         w.writeframes(pcm.tobytes())
-    from_wav = whisper.transcribe(str(path))
-    from_arr = whisper.transcribe(pcm)
+    from_wav = whisper.transcribe(str(path), max_tokens=32)
+    from_arr = whisper.transcribe(pcm, max_tokens=32)
     assert [s.tokens for s in from_wav.segments] == [s.tokens for s in from_arr.segments]
     assert from_wav.duration == 5.0
-    from_bytes = whisper.transcribe(path.read_bytes())
+    from_bytes = whisper.transcribe(path.read_bytes(), max_tokens=32)
     assert [s.tokens for s in from_bytes.segments] == [s.tokens for s in from_wav.segments]
     np.testing.assert_array_equal(gk.asr.load_audio(str(path)), pcm / np.float32(32768))
     # another rate and stereo: resampled and mixed by gpukit
     stereo = np.stack([x[:16000 * 4:2], x[:16000 * 4:2]], 1)
-    r8 = whisper.transcribe(stereo, sample_rate=8000)
+    r8 = whisper.transcribe(stereo, sample_rate=8000, max_tokens=32)
     assert r8.duration == 4.0
-    nt = whisper.transcribe(x, without_timestamps=True)
+    nt = whisper.transcribe(x, without_timestamps=True, max_tokens=32)
     assert len(nt.segments) == 2 and nt.segments[1].start == 30.0
 
 
 def test_transcribe_errors(ctx, whisper):
     with pytest.raises(gk.UnsupportedError, match="word timestamps"):
         whisper.transcribe(synth(1), word_timestamps=True)
+    assert len(whisper.transcribe(synth(1), max_tokens=5).segments[0].tokens) <= 5
     with pytest.raises(gk.InvalidArgumentError):
         whisper.transcribe(np.array(["a", "b"]))
     with pytest.raises(gk.InvalidArgumentError):
@@ -269,6 +270,8 @@ def test_transcribe_errors(ctx, whisper):
         whisper.transcribe(bad)
     with pytest.raises(gk.StateError, match="tokenizer"):
         whisper.transcribe(synth(1), initial_prompt="hello")
+    p = whisper.transcribe(synth(1), initial_prompt=[220, 221], max_tokens=8)
+    assert p.windows == 1
     empty = whisper.transcribe(np.zeros(0, np.float32))
     assert empty.segments == [] and empty.windows == 0
     with pytest.raises(gk.IoError):
