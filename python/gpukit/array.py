@@ -520,6 +520,12 @@ class GPUArray:
         return _unary(self, lib.GK_UNARY_ABS)
 
     def __matmul__(self, o):
+        if type(o) is GPUArray and o._dtype is self._dtype and len(self._shape) == 2 and len(o._shape) == 2:
+            tp = _new_t(_T)  # the common case straight to gk_matmul_new (default descriptor)
+            st = lib.gk_matmul_new(self._raw(), self._t, o._t, self._dtype.gk, ffi.NULL, tp)
+            if st != _GK_OK:
+                raise self._ctx._error(st)
+            return _wrap(self._ctx, tp, (self._shape[0], o._shape[1]), self._dtype)
         from .ops import matmul
         if not isinstance(o, GPUArray):
             o = _operand(self, o)

@@ -45,6 +45,8 @@ __all__ = ["jit", "Kernel", "i32", "u32", "i64", "u64", "f32", "f64", "ptr", "is
            "get_nvrtc_version"]
 
 _GK_OK = lib.GK_OK
+_TENSOR = lib.GK_ARG_TENSOR
+_new = ffi.new
 
 
 class _Typed:
@@ -182,29 +184,19 @@ class Kernel:
             self._ctx._check(lib.gk_module_destroy(self._ctx._ptr, m))
 
     def _arg(self, a, i, x):
-        size, kind = self.params[i] if i < len(self.params) else (0, "?")
-        if isinstance(x, GPUArray):
-            x._raw()
+        t = type(x)
+        if t is GPUArray:  # the common cases first, by exact type (isinstance on numbers' ABCs is slow)
+            if x._freed:
+                x._raw()
             if x._ctx is not self._ctx:
                 raise InvalidArgumentError("kernel '%s': argument %d belongs to another gpukit context" % (self.name, i))
-            a.type = lib.GK_ARG_TENSOR
+            a.type = _TENSOR
             a.v.tensor = x._t
             if self._cpu is not None:
                 self._remember(x)
             return
-        if isinstance(x, _Typed):
-            _set(a, x.kind, x.value)
-            return
-        if isinstance(x, np.generic):
-            k = _NP_SCALARS.get(x.dtype)
-            if k is None:
-                raise InvalidArgumentError("kernel '%s': argument %d is a NumPy %s, which no kernel argument type takes "
-                                           "(use int32, uint32, int64, uint64, float32 or float64)" % (self.name, i, x.dtype))
-            _set(a, k, x.item())
-            return
-        if isinstance(x, bool):
-            x = int(x)
-        if isinstance(x, numbers.Integral):
+        size, kind = self.params[i] if i < len(self.params) else (0, "?")
+        if t is int or t is bool:
             x = int(x)
             if kind == "p":
                 _set(a, "ptr", x)
@@ -215,9 +207,27 @@ class Kernel:
             else:
                 _set(a, "u64" if x > 0x7FFFFFFFFFFFFFFF else "i64", x)
             return
-        if isinstance(x, numbers.Real):
-            _set(a, "f32" if size == 4 else "f64", float(x))
+        if t is float:
+            _set(a, "f32" if size == 4 else "f64", x)
             return
+        if isinstance(x, _Typed):
+            _set(a, x.kind, x.value)
+            return
+        if isinstance(x, GPUArray):
+            a.type = _TENSOR
+            a.v.tensor = x._t
+            return
+        if isinstance(x, np.generic):
+            k = _NP_SCALARS.get(x.dtype)
+            if k is None:
+                raise InvalidArgumentError("kernel '%s': argument %d is a NumPy %s, which no kernel argument type takes "
+                                           "(use int32, uint32, int64, uint64, float32 or float64)" % (self.name, i, x.dtype))
+            _set(a, k, x.item())
+            return
+        if isinstance(x, numbers.Integral):
+            return self._arg(a, i, int(x))
+        if isinstance(x, numbers.Real):
+            return self._arg(a, i, float(x))
         cai = getattr(x, "__cuda_array_interface__", None)
         if cai is not None:
             _set(a, "ptr", int(cai["data"][0]))
@@ -227,17 +237,20 @@ class Kernel:
                                    % (self.name, i, type(x).__name__))
 
     def __call__(self, grid, block, *args, shared_mem=0, stream=None):
-        p = self._raw()
-        d = ffi.new("gk_launch_desc *")
-        d.grid = _dims(grid, "grid")
-        d.block = _dims(block, "block")
-        d.shared_mem = int(shared_mem)
+        p = self._ctx._ptr
+        if p is None or self._module is None:
+            p = self._raw()
+        d = _new("gk_launch_desc *")
+        d.grid = (grid, 1, 1) if type(grid) is int and 0 < grid <= 0xFFFFFFFF else _dims(grid, "grid")
+        d.block = (block, 1, 1) if type(block) is int and 0 < block <= 0xFFFFFFFF else _dims(block, "block")
+        if shared_mem:
+            d.shared_mem = int(shared_mem)
         if stream is not None:
             d.stream = stream._raw()
         n = len(args)
-        arr = ffi.new("gk_arg[]", n or 1)
-        for i, x in enumerate(args):
-            self._arg(arr[i], i, x)
+        arr = _new("gk_arg[]", n or 1)
+        for i in range(n):
+            self._arg(arr[i], i, args[i])
         d.args = arr
         d.num_args = n
         self._cpu_error = None
