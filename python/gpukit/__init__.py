@@ -31,13 +31,26 @@ from .ops import (add, sub, mul, div, matmul, linear, softmax, log_softmax, laye
                   sigmoid, tanh, exp, log, sqrt, rope, attention, conv1d, stft, istft, whisper_log_mel, topk, sample,
                   where, maximum, minimum, clamp, concat, stack, split, sum, mean, max, min, argmax, argmin, var, std,
                   cumsum, embedding)
+from .ops import abs, neg, sin, cos, rsqrt, layernorm, transpose, sum_axis, bias_add_inplace, linear_bias_gelu
 from ._interop import from_dlpack
 from .jit import jit, Kernel, i32, u32, i64, u64, f32, f64, ptr, is_nvrtc_available, get_nvrtc_version
-from .stream import Stream, Event, Graph, graph, current_stream, default_stream, event_elapsed_ms
+from .stream import Stream, Event, Graph, graph, current_stream, default_stream, event_elapsed_ms, event_elapsed_us
 from .pool import MemoryPool, get_memory_pool
 from .sched import Scheduler, Task, TaskInfo
 from .profiler import Profiler
 from . import llm, asr
 
 __version__ = "0.1.0"
+# PyGPUkit's names for the same things (docs/python.md maps them all)
+JITKernel = Kernel
+NvrtcError = CompileError
+CudaGraph = Graph
+CudaEvent = Event
+
+
+def get_sm_version(ctx=None):
+    """Compute capability as one number (90 for 9.0); 0 on the CPU backend."""
+    return get_device_info(ctx).sm_version
+
+
 c_version = "%d.%d.%d" % (_lib.GK_VERSION_MAJOR, _lib.GK_VERSION_MINOR, _lib.GK_VERSION_PATCH)  # gpukit.h's

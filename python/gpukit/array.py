@@ -188,8 +188,8 @@ class GPUArray:
         """The first element's offset from the storage's start, in elements."""
         return int(self._info().offset)
 
-    @property
     def is_contiguous(self):
+        """Whether the array is dense row-major (a method, as torch's and PyGPUkit's)."""
         return bool(self._info().contiguous)
 
     @property
@@ -234,6 +234,12 @@ class GPUArray:
         return int(v[0])
 
     data_ptr = ptr
+    device_ptr = ptr  # PyGPUkit's name
+
+    @property
+    def on_gpu(self):
+        """Whether the storage is device memory now (CUDA backend, not evicted)."""
+        return self._ctx.backend == "cuda" and self.resident
 
     def __len__(self):
         if not self._shape:
@@ -366,6 +372,17 @@ class GPUArray:
         return _wrap_info(self._ctx, tp)
 
     view = reshape
+
+    def narrow(self, offset, length):
+        """Rows offset..offset+length of dim 0 as a view (PyGPUkit's narrow)."""
+        n = self._shape[0] if self._shape else 0
+        if offset < 0 or length < 0 or offset + length > n:
+            raise IndexError("narrow(%d, %d) is outside dim 0 of size %d" % (offset, length, n))
+        return self._view(lib.gk_view_slice, 0, int(offset), int(offset + length), 1)
+
+    def slice_rows(self, num_rows):
+        """The first num_rows rows as a view (PyGPUkit's slice_rows)."""
+        return self.narrow(0, num_rows)
 
     def flatten(self):
         """A contiguous 1-d copy."""

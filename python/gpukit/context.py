@@ -171,12 +171,15 @@ class Context:
     def _check(self, st):
         """Raises the error of a failed call on this context."""
         if st != lib.GK_OK:
-            p = self._ptr
-            raise make_error(st, _text(lib.gk_last_error(p if p is not None else ffi.NULL)))
+            raise self._error(st)
 
     def _error(self, st):
+        """The exception of a failed call on this context (its message is gk_last_error's)."""
         p = self._ptr
-        return make_error(st, _text(lib.gk_last_error(p if p is not None else ffi.NULL)))
+        msg = _text(lib.gk_last_error(p if p is not None else ffi.NULL))
+        if "gk_contiguous" in msg:
+            msg += " (in Python: x.contiguous())"
+        return make_error(st, msg)
 
     # ---- information
     def device_info(self):

@@ -1086,7 +1086,36 @@ def sinusoids(length, channels, max_timescale=10000.0):
     return out
 
 
+# ---------------------------------------------------------------------------
+# PyGPUkit's names for some of the ops above
+def layernorm(input, gamma, beta, eps=1e-5):
+    """PyGPUkit's layernorm(input, gamma, beta, eps): layer_norm over the last dim."""
+    return layer_norm(input, gamma, beta, eps)  # noqa: F821 - generated above
+
+
+def transpose(a):
+    """PyGPUkit's transpose(a): a new array holding a.T (a copy; GPUArray.T is the view)."""
+    return _arr(a, _ctx_of(a)).T.copy()
+
+
+def sum_axis(a, axis):
+    """PyGPUkit's sum_axis(a, axis): sum over one axis."""
+    return sum(a, axis=axis)
+
+
+def bias_add_inplace(output, bias):
+    """PyGPUkit's bias_add_inplace(output, bias): output += bias (broadcast over the rows)."""
+    output += bias
+    return output
+
+
+def linear_bias_gelu(input, weight, bias):
+    """PyGPUkit's linear_bias_gelu(input, weight, bias): gelu(input @ weight^T + bias), fused in gk_linear."""
+    return linear(input, weight, bias, activation="gelu")
+
+
 __all__ = sorted(set(_generated) | {
+    "layernorm", "transpose", "sum_axis", "bias_add_inplace", "linear_bias_gelu",
     "gelu", "neg", "pow", "add", "sub", "mul", "div", "subtract", "multiply", "divide", "fill", "copy", "cast", "scale",
     "axpy", "where", "glu", "reduce", "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std",
     "matmul", "linear", "linear_glu", "attention", "scaled_dot_product_attention", "kv_write", "rope_kv_write",

@@ -16,7 +16,7 @@ from ._gpukit import ffi, lib
 from .context import _resolve
 from .errors import InvalidArgumentError, InvalidHandleError
 
-__all__ = ["Stream", "Event", "Graph", "graph", "current_stream", "default_stream", "event_elapsed_ms"]
+__all__ = ["Stream", "Event", "Graph", "graph", "current_stream", "default_stream", "event_elapsed_ms", "event_elapsed_us"]
 
 _PRIORITIES = {"normal": lib.GK_PRIORITY_NORMAL, "high": lib.GK_PRIORITY_HIGH, "low": lib.GK_PRIORITY_LOW}
 _PRIORITY_NAMES = {v: k for k, v in _PRIORITIES.items()}
@@ -212,6 +212,11 @@ def event_elapsed_ms(start, end):
     return start.elapsed_ms(end)
 
 
+def event_elapsed_us(start, end):
+    """Microseconds between two recorded events."""
+    return start.elapsed_ms(end) * 1e3
+
+
 class Graph:
     """A captured graph. Made by `with gpukit.graph() as g:`; g.launch()
     replays it (with the same arrays: storage used by the graph stays pinned
@@ -246,6 +251,19 @@ class Graph:
 
     def _release(self):
         self._ptr = None
+
+    # PyGPUkit's CudaGraph names
+    def begin_capture(self):
+        """Starts capturing (the `with` statement's entry)."""
+        self.__enter__()
+
+    def end_capture(self):
+        """Ends the capture (the `with` statement's exit)."""
+        self.__exit__(None, None, None)
+
+    def reset(self):
+        """Drops the captured graph."""
+        self.close()
 
     def launch(self, stream=None):
         """Replays the graph on stream (default: the current stream)."""

@@ -182,7 +182,7 @@ def test_views_share_storage(ctx, rng):
     r[1, 11] = -1.0
     x.reshape(2, 12)[1, 11] = -1.0
     np.testing.assert_array_equal(a.to_numpy(), x)
-    assert a.strides == (24, 4) and a.is_contiguous and not t.is_contiguous
+    assert a.strides == (24, 4) and a.is_contiguous() and not t.is_contiguous()
 
 
 def test_indexing_matches_numpy(ctx, rng):
