@@ -15,7 +15,7 @@ WHEELS=build/pywheel
 fail() { echo "test_python: $1"; echo "test_python: 0 passed, 1 failed"; exit 1; }
 
 "$PY" tools/gen_cdef.py --check || fail "python/gpukit/_cdef.h is stale"
-rm -rf "$VENV" "$WHEELS"
+rm -rf "$VENV" "$WHEELS" python/build/lib.* python/build/bdist.*  # (build/temp.* keeps the compiled objects)
 "$PY" -m venv --system-site-packages "$VENV" || fail "python3 -m venv failed (Debian: apt-get install python3-venv)"
 "$VENV/bin/python" -c "import cffi, setuptools, wheel, numpy, pytest" 2>/dev/null ||
   fail "needs cffi, setuptools, wheel, numpy and pytest (Debian: python3-cffi python3-setuptools python3-wheel python3-numpy python3-pytest python3-venv python3-pip python3-dev)"
@@ -31,6 +31,10 @@ assert len(whl) == 1, whl
 names = zipfile.ZipFile(whl[0]).namelist()
 bad = [n for n in names if any(s in n.lower() for s in ("cuda", "nvrtc", "cublas"))]
 assert not bad, "CUDA files in the wheel: %s" % bad
+import os
+src = sorted("gpukit/" + f for f in os.listdir("python/gpukit") if f.endswith((".py", ".pyi")) or f == "py.typed")
+got = sorted(n for n in names if n.startswith("gpukit/") and not n.endswith(".so"))
+assert got == src, "the wheel's package files differ from python/gpukit: %s" % sorted(set(got) ^ set(src))
 exts = [n for n in names if n.endswith(".so")]
 assert exts == ["gpukit/_gpukit.abi3.so"], exts
 with tempfile.TemporaryDirectory() as d:

@@ -24,7 +24,7 @@ from .dtypes import (DataType, dtype, float32, float64, float16, bfloat16, float
                      int32, int64, all_dtypes, result_type)
 from .context import (Context, DeviceInfo, default_context, set_default_context, current_context, use_context,
                       get_device_info, get_device_capabilities, is_cuda_available, synchronize)
-from .array import (GPUArray, empty, zeros, ones, full, arange, asarray, array, from_numpy, to_numpy, empty_like,
+from ._array import (GPUArray, empty, zeros, ones, full, arange, asarray, array, from_numpy, to_numpy, empty_like,
                     zeros_like, ones_like, full_like)
 from . import ops
 from .ops import (add, sub, mul, div, matmul, linear, softmax, log_softmax, layer_norm, rms_norm, gelu, silu, relu,
@@ -33,7 +33,7 @@ from .ops import (add, sub, mul, div, matmul, linear, softmax, log_softmax, laye
                   cumsum, embedding)
 from .ops import abs, neg, sin, cos, rsqrt, layernorm, transpose, sum_axis, bias_add_inplace, linear_bias_gelu
 from ._interop import from_dlpack
-from .jit import jit, Kernel, i32, u32, i64, u64, f32, f64, ptr, is_nvrtc_available, get_nvrtc_version
+from ._jit import jit, Kernel, i32, u32, i64, u64, f32, f64, ptr, is_nvrtc_available, get_nvrtc_version
 from .stream import Stream, Event, Graph, graph, current_stream, default_stream, event_elapsed_ms, event_elapsed_us
 from .pool import MemoryPool, get_memory_pool
 from .sched import Scheduler, Task, TaskInfo

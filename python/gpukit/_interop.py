@@ -25,7 +25,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._gpukit import ffi, lib
-from .array import GPUArray, empty, from_numpy
+from ._array import GPUArray, empty, from_numpy
 from .context import _resolve
 from .errors import DtypeError, InvalidArgumentError, UnsupportedError
 
@@ -194,7 +194,7 @@ extern "C" __global__ void gkpy_copy_bytes(const unsigned char *src, unsigned ch
 def _copy_kernel(ctx):
     k = getattr(ctx, "_gkpy_copy", None)
     if k is None:
-        from .jit import jit
+        from ._jit import jit
         k = ctx._gkpy_copy = jit(_COPY_SRC, "gkpy_copy_bytes", ctx=ctx)
     return k
 
@@ -280,7 +280,7 @@ def _import(ctx, t):
 
 
 def _device_copy(ctx, src_ptr, out, nbytes):
-    from .jit import ptr as _ptr, u64
+    from ._jit import ptr as _ptr, u64
     k = _copy_kernel(ctx)
     blocks = min(max((nbytes // 16 + 255) // 256, 1), 65535)
     k((blocks,), (256,), _ptr(src_ptr), out, u64(nbytes))

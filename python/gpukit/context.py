@@ -226,7 +226,7 @@ class Context:
         t = self._scalars.get(key)
         if t is not None:
             return t
-        from .array import full
+        from ._array import full
         t = full((), value, dtype=dt, ctx=self)
         if len(self._scalars) >= 256:
             self._scalars.clear()

@@ -23,7 +23,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._gpukit import ffi, lib
-from .array import GPUArray, _broadcast_shapes, _wrap, _wrap_info, empty, from_numpy
+from ._array import GPUArray, _broadcast_shapes, _wrap, _wrap_info, empty, from_numpy
 from .context import _resolve
 from .errors import DtypeError, InvalidArgumentError, ShapeError
 

@@ -37,7 +37,7 @@ import numbers
 import numpy as np
 
 from ._gpukit import ffi, lib
-from .array import GPUArray
+from ._array import GPUArray
 from .context import _resolve
 from .errors import InvalidArgumentError, UnsupportedError
 
