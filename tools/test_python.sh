@@ -23,6 +23,7 @@ t0=$(date +%s)
 "$VENV/bin/pip" install -q --no-build-isolation --no-index ./python || fail "pip install --no-build-isolation --no-index ./python failed"
 "$VENV/bin/pip" wheel -q --no-build-isolation --no-index --no-deps -w "$WHEELS" ./python || fail "pip wheel failed"
 echo "test_python: install and wheel in $(( $(date +%s) - t0 )) s"
+"$VENV/bin/python" tools/gen_ops_stub.py --check || fail "python/gpukit/ops.pyi is stale"
 # the wheel: gpukit's Python files and one extension that links no CUDA library
 "$VENV/bin/python" - "$WHEELS" <<'EOF' || fail "the wheel is not what it should be"
 import glob, subprocess, sys, tempfile, zipfile

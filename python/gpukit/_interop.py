@@ -29,6 +29,8 @@ from ._array import GPUArray, empty, from_numpy
 from .context import _resolve
 from .errors import DtypeError, InvalidArgumentError, UnsupportedError
 
+__all__ = ["from_dlpack"]
+
 _KDL_CPU, _KDL_CUDA, _KDL_CUDA_HOST, _KDL_CUDA_MANAGED = 1, 2, 3, 13
 
 _capi = ctypes.pythonapi
