@@ -15,7 +15,9 @@ WHEELS=build/pywheel
 fail() { echo "test_python: $1"; echo "test_python: 0 passed, 1 failed"; exit 1; }
 
 "$PY" tools/gen_cdef.py --check || fail "python/gpukit/_cdef.h is stale"
-rm -rf "$VENV" "$WHEELS" python/build/lib.* python/build/bdist.*  # (build/temp.* keeps the compiled objects)
+# a fresh venv and wheel; the build folder keeps the extension (rebuilt when the headers change: gpukit_build.py
+# lists them as dependencies) but not the package files a rename may have left there
+rm -rf "$VENV" "$WHEELS" python/build/bdist.* python/build/lib.*/gpukit/*.py python/build/lib.*/gpukit/*.pyi
 "$PY" -m venv --system-site-packages "$VENV" || fail "python3 -m venv failed (Debian: apt-get install python3-venv)"
 "$VENV/bin/python" -c "import cffi, setuptools, wheel, numpy, pytest" 2>/dev/null ||
   fail "needs cffi, setuptools, wheel, numpy and pytest (Debian: python3-cffi python3-setuptools python3-wheel python3-numpy python3-pytest python3-venv python3-pip python3-dev)"
