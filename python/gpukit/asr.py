@@ -11,17 +11,20 @@ resampled to 16 kHz by gpukit), WAV bytes, or a NumPy array of samples
 (float, or int16 as PCM) at sample_rate, 1-d or [frames, channels]. Audio of
 any length goes through OpenAI whisper's long-form loop
 (gk_whisper_transcribe_long: 30 s windows, previous-text conditioning,
-greedy decoding, timestamps). Word timestamps, beam search, temperature
+greedy decoding, timestamps). The C loop cannot be stopped from Python: a
+Ctrl-C (or an error) in the progress callback is raised when it returns. Word timestamps, beam search, temperature
 fallback and language detection are not in the C runtime yet: asking for
 words raises UnsupportedError, and language defaults to "en".
 """
 import os
+import threading
 
 import numpy as np
 
 from ._gpukit import ffi, lib
 from .context import _resolve
 from .errors import InvalidArgumentError, StateError, UnsupportedError, make_error
+from .llm import _progress_error, _progress_escaped, _raise_progress_error
 
 __all__ = ["load", "WhisperModel", "Transcript", "Segment", "Word", "load_audio"]
 
@@ -42,12 +45,12 @@ def _thread_error(st):
     return make_error(st, _s(lib.gk_last_error(ffi.NULL)))
 
 
-@ffi.def_extern()
+@ffi.def_extern(onerror=_progress_error)
 def gkpy_whisper_progress(done_s, total_s, user):
     try:
         ffi.from_handle(user)(float(done_s), float(total_s))
-    except Exception:  # a progress display never stops a transcription
-        pass
+    except BaseException as e:  # raised when the transcription returns (the C loop cannot be stopped)
+        _progress_escaped.setdefault(threading.get_ident(), e)
 
 
 def _audio_from(audio, sample_rate, keep_rate=False):
@@ -308,14 +311,18 @@ class WhisperModel:
         a = _audio_from(audio, sample_rate)
         segs = ffi.new("gk_whisper_segments *")
         res = ffi.new("gk_whisper_long_result *")
+        _progress_escaped.pop(threading.get_ident(), None)
         try:
             st = lib.gk_whisper_transcribe_long(m, a.samples, a.n, d, segs, res)
         finally:
             lib.gk_audio_free(a)
         if st != lib.GK_OK:
             lib.gk_whisper_segments_free(segs)
+            _progress_escaped.pop(threading.get_ident(), None)
             raise self._ctx._error(st)
-        return Transcript(segs, res)
+        t = Transcript(segs, res)
+        _raise_progress_error()  # a Ctrl-C in progress: raised now that the loop is done
+        return t
 
     def __repr__(self):
         return "<gpukit.asr.WhisperModel %s>" % self.folder
@@ -338,5 +345,11 @@ def load(folder, ctx=None, dtype=None, max_windows=0, max_ctx=0, progress=None):
         d.progress = lib.gkpy_progress
         d.user = h
     pp = ffi.new("gk_whisper_model **")
-    ctx._check(lib.gk_whisper_load(ctx._raw(), os.fsencode(folder), d, pp))
-    return WhisperModel(ctx, pp[0], os.fspath(folder))
+    _progress_escaped.pop(threading.get_ident(), None)
+    st = lib.gk_whisper_load(ctx._raw(), os.fsencode(folder), d, pp)
+    if st != lib.GK_OK:
+        _progress_escaped.pop(threading.get_ident(), None)
+        raise ctx._error(st)
+    m = WhisperModel(ctx, pp[0], os.fspath(folder))
+    _raise_progress_error()
+    return m

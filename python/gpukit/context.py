@@ -12,7 +12,7 @@ import threading
 import weakref
 
 from ._gpukit import ffi, lib
-from .errors import ContextClosedError, InvalidArgumentError, make_error
+from .errors import ContextClosedError, InvalidArgumentError, StateError, make_error
 
 __all__ = [
     "Context", "DeviceInfo", "default_context", "set_default_context", "current_context", "use_context",
@@ -79,8 +79,11 @@ class Context:
     The other switches are gk_ctx_desc's.
 
     close() frees everything of the context (arrays, streams, kernels,
-    models); using them afterwards raises ContextClosedError. close() must not
-    run while another thread is inside a call on the context.
+    models, and memory exported through DLPack or the CUDA array interface,
+    which the consumer must no longer use); using them afterwards raises
+    ContextClosedError. close() refuses while a model generates on another
+    thread, and must not run while another thread is inside a call on the
+    context.
     """
 
     def __init__(self, backend="auto", device=0, memory_quota=0, cache_dir=None, disable_disk_cache=False,
@@ -138,6 +141,10 @@ class Context:
         p = self._ptr
         if p is None:
             return
+        for dep in list(self._dependents):
+            if getattr(dep, "_in_use", None) is not None and dep._in_use():
+                raise StateError("Context.close: %r is in use on another thread (a generation is running); "
+                                 "finish or close it first" % (dep,))
         for dep in list(self._dependents):
             try:
                 dep._release()

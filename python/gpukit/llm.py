@@ -45,12 +45,28 @@ def _thread_error(st):
     return make_error(st, _s(lib.gk_last_error(ffi.NULL)))
 
 
-@ffi.def_extern()
+# A Ctrl-C (or an error) in a progress callback cannot stop the C call that
+# made it; it is kept per thread and raised when the call returns.
+_progress_escaped = {}
+
+
+def _progress_error(exc_type, exc, tb):
+    _progress_escaped.setdefault(threading.get_ident(), exc if exc is not None else exc_type())
+
+
+@ffi.def_extern(onerror=_progress_error)
 def gkpy_progress(done, total, user):
     try:
         ffi.from_handle(user)(int(done), int(total))
-    except Exception:  # a progress display never stops a load
-        pass
+    except BaseException as e:
+        _progress_escaped.setdefault(threading.get_ident(), e)
+
+
+def _raise_progress_error():
+    """Raises what a progress callback of this thread's last call raised."""
+    e = _progress_escaped.pop(threading.get_ident(), None)
+    if e is not None:
+        raise e
 
 
 # ---------------------------------------------------------------------------
@@ -267,6 +283,9 @@ class LLM:
         if self._m is None:
             raise StateError("the model was closed")
         return self._m
+
+    def _in_use(self):
+        return self._busy.locked()
 
     def _release(self):
         m, self._m = self._m, None
@@ -634,5 +653,11 @@ def load(folder, ctx=None, dtype=None, max_ctx=0, max_seqs=1, no_graphs=False, p
         d.progress = lib.gkpy_progress
         d.user = h
     pp = ffi.new("gk_llm **")
-    ctx._check(lib.gk_llm_load(ctx._raw(), os.fsencode(folder), d, pp))
-    return LLM(ctx, pp[0], os.fspath(folder))
+    _progress_escaped.pop(threading.get_ident(), None)
+    st = lib.gk_llm_load(ctx._raw(), os.fsencode(folder), d, pp)
+    if st == lib.GK_OK:
+        m = LLM(ctx, pp[0], os.fspath(folder))
+        _raise_progress_error()  # (a Ctrl-C during the upload: m is freed with the exception)
+        return m
+    _progress_escaped.pop(threading.get_ident(), None)
+    raise ctx._error(st)

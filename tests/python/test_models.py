@@ -276,3 +276,25 @@ def test_transcribe_errors(ctx, whisper):
     assert empty.segments == [] and empty.windows == 0
     with pytest.raises(gk.IoError):
         gk.asr.load(os.path.join(FIXTURES, "nothing"))
+
+
+def test_progress_errors_and_close_while_generating(ctx, whisper):
+    def bad(done, total):
+        raise RuntimeError("progress failed at %.0f" % done)
+    with pytest.raises(RuntimeError, match="progress failed"):
+        whisper.transcribe(synth(2), max_tokens=4, progress=bad)
+    loads = []
+    m = gk.llm.load(os.path.join(FIXTURES, "llm", "qwen2"), progress=lambda d, t: loads.append((d, t)))
+    assert loads and loads[-1][0] == loads[-1][1] > 0
+    c = gk.Context(backend="cpu")
+    m2 = gk.llm.load(os.path.join(FIXTURES, "llm", "qwen2"), ctx=c)
+    it = m2.generate("Hi", max_new_tokens=500, ignore_eos=True)
+    next(it)
+    with pytest.raises(gk.StateError, match="in use"):
+        c.close()
+    it.close()
+    c.close()
+    assert c.closed
+    with pytest.raises(gk.ContextClosedError):
+        m2.generate("Hi", stream=False)
+    m.close()
