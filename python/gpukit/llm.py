@@ -398,10 +398,11 @@ class LLM:
         d.flags = (lib.GK_LLM_GEN_IGNORE_EOS if ignore_eos else 0) | (lib.GK_LLM_GEN_NO_THINKING if no_thinking else 0)
         return d, stops
 
-    def _run(self, call, desc, stops, stream):
-        """call(desc, text_buf, stats) runs the C generation; streams pieces or returns the text."""
+    def _run(self, call, desc, stops, stream, keep):
+        """call(desc, text_buf, stats) runs the C generation; streams pieces or returns the text.
+        keep: the C strings and arrays desc and call point to, alive until the generation ends."""
         if stream:
-            return self._stream(call, desc, stops)
+            return self._stream(call, desc, stops, keep)
         with self._lock():
             sink = _Sink(lambda seq, tid, text: 0)
             h = ffi.new_handle(sink)
@@ -426,7 +427,7 @@ class LLM:
             self.last_stats = _stats(stats)
             return text
 
-    def _stream(self, call, desc, stops):
+    def _stream(self, call, desc, stops, keep):
         q = queue.Queue()
         stop_flag = threading.Event()
         filt = _StopFilter(stops)
@@ -487,7 +488,8 @@ class LLM:
                 if t.is_alive():
                     t.join()
                 self._busy.release()
-                _ = h  # the handle lives until the worker is done
+                del keep[:]  # the handle and the C data the worker read live until here
+                _ = h
         return gen()
 
     def generate(self, prompt, *, max_new_tokens=None, stream=True, greedy=False, temperature=None, top_k=None,
@@ -516,7 +518,7 @@ class LLM:
 
             def call(d, buf, stats):
                 return lib.gk_llm_generate_batch(m, ptrs, lens, 1, d, ffi.NULL, buf, stats)
-        return self._run(call, desc, stops, stream)
+        return self._run(call, desc, stops, stream, keep)
 
     def chat(self, messages, *, system=None, no_thinking=False, max_new_tokens=None, stream=True, greedy=False,
              temperature=None, top_k=None, top_p=None, min_p=None, repetition_penalty=None, presence_penalty=None,
@@ -540,7 +542,7 @@ class LLM:
 
         def call(d, buf, stats):
             return lib.gk_llm_chat(m, cm, len(msgs), d, ffi.NULL, buf, stats)
-        return self._run(call, desc, stops, stream)
+        return self._run(call, desc, stops, stream, keep)
 
     def chat_ids(self, messages, system=None, no_thinking=False):
         """The token ids the chat template gives for messages (with the generation prompt)."""

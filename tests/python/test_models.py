@@ -18,9 +18,15 @@ from conftest import FIXTURES
 LLMS = ["qwen3", "qwen2", "llama3", "llama2", "mistral"]
 
 
+def _json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
 def read_safetensors(path):
     """{name: array} of a safetensors file (the format: u64 header size, JSON header, data)."""
-    raw = open(path, "rb").read()
+    with open(path, "rb") as f:
+        raw = f.read()
     n = struct.unpack("<Q", raw[:8])[0]
     header = json.loads(raw[8:8 + n])
     types = {"F32": np.float32, "I64": np.int64, "I32": np.int32, "F16": np.float16}
@@ -42,7 +48,7 @@ def qwen3():
 def test_greedy_matches_transformers(ctx, name):
     d = os.path.join(FIXTURES, "llm", name)
     exp = read_safetensors(os.path.join(d, "expected.safetensors"))
-    meta = json.load(open(os.path.join(d, "expected.json")))
+    meta = _json(os.path.join(d, "expected.json"))
     m = gk.llm.load(d, dtype="f32", max_ctx=128, max_seqs=2)
     try:
         assert m.config["architecture"] == meta["architecture"]
@@ -203,7 +209,7 @@ def whisper():
 
 def test_transcribe_matches_transformers(ctx, whisper):
     audio = np.fromfile(os.path.join(FIXTURES, "whisper", "audio.bin"), np.float32)
-    exp = json.load(open(os.path.join(FIXTURES, "whisper", "tiny-ml", "expected.json")))
+    exp = _json(os.path.join(FIXTURES, "whisper", "tiny-ml", "expected.json"))
     want = [g for g in exp["greedy"] if g["timestamps"]][0]
     r = whisper.transcribe(audio, max_tokens=want["max_new_tokens"])
     toks = [t for s in r.segments for t in s.tokens]

@@ -17,7 +17,8 @@ MODULES = ["errors", "dtypes", "context", "_array", "_jit", "_interop", "stream"
 def stub_tree(name):
     path = os.path.join(PKG, (name if name != "__init__" else "__init__") + ".pyi")
     assert os.path.exists(path), "no stub " + path
-    return ast.parse(open(path).read())
+    with open(path) as f:
+        return ast.parse(f.read())
 
 
 def stub_names(tree):
