@@ -50,7 +50,7 @@ print("test_python: wheel %s: %d files, the extension needs only %s" % (whl[0].s
 EOF
 # the tests import the installed package (tests/python has no gpukit folder beside it)
 cd tests/python || exit 1
-"../../$VENV/bin/python" -m pytest -q -p no:cacheprovider --junitxml=../../build/pytest-python.xml ${PYTEST_ARGS:-} .
+"../../$VENV/bin/python" -X dev -X faulthandler -m pytest -q -p no:cacheprovider --junitxml=../../build/pytest-python.xml ${PYTEST_ARGS:-} .
 code=$?
 cd ../..
 "$VENV/bin/python" - <<'EOF'

@@ -156,6 +156,7 @@ class Scheduler:
         self._ctx._check(lib.gk_sched_create(self._ctx._raw(), d, pp))
         self._ptr = pp[0]
         self._running = {}  # task id -> Task whose callback may still run (keeps its handle alive)
+        self._graphs = []  # graphs submitted as tasks: alive until the scheduler closes
         self._lock = threading.Lock()
         self._ctx._dependents.add(self)
 
@@ -195,7 +196,10 @@ class Scheduler:
             d.fn = lib.gkpy_task
             d.user = task._handle
         else:
+            if graph._ptr is None:
+                raise InvalidArgumentError("submit: the graph was not captured (or was closed)")
             d.graph = graph._ptr
+            self._graphs.append(graph)
         d.memory = int(memory)
         d.memory_limit = int(memory_limit)
         d.share = float(share)

@@ -213,3 +213,19 @@ def test_scheduler_threads_and_ctx_close():
     c.close()  # closes the scheduler first: waits for the running task
     with pytest.raises(gk.GpukitError):
         s.submit(slow)
+
+
+def test_scheduler_graph_task(ctx):
+    a, out = gk.ones(8), gk.zeros(8)
+    s0 = gk.Stream()
+    with s0:
+        with gk.graph() as g:
+            ops.add(a, a, out=out)
+    with gk.Scheduler() as s:
+        t = s.submit(graph=g, qos="burstable", memory=1 << 20, share=0.2)
+        del g  # the scheduler keeps the graph until it is done
+        assert t.wait(timeout=30).state == "completed"
+    assert out.to_numpy().tolist() == [2.0] * 8
+    with gk.Scheduler() as s:
+        with pytest.raises(gk.InvalidArgumentError, match="fn or graph"):
+            s.submit()
