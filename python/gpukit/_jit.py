@@ -154,6 +154,7 @@ class Kernel:
         if cpu is not None:
             self._handle = ffi.new_handle(self)
             ctx._check(lib.gk_kernel_set_cpu(ctx._raw(), kptr, lib.gkpy_cpu_kernel, self._handle))
+            ctx._held.append(self)  # a captured graph may call the fallback after this object is dropped
         ctx._dependents.add(self)
 
     @property

@@ -117,6 +117,7 @@ class Context:
         self.device = int(device)
         self._dependents = weakref.WeakSet()  # models, schedulers, streams ... released by close()
         self._scalars = {}  # cached 0-d tensors of Python scalars, by (dtype, value)
+        self._held = []  # objects the C side may call back into until the context closes (CPU fallbacks)
         self._lock = threading.Lock()
         self._pool = None
         self.backend = _BACKEND_NAMES[lib.gk_ctx_backend(self._ptr)]
@@ -153,6 +154,7 @@ class Context:
         self._scalars.clear()
         self._ptr = None
         lib.gk_ctx_destroy(p)
+        del self._held[:]
         _ctx_closed(self)
 
     def __enter__(self):

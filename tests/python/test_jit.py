@@ -107,3 +107,19 @@ def test_cache_shared(ctx):
     after = ctx.jit_stats()
     if ctx.device_info().has_nvrtc:
         assert after["memory_hits"] + after["disk_hits"] > before["memory_hits"] + before["disk_hits"]
+
+
+def test_cpu_fallback_in_a_graph(ctx):
+    if ctx.backend != "cpu":
+        pytest.skip("the CPU backend's fallback")
+    calls = []
+    k = gk.jit(SRC, "saxpy", cpu=lambda g, b, a, x, y, n: (calls.append(n), saxpy_cpu(g, b, a, x, y, n)))
+    x, y = gk.ones(4), gk.zeros(4)
+    with gk.graph() as g:
+        k(1, 4, 2.0, x, y, 4)
+    del k  # the graph keeps calling the fallback
+    import gc
+    gc.collect()
+    g.launch()
+    g.launch()
+    assert calls == [4, 4] and y.to_numpy().tolist() == [4.0] * 4
