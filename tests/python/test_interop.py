@@ -119,3 +119,11 @@ def test_cupy(cuda, rng):
     np.testing.assert_array_equal(cp.asnumpy(ct), x.T)
     g = gk.asarray(cp.arange(10, dtype=cp.float32))
     assert g.to_numpy().tolist() == list(range(10))
+
+
+def test_device_copy_kernel_compiles(ctx):
+    if not gk.is_nvrtc_available():
+        pytest.skip("NVRTC is not installed here")
+    from gpukit._interop import _COPY_SRC
+    k = gk.jit(_COPY_SRC, "gkpy_copy_bytes")  # the kernel from_dlpack copies CUDA tensors with
+    assert k.params == [(8, "p"), (8, "p"), (8, "i")]

@@ -551,25 +551,31 @@ def attn_ref(q, k, v, scale, causal, mask=None, q_lens=None, kv_lens=None):
     return out
 
 
+def rel_err(got, want):
+    got = (got.astype("float32") if isinstance(got, gk.GPUArray) else got)
+    got = got.to_numpy() if isinstance(got, gk.GPUArray) else got
+    return float(np.linalg.norm(got.astype(np.float64) - want) / np.linalg.norm(want))
+
+
 @pytest.mark.parametrize("dt", ["float32", "bfloat16"])
 def test_attention(ctx, rng, dt):
     B, Sq, Skv, Hq, Hkv, D = 2, 5, 9, 4, 2, 16
     q, k, v = rnd(rng, B, Sq, Hq, D), rnd(rng, B, Skv, Hkv, D), rnd(rng, B, Skv, Hkv, D)
     ga, gb, gc = gk.asarray(q, dtype=dt), gk.asarray(k, dtype=dt), gk.asarray(v, dtype=dt)
     qd, kd, vd = (t.astype("float64").to_numpy() for t in (ga, gb, gc))
-    tol = 1e-5 if dt == "float32" else 3e-2
+    tol = 2e-5 if dt == "float32" else 1e-2  # ||out - ref|| / ||ref||, as tests/test_attention.c
     for causal in (False, True):
         want = attn_ref(qd, kd, vd, 1 / math.sqrt(D), causal)
-        close(ops.attention(ga, gb, gc, causal=causal), want, rtol=tol, atol=tol)
-    close(ops.attention(ga, gb, gc, scale=0.3), attn_ref(qd, kd, vd, 0.3, False), rtol=tol, atol=tol)
+        assert rel_err(ops.attention(ga, gb, gc, causal=causal), want) <= tol
+    assert rel_err(ops.attention(ga, gb, gc, scale=0.3), attn_ref(qd, kd, vd, 0.3, False)) <= tol
     if dt == "float32":
         mask = rnd(rng, Sq, Skv)
         mask[:, 0] = -np.inf
-        close(ops.attention(ga, gb, gc, mask=mask), attn_ref(qd, kd, vd, 1 / math.sqrt(D), False, mask), rtol=tol,
-              atol=tol)
+        assert rel_err(ops.attention(ga, gb, gc, mask=mask), attn_ref(qd, kd, vd, 1 / math.sqrt(D), False, mask)) <= tol
         ql, kl = np.array([3, 5], np.int32), np.array([6, 9], np.int32)
         want = attn_ref(qd, kd, vd, 1 / math.sqrt(D), True, q_lens=ql, kv_lens=kl)
-        close(ops.attention(ga, gb, gc, causal=True, q_lens=ql, kv_lens=kl), want, rtol=tol, atol=tol)
+        got = ops.attention(ga, gb, gc, causal=True, q_lens=ql, kv_lens=kl).to_numpy()
+        assert rel_err(got, want) <= tol and np.all(got[0, 3:] == 0)  # rows past q_len are zeros
         out = gk.empty(ga.shape)
         assert ops.attention(ga, gb, gc, out=out) is out
 
