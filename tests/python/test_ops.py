@@ -10,6 +10,8 @@ from gpukit import ops
 from conftest import close
 
 F32 = np.float32
+TOL = 2e-5  # f32 against float64 references: tests/test_nn.c and test_math.c's bound
+NTOL = 4 * TOL  # norms: test_nn.c allows 4x for their two reductions
 
 
 def rnd(rng, *shape, scale=1.0):
@@ -137,13 +139,13 @@ def test_softmax(ctx, rng):
 def test_reduce_and_cumsum(ctx, rng):
     x = rnd(rng, 4, 5, 6)
     a = gk.asarray(x)
-    both(ops.reduce, x.sum(axis=1), a, "sum", 1, rtol=1e-5, atol=1e-5)
+    both(ops.reduce, x.sum(axis=1), a, "sum", 1, rtol=TOL, atol=TOL)
     both(ops.reduce, x.max(axis=2, keepdims=True), a, "max", 2, True)
     close(ops.reduce(a, "var_unbiased", 0), x.var(axis=0, ddof=1), rtol=1e-4, atol=1e-5)
     close(ops.reduce(a, "argmin", -1), x.argmin(-1))
     with pytest.raises(gk.InvalidArgumentError, match="op must be one of"):
         ops.reduce(a, "median")
-    both(ops.cumsum, np.cumsum(x, axis=1), a, 1, rtol=1e-5, atol=1e-5)
+    both(ops.cumsum, np.cumsum(x, axis=1), a, 1, rtol=TOL, atol=TOL)
     ints = rng.integers(-50, 50, (3, 7)).astype(np.int64)
     np.testing.assert_array_equal(ops.cumsum(gk.asarray(ints), -1).to_numpy(), np.cumsum(ints, -1))
 
@@ -195,13 +197,13 @@ def test_matmul_epilogue(ctx, rng):
     a, b = gk.asarray(x), gk.asarray(w)
     xd, wd = x.astype(np.float64), w.astype(np.float64)
     base = xd @ wd
-    close(ops.matmul(a, b, alpha=0.5), 0.5 * base, rtol=1e-5, atol=1e-5)
-    close(ops.matmul(a, b, bias=bias), base + bias, rtol=1e-5, atol=1e-5)
+    close(ops.matmul(a, b, alpha=0.5), 0.5 * base, rtol=TOL, atol=TOL)
+    close(ops.matmul(a, b, bias=bias), base + bias, rtol=TOL, atol=TOL)
     relu = np.maximum(base + bias, 0) + res
-    close(ops.matmul(a, b, bias=bias, activation="relu", residual=res), relu, rtol=1e-5, atol=1e-5)
+    close(ops.matmul(a, b, bias=bias, activation="relu", residual=res), relu, rtol=TOL, atol=TOL)
     out = gk.asarray(res)
     ops.matmul(a, b, out=out, beta=1.0)
-    close(out, base + res, rtol=1e-5, atol=1e-5)
+    close(out, base + res, rtol=TOL, atol=TOL)
     o32 = ops.matmul(a.astype("bf16"), b.astype("bf16"), out_dtype="float32")
     assert o32.dtype is gk.float32
     ops.matmul(a, b, use_tf32=True)  # allowed for f32 (exact on the CPU backend)
@@ -213,10 +215,10 @@ def test_matmul_epilogue(ctx, rng):
         ops.matmul(gk.zeros(()), a)
     # batched with a shared 2-d operand
     bx = rnd(rng, 3, 5, 16)
-    close(ops.matmul(gk.asarray(bx), b), bx.astype(np.float64) @ wd, rtol=1e-5, atol=1e-5)
+    close(ops.matmul(gk.asarray(bx), b), bx.astype(np.float64) @ wd, rtol=TOL, atol=TOL)
     # the transposed weight layout (NT) without a copy
     wt = rnd(rng, 12, 16)
-    close(ops.matmul(a, gk.asarray(wt).T), xd @ wt.T.astype(np.float64), rtol=1e-5, atol=1e-5)
+    close(ops.matmul(a, gk.asarray(wt).T), xd @ wt.T.astype(np.float64), rtol=TOL, atol=TOL)
 
 
 def test_linear(ctx, rng):
@@ -224,16 +226,16 @@ def test_linear(ctx, rng):
     want = x.astype(np.float64) @ w.T + b
     got = ops.linear(gk.asarray(x), gk.asarray(w), gk.asarray(b))
     assert got.shape == (2, 3, 5)
-    close(got, want, rtol=1e-5, atol=1e-5)
+    close(got, want, rtol=TOL, atol=TOL)
     close(ops.linear(gk.asarray(x), gk.asarray(w), activation="silu"),
-          (lambda z: z / (1 + np.exp(-z)))(x.astype(np.float64) @ w.T), rtol=1e-5, atol=1e-5)
+          (lambda z: z / (1 + np.exp(-z)))(x.astype(np.float64) @ w.T), rtol=TOL, atol=TOL)
     # gated: [gate; up] in one weight, few rows (GEMV) and many (scratch)
     for rows in (3, 40):
         xg, wg, bg = rnd(rng, rows, 8), rnd(rng, 10, 8), rnd(rng, 10)
         p = xg.astype(np.float64) @ wg.T + bg
         gate, up = p[:, :5], p[:, 5:]
         close(ops.linear_glu(gk.asarray(xg), gk.asarray(wg), gk.asarray(bg)), gate / (1 + np.exp(-gate)) * up,
-              rtol=1e-5, atol=1e-5)
+              rtol=TOL, atol=TOL)
 
 
 # ---- norms and positions
@@ -241,26 +243,26 @@ def test_norms(ctx, rng):
     x, w, b = rnd(rng, 4, 32), rnd(rng, 32), rnd(rng, 32)
     xd = x.astype(np.float64)
     ln = (xd - xd.mean(-1, keepdims=True)) / np.sqrt(xd.var(-1, keepdims=True) + 1e-5) * w + b
-    both(ops.layer_norm, ln, gk.asarray(x), gk.asarray(w), gk.asarray(b), rtol=1e-5, atol=1e-5)
+    both(ops.layer_norm, ln, gk.asarray(x), gk.asarray(w), gk.asarray(b), rtol=NTOL, atol=NTOL)
     rms = xd / np.sqrt((xd ** 2).mean(-1, keepdims=True) + 1e-6) * w
-    both(ops.rms_norm, rms, gk.asarray(x), gk.asarray(w), rtol=1e-5, atol=1e-5)
-    close(ops.rms_norm(gk.asarray(x)), xd / np.sqrt((xd ** 2).mean(-1, keepdims=True) + 1e-6), rtol=1e-5, atol=1e-5)
+    both(ops.rms_norm, rms, gk.asarray(x), gk.asarray(w), rtol=NTOL, atol=NTOL)
+    close(ops.rms_norm(gk.asarray(x)), xd / np.sqrt((xd ** 2).mean(-1, keepdims=True) + 1e-6), rtol=NTOL, atol=NTOL)
     r = rnd(rng, 4, 32)
     out, h = ops.add_rms_norm(gk.asarray(x), gk.asarray(r), gk.asarray(w))
     hd = xd + r
     close(h, hd)
-    close(out, hd / np.sqrt((hd ** 2).mean(-1, keepdims=True) + 1e-6) * w, rtol=1e-5, atol=1e-5)
-    close(ops.decode_rms_norm(gk.asarray(x), gk.asarray(w)), rms, rtol=1e-5, atol=1e-5)
+    close(out, hd / np.sqrt((hd ** 2).mean(-1, keepdims=True) + 1e-6) * w, rtol=NTOL, atol=NTOL)
+    close(ops.decode_rms_norm(gk.asarray(x), gk.asarray(w)), rms, rtol=NTOL, atol=NTOL)
     # group / instance norm and AdaIN on [B, C, T]
     xc = rnd(rng, 2, 6, 10)
     wc, bc = rnd(rng, 6), rnd(rng, 6)
     g = xc.reshape(2, 3, 2, 10).astype(np.float64)
     gn = ((g - g.mean((2, 3), keepdims=True)) / np.sqrt(g.var((2, 3), keepdims=True) + 1e-5)).reshape(2, 6, 10)
     both(ops.group_norm, gn * wc[:, None] + bc[:, None], gk.asarray(xc), 3, gk.asarray(wc), gk.asarray(bc),
-         rtol=1e-5, atol=1e-5)
+         rtol=NTOL, atol=NTOL)
     xcd = xc.astype(np.float64)
     inn = (xcd - xcd.mean(-1, keepdims=True)) / np.sqrt(xcd.var(-1, keepdims=True) + 1e-5)
-    both(ops.instance_norm, inn, gk.asarray(xc), rtol=1e-5, atol=1e-5)
+    both(ops.instance_norm, inn, gk.asarray(xc), rtol=NTOL, atol=NTOL)
     sc, sh = rnd(rng, 2, 6), rnd(rng, 2, 6)
     both(ops.adain, sc[:, :, None] * inn + sh[:, :, None], gk.asarray(xc), gk.asarray(sc), gk.asarray(sh), rtol=1e-5,
          atol=1e-5)
@@ -290,7 +292,7 @@ def test_rope(ctx, rng, layout):
     cos, sin = ops.rope_table(64, rd, theta=10000.0)
     assert cos.shape == (64, rd // 2)
     want = rope_ref(x, pos, rd, 10000.0, layout)
-    both(ops.rope, want, gk.asarray(x), gk.asarray(pos), cos, sin, layout=layout, rtol=1e-5, atol=1e-5)
+    both(ops.rope, want, gk.asarray(x), gk.asarray(pos), cos, sin, layout=layout, rtol=TOL, atol=TOL)
     inv, scaling = ops.rope_inv_freq(rd, theta=500000.0)
     np.testing.assert_allclose(inv, 1.0 / 500000.0 ** (np.arange(0, rd, 2) / rd), rtol=1e-6)
     assert scaling == 1.0
@@ -298,7 +300,7 @@ def test_rope(ctx, rng, layout):
     np.testing.assert_allclose(lin, 1.0 / 10000.0 ** (np.arange(0, rd, 2) / rd) / 4.0, rtol=1e-6)
     a = gk.asarray(x)
     ops.rope(a, gk.asarray(pos), cos, sin, out=a, layout=layout)  # in place
-    close(a, want, rtol=1e-5, atol=1e-5)
+    close(a, want, rtol=TOL, atol=TOL)
 
 
 def test_sinusoids():
@@ -388,7 +390,7 @@ def test_conv(ctx, rng):
     x, w, b = rnd(rng, 2, 4, 20), rnd(rng, 6, 2, 3), rnd(rng, 6)
     want = conv1d_ref(x.astype(np.float64), w, b, 2, 1, 2, 2)
     both(ops.conv1d, want, gk.asarray(x), gk.asarray(w), gk.asarray(b), stride=2, padding=1, dilation=2, groups=2,
-         rtol=1e-5, atol=1e-5)
+         rtol=TOL, atol=TOL)
     # transposed conv: the adjoint of conv1d (no groups, dilation 1)
     xt, wt = rnd(rng, 1, 3, 6), rnd(rng, 3, 4, 5)
     stride, pad, opad = 2, 1, 1
@@ -398,7 +400,7 @@ def test_conv(ctx, rng):
         full[:, :, t * stride: t * stride + 5] += np.einsum("bc,cok->bok", xt[:, :, t], wt)
     want = full[:, :, pad: pad + Lout]
     both(ops.conv_transpose1d, want, gk.asarray(xt), gk.asarray(wt), None, stride=stride, padding=pad,
-         output_padding=opad, rtol=1e-5, atol=1e-5)
+         output_padding=opad, rtol=TOL, atol=TOL)
     # conv2d
     x2, w2 = rnd(rng, 1, 2, 6, 7), rnd(rng, 3, 2, 3, 2)
     xp = np.pad(x2, ((0, 0), (0, 0), (1, 1), (0, 0))).astype(np.float64)
@@ -407,7 +409,7 @@ def test_conv(ctx, rng):
     for i in range(Ho):
         for j in range(Wo):
             want[:, :, i, j] = np.einsum("bckl,ockl->bo", xp[:, :, i:i + 3, j * 2:j * 2 + 2], w2)
-    both(ops.conv2d, want, gk.asarray(x2), gk.asarray(w2), stride=(1, 2), padding=(1, 0), rtol=1e-5, atol=1e-5)
+    both(ops.conv2d, want, gk.asarray(x2), gk.asarray(w2), stride=(1, 2), padding=(1, 0), rtol=TOL, atol=TOL)
     v, g = rnd(rng, 4, 3, 5), rnd(rng, 4)
     norm = np.sqrt((v.astype(np.float64) ** 2).sum((1, 2), keepdims=True))
     both(ops.weight_norm, g[:, None, None] * v / norm, gk.asarray(v), gk.asarray(g), rtol=1e-5, atol=1e-6)
@@ -430,7 +432,7 @@ def test_fft(ctx, rng):
     zp = ops.complex_polar(gk.asarray(m), gk.asarray(p)).to_numpy()
     np.testing.assert_allclose(zp[..., 0] + 1j * zp[..., 1], m * np.exp(1j * p), rtol=1e-5, atol=1e-6)
     close(ops.complex_abs(gk.asarray(zp)), m, rtol=1e-5, atol=1e-6)
-    close(ops.complex_angle(gk.asarray(zp)), np.angle(m * np.exp(1j * p)), rtol=1e-5, atol=1e-5)
+    close(ops.complex_angle(gk.asarray(zp)), np.angle(m * np.exp(1j * p)), rtol=TOL, atol=TOL)
 
 
 def hann(n):
@@ -600,11 +602,11 @@ def test_kv_write_and_rope_kv_write(ctx, rng):
     ops.rope_kv_write(a, c2, gk.asarray(pos), cos, sin, rd, Hq)
     roped = xr.astype(np.float64).copy()
     roped[:, :Hq + Hkv] = rope_ref(xr[:, :Hq + Hkv], pos, rd, 10000.0, "neox")
-    close(a, roped, rtol=1e-5, atol=1e-5)
+    close(a, roped, rtol=TOL, atol=TOL)
     cw = np.zeros((B, S, 2 * Hkv, D * 2))
     for b in range(B):
         cw[b, pos[b]] = roped[b, Hq:]
-    close(c2, cw, rtol=1e-5, atol=1e-5)
+    close(c2, cw, rtol=TOL, atol=TOL)
 
 
 def test_generated_wrappers_are_documented():
