@@ -305,6 +305,10 @@ class GPUArray:
             a = a.astype(dtype, copy=False)
         return a
 
+    def __reduce__(self):
+        """Pickles the values; unpickling uploads them to the current context."""
+        return (_unpickle, (self.to_numpy(), self._dtype.name))
+
     def tolist(self):
         return self.to_numpy().tolist()
 
@@ -1016,6 +1020,10 @@ def array(obj, dtype=None, ctx=None):
     if isinstance(obj, GPUArray):
         return obj.astype(dtype) if dtype is not None else obj.copy()
     return asarray(obj, dtype, ctx)
+
+
+def _unpickle(values, dtype):
+    return from_numpy(values, dtype=dtype)
 
 
 def to_numpy(a):

@@ -21,8 +21,8 @@ SEED = int(os.environ.get("GKPY_SEED", random.SystemRandom().randrange(1 << 31))
 def pytest_report_header(config):
     ctx = gk.current_context()
     info = ctx.device_info()
-    return "gpukit %s: backend %s (%s); seed %d (GKPY_SEED=%d replays it)" % (
-        gk.__version__, ctx.backend, info.name, SEED, SEED)
+    return "gpukit %s from %s: backend %s (%s); seed %d (GKPY_SEED=%d replays it)" % (
+        gk.__version__, os.path.dirname(gk.__file__), ctx.backend, info.name, SEED, SEED)
 
 
 @pytest.fixture

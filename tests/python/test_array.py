@@ -441,3 +441,13 @@ def test_iteration(ctx):
     a = gk.asarray(np.arange(6, dtype=np.float32).reshape(3, 2))
     rows = [r.to_numpy().tolist() for r in a]
     assert rows == [[0, 1], [2, 3], [4, 5]]
+
+
+def test_pickle(ctx, rng):
+    import pickle
+    x = rng.standard_normal((3, 2)).astype(np.float32)
+    for dt in ("float32", "bfloat16", "int32"):
+        a = gk.asarray(x * 10, dtype=dt)
+        b = pickle.loads(pickle.dumps(a[:, ::-1]))
+        assert b.dtype == a.dtype and b.shape == (3, 2)
+        np.testing.assert_array_equal(b.astype("float64").to_numpy(), a[:, ::-1].astype("float64").to_numpy())
