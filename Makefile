@@ -8,8 +8,9 @@
 #   make test            the test command (CI): everything below, with -Werror
 #   make test-tsan       the thread tests (src/groups.txt kind tsan) under ThreadSanitizer
 #   make test-python     the Python package: pip install ./python into a fresh venv, pytest tests/python
-#   make headers         regenerate gpukit.h, gpukit_llm.h (tools/amalgamate.py) and
-#                        gpukit_kernels.h (tools/embed_kernels.py) from src/
+#   make headers         regenerate gpukit.h, gpukit_llm.h (tools/amalgamate.py),
+#                        gpukit_kernels.h (tools/embed_kernels.py) from src/, and the
+#                        Python package's cdef (tools/gen_cdef.py: python/gpukit/_cdef.h)
 #   make check-embed     fail when a committed header differs from src/
 #   make compile-checks  the headers warning-free as C99 / C++ (gcc, clang, mingw)
 #   make gpu-prep        build and stage what tools/gpu_check.sh runs on a GPU machine
@@ -135,10 +136,12 @@ test-python: | build
 headers:
 	python3 tools/amalgamate.py
 	python3 tools/embed_kernels.py
+	python3 tools/gen_cdef.py
 kernels: headers
 check-embed:
 	@python3 tools/amalgamate.py --check
 	@python3 tools/embed_kernels.py --check
+	@python3 tools/gen_cdef.py --check
 
 # one job a (module, arch), so that make -j spreads them over the cores
 # (the ck.* jobs must not be .PHONY: make skips the pattern-rule search for phony targets)
