@@ -20,7 +20,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._gpukit import ffi, lib
-from .context import Context, _resolve
+from .context import _resolve
 from .errors import DtypeError, InvalidArgumentError, InvalidHandleError, ShapeError, StateError
 
 __all__ = [

@@ -362,7 +362,7 @@ def gelu(x, approximate="none", *, out=None):
 
 _gelu_erf = _gen_unary("_gelu_erf", "GELU", None)
 _gelu_tanh = _gen_unary("_gelu_tanh", "GELU_TANH", None)
-neg = negative
+neg = negative  # noqa: F821 - generated above
 
 for _name, _op in _BINARY:
     globals()[_name] = _gen_binary(_name, lib.gk_binary_new, lib.gk_binary, getattr(lib, "GK_BINARY_" + _op),
@@ -373,7 +373,7 @@ for _name, _op in _COMPARE:
                                    out_dtype=_dt.uint8,
                                    doc="a %s b elementwise as uint8 0 / 1 (gk_compare GK_CMP_%s)." % (_name, _op))
     _generated.append(_name)
-pow = power  # noqa: A001 - NumPy's alias
+pow = power  # noqa: A001,F821 - NumPy's alias, generated above
 
 
 # ---------------------------------------------------------------------------
