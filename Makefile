@@ -7,8 +7,10 @@
 #   make examples        build/demo, build/chat, build/tokenize, build/load_safetensors
 #   make test            the test command (CI): everything below, with -Werror
 #   make test-tsan       the thread tests (src/groups.txt kind tsan) under ThreadSanitizer
-#   make headers         regenerate gpukit.h, gpukit_llm.h (tools/amalgamate.py) and
-#                        gpukit_kernels.h (tools/embed_kernels.py) from src/
+#   make test-python     the Python package: pip install ./python into a fresh venv, pytest tests/python
+#   make headers         regenerate gpukit.h, gpukit_llm.h (tools/amalgamate.py),
+#                        gpukit_kernels.h (tools/embed_kernels.py) from src/, and the
+#                        Python package's cdef (tools/gen_cdef.py: python/gpukit/_cdef.h)
 #   make check-embed     fail when a committed header differs from src/
 #   make compile-checks  the headers warning-free as C99 / C++ (gcc, clang, mingw)
 #   make gpu-prep        build and stage what tools/gpu_check.sh runs on a GPU machine
@@ -41,7 +43,7 @@ BENCHES  := $(addprefix build/,$(call reg,bench))
 EXAMPLES := $(addprefix build/,$(call reg,example))
 ALLTESTS := $(TESTS) $(CPUTESTS)
 
-.PHONY: all examples test test-cpu test-asan test-tsan test-text fuzz compile-checks check-embed headers kernels \
+.PHONY: all examples test test-cpu test-asan test-tsan test-text test-python fuzz compile-checks check-embed headers kernels \
         check-kernels check-kernels-paths gpu-prep gpu-check bench clean print-gpu-tests signal-emu
 .DEFAULT_GOAL := all
 
@@ -86,6 +88,7 @@ test: | build
 	  $(call STAGE,threads under TSan,test-tsan); \
 	  $(call STAGE,kernels (NVRTC: each source path once),check-kernels-paths); \
 	  $(call STAGE,text: tokenizer parity CLI tests and fuzzing,test-text); \
+	  $(call STAGE,Python package: pip install into a venv and pytest,test-python); \
 	  echo "stages:"; cat build/stage-times.txt; echo "all stages: $$(( $$(date +%s) - T0 )) s"; \
 	  tools/run_tests.sh --summary && exit $$rc
 
@@ -123,14 +126,23 @@ fuzz.%: build/fuzz/% tokref
 	  || { tail -40 build/fuzz/$*.log; echo "$*: 0 passed, 1 failed" >> build/test-results.txt; exit 1; }; \
 	  echo "$*: $(FUZZ_SECONDS) s, $$(tail -1 build/fuzz/$*.log)"; echo "$*: 1 passed, 0 failed" >> build/test-results.txt
 
+# the Python package (src/groups.txt kind pytest): tools/test_python.sh builds and
+# installs python/ offline into build/pyenv as a user would, checks the wheel,
+# and runs tests/python with pytest on the CPU backend
+PYTESTS := $(call reg,pytest)
+test-python: | build
+	@tools/run_tests.sh $(foreach t,$(PYTESTS),"sh tools/$(t).sh")
+
 # ---- generated headers
 headers:
 	python3 tools/amalgamate.py
 	python3 tools/embed_kernels.py
+	python3 tools/gen_cdef.py
 kernels: headers
 check-embed:
 	@python3 tools/amalgamate.py --check
 	@python3 tools/embed_kernels.py --check
+	@python3 tools/gen_cdef.py --check
 
 # one job a (module, arch), so that make -j spreads them over the cores
 # (the ck.* jobs must not be .PHONY: make skips the pattern-rule search for phony targets)

@@ -607,6 +607,12 @@ typedef struct gk_kernel_attrs {
     int max_threads_per_block;
 } gk_kernel_attrs;
 GKDEF gk_status gk_kernel_attrs_get(gk_ctx *ctx, gk_kernel *k, gk_kernel_attrs *out);
+/* Parameter i (0 <= i < num_params) of k as gk_kernel_launch checks it:
+   *size its bytes (0: unknown), *kind 'p' (pointer), 'f' (floating point),
+   'i' (integer) or '?' (only the size is checked, e.g. a struct). Either
+   may be NULL. For bindings that type a launch's arguments from the
+   kernel's signature (gk_arg_i32 for an int parameter, ...). */
+GKDEF gk_status gk_kernel_param(gk_ctx *ctx, gk_kernel *k, int i, int *size, char *kind);
 
 typedef struct gk_jit_stats {
     uint64_t compiles;          /* NVRTC compilations */
@@ -7304,6 +7310,20 @@ GKDEF gk_status gk_kernel_attrs_get(gk_ctx *ctx, gk_kernel *k, gk_kernel_attrs *
             ctx->cu.FuncGetAttribute(&out->static_smem_bytes, GK__CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn);
             ctx->cu.FuncGetAttribute(&out->max_threads_per_block, GK__CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, k->fn);
         }
+    }
+    gk__unlock(&ctx->mu);
+    return st;
+}
+
+GKDEF gk_status gk_kernel_param(gk_ctx *ctx, gk_kernel *k, int i, int *size, char *kind) {
+    gk_status st;
+    GK__ENTER(ctx, "gk_kernel_param");
+    st = gk__find_kernel(ctx, k, "gk_kernel_param");
+    if (st == GK_OK && (i < 0 || i >= k->nparams))
+        st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_kernel_param: parameter %d outside 0..%d of kernel '%s'", i, k->nparams - 1, k->name);
+    if (st == GK_OK) {
+        if (size) *size = k->psize[i];
+        if (kind) *kind = k->pkind[i];
     }
     gk__unlock(&ctx->mu);
     return st;

@@ -60,6 +60,18 @@ static void test_launch(gk_ctx *c) {
     GKT_FAILS(c, gk_module_kernel(c, m, "nope", &k2), GK_ERR_NOT_FOUND, "nope");
     GKT_OK(c, gk_kernel_attrs_get(c, k, &at));
     GKT_CHECK(at.num_params == 4, "4 params, got %d", at.num_params);
+    { /* each parameter's size and kind, as the launch checks them */
+        static const int want_size[4] = { 4, 8, 8, 4 };
+        static const char want_kind[4] = { 'f', 'p', 'p', 'i' };
+        int sz;
+        char kd;
+        for (i = 0; i < 4; i++) {
+            GKT_OK(c, gk_kernel_param(c, k, i, &sz, &kd));
+            GKT_CHECK(sz == want_size[i] && kd == want_kind[i], "param %d: %d bytes '%c', want %d '%c'", i, sz, kd, want_size[i], want_kind[i]);
+        }
+        GKT_FAILS(c, gk_kernel_param(c, k, 4, &sz, &kd), GK_ERR_INVALID_ARGUMENT, "parameter 4 outside 0..3");
+        GKT_FAILS(c, gk_kernel_param(c, NULL, 0, &sz, &kd), GK_ERR_INVALID_HANDLE, "kernel");
+    }
     GKT_OK(c, gk_kernel_set_cpu(c, k, saxpy_cpu, NULL));
     for (i = 0; i < 1000; i++) { hx[i] = (float)gkt_uniform(-1, 1); hy[i] = (float)gkt_uniform(-1, 1); }
     GKT_OK(c, gk_tensor_from_host(c, GK_F32, 1, &n, hx, &x));

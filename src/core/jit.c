@@ -628,6 +628,20 @@ GKDEF gk_status gk_kernel_attrs_get(gk_ctx *ctx, gk_kernel *k, gk_kernel_attrs *
     return st;
 }
 
+GKDEF gk_status gk_kernel_param(gk_ctx *ctx, gk_kernel *k, int i, int *size, char *kind) {
+    gk_status st;
+    GK__ENTER(ctx, "gk_kernel_param");
+    st = gk__find_kernel(ctx, k, "gk_kernel_param");
+    if (st == GK_OK && (i < 0 || i >= k->nparams))
+        st = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_kernel_param: parameter %d outside 0..%d of kernel '%s'", i, k->nparams - 1, k->name);
+    if (st == GK_OK) {
+        if (size) *size = k->psize[i];
+        if (kind) *kind = k->pkind[i];
+    }
+    gk__unlock(&ctx->mu);
+    return st;
+}
+
 static int gk__arg_size(gk_arg_type t) {
     switch (t) {
     case GK_ARG_I32: case GK_ARG_U32: case GK_ARG_F32: return 4;

@@ -79,6 +79,12 @@ typedef struct gk_kernel_attrs {
     int max_threads_per_block;
 } gk_kernel_attrs;
 GKDEF gk_status gk_kernel_attrs_get(gk_ctx *ctx, gk_kernel *k, gk_kernel_attrs *out);
+/* Parameter i (0 <= i < num_params) of k as gk_kernel_launch checks it:
+   *size its bytes (0: unknown), *kind 'p' (pointer), 'f' (floating point),
+   'i' (integer) or '?' (only the size is checked, e.g. a struct). Either
+   may be NULL. For bindings that type a launch's arguments from the
+   kernel's signature (gk_arg_i32 for an int parameter, ...). */
+GKDEF gk_status gk_kernel_param(gk_ctx *ctx, gk_kernel *k, int i, int *size, char *kind);
 
 typedef struct gk_jit_stats {
     uint64_t compiles;          /* NVRTC compilations */

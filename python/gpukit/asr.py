@@ -1,0 +1,355 @@
+"""Speech to text: the Whisper runtime of gpukit_llm.h (gk_whisper_*).
+
+    m = gpukit.asr.load("whisper-large-v3-turbo")        # a Hugging Face folder
+    result = m.transcribe("talk.wav", language="en")
+    for seg in result.segments:
+        print(seg.start, seg.end, seg.text)
+    open("talk.srt", "w").write(result.to_srt())
+
+transcribe takes a WAV path (any PCM / float WAV, mixed to mono and
+resampled to 16 kHz by gpukit), WAV bytes, or a NumPy array of samples
+(float, or int16 as PCM) at sample_rate, 1-d or [frames, channels]. Audio of
+any length goes through OpenAI whisper's long-form loop
+(gk_whisper_transcribe_long: 30 s windows, previous-text conditioning,
+greedy decoding, timestamps). The C loop cannot be stopped from Python: a
+Ctrl-C (or an error) in the progress callback is raised when it returns. Word timestamps, beam search, temperature
+fallback and language detection are not in the C runtime yet: asking for
+words raises UnsupportedError, and language defaults to "en".
+"""
+import os
+import threading
+
+import numpy as np
+
+from ._gpukit import ffi, lib
+from .context import _resolve
+from .errors import InvalidArgumentError, StateError, UnsupportedError, make_error
+from .llm import _progress_error, _progress_escaped, _raise_progress_error
+
+__all__ = ["load", "WhisperModel", "Transcript", "Segment", "Word", "load_audio"]
+
+_DTYPES = {None: lib.GK_LLM_DTYPE_DEFAULT, "bf16": lib.GK_LLM_DTYPE_BF16, "bfloat16": lib.GK_LLM_DTYPE_BF16,
+           "f16": lib.GK_LLM_DTYPE_F16, "float16": lib.GK_LLM_DTYPE_F16, "f32": lib.GK_LLM_DTYPE_F32,
+           "float32": lib.GK_LLM_DTYPE_F32}
+_FORMATS = {"txt": lib.GK_WHISPER_TXT, "srt": lib.GK_WHISPER_SRT, "vtt": lib.GK_WHISPER_VTT, "tsv": lib.GK_WHISPER_TSV,
+            "json": lib.GK_WHISPER_JSON}
+
+
+def _s(p, n=None):
+    if p == ffi.NULL:
+        return ""
+    return (ffi.string(p) if n is None else ffi.unpack(p, n)).decode("utf-8", "replace")
+
+
+def _thread_error(st):
+    return make_error(st, _s(lib.gk_last_error(ffi.NULL)))
+
+
+@ffi.def_extern(onerror=_progress_error)
+def gkpy_whisper_progress(done_s, total_s, user):
+    try:
+        ffi.from_handle(user)(float(done_s), float(total_s))
+    except BaseException as e:  # raised when the transcription returns (the C loop cannot be stopped)
+        _progress_escaped.setdefault(threading.get_ident(), e)
+
+
+def _audio_from(audio, sample_rate, keep_rate=False):
+    """A gk_audio (16 kHz mono floats, or the input's rate with keep_rate) from a path, bytes or samples."""
+    a = ffi.new("gk_audio *")
+    d = ffi.new("gk_audio_desc *")
+    if keep_rate:
+        d.flags = lib.GK_AUDIO_KEEP_RATE
+    if isinstance(audio, (str, os.PathLike)):
+        st = lib.gk_audio_from_wav(os.fsencode(audio), d, a)
+    elif isinstance(audio, (bytes, bytearray, memoryview)):
+        b = bytes(audio)
+        st = lib.gk_audio_from_wav_memory(b, len(b), d, a)
+    else:
+        x = np.asarray(audio)
+        if x.dtype.kind not in "fiu" or x.ndim not in (1, 2):
+            raise InvalidArgumentError("audio must be a WAV path, WAV bytes or a 1-d / [frames, channels] array of "
+                                       "numbers, not %s %r" % (x.dtype, x.shape))
+        if x.dtype == np.int16:
+            x = x.astype(np.float32) / 32768.0
+        x = np.ascontiguousarray(x, dtype=np.float32)
+        frames, channels = (x.shape[0], 1) if x.ndim == 1 else x.shape
+        if sample_rate is None:
+            raise InvalidArgumentError("audio samples need their sample_rate")
+        st = lib.gk_audio_from_float(ffi.from_buffer("float[]", x) if x.size else ffi.NULL, frames, channels,
+                                     int(sample_rate), d, a)
+    if st != lib.GK_OK:
+        raise _thread_error(st)
+    return a
+
+
+def load_audio(path, sample_rate=16000):
+    """A WAV file (or WAV bytes) as mono float32 samples at sample_rate
+    (None: the file's own rate), with gpukit's reader and resampler."""
+    a = _audio_from(path, None, keep_rate=sample_rate is None)
+    try:
+        if sample_rate is not None and sample_rate != a.rate:
+            x = np.frombuffer(ffi.buffer(a.samples, a.n * 4), np.float32).copy() if a.n else np.zeros(0, np.float32)
+            b = _audio_from(x, a.rate)
+            try:
+                return np.frombuffer(ffi.buffer(b.samples, b.n * 4), np.float32).copy() if b.n else np.zeros(0, np.float32)
+            finally:
+                lib.gk_audio_free(b)
+        return np.frombuffer(ffi.buffer(a.samples, a.n * 4), np.float32).copy() if a.n else np.zeros(0, np.float32)
+    finally:
+        lib.gk_audio_free(a)
+
+
+class Word:
+    __slots__ = ("word", "start", "end", "probability")
+
+    def __init__(self, w):
+        self.word = _s(w.word)
+        self.start = w.start
+        self.end = w.end
+        self.probability = w.probability
+
+    def __repr__(self):
+        return "Word(%r, %.2f, %.2f)" % (self.word, self.start, self.end)
+
+
+class Segment:
+    """One segment: id, seek (its window's first mel frame), start / end
+    (seconds), text, tokens (with the timestamp tokens), temperature,
+    avg_logprob, compression_ratio, no_speech_prob, words."""
+
+    __slots__ = ("id", "seek", "start", "end", "text", "tokens", "temperature", "avg_logprob", "compression_ratio",
+                 "no_speech_prob", "words")
+
+    def __init__(self, s):
+        self.id = int(s.id)
+        self.seek = int(s.seek)
+        self.start = s.start
+        self.end = s.end
+        self.text = _s(s.text)
+        self.tokens = list(ffi.unpack(s.tokens, s.n_tokens)) if s.n_tokens else []
+        self.temperature = s.temperature
+        self.avg_logprob = s.avg_logprob
+        self.compression_ratio = s.compression_ratio
+        self.no_speech_prob = s.no_speech_prob
+        self.words = [Word(s.words[i]) for i in range(s.n_words)]
+
+    def as_dict(self):
+        d = {k: getattr(self, k) for k in self.__slots__}
+        d["words"] = [{"word": w.word, "start": w.start, "end": w.end, "probability": w.probability} for w in self.words]
+        return d
+
+    def __repr__(self):
+        return "Segment(%d, %.2f-%.2f, %r)" % (self.id, self.start, self.end, self.text)
+
+
+class Transcript:
+    """The result of transcribe: segments, text (the segments' texts
+    joined), language, duration (seconds), windows decoded, windows skipped
+    as silence; to_srt / to_vtt / to_json / to_tsv / to_txt write it as
+    OpenAI whisper does (gk_whisper_write)."""
+
+    def __init__(self, segs, res):
+        self._segs = segs  # the C transcript, kept for the writers
+        self.segments = [Segment(segs.data[i]) for i in range(segs.len)]
+        self.text = "".join(s.text for s in self.segments)
+        self.language = _s(res.language) or None
+        self.duration = res.duration
+        self.windows = int(res.windows)
+        self.skipped = int(res.skipped)
+        self.sampled_tokens = int(res.sampled)
+
+    def write(self, fmt):
+        if fmt not in _FORMATS:
+            raise InvalidArgumentError("format must be one of %s, not %r" % (", ".join(_FORMATS), fmt))
+        buf = ffi.new("gk_buf *")
+        try:
+            lang = self.language.encode() if self.language else ffi.NULL
+            st = lib.gk_whisper_write(self._segs, _FORMATS[fmt], ffi.NULL, lang, buf)
+            if st != lib.GK_OK:
+                raise _thread_error(st)
+            return _s(buf.data, buf.len) if buf.len else ""
+        finally:
+            lib.gk_buf_free(buf)
+
+    def to_srt(self):
+        return self.write("srt")
+
+    def to_vtt(self):
+        return self.write("vtt")
+
+    def to_json(self):
+        return self.write("json")
+
+    def to_tsv(self):
+        return self.write("tsv")
+
+    def to_txt(self):
+        return self.write("txt")
+
+    def __del__(self):
+        try:
+            lib.gk_whisper_segments_free(self._segs)
+        except Exception:  # pragma: no cover
+            pass
+
+    def __repr__(self):
+        return "Transcript(%d segments, %.2f s)" % (len(self.segments), self.duration)
+
+
+class WhisperModel:
+    """A loaded Whisper model (gpukit.asr.load)."""
+
+    def __init__(self, ctx, m, folder):
+        self._ctx = ctx
+        self._m = m
+        self.folder = folder
+        ctx._dependents.add(self)
+        c = lib.gk_whisper_get_config(m)
+        self.config = {
+            "d_model": c.d_model, "encoder_layers": c.encoder_layers, "decoder_layers": c.decoder_layers,
+            "encoder_attention_heads": c.encoder_heads, "decoder_attention_heads": c.decoder_heads,
+            "num_mel_bins": c.n_mels, "max_source_positions": c.n_audio_ctx, "max_target_positions": c.n_text_ctx,
+            "vocab_size": c.vocab, "decoder_start_token_id": c.decoder_start_id, "eos_token_id": c.eos_id,
+            "is_multilingual": c.is_multilingual,
+        }
+
+    def _raw(self):
+        self._ctx._raw()
+        if self._m is None:
+            raise StateError("the model was closed")
+        return self._m
+
+    def _release(self):
+        m, self._m = self._m, None
+        if m is not None:
+            lib.gk_whisper_free(m)
+
+    def close(self):
+        self._ctx._dependents.discard(self)
+        self._release()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            if self._m is not None and self._ctx._ptr is not None:
+                self._release()
+        except Exception:  # pragma: no cover
+            pass
+
+    @property
+    def has_tokenizer(self):
+        return lib.gk_whisper_model_tokenizer(self._raw()) != ffi.NULL
+
+    def mel(self, audio, sample_rate=16000):
+        """The log-mel features [n_mels, 3000] of the first 30 s (gk_whisper_mel), as NumPy."""
+        a = _audio_from(audio, sample_rate)
+        try:
+            out = np.empty((self.config["num_mel_bins"], 3000), np.float32)
+            self._ctx._check(lib.gk_whisper_mel(self._raw(), a.samples, a.n, ffi.from_buffer("float[]", out)))
+            return out
+        finally:
+            lib.gk_audio_free(a)
+
+    def transcribe(self, audio, *, sample_rate=16000, language=None, task="transcribe", without_timestamps=False,
+                   max_tokens=0, condition_on_previous_text=True, initial_prompt=None, suppress_tokens=None,
+                   no_speech_threshold=None, logprob_threshold=None, word_timestamps=False, progress=None):
+        """Transcribes audio (see the module docstring) and returns a Transcript.
+        task: "transcribe" or "translate"; initial_prompt: text (needs the
+        folder's tokenizer.json) or token ids; suppress_tokens: ids (-1: the
+        non-speech symbols) instead of generation_config.json's;
+        progress(done_s, total_s) after each window."""
+        if word_timestamps:
+            raise UnsupportedError("transcribe: word timestamps are not implemented in gk_whisper_transcribe_long yet")
+        if task not in ("transcribe", "translate"):
+            raise InvalidArgumentError("task must be 'transcribe' or 'translate', not %r" % (task,))
+        m = self._raw()
+        keep = []
+        d = ffi.new("gk_whisper_long_desc *")
+        if language is not None:
+            lb = ffi.new("char[]", language.encode())
+            keep.append(lb)
+            d.language = lb
+        d.translate = int(task == "translate")
+        d.without_timestamps = int(bool(without_timestamps))
+        d.max_tokens = int(max_tokens)
+        d.no_condition = int(not condition_on_previous_text)
+        if initial_prompt is not None:
+            if isinstance(initial_prompt, str):
+                tp = lib.gk_whisper_model_tokenizer(m)
+                if tp == ffi.NULL:
+                    raise StateError("transcribe: a text initial_prompt needs the folder's tokenizer.json; give token ids")
+                from .llm import Tokenizer
+                ids = Tokenizer(_borrowed=tp, _owner=self).encode(" " + initial_prompt.strip(), add_special_tokens=False)
+            else:
+                ids = [int(i) for i in initial_prompt]
+            arr = ffi.new("int32_t[]", ids or [0])
+            keep.append(arr)
+            d.initial_prompt = arr
+            d.n_initial_prompt = len(ids)
+        if suppress_tokens is not None:
+            ids = [int(i) for i in suppress_tokens]
+            arr = ffi.new("int32_t[]", ids or [0])
+            keep.append(arr)
+            d.custom_suppress = 1
+            d.suppress = arr
+            d.n_suppress = len(ids)
+        if no_speech_threshold is not None:
+            d.thresholds.no_speech = float(no_speech_threshold)
+        if logprob_threshold is not None:
+            d.thresholds.logprob = float(logprob_threshold)
+        if progress is not None:
+            h = ffi.new_handle(progress)
+            keep.append(h)
+            d.progress = lib.gkpy_whisper_progress
+            d.user = h
+        a = _audio_from(audio, sample_rate)
+        segs = ffi.new("gk_whisper_segments *")
+        res = ffi.new("gk_whisper_long_result *")
+        _progress_escaped.pop(threading.get_ident(), None)
+        try:
+            st = lib.gk_whisper_transcribe_long(m, a.samples, a.n, d, segs, res)
+        finally:
+            lib.gk_audio_free(a)
+        if st != lib.GK_OK:
+            lib.gk_whisper_segments_free(segs)
+            _progress_escaped.pop(threading.get_ident(), None)
+            raise self._ctx._error(st)
+        t = Transcript(segs, res)
+        _raise_progress_error()  # a Ctrl-C in progress: raised now that the loop is done
+        return t
+
+    def __repr__(self):
+        return "<gpukit.asr.WhisperModel %s>" % self.folder
+
+
+def load(folder, ctx=None, dtype=None, max_windows=0, max_ctx=0, progress=None):
+    """Loads a Hugging Face WhisperForConditionalGeneration folder
+    (gk_whisper_load). dtype: None (f32 on the CPU backend, bf16 on CUDA),
+    "bf16", "f16" or "f32"; progress(done_bytes, total_bytes)."""
+    ctx = _resolve(ctx)
+    if dtype not in _DTYPES:
+        raise InvalidArgumentError("load: dtype must be 'bf16', 'f16' or 'f32', not %r" % (dtype,))
+    d = ffi.new("gk_whisper_desc *")
+    d.dtype = _DTYPES[dtype]
+    d.max_windows = int(max_windows)
+    d.max_ctx = int(max_ctx)
+    h = None
+    if progress is not None:
+        h = ffi.new_handle(progress)
+        d.progress = lib.gkpy_progress
+        d.user = h
+    pp = ffi.new("gk_whisper_model **")
+    _progress_escaped.pop(threading.get_ident(), None)
+    st = lib.gk_whisper_load(ctx._raw(), os.fsencode(folder), d, pp)
+    if st != lib.GK_OK:
+        _progress_escaped.pop(threading.get_ident(), None)
+        raise ctx._error(st)
+    m = WhisperModel(ctx, pp[0], os.fspath(folder))
+    _raise_progress_error()
+    return m
