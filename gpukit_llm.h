@@ -1339,7 +1339,7 @@ GKLLMDEF gk_status gk_whisper_transcribe_audio(gk_whisper_model *m, const gk_aud
      <|0.00|>) moves by its whole length;
    - without tokenizer.json the segments keep their tokens and have empty
      text (no blank-text clearing, compression_ratio NaN so no fallback on
-     it, no word timestamps);
+     it; word timestamps are refused);
    - the prompt keeps at most gk_whisper_max_ctx / 2 - 1 previous tokens
      (n_text_ctx / 2 - 1 with the default max_ctx);
    - sampling uses gpukit's generator (seed), not torch's;
@@ -1358,7 +1358,7 @@ typedef struct gk_whisper_long_desc {
     int has_length_penalty;        /* 0: rank by sum_logprob / length; 1: ((5 + length) / 6) ^ length_penalty */
     double length_penalty;
     uint64_t seed;                 /* sampling */
-    int word_timestamps;           /* 1: words with times and probabilities (needs tokenizer.json) */
+    int word_timestamps;           /* 1: words with times and probabilities (without tokenizer.json: GK_ERR_NOT_FOUND) */
     gk_whisper_words_desc words;   /* punctuation and alignment options (zero: whisper's) */
     int64_t max_tokens;            /* decoding steps per window at most, the eot's included; 0: n_text_ctx / 2 */
     int no_condition;              /* 1: no previous text in the prompts (condition_on_previous_text=False) */
@@ -12145,7 +12145,7 @@ static gk_status gk__wl_finish(gk__wl *w, gk__wl_job *j, int idx) {
     win.avg_logprob = avg;
     win.compression_ratio = cr;
     win.no_speech_prob = j->nsp;
-    win.words = d->word_timestamps && w->tok;
+    win.words = d->word_timestamps;
     if (gk_whisper_is_no_speech(&d->thresholds, j->nsp, avg)) { /* silence: skip the window */
         j->r.skipped++;
         w->done_s += (double)j->size / 100.0;
@@ -12209,6 +12209,8 @@ GKLLMDEF gk_status gk_whisper_transcribe_batch(gk_whisper_model *m, const float 
                             d.beam_size >= d.best_of ? "beam_size" : "best_of", need_rows, need_rows, w.B);
     if (d.custom_suppress && !d.suppress && d.n_suppress)
         return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_long_desc.suppress is NULL but n_suppress is %llu", W, (unsigned long long)d.n_suppress);
+    if (d.word_timestamps && !w.tok)
+        return gk_error_set(m->ctx, GK_ERR_NOT_FOUND, "%s: word_timestamps needs the model folder's tokenizer.json (the words are split from the decoded text)", W);
     if (!d.initial_prompt && d.n_initial_prompt)
         return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_long_desc.initial_prompt is NULL but n_initial_prompt is %llu", W,
                             (unsigned long long)d.n_initial_prompt);

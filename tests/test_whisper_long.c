@@ -180,6 +180,8 @@ static void run_case(const char *name, int full) {
         GKT_FAILS(dut, gk_whisper_transcribe_long(m, x, n, &b, &s1, &r2), GK_ERR_NOT_FOUND, "klingon");
         b = d; b.initial_prompt = &bad; b.n_initial_prompt = 1;
         GKT_FAILS(dut, gk_whisper_transcribe_long(m, x, n, &b, &s1, &r2), GK_ERR_INVALID_ARGUMENT, "initial_prompt[0]");
+        b = d; b.word_timestamps = 1; /* the fixture folders have no tokenizer.json */
+        GKT_FAILS(dut, gk_whisper_transcribe_long(m, x, n, &b, &s1, &r2), GK_ERR_NOT_FOUND, "word_timestamps needs the model folder's tokenizer.json");
         b = d; b.suppress = NULL; b.n_suppress = 3; b.custom_suppress = 1;
         GKT_FAILS(dut, gk_whisper_transcribe_long(m, x, n, &b, &s1, &r2), GK_ERR_INVALID_ARGUMENT, "suppress is NULL");
         GKT_CHECK(s1.len == before, "%s: a failed call changed segs: %zu -> %zu", name, before, s1.len);

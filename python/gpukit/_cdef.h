@@ -956,6 +956,8 @@ void gk_whisper_search_free(gk_whisper_search *s);
 int gk_whisper_search_rows(const gk_whisper_search *s);
 const int32_t *gk_whisper_search_tokens(const gk_whisper_search *s, int row, size_t *n);
 gk_status gk_whisper_search_step(gk_whisper_search *s, const float *logprobs, int32_t *tokens, int32_t *parents, int *done);
+gk_status gk_whisper_search_step_lse(gk_whisper_search *s, const float *logits, const double *lse, int32_t *tokens, int32_t *parents, int *done);
+gk_status gk_whisper_filtered_lse(const float *raw, const float *filtered, int64_t vocab, double raw_lse, double *out);
 gk_status gk_whisper_search_result(const gk_whisper_search *s, gk_ids *tokens, double *sum_logprob, double *avg_logprob);
 double gk_whisper_rank_score(double sum_logprob, size_t length, int has_penalty, double penalty);
 gk_status gk_whisper_compression_ratio(const char *text, size_t len, double *ratio);
@@ -1054,6 +1056,7 @@ typedef struct gk_whisper_config {
 typedef struct gk_whisper_desc {
     gk_llm_dtype dtype;
     int max_windows;
+    int max_beams;
     int64_t max_ctx;
     gk_st_progress_fn progress;
     void *user;
@@ -1065,14 +1068,20 @@ const gk_whisper_tokens *gk_whisper_model_tokens(const gk_whisper_model *m);
 const gk_tokenizer *gk_whisper_model_tokenizer(const gk_whisper_model *m);
 gk_dtype gk_whisper_compute_dtype(const gk_whisper_model *m);
 int gk_whisper_max_windows(const gk_whisper_model *m);
+int gk_whisper_max_beams(const gk_whisper_model *m);
 int64_t gk_whisper_max_ctx(const gk_whisper_model *m);
 gk_status gk_whisper_set_stream(gk_whisper_model *m, gk_stream *s);
 gk_status gk_whisper_mel(gk_whisper_model *m, const float *samples, size_t n, float *mel);
 gk_status gk_whisper_encode(gk_whisper_model *m, const float *mel, int n, int seq0, float *enc_out);
 gk_status gk_whisper_encode_tensor(gk_whisper_model *m, gk_tensor mel, int seq0, float *enc_out);
-int64_t gk_whisper_seq_len(const gk_whisper_model *m, int seq);
-gk_status gk_whisper_reset(gk_whisper_model *m, int seq);
+int64_t gk_whisper_seq_len(const gk_whisper_model *m, int row);
+gk_status gk_whisper_reset(gk_whisper_model *m, int row);
 gk_status gk_whisper_decode(gk_whisper_model *m, int seq, const int32_t *ids, size_t n, int all, float *logits);
+gk_status gk_whisper_decode_step(gk_whisper_model *m, int row0, int n, const int32_t *ids, float *logits, float *lse);
+int gk_whisper_step_logits(const gk_whisper_model *m, const float **logits, const float **lse);
+gk_status gk_whisper_reorder(gk_whisper_model *m, int window, const int32_t *src);
+const int32_t *gk_whisper_alignment_heads(const gk_whisper_model *m, size_t *n);
+gk_status gk_whisper_cross_weights(gk_whisper_model *m, int row, const int32_t *ids, size_t n, float *weights, float *logits);
 typedef struct gk_whisper_transcribe_desc {
     const char *language;
     int translate;
@@ -1101,6 +1110,14 @@ typedef struct gk_whisper_long_desc {
     const char *language;
     int translate;
     int without_timestamps;
+    int beam_size;
+    int best_of;
+    double patience;
+    int has_length_penalty;
+    double length_penalty;
+    uint64_t seed;
+    int word_timestamps;
+    gk_whisper_words_desc words;
     int64_t max_tokens;
     int no_condition;
     const int32_t *initial_prompt;
@@ -1116,6 +1133,7 @@ typedef struct gk_whisper_long_desc {
 typedef struct gk_whisper_long_result {
     double duration;
     int64_t windows;
+    int64_t fallbacks;
     int64_t skipped;
     int64_t sampled;
     const char *language;
@@ -1124,3 +1142,5 @@ gk_status gk_whisper_transcribe_long(gk_whisper_model *m, const float *samples, 
                                               gk_whisper_long_result *res);
 gk_status gk_whisper_transcribe_long_audio(gk_whisper_model *m, const gk_audio *a, const gk_whisper_long_desc *desc, gk_whisper_segments *segs,
                                                     gk_whisper_long_result *res);
+gk_status gk_whisper_transcribe_batch(gk_whisper_model *m, const float *const *samples, const size_t *n, int count, const gk_whisper_long_desc *desc,
+                                               gk_whisper_segments *segs, gk_whisper_long_result *res);

@@ -11,10 +11,12 @@ resampled to 16 kHz by gpukit), WAV bytes, or a NumPy array of samples
 (float, or int16 as PCM) at sample_rate, 1-d or [frames, channels]. Audio of
 any length goes through OpenAI whisper's long-form loop
 (gk_whisper_transcribe_long: 30 s windows, previous-text conditioning,
-greedy decoding, timestamps). The C loop cannot be stopped from Python: a
-Ctrl-C (or an error) in the progress callback is raised when it returns. Word timestamps, beam search, temperature
-fallback and language detection are not in the C runtime yet: asking for
-words raises UnsupportedError, and language defaults to "en".
+greedy or beam search with temperature fallback, timestamps, and word
+timestamps with word_timestamps=True); language=None detects the language
+of a multilingual model on the first 30 s. transcribe_batch runs several
+inputs together (load with max_windows >= their number; beam_size / best_of
+need max_beams). The C loop cannot be stopped from Python: a Ctrl-C (or an
+error) in the progress callback is raised when it returns.
 """
 import os
 import threading
@@ -23,7 +25,7 @@ import numpy as np
 
 from ._gpukit import ffi, lib
 from .context import _resolve
-from .errors import InvalidArgumentError, StateError, UnsupportedError, make_error
+from .errors import InvalidArgumentError, StateError, make_error
 from .llm import _progress_error, _progress_escaped, _raise_progress_error
 
 __all__ = ["load", "WhisperModel", "Transcript", "Segment", "Word", "load_audio"]
@@ -256,21 +258,14 @@ class WhisperModel:
         finally:
             lib.gk_audio_free(a)
 
-    def transcribe(self, audio, *, sample_rate=16000, language=None, task="transcribe", without_timestamps=False,
-                   max_tokens=0, condition_on_previous_text=True, initial_prompt=None, suppress_tokens=None,
-                   no_speech_threshold=None, logprob_threshold=None, word_timestamps=False, progress=None):
-        """Transcribes audio (see the module docstring) and returns a Transcript.
-        task: "transcribe" or "translate"; initial_prompt: text (needs the
-        folder's tokenizer.json) or token ids; suppress_tokens: ids (-1: the
-        non-speech symbols) instead of generation_config.json's;
-        progress(done_s, total_s) after each window."""
-        if word_timestamps:
-            raise UnsupportedError("transcribe: word timestamps are not implemented in gk_whisper_transcribe_long yet")
+    def _desc(self, keep, language, task, without_timestamps, max_tokens, condition_on_previous_text, initial_prompt,
+              suppress_tokens, no_speech_threshold, logprob_threshold, compression_ratio_threshold, temperature, beam_size,
+              best_of, patience, length_penalty, seed, word_timestamps, progress):
         if task not in ("transcribe", "translate"):
             raise InvalidArgumentError("task must be 'transcribe' or 'translate', not %r" % (task,))
         m = self._raw()
-        keep = []
         d = ffi.new("gk_whisper_long_desc *")
+        keep.append(d)
         if language is not None:
             lb = ffi.new("char[]", language.encode())
             keep.append(lb)
@@ -279,6 +274,31 @@ class WhisperModel:
         d.without_timestamps = int(bool(without_timestamps))
         d.max_tokens = int(max_tokens)
         d.no_condition = int(not condition_on_previous_text)
+        d.word_timestamps = int(bool(word_timestamps))
+        if beam_size is not None:
+            d.beam_size = int(beam_size)
+        if best_of is not None:
+            d.best_of = int(best_of)
+        if patience is not None:
+            d.patience = float(patience)
+        if length_penalty is not None:
+            d.has_length_penalty = 1
+            d.length_penalty = float(length_penalty)
+        d.seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+        # temperature: one value (no fallback) or OpenAI's schedule start, start + step, ... up to 1.0
+        temps = [float(temperature)] if isinstance(temperature, (int, float)) else [float(t) for t in temperature]
+        if not temps or any(not (0.0 <= t <= 1.0) for t in temps):
+            raise InvalidArgumentError("temperature must be a value in 0..1 or a rising sequence of them, not %r" % (temperature,))
+        d.thresholds.temperature_start = temps[0]
+        if len(temps) == 1:
+            d.thresholds.temperature_increment = float("nan")
+        else:
+            step = temps[1] - temps[0]
+            want = [temps[0] + k * step for k in range(len(temps))]
+            if step <= 0 or any(abs(a - b) > 1e-6 for a, b in zip(temps, want)) or temps[-1] + step <= 1.0 + 1e-6:
+                raise InvalidArgumentError("temperature %r: a schedule must rise by one step and run to 1.0 (OpenAI's "
+                                           "(0.0, 0.2, ..., 1.0))" % (tuple(temps),))
+            d.thresholds.temperature_increment = step
         if initial_prompt is not None:
             if isinstance(initial_prompt, str):
                 tp = lib.gk_whisper_model_tokenizer(m)
@@ -299,36 +319,90 @@ class WhisperModel:
             d.custom_suppress = 1
             d.suppress = arr
             d.n_suppress = len(ids)
-        if no_speech_threshold is not None:
-            d.thresholds.no_speech = float(no_speech_threshold)
-        if logprob_threshold is not None:
-            d.thresholds.logprob = float(logprob_threshold)
+        nan = float("nan")
+        d.thresholds.no_speech = nan if no_speech_threshold is False else float(no_speech_threshold or 0.0)
+        d.thresholds.logprob = nan if logprob_threshold is False else float(logprob_threshold or 0.0)
+        d.thresholds.compression_ratio = nan if compression_ratio_threshold is False else float(compression_ratio_threshold or 0.0)
         if progress is not None:
             h = ffi.new_handle(progress)
             keep.append(h)
             d.progress = lib.gkpy_whisper_progress
             d.user = h
-        a = _audio_from(audio, sample_rate)
-        segs = ffi.new("gk_whisper_segments *")
-        res = ffi.new("gk_whisper_long_result *")
+        return d
+
+    def transcribe(self, audio, *, sample_rate=16000, language=None, task="transcribe", without_timestamps=False,
+                   max_tokens=0, condition_on_previous_text=True, initial_prompt=None, suppress_tokens=None,
+                   no_speech_threshold=None, logprob_threshold=None, compression_ratio_threshold=None,
+                   temperature=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0), beam_size=None, best_of=None, patience=None,
+                   length_penalty=None, seed=0, word_timestamps=False, progress=None):
+        """Transcribes audio (see the module docstring) and returns a Transcript.
+        task: "transcribe" or "translate"; language None: detected;
+        temperature: one value (no fallback) or the fallback schedule;
+        the thresholds: None for OpenAI's defaults (0.6, -1.0, 2.4), False
+        for no check; beam_size / best_of need the model's max_beams;
+        initial_prompt: text (needs the folder's tokenizer.json) or token
+        ids; suppress_tokens: ids (-1: the non-speech symbols) instead of
+        generation_config.json's; progress(done_s, total_s) after each
+        window."""
+        return self.transcribe_batch([audio], sample_rate=sample_rate, language=language, task=task,
+                                     without_timestamps=without_timestamps, max_tokens=max_tokens,
+                                     condition_on_previous_text=condition_on_previous_text, initial_prompt=initial_prompt,
+                                     suppress_tokens=suppress_tokens, no_speech_threshold=no_speech_threshold,
+                                     logprob_threshold=logprob_threshold, compression_ratio_threshold=compression_ratio_threshold,
+                                     temperature=temperature, beam_size=beam_size, best_of=best_of, patience=patience,
+                                     length_penalty=length_penalty, seed=seed, word_timestamps=word_timestamps,
+                                     progress=progress)[0]
+
+    def transcribe_batch(self, audios, *, sample_rate=16000, progress=None, **options):
+        """Several inputs at once (gk_whisper_transcribe_batch: one window
+        each in the model's windows, their decoding steps together): a list
+        of Transcripts in the inputs' order. options as transcribe's;
+        progress(done_s, total_s) counts every input's audio."""
+        audios = list(audios)
+        if not audios:
+            raise InvalidArgumentError("transcribe_batch: no inputs")
+        keep = []
+        defaults = dict(language=None, task="transcribe", without_timestamps=False, max_tokens=0,
+                        condition_on_previous_text=True, initial_prompt=None, suppress_tokens=None,
+                        no_speech_threshold=None, logprob_threshold=None, compression_ratio_threshold=None,
+                        temperature=(0.0, 0.2, 0.4, 0.6, 0.8, 1.0), beam_size=None, best_of=None, patience=None,
+                        length_penalty=None, seed=0, word_timestamps=False)
+        unknown = set(options) - set(defaults)
+        if unknown:
+            raise TypeError("transcribe: unknown option(s) %s" % ", ".join(sorted(unknown)))
+        defaults.update(options)
+        d = self._desc(keep, progress=progress, **defaults)
+        m = self._raw()
+        n = len(audios)
+        auds = [_audio_from(x, sample_rate) for x in audios]
+        xs = ffi.new("const float *[]", [a.samples for a in auds])
+        ns = ffi.new("size_t[]", [a.n for a in auds])
+        segs = ffi.new("gk_whisper_segments[]", n)
+        res = ffi.new("gk_whisper_long_result[]", n)
         _progress_escaped.pop(threading.get_ident(), None)
         try:
-            st = lib.gk_whisper_transcribe_long(m, a.samples, a.n, d, segs, res)
+            st = lib.gk_whisper_transcribe_batch(m, xs, ns, n, d, segs, res)
         finally:
-            lib.gk_audio_free(a)
+            for a in auds:
+                lib.gk_audio_free(a)
         if st != lib.GK_OK:
-            lib.gk_whisper_segments_free(segs)
+            for i in range(n):
+                lib.gk_whisper_segments_free(segs + i)
             _progress_escaped.pop(threading.get_ident(), None)
             raise self._ctx._error(st)
-        t = Transcript(segs, res)
+        out = []
+        for i in range(n):
+            one = ffi.new("gk_whisper_segments *")
+            one[0] = segs[i]  # the Transcript owns this copy of the arrays' pointers
+            out.append(Transcript(one, res[i]))
         _raise_progress_error()  # a Ctrl-C in progress: raised now that the loop is done
-        return t
+        return out
 
     def __repr__(self):
         return "<gpukit.asr.WhisperModel %s>" % self.folder
 
 
-def load(folder, ctx=None, dtype=None, max_windows=0, max_ctx=0, progress=None):
+def load(folder, ctx=None, dtype=None, max_windows=0, max_ctx=0, max_beams=0, progress=None):
     """Loads a Hugging Face WhisperForConditionalGeneration folder
     (gk_whisper_load). dtype: None (f32 on the CPU backend, bf16 on CUDA),
     "bf16", "f16" or "f32"; progress(done_bytes, total_bytes)."""
@@ -338,6 +412,7 @@ def load(folder, ctx=None, dtype=None, max_windows=0, max_ctx=0, progress=None):
     d = ffi.new("gk_whisper_desc *")
     d.dtype = _DTYPES[dtype]
     d.max_windows = int(max_windows)
+    d.max_beams = int(max_beams)
     d.max_ctx = int(max_ctx)
     h = None
     if progress is not None:

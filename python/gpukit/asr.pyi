@@ -54,9 +54,14 @@ class WhisperModel:
     def transcribe(self, audio: Audio, *, sample_rate: int = ..., language: Optional[str] = ..., task: str = ...,
                    without_timestamps: bool = ..., max_tokens: int = ..., condition_on_previous_text: bool = ...,
                    initial_prompt: Union[str, Sequence[int], None] = ..., suppress_tokens: Optional[Sequence[int]] = ...,
-                   no_speech_threshold: Optional[float] = ..., logprob_threshold: Optional[float] = ...,
+                   no_speech_threshold: Union[float, bool, None] = ..., logprob_threshold: Union[float, bool, None] = ...,
+                   compression_ratio_threshold: Union[float, bool, None] = ...,
+                   temperature: Union[float, Sequence[float]] = ..., beam_size: Optional[int] = ..., best_of: Optional[int] = ...,
+                   patience: Optional[float] = ..., length_penalty: Optional[float] = ..., seed: int = ...,
                    word_timestamps: bool = ..., progress: Optional[Callable[[float, float], Any]] = ...) -> Transcript: ...
+    def transcribe_batch(self, audios: Sequence[Audio], *, sample_rate: int = ...,
+                         progress: Optional[Callable[[float, float], Any]] = ..., **options: Any) -> List[Transcript]: ...
 
 def load(folder: Union[str, "os.PathLike[str]"], ctx: Optional[Context] = ..., dtype: Optional[str] = ...,
-         max_windows: int = ..., max_ctx: int = ..., progress: Optional[Callable[[int, int], Any]] = ...) -> WhisperModel: ...
+         max_windows: int = ..., max_ctx: int = ..., max_beams: int = ..., progress: Optional[Callable[[int, int], Any]] = ...) -> WhisperModel: ...
 def load_audio(path: Union[str, "os.PathLike[str]", bytes], sample_rate: Optional[int] = ...) -> np.ndarray: ...

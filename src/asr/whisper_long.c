@@ -268,7 +268,7 @@ static gk_status gk__wl_finish(gk__wl *w, gk__wl_job *j, int idx) {
     win.avg_logprob = avg;
     win.compression_ratio = cr;
     win.no_speech_prob = j->nsp;
-    win.words = d->word_timestamps && w->tok;
+    win.words = d->word_timestamps;
     if (gk_whisper_is_no_speech(&d->thresholds, j->nsp, avg)) { /* silence: skip the window */
         j->r.skipped++;
         w->done_s += (double)j->size / 100.0;
@@ -332,6 +332,8 @@ GKLLMDEF gk_status gk_whisper_transcribe_batch(gk_whisper_model *m, const float 
                             d.beam_size >= d.best_of ? "beam_size" : "best_of", need_rows, need_rows, w.B);
     if (d.custom_suppress && !d.suppress && d.n_suppress)
         return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_long_desc.suppress is NULL but n_suppress is %llu", W, (unsigned long long)d.n_suppress);
+    if (d.word_timestamps && !w.tok)
+        return gk_error_set(m->ctx, GK_ERR_NOT_FOUND, "%s: word_timestamps needs the model folder's tokenizer.json (the words are split from the decoded text)", W);
     if (!d.initial_prompt && d.n_initial_prompt)
         return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_whisper_long_desc.initial_prompt is NULL but n_initial_prompt is %llu", W,
                             (unsigned long long)d.n_initial_prompt);

@@ -40,7 +40,7 @@
      <|0.00|>) moves by its whole length;
    - without tokenizer.json the segments keep their tokens and have empty
      text (no blank-text clearing, compression_ratio NaN so no fallback on
-     it, no word timestamps);
+     it; word timestamps are refused);
    - the prompt keeps at most gk_whisper_max_ctx / 2 - 1 previous tokens
      (n_text_ctx / 2 - 1 with the default max_ctx);
    - sampling uses gpukit's generator (seed), not torch's;
@@ -59,7 +59,7 @@ typedef struct gk_whisper_long_desc {
     int has_length_penalty;        /* 0: rank by sum_logprob / length; 1: ((5 + length) / 6) ^ length_penalty */
     double length_penalty;
     uint64_t seed;                 /* sampling */
-    int word_timestamps;           /* 1: words with times and probabilities (needs tokenizer.json) */
+    int word_timestamps;           /* 1: words with times and probabilities (without tokenizer.json: GK_ERR_NOT_FOUND) */
     gk_whisper_words_desc words;   /* punctuation and alignment options (zero: whisper's) */
     int64_t max_tokens;            /* decoding steps per window at most, the eot's included; 0: n_text_ctx / 2 */
     int no_condition;              /* 1: no previous text in the prompts (condition_on_previous_text=False) */

@@ -211,7 +211,7 @@ def test_transcribe_matches_transformers(ctx, whisper):
     audio = np.fromfile(os.path.join(FIXTURES, "whisper", "audio.bin"), np.float32)
     exp = _json(os.path.join(FIXTURES, "whisper", "tiny-ml", "expected.json"))
     want = [g for g in exp["greedy"] if g["timestamps"]][0]
-    r = whisper.transcribe(audio, max_tokens=want["max_new_tokens"])
+    r = whisper.transcribe(audio, max_tokens=want["max_new_tokens"], language="en", temperature=0.0)
     toks = [t for s in r.segments for t in s.tokens]
     assert toks == want["tokens"][:len(toks)] and toks
     assert r.language == "en" and r.duration == pytest.approx(len(audio) / 16000, abs=0.01) and r.windows == 1
@@ -223,13 +223,13 @@ def test_transcribe_matches_transformers(ctx, whisper):
 def test_transcribe_long_and_inputs(ctx, whisper, tmp_path):
     x = synth(31)
     calls = []
-    r = whisper.transcribe(x, max_tokens=32, progress=lambda d, t: calls.append((d, t)))
+    r = whisper.transcribe(x, max_tokens=32, language="en", progress=lambda d, t: calls.append((d, t)))
     assert r.duration == 31.0 and r.windows >= 2 and r.windows == len(calls)
     assert calls[-1] == (31.0, 31.0) and all(a[0] <= b[0] for a, b in zip(calls, calls[1:]))
     for i, s in enumerate(r.segments):
         assert s.id == i and s.start <= s.end and s.seek / 100 <= s.start + 1e-9 and s.end <= s.seek / 100 + 30 + 1e-9
         assert s.words == []
-    again = whisper.transcribe(x, max_tokens=32)
+    again = whisper.transcribe(x, max_tokens=32, language="en")
     assert [s.tokens for s in again.segments] == [s.tokens for s in r.segments]
     srt = r.to_srt()
     assert "-->" in srt and r.to_vtt().startswith("WEBVTT")
@@ -258,9 +258,32 @@ def test_transcribe_long_and_inputs(ctx, whisper, tmp_path):
     assert len(nt.segments) == 2 and nt.segments[1].start == 30.0
 
 
+def test_transcribe_batch_beams_detection(ctx):
+    w = gk.asr.load(os.path.join(FIXTURES, "whisper", "tiny-ml"), max_windows=3, max_beams=4)
+    xs = [synth(35, seed=1), synth(12, seed=2), synth(35, seed=1)]
+    opts = dict(language="en", max_tokens=10, temperature=0.0, no_speech_threshold=False)
+    batch = w.transcribe_batch(xs, **opts)
+    alone = [w.transcribe(x, **opts) for x in xs[:2]]
+    assert [[s.tokens for s in t.segments] for t in batch[:2]] == [[s.tokens for s in t.segments] for t in alone]
+    assert [s.tokens for s in batch[2].segments] == [s.tokens for s in batch[0].segments]
+    b1 = w.transcribe(xs[1], beam_size=4, **opts)
+    b2 = w.transcribe_batch(xs[1:], beam_size=4, **opts)[0]
+    assert [s.tokens for s in b1.segments] == [s.tokens for s in b2.segments] and b1.segments
+    det = w.transcribe(xs[1], max_tokens=4, temperature=0.0)
+    assert det.language and json.loads(det.to_json())["language"] == det.language
+    fb = w.transcribe(xs[1], max_tokens=6, language="en", logprob_threshold=1e9, best_of=2, no_speech_threshold=False)
+    assert fb.segments and all(s.temperature == 1.0 for s in fb.segments)
+
+
 def test_transcribe_errors(ctx, whisper):
-    with pytest.raises(gk.UnsupportedError, match="word timestamps"):
+    with pytest.raises(gk.NotFoundError, match="tokenizer.json"):
         whisper.transcribe(synth(1), word_timestamps=True)
+    with pytest.raises(gk.InvalidArgumentError, match="temperature"):
+        whisper.transcribe(synth(1), temperature=(0.0, 0.5))
+    with pytest.raises(gk.LimitError, match="max_beams"):
+        whisper.transcribe(synth(1), beam_size=3)
+    with pytest.raises(TypeError, match="unknown option"):
+        whisper.transcribe_batch([synth(1)], beam=3)
     assert len(whisper.transcribe(synth(1), max_tokens=5).segments[0].tokens) <= 5
     with pytest.raises(gk.InvalidArgumentError):
         whisper.transcribe(np.array(["a", "b"]))
