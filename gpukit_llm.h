@@ -12812,11 +12812,14 @@ typedef struct gk__ke_job {
    *pn the bytes written, *ncp their code points. */
 static gk_status gk__ke_piece(gk__ke_job *j, size_t b, size_t e, size_t *pb, size_t *pn, size_t *ncp) {
     gk_status st;
+    size_t i;
     const void *p;
     int first = 1;
     j->in.len = 0;
     j->a.len = 0;
     if ((st = gk_buf_append(&j->in, j->s + b, e - b)) != GK_OK) return st;
+    for (i = 0; i < j->in.len; i++) /* a NUL would end espeak-ng's input early */
+        if (!j->in.data[i]) j->in.data[i] = ' ';
     if ((st = gk_buf_append(&j->a, "", 0)) != GK_OK) return st;
     gk__ke_lock(&j->es->lock);
     st = gk__ke_set_language(j->F, j->es, gk__ke_langs[j->li][0]);
@@ -12896,6 +12899,7 @@ static gk_status gk__ke_units(gk__ke_job *j, int join, size_t max, gk__kt_units 
             size_t m;
             out->n--;
             j->ph.len = o->pb;
+            j->ph.data[o->pb] = 0;
             for (m = i; m < k && st == GK_OK; m++) {
                 if (!(o = gk__kt_push(out))) goto oom;
                 *o = A.u[m];
@@ -13196,7 +13200,7 @@ static gk_status gk__kv_zip_dir(const char *what, const unsigned char *d, size_t
         if (p < 20 || memcmp(d + p - 20, "PK\x06\x07", 4) != 0)
             return GK__U_ERR(GK_ERR_FORMAT, "%s: a ZIP64 file without its ZIP64 end of central directory locator", what);
         z = gk__kv_u64(d + p - 20 + 8);
-        if (z > n - 56 || memcmp(d + z, "PK\x06\x06", 4) != 0)
+        if (n < 56 || z > n - 56 || memcmp(d + z, "PK\x06\x06", 4) != 0)
             return GK__U_ERR(GK_ERR_FORMAT, "%s: the ZIP64 end of central directory record is not where its locator says", what);
         count = gk__kv_u64(d + z + 32);
         cdsize = gk__kv_u64(d + z + 40);
@@ -13362,14 +13366,14 @@ static gk_status gk__kv_src_mem(gk__kv_src *s) {
             if (s->ent[i].nlen >= 8 && memcmp(s->ent[i].name + s->ent[i].nlen - 8, "data.pkl", 8) == 0)
                 return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: %s", s->what, gk__kv_pt_help);
         s->kind = GK__KV_NPZ;
-    } else if (n >= 9 && d[8] == '{' && gk__kv_u64(d) <= n - 8) {
-        if ((st = gk_st_open_memory(d, n, &s->st)) != GK_OK) {
-            char msg[512];
-            gk__u_errcopy(msg, sizeof msg);
-            return GK__U_ERR(st, "%s: %s", s->what, msg);
-        }
+    } else if (n >= 9 && d[8] == '{' && gk__kv_u64(d) <= n - 8 && (st = gk_st_open_memory(d, n, &s->st)) != GK_OK &&
+               n != GK__KV_BYTES) {
+        char msg[512];
+        gk__u_errcopy(msg, sizeof msg);
+        return GK__U_ERR(st, "%s: %s", s->what, msg);
+    } else if (s->st)
         s->kind = GK__KV_ST;
-    } else if (n == GK__KV_BYTES)
+    else if (n == GK__KV_BYTES) /* raw floats (also ones whose first bytes happen to look like a safetensors header) */
         s->kind = GK__KV_RAW;
     else if (n >= 2 && d[0] == 0x80 && d[1] >= 2 && d[1] <= 5)
         return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: %s", s->what, gk__kv_pt_help);

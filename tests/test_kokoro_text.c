@@ -611,6 +611,9 @@ static void test_espeak(void) {
     GKT_CHECK(strcmp(o.data, "x") == 0, "empty text appends nothing");
     GKT_OK(NULL, gk_kokoro_phonemize(es, NULL, "...", 3, &o));
     GKT_CHECK(strcmp(o.data, "x...") == 0, "punctuation alone is kept: %s", o.data);
+    o.len = 0;
+    GKT_OK(NULL, gk_kokoro_phonemize(es, NULL, "Hello\0world", 11, &o));
+    GKT_CHECK(!exact || strcmp(o.data, "h\xC9\x99l\xCB\x88O w\xCB\x88\xC9\x9C\xC9\xB9ld") == 0, "a NUL byte is read as a space: %s", o.data);
     /* one handle from two threads: its lock keeps espeak-ng's state whole */
     {
         pthread_t th[2];
@@ -919,6 +922,41 @@ static void test_voices(void) {
               "short.bin: 522236 bytes, and not .npy, .npz or safetensors: a raw voice (.bin) is 510 x 256 float32, exactly 522240 bytes");
     GKT_CHECK(v.data == NULL, "nothing on failure");
     GKT_FAILS(NULL, gk_kokoro_voice_load_memory("", 0, "empty.bin", NULL, &v), GK_ERR_FORMAT, "empty.bin: 0 bytes");
+    {
+        /* raw floats whose first bytes look like a safetensors header (a u64 length, then '{') are raw floats */
+        float *F = (float *)malloc(VF * sizeof(float));
+        gk_buf fb = {NULL, 0, 0};
+        raw_bytes(&fb, A, VF);
+        memset(fb.data, 0, 8);
+        fb.data[0] = 16;
+        fb.data[8] = '{';
+        memcpy(F, fb.data, VF * sizeof(float));
+        GKT_OK(NULL, gk_kokoro_voice_load_memory(fb.data, fb.len, "fake.bin", NULL, &v));
+        GKT_CHECK(same(&v, F), "raw despite a header-like start");
+        gk_kokoro_voice_free(&v);
+        /* a ZIP64 locator in a file too short for its record */
+        fb.len = 0;
+        put(&fb, "PK\x03\x04", 4);
+        put(&fb, "PK\x06\x07", 4);
+        le32(&fb, 0);
+        le64(&fb, 0);
+        le32(&fb, 1);
+        put(&fb, "PK\x05\x06", 4);
+        le16(&fb, 0);
+        le16(&fb, 0);
+        le16(&fb, 0xFFFF);
+        le16(&fb, 0xFFFF);
+        le32(&fb, 0xFFFFFFFFu);
+        le32(&fb, 0xFFFFFFFFu);
+        le16(&fb, 0);
+        GKT_FAILS(NULL, gk_kokoro_voice_load_memory(fb.data, fb.len, "tiny.npz", NULL, &v), GK_ERR_FORMAT,
+                  "tiny.npz: the ZIP64 end of central directory record is not where its locator says");
+        memcpy(fb.data + 4, "PK\x07\x07", 4);
+        GKT_FAILS(NULL, gk_kokoro_voice_load_memory(fb.data, fb.len, "tiny.npz", NULL, &v), GK_ERR_FORMAT,
+                  "tiny.npz: a ZIP64 file without its ZIP64 end of central directory locator");
+        gk_buf_free(&fb);
+        free(F);
+    }
     {
         float nan_ = (float)(0.0 / (gkt_uniform(0, 0) + 0.0)), inf_ = (float)(1.0 / (gkt_uniform(0, 0) + 0.0));
         float keep = A[3 * 256 + 7], keep2 = A[509 * 256 + 255];

@@ -430,11 +430,14 @@ typedef struct gk__ke_job {
    *pn the bytes written, *ncp their code points. */
 static gk_status gk__ke_piece(gk__ke_job *j, size_t b, size_t e, size_t *pb, size_t *pn, size_t *ncp) {
     gk_status st;
+    size_t i;
     const void *p;
     int first = 1;
     j->in.len = 0;
     j->a.len = 0;
     if ((st = gk_buf_append(&j->in, j->s + b, e - b)) != GK_OK) return st;
+    for (i = 0; i < j->in.len; i++) /* a NUL would end espeak-ng's input early */
+        if (!j->in.data[i]) j->in.data[i] = ' ';
     if ((st = gk_buf_append(&j->a, "", 0)) != GK_OK) return st;
     gk__ke_lock(&j->es->lock);
     st = gk__ke_set_language(j->F, j->es, gk__ke_langs[j->li][0]);
@@ -514,6 +517,7 @@ static gk_status gk__ke_units(gk__ke_job *j, int join, size_t max, gk__kt_units 
             size_t m;
             out->n--;
             j->ph.len = o->pb;
+            j->ph.data[o->pb] = 0;
             for (m = i; m < k && st == GK_OK; m++) {
                 if (!(o = gk__kt_push(out))) goto oom;
                 *o = A.u[m];

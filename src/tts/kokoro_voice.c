@@ -194,7 +194,7 @@ static gk_status gk__kv_zip_dir(const char *what, const unsigned char *d, size_t
         if (p < 20 || memcmp(d + p - 20, "PK\x06\x07", 4) != 0)
             return GK__U_ERR(GK_ERR_FORMAT, "%s: a ZIP64 file without its ZIP64 end of central directory locator", what);
         z = gk__kv_u64(d + p - 20 + 8);
-        if (z > n - 56 || memcmp(d + z, "PK\x06\x06", 4) != 0)
+        if (n < 56 || z > n - 56 || memcmp(d + z, "PK\x06\x06", 4) != 0)
             return GK__U_ERR(GK_ERR_FORMAT, "%s: the ZIP64 end of central directory record is not where its locator says", what);
         count = gk__kv_u64(d + z + 32);
         cdsize = gk__kv_u64(d + z + 40);
@@ -360,14 +360,14 @@ static gk_status gk__kv_src_mem(gk__kv_src *s) {
             if (s->ent[i].nlen >= 8 && memcmp(s->ent[i].name + s->ent[i].nlen - 8, "data.pkl", 8) == 0)
                 return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: %s", s->what, gk__kv_pt_help);
         s->kind = GK__KV_NPZ;
-    } else if (n >= 9 && d[8] == '{' && gk__kv_u64(d) <= n - 8) {
-        if ((st = gk_st_open_memory(d, n, &s->st)) != GK_OK) {
-            char msg[512];
-            gk__u_errcopy(msg, sizeof msg);
-            return GK__U_ERR(st, "%s: %s", s->what, msg);
-        }
+    } else if (n >= 9 && d[8] == '{' && gk__kv_u64(d) <= n - 8 && (st = gk_st_open_memory(d, n, &s->st)) != GK_OK &&
+               n != GK__KV_BYTES) {
+        char msg[512];
+        gk__u_errcopy(msg, sizeof msg);
+        return GK__U_ERR(st, "%s: %s", s->what, msg);
+    } else if (s->st)
         s->kind = GK__KV_ST;
-    } else if (n == GK__KV_BYTES)
+    else if (n == GK__KV_BYTES) /* raw floats (also ones whose first bytes happen to look like a safetensors header) */
         s->kind = GK__KV_RAW;
     else if (n >= 2 && d[0] == 0x80 && d[1] >= 2 && d[1] <= 5)
         return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: %s", s->what, gk__kv_pt_help);
