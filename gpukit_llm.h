@@ -124,6 +124,7 @@
       >>api_whisper_rules    asr/whisper_rules.h     Whisper decoding: tokens, prompt, filters, beams, fallback, segments, words, SRT / VTT / JSON
       >>api_whisper          asr/whisper_model.h     Whisper model: load, log-mel, encoder, KV-cached decoder, greedy transcription
       >>api_whisper_long     asr/whisper_long.h      Whisper long-form transcription: windows, seek, previous-text prompts
+      >>api_kokoro_text      tts/kokoro_text.h       Kokoro TTS front end: phonemes to ids, espeak-ng text to phonemes, chunks, voice packs and blends
    IMPLEMENTATION
       >>impl_common          llm/common.c            allocation, hashing, UTF-8
       >>impl_json            llm/json.c              the JSON parser
@@ -141,6 +142,9 @@
       >>impl_whisper_rules   asr/whisper_rules.c     Whisper decoding rules on the host
       >>impl_whisper         asr/whisper_model.c     Whisper model: config, weights, encoder, decoder, greedy decoding
       >>impl_whisper_long    asr/whisper_long.c      the transcribe loop over long audio
+      >>impl_kokoro_text     tts/kokoro_text.c       Kokoro vocabulary, phonemes to ids, the chunker
+      >>impl_kokoro_espeak   tts/kokoro_espeak.c     espeak-ng at run time, text to Kokoro phonemes, text chunks
+      >>impl_kokoro_voice    tts/kokoro_voice.c      voice packs: raw, .npy, .npz (zip, zlib at run time), safetensors; blends, style rows
 
    RECENT REVISION HISTORY
      0.1  first version
@@ -1398,6 +1402,243 @@ GKLLMDEF gk_status gk_whisper_transcribe_long_audio(gk_whisper_model *m, const g
    the error names the input and its window. */
 GKLLMDEF gk_status gk_whisper_transcribe_batch(gk_whisper_model *m, const float *const *samples, const size_t *n, int count, const gk_whisper_long_desc *desc,
                                                gk_whisper_segments *segs, gk_whisper_long_result *res);
+/* ======================================================================== */
+/* >>api_kokoro_text                                                        */
+/* ======================================================================== */
+/* Kokoro-82M's front end on the host: phonemes to ids, text to phonemes
+   through espeak-ng, chunks of at most 510 phonemes, and voice packs. CPU
+   only; no context. Errors go to the calling thread (gk_last_error(NULL))
+   and name the input at fault (file, voice, symbol and byte offset).
+
+   PHONEMES AND IDS
+     Kokoro reads a string in its own phoneme alphabet (UTF-8): every code
+     point is one symbol, looked up in config.json's "vocab" ({symbol: id},
+     114 symbols with ids 1..177 in v1.0; 0 is the pad the model puts
+     around the ids). gk_kokoro_phonemes_to_ids maps a string to ids. A
+     symbol outside the vocabulary is an error naming it (the character,
+     its U+ code and its byte offset); with GK_KOKORO_DROP_UNKNOWN it is
+     dropped silently instead, as the reference (KModel.forward) does.
+     The style row of a voice is chosen by the phoneme string's length in
+     code points counted before any symbol is dropped (pipeline.py:
+     pack[len(ps) - 1]); n_phonemes reports that count.
+
+   TEXT TO PHONEMES (espeak-ng, optional)
+     gk_espeak opens libespeak-ng at run time (dlopen; Debian: libespeak-ng1
+     and espeak-ng-data; espeak-ng is GPL-3.0 and never linked). Without it,
+     gk_espeak_create is GK_ERR_NOT_FOUND and everything else here works:
+     phoneme strings are accepted as they are.
+     espeak-ng keeps one global state per process (its voice, its buffers),
+     so: a gk_espeak serialises every call into the library with its own
+     lock (one handle may be shared by any number of threads); two handles
+     in one process share that one state, so keep one gk_espeak per
+     process (a second handle's calls race with the first's inside
+     espeak-ng, and destroying either ends espeak-ng for both).
+     gk_espeak_destroy calls espeak_Terminate and unloads the library: a
+     terminated espeak-ng cannot be initialised again (1.51 hangs in its
+     next espeak_Terminate), so a later gk_espeak_create works because it
+     loads the library afresh, which holds only where nothing else in the
+     process keeps libespeak-ng open. The voice is set only when the
+     language differs from the previous call's; espeak-ng queues a copy of
+     each voice it sets (about 1.3 KB) that only its audio synthesis frees,
+     so after setting one gk_espeak synthesises the empty text (its audio
+     dropped) to free it. espeak-ng itself holds a few KB after
+     espeak_Terminate that leave with the library.
+     What gk_kokoro_phonemize does, following the reference's espeak paths
+     (misaki's EspeakFallback for English, EspeakG2P for es / fr-fr / hi /
+     it / pt-br, both on phonemizer's espeak backend):
+     1. The text is cut at punctuation, as phonemizer's preserve_punctuation
+        does: a run of marks from ; : , . ! ? ¡ ¿ — … " « » “ ” ( ) { } [ ]
+        and the whitespace around them is kept aside, the text between runs
+        goes to espeak-ng. Unlike phonemizer, a . , or : with an ASCII digit
+        on both sides stays in its word ("3.5", "1,000", "10:30"), so that
+        espeak-ng reads the number.
+     2. Each piece is phonemized by espeak_TextToPhonemes (IPA, U+0361 ties,
+        the voice of desc.language as phonemizer chooses it: the first voice
+        espeak-ng lists for that language); the clauses it returns are
+        joined by spaces, whitespace runs become one space, '_' is removed,
+        language-switch flags such as "(fr)" are removed (phonemizer's
+        remove-flags; the English reference keeps them, where Kokoro's
+        vocabulary then reads their letters), U+0361 becomes '^'.
+     3. The result is mapped to Kokoro's alphabet by the reference's table:
+        English (en-us, en-gb), misaki's EspeakFallback in its order:
+          ʔˌn̩ ʔn̩ -> ʔn; a^ɪ -> I, a^ʊ -> W, d^ʒ -> ʤ, e^ɪ -> A, t^ʃ -> ʧ,
+          ɔ^ɪ -> Y, ə^l -> ᵊl; ʲo -> jo, ʲə -> jə; e -> A, ʲ -> (none),
+          ɚ -> əɹ, r -> ɹ, x -> k, ç -> k, ɐ -> ə, ɬ -> l, U+0303 -> (none);
+          then a non-space symbol followed by U+0329 becomes ᵊ and the
+          symbol, other U+0329 are removed;
+          en-gb: e^ə -> ɛː, iə -> ɪə, ə^ʊ -> Q;
+          en-us: o^ʊ -> O, ɜːɹ -> ɜɹ, ɜː -> ɜɹ, ɪə -> iə, ː -> (none);
+          both: o -> ɔ (espeak-ng before 1.52), ɾ -> T, ʔ -> t, ^ removed.
+        Other languages, EspeakG2P's table (sorted by key): a^ɪ -> I,
+          a^ʊ -> W, d^z -> ʣ, d^ʒ -> ʤ, e^ɪ -> A, o^ʊ -> O, s^s -> S,
+          t^s -> ʦ, t^ʃ -> ʧ, ɔ^ɪ -> Y, ə^ʊ -> Q; then ^ and - removed.
+        Every replacement runs over the whole piece, one after the other,
+        as Python's str.replace does.
+     4. The punctuation is put back: a run's marks with one space for each
+        whitespace run inside it, « and » as “ and ”, and ¡ ¿ { } [ ] left
+        out (they are not in Kokoro's vocabulary, which would drop them);
+        a space stands where the text had whitespace between pieces.
+     Invalid UTF-8 in the text is GK_ERR_FORMAT naming the byte offset.
+     The output may still hold a symbol outside the vocabulary where
+     espeak-ng produces one the tables do not map (rare outside English):
+     gk_kokoro_phonemes_to_ids says which, or drops it on request.
+
+   CHUNKS
+     Kokoro takes at most 510 ids at a time (512 positions less the pads).
+     gk_kokoro_text_chunks (text, through espeak-ng) and
+     gk_kokoro_phoneme_chunks (a phoneme string) cut the input into chunks
+     of at most desc.max_phonemes (default 510) code points of phonemes,
+     never inside a word, as the reference's English pipeline does
+     (KPipeline.en_tokenize / waterfall_last): pieces are added while they
+     fit; when the next one does not, the chunk ends at its last sentence
+     end (. ! ? …), else its last : ;, else its last , —, else its last
+     space, each taken only when what is left over, with the new piece,
+     fits in one chunk; where none is taken it ends before the new piece.
+     A chunk ends after closing marks ) ” that follow its last mark, and an
+     opening mark ( “ (or " after whitespace) stays with the word after it.
+     A line break ends a chunk, as the reference splits text at "\n+"
+     first (GK_KOKORO_JOIN_LINES: only a blank line does; a single line
+     break is a space). Whitespace at a chunk's ends is not part of it.
+     A word whose phonemes alone exceed the limit is GK_ERR_LIMIT naming
+     its byte offset. Text: a piece between marks whose phonemes exceed the
+     limit is phonemized again word by word (espeak-ng then reads each word
+     alone). A chunk of punctuation and spaces only carries no speech and
+     is left out; text with nothing else (empty, whitespace or punctuation
+     only) is GK_ERR_INVALID_ARGUMENT, "nothing to speak".
+     Each chunk has its phonemes (NUL-terminated) and the byte span of the
+     input it came from; a phoneme chunk is the input's bytes verbatim
+     except that whitespace other than plain spaces (tabs, a joined line
+     break) is written as one space. A chunk's size counts code points,
+     which is the number of ids when every symbol is in the vocabulary.
+
+   VOICES
+     A voice pack is 510 style rows of 256 floats ([510, 1, 256] or
+     [510, 256] float32); row n - 1 is the style for n phonemes. Read from:
+       .bin          raw little-endian float32, exactly 510 * 256 * 4 =
+                     522240 bytes (kokoro.js's voices)
+       .npy          NumPy 1.0 / 2.0 / 3.0: dtype '<f4', fortran_order
+                     False, shape (510, 1, 256) or (510, 256)
+       .npz          a zip of .npy members named <voice>.npy (kokoro-onnx's
+                     voices-v1.0.bin): stored or deflated (zlib is loaded
+                     at run time for deflate: libz.so.1, Debian zlib1g),
+                     ZIP64 fields read, CRC-32 checked
+       .safetensors  one tensor per voice name (or a file of one tensor)
+                     of F32, F16 or BF16 (widened to float)
+     The format is told from the bytes (an .npz is often named .bin), not
+     from the name. PyTorch's voices/<name>.pt (a pickle) is not readable
+     here: GK_ERR_UNSUPPORTED says how to convert it.
+     A path names a file holding one voice, a bundle (npz or safetensors)
+     holding many, or a folder of <voice>.bin / .npy / .safetensors files.
+     spec picks the voice: a name, or a blend "af_heart:0.7,am_adam:0.3"
+     (a name alone weighs 1, so "a,b" is the mean, as pipeline.py's
+     load_voice); weights are normalised to sum to 1 and the pack is the
+     weighted sum. A weight that is negative, zero, NaN, infinite or not a
+     number, an empty name and a name not found are errors naming them. */
+
+#define GK_KOKORO_MAX_PHONEMES 510 /* ids the model takes at once: 512 positions less the two pads */
+#define GK_KOKORO_VOICE_ROWS 510   /* style rows in a voice pack */
+#define GK_KOKORO_STYLE_DIM 256    /* floats in a style row: [0, 128) decoder, [128, 256) prosody */
+
+/* flags of gk_kokoro_phonemes_to_ids */
+#define GK_KOKORO_DROP_UNKNOWN 1u /* drop symbols outside the vocabulary (the reference's filter) instead of failing */
+/* gk_kokoro_chunk_desc.flags */
+#define GK_KOKORO_JOIN_LINES 2u   /* a single line break is a space; only a blank line ends a chunk */
+
+/* ---- vocabulary ---- */
+typedef struct gk_kokoro_vocab gk_kokoro_vocab;
+
+/* Reads "vocab" (and "n_token", when present, which bounds the ids) from
+   config.json: path is the file or the model folder holding it. Each key
+   must be one code point and each id an integer in [1, n_token) (or
+   [1, 65536) without n_token); duplicate symbols are an error. */
+GKLLMDEF gk_status gk_kokoro_vocab_load(const char *path, gk_kokoro_vocab **out);
+/* The same from a parsed config.json (its root object). */
+GKLLMDEF gk_status gk_kokoro_vocab_from_json(const gk_json_value *config, gk_kokoro_vocab **out);
+GKLLMDEF void gk_kokoro_vocab_free(gk_kokoro_vocab *v); /* NULL is a no-op */
+GKLLMDEF size_t gk_kokoro_vocab_size(const gk_kokoro_vocab *v);            /* symbols */
+GKLLMDEF int32_t gk_kokoro_vocab_id(const gk_kokoro_vocab *v, uint32_t cp); /* -1 if none */
+/* Appends the ids of phonemes[0..len) to *out (no pads; nothing is appended
+   on failure). *n_phonemes (may be NULL) is set to the string's code
+   points, the count that picks the style row. flags: GK_KOKORO_DROP_UNKNOWN. */
+GKLLMDEF gk_status gk_kokoro_phonemes_to_ids(const gk_kokoro_vocab *v, const char *phonemes, size_t len, unsigned flags,
+                                             gk_ids *out, size_t *n_phonemes);
+
+/* ---- espeak-ng ---- */
+typedef struct gk_espeak gk_espeak;
+typedef struct gk_espeak_desc {
+    const char *library;   /* NULL: libespeak-ng.so.1, then libespeak-ng.so (libespeak-ng.dylib, libespeak-ng.dll) */
+    const char *data_path; /* the folder holding espeak-ng-data; NULL: the library's own (or ESPEAK_DATA_PATH) */
+} gk_espeak_desc;
+/* Opens and initialises espeak-ng (desc may be NULL). No library:
+   GK_ERR_NOT_FOUND saying what was looked for and which package has it. */
+GKLLMDEF gk_status gk_espeak_create(const gk_espeak_desc *desc, gk_espeak **out);
+/* Terminates espeak-ng and closes the library; NULL is a no-op. */
+GKLLMDEF void gk_espeak_destroy(gk_espeak *es);
+GKLLMDEF const char *gk_espeak_version(const gk_espeak *es); /* "1.51" */
+
+typedef struct gk_kokoro_chunk_desc {
+    const char *language;  /* text only: "en-us" (NULL), "en-gb", "es", "fr-fr", "hi", "it", "pt-br" */
+    size_t max_phonemes;   /* chunks: code points of phonemes a chunk may hold, 1..510; 0 = 510 */
+    unsigned flags;        /* chunks: GK_KOKORO_JOIN_LINES */
+} gk_kokoro_chunk_desc;
+
+/* Text to Kokoro phonemes (the steps above), appended to *out (as it was on
+   failure). desc may be NULL; only its language is read. Empty text gives
+   an empty string; line breaks become spaces. */
+GKLLMDEF gk_status gk_kokoro_phonemize(gk_espeak *es, const gk_kokoro_chunk_desc *desc, const char *text, size_t len, gk_buf *out);
+/* Step 2's output (espeak-ng's IPA, ties as U+0361 or '^') to Kokoro's
+   alphabet (step 3) for a language, appended to *out. For tests and for
+   phonemes made elsewhere by espeak-ng. */
+GKLLMDEF gk_status gk_kokoro_map_espeak(const char *language, const char *ipa, size_t len, gk_buf *out);
+/* The espeak language of a Kokoro voice by its first letter (a en-us,
+   b en-gb, e es, f fr-fr, h hi, i it, p pt-br); NULL for other voices
+   (j and z need misaki's Japanese and Chinese front ends). */
+GKLLMDEF const char *gk_kokoro_voice_language(const char *voice);
+
+/* ---- chunks ---- */
+typedef struct gk_kokoro_chunk {
+    const char *phonemes;         /* NUL-terminated, inside the gk_kokoro_chunks */
+    size_t phonemes_len;          /* bytes */
+    size_t n_phonemes;            /* code points (1..max_phonemes): the style row's count */
+    size_t text_begin, text_end;  /* the byte span of the input it came from */
+} gk_kokoro_chunk;
+typedef struct gk_kokoro_chunks {
+    gk_kokoro_chunk *chunk;
+    size_t n;
+    char *store;                  /* the phoneme strings */
+} gk_kokoro_chunks;
+/* Text through espeak-ng into chunks (see CHUNKS). *out is zeroed first and
+   holds nothing to free on failure. */
+GKLLMDEF gk_status gk_kokoro_text_chunks(gk_espeak *es, const gk_kokoro_chunk_desc *desc, const char *text, size_t len,
+                                         gk_kokoro_chunks *out);
+/* A phoneme string into chunks; its marks are Kokoro's ; : , . ! ? — … " ( ) “ ”. */
+GKLLMDEF gk_status gk_kokoro_phoneme_chunks(const gk_kokoro_chunk_desc *desc, const char *phonemes, size_t len,
+                                            gk_kokoro_chunks *out);
+GKLLMDEF void gk_kokoro_chunks_free(gk_kokoro_chunks *c); /* zeroes it; NULL is a no-op */
+
+/* ---- voices ---- */
+typedef struct gk_kokoro_voice {
+    float *data;  /* rows * GK_KOKORO_STYLE_DIM floats, row-major (GPUKIT_MALLOC) */
+    size_t rows;  /* GK_KOKORO_VOICE_ROWS */
+} gk_kokoro_voice;
+/* Reads a voice or a blend (see VOICES). spec NULL or "" is the only voice
+   of a single-voice file or bundle. On failure *out is zeroed. */
+GKLLMDEF gk_status gk_kokoro_voice_load(const char *path, const char *spec, gk_kokoro_voice *out);
+/* The same from a file's bytes in memory (not kept); name says how
+   messages call it (NULL: "memory"). */
+GKLLMDEF gk_status gk_kokoro_voice_load_memory(const void *data, size_t size, const char *name, const char *spec,
+                                               gk_kokoro_voice *out);
+/* The voice names of a bundle or folder (a single-voice file: its file
+   name without extension), sorted, one a line, appended to *out. */
+GKLLMDEF gk_status gk_kokoro_voice_list(const char *path, gk_buf *out);
+/* out = sum_i w_i * voices[i] with w normalised to sum to 1 (weights
+   positive and finite; all packs of one row count). out may not be one of
+   the inputs. */
+GKLLMDEF gk_status gk_kokoro_voice_blend(const gk_kokoro_voice *voices, const double *weights, size_t n, gk_kokoro_voice *out);
+GKLLMDEF void gk_kokoro_voice_free(gk_kokoro_voice *v); /* zeroes it; NULL is a no-op */
+/* The style for n_phonemes phonemes: *style = row n_phonemes - 1
+   (GK_KOKORO_STYLE_DIM floats inside v). n_phonemes must be in [1, rows]. */
+GKLLMDEF gk_status gk_kokoro_voice_style(const gk_kokoro_voice *v, size_t n_phonemes, const float **style);
 #ifdef __cplusplus
 }
 #endif
@@ -12368,6 +12609,2039 @@ GKLLMDEF gk_status gk_whisper_transcribe_long_audio(gk_whisper_model *m, const g
         return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT,
                             "gk_whisper_transcribe_long_audio: the audio is at %d Hz; Whisper takes 16000 Hz (gk_audio_from_wav resamples to it)", a->rate);
     return gk_whisper_transcribe_long(m, a->samples, a->n, desc, segs, res);
+}
+/* >>impl_kokoro_text: Kokoro's vocabulary, phonemes to ids, and the chunker shared by text and phoneme input */
+
+/* ---- vocabulary: code points sorted, with their ids ---- */
+struct gk_kokoro_vocab {
+    size_t n;
+    uint32_t *cp;
+    int32_t *id;
+};
+
+/* Python's str.isspace, which re's \s follows */
+static int gk__kt_space(uint32_t c) {
+    return (c >= 9 && c <= 13) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+           (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+/* a line break: \n, \r (\r\n is one, see gk__kt_gap), NEL, LS, PS */
+static int gk__kt_newline(uint32_t c) { return c == 10 || c == 13 || c == 0x85 || c == 0x2028 || c == 0x2029; }
+
+/* "'x' (U+0078)" for messages: the character itself when it prints */
+static void gk__kt_cpname(uint32_t cp, char *o, size_t cap) {
+    char u[5];
+    size_t n;
+    if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || cp > 0x10FFFF || (cp >= 0xD800 && cp < 0xE000)) {
+        snprintf(o, cap, "U+%04X", (unsigned)cp);
+        return;
+    }
+    n = gk__u_utf8_enc(cp, u);
+    u[n] = 0;
+    snprintf(o, cap, "'%s' (U+%04X)", u, (unsigned)cp);
+}
+
+static int gk__kt_cmp_u32(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+GKLLMDEF gk_status gk_kokoro_vocab_from_json(const gk_json_value *config, gk_kokoro_vocab **out) {
+    const char *F = "gk_kokoro_vocab";
+    const gk_json_value *voc, *nt;
+    gk_kokoro_vocab *v;
+    uint64_t *pairs; /* code point << 32 | id, sorted */
+    int64_t n_token = 65536;
+    size_t i, n;
+    if (out) *out = NULL;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", F);
+    if (gk_json_typeof(config) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "%s: config.json is not a JSON object", F);
+    nt = gk_json_get(config, "n_token");
+    if (nt) {
+        if (gk_json_typeof(nt) != GK_JSON_INT || gk_json_int(nt, 0) < 2 || gk_json_int(nt, 0) > 65536)
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: config.json: n_token must be an integer in [2, 65536]", F);
+        n_token = gk_json_int(nt, 0);
+    }
+    voc = gk_json_get(config, "vocab");
+    if (!voc) return GK__U_ERR(GK_ERR_FORMAT, "%s: config.json has no \"vocab\" object", F);
+    if (gk_json_typeof(voc) != GK_JSON_OBJECT) return GK__U_ERR(GK_ERR_FORMAT, "%s: config.json: \"vocab\" is not an object", F);
+    n = gk_json_len(voc);
+    if (n == 0) return GK__U_ERR(GK_ERR_FORMAT, "%s: config.json: \"vocab\" is empty", F);
+    pairs = (uint64_t *)gk__u_calloc(n, sizeof(uint64_t));
+    if (!pairs) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", F);
+    for (i = 0; i < n; i++) {
+        size_t kl = 0;
+        const char *k = gk_json_key_at(voc, i, &kl);
+        const gk_json_value *val = gk_json_at(voc, i);
+        uint32_t cp = 0;
+        int dl = gk__u_utf8_dec((const unsigned char *)k, kl, &cp);
+        int64_t id;
+        if (dl <= 0 || (size_t)dl != kl) {
+            gk__u_free(pairs);
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: config.json: vocab key %llu (\"%.*s\") is not one code point", F,
+                             (unsigned long long)i, (int)(kl > 32 ? 32 : kl), k);
+        }
+        id = gk_json_int(val, -1);
+        if (gk_json_typeof(val) != GK_JSON_INT || id < 1 || id >= n_token) {
+            char nm[32];
+            gk__kt_cpname(cp, nm, sizeof nm);
+            gk__u_free(pairs);
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: config.json: vocab %s: the id must be an integer in [1, %lld)", F, nm,
+                             (long long)n_token);
+        }
+        pairs[i] = ((uint64_t)cp << 32) | (uint64_t)id;
+    }
+    qsort(pairs, n, sizeof(uint64_t), gk__kt_cmp_u32);
+    for (i = 1; i < n; i++)
+        if ((pairs[i] >> 32) == (pairs[i - 1] >> 32)) {
+            char nm[32];
+            gk__kt_cpname((uint32_t)(pairs[i] >> 32), nm, sizeof nm);
+            gk__u_free(pairs);
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: config.json: vocab has %s twice", F, nm);
+        }
+    v = (gk_kokoro_vocab *)gk__u_calloc(1, sizeof *v);
+    if (v) {
+        v->cp = (uint32_t *)gk__u_calloc(n, sizeof(uint32_t));
+        v->id = (int32_t *)gk__u_calloc(n, sizeof(int32_t));
+    }
+    if (!v || !v->cp || !v->id) {
+        gk_kokoro_vocab_free(v);
+        gk__u_free(pairs);
+        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", F);
+    }
+    for (i = 0; i < n; i++) {
+        v->cp[i] = (uint32_t)(pairs[i] >> 32);
+        v->id[i] = (int32_t)(pairs[i] & 0xFFFFFFFFu);
+    }
+    v->n = n;
+    gk__u_free(pairs);
+    *out = v;
+    return GK_OK;
+}
+
+GKLLMDEF gk_status gk_kokoro_vocab_load(const char *path, gk_kokoro_vocab **out) {
+    const char *F = "gk_kokoro_vocab_load";
+    gk_json *doc = NULL;
+    gk_buf p = {NULL, 0, 0};
+    gk_status st;
+    if (out) *out = NULL;
+    if (!path || !out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", F, path ? "out" : "path");
+    if ((st = gk__u_buf_puts(&p, path)) != GK_OK) return st;
+    if (gk__u_is_dir(path)) {
+        if ((st = gk__u_buf_puts(&p, "/config.json")) != GK_OK) {
+            gk_buf_free(&p);
+            return st;
+        }
+    }
+    st = gk_json_parse_file(p.data, NULL, &doc);
+    if (st == GK_OK) {
+        st = gk_kokoro_vocab_from_json(gk_json_root(doc), out);
+        if (st != GK_OK) {
+            char msg[1024];
+            gk__u_errcopy(msg, sizeof msg);
+            st = GK__U_ERR(st, "%s: %s", p.data, msg);
+        }
+        gk_json_free(doc);
+    }
+    gk_buf_free(&p);
+    return st;
+}
+
+GKLLMDEF void gk_kokoro_vocab_free(gk_kokoro_vocab *v) {
+    if (!v) return;
+    gk__u_free(v->cp);
+    gk__u_free(v->id);
+    gk__u_free(v);
+}
+GKLLMDEF size_t gk_kokoro_vocab_size(const gk_kokoro_vocab *v) { return v ? v->n : 0; }
+GKLLMDEF int32_t gk_kokoro_vocab_id(const gk_kokoro_vocab *v, uint32_t cp) {
+    size_t lo = 0, hi;
+    if (!v) return -1;
+    hi = v->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v->cp[mid] < cp) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < v->n && v->cp[lo] == cp ? v->id[lo] : -1;
+}
+
+GKLLMDEF gk_status gk_kokoro_phonemes_to_ids(const gk_kokoro_vocab *v, const char *phonemes, size_t len, unsigned flags,
+                                             gk_ids *out, size_t *n_phonemes) {
+    const char *F = "gk_kokoro_phonemes_to_ids";
+    const unsigned char *s = (const unsigned char *)phonemes;
+    size_t i = 0, count = 0, len0;
+    if (n_phonemes) *n_phonemes = 0;
+    if (!v || !out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", F, v ? "out" : "vocab");
+    if (!phonemes && len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: phonemes is NULL but len is %llu", F, (unsigned long long)len);
+    if (flags & ~GK_KOKORO_DROP_UNKNOWN) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: unknown flags 0x%x", F, flags);
+    len0 = out->len;
+    while (i < len) {
+        uint32_t cp;
+        int k = gk__u_utf8_dec(s + i, len - i, &cp);
+        int32_t id;
+        if (k <= 0) {
+            out->len = len0;
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: invalid UTF-8 at byte %llu (0x%02X)", F, (unsigned long long)i, s[i]);
+        }
+        id = gk_kokoro_vocab_id(v, cp);
+        if (id < 0 && !(flags & GK_KOKORO_DROP_UNKNOWN)) {
+            char nm[32];
+            gk__kt_cpname(cp, nm, sizeof nm);
+            out->len = len0;
+            return GK__U_ERR(GK_ERR_INVALID_ARGUMENT,
+                             "%s: %s at byte %llu is not in Kokoro's vocabulary (%llu symbols); "
+                             "GK_KOKORO_DROP_UNKNOWN drops such symbols as the reference does",
+                             F, nm, (unsigned long long)i, (unsigned long long)v->n);
+        }
+        if (id >= 0 && gk_ids_push(out, id) != GK_OK) {
+            out->len = len0;
+            return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", F);
+        }
+        count++;
+        i += (size_t)k;
+    }
+    if (n_phonemes) *n_phonemes = count;
+    return GK_OK;
+}
+
+/* ---- the chunker ----
+   Input of both front ends: units in order, each a word (or a piece of
+   words phonemized together) or a run of marks, with its phonemes (bytes of
+   a source string), the whitespace before it and its span in the input. */
+enum { GK__KT_WORD = 0, GK__KT_MARK = 1, GK__KT_OPEN = 2 };
+typedef struct gk__kt_unit {
+    size_t tb, te;      /* span in the input */
+    size_t pb, pn;      /* phonemes: bytes [pb, pb + pn) of the source */
+    size_t ncp;         /* their code points */
+    size_t gb, gn;      /* whitespace before it: source bytes [gb, gb + gn); gn == 0: none */
+    int gsyn;           /* the whitespace is written as one space (gn > 0) */
+    int kind;           /* GK__KT_WORD, GK__KT_MARK (a run's closing part), GK__KT_OPEN (opening marks) */
+    int lv;             /* MARK: the split level after it: 4 . ! ? …, 3 : ;, 2 , —, 1 others */
+    int forced;         /* a line break before it: a chunk ends there */
+} gk__kt_unit;
+typedef struct gk__kt_units {
+    gk__kt_unit *u;
+    size_t n, cap;
+} gk__kt_units;
+
+static gk__kt_unit *gk__kt_push(gk__kt_units *U) {
+    gk__kt_unit *u;
+    if (U->n == U->cap && !gk__u_grow((void **)&U->u, &U->cap, U->n + 1, sizeof(gk__kt_unit))) return NULL;
+    u = &U->u[U->n++];
+    memset(u, 0, sizeof *u);
+    return u;
+}
+
+/* code points of the whitespace before unit u as written */
+static size_t gk__kt_gcp(const gk__kt_unit *u) { return u->gn == 0 ? 0 : u->gsyn ? 1 : u->gn; }
+
+/* the split level between units i - 1 and i: 5 forced, 0 never */
+static int gk__kt_level(const gk__kt_unit *u, size_t i) {
+    if (u[i].forced) return 5;
+    if (u[i].kind == GK__KT_MARK) return 0;
+    if (u[i - 1].kind == GK__KT_OPEN) return 0;
+    if (u[i - 1].kind == GK__KT_MARK) return u[i - 1].lv;
+    return u[i].gn ? 1 : 0;
+}
+/* phoneme code points of units [a, b] as one chunk */
+static size_t gk__kt_count(const gk__kt_unit *u, size_t a, size_t b) {
+    size_t k, c = 0;
+    for (k = a; k <= b; k++) c += u[k].ncp + (k > a ? gk__kt_gcp(&u[k]) : 0);
+    return c;
+}
+
+/* Cuts the units into chunks of at most max phoneme code points (every unit
+   fits: the front ends check) and writes them to *out. src holds the
+   phoneme and whitespace bytes. Chunks without a word are left out. */
+static gk_status gk__kt_assemble(const char *F, const char *src, const gk__kt_units *U, size_t max, gk_kokoro_chunks *out) {
+    const gk__kt_unit *u = U->u;
+    size_t *cut = NULL, ncut = 0, capcut = 0; /* chunk ranges: [cut[2j], cut[2j+1]) */
+    size_t s = 0, cnt = 0, i, j, total = 0, pos = 0, nchunk = 0;
+    memset(out, 0, sizeof *out);
+#define GK__KT_EMIT(a, b)                                                                                                   \
+    do {                                                                                                                  \
+        if (ncut + 2 > capcut && !gk__u_grow((void **)&cut, &capcut, ncut + 2, sizeof(size_t))) goto oom;                 \
+        cut[ncut++] = (a);                                                                                                \
+        cut[ncut++] = (b);                                                                                                \
+    } while (0)
+    for (i = 0; i < U->n; i++) {
+        size_t add;
+        if (i > s && gk__kt_level(u, i) == 5) {
+            GK__KT_EMIT(s, i);
+            s = i;
+            cnt = 0;
+        }
+        add = u[i].ncp + (i > s ? gk__kt_gcp(&u[i]) : 0);
+        if (i > s && cnt + add > max) {
+            size_t b = i;
+            int L;
+            for (L = 4; L >= 1 && b == i; L--) {
+                for (j = i; j > s; j--)
+                    if (gk__kt_level(u, j) >= L) break;
+                if (j > s && gk__kt_count(u, j, i) <= max) b = j;
+            }
+            GK__KT_EMIT(s, b);
+            s = b;
+            cnt = gk__kt_count(u, s, i);
+        } else
+            cnt += add;
+    }
+    if (U->n > s) GK__KT_EMIT(s, U->n);
+#undef GK__KT_EMIT
+    /* keep the chunks that hold a word; size the store */
+    for (j = 0; j < ncut; j += 2) {
+        int word = 0;
+        for (i = cut[j]; i < cut[j + 1]; i++)
+            if (u[i].kind == GK__KT_WORD && u[i].ncp) word = 1;
+        if (!word) {
+            cut[j] = cut[j + 1] = 0;
+            continue;
+        }
+        nchunk++;
+        for (i = cut[j]; i < cut[j + 1]; i++) total += u[i].pn + (i > cut[j] ? (u[i].gsyn ? (u[i].gn ? 1 : 0) : u[i].gn) : 0);
+        total++;
+    }
+    if (nchunk == 0) {
+        gk__u_free(cut);
+        return GK_OK;
+    }
+    out->chunk = (gk_kokoro_chunk *)gk__u_calloc(nchunk, sizeof(gk_kokoro_chunk));
+    out->store = (char *)gk__u_malloc(total);
+    if (!out->chunk || !out->store) goto oom;
+    for (j = 0; j < ncut; j += 2) {
+        gk_kokoro_chunk *c;
+        size_t a = cut[j], b = cut[j + 1], start = pos;
+        if (a == b) continue;
+        c = &out->chunk[out->n++];
+        for (i = a; i < b; i++) {
+            if (i > a && u[i].gn) {
+                if (u[i].gsyn) out->store[pos++] = ' ';
+                else {
+                    memcpy(out->store + pos, src + u[i].gb, u[i].gn);
+                    pos += u[i].gn;
+                }
+            }
+            if (u[i].pn) memcpy(out->store + pos, src + u[i].pb, u[i].pn);
+            pos += u[i].pn;
+        }
+        c->phonemes = out->store + start;
+        c->phonemes_len = pos - start;
+        c->n_phonemes = gk__kt_count(u, a, b - 1);
+        c->text_begin = u[a].tb;
+        c->text_end = u[b - 1].te;
+        out->store[pos++] = 0;
+    }
+    gk__u_free(cut);
+    return GK_OK;
+oom:
+    gk__u_free(cut);
+    gk_kokoro_chunks_free(out);
+    return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", F);
+}
+
+GKLLMDEF void gk_kokoro_chunks_free(gk_kokoro_chunks *c) {
+    if (!c) return;
+    gk__u_free(c->chunk);
+    gk__u_free(c->store);
+    memset(c, 0, sizeof *c);
+}
+
+/* the chunk limit of a desc */
+static gk_status gk__kt_max(const char *F, const gk_kokoro_chunk_desc *d, size_t *max) {
+    *max = d && d->max_phonemes ? d->max_phonemes : GK_KOKORO_MAX_PHONEMES;
+    if (*max > GK_KOKORO_MAX_PHONEMES)
+        return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: max_phonemes = %llu is above Kokoro's %d", F, (unsigned long long)*max,
+                         GK_KOKORO_MAX_PHONEMES);
+    if (d && (d->flags & ~GK_KOKORO_JOIN_LINES)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: unknown flags 0x%x", F, d->flags);
+    return GK_OK;
+}
+
+/* Whitespace from s[i] on: its end (*end), whether it ends a chunk (*forced:
+   a line break, or with join_lines two). Stops at the first other code point. */
+static void gk__kt_gap(const unsigned char *s, size_t len, size_t i, int join_lines, size_t *end, int *forced) {
+    int breaks = 0;
+    while (i < len) {
+        uint32_t cp;
+        int k = gk__u_utf8_dec(s + i, len - i, &cp);
+        if (k <= 0 || !gk__kt_space(cp)) break;
+        if (gk__kt_newline(cp) && !(cp == 10 && i > 0 && s[i - 1] == 13)) breaks++;
+        i += (size_t)k;
+    }
+    *end = i;
+    *forced = join_lines ? breaks >= 2 : breaks >= 1;
+}
+
+/* Kokoro's punctuation (config.json's vocab): 0 none, else its split level */
+static int gk__kt_mark_level(uint32_t c) {
+    switch (c) {
+    case '.': case '!': case '?': case 0x2026: return 4;
+    case ':': case ';': return 3;
+    case ',': case 0x2014: return 2;
+    case '"': case '(': case ')': case 0x201C: case 0x201D: return 1;
+    default: return 0;
+    }
+}
+
+/* Splits the mark run [rb, re) of s (marks, and whitespace between them
+   without a chunk-ending break) into a closing part and an opening part
+   (trailing opening marks: ( “, " after whitespace or at a run that starts
+   after whitespace), appending one or two units. mark_level / is_open
+   classify a code point; the phonemes are the run's own bytes (phoneme
+   input) or written by the caller (text: units are patched after). */
+static gk_status gk__kt_run(const unsigned char *s, size_t rb, size_t re, size_t gb, size_t gn, int forced, int ws_before,
+                            int (*mark_level)(uint32_t), gk__kt_units *U, size_t *split) {
+    size_t i = rb, open_at = re, last_end = rb;
+    int lv = 0, prev_ws = ws_before;
+    gk__kt_unit *u;
+    /* find where the trailing opening marks start */
+    while (i < re) {
+        uint32_t cp;
+        int k = gk__u_utf8_dec(s + i, re - i, &cp);
+        if (k <= 0) break;
+        if (gk__kt_space(cp)) prev_ws = 1;
+        else {
+            int opening = cp == '(' || cp == 0x201C || cp == 0xAB || cp == 0xA1 || cp == 0xBF || cp == '[' || cp == '{' ||
+                          (cp == '"' && prev_ws);
+            if (opening) {
+                if (open_at == re) open_at = i;
+            } else {
+                open_at = re;
+                last_end = i + (size_t)k;
+            }
+            prev_ws = 0;
+        }
+        i += (size_t)k;
+    }
+    /* the closing part's level */
+    for (i = rb; i < last_end;) {
+        uint32_t cp;
+        int k = gk__u_utf8_dec(s + i, last_end - i, &cp);
+        int l;
+        if (k <= 0) break;
+        l = mark_level(cp);
+        if (l > lv) lv = l;
+        i += (size_t)k;
+    }
+    *split = open_at;
+    if (last_end > rb) {
+        if (!(u = gk__kt_push(U))) return GK_ERR_OUT_OF_MEMORY;
+        u->kind = GK__KT_MARK;
+        u->lv = lv ? lv : 1;
+        u->tb = rb;
+        u->te = last_end;
+        u->gb = gb;
+        u->gn = gn;
+        u->forced = forced;
+    }
+    if (open_at < re) {
+        size_t ws = last_end > rb ? last_end : rb;
+        if (!(u = gk__kt_push(U))) return GK_ERR_OUT_OF_MEMORY;
+        u->kind = GK__KT_OPEN;
+        u->tb = open_at;
+        u->te = re;
+        if (last_end > rb) {
+            u->gb = ws;
+            u->gn = open_at - ws;
+        } else {
+            u->gb = gb;
+            u->gn = gn;
+            u->forced = forced;
+        }
+    }
+    return GK_OK;
+}
+
+static size_t gk__kt_ncp(const unsigned char *s, size_t n) {
+    size_t i, c = 0;
+    for (i = 0; i < n; i++) c += (s[i] & 0xC0) != 0x80;
+    return c;
+}
+/* 1 when every byte of s[0..n) is a plain space */
+static int gk__kt_spaces_only(const unsigned char *s, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (s[i] != ' ') return 0;
+    return 1;
+}
+
+/* the marks that cut text for espeak-ng (phonemizer's default marks): 0 none, else the split level */
+static int gk__kt_text_mark_level(uint32_t c) {
+    int l = gk__kt_mark_level(c);
+    if (l) return l;
+    return c == 0xA1 || c == 0xBF || c == 0xAB || c == 0xBB || c == '[' || c == ']' || c == '{' || c == '}' ? 1 : 0;
+}
+static int gk__kt_digit_at(const unsigned char *s, size_t len, size_t i) { return i < len && s[i] >= '0' && s[i] <= '9'; }
+
+/* Cuts s[0..len) into units: words (runs of other code points), runs of
+   marks (split by gk__kt_run) and the whitespace and line breaks between
+   them. text: the marks are phonemizer's and a . , : between ASCII digits
+   stays in its word; else Kokoro's marks. Phonemes are left unset. */
+static gk_status gk__kt_scan(const char *F, const unsigned char *s, size_t len, int join, int text, gk__kt_units *U) {
+    int (*mark)(uint32_t) = text ? gk__kt_text_mark_level : gk__kt_mark_level;
+    size_t i = 0, gb = 0, gn = 0;
+    int forced = 0;
+    while (i < len) {
+        uint32_t cp;
+        int k = gk__u_utf8_dec(s + i, len - i, &cp);
+        if (k <= 0) return GK__U_ERR(GK_ERR_FORMAT, "%s: invalid UTF-8 at byte %llu (0x%02X)", F, (unsigned long long)i, s[i]);
+        if (gk__kt_space(cp)) {
+            size_t e;
+            int f;
+            gk__kt_gap(s, len, i, join, &e, &f);
+            gb = i;
+            gn = e - i;
+            forced |= f;
+            i = e;
+        } else if (mark(cp)) {
+            /* the run: marks and the whitespace between them, up to a line break that ends a chunk */
+            size_t re = i, j = i, split;
+            while (j < len) {
+                uint32_t c2;
+                int k2 = gk__u_utf8_dec(s + j, len - j, &c2);
+                if (k2 <= 0) break;
+                if (mark(c2)) {
+                    j += (size_t)k2;
+                    re = j;
+                } else if (gk__kt_space(c2)) {
+                    size_t e;
+                    int f;
+                    gk__kt_gap(s, len, j, join, &e, &f);
+                    if (f) break;
+                    j = e;
+                } else
+                    break;
+            }
+            if (gk__kt_run(s, i, re, gb, gn, forced, gn > 0 || i == 0, mark, U, &split) != GK_OK) goto oom;
+            gn = 0;
+            forced = 0;
+            i = re;
+        } else {
+            size_t j = i + (size_t)k;
+            gk__kt_unit *u;
+            while (j < len) {
+                uint32_t c2;
+                int k2 = gk__u_utf8_dec(s + j, len - j, &c2);
+                if (k2 <= 0 || gk__kt_space(c2)) break;
+                if (mark(c2) && !(text && (c2 == '.' || c2 == ',' || c2 == ':') && gk__kt_digit_at(s, len, j - 1) &&
+                                  gk__kt_digit_at(s, len, j + 1)))
+                    break;
+                j += (size_t)k2;
+            }
+            if (!(u = gk__kt_push(U))) goto oom;
+            u->kind = GK__KT_WORD;
+            u->tb = i;
+            u->te = j;
+            u->gb = gb;
+            u->gn = gn;
+            u->forced = forced;
+            gn = 0;
+            forced = 0;
+            i = j;
+        }
+    }
+    return GK_OK;
+oom:
+    return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", F);
+}
+
+static gk_status gk__kt_too_long(const char *F, const gk__kt_unit *u, size_t max) {
+    return GK__U_ERR(GK_ERR_LIMIT, "%s: the %s at byte %llu is %llu phonemes long, above the chunk limit of %llu: it cannot be cut", F,
+                     u->kind == GK__KT_WORD ? "word" : "punctuation", (unsigned long long)u->tb, (unsigned long long)u->ncp,
+                     (unsigned long long)max);
+}
+
+GKLLMDEF gk_status gk_kokoro_phoneme_chunks(const gk_kokoro_chunk_desc *desc, const char *phonemes, size_t len,
+                                            gk_kokoro_chunks *out) {
+    const char *F = "gk_kokoro_phoneme_chunks";
+    const unsigned char *s = (const unsigned char *)phonemes;
+    gk__kt_units U = {NULL, 0, 0};
+    size_t max, m;
+    gk_status st;
+    if (out) memset(out, 0, sizeof *out);
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", F);
+    if (!phonemes && len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: phonemes is NULL but len is %llu", F, (unsigned long long)len);
+    if ((st = gk__kt_max(F, desc, &max)) != GK_OK) return st;
+    st = gk__kt_scan(F, s, len, desc && (desc->flags & GK_KOKORO_JOIN_LINES), 0, &U);
+    /* the phonemes are the input's bytes; whitespace other than plain spaces is written as one space */
+    for (m = 0; st == GK_OK && m < U.n; m++) {
+        gk__kt_unit *u = &U.u[m];
+        u->pb = u->tb;
+        u->pn = u->te - u->tb;
+        u->ncp = gk__kt_ncp(s + u->pb, u->pn);
+        u->gsyn = u->gn && !gk__kt_spaces_only(s + u->gb, u->gn);
+        if (u->ncp > max) st = gk__kt_too_long(F, u, max);
+    }
+    if (st == GK_OK) st = gk__kt_assemble(F, phonemes, &U, max, out);
+    gk__u_free(U.u);
+    if (st == GK_OK && out->n == 0)
+        st = GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: nothing to speak: the phonemes are %s", F,
+                       len == 0 ? "empty" : "whitespace and punctuation only");
+    return st;
+}
+/* >>impl_kokoro_espeak: espeak-ng loaded at run time, text to Kokoro phonemes, text chunks */
+#if !defined(_WIN32)
+#ifdef __cplusplus
+}
+#endif
+#include <dlfcn.h>   /* espeak-ng is opened at run time */
+#include <pthread.h> /* the handle's lock */
+#ifdef __cplusplus
+extern "C" {
+#endif
+#endif
+
+/* ---- our declarations of espeak-ng's API (speak_lib.h, API revision 12+) ---- */
+#define GK__KE_AUDIO_OUTPUT_SYNCHRONOUS 2
+#define GK__KE_INITIALIZE_DONT_EXIT 0x8000
+#define GK__KE_CHARS_UTF8 1
+#define GK__KE_PHONEMES_IPA 0x02
+#define GK__KE_PHONEMES_TIE 0x80
+typedef struct gk__ke_voice { /* espeak_VOICE */
+    const char *name;
+    const char *languages; /* (priority byte, language, NUL) pairs, ended by a 0 byte */
+    const char *identifier;
+    unsigned char gender, age, variant, xx1;
+    int score;
+    void *spare;
+} gk__ke_voice;
+typedef int (*gk__ke_init_fn)(int output, int buflength, const char *path, int options);
+typedef int (*gk__ke_setvoice_fn)(const char *name);
+typedef const char *(*gk__ke_ttp_fn)(const void **textptr, int textmode, int phonememode);
+typedef int (*gk__ke_term_fn)(void);
+typedef const char *(*gk__ke_info_fn)(const char **path_data);
+typedef const gk__ke_voice **(*gk__ke_list_fn)(gk__ke_voice *spec);
+typedef int (*gk__ke_synth_cb)(short *wav, int n, void *events);
+typedef void (*gk__ke_setcb_fn)(gk__ke_synth_cb cb);
+typedef int (*gk__ke_synth_fn)(const void *text, size_t size, unsigned position, int position_type, unsigned end_position,
+                               unsigned flags, unsigned *unique_identifier, void *user_data);
+/* the synthesis callback: the audio of the empty text that drains a voice change is dropped */
+static int gk__ke_discard(short *wav, int n, void *events) {
+    (void)wav;
+    (void)n;
+    (void)events;
+    return 0;
+}
+
+#if defined(_WIN32)
+typedef HMODULE gk__ke_lib;
+typedef CRITICAL_SECTION gk__ke_mutex;
+static gk__ke_lib gk__ke_dlopen(const char *n) { return LoadLibraryA(n); }
+static void *gk__ke_dlsym(gk__ke_lib l, const char *n) {
+    FARPROC p = GetProcAddress(l, n);
+    void *r;
+    memcpy(&r, &p, sizeof r);
+    return r;
+}
+static void gk__ke_dlclose(gk__ke_lib l) { FreeLibrary(l); }
+static void gk__ke_dlerror(char *buf, size_t n) { snprintf(buf, n, "error %lu", (unsigned long)GetLastError()); }
+static void gk__ke_mutex_init(gk__ke_mutex *m) { InitializeCriticalSection(m); }
+static void gk__ke_mutex_destroy(gk__ke_mutex *m) { DeleteCriticalSection(m); }
+static void gk__ke_lock(gk__ke_mutex *m) { EnterCriticalSection(m); }
+static void gk__ke_unlock(gk__ke_mutex *m) { LeaveCriticalSection(m); }
+#else
+typedef void *gk__ke_lib;
+typedef pthread_mutex_t gk__ke_mutex;
+static gk__ke_lib gk__ke_dlopen(const char *n) { return dlopen(n, RTLD_NOW | RTLD_LOCAL); }
+static void *gk__ke_dlsym(gk__ke_lib l, const char *n) { return dlsym(l, n); }
+static void gk__ke_dlclose(gk__ke_lib l) { dlclose(l); }
+static void gk__ke_dlerror(char *buf, size_t n) {
+    const char *e = dlerror();
+    snprintf(buf, n, "%s", e ? e : "unknown dlopen error");
+}
+static void gk__ke_mutex_init(gk__ke_mutex *m) { pthread_mutex_init(m, NULL); }
+static void gk__ke_mutex_destroy(gk__ke_mutex *m) { pthread_mutex_destroy(m); }
+static void gk__ke_lock(gk__ke_mutex *m) { pthread_mutex_lock(m); }
+static void gk__ke_unlock(gk__ke_mutex *m) { pthread_mutex_unlock(m); }
+#endif
+
+struct gk_espeak {
+    gk__ke_lib lib;
+    gk__ke_setvoice_fn set_voice;
+    gk__ke_ttp_fn ttp;
+    gk__ke_term_fn terminate;
+    gk__ke_list_fn list;
+    gk__ke_synth_fn synth; /* NULL when the library lacks espeak_Synth or espeak_SetSynthCallback */
+    gk__ke_mutex lock;   /* held around every call into espeak-ng (its state is global) */
+    char version[32];
+    char language[16];   /* the language whose voice is set; "" none (guarded by lock) */
+};
+
+/* ---- languages: Kokoro's espeak languages (pipeline.py LANG_CODES) ---- */
+enum { GK__KE_EN_US = 0, GK__KE_EN_GB = 1, GK__KE_OTHER = 2 };
+static const char *const gk__ke_langs[7][2] = {{"en-us", "a"}, {"en-gb", "b"}, {"es", "e"}, {"fr-fr", "f"},
+                                                {"hi", "h"},    {"it", "i"},    {"pt-br", "p"}};
+/* desc.language (NULL: en-us; a code or a voice letter, any case) -> index into gk__ke_langs, or -1 */
+static int gk__ke_lang(const char *l) {
+    int i;
+    if (!l) return 0;
+    for (i = 0; i < 7; i++) {
+        const char *a = gk__ke_langs[i][0], *b = l;
+        while (*a && *b && (*b >= 'A' && *b <= 'Z' ? *b + 32 : *b) == *a) a++, b++;
+        if (!*a && !*b) return i;
+        if (l[0] && !l[1] && (l[0] | 0x20) == gk__ke_langs[i][1][0]) return i;
+    }
+    return -1;
+}
+static gk_status gk__ke_lang_err(const char *F, const char *l) {
+    return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: language '%s' is not one of Kokoro's espeak languages: en-us, en-gb, es, fr-fr, hi, it, pt-br",
+                     F, l);
+}
+
+GKLLMDEF const char *gk_kokoro_voice_language(const char *voice) {
+    int i;
+    if (!voice || !voice[0]) return NULL;
+    for (i = 0; i < 7; i++)
+        if ((voice[0] | 0x20) == gk__ke_langs[i][1][0]) return gk__ke_langs[i][0];
+    return NULL;
+}
+
+/* ---- calls into espeak-ng ----
+   Each in a function of its own (gk__ke_call_*) that does nothing else, so
+   that a leak checker can tell the memory espeak-ng still holds after
+   espeak_Terminate (a few KB: gk_espeak_destroy unloads the library with
+   it) from gpukit's own: tests/test_kokoro_text.c suppresses
+   "gk__ke_call_" under LeakSanitizer. */
+static int gk__ke_call_init(gk__ke_init_fn init, const char *data_path) {
+    return init(GK__KE_AUDIO_OUTPUT_SYNCHRONOUS, 0, data_path, GK__KE_INITIALIZE_DONT_EXIT);
+}
+static const gk__ke_voice **gk__ke_call_list(gk_espeak *es) { return es->list(NULL); }
+static int gk__ke_call_set_voice(gk_espeak *es, const char *id) { return es->set_voice(id); }
+static void gk__ke_call_synth_empty(gk_espeak *es) { es->synth("", 1, 0, 1 /* POS_CHARACTER */, 0, GK__KE_CHARS_UTF8, NULL, NULL); }
+static const char *gk__ke_call_ttp(gk_espeak *es, const void **p) {
+    return es->ttp(p, GK__KE_CHARS_UTF8, GK__KE_PHONEMES_IPA | GK__KE_PHONEMES_TIE | (0x361 << 8));
+}
+
+/* ---- the handle ---- */
+
+GKLLMDEF gk_status gk_espeak_create(const gk_espeak_desc *desc, gk_espeak **out) {
+    const char *F = "gk_espeak_create";
+    static const char *const names[] = {
+#if defined(_WIN32)
+        "libespeak-ng.dll", "espeak-ng.dll"
+#elif defined(__APPLE__)
+        "libespeak-ng.1.dylib", "libespeak-ng.dylib"
+#else
+        "libespeak-ng.so.1", "libespeak-ng.so"
+#endif
+    };
+    const char *tried = desc && desc->library ? desc->library : names[0];
+    char first_err[256] = "";
+    gk__ke_lib lib = NULL;
+    gk__ke_init_fn init;
+    gk__ke_info_fn info;
+    gk_espeak *es;
+    void *p[8];
+    int i, rate;
+    if (out) *out = NULL;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", F);
+    if (desc && desc->library) {
+        lib = gk__ke_dlopen(desc->library);
+        if (!lib) gk__ke_dlerror(first_err, sizeof first_err);
+    } else
+        for (i = 0; i < 2 && !lib; i++) {
+            lib = gk__ke_dlopen(names[i]);
+            if (!lib && i == 0) gk__ke_dlerror(first_err, sizeof first_err);
+        }
+    if (!lib) {
+        char looked[300];
+        if (desc && desc->library) snprintf(looked, sizeof looked, "%s", desc->library);
+        else snprintf(looked, sizeof looked, "%s and %s", names[0], names[1]);
+        return GK__U_ERR(GK_ERR_NOT_FOUND,
+                         "%s: espeak-ng is not installed: looked for %s (loaded at run time, not linked: %s); install it "
+                         "(Debian / Ubuntu: apt-get install libespeak-ng1 espeak-ng-data) to speak text; phoneme strings are "
+                         "still accepted without it",
+                         F, looked, first_err);
+    }
+    p[0] = gk__ke_dlsym(lib, "espeak_Initialize");
+    p[1] = gk__ke_dlsym(lib, "espeak_SetVoiceByName");
+    p[2] = gk__ke_dlsym(lib, "espeak_TextToPhonemes");
+    p[3] = gk__ke_dlsym(lib, "espeak_Terminate");
+    p[4] = gk__ke_dlsym(lib, "espeak_ListVoices");
+    p[5] = gk__ke_dlsym(lib, "espeak_Info");
+    p[6] = gk__ke_dlsym(lib, "espeak_SetSynthCallback");
+    p[7] = gk__ke_dlsym(lib, "espeak_Synth");
+    for (i = 0; i < 5; i++)
+        if (!p[i]) {
+            static const char *const fn[5] = {"espeak_Initialize", "espeak_SetVoiceByName", "espeak_TextToPhonemes", "espeak_Terminate",
+                                              "espeak_ListVoices"};
+            gk__ke_dlclose(lib);
+            return GK__U_ERR(GK_ERR_NOT_FOUND, "%s: the espeak-ng library that loaded (%s) lacks %s: espeak-ng 1.49 or newer is needed", F,
+                             tried, fn[i]);
+        }
+    es = (gk_espeak *)gk__u_calloc(1, sizeof *es);
+    if (!es) {
+        gk__ke_dlclose(lib);
+        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", F);
+    }
+    es->lib = lib;
+    memcpy(&init, &p[0], sizeof init);
+    memcpy(&es->set_voice, &p[1], sizeof es->set_voice);
+    memcpy(&es->ttp, &p[2], sizeof es->ttp);
+    memcpy(&es->terminate, &p[3], sizeof es->terminate);
+    memcpy(&es->list, &p[4], sizeof es->list);
+    rate = gk__ke_call_init(init, desc ? desc->data_path : NULL);
+    if (rate <= 0) {
+        gk__ke_dlclose(lib);
+        gk__u_free(es);
+        return GK__U_ERR(GK_ERR_NOT_FOUND, "%s: espeak-ng did not initialise (%s%s%s): is espeak-ng-data installed (Debian: espeak-ng-data)?",
+                         F, desc && desc->data_path ? "data path '" : "its default data path",
+                         desc && desc->data_path ? desc->data_path : "", desc && desc->data_path ? "'" : "");
+    }
+    if (p[6] && p[7]) {
+        gk__ke_setcb_fn setcb;
+        memcpy(&setcb, &p[6], sizeof setcb);
+        memcpy(&es->synth, &p[7], sizeof es->synth);
+        setcb(gk__ke_discard);
+    }
+    if (p[5]) {
+        memcpy(&info, &p[5], sizeof info);
+        snprintf(es->version, sizeof es->version, "%s", info(NULL) ? info(NULL) : "");
+    }
+    gk__ke_mutex_init(&es->lock);
+    *out = es;
+    return GK_OK;
+}
+
+GKLLMDEF void gk_espeak_destroy(gk_espeak *es) {
+    if (!es) return;
+    es->terminate();
+    gk__ke_dlclose(es->lib);
+    gk__ke_mutex_destroy(&es->lock);
+    gk__u_free(es);
+}
+GKLLMDEF const char *gk_espeak_version(const gk_espeak *es) { return es ? es->version : ""; }
+
+/* Sets the voice of language l (held lock): the first voice espeak-ng lists
+   whose first language is l, as phonemizer's set_voice. */
+static gk_status gk__ke_set_language(const char *F, gk_espeak *es, const char *l) {
+    const gk__ke_voice **v;
+    const char *id = NULL;
+    size_t i;
+    if (strcmp(es->language, l) == 0) return GK_OK;
+    v = gk__ke_call_list(es);
+    for (i = 0; v && v[i] && !id; i++)
+        if (v[i]->languages && v[i]->languages[0] && strcmp(v[i]->languages + 1, l) == 0) id = v[i]->identifier;
+    if (!id) return GK__U_ERR(GK_ERR_NOT_FOUND, "%s: espeak-ng %s has no voice for language '%s'", F, es->version, l);
+    es->language[0] = 0;
+    if (gk__ke_call_set_voice(es, id) != 0) return GK__U_ERR(GK_ERR_INTERNAL, "%s: espeak-ng could not load voice '%s' for '%s'", F, id, l);
+    /* espeak-ng queues a copy of the voice (about 1.3 KB) that only its
+       audio synthesis frees: synthesising the empty text frees it */
+    if (es->synth) gk__ke_call_synth_empty(es);
+    snprintf(es->language, sizeof es->language, "%s", l);
+    return GK_OK;
+}
+
+/* ---- mapping espeak-ng's IPA to Kokoro's alphabet ---- */
+/* *a with every from replaced by to (left to right, not overlapping: Python's str.replace) */
+static gk_status gk__ke_repl(gk_buf *a, gk_buf *tmp, const char *from, const char *to) {
+    const char *p, *q;
+    size_t fl = strlen(from), tl = strlen(to);
+    gk_status st = GK_OK;
+    gk_buf t;
+    if (!a->data || !strstr(a->data, from)) return GK_OK;
+    tmp->len = 0;
+    p = a->data;
+    while ((q = strstr(p, from)) != NULL && st == GK_OK) {
+        st = gk_buf_append(tmp, p, (size_t)(q - p));
+        if (st == GK_OK) st = gk_buf_append(tmp, to, tl);
+        p = q + fl;
+    }
+    if (st == GK_OK) st = gk_buf_append(tmp, p, strlen(p));
+    if (st != GK_OK) return st;
+    t = *a;
+    *a = *tmp;
+    *tmp = t;
+    return GK_OK;
+}
+
+/* misaki's EspeakFallback.E2M, sorted by decreasing length (stable) */
+static const char *const gk__ke_e2m_en[20][2] = {
+    {"\xCA\x94\xCB\x8Cn\xCC\xA9", "\xCA\x94n"},  /* ʔˌn̩ -> ʔn */
+    {"\xCA\x94n\xCC\xA9", "\xCA\x94n"},          /* ʔn̩ -> ʔn */
+    {"a^\xC9\xAA", "I"},                         /* a^ɪ */
+    {"a^\xCA\x8A", "W"},                         /* a^ʊ */
+    {"d^\xCA\x92", "\xCA\xA4"},                  /* d^ʒ -> ʤ */
+    {"e^\xC9\xAA", "A"},                         /* e^ɪ */
+    {"t^\xCA\x83", "\xCA\xA7"},                  /* t^ʃ -> ʧ */
+    {"\xC9\x94^\xC9\xAA", "Y"},                  /* ɔ^ɪ */
+    {"\xC9\x99^l", "\xE1\xB5\x8Al"},             /* ə^l -> ᵊl */
+    {"\xCA\xB2o", "jo"},                         /* ʲo */
+    {"\xCA\xB2\xC9\x99", "j\xC9\x99"},           /* ʲə -> jə */
+    {"e", "A"},
+    {"\xCA\xB2", ""},                            /* ʲ */
+    {"\xC9\x9A", "\xC9\x99\xC9\xB9"},            /* ɚ -> əɹ */
+    {"r", "\xC9\xB9"},                           /* r -> ɹ */
+    {"x", "k"},
+    {"\xC3\xA7", "k"},                           /* ç */
+    {"\xC9\x90", "\xC9\x99"},                    /* ɐ -> ə */
+    {"\xC9\xAC", "l"},                           /* ɬ */
+    {"\xCC\x83", ""},                            /* U+0303 */
+};
+/* misaki's EspeakG2P.e2m, sorted by key */
+static const char *const gk__ke_e2m_other[11][2] = {
+    {"a^\xC9\xAA", "I"},        {"a^\xCA\x8A", "W"},        {"d^z", "\xCA\xA3"},        {"d^\xCA\x92", "\xCA\xA4"},
+    {"e^\xC9\xAA", "A"},        {"o^\xCA\x8A", "O"},        {"s^s", "S"},               {"t^s", "\xCA\xA6"},
+    {"t^\xCA\x83", "\xCA\xA7"}, {"\xC9\x94^\xC9\xAA", "Y"}, {"\xC9\x99^\xCA\x8A", "Q"},
+};
+
+/* Step 2's cleaning of raw espeak-ng output into *a: U+0361 -> '^', '_' and
+   language-switch flags "(xx)" removed, whitespace runs -> one space, trimmed. */
+static gk_status gk__ke_clean(const char *raw, size_t n, gk_buf *a) {
+    const unsigned char *s = (const unsigned char *)raw;
+    size_t i = 0;
+    int space = 0;
+    gk_status st = GK_OK;
+    a->len = 0;
+    if (a->data) a->data[0] = 0;
+    while (i < n && st == GK_OK) {
+        uint32_t cp;
+        int k = gk__u_utf8_dec(s + i, n - i, &cp);
+        if (k <= 0) return GK__U_ERR(GK_ERR_FORMAT, "gk_kokoro_map_espeak: invalid UTF-8 at byte %llu (0x%02X)", (unsigned long long)i, s[i]);
+        if (cp == '(') { /* a language switch flag: '(' and at least one more code point up to the next ')' */
+            const char *c = i + 2 < n ? (const char *)memchr(raw + i + 2, ')', n - i - 2) : NULL;
+            if (c) {
+                i = (size_t)(c - raw) + 1;
+                continue;
+            }
+        }
+        if (gk__kt_space(cp)) space = 1;
+        else if (cp != '_') {
+            if (space && a->len) st = gk_buf_append(a, " ", 1);
+            space = 0;
+            if (st == GK_OK) {
+                if (cp == 0x361) st = gk_buf_append(a, "^", 1);
+                else st = gk_buf_append(a, raw + i, (size_t)k);
+            }
+        }
+        i += (size_t)k;
+    }
+    if (st == GK_OK && !a->data) st = gk_buf_append(a, "", 0);
+    return st;
+}
+
+/* Step 3 on the cleaned string *a (language index li), in place. */
+static gk_status gk__ke_map(int li, gk_buf *a, gk_buf *tmp) {
+    gk_status st = GK_OK;
+    size_t i;
+    if (li <= GK__KE_EN_GB) {
+        const unsigned char *s;
+        for (i = 0; i < 20 && st == GK_OK; i++) st = gk__ke_repl(a, tmp, gk__ke_e2m_en[i][0], gk__ke_e2m_en[i][1]);
+        if (st != GK_OK) return st;
+        /* re.sub(r'(\S)\u0329', r'ᵊ\1'), then the other U+0329 removed */
+        if (strstr(a->data, "\xCC\xA9")) {
+            size_t n = a->len;
+            s = (const unsigned char *)a->data;
+            tmp->len = 0;
+            i = 0;
+            while (i < n && st == GK_OK) {
+                uint32_t c1, c2 = 0;
+                int k1 = gk__u_utf8_dec(s + i, n - i, &c1), k2 = 0;
+                if (k1 <= 0) k1 = 1;
+                if (i + (size_t)k1 < n) k2 = gk__u_utf8_dec(s + i + k1, n - i - (size_t)k1, &c2);
+                if (c1 != 0x329 && !gk__kt_space(c1) && k2 > 0 && c2 == 0x329) {
+                    st = gk_buf_append(tmp, "\xE1\xB5\x8A", 3);
+                    if (st == GK_OK) st = gk_buf_append(tmp, s + i, (size_t)k1);
+                    i += (size_t)k1 + (size_t)k2;
+                } else if (c1 == 0x329) {
+                    i += (size_t)k1;
+                } else {
+                    st = gk_buf_append(tmp, s + i, (size_t)k1);
+                    i += (size_t)k1;
+                }
+            }
+            if (st == GK_OK) {
+                gk_buf t = *a;
+                if (!tmp->data) st = gk_buf_append(tmp, "", 0);
+                *a = *tmp;
+                *tmp = t;
+            }
+        }
+        if (li == GK__KE_EN_GB) {
+            if (st == GK_OK) st = gk__ke_repl(a, tmp, "e^\xC9\x99", "\xC9\x9B\xCB\x90"); /* e^ə -> ɛː */
+            if (st == GK_OK) st = gk__ke_repl(a, tmp, "i\xC9\x99", "\xC9\xAA\xC9\x99");   /* iə -> ɪə */
+            if (st == GK_OK) st = gk__ke_repl(a, tmp, "\xC9\x99^\xCA\x8A", "Q");          /* ə^ʊ -> Q */
+        } else {
+            if (st == GK_OK) st = gk__ke_repl(a, tmp, "o^\xCA\x8A", "O");                                   /* o^ʊ -> O */
+            if (st == GK_OK) st = gk__ke_repl(a, tmp, "\xC9\x9C\xCB\x90\xC9\xB9", "\xC9\x9C\xC9\xB9");     /* ɜːɹ -> ɜɹ */
+            if (st == GK_OK) st = gk__ke_repl(a, tmp, "\xC9\x9C\xCB\x90", "\xC9\x9C\xC9\xB9");             /* ɜː -> ɜɹ */
+            if (st == GK_OK) st = gk__ke_repl(a, tmp, "\xC9\xAA\xC9\x99", "i\xC9\x99");                    /* ɪə -> iə */
+            if (st == GK_OK) st = gk__ke_repl(a, tmp, "\xCB\x90", "");                                     /* ː */
+        }
+        if (st == GK_OK) st = gk__ke_repl(a, tmp, "o", "\xC9\x94");         /* o -> ɔ (espeak-ng < 1.52) */
+        if (st == GK_OK) st = gk__ke_repl(a, tmp, "\xC9\xBE", "T");         /* ɾ -> T */
+        if (st == GK_OK) st = gk__ke_repl(a, tmp, "\xCA\x94", "t");         /* ʔ -> t */
+        if (st == GK_OK) st = gk__ke_repl(a, tmp, "^", "");
+    } else {
+        for (i = 0; i < 11 && st == GK_OK; i++) st = gk__ke_repl(a, tmp, gk__ke_e2m_other[i][0], gk__ke_e2m_other[i][1]);
+        if (st == GK_OK) st = gk__ke_repl(a, tmp, "^", "");
+        if (st == GK_OK) st = gk__ke_repl(a, tmp, "-", "");
+    }
+    return st;
+}
+
+GKLLMDEF gk_status gk_kokoro_map_espeak(const char *language, const char *ipa, size_t len, gk_buf *out) {
+    const char *F = "gk_kokoro_map_espeak";
+    gk_buf a = {NULL, 0, 0}, t = {NULL, 0, 0};
+    gk_status st;
+    int li = gk__ke_lang(language);
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", F);
+    if (!ipa && len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: ipa is NULL but len is %llu", F, (unsigned long long)len);
+    if (li < 0) return gk__ke_lang_err(F, language);
+    st = gk__ke_clean(ipa, len, &a);
+    if (st == GK_OK) st = gk__ke_map(li, &a, &t);
+    if (st == GK_OK) st = gk_buf_append(out, a.data, a.len);
+    gk_buf_free(&a);
+    gk_buf_free(&t);
+    return st;
+}
+
+/* ---- text to units ---- */
+typedef struct gk__ke_job {
+    const char *F;
+    gk_espeak *es;
+    int li;
+    const unsigned char *s;
+    size_t len;
+    gk_buf ph;        /* the units' phonemes */
+    gk_buf in, a, t;  /* scratch: espeak's input, its output, replacements */
+} gk__ke_job;
+
+/* Phonemizes s[b..e) through espeak-ng and the mapping into job->ph; *pb,
+   *pn the bytes written, *ncp their code points. */
+static gk_status gk__ke_piece(gk__ke_job *j, size_t b, size_t e, size_t *pb, size_t *pn, size_t *ncp) {
+    gk_status st;
+    size_t i;
+    const void *p;
+    int first = 1;
+    j->in.len = 0;
+    j->a.len = 0;
+    if ((st = gk_buf_append(&j->in, j->s + b, e - b)) != GK_OK) return st;
+    for (i = 0; i < j->in.len; i++) /* a NUL would end espeak-ng's input early */
+        if (!j->in.data[i]) j->in.data[i] = ' ';
+    if ((st = gk_buf_append(&j->a, "", 0)) != GK_OK) return st;
+    gk__ke_lock(&j->es->lock);
+    st = gk__ke_set_language(j->F, j->es, gk__ke_langs[j->li][0]);
+    p = j->in.data;
+    while (st == GK_OK && p) {
+        const char *r = gk__ke_call_ttp(j->es, &p);
+        if (r && r[0]) {
+            if (!first) st = gk_buf_append(&j->a, " ", 1);
+            if (st == GK_OK) st = gk_buf_append(&j->a, r, strlen(r));
+            first = 0;
+        }
+    }
+    gk__ke_unlock(&j->es->lock);
+    if (st != GK_OK) return st;
+    j->t.len = 0;
+    if ((st = gk__ke_clean(j->a.data, j->a.len, &j->t)) != GK_OK) return st;
+    if ((st = gk__ke_map(j->li, &j->t, &j->a)) != GK_OK) return st;
+    *pb = j->ph.len;
+    *pn = j->t.len;
+    *ncp = gk__kt_ncp((const unsigned char *)j->t.data, j->t.len);
+    return gk_buf_append(&j->ph, j->t.data, j->t.len);
+}
+
+/* A run of marks as Kokoro punctuation into job->ph: whitespace runs -> one
+   space, « » -> “ ”, ¡ ¿ [ ] { } left out, trimmed. */
+static gk_status gk__ke_marks(gk__ke_job *j, gk__kt_unit *u) {
+    size_t i = u->tb, start = j->ph.len;
+    int space = 0;
+    gk_status st = GK_OK;
+    while (i < u->te && st == GK_OK) {
+        uint32_t cp;
+        int k = gk__u_utf8_dec(j->s + i, u->te - i, &cp);
+        if (k <= 0) k = 1, cp = 0;
+        if (gk__kt_space(cp)) space = 1;
+        else if (!(cp == 0xA1 || cp == 0xBF || cp == '[' || cp == ']' || cp == '{' || cp == '}')) {
+            if (space && j->ph.len > start) st = gk_buf_append(&j->ph, " ", 1);
+            space = 0;
+            if (st == GK_OK) {
+                if (cp == 0xAB) st = gk_buf_append(&j->ph, "\xE2\x80\x9C", 3);
+                else if (cp == 0xBB) st = gk_buf_append(&j->ph, "\xE2\x80\x9D", 3);
+                else st = gk_buf_append(&j->ph, j->s + i, (size_t)k);
+            }
+        }
+        i += (size_t)k;
+    }
+    u->pb = start;
+    u->pn = j->ph.len - start;
+    u->ncp = gk__kt_ncp((const unsigned char *)j->ph.data + start, u->pn);
+    return st;
+}
+
+/* The units of a text with their phonemes (job->ph): words between marks
+   phonemized together, again one by one where their phonemes pass max;
+   units without phonemes dropped. */
+static gk_status gk__ke_units(gk__ke_job *j, int join, size_t max, gk__kt_units *out) {
+    gk__kt_units A = {NULL, 0, 0};
+    gk_status st;
+    size_t i, k;
+    memset(out, 0, sizeof *out);
+    if ((st = gk__kt_scan(j->F, j->s, j->len, join, 1, &A)) != GK_OK) goto done;
+    for (i = 0; i < A.n && st == GK_OK;) {
+        gk__kt_unit *u = &A.u[i], *o;
+        if (u->kind != GK__KT_WORD) {
+            if ((st = gk__ke_marks(j, u)) != GK_OK) break;
+            if (!(o = gk__kt_push(out))) goto oom;
+            *o = *u;
+            i++;
+            continue;
+        }
+        /* the words up to the next mark or line break */
+        for (k = i + 1; k < A.n && A.u[k].kind == GK__KT_WORD && !A.u[k].forced; k++) {}
+        if (!(o = gk__kt_push(out))) goto oom;
+        *o = *u;
+        o->te = A.u[k - 1].te;
+        if ((st = gk__ke_piece(j, o->tb, o->te, &o->pb, &o->pn, &o->ncp)) != GK_OK) break;
+        if (o->ncp > max) { /* again word by word */
+            size_t m;
+            out->n--;
+            j->ph.len = o->pb;
+            j->ph.data[o->pb] = 0;
+            for (m = i; m < k && st == GK_OK; m++) {
+                if (!(o = gk__kt_push(out))) goto oom;
+                *o = A.u[m];
+                if ((st = gk__ke_piece(j, o->tb, o->te, &o->pb, &o->pn, &o->ncp)) != GK_OK) break;
+                if (o->ncp > max) st = gk__kt_too_long(j->F, o, max);
+            }
+        }
+        i = k;
+    }
+    /* drop the units without phonemes: their whitespace and line break go to the next one */
+    if (st == GK_OK) {
+        size_t w = 0, gb = 0, gn = 0;
+        int forced = 0;
+        for (i = 0; i < out->n; i++) {
+            gk__kt_unit u = out->u[i];
+            if (u.pn == 0) {
+                if (u.gn && !gn) gb = u.gb, gn = u.gn;
+                forced |= u.forced;
+                continue;
+            }
+            if (!u.gn && gn) u.gb = gb, u.gn = gn;
+            u.forced |= forced;
+            u.gsyn = 1;
+            out->u[w++] = u;
+            gn = 0;
+            forced = 0;
+        }
+        out->n = w;
+    }
+done:
+    gk__u_free(A.u);
+    if (st != GK_OK) {
+        gk__u_free(out->u);
+        memset(out, 0, sizeof *out);
+    }
+    return st;
+oom:
+    st = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", j->F);
+    goto done;
+}
+
+static gk_status gk__ke_begin(gk__ke_job *j, const char *F, gk_espeak *es, const gk_kokoro_chunk_desc *desc, const char *text, size_t len) {
+    memset(j, 0, sizeof *j);
+    j->F = F;
+    j->es = es;
+    j->s = (const unsigned char *)text;
+    j->len = len;
+    if (!es) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: es is NULL (gk_espeak_create)", F);
+    if (!text && len) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: text is NULL but len is %llu", F, (unsigned long long)len);
+    j->li = gk__ke_lang(desc ? desc->language : NULL);
+    if (j->li < 0) return gk__ke_lang_err(F, desc->language);
+    return GK_OK;
+}
+static void gk__ke_end(gk__ke_job *j) {
+    gk_buf_free(&j->ph);
+    gk_buf_free(&j->in);
+    gk_buf_free(&j->a);
+    gk_buf_free(&j->t);
+}
+
+GKLLMDEF gk_status gk_kokoro_phonemize(gk_espeak *es, const gk_kokoro_chunk_desc *desc, const char *text, size_t len, gk_buf *out) {
+    const char *F = "gk_kokoro_phonemize";
+    gk__ke_job j;
+    gk__kt_units U = {NULL, 0, 0};
+    gk_status st;
+    size_t i, len0;
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", F);
+    len0 = out->len;
+    st = gk__ke_begin(&j, F, es, desc, text, len);
+    if (st == GK_OK) st = gk__ke_units(&j, 0, (size_t)-1, &U);
+    for (i = 0; st == GK_OK && i < U.n; i++) {
+        if (i > 0 && (U.u[i].gn || U.u[i].forced)) st = gk_buf_append(out, " ", 1);
+        if (st == GK_OK) st = gk_buf_append(out, j.ph.data + U.u[i].pb, U.u[i].pn);
+    }
+    if (st == GK_OK && !out->data) st = gk_buf_append(out, "", 0);
+    if (st != GK_OK && out->data) {
+        out->len = len0;
+        out->data[len0] = 0;
+    }
+    gk__u_free(U.u);
+    gk__ke_end(&j);
+    return st;
+}
+
+GKLLMDEF gk_status gk_kokoro_text_chunks(gk_espeak *es, const gk_kokoro_chunk_desc *desc, const char *text, size_t len,
+                                         gk_kokoro_chunks *out) {
+    const char *F = "gk_kokoro_text_chunks";
+    gk__ke_job j;
+    gk__kt_units U = {NULL, 0, 0};
+    gk_status st;
+    size_t max = 0;
+    if (out) memset(out, 0, sizeof *out);
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", F);
+    st = gk__ke_begin(&j, F, es, desc, text, len);
+    if (st == GK_OK) st = gk__kt_max(F, desc, &max);
+    if (st == GK_OK) st = gk__ke_units(&j, desc && (desc->flags & GK_KOKORO_JOIN_LINES), max, &U);
+    if (st == GK_OK) st = gk__kt_assemble(F, j.ph.data, &U, max, out);
+    if (st == GK_OK && out->n == 0)
+        st = GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: nothing to speak: the text is %s", F,
+                       len == 0 ? "empty" : "whitespace and punctuation only (or nothing espeak-ng reads)");
+    gk__u_free(U.u);
+    gk__ke_end(&j);
+    return st;
+}
+/* >>impl_kokoro_voice: voice packs (raw, .npy, .npz through zlib loaded at run time, safetensors), blends, style rows */
+#if !defined(_WIN32)
+#ifdef __cplusplus
+}
+#endif
+#include <dirent.h> /* listing a folder of voices */
+#ifdef __cplusplus
+extern "C" {
+#endif
+#endif
+
+#define GK__KV_FLOATS ((size_t)GK_KOKORO_VOICE_ROWS * GK_KOKORO_STYLE_DIM)
+#define GK__KV_BYTES (GK__KV_FLOATS * 4)           /* 522240 */
+#define GK__KV_MAX_FILE ((size_t)1 << 30)          /* a voice file or bundle larger than this is refused */
+#define GK__KV_MAX_MEMBER ((uint64_t)64 << 20)     /* an .npz member larger than this is not a voice */
+
+static uint16_t gk__kv_u16(const unsigned char *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static uint32_t gk__kv_u32(const unsigned char *p) {
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static uint64_t gk__kv_u64(const unsigned char *p) { return (uint64_t)gk__kv_u32(p) | ((uint64_t)gk__kv_u32(p + 4) << 32); }
+
+/* 510 x 256 little-endian float32 at p -> a new pack; every value finite */
+static gk_status gk__kv_floats(const char *what, const unsigned char *p, gk_kokoro_voice *out) {
+    size_t i;
+    float *f = (float *)gk__u_malloc(GK__KV_BYTES);
+    if (!f) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
+    for (i = 0; i < GK__KV_FLOATS; i++) {
+        uint32_t u = gk__kv_u32(p + 4 * i);
+        memcpy(&f[i], &u, 4);
+        if (!(f[i] - f[i] == 0.0f)) {
+            int nan = f[i] != f[i];
+            gk__u_free(f);
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: row %llu, column %llu is %s", what, (unsigned long long)(i / GK_KOKORO_STYLE_DIM),
+                             (unsigned long long)(i % GK_KOKORO_STYLE_DIM), nan ? "NaN" : "infinite");
+        }
+    }
+    out->data = f;
+    out->rows = GK_KOKORO_VOICE_ROWS;
+    return GK_OK;
+}
+
+/* appends s[0..n) to o (capacity cap, NUL-terminated, *k bytes used), cutting what does not fit */
+static void gk__kv_cat(char *o, size_t cap, size_t *k, const char *s, size_t n) {
+    if (*k + 1 >= cap) return;
+    if (n > cap - 1 - *k) n = cap - 1 - *k;
+    memcpy(o + *k, s, n);
+    *k += n;
+    o[*k] = 0;
+}
+/* "(510, 1, 256)" */
+static void gk__kv_shape_str(const uint64_t *s, int nd, char *o, size_t cap) {
+    int i;
+    size_t k = 0;
+    o[0] = 0;
+    gk__kv_cat(o, cap, &k, "(", 1);
+    for (i = 0; i < nd; i++) {
+        char num[24];
+        int m = snprintf(num, sizeof num, "%llu", (unsigned long long)s[i]);
+        if (i) gk__kv_cat(o, cap, &k, ", ", 2);
+        gk__kv_cat(o, cap, &k, num, m > 0 ? (size_t)m : 0);
+    }
+    gk__kv_cat(o, cap, &k, nd == 1 ? ",)" : ")", nd == 1 ? 2 : 1);
+}
+static int gk__kv_shape_ok(const uint64_t *s, int nd) {
+    return (nd == 3 && s[0] == GK_KOKORO_VOICE_ROWS && s[1] == 1 && s[2] == GK_KOKORO_STYLE_DIM) ||
+           (nd == 2 && s[0] == GK_KOKORO_VOICE_ROWS && s[1] == GK_KOKORO_STYLE_DIM);
+}
+
+/* ---- .npy ---- */
+static void gk__kv_ws(const char *h, size_t n, size_t *i) {
+    while (*i < n && (h[*i] == ' ' || h[*i] == '\t' || h[*i] == '\n' || h[*i] == '\r')) (*i)++;
+}
+/* a Python string literal at h[*i]: its contents [*b, *e) */
+static int gk__kv_pystr(const char *h, size_t n, size_t *i, size_t *b, size_t *e) {
+    char q;
+    if (*i >= n || (h[*i] != '\'' && h[*i] != '"')) return 0;
+    q = h[(*i)++];
+    *b = *i;
+    while (*i < n && h[*i] != q) {
+        if (h[*i] == '\\') return 0;
+        (*i)++;
+    }
+    if (*i >= n) return 0;
+    *e = (*i)++;
+    return 1;
+}
+
+static gk_status gk__kv_npy(const char *what, const unsigned char *d, size_t n, gk_kokoro_voice *out) {
+    size_t hlen, h0, i = 0, b, e;
+    const char *h;
+    int have_descr = 0, have_fo = 0, have_shape = 0, fortran = 0, nd = 0;
+    uint64_t shape[8];
+    char sh[160];
+    if (n < 10 || memcmp(d, "\x93NUMPY", 6) != 0) return GK__U_ERR(GK_ERR_FORMAT, "%s: not an .npy file (no \\x93NUMPY magic)", what);
+    if (d[6] == 1) {
+        hlen = gk__kv_u16(d + 8);
+        h0 = 10;
+    } else if (d[6] == 2 || d[6] == 3) {
+        if (n < 12) return GK__U_ERR(GK_ERR_FORMAT, "%s: .npy header cut short", what);
+        hlen = gk__kv_u32(d + 8);
+        h0 = 12;
+    } else
+        return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: .npy format version %u.%u (1.0, 2.0 and 3.0 are read)", what, d[6], d[7]);
+    if (hlen > n - h0) return GK__U_ERR(GK_ERR_FORMAT, "%s: the .npy header says %llu bytes, the file holds %llu after it", what,
+                                        (unsigned long long)hlen, (unsigned long long)(n - h0));
+    h = (const char *)d + h0;
+    gk__kv_ws(h, hlen, &i);
+    if (i >= hlen || h[i++] != '{') return GK__U_ERR(GK_ERR_FORMAT, "%s: the .npy header is not a dict", what);
+    for (;;) {
+        size_t kb, ke;
+        gk__kv_ws(h, hlen, &i);
+        if (i < hlen && h[i] == '}') break;
+        if (!gk__kv_pystr(h, hlen, &i, &kb, &ke)) return GK__U_ERR(GK_ERR_FORMAT, "%s: .npy header: a key at byte %llu is not a string", what, (unsigned long long)(h0 + i));
+        gk__kv_ws(h, hlen, &i);
+        if (i >= hlen || h[i++] != ':') return GK__U_ERR(GK_ERR_FORMAT, "%s: .npy header: no ':' after key '%.*s'", what, (int)(ke - kb), h + kb);
+        gk__kv_ws(h, hlen, &i);
+        if (ke - kb == 5 && memcmp(h + kb, "descr", 5) == 0) {
+            if (!gk__kv_pystr(h, hlen, &i, &b, &e)) return GK__U_ERR(GK_ERR_FORMAT, "%s: .npy header: 'descr' is not a string", what);
+            if (!(e - b == 3 && memcmp(h + b, "<f4", 3) == 0))
+                return GK__U_ERR(GK_ERR_DTYPE, "%s: dtype '%.*s': a voice is float32 ('<f4')", what, (int)(e - b > 32 ? 32 : e - b), h + b);
+            have_descr = 1;
+        } else if (ke - kb == 13 && memcmp(h + kb, "fortran_order", 13) == 0) {
+            if (hlen - i >= 4 && memcmp(h + i, "True", 4) == 0) fortran = 1, i += 4;
+            else if (hlen - i >= 5 && memcmp(h + i, "False", 5) == 0) i += 5;
+            else return GK__U_ERR(GK_ERR_FORMAT, "%s: .npy header: 'fortran_order' is not True or False", what);
+            have_fo = 1;
+        } else if (ke - kb == 5 && memcmp(h + kb, "shape", 5) == 0) {
+            if (i >= hlen || h[i++] != '(') return GK__U_ERR(GK_ERR_FORMAT, "%s: .npy header: 'shape' is not a tuple", what);
+            for (;;) {
+                uint64_t v = 0;
+                size_t d0;
+                gk__kv_ws(h, hlen, &i);
+                if (i < hlen && h[i] == ')') break;
+                d0 = i;
+                while (i < hlen && h[i] >= '0' && h[i] <= '9' && i - d0 < 12) v = v * 10 + (uint64_t)(h[i++] - '0');
+                if (i == d0 || nd >= 8) return GK__U_ERR(GK_ERR_FORMAT, "%s: .npy header: a bad 'shape'", what);
+                shape[nd++] = v;
+                gk__kv_ws(h, hlen, &i);
+                if (i < hlen && h[i] == ',') i++;
+                else if (!(i < hlen && h[i] == ')')) return GK__U_ERR(GK_ERR_FORMAT, "%s: .npy header: a bad 'shape'", what);
+            }
+            i++;
+            have_shape = 1;
+        } else
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: .npy header: unexpected key '%.*s'", what, (int)(ke - kb > 32 ? 32 : ke - kb), h + kb);
+        gk__kv_ws(h, hlen, &i);
+        if (i < hlen && h[i] == ',') i++;
+        else if (!(i < hlen && h[i] == '}')) return GK__U_ERR(GK_ERR_FORMAT, "%s: .npy header: no ',' or '}' at byte %llu", what, (unsigned long long)(h0 + i));
+    }
+    if (!have_descr || !have_fo || !have_shape)
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: .npy header lacks '%s'", what, !have_descr ? "descr" : !have_fo ? "fortran_order" : "shape");
+    if (fortran) return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: fortran_order is True: a voice is stored in C order", what);
+    gk__kv_shape_str(shape, nd, sh, sizeof sh);
+    if (!gk__kv_shape_ok(shape, nd))
+        return GK__U_ERR(GK_ERR_SHAPE, "%s: shape %s: a voice is (510, 1, 256) or (510, 256)", what, sh);
+    if (n - h0 - hlen != GK__KV_BYTES)
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: shape %s needs %llu bytes of data, the file holds %llu", what, sh,
+                         (unsigned long long)GK__KV_BYTES, (unsigned long long)(n - h0 - hlen));
+    return gk__kv_floats(what, d + h0 + hlen, out);
+}
+
+/* ---- zip (.npz) ---- */
+typedef struct gk__kv_zent {
+    const char *name;
+    size_t nlen;
+    uint64_t lho, csize, usize;
+    uint32_t crc;
+    unsigned method, flags;
+} gk__kv_zent;
+
+static gk_status gk__kv_zip_dir(const char *what, const unsigned char *d, size_t n, gk__kv_zent **ents, size_t *nent) {
+    size_t p, lo, q, end, k;
+    uint64_t count, cdsize, cdoff;
+    int found = 0;
+    gk__kv_zent *E;
+    *ents = NULL;
+    *nent = 0;
+    if (n < 22) return GK__U_ERR(GK_ERR_FORMAT, "%s: a zip file cut short (%llu bytes)", what, (unsigned long long)n);
+    lo = n - 22 > 65535 ? n - 22 - 65535 : 0;
+    for (p = n - 22 + 1; p-- > lo;)
+        if (memcmp(d + p, "PK\x05\x06", 4) == 0 && p + 22 + gk__kv_u16(d + p + 20) <= n) {
+            found = 1;
+            break;
+        }
+    if (!found) return GK__U_ERR(GK_ERR_FORMAT, "%s: a zip file without its end of central directory record", what);
+    if (gk__kv_u16(d + p + 4) != 0 || gk__kv_u16(d + p + 6) != 0)
+        return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: a zip file split over several disks", what);
+    count = gk__kv_u16(d + p + 10);
+    cdsize = gk__kv_u32(d + p + 12);
+    cdoff = gk__kv_u32(d + p + 16);
+    if (count == 0xFFFF || cdsize == 0xFFFFFFFFu || cdoff == 0xFFFFFFFFu) { /* ZIP64 */
+        uint64_t z;
+        if (p < 20 || memcmp(d + p - 20, "PK\x06\x07", 4) != 0)
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: a ZIP64 file without its ZIP64 end of central directory locator", what);
+        z = gk__kv_u64(d + p - 20 + 8);
+        if (n < 56 || z > n - 56 || memcmp(d + z, "PK\x06\x06", 4) != 0)
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: the ZIP64 end of central directory record is not where its locator says", what);
+        count = gk__kv_u64(d + z + 32);
+        cdsize = gk__kv_u64(d + z + 40);
+        cdoff = gk__kv_u64(d + z + 48);
+    }
+    if (cdoff > n || cdsize > n - cdoff)
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: the zip central directory (%llu bytes at %llu) runs past the end of the file (%llu bytes)", what,
+                         (unsigned long long)cdsize, (unsigned long long)cdoff, (unsigned long long)n);
+    if (count > cdsize / 46) return GK__U_ERR(GK_ERR_FORMAT, "%s: the zip says %llu members, its central directory holds fewer", what, (unsigned long long)count);
+    E = (gk__kv_zent *)gk__u_calloc(count ? (size_t)count : 1, sizeof *E);
+    if (!E) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
+    q = (size_t)cdoff;
+    end = (size_t)(cdoff + cdsize);
+    for (k = 0; k < count; k++) {
+        gk__kv_zent *z = &E[k];
+        size_t nl, xl, cl, x;
+        if (end - q < 46 || memcmp(d + q, "PK\x01\x02", 4) != 0) {
+            gk__u_free(E);
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: zip central directory entry %llu is malformed", what, (unsigned long long)k);
+        }
+        z->flags = gk__kv_u16(d + q + 8);
+        z->method = gk__kv_u16(d + q + 10);
+        z->crc = gk__kv_u32(d + q + 16);
+        z->csize = gk__kv_u32(d + q + 20);
+        z->usize = gk__kv_u32(d + q + 24);
+        nl = gk__kv_u16(d + q + 28);
+        xl = gk__kv_u16(d + q + 30);
+        cl = gk__kv_u16(d + q + 32);
+        z->lho = gk__kv_u32(d + q + 42);
+        if (end - q - 46 < nl + xl + cl) {
+            gk__u_free(E);
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: zip central directory entry %llu runs past the directory", what, (unsigned long long)k);
+        }
+        z->name = (const char *)d + q + 46;
+        z->nlen = nl;
+        /* the ZIP64 extra field: the 32-bit fields at 0xFFFFFFFF, in order */
+        for (x = q + 46 + nl; x + 4 <= q + 46 + nl + xl;) {
+            size_t id = gk__kv_u16(d + x), sz = gk__kv_u16(d + x + 2), f = x + 4, fe = x + 4 + sz;
+            if (fe > q + 46 + nl + xl) break;
+            if (id == 1) {
+                if (z->usize == 0xFFFFFFFFu && f + 8 <= fe) z->usize = gk__kv_u64(d + f), f += 8;
+                if (z->csize == 0xFFFFFFFFu && f + 8 <= fe) z->csize = gk__kv_u64(d + f), f += 8;
+                if (z->lho == 0xFFFFFFFFu && f + 8 <= fe) z->lho = gk__kv_u64(d + f);
+            }
+            x = fe;
+        }
+        q += 46 + nl + xl + cl;
+    }
+    *ents = E;
+    *nent = (size_t)count;
+    return GK_OK;
+}
+
+/* ---- zlib, opened at run time (as gk_whisper_compression_ratio does) ---- */
+typedef struct gk__kv_zstream { /* zlib's z_stream */
+    const unsigned char *next_in;
+    unsigned avail_in;
+    unsigned long total_in;
+    unsigned char *next_out;
+    unsigned avail_out;
+    unsigned long total_out;
+    const char *msg;
+    void *state;
+    void *zalloc, *zfree, *opaque;
+    int data_type;
+    unsigned long adler, reserved;
+} gk__kv_zstream;
+typedef int (*gk__kv_inflateinit2_fn)(gk__kv_zstream *, int, const char *, int);
+typedef int (*gk__kv_inflate_fn)(gk__kv_zstream *, int);
+typedef int (*gk__kv_inflateend_fn)(gk__kv_zstream *);
+typedef const char *(*gk__kv_zversion_fn)(void);
+
+/* raw deflate src[0..cn) -> exactly un bytes at dst */
+static gk_status gk__kv_inflate(const char *what, const unsigned char *src, size_t cn, unsigned char *dst, size_t un) {
+    static const char *const names[4] = {"libz.so.1", "libz.so", "libz.dylib", "zlib1.dll"};
+    gk__ke_lib lib = NULL;
+    gk__kv_inflateinit2_fn init_;
+    gk__kv_inflate_fn inflate_;
+    gk__kv_inflateend_fn end_;
+    gk__kv_zversion_fn ver_;
+    void *p[4];
+    gk__kv_zstream z;
+    gk_status st = GK_OK;
+    int i, rc;
+    for (i = 0; i < 4 && !lib; i++) lib = gk__ke_dlopen(names[i]);
+    if (!lib)
+        return GK__U_ERR(GK_ERR_NOT_FOUND, "%s: a deflated .npz member needs zlib, which is not installed (tried libz.so.1, libz.so, "
+                         "libz.dylib, zlib1.dll; it is loaded at run time, not linked): install it (Debian / Ubuntu: apt-get install zlib1g)", what);
+    p[0] = gk__ke_dlsym(lib, "inflateInit2_");
+    p[1] = gk__ke_dlsym(lib, "inflate");
+    p[2] = gk__ke_dlsym(lib, "inflateEnd");
+    p[3] = gk__ke_dlsym(lib, "zlibVersion");
+    if (!p[0] || !p[1] || !p[2] || !p[3]) {
+        gk__ke_dlclose(lib);
+        return GK__U_ERR(GK_ERR_NOT_FOUND, "%s: the zlib library that loaded lacks inflateInit2_, inflate, inflateEnd or zlibVersion", what);
+    }
+    memcpy(&init_, &p[0], sizeof init_);
+    memcpy(&inflate_, &p[1], sizeof inflate_);
+    memcpy(&end_, &p[2], sizeof end_);
+    memcpy(&ver_, &p[3], sizeof ver_);
+    memset(&z, 0, sizeof z);
+    if (init_(&z, -15, ver_(), (int)sizeof z) != 0) st = GK__U_ERR(GK_ERR_INTERNAL, "%s: zlib's inflateInit2 failed", what);
+    else {
+        z.next_in = src;
+        z.avail_in = (unsigned)cn;
+        z.next_out = dst;
+        z.avail_out = (unsigned)un;
+        rc = inflate_(&z, 4 /* Z_FINISH */);
+        if (rc != 1 /* Z_STREAM_END */ || z.total_out != un)
+            st = GK__U_ERR(GK_ERR_FORMAT, "%s: the deflated data is corrupt or not %llu bytes long (zlib: %d%s%s)", what,
+                           (unsigned long long)un, rc, z.msg ? ", " : "", z.msg ? z.msg : "");
+        end_(&z);
+    }
+    gk__ke_dlclose(lib);
+    return st;
+}
+
+static uint32_t gk__kv_crc32(const unsigned char *p, size_t n) {
+    uint32_t c = 0xFFFFFFFFu;
+    size_t i;
+    int k;
+    for (i = 0; i < n; i++) {
+        c ^= p[i];
+        for (k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return ~c;
+}
+
+/* ---- sources: a file or memory, sniffed; or a folder ---- */
+enum { GK__KV_RAW = 1, GK__KV_NPY, GK__KV_NPZ, GK__KV_ST, GK__KV_DIR };
+typedef struct gk__kv_src {
+    const char *what;          /* the path or name messages use */
+    const unsigned char *d;
+    size_t n;
+    char *owned;               /* the file's bytes when read here */
+    int kind;
+    gk__kv_zent *ent;          /* NPZ members */
+    size_t nent;
+    gk_safetensors *st;
+    char base[128];            /* a file's name without folder and extension; "" from memory */
+} gk__kv_src;
+
+static void gk__kv_src_free(gk__kv_src *s) {
+    gk_read_file_free(s->owned);
+    gk__u_free(s->ent);
+    gk_st_close(s->st);
+    memset(s, 0, sizeof *s);
+}
+
+static const char *gk__kv_pt_help =
+    "a PyTorch pickle (voices/<name>.pt), which gpukit does not read: convert it once, e.g. "
+    "python3 -c \"import torch, numpy; numpy.save('af_heart.npy', torch.load('af_heart.pt').numpy())\", "
+    "or use kokoro-onnx's voices-v1.0.bin or a .safetensors voice";
+
+static gk_status gk__kv_src_mem(gk__kv_src *s) {
+    const unsigned char *d = s->d;
+    size_t n = s->n, i;
+    gk_status st;
+    if (n >= 6 && memcmp(d, "\x93NUMPY", 6) == 0) s->kind = GK__KV_NPY;
+    else if (n >= 4 && (memcmp(d, "PK\x03\x04", 4) == 0 || memcmp(d, "PK\x05\x06", 4) == 0)) {
+        if ((st = gk__kv_zip_dir(s->what, d, n, &s->ent, &s->nent)) != GK_OK) return st;
+        for (i = 0; i < s->nent; i++)
+            if (s->ent[i].nlen >= 8 && memcmp(s->ent[i].name + s->ent[i].nlen - 8, "data.pkl", 8) == 0)
+                return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: %s", s->what, gk__kv_pt_help);
+        s->kind = GK__KV_NPZ;
+    } else if (n >= 9 && d[8] == '{' && gk__kv_u64(d) <= n - 8 && (st = gk_st_open_memory(d, n, &s->st)) != GK_OK &&
+               n != GK__KV_BYTES) {
+        char msg[512];
+        gk__u_errcopy(msg, sizeof msg);
+        return GK__U_ERR(st, "%s: %s", s->what, msg);
+    } else if (s->st)
+        s->kind = GK__KV_ST;
+    else if (n == GK__KV_BYTES) /* raw floats (also ones whose first bytes happen to look like a safetensors header) */
+        s->kind = GK__KV_RAW;
+    else if (n >= 2 && d[0] == 0x80 && d[1] >= 2 && d[1] <= 5)
+        return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: %s", s->what, gk__kv_pt_help);
+    else
+        return GK__U_ERR(GK_ERR_FORMAT,
+                         "%s: %llu bytes, and not .npy, .npz or safetensors: a raw voice (.bin) is 510 x 256 float32, "
+                         "exactly %llu bytes",
+                         s->what, (unsigned long long)n, (unsigned long long)GK__KV_BYTES);
+    return GK_OK;
+}
+
+static int gk__kv_isdir(const char *path) { return gk__u_is_dir(path); }
+static int gk__kv_isfile(const char *path) { return !gk__u_is_dir(path) && gk__u_file_exists(path); }
+
+static gk_status gk__kv_src_file(const char *path, gk__kv_src *s) {
+    const char *b = path, *p, *dot = NULL;
+    size_t n;
+    gk_status st;
+    memset(s, 0, sizeof *s);
+    s->what = path;
+    if (gk__kv_isdir(path)) {
+        s->kind = GK__KV_DIR;
+        return GK_OK;
+    }
+    for (p = path; *p; p++)
+        if (*p == '/' || *p == '\\') b = p + 1;
+    for (p = b; *p; p++)
+        if (*p == '.') dot = p;
+    n = dot && dot > b ? (size_t)(dot - b) : strlen(b);
+    if (n >= sizeof s->base) n = sizeof s->base - 1;
+    memcpy(s->base, b, n);
+    s->base[n] = 0;
+    if ((st = gk_read_file(path, GK__KV_MAX_FILE, &s->owned, &s->n)) != GK_OK) {
+        char msg[512];
+        gk__u_errcopy(msg, sizeof msg);
+        return GK__U_ERR(st, "gk_kokoro_voice_load: %s", msg);
+    }
+    s->d = (const unsigned char *)s->owned;
+    st = gk__kv_src_mem(s);
+    if (st != GK_OK) gk__kv_src_free(s);
+    return st;
+}
+
+/* the names a source holds, appended to names (each NUL-terminated) */
+static int gk__kv_cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+static gk_status gk__kv_member(const gk__kv_src *s, const gk__kv_zent *z, gk_kokoro_voice *out) {
+    char what[512];
+    const unsigned char *d = s->d;
+    uint64_t dat;
+    unsigned char *buf = NULL;
+    gk_status st;
+    snprintf(what, sizeof what, "%s: member '%.*s'", s->what, (int)(z->nlen > 200 ? 200 : z->nlen), z->name);
+    if (z->flags & 1) return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s is encrypted", what);
+    if (z->method != 0 && z->method != 8)
+        return GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: zip compression method %u (stored 0 and deflate 8 are read)", what, z->method);
+    if (z->lho > s->n || s->n - z->lho < 30 || memcmp(d + z->lho, "PK\x03\x04", 4) != 0)
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: no local header at offset %llu", what, (unsigned long long)z->lho);
+    dat = z->lho + 30 + gk__kv_u16(d + z->lho + 26) + gk__kv_u16(d + z->lho + 28);
+    if (dat > s->n || z->csize > s->n - dat)
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: %llu bytes of data at offset %llu run past the end of the file", what,
+                         (unsigned long long)z->csize, (unsigned long long)dat);
+    if (z->usize > GK__KV_MAX_MEMBER)
+        return GK__U_ERR(GK_ERR_LIMIT, "%s: %llu bytes uncompressed, larger than a voice", what, (unsigned long long)z->usize);
+    if (z->method == 0) {
+        if (z->csize != z->usize)
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: stored, but its sizes differ (%llu, %llu)", what, (unsigned long long)z->csize,
+                             (unsigned long long)z->usize);
+        if (gk__kv_crc32(d + dat, (size_t)z->usize) != z->crc) return GK__U_ERR(GK_ERR_FORMAT, "%s: CRC-32 mismatch", what);
+        return gk__kv_npy(what, d + dat, (size_t)z->usize, out);
+    }
+    buf = (unsigned char *)gk__u_malloc((size_t)z->usize);
+    if (!buf) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", what);
+    st = gk__kv_inflate(what, d + dat, (size_t)z->csize, buf, (size_t)z->usize);
+    if (st == GK_OK && gk__kv_crc32(buf, (size_t)z->usize) != z->crc) st = GK__U_ERR(GK_ERR_FORMAT, "%s: CRC-32 mismatch", what);
+    if (st == GK_OK) st = gk__kv_npy(what, buf, (size_t)z->usize, out);
+    gk__u_free(buf);
+    return st;
+}
+
+/* the voice name of an npz member: its name less ".npy" */
+static size_t gk__kv_member_name(const gk__kv_zent *z) { return z->nlen >= 4 && memcmp(z->name + z->nlen - 4, ".npy", 4) == 0 ? z->nlen - 4 : z->nlen; }
+
+static gk_status gk__kv_tensor(const gk__kv_src *s, const gk_st_tensor_info *t, gk_kokoro_voice *out) {
+    uint64_t sh[GK_ST_MAX_DIMS];
+    char shs[160];
+    int i;
+    float *f;
+    size_t k;
+    for (i = 0; i < t->ndim; i++) sh[i] = (uint64_t)t->shape[i];
+    if (t->dtype != GK_ST_F32 && t->dtype != GK_ST_F16 && t->dtype != GK_ST_BF16)
+        return GK__U_ERR(GK_ERR_DTYPE, "%s: tensor '%s' is %s: a voice is F32 (or F16 / BF16)", s->what, t->name, gk_st_dtype_name(t->dtype));
+    if (!gk__kv_shape_ok(sh, t->ndim)) {
+        gk__kv_shape_str(sh, t->ndim, shs, sizeof shs);
+        return GK__U_ERR(GK_ERR_SHAPE, "%s: tensor '%s' has shape %s: a voice is (510, 1, 256) or (510, 256)", s->what, t->name, shs);
+    }
+    f = (float *)gk__u_malloc(GK__KV_BYTES);
+    if (!f) return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", s->what);
+    if (gk_st_read(s->st, t->name, GK_F32, f, GK__KV_BYTES) != GK_OK) {
+        char msg[512];
+        gk__u_errcopy(msg, sizeof msg);
+        gk__u_free(f);
+        return GK__U_ERR(GK_ERR_FORMAT, "%s: %s", s->what, msg);
+    }
+    for (k = 0; k < GK__KV_FLOATS; k++)
+        if (!(f[k] - f[k] == 0.0f)) {
+            int nan = f[k] != f[k];
+            gk__u_free(f);
+            return GK__U_ERR(GK_ERR_FORMAT, "%s: tensor '%s': row %llu, column %llu is %s", s->what, t->name,
+                             (unsigned long long)(k / GK_KOKORO_STYLE_DIM), (unsigned long long)(k % GK_KOKORO_STYLE_DIM),
+                             nan ? "NaN" : "infinite");
+        }
+    out->data = f;
+    out->rows = GK_KOKORO_VOICE_ROWS;
+    return GK_OK;
+}
+
+/* "a, b, c, ..." (the first six names) of a bundle for messages */
+static void gk__kv_some_names(const gk__kv_src *s, char *o, size_t cap) {
+    size_t i, k = 0, n = s->kind == GK__KV_NPZ ? s->nent : gk_st_count(s->st);
+    o[0] = 0;
+    for (i = 0; i < n && i < 6; i++) {
+        if (i) gk__kv_cat(o, cap, &k, ", ", 2);
+        if (s->kind == GK__KV_NPZ) gk__kv_cat(o, cap, &k, s->ent[i].name, gk__kv_member_name(&s->ent[i]));
+        else gk__kv_cat(o, cap, &k, gk_st_tensor(s->st, i)->name, strlen(gk_st_tensor(s->st, i)->name));
+    }
+    if (n > 6) gk__kv_cat(o, cap, &k, ", ...", 5);
+}
+
+/* one voice of a source by name (NULL or "": its only voice) */
+static gk_status gk__kv_get(const gk__kv_src *s, const char *name, gk_kokoro_voice *out) {
+    int named = name && name[0];
+    char list[400];
+    size_t i, nl = named ? strlen(name) : 0;
+    memset(out, 0, sizeof *out);
+    switch (s->kind) {
+    case GK__KV_RAW:
+    case GK__KV_NPY:
+        if (named && s->base[0] && strcmp(name, s->base) != 0)
+            return GK__U_ERR(GK_ERR_NOT_FOUND, "%s holds one voice, '%s', not '%s'", s->what, s->base, name);
+        return s->kind == GK__KV_RAW ? gk__kv_floats(s->what, s->d, out) : gk__kv_npy(s->what, s->d, s->n, out);
+    case GK__KV_NPZ:
+        if (s->nent == 0) return GK__U_ERR(GK_ERR_NOT_FOUND, "%s: the .npz holds no voices", s->what);
+        if (!named) {
+            if (s->nent == 1) return gk__kv_member(s, &s->ent[0], out);
+            gk__kv_some_names(s, list, sizeof list);
+            return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s holds %llu voices (%s): name one", s->what, (unsigned long long)s->nent, list);
+        }
+        for (i = 0; i < s->nent; i++)
+            if (gk__kv_member_name(&s->ent[i]) == nl && memcmp(s->ent[i].name, name, nl) == 0) return gk__kv_member(s, &s->ent[i], out);
+        if (s->nent == 1 && s->base[0] && strcmp(name, s->base) == 0) return gk__kv_member(s, &s->ent[0], out);
+        gk__kv_some_names(s, list, sizeof list);
+        return GK__U_ERR(GK_ERR_NOT_FOUND, "%s has no voice '%s' (it holds %llu: %s)", s->what, name, (unsigned long long)s->nent, list);
+    case GK__KV_ST: {
+        size_t n = gk_st_count(s->st);
+        const gk_st_tensor_info *t;
+        if (n == 0) return GK__U_ERR(GK_ERR_NOT_FOUND, "%s: the safetensors file holds no tensors", s->what);
+        if (!named) {
+            if (n == 1) return gk__kv_tensor(s, gk_st_tensor(s->st, 0), out);
+            gk__kv_some_names(s, list, sizeof list);
+            return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s holds %llu voices (%s): name one", s->what, (unsigned long long)n, list);
+        }
+        if ((t = gk_st_find(s->st, name)) != NULL) return gk__kv_tensor(s, t, out);
+        if (n == 1 && s->base[0] && strcmp(name, s->base) == 0) return gk__kv_tensor(s, gk_st_tensor(s->st, 0), out);
+        gk__kv_some_names(s, list, sizeof list);
+        return GK__U_ERR(GK_ERR_NOT_FOUND, "%s has no voice '%s' (it holds %llu: %s)", s->what, name, (unsigned long long)n, list);
+    }
+    case GK__KV_DIR: {
+        static const char *const ext[3] = {".bin", ".npy", ".safetensors"};
+        gk_buf p = {NULL, 0, 0};
+        gk_status st = GK_OK;
+        int e;
+        if (!named) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s is a folder of voices: name one", s->what);
+        if (strchr(name, '/') || strchr(name, '\\'))
+            return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "voice name '%s' holds a path separator: name a voice of the folder %s", name, s->what);
+        for (e = 0; e < 4 && st == GK_OK; e++) {
+            p.len = 0;
+            st = gk__u_buf_puts(&p, s->what);
+            if (st == GK_OK) st = gk__u_buf_puts(&p, "/");
+            if (st == GK_OK) st = gk__u_buf_puts(&p, name);
+            if (st == GK_OK) st = gk__u_buf_puts(&p, e < 3 ? ext[e] : ".pt");
+            if (st == GK_OK && gk__kv_isfile(p.data)) {
+                gk__kv_src f;
+                if (e == 3) {
+                    st = GK__U_ERR(GK_ERR_UNSUPPORTED, "%s: %s", p.data, gk__kv_pt_help);
+                    break;
+                }
+                if ((st = gk__kv_src_file(p.data, &f)) == GK_OK) {
+                    st = gk__kv_get(&f, f.kind == GK__KV_NPZ || f.kind == GK__KV_ST ? NULL : name, out);
+                    if (st == GK_ERR_INVALID_ARGUMENT && (f.kind == GK__KV_NPZ || f.kind == GK__KV_ST)) st = gk__kv_get(&f, name, out);
+                    gk__kv_src_free(&f);
+                }
+                gk_buf_free(&p);
+                return st;
+            }
+        }
+        gk_buf_free(&p);
+        if (st != GK_OK) return st;
+        return GK__U_ERR(GK_ERR_NOT_FOUND, "%s has no voice '%s' (looked for %s.bin, %s.npy, %s.safetensors)", s->what, name, name, name, name);
+    }
+    default:
+        return GK__U_ERR(GK_ERR_INTERNAL, "%s: unknown source", s->what);
+    }
+}
+
+/* ---- blends ---- */
+GKLLMDEF gk_status gk_kokoro_voice_blend(const gk_kokoro_voice *voices, const double *weights, size_t n, gk_kokoro_voice *out) {
+    const char *F = "gk_kokoro_voice_blend";
+    double sum = 0, *acc;
+    size_t i, k, rows;
+    float *f;
+    if (out) memset(out, 0, sizeof *out);
+    if (!voices || !out || n == 0) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s", F, !out ? "out is NULL" : !voices ? "voices is NULL" : "n is 0");
+    rows = voices[0].rows;
+    for (i = 0; i < n; i++) {
+        double w = weights ? weights[i] : 1.0;
+        if (!voices[i].data || voices[i].rows == 0) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: voice %llu is empty", F, (unsigned long long)i);
+        if (voices[i].rows != rows)
+            return GK__U_ERR(GK_ERR_SHAPE, "%s: voice %llu has %llu rows, voice 0 has %llu", F, (unsigned long long)i,
+                             (unsigned long long)voices[i].rows, (unsigned long long)rows);
+        if (!(w > 0) || w - w != 0)
+            return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: weight %llu is %g: weights must be positive and finite", F, (unsigned long long)i, w);
+        sum += w;
+    }
+    if (!(sum - sum == 0)) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: the weights sum to %g", F, sum);
+    acc = (double *)gk__u_calloc(rows * GK_KOKORO_STYLE_DIM, sizeof(double));
+    f = (float *)gk__u_malloc(rows * GK_KOKORO_STYLE_DIM * sizeof(float));
+    if (!acc || !f) {
+        gk__u_free(acc);
+        gk__u_free(f);
+        return GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", F);
+    }
+    for (i = 0; i < n; i++) {
+        double w = (weights ? weights[i] : 1.0) / sum;
+        const float *v = voices[i].data;
+        for (k = 0; k < rows * GK_KOKORO_STYLE_DIM; k++) acc[k] += w * (double)v[k];
+    }
+    for (k = 0; k < rows * GK_KOKORO_STYLE_DIM; k++) f[k] = (float)acc[k];
+    gk__u_free(acc);
+    out->data = f;
+    out->rows = rows;
+    return GK_OK;
+}
+
+/* a weight's text: [+-]digits[.digits][e[+-]digits] (or .digits) */
+static int gk__kv_number(const char *s, size_t n) {
+    size_t i = 0, dg = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++, dg++;
+    if (i < n && s[i] == '.') {
+        i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9') i++, dg++;
+    }
+    if (!dg) return 0;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        size_t e0;
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+        e0 = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+        if (i == e0) return 0;
+    }
+    return i == n;
+}
+
+static gk_status gk__kv_load(gk__kv_src *s, const char *spec, gk_kokoro_voice *out) {
+    const char *F = "gk_kokoro_voice_load";
+    gk_kokoro_voice *packs = NULL;
+    double *w = NULL;
+    size_t n = 0, cap = 0, i;
+    const char *p = spec;
+    gk_status st = GK_OK;
+    int weighted = 0;
+    if (!spec || !spec[0]) return gk__kv_get(s, NULL, out);
+    while (st == GK_OK) {
+        const char *e = strchr(p, ','), *c, *nb, *ne;
+        char name[256], num[64];
+        double v = 1;
+        if (!e) e = p + strlen(p);
+        for (c = e; c > p && c[-1] != ':'; c--) {}
+        nb = p;
+        ne = c > p ? c - 1 : e;
+        while (nb < ne && (*nb == ' ' || *nb == '\t')) nb++;
+        while (ne > nb && (ne[-1] == ' ' || ne[-1] == '\t')) ne--;
+        if (ne == nb) {
+            st = GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: voice spec '%s': an empty voice name at byte %llu", F, spec, (unsigned long long)(p - spec));
+            break;
+        }
+        if ((size_t)(ne - nb) >= sizeof name) {
+            st = GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: voice spec '%s': a voice name longer than %d bytes", F, spec, (int)sizeof name - 1);
+            break;
+        }
+        memcpy(name, nb, (size_t)(ne - nb));
+        name[ne - nb] = 0;
+        if (c > p) { /* ":weight" */
+            const char *wb = c, *we = e;
+            while (wb < we && (*wb == ' ' || *wb == '\t')) wb++;
+            while (we > wb && (we[-1] == ' ' || we[-1] == '\t')) we--;
+            if ((size_t)(we - wb) >= sizeof num || !gk__kv_number(wb, (size_t)(we - wb))) {
+                st = GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: voice spec '%s': the weight '%.*s' of '%s' is not a number", F, spec,
+                               (int)(we - wb > 40 ? 40 : we - wb), wb, name);
+                break;
+            }
+            memcpy(num, wb, (size_t)(we - wb));
+            num[we - wb] = 0;
+            v = strtod(num, NULL);
+            if (!(v > 0) || v - v != 0) {
+                st = GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: voice spec '%s': the weight %s of '%s' is %s: weights must be positive and finite",
+                               F, spec, num, name, v < 0 ? "negative" : v == 0 ? "zero" : "not finite");
+                break;
+            }
+            weighted = 1;
+        }
+        if (n == cap) {
+            size_t wcap = cap;
+            if (!gk__u_grow((void **)&packs, &cap, n + 1, sizeof *packs) || !gk__u_grow((void **)&w, &wcap, cap, sizeof *w)) {
+                st = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", F);
+                break;
+            }
+        }
+        if ((st = gk__kv_get(s, name, &packs[n])) != GK_OK) break;
+        w[n++] = v;
+        if (!*e) break;
+        p = e + 1;
+    }
+    if (st == GK_OK) {
+        if (n == 1 && !weighted) { /* one voice: as stored */
+            *out = packs[0];
+            packs[0].data = NULL;
+        } else
+            st = gk_kokoro_voice_blend(packs, w, n, out);
+    }
+    for (i = 0; i < n; i++) gk_kokoro_voice_free(&packs[i]);
+    gk__u_free(packs);
+    gk__u_free(w);
+    return st;
+}
+
+GKLLMDEF gk_status gk_kokoro_voice_load(const char *path, const char *spec, gk_kokoro_voice *out) {
+    gk__kv_src s;
+    gk_status st;
+    if (out) memset(out, 0, sizeof *out);
+    if (!path || !out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_kokoro_voice_load: %s is NULL", path ? "out" : "path");
+    if ((st = gk__kv_src_file(path, &s)) != GK_OK) return st;
+    st = gk__kv_load(&s, spec, out);
+    gk__kv_src_free(&s);
+    return st;
+}
+
+GKLLMDEF gk_status gk_kokoro_voice_load_memory(const void *data, size_t size, const char *name, const char *spec, gk_kokoro_voice *out) {
+    gk__kv_src s;
+    gk_status st;
+    if (out) memset(out, 0, sizeof *out);
+    if (!out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_kokoro_voice_load_memory: out is NULL");
+    if (!data && size) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "gk_kokoro_voice_load_memory: data is NULL but size is %llu", (unsigned long long)size);
+    memset(&s, 0, sizeof s);
+    s.what = name ? name : "memory";
+    s.d = (const unsigned char *)(data ? data : "");
+    s.n = size;
+    if ((st = gk__kv_src_mem(&s)) == GK_OK) st = gk__kv_load(&s, spec, out);
+    gk__kv_src_free(&s);
+    return st;
+}
+
+/* the voice files of a folder (*.bin, *.npy, *.safetensors) less their extension, NUL-separated */
+static gk_status gk__kv_dir_add(gk_buf *names, size_t *n, const char *nm) {
+    size_t l = strlen(nm), k = 0;
+    gk_status st;
+    if (l > 4 && (strcmp(nm + l - 4, ".bin") == 0 || strcmp(nm + l - 4, ".npy") == 0)) k = l - 4;
+    else if (l > 12 && strcmp(nm + l - 12, ".safetensors") == 0) k = l - 12;
+    if (!k) return GK_OK;
+    if ((st = gk_buf_append(names, nm, k)) != GK_OK) return st;
+    (*n)++;
+    return gk_buf_append(names, "", 1);
+}
+#if defined(_WIN32)
+static gk_status gk__kv_dir_names(const char *F, const char *path, gk_buf *names, size_t *n) {
+    WIN32_FIND_DATAA fd;
+    HANDLE h;
+    gk_buf pat = {NULL, 0, 0};
+    gk_status st = gk__u_buf_puts(&pat, path);
+    if (st == GK_OK) st = gk__u_buf_puts(&pat, "\\*");
+    if (st != GK_OK) return st;
+    h = FindFirstFileA(pat.data, &fd);
+    gk_buf_free(&pat);
+    if (h == INVALID_HANDLE_VALUE) return GK__U_ERR(GK_ERR_IO, "%s: cannot list the folder '%s' (error %lu)", F, path, (unsigned long)GetLastError());
+    do st = gk__kv_dir_add(names, n, fd.cFileName);
+    while (st == GK_OK && FindNextFileA(h, &fd));
+    FindClose(h);
+    return st;
+}
+#else
+static gk_status gk__kv_dir_names(const char *F, const char *path, gk_buf *names, size_t *n) {
+    DIR *dir = opendir(path);
+    struct dirent *de;
+    gk_status st = GK_OK;
+    if (!dir) return GK__U_ERR(GK_ERR_IO, "%s: cannot open the folder '%s': %s", F, path, strerror(errno));
+    while (st == GK_OK && (de = readdir(dir)) != NULL) st = gk__kv_dir_add(names, n, de->d_name);
+    closedir(dir);
+    return st;
+}
+#endif
+
+GKLLMDEF gk_status gk_kokoro_voice_list(const char *path, gk_buf *out) {
+    const char *F = "gk_kokoro_voice_list";
+    gk__kv_src s;
+    gk_buf names = {NULL, 0, 0}; /* NUL-separated */
+    const char **v = NULL;
+    size_t n = 0, i, off, len0;
+    gk_status st;
+    if (!path || !out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", F, path ? "out" : "path");
+    len0 = out->len;
+    if ((st = gk__kv_src_file(path, &s)) != GK_OK) return st;
+#define GK__KV_NAME(p, l)                                              \
+    do {                                                               \
+        if (st == GK_OK) st = gk_buf_append(&names, (p), (l));         \
+        if (st == GK_OK) st = gk_buf_append(&names, "", 1);            \
+        n++;                                                           \
+    } while (0)
+    if (s.kind == GK__KV_RAW || s.kind == GK__KV_NPY) GK__KV_NAME(s.base, strlen(s.base));
+    else if (s.kind == GK__KV_NPZ)
+        for (i = 0; i < s.nent; i++) GK__KV_NAME(s.ent[i].name, gk__kv_member_name(&s.ent[i]));
+    else if (s.kind == GK__KV_ST)
+        for (i = 0; i < gk_st_count(s.st); i++) GK__KV_NAME(gk_st_tensor(s.st, i)->name, strlen(gk_st_tensor(s.st, i)->name));
+    else
+        st = gk__kv_dir_names(F, path, &names, &n);
+#undef GK__KV_NAME
+    if (st == GK_OK && n) {
+        v = (const char **)gk__u_calloc(n, sizeof *v);
+        if (!v) st = GK__U_ERR(GK_ERR_OUT_OF_MEMORY, "%s: out of memory", F);
+    }
+    if (st == GK_OK) {
+        for (i = 0, off = 0; i < n; i++) {
+            v[i] = names.data + off;
+            off += strlen(v[i]) + 1;
+        }
+        qsort(v, n, sizeof *v, gk__kv_cmp_str);
+        for (i = 0; i < n && st == GK_OK; i++) {
+            if (i && strcmp(v[i], v[i - 1]) == 0) continue;
+            st = gk__u_buf_puts(out, v[i]);
+            if (st == GK_OK) st = gk_buf_append(out, "\n", 1);
+        }
+    }
+    if (st != GK_OK && out->data) {
+        out->len = len0;
+        out->data[len0] = 0;
+    }
+    gk__u_free(v);
+    gk_buf_free(&names);
+    gk__kv_src_free(&s);
+    return st;
+}
+
+GKLLMDEF void gk_kokoro_voice_free(gk_kokoro_voice *v) {
+    if (!v) return;
+    gk__u_free(v->data);
+    memset(v, 0, sizeof *v);
+}
+
+GKLLMDEF gk_status gk_kokoro_voice_style(const gk_kokoro_voice *v, size_t n_phonemes, const float **style) {
+    const char *F = "gk_kokoro_voice_style";
+    if (style) *style = NULL;
+    if (!v || !style) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", F, v ? "style" : "voice");
+    if (!v->data || v->rows == 0) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: the voice is empty", F);
+    if (n_phonemes == 0) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: no phonemes: the style row is chosen by a count of at least 1", F);
+    if (n_phonemes > v->rows)
+        return GK__U_ERR(GK_ERR_LIMIT, "%s: %llu phonemes, the voice has styles for 1 to %llu (cut the phonemes into chunks)", F,
+                         (unsigned long long)n_phonemes, (unsigned long long)v->rows);
+    *style = v->data + (n_phonemes - 1) * GK_KOKORO_STYLE_DIM;
+    return GK_OK;
 }
 #ifdef __cplusplus
 }

@@ -4,7 +4,8 @@
       ones (a header before each block: freeing a block they did not make is
       counted as bad), and a raw malloc / calloc / realloc / free / strdup in
       the implementation does not compile here (the names are poisoned while
-      it is included). JSON, safetensors, tokenizers, chat templates and the
+      it is included). JSON, safetensors, tokenizers, chat templates, Kokoro's
+      text and voice front end (tests/fixtures/kokoro) and the
       qwen3 fixture model on the CPU backend run, everything is freed, and
       no block is left.
    2. An allocator that fails after N calls, for every N until the work
@@ -332,6 +333,52 @@ static gk_llm *model_load(void) {
     return m;
 }
 
+/* Kokoro's front end: vocabulary, ids, chunks, the espeak-ng map, voices (a deflated npz and a blend) */
+static gk_status part_kokoro(uint64_t *h) {
+    static const char *cfg = "{\"n_token\":178,\"vocab\":{\",\":3,\".\":4,\" \":16,\"a\":43,\"b\":44,\"d\":46,\"h\":50,"
+                             "\"l\":54,\"w\":65,\"O\":31,\"\\u0259\":83,\"\\u02c8\":156,\"\\u025c\":87,\"\\u0279\":123}}";
+    static const char *ph = "h\xC9\x99l\xCB\x88O, w\xCB\x88\xC9\x9C\xC9\xB9ld. h\xC9\x99l\xCB\x88O w\xCB\x88\xC9\x9C\xC9\xB9ld, ab ba. dab\nbad";
+    static const char *ipa = "h\xC9\x99l\xCB\x88o\xCD\xA1\xCA\x8A w\xCB\x88\xC9\x9C\xCB\x90ld (fr)b\xC9\x94\xCC\x83(en) l\xCB\x88\xC9\xAA\xC9\xBE\xC9\x99\xCD\xA1l";
+    gk_json *doc = NULL;
+    gk_kokoro_vocab *v = NULL;
+    gk_ids ids = {NULL, 0, 0};
+    gk_kokoro_chunks c;
+    gk_kokoro_chunk_desc d;
+    gk_kokoro_voice vo;
+    gk_buf b = {NULL, 0, 0};
+    size_t k, n = 0;
+    gk_status s = gk_json_parse(cfg, strlen(cfg), NULL, &doc);
+    memset(&c, 0, sizeof c);
+    memset(&vo, 0, sizeof vo);
+    memset(&d, 0, sizeof d);
+    if (s == GK_OK) s = gk_kokoro_vocab_from_json(gk_json_root(doc), &v);
+    if (s == GK_OK) s = gk_kokoro_phonemes_to_ids(v, ph, strlen(ph), GK_KOKORO_DROP_UNKNOWN, &ids, &n);
+    if (s == GK_OK) {
+        hash(h, ids.data, ids.len * sizeof(int32_t));
+        hash(h, &n, sizeof n);
+        d.max_phonemes = 12;
+        s = gk_kokoro_phoneme_chunks(&d, ph, strlen(ph), &c);
+    }
+    for (k = 0; s == GK_OK && k < c.n; k++) {
+        hash(h, c.chunk[k].phonemes, c.chunk[k].phonemes_len);
+        hash(h, &c.chunk[k].text_begin, sizeof(size_t));
+    }
+    if (s == GK_OK) s = gk_kokoro_map_espeak("en-us", ipa, strlen(ipa), &b);
+    if (s == GK_OK) s = gk_kokoro_voice_load("tests/fixtures/kokoro/voices_numpy.npz", "af_one:3,bm_two:1", &vo);
+    if (s == GK_OK) {
+        hash(h, vo.data, vo.rows * GK_KOKORO_STYLE_DIM * sizeof(float));
+        s = gk_kokoro_voice_list("tests/fixtures/kokoro/voices_numpy.npz", &b);
+    }
+    if (s == GK_OK) hash(h, b.data, b.len);
+    gk_kokoro_voice_free(&vo);
+    gk_kokoro_chunks_free(&c);
+    gk_buf_free(&b);
+    gk_ids_free(&ids);
+    gk_kokoro_vocab_free(v);
+    gk_json_free(doc);
+    return s;
+}
+
 /* ---- 1. counted ---- */
 typedef gk_status (*part_fn)(uint64_t *h);
 static const struct { const char *name; part_fn fn; } parts[] = {
@@ -340,6 +387,7 @@ static const struct { const char *name; part_fn fn; } parts[] = {
     { "tokenizer (byte-level, fixture)", part_tokenizer_bytelevel },
     { "tokenizer (SentencePiece-style)", part_tokenizer_spm },
     { "chat template", part_chat },
+    { "kokoro front end", part_kokoro },
 };
 #define NPARTS (sizeof parts / sizeof parts[0])
 static uint64_t ref_hash[NPARTS];

@@ -18,6 +18,11 @@
 #define GK_WHISPER_FRAMES_PER_SECOND 100
 #define GK_WHISPER_N_FRAMES 3000
 #define GK_WHISPER_MAX_LANGS 100
+#define GK_KOKORO_MAX_PHONEMES 510
+#define GK_KOKORO_VOICE_ROWS 510
+#define GK_KOKORO_STYLE_DIM 256
+#define GK_KOKORO_DROP_UNKNOWN 1
+#define GK_KOKORO_JOIN_LINES 2
 typedef struct gk_ctx gk_ctx;
 typedef enum gk_status { GK_OK, GK_ERR_INVALID_ARGUMENT, GK_ERR_INVALID_HANDLE, GK_ERR_SHAPE, GK_ERR_DTYPE, GK_ERR_OVERFLOW, GK_ERR_OUT_OF_MEMORY, GK_ERR_NO_DRIVER, GK_ERR_NO_DEVICE, GK_ERR_NO_NVRTC, GK_ERR_CUDA, GK_ERR_COMPILE, GK_ERR_LAUNCH, GK_ERR_NOT_FOUND, GK_ERR_UNSUPPORTED, GK_ERR_IO, GK_ERR_FORMAT, GK_ERR_LIMIT, GK_ERR_STATE, GK_ERR_INTERNAL, GK_ERR_TIMEOUT, GK_ERR_CANCELLED, GK_ERR_REJECTED, GK_STATUS_COUNT } gk_status;
 const char *gk_status_name(gk_status s);
@@ -1144,3 +1149,54 @@ gk_status gk_whisper_transcribe_long_audio(gk_whisper_model *m, const gk_audio *
                                                     gk_whisper_long_result *res);
 gk_status gk_whisper_transcribe_batch(gk_whisper_model *m, const float *const *samples, const size_t *n, int count, const gk_whisper_long_desc *desc,
                                                gk_whisper_segments *segs, gk_whisper_long_result *res);
+typedef struct gk_kokoro_vocab gk_kokoro_vocab;
+gk_status gk_kokoro_vocab_load(const char *path, gk_kokoro_vocab **out);
+gk_status gk_kokoro_vocab_from_json(const gk_json_value *config, gk_kokoro_vocab **out);
+void gk_kokoro_vocab_free(gk_kokoro_vocab *v);
+size_t gk_kokoro_vocab_size(const gk_kokoro_vocab *v);
+int32_t gk_kokoro_vocab_id(const gk_kokoro_vocab *v, uint32_t cp);
+gk_status gk_kokoro_phonemes_to_ids(const gk_kokoro_vocab *v, const char *phonemes, size_t len, unsigned flags,
+                                             gk_ids *out, size_t *n_phonemes);
+typedef struct gk_espeak gk_espeak;
+typedef struct gk_espeak_desc {
+    const char *library;
+    const char *data_path;
+} gk_espeak_desc;
+gk_status gk_espeak_create(const gk_espeak_desc *desc, gk_espeak **out);
+void gk_espeak_destroy(gk_espeak *es);
+const char *gk_espeak_version(const gk_espeak *es);
+typedef struct gk_kokoro_chunk_desc {
+    const char *language;
+    size_t max_phonemes;
+    unsigned flags;
+} gk_kokoro_chunk_desc;
+gk_status gk_kokoro_phonemize(gk_espeak *es, const gk_kokoro_chunk_desc *desc, const char *text, size_t len, gk_buf *out);
+gk_status gk_kokoro_map_espeak(const char *language, const char *ipa, size_t len, gk_buf *out);
+const char *gk_kokoro_voice_language(const char *voice);
+typedef struct gk_kokoro_chunk {
+    const char *phonemes;
+    size_t phonemes_len;
+    size_t n_phonemes;
+    size_t text_begin, text_end;
+} gk_kokoro_chunk;
+typedef struct gk_kokoro_chunks {
+    gk_kokoro_chunk *chunk;
+    size_t n;
+    char *store;
+} gk_kokoro_chunks;
+gk_status gk_kokoro_text_chunks(gk_espeak *es, const gk_kokoro_chunk_desc *desc, const char *text, size_t len,
+                                         gk_kokoro_chunks *out);
+gk_status gk_kokoro_phoneme_chunks(const gk_kokoro_chunk_desc *desc, const char *phonemes, size_t len,
+                                            gk_kokoro_chunks *out);
+void gk_kokoro_chunks_free(gk_kokoro_chunks *c);
+typedef struct gk_kokoro_voice {
+    float *data;
+    size_t rows;
+} gk_kokoro_voice;
+gk_status gk_kokoro_voice_load(const char *path, const char *spec, gk_kokoro_voice *out);
+gk_status gk_kokoro_voice_load_memory(const void *data, size_t size, const char *name, const char *spec,
+                                               gk_kokoro_voice *out);
+gk_status gk_kokoro_voice_list(const char *path, gk_buf *out);
+gk_status gk_kokoro_voice_blend(const gk_kokoro_voice *voices, const double *weights, size_t n, gk_kokoro_voice *out);
+void gk_kokoro_voice_free(gk_kokoro_voice *v);
+gk_status gk_kokoro_voice_style(const gk_kokoro_voice *v, size_t n_phonemes, const float **style);
