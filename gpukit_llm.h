@@ -114,37 +114,40 @@
 
    TABLE OF CONTENTS (grep for the >>anchors; the source of each part is under src/)
    API
-      >>api_common           llm/common.h            buffers, shared helpers
-      >>api_json             llm/json.h              JSON parser and DOM
-      >>api_safetensors      llm/safetensors.h       safetensors reader
-      >>api_tokenizer        llm/tokenizer.h         tokenizer.json BPE tokenizers
-      >>api_chat             llm/chat.h              chat templates
-      >>api_model            llm/model.h             transformer LLM: load, KV cache, prefill / decode, sampling, generation
-      >>api_audio            asr/audio.h             audio: WAV files, mixing to mono, resampling to 16 kHz
-      >>api_whisper_rules    asr/whisper_rules.h     Whisper decoding: tokens, prompt, filters, beams, fallback, segments, words, SRT / VTT / JSON
-      >>api_whisper          asr/whisper_model.h     Whisper model: load, log-mel, encoder, KV-cached decoder, greedy transcription
-      >>api_whisper_long     asr/whisper_long.h      Whisper long-form transcription: windows, seek, previous-text prompts
-      >>api_kokoro_text      tts/kokoro_text.h       Kokoro TTS front end: phonemes to ids, espeak-ng text to phonemes, chunks, voice packs and blends
+      >>api_common            llm/common.h            buffers, shared helpers
+      >>api_json              llm/json.h              JSON parser and DOM
+      >>api_safetensors       llm/safetensors.h       safetensors reader
+      >>api_tokenizer         llm/tokenizer.h         tokenizer.json BPE tokenizers
+      >>api_chat              llm/chat.h              chat templates
+      >>api_model             llm/model.h             transformer LLM: load, KV cache, prefill / decode, sampling, generation
+      >>api_audio             asr/audio.h             audio: WAV files, mixing to mono, resampling to 16 kHz
+      >>api_whisper_rules     asr/whisper_rules.h     Whisper decoding: tokens, prompt, filters, beams, fallback, segments, words, SRT / VTT / JSON
+      >>api_whisper           asr/whisper_model.h     Whisper model: load, log-mel, encoder, KV-cached decoder, greedy transcription
+      >>api_whisper_long      asr/whisper_long.h      Whisper long-form transcription: windows, seek, previous-text prompts
+      >>api_kokoro            tts/kokoro.h            Kokoro-82M text to speech: load, synthesis to 24 kHz audio
+      >>api_kokoro_text       tts/kokoro_text.h       Kokoro TTS front end: phonemes to ids, espeak-ng text to phonemes, chunks, voice packs and blends
    IMPLEMENTATION
-      >>impl_common          llm/common.c            allocation, hashing, UTF-8
-      >>impl_json            llm/json.c              the JSON parser
-      >>impl_unicode         llm/unicode.c           generated Unicode tables, classes, NFC
-      >>impl_safetensors     llm/safetensors.c       safetensors files, shards, uploads
-      >>impl_tokenizer       llm/tokenizer.c         tokenizer model and loading
-      >>tok_encode           llm/tokenizer_encode.c  pre-tokenizers, BPE merges, encoding
-      >>tok_decode           llm/tokenizer_decode.c  decoding, streaming decode
-      >>impl_chat            llm/chat.c              chat templates
-      >>impl_model           llm/model_config.c      model config
-      >>model_weights        llm/model_weights.c     weights: names, shapes, upload
-      >>model_forward        llm/model_forward.c     the forward pass, KV cache, decode graphs
-      >>model_generate       llm/generate.c          sampling loop, stop strings, batches, chat
-      >>impl_audio           asr/audio.c             WAV reading and writing, mixing, the resampler
-      >>impl_whisper_rules   asr/whisper_rules.c     Whisper decoding rules on the host
-      >>impl_whisper         asr/whisper_model.c     Whisper model: config, weights, encoder, decoder, greedy decoding
-      >>impl_whisper_long    asr/whisper_long.c      the transcribe loop over long audio
-      >>impl_kokoro_text     tts/kokoro_text.c       Kokoro vocabulary, phonemes to ids, the chunker
-      >>impl_kokoro_espeak   tts/kokoro_espeak.c     espeak-ng at run time, text to Kokoro phonemes, text chunks
-      >>impl_kokoro_voice    tts/kokoro_voice.c      voice packs: raw, .npy, .npz (zip, zlib at run time), safetensors; blends, style rows
+      >>impl_common           llm/common.c            allocation, hashing, UTF-8
+      >>impl_json             llm/json.c              the JSON parser
+      >>impl_unicode          llm/unicode.c           generated Unicode tables, classes, NFC
+      >>impl_safetensors      llm/safetensors.c       safetensors files, shards, uploads
+      >>impl_tokenizer        llm/tokenizer.c         tokenizer model and loading
+      >>tok_encode            llm/tokenizer_encode.c  pre-tokenizers, BPE merges, encoding
+      >>tok_decode            llm/tokenizer_decode.c  decoding, streaming decode
+      >>impl_chat             llm/chat.c              chat templates
+      >>impl_model            llm/model_config.c      model config
+      >>model_weights         llm/model_weights.c     weights: names, shapes, upload
+      >>model_forward         llm/model_forward.c     the forward pass, KV cache, decode graphs
+      >>model_generate        llm/generate.c          sampling loop, stop strings, batches, chat
+      >>impl_audio            asr/audio.c             WAV reading and writing, mixing, the resampler
+      >>impl_whisper_rules    asr/whisper_rules.c     Whisper decoding rules on the host
+      >>impl_whisper          asr/whisper_model.c     Whisper model: config, weights, encoder, decoder, greedy decoding
+      >>impl_whisper_long     asr/whisper_long.c      the transcribe loop over long audio
+      >>impl_kokoro_text      tts/kokoro_text.c       Kokoro vocabulary, phonemes to ids, the chunker
+      >>impl_kokoro_espeak    tts/kokoro_espeak.c     espeak-ng at run time, text to Kokoro phonemes, text chunks
+      >>impl_kokoro_voice     tts/kokoro_voice.c      voice packs: raw, .npy, .npz (zip, zlib at run time), safetensors; blends, style rows
+      >>impl_kokoro           tts/kokoro_model.c      Kokoro model: config.json, weights (weight norm folded, styles stacked)
+      >>impl_kokoro_forward   tts/kokoro_forward.c    Kokoro forward: ALBERT, prosody, text encoder, decoder, iSTFTNet generator
 
    RECENT REVISION HISTORY
      0.1  first version
@@ -1402,6 +1405,146 @@ GKLLMDEF gk_status gk_whisper_transcribe_long_audio(gk_whisper_model *m, const g
    the error names the input and its window. */
 GKLLMDEF gk_status gk_whisper_transcribe_batch(gk_whisper_model *m, const float *const *samples, const size_t *n, int count, const gk_whisper_long_desc *desc,
                                                gk_whisper_segments *segs, gk_whisper_long_result *res);
+/* ======================================================================== */
+/* >>api_kokoro                                                             */
+/* ======================================================================== */
+/* Kokoro-82M text to speech (StyleTTS 2 with an iSTFTNet vocoder) on
+   gpukit's ops: the same code on the CUDA and CPU backends. Phoneme ids in,
+   24 kHz audio out, computed as hexgrad/kokoro's KModel.forward_with_tokens
+   does. Errors are recorded on the model's context (gk_kokoro_load's ctx;
+   gk_last_error(ctx)); a NULL model is the thread's error. Nothing is left
+   allocated by a failed call. One call at a time per model.
+
+   A MODEL FOLDER holds config.json (hexgrad/Kokoro-82M's; kokoro-onnx ships
+   the same file) and the weights as kokoro-v1_0.safetensors or
+   model.safetensors: tensors named <module>.<key> for the five modules of
+   the published kokoro-v1_0.pth (bert, bert_encoder, predictor,
+   text_encoder, decoder), as tools/kokoro_convert.py writes them from the
+   .pth. Weight-normed layers may be stored as weight_g / weight_v (the
+   published checkpoint), parametrizations.weight.original0 / original1 (a
+   state dict of PyTorch >= 2.1) or folded (<layer>.weight); they are folded
+   at load (g * v / ||v||, the norm over every dim but the first: per output
+   channel of a convolution, per input channel of a transposed one). AdaIN's
+   InstanceNorm affine parameters (norm.weight / norm.bias), absent from the
+   published checkpoint, are used when present. Other tensors (the unused
+   ALBERT pooler, buffers) are ignored.
+
+   THE PIPELINE, for ids x_1..x_n (n <= plbert.max_position_embeddings - 2,
+   510) and a voice's style row ref_s [256] (its first 128 values style the
+   decoder, the last 128 the prosody predictor):
+     tokens     [0, x_1, ..., x_n, 0], T = n + 2
+     ALBERT     one shared layer applied num_hidden_layers times
+                (embeddings + LayerNorm, mapping to hidden_size, then
+                attention, LayerNorm, GELU (tanh) feed-forward, LayerNorm);
+                bert_encoder: Linear to hidden_dim
+     durations  duration encoder (n_layer x [BiLSTM, AdaLayerNorm], the
+                prosody style concatenated), BiLSTM, Linear to max_dur,
+                sigmoid, sum, / speed, rounded half to even, at least 1
+     alignment  frame j of L = sum(durations) reads the token it falls in
+     F0, N      BiLSTM over the L frames, 3 AdainResBlk1d each (the second
+                upsamples x2), Conv1d to 1 channel: [2L] each
+     text       embedding, n_layer x [Conv1d, LayerNorm, LeakyReLU 0.2],
+                BiLSTM; aligned to the frames
+     decoder    F0 / N convolutions (stride 2), AdainResBlk1d encode and 4
+                decode blocks (the last upsamples x2)
+     generator  SineGen (9 harmonics of F0, 24 kHz, voiced above 10 Hz,
+                Gaussian noise 0.003 voiced / 0.0333 unvoiced), Linear +
+                tanh, STFT (n_fft 20, hop 5); per upsampling stage:
+                LeakyReLU 0.1, ConvTranspose1d, the source's convolution
+                and AdaINResBlock1 added, the mean of the AdaINResBlock1s
+                (Snake); LeakyReLU 0.01, conv_post, exp (magnitude) and sin
+                (phase), iSTFT
+   -> samples_per_frame * L samples (2 * prod(upsample_rates) * hop: 600)
+   at 24 kHz. The durations need one host sync (L sizes everything after).
+   Two numerical details of the reference are kept: SineGen's phase sums
+   in float64 (torch's CPU cumsum accumulates float32 in double), and the
+   STFT of the source is exactly real where it is real in exact arithmetic
+   (the DC and Nyquist bins, and frame 0, whose reflect-padded frame is
+   symmetric), so a negative bin there has phase +pi; torch's frame 0 has
+   rounding noise in its imaginary parts, whose signs pick +pi or -pi.
+   SineGen's random initial phases are never read by the reference (its
+   downsampling interpolation skips sample 0), so they are not drawn. */
+typedef struct gk_kokoro_model gk_kokoro_model;
+
+#define GK_KOKORO_MAX_UPS 4         /* istftnet upsampling stages at most */
+#define GK_KOKORO_MAX_RESBLOCKS 8   /* istftnet resblock kernels at most */
+#define GK_KOKORO_HARMONICS 9       /* SineGen: the fundamental and 8 overtones (fixed by the model) */
+#define GK_KOKORO_SAMPLE_RATE 24000 /* SineGen's rate, the output's (fixed by the model) */
+#define GK_KOKORO_MAX_FRAMES 20000  /* gk_kokoro_synth_desc.max_frames' default: 500 s at 600 samples a frame */
+
+typedef struct gk_kokoro_config {
+    int64_t n_token;               /* symbols: ids 0..n_token-1; 0 is the pad */
+    int64_t hidden_dim;            /* 512 (the decoder's widths are fixed around it) */
+    int64_t style_dim;             /* 128: ref_s has 2 * style_dim values */
+    int64_t max_dur;               /* 50: duration_proj's outputs */
+    int64_t n_layer;               /* 3: duration encoder layers, text encoder convolutions */
+    int64_t text_kernel;           /* text_encoder_kernel_size (odd) */
+    int64_t n_mels;                /* checked, unused by inference */
+    /* plbert (ALBERT; AlbertConfig's defaults for what config.json leaves out) */
+    int64_t bert_hidden, bert_heads, bert_ffn, bert_max_pos, bert_layers;
+    int64_t bert_embed;            /* embedding_size: 128 */
+    int64_t bert_type_vocab;       /* type_vocab_size: 2 */
+    double bert_ln_eps;            /* layer_norm_eps: 1e-12 */
+    int bert_gelu_tanh;            /* hidden_act: 1 gelu_new (default), 0 gelu */
+    /* istftnet */
+    int n_ups;                     /* len(upsample_rates) */
+    int64_t ups_rate[GK_KOKORO_MAX_UPS], ups_kernel[GK_KOKORO_MAX_UPS];
+    int64_t ups_channels;          /* upsample_initial_channel: 512 */
+    int n_resblocks;               /* len(resblock_kernel_sizes) */
+    int64_t res_kernel[GK_KOKORO_MAX_RESBLOCKS], res_dilation[GK_KOKORO_MAX_RESBLOCKS][3];
+    int64_t n_fft, hop;            /* gen_istft_n_fft, gen_istft_hop_size */
+    /* derived */
+    int64_t samples_per_frame;     /* 2 * prod(upsample_rates) * hop */
+    gk_dtype weights_dtype;        /* of bert_encoder.weight in the file */
+} gk_kokoro_config;
+
+typedef struct gk_kokoro_desc {
+    gk_llm_dtype dtype;            /* compute dtype: DEFAULT and F32 are f32; BF16 / F16 are GK_ERR_UNSUPPORTED */
+    gk_st_progress_fn progress;    /* weight upload progress (bytes on the device), may be NULL */
+    void *user;
+} gk_kokoro_desc;
+
+/* Loads a model folder (dir). config.json is checked field by field (type,
+   range, and what the model hard-codes: hidden_dim 512, style_dim 128,
+   upsample_initial_channel 512; GK_ERR_FORMAT or GK_ERR_UNSUPPORTED naming
+   the file and the field), then every tensor's presence (GK_ERR_NOT_FOUND
+   naming it and the file), dtype (GK_ERR_DTYPE) and shape against the
+   config (GK_ERR_SHAPE naming the tensor, its shape and the config's) before
+   anything is allocated on the device. A folder without config.json or
+   weights: GK_ERR_IO naming the missing file. */
+GKLLMDEF gk_status gk_kokoro_load(gk_ctx *ctx, const char *dir, const gk_kokoro_desc *desc, gk_kokoro_model **out);
+GKLLMDEF void gk_kokoro_free(gk_kokoro_model *m);
+GKLLMDEF const gk_kokoro_config *gk_kokoro_get_config(const gk_kokoro_model *m);
+/* The stream the model's work runs on; NULL: the model's own. */
+GKLLMDEF gk_status gk_kokoro_set_stream(gk_kokoro_model *m, gk_stream *s);
+
+/* SineGen's Gaussian noise: a stream of the seed (the default), or none. */
+typedef enum gk_kokoro_noise {
+    GK_KOKORO_NOISE_SEEDED = 0,    /* N(0, 1) values from Philox4x32-10 (key: the seed) and Box-Muller:
+                                      the same seed gives the same audio on one backend */
+    GK_KOKORO_NOISE_ZERO = 1       /* no noise: the unvoiced source is silent */
+} gk_kokoro_noise;
+
+typedef struct gk_kokoro_synth_desc {
+    float speed;                   /* durations are divided by it; 0: 1; negative, NaN or infinite: GK_ERR_INVALID_ARGUMENT */
+    gk_kokoro_noise noise;
+    uint64_t seed;                 /* GK_KOKORO_NOISE_SEEDED's seed */
+    const int32_t *durations;      /* optional [n + 2]: frames per token (the pads included), used instead of the
+                                      predicted ones (speed then plays no part); each >= 0, their sum >= 1 */
+    int32_t *durations_out;        /* optional [n + 2]: the frames per token used */
+    int64_t *frames_out;           /* optional: L, the frames (out->n = samples_per_frame * L) */
+    int64_t max_frames;            /* more frames is GK_ERR_LIMIT before anything past the durations runs;
+                                      0: GK_KOKORO_MAX_FRAMES */
+} gk_kokoro_synth_desc;
+
+/* Speaks ids[0..n) (phoneme ids without the 0 pads; 1 <= n <= max_position_embeddings - 2, more is
+   GK_ERR_LIMIT; ids outside 0..n_token-1 are GK_ERR_INVALID_ARGUMENT naming the first) in the voice
+   ref_s [2 * style_dim] (a row of a voice pack; non-finite values are GK_ERR_INVALID_ARGUMENT).
+   desc NULL: the defaults. out gets the samples (mono, GK_KOKORO_SAMPLE_RATE; free with
+   gk_audio_free); on failure it is zeroed. Non-finite durations or samples (weights holding NaN,
+   overflow) are GK_ERR_FORMAT. */
+GKLLMDEF gk_status gk_kokoro_synthesize(gk_kokoro_model *m, const int32_t *ids, size_t n, const float *ref_s,
+                                        const gk_kokoro_synth_desc *desc, gk_audio *out);
 /* ======================================================================== */
 /* >>api_kokoro_text                                                        */
 /* ======================================================================== */
@@ -14642,6 +14785,1594 @@ GKLLMDEF gk_status gk_kokoro_voice_style(const gk_kokoro_voice *v, size_t n_phon
                          (unsigned long long)n_phonemes, (unsigned long long)v->rows);
     *style = v->data + (n_phonemes - 1) * GK_KOKORO_STYLE_DIM;
     return GK_OK;
+}
+/* ======================================================================== */
+/* >>impl_kokoro                                                            */
+/* ======================================================================== */
+/* The Kokoro model: config.json, the weights (folded and stacked at load),
+   the model's lifetime. The forward pass is >>impl_kokoro_forward. It uses
+   the text runtime's helpers (gk__lv scratch views, gk__llm_free_t,
+   gk__llm_prog). */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define GK__KOK_TEST_ONLY __attribute__((unused)) /* called by tests/test_kokoro_model.c only */
+#else
+#define GK__KOK_TEST_ONLY
+#endif
+
+/* An AdaIN / AdaLayerNorm's place in the style vectors: its scale
+   (1 + gamma, the affine folded in) is rows off..off+C-1 of style half
+   `half` (0: the decoder's, ref_s[0:128]; 1: the prosody predictor's,
+   ref_s[128:256]), its shift the next C rows. */
+typedef struct gk__kok_ada { int half; int64_t off, C; } gk__kok_ada;
+/* a bidirectional LSTM: [2, 4H, I], [2, 4H, H], [2, 4H], [2, 4H] (forward, reverse) */
+typedef struct gk__kok_lstm { gk_tensor wih, whh, bih, bhh; int64_t I, H; } gk__kok_lstm;
+/* AdainResBlk1d(cin, cout, upsample) */
+typedef struct gk__kok_arb {
+    int64_t cin, cout;
+    int up, learned;
+    gk__kok_ada n1, n2;
+    gk_tensor c1w, c1b, c2w, c2b, scw, poolw, poolb;
+} gk__kok_arb;
+/* AdaINResBlock1(C, K, dilations) */
+typedef struct gk__kok_rb1 {
+    int64_t C, K, dil[3];
+    gk__kok_ada a1[3], a2[3];
+    gk_tensor c1w[3], c1b[3], c2w[3], c2b[3], al1[3], al2[3];
+} gk__kok_rb1;
+
+#define GK__KOK_MAX_LAYER 64   /* n_layer at most */
+
+struct gk_kokoro_model {
+    gk_ctx *ctx;
+    gk_kokoro_config cfg;
+    gk_dtype dt;
+    gk_stream *stream, *stream_use;
+    gk_tensor *owned;          /* every tensor the model allocated (freed by gk_kokoro_free) */
+    size_t n_owned, cap_owned;
+    /* ALBERT: embeddings, mapping, the shared layer (q / k / v fused) */
+    gk_tensor b_word, b_pos, b_type, b_eln_w, b_eln_b, b_map_w, b_map_b;
+    gk_tensor b_qkv_w, b_qkv_b, b_o_w, b_o_b, b_aln_w, b_aln_b, b_ffn_w, b_ffn_b, b_ffo_w, b_ffo_b, b_fln_w, b_fln_b;
+    gk_tensor benc_w, benc_b;
+    /* prosody predictor */
+    gk__kok_lstm dur_lstm[GK__KOK_MAX_LAYER];
+    gk__kok_ada dur_aln[GK__KOK_MAX_LAYER];
+    gk__kok_lstm p_lstm, p_shared;
+    gk_tensor dproj_w, dproj_b;
+    gk__kok_arb f0b[3], nb[3];
+    gk_tensor f0p_w, f0p_b, np_w, np_b;
+    /* text encoder */
+    gk_tensor te_emb, te_cw[GK__KOK_MAX_LAYER], te_cb[GK__KOK_MAX_LAYER], te_g[GK__KOK_MAX_LAYER], te_b[GK__KOK_MAX_LAYER];
+    gk__kok_lstm te_lstm;
+    /* decoder */
+    gk_tensor f0c_w, f0c_b, nc_w, nc_b, asr_w, asr_b;
+    gk__kok_arb enc, dec[4];
+    /* generator */
+    gk_tensor src_w, src_b;                                  /* m_source.l_linear: [1, 9], [1] */
+    gk_tensor ups_w[GK_KOKORO_MAX_UPS], ups_b[GK_KOKORO_MAX_UPS];
+    gk_tensor ncv_w[GK_KOKORO_MAX_UPS], ncv_b[GK_KOKORO_MAX_UPS];
+    gk__kok_rb1 nres[GK_KOKORO_MAX_UPS];
+    gk__kok_rb1 *rbs;                                        /* [n_ups * n_resblocks] */
+    gk_tensor post_w, post_b;
+    /* every AdaIN / AdaLayerNorm fc of a style half, stacked (see gk__kok_ada) */
+    gk_tensor sty_w[2], sty_b[2];
+    int64_t sty_n[2];
+    /* constants: the harmonic numbers [1, 9, 1], and scalars [1] */
+    gk_tensor harm, k_sr, k_zero, k_one, k_vthr, k_amp_v, k_amp_u, k_nk;
+};
+
+/* ---- config ---- */
+typedef struct gk__kok_cf { gk_ctx *ctx; const char *path; } gk__kok_cf;
+static gk_status gk__kok_cf_err(const gk__kok_cf *cf, gk_status st, const char *fmt, ...) GK__PRINTF(3, 4);
+static gk_status gk__kok_cf_err(const gk__kok_cf *cf, gk_status st, const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return gk_error_set(cf->ctx, st, "gk_kokoro_load: %s: %s", cf->path, msg);
+}
+/* an integer in lo..hi at obj[key] (shown as pre + key); missing or null: def, or an error when required */
+static gk_status gk__kok_cf_int(const gk__kok_cf *cf, const gk_json_value *obj, const char *pre, const char *key, int required, int64_t def, int64_t lo,
+                                int64_t hi, int64_t *out) {
+    const gk_json_value *v = gk_json_get(obj, key);
+    char vb[64];
+    if (gk_json_is_null(v)) {
+        if (required) return gk__kok_cf_err(cf, GK_ERR_FORMAT, "%s%s is %s; the model needs it", pre, key, v ? "null" : "missing");
+        *out = def;
+        return GK_OK;
+    }
+    if (gk_json_typeof(v) != GK_JSON_INT) return gk__kok_cf_err(cf, GK_ERR_FORMAT, "%s%s = %s is not an integer", pre, key, gk__json_show(v, vb, sizeof vb));
+    *out = gk_json_int(v, 0);
+    if (*out < lo || *out > hi)
+        return gk__kok_cf_err(cf, GK_ERR_FORMAT, "%s%s = %lld must be in %lld..%lld", pre, key, (long long)*out, (long long)lo, (long long)hi);
+    return GK_OK;
+}
+/* a list of 1..max integers in lo..hi */
+static gk_status gk__kok_cf_list(const gk__kok_cf *cf, const gk_json_value *obj, const char *pre, const char *key, int max, int64_t lo, int64_t hi,
+                                 int64_t *out, int *n) {
+    const gk_json_value *v = gk_json_get(obj, key);
+    char vb[64];
+    size_t i;
+    if (gk_json_is_null(v)) return gk__kok_cf_err(cf, GK_ERR_FORMAT, "%s%s is %s; the model needs it", pre, key, v ? "null" : "missing");
+    if (gk_json_typeof(v) != GK_JSON_ARRAY || gk_json_len(v) < 1)
+        return gk__kok_cf_err(cf, GK_ERR_FORMAT, "%s%s = %s is not a list of integers", pre, key, gk__json_show(v, vb, sizeof vb));
+    if (gk_json_len(v) > (size_t)max)
+        return gk__kok_cf_err(cf, GK_ERR_UNSUPPORTED, "%s%s has %llu entries; at most %d are supported", pre, key, (unsigned long long)gk_json_len(v), max);
+    for (i = 0; i < gk_json_len(v); i++) {
+        const gk_json_value *e = gk_json_at(v, i);
+        if (gk_json_typeof(e) != GK_JSON_INT)
+            return gk__kok_cf_err(cf, GK_ERR_FORMAT, "%s%s[%llu] = %s is not an integer", pre, key, (unsigned long long)i, gk__json_show(e, vb, sizeof vb));
+        out[i] = gk_json_int(e, 0);
+        if (out[i] < lo || out[i] > hi)
+            return gk__kok_cf_err(cf, GK_ERR_FORMAT, "%s%s[%llu] = %lld must be in %lld..%lld", pre, key, (unsigned long long)i, (long long)out[i], (long long)lo,
+                                  (long long)hi);
+    }
+    *n = (int)gk_json_len(v);
+    return GK_OK;
+}
+static gk_status gk__kok_cf_obj(const gk__kok_cf *cf, const gk_json_value *root, const char *key, const gk_json_value **out) {
+    const gk_json_value *v = gk_json_get(root, key);
+    char vb[64];
+    if (gk_json_is_null(v)) return gk__kok_cf_err(cf, GK_ERR_FORMAT, "%s is %s; the model needs it", key, v ? "null" : "missing");
+    if (gk_json_typeof(v) != GK_JSON_OBJECT) return gk__kok_cf_err(cf, GK_ERR_FORMAT, "%s = %s is not an object", key, gk__json_show(v, vb, sizeof vb));
+    if (gk__json_dup_key(v)) return gk__kok_cf_err(cf, GK_ERR_FORMAT, "%s: key \"%.60s\" appears twice", key, gk__json_dup_key(v));
+    *out = v;
+    return GK_OK;
+}
+
+/* The lengths through the generator for L frames: every stage's upsampled
+   length must equal its source convolution's, the last one's plus the
+   reflection pad the STFT frame count. */
+static int gk__kok_gen_lengths_ok(const gk_kokoro_config *c, int64_t L) {
+    int64_t len = 2 * L, frames, prod = 1, i;
+    for (i = 0; i < c->n_ups; i++) prod *= c->ups_rate[i];
+    frames = 2 * L * prod + 1; /* STFT frames of 2L * prod * hop samples */
+    for (i = 0; i < c->n_ups; i++) {
+        int64_t u = c->ups_rate[i], k = c->ups_kernel[i], p = (k - u) / 2, out = (len - 1) * u - 2 * p + k, src;
+        if (i + 1 < c->n_ups) {
+            int64_t sf = 1, j, pad;
+            for (j = i + 1; j < c->n_ups; j++) sf *= c->ups_rate[j];
+            pad = (sf + 1) / 2;
+            if (frames + 2 * pad < 2 * sf) return 0;
+            src = (frames + 2 * pad - 2 * sf) / sf + 1;
+        } else {
+            src = frames;
+            out += 1; /* ReflectionPad1d((1, 0)) */
+        }
+        if (out != src) return 0;
+        len = out;
+    }
+    return 1;
+}
+
+static gk_status gk__kok_config(gk_kokoro_model *m, const char *cpath, const gk_json_value *root) {
+    gk_kokoro_config *c = &m->cfg;
+    const gk_json_value *pb, *ist, *v, *dl;
+    gk__kok_cf cf;
+    gk_status s;
+    char vb[64];
+    int n2 = 0, i;
+    int64_t prod = 1, dummy;
+    cf.ctx = m->ctx; cf.path = cpath;
+    if (gk_json_typeof(root) != GK_JSON_OBJECT) return gk__kok_cf_err(&cf, GK_ERR_FORMAT, "the top level is not an object");
+    if (gk__json_dup_key(root)) return gk__kok_cf_err(&cf, GK_ERR_FORMAT, "key \"%.60s\" appears twice", gk__json_dup_key(root));
+#define GK__KCF(obj, pre, key, req, def, lo, hi, dst) do { if ((s = gk__kok_cf_int(&cf, obj, pre, key, req, def, lo, hi, &dst)) != GK_OK) return s; } while (0)
+    GK__KCF(root, "", "n_token", 1, 0, 2, 1 << 20, c->n_token);
+    GK__KCF(root, "", "hidden_dim", 1, 0, 1, 65536, c->hidden_dim);
+    GK__KCF(root, "", "style_dim", 1, 0, 1, 65536, c->style_dim);
+    GK__KCF(root, "", "max_dur", 1, 0, 1, 65536, c->max_dur);
+    GK__KCF(root, "", "n_layer", 1, 0, 1, GK__KOK_MAX_LAYER, c->n_layer);
+    GK__KCF(root, "", "text_encoder_kernel_size", 1, 0, 1, 255, c->text_kernel);
+    GK__KCF(root, "", "n_mels", 1, 0, 1, 65536, c->n_mels);
+    GK__KCF(root, "", "dim_in", 0, 0, 1, 65536, dummy);
+    if (c->text_kernel % 2 == 0)
+        return gk__kok_cf_err(&cf, GK_ERR_UNSUPPORTED, "text_encoder_kernel_size = %lld: only odd sizes keep the sequence length", (long long)c->text_kernel);
+    if (c->hidden_dim != 512)
+        return gk__kok_cf_err(&cf, GK_ERR_UNSUPPORTED, "hidden_dim = %lld: the decoder's asr_res convolution is fixed at 512 input channels", (long long)c->hidden_dim);
+    if (c->style_dim != 128)
+        return gk__kok_cf_err(&cf, GK_ERR_UNSUPPORTED, "style_dim = %lld: the model splits ref_s at 128 (decoder | prosody)", (long long)c->style_dim);
+    v = gk_json_get(root, "dropout");
+    if (!gk_json_is_null(v) && gk_json_typeof(v) != GK_JSON_INT && gk_json_typeof(v) != GK_JSON_DOUBLE)
+        return gk__kok_cf_err(&cf, GK_ERR_FORMAT, "dropout = %s is not a number", gk__json_show(v, vb, sizeof vb));
+    /* plbert: AlbertConfig(vocab_size=n_token, **plbert) */
+    if ((s = gk__kok_cf_obj(&cf, root, "plbert", &pb)) != GK_OK) return s;
+    GK__KCF(pb, "plbert.", "hidden_size", 1, 0, 1, 65536, c->bert_hidden);
+    GK__KCF(pb, "plbert.", "num_attention_heads", 1, 0, 1, 1024, c->bert_heads);
+    GK__KCF(pb, "plbert.", "intermediate_size", 1, 0, 1, 1 << 20, c->bert_ffn);
+    GK__KCF(pb, "plbert.", "max_position_embeddings", 1, 0, 3, 1 << 20, c->bert_max_pos);
+    GK__KCF(pb, "plbert.", "num_hidden_layers", 1, 0, 1, 1024, c->bert_layers);
+    GK__KCF(pb, "plbert.", "embedding_size", 0, 128, 1, 65536, c->bert_embed);
+    GK__KCF(pb, "plbert.", "type_vocab_size", 0, 2, 1, 65536, c->bert_type_vocab);
+    GK__KCF(pb, "plbert.", "num_hidden_groups", 0, 1, 1, 1, dummy);
+    GK__KCF(pb, "plbert.", "inner_group_num", 0, 1, 1, 1, dummy);
+    if (!gk_json_is_null(gk_json_get(pb, "vocab_size")))
+        return gk__kok_cf_err(&cf, GK_ERR_FORMAT, "plbert.vocab_size is given; KModel passes vocab_size = n_token itself");
+    if (c->bert_hidden % c->bert_heads)
+        return gk__kok_cf_err(&cf, GK_ERR_FORMAT, "plbert.hidden_size = %lld is not a multiple of plbert.num_attention_heads = %lld", (long long)c->bert_hidden,
+                              (long long)c->bert_heads);
+    if (c->bert_hidden / c->bert_heads > 256) return gk__kok_cf_err(&cf, GK_ERR_UNSUPPORTED, "plbert: a head dim above 256 is not supported");
+    v = gk_json_get(pb, "layer_norm_eps");
+    c->bert_ln_eps = 1e-12;
+    if (!gk_json_is_null(v)) {
+        if (gk_json_typeof(v) != GK_JSON_INT && gk_json_typeof(v) != GK_JSON_DOUBLE)
+            return gk__kok_cf_err(&cf, GK_ERR_FORMAT, "plbert.layer_norm_eps = %s is not a number", gk__json_show(v, vb, sizeof vb));
+        c->bert_ln_eps = gk_json_double(v, 0);
+        if (!(c->bert_ln_eps >= 0 && c->bert_ln_eps < 1))
+            return gk__kok_cf_err(&cf, GK_ERR_FORMAT, "plbert.layer_norm_eps = %s must be in [0, 1)", gk__json_show(v, vb, sizeof vb));
+    }
+    v = gk_json_get(pb, "hidden_act");
+    c->bert_gelu_tanh = 1;
+    if (!gk_json_is_null(v)) {
+        const char *a = gk_json_str(v, NULL);
+        if (!a) return gk__kok_cf_err(&cf, GK_ERR_FORMAT, "plbert.hidden_act = %s is not a string", gk__json_show(v, vb, sizeof vb));
+        if (strcmp(a, "gelu") == 0) c->bert_gelu_tanh = 0;
+        else if (strcmp(a, "gelu_new") != 0 && strcmp(a, "gelu_pytorch_tanh") != 0)
+            return gk__kok_cf_err(&cf, GK_ERR_UNSUPPORTED, "plbert.hidden_act = \"%.40s\" is not supported (gelu_new, gelu)", a);
+    }
+    /* istftnet */
+    if ((s = gk__kok_cf_obj(&cf, root, "istftnet", &ist)) != GK_OK) return s;
+    if ((s = gk__kok_cf_list(&cf, ist, "istftnet.", "upsample_rates", GK_KOKORO_MAX_UPS, 1, 64, c->ups_rate, &c->n_ups)) != GK_OK) return s;
+    if ((s = gk__kok_cf_list(&cf, ist, "istftnet.", "upsample_kernel_sizes", GK_KOKORO_MAX_UPS, 1, 256, c->ups_kernel, &n2)) != GK_OK) return s;
+    if (n2 != c->n_ups)
+        return gk__kok_cf_err(&cf, GK_ERR_FORMAT, "istftnet.upsample_kernel_sizes has %d entries but istftnet.upsample_rates %d", n2, c->n_ups);
+    for (i = 0; i < c->n_ups; i++) {
+        if (c->ups_kernel[i] < c->ups_rate[i] || (c->ups_kernel[i] - c->ups_rate[i]) % 2)
+            return gk__kok_cf_err(&cf, GK_ERR_UNSUPPORTED, "istftnet.upsample_kernel_sizes[%d] = %lld: the kernel minus the rate (%lld) must be even and >= 0", i,
+                                  (long long)c->ups_kernel[i], (long long)c->ups_rate[i]);
+        prod *= c->ups_rate[i];
+    }
+    GK__KCF(ist, "istftnet.", "upsample_initial_channel", 1, 0, 1, 65536, c->ups_channels);
+    if (c->ups_channels != 512)
+        return gk__kok_cf_err(&cf, GK_ERR_UNSUPPORTED, "istftnet.upsample_initial_channel = %lld: the decoder's last block gives 512 channels", (long long)c->ups_channels);
+    if (c->ups_channels % ((int64_t)1 << c->n_ups))
+        return gk__kok_cf_err(&cf, GK_ERR_UNSUPPORTED, "istftnet: %d upsampling stages halve 512 channels too often", c->n_ups);
+    if ((s = gk__kok_cf_list(&cf, ist, "istftnet.", "resblock_kernel_sizes", GK_KOKORO_MAX_RESBLOCKS, 1, 255, c->res_kernel, &c->n_resblocks)) != GK_OK) return s;
+    for (i = 0; i < c->n_resblocks; i++)
+        if (c->res_kernel[i] % 2 == 0)
+            return gk__kok_cf_err(&cf, GK_ERR_UNSUPPORTED, "istftnet.resblock_kernel_sizes[%d] = %lld: only odd kernels keep the length", i, (long long)c->res_kernel[i]);
+    dl = gk_json_get(ist, "resblock_dilation_sizes");
+    if (gk_json_typeof(dl) != GK_JSON_ARRAY)
+        return gk__kok_cf_err(&cf, GK_ERR_FORMAT, "istftnet.resblock_dilation_sizes = %s is not a list of lists", gk__json_show(dl, vb, sizeof vb));
+    if ((int)gk_json_len(dl) != c->n_resblocks)
+        return gk__kok_cf_err(&cf, GK_ERR_FORMAT, "istftnet.resblock_dilation_sizes has %llu entries but istftnet.resblock_kernel_sizes %d",
+                              (unsigned long long)gk_json_len(dl), c->n_resblocks);
+    for (i = 0; i < c->n_resblocks; i++) {
+        const gk_json_value *e = gk_json_at(dl, (size_t)i);
+        size_t k;
+        if (gk_json_typeof(e) != GK_JSON_ARRAY || gk_json_len(e) != 3)
+            return gk__kok_cf_err(&cf, GK_ERR_FORMAT, "istftnet.resblock_dilation_sizes[%d] = %s is not a list of 3 dilations", i, gk__json_show(e, vb, sizeof vb));
+        for (k = 0; k < 3; k++) {
+            const gk_json_value *x = gk_json_at(e, k);
+            if (gk_json_typeof(x) != GK_JSON_INT || gk_json_int(x, 0) < 1 || gk_json_int(x, 0) > 255)
+                return gk__kok_cf_err(&cf, GK_ERR_FORMAT, "istftnet.resblock_dilation_sizes[%d][%llu] = %s must be an integer in 1..255", i, (unsigned long long)k,
+                                      gk__json_show(x, vb, sizeof vb));
+            c->res_dilation[i][k] = gk_json_int(x, 0);
+        }
+    }
+    GK__KCF(ist, "istftnet.", "gen_istft_n_fft", 1, 0, 2, 4096, c->n_fft);
+    GK__KCF(ist, "istftnet.", "gen_istft_hop_size", 1, 0, 1, 4096, c->hop);
+    if (c->n_fft % 2) return gk__kok_cf_err(&cf, GK_ERR_UNSUPPORTED, "istftnet.gen_istft_n_fft = %lld must be even", (long long)c->n_fft);
+    if (c->hop > c->n_fft)
+        return gk__kok_cf_err(&cf, GK_ERR_UNSUPPORTED, "istftnet.gen_istft_hop_size = %lld is above gen_istft_n_fft = %lld (the iSTFT needs overlap)", (long long)c->hop,
+                              (long long)c->n_fft);
+#undef GK__KCF
+    c->samples_per_frame = 2 * prod * c->hop;
+    if (!gk__kok_gen_lengths_ok(c, 1) || !gk__kok_gen_lengths_ok(c, 2) || !gk__kok_gen_lengths_ok(c, 7))
+        return gk__kok_cf_err(&cf, GK_ERR_UNSUPPORTED, "istftnet: the upsampled lengths of upsample_rates / upsample_kernel_sizes do not line up with the source's STFT frames");
+    return GK_OK;
+}
+
+/* ---- weights ----
+   The model is walked twice by gk__kok_walk: a check pass (every tensor
+   present, of a float dtype and the config's shape; the style rows
+   counted) before anything is allocated, then the load pass (read as f32,
+   folded, stacked, uploaded). */
+typedef void (*gk__kok_list_fn)(void *user, const char *name, int nd, const int64_t *shape, int optional);
+typedef struct gk__kok_ld {
+    gk_kokoro_model *m;
+    gk__kok_list_fn list;      /* list mode (no file): every tensor of the published layout to list */
+    void *list_user;
+    gk_st_tensor_info listed;  /* list mode's stand-in for a found tensor (zero) */
+    const gk_safetensors *st;
+    const char *wpath;
+    int load;                  /* 0: check, 1: load */
+    gk_status s;               /* the first failure; later calls do nothing */
+    int first;
+    gk__llm_prog prog;
+    float *sty_w[2], *sty_b[2];/* load pass: the stacked style fc weights [rows, style_dim] and biases */
+    int64_t sty_at[2];
+} gk__kok_ld;
+
+static void gk__kok_shape_str(char *b, size_t cap, int nd, const int64_t *sh) {
+    size_t o = 0;
+    int k;
+    b[0] = 0;
+    for (k = 0; k < nd && o + 24 < cap; k++) o += (size_t)snprintf(b + o, cap - o, "%s%lld", k ? ", " : "", (long long)sh[k]);
+}
+
+/* the tensor `name` with shape sh[0..nd) (numel-only when loose: g of weight norm), or NULL with ld->s set (optional: NULL, no error) */
+static const gk_st_tensor_info *gk__kok_find(gk__kok_ld *ld, const char *name, int nd, const int64_t *sh, int loose, int optional) {
+    const gk_st_tensor_info *ti;
+    gk_dtype wd;
+    int k, bad = 0;
+    if (ld->s != GK_OK) return NULL;
+    if (ld->list) {
+        int64_t one[3];
+        one[0] = sh[0]; one[1] = one[2] = 1;
+        ld->list(ld->list_user, name, loose ? 3 : nd, loose ? one : sh, optional);
+        return optional ? NULL : &ld->listed;
+    }
+    ti = gk_st_find(ld->st, name);
+    if (!ti) {
+        if (!optional) ld->s = gk_error_set(ld->m->ctx, GK_ERR_NOT_FOUND, "gk_kokoro_load: tensor %s is missing from %s", name, ld->wpath);
+        return NULL;
+    }
+    if (!gk_st_gk_dtype(ti->dtype, &wd) || (wd != GK_F32 && wd != GK_F16 && wd != GK_BF16 && wd != GK_F64)) {
+        ld->s = gk_error_set(ld->m->ctx, GK_ERR_DTYPE, "gk_kokoro_load: tensor %s is %s (f32, f16, bf16 or f64 expected)", name, gk_st_dtype_name(ti->dtype));
+        return NULL;
+    }
+    if (loose) {
+        int64_t n = 1;
+        for (k = 0; k < nd; k++) n *= sh[k];
+        bad = (int64_t)ti->numel != n;
+        for (k = 1; k < ti->ndim && !bad; k++) bad = ti->shape[k] != 1;
+    } else {
+        bad = ti->ndim != nd;
+        for (k = 0; k < nd && !bad; k++) bad = ti->shape[k] != sh[k];
+    }
+    if (bad) {
+        char got[160], exp[96];
+        gk__kok_shape_str(got, sizeof got, ti->ndim, ti->shape);
+        gk__kok_shape_str(exp, sizeof exp, nd, sh);
+        ld->s = gk_error_set(ld->m->ctx, GK_ERR_SHAPE, "gk_kokoro_load: tensor %s has shape [%s]; config.json says [%s]%s", name, got, exp,
+                             loose ? " (that many values, as [C] or [C, 1, ...])" : "");
+        return NULL;
+    }
+    if (ld->first) { ld->m->cfg.weights_dtype = wd; ld->first = 0; }
+    return ti;
+}
+
+static float *gk__kok_read(gk__kok_ld *ld, const char *name, size_t n) {
+    float *x;
+    gk__u_tl sv;
+    gk_status s;
+    if (ld->s != GK_OK) return NULL;
+    if (!(x = (float *)gk__u_malloc(sizeof(float) * (n ? n : 1)))) {
+        ld->s = gk_error_set(ld->m->ctx, GK_ERR_OUT_OF_MEMORY, "gk_kokoro_load: out of host memory for tensor %s", name);
+        return NULL;
+    }
+    gk__u_tl_save(&sv);
+    s = gk_st_read(ld->st, name, GK_F32, x, sizeof(float) * n);
+    if (s != GK_OK) {
+        ld->s = gk__u_tl_move(ld->m->ctx, &sv, s, "gk_kokoro_load: ");
+        gk__u_free(x);
+        return NULL;
+    }
+    return x;
+}
+
+static void gk__kok_own(gk__kok_ld *ld, gk_tensor t) {
+    gk_kokoro_model *m = ld->m;
+    if (!gk__u_grow((void **)&m->owned, &m->cap_owned, m->n_owned + 1, sizeof(gk_tensor))) {
+        gk_tensor_free(m->ctx, t);
+        ld->s = gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "gk_kokoro_load: out of host memory");
+        return;
+    }
+    m->owned[m->n_owned++] = t;
+}
+
+/* host f32 values [nd dims] -> a model tensor of the compute dtype */
+static void gk__kok_upload(gk__kok_ld *ld, gk_tensor *dst, const float *x, int nd, const int64_t *sh, const char *name) {
+    gk_kokoro_model *m = ld->m;
+    gk_tensor t = gk__u_tnull();
+    gk_status s;
+    int64_t n = 1;
+    int k;
+    if (ld->s != GK_OK) return;
+    for (k = 0; k < nd; k++) n *= sh[k];
+    s = gk_tensor_from_host(m->ctx, GK_F32, nd, sh, x, &t);
+    if (s != GK_OK) { ld->s = gk_error_set(m->ctx, s, "gk_kokoro_load: tensor %s: %s", name, gk_last_error(m->ctx)); return; }
+    gk__kok_own(ld, t);
+    if (ld->s != GK_OK) return;
+    *dst = t;
+    ld->prog.cur = (uint64_t)n * gk_dtype_size(m->dt);
+    gk__llm_prog_cb(1, 1, &ld->prog);
+    ld->prog.base += ld->prog.cur;
+}
+
+/* a plain tensor, uploaded with the given shape (which may flatten the file's, e.g. alpha [1, C, 1] -> [C]) */
+static void gk__kok_t(gk__kok_ld *ld, gk_tensor *dst, const char *name, int nd, int64_t d0, int64_t d1, int64_t d2) {
+    int64_t sh[3];
+    const gk_st_tensor_info *ti;
+    sh[0] = d0; sh[1] = d1; sh[2] = d2;
+    if (!(ti = gk__kok_find(ld, name, nd, sh, 0, 0))) return;
+    if (!ld->load) { ld->prog.total += ti->numel * gk_dtype_size(ld->m->dt); return; }
+    {
+        float *x = gk__kok_read(ld, name, (size_t)ti->numel);
+        if (x) gk__kok_upload(ld, dst, x, nd, sh, name);
+        gk__u_free(x);
+    }
+}
+/* alpha [1, C, 1] stored, [C] uploaded */
+static void gk__kok_alpha(gk__kok_ld *ld, gk_tensor *dst, const char *name, int64_t C) {
+    int64_t sh[3];
+    const gk_st_tensor_info *ti;
+    sh[0] = 1; sh[1] = C; sh[2] = 1;
+    if (!(ti = gk__kok_find(ld, name, 3, sh, 0, 0))) return;
+    if (!ld->load) { ld->prog.total += ti->numel * gk_dtype_size(ld->m->dt); return; }
+    {
+        float *x = gk__kok_read(ld, name, (size_t)C);
+        if (x) gk__kok_upload(ld, dst, x, 1, &C, name);
+        gk__u_free(x);
+    }
+}
+
+/* A weight-normed weight [d0, d1, d2] (v's shape), its first dim the norm's:
+   <p>.weight_g / <p>.weight_v, or <p>.parametrizations.weight.original0 /
+   original1, or <p>.weight folded; and <p>.bias [nbias] unless nbias is 0. */
+static void gk__kok_wn(gk__kok_ld *ld, gk_tensor *w, gk_tensor *b, const char *p, int64_t nbias, int64_t d0, int64_t d1, int64_t d2) {
+    static const char *const gn[2] = { "weight_g", "parametrizations.weight.original0" }, *const vn[2] = { "weight_v", "parametrizations.weight.original1" };
+    char gname[200], vname[200], wname[200];
+    int64_t sh[3];
+    int form = -1, k;
+    const gk_st_tensor_info *tv = NULL;
+    if (ld->s != GK_OK) return;
+    sh[0] = d0; sh[1] = d1; sh[2] = d2;
+    for (k = 0; k < 2 && form < 0; k++) {
+        snprintf(vname, sizeof vname, "%s.%s", p, vn[k]);
+        if (ld->list || gk_st_find(ld->st, vname)) form = k;
+    }
+    snprintf(wname, sizeof wname, "%s.weight", p);
+    if (form < 0) {
+        if (!gk_st_find(ld->st, wname)) {
+            ld->s = gk_error_set(ld->m->ctx, GK_ERR_NOT_FOUND, "gk_kokoro_load: tensor %s.weight_v (or %s.parametrizations.weight.original1, or %s folded) is missing from %s", p,
+                                 p, wname, ld->wpath);
+            return;
+        }
+        gk__kok_t(ld, w, wname, 3, d0, d1, d2);
+    } else {
+        snprintf(gname, sizeof gname, "%s.%s", p, gn[form]);
+        snprintf(vname, sizeof vname, "%s.%s", p, vn[form]);
+        if (!(tv = gk__kok_find(ld, vname, 3, sh, 0, 0))) return;
+        if (!gk__kok_find(ld, gname, 1, sh, 1, 0)) return;
+        if (!ld->load) ld->prog.total += tv->numel * gk_dtype_size(ld->m->dt);
+        else {
+            float *v = gk__kok_read(ld, vname, (size_t)tv->numel), *g = gk__kok_read(ld, gname, (size_t)d0);
+            if (v && g) {
+                int64_t r, j, row = d1 * d2;
+                for (r = 0; r < d0; r++) {
+                    double ss = 0, f;
+                    for (j = 0; j < row; j++) ss += (double)v[r * row + j] * (double)v[r * row + j];
+                    f = ss > 0 ? (double)g[r] / sqrt(ss) : 0.0;
+                    for (j = 0; j < row; j++) v[r * row + j] = (float)((double)v[r * row + j] * f);
+                }
+                gk__kok_upload(ld, w, v, 3, sh, vname);
+            }
+            gk__u_free(v); gk__u_free(g);
+        }
+    }
+    if (nbias) {
+        char bname[200];
+        snprintf(bname, sizeof bname, "%s.bias", p);
+        gk__kok_t(ld, b, bname, 1, nbias, 0, 0);
+    }
+}
+
+/* a bidirectional LSTM <p> of input size I, hidden size H */
+static void gk__kok_lstm_w(gk__kok_ld *ld, gk__kok_lstm *y, const char *p, int64_t I, int64_t H) {
+    static const char *const part[4] = { "weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0" };
+    gk_tensor *dst[4];
+    int64_t cols[4];
+    int k, dir;
+    dst[0] = &y->wih; dst[1] = &y->whh; dst[2] = &y->bih; dst[3] = &y->bhh;
+    cols[0] = I; cols[1] = H; cols[2] = 1; cols[3] = 1;
+    y->I = I; y->H = H;
+    for (k = 0; k < 4 && ld->s == GK_OK; k++) {
+        char name[2][200];
+        int64_t sh[2], per = 4 * H * cols[k];
+        sh[0] = 4 * H; sh[1] = cols[k];
+        for (dir = 0; dir < 2; dir++) {
+            snprintf(name[dir], sizeof name[dir], "%s.%s%s", p, part[k], dir ? "_reverse" : "");
+            gk__kok_find(ld, name[dir], k < 2 ? 2 : 1, sh, 0, 0);
+        }
+        if (ld->s != GK_OK) return;
+        if (!ld->load) { ld->prog.total += 2 * (uint64_t)per * gk_dtype_size(ld->m->dt); continue; }
+        {
+            float *both = (float *)gk__u_malloc(sizeof(float) * (size_t)(2 * per));
+            int64_t ush[3];
+            if (!both) { ld->s = gk_error_set(ld->m->ctx, GK_ERR_OUT_OF_MEMORY, "gk_kokoro_load: out of host memory"); return; }
+            for (dir = 0; dir < 2 && ld->s == GK_OK; dir++) {
+                gk__u_tl sv;
+                gk_status s;
+                gk__u_tl_save(&sv);
+                s = gk_st_read(ld->st, name[dir], GK_F32, both + dir * per, sizeof(float) * (size_t)per);
+                if (s != GK_OK) ld->s = gk__u_tl_move(ld->m->ctx, &sv, s, "gk_kokoro_load: ");
+            }
+            ush[0] = 2; ush[1] = 4 * H; ush[2] = cols[k];
+            if (ld->s == GK_OK) gk__kok_upload(ld, dst[k], both, k < 2 ? 3 : 2, ush, name[0]);
+            gk__u_free(both);
+        }
+    }
+}
+
+/* An AdaIN1d / AdaLayerNorm <p> of C channels styled by half `half`:
+   <p>.fc.weight [2C, style_dim], <p>.fc.bias [2C], and when affine is
+   allowed the optional InstanceNorm <p>.norm.weight / .bias [C]. Stacked
+   into the half's style rows as scale (1 + gamma) then shift, the affine
+   folded in: (1 + gamma) (w x + b) + beta = [w (1 + gamma)] x + [b (1 + gamma) + beta]. */
+static void gk__kok_ada_w(gk__kok_ld *ld, gk__kok_ada *a, const char *p, int64_t C, int half, int affine) {
+    gk_kokoro_model *m = ld->m;
+    int64_t S = m->cfg.style_dim, sh[2], r, j;
+    char fw[200], fb[200], nw[200], nb[200];
+    const gk_st_tensor_info *tw, *tb, *tnw = NULL, *tnb = NULL;
+    if (ld->s != GK_OK) return;
+    snprintf(fw, sizeof fw, "%s.fc.weight", p);
+    snprintf(fb, sizeof fb, "%s.fc.bias", p);
+    snprintf(nw, sizeof nw, "%s.norm.weight", p);
+    snprintf(nb, sizeof nb, "%s.norm.bias", p);
+    sh[0] = 2 * C; sh[1] = S;
+    tw = gk__kok_find(ld, fw, 2, sh, 0, 0);
+    tb = gk__kok_find(ld, fb, 1, sh, 0, 0);
+    sh[0] = C;
+    if (affine) {
+        tnw = gk__kok_find(ld, nw, 1, sh, 0, 1);
+        tnb = gk__kok_find(ld, nb, 1, sh, 0, 1);
+    }
+    if (ld->s != GK_OK) return;
+    a->half = half; a->C = C;
+    if (!ld->load) {
+        a->off = m->sty_n[half];
+        m->sty_n[half] += 2 * C;
+        ld->prog.total += (uint64_t)(2 * C * (S + 1)) * gk_dtype_size(m->dt);
+        return;
+    }
+    {
+        float *w = ld->sty_w[half] + a->off * S, *b = ld->sty_b[half] + a->off, *aw = NULL, *ab = NULL;
+        gk__u_tl sv;
+        gk_status s;
+        gk__u_tl_save(&sv);
+        s = gk_st_read(ld->st, fw, GK_F32, w, sizeof(float) * (size_t)(2 * C * S));
+        if (s == GK_OK) s = gk_st_read(ld->st, fb, GK_F32, b, sizeof(float) * (size_t)(2 * C));
+        if (s != GK_OK) { ld->s = gk__u_tl_move(m->ctx, &sv, s, "gk_kokoro_load: "); return; }
+        if (tnw) aw = gk__kok_read(ld, nw, (size_t)C);
+        if (tnb) ab = gk__kok_read(ld, nb, (size_t)C);
+        if (ld->s == GK_OK)
+            for (r = 0; r < C; r++) {
+                double wa = aw ? (double)aw[r] : 1.0, ba = ab ? (double)ab[r] : 0.0, bg = (double)b[r];
+                float *wg = w + r * S, *wb = w + (C + r) * S;
+                for (j = 0; j < S; j++) {
+                    double g = (double)wg[j];
+                    wb[j] = (float)((double)wb[j] + ba * g);
+                    wg[j] = (float)(wa * g);
+                }
+                b[C + r] = (float)((double)b[C + r] + ba * (1.0 + bg));
+                b[r] = (float)(wa * (1.0 + bg));
+            }
+        gk__u_free(aw); gk__u_free(ab);
+        (void)tw; (void)tb;
+    }
+}
+
+static void gk__kok_arb_w(gk__kok_ld *ld, gk__kok_arb *b, const char *p, int64_t cin, int64_t cout, int up, int half) {
+    char n[200];
+    b->cin = cin; b->cout = cout; b->up = up; b->learned = cin != cout;
+    snprintf(n, sizeof n, "%s.conv1", p); gk__kok_wn(ld, &b->c1w, &b->c1b, n, cout, cout, cin, 3);
+    snprintf(n, sizeof n, "%s.conv2", p); gk__kok_wn(ld, &b->c2w, &b->c2b, n, cout, cout, cout, 3);
+    snprintf(n, sizeof n, "%s.norm1", p); gk__kok_ada_w(ld, &b->n1, n, cin, half, 1);
+    snprintf(n, sizeof n, "%s.norm2", p); gk__kok_ada_w(ld, &b->n2, n, cout, half, 1);
+    if (b->learned) { snprintf(n, sizeof n, "%s.conv1x1", p); gk__kok_wn(ld, &b->scw, NULL, n, 0, cout, cin, 1); }
+    if (up) { snprintf(n, sizeof n, "%s.pool", p); gk__kok_wn(ld, &b->poolw, &b->poolb, n, cin, cin, 1, 3); }
+}
+
+static void gk__kok_rb1_w(gk__kok_ld *ld, gk__kok_rb1 *b, const char *p, int64_t C, int64_t K, const int64_t *dil) {
+    char n[200];
+    int k;
+    b->C = C; b->K = K;
+    for (k = 0; k < 3; k++) {
+        b->dil[k] = dil[k];
+        snprintf(n, sizeof n, "%s.convs1.%d", p, k); gk__kok_wn(ld, &b->c1w[k], &b->c1b[k], n, C, C, C, K);
+        snprintf(n, sizeof n, "%s.convs2.%d", p, k); gk__kok_wn(ld, &b->c2w[k], &b->c2b[k], n, C, C, C, K);
+        snprintf(n, sizeof n, "%s.adain1.%d", p, k); gk__kok_ada_w(ld, &b->a1[k], n, C, 0, 1);
+        snprintf(n, sizeof n, "%s.adain2.%d", p, k); gk__kok_ada_w(ld, &b->a2[k], n, C, 0, 1);
+        snprintf(n, sizeof n, "%s.alpha1.%d", p, k); gk__kok_alpha(ld, &b->al1[k], n, C);
+        snprintf(n, sizeof n, "%s.alpha2.%d", p, k); gk__kok_alpha(ld, &b->al2[k], n, C);
+    }
+}
+
+/* ALBERT's q / k / v weights and biases fused into [3 hidden, hidden] and [3 hidden] */
+static void gk__kok_qkv_w(gk__kok_ld *ld, const char *p, int64_t D) {
+    static const char *const qkv[3] = { "query", "key", "value" };
+    char wn[3][200], bn[3][200];
+    int64_t sh[2];
+    int k;
+    sh[0] = D; sh[1] = D;
+    for (k = 0; k < 3; k++) {
+        snprintf(wn[k], sizeof wn[k], "%s.%s.weight", p, qkv[k]);
+        snprintf(bn[k], sizeof bn[k], "%s.%s.bias", p, qkv[k]);
+        gk__kok_find(ld, wn[k], 2, sh, 0, 0);
+        gk__kok_find(ld, bn[k], 1, sh, 0, 0);
+    }
+    if (ld->s != GK_OK) return;
+    if (!ld->load) { ld->prog.total += (uint64_t)(3 * D * (D + 1)) * gk_dtype_size(ld->m->dt); return; }
+    {
+        float *w = (float *)gk__u_malloc(sizeof(float) * (size_t)(3 * D * D)), *b = (float *)gk__u_malloc(sizeof(float) * (size_t)(3 * D));
+        int64_t ws[2], bs[1];
+        for (k = 0; k < 3 && w && b && ld->s == GK_OK; k++) {
+            gk__u_tl sv;
+            gk_status s;
+            gk__u_tl_save(&sv);
+            s = gk_st_read(ld->st, wn[k], GK_F32, w + k * D * D, sizeof(float) * (size_t)(D * D));
+            if (s == GK_OK) s = gk_st_read(ld->st, bn[k], GK_F32, b + k * D, sizeof(float) * (size_t)D);
+            if (s != GK_OK) ld->s = gk__u_tl_move(ld->m->ctx, &sv, s, "gk_kokoro_load: ");
+        }
+        if (!w || !b) ld->s = gk_error_set(ld->m->ctx, GK_ERR_OUT_OF_MEMORY, "gk_kokoro_load: out of host memory");
+        ws[0] = 3 * D; ws[1] = D; bs[0] = 3 * D;
+        gk__kok_upload(ld, &ld->m->b_qkv_w, w, 2, ws, wn[0]);
+        gk__kok_upload(ld, &ld->m->b_qkv_b, b, 1, bs, bn[0]);
+        gk__u_free(w); gk__u_free(b);
+    }
+}
+
+/* every tensor of the model, in the order of the published state dicts */
+static void gk__kok_walk(gk__kok_ld *ld) {
+    gk_kokoro_model *m = ld->m;
+    const gk_kokoro_config *c = &m->cfg;
+    int64_t E = c->bert_embed, D = c->bert_hidden, F = c->bert_ffn, Hd = c->hidden_dim, S = c->style_dim, l;
+    char n[200];
+    int i, j;
+    const char *al = "bert.encoder.albert_layer_groups.0.albert_layers.0";
+    /* bert */
+    gk__kok_t(ld, &m->b_word, "bert.embeddings.word_embeddings.weight", 2, c->n_token, E, 0);
+    gk__kok_t(ld, &m->b_pos, "bert.embeddings.position_embeddings.weight", 2, c->bert_max_pos, E, 0);
+    gk__kok_t(ld, &m->b_type, "bert.embeddings.token_type_embeddings.weight", 2, c->bert_type_vocab, E, 0);
+    gk__kok_t(ld, &m->b_eln_w, "bert.embeddings.LayerNorm.weight", 1, E, 0, 0);
+    gk__kok_t(ld, &m->b_eln_b, "bert.embeddings.LayerNorm.bias", 1, E, 0, 0);
+    gk__kok_t(ld, &m->b_map_w, "bert.encoder.embedding_hidden_mapping_in.weight", 2, D, E, 0);
+    gk__kok_t(ld, &m->b_map_b, "bert.encoder.embedding_hidden_mapping_in.bias", 1, D, 0, 0);
+    snprintf(n, sizeof n, "%s.attention", al); gk__kok_qkv_w(ld, n, D);
+#define GK__KT1(dst, suffix, nd, d0, d1) do { snprintf(n, sizeof n, "%s.%s", al, suffix); gk__kok_t(ld, dst, n, nd, d0, d1, 0); } while (0)
+    GK__KT1(&m->b_o_w, "attention.dense.weight", 2, D, D);
+    GK__KT1(&m->b_o_b, "attention.dense.bias", 1, D, 0);
+    GK__KT1(&m->b_aln_w, "attention.LayerNorm.weight", 1, D, 0);
+    GK__KT1(&m->b_aln_b, "attention.LayerNorm.bias", 1, D, 0);
+    GK__KT1(&m->b_ffn_w, "ffn.weight", 2, F, D);
+    GK__KT1(&m->b_ffn_b, "ffn.bias", 1, F, 0);
+    GK__KT1(&m->b_ffo_w, "ffn_output.weight", 2, D, F);
+    GK__KT1(&m->b_ffo_b, "ffn_output.bias", 1, D, 0);
+    GK__KT1(&m->b_fln_w, "full_layer_layer_norm.weight", 1, D, 0);
+    GK__KT1(&m->b_fln_b, "full_layer_layer_norm.bias", 1, D, 0);
+#undef GK__KT1
+    gk__kok_t(ld, &m->benc_w, "bert_encoder.weight", 2, Hd, D, 0);
+    gk__kok_t(ld, &m->benc_b, "bert_encoder.bias", 1, Hd, 0, 0);
+    /* predictor */
+    for (l = 0; l < c->n_layer; l++) {
+        snprintf(n, sizeof n, "predictor.text_encoder.lstms.%lld", (long long)(2 * l));
+        gk__kok_lstm_w(ld, &m->dur_lstm[l], n, Hd + S, Hd / 2);
+        snprintf(n, sizeof n, "predictor.text_encoder.lstms.%lld", (long long)(2 * l + 1));
+        gk__kok_ada_w(ld, &m->dur_aln[l], n, Hd, 1, 0);
+    }
+    gk__kok_lstm_w(ld, &m->p_lstm, "predictor.lstm", Hd + S, Hd / 2);
+    gk__kok_t(ld, &m->dproj_w, "predictor.duration_proj.linear_layer.weight", 2, c->max_dur, Hd, 0);
+    gk__kok_t(ld, &m->dproj_b, "predictor.duration_proj.linear_layer.bias", 1, c->max_dur, 0, 0);
+    gk__kok_lstm_w(ld, &m->p_shared, "predictor.shared", Hd + S, Hd / 2);
+    for (i = 0; i < 2; i++) {
+        gk__kok_arb *b = i ? m->nb : m->f0b;
+        const char *br = i ? "N" : "F0";
+        snprintf(n, sizeof n, "predictor.%s.0", br); gk__kok_arb_w(ld, &b[0], n, Hd, Hd, 0, 1);
+        snprintf(n, sizeof n, "predictor.%s.1", br); gk__kok_arb_w(ld, &b[1], n, Hd, Hd / 2, 1, 1);
+        snprintf(n, sizeof n, "predictor.%s.2", br); gk__kok_arb_w(ld, &b[2], n, Hd / 2, Hd / 2, 0, 1);
+    }
+    gk__kok_t(ld, &m->f0p_w, "predictor.F0_proj.weight", 3, 1, Hd / 2, 1);
+    gk__kok_t(ld, &m->f0p_b, "predictor.F0_proj.bias", 1, 1, 0, 0);
+    gk__kok_t(ld, &m->np_w, "predictor.N_proj.weight", 3, 1, Hd / 2, 1);
+    gk__kok_t(ld, &m->np_b, "predictor.N_proj.bias", 1, 1, 0, 0);
+    /* text encoder */
+    gk__kok_t(ld, &m->te_emb, "text_encoder.embedding.weight", 2, c->n_token, Hd, 0);
+    for (l = 0; l < c->n_layer; l++) {
+        snprintf(n, sizeof n, "text_encoder.cnn.%lld.0", (long long)l);
+        gk__kok_wn(ld, &m->te_cw[l], &m->te_cb[l], n, Hd, Hd, Hd, c->text_kernel);
+        snprintf(n, sizeof n, "text_encoder.cnn.%lld.1.gamma", (long long)l); gk__kok_t(ld, &m->te_g[l], n, 1, Hd, 0, 0);
+        snprintf(n, sizeof n, "text_encoder.cnn.%lld.1.beta", (long long)l); gk__kok_t(ld, &m->te_b[l], n, 1, Hd, 0, 0);
+    }
+    gk__kok_lstm_w(ld, &m->te_lstm, "text_encoder.lstm", Hd, Hd / 2);
+    /* decoder */
+    gk__kok_arb_w(ld, &m->enc, "decoder.encode", Hd + 2, 1024, 0, 0);
+    for (i = 0; i < 4; i++) {
+        snprintf(n, sizeof n, "decoder.decode.%d", i);
+        gk__kok_arb_w(ld, &m->dec[i], n, 1024 + 2 + 64, i < 3 ? 1024 : 512, i == 3, 0);
+    }
+    gk__kok_wn(ld, &m->f0c_w, &m->f0c_b, "decoder.F0_conv", 1, 1, 1, 3);
+    gk__kok_wn(ld, &m->nc_w, &m->nc_b, "decoder.N_conv", 1, 1, 1, 3);
+    gk__kok_wn(ld, &m->asr_w, &m->asr_b, "decoder.asr_res.0", 64, 64, Hd, 1);
+    /* generator */
+    gk__kok_t(ld, &m->src_w, "decoder.generator.m_source.l_linear.weight", 2, 1, GK_KOKORO_HARMONICS, 0);
+    gk__kok_t(ld, &m->src_b, "decoder.generator.m_source.l_linear.bias", 1, 1, 0, 0);
+    for (i = 0; i < c->n_ups; i++) {
+        int64_t cin = c->ups_channels >> i, cout = c->ups_channels >> (i + 1), sf = 1;
+        for (j = i + 1; j < c->n_ups; j++) sf *= c->ups_rate[j];
+        snprintf(n, sizeof n, "decoder.generator.noise_convs.%d.weight", i);
+        gk__kok_t(ld, &m->ncv_w[i], n, 3, cout, c->n_fft + 2, i + 1 < c->n_ups ? 2 * sf : 1);
+        snprintf(n, sizeof n, "decoder.generator.noise_convs.%d.bias", i);
+        gk__kok_t(ld, &m->ncv_b[i], n, 1, cout, 0, 0);
+        {
+            static const int64_t d135[3] = { 1, 3, 5 };
+            snprintf(n, sizeof n, "decoder.generator.noise_res.%d", i);
+            gk__kok_rb1_w(ld, &m->nres[i], n, cout, i + 1 < c->n_ups ? 7 : 11, d135);
+        }
+        snprintf(n, sizeof n, "decoder.generator.ups.%d", i);
+        /* ConvTranspose1d weight [cin, cout, k]: weight norm per input channel */
+        gk__kok_wn(ld, &m->ups_w[i], &m->ups_b[i], n, cout, cin, cout, c->ups_kernel[i]);
+        for (j = 0; j < c->n_resblocks; j++) {
+            snprintf(n, sizeof n, "decoder.generator.resblocks.%d", i * c->n_resblocks + j);
+            gk__kok_rb1_w(ld, &m->rbs[i * c->n_resblocks + j], n, cout, c->res_kernel[j], c->res_dilation[j]);
+        }
+    }
+    gk__kok_wn(ld, &m->post_w, &m->post_b, "decoder.generator.conv_post", c->n_fft + 2, c->n_fft + 2, c->ups_channels >> c->n_ups, 7);
+}
+
+GKLLMDEF void gk_kokoro_free(gk_kokoro_model *m) {
+    size_t i;
+    if (!m) return;
+    if (m->stream) gk_stream_sync(m->ctx, m->stream);
+    for (i = 0; i < m->n_owned; i++) gk_tensor_free(m->ctx, m->owned[i]);
+    if (m->stream) gk_stream_destroy(m->ctx, m->stream);
+    gk__u_free(m->owned);
+    gk__u_free(m->rbs);
+    gk__u_free(m);
+}
+
+/* a model-owned f32 tensor of the given values */
+static void gk__kok_const(gk__kok_ld *ld, gk_tensor *dst, const float *x, int nd, int64_t d0, int64_t d1, int64_t d2) {
+    int64_t sh[3];
+    gk_tensor t = gk__u_tnull();
+    gk_status s;
+    if (ld->s != GK_OK) return;
+    sh[0] = d0; sh[1] = d1; sh[2] = d2;
+    s = gk_tensor_from_host(ld->m->ctx, GK_F32, nd, sh, x, &t);
+    if (s != GK_OK) { ld->s = s; return; }
+    gk__kok_own(ld, t);
+    if (ld->s == GK_OK) *dst = t;
+}
+
+static gk_status gk__kok_read_config(gk_kokoro_model *m, const char *cpath) {
+    gk_json *cj = NULL;
+    gk__u_tl sv;
+    gk_status s;
+    gk__u_tl_save(&sv);
+    s = gk_json_parse_file(cpath, NULL, &cj);
+    if (s != GK_OK) return gk__u_tl_move(m->ctx, &sv, s, "gk_kokoro_load: ");
+    s = gk__kok_config(m, cpath, gk_json_root(cj));
+    gk_json_free(cj);
+    return s;
+}
+
+/* The tensors a config.json asks for, in the published layout (weight norm
+   as weight_g [C, 1, 1] / weight_v; optional: the InstanceNorm affine
+   parameters), one call of fn each: for tests that write model folders. */
+GK__KOK_TEST_ONLY static gk_status gk__kok_list(gk_ctx *ctx, const char *config_path, gk__kok_list_fn fn, void *user) {
+    gk_kokoro_model *m = (gk_kokoro_model *)gk__u_calloc(1, sizeof *m);
+    gk__kok_ld ld;
+    gk_status s;
+    if (!m) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_kokoro_load: out of host memory");
+    m->ctx = ctx;
+    s = gk__kok_read_config(m, config_path);
+    if (s == GK_OK && !(m->rbs = (gk__kok_rb1 *)gk__u_calloc((size_t)(m->cfg.n_ups * m->cfg.n_resblocks), sizeof *m->rbs)))
+        s = gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_kokoro_load: out of host memory");
+    if (s == GK_OK) {
+        memset(&ld, 0, sizeof ld);
+        ld.m = m; ld.list = fn; ld.list_user = user; ld.wpath = "(list)";
+        gk__kok_walk(&ld);
+        s = ld.s;
+    }
+    gk_kokoro_free(m);
+    return s;
+}
+
+GKLLMDEF gk_status gk_kokoro_load(gk_ctx *ctx, const char *dir, const gk_kokoro_desc *desc, gk_kokoro_model **out) {
+    gk_kokoro_desc d;
+    gk_kokoro_model *m = NULL;
+    gk_safetensors *st = NULL;
+    gk__kok_ld ld;
+    gk_stream *old = NULL;
+    gk_status s;
+    int streamed = 0, h;
+    char cpath[4200], wpath[4200];
+    if (out) *out = NULL;
+    memset(&ld, 0, sizeof ld);
+    if (!ctx) return gk_error_set(NULL, GK_ERR_INVALID_HANDLE, "gk_kokoro_load: ctx is NULL");
+    if (!dir) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_kokoro_load: dir is NULL");
+    if (!out) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_kokoro_load: out is NULL");
+    if (!dir[0]) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_kokoro_load: dir is \"\" (a model folder is needed)");
+    if (strlen(dir) > 4000) return gk_error_set(ctx, GK_ERR_LIMIT, "gk_kokoro_load: dir is %llu bytes long (at most 4000)", (unsigned long long)strlen(dir));
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    if ((unsigned)d.dtype > (unsigned)GK_LLM_DTYPE_F32)
+        return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "gk_kokoro_load: gk_kokoro_desc.dtype = %d is not a gk_llm_dtype (GK_LLM_DTYPE_DEFAULT, _BF16, _F16, _F32)", (int)d.dtype);
+    if (d.dtype == GK_LLM_DTYPE_BF16 || d.dtype == GK_LLM_DTYPE_F16)
+        return gk_error_set(ctx, GK_ERR_UNSUPPORTED, "gk_kokoro_load: gk_kokoro_desc.dtype %s: the Kokoro model computes in f32 only (GK_LLM_DTYPE_DEFAULT or _F32)",
+                            d.dtype == GK_LLM_DTYPE_BF16 ? "BF16" : "F16");
+    snprintf(cpath, sizeof cpath, "%s/config.json", dir);
+    if (!gk__u_file_exists(cpath)) return gk_error_set(ctx, GK_ERR_IO, "gk_kokoro_load: %s is missing (not a Kokoro model folder?)", cpath);
+    snprintf(wpath, sizeof wpath, "%s/kokoro-v1_0.safetensors", dir);
+    if (!gk__u_file_exists(wpath)) snprintf(wpath, sizeof wpath, "%s/model.safetensors", dir);
+    if (!gk__u_file_exists(wpath))
+        return gk_error_set(ctx, GK_ERR_IO, "gk_kokoro_load: %s has no kokoro-v1_0.safetensors (nor model.safetensors); tools/kokoro_convert.py makes one from the .pth", dir);
+    if (!(m = (gk_kokoro_model *)gk__u_calloc(1, sizeof *m))) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_kokoro_load: out of host memory");
+    m->ctx = ctx;
+    m->dt = GK_F32;
+    if ((s = gk__kok_read_config(m, cpath)) != GK_OK) goto fail;
+    {
+        gk__u_tl sv;
+        gk__u_tl_save(&sv);
+        if ((s = gk_st_open(wpath, &st)) != GK_OK) { s = gk__u_tl_move(ctx, &sv, s, "gk_kokoro_load: "); goto fail; }
+    }
+    if (!(m->rbs = (gk__kok_rb1 *)gk__u_calloc((size_t)(m->cfg.n_ups * m->cfg.n_resblocks), sizeof *m->rbs))) {
+        s = gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_kokoro_load: out of host memory");
+        goto fail;
+    }
+    /* check pass */
+    ld.m = m; ld.st = st; ld.wpath = wpath; ld.first = 1;
+    ld.prog.fn = d.progress; ld.prog.user = d.user;
+    gk__kok_walk(&ld);
+    if ((s = ld.s) != GK_OK) goto fail;
+    /* load pass */
+    for (h = 0; h < 2; h++) {
+        ld.sty_w[h] = (float *)gk__u_malloc(sizeof(float) * (size_t)(m->sty_n[h] * m->cfg.style_dim));
+        ld.sty_b[h] = (float *)gk__u_malloc(sizeof(float) * (size_t)m->sty_n[h]);
+        if (!ld.sty_w[h] || !ld.sty_b[h]) { s = gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_kokoro_load: out of host memory"); goto fail; }
+    }
+    if ((s = gk_stream_create(ctx, GK_PRIORITY_NORMAL, &m->stream)) != GK_OK) goto fail;
+    old = gk_get_stream(ctx);
+    gk_set_stream(ctx, m->stream);
+    streamed = 1;
+    ld.load = 1;
+    if (d.progress) d.progress(0, ld.prog.total, d.user);
+    gk__kok_walk(&ld);
+    for (h = 0; h < 2; h++) {
+        int64_t sh[2];
+        sh[0] = m->sty_n[h]; sh[1] = m->cfg.style_dim;
+        gk__kok_upload(&ld, &m->sty_w[h], ld.sty_w[h], 2, sh, "the style fc weights");
+        gk__kok_upload(&ld, &m->sty_b[h], ld.sty_b[h], 1, sh, "the style fc biases");
+    }
+    {
+        float hv[GK_KOKORO_HARMONICS], k;
+        int i;
+        for (i = 0; i < GK_KOKORO_HARMONICS; i++) hv[i] = (float)(i + 1);
+        gk__kok_const(&ld, &m->harm, hv, 3, 1, GK_KOKORO_HARMONICS, 1);
+        k = (float)GK_KOKORO_SAMPLE_RATE; gk__kok_const(&ld, &m->k_sr, &k, 1, 1, 0, 0);
+        k = 0.0f; gk__kok_const(&ld, &m->k_zero, &k, 1, 1, 0, 0);
+        k = 1.0f; gk__kok_const(&ld, &m->k_one, &k, 1, 1, 0, 0);
+        k = 10.0f; gk__kok_const(&ld, &m->k_vthr, &k, 1, 1, 0, 0);            /* SineGen's voiced threshold */
+        k = 0.003f; gk__kok_const(&ld, &m->k_amp_v, &k, 1, 1, 0, 0);         /* noise_std */
+        k = (float)(0.1 / 3.0); gk__kok_const(&ld, &m->k_amp_u, &k, 1, 1, 0, 0); /* sine_amp / 3 */
+        k = (float)m->cfg.n_resblocks; gk__kok_const(&ld, &m->k_nk, &k, 1, 1, 0, 0);
+    }
+    if ((s = ld.s) == GK_OK) s = gk_stream_sync(ctx, m->stream);
+    if (s != GK_OK) goto fail;
+    gk_set_stream(ctx, old);
+    for (h = 0; h < 2; h++) { gk__u_free(ld.sty_w[h]); gk__u_free(ld.sty_b[h]); }
+    gk_st_close(st);
+    *out = m;
+    return GK_OK;
+fail:
+    if (streamed) gk_set_stream(ctx, old);
+    for (h = 0; h < 2; h++) { gk__u_free(ld.sty_w[h]); gk__u_free(ld.sty_b[h]); }
+    gk_st_close(st);
+    gk_kokoro_free(m);
+    return s;
+}
+
+GKLLMDEF const gk_kokoro_config *gk_kokoro_get_config(const gk_kokoro_model *m) { return m ? &m->cfg : NULL; }
+GKLLMDEF gk_status gk_kokoro_set_stream(gk_kokoro_model *m, gk_stream *s) {
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "gk_kokoro_set_stream: m is NULL");
+    m->stream_use = s;
+    return GK_OK;
+}
+static gk_stream *gk__kok_stream(const gk_kokoro_model *m) { return m->stream_use ? m->stream_use : m->stream; }
+/* ======================================================================== */
+/* >>impl_kokoro_forward                                                    */
+/* ======================================================================== */
+/* The Kokoro forward pass in stages on gpukit's ops (layouts: time-major
+   [T, C] around the LSTMs and layer norms, channel-first [1, C, time]
+   around the convolutions). Each stage reads and writes the device tensors
+   of a gk__kok_run, so a test can run one stage on the reference's inputs:
+     gk__kok_begin     ids, ref_s -> the style vectors of every AdaIN
+     gk__kok_bert      -> bert [T, bert_hidden]
+     gk__kok_prosody   -> d_en [T, hidden], d [T, hidden + style], dsum [T]
+     gk__kok_align     durations (the one host sync) -> dur, L, idx [L]
+     gk__kok_f0n       -> F0, N [1, 1, 2L]
+     gk__kok_text      -> t_en [T, hidden]
+     gk__kok_decode    t_en, F0, N -> gen_in [1, 512, 2L]
+     gk__kok_generate  gen_in, F0, noise -> audio [1, samples] (har, post kept with keep) */
+
+typedef struct gk__kok_run {
+    int64_t T, L, S;           /* tokens (pads included), frames, samples */
+    gk_tensor ids, ref;        /* i32 [T]; f32 [1, 2 * style_dim] */
+    gk_tensor sty[2];          /* [1, sty_n[h]]: every AdaIN's scale and shift of style half h */
+    gk_tensor bert, d_en, d;   /* [T, bert_hidden], [T, hidden], [T, hidden + style] */
+    gk_tensor dsum;            /* [T]: sigmoid(duration_proj) summed (before / speed) */
+    int32_t *dur;              /* host [T]: the durations used */
+    gk_tensor idx;             /* i32 [L]: the token of each frame */
+    gk_tensor F0, N;           /* [1, 1, 2L] */
+    gk_tensor t_en;            /* [T, hidden] */
+    gk_tensor gen_in;          /* [1, 512, 2L] */
+    gk_tensor noise;           /* [1, 9, S] or none (zero noise) */
+    gk_tensor har, post;       /* [1, S], [1, n_fft + 2, S / hop + 1]: kept when keep; a har set before
+                                  gk__kok_generate is used instead of SineGen's (tests) */
+    gk_tensor audio;           /* [1, S] */
+    int keep;
+} gk__kok_run;
+
+static void gk__kok_run_free(gk_kokoro_model *m, gk__kok_run *r) {
+    gk_tensor *ts[17];
+    int i;
+    ts[0] = &r->ids; ts[1] = &r->ref; ts[2] = &r->sty[0]; ts[3] = &r->sty[1]; ts[4] = &r->bert; ts[5] = &r->d_en; ts[6] = &r->d; ts[7] = &r->dsum;
+    ts[8] = &r->idx; ts[9] = &r->F0; ts[10] = &r->N; ts[11] = &r->t_en; ts[12] = &r->gen_in; ts[13] = &r->noise; ts[14] = &r->har; ts[15] = &r->post;
+    ts[16] = &r->audio;
+    for (i = 0; i < 17; i++) gk__llm_free_t(m->ctx, ts[i]);
+    gk__u_free(r->dur);
+    r->dur = NULL;
+}
+
+/* scratch of V (freed with it): a new tensor of dtype dt */
+static gk_tensor gk__kok_newt(gk__lv *V, gk_dtype dt, int nd, int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
+    gk_tensor t = gk__u_tnull();
+    int64_t sh[4];
+    gk_status s;
+    if (V->st != GK_OK) return t;
+    sh[0] = d0; sh[1] = d1; sh[2] = d2; sh[3] = d3;
+    s = gk_tensor_empty(V->ctx, dt, nd, sh, &t);
+    return gk__lv_keep(V, s, t);
+}
+static gk_tensor gk__kok_new(gk__lv *V, int nd, int64_t d0, int64_t d1, int64_t d2) { return gk__kok_newt(V, GK_F32, nd, d0, d1, d2, 0); }
+/* a result that outlives V: *dst (freed by the caller) */
+static void gk__kok_alloc(gk__lv *V, gk_tensor *dst, int nd, int64_t d0, int64_t d1, int64_t d2) {
+    int64_t sh[3];
+    gk_status s;
+    if (V->st != GK_OK) return;
+    sh[0] = d0; sh[1] = d1; sh[2] = d2;
+    gk__llm_free_t(V->ctx, dst);
+    s = gk_tensor_empty(V->ctx, GK_F32, nd, sh, dst);
+    if (s != GK_OK) { V->st = s; *dst = gk__u_tnull(); }
+}
+/* an AdaIN's scale and shift: [1, C] views of the style vectors */
+static void gk__kok_ss(gk__lv *V, const gk__kok_run *r, const gk__kok_ada *a, gk_tensor *scale, gk_tensor *shift) {
+    *scale = gk__lv_slice(V, r->sty[a->half], 1, a->off, a->off + a->C);
+    *shift = gk__lv_slice(V, r->sty[a->half], 1, a->off + a->C, a->off + 2 * a->C);
+}
+static gk_tensor gk__kok_none(void) { return gk__u_tnull(); }
+
+/* ---- blocks ---- */
+/* out [1, cout, L'] = AdainResBlk1d(x [1, cin, L]), L' = 2L when it upsamples */
+static gk_status gk__kok_arb_run(gk_kokoro_model *m, const gk__kok_run *r, const gk__kok_arb *b, gk_tensor out, gk_tensor x, int64_t L) {
+    gk_ctx *ctx = m->ctx;
+    gk__lv V;
+    int64_t L2 = b->up ? 2 * L : L;
+    gk_tensor sc1, sh1, sc2, sh2, h1, h2, xs;
+    memset(&V, 0, sizeof V);
+    V.ctx = ctx;
+    gk__kok_ss(&V, r, &b->n1, &sc1, &sh1);
+    gk__kok_ss(&V, r, &b->n2, &sc2, &sh2);
+    /* residual: AdaIN, LeakyReLU 0.2, [pool: depthwise transposed conv x2], conv1, AdaIN, LeakyReLU, conv2 */
+    h1 = gk__kok_new(&V, 3, 1, b->cin, L);
+    GK__LV_DO(&V, gk_adain(ctx, h1, x, sc1, sh1, 1e-5));
+    GK__LV_DO(&V, gk_unary(ctx, h1, h1, GK_UNARY_LEAKY_RELU, 0.2));
+    if (b->up) {
+        gk_tensor hp = gk__kok_new(&V, 3, 1, b->cin, L2);
+        GK__LV_DO(&V, gk_conv_transpose1d(ctx, hp, h1, b->poolw, b->poolb, 2, 1, 1, b->cin, 1));
+        h1 = hp;
+    }
+    h2 = gk__kok_new(&V, 3, 1, b->cout, L2);
+    GK__LV_DO(&V, gk_conv1d(ctx, h2, h1, b->c1w, b->c1b, 1, 1, 1, 1));
+    GK__LV_DO(&V, gk_adain(ctx, h2, h2, sc2, sh2, 1e-5));
+    GK__LV_DO(&V, gk_unary(ctx, h2, h2, GK_UNARY_LEAKY_RELU, 0.2));
+    GK__LV_DO(&V, gk_conv1d(ctx, out, h2, b->c2w, b->c2b, 1, 1, 1, 1));
+    /* shortcut: [nearest x2], [1x1 conv without bias]; then (residual + shortcut) * rsqrt(2) (a float32 constant, as torch.rsqrt(tensor(2))) */
+    xs = x;
+    if (b->up) {
+        gk_tensor u = gk__kok_new(&V, 3, 1, b->cin, L2);
+        GK__LV_DO(&V, gk_repeat_interleave(ctx, u, x, 2, 2));
+        xs = u;
+    }
+    if (b->learned) {
+        gk_tensor sc = gk__kok_new(&V, 3, 1, b->cout, L2);
+        GK__LV_DO(&V, gk_conv1d(ctx, sc, xs, b->scw, gk__kok_none(), 1, 0, 1, 1));
+        xs = sc;
+    }
+    GK__LV_DO(&V, gk_add(ctx, out, out, xs));
+    GK__LV_DO(&V, gk_scale(ctx, out, out, (double)(1.0f / sqrtf(2.0f))));
+    gk__lv_free(&V);
+    return V.st;
+}
+
+/* y [1, C, T] = AdaINResBlock1(x [1, C, T]): three times x += conv2(snake(AdaIN(conv1(snake(AdaIN(x)))))) */
+static gk_status gk__kok_rb1_run(gk_kokoro_model *m, const gk__kok_run *r, const gk__kok_rb1 *b, gk_tensor y, gk_tensor x, int64_t T) {
+    gk_ctx *ctx = m->ctx;
+    gk__lv V;
+    gk_tensor t1, t2, sc, sh;
+    int k;
+    memset(&V, 0, sizeof V);
+    V.ctx = ctx;
+    t1 = gk__kok_new(&V, 3, 1, b->C, T);
+    t2 = gk__kok_new(&V, 3, 1, b->C, T);
+    GK__LV_DO(&V, gk_copy(ctx, y, x));
+    for (k = 0; k < 3; k++) {
+        gk__kok_ss(&V, r, &b->a1[k], &sc, &sh);
+        GK__LV_DO(&V, gk_adain(ctx, t1, y, sc, sh, 1e-5));
+        GK__LV_DO(&V, gk_snake(ctx, t1, t1, b->al1[k]));
+        GK__LV_DO(&V, gk_conv1d(ctx, t2, t1, b->c1w[k], b->c1b[k], 1, b->dil[k] * (b->K - 1) / 2, b->dil[k], 1));
+        gk__kok_ss(&V, r, &b->a2[k], &sc, &sh);
+        GK__LV_DO(&V, gk_adain(ctx, t2, t2, sc, sh, 1e-5));
+        GK__LV_DO(&V, gk_snake(ctx, t2, t2, b->al2[k]));
+        GK__LV_DO(&V, gk_conv1d(ctx, t1, t2, b->c2w[k], b->c2b[k], 1, (b->K - 1) / 2, 1, 1));
+        GK__LV_DO(&V, gk_add(ctx, y, t1, y));
+    }
+    gk__lv_free(&V);
+    return V.st;
+}
+
+static gk_status gk__kok_lstm_run(gk_kokoro_model *m, const gk__kok_lstm *y, gk_tensor out, gk_tensor x) {
+    gk_tensor z = gk__u_tnull();
+    return gk_lstm(m->ctx, out, z, z, x, y->wih, y->whh, y->bih, y->bhh, z, z);
+}
+
+/* ---- stages ---- */
+/* ids (host, without the pads) and ref_s (host) -> r->ids, r->ref, the style vectors */
+static gk_status gk__kok_begin(gk_kokoro_model *m, gk__kok_run *r, const int32_t *ids, size_t n, const float *ref_s) {
+    gk_ctx *ctx = m->ctx;
+    int64_t T = (int64_t)n + 2, S = m->cfg.style_dim, sh[2];
+    int32_t *tok = (int32_t *)gk__u_malloc(sizeof(int32_t) * (size_t)T);
+    gk__lv V;
+    int h;
+    if (!tok) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_kokoro_synthesize: out of host memory");
+    tok[0] = tok[T - 1] = 0;
+    if (n) memcpy(tok + 1, ids, sizeof(int32_t) * n);
+    r->T = T;
+    memset(&V, 0, sizeof V);
+    V.ctx = ctx;
+    sh[0] = T;
+    V.st = gk_tensor_from_host(ctx, GK_I32, 1, sh, tok, &r->ids);
+    gk__u_free(tok);
+    sh[0] = 1; sh[1] = 2 * S;
+    if (V.st == GK_OK) V.st = gk_tensor_from_host(ctx, GK_F32, 2, sh, ref_s, &r->ref);
+    for (h = 0; h < 2; h++) {
+        gk_matmul_desc md;
+        gk_tensor half = gk__lv_slice(&V, r->ref, 1, h * S, (h + 1) * S), x = gk__kok_new(&V, 2, 1, S, 0);
+        gk__kok_alloc(&V, &r->sty[h], 2, 1, m->sty_n[h], 0);
+        GK__LV_DO(&V, gk_copy(ctx, x, half));
+        memset(&md, 0, sizeof md);
+        md.bias = m->sty_b[h];
+        GK__LV_DO(&V, gk_linear(ctx, r->sty[h], x, m->sty_w[h], &md));
+    }
+    gk__lv_free(&V);
+    return V.st;
+}
+
+/* ALBERT: r->bert [T, hidden_size] */
+static gk_status gk__kok_bert(gk_kokoro_model *m, gk__kok_run *r) {
+    const gk_kokoro_config *c = &m->cfg;
+    gk_ctx *ctx = m->ctx;
+    int64_t T = r->T, E = c->bert_embed, D = c->bert_hidden, H = c->bert_heads, Dh = D / H, l;
+    gk_tensor e, qkv, att, a, f;
+    gk__lv V;
+    memset(&V, 0, sizeof V);
+    V.ctx = ctx;
+    e = gk__kok_new(&V, 2, T, E, 0);
+    qkv = gk__kok_new(&V, 2, T, 3 * D, 0);
+    att = gk__kok_new(&V, 2, T, D, 0);
+    a = gk__kok_new(&V, 2, T, D, 0);
+    f = gk__kok_new(&V, 2, T, c->bert_ffn, 0);
+    gk__kok_alloc(&V, &r->bert, 2, T, D, 0);
+    /* embeddings: (word + token_type[0]) + position, LayerNorm; the mapping to the hidden size */
+    GK__LV_DO(&V, gk_embedding(ctx, e, m->b_word, r->ids));
+    GK__LV_DO(&V, gk_add(ctx, e, e, gk__lv_slice(&V, m->b_type, 0, 0, 1)));
+    GK__LV_DO(&V, gk_add(ctx, e, e, gk__lv_slice(&V, m->b_pos, 0, 0, T)));
+    GK__LV_DO(&V, gk_layer_norm(ctx, e, e, m->b_eln_w, m->b_eln_b, c->bert_ln_eps));
+    {
+        gk_matmul_desc md;
+        memset(&md, 0, sizeof md);
+        md.bias = m->b_map_b;
+        GK__LV_DO(&V, gk_linear(ctx, r->bert, e, m->b_map_w, &md));
+    }
+    for (l = 0; l < c->bert_layers && V.st == GK_OK; l++) {
+        gk_matmul_desc md;
+        gk_attention_desc ad;
+        gk__lv W;
+        gk_tensor q4;
+        memset(&W, 0, sizeof W);
+        W.ctx = ctx;
+        memset(&md, 0, sizeof md);
+        md.bias = m->b_qkv_b;
+        GK__LV_DO(&W, gk_linear(ctx, qkv, r->bert, m->b_qkv_w, &md));
+        q4 = gk__lv_reshape(&W, qkv, 4, 1, T, 3 * H, Dh);
+        memset(&ad, 0, sizeof ad);
+        GK__LV_DO(&W, gk_attention(ctx, gk__lv_reshape(&W, att, 4, 1, T, H, Dh), gk__lv_slice(&W, q4, 2, 0, H), gk__lv_slice(&W, q4, 2, H, 2 * H),
+                                   gk__lv_slice(&W, q4, 2, 2 * H, 3 * H), &ad));
+        memset(&md, 0, sizeof md);
+        md.bias = m->b_o_b;
+        md.residual = r->bert;
+        GK__LV_DO(&W, gk_linear(ctx, a, att, m->b_o_w, &md));
+        GK__LV_DO(&W, gk_layer_norm(ctx, a, a, m->b_aln_w, m->b_aln_b, c->bert_ln_eps));
+        memset(&md, 0, sizeof md);
+        md.bias = m->b_ffn_b;
+        md.act = c->bert_gelu_tanh ? GK_ACT_GELU_TANH : GK_ACT_GELU;
+        GK__LV_DO(&W, gk_linear(ctx, f, a, m->b_ffn_w, &md));
+        memset(&md, 0, sizeof md);
+        md.bias = m->b_ffo_b;
+        md.residual = a;
+        GK__LV_DO(&W, gk_linear(ctx, r->bert, f, m->b_ffo_w, &md));
+        GK__LV_DO(&W, gk_layer_norm(ctx, r->bert, r->bert, m->b_fln_w, m->b_fln_b, c->bert_ln_eps));
+        gk__lv_free(&W);
+        if (V.st == GK_OK) V.st = W.st;
+    }
+    gk__lv_free(&V);
+    return V.st;
+}
+
+/* bert_encoder, the duration encoder, the duration head: r->d_en, r->d, r->dsum */
+static gk_status gk__kok_prosody(gk_kokoro_model *m, gk__kok_run *r) {
+    const gk_kokoro_config *c = &m->cfg;
+    gk_ctx *ctx = m->ctx;
+    int64_t T = r->T, Hd = c->hidden_dim, S = c->style_dim, l;
+    gk_tensor h, z, xf, dp;
+    gk_matmul_desc md;
+    gk__lv V;
+    memset(&V, 0, sizeof V);
+    V.ctx = ctx;
+    gk__kok_alloc(&V, &r->d_en, 2, T, Hd, 0);
+    gk__kok_alloc(&V, &r->d, 2, T, Hd + S, 0);
+    gk__kok_alloc(&V, &r->dsum, 1, T, 0, 0);
+    h = gk__kok_new(&V, 2, T, Hd, 0);
+    z = gk__kok_new(&V, 2, T, Hd, 0);
+    dp = gk__kok_new(&V, 2, T, c->max_dur, 0);
+    memset(&md, 0, sizeof md);
+    md.bias = m->benc_b;
+    GK__LV_DO(&V, gk_linear(ctx, r->d_en, r->bert, m->benc_w, &md));
+    /* d = [features | prosody style]: n_layer x (BiLSTM, AdaLayerNorm) over the features */
+    xf = gk__lv_slice(&V, r->d, 1, 0, Hd);
+    GK__LV_DO(&V, gk_copy(ctx, xf, r->d_en));
+    GK__LV_DO(&V, gk_copy(ctx, gk__lv_slice(&V, r->d, 1, Hd, Hd + S), gk__lv_slice(&V, r->ref, 1, S, 2 * S)));
+    for (l = 0; l < c->n_layer && V.st == GK_OK; l++) {
+        gk_tensor sc, sh;
+        GK__LV_DO(&V, gk__kok_lstm_run(m, &m->dur_lstm[l], h, r->d));
+        gk__kok_ss(&V, r, &m->dur_aln[l], &sc, &sh);
+        GK__LV_DO(&V, gk_layer_norm(ctx, z, h, gk__lv_reshape(&V, sc, 1, Hd, 0, 0, 0), gk__lv_reshape(&V, sh, 1, Hd, 0, 0, 0), 1e-5));
+        GK__LV_DO(&V, gk_copy(ctx, xf, z));
+    }
+    /* durations: BiLSTM, Linear, sigmoid summed over max_dur */
+    GK__LV_DO(&V, gk__kok_lstm_run(m, &m->p_lstm, h, r->d));
+    memset(&md, 0, sizeof md);
+    md.bias = m->dproj_b;
+    GK__LV_DO(&V, gk_linear(ctx, dp, h, m->dproj_w, &md));
+    GK__LV_DO(&V, gk_unary(ctx, dp, dp, GK_UNARY_SIGMOID, 0));
+    GK__LV_DO(&V, gk_reduce(ctx, r->dsum, dp, GK_REDUCE_SUM, 1, 0));
+    gk__lv_free(&V);
+    return V.st;
+}
+
+/* The durations: forced (host [T]) or round_half_even(dsum / speed) >= 1,
+   read back (the host sync); r->dur, r->L, r->S, r->idx. */
+static gk_status gk__kok_align(gk_kokoro_model *m, gk__kok_run *r, const int32_t *forced, float speed, int64_t max_frames) {
+    const char *W = "gk_kokoro_synthesize";
+    gk_ctx *ctx = m->ctx;
+    int64_t T = r->T, L = 0, i, j, k;
+    int32_t *idx;
+    gk_status s = GK_OK;
+    if (!(r->dur = (int32_t *)gk__u_malloc(sizeof(int32_t) * (size_t)T))) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
+    if (forced) {
+        for (i = 0; i < T; i++) {
+            if (forced[i] < 0)
+                return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_kokoro_synth_desc.durations[%lld] = %d is negative", W, (long long)i, (int)forced[i]);
+            r->dur[i] = forced[i];
+            L += forced[i];
+        }
+        if (L < 1) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_kokoro_synth_desc.durations sum to 0 frames", W);
+    } else {
+        float *ds = (float *)gk__u_malloc(sizeof(float) * (size_t)T);
+        if (!ds) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
+        s = gk_copy_to_host(ctx, r->dsum, ds, sizeof(float) * (size_t)T);
+        for (i = 0; i < T && s == GK_OK; i++) {
+            float v = ds[i] / speed;
+            if (!(v - v == 0)) {
+                s = gk_error_set(ctx, GK_ERR_FORMAT, "%s: the duration of token %lld is not finite (the weights hold NaN or infinite values)", W, (long long)i);
+                break;
+            }
+            v = rintf(v); /* round half to even, as torch.round */
+            if (v < 1.0f) v = 1.0f;
+            if (v > (float)max_frames) v = (float)max_frames + 1.0f;
+            r->dur[i] = (int32_t)v;
+            L += r->dur[i];
+        }
+        gk__u_free(ds);
+        if (s != GK_OK) return s;
+    }
+    if (L > max_frames)
+        return gk_error_set(ctx, GK_ERR_LIMIT, "%s: the durations add up to %lld frames, above gk_kokoro_synth_desc.max_frames = %lld (%.1f s; a higher speed shortens them)", W,
+                            (long long)L, (long long)max_frames, (double)max_frames * (double)m->cfg.samples_per_frame / GK_KOKORO_SAMPLE_RATE);
+    r->L = L;
+    r->S = L * m->cfg.samples_per_frame;
+    if (!(idx = (int32_t *)gk__u_malloc(sizeof(int32_t) * (size_t)L))) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
+    for (i = 0, k = 0; i < T; i++)
+        for (j = 0; j < r->dur[i]; j++) idx[k++] = (int32_t)i;
+    s = gk_tensor_from_host(ctx, GK_I32, 1, &L, idx, &r->idx);
+    gk__u_free(idx);
+    return s;
+}
+
+/* F0 and N: the shared BiLSTM over the frames, 3 AdainResBlk1d, a 1x1 conv each: r->F0, r->N [1, 1, 2L] */
+static gk_status gk__kok_f0n(gk_kokoro_model *m, gk__kok_run *r) {
+    const gk_kokoro_config *c = &m->cfg;
+    gk_ctx *ctx = m->ctx;
+    int64_t L = r->L, Hd = c->hidden_dim, S = c->style_dim, i;
+    gk_tensor en, sh, xs, a, b1, b2;
+    gk__lv V;
+    int perm[2];
+    memset(&V, 0, sizeof V);
+    V.ctx = ctx;
+    en = gk__kok_new(&V, 2, L, Hd + S, 0);
+    sh = gk__kok_new(&V, 2, L, Hd, 0);
+    xs = gk__kok_new(&V, 3, 1, Hd, L);
+    a = gk__kok_new(&V, 3, 1, Hd, L);
+    b1 = gk__kok_new(&V, 3, 1, Hd / 2, 2 * L);
+    b2 = gk__kok_new(&V, 3, 1, Hd / 2, 2 * L);
+    gk__kok_alloc(&V, &r->F0, 3, 1, 1, 2 * L);
+    gk__kok_alloc(&V, &r->N, 3, 1, 1, 2 * L);
+    GK__LV_DO(&V, gk_index_select(ctx, en, r->d, 0, r->idx));
+    GK__LV_DO(&V, gk__kok_lstm_run(m, &m->p_shared, sh, en));
+    perm[0] = 1; perm[1] = 0;
+    GK__LV_DO(&V, gk_permute(ctx, gk__lv_reshape(&V, xs, 2, Hd, L, 0, 0), sh, perm));
+    for (i = 0; i < 2; i++) {
+        const gk__kok_arb *bl = i ? m->nb : m->f0b;
+        GK__LV_DO(&V, gk__kok_arb_run(m, r, &bl[0], a, xs, L));
+        GK__LV_DO(&V, gk__kok_arb_run(m, r, &bl[1], b1, a, L));
+        GK__LV_DO(&V, gk__kok_arb_run(m, r, &bl[2], b2, b1, 2 * L));
+        GK__LV_DO(&V, gk_conv1d(ctx, i ? r->N : r->F0, b2, i ? m->np_w : m->f0p_w, i ? m->np_b : m->f0p_b, 1, 0, 1, 1));
+    }
+    gk__lv_free(&V);
+    return V.st;
+}
+
+/* the text encoder: r->t_en [T, hidden] */
+static gk_status gk__kok_text(gk_kokoro_model *m, gk__kok_run *r) {
+    const gk_kokoro_config *c = &m->cfg;
+    gk_ctx *ctx = m->ctx;
+    int64_t T = r->T, Hd = c->hidden_dim, l;
+    gk_tensor e, xc, cv, cf, cf2;
+    gk__lv V;
+    int perm[2];
+    memset(&V, 0, sizeof V);
+    V.ctx = ctx;
+    e = gk__kok_new(&V, 2, T, Hd, 0);
+    xc = gk__kok_new(&V, 3, 1, Hd, T);
+    cv = gk__kok_new(&V, 3, 1, Hd, T);
+    gk__kok_alloc(&V, &r->t_en, 2, T, Hd, 0);
+    perm[0] = 1; perm[1] = 0;
+    cf = gk__lv_reshape(&V, xc, 2, Hd, T, 0, 0);
+    cf2 = gk__lv_reshape(&V, cv, 2, Hd, T, 0, 0);
+    GK__LV_DO(&V, gk_embedding(ctx, e, m->te_emb, r->ids));
+    GK__LV_DO(&V, gk_permute(ctx, cf, e, perm));
+    for (l = 0; l < c->n_layer && V.st == GK_OK; l++) {
+        /* Conv1d, LayerNorm over the channels (time-major), LeakyReLU 0.2 */
+        GK__LV_DO(&V, gk_conv1d(ctx, cv, xc, m->te_cw[l], m->te_cb[l], 1, (c->text_kernel - 1) / 2, 1, 1));
+        GK__LV_DO(&V, gk_permute(ctx, e, cf2, perm));
+        GK__LV_DO(&V, gk_layer_norm(ctx, e, e, m->te_g[l], m->te_b[l], 1e-5));
+        GK__LV_DO(&V, gk_unary(ctx, e, e, GK_UNARY_LEAKY_RELU, 0.2));
+        if (l + 1 < c->n_layer) GK__LV_DO(&V, gk_permute(ctx, cf, e, perm));
+    }
+    GK__LV_DO(&V, gk__kok_lstm_run(m, &m->te_lstm, r->t_en, e));
+    gk__lv_free(&V);
+    return V.st;
+}
+
+/* the decoder up to the generator: r->gen_in [1, 512, 2L] from t_en (aligned), F0, N */
+static gk_status gk__kok_decode(gk_kokoro_model *m, gk__kok_run *r) {
+    const gk_kokoro_config *c = &m->cfg;
+    gk_ctx *ctx = m->ctx;
+    int64_t L = r->L, Hd = c->hidden_dim, CW = 1024 + 2 + 64;
+    gk_tensor at, asr, f0c, nc, x0, bufA, bufB, parts[3];
+    gk__lv V;
+    int perm[2];
+    memset(&V, 0, sizeof V);
+    V.ctx = ctx;
+    at = gk__kok_new(&V, 2, L, Hd, 0);
+    asr = gk__kok_new(&V, 3, 1, Hd, L);
+    f0c = gk__kok_new(&V, 3, 1, 1, L);
+    nc = gk__kok_new(&V, 3, 1, 1, L);
+    x0 = gk__kok_new(&V, 3, 1, Hd + 2, L);
+    bufA = gk__kok_new(&V, 3, 1, CW, L);
+    bufB = gk__kok_new(&V, 3, 1, CW, L);
+    gk__kok_alloc(&V, &r->gen_in, 3, 1, c->ups_channels, 2 * L);
+    /* asr = t_en aligned to the frames, channel-first */
+    GK__LV_DO(&V, gk_index_select(ctx, at, r->t_en, 0, r->idx));
+    perm[0] = 1; perm[1] = 0;
+    GK__LV_DO(&V, gk_permute(ctx, gk__lv_reshape(&V, asr, 2, Hd, L, 0, 0), at, perm));
+    /* F0 and N at the frame rate (stride 2) */
+    GK__LV_DO(&V, gk_conv1d(ctx, f0c, r->F0, m->f0c_w, m->f0c_b, 2, 1, 1, 1));
+    GK__LV_DO(&V, gk_conv1d(ctx, nc, r->N, m->nc_w, m->nc_b, 2, 1, 1, 1));
+    parts[0] = asr; parts[1] = f0c; parts[2] = nc;
+    GK__LV_DO(&V, gk_concat(ctx, x0, parts, 3, 1));
+    /* the decode blocks read [x | asr_res | F0 | N]: the last 66 channels of both buffers are set once */
+    GK__LV_DO(&V, gk_conv1d(ctx, gk__lv_slice(&V, bufA, 1, 1024, 1088), asr, m->asr_w, m->asr_b, 1, 0, 1, 1));
+    GK__LV_DO(&V, gk_copy(ctx, gk__lv_slice(&V, bufA, 1, 1088, 1089), f0c));
+    GK__LV_DO(&V, gk_copy(ctx, gk__lv_slice(&V, bufA, 1, 1089, 1090), nc));
+    GK__LV_DO(&V, gk_copy(ctx, gk__lv_slice(&V, bufB, 1, 1024, CW), gk__lv_slice(&V, bufA, 1, 1024, CW)));
+    GK__LV_DO(&V, gk__kok_arb_run(m, r, &m->enc, gk__lv_slice(&V, bufA, 1, 0, 1024), x0, L));
+    GK__LV_DO(&V, gk__kok_arb_run(m, r, &m->dec[0], gk__lv_slice(&V, bufB, 1, 0, 1024), bufA, L));
+    GK__LV_DO(&V, gk__kok_arb_run(m, r, &m->dec[1], gk__lv_slice(&V, bufA, 1, 0, 1024), bufB, L));
+    GK__LV_DO(&V, gk__kok_arb_run(m, r, &m->dec[2], gk__lv_slice(&V, bufB, 1, 0, 1024), bufA, L));
+    GK__LV_DO(&V, gk__kok_arb_run(m, r, &m->dec[3], r->gen_in, bufB, L));
+    gk__lv_free(&V);
+    return V.st;
+}
+
+/* SineGen, l_linear, tanh: har [1, S] from F0 [1, 1, 2L] (and r->noise [1, 9, S] when set).
+   The reference upsamples F0 x U (U = S / 2L, nearest) and computes per
+   sample rad = (F0 h / sr) mod 1; its downsampling interpolation (scale
+   1 / U) reads samples k U + U/2 - 1 and k U + U/2 of a constant run with
+   weights 1/2, 1/2, which is exactly rad at F0[k]: rad is computed at the
+   2L points here. The phase sum is in float64 (torch's CPU cumsum of float32
+   accumulates in double), then * 2 pi * U in float32 as torch multiplies. */
+static gk_status gk__kok_source(gk_kokoro_model *m, gk__kok_run *r, gk_tensor har) {
+    gk_ctx *ctx = m->ctx;
+    int64_t L2 = 2 * r->L, S = r->S, U = S / L2, H = GK_KOKORO_HARMONICS;
+    gk_tensor fn, ti, tf, neg, fr1, r64, c64, ph, pu, uv, uvf, uvu;
+    gk__lv V;
+    double sc = (double)U;
+    memset(&V, 0, sizeof V);
+    V.ctx = ctx;
+    fn = gk__kok_new(&V, 3, 1, H, L2);
+    tf = gk__kok_new(&V, 3, 1, H, L2);
+    fr1 = gk__kok_new(&V, 3, 1, H, L2);
+    ph = gk__kok_new(&V, 3, 1, H, L2);
+    pu = gk__kok_new(&V, 3, 1, H, S);
+    uvf = gk__kok_new(&V, 3, 1, 1, L2);
+    uvu = gk__kok_new(&V, 3, 1, 1, S);
+    ti = gk__kok_newt(&V, GK_I32, 3, 1, H, L2, 0);
+    neg = gk__kok_newt(&V, GK_U8, 3, 1, H, L2, 0);
+    r64 = gk__kok_newt(&V, GK_F64, 3, 1, H, L2, 0);
+    c64 = gk__kok_newt(&V, GK_F64, 3, 1, H, L2, 0);
+    uv = gk__kok_newt(&V, GK_U8, 3, 1, 1, L2, 0);
+    /* rad = (F0 h / sr) mod 1 (torch's remainder: x - floor(x)) */
+    GK__LV_DO(&V, gk_mul(ctx, fn, r->F0, m->harm));
+    GK__LV_DO(&V, gk_div(ctx, fn, fn, m->k_sr));
+    GK__LV_DO(&V, gk_cast(ctx, ti, fn));
+    GK__LV_DO(&V, gk_cast(ctx, tf, ti));
+    GK__LV_DO(&V, gk_sub(ctx, fn, fn, tf));
+    GK__LV_DO(&V, gk_compare(ctx, neg, fn, m->k_zero, GK_CMP_LT));
+    GK__LV_DO(&V, gk_add(ctx, fr1, fn, m->k_one));
+    GK__LV_DO(&V, gk_where(ctx, fn, neg, fr1, fn));
+    /* phase = cumsum(rad) 2 pi U, upsampled linearly x U; sines = 0.1 sin(phase), voiced only */
+    GK__LV_DO(&V, gk_cast(ctx, r64, fn));
+    GK__LV_DO(&V, gk_cumsum(ctx, c64, r64, 2));
+    GK__LV_DO(&V, gk_cast(ctx, ph, c64));
+    GK__LV_DO(&V, gk_scale(ctx, ph, ph, 2.0 * (double)(float)3.14159265358979323846));
+    GK__LV_DO(&V, gk_scale(ctx, ph, ph, (double)(float)U));
+    GK__LV_DO(&V, gk_interpolate(ctx, pu, ph, GK_INTERP_LINEAR, &sc));
+    GK__LV_DO(&V, gk_unary(ctx, pu, pu, GK_UNARY_SIN, 0));
+    GK__LV_DO(&V, gk_scale(ctx, pu, pu, 0.1));
+    GK__LV_DO(&V, gk_compare(ctx, uv, r->F0, m->k_vthr, GK_CMP_GT));
+    GK__LV_DO(&V, gk_cast(ctx, uvf, uv));
+    GK__LV_DO(&V, gk_repeat_interleave(ctx, uvu, uvf, U, 2));
+    GK__LV_DO(&V, gk_mul(ctx, pu, pu, uvu));
+    if (r->noise.id) {
+        /* + (uv 0.003 + (1 - uv) 0.1 / 3) noise */
+        gk_tensor amp = gk__kok_new(&V, 3, 1, 1, L2), ampu = gk__kok_new(&V, 3, 1, 1, S), nz = gk__kok_new(&V, 3, 1, H, S);
+        GK__LV_DO(&V, gk_where(ctx, amp, uv, m->k_amp_v, m->k_amp_u));
+        GK__LV_DO(&V, gk_repeat_interleave(ctx, ampu, amp, U, 2));
+        GK__LV_DO(&V, gk_mul(ctx, nz, r->noise, ampu));
+        GK__LV_DO(&V, gk_add(ctx, pu, pu, nz));
+    }
+    /* l_linear over the harmonics, tanh */
+    GK__LV_DO(&V, gk_matmul(ctx, har, m->src_w, gk__lv_reshape(&V, pu, 2, H, S, 0, 0), NULL));
+    GK__LV_DO(&V, gk_add(ctx, har, har, m->src_b));
+    GK__LV_DO(&V, gk_unary(ctx, har, har, GK_UNARY_TANH, 0));
+    gk__lv_free(&V);
+    return V.st;
+}
+
+/* the generator: r->audio [1, S] from r->gen_in and r->F0 */
+static gk_status gk__kok_generate(gk_kokoro_model *m, gk__kok_run *r) {
+    const gk_kokoro_config *c = &m->cfg;
+    gk_ctx *ctx = m->ctx;
+    int64_t K = c->n_fft / 2 + 1, Fr = r->S / c->hop + 1, len = 2 * r->L, i, j;
+    gk_tensor hfeat = gk__u_tnull(), x = gk__u_tnull(), acc = gk__u_tnull(), har = gk__u_tnull(), post = gk__u_tnull(), none = gk__u_tnull();
+    gk__lv V;
+    int nk = c->n_resblocks;
+    memset(&V, 0, sizeof V);
+    V.ctx = ctx;
+    /* the source and its STFT: [|X|, angle X] [1, 2K, Fr]; the bins that are real in exact arithmetic get a zero imaginary part */
+    gk__kok_alloc(&V, &hfeat, 3, 1, 2 * K, Fr);
+    if (r->har.id) {
+        har = r->har;
+        r->har = gk__u_tnull();
+    } else {
+        gk__kok_alloc(&V, &har, 2, 1, r->S, 0);
+        GK__LV_DO(&V, gk__kok_source(m, r, har));
+    }
+    {
+        gk_tensor spec = gk__kok_newt(&V, GK_F32, 4, 1, K, Fr, 2), im;
+        GK__LV_DO(&V, gk_stft(ctx, spec, har, none, c->n_fft, c->hop, 1));
+        im = gk__lv_slice(&V, spec, 3, 1, 2);
+        GK__LV_DO(&V, gk_fill(ctx, gk__lv_slice(&V, im, 2, 0, 1), 0.0));
+        GK__LV_DO(&V, gk_fill(ctx, gk__lv_slice(&V, im, 1, 0, 1), 0.0));
+        GK__LV_DO(&V, gk_fill(ctx, gk__lv_slice(&V, im, 1, K - 1, K), 0.0));
+        GK__LV_DO(&V, gk_complex_abs(ctx, gk__lv_slice(&V, hfeat, 1, 0, K), spec));
+        GK__LV_DO(&V, gk_complex_angle(ctx, gk__lv_slice(&V, hfeat, 1, K, 2 * K), spec));
+        gk__lv_free(&V);
+    }
+    x = r->gen_in;
+    for (i = 0; i < c->n_ups && V.st == GK_OK; i++) {
+        int64_t cin = c->ups_channels >> i, cout = c->ups_channels >> (i + 1), u = c->ups_rate[i], k = c->ups_kernel[i], sf = 1, last = i + 1 == c->n_ups;
+        int64_t nlen = len * u + (last ? 1 : 0);
+        gk_tensor xl, xc, xs, xu, tmp, nacc = gk__u_tnull();
+        for (j = i + 1; j < c->n_ups; j++) sf *= c->ups_rate[j];
+        xl = gk__kok_new(&V, 3, 1, cin, len);
+        xc = gk__kok_new(&V, 3, 1, cout, nlen);
+        xs = gk__kok_new(&V, 3, 1, cout, nlen);
+        xu = gk__kok_new(&V, 3, 1, cout, len * u);
+        tmp = gk__kok_new(&V, 3, 1, cout, nlen);
+        gk__kok_alloc(&V, &nacc, 3, 1, cout, nlen);
+        GK__LV_DO(&V, gk_unary(ctx, xl, x, GK_UNARY_LEAKY_RELU, 0.1));
+        /* the source branch: its convolution to this stage's rate and channels, an AdaINResBlock1 */
+        if (last) GK__LV_DO(&V, gk_conv1d(ctx, xc, hfeat, m->ncv_w[i], m->ncv_b[i], 1, 0, 1, 1));
+        else GK__LV_DO(&V, gk_conv1d(ctx, xc, hfeat, m->ncv_w[i], m->ncv_b[i], sf, (sf + 1) / 2, 1, 1));
+        GK__LV_DO(&V, gk__kok_rb1_run(m, r, &m->nres[i], xs, xc, nlen));
+        /* upsampling, [ReflectionPad1d((1, 0)) last], the source added */
+        GK__LV_DO(&V, gk_conv_transpose1d(ctx, xu, xl, m->ups_w[i], m->ups_b[i], u, (k - u) / 2, 0, 1, 1));
+        if (last) {
+            int64_t pads[2];
+            gk_tensor xp = gk__kok_new(&V, 3, 1, cout, nlen);
+            pads[0] = 1; pads[1] = 0;
+            GK__LV_DO(&V, gk_pad(ctx, xp, xu, pads, 2, GK_PAD_REFLECT, 0));
+            xu = xp;
+        }
+        GK__LV_DO(&V, gk_add(ctx, xu, xu, xs));
+        /* the mean of the resblocks */
+        for (j = 0; j < nk && V.st == GK_OK; j++) {
+            GK__LV_DO(&V, gk__kok_rb1_run(m, r, &m->rbs[i * nk + j], j ? tmp : nacc, xu, nlen));
+            if (j) GK__LV_DO(&V, gk_add(ctx, nacc, nacc, tmp));
+        }
+        GK__LV_DO(&V, gk_div(ctx, nacc, nacc, m->k_nk));
+        gk__lv_free(&V);
+        gk__llm_free_t(ctx, &acc);
+        acc = nacc;
+        x = acc;
+        len = nlen;
+    }
+    /* LeakyReLU 0.01, conv_post, exp / sin, iSTFT */
+    gk__kok_alloc(&V, &post, 3, 1, c->n_fft + 2, Fr);
+    gk__kok_alloc(&V, &r->audio, 2, 1, r->S, 0);
+    if (V.st == GK_OK) {
+        gk_tensor mag = gk__kok_new(&V, 3, 1, K, Fr), phs = gk__kok_new(&V, 3, 1, K, Fr), z = gk__kok_newt(&V, GK_F32, 4, 1, K, Fr, 2);
+        GK__LV_DO(&V, gk_unary(ctx, acc, acc, GK_UNARY_LEAKY_RELU, 0.01));
+        GK__LV_DO(&V, gk_conv1d(ctx, post, acc, m->post_w, m->post_b, 1, 3, 1, 1));
+        GK__LV_DO(&V, gk_unary(ctx, mag, gk__lv_slice(&V, post, 1, 0, K), GK_UNARY_EXP, 0));
+        GK__LV_DO(&V, gk_unary(ctx, phs, gk__lv_slice(&V, post, 1, K, 2 * K), GK_UNARY_SIN, 0));
+        GK__LV_DO(&V, gk_complex_polar(ctx, z, mag, phs));
+        GK__LV_DO(&V, gk_istft(ctx, r->audio, z, none, c->n_fft, c->hop, 1));
+    }
+    gk__lv_free(&V);
+    gk__llm_free_t(ctx, &acc);
+    gk__llm_free_t(ctx, &hfeat);
+    if (r->keep && V.st == GK_OK) {
+        gk__llm_free_t(ctx, &r->har);
+        gk__llm_free_t(ctx, &r->post);
+        r->har = har;
+        r->post = post;
+    } else {
+        gk__llm_free_t(ctx, &har);
+        gk__llm_free_t(ctx, &post);
+    }
+    return V.st;
+}
+
+/* SineGen's noise of the seed: element (t, h) of torch's [S, 9] layout is N(0, 1) number t * 9 + h of the
+   stream (Philox4x32-10 block i / 4, key = seed; Box-Muller on its two pairs of words); r->noise [1, 9, S] */
+static gk_status gk__kok_noise(gk_kokoro_model *m, gk__kok_run *r, uint64_t seed) {
+    int64_t S = r->S, H = GK_KOKORO_HARMONICS, n = S * H, i, sh[3];
+    float *buf = (float *)gk__u_malloc(sizeof(float) * (size_t)n);
+    uint32_t key[2], ctr[4], o[4];
+    gk_status s;
+    if (!buf) return gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "gk_kokoro_synthesize: out of host memory for the noise (%lld values)", (long long)n);
+    key[0] = (uint32_t)seed; key[1] = (uint32_t)(seed >> 32);
+    for (i = 0; i < n; i += 4) {
+        int64_t b = i / 4, q;
+        double g[4];
+        ctr[0] = (uint32_t)b; ctr[1] = (uint32_t)((uint64_t)b >> 32); ctr[2] = 0; ctr[3] = 0;
+        gk_philox4x32_10(ctr, key, o);
+        for (q = 0; q < 2; q++) {
+            double u1 = ((double)o[2 * q] + 0.5) * (1.0 / 4294967296.0), u2 = ((double)o[2 * q + 1] + 0.5) * (1.0 / 4294967296.0);
+            double rr = sqrt(-2.0 * log(u1)), a = 6.283185307179586476925 * u2;
+            g[2 * q] = rr * cos(a);
+            g[2 * q + 1] = rr * sin(a);
+        }
+        for (q = 0; q < 4 && i + q < n; q++) {
+            int64_t e = i + q, t = e / H, h = e % H;
+            buf[h * S + t] = (float)g[q];
+        }
+    }
+    sh[0] = 1; sh[1] = H; sh[2] = S;
+    s = gk_tensor_from_host(m->ctx, GK_F32, 3, sh, buf, &r->noise);
+    gk__u_free(buf);
+    return s;
+}
+
+/* the first non-finite value of a host array, or -1 */
+static int64_t gk__kok_nonfinite(const float *x, int64_t n) {
+    int64_t i;
+    for (i = 0; i < n; i++)
+        if (!(x[i] - x[i] == 0)) return i;
+    return -1;
+}
+
+GKLLMDEF gk_status gk_kokoro_synthesize(gk_kokoro_model *m, const int32_t *ids, size_t n, const float *ref_s, const gk_kokoro_synth_desc *desc, gk_audio *out) {
+    const char *W = "gk_kokoro_synthesize";
+    gk_kokoro_synth_desc d;
+    gk__kok_run r;
+    gk_stream *old;
+    gk_status s;
+    float speed;
+    float *pcm = NULL;
+    int64_t max_frames, bad, i;
+    if (out) memset(out, 0, sizeof *out);
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
+    if (!out) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    if (!ids && n) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: ids is NULL but n is %llu", W, (unsigned long long)n);
+    if (!ref_s) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: ref_s is NULL (a voice's style row of %lld values)", W, (long long)(2 * m->cfg.style_dim));
+    if (n == 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: n is 0 (no phoneme ids)", W);
+    if ((int64_t)n > m->cfg.bert_max_pos - 2)
+        return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: %llu phoneme ids; at most %lld fit (plbert.max_position_embeddings %lld less the two pads): split the text", W,
+                            (unsigned long long)n, (long long)(m->cfg.bert_max_pos - 2), (long long)m->cfg.bert_max_pos);
+    for (i = 0; i < (int64_t)n; i++)
+        if (ids[i] < 0 || ids[i] >= m->cfg.n_token)
+            return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: ids[%lld] = %d is outside the vocabulary 0..%lld", W, (long long)i, (int)ids[i], (long long)(m->cfg.n_token - 1));
+    for (i = 0; i < 2 * m->cfg.style_dim; i++)
+        if (!(ref_s[i] - ref_s[i] == 0)) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: ref_s[%lld] is not finite", W, (long long)i);
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    speed = d.speed == 0 ? 1.0f : d.speed;
+    if (!(speed > 0) || !(speed - speed == 0))
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_kokoro_synth_desc.speed = %g must be > 0 and finite (0: 1)", W, (double)d.speed);
+    if (d.noise != GK_KOKORO_NOISE_SEEDED && d.noise != GK_KOKORO_NOISE_ZERO)
+        return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_kokoro_synth_desc.noise = %d is not a gk_kokoro_noise", W, (int)d.noise);
+    if (d.max_frames < 0) return gk_error_set(m->ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_kokoro_synth_desc.max_frames = %lld is negative", W, (long long)d.max_frames);
+    max_frames = d.max_frames ? d.max_frames : GK_KOKORO_MAX_FRAMES;
+    memset(&r, 0, sizeof r);
+    old = gk_get_stream(m->ctx);
+    gk_set_stream(m->ctx, gk__kok_stream(m));
+    s = gk__kok_begin(m, &r, ids, n, ref_s);
+    if (s == GK_OK) s = gk__kok_bert(m, &r);
+    if (s == GK_OK) s = gk__kok_prosody(m, &r);
+    if (s == GK_OK) s = gk__kok_align(m, &r, d.durations, speed, max_frames);
+    if (s == GK_OK && d.noise == GK_KOKORO_NOISE_SEEDED) s = gk__kok_noise(m, &r, d.seed);
+    if (s == GK_OK) s = gk__kok_f0n(m, &r);
+    if (s == GK_OK) s = gk__kok_text(m, &r);
+    if (s == GK_OK) s = gk__kok_decode(m, &r);
+    if (s == GK_OK) s = gk__kok_generate(m, &r);
+    if (s == GK_OK && !(pcm = (float *)gk__u_malloc(sizeof(float) * (size_t)r.S)))
+        s = gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory for %lld samples", W, (long long)r.S);
+    if (s == GK_OK) s = gk_copy_to_host(m->ctx, r.audio, pcm, sizeof(float) * (size_t)r.S);
+    if (s == GK_OK) s = gk_stream_sync(m->ctx, gk__kok_stream(m));
+    gk_set_stream(m->ctx, old);
+    if (s == GK_OK && (bad = gk__kok_nonfinite(pcm, r.S)) >= 0)
+        s = gk_error_set(m->ctx, GK_ERR_FORMAT, "%s: sample %lld (frame %lld) is not finite: the weights hold NaN or infinite values, or the spectrum overflowed exp()", W,
+                         (long long)bad, (long long)(bad / m->cfg.samples_per_frame));
+    if (s == GK_OK) {
+        if (d.durations_out) memcpy(d.durations_out, r.dur, sizeof(int32_t) * (size_t)r.T);
+        if (d.frames_out) *d.frames_out = r.L;
+        out->samples = pcm;
+        out->n = (size_t)r.S;
+        out->rate = GK_KOKORO_SAMPLE_RATE;
+        out->rate_in = GK_KOKORO_SAMPLE_RATE;
+        out->channels_in = 1;
+        out->bits_in = 32;
+        out->frames_in = (uint64_t)r.S;
+        pcm = NULL;
+    }
+    gk__u_free(pcm);
+    gk__kok_run_free(m, &r);
+    return s;
 }
 #ifdef __cplusplus
 }

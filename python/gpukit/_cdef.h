@@ -18,6 +18,11 @@
 #define GK_WHISPER_FRAMES_PER_SECOND 100
 #define GK_WHISPER_N_FRAMES 3000
 #define GK_WHISPER_MAX_LANGS 100
+#define GK_KOKORO_MAX_UPS 4
+#define GK_KOKORO_MAX_RESBLOCKS 8
+#define GK_KOKORO_HARMONICS 9
+#define GK_KOKORO_SAMPLE_RATE 24000
+#define GK_KOKORO_MAX_FRAMES 20000
 #define GK_KOKORO_MAX_PHONEMES 510
 #define GK_KOKORO_VOICE_ROWS 510
 #define GK_KOKORO_STYLE_DIM 256
@@ -1149,6 +1154,53 @@ gk_status gk_whisper_transcribe_long_audio(gk_whisper_model *m, const gk_audio *
                                                     gk_whisper_long_result *res);
 gk_status gk_whisper_transcribe_batch(gk_whisper_model *m, const float *const *samples, const size_t *n, int count, const gk_whisper_long_desc *desc,
                                                gk_whisper_segments *segs, gk_whisper_long_result *res);
+typedef struct gk_kokoro_model gk_kokoro_model;
+typedef struct gk_kokoro_config {
+    int64_t n_token;
+    int64_t hidden_dim;
+    int64_t style_dim;
+    int64_t max_dur;
+    int64_t n_layer;
+    int64_t text_kernel;
+    int64_t n_mels;
+    int64_t bert_hidden, bert_heads, bert_ffn, bert_max_pos, bert_layers;
+    int64_t bert_embed;
+    int64_t bert_type_vocab;
+    double bert_ln_eps;
+    int bert_gelu_tanh;
+    int n_ups;
+    int64_t ups_rate[4], ups_kernel[4];
+    int64_t ups_channels;
+    int n_resblocks;
+    int64_t res_kernel[8], res_dilation[8][3];
+    int64_t n_fft, hop;
+    int64_t samples_per_frame;
+    gk_dtype weights_dtype;
+} gk_kokoro_config;
+typedef struct gk_kokoro_desc {
+    gk_llm_dtype dtype;
+    gk_st_progress_fn progress;
+    void *user;
+} gk_kokoro_desc;
+gk_status gk_kokoro_load(gk_ctx *ctx, const char *dir, const gk_kokoro_desc *desc, gk_kokoro_model **out);
+void gk_kokoro_free(gk_kokoro_model *m);
+const gk_kokoro_config *gk_kokoro_get_config(const gk_kokoro_model *m);
+gk_status gk_kokoro_set_stream(gk_kokoro_model *m, gk_stream *s);
+typedef enum gk_kokoro_noise {
+    GK_KOKORO_NOISE_SEEDED = 0,
+    GK_KOKORO_NOISE_ZERO = 1
+} gk_kokoro_noise;
+typedef struct gk_kokoro_synth_desc {
+    float speed;
+    gk_kokoro_noise noise;
+    uint64_t seed;
+    const int32_t *durations;
+    int32_t *durations_out;
+    int64_t *frames_out;
+    int64_t max_frames;
+} gk_kokoro_synth_desc;
+gk_status gk_kokoro_synthesize(gk_kokoro_model *m, const int32_t *ids, size_t n, const float *ref_s,
+                                        const gk_kokoro_synth_desc *desc, gk_audio *out);
 typedef struct gk_kokoro_vocab gk_kokoro_vocab;
 gk_status gk_kokoro_vocab_load(const char *path, gk_kokoro_vocab **out);
 gk_status gk_kokoro_vocab_from_json(const gk_json_value *config, gk_kokoro_vocab **out);

@@ -1,0 +1,884 @@
+/* test_kokoro_model: the Kokoro-82M model of gpukit_llm.h (>>api_kokoro).
+   The architecture is the published one throughout (82M parameters): only
+   the weights are random, and the sequences short (the generator costs
+   about 3 s a frame on the CPU backend).
+   1. A model folder written here (config.json as published, the tensors the
+      loader lists for it, values from the fixtures' hash with the same
+      per-tensor scales): synthesis end to end on the backend under test with
+      structural checks: samples = 600 x frames, the durations used = the
+      forced ones, or round-half-even(predicted sum / speed) >= 1 at four
+      speeds, finite samples; the same seed gives the same audio, another
+      seed or zero noise other audio; weight norm stored as parametrizations
+      gives the same model, stored folded the same within float rounding;
+      the iSTFT round trip at the model's n_fft / hop; bad arguments.
+   2. Load errors, each with its status and a message naming the culprit:
+      no config.json, no weights, a missing tensor, a wrong shape, an integer
+      dtype, a config that does not match the weights, bad config fields.
+   3. The PyTorch fixtures in tests/fixtures/kokoro (tests/gen_kokoro_fixtures.py
+      on the GPU machine: hexgrad/kokoro's modules with these weights, on the
+      CPU in float32). Every stage runs on the reference's inputs: ALBERT;
+      bert_encoder and the duration encoder; the durations (exactly); F0 / N
+      on the reference's d; the text encoder; the decoder on the reference's
+      t_en, F0, N (and chained on ours); SineGen's source on the reference's
+      F0 with the same noise; the rest of the generator on the reference's
+      source and decoder output. Bounds (largest error over the largest
+      reference value): 1e-4 for every stage (float32 sums of up to 3000
+      terms through 12 ALBERT layers, the LSTMs or five convolution blocks:
+      about 1e-6 measured; the generator after the source about 5e-6), 1e-3
+      for the decoder chained on our own inputs, and for the source a bound
+      from float32 phase precision (computed from the case: its phase
+      reaches some 1e4 rad, where torch's interpolation rounds by 1e-3 rad).
+      Without the folder this part fails, saying so; GKT_KOKORO_FIXTURES=dir
+      overrides the folder. On the CPU backend the decoder of the long case
+      (80 frames) and the generator of cases over 8 frames run only with
+      GKT_KOKORO_FULL=1; a GPU runs them all. */
+#define GPUKIT_IMPLEMENTATION
+#define GPUKIT_LLM_IMPLEMENTATION
+#include "gpukit_llm.h"
+#include "tests/gkt.h"
+#include <sys/stat.h>
+#include <unistd.h>
+
+static gk_ctx *dut;
+static char tmpdir[256];
+static const char *fixdir = "tests/fixtures/kokoro";
+
+/* hexgrad/Kokoro-82M's config.json, less the vocabulary (the model does not read it) */
+static const char *CONFIG =
+    "{\"istftnet\":{\"upsample_kernel_sizes\":[20,12],\"upsample_rates\":[10,6],\"gen_istft_hop_size\":5,\"gen_istft_n_fft\":20,"
+    "\"resblock_dilation_sizes\":[[1,3,5],[1,3,5],[1,3,5]],\"resblock_kernel_sizes\":[3,7,11],\"upsample_initial_channel\":512},"
+    "\"dim_in\":64,\"dropout\":0.2,\"hidden_dim\":512,\"max_conv_dim\":512,\"max_dur\":50,\"multispeaker\":true,\"n_layer\":3,\"n_mels\":80,"
+    "\"n_token\":178,\"style_dim\":128,\"text_encoder_kernel_size\":5,"
+    "\"plbert\":{\"hidden_size\":768,\"num_attention_heads\":12,\"intermediate_size\":2048,\"max_position_embeddings\":512,"
+    "\"num_hidden_layers\":12,\"dropout\":0.1},\"vocab\":{\";\":1,\"a\":43}}";
+
+/* ---- the weights' hash (tests/gen_kokoro_fixtures.py) ---- */
+static uint64_t fnv1a(const char *s) {
+    uint64_t h = 0xCBF29CE484222325ull;
+    while (*s) { h ^= (unsigned char)*s++; h *= 0x100000001B3ull; }
+    return h;
+}
+static float hash_u(uint64_t h, uint64_t i) {
+    uint64_t z = h + (i + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (float)(z >> 40) * (1.0f / 8388608.0f) - 1.0f;
+}
+static float hash_val(uint64_t h, uint64_t i, float base, float scale) {
+    float p = scale * hash_u(h, i);
+    return base + p;
+}
+
+/* ---- model folders ---- */
+typedef struct wdesc { char name[160]; int nd; int64_t sh[3]; float base, scale; int optional; double sum; } wdesc;
+typedef struct wlist { wdesc *w; int n, cap; } wlist;
+static int64_t wnumel(const wdesc *w) {
+    int64_t n = 1;
+    int k;
+    for (k = 0; k < w->nd; k++) n *= w->sh[k];
+    return n;
+}
+static int ends(const char *s, const char *suf) { size_t a = strlen(s), b = strlen(suf); return a >= b && strcmp(s + a - b, suf) == 0; }
+static int has(const char *s, const char *x) { return strstr(s, x) != NULL; }
+
+/* the per-tensor base and scale of tests/gen_kokoro_fixtures.py's rule() */
+static void rule(wdesc *w) {
+    const char *n = w->name, *last = strrchr(n, '.') ? strrchr(n, '.') + 1 : n;
+    int64_t fan = 1;
+    int k;
+    for (k = 1; k < w->nd; k++) fan *= w->sh[k];
+    w->base = 0; w->scale = 0.1f;
+    if (strcmp(n, "predictor.duration_proj.linear_layer.bias") == 0) { w->base = -5.8f; w->scale = 0.6f; }
+    else if (strcmp(n, "predictor.duration_proj.linear_layer.weight") == 0) w->scale = 1.0f;
+    else if (strcmp(n, "predictor.F0_proj.bias") == 0) { w->base = -100.0f; w->scale = 0.0f; }
+    else if (strcmp(n, "predictor.F0_proj.weight") == 0) w->scale = 30.0f;
+    else if (has(n, "decoder.generator.conv_post.") && strcmp(last, "weight_g") == 0) { w->base = 0.4f; w->scale = 0.1f; }
+    else if (has(n, ".alpha1.") || has(n, ".alpha2.")) { w->base = 1.0f; w->scale = 0.3f; }
+    else if (strcmp(last, "gamma") == 0 || (strcmp(last, "weight") == 0 && (has(n, "LayerNorm") || has(n, "layer_norm") || ends(n, ".norm.weight")))) { w->base = 1.0f; w->scale = 0.1f; }
+    else if (strcmp(last, "beta") == 0 || (strcmp(last, "bias") == 0 && (has(n, "LayerNorm") || has(n, "layer_norm") || ends(n, ".norm.bias")))) w->scale = 0.1f;
+    else if (has(n, "embeddings") || strcmp(n, "text_encoder.embedding.weight") == 0) w->scale = 1.0f;
+    else if (strncmp(last, "weight_ih", 9) == 0 || strncmp(last, "weight_hh", 9) == 0) w->scale = (float)(1.0 / sqrt((double)(w->sh[0] / 4)));
+    else if (strncmp(last, "bias_ih", 7) == 0 || strncmp(last, "bias_hh", 7) == 0) w->scale = (float)(0.5 / sqrt((double)(w->sh[0] / 4)));
+    else if (strcmp(last, "weight_v") == 0) w->scale = (float)(1.0 / sqrt((double)fan));
+    else if (strcmp(last, "weight_g") == 0) { w->base = 0.6f; w->scale = 0.1f; }
+    else if (strcmp(last, "weight") == 0) w->scale = (float)(1.0 / sqrt((double)(fan > 1 ? fan : 1)));
+}
+
+static void list_cb(void *u, const char *name, int nd, const int64_t *sh, int optional) {
+    wlist *l = (wlist *)u;
+    wdesc *w;
+    int k;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->w = (wdesc *)realloc(l->w, sizeof(wdesc) * (size_t)l->cap);
+    }
+    w = &l->w[l->n++];
+    memset(w, 0, sizeof *w);
+    snprintf(w->name, sizeof w->name, "%s", name);
+    w->nd = nd;
+    for (k = 0; k < nd; k++) w->sh[k] = sh[k];
+    w->optional = optional;
+    rule(w);
+}
+
+static void put_file(const char *dir, const char *name, const char *text) {
+    char p[512];
+    FILE *f;
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    f = fopen(p, "wb");
+    if (!f) { printf("cannot write %s\n", p); exit(2); }
+    fputs(text, f);
+    fclose(f);
+}
+
+/* How a folder's safetensors differs from the list (for the error cases). */
+typedef struct wopts {
+    const char *skip;          /* leave this tensor out */
+    const char *reshape;       /* store this tensor as [numel / 2, 2] */
+    const char *as_i32;        /* store this tensor as I32 */
+    int optional;              /* include the optional tensors (InstanceNorm affine) */
+    int form;                  /* weight norm: 0 weight_g / weight_v, 1 parametrizations, 2 folded (<p>.weight) */
+    const char *file;          /* file name; NULL: kokoro-v1_0.safetensors */
+} wopts;
+
+/* the stored name of w under the form (a folded g is left out: NULL) */
+static const char *stored_name(const wdesc *w, int form, char *buf, size_t cap) {
+    size_t n = strlen(w->name);
+    if (form == 0 || (!ends(w->name, ".weight_g") && !ends(w->name, ".weight_v"))) { snprintf(buf, cap, "%s", w->name); return buf; }
+    if (form == 2 && ends(w->name, ".weight_g")) return NULL;
+    snprintf(buf, cap, "%.*s%s", (int)(n - 9), w->name,
+             form == 2 ? ".weight" : ends(w->name, ".weight_g") ? ".parametrizations.weight.original0" : ".parametrizations.weight.original1");
+    return buf;
+}
+
+/* the values of w (as the fixtures define them); for a folded weight, g * v / ||v|| per row */
+static float *make_values(const wdesc *w, const wlist *l, int form) {
+    int64_t n = wnumel(w), i;
+    float *x = (float *)malloc(sizeof(float) * (size_t)n);
+    uint64_t h = fnv1a(w->name);
+    for (i = 0; i < n; i++) x[i] = hash_val(h, (uint64_t)i, w->base, w->scale);
+    if (form == 2 && ends(w->name, ".weight_v")) {
+        char gname[160];
+        const wdesc *g = NULL;
+        int64_t r, j, row = n / w->sh[0];
+        int k;
+        snprintf(gname, sizeof gname, "%.*s.weight_g", (int)strlen(w->name) - 9, w->name);
+        for (k = 0; k < l->n && !g; k++)
+            if (strcmp(l->w[k].name, gname) == 0) g = &l->w[k];
+        if (!g) { printf("no %s\n", gname); exit(2); }
+        for (r = 0; r < w->sh[0]; r++) {
+            double ss = 0, f;
+            for (j = 0; j < row; j++) ss += (double)x[r * row + j] * x[r * row + j];
+            f = (double)hash_val(fnv1a(g->name), (uint64_t)r, g->base, g->scale) / sqrt(ss);
+            for (j = 0; j < row; j++) x[r * row + j] = (float)((double)x[r * row + j] * f);
+        }
+    }
+    return x;
+}
+
+static void write_weights(const char *dir, const wlist *l, const wopts *o) {
+    char p[512], nm[200], *hdr = (char *)malloc(1 << 20);
+    size_t hl = 0, off = 0;
+    uint64_t hl8;
+    int i, k;
+    FILE *f;
+    hl += (size_t)sprintf(hdr + hl, "{\"__metadata__\":{\"format\":\"pt\"}");
+    for (i = 0; i < l->n; i++) {
+        const wdesc *w = &l->w[i];
+        const char *sn = stored_name(w, o->form, nm, sizeof nm);
+        int64_t n = wnumel(w);
+        if (!sn || (w->optional && !o->optional) || (o->skip && strcmp(o->skip, sn) == 0)) continue;
+        hl += (size_t)sprintf(hdr + hl, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[", sn, o->as_i32 && strcmp(o->as_i32, sn) == 0 ? "I32" : "F32");
+        if (o->reshape && strcmp(o->reshape, sn) == 0) hl += (size_t)sprintf(hdr + hl, "%lld,2", (long long)(n / 2));
+        else
+            for (k = 0; k < w->nd; k++) hl += (size_t)sprintf(hdr + hl, "%s%lld", k ? "," : "", (long long)w->sh[k]);
+        hl += (size_t)sprintf(hdr + hl, "],\"data_offsets\":[%llu,%llu]}", (unsigned long long)off, (unsigned long long)(off + (size_t)n * 4));
+        off += (size_t)n * 4;
+    }
+    hl += (size_t)sprintf(hdr + hl, "}");
+    while (hl % 8) hdr[hl++] = ' ';
+    snprintf(p, sizeof p, "%s/%s", dir, o->file ? o->file : "kokoro-v1_0.safetensors");
+    f = fopen(p, "wb");
+    if (!f) { printf("cannot write %s\n", p); exit(2); }
+    hl8 = hl;
+    fwrite(&hl8, 8, 1, f);
+    fwrite(hdr, 1, hl, f);
+    for (i = 0; i < l->n; i++) {
+        const wdesc *w = &l->w[i];
+        const char *sn = stored_name(w, o->form, nm, sizeof nm);
+        float *x;
+        if (!sn || (w->optional && !o->optional) || (o->skip && strcmp(o->skip, sn) == 0)) continue;
+        x = make_values(w, l, o->form);
+        fwrite(x, 4, (size_t)wnumel(w), f);
+        free(x);
+    }
+    fclose(f);
+    free(hdr);
+}
+
+static void rm_weights(const char *dir) {
+    char p[512];
+    snprintf(p, sizeof p, "%s/kokoro-v1_0.safetensors", dir); remove(p);
+    snprintf(p, sizeof p, "%s/model.safetensors", dir); remove(p);
+}
+
+static gk_kokoro_model *load(const char *dir) {
+    gk_kokoro_model *m = NULL;
+    GKT_OK(dut, gk_kokoro_load(dut, dir, NULL, &m));
+    return m;
+}
+
+/* ---- checks ---- */
+static double max_err(const float *a, const float *b, size_t n) {
+    double num = 0, den = 0;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - (double)b[i]);
+        if (d != d) return INFINITY;
+        if (d > num) num = d;
+        if (fabs((double)b[i]) > den) den = fabs((double)b[i]);
+    }
+    return den > 0 ? num / den : num;
+}
+static int all_finite(const float *x, size_t n) {
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (!(x[i] - x[i] == 0)) return 0;
+    return 1;
+}
+static float *to_host(gk_tensor t, size_t n) {
+    float *x = (float *)malloc(sizeof(float) * (n ? n : 1));
+    gk_status s = gk_copy_to_host(dut, t, x, sizeof(float) * n);
+    GKT_CHECK(s == GK_OK, "copy to host: %s", gk_last_error(dut));
+    return x;
+}
+static gk_tensor from_host(const float *x, int nd, int64_t d0, int64_t d1, int64_t d2) {
+    gk_tensor t;
+    int64_t sh[3];
+    sh[0] = d0; sh[1] = d1; sh[2] = d2;
+    memset(&t, 0, sizeof t);
+    GKT_OK(dut, gk_tensor_from_host(dut, GK_F32, nd, sh, x, &t));
+    return t;
+}
+
+/* ---- 1. the model folder written here ---- */
+static wlist the_list;
+static char model_dir[300];
+
+/* every tensor of two models (loaded the same way) equal within rel */
+static double model_diff(gk_kokoro_model *a, gk_kokoro_model *b) {
+    double worst = 0;
+    size_t i;
+    if (a->n_owned != b->n_owned) return INFINITY;
+    for (i = 0; i < a->n_owned; i++) {
+        gk_tensor_info ia, ib;
+        float *x, *y;
+        double e;
+        if (gk_tensor_info_get(dut, a->owned[i], &ia) != GK_OK || gk_tensor_info_get(dut, b->owned[i], &ib) != GK_OK || ia.numel != ib.numel) return INFINITY;
+        x = to_host(a->owned[i], (size_t)ia.numel);
+        y = to_host(b->owned[i], (size_t)ib.numel);
+        e = max_err(x, y, (size_t)ia.numel);
+        if (e > worst) worst = e;
+        free(x);
+        free(y);
+    }
+    return worst;
+}
+
+static void test_self_made(void) {
+    gk_kokoro_model *m, *m2;
+    gk_kokoro_synth_desc sd;
+    gk_audio a1, a2, a3;
+    const gk_kokoro_config *c;
+    int32_t ids[3] = { 50, 83, 156 }, forced[5] = { 0, 0, 1, 0, 0 }, dout[5];
+    float ref[256];
+    int64_t frames = -1;
+    int i;
+    char cpath[400];
+    wopts o;
+    memset(&o, 0, sizeof o);
+    snprintf(model_dir, sizeof model_dir, "%s/model", tmpdir);
+    mkdir(model_dir, 0755);
+    put_file(model_dir, "config.json", CONFIG);
+    snprintf(cpath, sizeof cpath, "%s/config.json", model_dir);
+    GKT_OK(dut, gk__kok_list(dut, cpath, list_cb, &the_list));
+    GKT_CHECK(the_list.n > 400, "the loader lists %d tensors", the_list.n);
+    {
+        int64_t total = 0;
+        for (i = 0; i < the_list.n; i++)
+            if (!the_list.w[i].optional) total += wnumel(&the_list.w[i]);
+        /* the published 81,763,410 less the unused ALBERT pooler (590,592) */
+        GKT_CHECK(total == 81763410 - 590592, "the listed tensors hold %lld values", (long long)total);
+    }
+    write_weights(model_dir, &the_list, &o);
+    m = load(model_dir);
+    if (!m) return;
+    c = gk_kokoro_get_config(m);
+    GKT_CHECK(c->n_token == 178 && c->hidden_dim == 512 && c->style_dim == 128 && c->bert_hidden == 768 && c->bert_layers == 12 && c->n_ups == 2 &&
+              c->n_resblocks == 3 && c->samples_per_frame == 600 && c->bert_gelu_tanh == 1 && c->weights_dtype == GK_F32,
+              "config: n_token %lld, samples_per_frame %lld", (long long)c->n_token, (long long)c->samples_per_frame);
+    for (i = 0; i < 256; i++) ref[i] = (float)gkt_uniform(-0.4, 0.4);
+    /* forced durations (one frame: the generator is slow on the CPU backend), seeded noise */
+    memset(&sd, 0, sizeof sd);
+    sd.durations = forced;
+    sd.durations_out = dout;
+    sd.frames_out = &frames;
+    sd.seed = 7;
+    GKT_OK(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a1));
+    GKT_CHECK(frames == 1 && a1.n == 600 && a1.rate == 24000, "forced: %lld frames, %zu samples at %d Hz", (long long)frames, a1.n, a1.rate);
+    GKT_CHECK(memcmp(dout, forced, sizeof forced) == 0, "the forced durations are reported");
+    GKT_CHECK(a1.n && all_finite(a1.samples, a1.n), "finite samples");
+    /* the same seed again: the same audio; another seed, zero noise: different */
+    GKT_OK(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a2));
+    GKT_CHECK(a2.n == a1.n && memcmp(a1.samples, a2.samples, sizeof(float) * a1.n) == 0, "the same seed gives the same audio");
+    gk_audio_free(&a2);
+    sd.seed = 8;
+    GKT_OK(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a2));
+    GKT_CHECK(a2.n == a1.n && max_err(a2.samples, a1.samples, a1.n) > 1e-4, "another seed changes the audio (%.3g)", max_err(a2.samples, a1.samples, a1.n));
+    sd.noise = GK_KOKORO_NOISE_ZERO;
+    GKT_OK(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a3));
+    GKT_CHECK(a3.n == a1.n && max_err(a3.samples, a1.samples, a1.n) > 1e-4 && all_finite(a3.samples, a3.n), "zero noise changes the audio");
+    gk_audio_free(&a1);
+    gk_audio_free(&a2);
+    gk_audio_free(&a3);
+    /* weight norm stored as parametrizations (the same values) or folded (float rounding): the same model */
+    {
+        int form;
+        for (form = 1; form <= 2; form++) {
+            char d2[320];
+            snprintf(d2, sizeof d2, "%s/form%d", tmpdir, form);
+            mkdir(d2, 0755);
+            put_file(d2, "config.json", CONFIG);
+            o.form = form;
+            o.file = "model.safetensors";
+            write_weights(d2, &the_list, &o);
+            m2 = load(d2);
+            if (m2) {
+                double e = model_diff(m, m2);
+                GKT_CHECK(form == 1 ? e == 0 : e < 1e-6, "weight norm form %d: the model's tensors differ by %.3g", form, e);
+                gk_kokoro_free(m2);
+            }
+            rm_weights(d2);
+        }
+        memset(&o, 0, sizeof o);
+    }
+    /* predicted durations at four speeds: round-half-even(sum / speed), at least 1 */
+    {
+        gk__kok_run r;
+        float ds[5];
+        float speeds[4] = { 1.0f, 1.9f, 0.7f, 4.0f };
+        int k;
+        memset(&r, 0, sizeof r);
+        GKT_OK(dut, gk__kok_begin(m, &r, ids, 3, ref));
+        GKT_OK(dut, gk__kok_bert(m, &r));
+        GKT_OK(dut, gk__kok_prosody(m, &r));
+        GKT_OK(dut, gk_copy_to_host(dut, r.dsum, ds, sizeof ds));
+        for (k = 0; k < 4; k++) {
+            int32_t want[5];
+            int64_t L = 0;
+            for (i = 0; i < 5; i++) {
+                float v = rintf(ds[i] / speeds[k]);
+                want[i] = v < 1 ? 1 : (int32_t)v;
+                L += want[i];
+            }
+            gk__u_free(r.dur);
+            r.dur = NULL;
+            gk__llm_free_t(dut, &r.idx);
+            GKT_OK(dut, gk__kok_align(m, &r, NULL, speeds[k], 1000));
+            GKT_CHECK(r.dur && memcmp(r.dur, want, sizeof want) == 0 && r.L == L && r.S == 600 * L, "speed %.1f: durations %d %d %d %d %d, %lld frames", (double)speeds[k],
+                      r.dur ? r.dur[0] : -1, r.dur ? r.dur[1] : -1, r.dur ? r.dur[2] : -1, r.dur ? r.dur[3] : -1, r.dur ? r.dur[4] : -1, (long long)r.L);
+            if (k == 3) { /* and through the public call (speed 4: a frame a token, for the CPU backend's sake) */
+                memset(&sd, 0, sizeof sd);
+                sd.speed = speeds[k];
+                sd.durations_out = dout;
+                sd.frames_out = &frames;
+                GKT_OK(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a1));
+                GKT_CHECK(memcmp(dout, want, sizeof want) == 0 && frames == L && a1.n == (size_t)(600 * L) && all_finite(a1.samples, a1.n),
+                          "speed 4 synthesized: %lld frames, %zu samples", (long long)frames, a1.n);
+                gk_audio_free(&a1);
+            }
+        }
+        gk__kok_run_free(m, &r);
+    }
+    /* the iSTFT round trip at the model's n_fft and hop */
+    {
+        float x[1200], *y;
+        gk_tensor xt, spec, mag, ph, z, back, none;
+        int64_t sh[4];
+        for (i = 0; i < 1200; i++) x[i] = (float)gkt_uniform(-1, 1);
+        xt = from_host(x, 2, 1, 1200, 0);
+        memset(&spec, 0, sizeof spec); memset(&mag, 0, sizeof mag); memset(&ph, 0, sizeof ph); memset(&z, 0, sizeof z);
+        memset(&back, 0, sizeof back); memset(&none, 0, sizeof none);
+        sh[0] = 1; sh[1] = 11; sh[2] = 241; sh[3] = 2;
+        GKT_OK(dut, gk_tensor_empty(dut, GK_F32, 4, sh, &spec));
+        GKT_OK(dut, gk_tensor_empty(dut, GK_F32, 4, sh, &z));
+        GKT_OK(dut, gk_tensor_empty(dut, GK_F32, 3, sh, &mag));
+        GKT_OK(dut, gk_tensor_empty(dut, GK_F32, 3, sh, &ph));
+        sh[1] = 1200;
+        GKT_OK(dut, gk_tensor_empty(dut, GK_F32, 2, sh, &back));
+        GKT_OK(dut, gk_stft(dut, spec, xt, none, 20, 5, 1));
+        GKT_OK(dut, gk_complex_abs(dut, mag, spec));
+        GKT_OK(dut, gk_complex_angle(dut, ph, spec));
+        GKT_OK(dut, gk_complex_polar(dut, z, mag, ph));
+        GKT_OK(dut, gk_istft(dut, back, z, none, 20, 5, 1));
+        y = to_host(back, 1200);
+        GKT_CHECK(max_err(y, x, 1200) < 1e-5, "iSTFT(STFT(x)) = x within %.3g", max_err(y, x, 1200));
+        free(y);
+        gk_tensor_free(dut, xt); gk_tensor_free(dut, spec); gk_tensor_free(dut, z); gk_tensor_free(dut, mag); gk_tensor_free(dut, ph); gk_tensor_free(dut, back);
+    }
+    /* bad arguments */
+    {
+        int32_t big[511], bad_id[2] = { 5, 178 };
+        float nanref[256];
+        memset(big, 0, sizeof big);
+        memcpy(nanref, ref, sizeof ref);
+        nanref[200] = NAN;
+        memset(&sd, 0, sizeof sd);
+        GKT_FAILS(dut, gk_kokoro_synthesize(m, ids, 0, ref, NULL, &a1), GK_ERR_INVALID_ARGUMENT, "n is 0");
+        GKT_FAILS(dut, gk_kokoro_synthesize(m, big, 511, ref, NULL, &a1), GK_ERR_LIMIT, "at most 510");
+        GKT_FAILS(dut, gk_kokoro_synthesize(m, bad_id, 2, ref, NULL, &a1), GK_ERR_INVALID_ARGUMENT, "ids[1] = 178");
+        GKT_FAILS(dut, gk_kokoro_synthesize(m, ids, 3, nanref, NULL, &a1), GK_ERR_INVALID_ARGUMENT, "ref_s[200]");
+        GKT_FAILS(dut, gk_kokoro_synthesize(m, ids, 3, NULL, NULL, &a1), GK_ERR_INVALID_ARGUMENT, "ref_s is NULL");
+        GKT_FAILS(dut, gk_kokoro_synthesize(m, ids, 3, ref, NULL, NULL), GK_ERR_INVALID_ARGUMENT, "out is NULL");
+        GKT_FAILS(NULL, gk_kokoro_synthesize(NULL, ids, 3, ref, NULL, &a1), GK_ERR_INVALID_ARGUMENT, "m is NULL");
+        sd.speed = -1;
+        GKT_FAILS(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a1), GK_ERR_INVALID_ARGUMENT, "speed = -1");
+        sd.speed = NAN;
+        GKT_FAILS(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a1), GK_ERR_INVALID_ARGUMENT, "speed = nan");
+        sd.speed = INFINITY;
+        GKT_FAILS(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a1), GK_ERR_INVALID_ARGUMENT, "speed = inf");
+        sd.speed = 0;
+        sd.noise = (gk_kokoro_noise)5;
+        GKT_FAILS(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a1), GK_ERR_INVALID_ARGUMENT, "noise = 5");
+        sd.noise = GK_KOKORO_NOISE_ZERO;
+        forced[2] = -1;
+        sd.durations = forced;
+        GKT_FAILS(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a1), GK_ERR_INVALID_ARGUMENT, "durations[2] = -1");
+        memset(forced, 0, sizeof forced);
+        GKT_FAILS(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a1), GK_ERR_INVALID_ARGUMENT, "sum to 0 frames");
+        forced[1] = 4; forced[3] = 2;
+        sd.max_frames = 5;
+        GKT_FAILS(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a1), GK_ERR_LIMIT, "6 frames, above gk_kokoro_synth_desc.max_frames = 5");
+        GKT_CHECK(a1.samples == NULL && a1.n == 0, "a failed call leaves out zeroed");
+    }
+    gk_kokoro_free(m);
+}
+
+/* ---- 2. load errors ---- */
+static void with_config(const char *dir, const char *from, const char *to) {
+    char *c = (char *)malloc(strlen(CONFIG) + strlen(to) + 1);
+    const char *at = strstr(CONFIG, from);
+    if (!at) { printf("test bug: %s not in the config\n", from); exit(2); }
+    memcpy(c, CONFIG, (size_t)(at - CONFIG));
+    strcpy(c + (at - CONFIG), to);
+    strcat(c, at + strlen(from));
+    put_file(dir, "config.json", c);
+    free(c);
+}
+
+static void test_load_errors(void) {
+    char d[320];
+    gk_kokoro_model *m = NULL;
+    wopts o;
+    struct { const char *from, *to; gk_status st; const char *msg; } bad[] = {
+        { "\"n_token\":178", "\"n_token\":\"x\"", GK_ERR_FORMAT, "n_token = \"x\" is not an integer" },
+        { "\"n_token\":178,", "", GK_ERR_FORMAT, "n_token is missing" },
+        { "\"hidden_dim\":512", "\"hidden_dim\":256", GK_ERR_UNSUPPORTED, "hidden_dim = 256" },
+        { "\"style_dim\":128", "\"style_dim\":64", GK_ERR_UNSUPPORTED, "style_dim = 64" },
+        { "\"n_layer\":3", "\"n_layer\":0", GK_ERR_FORMAT, "n_layer = 0 must be in 1..64" },
+        { "\"text_encoder_kernel_size\":5", "\"text_encoder_kernel_size\":4", GK_ERR_UNSUPPORTED, "text_encoder_kernel_size = 4" },
+        { "\"upsample_rates\":[10,6]", "\"upsample_rates\":[10]", GK_ERR_FORMAT, "upsample_kernel_sizes has 2 entries but istftnet.upsample_rates 1" },
+        { "\"upsample_rates\":[10,6]", "\"upsample_rates\":[10,0]", GK_ERR_FORMAT, "istftnet.upsample_rates[1] = 0" },
+        { "\"upsample_kernel_sizes\":[20,12]", "\"upsample_kernel_sizes\":[20,13]", GK_ERR_UNSUPPORTED, "upsample_kernel_sizes[1] = 13" },
+        { "\"upsample_initial_channel\":512", "\"upsample_initial_channel\":256", GK_ERR_UNSUPPORTED, "upsample_initial_channel = 256" },
+        { "[[1,3,5],[1,3,5],[1,3,5]]", "[[1,3,5],[1,3],[1,3,5]]", GK_ERR_FORMAT, "resblock_dilation_sizes[1] = a list of 2 is not a list of 3" },
+        { "\"resblock_kernel_sizes\":[3,7,11]", "\"resblock_kernel_sizes\":[3,7,11,13]", GK_ERR_FORMAT, "resblock_dilation_sizes has 3 entries" },
+        { "\"gen_istft_n_fft\":20", "\"gen_istft_n_fft\":21", GK_ERR_UNSUPPORTED, "gen_istft_n_fft = 21 must be even" },
+        { "\"gen_istft_hop_size\":5", "\"gen_istft_hop_size\":4.5", GK_ERR_FORMAT, "gen_istft_hop_size = 4.5 is not an integer" },
+        { "\"num_attention_heads\":12", "\"num_attention_heads\":7", GK_ERR_FORMAT, "plbert.hidden_size = 768 is not a multiple of plbert.num_attention_heads = 7" },
+        { "\"max_position_embeddings\":512", "\"max_position_embeddings\":null", GK_ERR_FORMAT, "plbert.max_position_embeddings is null" },
+        { "\"plbert\":{", "\"plbert\":{\"hidden_act\":\"relu\",", GK_ERR_UNSUPPORTED, "plbert.hidden_act = \"relu\"" },
+        { "\"plbert\":{", "\"plbert\":{\"num_hidden_groups\":2,", GK_ERR_FORMAT, "plbert.num_hidden_groups = 2" },
+        { "\"istftnet\":{", "\"istftnet\":3,\"x\":{", GK_ERR_FORMAT, "istftnet = 3 is not an object" },
+        { "\"dropout\":0.2", "\"dropout\":\"a\"", GK_ERR_FORMAT, "dropout = \"a\" is not a number" },
+        { "{\"istftnet\"", "[{\"istftnet\"", GK_ERR_FORMAT, "config.json" },
+    };
+    size_t i;
+    memset(&o, 0, sizeof o);
+    snprintf(d, sizeof d, "%s/bad", tmpdir);
+    mkdir(d, 0755);
+    /* no config.json, no weights */
+    GKT_FAILS(dut, gk_kokoro_load(dut, d, NULL, &m), GK_ERR_IO, "config.json is missing");
+    GKT_CHECK(m == NULL, "no model after a failure");
+    put_file(d, "config.json", CONFIG);
+    GKT_FAILS(dut, gk_kokoro_load(dut, d, NULL, &m), GK_ERR_IO, "has no kokoro-v1_0.safetensors");
+    GKT_FAILS(dut, gk_kokoro_load(dut, NULL, NULL, &m), GK_ERR_INVALID_ARGUMENT, "dir is NULL");
+    GKT_FAILS(dut, gk_kokoro_load(dut, d, NULL, NULL), GK_ERR_INVALID_ARGUMENT, "out is NULL");
+    {
+        gk_kokoro_desc kd;
+        memset(&kd, 0, sizeof kd);
+        kd.dtype = GK_LLM_DTYPE_BF16;
+        GKT_FAILS(dut, gk_kokoro_load(dut, d, &kd, &m), GK_ERR_UNSUPPORTED, "f32 only");
+    }
+    /* the bad config fields (the weights are never reached) */
+    put_file(d, "kokoro-v1_0.safetensors", "xyz");
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        with_config(d, bad[i].from, bad[i].to);
+        GKT_FAILS(dut, gk_kokoro_load(dut, d, NULL, &m), bad[i].st, bad[i].msg);
+    }
+    put_file(d, "config.json", CONFIG);
+    GKT_FAILS(dut, gk_kokoro_load(dut, d, NULL, &m), GK_ERR_FORMAT, "bad/kokoro-v1_0.safetensors");
+    /* weights that do not match */
+    o.skip = "decoder.generator.resblocks.4.convs1.2.weight_v";
+    write_weights(d, &the_list, &o);
+    GKT_FAILS(dut, gk_kokoro_load(dut, d, NULL, &m), GK_ERR_NOT_FOUND, "decoder.generator.resblocks.4.convs1.2.weight_v");
+    o.skip = "predictor.shared.bias_hh_l0_reverse";
+    write_weights(d, &the_list, &o);
+    GKT_FAILS(dut, gk_kokoro_load(dut, d, NULL, &m), GK_ERR_NOT_FOUND, "tensor predictor.shared.bias_hh_l0_reverse is missing from");
+    o.skip = NULL;
+    o.reshape = "text_encoder.cnn.1.0.weight_v";
+    write_weights(d, &the_list, &o);
+    GKT_FAILS(dut, gk_kokoro_load(dut, d, NULL, &m), GK_ERR_SHAPE, "tensor text_encoder.cnn.1.0.weight_v has shape [655360, 2]; config.json says [512, 512, 5]");
+    o.reshape = NULL;
+    o.as_i32 = "bert.encoder.albert_layer_groups.0.albert_layers.0.ffn.bias";
+    write_weights(d, &the_list, &o);
+    GKT_FAILS(dut, gk_kokoro_load(dut, d, NULL, &m), GK_ERR_DTYPE, "ffn.bias is I32");
+    o.as_i32 = NULL;
+    write_weights(d, &the_list, &o);
+    with_config(d, "\"n_token\":178", "\"n_token\":100");
+    GKT_FAILS(dut, gk_kokoro_load(dut, d, NULL, &m), GK_ERR_SHAPE, "bert.embeddings.word_embeddings.weight has shape [178, 128]; config.json says [100, 128]");
+    with_config(d, "\"max_dur\":50", "\"max_dur\":40");
+    GKT_FAILS(dut, gk_kokoro_load(dut, d, NULL, &m), GK_ERR_SHAPE, "predictor.duration_proj.linear_layer.weight has shape [50, 512]; config.json says [40, 512]");
+    with_config(d, "\"resblock_kernel_sizes\":[3,7,11]", "\"resblock_kernel_sizes\":[3,5,11]");
+    GKT_FAILS(dut, gk_kokoro_load(dut, d, NULL, &m), GK_ERR_SHAPE, "resblocks.1.convs1.0.weight_v has shape [256, 256, 7]; config.json says [256, 256, 5]");
+    GKT_CHECK(m == NULL, "no model after a failure");
+    rm_weights(d);
+}
+
+/* ---- 3. the PyTorch fixtures ---- */
+static float *read_arr(const char *dir, const gk_json_value *arrays, const char *key, size_t want) {
+    const gk_json_value *a = gk_json_get(arrays, key);
+    const char *file = gk_json_get_string(a, "file", NULL);
+    char p[600];
+    float *x;
+    FILE *f;
+    size_t got;
+    if (!file) return NULL;
+    snprintf(p, sizeof p, "%s/%s", dir, file);
+    f = fopen(p, "rb");
+    if (!f) { GKT_CHECK(0, "cannot open %s", p); return NULL; }
+    x = (float *)malloc(sizeof(float) * (want + 1));
+    got = fread(x, sizeof(float), want + 1, f);
+    fclose(f);
+    GKT_CHECK(got == want, "%s holds %zu floats, %zu expected", p, got, want);
+    if (got != want) { free(x); return NULL; }
+    return x;
+}
+
+/* compares device tensor t (n floats; transposed from [cols, rows] when tr_rows > 0) with the fixture's array key */
+static void cmp_stage(const char *cname, const char *dir, const gk_json_value *arrays, const char *key, gk_tensor t, size_t n, int64_t tr_rows, double bound) {
+    float *want = read_arr(dir, arrays, key, n), *got;
+    double e;
+    if (!want) return;
+    got = to_host(t, n);
+    if (tr_rows > 0) { /* ours [rows, cols], the fixture's [cols, rows] */
+        float *w2 = (float *)malloc(sizeof(float) * n);
+        int64_t rr, cc, cols = (int64_t)n / tr_rows;
+        for (rr = 0; rr < tr_rows; rr++)
+            for (cc = 0; cc < cols; cc++) w2[rr * cols + cc] = want[cc * tr_rows + rr];
+        free(want);
+        want = w2;
+    }
+    e = max_err(got, want, n);
+    GKT_CHECK(e <= bound, "%s: %s max error %.3g (bound %.1g)", cname, key, e, bound);
+    printf("  %-7s %-7s max error %.3g\n", cname, key, e);
+    free(want);
+    free(got);
+}
+
+/* the hash noise of a case: torch's [S, 9] element i = sqrt(3) u("noise/<case>", i), as [1, 9, S] */
+static gk_tensor hash_noise(const char *cname, int64_t S) {
+    char nm[128];
+    float *x = (float *)malloc(sizeof(float) * (size_t)(9 * S)), s3 = (float)sqrt(3.0);
+    uint64_t h;
+    int64_t t, k;
+    gk_tensor r;
+    snprintf(nm, sizeof nm, "noise/%s", cname);
+    h = fnv1a(nm);
+    for (t = 0; t < S; t++)
+        for (k = 0; k < 9; k++) x[k * S + t] = hash_u(h, (uint64_t)(t * 9 + k)) * s3;
+    r = from_host(x, 3, 1, 9, S);
+    free(x);
+    return r;
+}
+
+static void fixture_case(gk_kokoro_model *m, const gk_json_value *cs, int full, int gen_full) {
+    const char *cname = gk_json_get_string(cs, "name", "?"), *noise = gk_json_get_string(cs, "noise", "zero");
+    const gk_json_value *arrays = gk_json_get(cs, "arrays"), *jids = gk_json_get(cs, "ids"), *jref = gk_json_get(cs, "ref_s");
+    const gk_json_value *jdur = gk_json_get(cs, "pred_dur"), *jin = gk_json_get(cs, "durations_in");
+    float speed = (float)gk_json_get_double(cs, "speed", 1), ref[256];
+    int32_t ids[512], forced[512], want_dur[512];
+    size_t n = gk_json_len(jids), i;
+    int64_t T = (int64_t)n + 2, L = 0, S, Fr;
+    gk__kok_run r;
+    int has_forced = gk_json_typeof(jin) == GK_JSON_ARRAY;
+    if (n < 1 || n > 510 || gk_json_len(jref) != 256 || (int64_t)gk_json_len(jdur) != T) {
+        GKT_CHECK(0, "fixture case %s: bad ids / ref_s / pred_dur", cname);
+        return;
+    }
+    for (i = 0; i < n; i++) ids[i] = (int32_t)gk_json_int(gk_json_at(jids, i), -1);
+    for (i = 0; i < 256; i++) ref[i] = (float)gk_json_double(gk_json_at(jref, i), 0);
+    for (i = 0; i < (size_t)T; i++) {
+        want_dur[i] = (int32_t)gk_json_int(gk_json_at(jdur, i), -1);
+        L += want_dur[i];
+        if (has_forced) forced[i] = (int32_t)gk_json_int(gk_json_at(jin, i), -1);
+    }
+    S = 600 * L;
+    Fr = S / 5 + 1;
+    printf("case %s: %zu ids, %lld frames, noise %s%s\n", cname, n, (long long)L, noise, has_forced ? ", durations forced" : "");
+    /* the stages on the reference's inputs */
+    memset(&r, 0, sizeof r);
+    r.keep = 1;
+    GKT_OK(dut, gk__kok_begin(m, &r, ids, n, ref));
+    GKT_OK(dut, gk__kok_bert(m, &r));
+    if (gk_json_get(arrays, "bert")) cmp_stage(cname, fixdir, arrays, "bert", r.bert, (size_t)(T * 768), 0, 1e-4);
+    GKT_OK(dut, gk__kok_prosody(m, &r));
+    if (gk_json_get(arrays, "d_en")) cmp_stage(cname, fixdir, arrays, "d_en", r.d_en, (size_t)(T * 512), 0, 1e-4);
+    if (gk_json_get(arrays, "d")) cmp_stage(cname, fixdir, arrays, "d", r.d, (size_t)(T * 640), 0, 1e-4);
+    {
+        float *dw = read_arr(fixdir, arrays, "dur", (size_t)T), *ds = to_host(r.dsum, (size_t)T);
+        if (dw) {
+            for (i = 0; i < (size_t)T; i++) ds[i] /= speed;
+            GKT_CHECK(max_err(ds, dw, (size_t)T) <= 1e-4, "%s: durations before rounding: max error %.3g", cname, max_err(ds, dw, (size_t)T));
+            printf("  %-7s %-7s max error %.3g\n", cname, "dur", max_err(ds, dw, (size_t)T));
+        }
+        free(dw);
+        free(ds);
+    }
+    GKT_OK(dut, gk__kok_align(m, &r, has_forced ? forced : NULL, speed, 100000));
+    GKT_CHECK(r.L == L && memcmp(r.dur, want_dur, sizeof(int32_t) * (size_t)T) == 0, "%s: durations differ from the reference's (%lld frames, %lld expected)", cname,
+              (long long)r.L, (long long)L);
+    if (r.L != L) { gk__kok_run_free(m, &r); return; }
+    {
+        float *dref = read_arr(fixdir, arrays, "d", (size_t)(T * 640));
+        if (dref) { /* F0 / N on the reference's d */
+            gk__llm_free_t(dut, &r.d);
+            r.d = from_host(dref, 2, T, 640, 0);
+            free(dref);
+        }
+    }
+    GKT_OK(dut, gk__kok_f0n(m, &r));
+    cmp_stage(cname, fixdir, arrays, "F0", r.F0, (size_t)(2 * L), 0, 1e-4);
+    cmp_stage(cname, fixdir, arrays, "N", r.N, (size_t)(2 * L), 0, 1e-4);
+    GKT_OK(dut, gk__kok_text(m, &r));
+    if (gk_json_get(arrays, "t_en")) cmp_stage(cname, fixdir, arrays, "t_en", r.t_en, (size_t)(T * 512), T, 1e-4);
+    if (!full) {
+        printf("  %s: the decoder and generator (%lld frames) run on a GPU or with GKT_KOKORO_FULL=1\n", cname, (long long)L);
+        gk__kok_run_free(m, &r);
+        return;
+    }
+    /* the decoder chained on our own t_en, F0, N (from the reference's d), then on the reference's */
+    GKT_OK(dut, gk__kok_decode(m, &r));
+    {
+        float *want = read_arr(fixdir, arrays, "gen_in", (size_t)(512 * 2 * L)), *got = to_host(r.gen_in, (size_t)(512 * 2 * L));
+        if (want) {
+            double e = max_err(got, want, (size_t)(512 * 2 * L));
+            GKT_CHECK(e <= 1e-3, "%s: gen_in chained: max error %.3g (bound 1e-3)", cname, e);
+            printf("  %-7s %-7s max error %.3g (chained)\n", cname, "gen_in", e);
+        }
+        free(want);
+        free(got);
+    }
+    {
+        float *f0 = read_arr(fixdir, arrays, "F0", (size_t)(2 * L)), *nn = read_arr(fixdir, arrays, "N", (size_t)(2 * L));
+        float *te = read_arr(fixdir, arrays, "t_en", (size_t)(T * 512));
+        if (f0 && nn) {
+            gk__llm_free_t(dut, &r.F0); gk__llm_free_t(dut, &r.N);
+            r.F0 = from_host(f0, 3, 1, 1, 2 * L);
+            r.N = from_host(nn, 3, 1, 1, 2 * L);
+        }
+        if (te) {
+            float *tt = (float *)malloc(sizeof(float) * (size_t)(T * 512));
+            int64_t a, b;
+            for (a = 0; a < T; a++)
+                for (b = 0; b < 512; b++) tt[a * 512 + b] = te[b * T + a];
+            gk__llm_free_t(dut, &r.t_en);
+            r.t_en = from_host(tt, 2, T, 512, 0);
+            free(tt);
+        }
+        free(f0); free(nn); free(te);
+    }
+    GKT_OK(dut, gk__kok_decode(m, &r));
+    cmp_stage(cname, fixdir, arrays, "gen_in", r.gen_in, (size_t)(512 * 2 * L), 0, 1e-4);
+    if (!gk_json_get(arrays, "har") || (L > 8 && !gen_full)) {
+        if (gk_json_get(arrays, "har")) printf("  %s: the generator (%lld frames) runs on a GPU or with GKT_KOKORO_FULL=1\n", cname, (long long)L);
+        gk__kok_run_free(m, &r);
+        return;
+    }
+    /* the source from the reference's F0 and the same noise. Its float32 phase
+       (up to 2 pi U sum(rad) rad) may differ from torch's by the roundings of
+       the linear interpolation: 2 ulps of the largest phase, and an ulp of the
+       source index (below 2L) times the largest step between two points
+       (2 pi U rad <= 2 pi U). Through the 9 sines (amplitude 0.1) and
+       l_linear (and tanh, slope <= 1) that bounds the difference. */
+    {
+        float *want = read_arr(fixdir, arrays, "har", (size_t)S), *f0 = read_arr(fixdir, arrays, "F0", (size_t)(2 * L)), w[9], *got;
+        double phase_max = 0, wsum = 0, dphi, bound, e, top = 0, U = (double)(m->cfg.samples_per_frame / 2);
+        int h;
+        int64_t k;
+        gk_tensor har = gk__u_tnull();
+        GKT_OK(dut, gk_copy_to_host(dut, m->src_w, w, sizeof w));
+        for (h = 1; h <= 9; h++) {
+            double cum = 0;
+            for (k = 0; f0 && k < 2 * L; k++) {
+                double x = (double)f0[k] * h / 24000.0;
+                cum += x - floor(x);
+            }
+            if (cum > phase_max) phase_max = cum;
+            wsum += fabs((double)w[h - 1]);
+        }
+        phase_max *= 2 * 3.14159265358979323846 * U;
+        dphi = 2 * (phase_max > 0 ? ldexp(1.0, (int)floor(log2(phase_max)) - 23) : 0) + 2 * 3.14159265358979323846 * U * ldexp(1.0, (int)floor(log2((double)(2 * L))) - 23);
+        if (want) {
+            int64_t hs[2];
+            hs[0] = 1; hs[1] = S;
+            GKT_OK(dut, gk_tensor_empty(dut, GK_F32, 2, hs, &har));
+        }
+        r.noise = strcmp(noise, "hash") == 0 ? hash_noise(cname, S) : gk__u_tnull();
+        if (want && har.id) {
+            GKT_OK(dut, gk__kok_source(m, &r, har));
+            got = to_host(har, (size_t)S);
+            for (k = 0; k < S; k++) top = fabs(want[k]) > top ? fabs(want[k]) : top;
+            bound = (0.1 * wsum * dphi + 1e-6) / (top > 0 ? top : 1);
+            e = max_err(got, want, (size_t)S);
+            GKT_CHECK(e <= bound, "%s: har max error %.3g (bound %.3g: phases up to %.4g rad, rounding %.3g rad)", cname, e, bound, phase_max, dphi);
+            printf("  %-7s %-7s max error %.3g (bound %.3g: phases up to %.4g rad)\n", cname, "har", e, bound, phase_max);
+            free(got);
+        }
+        gk__llm_free_t(dut, &har);
+        free(f0);
+        /* the rest of the generator on the reference's source and decoder output */
+        if (want) {
+            float *gi = read_arr(fixdir, arrays, "gen_in", (size_t)(512 * 2 * L));
+            r.har = from_host(want, 2, 1, S, 0);
+            if (gi) {
+                gk__llm_free_t(dut, &r.gen_in);
+                r.gen_in = from_host(gi, 3, 1, 512, 2 * L);
+                free(gi);
+            }
+            GKT_OK(dut, gk__kok_generate(m, &r));
+            if (gk_json_get(arrays, "post")) cmp_stage(cname, fixdir, arrays, "post", r.post, (size_t)(22 * Fr), 0, 1e-4);
+            cmp_stage(cname, fixdir, arrays, "audio", r.audio, (size_t)S, 0, 1e-4);
+        }
+        free(want);
+    }
+    gk__kok_run_free(m, &r);
+}
+
+static void test_fixtures(void) {
+    char p[600], dir[320];
+    gk_json *ej = NULL, *wj = NULL;
+    const gk_json_value *ts, *cases;
+    wlist l;
+    wopts o;
+    gk_kokoro_model *m;
+    size_t i;
+    int full = gk_ctx_backend(dut) != GK_BACKEND_CPU || (getenv("GKT_KOKORO_FULL") && strcmp(getenv("GKT_KOKORO_FULL"), "1") == 0);
+    snprintf(p, sizeof p, "%s/expected.json", fixdir);
+    if (gk_json_parse_file(p, NULL, &ej) != GK_OK) {
+        GKT_CHECK(0, "the fixtures %s are missing (tests/gen_kokoro_fixtures.py writes them): %s", p, gk_last_error(NULL));
+        return;
+    }
+    snprintf(p, sizeof p, "%s/weights.json", fixdir);
+    if (gk_json_parse_file(p, NULL, &wj) != GK_OK) {
+        GKT_CHECK(0, "%s: %s", p, gk_last_error(NULL));
+        gk_json_free(ej);
+        return;
+    }
+    printf("fixtures: torch %s, transformers %s, KModel load %s, rand_dead %d\n", gk_json_get_string(gk_json_root(ej), "torch", "?"),
+           gk_json_get_string(gk_json_root(ej), "transformers", "?"), gk_json_get_string(gk_json_root(ej), "kmodel_load", "?"),
+           gk_json_get_bool(gk_json_root(ej), "rand_dead", 0));
+    GKT_CHECK(gk_json_len(gk_json_get(gk_json_root(ej), "problems")) == 0, "the fixture generator reported problems");
+    /* the weights folder: the reference's names, shapes and values */
+    memset(&l, 0, sizeof l);
+    ts = gk_json_get(gk_json_root(wj), "tensors");
+    for (i = 0; i < gk_json_len(ts); i++) {
+        const gk_json_value *e = gk_json_at(ts, i), *sh = gk_json_get(e, "shape");
+        wdesc *w;
+        int k;
+        if (l.n == l.cap) { l.cap = l.cap ? 2 * l.cap : 512; l.w = (wdesc *)realloc(l.w, sizeof(wdesc) * (size_t)l.cap); }
+        w = &l.w[l.n++];
+        memset(w, 0, sizeof *w);
+        snprintf(w->name, sizeof w->name, "%s", gk_json_get_string(e, "name", "?"));
+        w->nd = (int)gk_json_len(sh);
+        for (k = 0; k < w->nd && k < 3; k++) w->sh[k] = gk_json_int(gk_json_at(sh, (size_t)k), 0);
+        w->base = (float)gk_json_get_double(e, "base", 0);
+        w->scale = (float)gk_json_get_double(e, "scale", 0);
+        w->sum = gk_json_get_double(e, "sum", 0);
+        if (w->nd > 3 || w->nd < 1) { GKT_CHECK(0, "weights.json: %s has %d dims", w->name, w->nd); l.n--; continue; }
+        {   /* the hash here gives the generator's values: their sums agree */
+            float *x = make_values(w, &l, 0);
+            double sum = 0, asum = 0;
+            int64_t j;
+            for (j = 0; j < wnumel(w); j++) { sum += x[j]; asum += fabs(x[j]); }
+            GKT_CHECK(fabs(sum - w->sum) <= 1e-9 * asum + 1e-12, "weights.json: %s sums to %.17g here, %.17g there", w->name, sum, w->sum);
+            free(x);
+        }
+    }
+    snprintf(dir, sizeof dir, "%s/fixture_model", tmpdir);
+    mkdir(dir, 0755);
+    snprintf(p, sizeof p, "%s/config.json", fixdir);
+    {
+        char *cfg = NULL;
+        size_t cn = 0;
+        GKT_OK(NULL, gk_read_file(p, 0, &cfg, &cn));
+        if (cfg) { put_file(dir, "config.json", cfg); gk_read_file_free(cfg); }
+    }
+    memset(&o, 0, sizeof o);
+    o.optional = 1;
+    write_weights(dir, &l, &o);
+    m = load(dir);
+    cases = gk_json_get(gk_json_root(ej), "cases");
+    GKT_CHECK(gk_json_len(cases) >= 3, "expected.json has %llu cases", (unsigned long long)gk_json_len(cases));
+    for (i = 0; m && i < gk_json_len(cases); i++) {
+        const gk_json_value *cs = gk_json_at(cases, i);
+        int long_case = gk_json_get_int(cs, "frames", 0) > 40;
+        fixture_case(m, cs, !long_case || full, full);
+    }
+    gk_kokoro_free(m);
+    rm_weights(dir);
+    free(l.w);
+    gk_json_free(ej);
+    gk_json_free(wj);
+}
+
+int main(void) {
+    gkt_seed();
+    dut = gkt_dut();
+    if (getenv("GKT_KOKORO_FIXTURES")) fixdir = getenv("GKT_KOKORO_FIXTURES");
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/gk_kokoro_%d", (int)getpid());
+    mkdir(tmpdir, 0755);
+    printf("backend %s\n", gk_ctx_backend(dut) == GK_BACKEND_CPU ? "cpu" : "cuda");
+    test_self_made();
+    test_load_errors();
+    test_fixtures();
+    rm_weights(model_dir);
+    {
+        char p[400];
+        snprintf(p, sizeof p, "%s/model/config.json", tmpdir); remove(p);
+        snprintf(p, sizeof p, "%s/model", tmpdir); rmdir(p);
+        snprintf(p, sizeof p, "%s/bad/config.json", tmpdir); remove(p);
+        snprintf(p, sizeof p, "%s/bad", tmpdir); rmdir(p);
+        snprintf(p, sizeof p, "%s/form1/config.json", tmpdir); remove(p);
+        snprintf(p, sizeof p, "%s/form1", tmpdir); rmdir(p);
+        snprintf(p, sizeof p, "%s/form2/config.json", tmpdir); remove(p);
+        snprintf(p, sizeof p, "%s/form2", tmpdir); rmdir(p);
+        snprintf(p, sizeof p, "%s/fixture_model/config.json", tmpdir); remove(p);
+        snprintf(p, sizeof p, "%s/fixture_model", tmpdir); rmdir(p);
+        rmdir(tmpdir);
+    }
+    free(the_list.w);
+    gk_ctx_destroy(dut);
+    return gkt_done("test_kokoro_model");
+}
