@@ -126,6 +126,7 @@
       >>api_whisper_long      asr/whisper_long.h      Whisper long-form transcription: windows, seek, previous-text prompts
       >>api_kokoro            tts/kokoro.h            Kokoro-82M text to speech: load, synthesis to 24 kHz audio
       >>api_kokoro_text       tts/kokoro_text.h       Kokoro TTS front end: phonemes to ids, espeak-ng text to phonemes, chunks, voice packs and blends
+      >>api_kokoro_speak      tts/kokoro_speak.h      Kokoro: text or phonemes to speech, chunk by chunk, streamed
    IMPLEMENTATION
       >>impl_common           llm/common.c            allocation, hashing, UTF-8
       >>impl_json             llm/json.c              the JSON parser
@@ -148,6 +149,7 @@
       >>impl_kokoro_voice     tts/kokoro_voice.c      voice packs: raw, .npy, .npz (zip, zlib at run time), safetensors; blends, style rows
       >>impl_kokoro           tts/kokoro_model.c      Kokoro model: config.json, weights (weight norm folded, styles stacked)
       >>impl_kokoro_forward   tts/kokoro_forward.c    Kokoro forward: ALBERT, prosody, text encoder, decoder, iSTFTNet generator
+      >>impl_kokoro_speak     tts/kokoro_speak.c      Kokoro: chunks through the model, audio to a callback
 
    RECENT REVISION HISTORY
      0.1  first version
@@ -1782,6 +1784,55 @@ GKLLMDEF void gk_kokoro_voice_free(gk_kokoro_voice *v); /* zeroes it; NULL is a 
 /* The style for n_phonemes phonemes: *style = row n_phonemes - 1
    (GK_KOKORO_STYLE_DIM floats inside v). n_phonemes must be in [1, rows]. */
 GKLLMDEF gk_status gk_kokoro_voice_style(const gk_kokoro_voice *v, size_t n_phonemes, const float **style);
+/* ======================================================================== */
+/* >>api_kokoro_speak                                                       */
+/* ======================================================================== */
+/* Text (or Kokoro phonemes) to speech with a loaded model (>>api_kokoro),
+   its vocabulary and a voice (>>api_kokoro_text), chunk by chunk: the text
+   goes through espeak-ng into chunks of at most 510 phonemes at sentence,
+   clause or word boundaries (gk_kokoro_text_chunks; phonemes:
+   gk_kokoro_phoneme_chunks), each chunk's ids and the voice's style row for
+   its phoneme count (gk_kokoro_voice_style) go to gk_kokoro_synthesize, and
+   each chunk's audio goes to the callback as soon as it is made, so the first
+   sentence plays long before the whole text is done. Errors are the model's
+   context's and name the chunk ("chunk 3 of 7 (bytes 120..245): ..."). */
+typedef struct gk_kokoro_chunk_info {
+    size_t index, count;           /* this chunk, of count */
+    size_t text_begin, text_end;   /* the byte span of the input it came from */
+    const char *phonemes;          /* its phonemes (NUL-terminated) */
+    int64_t frames;                /* its frames (samples = frames * samples_per_frame) */
+} gk_kokoro_chunk_info;
+/* Gets each chunk's samples (mono, 24 kHz; valid during the call); a
+   nonzero return stops the synthesis, which then returns GK_ERR_CANCELLED. */
+typedef int (*gk_kokoro_audio_fn)(const float *samples, size_t n, const gk_kokoro_chunk_info *info, void *user);
+
+typedef struct gk_kokoro_speak_desc {
+    const gk_kokoro_voice *voice;  /* required: a pack or a blend (gk_kokoro_voice_load) */
+    int phonemes;                  /* 1: the input is phonemes in Kokoro's alphabet (no espeak-ng) */
+    gk_espeak *espeak;             /* text input: required (gk_espeak_create) */
+    const char *language;          /* espeak-ng's language for text: NULL "en-us" (see gk_kokoro_chunk_desc) */
+    unsigned chunk_flags;          /* GK_KOKORO_JOIN_LINES */
+    unsigned id_flags;             /* GK_KOKORO_DROP_UNKNOWN: phonemes outside the vocabulary are dropped */
+    float speed;                   /* 0: 1 (gk_kokoro_synth_desc.speed) */
+    gk_kokoro_noise noise;         /* SineGen's noise; seed + the chunk's index seeds each chunk */
+    uint64_t seed;
+    gk_kokoro_audio_fn on_audio;   /* may be NULL */
+    void *user;
+} gk_kokoro_speak_desc;
+
+typedef struct gk_kokoro_speak_result {
+    size_t chunks;
+    int64_t frames;                /* over all chunks */
+    double seconds;                /* of audio */
+} gk_kokoro_speak_result;
+
+/* Speaks text[0..len) (UTF-8). out (may be NULL: the callback alone gets
+   the audio) gets every chunk's samples joined, at 24 kHz; res may be NULL.
+   Empty text, whitespace or punctuation only: GK_ERR_INVALID_ARGUMENT
+   ("nothing to speak"); a missing voice or espeak-ng handle:
+   GK_ERR_INVALID_ARGUMENT naming the field. */
+GKLLMDEF gk_status gk_kokoro_speak(gk_kokoro_model *m, const gk_kokoro_vocab *vocab, const char *text, size_t len, const gk_kokoro_speak_desc *desc,
+                                   gk_audio *out, gk_kokoro_speak_result *res);
 #ifdef __cplusplus
 }
 #endif
@@ -16373,6 +16424,120 @@ GKLLMDEF gk_status gk_kokoro_synthesize(gk_kokoro_model *m, const int32_t *ids, 
     gk__u_free(pcm);
     gk__kok_run_free(m, &r);
     return s;
+}
+/* ======================================================================== */
+/* >>impl_kokoro_speak                                                      */
+/* ======================================================================== */
+
+/* the model's error on the context, with the chunk named in front */
+static gk_status gk__ks_fail(gk_ctx *ctx, gk_status s, const gk_kokoro_chunks *c, size_t i) {
+    const char *msg = gk_last_error(ctx);
+    char *cp = gk__u_strndup(msg ? msg : "", msg ? strlen(msg) : 0);
+    s = gk_error_set(ctx, s, "gk_kokoro_speak: chunk %llu of %llu (bytes %llu..%llu): %s", (unsigned long long)(i + 1), (unsigned long long)c->n,
+                     (unsigned long long)c->chunk[i].text_begin, (unsigned long long)c->chunk[i].text_end, cp ? cp : "");
+    gk__u_free(cp);
+    return s;
+}
+
+GKLLMDEF gk_status gk_kokoro_speak(gk_kokoro_model *m, const gk_kokoro_vocab *vocab, const char *text, size_t len, const gk_kokoro_speak_desc *desc,
+                                   gk_audio *out, gk_kokoro_speak_result *res) {
+    const char *W = "gk_kokoro_speak";
+    gk_kokoro_chunk_desc cd;
+    gk_kokoro_chunks ch;
+    gk_kokoro_speak_result r;
+    gk_ids ids = {0, 0, 0};
+    float *all = NULL;
+    size_t n_all = 0, cap = 0, i;
+    gk_status s;
+    gk_ctx *ctx;
+    gk__u_tl sv;
+    memset(&ch, 0, sizeof ch);
+    memset(&r, 0, sizeof r);
+    if (out) memset(out, 0, sizeof *out);
+    if (res) memset(res, 0, sizeof *res);
+    if (!m) return gk_error_set(NULL, GK_ERR_INVALID_ARGUMENT, "%s: m is NULL", W);
+    ctx = m->ctx;
+    if (!vocab) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "%s: vocab is NULL (gk_kokoro_vocab_load of the model folder)", W);
+    if (!desc || !desc->voice) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_kokoro_speak_desc.voice is NULL (gk_kokoro_voice_load)", W);
+    if (!text && len) return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "%s: text is NULL but len is %llu", W, (unsigned long long)len);
+    if (!desc->phonemes && !desc->espeak)
+        return gk_error_set(ctx, GK_ERR_INVALID_ARGUMENT, "%s: gk_kokoro_speak_desc.espeak is NULL: text needs espeak-ng (gk_espeak_create), or give phonemes "
+                            "(gk_kokoro_speak_desc.phonemes = 1)", W);
+    memset(&cd, 0, sizeof cd);
+    cd.language = desc->language;
+    cd.flags = desc->chunk_flags;
+    gk__u_tl_save(&sv);
+    s = desc->phonemes ? gk_kokoro_phoneme_chunks(&cd, text ? text : "", len, &ch) : gk_kokoro_text_chunks(desc->espeak, &cd, text ? text : "", len, &ch);
+    if (s != GK_OK) return gk__u_tl_move(ctx, &sv, s, "gk_kokoro_speak: ");
+    for (i = 0; i < ch.n && s == GK_OK; i++) {
+        const gk_kokoro_chunk *c = &ch.chunk[i];
+        const float *style = NULL;
+        gk_kokoro_synth_desc sd;
+        gk_audio a;
+        size_t nph = 0;
+        int64_t frames = 0;
+        memset(&a, 0, sizeof a);
+        ids.len = 0;
+        gk__u_tl_save(&sv);
+        s = gk_kokoro_phonemes_to_ids(vocab, c->phonemes, c->phonemes_len, desc->id_flags, &ids, &nph);
+        if (s == GK_OK && ids.len == 0) s = GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "no phoneme of \"%.60s\" is in the vocabulary", c->phonemes);
+        if (s == GK_OK) s = gk_kokoro_voice_style(desc->voice, nph ? nph : ids.len, &style);
+        if (s != GK_OK) {
+            char pre[128];
+            snprintf(pre, sizeof pre, "%s: chunk %llu of %llu (bytes %llu..%llu): ", W, (unsigned long long)(i + 1), (unsigned long long)ch.n,
+                     (unsigned long long)c->text_begin, (unsigned long long)c->text_end);
+            s = gk__u_tl_move(ctx, &sv, s, pre);
+            break;
+        }
+        memset(&sd, 0, sizeof sd);
+        sd.speed = desc->speed;
+        sd.noise = desc->noise;
+        sd.seed = desc->seed + (uint64_t)i;
+        sd.frames_out = &frames;
+        if ((s = gk_kokoro_synthesize(m, ids.data, ids.len, style, &sd, &a)) != GK_OK) { s = gk__ks_fail(ctx, s, &ch, i); break; }
+        r.chunks++;
+        r.frames += frames;
+        if (out && a.n) {
+            if (n_all + a.n > cap) {
+                size_t nc = cap ? cap : 1 << 16;
+                float *p;
+                while (nc < n_all + a.n) nc *= 2;
+                if (nc > ((size_t)-1) / sizeof(float) || !(p = (float *)GPUKIT_REALLOC(all, nc * sizeof(float)))) {
+                    gk_audio_free(&a);
+                    s = gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory for %llu samples", W, (unsigned long long)(n_all + a.n));
+                    break;
+                }
+                all = p;
+                cap = nc;
+            }
+            memcpy(all + n_all, a.samples, sizeof(float) * a.n);
+            n_all += a.n;
+        }
+        if (desc->on_audio) {
+            gk_kokoro_chunk_info info;
+            info.index = i;
+            info.count = ch.n;
+            info.text_begin = c->text_begin;
+            info.text_end = c->text_end;
+            info.phonemes = c->phonemes;
+            info.frames = frames;
+            if (desc->on_audio(a.samples, a.n, &info, desc->user) != 0)
+                s = gk_error_set(ctx, GK_ERR_CANCELLED, "%s: the callback stopped the synthesis after chunk %llu of %llu", W, (unsigned long long)(i + 1),
+                                 (unsigned long long)ch.n);
+        }
+        gk_audio_free(&a);
+    }
+    gk_ids_free(&ids);
+    gk_kokoro_chunks_free(&ch);
+    if (s != GK_OK) { gk__u_free(all); return s; }
+    r.seconds = (double)r.frames * (double)gk_kokoro_get_config(m)->samples_per_frame / (double)GK_KOKORO_SAMPLE_RATE;
+    if (out) {
+        out->samples = all;
+        out->n = n_all;
+        out->rate = GK_KOKORO_SAMPLE_RATE;
+    } else gk__u_free(all);
+    if (res) *res = r;
+    return GK_OK;
 }
 #ifdef __cplusplus
 }

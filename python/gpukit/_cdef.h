@@ -1252,3 +1252,30 @@ gk_status gk_kokoro_voice_list(const char *path, gk_buf *out);
 gk_status gk_kokoro_voice_blend(const gk_kokoro_voice *voices, const double *weights, size_t n, gk_kokoro_voice *out);
 void gk_kokoro_voice_free(gk_kokoro_voice *v);
 gk_status gk_kokoro_voice_style(const gk_kokoro_voice *v, size_t n_phonemes, const float **style);
+typedef struct gk_kokoro_chunk_info {
+    size_t index, count;
+    size_t text_begin, text_end;
+    const char *phonemes;
+    int64_t frames;
+} gk_kokoro_chunk_info;
+typedef int (*gk_kokoro_audio_fn)(const float *samples, size_t n, const gk_kokoro_chunk_info *info, void *user);
+typedef struct gk_kokoro_speak_desc {
+    const gk_kokoro_voice *voice;
+    int phonemes;
+    gk_espeak *espeak;
+    const char *language;
+    unsigned chunk_flags;
+    unsigned id_flags;
+    float speed;
+    gk_kokoro_noise noise;
+    uint64_t seed;
+    gk_kokoro_audio_fn on_audio;
+    void *user;
+} gk_kokoro_speak_desc;
+typedef struct gk_kokoro_speak_result {
+    size_t chunks;
+    int64_t frames;
+    double seconds;
+} gk_kokoro_speak_result;
+gk_status gk_kokoro_speak(gk_kokoro_model *m, const gk_kokoro_vocab *vocab, const char *text, size_t len, const gk_kokoro_speak_desc *desc,
+                                   gk_audio *out, gk_kokoro_speak_result *res);
