@@ -1098,7 +1098,7 @@ static const char *const gk__src_conv[] = {
     "struct gk_convp {\n"
     "    gk_i64 B, Cin, H, W, Cout, KH, KW, Ho, Wo, sh, sw, ph, pw, dh, dw, groups;\n"
     "    int transposed, has_bias;\n"
-    "    int ksplit, pad_; // gk_convt1 (f32): the reduction split over ksplit blocks, atomically added into a zeroed out\n"
+    "    int ksplit, pad_; // gk_convt1 (f32): the reduction split over ksplit blocks, each writing its own slice of a workspace\n"
     "};\n"
     "\n"
     "#define GK_CBN 64\n"
@@ -1239,9 +1239,10 @@ static const char *const gk__src_conv[] = {
     "GK_CONV(f16, GK_DT_f16)\n"
     "GK_CONV(bf16, GK_DT_bf16)\n"
     "\n"
-    "// split reduction: f32 only (the host never splits f16 / bf16)\n"
-    "__device__ __forceinline__ void gk_conv_add(float *p, float v) { atomicAdd(p, v); }\n"
-    "template <class S> __device__ __forceinline__ void gk_conv_add(S *, float) {}\n"
+    "// split reduction: f32 only (the host never splits f16 / bf16): split kz stores its partial sums in slice kz of\n"
+    "// the workspace (out points there), and gk_convt1_sum adds the slices in order, so results do not depend on timing\n"
+    "__device__ __forceinline__ void gk_conv_part(float *p, float v) { *p = v; }\n"
+    "template <class S> __device__ __forceinline__ void gk_conv_part(S *, float) {}\n"
     "// conv_transpose1d by phases (polyphase): output t with t mod s = phi only\n"
     "// sees the taps k with (phi + pad - k*d) = 0 mod s, i.e. k = k0 + j*P\n"
     "// (P = s / gcd(s, d)), each reading input u + off0 - j*D (t = phi + u*s,\n"
@@ -1257,10 +1258,10 @@ static const char *const gk__src_conv[] = {
     "    __shared__ __align__(16) float Bs[GK_CBK][GK_CBN + 4];\n"
     "    const int Cin_g = (int)(p.Cin / p.groups), Cout_g = (int)(p.Cout / p.groups);\n"
     "    const int s = (int)p.sw, d = (int)p.dw, KW = (int)p.KW, W = (int)p.W, Wo = (int)p.Wo;\n"
-    "    const int ks = p.ksplit > 1 \? p.ksplit : 1, kz = (int)(blockIdx.z % (unsigned)ks), gp = (int)(blockIdx.z / (unsigned)ks);\n"
-    "    const int g = gp / s, phi = gp - g * s;\n"
     ,
     /* chunk */
+    "    const int ks = p.ksplit > 1 \? p.ksplit : 1, kz = (int)(blockIdx.z % (unsigned)ks), gp = (int)(blockIdx.z / (unsigned)ks);\n"
+    "    const int g = gp / s, phi = gp - g * s;\n"
     "    const int U = phi < Wo \? (Wo - 1 - phi) / s + 1 : 0; // outputs of this phase per batch\n"
     "    const int N = (int)p.B * U;\n"
     "    const int m0 = blockIdx.y * 64 * MT, n0 = blockIdx.x * GK_CBN;\n"
@@ -1324,11 +1325,11 @@ static const char *const gk__src_conv[] = {
     "    for (int kb = kbeg; kb < K; kb += GK_CBK) {\n"
     "#pragma unroll\n"
     "        for (int rr = 0; rr < MT; rr++)\n"
+    ,
+    /* chunk */
     "#pragma unroll\n"
     "            for (int j = 0; j < 4; j++) As[ak + j][(tid >> 2) + 64 * rr] = ra[rr * 4 + j];\n"
     "#pragma unroll\n"
-    ,
-    /* chunk */
     "        for (int j = 0; j < 4; j++) Bs[bk + j][bn] = rb[j];\n"
     "        __syncthreads();\n"
     "        if (kb + GK_CBK < K) load(kb + GK_CBK, ra, rb);\n"
@@ -1361,9 +1362,18 @@ static const char *const gk__src_conv[] = {
     "            gk_i64 co = (gk_i64)g * Cout_g + m;\n"
     "            float v = acc[i][j];\n"
     "            if (p.has_bias && kz == 0) v += Ty::ld(bias[co]);\n"
-    "            if (ks > 1) gk_conv_add(out + ((gk_i64)ob * p.Cout + co) * Wo + t, v);\n"
+    "            if (ks > 1) gk_conv_part(out + (gk_i64)kz * p.B * p.Cout * Wo + ((gk_i64)ob * p.Cout + co) * Wo + t, v);\n"
     "            else out[((gk_i64)ob * p.Cout + co) * Wo + t] = Ty::st(v);\n"
     "        }\n"
+    "    }\n"
+    "}\n"
+    "// out[i] = the sum over the ksplit slices of ws, in slice order\n"
+    "extern \"C\" __global__ void __launch_bounds__(256) gk_convt1_sum(gk_convp p, float *out, const float *ws) {\n"
+    "    const gk_i64 n = p.B * p.Cout * p.Wo;\n"
+    "    for (gk_i64 i = (gk_i64)blockIdx.x * 256 + threadIdx.x; i < n; i += (gk_i64)gridDim.x * 256) {\n"
+    "        float v = 0.f;\n"
+    "        for (int z = 0; z < p.ksplit; z++) v += ws[(gk_i64)z * n + i];\n"
+    "        out[i] = v;\n"
     "    }\n"
     "}\n"
     "#define GK_CONVT1(NAME, DT)                                                                                                   \\\n"
@@ -1373,6 +1383,8 @@ static const char *const gk__src_conv[] = {
     "    }                                                                                                                         \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(256) gk_convt1_128_##NAME(gk_convp p, gk_ty<DT>::S *out, const gk_ty<DT>::S *x, \\\n"
     "                                                                            const gk_ty<DT>::S *w, const gk_ty<DT>::S *bias) { \\\n"
+    ,
+    /* chunk */
     "        gk_convt1_impl<DT, 2>(p, out, x, w, bias);                                                                            \\\n"
     "    }\n"
     "GK_CONVT1(f32, GK_DT_f32)\n"
@@ -1386,8 +1398,6 @@ static const char *const gk__src_conv[] = {
     "    typedef gk_ty<DT> Ty;\n"
     "    __shared__ float red[32];\n"
     "    gk_i64 o = blockIdx.x;\n"
-    ,
-    /* chunk */
     "    const typename Ty::S *vr = v + o * inner;\n"
     "    float s = 0.f;\n"
     "    for (gk_i64 i = threadIdx.x; i < inner; i += blockDim.x) { float a = Ty::ld(vr[i]); s = fmaf(a, a, s); }\n"

@@ -150,8 +150,9 @@ static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
             static const char *const kn[2][GK_DTYPE_COUNT] = { { "gk_conv_f32", NULL, "gk_conv_f16", "gk_conv_bf16" },
                                                               { "gk_conv128_f32", NULL, "gk_conv128_f16", "gk_conv128_bf16" } };
             gk__cu_ptr po = gk__slot_addr(ops.s[0]), px = gk__slot_addr(ops.s[1]), pw = gk__slot_addr(ops.s[2]),
-                       pb = ops.s[3] ? gk__slot_addr(ops.s[3]) : 0;
+                       pb = ops.s[3] ? gk__slot_addr(ops.s[3]) : 0, pws = 0;
             int64_t N = p->B * p->Ho * p->Wo, Mg = p->Cout / groups;
+            int used_ws = 0;
             unsigned grid[3], block[3] = { 256, 1, 1 };
             void *args[5];
             args[0] = p; args[1] = &po; args[2] = &px; args[3] = &pw; args[4] = &pb;
@@ -163,7 +164,8 @@ static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
             int64_t target = 2 * (int64_t)ctx->info.sm_count, nblk;
             grid[0] = (unsigned)(poly ? (p->B * ((p->Wo + p->sw - 1) / p->sw) + 63) / 64 : (N + 63) / 64);
             grid[2] = (unsigned)(poly ? groups * p->sw : groups);
-            /* polyphase with few tiles: 64-row tiles, then the reduction split (f32, atomics) up to ~2 blocks per SM */
+            /* polyphase with few tiles: 64-row tiles, then the reduction split (f32, partial sums in the workspace added
+               in order by gk_convt1_sum) up to ~2 blocks per SM */
             if (poly && big && (int64_t)grid[0] * ((Mg + 127) / 128) * grid[2] < target / 2) big = 0;
             grid[1] = (unsigned)(big ? (Mg + 127) / 128 : (Mg + 63) / 64);
             nblk = (int64_t)grid[0] * grid[1] * grid[2];
@@ -178,11 +180,20 @@ static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
                 if (ks > 1 && (int64_t)grid[2] * ks <= 65535) {
                     p->ksplit = (int)ks;
                     grid[2] = (unsigned)(grid[2] * ks);
-                    st = gk__sg_launch_err(ctx, ctx->cu.MemsetD8Async(po, 0, (size_t)gk__numel(ops.s[0]) * 4, ctx->cur_stream->cu), where,
-                                           "cuMemsetD8Async");
+                    st = gk__workspace(ctx, (size_t)ks * (size_t)gk__numel(ops.s[0]) * 4, &pws, where);
+                    if (st == GK_OK) { args[1] = &pws; used_ws = 1; }
                 }
             }
             if (st == GK_OK) st = gk__launch_cfg(ctx, GK__MOD_CONV, (poly ? knt : kn)[big][q.dt], grid, block, 0, args, where);
+            if (st == GK_OK && p->ksplit > 1) {
+                unsigned g2[3] = { 1, 1, 1 };
+                void *a2[3];
+                int64_t nb = (gk__numel(ops.s[0]) + 255) / 256;
+                g2[0] = (unsigned)(nb < 4096 ? nb : 4096);
+                a2[0] = p; a2[1] = &po; a2[2] = &pws;
+                st = gk__launch_cfg(ctx, GK__MOD_CONV, "gk_convt1_sum", g2, block, 0, a2, where);
+            }
+            if (used_ws) gk__unuse(ctx, ctx->ws);
         }
     }
     gk__sg_done(ctx, &ops, st);

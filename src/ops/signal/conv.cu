@@ -12,7 +12,7 @@
 struct gk_convp {
     gk_i64 B, Cin, H, W, Cout, KH, KW, Ho, Wo, sh, sw, ph, pw, dh, dw, groups;
     int transposed, has_bias;
-    int ksplit, pad_; // gk_convt1 (f32): the reduction split over ksplit blocks, atomically added into a zeroed out
+    int ksplit, pad_; // gk_convt1 (f32): the reduction split over ksplit blocks, each writing its own slice of a workspace
 };
 
 #define GK_CBN 64
@@ -149,9 +149,10 @@ GK_CONV(f32, GK_DT_f32)
 GK_CONV(f16, GK_DT_f16)
 GK_CONV(bf16, GK_DT_bf16)
 
-// split reduction: f32 only (the host never splits f16 / bf16)
-__device__ __forceinline__ void gk_conv_add(float *p, float v) { atomicAdd(p, v); }
-template <class S> __device__ __forceinline__ void gk_conv_add(S *, float) {}
+// split reduction: f32 only (the host never splits f16 / bf16): split kz stores its partial sums in slice kz of
+// the workspace (out points there), and gk_convt1_sum adds the slices in order, so results do not depend on timing
+__device__ __forceinline__ void gk_conv_part(float *p, float v) { *p = v; }
+template <class S> __device__ __forceinline__ void gk_conv_part(S *, float) {}
 // conv_transpose1d by phases (polyphase): output t with t mod s = phi only
 // sees the taps k with (phi + pad - k*d) = 0 mod s, i.e. k = k0 + j*P
 // (P = s / gcd(s, d)), each reading input u + off0 - j*D (t = phi + u*s,
@@ -267,9 +268,18 @@ __device__ __forceinline__ void gk_convt1_impl(const gk_convp &p, typename gk_ty
             gk_i64 co = (gk_i64)g * Cout_g + m;
             float v = acc[i][j];
             if (p.has_bias && kz == 0) v += Ty::ld(bias[co]);
-            if (ks > 1) gk_conv_add(out + ((gk_i64)ob * p.Cout + co) * Wo + t, v);
+            if (ks > 1) gk_conv_part(out + (gk_i64)kz * p.B * p.Cout * Wo + ((gk_i64)ob * p.Cout + co) * Wo + t, v);
             else out[((gk_i64)ob * p.Cout + co) * Wo + t] = Ty::st(v);
         }
+    }
+}
+// out[i] = the sum over the ksplit slices of ws, in slice order
+extern "C" __global__ void __launch_bounds__(256) gk_convt1_sum(gk_convp p, float *out, const float *ws) {
+    const gk_i64 n = p.B * p.Cout * p.Wo;
+    for (gk_i64 i = (gk_i64)blockIdx.x * 256 + threadIdx.x; i < n; i += (gk_i64)gridDim.x * 256) {
+        float v = 0.f;
+        for (int z = 0; z < p.ksplit; z++) v += ws[(gk_i64)z * n + i];
+        out[i] = v;
     }
 }
 #define GK_CONVT1(NAME, DT)                                                                                                   \
