@@ -24,6 +24,7 @@
      test_whisper_tokenizer [WHISPER_DIR [REF_DIR [HF_IDS_JSON]]]
        (defaults build/whisper_en, build/whisper_tok, tests/fixtures/whisper_tok/hf_ids.json)
    Run tests/setup_tokenizers.sh first (the Makefile does). */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #define GPUKIT_IMPLEMENTATION
 #include "gpukit.h"
 #define GPUKIT_LLM_IMPLEMENTATION
@@ -413,6 +414,63 @@ static void hf_compare(const gk_tokenizer *tok) {
     gk_json_free(doc);
 }
 
+/* the same tokenizer from vocab.json + merges.txt + added_tokens.json (gk_whisper_tokenizer_load) */
+static int copy_to(const char *from, const char *to) {
+    FILE *a = fopen(from, "rb"), *b = a ? fopen(to, "wb") : NULL;
+    char buf[65536];
+    size_t k;
+    int ok = a && b;
+    while (ok && (k = fread(buf, 1, sizeof buf, a)) > 0) ok = fwrite(buf, 1, k, b) == k;
+    if (a) fclose(a);
+    if (b) fclose(b);
+    return ok;
+}
+static void files_variant(gk_tokenizer *tok, const strlist *wc) {
+    static const char *names[] = { "vocab.json", "merges.txt", "added_tokens.json" };
+    char dir[] = "/tmp/gkt_wtokXXXXXX", a[600], b[600];
+    gk_tokenizer *t2 = NULL;
+    size_t i, diff = 0;
+    int k, ok = 1;
+    FILE *f;
+    if (!mkdtemp(dir)) { GKT_CHECK(0, "mkdtemp"); return; }
+    GKT_FAILS(NULL, gk_whisper_tokenizer_load(dir, &t2), GK_ERR_NOT_FOUND, "vocab.json is missing");
+    for (k = 0; k < 3; k++) {
+        snprintf(a, sizeof a, "%s/%s", wdir, names[k]);
+        snprintf(b, sizeof b, "%s/%s", dir, names[k]);
+        ok &= copy_to(a, b);
+    }
+    GKT_CHECK(ok, "copying %s's vocab.json, merges.txt, added_tokens.json", wdir);
+    GKT_OK(NULL, gk_whisper_tokenizer_load(dir, &t2));
+    if (t2) {
+        GKT_CHECK(gk_tokenizer_vocab_size(t2) == gk_tokenizer_vocab_size(tok), "files: %zu ids, tokenizer.json %zu", gk_tokenizer_vocab_size(t2),
+                  gk_tokenizer_vocab_size(tok));
+        for (i = 0; i < wc->count; i++) {
+            gk_ids x = {NULL, 0, 0}, y = {NULL, 0, 0};
+            /* without the post-processor's prefix, which tokenizer.json has and the files do not */
+            GKT_OK(NULL, gk_tokenizer_encode(tok, wc->s[i], wc->n[i], 0, &x));
+            GKT_OK(NULL, gk_tokenizer_encode(t2, wc->s[i], wc->n[i], 0, &y));
+            diff += !same_ids(x.data, x.len, y.data, y.len);
+            gk_ids_free(&x);
+            gk_ids_free(&y);
+        }
+        GKT_CHECK(diff == 0, "files: %zu of %zu strings encode otherwise than with tokenizer.json", diff, wc->count);
+        {
+            gk_whisper_tokens t1, tt2;
+            GKT_OK(NULL, gk_whisper_tokens_from_tokenizer(tok, NULL, &t1));
+            GKT_OK(NULL, gk_whisper_tokens_from_tokenizer(t2, NULL, &tt2));
+            GKT_CHECK(memcmp(&t1, &tt2, sizeof t1) == 0, "files: the special tokens differ from tokenizer.json's");
+        }
+        printf("vocab.json + merges.txt + added_tokens.json: %zu strings, %zu differ from tokenizer.json\n", wc->count, diff);
+        gk_tokenizer_free(t2);
+    }
+    /* a merges line that is not two symbols */
+    snprintf(b, sizeof b, "%s/merges.txt", dir);
+    if ((f = fopen(b, "ab"))) { fputs("lonely\n", f); fclose(f); }
+    GKT_FAILS(NULL, gk_whisper_tokenizer_load(dir, &t2), GK_ERR_FORMAT, "is not two symbols separated by a space");
+    for (k = 0; k < 3; k++) { snprintf(b, sizeof b, "%s/%s", dir, names[k]); remove(b); }
+    rmdir(dir);
+}
+
 int main(int argc, char **argv) {
     char p[512];
     gk_tokenizer *tok = NULL;
@@ -448,6 +506,7 @@ int main(int argc, char **argv) {
     random_roundtrip(tok);
     rules(tok, &ns, &wc, &wr);
     hf_compare(tok);
+    files_variant(tok, &wc);
     strlist_free(&wc); strlist_free(&sc);
     idlists_free(&wr); idlists_free(&sr); idlists_free(&ns);
     gk_tokenizer_free(tok);

@@ -1072,6 +1072,7 @@ typedef struct gk_whisper_desc {
     void *user;
 } gk_whisper_desc;
 gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whisper_desc *desc, gk_whisper_model **out);
+gk_status gk_whisper_tokenizer_load(const char *dir, gk_tokenizer **out);
 void gk_whisper_free(gk_whisper_model *m);
 const gk_whisper_config *gk_whisper_get_config(const gk_whisper_model *m);
 const gk_whisper_tokens *gk_whisper_model_tokens(const gk_whisper_model *m);

@@ -250,6 +250,118 @@ static int32_t gk__wsp_lookup(const char *name, void *user) {
     return -1;
 }
 
+/* ---- the tokenizer of a model folder ---- */
+/* s[0..n) as a JSON string's contents */
+static gk_status gk__wsp_json_str(gk_buf *b, const char *s, size_t n) {
+    gk_status st = GK_OK;
+    size_t i, a = 0;
+    for (i = 0; i < n && st == GK_OK; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\' || c < 0x20) {
+            char e[8];
+            if (i > a) st = gk_buf_append(b, s + a, i - a);
+            if (c == '"' || c == '\\') { e[0] = '\\'; e[1] = (char)c; e[2] = 0; }
+            else snprintf(e, sizeof e, "\\u%04x", c);
+            if (st == GK_OK) st = gk__u_buf_puts(b, e);
+            a = i + 1;
+        }
+    }
+    if (st == GK_OK && n > a) st = gk_buf_append(b, s + a, n - a);
+    return st;
+}
+
+GKLLMDEF gk_status gk_whisper_tokenizer_load(const char *dir, gk_tokenizer **out) {
+    const char *W = "gk_whisper_tokenizer_load";
+    char pv[4200], pm[4200], pa[4200];
+    char *voc = NULL, *mer = NULL;
+    size_t nv = 0, nm = 0, i, a, line = 0;
+    gk_json *vj = NULL, *aj = NULL;
+    gk_buf js = {NULL, 0, 0};
+    gk_status s;
+    int first = 1;
+    if (out) *out = NULL;
+    if (!dir || !out) return GK__U_ERR(GK_ERR_INVALID_ARGUMENT, "%s: %s is NULL", W, !dir ? "dir" : "out");
+    if (strlen(dir) > 4000) return GK__U_ERR(GK_ERR_LIMIT, "%s: dir is %llu bytes long (at most 4000)", W, (unsigned long long)strlen(dir));
+    snprintf(pv, sizeof pv, "%s/tokenizer.json", dir);
+    if (gk__u_file_exists(pv)) return gk_tokenizer_load(pv, out);
+    snprintf(pv, sizeof pv, "%s/vocab.json", dir);
+    snprintf(pm, sizeof pm, "%s/merges.txt", dir);
+    snprintf(pa, sizeof pa, "%s/added_tokens.json", dir);
+    if (!gk__u_file_exists(pv) || !gk__u_file_exists(pm))
+        return GK__U_ERR(GK_ERR_NOT_FOUND, "%s: %s has no tokenizer.json, nor vocab.json and merges.txt (%s is missing)", W, dir, gk__u_file_exists(pv) ? pm : pv);
+    /* vocab.json must be an object of ids; merges.txt lines "a b" after an optional "#version" line */
+    if ((s = gk_read_file(pv, 0, &voc, &nv)) != GK_OK) goto done;
+    if ((s = gk_json_parse(voc, nv, NULL, &vj)) != GK_OK) goto done;
+    if (gk_json_typeof(gk_json_root(vj)) != GK_JSON_OBJECT) { s = GK__U_ERR(GK_ERR_FORMAT, "%s: %s is not a JSON object of token ids", W, pv); goto done; }
+    if ((s = gk_read_file(pm, 0, &mer, &nm)) != GK_OK) goto done;
+    if (gk__u_file_exists(pa) && (s = gk_json_parse_file(pa, NULL, &aj)) != GK_OK) goto done;
+    if (aj && gk_json_typeof(gk_json_root(aj)) != GK_JSON_OBJECT) { s = GK__U_ERR(GK_ERR_FORMAT, "%s: %s is not a JSON object of token ids", W, pa); goto done; }
+    /* GPT-2's byte-level BPE (Whisper's), as HF's converter makes tokenizer.json of these files */
+    s = gk__u_buf_puts(&js, "{\"model\":{\"type\":\"BPE\",\"vocab\":");
+    if (s == GK_OK) s = gk_buf_append(&js, voc, nv);
+    if (s == GK_OK) s = gk__u_buf_puts(&js, ",\"merges\":[");
+    for (i = 0, a = 0; i <= nm && s == GK_OK; i++) {
+        if (i < nm && mer[i] != '\n') continue;
+        {
+            size_t e = i;
+            line++;
+            if (e > a && mer[e - 1] == '\r') e--;
+            if (e > a && !(line == 1 && mer[a] == '#')) {
+                const char *sp = (const char *)memchr(mer + a, ' ', e - a);
+                if (!sp || sp == mer + a || sp + 1 == mer + e) {
+                    s = GK__U_ERR(GK_ERR_FORMAT, "%s: %s line %llu is not two symbols separated by a space", W, pm, (unsigned long long)line);
+                    break;
+                }
+                s = gk__u_buf_puts(&js, first ? "\"" : ",\"");
+                if (s == GK_OK) s = gk__wsp_json_str(&js, mer + a, e - a);
+                if (s == GK_OK) s = gk__u_buf_puts(&js, "\"");
+                first = 0;
+            }
+        }
+        a = i + 1;
+    }
+    if (s == GK_OK) s = gk__u_buf_puts(&js, "]},\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"use_regex\":true},"
+                                           "\"decoder\":{\"type\":\"ByteLevel\"},\"added_tokens\":[");
+    /* added_tokens.json's entries, and vocab.json's "<|...|>" entries (<|endoftext|>: HF's bos / eos / unk), are special */
+    first = 1;
+    for (i = 0; s == GK_OK && i < gk_json_len(gk_json_root(vj)) + (aj ? gk_json_len(gk_json_root(aj)) : 0); i++) {
+        int in_vocab = i < gk_json_len(gk_json_root(vj));
+        const gk_json_value *obj = in_vocab ? gk_json_root(vj) : gk_json_root(aj);
+        size_t j = in_vocab ? i : i - gk_json_len(gk_json_root(vj)), kl = 0;
+        const char *k = gk_json_key_at(obj, j, &kl);
+        const gk_json_value *v = gk_json_at(obj, j);
+        char num[48];
+        if (in_vocab && !(kl >= 4 && k[0] == '<' && k[1] == '|' && k[kl - 2] == '|' && k[kl - 1] == '>')) continue;
+        if (gk_json_typeof(v) != GK_JSON_INT || gk_json_int(v, -1) < 0) {
+            s = GK__U_ERR(GK_ERR_FORMAT, "%s: %s: \"%.*s\" is not a token id", W, in_vocab ? pv : pa, (int)(kl < 60 ? kl : 60), k);
+            break;
+        }
+        snprintf(num, sizeof num, "%s{\"id\":%lld,\"content\":\"", first ? "" : ",", (long long)gk_json_int(v, 0));
+        first = 0;
+        s = gk__u_buf_puts(&js, num);
+        if (s == GK_OK) s = gk__wsp_json_str(&js, k, kl);
+        if (s == GK_OK) s = gk__u_buf_puts(&js, "\",\"special\":true}");
+    }
+    if (s == GK_OK) s = gk__u_buf_puts(&js, "]}");
+    if (s == GK_OK) {
+        gk__u_tl sv;
+        gk__u_tl_save(&sv);
+        s = gk_tokenizer_load_mem(js.data, js.len, out);
+        if (s != GK_OK) {
+            char pre[4300];
+            snprintf(pre, sizeof pre, "%s: %s + merges.txt: ", W, pv);
+            s = gk__u_tl_move(NULL, &sv, s, pre);
+        }
+    }
+done:
+    gk_read_file_free(voc);
+    gk_read_file_free(mer);
+    gk_json_free(vj);
+    gk_json_free(aj);
+    gk_buf_free(&js);
+    return s;
+}
+
 static gk_status gk__wsp_tokens(gk_whisper_model *m, const char *dir, const gk_json_value *gen) {
     char path[4200];
     gk_whisper_tokens_desc td;
@@ -259,9 +371,10 @@ static gk_status gk__wsp_tokens(gk_whisper_model *m, const char *dir, const gk_j
     td.vocab = m->cfg.vocab;
     td.multilingual = m->cfg.is_multilingual;
     snprintf(path, sizeof path, "%.4000s/tokenizer.json", dir);
+    if (!gk__u_file_exists(path)) snprintf(path, sizeof path, "%.4000s/vocab.json", dir); /* with merges.txt and added_tokens.json */
     gk__u_tl_save(&sv);
     if (gk__u_file_exists(path)) {
-        if ((s = gk_tokenizer_load(path, &m->tok)) != GK_OK) return gk__u_tl_move(m->ctx, &sv, s, "gk_whisper_load: ");
+        if ((s = gk_whisper_tokenizer_load(dir, &m->tok)) != GK_OK) return gk__u_tl_move(m->ctx, &sv, s, "gk_whisper_load: ");
         if ((int64_t)gk_tokenizer_vocab_size(m->tok) > m->cfg.vocab) {
             gk__u_tl_restore(&sv);
             return gk_error_set(m->ctx, GK_ERR_SHAPE, "gk_whisper_load: %s has ids up to %llu but vocab_size is %lld", path,

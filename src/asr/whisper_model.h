@@ -75,8 +75,9 @@ typedef struct gk_whisper_desc {
    (GK_ERR_SHAPE naming the tensor, its shape and the config's) before
    anything is allocated on the device; then the weights are uploaded in the
    compute dtype. A folder without config.json or weights: GK_ERR_IO naming
-   the missing file. The special tokens come from tokenizer.json when the
-   folder has one, else from generation_config.json (decoder_start_token_id,
+   the missing file. The special tokens come from the folder's tokenizer
+   (gk_whisper_tokenizer_load: tokenizer.json, or vocab.json + merges.txt)
+   when it has one, else from generation_config.json (decoder_start_token_id,
    eos_token_id, no_timestamps_token_id, prev_sot_token_id, lang_to_id,
    task_to_id: the ids between <|transcribe|> and <|notimestamps|> follow
    OpenAI's order), else from OpenAI's layouts by vocab_size (51864, 51865,
@@ -84,6 +85,15 @@ typedef struct gk_whisper_desc {
    gk_whisper_transcribe refuses. HF ignores config.json's scale_embedding
    (the embeddings are never scaled); so does this. */
 GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whisper_desc *desc, gk_whisper_model **out);
+/* The tokenizer of a Whisper folder: tokenizer.json, else vocab.json +
+   merges.txt (+ added_tokens.json; its entries and vocab.json's <|...|>
+   ones are special tokens) read as
+   GPT-2's byte-level BPE, as HF's converter builds tokenizer.json from them
+   (without a post-processor: GK_TOK_ADD_SPECIAL adds nothing; Whisper's
+   prompts come from gk_whisper_prompt). Neither: GK_ERR_NOT_FOUND naming the
+   file missing. Context-free: errors
+   are the thread's. gk_whisper_load uses it. */
+GKLLMDEF gk_status gk_whisper_tokenizer_load(const char *dir, gk_tokenizer **out);
 GKLLMDEF void gk_whisper_free(gk_whisper_model *m);
 GKLLMDEF const gk_whisper_config *gk_whisper_get_config(const gk_whisper_model *m);
 /* the special tokens (NULL when the folder does not say them) and the tokenizer (NULL without tokenizer.json) */
