@@ -7,8 +7,8 @@
       per-tensor scales): synthesis end to end on the backend under test with
       structural checks: samples = 600 x frames, the durations used = the
       forced ones, or round-half-even(predicted sum / speed) >= 1 at four
-      speeds, finite samples; the same seed gives the same audio, another
-      seed or zero noise other audio; weight norm stored as parametrizations
+      speeds, finite samples; the same seed gives the same audio, zero noise
+      other audio, another seed other noise (and the noise is N(0, 1)); weight norm stored as parametrizations
       gives the same model, stored folded the same within float rounding;
       the iSTFT round trip at the model's n_fft / hop; bad arguments.
    2. Load errors, each with its status and a message naming the culprit:
@@ -333,9 +333,29 @@ static void test_self_made(void) {
     GKT_OK(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a2));
     GKT_CHECK(a2.n == a1.n && memcmp(a1.samples, a2.samples, sizeof(float) * a1.n) == 0, "the same seed gives the same audio");
     gk_audio_free(&a2);
-    sd.seed = 8;
-    GKT_OK(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a2));
-    GKT_CHECK(a2.n == a1.n && max_err(a2.samples, a1.samples, a1.n) > 1e-4, "another seed changes the audio (%.3g)", max_err(a2.samples, a1.samples, a1.n));
+    /* the noise stream: N(0, 1) (mean and variance over 9 x 6000 values), the seed's own */
+    {
+        gk__kok_run r;
+        float *n7, *n8;
+        double mean = 0, var = 0;
+        int64_t n = 9 * 6000, j;
+        memset(&r, 0, sizeof r);
+        r.S = 6000;
+        GKT_OK(dut, gk__kok_noise(m, &r, 7));
+        n7 = to_host(r.noise, (size_t)n);
+        gk__llm_free_t(dut, &r.noise);
+        GKT_OK(dut, gk__kok_noise(m, &r, 8));
+        n8 = to_host(r.noise, (size_t)n);
+        gk__llm_free_t(dut, &r.noise);
+        for (j = 0; j < n; j++) mean += n7[j];
+        mean /= (double)n;
+        for (j = 0; j < n; j++) var += (n7[j] - mean) * (n7[j] - mean);
+        var /= (double)n;
+        GKT_CHECK(fabs(mean) < 0.03 && fabs(var - 1) < 0.05 && all_finite(n7, (size_t)n), "seeded noise: mean %.3g, variance %.3g", mean, var);
+        GKT_CHECK(max_err(n7, n8, (size_t)n) > 0.5, "another seed gives other noise");
+        free(n7);
+        free(n8);
+    }
     sd.noise = GK_KOKORO_NOISE_ZERO;
     GKT_OK(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a3));
     GKT_CHECK(a3.n == a1.n && max_err(a3.samples, a1.samples, a1.n) > 1e-4 && all_finite(a3.samples, a3.n), "zero noise changes the audio");
@@ -388,18 +408,34 @@ static void test_self_made(void) {
             GKT_OK(dut, gk__kok_align(m, &r, NULL, speeds[k], 1000));
             GKT_CHECK(r.dur && memcmp(r.dur, want, sizeof want) == 0 && r.L == L && r.S == 600 * L, "speed %.1f: durations %d %d %d %d %d, %lld frames", (double)speeds[k],
                       r.dur ? r.dur[0] : -1, r.dur ? r.dur[1] : -1, r.dur ? r.dur[2] : -1, r.dur ? r.dur[3] : -1, r.dur ? r.dur[4] : -1, (long long)r.L);
-            if (k == 3) { /* and through the public call (speed 4: a frame a token, for the CPU backend's sake) */
-                memset(&sd, 0, sizeof sd);
-                sd.speed = speeds[k];
-                sd.durations_out = dout;
-                sd.frames_out = &frames;
-                GKT_OK(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a1));
-                GKT_CHECK(memcmp(dout, want, sizeof want) == 0 && frames == L && a1.n == (size_t)(600 * L) && all_finite(a1.samples, a1.n),
-                          "speed 4 synthesized: %lld frames, %zu samples", (long long)frames, a1.n);
-                gk_audio_free(&a1);
-            }
         }
         gk__kok_run_free(m, &r);
+    }
+    /* predicted durations through the public call: one id at speed 4 (a frame a token, for the CPU backend's sake) */
+    {
+        gk__kok_run r;
+        float ds[3];
+        int32_t want[3];
+        int64_t L = 0;
+        memset(&r, 0, sizeof r);
+        GKT_OK(dut, gk__kok_begin(m, &r, ids, 1, ref));
+        GKT_OK(dut, gk__kok_bert(m, &r));
+        GKT_OK(dut, gk__kok_prosody(m, &r));
+        GKT_OK(dut, gk_copy_to_host(dut, r.dsum, ds, sizeof ds));
+        gk__kok_run_free(m, &r);
+        for (i = 0; i < 3; i++) {
+            float v = rintf(ds[i] / 4.0f);
+            want[i] = v < 1 ? 1 : (int32_t)v;
+            L += want[i];
+        }
+        memset(&sd, 0, sizeof sd);
+        sd.speed = 4.0f;
+        sd.durations_out = dout;
+        sd.frames_out = &frames;
+        GKT_OK(dut, gk_kokoro_synthesize(m, ids, 1, ref, &sd, &a1));
+        GKT_CHECK(memcmp(dout, want, sizeof want) == 0 && frames == L && a1.n == (size_t)(600 * L) && all_finite(a1.samples, a1.n),
+                  "speed 4 synthesized: durations %d %d %d, %lld frames, %zu samples", dout[0], dout[1], dout[2], (long long)frames, a1.n);
+        gk_audio_free(&a1);
     }
     /* the iSTFT round trip at the model's n_fft and hop */
     {

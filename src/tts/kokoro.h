@@ -88,7 +88,7 @@ typedef struct gk_kokoro_config {
     int64_t n_fft, hop;            /* gen_istft_n_fft, gen_istft_hop_size */
     /* derived */
     int64_t samples_per_frame;     /* 2 * prod(upsample_rates) * hop */
-    gk_dtype weights_dtype;        /* of bert_encoder.weight in the file */
+    gk_dtype weights_dtype;        /* of the first tensor in the file (bert's word embeddings) */
 } gk_kokoro_config;
 
 typedef struct gk_kokoro_desc {
