@@ -44,7 +44,7 @@ static int stages(gk_kokoro_model *m, const int32_t *ids, size_t n, const float 
     STAGE("ALBERT", gk__kok_bert(m, &r));
     STAGE("prosody (durations)", gk__kok_prosody(m, &r));
     STAGE("align (host sync)", gk__kok_align(m, &r, NULL, 1.0f, GK_KOKORO_MAX_FRAMES));
-    STAGE("noise (host)", gk__kok_noise(m, &r, 1));
+    STAGE("noise", gk__kok_noise(m, &r, 1));
     STAGE("F0 / N", gk__kok_f0n(m, &r));
     STAGE("text encoder", gk__kok_text(m, &r));
     STAGE("decoder", gk__kok_decode(m, &r));

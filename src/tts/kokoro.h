@@ -113,8 +113,8 @@ GKLLMDEF gk_status gk_kokoro_set_stream(gk_kokoro_model *m, gk_stream *s);
 
 /* SineGen's Gaussian noise: a stream of the seed (the default), or none. */
 typedef enum gk_kokoro_noise {
-    GK_KOKORO_NOISE_SEEDED = 0,    /* N(0, 1) values from Philox4x32-10 (key: the seed) and Box-Muller:
-                                      the same seed gives the same audio on one backend */
+    GK_KOKORO_NOISE_SEEDED = 0,    /* N(0, 1) values of gk_randn (the seed, offset 0; sample t, harmonic h is
+                                      number 9 t + h): the same seed gives the same audio on one backend */
     GK_KOKORO_NOISE_ZERO = 1       /* no noise: the unvoiced source is silent */
 } gk_kokoro_noise;
 
