@@ -1131,7 +1131,7 @@ GKDEF gk_status gk_mul_new(gk_ctx *ctx, gk_tensor a, gk_tensor b, gk_tensor *out
 GKDEF gk_status gk_div_new(gk_ctx *ctx, gk_tensor a, gk_tensor b, gk_tensor *out);
 GKDEF gk_status gk_cast_new(gk_ctx *ctx, gk_tensor src, gk_dtype dtype, gk_tensor *out);
 
-/* >>api_ops_math: more elementwise ops, reductions, softmax, cumsum, top-k, sampling
+/* >>api_ops_math: more elementwise ops, reductions, softmax, cumsum, top-k, sampling, Gaussian noise
    (declarations of this group go below this line) */
 /* Elementwise math. Float ops take f32, f64, f16 or bf16 (16-bit compute in
    f32, f64 in double); inputs broadcast to the output (NumPy rules, any
@@ -1251,6 +1251,13 @@ typedef struct gk_sample_desc {
 GKDEF gk_status gk_sample(gk_ctx *ctx, gk_tensor tokens, gk_tensor logits, gk_tensor prev, const gk_sample_desc *desc);
 /* One Philox4x32-10 block: out = philox(counter, key) (the generator gk_sample uses). */
 GKDEF void gk_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
+/* Gaussian noise N(0, 1) on the device: element i of out (f32, contiguous, any shape) is number
+   offset + i of the stream of seed. Number j comes from Philox4x32-10 block j / 4 (counter {block lo,
+   block hi, 0, 0}, key {seed lo, seed hi}) by Box-Muller in float: words w0, w1 give numbers 0 and 1
+   of the block (r cos t, r sin t), words w2, w3 numbers 2 and 3, with u = ((w >> 8) + 0.5) 2^-24 in
+   (0, 1), r = sqrt(-2 log u_first), t = 2 pi u_second (so |x| < 5.9). The same seed and offset give
+   the same numbers; the CPU and CUDA backends agree up to the rounding of logf, sqrtf, sinf, cosf. */
+GKDEF gk_status gk_randn(gk_ctx *ctx, gk_tensor out, uint64_t seed, uint64_t offset);
 /* end of >>api_ops_math */
 
 /* >>api_ops_nn: norms, positions (RoPE), layout (permute, concat, gather, pad, interpolate)
@@ -10892,6 +10899,62 @@ GKDEF gk_status gk_sample(gk_ctx *ctx, gk_tensor tokens, gk_tensor logits, gk_te
                                     (unsigned)(p.sp.P < GK__SMEM_SORT ? p.sp.P : GK__SMEM_SORT) * 8, args, where);
             }
             if (ws) gk__unuse(ctx, ctx->ws);
+        }
+    }
+    gk__operands_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+
+/* ---- Gaussian noise (gk_randn) ---- */
+typedef struct gk__randn_p { float *out; int64_t n; uint64_t off; uint32_t k0, k1; } gk__randn_p;
+/* number j of the stream of key (k0, k1): the CUDA kernel gk_randn_f32 computes the same in the same order */
+static float gk__randn_one(uint64_t j, uint32_t k0, uint32_t k1) {
+    uint32_t c[4], key[2], o[4];
+    uint64_t b = j >> 2;
+    int q = (int)(j & 3), w = q & 2;
+    float u1, u2, r, t;
+    c[0] = (uint32_t)b; c[1] = (uint32_t)(b >> 32); c[2] = 0; c[3] = 0;
+    key[0] = k0; key[1] = k1;
+    gk_philox4x32_10(c, key, o);
+    u1 = ((float)(o[w] >> 8) + 0.5f) * 5.9604644775390625e-8f;
+    u2 = ((float)(o[w + 1] >> 8) + 0.5f) * 5.9604644775390625e-8f;
+    r = sqrtf(-2.0f * logf(u1));
+    t = 6.28318548f * u2;
+    return (q & 1) ? r * sinf(t) : r * cosf(t);
+}
+static int gk__randn_cpu(const void *vp) {
+    const gk__randn_p *p = (const gk__randn_p *)vp;
+    int64_t i;
+    for (i = 0; i < p->n; i++) p->out[i] = gk__randn_one(p->off + (uint64_t)i, p->k0, p->k1);
+    return 0;
+}
+GKDEF gk_status gk_randn(gk_ctx *ctx, gk_tensor out, uint64_t seed, uint64_t offset) {
+    static const char *const names[1] = { "out" };
+    const char *where = "gk_randn";
+    gk__opnds ops;
+    gk__randn_p p;
+    gk_status st;
+    GK__ENTER(ctx, where);
+    memset(&p, 0, sizeof p);
+    st = gk__operands(ctx, &ops, &out, names, 1, where);
+    if (st == GK_OK && ops.s[0]->dtype != GK_F32) st = gk__err(ctx, GK_ERR_DTYPE, "%s: out is %s; the noise is f32", where, gk_dtype_name(ops.s[0]->dtype));
+    if (st == GK_OK && !gk__is_contig(ops.s[0])) st = gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: out must be contiguous (use a contiguous tensor, then gk_copy)", where);
+    if (st == GK_OK) {
+        p.n = gk__numel(ops.s[0]);
+        p.off = offset;
+        p.k0 = (uint32_t)seed; p.k1 = (uint32_t)(seed >> 32);
+    }
+    if (st == GK_OK && p.n == 0) { gk__unlock(&ctx->mu); return GK_OK; }
+    if (st == GK_OK) st = gk__operands_use(ctx, &ops, where);
+    if (st == GK_OK) {
+        gk__cu_ptr po = gk__slot_addr(ops.s[0]);
+        p.out = (float *)(uintptr_t)po;
+        if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__randn_cpu, &p, sizeof p, where);
+        else {
+            void *args[5];
+            args[0] = &po; args[1] = &p.n; args[2] = &p.off; args[3] = &p.k0; args[4] = &p.k1;
+            st = gk__launch(ctx, GK__MOD_SAMPLE, "gk_randn_f32", p.n, args, where);
         }
     }
     gk__operands_done(ctx, &ops, st);

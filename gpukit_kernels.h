@@ -6936,6 +6936,22 @@ static const char *const gk__src_sample[] = {
     "    }\n"
     "}\n"
     "\n"
+    "// Gaussian noise (gk_randn): element i = number off + i of the stream of key (k0, k1), as gk__randn_one\n"
+    "extern \"C\" __global__ void gk_randn_f32(float *out, gk_i64 n, gk_u64 off, gk_u32 k0, gk_u32 k1) {\n"
+    "    for (gk_i64 i = GK_TID; i < n; i += GK_NTHREADS) {\n"
+    "        gk_u64 j = off + (gk_u64)i, b = j >> 2;\n"
+    "        int q = (int)(j & 3), w = q & 2;\n"
+    "        gk_u32 c[4];\n"
+    "        c[0] = (gk_u32)b; c[1] = (gk_u32)(b >> 32); c[2] = 0u; c[3] = 0u;\n"
+    "        gk_philox(c, k0, k1);\n"
+    "        // rounded step by step, as the CPU reference\n"
+    "        float u1 = __fmul_rn(__fadd_rn((float)(c[w] >> 8), 0.5f), 5.9604644775390625e-8f);\n"
+    "        float u2 = __fmul_rn(__fadd_rn((float)(c[w + 1] >> 8), 0.5f), 5.9604644775390625e-8f);\n"
+    "        float r = sqrtf(__fmul_rn(-2.0f, logf(u1))), t = __fmul_rn(6.28318548f, u2);\n"
+    "        out[i] = (q & 1) \? __fmul_rn(r, sinf(t)) : __fmul_rn(r, cosf(t));\n"
+    "    }\n"
+    "}\n"
+    "\n"
     "// the layout of gk__sp in gpukit.h\n"
     "struct gk_sp {\n"
     "    double log_min_p, top_p;\n"
@@ -6947,6 +6963,8 @@ static const char *const gk__src_sample[] = {
     "};\n"
     "\n"
     "// exclusive prefix of v over the block (thread order); *total gets the sum\n"
+    ,
+    /* chunk */
     "__device__ __forceinline__ gk_u64 gk_block_exscan(gk_u64 v, gk_u64 *total) {\n"
     "    __shared__ gk_u64 ws[33];\n"
     "    int lane = threadIdx.x & 31, w = threadIdx.x >> 5, nw = blockDim.x >> 5;\n"
@@ -6973,8 +6991,6 @@ static const char *const gk__src_sample[] = {
     "    return r;\n"
     "}\n"
     "\n"
-    ,
-    /* chunk */
     "// log-weight and integer weight of a candidate: w = floor(exp(s) * 2^40), s = (x - max) / T\n"
     "__device__ __forceinline__ double gk_sw(float x, float m, float temp, gk_u64 *w) {\n"
     "    if (x == -__int_as_float(0x7F800000)) { *w = 0; return -__longlong_as_double(0x7FF0000000000000ll); }\n"
@@ -7008,6 +7024,8 @@ static const char *const gk__src_sample[] = {
     "    double target = 0;\n"
     "    if (topp) {\n"
     "        gk_u64 sa = 0;\n"
+    ,
+    /* chunk */
     "        for (int j = j0; j < j1; j++) { gk_sw(val(j), m, sp.temperature, &wj); sa += wj; }\n"
     "        preA = gk_block_exscan(sa, &Z);\n"
     "        target = __dmul_rn(sp.top_p, (double)Z);\n"
@@ -7031,8 +7049,6 @@ static const char *const gk__src_sample[] = {
     "            }\n"
     "            cum += wj;\n"
     "        }\n"
-    ,
-    /* chunk */
     "    }\n"
     "}\n"
     "\n"
@@ -7073,6 +7089,8 @@ static const char *const gk__src_sample[] = {
     "                if (!first) continue;\n"
     "                float x = xr[t];\n"
     "                if (sp.rep > 0.0f && sp.rep != 1.0f) x = x > 0.0f \? __fdiv_rn(x, sp.rep) : __fmul_rn(x, sp.rep);\n"
+    ,
+    /* chunk */
     "                if (sp.presence != 0.0f || sp.freq != 0.0f) x = __fsub_rn(x, __fadd_rn(__fmul_rn((float)c, sp.freq), sp.presence));\n"
     "                xr[t] = x != x \? NEG_INF : x;\n"
     "            }\n"
@@ -7094,8 +7112,6 @@ static const char *const gk__src_sample[] = {
     "        if (threadIdx.x == 0) {\n"
     "            for (int q = 1; q < nw; q++)\n"
     "                if (shv[q] > bv || (shv[q] == bv && shi[q] < bi)) { bv = shv[q]; bi = shi[q]; }\n"
-    ,
-    /* chunk */
     "            shv[0] = bv; shi[0] = bi;\n"
     "        }\n"
     "        __syncthreads();\n"
@@ -7135,6 +7151,8 @@ static const char *const gk__src_sample[] = {
     "// Part p of row b (elements [p * chunk, ...)) writes the key of its first\n"
     "// largest finite-or-+inf logit (NaN and -inf ignored: NaN counts as -inf), 0\n"
     "// when it has none, to part[b * S + p]; gk_greedy_fin takes the largest key of\n"
+    ,
+    /* chunk */
     "// each row (larger value, then lower index: the first occurrence), -1 for none.\n"
     "template <int DT> __device__ __forceinline__ void gk_greedy_part(const gk_sp &sp, const typename gk_ty<DT>::S *logits, int S, int chunk,\n"
     "                                                                 gk_u64 *part) {\n"
@@ -7151,8 +7169,6 @@ static const char *const gk__src_sample[] = {
     "        for (int i = i0 + (int)threadIdx.x; i < i1; i += blockDim.x) {\n"
     "            float v = (float)T::ld(lr[(gk_i64)i * sp.lcs]);\n"
     "            if (v > bv) { bv = v; bi = i; } // NaN and -inf never pass\n"
-    ,
-    /* chunk */
     "        }\n"
     "        gk_u64 key = bi < 0 \? 0 : gk_comp(bv, bi);\n"
     "        for (int off = 16; off > 0; off >>= 1) {\n"
@@ -7186,6 +7202,8 @@ static const char *const gk__src_sample[] = {
     "#define GK_SAMPLE(DTN)                                                                                              \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(1024) gk_sample_##DTN(gk_sp sp, int *tokens, const gk_ty<GK_DT_##DTN>::S *logits,          \\\n"
     "                                               const int *prev, float *xws, gk_u64 *gbuf) {                         \\\n"
+    ,
+    /* chunk */
     "        gk_sample_rows<GK_DT_##DTN>(sp, tokens, logits, prev, xws, gbuf);                                           \\\n"
     "    }\n"
     "GK_SAMPLE(f32) GK_SAMPLE(f16) GK_SAMPLE(bf16)\n"
@@ -7204,8 +7222,6 @@ static const char *const gk__src_sample[] = {
     "// a penalized logit: token t (-1: none, a repeat or out of range) gets value x\n"
     "struct gk_ovr {\n"
     "    int t;\n"
-    ,
-    /* chunk */
     "    float x;\n"
     "};\n"
     "// Penalties: for entry j of prev[b], ovr[b * n_prev + j] = {t, penalized x_t} when j is the\n"
@@ -7242,6 +7258,8 @@ static const char *const gk__src_sample[] = {
     "}\n"
     "// elements i0 .. i0 + cn - 1 of row lr (NaN as -inf, then the penalized values of ov, the\n"
     "// row's n_prev entries, when not NULL) to sx[0 .. cn); ends with a block barrier\n"
+    ,
+    /* chunk */
     "template <int DT> __device__ __forceinline__ void gk_sload(const gk_sp &sp, const typename gk_ty<DT>::S *lr, const gk_ovr *ov, int i0, int cn,\n"
     "                                                           float *sx) {\n"
     "    typedef gk_ty<DT> T;\n"
@@ -7268,8 +7286,6 @@ static const char *const gk__src_sample[] = {
     "    }\n"
     "    __syncthreads();\n"
     "}\n"
-    ,
-    /* chunk */
     "// the largest v over the block, to every thread\n"
     "__device__ __forceinline__ gk_u64 gk_block_max(gk_u64 v) {\n"
     "    __shared__ gk_u64 wm[32];\n"
@@ -7307,6 +7323,8 @@ static const char *const gk__src_sample[] = {
     "        for (int i = threadIdx.x; i < cn; i += blockDim.x) {\n"
     "            float v = sx[i];\n"
     "            gk_u64 c = gk_comp(v, i0 + i);\n"
+    ,
+    /* chunk */
     "            if (v > NEG_INF && c > key) key = c;\n"
     "        }\n"
     "        key = gk_block_max(key);\n"
@@ -7327,8 +7345,6 @@ static const char *const gk__src_sample[] = {
     "        if (key != 0) { // the same for the whole block\n"
     "            float m = gk_fval(key);\n"
     "            gk_sload<DT>(sp, logits + (gk_i64)b * sp.lrs, ovr \? ovr + (gk_i64)b * sp.n_prev : 0, i0, cn, sx);\n"
-    ,
-    /* chunk */
     "            for (int i = threadIdx.x; i < cn; i += blockDim.x)\n"
     "                if (gk_sw(sx[i], m, sp.temperature, &w) >= sp.log_min_p) sum += w;\n"
     "        }\n"
@@ -7362,6 +7378,8 @@ static const char *const gk__src_sample[] = {
     "        __syncthreads();\n"
     "        int p = shp, i0 = p * C, cn = sp.V - i0 < C \? sp.V - i0 : C;\n"
     "        gk_u64 rp = shr;\n"
+    ,
+    /* chunk */
     "        gk_sload<DT>(sp, logits + (gk_i64)b * sp.lrs, ovr \? ovr + (gk_i64)b * sp.n_prev : 0, i0, cn, sx);\n"
     "        auto val = [&](int j) -> float { return sx[j]; };\n"
     "        auto tok = [&](int j) -> int { return i0 + j; };\n"
@@ -7382,8 +7400,6 @@ static const char *const gk__src_sample[] = {
     "    gk_pdl_launch();\n"
     "    gk_pdl_wait();\n"
     "    for (gk_i64 blk = blockIdx.x; blk < (gk_i64)sp.B * S; blk += gridDim.x) {\n"
-    ,
-    /* chunk */
     "        int b = (int)(blk / S), p = (int)(blk - (gk_i64)b * S), i0 = p * C, cn = sp.V - i0 < C \? sp.V - i0 : C;\n"
     "        const typename T::S *lr = logits + (gk_i64)b * sp.lrs;\n"
     "        for (int base = 0; base < cn; base += 8 * (int)blockDim.x) {\n"
@@ -7422,6 +7438,8 @@ static const char *const gk__src_sample[] = {
     "}\n"
     "// gk_stkfin: a block per row: the k largest of the S * k candidates, sorted (shared memory:\n"
     "// P = pow2(k) keys, then the candidates when at most GK_SFINKEYS), and the draw in that order.\n"
+    ,
+    /* chunk */
     "__device__ __forceinline__ void gk_stkfin(const gk_sp &sp, int *tokens, int S, int k, int P, const gk_u64 *cand) {\n"
     "    extern __shared__ gk_u64 gk_dyn[];\n"
     "    gk_u64 *buf = gk_dyn, *sc = gk_dyn + P;\n"
@@ -7447,8 +7465,6 @@ static const char *const gk__src_sample[] = {
     "            if (threadIdx.x == 0) *out = -1;\n"
     "        } else {\n"
     "            auto val = [&](int j) -> float { return gk_fval(buf[j]); };\n"
-    ,
-    /* chunk */
     "            auto tok = [&](int j) -> int { return (int)~(gk_u32)buf[j]; };\n"
     "            gk_draw(sp, k, m, sp.top_p < 1.0, false, gk_rand64(sp, b), val, tok, out);\n"
     "        }\n"
@@ -7468,6 +7484,8 @@ static const char *const gk__src_sample[] = {
     "    extern \"C\" __global__ void __launch_bounds__(256) gk_ssum_##DTN(gk_sp sp, const gk_ty<GK_DT_##DTN>::S *logits, const gk_ovr *ovr, \\\n"
     "                                                                     int C, int S, const gk_u64 *pmax, gk_u64 *psum) { \\\n"
     "        gk_ssum<GK_DT_##DTN>(sp, logits, ovr, C, S, pmax, psum);                                                    \\\n"
+    ,
+    /* chunk */
     "    }                                                                                                               \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(512) gk_sfin_##DTN(gk_sp sp, int *tokens, const gk_ty<GK_DT_##DTN>::S *logits, \\\n"
     "                                                                     const gk_ovr *ovr, int C, int S, const gk_u64 *pmax, \\\n"
@@ -7479,8 +7497,6 @@ static const char *const gk__src_sample[] = {
     "        gk_stkpart<GK_DT_##DTN>(sp, logits, ovr, C, S, k, cand);                                                    \\\n"
     "    }\n"
     "GK_SPATH(f32) GK_SPATH(f16) GK_SPATH(bf16)\n"
-    ,
-    /* chunk */
     "extern \"C\" __global__ void __launch_bounds__(512) gk_stkfin_k(gk_sp sp, int *tokens, int S, int k, int P, const gk_u64 *cand) {\n"
     "    gk_stkfin(sp, tokens, S, k, P, cand);\n"
     "}\n"

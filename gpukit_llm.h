@@ -1507,7 +1507,7 @@ typedef struct gk_kokoro_config {
     int64_t n_fft, hop;            /* gen_istft_n_fft, gen_istft_hop_size */
     /* derived */
     int64_t samples_per_frame;     /* 2 * prod(upsample_rates) * hop */
-    gk_dtype weights_dtype;        /* of bert_encoder.weight in the file */
+    gk_dtype weights_dtype;        /* of the first tensor in the file (bert's word embeddings) */
 } gk_kokoro_config;
 
 typedef struct gk_kokoro_desc {
@@ -1532,8 +1532,8 @@ GKLLMDEF gk_status gk_kokoro_set_stream(gk_kokoro_model *m, gk_stream *s);
 
 /* SineGen's Gaussian noise: a stream of the seed (the default), or none. */
 typedef enum gk_kokoro_noise {
-    GK_KOKORO_NOISE_SEEDED = 0,    /* N(0, 1) values from Philox4x32-10 (key: the seed) and Box-Muller:
-                                      the same seed gives the same audio on one backend */
+    GK_KOKORO_NOISE_SEEDED = 0,    /* N(0, 1) values of gk_randn (the seed, offset 0; sample t, harmonic h is
+                                      number 9 t + h): the same seed gives the same audio on one backend */
     GK_KOKORO_NOISE_ZERO = 1       /* no noise: the unvoiced source is silent */
 } gk_kokoro_noise;
 
@@ -15479,15 +15479,15 @@ static void gk__kok_ada_w(gk__kok_ld *ld, gk__kok_ada *a, const char *p, int64_t
     gk_kokoro_model *m = ld->m;
     int64_t S = m->cfg.style_dim, sh[2], r, j;
     char fw[200], fb[200], nw[200], nb[200];
-    const gk_st_tensor_info *tw, *tb, *tnw = NULL, *tnb = NULL;
+    const gk_st_tensor_info *tnw = NULL, *tnb = NULL;
     if (ld->s != GK_OK) return;
     snprintf(fw, sizeof fw, "%s.fc.weight", p);
     snprintf(fb, sizeof fb, "%s.fc.bias", p);
     snprintf(nw, sizeof nw, "%s.norm.weight", p);
     snprintf(nb, sizeof nb, "%s.norm.bias", p);
     sh[0] = 2 * C; sh[1] = S;
-    tw = gk__kok_find(ld, fw, 2, sh, 0, 0);
-    tb = gk__kok_find(ld, fb, 1, sh, 0, 0);
+    gk__kok_find(ld, fw, 2, sh, 0, 0);
+    gk__kok_find(ld, fb, 1, sh, 0, 0);
     sh[0] = C;
     if (affine) {
         tnw = gk__kok_find(ld, nw, 1, sh, 0, 1);
@@ -15524,7 +15524,6 @@ static void gk__kok_ada_w(gk__kok_ld *ld, gk__kok_ada *a, const char *p, int64_t
                 b[r] = (float)(wa * (1.0 + bg));
             }
         gk__u_free(aw); gk__u_free(ab);
-        (void)tw; (void)tb;
     }
 }
 
@@ -16441,35 +16440,22 @@ static gk_status gk__kok_generate(gk_kokoro_model *m, gk__kok_run *r) {
     return V.st;
 }
 
-/* SineGen's noise of the seed: element (t, h) of torch's [S, 9] layout is N(0, 1) number t * 9 + h of the
-   stream (Philox4x32-10 block i / 4, key = seed; Box-Muller on its two pairs of words); r->noise [1, 9, S] */
+/* SineGen's noise of the seed: element (t, h) of torch's [S, 9] layout is gk_randn's number t * 9 + h
+   of the seed (on the device); r->noise [1, 9, S] */
 static gk_status gk__kok_noise(gk_kokoro_model *m, gk__kok_run *r, uint64_t seed) {
-    int64_t S = r->S, H = GK_KOKORO_HARMONICS, n = S * H, i, sh[3];
-    float *buf = (float *)gk__u_malloc(sizeof(float) * (size_t)n);
-    uint32_t key[2], ctr[4], o[4];
-    gk_status s;
-    if (!buf) return gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "gk_kokoro_synthesize: out of host memory for the noise (%lld values)", (long long)n);
-    key[0] = (uint32_t)seed; key[1] = (uint32_t)(seed >> 32);
-    for (i = 0; i < n; i += 4) {
-        int64_t b = i / 4, q;
-        double g[4];
-        ctr[0] = (uint32_t)b; ctr[1] = (uint32_t)((uint64_t)b >> 32); ctr[2] = 0; ctr[3] = 0;
-        gk_philox4x32_10(ctr, key, o);
-        for (q = 0; q < 2; q++) {
-            double u1 = ((double)o[2 * q] + 0.5) * (1.0 / 4294967296.0), u2 = ((double)o[2 * q + 1] + 0.5) * (1.0 / 4294967296.0);
-            double rr = sqrt(-2.0 * log(u1)), a = 6.283185307179586476925 * u2;
-            g[2 * q] = rr * cos(a);
-            g[2 * q + 1] = rr * sin(a);
-        }
-        for (q = 0; q < 4 && i + q < n; q++) {
-            int64_t e = i + q, t = e / H, h = e % H;
-            buf[h * S + t] = (float)g[q];
-        }
-    }
-    sh[0] = 1; sh[1] = H; sh[2] = S;
-    s = gk_tensor_from_host(m->ctx, GK_F32, 3, sh, buf, &r->noise);
-    gk__u_free(buf);
-    return s;
+    int64_t S = r->S, H = GK_KOKORO_HARMONICS;
+    gk_tensor z;
+    gk__lv V;
+    int perm[2];
+    memset(&V, 0, sizeof V);
+    V.ctx = m->ctx;
+    z = gk__kok_new(&V, 2, S, H, 0);
+    gk__kok_alloc(&V, &r->noise, 3, 1, H, S);
+    GK__LV_DO(&V, gk_randn(m->ctx, z, seed, 0));
+    perm[0] = 1; perm[1] = 0;
+    GK__LV_DO(&V, gk_permute(m->ctx, gk__lv_reshape(&V, r->noise, 2, H, S, 0, 0), z, perm));
+    gk__lv_free(&V);
+    return V.st;
 }
 
 /* the first non-finite value of a host array, or -1 */

@@ -7,8 +7,8 @@
       per-tensor scales): synthesis end to end on the backend under test with
       structural checks: samples = 600 x frames, the durations used = the
       forced ones, or round-half-even(predicted sum / speed) >= 1 at four
-      speeds, finite samples; the same seed gives the same audio, another
-      seed or zero noise other audio; weight norm stored as parametrizations
+      speeds, finite samples; the same seed gives the same audio, zero noise
+      other audio, another seed other noise (and the noise is N(0, 1)); weight norm stored as parametrizations
       gives the same model, stored folded the same within float rounding;
       the iSTFT round trip at the model's n_fft / hop; bad arguments.
    2. Load errors, each with its status and a message naming the culprit:
@@ -36,192 +36,13 @@
 #define GPUKIT_LLM_IMPLEMENTATION
 #include "gpukit_llm.h"
 #include "tests/gkt.h"
+#include "tests/kokoro_folder.h"
 #include <sys/stat.h>
 #include <unistd.h>
 
 static gk_ctx *dut;
 static char tmpdir[256];
 static const char *fixdir = "tests/fixtures/kokoro";
-
-/* hexgrad/Kokoro-82M's config.json, less the vocabulary (the model does not read it) */
-static const char *CONFIG =
-    "{\"istftnet\":{\"upsample_kernel_sizes\":[20,12],\"upsample_rates\":[10,6],\"gen_istft_hop_size\":5,\"gen_istft_n_fft\":20,"
-    "\"resblock_dilation_sizes\":[[1,3,5],[1,3,5],[1,3,5]],\"resblock_kernel_sizes\":[3,7,11],\"upsample_initial_channel\":512},"
-    "\"dim_in\":64,\"dropout\":0.2,\"hidden_dim\":512,\"max_conv_dim\":512,\"max_dur\":50,\"multispeaker\":true,\"n_layer\":3,\"n_mels\":80,"
-    "\"n_token\":178,\"style_dim\":128,\"text_encoder_kernel_size\":5,"
-    "\"plbert\":{\"hidden_size\":768,\"num_attention_heads\":12,\"intermediate_size\":2048,\"max_position_embeddings\":512,"
-    "\"num_hidden_layers\":12,\"dropout\":0.1},\"vocab\":{\";\":1,\"a\":43}}";
-
-/* ---- the weights' hash (tests/gen_kokoro_fixtures.py) ---- */
-static uint64_t fnv1a(const char *s) {
-    uint64_t h = 0xCBF29CE484222325ull;
-    while (*s) { h ^= (unsigned char)*s++; h *= 0x100000001B3ull; }
-    return h;
-}
-static float hash_u(uint64_t h, uint64_t i) {
-    uint64_t z = h + (i + 1) * 0x9E3779B97F4A7C15ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return (float)(z >> 40) * (1.0f / 8388608.0f) - 1.0f;
-}
-static float hash_val(uint64_t h, uint64_t i, float base, float scale) {
-    float p = scale * hash_u(h, i);
-    return base + p;
-}
-
-/* ---- model folders ---- */
-typedef struct wdesc { char name[160]; int nd; int64_t sh[3]; float base, scale; int optional; double sum; } wdesc;
-typedef struct wlist { wdesc *w; int n, cap; } wlist;
-static int64_t wnumel(const wdesc *w) {
-    int64_t n = 1;
-    int k;
-    for (k = 0; k < w->nd; k++) n *= w->sh[k];
-    return n;
-}
-static int ends(const char *s, const char *suf) { size_t a = strlen(s), b = strlen(suf); return a >= b && strcmp(s + a - b, suf) == 0; }
-static int has(const char *s, const char *x) { return strstr(s, x) != NULL; }
-
-/* the per-tensor base and scale of tests/gen_kokoro_fixtures.py's rule() */
-static void rule(wdesc *w) {
-    const char *n = w->name, *last = strrchr(n, '.') ? strrchr(n, '.') + 1 : n;
-    int64_t fan = 1;
-    int k;
-    for (k = 1; k < w->nd; k++) fan *= w->sh[k];
-    w->base = 0; w->scale = 0.1f;
-    if (strcmp(n, "predictor.duration_proj.linear_layer.bias") == 0) { w->base = -5.8f; w->scale = 0.6f; }
-    else if (strcmp(n, "predictor.duration_proj.linear_layer.weight") == 0) w->scale = 1.0f;
-    else if (strcmp(n, "predictor.F0_proj.bias") == 0) { w->base = -100.0f; w->scale = 0.0f; }
-    else if (strcmp(n, "predictor.F0_proj.weight") == 0) w->scale = 30.0f;
-    else if (has(n, "decoder.generator.conv_post.") && strcmp(last, "weight_g") == 0) { w->base = 0.4f; w->scale = 0.1f; }
-    else if (has(n, ".alpha1.") || has(n, ".alpha2.")) { w->base = 1.0f; w->scale = 0.3f; }
-    else if (strcmp(last, "gamma") == 0 || (strcmp(last, "weight") == 0 && (has(n, "LayerNorm") || has(n, "layer_norm") || ends(n, ".norm.weight")))) { w->base = 1.0f; w->scale = 0.1f; }
-    else if (strcmp(last, "beta") == 0 || (strcmp(last, "bias") == 0 && (has(n, "LayerNorm") || has(n, "layer_norm") || ends(n, ".norm.bias")))) w->scale = 0.1f;
-    else if (has(n, "embeddings") || strcmp(n, "text_encoder.embedding.weight") == 0) w->scale = 1.0f;
-    else if (strncmp(last, "weight_ih", 9) == 0 || strncmp(last, "weight_hh", 9) == 0) w->scale = (float)(1.0 / sqrt((double)(w->sh[0] / 4)));
-    else if (strncmp(last, "bias_ih", 7) == 0 || strncmp(last, "bias_hh", 7) == 0) w->scale = (float)(0.5 / sqrt((double)(w->sh[0] / 4)));
-    else if (strcmp(last, "weight_v") == 0) w->scale = (float)(1.0 / sqrt((double)fan));
-    else if (strcmp(last, "weight_g") == 0) { w->base = 0.6f; w->scale = 0.1f; }
-    else if (strcmp(last, "weight") == 0) w->scale = (float)(1.0 / sqrt((double)(fan > 1 ? fan : 1)));
-}
-
-static void list_cb(void *u, const char *name, int nd, const int64_t *sh, int optional) {
-    wlist *l = (wlist *)u;
-    wdesc *w;
-    int k;
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 256;
-        l->w = (wdesc *)realloc(l->w, sizeof(wdesc) * (size_t)l->cap);
-    }
-    w = &l->w[l->n++];
-    memset(w, 0, sizeof *w);
-    snprintf(w->name, sizeof w->name, "%s", name);
-    w->nd = nd;
-    for (k = 0; k < nd; k++) w->sh[k] = sh[k];
-    w->optional = optional;
-    rule(w);
-}
-
-static void put_file(const char *dir, const char *name, const char *text) {
-    char p[512];
-    FILE *f;
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    f = fopen(p, "wb");
-    if (!f) { printf("cannot write %s\n", p); exit(2); }
-    fputs(text, f);
-    fclose(f);
-}
-
-/* How a folder's safetensors differs from the list (for the error cases). */
-typedef struct wopts {
-    const char *skip;          /* leave this tensor out */
-    const char *reshape;       /* store this tensor as [numel / 2, 2] */
-    const char *as_i32;        /* store this tensor as I32 */
-    int optional;              /* include the optional tensors (InstanceNorm affine) */
-    int form;                  /* weight norm: 0 weight_g / weight_v, 1 parametrizations, 2 folded (<p>.weight) */
-    const char *file;          /* file name; NULL: kokoro-v1_0.safetensors */
-} wopts;
-
-/* the stored name of w under the form (a folded g is left out: NULL) */
-static const char *stored_name(const wdesc *w, int form, char *buf, size_t cap) {
-    size_t n = strlen(w->name);
-    if (form == 0 || (!ends(w->name, ".weight_g") && !ends(w->name, ".weight_v"))) { snprintf(buf, cap, "%s", w->name); return buf; }
-    if (form == 2 && ends(w->name, ".weight_g")) return NULL;
-    snprintf(buf, cap, "%.*s%s", (int)(n - 9), w->name,
-             form == 2 ? ".weight" : ends(w->name, ".weight_g") ? ".parametrizations.weight.original0" : ".parametrizations.weight.original1");
-    return buf;
-}
-
-/* the values of w (as the fixtures define them); for a folded weight, g * v / ||v|| per row */
-static float *make_values(const wdesc *w, const wlist *l, int form) {
-    int64_t n = wnumel(w), i;
-    float *x = (float *)malloc(sizeof(float) * (size_t)n);
-    uint64_t h = fnv1a(w->name);
-    for (i = 0; i < n; i++) x[i] = hash_val(h, (uint64_t)i, w->base, w->scale);
-    if (form == 2 && ends(w->name, ".weight_v")) {
-        char gname[160];
-        const wdesc *g = NULL;
-        int64_t r, j, row = n / w->sh[0];
-        int k;
-        snprintf(gname, sizeof gname, "%.*s.weight_g", (int)strlen(w->name) - 9, w->name);
-        for (k = 0; k < l->n && !g; k++)
-            if (strcmp(l->w[k].name, gname) == 0) g = &l->w[k];
-        if (!g) { printf("no %s\n", gname); exit(2); }
-        for (r = 0; r < w->sh[0]; r++) {
-            double ss = 0, f;
-            for (j = 0; j < row; j++) ss += (double)x[r * row + j] * x[r * row + j];
-            f = (double)hash_val(fnv1a(g->name), (uint64_t)r, g->base, g->scale) / sqrt(ss);
-            for (j = 0; j < row; j++) x[r * row + j] = (float)((double)x[r * row + j] * f);
-        }
-    }
-    return x;
-}
-
-static void write_weights(const char *dir, const wlist *l, const wopts *o) {
-    char p[512], nm[200], *hdr = (char *)malloc(1 << 20);
-    size_t hl = 0, off = 0;
-    uint64_t hl8;
-    int i, k;
-    FILE *f;
-    hl += (size_t)sprintf(hdr + hl, "{\"__metadata__\":{\"format\":\"pt\"}");
-    for (i = 0; i < l->n; i++) {
-        const wdesc *w = &l->w[i];
-        const char *sn = stored_name(w, o->form, nm, sizeof nm);
-        int64_t n = wnumel(w);
-        if (!sn || (w->optional && !o->optional) || (o->skip && strcmp(o->skip, sn) == 0)) continue;
-        hl += (size_t)sprintf(hdr + hl, ",\"%s\":{\"dtype\":\"%s\",\"shape\":[", sn, o->as_i32 && strcmp(o->as_i32, sn) == 0 ? "I32" : "F32");
-        if (o->reshape && strcmp(o->reshape, sn) == 0) hl += (size_t)sprintf(hdr + hl, "%lld,2", (long long)(n / 2));
-        else
-            for (k = 0; k < w->nd; k++) hl += (size_t)sprintf(hdr + hl, "%s%lld", k ? "," : "", (long long)w->sh[k]);
-        hl += (size_t)sprintf(hdr + hl, "],\"data_offsets\":[%llu,%llu]}", (unsigned long long)off, (unsigned long long)(off + (size_t)n * 4));
-        off += (size_t)n * 4;
-    }
-    hl += (size_t)sprintf(hdr + hl, "}");
-    while (hl % 8) hdr[hl++] = ' ';
-    snprintf(p, sizeof p, "%s/%s", dir, o->file ? o->file : "kokoro-v1_0.safetensors");
-    f = fopen(p, "wb");
-    if (!f) { printf("cannot write %s\n", p); exit(2); }
-    hl8 = hl;
-    fwrite(&hl8, 8, 1, f);
-    fwrite(hdr, 1, hl, f);
-    for (i = 0; i < l->n; i++) {
-        const wdesc *w = &l->w[i];
-        const char *sn = stored_name(w, o->form, nm, sizeof nm);
-        float *x;
-        if (!sn || (w->optional && !o->optional) || (o->skip && strcmp(o->skip, sn) == 0)) continue;
-        x = make_values(w, l, o->form);
-        fwrite(x, 4, (size_t)wnumel(w), f);
-        free(x);
-    }
-    fclose(f);
-    free(hdr);
-}
-
-static void rm_weights(const char *dir) {
-    char p[512];
-    snprintf(p, sizeof p, "%s/kokoro-v1_0.safetensors", dir); remove(p);
-    snprintf(p, sizeof p, "%s/model.safetensors", dir); remove(p);
-}
 
 static gk_kokoro_model *load(const char *dir) {
     gk_kokoro_model *m = NULL;
@@ -333,9 +154,29 @@ static void test_self_made(void) {
     GKT_OK(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a2));
     GKT_CHECK(a2.n == a1.n && memcmp(a1.samples, a2.samples, sizeof(float) * a1.n) == 0, "the same seed gives the same audio");
     gk_audio_free(&a2);
-    sd.seed = 8;
-    GKT_OK(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a2));
-    GKT_CHECK(a2.n == a1.n && max_err(a2.samples, a1.samples, a1.n) > 1e-4, "another seed changes the audio (%.3g)", max_err(a2.samples, a1.samples, a1.n));
+    /* the noise stream: N(0, 1) (mean and variance over 9 x 6000 values), the seed's own */
+    {
+        gk__kok_run r;
+        float *n7, *n8;
+        double mean = 0, var = 0;
+        int64_t n = 9 * 6000, j;
+        memset(&r, 0, sizeof r);
+        r.S = 6000;
+        GKT_OK(dut, gk__kok_noise(m, &r, 7));
+        n7 = to_host(r.noise, (size_t)n);
+        gk__llm_free_t(dut, &r.noise);
+        GKT_OK(dut, gk__kok_noise(m, &r, 8));
+        n8 = to_host(r.noise, (size_t)n);
+        gk__llm_free_t(dut, &r.noise);
+        for (j = 0; j < n; j++) mean += n7[j];
+        mean /= (double)n;
+        for (j = 0; j < n; j++) var += (n7[j] - mean) * (n7[j] - mean);
+        var /= (double)n;
+        GKT_CHECK(fabs(mean) < 0.03 && fabs(var - 1) < 0.05 && all_finite(n7, (size_t)n), "seeded noise: mean %.3g, variance %.3g", mean, var);
+        GKT_CHECK(max_err(n7, n8, (size_t)n) > 0.5, "another seed gives other noise");
+        free(n7);
+        free(n8);
+    }
     sd.noise = GK_KOKORO_NOISE_ZERO;
     GKT_OK(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a3));
     GKT_CHECK(a3.n == a1.n && max_err(a3.samples, a1.samples, a1.n) > 1e-4 && all_finite(a3.samples, a3.n), "zero noise changes the audio");
@@ -388,18 +229,34 @@ static void test_self_made(void) {
             GKT_OK(dut, gk__kok_align(m, &r, NULL, speeds[k], 1000));
             GKT_CHECK(r.dur && memcmp(r.dur, want, sizeof want) == 0 && r.L == L && r.S == 600 * L, "speed %.1f: durations %d %d %d %d %d, %lld frames", (double)speeds[k],
                       r.dur ? r.dur[0] : -1, r.dur ? r.dur[1] : -1, r.dur ? r.dur[2] : -1, r.dur ? r.dur[3] : -1, r.dur ? r.dur[4] : -1, (long long)r.L);
-            if (k == 3) { /* and through the public call (speed 4: a frame a token, for the CPU backend's sake) */
-                memset(&sd, 0, sizeof sd);
-                sd.speed = speeds[k];
-                sd.durations_out = dout;
-                sd.frames_out = &frames;
-                GKT_OK(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a1));
-                GKT_CHECK(memcmp(dout, want, sizeof want) == 0 && frames == L && a1.n == (size_t)(600 * L) && all_finite(a1.samples, a1.n),
-                          "speed 4 synthesized: %lld frames, %zu samples", (long long)frames, a1.n);
-                gk_audio_free(&a1);
-            }
         }
         gk__kok_run_free(m, &r);
+    }
+    /* predicted durations through the public call: one id at speed 4 (a frame a token, for the CPU backend's sake) */
+    {
+        gk__kok_run r;
+        float ds[3];
+        int32_t want[3];
+        int64_t L = 0;
+        memset(&r, 0, sizeof r);
+        GKT_OK(dut, gk__kok_begin(m, &r, ids, 1, ref));
+        GKT_OK(dut, gk__kok_bert(m, &r));
+        GKT_OK(dut, gk__kok_prosody(m, &r));
+        GKT_OK(dut, gk_copy_to_host(dut, r.dsum, ds, sizeof ds));
+        gk__kok_run_free(m, &r);
+        for (i = 0; i < 3; i++) {
+            float v = rintf(ds[i] / 4.0f);
+            want[i] = v < 1 ? 1 : (int32_t)v;
+            L += want[i];
+        }
+        memset(&sd, 0, sizeof sd);
+        sd.speed = 4.0f;
+        sd.durations_out = dout;
+        sd.frames_out = &frames;
+        GKT_OK(dut, gk_kokoro_synthesize(m, ids, 1, ref, &sd, &a1));
+        GKT_CHECK(memcmp(dout, want, sizeof want) == 0 && frames == L && a1.n == (size_t)(600 * L) && all_finite(a1.samples, a1.n),
+                  "speed 4 synthesized: durations %d %d %d, %lld frames, %zu samples", dout[0], dout[1], dout[2], (long long)frames, a1.n);
+        gk_audio_free(&a1);
     }
     /* the iSTFT round trip at the model's n_fft and hop */
     {

@@ -1,6 +1,6 @@
 /* test_math.c - the math group: elementwise math (unary, clamp, pow / maximum /
    minimum, comparisons, where, GLU, snake), reductions, softmax, cumsum,
-   top-k, sampling and Philox. Each case runs on the device under test (CUDA
+   top-k, sampling, Philox and Gaussian noise. Each case runs on the device under test (CUDA
    when present) and on the CPU reference with fresh random inputs and
    poisoned outputs; the reference is also checked here against expectations
    computed independently in double (libm), identities and hand-computed cases. */
@@ -903,6 +903,77 @@ static void test_philox(void) {
     gk_philox4x32_10(c2, k2, o);
     GKT_CHECK(o[0] == 0xd16cfe09u && o[1] == 0x94fdccebu && o[2] == 0x5001e420u && o[3] == 0x24126ea1u, "philox(pi) = %08x %08x %08x %08x", o[0], o[1], o[2], o[3]);
 }
+/* gk_randn: the device against the CPU reference; the reference against Box-Muller in double over
+   gk_philox4x32_10; offsets continue the stream; the statistics of N(0, 1); errors */
+static double randn_ref(uint64_t j, uint64_t seed) {
+    uint32_t c[4], k[2], o[4];
+    uint64_t b = j / 4;
+    int w = (int)(j % 4) & 2;
+    double u1, u2;
+    c[0] = (uint32_t)b; c[1] = (uint32_t)(b >> 32); c[2] = c[3] = 0;
+    k[0] = (uint32_t)seed; k[1] = (uint32_t)(seed >> 32);
+    gk_philox4x32_10(c, k, o);
+    u1 = ((double)(o[w] >> 8) + 0.5) / 16777216.0;
+    u2 = ((double)(o[w + 1] >> 8) + 0.5) / 16777216.0;
+    return sqrt(-2 * log(u1)) * (j % 2 ? sin(6.283185307179586 * u2) : cos(6.283185307179586 * u2));
+}
+static void test_randn(void) {
+    static const int64_t ns[5] = { 1, 3, 33, 4097, 100000 };
+    uint64_t seed = gkt_u64(), off;
+    int i;
+    for (i = 0; i < 5; i++)
+        for (off = 0; off < 8; off += 5) {
+            int64_t n = ns[i], j;
+            pair p = mk(GK_F32, 1, &n, NULL);
+            double *d = (double *)malloc(sizeof(double) * (size_t)n), *r = (double *)malloc(sizeof(double) * (size_t)n), wd = 0, wr = 0, mean = 0, var = 0, amax = 0;
+            GKT_OK(D, gk_randn(D, p.d, seed, off));
+            GKT_OK(R, gk_randn(R, p.r, seed, off));
+            getd(p, d, r);
+            for (j = 0; j < n; j++) {
+                double e = randn_ref(off + (uint64_t)j, seed);
+                if (fabs(d[j] - r[j]) > wd) wd = fabs(d[j] - r[j]);
+                if (fabs(r[j] - e) > wr) wr = fabs(r[j] - e);
+                mean += r[j];
+                if (fabs(r[j]) > amax) amax = fabs(r[j]);
+            }
+            mean /= (double)n;
+            for (j = 0; j < n; j++) var += (r[j] - mean) * (r[j] - mean);
+            var /= (double)n;
+            GKT_CHECK(wd <= 2e-6 * 6 && wr <= 2e-6 * 6, "randn n %lld offset %llu: device off by %.3g, reference off by %.3g from double Box-Muller", (long long)n,
+                      (unsigned long long)off, wd, wr);
+            GKT_CHECK(amax < 5.9, "randn: |x| up to %g", amax);
+            if (n == 100000) GKT_CHECK(fabs(mean) < 0.015 && fabs(var - 1) < 0.02, "randn: mean %.4g, variance %.4g over %lld", mean, var, (long long)n);
+            free(d);
+            free(r);
+            fr(p);
+        }
+    {   /* an offset continues the stream: [7, 107) = 100 numbers from offset 7; another seed differs */
+        int64_t n1 = 107, n2 = 100, j;
+        pair a = mk(GK_F32, 1, &n1, NULL), b = mk(GK_F32, 1, &n2, NULL), c = mk(GK_F32, 1, &n2, NULL);
+        double ad[107], ar[107], bd[100], br[100], cd[100], cr[100];
+        int same = 1, diff = 0;
+        GKT_OK(D, gk_randn(D, a.d, seed, 0)); GKT_OK(R, gk_randn(R, a.r, seed, 0));
+        GKT_OK(D, gk_randn(D, b.d, seed, 7)); GKT_OK(R, gk_randn(R, b.r, seed, 7));
+        GKT_OK(D, gk_randn(D, c.d, seed + 1, 7)); GKT_OK(R, gk_randn(R, c.r, seed + 1, 7));
+        getd(a, ad, ar); getd(b, bd, br); getd(c, cd, cr);
+        for (j = 0; j < n2; j++) {
+            same &= ad[j + 7] == bd[j] && ar[j + 7] == br[j];
+            diff += cr[j] != br[j];
+        }
+        GKT_CHECK(same, "randn: offset 7 continues the stream of offset 0");
+        GKT_CHECK(diff > 90, "randn: another seed gives other numbers (%d of 100 differ)", diff);
+        fr(a); fr(b); fr(c);
+    }
+    {   /* errors: f16 out, a non-contiguous out */
+        int64_t sh[2] = { 4, 6 };
+        pair h = mk(GK_F16, 2, sh, NULL), f = mk(GK_F32, 2, sh, NULL), t = tview(f);
+        GKT_FAILS(D, gk_randn(D, h.d, 1, 0), GK_ERR_DTYPE, "gk_randn: out is f16");
+        GKT_FAILS(D, gk_randn(D, t.d, 1, 0), GK_ERR_UNSUPPORTED, "out must be contiguous");
+        gk_tensor_free(D, t.d); gk_tensor_free(R, t.r);
+        fr(h); fr(f);
+    }
+}
+
 /* tokens of one sampling call on both sides */
 static void sample2(pair tok, pair lg, pair prev, int hasprev, const gk_sample_desc *d, double *td, double *tr) {
     gk_tensor nul;
@@ -1281,6 +1352,7 @@ int main(void) {
     test_softmax_cumsum();
     test_topk();
     test_philox();
+    test_randn();
     test_sample();
     test_errors();
     gk_ctx_destroy(D);

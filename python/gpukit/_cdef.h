@@ -533,6 +533,7 @@ typedef struct gk_sample_desc {
 } gk_sample_desc;
 gk_status gk_sample(gk_ctx *ctx, gk_tensor tokens, gk_tensor logits, gk_tensor prev, const gk_sample_desc *desc);
 void gk_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
+gk_status gk_randn(gk_ctx *ctx, gk_tensor out, uint64_t seed, uint64_t offset);
 gk_status gk_layer_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor weight, gk_tensor bias, double eps);
 gk_status gk_rms_norm(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor weight, double eps);
 gk_status gk_add_rms_norm(gk_ctx *ctx, gk_tensor out, gk_tensor h, gk_tensor x, gk_tensor residual, gk_tensor weight, double eps);

@@ -88,7 +88,7 @@ typedef struct gk_kokoro_config {
     int64_t n_fft, hop;            /* gen_istft_n_fft, gen_istft_hop_size */
     /* derived */
     int64_t samples_per_frame;     /* 2 * prod(upsample_rates) * hop */
-    gk_dtype weights_dtype;        /* of bert_encoder.weight in the file */
+    gk_dtype weights_dtype;        /* of the first tensor in the file (bert's word embeddings) */
 } gk_kokoro_config;
 
 typedef struct gk_kokoro_desc {
@@ -113,8 +113,8 @@ GKLLMDEF gk_status gk_kokoro_set_stream(gk_kokoro_model *m, gk_stream *s);
 
 /* SineGen's Gaussian noise: a stream of the seed (the default), or none. */
 typedef enum gk_kokoro_noise {
-    GK_KOKORO_NOISE_SEEDED = 0,    /* N(0, 1) values from Philox4x32-10 (key: the seed) and Box-Muller:
-                                      the same seed gives the same audio on one backend */
+    GK_KOKORO_NOISE_SEEDED = 0,    /* N(0, 1) values of gk_randn (the seed, offset 0; sample t, harmonic h is
+                                      number 9 t + h): the same seed gives the same audio on one backend */
     GK_KOKORO_NOISE_ZERO = 1       /* no noise: the unvoiced source is silent */
 } gk_kokoro_noise;
 

@@ -595,35 +595,22 @@ static gk_status gk__kok_generate(gk_kokoro_model *m, gk__kok_run *r) {
     return V.st;
 }
 
-/* SineGen's noise of the seed: element (t, h) of torch's [S, 9] layout is N(0, 1) number t * 9 + h of the
-   stream (Philox4x32-10 block i / 4, key = seed; Box-Muller on its two pairs of words); r->noise [1, 9, S] */
+/* SineGen's noise of the seed: element (t, h) of torch's [S, 9] layout is gk_randn's number t * 9 + h
+   of the seed (on the device); r->noise [1, 9, S] */
 static gk_status gk__kok_noise(gk_kokoro_model *m, gk__kok_run *r, uint64_t seed) {
-    int64_t S = r->S, H = GK_KOKORO_HARMONICS, n = S * H, i, sh[3];
-    float *buf = (float *)gk__u_malloc(sizeof(float) * (size_t)n);
-    uint32_t key[2], ctr[4], o[4];
-    gk_status s;
-    if (!buf) return gk_error_set(m->ctx, GK_ERR_OUT_OF_MEMORY, "gk_kokoro_synthesize: out of host memory for the noise (%lld values)", (long long)n);
-    key[0] = (uint32_t)seed; key[1] = (uint32_t)(seed >> 32);
-    for (i = 0; i < n; i += 4) {
-        int64_t b = i / 4, q;
-        double g[4];
-        ctr[0] = (uint32_t)b; ctr[1] = (uint32_t)((uint64_t)b >> 32); ctr[2] = 0; ctr[3] = 0;
-        gk_philox4x32_10(ctr, key, o);
-        for (q = 0; q < 2; q++) {
-            double u1 = ((double)o[2 * q] + 0.5) * (1.0 / 4294967296.0), u2 = ((double)o[2 * q + 1] + 0.5) * (1.0 / 4294967296.0);
-            double rr = sqrt(-2.0 * log(u1)), a = 6.283185307179586476925 * u2;
-            g[2 * q] = rr * cos(a);
-            g[2 * q + 1] = rr * sin(a);
-        }
-        for (q = 0; q < 4 && i + q < n; q++) {
-            int64_t e = i + q, t = e / H, h = e % H;
-            buf[h * S + t] = (float)g[q];
-        }
-    }
-    sh[0] = 1; sh[1] = H; sh[2] = S;
-    s = gk_tensor_from_host(m->ctx, GK_F32, 3, sh, buf, &r->noise);
-    gk__u_free(buf);
-    return s;
+    int64_t S = r->S, H = GK_KOKORO_HARMONICS;
+    gk_tensor z;
+    gk__lv V;
+    int perm[2];
+    memset(&V, 0, sizeof V);
+    V.ctx = m->ctx;
+    z = gk__kok_new(&V, 2, S, H, 0);
+    gk__kok_alloc(&V, &r->noise, 3, 1, H, S);
+    GK__LV_DO(&V, gk_randn(m->ctx, z, seed, 0));
+    perm[0] = 1; perm[1] = 0;
+    GK__LV_DO(&V, gk_permute(m->ctx, gk__lv_reshape(&V, r->noise, 2, H, S, 0, 0), z, perm));
+    gk__lv_free(&V);
+    return V.st;
 }
 
 /* the first non-finite value of a host array, or -1 */

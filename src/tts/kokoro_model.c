@@ -517,15 +517,15 @@ static void gk__kok_ada_w(gk__kok_ld *ld, gk__kok_ada *a, const char *p, int64_t
     gk_kokoro_model *m = ld->m;
     int64_t S = m->cfg.style_dim, sh[2], r, j;
     char fw[200], fb[200], nw[200], nb[200];
-    const gk_st_tensor_info *tw, *tb, *tnw = NULL, *tnb = NULL;
+    const gk_st_tensor_info *tnw = NULL, *tnb = NULL;
     if (ld->s != GK_OK) return;
     snprintf(fw, sizeof fw, "%s.fc.weight", p);
     snprintf(fb, sizeof fb, "%s.fc.bias", p);
     snprintf(nw, sizeof nw, "%s.norm.weight", p);
     snprintf(nb, sizeof nb, "%s.norm.bias", p);
     sh[0] = 2 * C; sh[1] = S;
-    tw = gk__kok_find(ld, fw, 2, sh, 0, 0);
-    tb = gk__kok_find(ld, fb, 1, sh, 0, 0);
+    gk__kok_find(ld, fw, 2, sh, 0, 0);
+    gk__kok_find(ld, fb, 1, sh, 0, 0);
     sh[0] = C;
     if (affine) {
         tnw = gk__kok_find(ld, nw, 1, sh, 0, 1);
@@ -562,7 +562,6 @@ static void gk__kok_ada_w(gk__kok_ld *ld, gk__kok_ada *a, const char *p, int64_t
                 b[r] = (float)(wa * (1.0 + bg));
             }
         gk__u_free(aw); gk__u_free(ab);
-        (void)tw; (void)tb;
     }
 }
 

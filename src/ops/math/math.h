@@ -1,4 +1,4 @@
-/* >>api_ops_math: more elementwise ops, reductions, softmax, cumsum, top-k, sampling
+/* >>api_ops_math: more elementwise ops, reductions, softmax, cumsum, top-k, sampling, Gaussian noise
    (declarations of this group go below this line) */
 /* Elementwise math. Float ops take f32, f64, f16 or bf16 (16-bit compute in
    f32, f64 in double); inputs broadcast to the output (NumPy rules, any
@@ -118,5 +118,12 @@ typedef struct gk_sample_desc {
 GKDEF gk_status gk_sample(gk_ctx *ctx, gk_tensor tokens, gk_tensor logits, gk_tensor prev, const gk_sample_desc *desc);
 /* One Philox4x32-10 block: out = philox(counter, key) (the generator gk_sample uses). */
 GKDEF void gk_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
+/* Gaussian noise N(0, 1) on the device: element i of out (f32, contiguous, any shape) is number
+   offset + i of the stream of seed. Number j comes from Philox4x32-10 block j / 4 (counter {block lo,
+   block hi, 0, 0}, key {seed lo, seed hi}) by Box-Muller in float: words w0, w1 give numbers 0 and 1
+   of the block (r cos t, r sin t), words w2, w3 numbers 2 and 3, with u = ((w >> 8) + 0.5) 2^-24 in
+   (0, 1), r = sqrt(-2 log u_first), t = 2 pi u_second (so |x| < 5.9). The same seed and offset give
+   the same numbers; the CPU and CUDA backends agree up to the rounding of logf, sqrtf, sinf, cosf. */
+GKDEF gk_status gk_randn(gk_ctx *ctx, gk_tensor out, uint64_t seed, uint64_t offset);
 /* end of >>api_ops_math */
 

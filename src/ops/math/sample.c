@@ -496,5 +496,61 @@ GKDEF gk_status gk_sample(gk_ctx *ctx, gk_tensor tokens, gk_tensor logits, gk_te
     return st;
 }
 
+/* ---- Gaussian noise (gk_randn) ---- */
+typedef struct gk__randn_p { float *out; int64_t n; uint64_t off; uint32_t k0, k1; } gk__randn_p;
+/* number j of the stream of key (k0, k1): the CUDA kernel gk_randn_f32 computes the same in the same order */
+static float gk__randn_one(uint64_t j, uint32_t k0, uint32_t k1) {
+    uint32_t c[4], key[2], o[4];
+    uint64_t b = j >> 2;
+    int q = (int)(j & 3), w = q & 2;
+    float u1, u2, r, t;
+    c[0] = (uint32_t)b; c[1] = (uint32_t)(b >> 32); c[2] = 0; c[3] = 0;
+    key[0] = k0; key[1] = k1;
+    gk_philox4x32_10(c, key, o);
+    u1 = ((float)(o[w] >> 8) + 0.5f) * 5.9604644775390625e-8f;
+    u2 = ((float)(o[w + 1] >> 8) + 0.5f) * 5.9604644775390625e-8f;
+    r = sqrtf(-2.0f * logf(u1));
+    t = 6.28318548f * u2;
+    return (q & 1) ? r * sinf(t) : r * cosf(t);
+}
+static int gk__randn_cpu(const void *vp) {
+    const gk__randn_p *p = (const gk__randn_p *)vp;
+    int64_t i;
+    for (i = 0; i < p->n; i++) p->out[i] = gk__randn_one(p->off + (uint64_t)i, p->k0, p->k1);
+    return 0;
+}
+GKDEF gk_status gk_randn(gk_ctx *ctx, gk_tensor out, uint64_t seed, uint64_t offset) {
+    static const char *const names[1] = { "out" };
+    const char *where = "gk_randn";
+    gk__opnds ops;
+    gk__randn_p p;
+    gk_status st;
+    GK__ENTER(ctx, where);
+    memset(&p, 0, sizeof p);
+    st = gk__operands(ctx, &ops, &out, names, 1, where);
+    if (st == GK_OK && ops.s[0]->dtype != GK_F32) st = gk__err(ctx, GK_ERR_DTYPE, "%s: out is %s; the noise is f32", where, gk_dtype_name(ops.s[0]->dtype));
+    if (st == GK_OK && !gk__is_contig(ops.s[0])) st = gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: out must be contiguous (use a contiguous tensor, then gk_copy)", where);
+    if (st == GK_OK) {
+        p.n = gk__numel(ops.s[0]);
+        p.off = offset;
+        p.k0 = (uint32_t)seed; p.k1 = (uint32_t)(seed >> 32);
+    }
+    if (st == GK_OK && p.n == 0) { gk__unlock(&ctx->mu); return GK_OK; }
+    if (st == GK_OK) st = gk__operands_use(ctx, &ops, where);
+    if (st == GK_OK) {
+        gk__cu_ptr po = gk__slot_addr(ops.s[0]);
+        p.out = (float *)(uintptr_t)po;
+        if (ctx->backend == GK_BACKEND_CPU) st = gk__cpu_run(ctx, gk__randn_cpu, &p, sizeof p, where);
+        else {
+            void *args[5];
+            args[0] = &po; args[1] = &p.n; args[2] = &p.off; args[3] = &p.k0; args[4] = &p.k1;
+            st = gk__launch(ctx, GK__MOD_SAMPLE, "gk_randn_f32", p.n, args, where);
+        }
+    }
+    gk__operands_done(ctx, &ops, st);
+    gk__unlock(&ctx->mu);
+    return st;
+}
+
 /* end of >>ops_math */
 

@@ -261,6 +261,22 @@ __device__ __forceinline__ void gk_philox(gk_u32 c[4], gk_u32 k0, gk_u32 k1) {
     }
 }
 
+// Gaussian noise (gk_randn): element i = number off + i of the stream of key (k0, k1), as gk__randn_one
+extern "C" __global__ void gk_randn_f32(float *out, gk_i64 n, gk_u64 off, gk_u32 k0, gk_u32 k1) {
+    for (gk_i64 i = GK_TID; i < n; i += GK_NTHREADS) {
+        gk_u64 j = off + (gk_u64)i, b = j >> 2;
+        int q = (int)(j & 3), w = q & 2;
+        gk_u32 c[4];
+        c[0] = (gk_u32)b; c[1] = (gk_u32)(b >> 32); c[2] = 0u; c[3] = 0u;
+        gk_philox(c, k0, k1);
+        // rounded step by step, as the CPU reference
+        float u1 = __fmul_rn(__fadd_rn((float)(c[w] >> 8), 0.5f), 5.9604644775390625e-8f);
+        float u2 = __fmul_rn(__fadd_rn((float)(c[w + 1] >> 8), 0.5f), 5.9604644775390625e-8f);
+        float r = sqrtf(__fmul_rn(-2.0f, logf(u1))), t = __fmul_rn(6.28318548f, u2);
+        out[i] = (q & 1) ? __fmul_rn(r, sinf(t)) : __fmul_rn(r, cosf(t));
+    }
+}
+
 // the layout of gk__sp in gpukit.h
 struct gk_sp {
     double log_min_p, top_p;
