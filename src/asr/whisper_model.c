@@ -349,7 +349,7 @@ GKLLMDEF gk_status gk_whisper_tokenizer_load(const char *dir, gk_tokenizer **out
         s = gk_tokenizer_load_mem(js.data, js.len, out);
         if (s != GK_OK) {
             char pre[4300];
-            snprintf(pre, sizeof pre, "%s: %s + merges.txt: ", W, pv);
+            snprintf(pre, sizeof pre, "%s: %.3000s + merges.txt: ", W, pv);
             s = gk__u_tl_move(NULL, &sv, s, pre);
         }
     }
