@@ -284,9 +284,14 @@ expect 2 'unknown option --frobnicate' "$B/transcribe" "$WM" --frobnicate "$T/on
 expect 2 '--language needs a value' "$B/transcribe" "$WM" "$T/one.wav" --language
 expect 2 '--max-tokens 12x' "$B/transcribe" "$WM" --max-tokens 12x "$T/one.wav"
 expect 2 '--output-format doc' "$B/transcribe" "$WM" --output-format doc "$T/one.wav"
-expect 2 '--beam 5: not implemented yet' "$B/transcribe" "$WM" --beam 5 "$T/one.wav"
-expect 2 '--batch 4: not implemented yet' "$B/transcribe" "$WM" --batch 4 "$T/one.wav"
-expect 2 '--word-timestamps: not implemented yet' "$B/transcribe" "$WM" --word-timestamps "$T/one.wav"
+expect 2 '--beam 17: expected an integer in 1..16' "$B/transcribe" "$WM" --beam 17 "$T/one.wav"
+expect 2 '--batch 0: expected an integer in 1..64' "$B/transcribe" "$WM" --batch 0 "$T/one.wav"
+expect 1 'word_timestamps needs the model folder' "$B/transcribe" "$WM" --backend cpu --word-timestamps "$T/one.wav"
+# beams and two files decoded together: one JSON each
+cp "$T/one.wav" "$T/two.wav"
+mkdir -p "$T/beams"
+expect 0 'x real time' "$B/transcribe" "$WM" --backend cpu --max-tokens 4 --beam 2 --batch 2 --language en --output-format json --output-dir "$T/beams" "$T/one.wav" "$T/two.wav"
+if grep -q '"segments"' "$T/beams/one.json" && grep -q '"segments"' "$T/beams/two.json"; then ok; else bad "transcribe --beam 2 --batch 2: missing JSON in $T/beams"; fi
 expect 2 'no FILE.wav given' "$B/transcribe" "$WM"
 expect 1 "$T/nowhere.wav" "$B/transcribe" "$WM" --backend cpu "$T/nowhere.wav"
 expect 1 "$T/bad.wav" "$B/transcribe" "$WM" --backend cpu "$T/bad.wav"
