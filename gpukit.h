@@ -1418,6 +1418,20 @@ GKDEF gk_status gk_conv1d(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
                           int64_t dilation, int64_t groups);
 GKDEF gk_status gk_conv1d_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride, int64_t padding, int64_t dilation,
                               int64_t groups, gk_tensor *out);
+/* conv1d with its options in a desc (zeroed: stride 1, padding 0,
+   dilation 1, one group, f32 exact). allow_tf32: f32 data may run on TF32
+   tensor cores (10-bit mantissas in, f32 accumulation; relative error
+   ~1e-3) where the shape allows (stride 1, one group, >= 64 output
+   channels, kernel and dilation <= 64; else the exact kernel). The CPU
+   backend always computes in f32. */
+typedef struct gk_conv1d_desc {
+    int64_t stride;                /* 0: 1 */
+    int64_t padding;
+    int64_t dilation;              /* 0: 1 */
+    int64_t groups;                /* 0: 1 */
+    int allow_tf32;
+} gk_conv1d_desc;
+GKDEF gk_status gk_conv1d_ex(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, const gk_conv1d_desc *desc);
 /* conv_transpose1d: x [B, Cin, L], w [Cin, Cout/groups, K] -> out [B, Cout, Lout],
    Lout = (L-1)*stride - 2*padding + dilation*(K-1) + output_padding + 1
    (output_padding < stride or < dilation, as PyTorch). */
@@ -7938,10 +7952,10 @@ static gk_status gk__elementwise(gk_ctx *ctx, int op, const gk_tensor *ts, int n
                     int64_t vec = 16 / (int64_t)es;
                     bases[0] = po; bases[1] = pa; bases[2] = pb;
                     if (gk__nd_vec_ok(&p.nd, 3, bases, vec)) {
-                        /* rows of 32+ vectors go a warp a row: about as many
-                           warps as are resident (4 blocks of 256 an SM) */
+                        /* rows of 32+ vectors go a warp a segment of at most 1024 vectors (the kernel's):
+                           about as many warps as are resident (4 blocks of 256 an SM) */
                         int64_t nv = p.nd.n / vec, wv = p.nd.shape[p.nd.ndim - 1] / vec, work = nv;
-                        if (wv >= 32) work = 256 * GK__MIN((nv / wv + 7) / 8, (int64_t)ctx->info.sm_count * 4);
+                        if (wv >= 32) work = 256 * GK__MIN((nv / wv * ((wv + 1023) / 1024) + 7) / 8, (int64_t)ctx->info.sm_count * 4);
                         st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][2][p.dt], work, args, where);
                     }
                     else st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][0][p.dt], p.nd.n, args, where);
@@ -11106,6 +11120,10 @@ static int gk__ln_persist(gk_ctx *ctx, int64_t rows, int vi) {
 }
 
 static const char *const gk__k_gnorm[5] = { "gk_gnorm_f32_f32", "gk_gnorm_f16_f16", "gk_gnorm_f16_f32", "gk_gnorm_bf16_bf16", "gk_gnorm_bf16_f32" };
+static const char *const gk__k_gnorm_part[5] = { "gk_gnorm_part_f32_f32", "gk_gnorm_part_f16_f16", "gk_gnorm_part_f16_f32", "gk_gnorm_part_bf16_bf16",
+                                                 "gk_gnorm_part_bf16_f32" };
+static const char *const gk__k_gnorm_apply[5] = { "gk_gnorm_apply_f32_f32", "gk_gnorm_apply_f16_f16", "gk_gnorm_apply_f16_f32", "gk_gnorm_apply_bf16_bf16",
+                                                  "gk_gnorm_apply_bf16_f32" };
 
 enum { GK__NK_LAYER = 0, GK__NK_RMS, GK__NK_ADDRMS, GK__NK_GROUP, GK__NK_INSTANCE, GK__NK_ADAIN };
 
@@ -11319,6 +11337,28 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
             args[0] = &p.rows; args[1] = &Di; args[2] = &p.mode; args[3] = &p.eps; args[4] = &px; args[5] = &pr;
             args[6] = &ph; args[7] = &po; args[8] = &pw; args[9] = &pb;
             st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_rownorm[p.mode == 2][combo][vi], grid, block, 0, args, where);
+        } else if (p.mode != 2 && p.L >= 16384 && p.rows < 2 * (int64_t)ctx->info.sm_count && p.rows <= 65535) {
+            /* few long rows: split into chunks of >= 4096 columns, about 4 blocks an SM in all
+               (gk_gnorm_part, then gk_gnorm_apply); the partial statistics in the workspace */
+            int64_t want = (4 * (int64_t)ctx->info.sm_count + p.rows - 1) / p.rows, chunk;
+            int splits = (int)GK__MIN(GK__MIN(want, p.L / 4096), (int64_t)1024);
+            gk__cu_ptr pws = 0;
+            void *args[15];
+            unsigned g2[3], b2[3] = { 256, 1, 1 };
+            if (splits < 1) splits = 1;
+            chunk = (p.L + splits - 1) / splits;
+            g2[0] = (unsigned)splits; g2[1] = (unsigned)p.rows; g2[2] = 1;
+            st = gk__workspace(ctx, (size_t)p.rows * (size_t)splits * 8, &pws, where);
+            if (st == GK_OK) {
+                args[0] = &p.L; args[1] = &splits; args[2] = &chunk; args[3] = &p.mode; args[4] = &px; args[5] = &pws;
+                st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_gnorm_part[combo], g2, b2, 0, args, where);
+                if (st == GK_OK) {
+                    args[0] = &p.L; args[1] = &p.R; args[2] = &p.cpg; args[3] = &p.S; args[4] = &splits; args[5] = &chunk; args[6] = &p.mode;
+                    args[7] = &p.eps; args[8] = &px; args[9] = &po; args[10] = &pw; args[11] = &pb; args[12] = &pws;
+                    st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_gnorm_apply[combo], g2, b2, 0, args, where);
+                }
+                gk__unuse(ctx, ctx->ws);
+            }
         } else {
             void *args[13];
             block[0] = p.L >= 256 ? 256 : (unsigned)((p.L + 31) / 32 * 32);
@@ -12642,10 +12682,73 @@ static int64_t gk__conv_len(int64_t L, int64_t K, int64_t s, int64_t pd, int64_t
     return (L - 1) * s - 2 * pd + d * (K - 1) + op + 1;
 }
 
-/* The one entry of the convolutions: nsp = 1 (1-d: H = 1) or 2. */
+/* ---- 1-d convolution on TF32 tensor cores (conv_tc.cu) ---- */
+typedef struct gk__convtcp { /* the layout of gk_convtcp in src/ops/signal/conv_tc.cu */
+    int64_t B, Cin, L, Cout, Lo;
+    int KW, pad, dil, RS, XS, ST, has_bias;
+    int wal, xal; /* 16-byte weight rows / input rows (else 4-byte copies) */
+    int pad_;
+} gk__convtcp;
+#define GK__CTC_CK 8   /* input channels per reduction chunk (one m16n8k8 step per tap) */
+#define GK__CTC_BN 128 /* output positions per block */
+
+/* Shared-memory row strides (floats): Ws rows of 8 * KW weights padded to
+   4 (mod 32), Xs rows of 128 + (KW - 1) * dil + 3 values padded to 8 (mod 32). */
+static void gk__convtc_strides(const gk__convp *p, int *rs, int *xs) {
+    int64_t r = GK__CTC_CK * p->KW, x = GK__CTC_BN + (p->KW - 1) * p->dw + 3;
+    r += ((4 - r % 32) + 32) % 32;
+    x += ((8 - x % 32) + 32) % 32;
+    *rs = (int)r;
+    *xs = (int)x;
+}
+static size_t gk__convtc_smem(const gk__convp *p, int bm, int st) {
+    int rs, xs;
+    gk__convtc_strides(p, &rs, &xs);
+    return (size_t)st * ((size_t)bm * (size_t)rs + GK__CTC_CK * (size_t)xs) * 4;
+}
+/* What the kernel takes: f32, 1-d, stride 1, one group, at least 64 output
+   channels, taps and dilation small enough for shared memory. Anything else
+   runs on the f32 kernel (TF32 is a permission, not a requirement). */
+static int gk__convtc_fits(gk_ctx *ctx, const gk__convp *p, gk_dtype dt) {
+    if (dt != GK_F32 || p->H != 1 || p->KH != 1 || p->transposed || p->groups != 1 || p->sw != 1 || ctx->info.cc_major < 8) return 0;
+    if (p->Cout < 64 || p->KW > 64 || p->dw > 64 || p->pw > INT32_MAX / 2) return 0;
+    return gk__convtc_smem(p, 64, 2) <= (size_t)ctx->info.max_smem_per_block_optin;
+}
+static gk_status gk__convtc_launch(gk_ctx *ctx, const gk__convp *p, const gk__slot *so, const gk__slot *sx, const gk__slot *sw,
+                                   const gk__slot *sb, const char *where) {
+    gk__convtcp c;
+    gk__cu_ptr po = gk__slot_addr(so), px = gk__slot_addr(sx), pw = gk__slot_addr(sw), pb = sb ? gk__slot_addr(sb) : 0;
+    unsigned grid[3], block[3] = { 256, 1, 1 };
+    void *args[5];
+    /* the first (rows, stages) that fits: 128-row tiles for >= 128 outputs, 3 stages where shared memory allows */
+    static const int cand[4][2] = { { 128, 3 }, { 128, 2 }, { 64, 3 }, { 64, 2 } };
+    int bm = 64, stg = 2, i;
+    size_t smem = gk__convtc_smem(p, 64, 2), optin = (size_t)ctx->info.max_smem_per_block_optin;
+    memset(&c, 0, sizeof c);
+    for (i = p->Cout >= 128 ? 0 : 2; i < 4; i++)
+        if (gk__convtc_smem(p, cand[i][0], cand[i][1]) <= optin) {
+            bm = cand[i][0];
+            stg = cand[i][1];
+            smem = gk__convtc_smem(p, bm, stg);
+            break;
+        }
+    c.B = p->B; c.Cin = p->Cin; c.L = p->W; c.Cout = p->Cout; c.Lo = p->Wo;
+    c.KW = (int)p->KW; c.pad = (int)p->pw; c.dil = (int)p->dw; c.ST = stg; c.has_bias = p->has_bias;
+    c.wal = (p->Cin * p->KW) % 4 == 0 && (pw & 15) == 0;
+    c.xal = p->W % 4 == 0 && (px & 15) == 0;
+    gk__convtc_strides(p, &c.RS, &c.XS);
+    grid[0] = (unsigned)((p->Wo + GK__CTC_BN - 1) / GK__CTC_BN);
+    grid[1] = (unsigned)((p->Cout + bm - 1) / bm);
+    grid[2] = (unsigned)p->B;
+    args[0] = &c; args[1] = &po; args[2] = &px; args[3] = &pw; args[4] = &pb;
+    return gk__launch_cfg(ctx, GK__MOD_CONV_TC, bm == 128 ? "gk_convtc_128" : "gk_convtc_64", grid, block, (unsigned)smem, args, where);
+}
+
+/* The one entry of the convolutions: nsp = 1 (1-d: H = 1) or 2. tf32: f32
+   1-d convolutions may run on TF32 tensor cores (gk__convtc_fits). */
 static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, int nsp, int transposed,
                           const int64_t *stride, const int64_t *padding, const int64_t *dilation, const int64_t *outpad, int64_t groups,
-                          const char *where) {
+                          int tf32, const char *where) {
     static const char *const names[4] = { "out", "x", "w", "bias" };
     gk_tensor ts[4];
     gk__opnds ops;
@@ -12729,6 +12832,8 @@ static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
             q.w = (const char *)(uintptr_t)gk__slot_addr(ops.s[2]);
             q.bias = ops.s[3] ? (const char *)(uintptr_t)gk__slot_addr(ops.s[3]) : NULL;
             st = gk__cpu_run(ctx, gk__conv_cpu, &q, sizeof q, where);
+        } else if (tf32 && gk__convtc_fits(ctx, p, q.dt)) {
+            st = gk__convtc_launch(ctx, p, ops.s[0], ops.s[1], ops.s[2], ops.s[3], where);
         } else {
             static const char *const kn[2][GK_DTYPE_COUNT] = { { "gk_conv_f32", NULL, "gk_conv_f16", "gk_conv_bf16" },
                                                               { "gk_conv128_f32", NULL, "gk_conv128_f16", "gk_conv128_bf16" } };
@@ -12786,16 +12891,25 @@ static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
 
 GKDEF gk_status gk_conv1d(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride, int64_t padding,
                           int64_t dilation, int64_t groups) {
-    return gk__conv(ctx, out, x, w, bias, 1, 0, &stride, &padding, &dilation, NULL, groups, "gk_conv1d");
+    return gk__conv(ctx, out, x, w, bias, 1, 0, &stride, &padding, &dilation, NULL, groups, 0, "gk_conv1d");
+}
+GKDEF gk_status gk_conv1d_ex(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, const gk_conv1d_desc *desc) {
+    gk_conv1d_desc d;
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    if (d.stride == 0) d.stride = 1;
+    if (d.dilation == 0) d.dilation = 1;
+    if (d.groups == 0) d.groups = 1;
+    return gk__conv(ctx, out, x, w, bias, 1, 0, &d.stride, &d.padding, &d.dilation, NULL, d.groups, d.allow_tf32 != 0, "gk_conv1d_ex");
 }
 GKDEF gk_status gk_conv_transpose1d(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride,
                                     int64_t padding, int64_t output_padding, int64_t groups, int64_t dilation) {
-    return gk__conv(ctx, out, x, w, bias, 1, 1, &stride, &padding, &dilation, &output_padding, groups, "gk_conv_transpose1d");
+    return gk__conv(ctx, out, x, w, bias, 1, 1, &stride, &padding, &dilation, &output_padding, groups, 0, "gk_conv_transpose1d");
 }
 GKDEF gk_status gk_conv2d(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, const int64_t stride[2],
                           const int64_t padding[2], const int64_t dilation[2], int64_t groups) {
     if (!stride || !padding || !dilation) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_conv2d: stride, padding or dilation is NULL");
-    return gk__conv(ctx, out, x, w, bias, 2, 0, stride, padding, dilation, NULL, groups, "gk_conv2d");
+    return gk__conv(ctx, out, x, w, bias, 2, 0, stride, padding, dilation, NULL, groups, 0, "gk_conv2d");
 }
 /* _new: computes the output shape from x and w (the op validates the rest) */
 static gk_status gk__conv_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor bias, int nsp, int transposed, const int64_t *stride,
@@ -12823,7 +12937,7 @@ static gk_status gk__conv_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor b
         if (so[2 + i] < 0) so[2 + i] = 0;
     }
     GK__TRY(gk__sg_alloc(ctx, x, -1, nsp + 2, so, &t, where));
-    st = gk__conv(ctx, t, x, w, bias, nsp, transposed, stride, padding, dilation, outpad, groups, where);
+    st = gk__conv(ctx, t, x, w, bias, nsp, transposed, stride, padding, dilation, outpad, groups, 0, where);
     return gk__finish_new(ctx, st, t, out);
 }
 GKDEF gk_status gk_conv1d_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride, int64_t padding, int64_t dilation,

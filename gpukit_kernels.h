@@ -7,25 +7,26 @@
 #define GK__MOD_ATTENTION 0
 #define GK__MOD_CAST 1
 #define GK__MOD_CONV 2
-#define GK__MOD_ELEMENTWISE 3
-#define GK__MOD_FFT 4
-#define GK__MOD_FLASH 5
-#define GK__MOD_FLASH_WG 6
-#define GK__MOD_GEMM 7
-#define GK__MOD_GEMM_F32 8
-#define GK__MOD_GEMM_TC 9
-#define GK__MOD_GEMM_TC_F16 10
-#define GK__MOD_GEMM_TC_TF32 11
-#define GK__MOD_GEMM_WG 12
-#define GK__MOD_LAYOUT 13
-#define GK__MOD_LLM 14
-#define GK__MOD_LSTM 15
-#define GK__MOD_MATH 16
-#define GK__MOD_NORM 17
-#define GK__MOD_REDUCE 18
-#define GK__MOD_ROPE 19
-#define GK__MOD_SAMPLE 20
-#define GK__MOD_COUNT 21
+#define GK__MOD_CONV_TC 3
+#define GK__MOD_ELEMENTWISE 4
+#define GK__MOD_FFT 5
+#define GK__MOD_FLASH 6
+#define GK__MOD_FLASH_WG 7
+#define GK__MOD_GEMM 8
+#define GK__MOD_GEMM_F32 9
+#define GK__MOD_GEMM_TC 10
+#define GK__MOD_GEMM_TC_F16 11
+#define GK__MOD_GEMM_TC_TF32 12
+#define GK__MOD_GEMM_WG 13
+#define GK__MOD_LAYOUT 14
+#define GK__MOD_LLM 15
+#define GK__MOD_LSTM 16
+#define GK__MOD_MATH 17
+#define GK__MOD_NORM 18
+#define GK__MOD_REDUCE 19
+#define GK__MOD_ROPE 20
+#define GK__MOD_SAMPLE 21
+#define GK__MOD_COUNT 22
 #define GK__HEADER_COUNT 6
 
 /* src/ops/attention/attention.cu */
@@ -1423,6 +1424,197 @@ static const char *const gk__src_conv[] = {
     ,
     NULL};
 
+/* src/ops/signal/conv_tc.cu */
+static const char *const gk__src_conv_tc[] = {
+    /* chunk */
+    "// conv_tc.cu - 1-d convolution (stride 1, one group) of f32 data on TF32\n"
+    "// tensor cores, used only when the caller allows TF32 (gk_conv1d_ex).\n"
+    "// out[b][co][t] = bias[co] + sum_{ci, k} w[co][ci][k] * x[b][ci][t + k*dil - pad]\n"
+    "// as an implicit GEMM: M = output channels, N = output positions, and the\n"
+    "// reduction walks channel chunks of 8 (one m16n8k8 step) with every tap of the\n"
+    "// kernel inside the chunk. Per chunk, shared memory holds\n"
+    "//   Ws  BM rows (output channels) of the chunk's 8 * KW weights, contiguous in\n"
+    "//       the weight's [Cout][Cin][KW] layout (16-byte cp.async rows), row stride\n"
+    "//       RS = 4 (mod 32) floats: a fragment's 32 reads (row g, column tg * KW)\n"
+    "//       hit 32 banks for odd KW;\n"
+    "//   Xs  8 rows (input channels) of the input from the 16-byte aligned position\n"
+    "//       at or before t0 - pad, BN + (KW - 1) * dil + 3 values, row stride\n"
+    "//       XS = 8 (mod 32): reads (row tg, column g + c) hit 32 banks.\n"
+    "// The input is read once per chunk and reused by every tap (no im2col).\n"
+    "// Positions outside [0, L) are zero-filled by cp.async (src-size 0): 16-byte\n"
+    "// copies when the rows allow them (L % 4 == 0 and an aligned address: every\n"
+    "// chunk is wholly inside or outside; Cin * KW % 4 == 0 for the weights), else\n"
+    "// 4-byte copies from t0 - pad itself. The f32 values\n"
+    "// go to the tensor cores unrounded (the hardware reads their TF32 bits).\n"
+    "// ST-stage cp.async pipeline; 256 threads = 8 warps as 2 (m) x 4 (n).\n"
+    "// gk_convtcp matches gk__convtcp in gpukit.h (src/ops/signal/conv.c).\n"
+    "#include \"gk_common.cuh\"\n"
+    "\n"
+    "struct gk_convtcp {\n"
+    "    gk_i64 B, Cin, L, Cout, Lo;\n"
+    "    int KW, pad, dil, RS, XS, ST, has_bias;\n"
+    "    int wal, xal; // 16-byte weight rows / input rows (else 4-byte copies)\n"
+    "    int pad_;\n"
+    "};\n"
+    "\n"
+    "__device__ __forceinline__ unsigned gk_ctc_smem(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }\n"
+    "__device__ __forceinline__ void gk_ctc_cp16(unsigned dst, const void *src, int bytes) {\n"
+    "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16, %2;\\n\" ::\"r\"(dst), \"l\"(src), \"r\"(bytes));\n"
+    "}\n"
+    "__device__ __forceinline__ void gk_ctc_cp4(unsigned dst, const void *src, int bytes) {\n"
+    "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4, %2;\\n\" ::\"r\"(dst), \"l\"(src), \"r\"(bytes));\n"
+    "}\n"
+    "__device__ __forceinline__ void gk_ctc_commit() { asm volatile(\"cp.async.commit_group;\\n\" ::); }\n"
+    "__device__ __forceinline__ void gk_ctc_wait(int n) {\n"
+    "    // wait_group takes an immediate: the pipeline depth is 2..4\n"
+    "    if (n <= 0) asm volatile(\"cp.async.wait_group 0;\\n\" ::);\n"
+    "    else if (n == 1) asm volatile(\"cp.async.wait_group 1;\\n\" ::);\n"
+    "    else if (n == 2) asm volatile(\"cp.async.wait_group 2;\\n\" ::);\n"
+    "    else asm volatile(\"cp.async.wait_group 3;\\n\" ::);\n"
+    "}\n"
+    "__device__ __forceinline__ void gk_ctc_mma(float *c, const unsigned *a, unsigned b0, unsigned b1) {\n"
+    ,
+    /* chunk */
+    "    asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\\n\"\n"
+    "                 : \"+f\"(c[0]), \"+f\"(c[1]), \"+f\"(c[2]), \"+f\"(c[3]) : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));\n"
+    "}\n"
+    "\n"
+    "#define GK_CTC_CK 8\n"
+    "#define GK_CTC_BN 128\n"
+    "\n"
+    "template <int BM>\n"
+    "__device__ __forceinline__ void gk_convtc_impl(const gk_convtcp &p, float *out, const float *x, const float *w, const float *bias) {\n"
+    "    const int WM = 2, WN = 4, WTM = BM / WM, WTN = GK_CTC_BN / WN, MT = WTM / 16, NT = WTN / 8;\n"
+    "    extern __shared__ __align__(16) float gk_ctc_sm[];\n"
+    "    const int KW = p.KW, RS = p.RS, XS = p.XS, CKW = GK_CTC_CK * KW;\n"
+    "    const int stage = BM * RS + GK_CTC_CK * XS; // floats\n"
+    "    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, wm = warp / WN, wn = warp % WN, g = lane >> 2, tg = lane & 3;\n"
+    "    const gk_i64 b = blockIdx.z, co0 = (gk_i64)blockIdx.y * BM, t0 = (gk_i64)blockIdx.x * GK_CTC_BN;\n"
+    "    const gk_i64 start = t0 - p.pad, a0 = !p.xal \? start : start >= 0 \? start & ~3ll : -((-start + 3) & ~3ll);\n"
+    "    const int s0 = (int)(start - a0), xw = GK_CTC_BN + (KW - 1) * p.dil; // values a row of Xs holds (4-byte path)\n"
+    "    const float *xb = x + b * p.Cin * p.L;\n"
+    "    const gk_i64 wrow = p.Cin * KW; // floats per output channel\n"
+    "    const int nchunk = (int)((p.Cin + GK_CTC_CK - 1) / GK_CTC_CK);\n"
+    "    const int wch = CKW / 4, xch = XS / 4; // 16-byte chunks per Ws / Xs row\n"
+    "    const unsigned sbase = gk_ctc_smem(gk_ctc_sm);\n"
+    "\n"
+    "    float acc[MT][NT][4];\n"
+    "#pragma unroll\n"
+    "    for (int i = 0; i < MT; i++)\n"
+    "#pragma unroll\n"
+    "        for (int j = 0; j < NT; j++)\n"
+    "#pragma unroll\n"
+    "            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.f;\n"
+    "\n"
+    "    auto load = [&](int c, int s) {\n"
+    "        const unsigned sw = sbase + (unsigned)(s * stage) * 4u, sx = sw + (unsigned)(BM * RS) * 4u;\n"
+    "        const gk_i64 k0 = (gk_i64)c * CKW; // first weight of the chunk in a row\n"
+    "        if (p.wal) {\n"
+    "            for (int idx = tid; idx < BM * wch; idx += 256) {\n"
+    "                int r = idx / wch, q = idx - r * wch;\n"
+    "                gk_i64 co = co0 + r, k = k0 + q * 4, left = wrow - k;\n"
+    "                int bytes = co < p.Cout && left > 0 \? (int)(left < 4 \? left : 4) * 4 : 0;\n"
+    "                gk_ctc_cp16(sw + (unsigned)(r * RS + q * 4) * 4u, bytes \? w + co * wrow + k : w, bytes);\n"
+    "            }\n"
+    "        } else {\n"
+    "            for (int idx = tid; idx < BM * CKW; idx += 256) {\n"
+    "                int r = idx / CKW, q = idx - r * CKW;\n"
+    "                gk_i64 co = co0 + r, k = k0 + q;\n"
+    "                int bytes = co < p.Cout && k < wrow \? 4 : 0;\n"
+    "                gk_ctc_cp4(sw + (unsigned)(r * RS + q) * 4u, bytes \? w + co * wrow + k : w, bytes);\n"
+    "            }\n"
+    "        }\n"
+    "        if (p.xal) {\n"
+    "            for (int idx = tid; idx < GK_CTC_CK * xch; idx += 256) {\n"
+    "                int r = idx / xch, q = idx - r * xch;\n"
+    "                gk_i64 ci = (gk_i64)c * GK_CTC_CK + r, pos = a0 + q * 4;\n"
+    ,
+    /* chunk */
+    "                int bytes = ci < p.Cin && pos >= 0 && pos < p.L \? 16 : 0;\n"
+    "                gk_ctc_cp16(sx + (unsigned)(r * XS + q * 4) * 4u, bytes \? xb + ci * p.L + pos : x, bytes);\n"
+    "            }\n"
+    "        } else {\n"
+    "            for (int idx = tid; idx < GK_CTC_CK * xw; idx += 256) {\n"
+    "                int r = idx / xw, q = idx - r * xw;\n"
+    "                gk_i64 ci = (gk_i64)c * GK_CTC_CK + r, pos = a0 + q;\n"
+    "                int bytes = ci < p.Cin && pos >= 0 && pos < p.L \? 4 : 0;\n"
+    "                gk_ctc_cp4(sx + (unsigned)(r * XS + q) * 4u, bytes \? xb + ci * p.L + pos : x, bytes);\n"
+    "            }\n"
+    "        }\n"
+    "    };\n"
+    "\n"
+    "    for (int s = 0; s < p.ST - 1; s++) {\n"
+    "        if (s < nchunk) load(s, s);\n"
+    "        gk_ctc_commit();\n"
+    "    }\n"
+    "    for (int c = 0; c < nchunk; c++) {\n"
+    "        gk_ctc_wait(p.ST - 2);\n"
+    "        __syncthreads();\n"
+    "        {\n"
+    "            int nc = c + p.ST - 1;\n"
+    "            if (nc < nchunk) load(nc, nc % p.ST);\n"
+    "            gk_ctc_commit();\n"
+    "        }\n"
+    "        const float *Ws = gk_ctc_sm + (c % p.ST) * stage, *Xs = Ws + BM * RS;\n"
+    "        const float *wa = Ws + (wm * WTM + g) * RS + tg * KW;\n"
+    "        const float *xa = Xs + tg * XS + s0 + wn * WTN + g;\n"
+    "        for (int kw = 0; kw < KW; kw++) {\n"
+    "            unsigned af[MT][4], bf[NT][2];\n"
+    "#pragma unroll\n"
+    "            for (int i = 0; i < MT; i++) {\n"
+    "                const float *q = wa + i * 16 * RS + kw;\n"
+    "                af[i][0] = __float_as_uint(q[0]);\n"
+    "                af[i][1] = __float_as_uint(q[8 * RS]);\n"
+    "                af[i][2] = __float_as_uint(q[4 * KW]);\n"
+    "                af[i][3] = __float_as_uint(q[8 * RS + 4 * KW]);\n"
+    "            }\n"
+    "            const float *xq = xa + kw * p.dil;\n"
+    "#pragma unroll\n"
+    "            for (int j = 0; j < NT; j++) {\n"
+    "                bf[j][0] = __float_as_uint(xq[j * 8]);\n"
+    "                bf[j][1] = __float_as_uint(xq[4 * XS + j * 8]);\n"
+    "            }\n"
+    "#pragma unroll\n"
+    "            for (int i = 0; i < MT; i++)\n"
+    "#pragma unroll\n"
+    "                for (int j = 0; j < NT; j++) gk_ctc_mma(acc[i][j], af[i], bf[j][0], bf[j][1]);\n"
+    "        }\n"
+    "    }\n"
+    "    gk_ctc_wait(0);\n"
+    "    // c0, c1: row g, columns 2 tg, 2 tg + 1; c2, c3: row g + 8\n"
+    "    const bool pair = (p.Lo & 1) == 0 && ((unsigned long long)out & 7) == 0;\n"
+    "#pragma unroll\n"
+    "    for (int i = 0; i < MT; i++)\n"
+    "#pragma unroll\n"
+    "        for (int h = 0; h < 2; h++) {\n"
+    "            gk_i64 co = co0 + wm * WTM + i * 16 + g + h * 8;\n"
+    "            if (co >= p.Cout) continue;\n"
+    "            float bv = p.has_bias \? bias[co] : 0.f;\n"
+    "            float *orow = out + (b * p.Cout + co) * p.Lo;\n"
+    "#pragma unroll\n"
+    "            for (int j = 0; j < NT; j++) {\n"
+    "                gk_i64 t = t0 + wn * WTN + j * 8 + tg * 2;\n"
+    "                float v0 = acc[i][j][h * 2] + bv, v1 = acc[i][j][h * 2 + 1] + bv;\n"
+    "                if (pair && t + 1 < p.Lo) *(float2 *)(orow + t) = make_float2(v0, v1);\n"
+    "                else {\n"
+    "                    if (t < p.Lo) orow[t] = v0;\n"
+    "                    if (t + 1 < p.Lo) orow[t + 1] = v1;\n"
+    "                }\n"
+    "            }\n"
+    ,
+    /* chunk */
+    "        }\n"
+    "}\n"
+    "\n"
+    "extern \"C\" __global__ void __launch_bounds__(256) gk_convtc_128(gk_convtcp p, float *out, const float *x, const float *w, const float *bias) {\n"
+    "    gk_convtc_impl<128>(p, out, x, w, bias);\n"
+    "}\n"
+    "extern \"C\" __global__ void __launch_bounds__(256) gk_convtc_64(gk_convtcp p, float *out, const float *x, const float *w, const float *bias) {\n"
+    "    gk_convtc_impl<64>(p, out, x, w, bias);\n"
+    "}\n"
+    ,
+    NULL};
+
 /* src/ops/elementwise/elementwise.cu */
 static const char *const gk__src_elementwise[] = {
     /* chunk */
@@ -1606,35 +1798,38 @@ static const char *const gk__src_elementwise[] = {
     "    const bool va = nd.st[1][in] != 0, vb = nd.st[2][in] != 0;\n"
     "    const bool small = nvec <= 0x7fffffffll;\n"
     "    if (wv >= 32) {\n"
-    "        // rows of at least 32 vectors: a warp a row (row offsets once a\n"
-    "        // row, not once a vector), up to 4 vectors a lane in flight; the\n"
+    "        // rows of at least 32 vectors: a warp a segment of a row (row\n"
+    "        // offsets once a segment, not once a vector), up to 4 vectors a lane\n"
     ,
     /* chunk */
-    "        // host launches about as many warps as are resident\n"
+    "        // in flight; segments of at most 1024 vectors, so a few long rows\n"
+    "        // (a scalar broadcast collapses to one) still spread over every warp.\n"
+    "        // The host launches about as many warps as are resident.\n"
     "        const int lane = threadIdx.x & 31;\n"
-    "        const gk_i64 rows = nvec / wv, nw = GK_NTHREADS >> 5;\n"
-    "        for (gk_i64 r = GK_TID >> 5; r < rows; r += nw) {\n"
+    "        const gk_i64 rows = nvec / wv, nw = GK_NTHREADS >> 5, segs = (wv + 1023) >> 10;\n"
+    "        for (gk_i64 t = GK_TID >> 5; t < rows * segs; t += nw) {\n"
+    "            gk_i64 r = t / segs, c0 = (t - r * segs) << 10, c1 = c0 + 1024 < wv \? c0 + 1024 : wv;\n"
     "            gk_i64 cv, o0, o1, o2;\n"
     "            gk_bv_offsets(nd, r * wv, wv, small, cv, o0, o1, o2);\n"
     "            const uint4 *ar = (const uint4 *)(a + o1), *br = (const uint4 *)(b + o2);\n"
     "            uint4 *orow = (uint4 *)(out + o0);\n"
     "            const uint4 sa = va \? make_uint4(0u, 0u, 0u, 0u) : gk_splat16<S>(a[o1]);\n"
     "            const uint4 sb = vb \? make_uint4(0u, 0u, 0u, 0u) : gk_splat16<S>(b[o2]);\n"
-    "            for (gk_i64 c = lane; c < wv; c += 128) {\n"
+    "            for (gk_i64 c = c0 + lane; c < c1; c += 128) {\n"
     "                uint4 x[4], y[4];\n"
     "#pragma unroll\n"
     "                for (int j = 0; j < 4; j++) {\n"
     "                    gk_i64 cj = c + 32 * j;\n"
     "                    x[j] = sa;\n"
     "                    y[j] = sb;\n"
-    "                    if (cj < wv) {\n"
+    "                    if (cj < c1) {\n"
     "                        if (va) x[j] = __ldg(ar + cj);\n"
     "                        if (vb) y[j] = __ldg(br + cj);\n"
     "                    }\n"
     "                }\n"
     "#pragma unroll\n"
     "                for (int j = 0; j < 4; j++)\n"
-    "                    if (c + 32 * j < wv) orow[c + 32 * j] = gk_binvec<OP, DT>(x[j], y[j]);\n"
+    "                    if (c + 32 * j < c1) orow[c + 32 * j] = gk_binvec<OP, DT>(x[j], y[j]);\n"
     "            }\n"
     "        }\n"
     "        return;\n"
@@ -1656,11 +1851,11 @@ static const char *const gk__src_elementwise[] = {
     "    extern \"C\" __global__ void gk_##OPN##_##DTN##_c(gk_i64 n, gk_ty<GK_DT_##DTN>::S *out,                   \\\n"
     "                                                    const gk_ty<GK_DT_##DTN>::S *a, const gk_ty<GK_DT_##DTN>::S *b) { \\\n"
     "        gk_binary_c<OP, GK_DT_##DTN>(n, out, a, b);                                                          \\\n"
+    ,
+    /* chunk */
     "    }                                                                                                        \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(256, 4) gk_##OPN##_##DTN##_v(gk_nd nd, gk_ty<GK_DT_##DTN>::S *out,                   \\\n"
     "                                                    const gk_ty<GK_DT_##DTN>::S *a, const gk_ty<GK_DT_##DTN>::S *b) { \\\n"
-    ,
-    /* chunk */
     "        gk_binary_v<OP, GK_DT_##DTN>(nd, out, a, b);                                                         \\\n"
     "    }\n"
     "#define GK_BIN_ALL(OPN, OP)                                                                                  \\\n"
@@ -1696,11 +1891,11 @@ static const char *const gk__src_elementwise[] = {
     "            gk_i64 o0, o1, o2;                                                                               \\\n"
     "            gk_nd_offsets(nd, i, o0, o1, o2);                                                                \\\n"
     "            out[o0] = gk_scale1<GK_DT_##DTN>(alpha, x[o1]);                                                  \\\n"
+    ,
+    /* chunk */
     "        }                                                                                                    \\\n"
     "    }                                                                                                        \\\n"
     "    extern \"C\" __global__ void gk_axpy_##DTN(gk_nd nd, gk_ty<GK_DT_##DTN>::S *y,                            \\\n"
-    ,
-    /* chunk */
     "                                             const gk_ty<GK_DT_##DTN>::S *x, double alpha) {                 \\\n"
     "        for (gk_i64 i = GK_TID; i < nd.n; i += GK_NTHREADS) {                                                \\\n"
     "            gk_i64 o0, o1, o2;                                                                               \\\n"
@@ -5591,6 +5786,73 @@ static const char *const gk__src_norm[] = {
     "    }\n"
     "}\n"
     "\n"
+    "// Long rows, few of them (an instance norm / AdaIN over [C, T] with T in the\n"
+    "// hundred thousands): each row split into `splits` chunks of `chunk` columns,\n"
+    "// one block a chunk. gk_gnorm_part: the chunk's mean and centred sum of\n"
+    "// squares (mode 0; mode 1: 0 and the plain sum of squares) into ws[row][split];\n"
+    "// gk_gnorm_apply: every block merges its row's partials (Chan et al.'s\n"
+    "// pairwise update, in split order, so every block of the row gets the same\n"
+    "// statistics) and writes its chunk as gk_gnorm does.\n"
+    "template <int DT>\n"
+    "__device__ __forceinline__ void gk_gnorm_part(gk_i64 L, int splits, gk_i64 chunk, int mode, const typename gk_ty<DT>::S *x, float *ws) {\n"
+    "    typedef gk_ty<DT> T;\n"
+    "    __shared__ float sh[32];\n"
+    "    const gk_i64 row = blockIdx.y, c0 = (gk_i64)blockIdx.x * chunk, c1 = c0 + chunk < L \? c0 + chunk : L;\n"
+    "    const typename T::S *xr = x + row * L;\n"
+    "    float mean = 0.f, q = 0.f;\n"
+    "    if (mode == 0) {\n"
+    "        float s = 0.f;\n"
+    "        for (gk_i64 c = c0 + threadIdx.x; c < c1; c += blockDim.x) s += T::ld(xr[c]);\n"
+    "        mean = gk_block_sum(s, sh) / (float)(c1 - c0);\n"
+    "        for (gk_i64 c = c0 + threadIdx.x; c < c1; c += blockDim.x) { float d = T::ld(xr[c]) - mean; q += d * d; }\n"
+    "    } else {\n"
+    "        for (gk_i64 c = c0 + threadIdx.x; c < c1; c += blockDim.x) { float d = T::ld(xr[c]); q += d * d; }\n"
+    "    }\n"
+    "    q = gk_block_sum(q, sh);\n"
+    "    if (threadIdx.x == 0) {\n"
+    "        ws[(row * splits + blockIdx.x) * 2] = mean;\n"
+    "        ws[(row * splits + blockIdx.x) * 2 + 1] = q;\n"
+    "    }\n"
+    "}\n"
+    "template <int DT, int WT>\n"
+    "__device__ __forceinline__ void gk_gnorm_apply(gk_i64 L, gk_i64 R, gk_i64 cpg, gk_i64 S_, int splits, gk_i64 chunk, int mode, float eps,\n"
+    "                                               const typename gk_ty<DT>::S *x, typename gk_ty<DT>::S *out,\n"
+    ,
+    /* chunk */
+    "                                               const typename gk_ty<WT>::S *w, const typename gk_ty<WT>::S *b, const float *ws) {\n"
+    "    typedef gk_ty<DT> T;\n"
+    "    typedef gk_ty<WT> TW;\n"
+    "    const gk_i64 row = blockIdx.y, c0 = (gk_i64)blockIdx.x * chunk, c1 = c0 + chunk < L \? c0 + chunk : L;\n"
+    "    float n = 0.f, mean = 0.f, m2 = 0.f;\n"
+    "    for (int k = 0; k < splits; k++) {\n"
+    "        gk_i64 a0 = (gk_i64)k * chunk, a1 = a0 + chunk < L \? a0 + chunk : L;\n"
+    "        float nb = (float)(a1 - a0), mb = ws[(row * splits + k) * 2], qb = ws[(row * splits + k) * 2 + 1];\n"
+    "        if (mode == 0) {\n"
+    "            float nn = n + nb, d = mb - mean;\n"
+    "            mean += d * (nb / nn);\n"
+    "            m2 += qb + d * d * (n * nb / nn);\n"
+    "            n = nn;\n"
+    "        } else m2 += qb;\n"
+    "    }\n"
+    "    const float rstd = rsqrtf(m2 / (float)L + eps);\n"
+    "    const gk_i64 cbase = (row % R) * cpg;\n"
+    "    const typename T::S *xr = x + row * L;\n"
+    "    typename T::S *orow = out + row * L;\n"
+    "    for (gk_i64 c = c0 + threadIdx.x; c < c1; c += blockDim.x) {\n"
+    "        gk_i64 ch = cbase + c / S_;\n"
+    "        float v = T::ld(xr[c]), y;\n"
+    "        if (mode == 0) {\n"
+    "            y = (v - mean) * rstd;\n"
+    "            if (w) y = y * TW::ld(w[ch]);\n"
+    "            if (b) y = y + TW::ld(b[ch]);\n"
+    "        } else {\n"
+    "            y = gk_rnd<DT>(v * rstd);\n"
+    "            if (w) y = TW::ld(w[ch]) * y;\n"
+    "        }\n"
+    "        orow[c] = T::st(y);\n"
+    "    }\n"
+    "}\n"
+    "\n"
     "// gk_rownorm_* (mode 0 / 1) and gk_addrownorm_* (mode 2: x + residual, h written).\n"
     "// At most 64 registers (2 blocks of 512 threads an SM; 128 threads: 8 rows in\n"
     "// flight an SM): unbounded, the compiler hoisted the weight loads and took\n"
@@ -5605,10 +5867,10 @@ static const char *const gk__src_norm[] = {
     "    }                                                                                                                    \\\n"
     "    extern \"C\" __global__ void __launch_bounds__(512, V == 8 \? 1 : 2) gk_addrownorm_##DTN##_##WTN##_v##V(                               \\\n"
     "        gk_i64 rows, int D, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res,     \\\n"
-    "        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \\\n"
-    "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
     ,
     /* chunk */
+    "        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \\\n"
+    "        const gk_ty<GK_DT_##WTN>::S *b) {                                                                               \\\n"
     "        gk_rownorm<GK_DT_##DTN, GK_DT_##WTN, V, true>(rows, D, 2, eps, x, res, h, out, w, b);                           \\\n"
     "    }\n"
     "// the persistent RMS and layer norm forms, V = 1, 2, 4: two rows of vectors\n"
@@ -5636,11 +5898,11 @@ static const char *const gk__src_norm[] = {
     "    }\n"
     "#define GK_LNWARP(DTN, WTN)                                                                                              \\\n"
     "    GK_LNWARP_K(DTN, WTN, 4, 8)                                                                                          \\\n"
+    ,
+    /* chunk */
     "    GK_LNWARP_K(DTN, WTN, 8, 6)                                                                                          \\\n"
     "    GK_LNWARP_K(DTN, WTN, 16, 4)\n"
     "#define GK_NORMS(DTN, WTN)                                                                                               \\\n"
-    ,
-    /* chunk */
     "    extern \"C\" __global__ void __launch_bounds__(128, 8) gk_warpnorm_##DTN##_##WTN(                                                                \\\n"
     "        gk_i64 rows, int D, int G, int mode, float eps, const gk_ty<GK_DT_##DTN>::S *x, const gk_ty<GK_DT_##DTN>::S *res, \\\n"
     "        gk_ty<GK_DT_##DTN>::S *h, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                          \\\n"
@@ -5662,13 +5924,23 @@ static const char *const gk__src_norm[] = {
     "    GK_ROWNORM_P(DTN, WTN, 4)                                                                                            \\\n"
     "    GK_LNWARP(DTN, WTN)                                                                                                  \\\n"
     "    extern \"C\" __global__ void gk_gnorm_##DTN##_##WTN(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64 cpg, gk_i64 S_, int mode, \\\n"
-    "                                                      float eps, const gk_ty<GK_DT_##DTN>::S *x,                         \\\n"
-    "                                                      const gk_ty<GK_DT_##DTN>::S *res, gk_ty<GK_DT_##DTN>::S *h,        \\\n"
     ,
     /* chunk */
+    "                                                      float eps, const gk_ty<GK_DT_##DTN>::S *x,                         \\\n"
+    "                                                      const gk_ty<GK_DT_##DTN>::S *res, gk_ty<GK_DT_##DTN>::S *h,        \\\n"
     "                                                      gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,        \\\n"
     "                                                      const gk_ty<GK_DT_##WTN>::S *b) {                                  \\\n"
     "        gk_gnorm<GK_DT_##DTN, GK_DT_##WTN>(rows, L, R, cpg, S_, mode, eps, x, res, h, out, w, b);                        \\\n"
+    "    }                                                                                                                    \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(256) gk_gnorm_part_##DTN##_##WTN(gk_i64 L, int splits, gk_i64 chunk, int mode, \\\n"
+    "                                                                const gk_ty<GK_DT_##DTN>::S *x, float *ws) {            \\\n"
+    "        gk_gnorm_part<GK_DT_##DTN>(L, splits, chunk, mode, x, ws);                                                       \\\n"
+    "    }                                                                                                                    \\\n"
+    "    extern \"C\" __global__ void __launch_bounds__(256) gk_gnorm_apply_##DTN##_##WTN(                                      \\\n"
+    "        gk_i64 L, gk_i64 R, gk_i64 cpg, gk_i64 S_, int splits, gk_i64 chunk, int mode, float eps,                        \\\n"
+    "        const gk_ty<GK_DT_##DTN>::S *x, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                      \\\n"
+    "        const gk_ty<GK_DT_##WTN>::S *b, const float *ws) {                                                               \\\n"
+    "        gk_gnorm_apply<GK_DT_##DTN, GK_DT_##WTN>(L, R, cpg, S_, splits, chunk, mode, eps, x, out, w, b, ws);             \\\n"
     "    }\n"
     "GK_NORMS(f32, f32)\n"
     "GK_NORMS(f16, f16)\n"
@@ -8291,8 +8563,8 @@ static const char *const gk__src_gk_vec[] = {
     ,
     NULL};
 
-static const char *const gk__module_names[21] = {"attention.cu", "cast.cu", "conv.cu", "elementwise.cu", "fft.cu", "flash.cu", "flash_wg.cu", "gemm.cu", "gemm_f32.cu", "gemm_tc.cu", "gemm_tc_f16.cu", "gemm_tc_tf32.cu", "gemm_wg.cu", "layout.cu", "llm.cu", "lstm.cu", "math.cu", "norm.cu", "reduce.cu", "rope.cu", "sample.cu"};
-static const char *const *const gk__module_chunks[21] = {gk__src_attention, gk__src_cast, gk__src_conv, gk__src_elementwise, gk__src_fft, gk__src_flash, gk__src_flash_wg, gk__src_gemm, gk__src_gemm_f32, gk__src_gemm_tc, gk__src_gemm_tc_f16, gk__src_gemm_tc_tf32, gk__src_gemm_wg, gk__src_layout, gk__src_llm, gk__src_lstm, gk__src_math, gk__src_norm, gk__src_reduce, gk__src_rope, gk__src_sample};
+static const char *const gk__module_names[22] = {"attention.cu", "cast.cu", "conv.cu", "conv_tc.cu", "elementwise.cu", "fft.cu", "flash.cu", "flash_wg.cu", "gemm.cu", "gemm_f32.cu", "gemm_tc.cu", "gemm_tc_f16.cu", "gemm_tc_tf32.cu", "gemm_wg.cu", "layout.cu", "llm.cu", "lstm.cu", "math.cu", "norm.cu", "reduce.cu", "rope.cu", "sample.cu"};
+static const char *const *const gk__module_chunks[22] = {gk__src_attention, gk__src_cast, gk__src_conv, gk__src_conv_tc, gk__src_elementwise, gk__src_fft, gk__src_flash, gk__src_flash_wg, gk__src_gemm, gk__src_gemm_f32, gk__src_gemm_tc, gk__src_gemm_tc_f16, gk__src_gemm_tc_tf32, gk__src_gemm_wg, gk__src_layout, gk__src_llm, gk__src_lstm, gk__src_math, gk__src_norm, gk__src_reduce, gk__src_rope, gk__src_sample};
 static const char *const gk__header_names[6] = {"gk_attn.cuh", "gk_common.cuh", "gk_gemm.cuh", "gk_gemm_tc.cuh", "gk_sm90.cuh", "gk_vec.cuh"};
 static const char *const *const gk__header_chunks[6] = {gk__src_gk_attn, gk__src_gk_common, gk__src_gk_gemm, gk__src_gk_gemm_tc, gk__src_gk_sm90, gk__src_gk_vec};
 

@@ -1514,6 +1514,10 @@ typedef struct gk_kokoro_desc {
     gk_llm_dtype dtype;            /* compute dtype: DEFAULT and F32 are f32; BF16 / F16 are GK_ERR_UNSUPPORTED */
     gk_st_progress_fn progress;    /* weight upload progress (bytes on the device), may be NULL */
     void *user;
+    int allow_tf32;                /* the stride-1 convolutions (the vocoder's resblocks, most of the work) may run on
+                                      TF32 tensor cores (gk_conv1d_ex): several times faster on CUDA, relative error
+                                      ~1e-3 instead of ~1e-6; what PyTorch does by default for cuDNN convolutions.
+                                      0: f32 throughout. The CPU backend always computes in f32. */
 } gk_kokoro_desc;
 
 /* Loads a model folder (dir). config.json is checked field by field (type,
@@ -15001,6 +15005,7 @@ struct gk_kokoro_model {
     gk_ctx *ctx;
     gk_kokoro_config cfg;
     gk_dtype dt;
+    int tf32;                  /* gk_kokoro_desc.allow_tf32: the stride-1 convolutions on TF32 tensor cores */
     gk_stream *stream, *stream_use;
     gk_tensor *owned;          /* every tensor the model allocated (freed by gk_kokoro_free) */
     size_t n_owned, cap_owned;
@@ -15774,6 +15779,7 @@ GKLLMDEF gk_status gk_kokoro_load(gk_ctx *ctx, const char *dir, const gk_kokoro_
     if (!(m = (gk_kokoro_model *)gk__u_calloc(1, sizeof *m))) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_kokoro_load: out of host memory");
     m->ctx = ctx;
     m->dt = GK_F32;
+    m->tf32 = d.allow_tf32 != 0;
     if ((s = gk__kok_read_config(m, cpath)) != GK_OK) goto fail;
     {
         gk__u_tl sv;
@@ -15915,6 +15921,15 @@ static void gk__kok_ss(gk__lv *V, const gk__kok_run *r, const gk__kok_ada *a, gk
     *shift = gk__lv_slice(V, r->sty[a->half], 1, a->off + a->C, a->off + 2 * a->C);
 }
 static gk_tensor gk__kok_none(void) { return gk__u_tnull(); }
+/* a stride-1, one-group conv1d; on TF32 tensor cores when the model allows them */
+static gk_status gk__kok_conv(gk_kokoro_model *m, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor b, int64_t pad, int64_t dil) {
+    gk_conv1d_desc d;
+    memset(&d, 0, sizeof d);
+    d.padding = pad;
+    d.dilation = dil;
+    d.allow_tf32 = m->tf32;
+    return gk_conv1d_ex(m->ctx, out, x, w, b, &d);
+}
 
 /* ---- blocks ---- */
 /* out [1, cout, L'] = AdainResBlk1d(x [1, cin, L]), L' = 2L when it upsamples */
@@ -15937,10 +15952,10 @@ static gk_status gk__kok_arb_run(gk_kokoro_model *m, const gk__kok_run *r, const
         h1 = hp;
     }
     h2 = gk__kok_new(&V, 3, 1, b->cout, L2);
-    GK__LV_DO(&V, gk_conv1d(ctx, h2, h1, b->c1w, b->c1b, 1, 1, 1, 1));
+    GK__LV_DO(&V, gk__kok_conv(m, h2, h1, b->c1w, b->c1b, 1, 1));
     GK__LV_DO(&V, gk_adain(ctx, h2, h2, sc2, sh2, 1e-5));
     GK__LV_DO(&V, gk_unary(ctx, h2, h2, GK_UNARY_LEAKY_RELU, 0.2));
-    GK__LV_DO(&V, gk_conv1d(ctx, out, h2, b->c2w, b->c2b, 1, 1, 1, 1));
+    GK__LV_DO(&V, gk__kok_conv(m, out, h2, b->c2w, b->c2b, 1, 1));
     /* shortcut: [nearest x2], [1x1 conv without bias]; then (residual + shortcut) * rsqrt(2) (a float32 constant, as torch.rsqrt(tensor(2))) */
     xs = x;
     if (b->up) {
@@ -15950,7 +15965,7 @@ static gk_status gk__kok_arb_run(gk_kokoro_model *m, const gk__kok_run *r, const
     }
     if (b->learned) {
         gk_tensor sc = gk__kok_new(&V, 3, 1, b->cout, L2);
-        GK__LV_DO(&V, gk_conv1d(ctx, sc, xs, b->scw, gk__kok_none(), 1, 0, 1, 1));
+        GK__LV_DO(&V, gk__kok_conv(m, sc, xs, b->scw, gk__kok_none(), 0, 1));
         xs = sc;
     }
     GK__LV_DO(&V, gk_add(ctx, out, out, xs));
@@ -15974,11 +15989,11 @@ static gk_status gk__kok_rb1_run(gk_kokoro_model *m, const gk__kok_run *r, const
         gk__kok_ss(&V, r, &b->a1[k], &sc, &sh);
         GK__LV_DO(&V, gk_adain(ctx, t1, y, sc, sh, 1e-5));
         GK__LV_DO(&V, gk_snake(ctx, t1, t1, b->al1[k]));
-        GK__LV_DO(&V, gk_conv1d(ctx, t2, t1, b->c1w[k], b->c1b[k], 1, b->dil[k] * (b->K - 1) / 2, b->dil[k], 1));
+        GK__LV_DO(&V, gk__kok_conv(m, t2, t1, b->c1w[k], b->c1b[k], b->dil[k] * (b->K - 1) / 2, b->dil[k]));
         gk__kok_ss(&V, r, &b->a2[k], &sc, &sh);
         GK__LV_DO(&V, gk_adain(ctx, t2, t2, sc, sh, 1e-5));
         GK__LV_DO(&V, gk_snake(ctx, t2, t2, b->al2[k]));
-        GK__LV_DO(&V, gk_conv1d(ctx, t1, t2, b->c2w[k], b->c2b[k], 1, (b->K - 1) / 2, 1, 1));
+        GK__LV_DO(&V, gk__kok_conv(m, t1, t2, b->c2w[k], b->c2b[k], (b->K - 1) / 2, 1));
         GK__LV_DO(&V, gk_add(ctx, y, t1, y));
     }
     gk__lv_free(&V);
@@ -16027,7 +16042,7 @@ static gk_status gk__kok_bert(gk_kokoro_model *m, gk__kok_run *r) {
     const gk_kokoro_config *c = &m->cfg;
     gk_ctx *ctx = m->ctx;
     int64_t T = r->T, E = c->bert_embed, D = c->bert_hidden, H = c->bert_heads, Dh = D / H, l;
-    gk_tensor e, qkv, att, a, f;
+    gk_tensor e, qkv, att, a, f, qkvh, sc, ch;
     gk__lv V;
     memset(&V, 0, sizeof V);
     V.ctx = ctx;
@@ -16036,6 +16051,9 @@ static gk_status gk__kok_bert(gk_kokoro_model *m, gk__kok_run *r) {
     att = gk__kok_new(&V, 2, T, D, 0);
     a = gk__kok_new(&V, 2, T, D, 0);
     f = gk__kok_new(&V, 2, T, c->bert_ffn, 0);
+    qkvh = gk__kok_new(&V, 3, 3 * H, T, Dh);
+    sc = gk__kok_new(&V, 3, H, T, T);
+    ch = gk__kok_new(&V, 3, H, T, Dh);
     gk__kok_alloc(&V, &r->bert, 2, T, D, 0);
     /* embeddings: (word + token_type[0]) + position, LayerNorm; the mapping to the hidden size */
     GK__LV_DO(&V, gk_embedding(ctx, e, m->b_word, r->ids));
@@ -16050,7 +16068,6 @@ static gk_status gk__kok_bert(gk_kokoro_model *m, gk__kok_run *r) {
     }
     for (l = 0; l < c->bert_layers && V.st == GK_OK; l++) {
         gk_matmul_desc md;
-        gk_attention_desc ad;
         gk__lv W;
         gk_tensor q4;
         memset(&W, 0, sizeof W);
@@ -16058,10 +16075,27 @@ static gk_status gk__kok_bert(gk_kokoro_model *m, gk__kok_run *r) {
         memset(&md, 0, sizeof md);
         md.bias = m->b_qkv_b;
         GK__LV_DO(&W, gk_linear(ctx, qkv, r->bert, m->b_qkv_w, &md));
-        q4 = gk__lv_reshape(&W, qkv, 4, 1, T, 3 * H, Dh);
-        memset(&ad, 0, sizeof ad);
-        GK__LV_DO(&W, gk_attention(ctx, gk__lv_reshape(&W, att, 4, 1, T, H, Dh), gk__lv_slice(&W, q4, 2, 0, H), gk__lv_slice(&W, q4, 2, H, 2 * H),
-                                   gk__lv_slice(&W, q4, 2, 2 * H, 3 * H), &ad));
+        /* attention as two batched GEMMs and a softmax: heads first ([3H, T, Dh]), scores
+           [H, T, T] = q k^T / sqrt(Dh), softmax, @ v, back to [T, H, Dh]. One sequence, no
+           mask: all of it is a handful of launches (the fused f32 attention kernel walks the
+           keys a warp at a time and is an order of magnitude slower at T in the hundreds). */
+        {
+            static const int perm[3] = { 1, 0, 2 };
+            gk_tensor kt = gk__u_tnull();
+            q4 = gk__lv_reshape(&W, qkv, 3, T, 3 * H, Dh, 0);
+            GK__LV_DO(&W, gk_permute(ctx, qkvh, q4, perm));
+            if (W.st == GK_OK) {
+                gk_tensor ks = gk__lv_slice(&W, qkvh, 0, H, 2 * H);
+                if (W.st == GK_OK) gk__lv_keep(&W, gk_view_transpose(ctx, ks, 1, 2, &kt), kt);
+            }
+            memset(&md, 0, sizeof md);
+            md.alpha = 1.0 / sqrt((double)Dh);
+            GK__LV_DO(&W, gk_matmul(ctx, sc, gk__lv_slice(&W, qkvh, 0, 0, H), kt, &md));
+            GK__LV_DO(&W, gk_softmax(ctx, sc, sc));
+            memset(&md, 0, sizeof md);
+            GK__LV_DO(&W, gk_matmul(ctx, ch, sc, gk__lv_slice(&W, qkvh, 0, 2 * H, 3 * H), &md));
+            GK__LV_DO(&W, gk_permute(ctx, gk__lv_reshape(&W, att, 3, T, H, Dh, 0), ch, perm));
+        }
         memset(&md, 0, sizeof md);
         md.bias = m->b_o_b;
         md.residual = r->bert;
@@ -16227,7 +16261,7 @@ static gk_status gk__kok_text(gk_kokoro_model *m, gk__kok_run *r) {
     GK__LV_DO(&V, gk_permute(ctx, cf, e, perm));
     for (l = 0; l < c->n_layer && V.st == GK_OK; l++) {
         /* Conv1d, LayerNorm over the channels (time-major), LeakyReLU 0.2 */
-        GK__LV_DO(&V, gk_conv1d(ctx, cv, xc, m->te_cw[l], m->te_cb[l], 1, (c->text_kernel - 1) / 2, 1, 1));
+        GK__LV_DO(&V, gk__kok_conv(m, cv, xc, m->te_cw[l], m->te_cb[l], (c->text_kernel - 1) / 2, 1));
         GK__LV_DO(&V, gk_permute(ctx, e, cf2, perm));
         GK__LV_DO(&V, gk_layer_norm(ctx, e, e, m->te_g[l], m->te_b[l], 1e-5));
         GK__LV_DO(&V, gk_unary(ctx, e, e, GK_UNARY_LEAKY_RELU, 0.2));
@@ -16266,7 +16300,7 @@ static gk_status gk__kok_decode(gk_kokoro_model *m, gk__kok_run *r) {
     parts[0] = asr; parts[1] = f0c; parts[2] = nc;
     GK__LV_DO(&V, gk_concat(ctx, x0, parts, 3, 1));
     /* the decode blocks read [x | asr_res | F0 | N]: the last 66 channels of both buffers are set once */
-    GK__LV_DO(&V, gk_conv1d(ctx, gk__lv_slice(&V, bufA, 1, 1024, 1088), asr, m->asr_w, m->asr_b, 1, 0, 1, 1));
+    GK__LV_DO(&V, gk__kok_conv(m, gk__lv_slice(&V, bufA, 1, 1024, 1088), asr, m->asr_w, m->asr_b, 0, 1));
     GK__LV_DO(&V, gk_copy(ctx, gk__lv_slice(&V, bufA, 1, 1088, 1089), f0c));
     GK__LV_DO(&V, gk_copy(ctx, gk__lv_slice(&V, bufA, 1, 1089, 1090), nc));
     GK__LV_DO(&V, gk_copy(ctx, gk__lv_slice(&V, bufB, 1, 1024, CW), gk__lv_slice(&V, bufA, 1, 1024, CW)));
@@ -16388,7 +16422,7 @@ static gk_status gk__kok_generate(gk_kokoro_model *m, gk__kok_run *r) {
         gk__kok_alloc(&V, &nacc, 3, 1, cout, nlen);
         GK__LV_DO(&V, gk_unary(ctx, xl, x, GK_UNARY_LEAKY_RELU, 0.1));
         /* the source branch: its convolution to this stage's rate and channels, an AdaINResBlock1 */
-        if (last) GK__LV_DO(&V, gk_conv1d(ctx, xc, hfeat, m->ncv_w[i], m->ncv_b[i], 1, 0, 1, 1));
+        if (last) GK__LV_DO(&V, gk__kok_conv(m, xc, hfeat, m->ncv_w[i], m->ncv_b[i], 0, 1));
         else GK__LV_DO(&V, gk_conv1d(ctx, xc, hfeat, m->ncv_w[i], m->ncv_b[i], sf, (sf + 1) / 2, 1, 1));
         GK__LV_DO(&V, gk__kok_rb1_run(m, r, &m->nres[i], xs, xc, nlen));
         /* upsampling, [ReflectionPad1d((1, 0)) last], the source added */
@@ -16419,7 +16453,7 @@ static gk_status gk__kok_generate(gk_kokoro_model *m, gk__kok_run *r) {
     if (V.st == GK_OK) {
         gk_tensor mag = gk__kok_new(&V, 3, 1, K, Fr), phs = gk__kok_new(&V, 3, 1, K, Fr), z = gk__kok_newt(&V, GK_F32, 4, 1, K, Fr, 2);
         GK__LV_DO(&V, gk_unary(ctx, acc, acc, GK_UNARY_LEAKY_RELU, 0.01));
-        GK__LV_DO(&V, gk_conv1d(ctx, post, acc, m->post_w, m->post_b, 1, 3, 1, 1));
+        GK__LV_DO(&V, gk__kok_conv(m, post, acc, m->post_w, m->post_b, 3, 1));
         GK__LV_DO(&V, gk_unary(ctx, mag, gk__lv_slice(&V, post, 1, 0, K), GK_UNARY_EXP, 0));
         GK__LV_DO(&V, gk_unary(ctx, phs, gk__lv_slice(&V, post, 1, K, 2 * K), GK_UNARY_SIN, 0));
         GK__LV_DO(&V, gk_complex_polar(ctx, z, mag, phs));

@@ -739,6 +739,90 @@ static void test_speak_run(gk_kokoro_model *m, const char *dir) {
     gk_kokoro_vocab_free(voc);
 }
 
+/* ---- 5. allow_tf32 (CUDA): the model with its stride-1 convolutions on
+   TF32 tensor cores against the f32 model, stage by stage on the same input.
+   TF32 keeps 10 mantissa bits; one convolution's relative error is ~7e-4
+   (test_signal), and the normalisations (LayerNorm, AdaIN) keep it from
+   compounding, so the text encoder's output, F0 / N, the decoder's output
+   and the generator's audio from the same decoder output and F0 each stay
+   within 1e-2 (relative L2), where a wrong tap, channel or tile gives O(1).
+   The end-to-end audio is not compared sample by sample: SineGen integrates
+   F0 into the phase (about 2 pi 9 F0 t: 10^4 radians after a second), so
+   F0 off by 1e-3 leaves the sines' phases unrelated; its length and
+   finiteness are checked. ---- */
+static double rel_l2(gk_tensor ta, gk_tensor tb, size_t n) {
+    float *x = to_host(ta, n), *y = to_host(tb, n);
+    double num = 0, den = 0;
+    size_t j;
+    for (j = 0; j < n; j++) {
+        num += ((double)x[j] - y[j]) * ((double)x[j] - y[j]);
+        den += (double)x[j] * x[j];
+    }
+    free(x);
+    free(y);
+    return sqrt(num / (den > 0 ? den : 1));
+}
+static void test_tf32(const char *dir) {
+    gk_kokoro_desc kd;
+    gk_kokoro_synth_desc sd;
+    gk_kokoro_model *ms[2] = { NULL, NULL };
+    gk__kok_run rr[2];
+    gk_audio a;
+    int32_t ids[40], dur[42];
+    float ref[256];
+    size_t i;
+    int k;
+    if (gk_ctx_backend(dut) == GK_BACKEND_CPU) { printf("allow_tf32: CUDA only (the CPU backend computes in f32)\n"); return; }
+    memset(&kd, 0, sizeof kd);
+    for (k = 0; k < 2; k++) {
+        kd.allow_tf32 = k;
+        GKT_OK(dut, gk_kokoro_load(dut, dir, &kd, &ms[k]));
+    }
+    if (!ms[0] || !ms[1]) { gk_kokoro_free(ms[0]); gk_kokoro_free(ms[1]); return; }
+    for (i = 0; i < 40; i++) ids[i] = 1 + (int32_t)(gkt_uniform(0, 1) * 170);
+    for (i = 0; i < 42; i++) dur[i] = 1 + (int32_t)(i % 4);
+    for (i = 0; i < 256; i++) ref[i] = (float)gkt_uniform(-0.4, 0.4);
+    memset(&sd, 0, sizeof sd);
+    sd.noise = GK_KOKORO_NOISE_ZERO;
+    sd.durations = dur;
+    memset(&a, 0, sizeof a);
+    GKT_OK(dut, gk_kokoro_synthesize(ms[1], ids, 40, ref, &sd, &a));
+    GKT_CHECK(a.n == 600 * 103 && all_finite(a.samples, a.n), "allow_tf32: %zu samples (61800 expected), all finite", a.n);
+    gk_audio_free(&a);
+    for (k = 0; k < 2; k++) {
+        memset(&rr[k], 0, sizeof rr[k]);
+        GKT_OK(dut, gk__kok_begin(ms[k], &rr[k], ids, 40, ref));
+        GKT_OK(dut, gk__kok_bert(ms[k], &rr[k]));
+        GKT_OK(dut, gk__kok_prosody(ms[k], &rr[k]));
+        GKT_OK(dut, gk__kok_align(ms[k], &rr[k], dur, 1.0f, 100000));
+        GKT_OK(dut, gk__kok_f0n(ms[k], &rr[k]));
+        GKT_OK(dut, gk__kok_text(ms[k], &rr[k]));
+        GKT_OK(dut, gk__kok_decode(ms[k], &rr[k]));
+    }
+    if (rr[0].L == 103 && rr[1].L == 103) {
+        const char *nm[5] = { "t_en", "F0", "N", "gen_in", "audio" };
+        double e[5];
+        e[0] = rel_l2(rr[0].t_en, rr[1].t_en, (size_t)(rr[0].T * 512));
+        e[1] = rel_l2(rr[0].F0, rr[1].F0, (size_t)(2 * rr[0].L));
+        e[2] = rel_l2(rr[0].N, rr[1].N, (size_t)(2 * rr[0].L));
+        e[3] = rel_l2(rr[0].gen_in, rr[1].gen_in, (size_t)(512 * 2 * rr[0].L));
+        /* the generator of both on the f32 model's decoder output and F0 */
+        GKT_OK(dut, gk_copy(dut, rr[1].gen_in, rr[0].gen_in));
+        GKT_OK(dut, gk_copy(dut, rr[1].F0, rr[0].F0));
+        for (k = 0; k < 2; k++) GKT_OK(dut, gk__kok_generate(ms[k], &rr[k]));
+        e[4] = rel_l2(rr[0].audio, rr[1].audio, (size_t)rr[0].S);
+        for (k = 0; k < 5; k++) {
+            printf("allow_tf32: %-6s relative L2 difference from f32 %.3g\n", nm[k], e[k]);
+            GKT_CHECK(e[k] < 1e-2, "allow_tf32: %s differs from f32 by %.3g (relative L2; bound 1e-2)", nm[k], e[k]);
+        }
+        GKT_CHECK(e[3] > 0, "allow_tf32: the decoder's output equals f32 bit for bit: the tensor cores did not run");
+    } else GKT_CHECK(0, "allow_tf32: %lld and %lld frames, 103 forced", (long long)rr[0].L, (long long)rr[1].L);
+    gk__kok_run_free(ms[0], &rr[0]);
+    gk__kok_run_free(ms[1], &rr[1]);
+    gk_kokoro_free(ms[0]);
+    gk_kokoro_free(ms[1]);
+}
+
 static void test_fixtures(void) {
     char p[600], dir[320];
     gk_json *ej = NULL, *wj = NULL;
@@ -811,6 +895,7 @@ static void test_fixtures(void) {
     }
     if (m) test_speak(m, dir);
     gk_kokoro_free(m);
+    test_tf32(dir);
     rm_weights(dir);
     free(l.w);
     gk_json_free(ej);

@@ -477,6 +477,33 @@ static void test_norms(void) {
         GKT_OK(R, gk_instance_norm(R, ob.r, xb.r, NONE, NONE, 1e-5));
         free(cmp("instance_norm T=5000", ob, tol));
         fr(x); fr(w); fr(b); fr(o); fr(o2); fr(sc); fr(sh); fr(one); fr(zero); fr(xb); fr(ob);
+        { /* few long rows (CUDA: split into chunks, partial statistics merged): instance norm / AdaIN over [1, C, T]
+             with T up to 70001 (values offset from 0, so a naive one-pass variance would lose digits), group norm
+             with one group, layer and RMS norms of odd row lengths (not 16-byte rows: the block-per-row path) */
+            int64_t sl[3] = { 1, 3, 70001 }, cl[2] = { 1, 3 }, sg[3] = { 2, 4, 9001 }, cg[1] = { 4 }, sr[2] = { 2, 20001 }, cr[1] = { 20001 };
+            pair xl = mkr(dt, 3, sl, 4, 6), ol = mkpoison(dt, 3, sl), scl = mkr(dt, 2, cl, 0.5, 2), shl = mkr(dt, 2, cl, -1, 1);
+            pair xg = mkr(dt, 3, sg, -3, 1), og = mkpoison(dt, 3, sg), wg = mkr(dt, 1, cg, 0.5, 1.5), bg = mkr(dt, 1, cg, -1, 1);
+            pair xr = mkr(dt, 2, sr, 1, 2), orr = mkpoison(dt, 2, sr), wr = mkr(dt, 1, cr, 0.5, 1.5);
+            GKT_OK(D, gk_instance_norm(D, ol.d, xl.d, NONE, NONE, 1e-5));
+            GKT_OK(R, gk_instance_norm(R, ol.r, xl.r, NONE, NONE, 1e-5));
+            free(cmp("instance_norm T=70001", ol, tol));
+            GKT_OK(D, gk_adain(D, ol.d, xl.d, scl.d, shl.d, 1e-5));
+            GKT_OK(R, gk_adain(R, ol.r, xl.r, scl.r, shl.r, 1e-5));
+            free(cmp("adain T=70001", ol, tol));
+            GKT_OK(D, gk_adain(D, xl.d, xl.d, scl.d, shl.d, 1e-5));
+            GKT_OK(R, gk_adain(R, xl.r, xl.r, scl.r, shl.r, 1e-5));
+            free(cmp("adain T=70001 in place", xl, tol));
+            GKT_OK(D, gk_group_norm(D, og.d, xg.d, 1, wg.d, bg.d, 1e-5));
+            GKT_OK(R, gk_group_norm(R, og.r, xg.r, 1, wg.r, bg.r, 1e-5));
+            free(cmp("group_norm 1 group of 36004", og, tol));
+            GKT_OK(D, gk_rms_norm(D, orr.d, xr.d, wr.d, 1e-6));
+            GKT_OK(R, gk_rms_norm(R, orr.r, xr.r, wr.r, 1e-6));
+            free(cmp("rms_norm rows of 20001", orr, tol));
+            GKT_OK(D, gk_layer_norm(D, orr.d, xr.d, wr.d, NONE, 1e-5));
+            GKT_OK(R, gk_layer_norm(R, orr.r, xr.r, wr.r, NONE, 1e-5));
+            free(cmp("layer_norm rows of 20001", orr, tol));
+            fr(xl); fr(ol); fr(scl); fr(shl); fr(xg); fr(og); fr(wg); fr(bg); fr(xr); fr(orr); fr(wr);
+        }
     }
     { /* _new variants and empty tensors */
         int64_t s[2] = { 4, 64 }, e[2] = { 0, 64 };

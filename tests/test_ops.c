@@ -249,6 +249,15 @@ static void test_binary(void) {
                 bin_case(op, (gk_dtype)dt, 3, o3, 3, f3, 3, m3, 0); /* [2,2500,1] op [2,1,W]: a splat a row */
                 if (op == 0) bin_case(op, (gk_dtype)dt, 3, p3, 3, q3, 3, p3, 0); /* [2,1,W] op [2,2500,W] */
             }
+            if ((op == 0 || op == 3) && (dt == GK_F32 || dt == GK_BF16)) {
+                /* few rows much longer than a warp's segment (1024 vectors): a scalar broadcast over
+                   300,004 values (one row), [9,S] op [1,S] (a vocoder's source times its voicing mask),
+                   and rows of 5,000 vectors and a part (segments split mid-row) */
+                int64_t n1[1] = { 300004 }, s1[1] = { 1 }, o2[2] = { 9, 40000 }, m2[2] = { 1, 40000 }, o3[2] = { 3, 20008 }, c3[2] = { 3, 1 };
+                bin_case(op, (gk_dtype)dt, 1, n1, 1, n1, 1, s1, 0);
+                bin_case(op, (gk_dtype)dt, 2, o2, 2, o2, 2, m2, 0);
+                bin_case(op, (gk_dtype)dt, 2, o3, 2, o3, 2, c3, 0);
+            }
         }
 }
 

@@ -532,6 +532,124 @@ static void test_conv(void) {
 }
 
 /* ---------------- LSTM ---------------- */
+/* gk_conv1d_ex with allow_tf32: the device (TF32 tensor cores where the shape
+   allows) against the CPU's f32 conv; shapes the tensor-core kernel refuses
+   fall back to the exact kernel (f32 tolerance). tf32_taken: the shape is one
+   the tensor-core kernel takes. */
+static void conv_tf32_case(int64_t B, int64_t Cin, int64_t L, int64_t Cout, int64_t K, int64_t pd, int64_t dil, int has_bias, int tf32_taken) {
+    int64_t Lo = L + 2 * pd - dil * (K - 1), sx[3], sw[3], so[3], sb[1], no = B * Cout * Lo;
+    float *xv = randf((size_t)(B * Cin * L), -1, 1), *wv = randf((size_t)(Cout * Cin * K), -1, 1), *bv = randf((size_t)Cout, -1, 1);
+    double *gd = dalloc((size_t)no), *gr = dalloc((size_t)no), e, tol = tf32_taken ? 2e-3 : 1e-5;
+    gk_conv1d_desc cd;
+    pair x, w, bb, o;
+    int64_t i;
+    sx[0] = B; sx[1] = Cin; sx[2] = L; sw[0] = Cout; sw[1] = Cin; sw[2] = K; so[0] = B; so[1] = Cout; so[2] = Lo; sb[0] = Cout;
+    x = up(GK_F32, 3, sx, xv); w = up(GK_F32, 3, sw, wv); bb = has_bias ? up(GK_F32, 1, sb, bv) : none2(); o = up(GK_F32, 3, so, NULL);
+    memset(&cd, 0, sizeof cd);
+    cd.padding = pd;
+    cd.dilation = dil;
+    cd.allow_tf32 = 1;
+    GKT_OK(D, gk_conv1d_ex(D, o.d, x.d, w.d, bb.d, &cd));
+    GKT_OK(R, gk_conv1d(R, o.r, x.r, w.r, bb.r, 1, pd, dil, 1));
+    down(o, gd, gr);
+    e = gkt_relerr(gd, gr, (size_t)no);
+    GKT_CHECK(e < tol, "conv1d_ex tf32 B%lld Cin%lld L%lld Cout%lld k%lld p%lld d%lld: device vs CPU %g (tolerance %g)", (long long)B, (long long)Cin,
+              (long long)L, (long long)Cout, (long long)K, (long long)pd, (long long)dil, e, tol);
+    if (tf32_taken && gk_ctx_backend(D) == GK_BACKEND_CUDA && Cin * K >= 256)
+        GKT_CHECK(e > 1e-7, "conv1d_ex tf32 Cin%lld k%lld: the result differs from f32 (%g): the tensor cores ran", (long long)Cin, (long long)K, e);
+    for (i = 0; i < no; i++) if (isnan(gd[i])) break;
+    GKT_CHECK(i == no, "conv1d_ex tf32 output fully written");
+    fr(x); fr(w); fr(bb); fr(o);
+    free(xv); free(wv); free(bv); free(gd); free(gr);
+}
+/* CUDA: the vocoder's and decoder's shapes (too big for the CPU reference in
+   a test), the tensor-core result against the exact f32 kernel on the device */
+static void conv_tf32_big(int64_t Cin, int64_t L, int64_t Cout, int64_t K, int64_t pd, int64_t dil) {
+    int64_t Lo = L + 2 * pd - dil * (K - 1), sx[3], sw[3], so[3], sb[1], no = Cout * Lo, nx = Cin * L, nw = Cout * Cin * K, i;
+    gk_tensor x, w, b, o1, o2;
+    gk_conv1d_desc cd;
+    float *hv = (float *)malloc(sizeof(float) * (size_t)(nx > nw ? nx : nw));
+    float *r1 = (float *)malloc(sizeof(float) * (size_t)no), *r2 = (float *)malloc(sizeof(float) * (size_t)no);
+    double num = 0, den = 0, e;
+    sx[0] = 1; sx[1] = Cin; sx[2] = L; sw[0] = Cout; sw[1] = Cin; sw[2] = K; so[0] = 1; so[1] = Cout; so[2] = Lo; sb[0] = Cout;
+    GKT_OK(D, gk_tensor_empty(D, GK_F32, 3, sx, &x));
+    GKT_OK(D, gk_tensor_empty(D, GK_F32, 3, sw, &w));
+    GKT_OK(D, gk_tensor_empty(D, GK_F32, 1, sb, &b));
+    GKT_OK(D, gk_tensor_empty(D, GK_F32, 3, so, &o1));
+    GKT_OK(D, gk_tensor_empty(D, GK_F32, 3, so, &o2));
+    for (i = 0; i < nx; i++) hv[i] = (float)gkt_uniform(-1, 1);
+    GKT_OK(D, gk_copy_from_host(D, x, hv, sizeof(float) * (size_t)nx));
+    for (i = 0; i < nw; i++) hv[i] = (float)gkt_uniform(-1, 1);
+    GKT_OK(D, gk_copy_from_host(D, w, hv, sizeof(float) * (size_t)nw));
+    for (i = 0; i < Cout; i++) hv[i] = (float)gkt_uniform(-1, 1);
+    GKT_OK(D, gk_copy_from_host(D, b, hv, sizeof(float) * (size_t)Cout));
+    GKT_OK(D, gk_fill(D, o1, NAN));
+    memset(&cd, 0, sizeof cd);
+    cd.padding = pd;
+    cd.dilation = dil;
+    cd.allow_tf32 = 1;
+    GKT_OK(D, gk_conv1d_ex(D, o1, x, w, b, &cd));
+    GKT_OK(D, gk_conv1d(D, o2, x, w, b, 1, pd, dil, 1));
+    GKT_OK(D, gk_copy_to_host(D, o1, r1, sizeof(float) * (size_t)no));
+    GKT_OK(D, gk_copy_to_host(D, o2, r2, sizeof(float) * (size_t)no));
+    for (i = 0; i < no; i++) {
+        num += ((double)r1[i] - r2[i]) * ((double)r1[i] - r2[i]);
+        den += (double)r2[i] * r2[i];
+    }
+    e = sqrt(num / (den > 0 ? den : 1));
+    printf("conv1d_ex tf32 Cin %lld L %lld Cout %lld k %lld d %lld: relative error %.3g against the f32 kernel\n", (long long)Cin, (long long)L,
+           (long long)Cout, (long long)K, (long long)dil, e);
+    GKT_CHECK(e < 2e-3, "conv1d_ex tf32 Cin%lld L%lld Cout%lld k%lld d%lld: device tf32 vs device f32 %g", (long long)Cin, (long long)L, (long long)Cout,
+              (long long)K, (long long)dil, e);
+    gk_tensor_free(D, x); gk_tensor_free(D, w); gk_tensor_free(D, b); gk_tensor_free(D, o1); gk_tensor_free(D, o2);
+    free(hv); free(r1); free(r2);
+}
+static void test_conv_tf32(void) {
+    gk_conv1d_desc cd;
+    pair x, w, o, o2;
+    int64_t sx[3] = { 1, 8, 40 }, sw[3] = { 64, 8, 3 }, so[3] = { 1, 64, 40 };
+    double *a, *b;
+    conv_tf32_case(1, 64, 500, 128, 11, 25, 5, 1, 1);   /* Kokoro resblock k11 d5 (128-row tiles) */
+    conv_tf32_case(2, 32, 260, 256, 7, 9, 3, 1, 1);     /* k7 d3, batch 2, two row tiles */
+    conv_tf32_case(1, 256, 132, 128, 3, 1, 1, 0, 1);    /* k3, no bias, a long reduction */
+    conv_tf32_case(1, 12, 200, 200, 3, 1, 1, 1, 1);     /* Cin not a multiple of 8, a partial row tile */
+    conv_tf32_case(1, 20, 136, 96, 1, 0, 1, 1, 1);      /* 1x1 (Kokoro's asr_res), 64-row tiles */
+    conv_tf32_case(1, 16, 96, 64, 4, 2, 2, 1, 1);       /* even kernel, output longer than the input */
+    conv_tf32_case(1, 16, 13, 64, 3, 40, 1, 1, 1);      /* padding beyond the input on both sides */
+    conv_tf32_case(1, 16, 30, 64, 3, 1, 1, 1, 1);       /* L % 4 != 0: 4-byte input copies */
+    conv_tf32_case(1, 130, 301, 128, 3, 1, 1, 1, 1);    /* Cin * K % 4 != 0 and L odd: 4-byte copies of both */
+    conv_tf32_case(1, 33, 257, 70, 11, 5, 1, 1, 1);     /* Cin * K % 4 != 0, 70 outputs */
+    conv_tf32_case(1, 16, 64, 32, 3, 1, 1, 1, 0);       /* 32 outputs: the exact kernel */
+    if (gk_ctx_backend(D) == GK_BACKEND_CUDA) { /* Kokoro's decoder, text encoder and vocoder */
+        conv_tf32_big(1090, 1206, 1024, 3, 1, 1);
+        conv_tf32_big(514, 1206, 1024, 3, 1, 1);
+        conv_tf32_big(1090, 1206, 1024, 1, 0, 1);
+        conv_tf32_big(512, 1206, 64, 1, 0, 1);
+        conv_tf32_big(512, 42, 512, 5, 2, 1);
+        conv_tf32_big(128, 144721, 128, 11, 25, 5);
+        conv_tf32_big(128, 144721, 128, 3, 1, 1);
+        conv_tf32_big(256, 24120, 256, 7, 9, 3);
+    }
+    /* the desc's zeros are the defaults: equal to gk_conv1d(stride 1, padding 0, dilation 1, groups 1) */
+    {
+        float *xv = randf(320, -1, 1), *wv = randf(64 * 24, -1, 1);
+        x = up(GK_F32, 3, sx, xv); w = up(GK_F32, 3, sw, wv);
+        so[2] = 38;
+        o = up(GK_F32, 3, so, NULL); o2 = up(GK_F32, 3, so, NULL);
+        a = dalloc(64 * 38); b = dalloc(64 * 38);
+        GKT_OK(R, gk_conv1d_ex(R, o.r, x.r, w.r, NONE, NULL));
+        GKT_OK(R, gk_conv1d(R, o2.r, x.r, w.r, NONE, 1, 0, 1, 1));
+        down(o, NULL, a);
+        down(o2, NULL, b);
+        GKT_CHECK(gkt_relerr(a, b, 64 * 38) == 0, "gk_conv1d_ex(NULL desc) equals gk_conv1d with the defaults");
+        memset(&cd, 0, sizeof cd);
+        cd.stride = -1;
+        GKT_FAILS(R, gk_conv1d_ex(R, o.r, x.r, w.r, NONE, &cd), GK_ERR_INVALID_ARGUMENT, "gk_conv1d_ex: stride -1");
+        fr(x); fr(w); fr(o); fr(o2);
+        free(xv); free(wv); free(a); free(b);
+    }
+}
+
 static double sigm(double x) { return 1 / (1 + exp(-x)); }
 static void lstm_naive(const float *x, const float *wih, const float *whh, const float *bih, const float *bhh, const float *h0, const float *c0,
                        int64_t T, int64_t I, int64_t H, int64_t Dn, double *out, double *hn, double *cn) {
@@ -924,6 +1042,7 @@ int main(void) {
     test_whisper(1, 5000, 8000, 128); /* zero-padded as HF pads to 30 s */
     test_whisper(1, 9000, 4000, 80);  /* truncated */
     test_conv();
+    test_conv_tf32();
     test_lstm();
     test_graph();
     test_fixtures();

@@ -605,6 +605,14 @@ gk_status gk_conv1d(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_ten
                           int64_t dilation, int64_t groups);
 gk_status gk_conv1d_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride, int64_t padding, int64_t dilation,
                               int64_t groups, gk_tensor *out);
+typedef struct gk_conv1d_desc {
+    int64_t stride;
+    int64_t padding;
+    int64_t dilation;
+    int64_t groups;
+    int allow_tf32;
+} gk_conv1d_desc;
+gk_status gk_conv1d_ex(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, const gk_conv1d_desc *desc);
 gk_status gk_conv_transpose1d(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride,
                                     int64_t padding, int64_t output_padding, int64_t groups, int64_t dilation);
 gk_status gk_conv_transpose1d_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride, int64_t padding,
@@ -1183,6 +1191,7 @@ typedef struct gk_kokoro_desc {
     gk_llm_dtype dtype;
     gk_st_progress_fn progress;
     void *user;
+    int allow_tf32;
 } gk_kokoro_desc;
 gk_status gk_kokoro_load(gk_ctx *ctx, const char *dir, const gk_kokoro_desc *desc, gk_kokoro_model **out);
 void gk_kokoro_free(gk_kokoro_model *m);

@@ -95,6 +95,10 @@ typedef struct gk_kokoro_desc {
     gk_llm_dtype dtype;            /* compute dtype: DEFAULT and F32 are f32; BF16 / F16 are GK_ERR_UNSUPPORTED */
     gk_st_progress_fn progress;    /* weight upload progress (bytes on the device), may be NULL */
     void *user;
+    int allow_tf32;                /* the stride-1 convolutions (the vocoder's resblocks, most of the work) may run on
+                                      TF32 tensor cores (gk_conv1d_ex): several times faster on CUDA, relative error
+                                      ~1e-3 instead of ~1e-6; what PyTorch does by default for cuDNN convolutions.
+                                      0: f32 throughout. The CPU backend always computes in f32. */
 } gk_kokoro_desc;
 
 /* Loads a model folder (dir). config.json is checked field by field (type,

@@ -39,6 +39,7 @@ struct gk_kokoro_model {
     gk_ctx *ctx;
     gk_kokoro_config cfg;
     gk_dtype dt;
+    int tf32;                  /* gk_kokoro_desc.allow_tf32: the stride-1 convolutions on TF32 tensor cores */
     gk_stream *stream, *stream_use;
     gk_tensor *owned;          /* every tensor the model allocated (freed by gk_kokoro_free) */
     size_t n_owned, cap_owned;
@@ -812,6 +813,7 @@ GKLLMDEF gk_status gk_kokoro_load(gk_ctx *ctx, const char *dir, const gk_kokoro_
     if (!(m = (gk_kokoro_model *)gk__u_calloc(1, sizeof *m))) return gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_kokoro_load: out of host memory");
     m->ctx = ctx;
     m->dt = GK_F32;
+    m->tf32 = d.allow_tf32 != 0;
     if ((s = gk__kok_read_config(m, cpath)) != GK_OK) goto fail;
     {
         gk__u_tl sv;

@@ -95,10 +95,10 @@ static gk_status gk__elementwise(gk_ctx *ctx, int op, const gk_tensor *ts, int n
                     int64_t vec = 16 / (int64_t)es;
                     bases[0] = po; bases[1] = pa; bases[2] = pb;
                     if (gk__nd_vec_ok(&p.nd, 3, bases, vec)) {
-                        /* rows of 32+ vectors go a warp a row: about as many
-                           warps as are resident (4 blocks of 256 an SM) */
+                        /* rows of 32+ vectors go a warp a segment of at most 1024 vectors (the kernel's):
+                           about as many warps as are resident (4 blocks of 256 an SM) */
                         int64_t nv = p.nd.n / vec, wv = p.nd.shape[p.nd.ndim - 1] / vec, work = nv;
-                        if (wv >= 32) work = 256 * GK__MIN((nv / wv + 7) / 8, (int64_t)ctx->info.sm_count * 4);
+                        if (wv >= 32) work = 256 * GK__MIN((nv / wv * ((wv + 1023) / 1024) + 7) / 8, (int64_t)ctx->info.sm_count * 4);
                         st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][2][p.dt], work, args, where);
                     }
                     else st = gk__launch(ctx, GK__MOD_ELEMENTWISE, gk__k_bin[op][0][p.dt], p.nd.n, args, where);

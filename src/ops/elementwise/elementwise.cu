@@ -174,33 +174,36 @@ template <int OP, int DT> __device__ __forceinline__ void gk_binary_v(const gk_n
     const bool va = nd.st[1][in] != 0, vb = nd.st[2][in] != 0;
     const bool small = nvec <= 0x7fffffffll;
     if (wv >= 32) {
-        // rows of at least 32 vectors: a warp a row (row offsets once a
-        // row, not once a vector), up to 4 vectors a lane in flight; the
-        // host launches about as many warps as are resident
+        // rows of at least 32 vectors: a warp a segment of a row (row
+        // offsets once a segment, not once a vector), up to 4 vectors a lane
+        // in flight; segments of at most 1024 vectors, so a few long rows
+        // (a scalar broadcast collapses to one) still spread over every warp.
+        // The host launches about as many warps as are resident.
         const int lane = threadIdx.x & 31;
-        const gk_i64 rows = nvec / wv, nw = GK_NTHREADS >> 5;
-        for (gk_i64 r = GK_TID >> 5; r < rows; r += nw) {
+        const gk_i64 rows = nvec / wv, nw = GK_NTHREADS >> 5, segs = (wv + 1023) >> 10;
+        for (gk_i64 t = GK_TID >> 5; t < rows * segs; t += nw) {
+            gk_i64 r = t / segs, c0 = (t - r * segs) << 10, c1 = c0 + 1024 < wv ? c0 + 1024 : wv;
             gk_i64 cv, o0, o1, o2;
             gk_bv_offsets(nd, r * wv, wv, small, cv, o0, o1, o2);
             const uint4 *ar = (const uint4 *)(a + o1), *br = (const uint4 *)(b + o2);
             uint4 *orow = (uint4 *)(out + o0);
             const uint4 sa = va ? make_uint4(0u, 0u, 0u, 0u) : gk_splat16<S>(a[o1]);
             const uint4 sb = vb ? make_uint4(0u, 0u, 0u, 0u) : gk_splat16<S>(b[o2]);
-            for (gk_i64 c = lane; c < wv; c += 128) {
+            for (gk_i64 c = c0 + lane; c < c1; c += 128) {
                 uint4 x[4], y[4];
 #pragma unroll
                 for (int j = 0; j < 4; j++) {
                     gk_i64 cj = c + 32 * j;
                     x[j] = sa;
                     y[j] = sb;
-                    if (cj < wv) {
+                    if (cj < c1) {
                         if (va) x[j] = __ldg(ar + cj);
                         if (vb) y[j] = __ldg(br + cj);
                     }
                 }
 #pragma unroll
                 for (int j = 0; j < 4; j++)
-                    if (c + 32 * j < wv) orow[c + 32 * j] = gk_binvec<OP, DT>(x[j], y[j]);
+                    if (c + 32 * j < c1) orow[c + 32 * j] = gk_binvec<OP, DT>(x[j], y[j]);
             }
         }
         return;

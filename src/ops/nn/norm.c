@@ -91,6 +91,10 @@ static int gk__ln_persist(gk_ctx *ctx, int64_t rows, int vi) {
 }
 
 static const char *const gk__k_gnorm[5] = { "gk_gnorm_f32_f32", "gk_gnorm_f16_f16", "gk_gnorm_f16_f32", "gk_gnorm_bf16_bf16", "gk_gnorm_bf16_f32" };
+static const char *const gk__k_gnorm_part[5] = { "gk_gnorm_part_f32_f32", "gk_gnorm_part_f16_f16", "gk_gnorm_part_f16_f32", "gk_gnorm_part_bf16_bf16",
+                                                 "gk_gnorm_part_bf16_f32" };
+static const char *const gk__k_gnorm_apply[5] = { "gk_gnorm_apply_f32_f32", "gk_gnorm_apply_f16_f16", "gk_gnorm_apply_f16_f32", "gk_gnorm_apply_bf16_bf16",
+                                                  "gk_gnorm_apply_bf16_f32" };
 
 enum { GK__NK_LAYER = 0, GK__NK_RMS, GK__NK_ADDRMS, GK__NK_GROUP, GK__NK_INSTANCE, GK__NK_ADAIN };
 
@@ -304,6 +308,28 @@ static gk_status gk__norm(gk_ctx *ctx, int kind, gk_tensor out, gk_tensor h, gk_
             args[0] = &p.rows; args[1] = &Di; args[2] = &p.mode; args[3] = &p.eps; args[4] = &px; args[5] = &pr;
             args[6] = &ph; args[7] = &po; args[8] = &pw; args[9] = &pb;
             st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_rownorm[p.mode == 2][combo][vi], grid, block, 0, args, where);
+        } else if (p.mode != 2 && p.L >= 16384 && p.rows < 2 * (int64_t)ctx->info.sm_count && p.rows <= 65535) {
+            /* few long rows: split into chunks of >= 4096 columns, about 4 blocks an SM in all
+               (gk_gnorm_part, then gk_gnorm_apply); the partial statistics in the workspace */
+            int64_t want = (4 * (int64_t)ctx->info.sm_count + p.rows - 1) / p.rows, chunk;
+            int splits = (int)GK__MIN(GK__MIN(want, p.L / 4096), (int64_t)1024);
+            gk__cu_ptr pws = 0;
+            void *args[15];
+            unsigned g2[3], b2[3] = { 256, 1, 1 };
+            if (splits < 1) splits = 1;
+            chunk = (p.L + splits - 1) / splits;
+            g2[0] = (unsigned)splits; g2[1] = (unsigned)p.rows; g2[2] = 1;
+            st = gk__workspace(ctx, (size_t)p.rows * (size_t)splits * 8, &pws, where);
+            if (st == GK_OK) {
+                args[0] = &p.L; args[1] = &splits; args[2] = &chunk; args[3] = &p.mode; args[4] = &px; args[5] = &pws;
+                st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_gnorm_part[combo], g2, b2, 0, args, where);
+                if (st == GK_OK) {
+                    args[0] = &p.L; args[1] = &p.R; args[2] = &p.cpg; args[3] = &p.S; args[4] = &splits; args[5] = &chunk; args[6] = &p.mode;
+                    args[7] = &p.eps; args[8] = &px; args[9] = &po; args[10] = &pw; args[11] = &pb; args[12] = &pws;
+                    st = gk__launch_cfg(ctx, GK__MOD_NORM, gk__k_gnorm_apply[combo], g2, b2, 0, args, where);
+                }
+                gk__unuse(ctx, ctx->ws);
+            }
         } else {
             void *args[13];
             block[0] = p.L >= 256 ? 256 : (unsigned)((p.L + 31) / 32 * 32);

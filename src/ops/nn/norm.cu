@@ -589,6 +589,71 @@ __device__ __forceinline__ void gk_gnorm(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64
     }
 }
 
+// Long rows, few of them (an instance norm / AdaIN over [C, T] with T in the
+// hundred thousands): each row split into `splits` chunks of `chunk` columns,
+// one block a chunk. gk_gnorm_part: the chunk's mean and centred sum of
+// squares (mode 0; mode 1: 0 and the plain sum of squares) into ws[row][split];
+// gk_gnorm_apply: every block merges its row's partials (Chan et al.'s
+// pairwise update, in split order, so every block of the row gets the same
+// statistics) and writes its chunk as gk_gnorm does.
+template <int DT>
+__device__ __forceinline__ void gk_gnorm_part(gk_i64 L, int splits, gk_i64 chunk, int mode, const typename gk_ty<DT>::S *x, float *ws) {
+    typedef gk_ty<DT> T;
+    __shared__ float sh[32];
+    const gk_i64 row = blockIdx.y, c0 = (gk_i64)blockIdx.x * chunk, c1 = c0 + chunk < L ? c0 + chunk : L;
+    const typename T::S *xr = x + row * L;
+    float mean = 0.f, q = 0.f;
+    if (mode == 0) {
+        float s = 0.f;
+        for (gk_i64 c = c0 + threadIdx.x; c < c1; c += blockDim.x) s += T::ld(xr[c]);
+        mean = gk_block_sum(s, sh) / (float)(c1 - c0);
+        for (gk_i64 c = c0 + threadIdx.x; c < c1; c += blockDim.x) { float d = T::ld(xr[c]) - mean; q += d * d; }
+    } else {
+        for (gk_i64 c = c0 + threadIdx.x; c < c1; c += blockDim.x) { float d = T::ld(xr[c]); q += d * d; }
+    }
+    q = gk_block_sum(q, sh);
+    if (threadIdx.x == 0) {
+        ws[(row * splits + blockIdx.x) * 2] = mean;
+        ws[(row * splits + blockIdx.x) * 2 + 1] = q;
+    }
+}
+template <int DT, int WT>
+__device__ __forceinline__ void gk_gnorm_apply(gk_i64 L, gk_i64 R, gk_i64 cpg, gk_i64 S_, int splits, gk_i64 chunk, int mode, float eps,
+                                               const typename gk_ty<DT>::S *x, typename gk_ty<DT>::S *out,
+                                               const typename gk_ty<WT>::S *w, const typename gk_ty<WT>::S *b, const float *ws) {
+    typedef gk_ty<DT> T;
+    typedef gk_ty<WT> TW;
+    const gk_i64 row = blockIdx.y, c0 = (gk_i64)blockIdx.x * chunk, c1 = c0 + chunk < L ? c0 + chunk : L;
+    float n = 0.f, mean = 0.f, m2 = 0.f;
+    for (int k = 0; k < splits; k++) {
+        gk_i64 a0 = (gk_i64)k * chunk, a1 = a0 + chunk < L ? a0 + chunk : L;
+        float nb = (float)(a1 - a0), mb = ws[(row * splits + k) * 2], qb = ws[(row * splits + k) * 2 + 1];
+        if (mode == 0) {
+            float nn = n + nb, d = mb - mean;
+            mean += d * (nb / nn);
+            m2 += qb + d * d * (n * nb / nn);
+            n = nn;
+        } else m2 += qb;
+    }
+    const float rstd = rsqrtf(m2 / (float)L + eps);
+    const gk_i64 cbase = (row % R) * cpg;
+    const typename T::S *xr = x + row * L;
+    typename T::S *orow = out + row * L;
+    for (gk_i64 c = c0 + threadIdx.x; c < c1; c += blockDim.x) {
+        gk_i64 ch = cbase + c / S_;
+        float v = T::ld(xr[c]), y;
+        if (mode == 0) {
+            y = (v - mean) * rstd;
+            if (w) y = y * TW::ld(w[ch]);
+            if (b) y = y + TW::ld(b[ch]);
+        } else {
+            y = gk_rnd<DT>(v * rstd);
+            if (w) y = TW::ld(w[ch]) * y;
+        }
+        orow[c] = T::st(y);
+    }
+}
+
 // gk_rownorm_* (mode 0 / 1) and gk_addrownorm_* (mode 2: x + residual, h written).
 // At most 64 registers (2 blocks of 512 threads an SM; 128 threads: 8 rows in
 // flight an SM): unbounded, the compiler hoisted the weight loads and took
@@ -661,6 +726,16 @@ __device__ __forceinline__ void gk_gnorm(gk_i64 rows, gk_i64 L, gk_i64 R, gk_i64
                                                       gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,        \
                                                       const gk_ty<GK_DT_##WTN>::S *b) {                                  \
         gk_gnorm<GK_DT_##DTN, GK_DT_##WTN>(rows, L, R, cpg, S_, mode, eps, x, res, h, out, w, b);                        \
+    }                                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(256) gk_gnorm_part_##DTN##_##WTN(gk_i64 L, int splits, gk_i64 chunk, int mode, \
+                                                                const gk_ty<GK_DT_##DTN>::S *x, float *ws) {            \
+        gk_gnorm_part<GK_DT_##DTN>(L, splits, chunk, mode, x, ws);                                                       \
+    }                                                                                                                    \
+    extern "C" __global__ void __launch_bounds__(256) gk_gnorm_apply_##DTN##_##WTN(                                      \
+        gk_i64 L, gk_i64 R, gk_i64 cpg, gk_i64 S_, int splits, gk_i64 chunk, int mode, float eps,                        \
+        const gk_ty<GK_DT_##DTN>::S *x, gk_ty<GK_DT_##DTN>::S *out, const gk_ty<GK_DT_##WTN>::S *w,                      \
+        const gk_ty<GK_DT_##WTN>::S *b, const float *ws) {                                                               \
+        gk_gnorm_apply<GK_DT_##DTN, GK_DT_##WTN>(L, R, cpg, S_, splits, chunk, mode, eps, x, out, w, b, ws);             \
     }
 GK_NORMS(f32, f32)
 GK_NORMS(f16, f16)

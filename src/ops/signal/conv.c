@@ -59,10 +59,73 @@ static int64_t gk__conv_len(int64_t L, int64_t K, int64_t s, int64_t pd, int64_t
     return (L - 1) * s - 2 * pd + d * (K - 1) + op + 1;
 }
 
-/* The one entry of the convolutions: nsp = 1 (1-d: H = 1) or 2. */
+/* ---- 1-d convolution on TF32 tensor cores (conv_tc.cu) ---- */
+typedef struct gk__convtcp { /* the layout of gk_convtcp in src/ops/signal/conv_tc.cu */
+    int64_t B, Cin, L, Cout, Lo;
+    int KW, pad, dil, RS, XS, ST, has_bias;
+    int wal, xal; /* 16-byte weight rows / input rows (else 4-byte copies) */
+    int pad_;
+} gk__convtcp;
+#define GK__CTC_CK 8   /* input channels per reduction chunk (one m16n8k8 step per tap) */
+#define GK__CTC_BN 128 /* output positions per block */
+
+/* Shared-memory row strides (floats): Ws rows of 8 * KW weights padded to
+   4 (mod 32), Xs rows of 128 + (KW - 1) * dil + 3 values padded to 8 (mod 32). */
+static void gk__convtc_strides(const gk__convp *p, int *rs, int *xs) {
+    int64_t r = GK__CTC_CK * p->KW, x = GK__CTC_BN + (p->KW - 1) * p->dw + 3;
+    r += ((4 - r % 32) + 32) % 32;
+    x += ((8 - x % 32) + 32) % 32;
+    *rs = (int)r;
+    *xs = (int)x;
+}
+static size_t gk__convtc_smem(const gk__convp *p, int bm, int st) {
+    int rs, xs;
+    gk__convtc_strides(p, &rs, &xs);
+    return (size_t)st * ((size_t)bm * (size_t)rs + GK__CTC_CK * (size_t)xs) * 4;
+}
+/* What the kernel takes: f32, 1-d, stride 1, one group, at least 64 output
+   channels, taps and dilation small enough for shared memory. Anything else
+   runs on the f32 kernel (TF32 is a permission, not a requirement). */
+static int gk__convtc_fits(gk_ctx *ctx, const gk__convp *p, gk_dtype dt) {
+    if (dt != GK_F32 || p->H != 1 || p->KH != 1 || p->transposed || p->groups != 1 || p->sw != 1 || ctx->info.cc_major < 8) return 0;
+    if (p->Cout < 64 || p->KW > 64 || p->dw > 64 || p->pw > INT32_MAX / 2) return 0;
+    return gk__convtc_smem(p, 64, 2) <= (size_t)ctx->info.max_smem_per_block_optin;
+}
+static gk_status gk__convtc_launch(gk_ctx *ctx, const gk__convp *p, const gk__slot *so, const gk__slot *sx, const gk__slot *sw,
+                                   const gk__slot *sb, const char *where) {
+    gk__convtcp c;
+    gk__cu_ptr po = gk__slot_addr(so), px = gk__slot_addr(sx), pw = gk__slot_addr(sw), pb = sb ? gk__slot_addr(sb) : 0;
+    unsigned grid[3], block[3] = { 256, 1, 1 };
+    void *args[5];
+    /* the first (rows, stages) that fits: 128-row tiles for >= 128 outputs, 3 stages where shared memory allows */
+    static const int cand[4][2] = { { 128, 3 }, { 128, 2 }, { 64, 3 }, { 64, 2 } };
+    int bm = 64, stg = 2, i;
+    size_t smem = gk__convtc_smem(p, 64, 2), optin = (size_t)ctx->info.max_smem_per_block_optin;
+    memset(&c, 0, sizeof c);
+    for (i = p->Cout >= 128 ? 0 : 2; i < 4; i++)
+        if (gk__convtc_smem(p, cand[i][0], cand[i][1]) <= optin) {
+            bm = cand[i][0];
+            stg = cand[i][1];
+            smem = gk__convtc_smem(p, bm, stg);
+            break;
+        }
+    c.B = p->B; c.Cin = p->Cin; c.L = p->W; c.Cout = p->Cout; c.Lo = p->Wo;
+    c.KW = (int)p->KW; c.pad = (int)p->pw; c.dil = (int)p->dw; c.ST = stg; c.has_bias = p->has_bias;
+    c.wal = (p->Cin * p->KW) % 4 == 0 && (pw & 15) == 0;
+    c.xal = p->W % 4 == 0 && (px & 15) == 0;
+    gk__convtc_strides(p, &c.RS, &c.XS);
+    grid[0] = (unsigned)((p->Wo + GK__CTC_BN - 1) / GK__CTC_BN);
+    grid[1] = (unsigned)((p->Cout + bm - 1) / bm);
+    grid[2] = (unsigned)p->B;
+    args[0] = &c; args[1] = &po; args[2] = &px; args[3] = &pw; args[4] = &pb;
+    return gk__launch_cfg(ctx, GK__MOD_CONV_TC, bm == 128 ? "gk_convtc_128" : "gk_convtc_64", grid, block, (unsigned)smem, args, where);
+}
+
+/* The one entry of the convolutions: nsp = 1 (1-d: H = 1) or 2. tf32: f32
+   1-d convolutions may run on TF32 tensor cores (gk__convtc_fits). */
 static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, int nsp, int transposed,
                           const int64_t *stride, const int64_t *padding, const int64_t *dilation, const int64_t *outpad, int64_t groups,
-                          const char *where) {
+                          int tf32, const char *where) {
     static const char *const names[4] = { "out", "x", "w", "bias" };
     gk_tensor ts[4];
     gk__opnds ops;
@@ -146,6 +209,8 @@ static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
             q.w = (const char *)(uintptr_t)gk__slot_addr(ops.s[2]);
             q.bias = ops.s[3] ? (const char *)(uintptr_t)gk__slot_addr(ops.s[3]) : NULL;
             st = gk__cpu_run(ctx, gk__conv_cpu, &q, sizeof q, where);
+        } else if (tf32 && gk__convtc_fits(ctx, p, q.dt)) {
+            st = gk__convtc_launch(ctx, p, ops.s[0], ops.s[1], ops.s[2], ops.s[3], where);
         } else {
             static const char *const kn[2][GK_DTYPE_COUNT] = { { "gk_conv_f32", NULL, "gk_conv_f16", "gk_conv_bf16" },
                                                               { "gk_conv128_f32", NULL, "gk_conv128_f16", "gk_conv128_bf16" } };
@@ -203,16 +268,25 @@ static gk_status gk__conv(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
 
 GKDEF gk_status gk_conv1d(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride, int64_t padding,
                           int64_t dilation, int64_t groups) {
-    return gk__conv(ctx, out, x, w, bias, 1, 0, &stride, &padding, &dilation, NULL, groups, "gk_conv1d");
+    return gk__conv(ctx, out, x, w, bias, 1, 0, &stride, &padding, &dilation, NULL, groups, 0, "gk_conv1d");
+}
+GKDEF gk_status gk_conv1d_ex(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, const gk_conv1d_desc *desc) {
+    gk_conv1d_desc d;
+    if (desc) d = *desc;
+    else memset(&d, 0, sizeof d);
+    if (d.stride == 0) d.stride = 1;
+    if (d.dilation == 0) d.dilation = 1;
+    if (d.groups == 0) d.groups = 1;
+    return gk__conv(ctx, out, x, w, bias, 1, 0, &d.stride, &d.padding, &d.dilation, NULL, d.groups, d.allow_tf32 != 0, "gk_conv1d_ex");
 }
 GKDEF gk_status gk_conv_transpose1d(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride,
                                     int64_t padding, int64_t output_padding, int64_t groups, int64_t dilation) {
-    return gk__conv(ctx, out, x, w, bias, 1, 1, &stride, &padding, &dilation, &output_padding, groups, "gk_conv_transpose1d");
+    return gk__conv(ctx, out, x, w, bias, 1, 1, &stride, &padding, &dilation, &output_padding, groups, 0, "gk_conv_transpose1d");
 }
 GKDEF gk_status gk_conv2d(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, const int64_t stride[2],
                           const int64_t padding[2], const int64_t dilation[2], int64_t groups) {
     if (!stride || !padding || !dilation) return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "gk_conv2d: stride, padding or dilation is NULL");
-    return gk__conv(ctx, out, x, w, bias, 2, 0, stride, padding, dilation, NULL, groups, "gk_conv2d");
+    return gk__conv(ctx, out, x, w, bias, 2, 0, stride, padding, dilation, NULL, groups, 0, "gk_conv2d");
 }
 /* _new: computes the output shape from x and w (the op validates the rest) */
 static gk_status gk__conv_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor bias, int nsp, int transposed, const int64_t *stride,
@@ -240,7 +314,7 @@ static gk_status gk__conv_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor b
         if (so[2 + i] < 0) so[2 + i] = 0;
     }
     GK__TRY(gk__sg_alloc(ctx, x, -1, nsp + 2, so, &t, where));
-    st = gk__conv(ctx, t, x, w, bias, nsp, transposed, stride, padding, dilation, outpad, groups, where);
+    st = gk__conv(ctx, t, x, w, bias, nsp, transposed, stride, padding, dilation, outpad, groups, 0, where);
     return gk__finish_new(ctx, st, t, out);
 }
 GKDEF gk_status gk_conv1d_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride, int64_t padding, int64_t dilation,

@@ -16,6 +16,20 @@ GKDEF gk_status gk_conv1d(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, 
                           int64_t dilation, int64_t groups);
 GKDEF gk_status gk_conv1d_new(gk_ctx *ctx, gk_tensor x, gk_tensor w, gk_tensor bias, int64_t stride, int64_t padding, int64_t dilation,
                               int64_t groups, gk_tensor *out);
+/* conv1d with its options in a desc (zeroed: stride 1, padding 0,
+   dilation 1, one group, f32 exact). allow_tf32: f32 data may run on TF32
+   tensor cores (10-bit mantissas in, f32 accumulation; relative error
+   ~1e-3) where the shape allows (stride 1, one group, >= 64 output
+   channels, kernel and dilation <= 64; else the exact kernel). The CPU
+   backend always computes in f32. */
+typedef struct gk_conv1d_desc {
+    int64_t stride;                /* 0: 1 */
+    int64_t padding;
+    int64_t dilation;              /* 0: 1 */
+    int64_t groups;                /* 0: 1 */
+    int allow_tf32;
+} gk_conv1d_desc;
+GKDEF gk_status gk_conv1d_ex(gk_ctx *ctx, gk_tensor out, gk_tensor x, gk_tensor w, gk_tensor bias, const gk_conv1d_desc *desc);
 /* conv_transpose1d: x [B, Cin, L], w [Cin, Cout/groups, K] -> out [B, Cout, Lout],
    Lout = (L-1)*stride - 2*padding + dilation*(K-1) + output_padding + 1
    (output_padding < stride or < dilation, as PyTorch). */
