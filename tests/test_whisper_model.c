@@ -6,7 +6,9 @@
       continuing the cache; the slots keep their own windows; greedy
       transcription is repeatable, each of its tokens is the first largest
       filtered logit of a full recompute of its prefix, and the timestamp
-      rules hold.
+      rules hold; the decode step of two windows of three rows (skipped
+      rows, graph replays, beam reorders between steps) gives each row the
+      logits of its whole sequence decoded alone, and its log-sum-exp.
    2. Bad input: a folder missing config.json, the weights or a tensor (each
       named), a config that does not match the weights (the tensor and both
       shapes named), bad config fields, bad arguments and states, a folder
