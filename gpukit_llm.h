@@ -1267,7 +1267,8 @@ GKLLMDEF gk_status gk_whisper_decode_step(gk_whisper_model *m, int row0, int n, 
 GKLLMDEF int gk_whisper_step_logits(const gk_whisper_model *m, const float **logits, const float **lse);
 /* Beam search's reordering of a window's rows: row window * B + i becomes a
    copy of the old row window * B + src[i] (src [max_beams], in 0..B-1), cache
-   and length. Identity: nothing runs. */
+   (the filled positions) and length, queued on the model's stream without a
+   host sync. Identity: nothing runs. */
 GKLLMDEF gk_status gk_whisper_reorder(gk_whisper_model *m, int window, const int32_t *src);
 
 /* The alignment heads used for word timestamps, (layer, head) pairs [n][2]:
@@ -10868,6 +10869,16 @@ typedef struct gk__wsp_graph {
     gk_graph *g;
 } gk__wsp_graph;
 
+/* a page-locked host buffer uploaded asynchronously on the model's stream:
+   it is rewritten only once its last upload has left it (busy: the upload on
+   stream st may still be in flight; ev is recorded after it) */
+typedef struct gk__wsp_up {
+    int32_t *h;
+    gk_event *ev;
+    gk_stream *st;
+    int busy;
+} gk__wsp_up;
+
 struct gk_whisper_model {
     gk_ctx *ctx;
     gk_whisper_config cfg;
@@ -10888,10 +10899,11 @@ struct gk_whisper_model {
     int *encoded;                      /* per window: the slot holds a window's K / V */
     /* the decode step (gk_whisper_decode_step): buffers for every row, made at load */
     gk_tensor d_buf;                   /* i32 [3, rows]: token, position, kv length of step row i */
-    gk_tensor d_src;                   /* i32 [beams]: gk_whisper_reorder's sources */
+    gk_tensor d_src;                   /* i32 [beams * max_ctx]: gk_whisper_reorder's gather index (beams > 1) */
     gk_tensor a_h, a_h2, a_x, a_qkv, a_q, a_att, a_ff, a_lg, a_lg32, a_tmp;
     gk_tensor a_ex, a_mx, a_lse;       /* the logits' log-sum-exp per row: exp scratch [rows, vocab], max, lse [rows] */
-    int32_t *h_buf;                    /* host [3, rows] */
+    gk__wsp_up up_buf;                 /* d_buf's host side [3, rows] */
+    gk__wsp_up up_src;                 /* d_src's host side [beams * max_ctx] (beams > 1) */
     float *h_lg, *h_lse;               /* the step's logits [rows, vocab] and lse [rows] on the host (page-locked on CUDA) */
     int step_n;                        /* rows in them (0: none) */
     int32_t *align;                    /* the alignment heads, (layer, head) pairs */
@@ -11288,11 +11300,19 @@ GKLLMDEF void gk_whisper_free(gk_whisper_model *m) {
     }
     if (m->h_lg) gk_host_free(ctx, m->h_lg);
     if (m->h_lse) gk_host_free(ctx, m->h_lse);
+    {
+        gk__wsp_up *ups[2] = { &m->up_buf, &m->up_src };
+        for (i = 0; i < 2; i++) {
+            if (ups[i]->busy) gk_event_sync(ctx, ups[i]->ev); /* its upload leaves the buffer first */
+            if (ups[i]->h) gk_host_free(ctx, ups[i]->h);
+            if (ups[i]->ev) gk_event_destroy(ctx, ups[i]->ev);
+        }
+    }
     for (i = 0; i < m->ngraphs; i++)
         if (m->graphs[i].g) gk_graph_destroy(ctx, m->graphs[i].g);
     if (m->stream) gk_stream_destroy(ctx, m->stream);
     if (m->tok) gk_tokenizer_free(m->tok);
-    gk__u_free(m->enc); gk__u_free(m->dec); gk__u_free(m->len); gk__u_free(m->encoded); gk__u_free(m->gen_ids); gk__u_free(m->h_buf); gk__u_free(m->align);
+    gk__u_free(m->enc); gk__u_free(m->dec); gk__u_free(m->len); gk__u_free(m->encoded); gk__u_free(m->gen_ids); gk__u_free(m->align);
     gk__u_free(m);
 }
 
@@ -11371,6 +11391,13 @@ static gk_status gk__wsp_empty(gk_whisper_model *m, gk_dtype dt, int nd, int64_t
     int64_t sh[4];
     sh[0] = d0; sh[1] = d1; sh[2] = d2; sh[3] = d3;
     return gk_tensor_empty(m->ctx, dt, nd, sh, out);
+}
+
+static gk_status gk__wsp_up_new(gk_whisper_model *m, gk__wsp_up *u, size_t n) {
+    gk_status s = gk_host_alloc(m->ctx, n * sizeof(int32_t), (void **)&u->h);
+    if (s == GK_OK) memset(u->h, 0, n * sizeof(int32_t));
+    if (s == GK_OK) s = gk_event_create(m->ctx, &u->ev);
+    return s;
 }
 
 GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whisper_desc *desc, gk_whisper_model **out) {
@@ -11462,8 +11489,7 @@ GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whispe
     if (!(m->enc = (gk__wsp_layer *)gk__u_calloc((size_t)c->encoder_layers, sizeof *m->enc)) ||
         !(m->dec = (gk__wsp_layer *)gk__u_calloc((size_t)c->decoder_layers, sizeof *m->dec)) ||
         !(want = (gk__wsp_want *)gk__u_calloc((size_t)(c->encoder_layers * 16 + c->decoder_layers * 26 + 16), sizeof *want)) ||
-        !(m->len = (int64_t *)gk__u_calloc((size_t)m->rows, sizeof(int64_t))) || !(m->encoded = (int *)gk__u_calloc((size_t)m->slots, sizeof(int))) ||
-        !(m->h_buf = (int32_t *)gk__u_calloc((size_t)(3 * m->rows), sizeof(int32_t)))) {
+        !(m->len = (int64_t *)gk__u_calloc((size_t)m->rows, sizeof(int64_t))) || !(m->encoded = (int *)gk__u_calloc((size_t)m->slots, sizeof(int)))) {
         s = gk_error_set(ctx, GK_ERR_OUT_OF_MEMORY, "gk_whisper_load: out of host memory");
         goto fail;
     }
@@ -11538,7 +11564,7 @@ GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whispe
     /* the decode step's buffers */
     if (s == GK_OK) s = gk__wsp_empty(m, GK_I32, 1, 3 * m->rows, 0, 0, 0, &m->d_buf);
     if (s == GK_OK) s = gk_fill(ctx, m->d_buf, 0);
-    if (s == GK_OK) s = gk__wsp_empty(m, GK_I32, 1, m->beams, 0, 0, 0, &m->d_src);
+    if (s == GK_OK && m->beams > 1) s = gk__wsp_empty(m, GK_I32, 1, m->beams * m->max_ctx, 0, 0, 0, &m->d_src);
     if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, m->rows, dm, 0, 0, &m->a_h);
     if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, m->rows, dm, 0, 0, &m->a_h2);
     if (s == GK_OK) s = gk__wsp_empty(m, m->dt, 2, m->rows, dm, 0, 0, &m->a_x);
@@ -11554,6 +11580,8 @@ GKLLMDEF gk_status gk_whisper_load(gk_ctx *ctx, const char *dir, const gk_whispe
     if (s == GK_OK) s = gk__wsp_empty(m, GK_F32, 2, m->rows, 1, 0, 0, &m->a_lse);
     if (s == GK_OK) s = gk_host_alloc(ctx, sizeof(float) * (size_t)(m->rows * V), (void **)&m->h_lg);
     if (s == GK_OK) s = gk_host_alloc(ctx, sizeof(float) * (size_t)m->rows, (void **)&m->h_lse);
+    if (s == GK_OK) s = gk__wsp_up_new(m, &m->up_buf, 3 * (size_t)m->rows);
+    if (s == GK_OK && m->beams > 1) s = gk__wsp_up_new(m, &m->up_src, (size_t)(m->beams * m->max_ctx));
     if (s == GK_OK) s = gk_stream_sync(ctx, m->stream);
     if (s != GK_OK) goto fail;
     gk_set_stream(ctx, old);
@@ -11587,6 +11615,45 @@ GKLLMDEF gk_status gk_whisper_set_stream(gk_whisper_model *m, gk_stream *s) {
     return GK_OK;
 }
 static gk_stream *gk__wsp_stream(const gk_whisper_model *m) { return m->stream_use ? m->stream_use : m->stream; }
+
+/* Queues the f32 copy of logits lg (any float dtype; cast on the device when
+   it is not f32) into dst on the host, on the model's stream (the current
+   one): the caller syncs the stream before reading dst. */
+static gk_status gk__wsp_logits_host(gk_whisper_model *m, gk_tensor lg, float *dst) {
+    gk_tensor_info info;
+    gk_tensor t = gk__u_tnull();
+    gk_status s = gk_tensor_info_get(m->ctx, lg, &info);
+    if (s == GK_OK && info.dtype != GK_F32) s = gk_cast_new(m->ctx, lg, GK_F32, &t);
+    if (s == GK_OK) s = gk_copy_to_host_async(m->ctx, t.id ? t : lg, dst, sizeof(float) * (size_t)info.numel, gk__wsp_stream(m));
+    if (t.id) gk_tensor_free(m->ctx, t); /* the pool keeps its storage until the copy is done */
+    return s;
+}
+
+/* Before u->h is rewritten: waits for its last upload only when no sync of
+   that upload's stream has passed it since (gk__wsp_up_synced). */
+static gk_status gk__wsp_up_wait(gk_whisper_model *m, gk__wsp_up *u) {
+    gk_status s;
+    if (!u->busy) return GK_OK;
+    if ((s = gk_event_sync(m->ctx, u->ev)) == GK_OK) u->busy = 0;
+    return s;
+}
+/* u->h[0..n) into dst (i32, n elements) on the model's stream, without a
+   host sync; u->h stays untouched until gk__wsp_up_wait */
+static gk_status gk__wsp_up_send(gk_whisper_model *m, gk__wsp_up *u, gk_tensor dst, size_t n) {
+    gk_stream *st = gk__wsp_stream(m);
+    gk_status s = gk_copy_from_host_async(m->ctx, dst, u->h, n * sizeof(int32_t), st);
+    if (s != GK_OK) return s;
+    u->busy = 1;
+    u->st = st;
+    s = gk_event_record(m->ctx, u->ev, st);
+    if (s != GK_OK && gk_stream_sync(m->ctx, st) == GK_OK) u->busy = 0; /* no event marks the copy: the stream's end does */
+    return s;
+}
+/* a sync of stream st has passed every upload queued on it */
+static void gk__wsp_up_synced(gk_whisper_model *m, gk_stream *st) {
+    if (m->up_buf.busy && m->up_buf.st == st) m->up_buf.busy = 0;
+    if (m->up_src.busy && m->up_src.st == st) m->up_src.busy = 0;
+}
 
 /* ---- encoder ---- */
 /* One attention + MLP block of the encoder or decoder's self part, pre-LN:
@@ -11954,16 +12021,9 @@ GKLLMDEF gk_status gk_whisper_decode(gk_whisper_model *m, int seq, const int32_t
     gk_set_stream(m->ctx, gk__wsp_stream(m));
     p0 = m->len[seq];
     s = gk__wsp_prefill(m, seq, ids, (int64_t)n, all, &lg, NULL);
-    if (s == GK_OK && logits) {
-        size_t nb = (all ? n : 1) * (size_t)V * sizeof(float);
-        if (m->dt == GK_F32) s = gk_copy_to_host(m->ctx, lg, logits, nb);
-        else {
-            gk_tensor t;
-            s = gk_cast_new(m->ctx, lg, GK_F32, &t);
-            if (s == GK_OK) { s = gk_copy_to_host(m->ctx, t, logits, nb); gk_tensor_free(m->ctx, t); }
-        }
-    }
+    if (s == GK_OK && logits) s = gk__wsp_logits_host(m, lg, logits);
     if (s == GK_OK) s = gk_stream_sync(m->ctx, gk__wsp_stream(m));
+    if (s == GK_OK) gk__wsp_up_synced(m, gk__wsp_stream(m));
     gk__llm_free_t(m->ctx, &lg);
     gk_set_stream(m->ctx, old);
     if (s == GK_OK && logits) {
@@ -12120,26 +12180,31 @@ GKLLMDEF gk_status gk_whisper_decode_step(gk_whisper_model *m, int row0, int n, 
             return gk_error_set(m->ctx, GK_ERR_LIMIT, "%s: row %d holds %lld tokens: its context of %lld tokens is full", W, r, (long long)m->len[r], (long long)m->max_ctx);
         if (m->len[r] + 1 > need) need = m->len[r] + 1;
     }
-    /* token, position and kv length of each row; a skipped row (id < 0) runs token 0 at its length without keeping it */
+    /* token, position and kv length of each row, uploaded without a host
+       sync from the model's page-locked buffer (the last step's sync has
+       passed its upload); a skipped row (id < 0) runs token 0 at its length
+       without keeping it */
+    if ((s = gk__wsp_up_wait(m, &m->up_buf)) != GK_OK) return s;
     for (i = 0; i < n; i++) {
         int64_t L = m->len[row0 + i];
-        m->h_buf[i] = ids[i] < 0 ? 0 : ids[i];
-        m->h_buf[R + i] = (int32_t)(L < m->max_ctx ? L : m->max_ctx - 1);
-        m->h_buf[2 * R + i] = (int32_t)(L < m->max_ctx ? L + 1 : m->max_ctx);
+        m->up_buf.h[i] = ids[i] < 0 ? 0 : ids[i];
+        m->up_buf.h[R + i] = (int32_t)(L < m->max_ctx ? L : m->max_ctx - 1);
+        m->up_buf.h[2 * R + i] = (int32_t)(L < m->max_ctx ? L + 1 : m->max_ctx);
     }
     while (kv_rows < need) kv_rows <<= 1;
     if (kv_rows > m->max_ctx) kv_rows = m->max_ctx;
     old = gk_get_stream(m->ctx);
     gk_set_stream(m->ctx, gk__wsp_stream(m));
-    s = gk_copy_from_host(m->ctx, m->d_buf, m->h_buf, sizeof(int32_t) * (size_t)(3 * R));
+    s = gk__wsp_up_send(m, &m->up_buf, m->d_buf, 3 * (size_t)R);
     if (s == GK_OK) s = gk__wsp_step(m, row0, n, kv_rows);
     if (s == GK_OK) {
         gk_tensor t = gk__u_tnull(), u = gk__u_tnull();
         s = gk_view_slice(m->ctx, m->a_lg32, 0, 0, n, 1, &t);
         if (s == GK_OK) s = gk_view_slice(m->ctx, m->a_lse, 0, 0, n, 1, &u);
-        if (s == GK_OK) s = gk_copy_to_host_async(m->ctx, t, m->h_lg, sizeof(float) * (size_t)(n * V), gk__wsp_stream(m));
+        if (s == GK_OK) s = gk__wsp_logits_host(m, t, m->h_lg);
         if (s == GK_OK) s = gk_copy_to_host_async(m->ctx, u, m->h_lse, sizeof(float) * (size_t)n, gk__wsp_stream(m));
         if (s == GK_OK) s = gk_stream_sync(m->ctx, gk__wsp_stream(m));
+        if (s == GK_OK) gk__wsp_up_synced(m, gk__wsp_stream(m));
         if (t.id) gk_tensor_free(m->ctx, t);
         if (u.id) gk_tensor_free(m->ctx, u);
     }
@@ -12170,7 +12235,7 @@ GKLLMDEF int gk_whisper_step_logits(const gk_whisper_model *m, const float **log
 
 GKLLMDEF gk_status gk_whisper_reorder(gk_whisper_model *m, int window, const int32_t *src) {
     const char *W = "gk_whisper_reorder";
-    int64_t lens[16], l;
+    int64_t lens[16], l, L = 0, p, C, H2, D;
     int i, ident = 1, B;
     gk_stream *old;
     gk_status s = GK_OK;
@@ -12184,20 +12249,49 @@ GKLLMDEF gk_status gk_whisper_reorder(gk_whisper_model *m, int window, const int
         ident &= src[i] == i;
     }
     if (ident) return GK_OK;
-    old = gk_get_stream(m->ctx);
-    gk_set_stream(m->ctx, gk__wsp_stream(m));
-    s = gk_copy_from_host(m->ctx, m->d_src, src, sizeof(int32_t) * (size_t)B);
-    for (l = 0; l < m->cfg.decoder_layers && s == GK_OK; l++) {
-        gk_tensor kv;
-        s = gk_view_slice(m->ctx, m->dec[l].kv, 0, (int64_t)window * B, (int64_t)(window + 1) * B, 1, &kv);
-        if (s != GK_OK) break;
-        s = gk_index_select(m->ctx, m->a_tmp, kv, 0, m->d_src);
-        if (s == GK_OK) s = gk_copy(m->ctx, kv, m->a_tmp);
-        gk_tensor_free(m->ctx, kv);
+    /* Only the filled positions move: the first L of each row, L the longest
+       of the new lengths (a shorter row's positions past its length are
+       never read). Each layer gathers rows src[i]'s positions into a_tmp
+       (one index_select over the window's cache as [B * max_ctx, 2 H D]
+       rows) and copies them back (one strided copy). */
+    for (i = 0; i < B; i++) {
+        lens[i] = m->len[window * B + src[i]];
+        if (lens[i] > L) L = lens[i];
     }
-    gk_set_stream(m->ctx, old);
-    if (s != GK_OK) return s;
-    for (i = 0; i < B; i++) lens[i] = m->len[window * B + src[i]];
+    C = m->max_ctx;
+    H2 = 2 * m->cfg.decoder_heads;
+    D = m->cfg.d_model / m->cfg.decoder_heads;
+    if (L > 0) {
+        if ((s = gk__wsp_up_wait(m, &m->up_src)) != GK_OK) return s;
+        for (i = 0; i < B; i++)
+            for (p = 0; p < L; p++) m->up_src.h[(int64_t)i * L + p] = (int32_t)(src[i] * C + p);
+        old = gk_get_stream(m->ctx);
+        gk_set_stream(m->ctx, gk__wsp_stream(m));
+        {
+            gk__lv V;
+            gk_tensor idx, tmp;
+            memset(&V, 0, sizeof V);
+            V.ctx = m->ctx;
+            idx = gk__lv_slice(&V, m->d_src, 0, 0, B * L);
+            tmp = gk__lv_slice(&V, gk__lv_reshape(&V, m->a_tmp, 2, B * C, H2 * D, 0, 0), 0, 0, B * L);
+            if (V.st == GK_OK) V.st = gk__wsp_up_send(m, &m->up_src, idx, (size_t)(B * L));
+            for (l = 0; l < m->cfg.decoder_layers && V.st == GK_OK; l++) {
+                gk__lv Y;
+                gk_tensor win;
+                memset(&Y, 0, sizeof Y);
+                Y.ctx = m->ctx;
+                win = gk__lv_slice(&Y, m->dec[l].kv, 0, (int64_t)window * B, (int64_t)(window + 1) * B);
+                GK__LV_DO(&Y, gk_index_select(m->ctx, tmp, gk__lv_reshape(&Y, win, 2, B * C, H2 * D, 0, 0), 0, idx));
+                GK__LV_DO(&Y, gk_copy(m->ctx, gk__lv_slice(&Y, win, 1, 0, L), gk__lv_reshape(&Y, tmp, 4, B, L, H2, D)));
+                gk__lv_free(&Y);
+                V.st = Y.st;
+            }
+            gk__lv_free(&V);
+            s = V.st;
+        }
+        gk_set_stream(m->ctx, old);
+        if (s != GK_OK) return s;
+    }
     for (i = 0; i < B; i++) m->len[window * B + i] = lens[i];
     return GK_OK;
 }
@@ -12235,16 +12329,9 @@ GKLLMDEF gk_status gk_whisper_cross_weights(gk_whisper_model *m, int row, const 
     gk_set_stream(m->ctx, gk__wsp_stream(m));
     m->len[row] = 0;
     s = gk__wsp_prefill(m, row, ids, (int64_t)n, 1, &lg, &cap);
-    if (s == GK_OK && logits) {
-        size_t nb = n * (size_t)V * sizeof(float);
-        if (m->dt == GK_F32) s = gk_copy_to_host(m->ctx, lg, logits, nb);
-        else {
-            gk_tensor t;
-            s = gk_cast_new(m->ctx, lg, GK_F32, &t);
-            if (s == GK_OK) { s = gk_copy_to_host(m->ctx, t, logits, nb); gk_tensor_free(m->ctx, t); }
-        }
-    }
+    if (s == GK_OK && logits) s = gk__wsp_logits_host(m, lg, logits);
     if (s == GK_OK) s = gk_stream_sync(m->ctx, gk__wsp_stream(m));
+    if (s == GK_OK) gk__wsp_up_synced(m, gk__wsp_stream(m));
     gk__llm_free_t(m->ctx, &lg);
     gk_set_stream(m->ctx, old);
     m->len[row] = 0;

@@ -87,7 +87,7 @@ int main(int argc, char **argv) {
     printf("bench_kokoro on %s (%s)\n", info.name, gk_ctx_backend(ctx) == GK_BACKEND_CPU ? "CPU backend" : info.arch);
     snprintf(dir, sizeof dir, "/tmp/gk_bench_kokoro_%d", (int)getpid());
     mkdir(dir, 0755);
-    put_file(dir, "config.json", CONFIG);
+    gkt_put_file(dir, "config.json", CONFIG);
     snprintf(cpath, sizeof cpath, "%s/config.json", dir);
     CK(gk__kok_list(ctx, cpath, list_cb, &l));
     for (i = 0; i < l.n; i++) {

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gkt_util.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define KF_UNUSED __attribute__((unused))
@@ -97,16 +98,6 @@ static KF_UNUSED void list_cb(void *u, const char *name, int nd, const int64_t *
     for (k = 0; k < nd; k++) w->sh[k] = sh[k];
     w->optional = optional;
     rule(w);
-}
-
-static KF_UNUSED void put_file(const char *dir, const char *name, const char *text) {
-    char p[512];
-    FILE *f;
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    f = fopen(p, "wb");
-    if (!f) { printf("cannot write %s\n", p); exit(2); }
-    fputs(text, f);
-    fclose(f);
 }
 
 /* How a folder's safetensors differs from the list (for the error cases). */

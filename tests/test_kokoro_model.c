@@ -51,17 +51,6 @@ static gk_kokoro_model *load(const char *dir) {
 }
 
 /* ---- checks ---- */
-static double max_err(const float *a, const float *b, size_t n) {
-    double num = 0, den = 0;
-    size_t i;
-    for (i = 0; i < n; i++) {
-        double d = fabs((double)a[i] - (double)b[i]);
-        if (d != d) return INFINITY;
-        if (d > num) num = d;
-        if (fabs((double)b[i]) > den) den = fabs((double)b[i]);
-    }
-    return den > 0 ? num / den : num;
-}
 static int all_finite(const float *x, size_t n) {
     size_t i;
     for (i = 0; i < n; i++)
@@ -99,7 +88,7 @@ static double model_diff(gk_kokoro_model *a, gk_kokoro_model *b) {
         if (gk_tensor_info_get(dut, a->owned[i], &ia) != GK_OK || gk_tensor_info_get(dut, b->owned[i], &ib) != GK_OK || ia.numel != ib.numel) return INFINITY;
         x = to_host(a->owned[i], (size_t)ia.numel);
         y = to_host(b->owned[i], (size_t)ib.numel);
-        e = max_err(x, y, (size_t)ia.numel);
+        e = gkt_max_err(x, y, (size_t)ia.numel);
         if (e > worst) worst = e;
         free(x);
         free(y);
@@ -121,7 +110,7 @@ static void test_self_made(void) {
     memset(&o, 0, sizeof o);
     snprintf(model_dir, sizeof model_dir, "%s/model", tmpdir);
     mkdir(model_dir, 0755);
-    put_file(model_dir, "config.json", CONFIG);
+    gkt_put_file(model_dir, "config.json", CONFIG);
     snprintf(cpath, sizeof cpath, "%s/config.json", model_dir);
     GKT_OK(dut, gk__kok_list(dut, cpath, list_cb, &the_list));
     GKT_CHECK(the_list.n > 400, "the loader lists %d tensors", the_list.n);
@@ -173,13 +162,13 @@ static void test_self_made(void) {
         for (j = 0; j < n; j++) var += (n7[j] - mean) * (n7[j] - mean);
         var /= (double)n;
         GKT_CHECK(fabs(mean) < 0.03 && fabs(var - 1) < 0.05 && all_finite(n7, (size_t)n), "seeded noise: mean %.3g, variance %.3g", mean, var);
-        GKT_CHECK(max_err(n7, n8, (size_t)n) > 0.5, "another seed gives other noise");
+        GKT_CHECK(gkt_max_err(n7, n8, (size_t)n) > 0.5, "another seed gives other noise");
         free(n7);
         free(n8);
     }
     sd.noise = GK_KOKORO_NOISE_ZERO;
     GKT_OK(dut, gk_kokoro_synthesize(m, ids, 3, ref, &sd, &a3));
-    GKT_CHECK(a3.n == a1.n && max_err(a3.samples, a1.samples, a1.n) > 1e-4 && all_finite(a3.samples, a3.n), "zero noise changes the audio");
+    GKT_CHECK(a3.n == a1.n && gkt_max_err(a3.samples, a1.samples, a1.n) > 1e-4 && all_finite(a3.samples, a3.n), "zero noise changes the audio");
     gk_audio_free(&a1);
     gk_audio_free(&a2);
     gk_audio_free(&a3);
@@ -190,7 +179,7 @@ static void test_self_made(void) {
             char d2[320];
             snprintf(d2, sizeof d2, "%s/form%d", tmpdir, form);
             mkdir(d2, 0755);
-            put_file(d2, "config.json", CONFIG);
+            gkt_put_file(d2, "config.json", CONFIG);
             o.form = form;
             o.file = "model.safetensors";
             write_weights(d2, &the_list, &o);
@@ -280,7 +269,7 @@ static void test_self_made(void) {
         GKT_OK(dut, gk_complex_polar(dut, z, mag, ph));
         GKT_OK(dut, gk_istft(dut, back, z, none, 20, 5, 1));
         y = to_host(back, 1200);
-        GKT_CHECK(max_err(y, x, 1200) < 1e-5, "iSTFT(STFT(x)) = x within %.3g", max_err(y, x, 1200));
+        GKT_CHECK(gkt_max_err(y, x, 1200) < 1e-5, "iSTFT(STFT(x)) = x within %.3g", gkt_max_err(y, x, 1200));
         free(y);
         gk_tensor_free(dut, xt); gk_tensor_free(dut, spec); gk_tensor_free(dut, z); gk_tensor_free(dut, mag); gk_tensor_free(dut, ph); gk_tensor_free(dut, back);
     }
@@ -330,7 +319,7 @@ static void with_config(const char *dir, const char *from, const char *to) {
     memcpy(c, CONFIG, (size_t)(at - CONFIG));
     strcpy(c + (at - CONFIG), to);
     strcat(c, at + strlen(from));
-    put_file(dir, "config.json", c);
+    gkt_put_file(dir, "config.json", c);
     free(c);
 }
 
@@ -368,7 +357,7 @@ static void test_load_errors(void) {
     /* no config.json, no weights */
     GKT_FAILS(dut, gk_kokoro_load(dut, d, NULL, &m), GK_ERR_IO, "config.json is missing");
     GKT_CHECK(m == NULL, "no model after a failure");
-    put_file(d, "config.json", CONFIG);
+    gkt_put_file(d, "config.json", CONFIG);
     GKT_FAILS(dut, gk_kokoro_load(dut, d, NULL, &m), GK_ERR_IO, "has no kokoro-v1_0.safetensors");
     GKT_FAILS(dut, gk_kokoro_load(dut, NULL, NULL, &m), GK_ERR_INVALID_ARGUMENT, "dir is NULL");
     GKT_FAILS(dut, gk_kokoro_load(dut, d, NULL, NULL), GK_ERR_INVALID_ARGUMENT, "out is NULL");
@@ -379,12 +368,12 @@ static void test_load_errors(void) {
         GKT_FAILS(dut, gk_kokoro_load(dut, d, &kd, &m), GK_ERR_UNSUPPORTED, "f32 only");
     }
     /* the bad config fields (the weights are never reached) */
-    put_file(d, "kokoro-v1_0.safetensors", "xyz");
+    gkt_put_file(d, "kokoro-v1_0.safetensors", "xyz");
     for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         with_config(d, bad[i].from, bad[i].to);
         GKT_FAILS(dut, gk_kokoro_load(dut, d, NULL, &m), bad[i].st, bad[i].msg);
     }
-    put_file(d, "config.json", CONFIG);
+    gkt_put_file(d, "config.json", CONFIG);
     GKT_FAILS(dut, gk_kokoro_load(dut, d, NULL, &m), GK_ERR_FORMAT, "bad/kokoro-v1_0.safetensors");
     /* weights that do not match */
     o.skip = "decoder.generator.resblocks.4.convs1.2.weight_v";
@@ -447,7 +436,7 @@ static void cmp_stage(const char *cname, const char *dir, const gk_json_value *a
         free(want);
         want = w2;
     }
-    e = max_err(got, want, n);
+    e = gkt_max_err(got, want, n);
     GKT_CHECK(e <= bound, "%s: %s max error %.3g (bound %.1g)", cname, key, e, bound);
     printf("  %-7s %-7s max error %.3g\n", cname, key, e);
     free(want);
@@ -507,8 +496,8 @@ static void fixture_case(gk_kokoro_model *m, const gk_json_value *cs, int full, 
         float *dw = read_arr(fixdir, arrays, "dur", (size_t)T), *ds = to_host(r.dsum, (size_t)T);
         if (dw) {
             for (i = 0; i < (size_t)T; i++) ds[i] /= speed;
-            GKT_CHECK(max_err(ds, dw, (size_t)T) <= 1e-4, "%s: durations before rounding: max error %.3g", cname, max_err(ds, dw, (size_t)T));
-            printf("  %-7s %-7s max error %.3g\n", cname, "dur", max_err(ds, dw, (size_t)T));
+            GKT_CHECK(gkt_max_err(ds, dw, (size_t)T) <= 1e-4, "%s: durations before rounding: max error %.3g", cname, gkt_max_err(ds, dw, (size_t)T));
+            printf("  %-7s %-7s max error %.3g\n", cname, "dur", gkt_max_err(ds, dw, (size_t)T));
         }
         free(dw);
         free(ds);
@@ -540,7 +529,7 @@ static void fixture_case(gk_kokoro_model *m, const gk_json_value *cs, int full, 
     {
         float *want = read_arr(fixdir, arrays, "gen_in", (size_t)(512 * 2 * L)), *got = to_host(r.gen_in, (size_t)(512 * 2 * L));
         if (want) {
-            double e = max_err(got, want, (size_t)(512 * 2 * L));
+            double e = gkt_max_err(got, want, (size_t)(512 * 2 * L));
             GKT_CHECK(e <= 1e-3, "%s: gen_in chained: max error %.3g (bound 1e-3)", cname, e);
             printf("  %-7s %-7s max error %.3g (chained)\n", cname, "gen_in", e);
         }
@@ -608,7 +597,7 @@ static void fixture_case(gk_kokoro_model *m, const gk_json_value *cs, int full, 
             got = to_host(har, (size_t)S);
             for (k = 0; k < S; k++) top = fabs(want[k]) > top ? fabs(want[k]) : top;
             bound = (0.1 * wsum * dphi + 1e-6) / (top > 0 ? top : 1);
-            e = max_err(got, want, (size_t)S);
+            e = gkt_max_err(got, want, (size_t)S);
             GKT_CHECK(e <= bound, "%s: har max error %.3g (bound %.3g: phases up to %.4g rad, rounding %.3g rad)", cname, e, bound, phase_max, dphi);
             printf("  %-7s %-7s max error %.3g (bound %.3g: phases up to %.4g rad)\n", cname, "har", e, bound, phase_max);
             free(got);
@@ -880,7 +869,7 @@ static void test_fixtures(void) {
         char *cfg = NULL;
         size_t cn = 0;
         GKT_OK(NULL, gk_read_file(p, 0, &cfg, &cn));
-        if (cfg) { put_file(dir, "config.json", cfg); gk_read_file_free(cfg); }
+        if (cfg) { gkt_put_file(dir, "config.json", cfg); gk_read_file_free(cfg); }
     }
     memset(&o, 0, sizeof o);
     o.optional = 1;

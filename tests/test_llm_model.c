@@ -18,22 +18,13 @@
 #define GPUKIT_LLM_IMPLEMENTATION
 #include "gpukit_llm.h"
 #include "tests/gkt.h"
+#include "tests/gkt_util.h"
 #include <sys/stat.h>
 
 static gk_ctx *dut;
 static char tmpdir[256];
 
 /* ---- writing model folders ---- */
-static void put_file(const char *dir, const char *name, const char *text) {
-    char p[512];
-    FILE *f;
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    f = fopen(p, "wb");
-    if (!f) { printf("cannot write %s\n", p); exit(2); }
-    fputs(text, f);
-    fclose(f);
-}
-
 typedef struct wt { char name[96]; int nd; int64_t sh[2]; float *data; } wt;
 
 /* safetensors with every tensor in dtype (F32, BF16 or F16) */
@@ -91,7 +82,7 @@ static void put_tokenizer(const char *dir, int empty_vocab) {
         }
     }
     o += (size_t)sprintf(js + o, "},\"merges\":[]}}");
-    put_file(dir, "tokenizer.json", js);
+    gkt_put_file(dir, "tokenizer.json", js);
     free(js);
 }
 
@@ -159,39 +150,21 @@ static void make_model(const char *dir, const mcfg *c) {
              c->extra && strstr(c->extra, "\"rope_scaling\"") ? "\"rope_theta\":10000.0," : c->new_rope ? (c->llama3 ? "\"rope_parameters\":{\"rope_type\":\"llama3\",\"rope_theta\":500000.0,\"factor\":8.0,\"low_freq_factor\":1.0,"
                                         "\"high_freq_factor\":4.0,\"original_max_position_embeddings\":64}," : "\"rope_parameters\":{\"rope_type\":\"default\",\"rope_theta\":1000000.0},")
                          : "\"rope_theta\":10000.0,\"rope_scaling\":null,");
-    put_file(dir, "config.json", cfg);
-    put_file(dir, "generation_config.json", "{\"do_sample\":true,\"temperature\":0.7,\"top_k\":20,\"top_p\":0.9,\"eos_token_id\":[97,95],\"max_new_tokens\":12}");
+    gkt_put_file(dir, "config.json", cfg);
+    gkt_put_file(dir, "generation_config.json", "{\"do_sample\":true,\"temperature\":0.7,\"top_k\":20,\"top_p\":0.9,\"eos_token_id\":[97,95],\"max_new_tokens\":12}");
     put_tokenizer(dir, 0);
     /* a ChatML template: in tokenizer_config.json, or (Qwen3 here) in chat_template.jinja as newer HF saves write it */
     if (c->qk_norm) {
-        put_file(dir, "tokenizer_config.json", "{\"eos_token\":\"<|im_end|>\",\"bos_token\":null}");
-        put_file(dir, "chat_template.jinja", "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}"
+        gkt_put_file(dir, "tokenizer_config.json", "{\"eos_token\":\"<|im_end|>\",\"bos_token\":null}");
+        gkt_put_file(dir, "chat_template.jinja", "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}"
                                              "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}");
     } else
-        put_file(dir, "tokenizer_config.json", "{\"eos_token\":\"<|im_end|>\",\"bos_token\":null,\"chat_template\":\"{% for message in messages %}"
+        gkt_put_file(dir, "tokenizer_config.json", "{\"eos_token\":\"<|im_end|>\",\"bos_token\":null,\"chat_template\":\"{% for message in messages %}"
                                                "{{'<|im_start|>' + message['role'] + '\\\\n' + message['content'] + '<|im_end|>' + '\\\\n'}}{% endfor %}"
                                                "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\\\n' }}{% endif %}\"}");
 }
 
 /* ---- checks ---- */
-static double row_err(const float *a, const float *b, int64_t n) {
-    double num = 0, den = 0;
-    int64_t i;
-    for (i = 0; i < n; i++) {
-        double d = fabs((double)a[i] - (double)b[i]);
-        if (d != d) return INFINITY;
-        if (d > num) num = d;
-        if (fabs((double)b[i]) > den) den = fabs((double)b[i]);
-    }
-    return den > 0 ? num / den : num;
-}
-static int32_t argmax(const float *x, int64_t n) {
-    int64_t i, b = 0;
-    for (i = 1; i < n; i++)
-        if (x[i] > x[b]) b = i;
-    return (int32_t)b;
-}
-
 static gk_llm *load(const char *dir, gk_llm_dtype dt, int max_seqs, int64_t max_ctx, int no_graphs) {
     gk_llm *m = NULL;
     gk_llm_desc d;
@@ -231,7 +204,7 @@ static void self_consistency(const char *name, const char *dir) {
     for (t = 0; t < T; t++) {
         double e;
         GKT_OK(dut, gk_llm_forward(m, 1, p1 + t, 1, 0, one));
-        e = row_err(one, all + t * V, V);
+        e = gkt_max_err(one, all + t * V, V);
         GKT_CHECK(e <= 1e-4, "%s: position %lld one at a time vs all at once: %.3g", name, (long long)t, e);
     }
     /* a prefill continuing a cached sequence (4 tokens, then 3) */
@@ -239,7 +212,7 @@ static void self_consistency(const char *name, const char *dir) {
     GKT_OK(dut, gk_llm_forward(m, 0, p1, 4, 0, one));
     GKT_OK(dut, gk_llm_forward(m, 0, p1 + 4, 3, 1, ref));
     for (t = 0; t < 3; t++) {
-        double e = row_err(ref + t * V, all + (4 + t) * V, V);
+        double e = gkt_max_err(ref + t * V, all + (4 + t) * V, V);
         GKT_CHECK(e <= 1e-4, "%s: continued prefill position %lld: %.3g", name, (long long)(4 + t), e);
     }
     /* the decode path (graph after a warm-up step) vs prefill logits */
@@ -256,10 +229,10 @@ static void self_consistency(const char *name, const char *dir) {
         GKT_OK(dut, gk_llm_reset(m, 2));
         GKT_OK(dut, gk_llm_forward(m, 2, seq, 14, 1, ref));
         for (k = 0; k < 8; k++) {
-            double e = row_err(steps + k * V, ref + (6 + k) * V, V);
+            double e = gkt_max_err(steps + k * V, ref + (6 + k) * V, V);
             GKT_CHECK(e <= 1e-4, "%s: decode step %lld logits vs prefill: %.3g", name, (long long)k, e);
-            GKT_CHECK(g.data[k] == argmax(ref + (6 + k) * V, V), "%s: greedy token %lld is %d, argmax %d", name, (long long)k, g.data[k],
-                      argmax(ref + (6 + k) * V, V));
+            GKT_CHECK(g.data[k] == gkt_argmax(ref + (6 + k) * V, V), "%s: greedy token %lld is %d, argmax %d", name, (long long)k, g.data[k],
+                      gkt_argmax(ref + (6 + k) * V, V));
         }
     }
     /* op by op (no graphs) gives the same tokens */
@@ -303,7 +276,7 @@ static void self_consistency(const char *name, const char *dir) {
             GKT_OK(dut, gk_llm_reset(m2, 1));
             GKT_OK(dut, gk_llm_forward(m2, 1, lp, PL + NG, 1, rf2));
             for (k = 0; k < NG; k++) {
-                double e = row_err(st2 + k * V, rf2 + (PL - 1 + k) * V, V);
+                double e = gkt_max_err(st2 + k * V, rf2 + (PL - 1 + k) * V, V);
                 GKT_CHECK(e <= 1e-4, "%s: decode at position %lld (buckets) vs prefill: %.3g", name, (long long)(PL - 1 + k), e);
             }
         }
@@ -419,7 +392,7 @@ static void bad_inputs(void) {
     }
     /* where errors go (gpukit_llm.h ERRORS): a failure in the tokenizer's JSON
        is the model's context's, named by file, and the thread's message stays */
-    put_file(d, "tokenizer.json", "{\"model\": [");
+    gkt_put_file(d, "tokenizer.json", "{\"model\": [");
     gk_error_set(NULL, GK_OK, "thread untouched");
     GKT_FAILS(dut, gk_llm_load(dut, d, NULL, &m), GK_ERR_FORMAT, "/bad_tok/tokenizer.json: JSON: unexpected end of input");
     GKT_CHECK(strncmp(gk_last_error(dut), "gk_llm_load: ", 13) == 0, "the message starts with the call: %s", gk_last_error(dut));
@@ -573,7 +546,7 @@ static void fixture_case(const char *name, gk_llm_dtype dt, double bound) {
     {
         double worst = 0;
         for (i = 0; i < np; i++) {
-            double e = row_err(got + i * (size_t)V, logits + i * (size_t)V, V);
+            double e = gkt_max_err(got + i * (size_t)V, logits + i * (size_t)V, V);
             if (e > worst) worst = e;
         }
         GKT_CHECK(worst <= bound, "%s %s: prompt logits max error %.3g (bound %.1g)", name, dn, worst, bound);
@@ -592,7 +565,7 @@ static void fixture_case(const char *name, gk_llm_dtype dt, double bound) {
         if (!f32) /* bf16: compare tokens while HF's top-2 margin is clearly above the error */
             for (k = 0; k < ng && upto == ng; k++) {
                 const float *r = slog + k * (size_t)V;
-                int32_t a = argmax(r, V);
+                int32_t a = gkt_argmax(r, V);
                 float best2 = -INFINITY, mx = 0;
                 int64_t j;
                 for (j = 0; j < V; j++) {
@@ -604,7 +577,7 @@ static void fixture_case(const char *name, gk_llm_dtype dt, double bound) {
         GKT_CHECK(g.len == ng && memcmp(g.data, greedy, upto * 4) == 0, "%s %s: greedy ids differ (first %zu compared)", name, dn, upto);
         /* step logits while the contexts agree (through the first token that may flip) */
         for (k = 0; k < g.len && k <= upto && k < ng; k++) {
-            double e = row_err(steps + k * (size_t)V, slog + k * (size_t)V, V);
+            double e = gkt_max_err(steps + k * (size_t)V, slog + k * (size_t)V, V);
             if (e > worst) worst = e;
         }
         GKT_CHECK(worst <= bound, "%s %s: step logits max error %.3g", name, dn, worst);

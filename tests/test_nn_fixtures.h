@@ -1,6 +1,7 @@
 /* test_nn_fixtures.h - compares the nn ops with PyTorch / HF transformers
    results written by tests/gen_nn_fixtures.py into tests/fixtures/nn
    (index.txt + raw little-endian f32 files). Included by test_nn.c. */
+#include "gkt_util.h"
 static const char *fx_dir;
 static double kv(const char *ln, const char *key) {
     char pat[64];
@@ -40,17 +41,6 @@ static float *fx_load(const char *ln, long *n) {
     *n = sz / 4;
     return v;
 }
-static double fx_err(const float *a, const float *b, long n) { /* max |a-b| / max(1e-30, max |b|) */
-    double num = 0, den = 0;
-    long i;
-    for (i = 0; i < n; i++) {
-        double d = fabs((double)a[i] - (double)b[i]);
-        if (d != d) return INFINITY;
-        if (d > num) num = d;
-        if (fabs(b[i]) > den) den = fabs(b[i]);
-    }
-    return den > 0 ? num / den : num;
-}
 /* a f32 tensor in both contexts from host floats */
 static pair fx_mk(int nd, const int64_t *shape, const float *v) {
     pair p;
@@ -73,8 +63,8 @@ static void fx_check(const char *what, const char *name, pair o, const float *wa
     df = (float *)malloc(sizeof(float) * (size_t)(o.n + 1));
     rf = (float *)malloc(sizeof(float) * (size_t)(o.n + 1));
     for (i = 0; i < o.n; i++) { df[i] = (float)dv[i]; rf[i] = (float)rv[i]; }
-    GKT_CHECK(fx_err(rf, want, (long)o.n) <= tol, "fixture %s %s: CPU reference vs PyTorch err %g > %g", what, name, fx_err(rf, want, (long)o.n), tol);
-    GKT_CHECK(fx_err(df, want, (long)o.n) <= tol, "fixture %s %s: device vs PyTorch err %g > %g", what, name, fx_err(df, want, (long)o.n), tol);
+    GKT_CHECK(gkt_max_err(rf, want, (size_t)o.n) <= tol, "fixture %s %s: CPU reference vs PyTorch err %g > %g", what, name, gkt_max_err(rf, want, (size_t)o.n), tol);
+    GKT_CHECK(gkt_max_err(df, want, (size_t)o.n) <= tol, "fixture %s %s: device vs PyTorch err %g > %g", what, name, gkt_max_err(df, want, (size_t)o.n), tol);
     free(dv); free(rv); free(df); free(rf);
 }
 
@@ -107,13 +97,13 @@ static void fx_table(const char *ln, const char *name) {
     npos = (int)kv(ln, "npos");
     if (!v || n != half + 2L * npos * half || half > 4096) { GKT_CHECK(0, "fixture table %s: bad file", name); free(v); return; }
     GKT_OK(NULL, gk_rope_inv_freq(&c, inv, &att));
-    GKT_CHECK(fx_err(inv, v, half) <= 3e-7, "fixture table %s: inv_freq err %g", name, fx_err(inv, v, half));
+    GKT_CHECK(gkt_max_err(inv, v, half) <= 3e-7, "fixture table %s: inv_freq err %g", name, gkt_max_err(inv, v, half));
     GKT_CHECK(fabs(att - kv(ln, "att")) <= 1e-12 * fabs(att), "fixture table %s: attention scaling %.17g vs HF %.17g", name, att, kv(ln, "att"));
     cs = (float *)malloc(sizeof(float) * (size_t)npos * (size_t)half * 2);
     sn = cs + (size_t)npos * (size_t)half;
     GKT_OK(NULL, gk_rope_table(&c, npos, cs, sn, NULL));
-    GKT_CHECK(fx_err(cs, v + half, (long)npos * half) <= 3e-5 && fx_err(sn, v + half + (long)npos * half, (long)npos * half) <= 3e-5,
-              "fixture table %s: cos err %g sin err %g", name, fx_err(cs, v + half, (long)npos * half), fx_err(sn, v + half + (long)npos * half, (long)npos * half));
+    GKT_CHECK(gkt_max_err(cs, v + half, (size_t)npos * half) <= 3e-5 && gkt_max_err(sn, v + half + (long)npos * half, (size_t)npos * half) <= 3e-5,
+              "fixture table %s: cos err %g sin err %g", name, gkt_max_err(cs, v + half, (size_t)npos * half), gkt_max_err(sn, v + half + (long)npos * half, (size_t)npos * half));
     free(cs);
     free(v);
 }
@@ -196,7 +186,7 @@ static void fx_sinus(const char *ln, const char *name) {
     if (!v || n != L * C) { GKT_CHECK(0, "fixture sinus %s: bad file", name); free(v); return; }
     y = (float *)malloc(sizeof(float) * (size_t)(L * C));
     GKT_OK(NULL, gk_sinusoids(L, C, 10000, y));
-    GKT_CHECK(fx_err(y, v, n) <= 3e-4, "fixture sinusoids %s: err %g", name, fx_err(y, v, n));
+    GKT_CHECK(gkt_max_err(y, v, n) <= 3e-4, "fixture sinusoids %s: err %g", name, gkt_max_err(y, v, n));
     free(y);
     free(v);
 }

@@ -17,6 +17,8 @@
 #define GPUKIT_LLM_IMPLEMENTATION
 #include "gpukit_llm.h"
 #include "tests/gkt.h"
+#include "tests/gkt_util.h"
+#include "tests/gkt_whisper_tok.h"
 
 static gk_ctx *dut;
 static const char *fixdir = "tests/fixtures/whisper";
@@ -199,21 +201,6 @@ static void run_case(const char *name, int full) {
 }
 
 /* ---- beams, batches, fallback, language detection, words (tiny-ml with a tokenizer) ---- */
-static void put_cp(gk_buf *b, unsigned cp) {
-    char u[4];
-    size_t n = gk__u_utf8_enc(cp, u);
-    if (cp == '"' || cp == '\\') gk_buf_append(b, "\\", 1);
-    gk_buf_append(b, u, n);
-}
-static unsigned byte_cp(int b) { /* GPT-2's bytes_to_unicode */
-    int i, n = 0;
-    for (i = 0; i < 256; i++) {
-        int printable = (i >= '!' && i <= '~') || (i >= 0xA1 && i <= 0xAC) || (i >= 0xAE && i <= 0xFF);
-        if (i == b) return printable ? (unsigned)i : 256u + (unsigned)n;
-        if (!printable) n++;
-    }
-    return 0;
-}
 /* tiny-ml's layout: bytes 0..255, words " xy" 256..449, eot 450, sot 451,
    99 languages, translate .. no-timestamps 551..556, timestamps 557..639 */
 static int write_tokenizer(const char *path) {
@@ -221,59 +208,17 @@ static int write_tokenizer(const char *path) {
     char s[96];
     int i;
     FILE *f;
-    gk__u_buf_puts(&js, "{\"model\":{\"type\":\"BPE\",\"vocab\":{");
-    for (i = 0; i < 256; i++) {
-        gk__u_buf_puts(&js, i ? ",\"" : "\"");
-        put_cp(&js, byte_cp(i));
-        snprintf(s, sizeof s, "\":%d", i);
-        gk__u_buf_puts(&js, s);
-    }
+    gkt_wtok_begin(&js);
     for (i = 256; i < 450; i++) {
         snprintf(s, sizeof s, ",\"\xC4\xA0%c%c\":%d", 'a' + (i - 256) % 26, 'a' + (i - 256) / 26, i);
         gk__u_buf_puts(&js, s);
     }
-    gk__u_buf_puts(&js, "},\"merges\":[]},\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"use_regex\":true},"
-                        "\"decoder\":{\"type\":\"ByteLevel\"},\"added_tokens\":[");
-#define ADD(id, name)                                                                                                     \
-    do {                                                                                                                  \
-        snprintf(s, sizeof s, "%s{\"id\":%d,\"content\":\"%s\",\"special\":true}", (id) == 450 ? "" : ",", (id), (name)); \
-        gk__u_buf_puts(&js, s);                                                                                           \
-    } while (0)
-    ADD(450, "<|endoftext|>");
-    ADD(451, "<|startoftranscript|>");
-    for (i = 0; i < 99; i++) {
-        char nm[16];
-        snprintf(nm, sizeof nm, "<|%s|>", gk_whisper_lang_code(i));
-        ADD(452 + i, nm);
-    }
-    ADD(551, "<|translate|>");
-    ADD(552, "<|transcribe|>");
-    ADD(553, "<|startoflm|>");
-    ADD(554, "<|startofprev|>");
-    ADD(555, "<|nospeech|>");
-    ADD(556, "<|notimestamps|>");
-    for (i = 0; i < 83; i++) {
-        char nm[16];
-        snprintf(nm, sizeof nm, "<|%.2f|>", i * 0.02);
-        ADD(557 + i, nm);
-    }
-#undef ADD
-    gk__u_buf_puts(&js, "]}");
+    gkt_wtok_end(&js, "", 450, "<|nospeech|>", 83);
     f = fopen(path, "wb");
     i = f && fwrite(js.data, 1, js.len, f) == js.len;
     if (f) fclose(f);
     gk_buf_free(&js);
     return i;
-}
-static int copy_file(const char *from, const char *to) {
-    FILE *a = fopen(from, "rb"), *b = a ? fopen(to, "wb") : NULL;
-    char buf[65536];
-    size_t k;
-    int ok = a && b;
-    while (ok && (k = fread(buf, 1, sizeof buf, a)) > 0) ok = fwrite(buf, 1, k, b) == k;
-    if (a) fclose(a);
-    if (b) fclose(b);
-    return ok;
 }
 
 static void run_features(void) {
@@ -296,7 +241,7 @@ static void run_features(void) {
     for (i = 0; i < 4; i++) {
         snprintf(p1, sizeof p1, "%s/tiny-ml/%s", fixdir, files[i]);
         snprintf(p2, sizeof p2, "%s/%s", dir, files[i]);
-        ok &= copy_file(p1, p2);
+        ok &= gkt_copy_file(p1, p2);
     }
     snprintf(p2, sizeof p2, "%s/tokenizer.json", dir);
     ok &= write_tokenizer(p2);

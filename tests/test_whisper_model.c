@@ -6,7 +6,9 @@
       continuing the cache; the slots keep their own windows; greedy
       transcription is repeatable, each of its tokens is the first largest
       filtered logit of a full recompute of its prefix, and the timestamp
-      rules hold.
+      rules hold; the decode step of two windows of three rows (skipped
+      rows, graph replays, beam reorders between steps) gives each row the
+      logits of its whole sequence decoded alone, and its log-sum-exp.
    2. Bad input: a folder missing config.json, the weights or a tensor (each
       named), a config that does not match the weights (the tensor and both
       shapes named), bad config fields, bad arguments and states, a folder
@@ -21,6 +23,7 @@
 #define GPUKIT_LLM_IMPLEMENTATION
 #include "gpukit_llm.h"
 #include "tests/gkt.h"
+#include "tests/gkt_util.h"
 #include <sys/stat.h>
 
 static gk_ctx *dut;
@@ -30,16 +33,6 @@ static char tmpdir[256];
 static const char *fixdir = FIX; /* GKT_WHISPER_FIXTURES overrides it */
 
 /* ---- writing model folders ---- */
-static void put_file(const char *dir, const char *name, const char *text) {
-    char p[512];
-    FILE *f;
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    f = fopen(p, "wb");
-    if (!f) { printf("cannot write %s\n", p); exit(2); }
-    fputs(text, f);
-    fclose(f);
-}
-
 typedef struct wt { char name[112]; int nd; int64_t sh[3]; float *data; } wt;
 static size_t wt_numel(const wt *t) {
     size_t n = 1;
@@ -163,7 +156,7 @@ static void make_model(const char *dir, const wcfg *c) {
              "\"decoder_start_token_id\":%lld,\"eos_token_id\":%lld,\"pad_token_id\":%lld,\"tie_word_embeddings\":true}",
              c->extra ? c->extra : "", (long long)dm, (long long)c->enc_layers, (long long)c->dec_layers, (long long)c->heads, (long long)c->heads, (long long)F,
              (long long)(F + c->bad_ffn), (long long)c->mels, (long long)V, (long long)sot, (long long)eot, (long long)eot);
-    put_file(dir, "config.json", cfg);
+    gkt_put_file(dir, "config.json", cfg);
     if (!c->no_gen) {
         o = (size_t)sprintf(gen, "{\"decoder_start_token_id\":%lld,\"eos_token_id\":%lld,\"pad_token_id\":%lld,\"no_timestamps_token_id\":%lld,"
                                  "\"prev_sot_token_id\":%lld,\"is_multilingual\":true,\"max_initial_timestamp_index\":50,\"max_length\":448,"
@@ -174,30 +167,13 @@ static void make_model(const char *dir, const wcfg *c) {
                             (long long)tr);
         for (i = 0; i < c->n_langs; i++) o += (size_t)sprintf(gen + o, "%s\"<|%s|>\":%d", i ? "," : "", gk_whisper_lang_code(i), 452 + i);
         sprintf(gen + o, "}}");
-        put_file(dir, "generation_config.json", gen);
+        gkt_put_file(dir, "generation_config.json", gen);
     }
     free(cfg);
     free(gen);
 }
 
 /* ---- checks ---- */
-static double max_err(const float *a, const float *b, size_t n) {
-    double num = 0, den = 0;
-    size_t i;
-    for (i = 0; i < n; i++) {
-        double d = fabs((double)a[i] - (double)b[i]);
-        if (d != d) return INFINITY;
-        if (d > num) num = d;
-        if (fabs((double)b[i]) > den) den = fabs((double)b[i]);
-    }
-    return den > 0 ? num / den : num;
-}
-static int32_t argmax(const float *x, int64_t n) {
-    int64_t i, b = 0;
-    for (i = 1; i < n; i++)
-        if (x[i] > x[b]) b = i;
-    return (int32_t)b;
-}
 static void poison(float *x, size_t n) {
     size_t i;
     for (i = 0; i < n; i++) x[i] = NAN;
@@ -258,7 +234,7 @@ static void check_greedy(const char *name, gk_whisper_model *m, const gk_ids *to
         if (k == tok->len && !r->ended) break;
         if (k == 0) gk_whisper_suppress(row, V, c->begin_suppress_tokens, c->n_begin_suppress_tokens);
         GKT_OK(NULL, gk_whisper_filter(t, &fd, tok->data, k, row));
-        GKT_CHECK(argmax(row, V) == want, "%s: greedy token %zu is %d, the recomputed argmax %d", name, k, want, argmax(row, V));
+        GKT_CHECK(gkt_argmax(row, V) == want, "%s: greedy token %zu is %d, the recomputed argmax %d", name, k, want, gkt_argmax(row, V));
         if (timestamps && k == 0) GKT_CHECK(want >= t->timestamp_begin && want <= t->timestamp_begin + 50, "%s: the first token %d is not an initial timestamp", name, want);
     }
     gk_ids_free(&prompt);
@@ -293,7 +269,7 @@ static void self_consistency(const char *name, const char *dir, int64_t n_mels) 
     poison(mel, (size_t)(2 * n_mels * F));
     GKT_OK(dut, gk_whisper_mel(m, audio, 16000 * 2 + 123, mel));
     GKT_OK(dut, gk_whisper_mel(m, audio2, 16000 * 3, mel + n_mels * F));
-    GKT_CHECK(max_err(mel, mel, (size_t)(2 * n_mels * F)) == 0, "%s: log-mel has NaN", name);
+    GKT_CHECK(gkt_max_err(mel, mel, (size_t)(2 * n_mels * F)) == 0, "%s: log-mel has NaN", name);
     poison(enc2, (size_t)(2 * E));
     GKT_OK(dut, gk_whisper_encode(m, mel, 2, 0, enc2));
     m1 = load(dir, GK_LLM_DTYPE_F32, 1, 64);
@@ -301,32 +277,32 @@ static void self_consistency(const char *name, const char *dir, int64_t n_mels) 
         double e;
         poison(enc1, (size_t)E);
         GKT_OK(dut, gk_whisper_encode(m1, mel + n_mels * F, 1, 0, enc1));
-        e = max_err(enc2 + E, enc1, (size_t)E);
+        e = gkt_max_err(enc2 + E, enc1, (size_t)E);
         GKT_CHECK(e <= 1e-5, "%s: window 1 of two encoded together vs alone: %.3g", name, e);
-        GKT_CHECK(max_err(enc2, enc1, (size_t)E) > 1e-3, "%s: two different windows give the same encoder output", name);
+        GKT_CHECK(gkt_max_err(enc2, enc1, (size_t)E) > 1e-3, "%s: two different windows give the same encoder output", name);
         /* the same window's logits in slot 1 of m and slot 0 of m1 */
         GKT_OK(dut, gk_whisper_decode(m1, 0, p, 6, 1, ref));
         GKT_OK(dut, gk_whisper_decode(m, 1, p, 6, 1, all));
-        e = max_err(all, ref, (size_t)(6 * V));
+        e = gkt_max_err(all, ref, (size_t)(6 * V));
         GKT_CHECK(e <= 1e-4, "%s: slot 1 vs the window alone: %.3g", name, e);
         gk_whisper_free(m1);
     }
     /* slot 0: token by token (the KV cache) vs all positions at once (a full recompute) */
     GKT_OK(dut, gk_whisper_decode(m, 0, p, 6, 1, all));
     GKT_CHECK(gk_whisper_seq_len(m, 0) == 6, "%s: length %lld after 6 tokens", name, (long long)gk_whisper_seq_len(m, 0));
-    GKT_CHECK(max_err(all, ref, (size_t)(6 * V)) > 1e-3, "%s: slot 0 and slot 1 (different windows) give the same logits", name);
+    GKT_CHECK(gkt_max_err(all, ref, (size_t)(6 * V)) > 1e-3, "%s: slot 0 and slot 1 (different windows) give the same logits", name);
     GKT_OK(dut, gk_whisper_reset(m, 0));
     for (k = 0; k < 6; k++) {
         double e;
         poison(one, (size_t)V);
         GKT_OK(dut, gk_whisper_decode(m, 0, p + k, 1, 0, one));
-        e = max_err(one, all + k * (size_t)V, (size_t)V);
+        e = gkt_max_err(one, all + k * (size_t)V, (size_t)V);
         GKT_CHECK(e <= 1e-4, "%s: position %zu one at a time vs all at once: %.3g", name, k, e);
     }
     GKT_OK(dut, gk_whisper_reset(m, 0));
     GKT_OK(dut, gk_whisper_decode(m, 0, p, 2, 0, one));
     GKT_OK(dut, gk_whisper_decode(m, 0, p + 2, 4, 1, ref));
-    GKT_CHECK(max_err(ref, all + 2 * V, (size_t)(4 * V)) <= 1e-4, "%s: a prefill continuing the cache: %.3g", name, max_err(ref, all + 2 * V, (size_t)(4 * V)));
+    GKT_CHECK(gkt_max_err(ref, all + 2 * V, (size_t)(4 * V)) <= 1e-4, "%s: a prefill continuing the cache: %.3g", name, gkt_max_err(ref, all + 2 * V, (size_t)(4 * V)));
     /* the encoder again into slot 0 resets it */
     GKT_OK(dut, gk_whisper_encode(m, mel, 1, 0, NULL));
     GKT_CHECK(gk_whisper_seq_len(m, 0) == 0, "%s: encode left %lld tokens in the slot", name, (long long)gk_whisper_seq_len(m, 0));
@@ -347,8 +323,8 @@ static void self_consistency(const char *name, const char *dir, int64_t n_mels) 
             poison(tm, (size_t)(n_mels * F));
             GKT_OK(dut, gk_whisper_transcribe(m, audio, 16000 * 2 + 123, &td, &a, &r1));
             /* the same function on the same samples: the same values (a copy racing the features' stream would not be) */
-            GKT_CHECK(max_err(tm, mel, (size_t)(n_mels * F)) == 0.0,
-                      "%s: transcribe's log-mel differs from gk_whisper_mel: %g", name, max_err(tm, mel, (size_t)(n_mels * F)));
+            GKT_CHECK(gkt_max_err(tm, mel, (size_t)(n_mels * F)) == 0.0,
+                      "%s: transcribe's log-mel differs from gk_whisper_mel: %g", name, gkt_max_err(tm, mel, (size_t)(n_mels * F)));
             td.mel = NULL;
             GKT_OK(dut, gk_whisper_transcribe(m, audio, 16000 * 2 + 123, &td, &b, &r2));
             GKT_CHECK(a.len == b.len && a.len && memcmp(a.data, b.data, a.len * 4) == 0 && r1.ended == r2.ended && r1.sum_logprob == r2.sum_logprob,
@@ -375,6 +351,98 @@ static void self_consistency(const char *name, const char *dir, int64_t n_mels) 
     }
     free(mel); free(enc2); free(enc1); free(all); free(one); free(ref); free(audio); free(audio2);
     gk_whisper_free(m);
+}
+
+/* gk_whisper_decode_step and gk_whisper_reorder on a model of two windows of
+   three rows, against gk_whisper_decode of each row's whole token sequence
+   on a model of one row a window: rows of different lengths, skipped rows,
+   steps replayed from the graph, reorders (also two in a row) between
+   steps; the step's log-sum-exp against the logits; bad arguments. */
+static void step_and_reorder(const char *name, const char *dir, int64_t n_mels) {
+    enum { R = 6, B = 3, CAP = 64 };
+    gk_whisper_model *m, *mr;
+    float *mel = (float *)malloc(sizeof(float) * (size_t)(2 * n_mels * 3000)), *lg = NULL, *ref = NULL, lse[R];
+    float *a0 = make_audio(16000 * 2, 300), *a1 = make_audio(16000, 700);
+    int32_t seq[R][CAP], ids[R] = { 0 };
+    int64_t len[R], V = 0;
+    int r, t, k;
+    load_beams = B;
+    m = load(dir, GK_LLM_DTYPE_F32, 2, 0);
+    load_beams = 1;
+    mr = load(dir, GK_LLM_DTYPE_F32, 2, 0);
+    if (!m || !mr) goto out;
+    V = gk_whisper_get_config(m)->vocab;
+    lg = (float *)malloc(sizeof(float) * (size_t)(R * V));
+    ref = (float *)malloc(sizeof(float) * (size_t)V);
+    GKT_OK(dut, gk_whisper_mel(m, a0, 16000 * 2, mel));
+    GKT_OK(dut, gk_whisper_mel(m, a1, 16000, mel + n_mels * 3000));
+    GKT_OK(dut, gk_whisper_encode(m, mel, 2, 0, NULL));
+    GKT_OK(dut, gk_whisper_encode(mr, mel, 2, 0, NULL));
+    /* the prompts: SOT, a language, then 1 + r random tokens */
+    for (r = 0; r < R; r++) {
+        seq[r][0] = 451; seq[r][1] = 452 + r;
+        len[r] = 3 + r;
+        for (k = 2; k < len[r]; k++) seq[r][k] = (int32_t)(gkt_u64() % 450);
+        GKT_OK(dut, gk_whisper_decode(m, r, seq[r], (size_t)len[r], 0, NULL));
+    }
+    GKT_FAILS(dut, gk_whisper_decode_step(m, 1, 3, ids, NULL, NULL), GK_ERR_INVALID_ARGUMENT, "do not cover whole windows");
+    GKT_FAILS(dut, gk_whisper_reorder(m, 2, ids), GK_ERR_INVALID_ARGUMENT, "window 2 outside 0..1");
+    ids[0] = 0; ids[1] = 3; ids[2] = 1;
+    GKT_FAILS(dut, gk_whisper_reorder(m, 0, ids), GK_ERR_INVALID_ARGUMENT, "src[1] = 3");
+    for (t = 0; t < 14; t++) {
+        const float *sl = NULL, *sx = NULL;
+        /* two reorders before step 6 (the second right after the first), one before step 10 */
+        if (t == 6 || t == 10) {
+            static const int32_t src[3][2][B] = { { { 2, 0, 0 }, { 1, 2, 1 } }, { { 1, 1, 0 }, { 0, 2, 2 } }, { { 0, 0, 2 }, { 2, 1, 0 } } };
+            int nre = t == 6 ? 2 : 1, q, w;
+            for (q = 0; q < nre; q++)
+                for (w = 0; w < 2; w++) {
+                    const int32_t *sr = src[t == 6 ? q : 2][w];
+                    int32_t s2[B][CAP];
+                    int64_t l2[B];
+                    GKT_OK(dut, gk_whisper_reorder(m, w, sr));
+                    for (r = 0; r < B; r++) { memcpy(s2[r], seq[w * B + sr[r]], sizeof s2[r]); l2[r] = len[w * B + sr[r]]; }
+                    for (r = 0; r < B; r++) { memcpy(seq[w * B + r], s2[r], sizeof s2[r]); len[w * B + r] = l2[r]; }
+                }
+        }
+        for (r = 0; r < R; r++) {
+            ids[r] = (r + t) % 4 == 0 ? -1 : (int32_t)(gkt_u64() % 450); /* a few rows skip the step */
+            poison(lg + (size_t)r * (size_t)V, (size_t)V);
+        }
+        GKT_OK(dut, gk_whisper_decode_step(m, 0, R, ids, lg, lse));
+        GKT_CHECK(gk_whisper_step_logits(m, &sl, &sx) == R && sl && sx && memcmp(sl, lg, sizeof(float) * (size_t)(R * V)) == 0 && memcmp(sx, lse, sizeof lse) == 0,
+                  "%s: step %d: gk_whisper_step_logits differs from the step's copies", name, t);
+        for (r = 0; r < R; r++) {
+            double e, mx = -INFINITY, sum = 0;
+            int64_t i;
+            if (ids[r] < 0) {
+                GKT_CHECK(gk_whisper_seq_len(m, r) == len[r], "%s: step %d: skipped row %d has length %lld (%lld)", name, t, r, (long long)gk_whisper_seq_len(m, r), (long long)len[r]);
+                continue;
+            }
+            seq[r][len[r]++] = ids[r];
+            GKT_CHECK(gk_whisper_seq_len(m, r) == len[r], "%s: step %d: row %d has length %lld (%lld)", name, t, r, (long long)gk_whisper_seq_len(m, r), (long long)len[r]);
+            GKT_OK(dut, gk_whisper_reset(mr, r / B));
+            GKT_OK(dut, gk_whisper_decode(mr, r / B, seq[r], (size_t)len[r], 0, ref));
+            e = gkt_max_err(lg + (size_t)r * (size_t)V, ref, (size_t)V);
+            GKT_CHECK(e <= 1e-4, "%s: step %d: row %d (length %lld) vs its whole sequence decoded: %.3g", name, t, r, (long long)len[r], e);
+            for (i = 0; i < V; i++) mx = lg[r * V + i] > mx ? lg[r * V + i] : mx;
+            for (i = 0; i < V; i++) sum += exp(lg[r * V + i] - mx);
+            e = fabs(lse[r] - (mx + log(sum)));
+            GKT_CHECK(e <= 1e-5 * (1 + fabs(lse[r])), "%s: step %d: row %d's log-sum-exp %.7g vs %.7g", name, t, r, lse[r], mx + log(sum));
+        }
+    }
+    /* a row emptied by gk_whisper_reset cannot step; a reorder copies the empty length too */
+    GKT_OK(dut, gk_whisper_reset(m, 4));
+    for (r = 0; r < R; r++) ids[r] = 7;
+    GKT_FAILS(dut, gk_whisper_decode_step(m, 0, R, ids, NULL, NULL), GK_ERR_STATE, "row 4 is empty");
+    ids[0] = 1; ids[1] = 1; ids[2] = 2;
+    GKT_OK(dut, gk_whisper_reorder(m, 1, ids));
+    GKT_CHECK(gk_whisper_seq_len(m, 3) == 0 && gk_whisper_seq_len(m, 4) == 0 && gk_whisper_seq_len(m, 5) == len[5], "%s: lengths after a reorder from an empty row: %lld %lld %lld",
+              name, (long long)gk_whisper_seq_len(m, 3), (long long)gk_whisper_seq_len(m, 4), (long long)gk_whisper_seq_len(m, 5));
+out:
+    gk_whisper_free(m);
+    gk_whisper_free(mr);
+    free(mel); free(lg); free(ref); free(a0); free(a1);
 }
 
 static void bad_inputs(void) {
@@ -408,22 +476,22 @@ static void bad_inputs(void) {
     make_model(d, &c);
     /* a key given twice (extra's, then the default) is refused before the activation is read */
     GKT_FAILS(dut, gk_whisper_load(dut, d, NULL, &m), GK_ERR_FORMAT, "key \"activation_function\" appears twice");
-    put_file(d, "config.json", "{\"d_model\":16,\"encoder_layers\":1,\"decoder_layers\":2,\"encoder_attention_heads\":3,\"decoder_attention_heads\":2,"
+    gkt_put_file(d, "config.json", "{\"d_model\":16,\"encoder_layers\":1,\"decoder_layers\":2,\"encoder_attention_heads\":3,\"decoder_attention_heads\":2,"
                                "\"encoder_ffn_dim\":24,\"decoder_ffn_dim\":24,\"num_mel_bins\":80,\"vocab_size\":640,\"decoder_start_token_id\":451}");
     GKT_FAILS(dut, gk_whisper_load(dut, d, NULL, &m), GK_ERR_FORMAT, "d_model = 16 is not a multiple of encoder_attention_heads = 3");
-    put_file(d, "config.json", "{\"d_model\":16,\"encoder_layers\":1,\"decoder_layers\":2,\"encoder_attention_heads\":2,\"decoder_attention_heads\":2,"
+    gkt_put_file(d, "config.json", "{\"d_model\":16,\"encoder_layers\":1,\"decoder_layers\":2,\"encoder_attention_heads\":2,\"decoder_attention_heads\":2,"
                                "\"encoder_ffn_dim\":24,\"decoder_ffn_dim\":24,\"num_mel_bins\":80,\"decoder_start_token_id\":451}");
     GKT_FAILS(dut, gk_whisper_load(dut, d, NULL, &m), GK_ERR_FORMAT, "bad_cfg/config.json: vocab_size is missing");
-    put_file(d, "config.json", "{\"d_model\":16,\"encoder_layers\":1,\"decoder_layers\":2,\"encoder_attention_heads\":2,\"decoder_attention_heads\":2,\"activation_function\":\"relu\","
+    gkt_put_file(d, "config.json", "{\"d_model\":16,\"encoder_layers\":1,\"decoder_layers\":2,\"encoder_attention_heads\":2,\"decoder_attention_heads\":2,\"activation_function\":\"relu\","
                                "\"encoder_ffn_dim\":24,\"decoder_ffn_dim\":24,\"num_mel_bins\":80,\"vocab_size\":640,\"decoder_start_token_id\":451}");
     GKT_FAILS(dut, gk_whisper_load(dut, d, NULL, &m), GK_ERR_UNSUPPORTED, "activation_function \"relu\" is not supported");
-    put_file(d, "config.json", "{\"architectures\":[\"LlamaForCausalLM\"]}");
+    gkt_put_file(d, "config.json", "{\"architectures\":[\"LlamaForCausalLM\"]}");
     GKT_FAILS(dut, gk_whisper_load(dut, d, NULL, &m), GK_ERR_UNSUPPORTED, "architecture LlamaForCausalLM is not a Whisper model");
     c.extra = NULL;
     make_model(d, &c);
-    put_file(d, "generation_config.json", "{\"suppress_tokens\":[1,2,700]}");
+    gkt_put_file(d, "generation_config.json", "{\"suppress_tokens\":[1,2,700]}");
     GKT_FAILS(dut, gk_whisper_load(dut, d, NULL, &m), GK_ERR_FORMAT, "generation_config.json: suppress_tokens[2] = 700 is not a token id");
-    put_file(d, "generation_config.json", "{\"alignment_heads\":[[2,0]]}");
+    gkt_put_file(d, "generation_config.json", "{\"alignment_heads\":[[2,0]]}");
     GKT_FAILS(dut, gk_whisper_load(dut, d, NULL, &m), GK_ERR_FORMAT, "alignment_heads[0] = [2, 0] is outside decoder_layers = 2");
     {
         gk_whisper_desc wd;
@@ -554,7 +622,7 @@ static void fixture_case(const char *name, const float *audio, size_t n_audio, g
         GKT_OK(dut, gk_whisper_mel(m, audio, n_audio, mel));
         for (i = 0; i < nm; i++)
             for (j = 0; j < 3000; j++) full[i * 3000 + j] = j < F ? hf_mel[i * F + j] : padv;
-        e = max_err(mel, full, (size_t)(nm * 3000));
+        e = gkt_max_err(mel, full, (size_t)(nm * 3000));
         bound = cuda ? 1e-4 : 2e-5;
         GKT_CHECK(e <= bound, "%s: log-mel max error %.3g (bound %.1g)", name, e, bound);
         printf("%s: log-mel max error %.3g\n", name, e);
@@ -571,7 +639,7 @@ static void fixture_case(const char *name, const float *audio, size_t n_audio, g
         double worst = 0;
         for (i = 0; i < R; i++) {
             int64_t row = gk_json_int(gk_json_at(gk_json_get(root, "enc_rows"), (size_t)i), 0);
-            e = max_err(enc + row * dm, hf_enc + i * dm, (size_t)dm);
+            e = gkt_max_err(enc + row * dm, hf_enc + i * dm, (size_t)dm);
             if (e > worst) worst = e;
         }
         bound = f32 ? 1e-4 : 3e-2;
@@ -584,7 +652,7 @@ static void fixture_case(const char *name, const float *audio, size_t n_audio, g
     {
         double worst = 0;
         for (i = 0; i < T; i++) {
-            e = max_err(got + i * V, hf_lg + i * V, (size_t)V);
+            e = gkt_max_err(got + i * V, hf_lg + i * V, (size_t)V);
             if (e > worst) worst = e;
         }
         bound = f32 ? 1e-4 : 5e-2;
@@ -627,7 +695,7 @@ static void fixture_case(const char *name, const float *audio, size_t n_audio, g
         if (hx && nx) {
             poison(w, nh * nx * 1500);
             GKT_OK(dut, gk_whisper_cross_weights(m, 0, xs, nx, w, NULL));
-            e = max_err(w, hx, nh * nx * 1500);
+            e = gkt_max_err(w, hx, nh * nx * 1500);
             /* bf16: q and K are rounded to bf16 (2^-9 relative), which moves these random weights' scores (up to ~20) by up to
                ~0.05, as the decoder logits' bound below allows; a probability moves by less than its score */
             bound = f32 ? 1e-5 : 5e-2;
@@ -745,9 +813,9 @@ int main(void) {
     /* random models: 80 mels, 99 languages, f32 weights, 2 decoder layers; 128 mels, 100 languages, bf16 weights, 1 decoder layer */
     memset(&c, 0, sizeof c);
     c.d = 32; c.enc_layers = 1; c.dec_layers = 2; c.heads = 2; c.ffn = 48; c.mels = 80; c.vocab = 640; c.n_langs = 99; c.wdt = GK_F32;
-    snprintf(d, sizeof d, "%s/ml", tmpdir); make_model(d, &c); self_consistency("self ml", d, 80);
+    snprintf(d, sizeof d, "%s/ml", tmpdir); make_model(d, &c); self_consistency("self ml", d, 80); step_and_reorder("steps ml", d, 80);
     c.mels = 128; c.dec_layers = 1; c.vocab = 700; c.n_langs = 100; c.wdt = GK_BF16; c.heads = 4;
-    snprintf(d, sizeof d, "%s/turbo", tmpdir); make_model(d, &c); self_consistency("self turbo", d, 128);
+    snprintf(d, sizeof d, "%s/turbo", tmpdir); make_model(d, &c); self_consistency("self turbo", d, 128); step_and_reorder("steps turbo", d, 128);
     bad_inputs();
     fixtures();
     gk_ctx_destroy(dut);

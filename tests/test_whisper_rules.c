@@ -9,6 +9,7 @@
 #define GPUKIT_LLM_IMPLEMENTATION
 #include "gpukit_llm.h"
 #include "gkt.h"
+#include "gkt_whisper_tok.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,62 +27,12 @@
 #define T_TB 407
 #define T_VOCAB (T_TB + 1501)
 
-static void put_cp(gk_buf *b, unsigned cp) {
-    char u[4];
-    size_t n = gk__u_utf8_enc(cp, u);
-    if (cp == '"' || cp == '\\') gk_buf_append(b, "\\", 1);
-    gk_buf_append(b, u, n);
-}
-static unsigned byte_cp(int b) { /* GPT-2's bytes_to_unicode */
-    int i, n = 0;
-    for (i = 0; i < 256; i++) {
-        int printable = (i >= '!' && i <= '~') || (i >= 0xA1 && i <= 0xAC) || (i >= 0xAE && i <= 0xFF);
-        if (i == b) return printable ? (unsigned)i : 256u + (unsigned)n;
-        if (!printable) n++;
-    }
-    return 0;
-}
 static gk_tokenizer *make_tok(void) {
     gk_buf js = {NULL, 0, 0};
     gk_tokenizer *tok = NULL;
-    char s[64];
-    int i;
-    gk__u_buf_puts(&js, "{\"model\":{\"type\":\"BPE\",\"vocab\":{");
-    for (i = 0; i < 256; i++) {
-        gk__u_buf_puts(&js, i ? ",\"" : "\"");
-        put_cp(&js, byte_cp(i));
-        snprintf(s, sizeof s, "\":%d", i);
-        gk__u_buf_puts(&js, s);
-    }
-    gk__u_buf_puts(&js, ",\"\xC4\xA0-\":256,\"\xC4\xA0'\":257,\"\xC4\xA0\xC3\xA2\":258,\"((\":259},"
-                        "\"merges\":[\"\xC4\xA0 -\",\"\xC4\xA0 '\",\"\xC4\xA0 \xC3\xA2\",\"( (\"]},"
-                        "\"pre_tokenizer\":{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"use_regex\":true},"
-                        "\"decoder\":{\"type\":\"ByteLevel\"},\"added_tokens\":[");
-#define ADD(id, name)                                                                        \
-    do {                                                                                     \
-        snprintf(s, sizeof s, "%s{\"id\":%d,\"content\":\"%s\",\"special\":true}", (id) == T_EOT ? "" : ",", (id), (name)); \
-        gk__u_buf_puts(&js, s);                                                              \
-    } while (0)
-    ADD(T_EOT, "<|endoftext|>");
-    ADD(T_SOT, "<|startoftranscript|>");
-    for (i = 0; i < 99; i++) {
-        char nm[16];
-        snprintf(nm, sizeof nm, "<|%s|>", gk_whisper_lang_code(i));
-        ADD(T_SOT + 1 + i, nm);
-    }
-    ADD(T_TRANSLATE, "<|translate|>");
-    ADD(T_TRANSCRIBE, "<|transcribe|>");
-    ADD(T_SOT_LM, "<|startoflm|>");
-    ADD(T_SOT_PREV, "<|startofprev|>");
-    ADD(T_NOSPEECH, "<|nocaptions|>");
-    ADD(T_NOTS, "<|notimestamps|>");
-    for (i = 0; i <= 1500; i++) {
-        char nm[16];
-        snprintf(nm, sizeof nm, "<|%.2f|>", i * 0.02);
-        ADD(T_TB + i, nm);
-    }
-#undef ADD
-    gk__u_buf_puts(&js, "]}");
+    gkt_wtok_begin(&js);
+    gk__u_buf_puts(&js, ",\"\xC4\xA0-\":256,\"\xC4\xA0'\":257,\"\xC4\xA0\xC3\xA2\":258,\"((\":259");
+    gkt_wtok_end(&js, "\"\xC4\xA0 -\",\"\xC4\xA0 '\",\"\xC4\xA0 \xC3\xA2\",\"( (\"", T_EOT, "<|nocaptions|>", 1501);
     if (gk_tokenizer_load_mem(js.data, js.len, &tok) != GK_OK) printf("tokenizer: %s\n", gk_last_error(NULL));
     gk_buf_free(&js);
     return tok;

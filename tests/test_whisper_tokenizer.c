@@ -30,6 +30,7 @@
 #define GPUKIT_LLM_IMPLEMENTATION
 #include "gpukit_llm.h"
 #include "gkt.h"
+#include "gkt_util.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -415,16 +416,6 @@ static void hf_compare(const gk_tokenizer *tok) {
 }
 
 /* the same tokenizer from vocab.json + merges.txt + added_tokens.json (gk_whisper_tokenizer_load) */
-static int copy_to(const char *from, const char *to) {
-    FILE *a = fopen(from, "rb"), *b = a ? fopen(to, "wb") : NULL;
-    char buf[65536];
-    size_t k;
-    int ok = a && b;
-    while (ok && (k = fread(buf, 1, sizeof buf, a)) > 0) ok = fwrite(buf, 1, k, b) == k;
-    if (a) fclose(a);
-    if (b) fclose(b);
-    return ok;
-}
 static void files_variant(gk_tokenizer *tok, const strlist *wc) {
     static const char *names[] = { "vocab.json", "merges.txt", "added_tokens.json" };
     char dir[] = "/tmp/gkt_wtokXXXXXX", a[600], b[600];
@@ -437,7 +428,7 @@ static void files_variant(gk_tokenizer *tok, const strlist *wc) {
     for (k = 0; k < 3; k++) {
         snprintf(a, sizeof a, "%s/%s", wdir, names[k]);
         snprintf(b, sizeof b, "%s/%s", dir, names[k]);
-        ok &= copy_to(a, b);
+        ok &= gkt_copy_file(a, b);
     }
     GKT_CHECK(ok, "copying %s's vocab.json, merges.txt, added_tokens.json", wdir);
     GKT_OK(NULL, gk_whisper_tokenizer_load(dir, &t2));

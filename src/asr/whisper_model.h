@@ -153,7 +153,8 @@ GKLLMDEF gk_status gk_whisper_decode_step(gk_whisper_model *m, int row0, int n, 
 GKLLMDEF int gk_whisper_step_logits(const gk_whisper_model *m, const float **logits, const float **lse);
 /* Beam search's reordering of a window's rows: row window * B + i becomes a
    copy of the old row window * B + src[i] (src [max_beams], in 0..B-1), cache
-   and length. Identity: nothing runs. */
+   (the filled positions) and length, queued on the model's stream without a
+   host sync. Identity: nothing runs. */
 GKLLMDEF gk_status gk_whisper_reorder(gk_whisper_model *m, int window, const int32_t *src);
 
 /* The alignment heads used for word timestamps, (layer, head) pairs [n][2]:
