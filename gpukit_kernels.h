@@ -1454,7 +1454,8 @@ static const char *const gk__src_conv_tc[] = {
     "    gk_i64 B, Cin, L, Cout, Lo;\n"
     "    int KW, pad, dil, RS, XS, ST, has_bias;\n"
     "    int wal, xal; // 16-byte weight rows / input rows (else 4-byte copies)\n"
-    "    int pad_;\n"
+    "    int ksplit;   // > 1: the channel chunks split over ksplit blocks (blockIdx.z = b * ksplit + split), each writing\n"
+    "                  // its partial sums without the bias to slice `split` of the workspace (out); gk_convtc_sum adds them\n"
     "};\n"
     "\n"
     "__device__ __forceinline__ unsigned gk_ctc_smem(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }\n"
@@ -1472,9 +1473,9 @@ static const char *const gk__src_conv_tc[] = {
     "    else if (n == 2) asm volatile(\"cp.async.wait_group 2;\\n\" ::);\n"
     "    else asm volatile(\"cp.async.wait_group 3;\\n\" ::);\n"
     "}\n"
-    "__device__ __forceinline__ void gk_ctc_mma(float *c, const unsigned *a, unsigned b0, unsigned b1) {\n"
     ,
     /* chunk */
+    "__device__ __forceinline__ void gk_ctc_mma(float *c, const unsigned *a, unsigned b0, unsigned b1) {\n"
     "    asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\\n\"\n"
     "                 : \"+f\"(c[0]), \"+f\"(c[1]), \"+f\"(c[2]), \"+f\"(c[3]) : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b0), \"r\"(b1));\n"
     "}\n"
@@ -1489,12 +1490,14 @@ static const char *const gk__src_conv_tc[] = {
     "    const int KW = p.KW, RS = p.RS, XS = p.XS, CKW = GK_CTC_CK * KW;\n"
     "    const int stage = BM * RS + GK_CTC_CK * XS; // floats\n"
     "    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, wm = warp / WN, wn = warp % WN, g = lane >> 2, tg = lane & 3;\n"
-    "    const gk_i64 b = blockIdx.z, co0 = (gk_i64)blockIdx.y * BM, t0 = (gk_i64)blockIdx.x * GK_CTC_BN;\n"
+    "    const int split = (int)(blockIdx.z % p.ksplit);\n"
+    "    const gk_i64 b = blockIdx.z / p.ksplit, co0 = (gk_i64)blockIdx.y * BM, t0 = (gk_i64)blockIdx.x * GK_CTC_BN;\n"
     "    const gk_i64 start = t0 - p.pad, a0 = !p.xal \? start : start >= 0 \? start & ~3ll : -((-start + 3) & ~3ll);\n"
     "    const int s0 = (int)(start - a0), xw = GK_CTC_BN + (KW - 1) * p.dil; // values a row of Xs holds (4-byte path)\n"
     "    const float *xb = x + b * p.Cin * p.L;\n"
     "    const gk_i64 wrow = p.Cin * KW; // floats per output channel\n"
-    "    const int nchunk = (int)((p.Cin + GK_CTC_CK - 1) / GK_CTC_CK);\n"
+    "    const int nchunk_all = (int)((p.Cin + GK_CTC_CK - 1) / GK_CTC_CK), per = (nchunk_all + p.ksplit - 1) / p.ksplit;\n"
+    "    const int cfirst = split * per, nchunk = nchunk_all - cfirst < per \? nchunk_all - cfirst : per; // this block's chunks\n"
     "    const int wch = CKW / 4, xch = XS / 4; // 16-byte chunks per Ws / Xs row\n"
     "    const unsigned sbase = gk_ctc_smem(gk_ctc_sm);\n"
     "\n"
@@ -1521,6 +1524,8 @@ static const char *const gk__src_conv_tc[] = {
     "                int r = idx / CKW, q = idx - r * CKW;\n"
     "                gk_i64 co = co0 + r, k = k0 + q;\n"
     "                int bytes = co < p.Cout && k < wrow \? 4 : 0;\n"
+    ,
+    /* chunk */
     "                gk_ctc_cp4(sw + (unsigned)(r * RS + q) * 4u, bytes \? w + co * wrow + k : w, bytes);\n"
     "            }\n"
     "        }\n"
@@ -1528,8 +1533,6 @@ static const char *const gk__src_conv_tc[] = {
     "            for (int idx = tid; idx < GK_CTC_CK * xch; idx += 256) {\n"
     "                int r = idx / xch, q = idx - r * xch;\n"
     "                gk_i64 ci = (gk_i64)c * GK_CTC_CK + r, pos = a0 + q * 4;\n"
-    ,
-    /* chunk */
     "                int bytes = ci < p.Cin && pos >= 0 && pos < p.L \? 16 : 0;\n"
     "                gk_ctc_cp16(sx + (unsigned)(r * XS + q * 4) * 4u, bytes \? xb + ci * p.L + pos : x, bytes);\n"
     "            }\n"
@@ -1544,7 +1547,7 @@ static const char *const gk__src_conv_tc[] = {
     "    };\n"
     "\n"
     "    for (int s = 0; s < p.ST - 1; s++) {\n"
-    "        if (s < nchunk) load(s, s);\n"
+    "        if (s < nchunk) load(cfirst + s, s);\n"
     "        gk_ctc_commit();\n"
     "    }\n"
     "    for (int c = 0; c < nchunk; c++) {\n"
@@ -1552,7 +1555,7 @@ static const char *const gk__src_conv_tc[] = {
     "        __syncthreads();\n"
     "        {\n"
     "            int nc = c + p.ST - 1;\n"
-    "            if (nc < nchunk) load(nc, nc % p.ST);\n"
+    "            if (nc < nchunk) load(cfirst + nc, nc % p.ST);\n"
     "            gk_ctc_commit();\n"
     "        }\n"
     "        const float *Ws = gk_ctc_sm + (c % p.ST) * stage, *Xs = Ws + BM * RS;\n"
@@ -1589,9 +1592,11 @@ static const char *const gk__src_conv_tc[] = {
     "        for (int h = 0; h < 2; h++) {\n"
     "            gk_i64 co = co0 + wm * WTM + i * 16 + g + h * 8;\n"
     "            if (co >= p.Cout) continue;\n"
-    "            float bv = p.has_bias \? bias[co] : 0.f;\n"
-    "            float *orow = out + (b * p.Cout + co) * p.Lo;\n"
+    "            float bv = p.has_bias && p.ksplit == 1 \? bias[co] : 0.f;\n"
+    "            float *orow = out + ((gk_i64)split * p.B * p.Cout + b * p.Cout + co) * p.Lo;\n"
     "#pragma unroll\n"
+    ,
+    /* chunk */
     "            for (int j = 0; j < NT; j++) {\n"
     "                gk_i64 t = t0 + wn * WTN + j * 8 + tg * 2;\n"
     "                float v0 = acc[i][j][h * 2] + bv, v1 = acc[i][j][h * 2 + 1] + bv;\n"
@@ -1601,8 +1606,6 @@ static const char *const gk__src_conv_tc[] = {
     "                    if (t + 1 < p.Lo) orow[t + 1] = v1;\n"
     "                }\n"
     "            }\n"
-    ,
-    /* chunk */
     "        }\n"
     "}\n"
     "\n"
@@ -1611,6 +1614,16 @@ static const char *const gk__src_conv_tc[] = {
     "}\n"
     "extern \"C\" __global__ void __launch_bounds__(256) gk_convtc_64(gk_convtcp p, float *out, const float *x, const float *w, const float *bias) {\n"
     "    gk_convtc_impl<64>(p, out, x, w, bias);\n"
+    "}\n"
+    "\n"
+    "// out[i] = bias[channel of i] + ws[0][i] + ... + ws[ksplit - 1][i], in that order\n"
+    "extern \"C\" __global__ void __launch_bounds__(256) gk_convtc_sum(gk_convtcp p, float *out, const float *ws, const float *bias) {\n"
+    "    const gk_i64 n = p.B * p.Cout * p.Lo;\n"
+    "    for (gk_i64 i = (gk_i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (gk_i64)gridDim.x * blockDim.x) {\n"
+    "        float v = p.has_bias \? bias[(i / p.Lo) % p.Cout] : 0.f;\n"
+    "        for (int k = 0; k < p.ksplit; k++) v += ws[(gk_i64)k * n + i];\n"
+    "        out[i] = v;\n"
+    "    }\n"
     "}\n"
     ,
     NULL};

@@ -64,7 +64,7 @@ typedef struct gk__convtcp { /* the layout of gk_convtcp in src/ops/signal/conv_
     int64_t B, Cin, L, Cout, Lo;
     int KW, pad, dil, RS, XS, ST, has_bias;
     int wal, xal; /* 16-byte weight rows / input rows (else 4-byte copies) */
-    int pad_;
+    int ksplit;   /* the channel chunks split over blocks, partial sums in the workspace (gk_convtc_sum) */
 } gk__convtcp;
 #define GK__CTC_CK 8   /* input channels per reduction chunk (one m16n8k8 step per tap) */
 #define GK__CTC_BN 128 /* output positions per block */
@@ -94,9 +94,11 @@ static int gk__convtc_fits(gk_ctx *ctx, const gk__convp *p, gk_dtype dt) {
 static gk_status gk__convtc_launch(gk_ctx *ctx, const gk__convp *p, const gk__slot *so, const gk__slot *sx, const gk__slot *sw,
                                    const gk__slot *sb, const char *where) {
     gk__convtcp c;
-    gk__cu_ptr po = gk__slot_addr(so), px = gk__slot_addr(sx), pw = gk__slot_addr(sw), pb = sb ? gk__slot_addr(sb) : 0;
+    gk__cu_ptr po = gk__slot_addr(so), px = gk__slot_addr(sx), pw = gk__slot_addr(sw), pb = sb ? gk__slot_addr(sb) : 0, pws = 0;
     unsigned grid[3], block[3] = { 256, 1, 1 };
     void *args[5];
+    int64_t nblk, chunks = (p->Cin + GK__CTC_CK - 1) / GK__CTC_CK, ks = 1;
+    gk_status st;
     /* the first (rows, stages) that fits: 128-row tiles for >= 128 outputs, 3 stages where shared memory allows */
     static const int cand[4][2] = { { 128, 3 }, { 128, 2 }, { 64, 3 }, { 64, 2 } };
     int bm = 64, stg = 2, i;
@@ -116,9 +118,33 @@ static gk_status gk__convtc_launch(gk_ctx *ctx, const gk__convp *p, const gk__sl
     gk__convtc_strides(p, &c.RS, &c.XS);
     grid[0] = (unsigned)((p->Wo + GK__CTC_BN - 1) / GK__CTC_BN);
     grid[1] = (unsigned)((p->Cout + bm - 1) / bm);
-    grid[2] = (unsigned)p->B;
+    /* fewer tiles than 2 blocks an SM (short inputs: a sentence's decoder, the text encoder): the channel
+       chunks split over up to 16 blocks of at least 4 chunks each, partial sums added in order by gk_convtc_sum */
+    nblk = (int64_t)grid[0] * grid[1] * p->B;
+    if (nblk < 2 * (int64_t)ctx->info.sm_count) {
+        ks = (2 * (int64_t)ctx->info.sm_count + nblk - 1) / nblk;
+        ks = GK__MIN(GK__MIN(ks, chunks / 4), (int64_t)16);
+        if (ks < 1 || p->B * ks > 65535) ks = 1;
+    }
+    c.ksplit = (int)ks;
+    grid[2] = (unsigned)(p->B * ks);
     args[0] = &c; args[1] = &po; args[2] = &px; args[3] = &pw; args[4] = &pb;
-    return gk__launch_cfg(ctx, GK__MOD_CONV_TC, bm == 128 ? "gk_convtc_128" : "gk_convtc_64", grid, block, (unsigned)smem, args, where);
+    if (ks > 1) {
+        st = gk__workspace(ctx, (size_t)ks * (size_t)(p->B * p->Cout * p->Wo) * 4, &pws, where);
+        if (st != GK_OK) return st;
+        args[1] = &pws;
+    }
+    st = gk__launch_cfg(ctx, GK__MOD_CONV_TC, bm == 128 ? "gk_convtc_128" : "gk_convtc_64", grid, block, (unsigned)smem, args, where);
+    if (st == GK_OK && ks > 1) {
+        unsigned g2[3] = { 1, 1, 1 };
+        int64_t nb = (p->B * p->Cout * p->Wo + 255) / 256;
+        void *a2[4];
+        g2[0] = (unsigned)(nb < 4096 ? nb : 4096);
+        a2[0] = &c; a2[1] = &po; a2[2] = &pws; a2[3] = &pb;
+        st = gk__launch_cfg(ctx, GK__MOD_CONV_TC, "gk_convtc_sum", g2, block, 0, a2, where);
+    }
+    if (ks > 1) gk__unuse(ctx, ctx->ws);
+    return st;
 }
 
 /* The one entry of the convolutions: nsp = 1 (1-d: H = 1) or 2. tf32: f32

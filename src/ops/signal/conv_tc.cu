@@ -25,7 +25,8 @@ struct gk_convtcp {
     gk_i64 B, Cin, L, Cout, Lo;
     int KW, pad, dil, RS, XS, ST, has_bias;
     int wal, xal; // 16-byte weight rows / input rows (else 4-byte copies)
-    int pad_;
+    int ksplit;   // > 1: the channel chunks split over ksplit blocks (blockIdx.z = b * ksplit + split), each writing
+                  // its partial sums without the bias to slice `split` of the workspace (out); gk_convtc_sum adds them
 };
 
 __device__ __forceinline__ unsigned gk_ctc_smem(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
@@ -58,12 +59,14 @@ __device__ __forceinline__ void gk_convtc_impl(const gk_convtcp &p, float *out, 
     const int KW = p.KW, RS = p.RS, XS = p.XS, CKW = GK_CTC_CK * KW;
     const int stage = BM * RS + GK_CTC_CK * XS; // floats
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, wm = warp / WN, wn = warp % WN, g = lane >> 2, tg = lane & 3;
-    const gk_i64 b = blockIdx.z, co0 = (gk_i64)blockIdx.y * BM, t0 = (gk_i64)blockIdx.x * GK_CTC_BN;
+    const int split = (int)(blockIdx.z % p.ksplit);
+    const gk_i64 b = blockIdx.z / p.ksplit, co0 = (gk_i64)blockIdx.y * BM, t0 = (gk_i64)blockIdx.x * GK_CTC_BN;
     const gk_i64 start = t0 - p.pad, a0 = !p.xal ? start : start >= 0 ? start & ~3ll : -((-start + 3) & ~3ll);
     const int s0 = (int)(start - a0), xw = GK_CTC_BN + (KW - 1) * p.dil; // values a row of Xs holds (4-byte path)
     const float *xb = x + b * p.Cin * p.L;
     const gk_i64 wrow = p.Cin * KW; // floats per output channel
-    const int nchunk = (int)((p.Cin + GK_CTC_CK - 1) / GK_CTC_CK);
+    const int nchunk_all = (int)((p.Cin + GK_CTC_CK - 1) / GK_CTC_CK), per = (nchunk_all + p.ksplit - 1) / p.ksplit;
+    const int cfirst = split * per, nchunk = nchunk_all - cfirst < per ? nchunk_all - cfirst : per; // this block's chunks
     const int wch = CKW / 4, xch = XS / 4; // 16-byte chunks per Ws / Xs row
     const unsigned sbase = gk_ctc_smem(gk_ctc_sm);
 
@@ -111,7 +114,7 @@ __device__ __forceinline__ void gk_convtc_impl(const gk_convtcp &p, float *out, 
     };
 
     for (int s = 0; s < p.ST - 1; s++) {
-        if (s < nchunk) load(s, s);
+        if (s < nchunk) load(cfirst + s, s);
         gk_ctc_commit();
     }
     for (int c = 0; c < nchunk; c++) {
@@ -119,7 +122,7 @@ __device__ __forceinline__ void gk_convtc_impl(const gk_convtcp &p, float *out, 
         __syncthreads();
         {
             int nc = c + p.ST - 1;
-            if (nc < nchunk) load(nc, nc % p.ST);
+            if (nc < nchunk) load(cfirst + nc, nc % p.ST);
             gk_ctc_commit();
         }
         const float *Ws = gk_ctc_sm + (c % p.ST) * stage, *Xs = Ws + BM * RS;
@@ -156,8 +159,8 @@ __device__ __forceinline__ void gk_convtc_impl(const gk_convtcp &p, float *out, 
         for (int h = 0; h < 2; h++) {
             gk_i64 co = co0 + wm * WTM + i * 16 + g + h * 8;
             if (co >= p.Cout) continue;
-            float bv = p.has_bias ? bias[co] : 0.f;
-            float *orow = out + (b * p.Cout + co) * p.Lo;
+            float bv = p.has_bias && p.ksplit == 1 ? bias[co] : 0.f;
+            float *orow = out + ((gk_i64)split * p.B * p.Cout + b * p.Cout + co) * p.Lo;
 #pragma unroll
             for (int j = 0; j < NT; j++) {
                 gk_i64 t = t0 + wn * WTN + j * 8 + tg * 2;
@@ -176,4 +179,14 @@ extern "C" __global__ void __launch_bounds__(256) gk_convtc_128(gk_convtcp p, fl
 }
 extern "C" __global__ void __launch_bounds__(256) gk_convtc_64(gk_convtcp p, float *out, const float *x, const float *w, const float *bias) {
     gk_convtc_impl<64>(p, out, x, w, bias);
+}
+
+// out[i] = bias[channel of i] + ws[0][i] + ... + ws[ksplit - 1][i], in that order
+extern "C" __global__ void __launch_bounds__(256) gk_convtc_sum(gk_convtcp p, float *out, const float *ws, const float *bias) {
+    const gk_i64 n = p.B * p.Cout * p.Lo;
+    for (gk_i64 i = (gk_i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (gk_i64)gridDim.x * blockDim.x) {
+        float v = p.has_bias ? bias[(i / p.Lo) % p.Cout] : 0.f;
+        for (int k = 0; k < p.ksplit; k++) v += ws[(gk_i64)k * n + i];
+        out[i] = v;
+    }
 }
