@@ -6,6 +6,7 @@
        default MODEL_DIR/voices, then MODEL_DIR/voices-v1.0.bin)   --lang en-us|en-gb|es|fr-fr|hi|it|pt-br
        (default: from the voice's first letter)   --speed X (default 1)   --seed N   --no-noise
        -o out.wav (default speak.wav; "-" writes raw float32 samples to stdout)   --backend auto|cuda|cpu
+       --tf32 (the convolutions on TF32 tensor cores: about twice as fast on a GPU; gk_kokoro_desc.allow_tf32)
        --progress   --list-voices
 
    A progress bar over the chunks goes to stderr when stderr is a terminal
@@ -26,7 +27,7 @@
 static const char USAGE[] =
     "usage: speak MODEL_DIR [options] [TEXT]\n"
     "  -f FILE | --phonemes STRING  --voice NAME[:W,NAME:W]  --voices PATH  --lang CODE  --speed X  --seed N  --no-noise\n"
-    "  -o out.wav|-  --backend auto|cuda|cpu  --progress  --list-voices\n";
+    "  -o out.wav|-  --backend auto|cuda|cpu  --tf32  --progress  --list-voices\n";
 static int usage_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -94,6 +95,7 @@ int main(int argc, char **argv) {
     gk_kokoro_voice v;
     gk_espeak *es = NULL;
     gk_kokoro_speak_desc sd;
+    gk_kokoro_desc kd;
     gk_kokoro_speak_result res;
     gk_audio a;
     char vpath[4200], *text = NULL;
@@ -101,6 +103,7 @@ int main(int argc, char **argv) {
     double wall;
     memset(&r, 0, sizeof r);
     memset(&cd, 0, sizeof cd);
+    memset(&kd, 0, sizeof kd);
     memset(&sd, 0, sizeof sd);
     memset(&v, 0, sizeof v);
     memset(&a, 0, sizeof a);
@@ -138,6 +141,7 @@ int main(int argc, char **argv) {
             if (*end || errno || val[0] == '-') return usage_error("--seed %s: expected a non-negative integer", val);
         } else if (strcmp(a_, "--no-noise") == 0) sd.noise = GK_KOKORO_NOISE_ZERO;
         else if (strcmp(a_, "--progress") == 0) r.progress = 1;
+        else if (strcmp(a_, "--tf32") == 0) kd.allow_tf32 = 1;
         else if (strcmp(a_, "--list-voices") == 0) list = 1;
         else if (strcmp(a_, "--backend") == 0) {
             NEED();
@@ -184,7 +188,7 @@ int main(int argc, char **argv) {
     }
     if (gk_kokoro_vocab_load(dir, &vocab) != GK_OK) { fprintf(stderr, "speak: %s\n", gk_last_error(NULL)); rc = 1; goto done; }
     if (gk_ctx_create(&cd, &ctx) != GK_OK) { fprintf(stderr, "speak: %s\n", gk_last_error(NULL)); rc = 1; goto done; }
-    if (gk_kokoro_load(ctx, dir, NULL, &m) != GK_OK) { fprintf(stderr, "speak: %s\n", gk_last_error(ctx)); rc = 1; goto done; }
+    if (gk_kokoro_load(ctx, dir, &kd, &m) != GK_OK) { fprintf(stderr, "speak: %s\n", gk_last_error(ctx)); rc = 1; goto done; }
     r.raw = strcmp(outp, "-") == 0;
     r.raw_out = stdout;
     sd.voice = &v;
