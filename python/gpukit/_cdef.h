@@ -1121,6 +1121,7 @@ gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *samples, size_
 gk_status gk_whisper_transcribe_audio(gk_whisper_model *m, const gk_audio *a, const gk_whisper_transcribe_desc *desc, gk_ids *out,
                                                gk_whisper_result *res);
 typedef void (*gk_whisper_long_progress_fn)(double done_s, double total_s, void *user);
+typedef int (*gk_whisper_long_cancel_fn)(void *user);
 typedef struct gk_whisper_long_desc {
     const char *language;
     int translate;
@@ -1144,6 +1145,7 @@ typedef struct gk_whisper_long_desc {
     int seq;
     gk_whisper_long_progress_fn progress;
     void *user;
+    gk_whisper_long_cancel_fn cancel;
 } gk_whisper_long_desc;
 typedef struct gk_whisper_long_result {
     double duration;
