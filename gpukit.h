@@ -422,6 +422,8 @@ GKDEF gk_status gk_tensor_empty(gk_ctx *ctx, gk_dtype dtype, int ndim, const int
 /* New tensor filled from a packed row-major host array (synchronous). */
 GKDEF gk_status gk_tensor_from_host(gk_ctx *ctx, gk_dtype dtype, int ndim, const int64_t *shape,
                                     const void *data, gk_tensor *out);
+/* Called once when gpukit is done with wrapped memory (gk_tensor_wrap). */
+typedef void (*gk_release_fn)(void *user);
 /* Wraps memory that gpukit does not own as a tensor, without a copy (the
    way in for other libraries' arrays: DLPack, the CUDA array interface).
    address: a device address on CUDA (device memory of the context's device,
@@ -432,17 +434,23 @@ GKDEF gk_status gk_tensor_from_host(gk_ctx *ctx, gk_dtype dtype, int ndim, const
    contiguous; dims of size 1 take any stride, the others need strides >= 0
    that never make two elements share memory (a stride of 0 or an overlapping
    layout is GK_ERR_INVALID_ARGUMENT).
-   LIFETIME: the caller keeps the memory valid, and does not free it, until
-   every handle on it is freed (the tensor and its views) and the work queued
-   on it has run (gk_sync, or the stream's sync); a CUDA graph captured with
-   the tensor holds it until the graph is destroyed. gk_tensor_free releases
-   the handle, never the memory; gk_ctx_destroy leaves it alone.
+   LIFETIME: the caller keeps the memory valid until gpukit is done with it:
+   when every handle on it is gone (the tensor and its views, freed or taken
+   by gk_ctx_destroy) and no CUDA graph captured with it is left. Then, when
+   release is not NULL, gpukit waits for the work queued on the stream that
+   last used it and calls release(user), once, on the thread that dropped
+   the last reference, with the context's lock held: release must not call
+   gpukit on this context (hand the memory back, drop a reference, queue the
+   work for later). Without release the caller tracks this itself (and syncs
+   before freeing the memory). gk_tensor_free releases a handle, never the
+   memory. A failed call never calls release; a tensor without elements
+   keeps nothing, so its release runs before gk_tensor_wrap returns.
    The pool never counts it in its quota and never moves or frees it:
    gk_tensor_evict on it is GK_ERR_UNSUPPORTED, eviction under memory
    pressure passes it by, and pins are counted but change nothing
    (gk_tensor_info reports it resident, pinned and wrapped). */
 GKDEF gk_status gk_tensor_wrap(gk_ctx *ctx, gk_dtype dtype, int ndim, const int64_t *shape, const int64_t *strides,
-                               uint64_t address, gk_tensor *out);
+                               uint64_t address, gk_release_fn release, void *user, gk_tensor *out);
 /* Frees the handle; storage goes back to the pool when no view uses it and no
    queued work or graph holds it. */
 GKDEF gk_status gk_tensor_free(gk_ctx *ctx, gk_tensor t);
@@ -2998,6 +3006,8 @@ struct gk__block {
     int state;
     int free_pending;           /* refs fell to 0 while pinned */
     int foreign;                /* memory gpukit does not own (gk_tensor_wrap): on the wrap list, never moved or freed */
+    gk_release_fn release;      /* foreign: called when the struct goes (its owner may free the memory then) */
+    void *release_user;
     gk_stream *stream;          /* last stream that used it */
     uint64_t tick;              /* LRU clock */
     uint64_t cap_id;            /* last capture that pinned it */
@@ -3283,12 +3293,23 @@ static gk_status gk__pool_restore(gk_ctx *ctx, gk__block *b, gk_stream *s, const
     return GK_OK;
 }
 
+/* The end of a foreign block: the work queued on its last stream finishes
+   (its owner may reuse the memory at once), then its release callback runs,
+   then the struct goes. */
+static void gk__wrap_release(gk_ctx *ctx, gk__block *b) {
+    if (b->release) {
+        gk__stream_wait_idle(ctx, b->stream);
+        b->release(b->release_user);
+    }
+    GPUKIT_FREE(b);
+}
+
 /* A block whose last tensor handle and last pin are gone goes to the cache. */
 static void gk__pool_to_cache(gk_ctx *ctx, gk__block *b) {
     gk__pool *P = &ctx->pool;
     if (b->foreign) { /* the memory is its owner's: only the struct goes */
         gk__list_remove(&P->wrap_head, &P->wrap_tail, b);
-        GPUKIT_FREE(b);
+        gk__wrap_release(ctx, b);
         return;
     }
     if (b->tenant) { b->tenant->used -= b->size; b->tenant = NULL; }
@@ -3795,7 +3816,7 @@ static gk_status gk__wrap_check_address(gk_ctx *ctx, uint64_t address, size_t sp
 }
 
 GKDEF gk_status gk_tensor_wrap(gk_ctx *ctx, gk_dtype dtype, int ndim, const int64_t *shape, const int64_t *strides, uint64_t address,
-                               gk_tensor *out) {
+                               gk_release_fn release, void *user, gk_tensor *out) {
     const char *W = "gk_tensor_wrap";
     int64_t numel = 0, st[GK_MAX_DIMS];
     size_t nbytes = 0, span = 0;
@@ -3826,6 +3847,8 @@ GKDEF gk_status gk_tensor_wrap(gk_ctx *ctx, gk_dtype dtype, int ndim, const int6
             b->refs = 1;
             b->state = GK__BLK_LIVE;
             b->foreign = 1;
+            b->release = release;
+            b->release_user = user;
             b->qos = GK_QOS_GUARANTEED;
             b->tick = ++ctx->pool.tick;
         }
@@ -3836,6 +3859,7 @@ GKDEF gk_status gk_tensor_wrap(gk_ctx *ctx, gk_dtype dtype, int ndim, const int6
     }
     if (rc == GK_OK) {
         if (b) gk__list_push(&ctx->pool.wrap_head, &ctx->pool.wrap_tail, b);
+        else if (release) release(user); /* no elements: nothing of the memory is kept */
         s = gk__slot_at(ctx, idx);
         s->blk = b;
         s->dtype = dtype;
@@ -4322,6 +4346,7 @@ GKDEF gk_status gk_stream_destroy(gk_ctx *ctx, gk_stream *s) {
     if (st == GK_OK) {
         for (b = ctx->pool.live_head; b; b = b->next) if (b->stream == s) b->stream = NULL;
         for (b = ctx->pool.cache_head; b; b = b->next) if (b->stream == s) b->stream = NULL;
+        for (b = ctx->pool.wrap_head; b; b = b->next) if (b->stream == s) b->stream = NULL;
         for (pp = &ctx->streams; *pp; pp = &(*pp)->next)
             if (*pp == s) { *pp = s->next; break; }
         /* every thread whose current stream it was is back on the default stream */
@@ -15277,7 +15302,7 @@ GKDEF void gk_ctx_destroy(gk_ctx *ctx) {
     for (b = ctx->pool.live_head; b; b = nb) { nb = b->next; gk__dev_free(ctx, b->ptr); GPUKIT_FREE(b); }
     for (b = ctx->pool.cache_head; b; b = nb) { nb = b->next; gk__dev_free(ctx, b->ptr); GPUKIT_FREE(b); }
     for (b = ctx->pool.evict_head; b; b = nb) { nb = b->next; GPUKIT_FREE(b->host); GPUKIT_FREE(b); }
-    for (b = ctx->pool.wrap_head; b; b = nb) { nb = b->next; GPUKIT_FREE(b); } /* foreign memory stays its owner's */
+    for (b = ctx->pool.wrap_head; b; b = nb) { nb = b->next; gk__wrap_release(ctx, b); } /* foreign memory goes back to its owner */
     if (ctx->ctr) gk__dev_free(ctx, ctx->ctr);
     if (ctx->dslot) gk__dev_free(ctx, ctx->dslot);
     for (i = 0; i < ctx->npages; i++) GPUKIT_FREE(ctx->pages[i]);

@@ -37,6 +37,7 @@ void *gkpy_capsule_destructor(void);
 
 /* callbacks into Python */
 extern "Python" void gkpy_dlpack_release(uint64_t key);
+extern "Python" void gkpy_wrap_release(void *user);
 extern "Python" int gkpy_on_token(int seq, int32_t id, const char *text, size_t len, void *user);
 extern "Python" gk_status gkpy_task(gk_ctx *ctx, gk_stream *stream, void *user);
 extern "Python" void gkpy_cpu_kernel(const gk_cpu_launch *launch);

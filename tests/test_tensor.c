@@ -225,6 +225,14 @@ static float *read_on(gk_ctx *c, gk_tensor t, int64_t *n) {
     return h;
 }
 
+/* a gk_release_fn that counts its calls and checks its user pointer */
+typedef struct released { int calls; const float *mem; float first; } released;
+static void on_release(void *user) {
+    released *r = (released *)user;
+    r->calls++;
+    if (r->mem) r->first = r->mem[0]; /* the memory is still valid while release runs */
+}
+
 /* gk_tensor_wrap over host memory, on a CPU-backend context: no copy either
    way, strided layouts, the pool leaves the memory alone, the lifetime rule
    (handles go, the memory stays the caller's; ASan sees a double free or a
@@ -238,10 +246,14 @@ static void test_wrap_host(gk_ctx *c) {
     gk_tensor_info info;
     gk_pool_stats before, after;
     gk_ctx *c2;
+    released rel, rel2;
     int ok;
+    memset(&rel, 0, sizeof rel);
+    memset(&rel2, 0, sizeof rel2);
     for (i = 0; i < 15; i++) buf[i] = orig[i] = (float)gkt_uniform(-2, 2);
+    rel.mem = buf;
     GKT_OK(c, gk_pool_stats_get(c, &before));
-    GKT_OK(c, gk_tensor_wrap(c, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)buf, &w));
+    GKT_OK(c, gk_tensor_wrap(c, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)buf, on_release, &rel, &w));
     GKT_OK(c, gk_pool_stats_get(c, &after));
     GKT_CHECK(after.used == before.used && after.allocations == before.allocations, "wrapping allocates nothing (used %zu -> %zu)", before.used, after.used);
     GKT_OK(c, gk_tensor_info_get(c, w, &info));
@@ -262,7 +274,7 @@ static void test_wrap_host(gk_ctx *c) {
     GKT_CHECK(ok, "gk_add into the wrapped tensor writes the caller's buffer");
     for (i = 0; i < 15; i++) buf[i] = orig[i];
     /* strides: the transpose, and every other column */
-    GKT_OK(c, gk_tensor_wrap(c, GK_F32, 2, tsh, tst, (uint64_t)(uintptr_t)buf, &wt));
+    GKT_OK(c, gk_tensor_wrap(c, GK_F32, 2, tsh, tst, (uint64_t)(uintptr_t)buf, NULL, NULL, &wt));
     h = read_on(c, wt, &n);
     ok = n == 15;
     for (i = 0; i < 5 && ok; i++)
@@ -272,7 +284,7 @@ static void test_wrap_host(gk_ctx *c) {
     GKT_OK(c, gk_tensor_info_get(c, wt, &info));
     GKT_CHECK(!info.contiguous && info.strides[0] == 1 && info.strides[1] == 5, "transposed wrap: strides %lld %lld", (long long)info.strides[0],
               (long long)info.strides[1]);
-    GKT_OK(c, gk_tensor_wrap(c, GK_F32, 2, csh, cst, (uint64_t)(uintptr_t)buf, &wc));
+    GKT_OK(c, gk_tensor_wrap(c, GK_F32, 2, csh, cst, (uint64_t)(uintptr_t)buf, NULL, NULL, &wc));
     GKT_OK(c, gk_tensor_empty(c, GK_F32, 2, csh, &out));
     GKT_OK(c, gk_mul(c, out, wc, wc));
     h = read_on(c, out, &n);
@@ -311,36 +323,58 @@ static void test_wrap_host(gk_ctx *c) {
     h = read_on(c, v, &n);
     GKT_CHECK(n == 6 && h[0] == orig[1] && h[5] == orig[12], "a view of a freed wrap still reads the memory");
     free(h);
-    GKT_OK(c, gk_tensor_free(c, v));
+    GKT_CHECK(rel.calls == 0, "release ran while a view holds the memory (%d calls)", rel.calls);
+    {   /* a graph that captured the view holds the memory after its last handle goes */
+        gk_stream *s = NULL;
+        gk_graph *g = NULL;
+        GKT_OK(c, gk_stream_create(c, GK_PRIORITY_NORMAL, &s));
+        GKT_OK(c, gk_set_stream(c, s));
+        GKT_OK(c, gk_graph_begin(c, NULL));
+        GKT_OK(c, gk_add(c, v, v, v));
+        GKT_OK(c, gk_graph_end(c, NULL, &g));
+        GKT_OK(c, gk_set_stream(c, NULL));
+        GKT_OK(c, gk_tensor_free(c, v));
+        GKT_CHECK(rel.calls == 0, "release ran while a graph holds the memory");
+        GKT_OK(c, gk_graph_launch(c, g, s));
+        GKT_OK(c, gk_stream_sync(c, s));
+        GKT_CHECK(buf[1] == 2 * orig[1] && buf[12] == 2 * orig[12] && buf[0] == orig[0], "the graph's replay wrote the wrapped memory");
+        GKT_OK(c, gk_graph_destroy(c, g));
+        GKT_CHECK(rel.calls == 1 && rel.first == orig[0], "release runs once when the graph goes (%d calls)", rel.calls);
+        GKT_OK(c, gk_stream_destroy(c, s));
+        for (i = 0; i < 15; i++) buf[i] = orig[i];
+    }
     buf[3] = 42.0f; /* still the caller's (ASan: not freed by gpukit) */
     GKT_CHECK(buf[0] == orig[0] && buf[3] == 42.0f, "the memory is untouched");
     /* layouts that are refused, and those that are not */
-    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, tsh, bad_neg, (uint64_t)(uintptr_t)buf, &e), GK_ERR_INVALID_ARGUMENT, "strides[1] = -1 is negative");
+    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, tsh, bad_neg, (uint64_t)(uintptr_t)buf, on_release, &rel2, &e), GK_ERR_INVALID_ARGUMENT,
+              "strides[1] = -1 is negative");
     GKT_CHECK(e.id == 0, "out cleared on failure");
-    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, tsh, bad_zero, (uint64_t)(uintptr_t)buf, &e), GK_ERR_INVALID_ARGUMENT, "strides[0] = 0 makes elements overlap");
-    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, ov_sh, ov_st, (uint64_t)(uintptr_t)buf, &e), GK_ERR_INVALID_ARGUMENT, "overlap");
-    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, tsh, big_st, (uint64_t)(uintptr_t)buf, &e), GK_ERR_OVERFLOW, "2^56");
-    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)buf + 2, &e), GK_ERR_INVALID_ARGUMENT, "not aligned to the f32 element size");
-    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, sh, NULL, 0, &e), GK_ERR_INVALID_ARGUMENT, "address is 0");
-    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)buf, NULL), GK_ERR_INVALID_ARGUMENT, "out is NULL");
-    GKT_FAILS(c, gk_tensor_wrap(c, (gk_dtype)99, 2, sh, NULL, (uint64_t)(uintptr_t)buf, &e), GK_ERR_DTYPE, "invalid dtype");
-    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 9, sh, NULL, (uint64_t)(uintptr_t)buf, &e), GK_ERR_SHAPE, "ndim 9");
-    GKT_FAILS(NULL, gk_tensor_wrap(NULL, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)buf, &e), GK_ERR_INVALID_HANDLE, "ctx is NULL");
-    GKT_OK(c, gk_tensor_wrap(c, GK_F32, 2, one_sh, one_st, (uint64_t)(uintptr_t)(buf + 4), &e)); /* a dim of size 1 takes any stride */
+    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, tsh, bad_zero, (uint64_t)(uintptr_t)buf, NULL, NULL, &e), GK_ERR_INVALID_ARGUMENT, "strides[0] = 0 makes elements overlap");
+    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, ov_sh, ov_st, (uint64_t)(uintptr_t)buf, NULL, NULL, &e), GK_ERR_INVALID_ARGUMENT, "overlap");
+    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, tsh, big_st, (uint64_t)(uintptr_t)buf, NULL, NULL, &e), GK_ERR_OVERFLOW, "2^56");
+    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)buf + 2, NULL, NULL, &e), GK_ERR_INVALID_ARGUMENT, "not aligned to the f32 element size");
+    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, sh, NULL, 0, on_release, &rel2, &e), GK_ERR_INVALID_ARGUMENT, "address is 0");
+    GKT_CHECK(rel2.calls == 0, "a failed wrap called release");
+    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)buf, NULL, NULL, NULL), GK_ERR_INVALID_ARGUMENT, "out is NULL");
+    GKT_FAILS(c, gk_tensor_wrap(c, (gk_dtype)99, 2, sh, NULL, (uint64_t)(uintptr_t)buf, NULL, NULL, &e), GK_ERR_DTYPE, "invalid dtype");
+    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 9, sh, NULL, (uint64_t)(uintptr_t)buf, NULL, NULL, &e), GK_ERR_SHAPE, "ndim 9");
+    GKT_FAILS(NULL, gk_tensor_wrap(NULL, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)buf, NULL, NULL, &e), GK_ERR_INVALID_HANDLE, "ctx is NULL");
+    GKT_OK(c, gk_tensor_wrap(c, GK_F32, 2, one_sh, one_st, (uint64_t)(uintptr_t)(buf + 4), NULL, NULL, &e)); /* a dim of size 1 takes any stride */
     h = read_on(c, e, &n);
     GKT_CHECK(n == 4 && h[0] == orig[4] && h[1] == orig[5] && h[3] == orig[7], "a [1, 4] wrap with a negative stride on its size-1 dim");
     free(h);
     gk_tensor_free(c, e);
-    GKT_OK(c, gk_tensor_wrap(c, GK_F32, 2, zero_sh, NULL, 0, &e)); /* no elements: no memory needed */
+    GKT_OK(c, gk_tensor_wrap(c, GK_F32, 2, zero_sh, NULL, 0, on_release, &rel2, &e)); /* no elements: no memory kept */
     GKT_OK(c, gk_tensor_info_get(c, e, &info));
-    GKT_CHECK(info.numel == 0, "an empty wrap");
+    GKT_CHECK(info.numel == 0 && rel2.calls == 1, "an empty wrap: released at once (%d calls)", rel2.calls);
     gk_tensor_free(c, e);
     /* a context destroyed with a wrap still live frees its handle, never the memory */
     c2 = gkt_ref();
-    GKT_OK(c2, gk_tensor_wrap(c2, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)buf, &e));
+    memset(&rel2, 0, sizeof rel2);
+    GKT_OK(c2, gk_tensor_wrap(c2, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)buf, on_release, &rel2, &e));
     GKT_OK(c2, gk_view_transpose(c2, e, 0, 1, &v));
     gk_ctx_destroy(c2);
-    GKT_CHECK(buf[14] == orig[14], "the memory outlives the context");
+    GKT_CHECK(buf[14] == orig[14] && rel2.calls == 1, "the memory outlives the context, which releases it (%d calls)", rel2.calls);
     free(buf);
 }
 
@@ -352,12 +386,14 @@ static void test_wrap_cuda(void) {
     float x[64], y[64], *h, *pinned = NULL, *pageable;
     gk_tensor t, w, e;
     uint64_t p = 0;
+    released rel;
     int ok;
     for (i = 0; i < 64; i++) x[i] = (float)gkt_uniform(-1, 1);
     GKT_OK(C, gk_tensor_from_host(C, GK_F32, 1, &n64, x, &t));
     GKT_OK(C, gk_tensor_pin(C, t)); /* its address stays put */
     GKT_OK(C, gk_tensor_ptr(C, t, &p));
-    GKT_OK(C, gk_tensor_wrap(C, GK_F32, 2, sh, NULL, p, &w));
+    memset(&rel, 0, sizeof rel);
+    GKT_OK(C, gk_tensor_wrap(C, GK_F32, 2, sh, NULL, p, on_release, &rel, &w));
     h = read_on(C, w, &n);
     GKT_CHECK(n == 64 && memcmp(h, x, sizeof x) == 0, "cuda: a wrap of device memory reads it");
     free(h);
@@ -367,15 +403,17 @@ static void test_wrap_cuda(void) {
     for (i = 0; i < 64; i++) ok &= y[i] == 2 * x[i];
     GKT_CHECK(ok, "cuda: an op on the wrap writes the device memory");
     GKT_FAILS(C, gk_tensor_evict(C, w), GK_ERR_UNSUPPORTED, "never evicted");
+    GKT_OK(C, gk_add(C, w, w, w)); /* queued: release waits for it */
     GKT_OK(C, gk_tensor_free(C, w));
+    GKT_CHECK(rel.calls == 1, "cuda: release ran %d times", rel.calls);
     GKT_OK(C, gk_copy_to_host(C, t, y, sizeof y));
-    GKT_CHECK(y[0] == 2 * x[0], "cuda: freeing the wrap leaves the memory");
+    GKT_CHECK(y[0] == 4 * x[0] && y[63] == 4 * x[63], "cuda: freeing the wrap leaves the memory");
     GKT_OK(C, gk_tensor_unpin(C, t));
     gk_tensor_free(C, t);
     GKT_OK(C, gk_host_alloc(C, sizeof x, (void **)&pinned));
     if (pinned) {
         memcpy(pinned, x, sizeof x);
-        GKT_OK(C, gk_tensor_wrap(C, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)pinned, &w));
+        GKT_OK(C, gk_tensor_wrap(C, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)pinned, NULL, NULL, &w));
         h = read_on(C, w, &n);
         GKT_CHECK(n == 64 && memcmp(h, x, sizeof x) == 0, "cuda: a wrap of page-locked host memory reads it");
         free(h);
@@ -383,7 +421,7 @@ static void test_wrap_cuda(void) {
         GKT_OK(C, gk_host_free(C, pinned));
     }
     pageable = (float *)malloc(sizeof x);
-    GKT_FAILS(C, gk_tensor_wrap(C, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)pageable, &e), GK_ERR_INVALID_ARGUMENT, "not memory the CUDA driver knows");
+    GKT_FAILS(C, gk_tensor_wrap(C, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)pageable, NULL, NULL, &e), GK_ERR_INVALID_ARGUMENT, "not memory the CUDA driver knows");
     free(pageable);
 }
 

@@ -148,8 +148,9 @@ typedef struct gk_tensor_info {
 gk_status gk_tensor_empty(gk_ctx *ctx, gk_dtype dtype, int ndim, const int64_t *shape, gk_tensor *out);
 gk_status gk_tensor_from_host(gk_ctx *ctx, gk_dtype dtype, int ndim, const int64_t *shape,
                                     const void *data, gk_tensor *out);
+typedef void (*gk_release_fn)(void *user);
 gk_status gk_tensor_wrap(gk_ctx *ctx, gk_dtype dtype, int ndim, const int64_t *shape, const int64_t *strides,
-                               uint64_t address, gk_tensor *out);
+                               uint64_t address, gk_release_fn release, void *user, gk_tensor *out);
 gk_status gk_tensor_free(gk_ctx *ctx, gk_tensor t);
 int gk_tensor_valid(gk_ctx *ctx, gk_tensor t);
 gk_status gk_tensor_info_get(gk_ctx *ctx, gk_tensor t, gk_tensor_info *out);

@@ -308,7 +308,7 @@ class KokoroModel:
         self._vocab = vocab
         self.folder = folder
         self.voices_path = voices_path
-        self._espeak_args = (espeak_library, espeak_data)
+        self._espeak_opts = (espeak_library, espeak_data)
         self._voices = {}  # spec -> Voice
         self._busy = threading.Lock()
         self.last_info = None
@@ -435,7 +435,7 @@ class KokoroModel:
     def phonemize(self, text, language=None):
         """Text to Kokoro phonemes through espeak-ng (gk_kokoro_phonemize);
         language: "en-us" (None), "en-gb", "es", "fr-fr", "hi", "it", "pt-br"."""
-        es = _get_espeak(*self._espeak_args)
+        es = _get_espeak(*self._espeak_opts)
         d = ffi.new("gk_kokoro_chunk_desc *")
         lb = ffi.new("char[]", language.encode()) if language else ffi.NULL
         d.language = lb
@@ -471,7 +471,7 @@ class KokoroModel:
         if phonemes is not None:
             d.phonemes = 1
         else:
-            d.espeak = _get_espeak(*self._espeak_args)
+            d.espeak = _get_espeak(*self._espeak_opts)
             lang = language
             if lang is None and isinstance(voice, str):
                 first = voice.split(":")[0].split(",")[0].strip()

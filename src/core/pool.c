@@ -24,6 +24,8 @@ struct gk__block {
     int state;
     int free_pending;           /* refs fell to 0 while pinned */
     int foreign;                /* memory gpukit does not own (gk_tensor_wrap): on the wrap list, never moved or freed */
+    gk_release_fn release;      /* foreign: called when the struct goes (its owner may free the memory then) */
+    void *release_user;
     gk_stream *stream;          /* last stream that used it */
     uint64_t tick;              /* LRU clock */
     uint64_t cap_id;            /* last capture that pinned it */
@@ -309,12 +311,23 @@ static gk_status gk__pool_restore(gk_ctx *ctx, gk__block *b, gk_stream *s, const
     return GK_OK;
 }
 
+/* The end of a foreign block: the work queued on its last stream finishes
+   (its owner may reuse the memory at once), then its release callback runs,
+   then the struct goes. */
+static void gk__wrap_release(gk_ctx *ctx, gk__block *b) {
+    if (b->release) {
+        gk__stream_wait_idle(ctx, b->stream);
+        b->release(b->release_user);
+    }
+    GPUKIT_FREE(b);
+}
+
 /* A block whose last tensor handle and last pin are gone goes to the cache. */
 static void gk__pool_to_cache(gk_ctx *ctx, gk__block *b) {
     gk__pool *P = &ctx->pool;
     if (b->foreign) { /* the memory is its owner's: only the struct goes */
         gk__list_remove(&P->wrap_head, &P->wrap_tail, b);
-        GPUKIT_FREE(b);
+        gk__wrap_release(ctx, b);
         return;
     }
     if (b->tenant) { b->tenant->used -= b->size; b->tenant = NULL; }

@@ -40,7 +40,7 @@ GKDEF void gk_ctx_destroy(gk_ctx *ctx) {
     for (b = ctx->pool.live_head; b; b = nb) { nb = b->next; gk__dev_free(ctx, b->ptr); GPUKIT_FREE(b); }
     for (b = ctx->pool.cache_head; b; b = nb) { nb = b->next; gk__dev_free(ctx, b->ptr); GPUKIT_FREE(b); }
     for (b = ctx->pool.evict_head; b; b = nb) { nb = b->next; GPUKIT_FREE(b->host); GPUKIT_FREE(b); }
-    for (b = ctx->pool.wrap_head; b; b = nb) { nb = b->next; GPUKIT_FREE(b); } /* foreign memory stays its owner's */
+    for (b = ctx->pool.wrap_head; b; b = nb) { nb = b->next; gk__wrap_release(ctx, b); } /* foreign memory goes back to its owner */
     if (ctx->ctr) gk__dev_free(ctx, ctx->ctr);
     if (ctx->dslot) gk__dev_free(ctx, ctx->dslot);
     for (i = 0; i < ctx->npages; i++) GPUKIT_FREE(ctx->pages[i]);

@@ -217,7 +217,7 @@ static gk_status gk__wrap_check_address(gk_ctx *ctx, uint64_t address, size_t sp
 }
 
 GKDEF gk_status gk_tensor_wrap(gk_ctx *ctx, gk_dtype dtype, int ndim, const int64_t *shape, const int64_t *strides, uint64_t address,
-                               gk_tensor *out) {
+                               gk_release_fn release, void *user, gk_tensor *out) {
     const char *W = "gk_tensor_wrap";
     int64_t numel = 0, st[GK_MAX_DIMS];
     size_t nbytes = 0, span = 0;
@@ -248,6 +248,8 @@ GKDEF gk_status gk_tensor_wrap(gk_ctx *ctx, gk_dtype dtype, int ndim, const int6
             b->refs = 1;
             b->state = GK__BLK_LIVE;
             b->foreign = 1;
+            b->release = release;
+            b->release_user = user;
             b->qos = GK_QOS_GUARANTEED;
             b->tick = ++ctx->pool.tick;
         }
@@ -258,6 +260,7 @@ GKDEF gk_status gk_tensor_wrap(gk_ctx *ctx, gk_dtype dtype, int ndim, const int6
     }
     if (rc == GK_OK) {
         if (b) gk__list_push(&ctx->pool.wrap_head, &ctx->pool.wrap_tail, b);
+        else if (release) release(user); /* no elements: nothing of the memory is kept */
         s = gk__slot_at(ctx, idx);
         s->blk = b;
         s->dtype = dtype;
