@@ -15279,6 +15279,8 @@ GKDEF void gk_ctx_destroy(gk_ctx *ctx) {
             if (s->capture) { gk__cu_graph g = NULL; ctx->cu.StreamEndCapture(s->cu, &g); if (g) ctx->cu.GraphDestroy(g); }
         gk__sync_locked(ctx, "gk_ctx_destroy");
     }
+    /* the work is done: foreign blocks released from here on wait for no stream (the streams go below) */
+    for (b = ctx->pool.wrap_head; b; b = b->next) b->stream = NULL;
     gk__capture_free(ctx, ctx->default_stream.capture);
     ctx->default_stream.capture = NULL;
     if (ctx->backend == GK_BACKEND_CUDA) gk__lt_free(ctx);
