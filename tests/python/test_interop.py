@@ -169,6 +169,22 @@ def test_shared_memory_lifetime(ctx, rng):
     assert gk.from_dlpack(src, copy=True).ptr != src.ptr
 
 
+def test_own_capsule_shared(ctx, rng):
+    """A DLPack capsule of this context's own array comes back without a copy; its deleter (which unpins the
+    array, a call on this same context) runs once gpukit releases the memory, outside the C library's lock."""
+    src = gk.asarray(rng.standard_normal((4, 6)).astype(np.float32))
+    a = gk.from_dlpack(src.__dlpack__())
+    assert a.ptr == src.ptr and src.pinned and a.shape == (4, 6)
+    v = a.T
+    del a
+    gc.collect()
+    assert src.pinned  # the view still uses it
+    np.testing.assert_array_equal(v.to_numpy(), src.to_numpy().T)
+    del v
+    gc.collect()
+    assert not src.pinned
+
+
 def _torch():
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
