@@ -414,6 +414,7 @@ typedef struct gk_tensor_info {
     int resident;                   /* storage on the device (not evicted) */
     int pinned;                     /* storage never evicted */
     int is_view;                    /* shares storage with another tensor */
+    int wrapped;                    /* storage is foreign memory (gk_tensor_wrap) */
 } gk_tensor_info;
 
 /* New tensor of the given shape (ndim 0..8; dims >= 0), uninitialised, from the pool. */
@@ -421,6 +422,35 @@ GKDEF gk_status gk_tensor_empty(gk_ctx *ctx, gk_dtype dtype, int ndim, const int
 /* New tensor filled from a packed row-major host array (synchronous). */
 GKDEF gk_status gk_tensor_from_host(gk_ctx *ctx, gk_dtype dtype, int ndim, const int64_t *shape,
                                     const void *data, gk_tensor *out);
+/* Called once when gpukit is done with wrapped memory (gk_tensor_wrap). */
+typedef void (*gk_release_fn)(void *user);
+/* Wraps memory that gpukit does not own as a tensor, without a copy (the
+   way in for other libraries' arrays: DLPack, the CUDA array interface).
+   address: a device address on CUDA (device memory of the context's device,
+   or page-locked host memory the device can read, which the driver is asked
+   about: pageable host memory is GK_ERR_INVALID_ARGUMENT); a host address on
+   the CPU backend. It must be aligned to the element size (and may be 0 only
+   when the tensor has no elements). strides: in elements, NULL for row-major
+   contiguous; dims of size 1 take any stride, the others need strides >= 0
+   that never make two elements share memory (a stride of 0 or an overlapping
+   layout is GK_ERR_INVALID_ARGUMENT).
+   LIFETIME: the caller keeps the memory valid until gpukit is done with it:
+   when every handle on it is gone (the tensor and its views, freed or taken
+   by gk_ctx_destroy) and no CUDA graph captured with it is left. Then, when
+   release is not NULL, gpukit waits for the work queued on the stream that
+   last used it and calls release(user), once, on the thread that dropped
+   the last reference, with the context's lock held: release must not call
+   gpukit on this context (hand the memory back, drop a reference, queue the
+   work for later). Without release the caller tracks this itself (and syncs
+   before freeing the memory). gk_tensor_free releases a handle, never the
+   memory. A failed call never calls release; a tensor without elements
+   keeps nothing, so its release runs before gk_tensor_wrap returns.
+   The pool never counts it in its quota and never moves or frees it:
+   gk_tensor_evict on it is GK_ERR_UNSUPPORTED, eviction under memory
+   pressure passes it by, and pins are counted but change nothing
+   (gk_tensor_info reports it resident, pinned and wrapped). */
+GKDEF gk_status gk_tensor_wrap(gk_ctx *ctx, gk_dtype dtype, int ndim, const int64_t *shape, const int64_t *strides,
+                               uint64_t address, gk_release_fn release, void *user, gk_tensor *out);
 /* Frees the handle; storage goes back to the pool when no view uses it and no
    queued work or graph holds it. */
 GKDEF gk_status gk_tensor_free(gk_ctx *ctx, gk_tensor t);
@@ -1963,8 +1993,9 @@ enum { GK__CU_EVENT_DEFAULT = 0, GK__CU_EVENT_DISABLE_TIMING = 2 };
 enum { GK__CU_EVENT_BLOCKING_SYNC = 1 };
 /* cuPointerGetAttribute: the memory type of a host pointer (pinned host memory
    is CU_MEMORYTYPE_HOST; pageable memory is an error) and its allocation's range */
-enum { GK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2, GK__CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11,
-       GK__CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12, GK__CU_MEMORYTYPE_HOST = 1 };
+enum { GK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2, GK__CU_POINTER_ATTRIBUTE_IS_MANAGED = 8, GK__CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
+       GK__CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11, GK__CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12, GK__CU_MEMORYTYPE_HOST = 1,
+       GK__CU_MEMORYTYPE_DEVICE = 2, GK__CU_MEMORYTYPE_UNIFIED = 4 };
 enum { GK__CU_STREAM_CAPTURE_MODE_RELAXED = 2 };
 enum { GK__CU_STREAM_CAPTURE_STATUS_NONE = 0, GK__CU_STREAM_CAPTURE_STATUS_ACTIVE = 1 };
 
@@ -2152,6 +2183,7 @@ typedef struct gk__pool {
     gk__block *live_head, *live_tail;     /* resident live blocks, least recently used first */
     gk__block *cache_head, *cache_tail;   /* cached free blocks, oldest first */
     gk__block *evict_head, *evict_tail;   /* live blocks evicted to host memory */
+    gk__block *wrap_head, *wrap_tail;     /* foreign memory of gk_tensor_wrap: never counted, moved or freed */
     gk__block *cls_head[GK__NUM_CLASSES + 1]; /* per size class free lists (last: large) */
     size_t used, cached, peak, quota, evicted, pinned;
     uint64_t tick;
@@ -2968,7 +3000,10 @@ static void gk__unload_libs(gk_ctx *ctx) {
    64 MiB, 2 MiB steps above), cached free blocks reused per class, a quota on
    used + cached, LRU eviction (first cached free blocks back to the driver,
    then idle live blocks copied to host memory; restored on next use), pins.
-   The CPU backend runs the same logic over malloc. Callers hold ctx->mu. */
+   The CPU backend runs the same logic over malloc. Blocks of foreign memory
+   (gk_tensor_wrap) sit on a list of their own: they are never counted in the
+   quota, evicted, cached or freed; their struct goes when the last handle
+   and pin do. Callers hold ctx->mu. */
 enum { GK__BLK_LIVE = 0, GK__BLK_CACHED = 1, GK__BLK_EVICTED = 2 };
 #define GK__LARGE_CLASS GK__NUM_CLASSES
 #define GK__SMALLEST ((size_t)512)
@@ -2984,6 +3019,9 @@ struct gk__block {
     int pins;                   /* explicit + graph + in-flight pins */
     int state;
     int free_pending;           /* refs fell to 0 while pinned */
+    int foreign;                /* memory gpukit does not own (gk_tensor_wrap): on the wrap list, never moved or freed */
+    gk_release_fn release;      /* foreign: called when the struct goes (its owner may free the memory then) */
+    void *release_user;
     gk_stream *stream;          /* last stream that used it */
     uint64_t tick;              /* LRU clock */
     uint64_t cap_id;            /* last capture that pinned it */
@@ -3218,6 +3256,8 @@ static gk_status gk__xfer_block_copy(gk_ctx *ctx, int to_device, gk__cu_ptr dev,
 static gk_status gk__pool_evict(gk_ctx *ctx, gk__block *b, const char *where) {
     gk__pool *P = &ctx->pool;
     void *h;
+    if (b->foreign)
+        return gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: the storage is memory gpukit does not own (gk_tensor_wrap); it is never evicted", where);
     if (b->state != GK__BLK_LIVE || b->pins > 0)
         return gk__err(ctx, GK_ERR_STATE, "%s: storage is pinned or not resident; it cannot be evicted", where);
     h = GPUKIT_MALLOC(b->size);
@@ -3267,9 +3307,25 @@ static gk_status gk__pool_restore(gk_ctx *ctx, gk__block *b, gk_stream *s, const
     return GK_OK;
 }
 
+/* The end of a foreign block: the work queued on its last stream finishes
+   (its owner may reuse the memory at once), then its release callback runs,
+   then the struct goes. */
+static void gk__wrap_release(gk_ctx *ctx, gk__block *b) {
+    if (b->release) {
+        gk__stream_wait_idle(ctx, b->stream);
+        b->release(b->release_user);
+    }
+    GPUKIT_FREE(b);
+}
+
 /* A block whose last tensor handle and last pin are gone goes to the cache. */
 static void gk__pool_to_cache(gk_ctx *ctx, gk__block *b) {
     gk__pool *P = &ctx->pool;
+    if (b->foreign) { /* the memory is its owner's: only the struct goes */
+        gk__list_remove(&P->wrap_head, &P->wrap_tail, b);
+        gk__wrap_release(ctx, b);
+        return;
+    }
     if (b->tenant) { b->tenant->used -= b->size; b->tenant = NULL; }
     if (b->state == GK__BLK_EVICTED) {
         gk__list_remove(&P->evict_head, &P->evict_tail, b);
@@ -3308,7 +3364,7 @@ static gk_status gk__use(gk_ctx *ctx, gk__block *b, gk_stream *s, const char *wh
     if (!b) return GK_OK;
     if (b->state == GK__BLK_EVICTED) GK__TRY(gk__pool_restore(ctx, b, s, where));
     b->tick = ++P->tick;
-    if (P->live_tail != b) {
+    if (!b->foreign && P->live_tail != b) {
         gk__list_remove(&P->live_head, &P->live_tail, b);
         gk__list_push(&P->live_head, &P->live_tail, b);
     }
@@ -3713,6 +3769,125 @@ GKDEF gk_status gk_tensor_empty(gk_ctx *ctx, gk_dtype dtype, int ndim, const int
     return st;
 }
 
+/* gk_tensor_wrap's layout: strides (NULL: contiguous) checked and copied to
+   st, *span = the bytes from the first element to past the last. Dims of size
+   1 take stride 0; the others need strides >= 0 where each, in increasing
+   order, passes the extent of the smaller ones (no element shares memory). */
+static gk_status gk__wrap_layout(gk_ctx *ctx, gk_dtype dt, int ndim, const int64_t *shape, const int64_t *strides, int64_t *st,
+                                 int64_t numel, size_t *span, const char *W) {
+    int order[GK_MAX_DIMS], n = 0, i, j;
+    int64_t reach = 0; /* elements past the first that the dims seen so far reach */
+    if (!strides) gk__contig_strides(ndim, shape, st);
+    for (i = 0; i < ndim; i++) {
+        if (!strides) continue;
+        if (shape[i] <= 1) { st[i] = 0; continue; }
+        if (strides[i] < 0)
+            return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: strides[%d] = %lld is negative (reversed layouts are not supported: copy the data first)", W, i,
+                           (long long)strides[i]);
+        if (strides[i] > ((int64_t)1 << 56) / (shape[i] - 1))
+            return gk__err(ctx, GK_ERR_OVERFLOW, "%s: strides[%d] = %lld over %lld elements reaches past 2^56 elements", W, i, (long long)strides[i],
+                           (long long)shape[i]);
+        st[i] = strides[i];
+    }
+    for (i = 0; i < ndim; i++) /* the dims of size > 1, by increasing stride */
+        if (shape[i] > 1) {
+            for (j = n; j > 0 && st[order[j - 1]] > st[i]; j--) order[j] = order[j - 1];
+            order[j] = i;
+            n++;
+        }
+    for (j = 0; j < n; j++) {
+        int d = order[j];
+        if (st[d] <= reach)
+            return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: strides[%d] = %lld makes elements overlap (dim %d of size %lld needs a stride above %lld)", W, d,
+                           (long long)st[d], d, (long long)shape[d], (long long)reach);
+        reach += (shape[d] - 1) * st[d];
+    }
+    if ((uint64_t)(reach + 1) > (uint64_t)SIZE_MAX / gk__dtype_sizes[dt])
+        return gk__err(ctx, GK_ERR_OVERFLOW, "%s: the strides reach %lld elements, past size_t", W, (long long)(reach + 1));
+    *span = numel > 0 ? (size_t)(reach + 1) * gk__dtype_sizes[dt] : 0;
+    return GK_OK;
+}
+
+/* On CUDA the driver must know [address, address + span): device memory of
+   the context's device, managed memory, or page-locked host memory. */
+static gk_status gk__wrap_check_address(gk_ctx *ctx, uint64_t address, size_t span, const char *W) {
+    unsigned mt = 0, mt_end = 0, managed = 0;
+    int ord = -1;
+    if (ctx->backend != GK_BACKEND_CUDA || !ctx->cu.PointerGetAttribute || span == 0) return GK_OK;
+    if (ctx->cu.PointerGetAttribute(&mt, GK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (gk__cu_ptr)address) != 0 ||
+        ctx->cu.PointerGetAttribute(&mt_end, GK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (gk__cu_ptr)(address + span - 1)) != 0)
+        return gk__err(ctx, GK_ERR_INVALID_ARGUMENT,
+                       "%s: address 0x%llx (%zu bytes) is not memory the CUDA driver knows: kernels cannot read pageable host memory "
+                       "(wrap device memory or page-locked host memory such as gk_host_alloc's)", W, (unsigned long long)address, span);
+    if ((mt != GK__CU_MEMORYTYPE_HOST && mt != GK__CU_MEMORYTYPE_DEVICE && mt != GK__CU_MEMORYTYPE_UNIFIED) || mt_end != mt)
+        return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: address 0x%llx (%zu bytes) spans CUDA memory of types %u and %u; one allocation is needed", W,
+                       (unsigned long long)address, span, mt, mt_end);
+    if (mt == GK__CU_MEMORYTYPE_DEVICE && ctx->cu.PointerGetAttribute(&managed, GK__CU_POINTER_ATTRIBUTE_IS_MANAGED, (gk__cu_ptr)address) == 0 && !managed &&
+        ctx->cu.PointerGetAttribute(&ord, GK__CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (gk__cu_ptr)address) == 0 && ord != ctx->desc.device)
+        return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: address 0x%llx is memory of CUDA device %d; the context runs on device %d", W,
+                       (unsigned long long)address, ord, ctx->desc.device);
+    return GK_OK;
+}
+
+GKDEF gk_status gk_tensor_wrap(gk_ctx *ctx, gk_dtype dtype, int ndim, const int64_t *shape, const int64_t *strides, uint64_t address,
+                               gk_release_fn release, void *user, gk_tensor *out) {
+    const char *W = "gk_tensor_wrap";
+    int64_t numel = 0, st[GK_MAX_DIMS];
+    size_t nbytes = 0, span = 0;
+    uint32_t idx;
+    gk__block *b = NULL;
+    gk__slot *s;
+    gk_status rc;
+    if (out) out->id = 0;
+    GK__ENTER(ctx, W);
+    if (!out) rc = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    else if ((rc = gk__check_shape(ctx, dtype, ndim, shape, &numel, &nbytes, W)) == GK_OK &&
+             (rc = gk__wrap_layout(ctx, dtype, ndim, shape, strides, st, numel, &span, W)) == GK_OK) {
+        if (span && !address) rc = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: address is 0 for a tensor of %lld elements", W, (long long)numel);
+        else if (span && address % gk__dtype_sizes[dtype])
+            rc = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: address 0x%llx is not aligned to the %s element size (%zu bytes)", W,
+                         (unsigned long long)address, gk_dtype_name(dtype), gk__dtype_sizes[dtype]);
+        else if (span && address > UINT64_MAX - span)
+            rc = gk__err(ctx, GK_ERR_OVERFLOW, "%s: address 0x%llx + %zu bytes wraps around", W, (unsigned long long)address, span);
+    }
+    if (rc == GK_OK) rc = gk__bind(ctx);
+    if (rc == GK_OK) rc = gk__wrap_check_address(ctx, address, span, W);
+    if (rc == GK_OK && span) {
+        if (!(b = GK__CALLOC(gk__block, 1))) rc = gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
+        else {
+            b->ptr = (gk__cu_ptr)address;
+            b->size = span;
+            b->cls = -1;
+            b->refs = 1;
+            b->state = GK__BLK_LIVE;
+            b->foreign = 1;
+            b->release = release;
+            b->release_user = user;
+            b->qos = GK_QOS_GUARANTEED;
+            b->tick = ++ctx->pool.tick;
+        }
+    }
+    if (rc == GK_OK && (rc = gk__slot_new(ctx, &idx, W)) != GK_OK) {
+        GPUKIT_FREE(b);
+        b = NULL;
+    }
+    if (rc == GK_OK) {
+        if (b) gk__list_push(&ctx->pool.wrap_head, &ctx->pool.wrap_tail, b);
+        else if (release) release(user); /* no elements: nothing of the memory is kept */
+        s = gk__slot_at(ctx, idx);
+        s->blk = b;
+        s->dtype = dtype;
+        s->ndim = ndim;
+        if (ndim) {
+            memcpy(s->shape, shape, sizeof(int64_t) * (size_t)ndim);
+            memcpy(s->strides, st, sizeof(int64_t) * (size_t)ndim);
+        }
+        *out = gk__handle(ctx, idx);
+    }
+    gk__unlock(&ctx->mu);
+    return rc;
+}
+
 static void gk__tensor_free_locked(gk_ctx *ctx, gk__slot *s) {
     gk__block *b = s->blk;
     gk__slot_release(ctx, s->idx);
@@ -3754,8 +3929,9 @@ static void gk__fill_info(const gk__slot *s, gk_tensor_info *o) {
     o->nbytes = (size_t)o->numel * gk__dtype_sizes[s->dtype];
     o->contiguous = gk__is_contig(s);
     o->resident = !s->blk || s->blk->state == GK__BLK_LIVE;
-    o->pinned = s->blk && s->blk->pins > 0;
+    o->pinned = s->blk && (s->blk->pins > 0 || s->blk->foreign);
     o->is_view = s->is_view;
+    o->wrapped = s->blk && s->blk->foreign;
 }
 GKDEF gk_status gk_tensor_info_get(gk_ctx *ctx, gk_tensor t, gk_tensor_info *out) {
     gk__slot *s;
@@ -3818,7 +3994,9 @@ GKDEF gk_status gk_tensor_evict(gk_ctx *ctx, gk_tensor t) {
     GK__ENTER(ctx, "gk_tensor_evict");
     st = gk__lookup(ctx, t, &s, "gk_tensor_evict", "the tensor");
     if (st == GK_OK) st = gk__bind(ctx);
-    if (st == GK_OK && s->blk && s->blk->state == GK__BLK_LIVE) {
+    if (st == GK_OK && s->blk && s->blk->foreign)
+        st = gk__err(ctx, GK_ERR_UNSUPPORTED, "gk_tensor_evict: the tensor wraps memory gpukit does not own (gk_tensor_wrap); it is never evicted");
+    else if (st == GK_OK && s->blk && s->blk->state == GK__BLK_LIVE) {
         st = gk__sync_locked(ctx, "gk_tensor_evict");
         if (st == GK_OK) st = gk__pool_evict(ctx, s->blk, "gk_tensor_evict");
     }
@@ -4182,6 +4360,7 @@ GKDEF gk_status gk_stream_destroy(gk_ctx *ctx, gk_stream *s) {
     if (st == GK_OK) {
         for (b = ctx->pool.live_head; b; b = b->next) if (b->stream == s) b->stream = NULL;
         for (b = ctx->pool.cache_head; b; b = b->next) if (b->stream == s) b->stream = NULL;
+        for (b = ctx->pool.wrap_head; b; b = b->next) if (b->stream == s) b->stream = NULL;
         for (pp = &ctx->streams; *pp; pp = &(*pp)->next)
             if (*pp == s) { *pp = s->next; break; }
         /* every thread whose current stream it was is back on the default stream */
@@ -6379,7 +6558,7 @@ static gk_status gk__xfer_submit(gk_xfer *x, int kind, gk_tensor t, size_t offse
         if (st == GK_OK) {
             gk__pool *P = &ctx->pool;
             b->tick = ++P->tick;
-            if (P->live_tail != b) {
+            if (!b->foreign && P->live_tail != b) {
                 gk__list_remove(&P->live_head, &P->live_tail, b);
                 gk__list_push(&P->live_head, &P->live_tail, b);
             }
@@ -15240,6 +15419,8 @@ GKDEF void gk_ctx_destroy(gk_ctx *ctx) {
             if (s->capture) { gk__cu_graph g = NULL; ctx->cu.StreamEndCapture(s->cu, &g); if (g) ctx->cu.GraphDestroy(g); }
         gk__sync_locked(ctx, "gk_ctx_destroy");
     }
+    /* the work is done: foreign blocks released from here on wait for no stream (the streams go below) */
+    for (b = ctx->pool.wrap_head; b; b = b->next) b->stream = NULL;
     gk__capture_free(ctx, ctx->default_stream.capture);
     ctx->default_stream.capture = NULL;
     if (ctx->backend == GK_BACKEND_CUDA) gk__lt_free(ctx);
@@ -15263,6 +15444,7 @@ GKDEF void gk_ctx_destroy(gk_ctx *ctx) {
     for (b = ctx->pool.live_head; b; b = nb) { nb = b->next; gk__dev_free(ctx, b->ptr); GPUKIT_FREE(b); }
     for (b = ctx->pool.cache_head; b; b = nb) { nb = b->next; gk__dev_free(ctx, b->ptr); GPUKIT_FREE(b); }
     for (b = ctx->pool.evict_head; b; b = nb) { nb = b->next; GPUKIT_FREE(b->host); GPUKIT_FREE(b); }
+    for (b = ctx->pool.wrap_head; b; b = nb) { nb = b->next; gk__wrap_release(ctx, b); } /* foreign memory goes back to its owner */
     if (ctx->ctr) gk__dev_free(ctx, ctx->ctr);
     if (ctx->dslot) gk__dev_free(ctx, ctx->dslot);
     for (i = 0; i < ctx->npages; i++) GPUKIT_FREE(ctx->pages[i]);

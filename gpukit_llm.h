@@ -1367,6 +1367,9 @@ GKLLMDEF gk_status gk_whisper_transcribe_audio(gk_whisper_model *m, const gk_aud
      (as HF does).
    Not here: clip_timestamps and hallucination_silence_threshold. */
 typedef void (*gk_whisper_long_progress_fn)(double done_s, double total_s, void *user);
+/* Asked before each window's work and each decoding step: nonzero stops the
+   transcription, which returns GK_ERR_CANCELLED (segs as they were). */
+typedef int (*gk_whisper_long_cancel_fn)(void *user);
 
 typedef struct gk_whisper_long_desc {
     const char *language;          /* multilingual: a code or name; NULL: detected per input */
@@ -1391,7 +1394,8 @@ typedef struct gk_whisper_long_desc {
                                          temperature_increment NAN: temperature 0 only) */
     int seq;                       /* the first model window used; 0 */
     gk_whisper_long_progress_fn progress; /* after each window: seconds done, seconds in all (may be NULL) */
-    void *user;
+    void *user;                    /* progress's and cancel's */
+    gk_whisper_long_cancel_fn cancel; /* may be NULL (a Ctrl-C handler, a deadline: see its typedef) */
 } gk_whisper_long_desc;
 
 typedef struct gk_whisper_long_result {
@@ -12928,6 +12932,10 @@ GKLLMDEF gk_status gk_whisper_transcribe_batch(gk_whisper_model *m, const float 
         for (slot = 0; slot < w.k; slot++) owner[slot] = -1;
         for (;;) {
             int any = 0, first_dec = -1, last_dec = -1;
+            if (d.cancel && d.cancel(d.user)) {
+                s = gk_error_set(m->ctx, GK_ERR_CANCELLED, "%s: cancelled by gk_whisper_long_desc.cancel after %.2f of %.2f s of audio", W, w.done_s, w.total_s);
+                break;
+            }
             for (slot = 0; slot < w.k && s == GK_OK; slot++) {
                 gk__wl_job *j;
                 while (owner[slot] < 0 || jobs[owner[slot]].state > GK__WL_DONE) { /* a free window: the next input that has audio */

@@ -16,7 +16,8 @@ warm-up), so it is the rate a Python loop of small ops sustains. Also:
           build/bench_gemm's number for the C library (the issue asks for
           the C library's speed within 2%)
   interop DLPack and __cuda_array_interface__ between gpukit, PyTorch and
-          CuPy: the pointers seen on each side (export is zero-copy)
+          CuPy: the pointers seen on each side (export and import are
+          zero-copy)
 A library that is not importable is skipped; the gpukit CPU backend's
 figures are added for reference.
 
@@ -168,16 +169,20 @@ def interop(ctx):
             t2 = torch.as_tensor(g, device="cuda")  # __cuda_array_interface__
             t.add_(1)
             torch.cuda.synchronize()
-            back = gk.from_dlpack(torch.arange(5, device="cuda", dtype=torch.float32))
+            src = torch.arange(5, device="cuda", dtype=torch.float32)
+            back = gk.from_dlpack(src)
             out["torch"] = {"dlpack_zero_copy": t.data_ptr() == g.ptr, "cai_zero_copy": t2.data_ptr() == g.ptr,
                             "write_visible": bool((g.to_numpy() == x + 1).all()),
-                            "import_values": back.to_numpy().tolist() == [0, 1, 2, 3, 4]}
+                            "import_values": back.to_numpy().tolist() == [0, 1, 2, 3, 4],
+                            "import_zero_copy": back.ptr == src.data_ptr()}
         if cp is not None:
             c = cp.asarray(g)
             d = cp.from_dlpack(g)
-            back = gk.asarray(cp.arange(5, dtype=cp.float32))
+            src = cp.arange(5, dtype=cp.float32)
+            back = gk.asarray(src)
             out["cupy"] = {"cai_zero_copy": c.data.ptr == g.ptr, "dlpack_zero_copy": d.data.ptr == g.ptr,
-                           "import_values": back.to_numpy().tolist() == [0, 1, 2, 3, 4]}
+                           "import_values": back.to_numpy().tolist() == [0, 1, 2, 3, 4],
+                           "import_zero_copy": back.ptr == src.data.ptr}
     res["interop"] = out
     for k, v in out.items():
         print("interop   %-8s %s" % (k, " ".join("%s=%s" % kv for kv in v.items())))

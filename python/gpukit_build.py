@@ -37,11 +37,14 @@ void *gkpy_capsule_destructor(void);
 
 /* callbacks into Python */
 extern "Python" void gkpy_dlpack_release(uint64_t key);
+extern "Python" void gkpy_wrap_release(void *user);
 extern "Python" int gkpy_on_token(int seq, int32_t id, const char *text, size_t len, void *user);
 extern "Python" gk_status gkpy_task(gk_ctx *ctx, gk_stream *stream, void *user);
 extern "Python" void gkpy_cpu_kernel(const gk_cpu_launch *launch);
 extern "Python" void gkpy_progress(uint64_t done, uint64_t total, void *user);
 extern "Python" void gkpy_whisper_progress(double done_s, double total_s, void *user);
+extern "Python" int gkpy_whisper_cancel(void *user);
+extern "Python" int gkpy_kokoro_audio(const float *samples, size_t n, const gk_kokoro_chunk_info *info, void *user);
 extern "Python" void gkpy_log(gk_log_level level, const char *message, void *user);
 """
 

@@ -1,5 +1,6 @@
-/* test_tensor.c - tensor handles, shapes, views and host transfers, on the
-   device under test (CUDA when present, else CPU). */
+/* test_tensor.c - tensor handles, shapes, views, host transfers and wrapped
+   foreign memory, on the device under test (CUDA when present, else CPU;
+   the host-memory wraps always on a CPU-backend context). */
 #define GPUKIT_IMPLEMENTATION
 #include "../gpukit.h"
 #include "gkt.h"
@@ -209,6 +210,221 @@ static void test_transfers(void) {
     free(back);
 }
 
+/* any f32 tensor of context c as a host array (through gk_contiguous) */
+static float *read_on(gk_ctx *c, gk_tensor t, int64_t *n) {
+    gk_tensor k;
+    gk_tensor_info info;
+    float *h;
+    *n = 0;
+    if (gk_contiguous(c, t, &k) != GK_OK) { GKT_CHECK(0, "gk_contiguous: %s", gk_last_error(c)); return (float *)calloc(1, 4); }
+    GKT_OK(c, gk_tensor_info_get(c, k, &info));
+    h = (float *)calloc((size_t)info.numel + 1, 4);
+    GKT_OK(c, gk_copy_to_host(c, k, h, info.nbytes));
+    gk_tensor_free(c, k);
+    *n = info.numel;
+    return h;
+}
+
+/* a gk_release_fn that counts its calls and checks its user pointer */
+typedef struct released { int calls; const float *mem; float first; } released;
+static void on_release(void *user) {
+    released *r = (released *)user;
+    r->calls++;
+    if (r->mem) r->first = r->mem[0]; /* the memory is still valid while release runs */
+}
+
+/* gk_tensor_wrap over host memory, on a CPU-backend context: no copy either
+   way, strided layouts, the pool leaves the memory alone, the lifetime rule
+   (handles go, the memory stays the caller's; ASan sees a double free or a
+   leak), and the layout checks. */
+static void test_wrap_host(gk_ctx *c) {
+    float *buf = (float *)malloc(sizeof(float) * 15), orig[15], *h;
+    int64_t sh[2] = { 3, 5 }, tsh[2] = { 5, 3 }, tst[2] = { 1, 5 }, csh[2] = { 3, 2 }, cst[2] = { 5, 2 }, n, i, j;
+    int64_t bad_neg[2] = { 5, -1 }, bad_zero[2] = { 0, 1 }, ov_sh[2] = { 3, 3 }, ov_st[2] = { 1, 1 }, one_sh[2] = { 1, 4 }, one_st[2] = { -7, 1 };
+    int64_t big_st[2] = { (int64_t)1 << 62, 1 }, zero_sh[2] = { 0, 4 };
+    gk_tensor w, wt, wc, v, e, out;
+    gk_tensor_info info;
+    gk_pool_stats before, after;
+    gk_ctx *c2;
+    released rel, rel2;
+    int ok;
+    memset(&rel, 0, sizeof rel);
+    memset(&rel2, 0, sizeof rel2);
+    for (i = 0; i < 15; i++) buf[i] = orig[i] = (float)gkt_uniform(-2, 2);
+    rel.mem = buf;
+    GKT_OK(c, gk_pool_stats_get(c, &before));
+    GKT_OK(c, gk_tensor_wrap(c, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)buf, on_release, &rel, &w));
+    GKT_OK(c, gk_pool_stats_get(c, &after));
+    GKT_CHECK(after.used == before.used && after.allocations == before.allocations, "wrapping allocates nothing (used %zu -> %zu)", before.used, after.used);
+    GKT_OK(c, gk_tensor_info_get(c, w, &info));
+    GKT_CHECK(info.wrapped && info.pinned && info.resident && info.contiguous && !info.is_view && info.numel == 15 && info.strides[0] == 5,
+              "info: wrapped %d pinned %d resident %d contiguous %d", info.wrapped, info.pinned, info.resident, info.contiguous);
+    {
+        uint64_t p = 0;
+        GKT_OK(c, gk_tensor_ptr(c, w, &p));
+        GKT_CHECK(p == (uint64_t)(uintptr_t)buf, "gk_tensor_ptr gives the wrapped address back");
+    }
+    h = read_on(c, w, &n);
+    GKT_CHECK(n == 15 && memcmp(h, orig, sizeof orig) == 0, "the wrapped values read back");
+    free(h);
+    /* an op writes through the wrap into the caller's memory */
+    GKT_OK(c, gk_add(c, w, w, w));
+    ok = 1;
+    for (i = 0; i < 15; i++) ok &= buf[i] == 2 * orig[i];
+    GKT_CHECK(ok, "gk_add into the wrapped tensor writes the caller's buffer");
+    for (i = 0; i < 15; i++) buf[i] = orig[i];
+    /* strides: the transpose, and every other column */
+    GKT_OK(c, gk_tensor_wrap(c, GK_F32, 2, tsh, tst, (uint64_t)(uintptr_t)buf, NULL, NULL, &wt));
+    h = read_on(c, wt, &n);
+    ok = n == 15;
+    for (i = 0; i < 5 && ok; i++)
+        for (j = 0; j < 3; j++) ok &= h[i * 3 + j] == orig[j * 5 + i];
+    GKT_CHECK(ok, "a transposed wrap reads the transpose");
+    free(h);
+    GKT_OK(c, gk_tensor_info_get(c, wt, &info));
+    GKT_CHECK(!info.contiguous && info.strides[0] == 1 && info.strides[1] == 5, "transposed wrap: strides %lld %lld", (long long)info.strides[0],
+              (long long)info.strides[1]);
+    GKT_OK(c, gk_tensor_wrap(c, GK_F32, 2, csh, cst, (uint64_t)(uintptr_t)buf, NULL, NULL, &wc));
+    GKT_OK(c, gk_tensor_empty(c, GK_F32, 2, csh, &out));
+    GKT_OK(c, gk_mul(c, out, wc, wc));
+    h = read_on(c, out, &n);
+    ok = n == 6;
+    for (i = 0; i < 3 && ok; i++)
+        for (j = 0; j < 2; j++) ok &= h[i * 2 + j] == orig[i * 5 + 2 * j] * orig[i * 5 + 2 * j];
+    GKT_CHECK(ok, "a strided wrap as an op's input");
+    free(h);
+    gk_tensor_free(c, out);
+    /* the pool: no eviction, pins are counted and harmless */
+    GKT_FAILS(c, gk_tensor_evict(c, w), GK_ERR_UNSUPPORTED, "never evicted");
+    GKT_OK(c, gk_tensor_pin(c, w));
+    GKT_OK(c, gk_tensor_unpin(c, w));
+    GKT_FAILS(c, gk_tensor_unpin(c, w), GK_ERR_STATE, "not pinned");
+    {   /* a quota below what is in use evicts the idle pool tensors, never the wrapped memory */
+        gk_tensor t;
+        int64_t tn = 4096;
+        GKT_OK(c, gk_tensor_empty(c, GK_F32, 1, &tn, &t));
+        GKT_OK(c, gk_pool_stats_get(c, &before));
+        GKT_OK(c, gk_pool_set_quota(c, 0));
+        GKT_OK(c, gk_pool_stats_get(c, &after));
+        GKT_CHECK(after.evictions > before.evictions, "the quota of 0 evicted the pool's tensor");
+        GKT_OK(c, gk_tensor_info_get(c, w, &info));
+        GKT_CHECK(info.resident && info.wrapped, "the wrapped tensor stays resident");
+        h = read_on(c, w, &n); /* contiguous: read through a view, nothing allocated */
+        GKT_CHECK(n == 15 && memcmp(h, orig, sizeof orig) == 0, "the wrapped values are where they were");
+        free(h);
+        GKT_OK(c, gk_pool_set_quota(c, before.quota));
+        gk_tensor_free(c, t);
+    }
+    /* a view outlives the wrap's handle; freeing every handle leaves the memory to its owner */
+    GKT_OK(c, gk_view_slice(c, w, 1, 1, 3, 1, &v));
+    GKT_OK(c, gk_tensor_free(c, w));
+    GKT_OK(c, gk_tensor_free(c, wt));
+    GKT_OK(c, gk_tensor_free(c, wc));
+    h = read_on(c, v, &n);
+    GKT_CHECK(n == 6 && h[0] == orig[1] && h[5] == orig[12], "a view of a freed wrap still reads the memory");
+    free(h);
+    GKT_CHECK(rel.calls == 0, "release ran while a view holds the memory (%d calls)", rel.calls);
+    {   /* a graph that captured the view holds the memory after its last handle goes */
+        gk_stream *s = NULL;
+        gk_graph *g = NULL;
+        GKT_OK(c, gk_stream_create(c, GK_PRIORITY_NORMAL, &s));
+        GKT_OK(c, gk_set_stream(c, s));
+        GKT_OK(c, gk_graph_begin(c, NULL));
+        GKT_OK(c, gk_add(c, v, v, v));
+        GKT_OK(c, gk_graph_end(c, NULL, &g));
+        GKT_OK(c, gk_set_stream(c, NULL));
+        GKT_OK(c, gk_tensor_free(c, v));
+        GKT_CHECK(rel.calls == 0, "release ran while a graph holds the memory");
+        GKT_OK(c, gk_graph_launch(c, g, s));
+        GKT_OK(c, gk_stream_sync(c, s));
+        GKT_CHECK(buf[1] == 2 * orig[1] && buf[12] == 2 * orig[12] && buf[0] == orig[0], "the graph's replay wrote the wrapped memory");
+        GKT_OK(c, gk_graph_destroy(c, g));
+        GKT_CHECK(rel.calls == 1 && rel.first == orig[0], "release runs once when the graph goes (%d calls)", rel.calls);
+        GKT_OK(c, gk_stream_destroy(c, s));
+        for (i = 0; i < 15; i++) buf[i] = orig[i];
+    }
+    buf[3] = 42.0f; /* still the caller's (ASan: not freed by gpukit) */
+    GKT_CHECK(buf[0] == orig[0] && buf[3] == 42.0f, "the memory is untouched");
+    /* layouts that are refused, and those that are not */
+    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, tsh, bad_neg, (uint64_t)(uintptr_t)buf, on_release, &rel2, &e), GK_ERR_INVALID_ARGUMENT,
+              "strides[1] = -1 is negative");
+    GKT_CHECK(e.id == 0, "out cleared on failure");
+    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, tsh, bad_zero, (uint64_t)(uintptr_t)buf, NULL, NULL, &e), GK_ERR_INVALID_ARGUMENT, "strides[0] = 0 makes elements overlap");
+    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, ov_sh, ov_st, (uint64_t)(uintptr_t)buf, NULL, NULL, &e), GK_ERR_INVALID_ARGUMENT, "overlap");
+    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, tsh, big_st, (uint64_t)(uintptr_t)buf, NULL, NULL, &e), GK_ERR_OVERFLOW, "2^56");
+    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)buf + 2, NULL, NULL, &e), GK_ERR_INVALID_ARGUMENT, "not aligned to the f32 element size");
+    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, sh, NULL, 0, on_release, &rel2, &e), GK_ERR_INVALID_ARGUMENT, "address is 0");
+    GKT_CHECK(rel2.calls == 0, "a failed wrap called release");
+    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)buf, NULL, NULL, NULL), GK_ERR_INVALID_ARGUMENT, "out is NULL");
+    GKT_FAILS(c, gk_tensor_wrap(c, (gk_dtype)99, 2, sh, NULL, (uint64_t)(uintptr_t)buf, NULL, NULL, &e), GK_ERR_DTYPE, "invalid dtype");
+    GKT_FAILS(c, gk_tensor_wrap(c, GK_F32, 9, sh, NULL, (uint64_t)(uintptr_t)buf, NULL, NULL, &e), GK_ERR_SHAPE, "ndim 9");
+    GKT_FAILS(NULL, gk_tensor_wrap(NULL, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)buf, NULL, NULL, &e), GK_ERR_INVALID_HANDLE, "ctx is NULL");
+    GKT_OK(c, gk_tensor_wrap(c, GK_F32, 2, one_sh, one_st, (uint64_t)(uintptr_t)(buf + 4), NULL, NULL, &e)); /* a dim of size 1 takes any stride */
+    h = read_on(c, e, &n);
+    GKT_CHECK(n == 4 && h[0] == orig[4] && h[1] == orig[5] && h[3] == orig[7], "a [1, 4] wrap with a negative stride on its size-1 dim");
+    free(h);
+    gk_tensor_free(c, e);
+    GKT_OK(c, gk_tensor_wrap(c, GK_F32, 2, zero_sh, NULL, 0, on_release, &rel2, &e)); /* no elements: no memory kept */
+    GKT_OK(c, gk_tensor_info_get(c, e, &info));
+    GKT_CHECK(info.numel == 0 && rel2.calls == 1, "an empty wrap: released at once (%d calls)", rel2.calls);
+    gk_tensor_free(c, e);
+    /* a context destroyed with a wrap still live frees its handle, never the memory */
+    c2 = gkt_ref();
+    memset(&rel2, 0, sizeof rel2);
+    GKT_OK(c2, gk_tensor_wrap(c2, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)buf, on_release, &rel2, &e));
+    GKT_OK(c2, gk_view_transpose(c2, e, 0, 1, &v));
+    gk_ctx_destroy(c2);
+    GKT_CHECK(buf[14] == orig[14] && rel2.calls == 1, "the memory outlives the context, which releases it (%d calls)", rel2.calls);
+    free(buf);
+}
+
+/* gk_tensor_wrap on CUDA: device memory (another tensor's, found through
+   gk_tensor_ptr) and page-locked host memory wrap without a copy; pageable
+   host memory is refused. */
+static void test_wrap_cuda(void) {
+    int64_t n64 = 64, sh[2] = { 8, 8 }, n, i;
+    float x[64], y[64], *h, *pinned = NULL, *pageable;
+    gk_tensor t, w, e;
+    uint64_t p = 0;
+    released rel;
+    int ok;
+    for (i = 0; i < 64; i++) x[i] = (float)gkt_uniform(-1, 1);
+    GKT_OK(C, gk_tensor_from_host(C, GK_F32, 1, &n64, x, &t));
+    GKT_OK(C, gk_tensor_pin(C, t)); /* its address stays put */
+    GKT_OK(C, gk_tensor_ptr(C, t, &p));
+    memset(&rel, 0, sizeof rel);
+    GKT_OK(C, gk_tensor_wrap(C, GK_F32, 2, sh, NULL, p, on_release, &rel, &w));
+    h = read_on(C, w, &n);
+    GKT_CHECK(n == 64 && memcmp(h, x, sizeof x) == 0, "cuda: a wrap of device memory reads it");
+    free(h);
+    GKT_OK(C, gk_add(C, w, w, w));
+    GKT_OK(C, gk_copy_to_host(C, t, y, sizeof y));
+    ok = 1;
+    for (i = 0; i < 64; i++) ok &= y[i] == 2 * x[i];
+    GKT_CHECK(ok, "cuda: an op on the wrap writes the device memory");
+    GKT_FAILS(C, gk_tensor_evict(C, w), GK_ERR_UNSUPPORTED, "never evicted");
+    GKT_OK(C, gk_add(C, w, w, w)); /* queued: release waits for it */
+    GKT_OK(C, gk_tensor_free(C, w));
+    GKT_CHECK(rel.calls == 1, "cuda: release ran %d times", rel.calls);
+    GKT_OK(C, gk_copy_to_host(C, t, y, sizeof y));
+    GKT_CHECK(y[0] == 4 * x[0] && y[63] == 4 * x[63], "cuda: freeing the wrap leaves the memory");
+    GKT_OK(C, gk_tensor_unpin(C, t));
+    gk_tensor_free(C, t);
+    GKT_OK(C, gk_host_alloc(C, sizeof x, (void **)&pinned));
+    if (pinned) {
+        memcpy(pinned, x, sizeof x);
+        GKT_OK(C, gk_tensor_wrap(C, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)pinned, NULL, NULL, &w));
+        h = read_on(C, w, &n);
+        GKT_CHECK(n == 64 && memcmp(h, x, sizeof x) == 0, "cuda: a wrap of page-locked host memory reads it");
+        free(h);
+        GKT_OK(C, gk_tensor_free(C, w));
+        GKT_OK(C, gk_host_free(C, pinned));
+    }
+    pageable = (float *)malloc(sizeof x);
+    GKT_FAILS(C, gk_tensor_wrap(C, GK_F32, 2, sh, NULL, (uint64_t)(uintptr_t)pageable, NULL, NULL, &e), GK_ERR_INVALID_ARGUMENT, "not memory the CUDA driver knows");
+    free(pageable);
+}
+
 /* Handles are never confused between contexts, live or destroyed: two
    contexts stay alive while 5,000 others are made and destroyed, each with a
    tensor in the slot every first tensor takes (the handle's context tag was 12
@@ -253,6 +469,13 @@ int main(void) {
     test_shapes();
     test_views();
     test_transfers();
+    if (gk_ctx_backend(C) == GK_BACKEND_CPU) test_wrap_host(C);
+    else {
+        gk_ctx *cpu = gkt_ref();
+        test_wrap_host(cpu);
+        gk_ctx_destroy(cpu);
+        test_wrap_cuda();
+    }
     gk_ctx_destroy(C);
     return gkt_done("test_tensor");
 }

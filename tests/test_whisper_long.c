@@ -6,7 +6,8 @@
    the same result twice; without timestamps, one segment per 30 s window;
    the first window's segments are a prefix of gk_whisper_transcribe's
    tokens; zero-length, shorter-than-a-frame, short and silent inputs; bad
-   arguments named, and segs untouched by a failure. With a tokenizer made
+   arguments named, and segs untouched by a failure; the cancel hook, asked
+   before every window and decoding step, stops with GK_ERR_CANCELLED. With a tokenizer made
    here for tiny-ml's layout: batches equal their inputs alone (greedy and
    beams, with inputs waiting for windows), beam search is deterministic,
    the fallback runs every temperature when nothing passes, the detected
@@ -30,6 +31,13 @@ static void on_progress(double done, double total, void *user) {
     p->last = done;
     p->total = total;
     p->calls++;
+}
+
+/* stops after `after` questions, counting them */
+typedef struct stopper { int asked, after; } stopper;
+static int on_cancel(void *user) {
+    stopper *c = (stopper *)user;
+    return ++c->asked > c->after;
 }
 
 static float *synth(size_t n) {
@@ -103,6 +111,29 @@ static void run_case(const char *name, int full) {
               (long long)r.skipped, s1.len, r.language ? r.language : "(null)");
     check_structure(name, &s1, 95.0);
     printf("%s: 95 s -> %lld windows, %zu segments, %lld tokens\n", name, (long long)r.windows, s1.len, (long long)r.sampled);
+    /* the cancel hook: asked before every window and decoding step (never
+       stopping: the same result; stopping at its 30th question: GK_ERR_CANCELLED, segs as they were) */
+    {
+        stopper c;
+        gk_whisper_long_desc cd = d;
+        size_t before = s1.len;
+        memset(&c, 0, sizeof c);
+        c.after = 1 << 30;
+        cd.progress = NULL;
+        cd.cancel = on_cancel;
+        cd.user = &c;
+        GKT_OK(dut, gk_whisper_transcribe_long(m, x, n, &cd, &s2, &r2));
+        GKT_CHECK(same_segments(&s1, &s2) && c.asked > r.sampled, "%s: a cancel hook that never stops: same result (asked %d times, %lld tokens)", name, c.asked,
+                  (long long)r.sampled);
+        gk_whisper_segments_free(&s2);
+        c.asked = 0;
+        c.after = 30;
+        GKT_FAILS(dut, gk_whisper_transcribe_long(m, x, n, &cd, &s1, &r2), GK_ERR_CANCELLED, "cancelled by gk_whisper_long_desc.cancel after");
+        GKT_CHECK(c.asked == 31 && s1.len == before, "%s: cancelled: asked %d times, segs %zu -> %zu", name, c.asked, before, s1.len);
+        cd.cancel = NULL; /* no hook: user alone is harmless */
+        GKT_OK(dut, gk_whisper_transcribe_long(m, x, 1600, &cd, &s2, &r2));
+        gk_whisper_segments_free(&s2);
+    }
     /* deterministic */
     d.progress = NULL;
     GKT_OK(dut, gk_whisper_transcribe_long(m, x, n, &d, &s2, &r2));

@@ -12,9 +12,9 @@ plain-C CPU backend.
 
 Modules: gpukit.ops (every C op), gpukit.jit (your kernels), streams and
 graphs (gpukit.Stream, gpukit.graph), the pool (Context.pool), the
-scheduler (gpukit.Scheduler), the profiler (gpukit.Profiler), gpukit.llm and
-gpukit.asr (model runtimes). Errors: gpukit.errors, one class per gk_status
-under gpukit.GpukitError.
+scheduler (gpukit.Scheduler), the profiler (gpukit.Profiler), gpukit.llm,
+gpukit.asr and gpukit.tts (model runtimes). Errors: gpukit.errors, one
+class per gk_status under gpukit.GpukitError.
 """
 from ._gpukit import ffi as _ffi, lib as _lib
 from . import errors
@@ -38,7 +38,7 @@ from .stream import Stream, Event, Graph, graph, current_stream, default_stream,
 from .pool import MemoryPool, get_memory_pool
 from .sched import Scheduler, Task, TaskInfo
 from .profiler import Profiler
-from . import llm, asr
+from . import llm, asr, tts
 
 __version__ = "0.1.0"
 # PyGPUkit's names for the same things (docs/python.md maps them all)

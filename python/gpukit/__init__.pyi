@@ -1,6 +1,6 @@
 from typing import Optional
 
-from . import asr as asr, dtypes as dtypes, errors as errors, llm as llm, ops as ops
+from . import asr as asr, dtypes as dtypes, errors as errors, llm as llm, ops as ops, tts as tts
 from ._array import (GPUArray as GPUArray, arange as arange, array as array, asarray as asarray, empty as empty,
                      empty_like as empty_like, from_numpy as from_numpy, full as full, full_like as full_like,
                      ones as ones, ones_like as ones_like, to_numpy as to_numpy, zeros as zeros, zeros_like as zeros_like)

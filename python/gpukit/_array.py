@@ -13,6 +13,8 @@ dtype (a float with an integer array gives float32); arrays of two dtypes
 meet in gpukit.dtypes.result_type. Comparisons give uint8 arrays of 0 / 1
 (NumPy's bool). `/` on two integer arrays divides in float32.
 """
+import collections
+import itertools
 import numbers
 import operator
 
@@ -76,6 +78,50 @@ def _wrap(ctx, tp, shape, dt):
     return a
 
 
+# ---- foreign memory (gk_tensor_wrap): the objects that own it, kept until
+# the C library releases it. The release callback runs with the context's
+# lock held, so it only queues the key; _drain drops the owners (whose
+# deleters may call gpukit) after the C call has returned.
+_keepers = {}
+_released = collections.deque()
+_keys = itertools.count(1)
+
+
+@ffi.def_extern()
+def gkpy_wrap_release(user):
+    _released.append(int(ffi.cast("uintptr_t", user)))
+
+
+def _drain():
+    """Lets go of the owners of foreign memory that gpukit has released."""
+    while _released:
+        try:
+            key = _released.popleft()
+        except IndexError:  # another thread took the last one
+            return
+        _keepers.pop(key, None)
+
+
+def _wrap_foreign(ctx, dt, shape, strides, address, keeper):
+    """A GPUArray over memory gpukit does not own (gk_tensor_wrap): address a
+    device address on CUDA, a host address on the CPU backend; strides in
+    elements or None (row-major). keeper (the producer's object) is held
+    until gpukit releases the memory: after the array, its views and the work
+    queued on them are gone."""
+    nd = len(shape)
+    key = next(_keys)
+    _keepers[key] = keeper
+    tp = _new_t(_T)
+    st = lib.gk_tensor_wrap(ctx._raw(), dt.gk, nd, ffi.new("int64_t[]", list(shape) or [0]),
+                            ffi.new("int64_t[]", list(strides)) if strides is not None and nd else ffi.NULL,
+                            int(address), lib.gkpy_wrap_release, ffi.cast("void *", key), tp)
+    if st != _GK_OK:
+        _keepers.pop(key, None)  # (a failed wrap never releases)
+        raise ctx._error(st)
+    _drain()  # (a wrap without elements is released at once)
+    return _wrap(ctx, tp, tuple(shape), dt)
+
+
 def _wrap_info(ctx, tp):
     """A GPUArray owning tp, its shape and dtype read back from the library."""
     info = _new_t("gk_tensor_info *")
@@ -111,6 +157,8 @@ class GPUArray:
                     lib.gk_tensor_unpin(p, self._t)
                     self._pins -= 1
                 lib.gk_tensor_free(p, self._t)
+                if _released:
+                    _drain()
         except Exception:  # pragma: no cover - interpreter shutdown
             pass
 
@@ -126,6 +174,8 @@ class GPUArray:
                              "may be in use there; it is freed when the array is garbage-collected")
         self._freed = True
         st = lib.gk_tensor_free(p, self._t)
+        if _released:
+            _drain()
         if st != _GK_OK:
             raise self._ctx._error(st)
 
@@ -999,19 +1049,82 @@ def from_numpy(a, dtype=None, ctx=None):
     return out
 
 
-def asarray(obj, dtype=None, ctx=None):
-    """obj as a GPUArray: a GPUArray is returned as it is (or converted to
-    dtype); an object with __dlpack__ or __cuda_array_interface__ (a torch or
-    CuPy tensor) is imported; anything else goes through numpy.asarray."""
+def _share_numpy(a, want, ctx):
+    """A GPUArray over a NumPy array's own memory (CPU backend), or the reason
+    it cannot be one."""
+    if ctx.backend != "cpu":
+        return None, "the context runs on CUDA, where host memory is not device memory"
+    if a.dtype.kind == "b":
+        return None, "a bool array (gpukit's uint8 could store values that are not 0 or 1)"
+    src = _dt._BY_NUMPY.get(a.dtype) if a.dtype.byteorder in "=|<" else None
+    if want is not None and want in _BITS and a.dtype == want.bits_dtype:
+        src = want  # bit patterns, as from_numpy takes them
+    if src is None:
+        return None, "dtype %s is not one of gpukit's" % a.dtype
+    if want is not None and want is not src:
+        return None, "dtype %s differs from the array's %s" % (want.name, a.dtype)
+    if not a.flags.writeable:
+        return None, "the array is read-only (gpukit's ops may write into what they are given)"
+    if not a.flags.aligned:
+        return None, "the array is not aligned to its element size"
+    if a.ndim > lib.GK_MAX_DIMS:
+        return None, "%d dims (gpukit has at most %d)" % (a.ndim, lib.GK_MAX_DIMS)
+    item = a.dtype.itemsize
+    if any(st % item for st in a.strides):
+        return None, "strides %r are not whole elements" % (a.strides,)
+    from .errors import GpukitError
+    try:
+        return _wrap_foreign(ctx, src, a.shape, [st // item for st in a.strides], a.ctypes.data if a.size else 0, a), None
+    except GpukitError as e:  # negative or overlapping strides (broadcast views)
+        return None, str(e)
+
+
+def asarray(obj, dtype=None, ctx=None, copy=None):
+    """obj as a GPUArray. A GPUArray is returned as it is (or converted to
+    dtype). An object with __dlpack__ or __cuda_array_interface__ (a torch
+    or CuPy tensor) is shared where the context can use its memory in place
+    (see gpukit.from_dlpack): the GPUArray and the object then share memory
+    (writes show in both), and the object is kept alive as long as gpukit
+    uses it. A NumPy array (or a list ...) is copied into the pool, as on
+    CUDA, where host memory cannot be shared, so code behaves alike on both
+    backends; copy=False shares a writable NumPy array of one of gpukit's
+    dtypes on the CPU backend. copy=True always copies; copy=False never does
+    (UnsupportedError says why it cannot share)."""
+    if copy is not None and not isinstance(copy, bool):
+        raise InvalidArgumentError("asarray: copy must be None, True or False, not %r" % (copy,))
     if isinstance(obj, GPUArray):
         if ctx is not None and ctx is not obj._ctx:
+            if copy is False:
+                from .errors import UnsupportedError
+                raise UnsupportedError("asarray: the array belongs to another context (copy=False)")
             return from_numpy(obj.to_numpy(), dtype=dtype or obj._dtype, ctx=ctx)
-        return obj if dtype is None or _dt.dtype(dtype) is obj._dtype else obj.astype(dtype)
+        if dtype is None or _dt.dtype(dtype) is obj._dtype:
+            return obj.copy() if copy else obj
+        if copy is False:
+            from .errors import UnsupportedError
+            raise UnsupportedError("asarray: dtype %s needs a conversion of the %s array (copy=False)"
+                                   % (_dt.dtype(dtype).name, obj._dtype.name))
+        return obj.astype(dtype)
     if not isinstance(obj, np.ndarray) and (hasattr(obj, "__cuda_array_interface__") or
                                             (hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"))):
         from ._interop import from_dlpack
-        out = from_dlpack(obj, ctx=ctx)
-        return out if dtype is None else out.astype(dtype, copy=False)
+        out = from_dlpack(obj, ctx=ctx, copy=copy)
+        if dtype is None or _dt.dtype(dtype) is out._dtype:
+            return out
+        if copy is False:
+            from .errors import UnsupportedError
+            raise UnsupportedError("asarray: dtype %s needs a conversion of the %s input (copy=False)"
+                                   % (_dt.dtype(dtype).name, out._dtype.name))
+        return out.astype(dtype, copy=False)
+    if copy is False and isinstance(obj, np.ndarray):
+        out, why = _share_numpy(obj, _dt.dtype(dtype) if dtype is not None else None, _resolve(ctx))
+        if out is not None:
+            return out
+        from .errors import UnsupportedError
+        raise UnsupportedError("asarray: the NumPy array cannot be shared (copy=False): " + why)
+    if copy is False:
+        from .errors import UnsupportedError
+        raise UnsupportedError("asarray: a %s is copied to make an array (copy=False)" % type(obj).__name__)
     return from_numpy(obj, dtype=dtype, ctx=ctx)
 
 

@@ -143,10 +143,14 @@ typedef struct gk_tensor_info {
     int resident;
     int pinned;
     int is_view;
+    int wrapped;
 } gk_tensor_info;
 gk_status gk_tensor_empty(gk_ctx *ctx, gk_dtype dtype, int ndim, const int64_t *shape, gk_tensor *out);
 gk_status gk_tensor_from_host(gk_ctx *ctx, gk_dtype dtype, int ndim, const int64_t *shape,
                                     const void *data, gk_tensor *out);
+typedef void (*gk_release_fn)(void *user);
+gk_status gk_tensor_wrap(gk_ctx *ctx, gk_dtype dtype, int ndim, const int64_t *shape, const int64_t *strides,
+                               uint64_t address, gk_release_fn release, void *user, gk_tensor *out);
 gk_status gk_tensor_free(gk_ctx *ctx, gk_tensor t);
 int gk_tensor_valid(gk_ctx *ctx, gk_tensor t);
 gk_status gk_tensor_info_get(gk_ctx *ctx, gk_tensor t, gk_tensor_info *out);
@@ -1126,6 +1130,7 @@ gk_status gk_whisper_transcribe(gk_whisper_model *m, const float *samples, size_
 gk_status gk_whisper_transcribe_audio(gk_whisper_model *m, const gk_audio *a, const gk_whisper_transcribe_desc *desc, gk_ids *out,
                                                gk_whisper_result *res);
 typedef void (*gk_whisper_long_progress_fn)(double done_s, double total_s, void *user);
+typedef int (*gk_whisper_long_cancel_fn)(void *user);
 typedef struct gk_whisper_long_desc {
     const char *language;
     int translate;
@@ -1149,6 +1154,7 @@ typedef struct gk_whisper_long_desc {
     int seq;
     gk_whisper_long_progress_fn progress;
     void *user;
+    gk_whisper_long_cancel_fn cancel;
 } gk_whisper_long_desc;
 typedef struct gk_whisper_long_result {
     double duration;

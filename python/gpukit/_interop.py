@@ -11,11 +11,22 @@ CUDA array interface, which has no such types, shows their bit patterns
 (<u2, |u1).
 
 Import (gpukit.from_dlpack, gpukit.asarray of a torch / CuPy / NumPy
-array): a copy into a new gpukit array. The C library allocates every
-tensor from its own pool and has no way to wrap memory it does not own, so
-import cannot be zero-copy. On CUDA the copy is a device-to-device kernel
-on the current stream, ordered after the producer's work by DLPack's stream
-protocol (the producer is given our current stream).
+array): no copy where the memory is where the context computes (device
+memory of its device, or page-locked host memory, on CUDA; host memory on
+the CPU backend): gk_tensor_wrap makes a tensor over the producer's memory,
+and the producer's object (or the DLPack capsule's tensor, whose deleter
+then runs) is kept until gpukit releases the memory, after the array, its
+views and the work queued on them are gone. Ordering: DLPack's stream
+protocol orders the producer's pending work before our current stream (the
+producer is given it); the CUDA array interface's stream is not waited on
+(gpukit has no call that waits on a stream it did not make), so objects
+that have both go through DLPack. Writes through either side show in the
+other; ordering between the producer's later work and ours is the user's,
+as with any DLPack exchange. Memory that cannot be wrapped (host memory on
+CUDA, reversed, broadcast or overlapping strides, unaligned addresses,
+another device) is copied: from host memory into the pool, or on CUDA a
+device-to-device copy on the current stream. copy=True always copies;
+copy=False raises UnsupportedError instead of copying.
 """
 import ctypes
 import itertools
@@ -25,7 +36,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._gpukit import ffi, lib
-from ._array import GPUArray, empty, from_numpy
+from ._array import GPUArray, _wrap_foreign, empty, from_numpy
 from .context import _resolve
 from .errors import DtypeError, InvalidArgumentError, UnsupportedError
 
@@ -161,6 +172,7 @@ class _DLTensorView:
             raise DtypeError("from_dlpack: DLPack dtype code %d, %d bits, %d lanes has no gpukit dtype"
                              % (key[0], key[1], int(t.dtype.lanes)))
         self.dtype = _FROM_DL[key]
+        self.is_bool = key == (6, 8)
         if t.strides == ffi.NULL:
             self.strides = None
         else:
@@ -212,19 +224,45 @@ def _capsule_of(obj, stream):
         return obj.__dlpack__()
 
 
-def from_dlpack(obj, ctx=None):
-    """A new gpukit array with the values of obj: an object with __dlpack__
-    (torch, CuPy, NumPy, JAX, gpukit) or __cuda_array_interface__, or a
-    "dltensor" capsule. Always a copy (see the module docstring): from host
-    memory into the pool, or on CUDA a device-to-device copy on the current
-    stream (ordered after the producer's work through DLPack's stream
-    argument)."""
+class _DLOwner:
+    """A consumed DLManagedTensor: its deleter runs when this goes (when
+    gpukit has released the memory it wrapped)."""
+
+    __slots__ = ("m",)
+
+    def __init__(self, m):
+        self.m = m
+
+    def __del__(self):
+        m, self.m = self.m, None
+        if m is not None:
+            lib.gkpy_dlpack_call_deleter(m)
+
+
+def _no_copy(what):
+    raise UnsupportedError("from_dlpack: %s cannot be used without a copy (copy=False)" % what)
+
+
+def from_dlpack(obj, ctx=None, copy=None):
+    """A gpukit array of obj: an object with __dlpack__ (torch, CuPy, NumPy,
+    JAX, gpukit) or __cuda_array_interface__, or a "dltensor" capsule.
+    copy=None: the array shares obj's memory where the context can use it
+    in place (see the module docstring), else it is a copy; copy=True: a
+    copy (into the pool; on CUDA a device-to-device copy on the current
+    stream, ordered after the producer's work through DLPack's stream
+    argument); copy=False: shared or UnsupportedError."""
     ctx = _resolve(ctx)
+    if copy is not None and not isinstance(copy, bool):
+        raise InvalidArgumentError("from_dlpack: copy must be None, True or False, not %r" % (copy,))
     if isinstance(obj, GPUArray):
-        return obj.copy() if obj._ctx is ctx else from_numpy(obj.to_numpy(), dtype=obj.dtype, ctx=ctx)
+        if obj._ctx is ctx:
+            return obj.copy() if copy else obj[...]
+        if copy:
+            return from_numpy(obj.to_numpy(), dtype=obj.dtype, ctx=ctx)
+        obj = obj.__dlpack__()  # another context: its memory, pinned while the capsule's tensor lives
     if not hasattr(obj, "__dlpack__") and type(obj).__name__ != "PyCapsule":
         if hasattr(obj, "__cuda_array_interface__"):
-            return _from_cai(obj, ctx)
+            return _from_cai(obj, ctx, copy)
         raise InvalidArgumentError("from_dlpack: %s has neither __dlpack__ nor __cuda_array_interface__"
                                    % type(obj).__name__)
     dev = obj.__dlpack_device__() if hasattr(obj, "__dlpack_device__") else None
@@ -237,13 +275,44 @@ def from_dlpack(obj, ctx=None):
     if not _capsule_is_valid(cap, b"dltensor"):
         raise InvalidArgumentError("from_dlpack: not an unconsumed 'dltensor' capsule (a capsule can be read once)")
     mptr = _capsule_get(cap, b"dltensor")
-    _capsule_set_name(cap, _USED)  # ours now: the deleter below runs when the copy is done
-    m = ffi.cast("DLManagedTensor *", mptr)
+    _capsule_set_name(cap, _USED)  # ours now: the owner runs the deleter when gpukit is done with the memory
+    owner = _DLOwner(ffi.cast("DLManagedTensor *", mptr))
+    t = _DLTensorView(owner.m)
+    if copy is not True:
+        out, why = _share(ctx, t, owner)
+        if out is not None:
+            return out
+        if copy is False:
+            _no_copy(why)
+    return _import(ctx, t)  # (the owner goes, and the deleter runs, when the copy is made)
+
+
+def _strides_ok(strides):
+    return strides is None or all(s >= 0 for s in strides)
+
+
+def _share(ctx, t, owner):
+    """The tensor t wrapped in place (gk_tensor_wrap), or None and why not."""
+    dev = t.device[0]
+    if ctx.backend == "cpu":
+        if dev not in (_KDL_CPU, _KDL_CUDA_HOST):
+            return None, "memory of DLPack device type %d on a context of the CPU backend" % dev
+    else:
+        if dev == _KDL_CPU:
+            return None, "host memory on a CUDA context (kernels cannot read pageable memory)"
+        if dev not in (_KDL_CUDA, _KDL_CUDA_MANAGED, _KDL_CUDA_HOST):
+            return None, "memory of DLPack device type %d" % dev
+        if dev != _KDL_CUDA_HOST and t.device[1] != ctx.device:
+            return None, "memory of CUDA device %d on a context of device %d" % (t.device[1], ctx.device)
+    if t.is_bool:
+        return None, "bool values (gpukit's uint8 could store others)"
+    if not _strides_ok(t.strides):
+        return None, "negative strides %r" % (t.strides,)
+    from .errors import GpukitError
     try:
-        t = _DLTensorView(m)
-        return _import(ctx, t)
-    finally:
-        lib.gkpy_dlpack_call_deleter(m)
+        return _wrap_foreign(ctx, t.dtype, t.shape, t.strides, t.ptr, owner), None
+    except GpukitError as e:  # overlapping or broadcast strides, misalignment, memory the driver does not know
+        return None, str(e)
 
 
 def _import(ctx, t):
@@ -256,16 +325,15 @@ def _import(ctx, t):
         if nbytes == 0:
             return empty(t.shape, dt, ctx)
         strides_b = None if t.strides is None else tuple(s * dt.itemsize for s in t.strides)
-        extent = dt.itemsize
+        lo = 0  # the bytes the elements span: [ptr + lo, ptr + hi + itemsize) (negative strides reach below ptr)
         if strides_b is None:
-            extent = nbytes
+            hi = nbytes - dt.itemsize
         else:
-            extent += sum((s - 1) * st for s, st in zip(t.shape, strides_b) if s > 0)
-            if any(st < 0 for st in strides_b):
-                raise UnsupportedError("from_dlpack: negative strides are not supported")
-        buf = ffi.buffer(ffi.cast("char *", t.ptr), extent)
+            lo = sum((s - 1) * st for s, st in zip(t.shape, strides_b) if st < 0)
+            hi = sum((s - 1) * st for s, st in zip(t.shape, strides_b) if st > 0)
+        buf = ffi.buffer(ffi.cast("char *", t.ptr + lo), hi - lo + dt.itemsize)
         host = np.ndarray(t.shape, dtype=dt.bits_dtype if not dt.is_numpy_native else dt.numpy_dtype, buffer=buf,
-                          strides=strides_b)
+                          offset=-lo, strides=strides_b)
         return from_numpy(host, dtype=dt, ctx=ctx)
     if t.device[0] not in (_KDL_CUDA, _KDL_CUDA_MANAGED):
         raise UnsupportedError("from_dlpack: DLPack device type %d is not supported" % t.device[0])
@@ -289,13 +357,15 @@ def _device_copy(ctx, src_ptr, out, nbytes):
     ctx._check(lib.gk_stream_sync(ctx._raw(), ffi.NULL))  # the producer may free its memory once we return
 
 
-def _from_cai(obj, ctx):
+def _from_cai(obj, ctx, copy=None):
     # The interface's "stream" (the producer's) is not waited on: gpukit has
     # no call that waits on a stream it did not make. Objects that also have
     # __dlpack__ go through DLPack, whose stream protocol orders the copy.
     cai = obj.__cuda_array_interface__
     if ctx.backend != "cuda":
         raise UnsupportedError("from_dlpack: a CUDA array cannot be read by a context on the CPU backend")
+    if cai.get("mask") is not None:
+        raise UnsupportedError("from_dlpack: a CUDA array interface with a mask is not supported")
     typestr = cai["typestr"]
     try:
         nd = np.dtype(typestr)
@@ -304,6 +374,21 @@ def _from_cai(obj, ctx):
     dt = _dt.dtype(nd)
     shape = tuple(cai["shape"])
     strides = cai.get("strides")
+    ptr, readonly = cai["data"]
+    if copy is not True:
+        why = "read-only memory" if readonly else "bool values (gpukit's uint8 could store others)" if nd.kind == "b" \
+            else None
+        if why is None and strides is not None and any(st % dt.itemsize or st < 0 for st in strides):
+            why = "strides %r (bytes) that are not whole, non-negative elements" % (tuple(strides),)
+        if why is None:
+            from .errors import GpukitError
+            try:
+                return _wrap_foreign(ctx, dt, shape, None if strides is None else [st // dt.itemsize for st in strides],
+                                     int(ptr or 0), obj)
+            except GpukitError as e:
+                why = str(e)
+        if copy is False:
+            _no_copy(why)
     if strides is not None:
         expect, ok = dt.itemsize, True
         for s, st in zip(reversed(shape), reversed(strides)):

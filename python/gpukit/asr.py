@@ -15,8 +15,10 @@ greedy or beam search with temperature fallback, timestamps, and word
 timestamps with word_timestamps=True); language=None detects the language
 of a multilingual model on the first 30 s. transcribe_batch runs several
 inputs together (load with max_windows >= their number; beam_size / best_of
-need max_beams). The C loop cannot be stopped from Python: a Ctrl-C (or an
-error) in the progress callback is raised when it returns.
+need max_beams). Ctrl-C (KeyboardInterrupt) stops a transcription at the
+next decoding step (the C loop asks gk_whisper_long_desc.cancel before each
+one) and is raised where transcribe was called; an exception raised by the
+progress callback stops it the same way.
 """
 import os
 import threading
@@ -26,7 +28,7 @@ import numpy as np
 from ._gpukit import ffi, lib
 from .context import _resolve
 from .errors import InvalidArgumentError, StateError, make_error
-from .llm import _progress_error, _progress_escaped, _raise_progress_error
+from .llm import _progress_escaped, _raise_progress_error
 
 __all__ = ["load", "WhisperModel", "Transcript", "Segment", "Word", "load_audio"]
 
@@ -47,12 +49,49 @@ def _thread_error(st):
     return make_error(st, _s(lib.gk_last_error(ffi.NULL)))
 
 
-@ffi.def_extern(onerror=_progress_error)
+class _Run:
+    """One transcription's callbacks: the user's progress function and the
+    first exception seen (a Ctrl-C, or the progress function's), which makes
+    the cancel hook stop the C loop."""
+
+    __slots__ = ("progress", "exc")
+
+    def __init__(self, progress):
+        self.progress = progress
+        self.exc = None
+
+
+# Exceptions that reached a callback before its own try block could catch
+# them (a Ctrl-C lands on any line), by thread; the run takes them over.
+_escaped = {}
+
+
+def _on_callback_error(exc_type, exc, tb):
+    _escaped.setdefault(threading.get_ident(), exc if exc is not None else exc_type())
+
+
+def _on_cancel_error(exc_type, exc, tb):
+    _on_callback_error(exc_type, exc, tb)
+    return 1  # stop
+
+
+@ffi.def_extern(onerror=_on_callback_error)
 def gkpy_whisper_progress(done_s, total_s, user):
+    run = ffi.from_handle(user)
+    if run.progress is None or run.exc is not None:
+        return
     try:
-        ffi.from_handle(user)(float(done_s), float(total_s))
-    except BaseException as e:  # raised when the transcription returns (the C loop cannot be stopped)
-        _progress_escaped.setdefault(threading.get_ident(), e)
+        run.progress(float(done_s), float(total_s))
+    except BaseException as e:  # stops the transcription at the next cancel check
+        run.exc = e
+
+
+@ffi.def_extern(onerror=_on_cancel_error)
+def gkpy_whisper_cancel(user):
+    run = ffi.from_handle(user)
+    if run.exc is None:
+        run.exc = _escaped.pop(threading.get_ident(), None)
+    return 0 if run.exc is None else 1
 
 
 def _audio_from(audio, sample_rate, keep_rate=False):
@@ -323,12 +362,14 @@ class WhisperModel:
         d.thresholds.no_speech = nan if no_speech_threshold is False else float(no_speech_threshold or 0.0)
         d.thresholds.logprob = nan if logprob_threshold is False else float(logprob_threshold or 0.0)
         d.thresholds.compression_ratio = nan if compression_ratio_threshold is False else float(compression_ratio_threshold or 0.0)
+        run = _Run(progress)  # the cancel hook always: Ctrl-C stops the loop
+        h = ffi.new_handle(run)
+        keep.extend([run, h])
         if progress is not None:
-            h = ffi.new_handle(progress)
-            keep.append(h)
             d.progress = lib.gkpy_whisper_progress
-            d.user = h
-        return d
+        d.cancel = lib.gkpy_whisper_cancel
+        d.user = h
+        return d, run
 
     def transcribe(self, audio, *, sample_rate=16000, language=None, task="transcribe", without_timestamps=False,
                    max_tokens=0, condition_on_previous_text=True, initial_prompt=None, suppress_tokens=None,
@@ -343,7 +384,8 @@ class WhisperModel:
         initial_prompt: text (needs the folder's tokenizer.json) or token
         ids; suppress_tokens: ids (-1: the non-speech symbols) instead of
         generation_config.json's; progress(done_s, total_s) after each
-        window."""
+        window (an exception there stops the transcription and is raised
+        here, as Ctrl-C is)."""
         return self.transcribe_batch([audio], sample_rate=sample_rate, language=language, task=task,
                                      without_timestamps=without_timestamps, max_tokens=max_tokens,
                                      condition_on_previous_text=condition_on_previous_text, initial_prompt=initial_prompt,
@@ -371,7 +413,7 @@ class WhisperModel:
         if unknown:
             raise TypeError("transcribe: unknown option(s) %s" % ", ".join(sorted(unknown)))
         defaults.update(options)
-        d = self._desc(keep, progress=progress, **defaults)
+        d, run = self._desc(keep, progress=progress, **defaults)
         m = self._raw()
         n = len(audios)
         auds = [_audio_from(x, sample_rate) for x in audios]
@@ -379,23 +421,26 @@ class WhisperModel:
         ns = ffi.new("size_t[]", [a.n for a in auds])
         segs = ffi.new("gk_whisper_segments[]", n)
         res = ffi.new("gk_whisper_long_result[]", n)
-        _progress_escaped.pop(threading.get_ident(), None)
+        tid = threading.get_ident()
+        _escaped.pop(tid, None)
         try:
             st = lib.gk_whisper_transcribe_batch(m, xs, ns, n, d, segs, res)
         finally:
             for a in auds:
                 lib.gk_audio_free(a)
-        if st != lib.GK_OK:
+        exc = run.exc or _escaped.pop(tid, None)
+        if st != lib.GK_OK or exc is not None:
+            err = None if st == lib.GK_OK else self._ctx._error(st)
             for i in range(n):
                 lib.gk_whisper_segments_free(segs + i)
-            _progress_escaped.pop(threading.get_ident(), None)
-            raise self._ctx._error(st)
+            if exc is not None:  # a Ctrl-C or the progress function's error stopped it (GK_ERR_CANCELLED)
+                raise exc
+            raise err
         out = []
         for i in range(n):
             one = ffi.new("gk_whisper_segments *")
             one[0] = segs[i]  # the Transcript owns this copy of the arrays' pointers
             out.append(Transcript(one, res[i]))
-        _raise_progress_error()  # a Ctrl-C in progress: raised now that the loop is done
         return out
 
     def __repr__(self):

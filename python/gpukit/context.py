@@ -156,6 +156,8 @@ class Context:
         lib.gk_ctx_destroy(p)
         del self._held[:]
         _ctx_closed(self)
+        from ._array import _drain
+        _drain()  # the owners of the memory it wrapped (gpukit.asarray / from_dlpack without a copy)
 
     def __enter__(self):
         _push_current(self)

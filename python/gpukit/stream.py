@@ -13,6 +13,7 @@ default stream). On the CPU backend streams and events exist and ops run
 synchronously; graphs record host thunks and replay them in order.
 """
 from ._gpukit import ffi, lib
+from ._array import _drain
 from .context import _resolve
 from .errors import InvalidArgumentError, InvalidHandleError
 
@@ -277,13 +278,16 @@ class Graph:
     def close(self):
         if self._ptr is not None and self._ctx._ptr is not None:
             p, self._ptr = self._ptr, None
-            self._ctx._check(lib.gk_graph_destroy(self._ctx._ptr, p))
+            st = lib.gk_graph_destroy(self._ctx._ptr, p)
+            _drain()  # wrapped memory the graph held
+            self._ctx._check(st)
 
     def __del__(self):
         try:
             if self._ptr is not None and self._ctx._ptr is not None:
                 lib.gk_graph_destroy(self._ctx._ptr, self._ptr)
                 self._ptr = None
+                _drain()
         except Exception:  # pragma: no cover
             pass
 

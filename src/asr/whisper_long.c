@@ -402,6 +402,10 @@ GKLLMDEF gk_status gk_whisper_transcribe_batch(gk_whisper_model *m, const float 
         for (slot = 0; slot < w.k; slot++) owner[slot] = -1;
         for (;;) {
             int any = 0, first_dec = -1, last_dec = -1;
+            if (d.cancel && d.cancel(d.user)) {
+                s = gk_error_set(m->ctx, GK_ERR_CANCELLED, "%s: cancelled by gk_whisper_long_desc.cancel after %.2f of %.2f s of audio", W, w.done_s, w.total_s);
+                break;
+            }
             for (slot = 0; slot < w.k && s == GK_OK; slot++) {
                 gk__wl_job *j;
                 while (owner[slot] < 0 || jobs[owner[slot]].state > GK__WL_DONE) { /* a free window: the next input that has audio */

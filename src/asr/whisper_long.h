@@ -48,6 +48,9 @@
      (as HF does).
    Not here: clip_timestamps and hallucination_silence_threshold. */
 typedef void (*gk_whisper_long_progress_fn)(double done_s, double total_s, void *user);
+/* Asked before each window's work and each decoding step: nonzero stops the
+   transcription, which returns GK_ERR_CANCELLED (segs as they were). */
+typedef int (*gk_whisper_long_cancel_fn)(void *user);
 
 typedef struct gk_whisper_long_desc {
     const char *language;          /* multilingual: a code or name; NULL: detected per input */
@@ -72,7 +75,8 @@ typedef struct gk_whisper_long_desc {
                                          temperature_increment NAN: temperature 0 only) */
     int seq;                       /* the first model window used; 0 */
     gk_whisper_long_progress_fn progress; /* after each window: seconds done, seconds in all (may be NULL) */
-    void *user;
+    void *user;                    /* progress's and cancel's */
+    gk_whisper_long_cancel_fn cancel; /* may be NULL (a Ctrl-C handler, a deadline: see its typedef) */
 } gk_whisper_long_desc;
 
 typedef struct gk_whisper_long_result {

@@ -54,6 +54,7 @@ typedef struct gk__pool {
     gk__block *live_head, *live_tail;     /* resident live blocks, least recently used first */
     gk__block *cache_head, *cache_tail;   /* cached free blocks, oldest first */
     gk__block *evict_head, *evict_tail;   /* live blocks evicted to host memory */
+    gk__block *wrap_head, *wrap_tail;     /* foreign memory of gk_tensor_wrap: never counted, moved or freed */
     gk__block *cls_head[GK__NUM_CLASSES + 1]; /* per size class free lists (last: large) */
     size_t used, cached, peak, quota, evicted, pinned;
     uint64_t tick;

@@ -4,7 +4,10 @@
    64 MiB, 2 MiB steps above), cached free blocks reused per class, a quota on
    used + cached, LRU eviction (first cached free blocks back to the driver,
    then idle live blocks copied to host memory; restored on next use), pins.
-   The CPU backend runs the same logic over malloc. Callers hold ctx->mu. */
+   The CPU backend runs the same logic over malloc. Blocks of foreign memory
+   (gk_tensor_wrap) sit on a list of their own: they are never counted in the
+   quota, evicted, cached or freed; their struct goes when the last handle
+   and pin do. Callers hold ctx->mu. */
 enum { GK__BLK_LIVE = 0, GK__BLK_CACHED = 1, GK__BLK_EVICTED = 2 };
 #define GK__LARGE_CLASS GK__NUM_CLASSES
 #define GK__SMALLEST ((size_t)512)
@@ -20,6 +23,9 @@ struct gk__block {
     int pins;                   /* explicit + graph + in-flight pins */
     int state;
     int free_pending;           /* refs fell to 0 while pinned */
+    int foreign;                /* memory gpukit does not own (gk_tensor_wrap): on the wrap list, never moved or freed */
+    gk_release_fn release;      /* foreign: called when the struct goes (its owner may free the memory then) */
+    void *release_user;
     gk_stream *stream;          /* last stream that used it */
     uint64_t tick;              /* LRU clock */
     uint64_t cap_id;            /* last capture that pinned it */
@@ -254,6 +260,8 @@ static gk_status gk__xfer_block_copy(gk_ctx *ctx, int to_device, gk__cu_ptr dev,
 static gk_status gk__pool_evict(gk_ctx *ctx, gk__block *b, const char *where) {
     gk__pool *P = &ctx->pool;
     void *h;
+    if (b->foreign)
+        return gk__err(ctx, GK_ERR_UNSUPPORTED, "%s: the storage is memory gpukit does not own (gk_tensor_wrap); it is never evicted", where);
     if (b->state != GK__BLK_LIVE || b->pins > 0)
         return gk__err(ctx, GK_ERR_STATE, "%s: storage is pinned or not resident; it cannot be evicted", where);
     h = GPUKIT_MALLOC(b->size);
@@ -303,9 +311,25 @@ static gk_status gk__pool_restore(gk_ctx *ctx, gk__block *b, gk_stream *s, const
     return GK_OK;
 }
 
+/* The end of a foreign block: the work queued on its last stream finishes
+   (its owner may reuse the memory at once), then its release callback runs,
+   then the struct goes. */
+static void gk__wrap_release(gk_ctx *ctx, gk__block *b) {
+    if (b->release) {
+        gk__stream_wait_idle(ctx, b->stream);
+        b->release(b->release_user);
+    }
+    GPUKIT_FREE(b);
+}
+
 /* A block whose last tensor handle and last pin are gone goes to the cache. */
 static void gk__pool_to_cache(gk_ctx *ctx, gk__block *b) {
     gk__pool *P = &ctx->pool;
+    if (b->foreign) { /* the memory is its owner's: only the struct goes */
+        gk__list_remove(&P->wrap_head, &P->wrap_tail, b);
+        gk__wrap_release(ctx, b);
+        return;
+    }
     if (b->tenant) { b->tenant->used -= b->size; b->tenant = NULL; }
     if (b->state == GK__BLK_EVICTED) {
         gk__list_remove(&P->evict_head, &P->evict_tail, b);
@@ -344,7 +368,7 @@ static gk_status gk__use(gk_ctx *ctx, gk__block *b, gk_stream *s, const char *wh
     if (!b) return GK_OK;
     if (b->state == GK__BLK_EVICTED) GK__TRY(gk__pool_restore(ctx, b, s, where));
     b->tick = ++P->tick;
-    if (P->live_tail != b) {
+    if (!b->foreign && P->live_tail != b) {
         gk__list_remove(&P->live_head, &P->live_tail, b);
         gk__list_push(&P->live_head, &P->live_tail, b);
     }

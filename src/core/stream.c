@@ -147,6 +147,7 @@ GKDEF gk_status gk_stream_destroy(gk_ctx *ctx, gk_stream *s) {
     if (st == GK_OK) {
         for (b = ctx->pool.live_head; b; b = b->next) if (b->stream == s) b->stream = NULL;
         for (b = ctx->pool.cache_head; b; b = b->next) if (b->stream == s) b->stream = NULL;
+        for (b = ctx->pool.wrap_head; b; b = b->next) if (b->stream == s) b->stream = NULL;
         for (pp = &ctx->streams; *pp; pp = &(*pp)->next)
             if (*pp == s) { *pp = s->next; break; }
         /* every thread whose current stream it was is back on the default stream */

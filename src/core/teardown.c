@@ -17,6 +17,8 @@ GKDEF void gk_ctx_destroy(gk_ctx *ctx) {
             if (s->capture) { gk__cu_graph g = NULL; ctx->cu.StreamEndCapture(s->cu, &g); if (g) ctx->cu.GraphDestroy(g); }
         gk__sync_locked(ctx, "gk_ctx_destroy");
     }
+    /* the work is done: foreign blocks released from here on wait for no stream (the streams go below) */
+    for (b = ctx->pool.wrap_head; b; b = b->next) b->stream = NULL;
     gk__capture_free(ctx, ctx->default_stream.capture);
     ctx->default_stream.capture = NULL;
     if (ctx->backend == GK_BACKEND_CUDA) gk__lt_free(ctx);
@@ -40,6 +42,7 @@ GKDEF void gk_ctx_destroy(gk_ctx *ctx) {
     for (b = ctx->pool.live_head; b; b = nb) { nb = b->next; gk__dev_free(ctx, b->ptr); GPUKIT_FREE(b); }
     for (b = ctx->pool.cache_head; b; b = nb) { nb = b->next; gk__dev_free(ctx, b->ptr); GPUKIT_FREE(b); }
     for (b = ctx->pool.evict_head; b; b = nb) { nb = b->next; GPUKIT_FREE(b->host); GPUKIT_FREE(b); }
+    for (b = ctx->pool.wrap_head; b; b = nb) { nb = b->next; gk__wrap_release(ctx, b); } /* foreign memory goes back to its owner */
     if (ctx->ctr) gk__dev_free(ctx, ctx->ctr);
     if (ctx->dslot) gk__dev_free(ctx, ctx->dslot);
     for (i = 0; i < ctx->npages; i++) GPUKIT_FREE(ctx->pages[i]);

@@ -156,6 +156,125 @@ GKDEF gk_status gk_tensor_empty(gk_ctx *ctx, gk_dtype dtype, int ndim, const int
     return st;
 }
 
+/* gk_tensor_wrap's layout: strides (NULL: contiguous) checked and copied to
+   st, *span = the bytes from the first element to past the last. Dims of size
+   1 take stride 0; the others need strides >= 0 where each, in increasing
+   order, passes the extent of the smaller ones (no element shares memory). */
+static gk_status gk__wrap_layout(gk_ctx *ctx, gk_dtype dt, int ndim, const int64_t *shape, const int64_t *strides, int64_t *st,
+                                 int64_t numel, size_t *span, const char *W) {
+    int order[GK_MAX_DIMS], n = 0, i, j;
+    int64_t reach = 0; /* elements past the first that the dims seen so far reach */
+    if (!strides) gk__contig_strides(ndim, shape, st);
+    for (i = 0; i < ndim; i++) {
+        if (!strides) continue;
+        if (shape[i] <= 1) { st[i] = 0; continue; }
+        if (strides[i] < 0)
+            return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: strides[%d] = %lld is negative (reversed layouts are not supported: copy the data first)", W, i,
+                           (long long)strides[i]);
+        if (strides[i] > ((int64_t)1 << 56) / (shape[i] - 1))
+            return gk__err(ctx, GK_ERR_OVERFLOW, "%s: strides[%d] = %lld over %lld elements reaches past 2^56 elements", W, i, (long long)strides[i],
+                           (long long)shape[i]);
+        st[i] = strides[i];
+    }
+    for (i = 0; i < ndim; i++) /* the dims of size > 1, by increasing stride */
+        if (shape[i] > 1) {
+            for (j = n; j > 0 && st[order[j - 1]] > st[i]; j--) order[j] = order[j - 1];
+            order[j] = i;
+            n++;
+        }
+    for (j = 0; j < n; j++) {
+        int d = order[j];
+        if (st[d] <= reach)
+            return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: strides[%d] = %lld makes elements overlap (dim %d of size %lld needs a stride above %lld)", W, d,
+                           (long long)st[d], d, (long long)shape[d], (long long)reach);
+        reach += (shape[d] - 1) * st[d];
+    }
+    if ((uint64_t)(reach + 1) > (uint64_t)SIZE_MAX / gk__dtype_sizes[dt])
+        return gk__err(ctx, GK_ERR_OVERFLOW, "%s: the strides reach %lld elements, past size_t", W, (long long)(reach + 1));
+    *span = numel > 0 ? (size_t)(reach + 1) * gk__dtype_sizes[dt] : 0;
+    return GK_OK;
+}
+
+/* On CUDA the driver must know [address, address + span): device memory of
+   the context's device, managed memory, or page-locked host memory. */
+static gk_status gk__wrap_check_address(gk_ctx *ctx, uint64_t address, size_t span, const char *W) {
+    unsigned mt = 0, mt_end = 0, managed = 0;
+    int ord = -1;
+    if (ctx->backend != GK_BACKEND_CUDA || !ctx->cu.PointerGetAttribute || span == 0) return GK_OK;
+    if (ctx->cu.PointerGetAttribute(&mt, GK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (gk__cu_ptr)address) != 0 ||
+        ctx->cu.PointerGetAttribute(&mt_end, GK__CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (gk__cu_ptr)(address + span - 1)) != 0)
+        return gk__err(ctx, GK_ERR_INVALID_ARGUMENT,
+                       "%s: address 0x%llx (%zu bytes) is not memory the CUDA driver knows: kernels cannot read pageable host memory "
+                       "(wrap device memory or page-locked host memory such as gk_host_alloc's)", W, (unsigned long long)address, span);
+    if ((mt != GK__CU_MEMORYTYPE_HOST && mt != GK__CU_MEMORYTYPE_DEVICE && mt != GK__CU_MEMORYTYPE_UNIFIED) || mt_end != mt)
+        return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: address 0x%llx (%zu bytes) spans CUDA memory of types %u and %u; one allocation is needed", W,
+                       (unsigned long long)address, span, mt, mt_end);
+    if (mt == GK__CU_MEMORYTYPE_DEVICE && ctx->cu.PointerGetAttribute(&managed, GK__CU_POINTER_ATTRIBUTE_IS_MANAGED, (gk__cu_ptr)address) == 0 && !managed &&
+        ctx->cu.PointerGetAttribute(&ord, GK__CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (gk__cu_ptr)address) == 0 && ord != ctx->desc.device)
+        return gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: address 0x%llx is memory of CUDA device %d; the context runs on device %d", W,
+                       (unsigned long long)address, ord, ctx->desc.device);
+    return GK_OK;
+}
+
+GKDEF gk_status gk_tensor_wrap(gk_ctx *ctx, gk_dtype dtype, int ndim, const int64_t *shape, const int64_t *strides, uint64_t address,
+                               gk_release_fn release, void *user, gk_tensor *out) {
+    const char *W = "gk_tensor_wrap";
+    int64_t numel = 0, st[GK_MAX_DIMS];
+    size_t nbytes = 0, span = 0;
+    uint32_t idx;
+    gk__block *b = NULL;
+    gk__slot *s;
+    gk_status rc;
+    if (out) out->id = 0;
+    GK__ENTER(ctx, W);
+    if (!out) rc = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: out is NULL", W);
+    else if ((rc = gk__check_shape(ctx, dtype, ndim, shape, &numel, &nbytes, W)) == GK_OK &&
+             (rc = gk__wrap_layout(ctx, dtype, ndim, shape, strides, st, numel, &span, W)) == GK_OK) {
+        if (span && !address) rc = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: address is 0 for a tensor of %lld elements", W, (long long)numel);
+        else if (span && address % gk__dtype_sizes[dtype])
+            rc = gk__err(ctx, GK_ERR_INVALID_ARGUMENT, "%s: address 0x%llx is not aligned to the %s element size (%zu bytes)", W,
+                         (unsigned long long)address, gk_dtype_name(dtype), gk__dtype_sizes[dtype]);
+        else if (span && address > UINT64_MAX - span)
+            rc = gk__err(ctx, GK_ERR_OVERFLOW, "%s: address 0x%llx + %zu bytes wraps around", W, (unsigned long long)address, span);
+    }
+    if (rc == GK_OK) rc = gk__bind(ctx);
+    if (rc == GK_OK) rc = gk__wrap_check_address(ctx, address, span, W);
+    if (rc == GK_OK && span) {
+        if (!(b = GK__CALLOC(gk__block, 1))) rc = gk__err(ctx, GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", W);
+        else {
+            b->ptr = (gk__cu_ptr)address;
+            b->size = span;
+            b->cls = -1;
+            b->refs = 1;
+            b->state = GK__BLK_LIVE;
+            b->foreign = 1;
+            b->release = release;
+            b->release_user = user;
+            b->qos = GK_QOS_GUARANTEED;
+            b->tick = ++ctx->pool.tick;
+        }
+    }
+    if (rc == GK_OK && (rc = gk__slot_new(ctx, &idx, W)) != GK_OK) {
+        GPUKIT_FREE(b);
+        b = NULL;
+    }
+    if (rc == GK_OK) {
+        if (b) gk__list_push(&ctx->pool.wrap_head, &ctx->pool.wrap_tail, b);
+        else if (release) release(user); /* no elements: nothing of the memory is kept */
+        s = gk__slot_at(ctx, idx);
+        s->blk = b;
+        s->dtype = dtype;
+        s->ndim = ndim;
+        if (ndim) {
+            memcpy(s->shape, shape, sizeof(int64_t) * (size_t)ndim);
+            memcpy(s->strides, st, sizeof(int64_t) * (size_t)ndim);
+        }
+        *out = gk__handle(ctx, idx);
+    }
+    gk__unlock(&ctx->mu);
+    return rc;
+}
+
 static void gk__tensor_free_locked(gk_ctx *ctx, gk__slot *s) {
     gk__block *b = s->blk;
     gk__slot_release(ctx, s->idx);
@@ -197,8 +316,9 @@ static void gk__fill_info(const gk__slot *s, gk_tensor_info *o) {
     o->nbytes = (size_t)o->numel * gk__dtype_sizes[s->dtype];
     o->contiguous = gk__is_contig(s);
     o->resident = !s->blk || s->blk->state == GK__BLK_LIVE;
-    o->pinned = s->blk && s->blk->pins > 0;
+    o->pinned = s->blk && (s->blk->pins > 0 || s->blk->foreign);
     o->is_view = s->is_view;
+    o->wrapped = s->blk && s->blk->foreign;
 }
 GKDEF gk_status gk_tensor_info_get(gk_ctx *ctx, gk_tensor t, gk_tensor_info *out) {
     gk__slot *s;
@@ -261,7 +381,9 @@ GKDEF gk_status gk_tensor_evict(gk_ctx *ctx, gk_tensor t) {
     GK__ENTER(ctx, "gk_tensor_evict");
     st = gk__lookup(ctx, t, &s, "gk_tensor_evict", "the tensor");
     if (st == GK_OK) st = gk__bind(ctx);
-    if (st == GK_OK && s->blk && s->blk->state == GK__BLK_LIVE) {
+    if (st == GK_OK && s->blk && s->blk->foreign)
+        st = gk__err(ctx, GK_ERR_UNSUPPORTED, "gk_tensor_evict: the tensor wraps memory gpukit does not own (gk_tensor_wrap); it is never evicted");
+    else if (st == GK_OK && s->blk && s->blk->state == GK__BLK_LIVE) {
         st = gk__sync_locked(ctx, "gk_tensor_evict");
         if (st == GK_OK) st = gk__pool_evict(ctx, s->blk, "gk_tensor_evict");
     }

@@ -22,6 +22,7 @@ typedef struct gk_tensor_info {
     int resident;                   /* storage on the device (not evicted) */
     int pinned;                     /* storage never evicted */
     int is_view;                    /* shares storage with another tensor */
+    int wrapped;                    /* storage is foreign memory (gk_tensor_wrap) */
 } gk_tensor_info;
 
 /* New tensor of the given shape (ndim 0..8; dims >= 0), uninitialised, from the pool. */
@@ -29,6 +30,35 @@ GKDEF gk_status gk_tensor_empty(gk_ctx *ctx, gk_dtype dtype, int ndim, const int
 /* New tensor filled from a packed row-major host array (synchronous). */
 GKDEF gk_status gk_tensor_from_host(gk_ctx *ctx, gk_dtype dtype, int ndim, const int64_t *shape,
                                     const void *data, gk_tensor *out);
+/* Called once when gpukit is done with wrapped memory (gk_tensor_wrap). */
+typedef void (*gk_release_fn)(void *user);
+/* Wraps memory that gpukit does not own as a tensor, without a copy (the
+   way in for other libraries' arrays: DLPack, the CUDA array interface).
+   address: a device address on CUDA (device memory of the context's device,
+   or page-locked host memory the device can read, which the driver is asked
+   about: pageable host memory is GK_ERR_INVALID_ARGUMENT); a host address on
+   the CPU backend. It must be aligned to the element size (and may be 0 only
+   when the tensor has no elements). strides: in elements, NULL for row-major
+   contiguous; dims of size 1 take any stride, the others need strides >= 0
+   that never make two elements share memory (a stride of 0 or an overlapping
+   layout is GK_ERR_INVALID_ARGUMENT).
+   LIFETIME: the caller keeps the memory valid until gpukit is done with it:
+   when every handle on it is gone (the tensor and its views, freed or taken
+   by gk_ctx_destroy) and no CUDA graph captured with it is left. Then, when
+   release is not NULL, gpukit waits for the work queued on the stream that
+   last used it and calls release(user), once, on the thread that dropped
+   the last reference, with the context's lock held: release must not call
+   gpukit on this context (hand the memory back, drop a reference, queue the
+   work for later). Without release the caller tracks this itself (and syncs
+   before freeing the memory). gk_tensor_free releases a handle, never the
+   memory. A failed call never calls release; a tensor without elements
+   keeps nothing, so its release runs before gk_tensor_wrap returns.
+   The pool never counts it in its quota and never moves or frees it:
+   gk_tensor_evict on it is GK_ERR_UNSUPPORTED, eviction under memory
+   pressure passes it by, and pins are counted but change nothing
+   (gk_tensor_info reports it resident, pinned and wrapped). */
+GKDEF gk_status gk_tensor_wrap(gk_ctx *ctx, gk_dtype dtype, int ndim, const int64_t *shape, const int64_t *strides,
+                               uint64_t address, gk_release_fn release, void *user, gk_tensor *out);
 /* Frees the handle; storage goes back to the pool when no view uses it and no
    queued work or graph holds it. */
 GKDEF gk_status gk_tensor_free(gk_ctx *ctx, gk_tensor t);

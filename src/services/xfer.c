@@ -990,7 +990,7 @@ static gk_status gk__xfer_submit(gk_xfer *x, int kind, gk_tensor t, size_t offse
         if (st == GK_OK) {
             gk__pool *P = &ctx->pool;
             b->tick = ++P->tick;
-            if (P->live_tail != b) {
+            if (!b->foreign && P->live_tail != b) {
                 gk__list_remove(&P->live_head, &P->live_tail, b);
                 gk__list_push(&P->live_head, &P->live_tail, b);
             }

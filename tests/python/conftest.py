@@ -64,3 +64,44 @@ def close(got, want, dtype="float32", rtol=None, atol=None):
     t = tol(dtype)
     np.testing.assert_allclose(np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64),
                                rtol=t if rtol is None else rtol, atol=t if atol is None else atol)
+
+
+class ctrl_c:
+    """`with ctrl_c(cond, delay):` sends a Ctrl-C (KeyboardInterrupt) to the
+    main thread delay seconds after cond() first holds, from a helper thread
+    (as a terminal's SIGINT arrives while the main thread is inside a C call).
+    None is sent once the block has ended; one sent too late for the block is
+    absorbed at its end, and `late` says so (fired: one was sent)."""
+
+    def __init__(self, cond, delay=0.0, timeout=120.0):
+        import threading
+        self.cond, self.delay, self.timeout = cond, delay, timeout
+        self.done = threading.Event()
+        self.fired = self.late = False
+        self.th = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        import _thread
+        import time
+        t0 = time.time()
+        while not self.done.is_set() and time.time() - t0 < self.timeout:
+            if self.cond():
+                if not self.done.wait(self.delay):
+                    self.fired = True
+                    _thread.interrupt_main()
+                return
+            time.sleep(0.002)
+
+    def __enter__(self):
+        self.th.start()
+        return self
+
+    def __exit__(self, *exc):
+        import time
+        self.done.set()
+        try:
+            self.th.join()
+            time.sleep(0.01)  # a pending Ctrl-C is raised here, not in the next test
+        except KeyboardInterrupt:
+            self.late = True
+        return False

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import gpukit as gk
-from conftest import FIXTURES
+from conftest import FIXTURES, ctrl_c
 
 LLMS = ["qwen3", "qwen2", "llama3", "llama2", "mistral"]
 
@@ -307,11 +307,37 @@ def test_transcribe_errors(ctx, whisper):
         gk.asr.load(os.path.join(FIXTURES, "nothing"))
 
 
+def test_ctrl_c_while_transcribing(ctx, whisper):
+    # 95 s (600 s on a GPU): 4 windows or more; a Ctrl-C after the first stops at the next decoding step
+    # (the C loop's cancel hook), long before the last window
+    secs = 95 if ctx.backend == "cpu" else 600
+    x = synth(secs)
+    calls = []
+    with ctrl_c(lambda: len(calls) >= 1) as cc:
+        with pytest.raises(KeyboardInterrupt):
+            whisper.transcribe(x, max_tokens=24, language="en", no_speech_threshold=False,
+                               progress=lambda d, t: calls.append(d))
+    assert cc.fired and not cc.late
+    assert 1 <= len(calls) <= (2 if ctx.backend == "cpu" else 10) and calls[-1] < secs, calls
+    # the model goes on: the same 5 s as before the interrupt
+    a = whisper.transcribe(x[:16000 * 5], max_tokens=8, language="en")
+    b = whisper.transcribe(x[:16000 * 5], max_tokens=8, language="en")
+    assert [s.tokens for s in a.segments] == [s.tokens for s in b.segments] and a.windows == 1
+
+
 def test_progress_errors_and_close_while_generating(ctx, whisper):
     def bad(done, total):
         raise RuntimeError("progress failed at %.0f" % done)
     with pytest.raises(RuntimeError, match="progress failed"):
         whisper.transcribe(synth(2), max_tokens=4, progress=bad)
+    seen = []
+
+    def bad_first(done, total):  # an error in progress stops a long transcription after that window
+        seen.append(done)
+        raise RuntimeError("stop here")
+    with pytest.raises(RuntimeError, match="stop here"):
+        whisper.transcribe(synth(95), max_tokens=8, language="en", no_speech_threshold=False, progress=bad_first)
+    assert len(seen) == 1 and seen[0] < 95.0
     loads = []
     m = gk.llm.load(os.path.join(FIXTURES, "llm", "qwen2"), progress=lambda d, t: loads.append((d, t)))
     assert loads and loads[-1][0] == loads[-1][1] > 0

@@ -11,7 +11,7 @@ import gpukit as gk
 
 PKG = os.path.dirname(gk.__file__)
 MODULES = ["errors", "dtypes", "context", "_array", "_jit", "_interop", "stream", "pool", "sched", "profiler", "llm",
-           "asr", "ops"]
+           "asr", "tts", "ops"]
 
 
 def stub_tree(name):
@@ -83,7 +83,7 @@ def test_module_stub(name):
 def test_package_stub():
     names = stub_names(stub_tree("__init__"))
     public = [n for n in dir(gk) if not n.startswith("_") and not isinstance(getattr(gk, n), types.ModuleType)]
-    public += ["asr", "llm", "ops", "errors", "dtypes"]
+    public += ["asr", "llm", "tts", "ops", "errors", "dtypes"]
     missing = [n for n in public if n not in names]
     assert not missing, "__init__.pyi lacks %s" % missing
     extra = [n for n in names if not hasattr(gk, n)]

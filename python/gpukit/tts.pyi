@@ -1,0 +1,66 @@
+import os
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from .context import Context
+
+PathLike = Union[str, "os.PathLike[str]"]
+VoiceLike = Union[str, "Voice", np.ndarray, None]
+
+SAMPLE_RATE: int
+MAX_PHONEMES: int
+
+class Voice:
+    data: np.ndarray
+    name: Optional[str]
+    def __init__(self, data: Any, name: Optional[str] = ...) -> None: ...
+    @property
+    def rows(self) -> int: ...
+    def style(self, n_phonemes: int) -> np.ndarray: ...
+
+class Chunk:
+    audio: np.ndarray
+    index: int
+    count: int
+    phonemes: str
+    frames: int
+    text: str
+    text_span: Tuple[int, int]
+    def __init__(self, audio: np.ndarray, index: int, count: int, phonemes: str, frames: int, text: str,
+                 text_span: Tuple[int, int]) -> None: ...
+
+class KokoroModel:
+    sample_rate: int
+    samples_per_frame: int
+    folder: str
+    voices_path: Optional[str]
+    config: Dict[str, Any]
+    last_info: Optional[Dict[str, Any]]
+    def close(self) -> None: ...
+    def __enter__(self) -> "KokoroModel": ...
+    def __exit__(self, *exc: Any) -> bool: ...
+    @property
+    def vocab(self) -> Dict[str, int]: ...
+    @property
+    def voices(self) -> List[str]: ...
+    def voice(self, spec: VoiceLike = ...) -> Voice: ...
+    def ids(self, phonemes: str, drop_unknown: bool = ...) -> List[int]: ...
+    def phonemize(self, text: str, language: Optional[str] = ...) -> str: ...
+    def synthesize(self, text: Optional[str] = ..., *, phonemes: Optional[str] = ..., voice: VoiceLike = ...,
+                   language: Optional[str] = ..., speed: float = ..., seed: int = ..., noise: bool = ...,
+                   durations: Optional[Sequence[int]] = ..., drop_unknown: bool = ..., join_lines: bool = ...,
+                   wav: Optional[PathLike] = ..., wav_format: str = ...,
+                   progress: Optional[Callable[[int, int], Any]] = ...) -> np.ndarray: ...
+    def stream(self, text: Optional[str] = ..., *, phonemes: Optional[str] = ..., voice: VoiceLike = ...,
+               language: Optional[str] = ..., speed: float = ..., seed: int = ..., noise: bool = ...,
+               drop_unknown: bool = ..., join_lines: bool = ...) -> Iterator[Chunk]: ...
+
+def load(folder: PathLike, ctx: Optional[Context] = ..., voices: Optional[PathLike] = ...,
+         espeak_library: Optional[PathLike] = ..., espeak_data: Optional[PathLike] = ...,
+         progress: Optional[Callable[[int, int], Any]] = ...) -> KokoroModel: ...
+def load_voice(path: PathLike, spec: Optional[str] = ...) -> Voice: ...
+def list_voices(path: PathLike) -> List[str]: ...
+def write_wav(path: PathLike, samples: Any, sample_rate: int = ..., format: str = ...) -> None: ...
+def espeak_available() -> bool: ...
+def espeak_version() -> str: ...
