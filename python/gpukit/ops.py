@@ -153,9 +153,6 @@ _SPECS = [
     ("pad", "pad", "x, pads, mode='constant', value=0.0", "x *_ints(pads, 'pads') _PAD_MODES(mode) float(value)",
      "torch.nn.functional.pad over the last 1 (pads (left, right)) or 2 dims (left, right, top, bottom) "
      "(gk_pad); mode 'constant', 'reflect' or 'replicate'."),
-    ("conv1d", "conv1d", "x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1",
-     "x weight bias? int(stride) int(padding) int(dilation) int(groups)",
-     "torch.nn.functional.conv1d: x [B, Cin, L], weight [Cout, Cin/groups, K] (gk_conv1d)."),
     ("conv_transpose1d", "conv_transpose1d",
      "x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1",
      "x weight bias? int(stride) int(padding) int(output_padding) int(groups) int(dilation)",
@@ -715,6 +712,33 @@ def linear(x, weight, bias=None, *, out=None, activation=None, residual=None, al
     return out
 
 
+def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, *, out=None, use_tf32=False):
+    """torch.nn.functional.conv1d: x [B, Cin, L], weight [Cout, Cin/groups, K] (gk_conv1d_ex).
+    use_tf32: float32 convolutions of stride 1 and one group on TF32 tensor cores (relative error ~7e-4),
+    only when asked; other shapes and the CPU backend compute in f32."""
+    ctx = _ctx_of(x, weight)
+    x, weight = _arr(x, ctx), _arr(weight, ctx)
+    keep = []
+    d = _new_t("gk_conv1d_desc *")
+    d.stride, d.padding, d.dilation, d.groups = int(stride), int(padding), int(dilation), int(groups)
+    d.allow_tf32 = int(bool(use_tf32))
+    if use_tf32 and x._dtype is not _dt.float32:
+        raise DtypeError("use_tf32=True applies to float32 inputs only; x is %s" % x._dtype.name)
+    b = _arr(bias, ctx) if bias is not None else None
+    if b is not None:
+        keep.append(b)
+    if out is None:
+        if x.ndim != 3 or weight.ndim != 3:
+            raise ShapeError("conv1d: x must be [B, Cin, L] and weight [Cout, Cin/groups, K], got %r and %r"
+                             % (x._shape, weight._shape))
+        s, dl = _b.max(int(stride), 1), _b.max(int(dilation), 1)
+        lo = (x._shape[2] + 2 * int(padding) - dl * (weight._shape[2] - 1) - 1) // s + 1
+        out = empty((x._shape[0], weight._shape[0], _b.max(lo, 1)), x._dtype, ctx)
+    ctx._check(lib.gk_conv1d_ex(ctx._raw(), _check_out(out, ctx)._t, x._t, weight._t,
+                                b._t if b is not None else _NONE, d))
+    return out
+
+
 def linear_glu(x, weight, bias=None, activation="silu", *, out=None, residual=None, alpha=1.0, use_tf32=False,
                scratch=None):
     """Gated linear unit from one weight [2N, K] = [gate; up] (gk_linear_glu):
@@ -1118,7 +1142,7 @@ __all__ = sorted(set(_generated) | {
     "layernorm", "transpose", "sum_axis", "bias_add_inplace", "linear_bias_gelu",
     "gelu", "neg", "pow", "add", "sub", "mul", "div", "subtract", "multiply", "divide", "fill", "copy", "cast", "scale",
     "axpy", "where", "glu", "reduce", "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "var", "std",
-    "matmul", "linear", "linear_glu", "attention", "scaled_dot_product_attention", "kv_write", "rope_kv_write",
+    "matmul", "linear", "linear_glu", "conv1d", "attention", "scaled_dot_product_attention", "kv_write", "rope_kv_write",
     "decode_rms_norm", "add_rms_norm", "topk", "sample", "philox4x32_10", "permute", "concat", "concatenate", "stack",
     "split", "slice_copy", "interpolate", "irfft", "istft", "mel_filters", "lstm", "rope_inv_freq", "rope_table",
     "sinusoids",

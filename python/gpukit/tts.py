@@ -646,12 +646,15 @@ class KokoroModel:
         return gen()
 
 
-def load(folder, ctx=None, voices=None, espeak_library=None, espeak_data=None, progress=None):
+def load(folder, ctx=None, voices=None, espeak_library=None, espeak_data=None, progress=None, use_tf32=False):
     """Loads a Kokoro model folder (gk_kokoro_load) and its vocabulary.
     voices: a voices folder or bundle (None: the folder's voices/, else its
     voices-v1.0.bin, else none); espeak_library / espeak_data: where
     espeak-ng is (None: the system's), loaded when text is first spoken;
-    progress(done_bytes, total_bytes): the weights' upload."""
+    progress(done_bytes, total_bytes): the weights' upload; use_tf32: the
+    convolutions on TF32 tensor cores (gk_kokoro_desc.allow_tf32: about
+    twice as fast on a GPU, each stage within ~2e-3 of f32; the CPU backend
+    computes in f32 either way)."""
     ctx = _resolve(ctx)
     folder = os.fspath(folder)
     if voices is None:
@@ -661,6 +664,7 @@ def load(folder, ctx=None, voices=None, espeak_library=None, espeak_data=None, p
                 break
     vp = ffi.new("gk_kokoro_vocab **")
     d = ffi.new("gk_kokoro_desc *")
+    d.allow_tf32 = int(bool(use_tf32))
     h = None
     if progress is not None:
         h = ffi.new_handle(progress)

@@ -391,6 +391,14 @@ def test_conv(ctx, rng):
     want = conv1d_ref(x.astype(np.float64), w, b, 2, 1, 2, 2)
     both(ops.conv1d, want, gk.asarray(x), gk.asarray(w), gk.asarray(b), stride=2, padding=1, dilation=2, groups=2,
          rtol=TOL, atol=TOL)
+    # use_tf32 (gk_conv1d_ex): stride 1, one group, 64 outputs: TF32 on a GPU (relative ~1e-3), f32 on the CPU
+    x2, w2, b2 = rnd(rng, 1, 16, 40), rnd(rng, 64, 16, 3), rnd(rng, 64)
+    want2 = conv1d_ref(x2.astype(np.float64), w2, b2, 1, 1, 1, 1)
+    both(ops.conv1d, want2, gk.asarray(x2), gk.asarray(w2), gk.asarray(b2), padding=1, use_tf32=True, rtol=3e-3, atol=3e-3)
+    with pytest.raises(gk.DtypeError, match="use_tf32=True applies to float32"):
+        ops.conv1d(gk.asarray(x2).astype("float16"), gk.asarray(w2).astype("float16"), use_tf32=True)
+    with pytest.raises(gk.InvalidArgumentError, match="stride -1"):
+        ops.conv1d(gk.asarray(x2), gk.asarray(w2), stride=-1)
     # transposed conv: the adjoint of conv1d (no groups, dilation 1)
     xt, wt = rnd(rng, 1, 3, 6), rnd(rng, 3, 4, 5)
     stride, pad, opad = 2, 1, 1
