@@ -13,8 +13,8 @@
    allow_tf32 (the stride-1 convolutions on TF32 tensor cores, what PyTorch
    does by default for cuDNN convolutions); bench/kokoro_torch.py times the
    reference the same way.
-   Usage: bench_kokoro [--json PATH] [--small] [--profile] (--profile: the
-   paragraph once more under gpukit's profiler, its report printed; --small: 1 phoneme, one timed
+   Usage: bench_kokoro [--json PATH] [--small] [--profile] (--profile: each
+   case once more under gpukit's profiler, its report printed; --small: 1 phoneme, one timed
    call, f32 only: a smoke run for the CPU backend). The model folder goes to
    /tmp and is removed at the end. */
 #define GPUKIT_IMPLEMENTATION
@@ -138,7 +138,7 @@ int main(int argc, char **argv) {
         }
         cs[pi][c].ms = gkb_median(v, runs);
         cs[pi][c].nst = stages(m, ids, cs[pi][c].n, ref, cs[pi][c].st);
-        if (profile && c == 0) { /* one more call under the profiler: the kernels by total time */
+        if (profile) { /* one more call under the profiler: the kernels by total time */
             char *rep = (char *)malloc(1 << 16);
             size_t need = 0;
             CK(gk_profiler_start(ctx, NULL));
