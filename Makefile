@@ -127,6 +127,8 @@ cli.plain.%: tokref $(EXAMPLES) | build
 	@tools/run_tests.sh "sh tests/$*.sh"
 cli.asan.%: tokref $(EXAMPLES:build/%=build/asan/%) | build
 	@ASAN_OPTIONS=detect_leaks=1 tools/run_tests.sh "sh tests/$*.sh build/asan"
+# (reached only through pattern rules here: kept, not removed as intermediate files)
+.SECONDARY: $(EXAMPLES) $(EXAMPLES:build/%=build/asan/%) $(addprefix build/fuzz/,$(FUZZERS))
 
 # libFuzzer, FUZZ_SECONDS per harness (in parallel under make -j), seeds from tests/fuzz/seeds
 FUZZ_SECONDS ?= 45
