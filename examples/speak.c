@@ -7,7 +7,8 @@
        (default: from the voice's first letter)   --speed X (default 1)   --seed N   --no-noise
        -o out.wav (default speak.wav; "-" writes raw float32 samples to stdout)   --backend auto|cuda|cpu
        --tf32 (the convolutions on TF32 tensor cores: about twice as fast on a GPU; gk_kokoro_desc.allow_tf32)
-       --progress   --list-voices
+       --progress   --list-voices   --espeak-lib PATH (the espeak-ng library; default: libespeak-ng.so.1 through
+       the dynamic loader)
 
    A progress bar over the chunks goes to stderr when stderr is a terminal
    (or with --progress), and a summary at the end: seconds of audio, wall
@@ -27,7 +28,7 @@
 static const char USAGE[] =
     "usage: speak MODEL_DIR [options] [TEXT]\n"
     "  -f FILE | --phonemes STRING  --voice NAME[:W,NAME:W]  --voices PATH  --lang CODE  --speed X  --seed N  --no-noise\n"
-    "  -o out.wav|-  --backend auto|cuda|cpu  --tf32  --progress  --list-voices\n";
+    "  -o out.wav|-  --backend auto|cuda|cpu  --tf32  --progress  --list-voices  --espeak-lib PATH\n";
 static int usage_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -86,6 +87,7 @@ static int on_audio(const float *x, size_t n, const gk_kokoro_chunk_info *info, 
 
 int main(int argc, char **argv) {
     const char *dir = NULL, *text_arg = NULL, *file = NULL, *phon = NULL, *voice = "af_heart", *voices = NULL, *lang = NULL, *outp = "speak.wav";
+    const char *eslib = NULL;
     int i, rc = 0, list = 0;
     run r;
     gk_ctx_desc cd;
@@ -94,6 +96,7 @@ int main(int argc, char **argv) {
     gk_kokoro_vocab *vocab = NULL;
     gk_kokoro_voice v;
     gk_espeak *es = NULL;
+    gk_espeak_desc ed;
     gk_kokoro_speak_desc sd;
     gk_kokoro_desc kd;
     gk_kokoro_speak_result res;
@@ -107,6 +110,7 @@ int main(int argc, char **argv) {
     memset(&sd, 0, sizeof sd);
     memset(&v, 0, sizeof v);
     memset(&a, 0, sizeof a);
+    memset(&ed, 0, sizeof ed);
     r.progress = isatty(2);
     r.first = -1;
     cd.backend = GK_BACKEND_AUTO;
@@ -129,6 +133,7 @@ int main(int argc, char **argv) {
         else if (strcmp(a_, "--voices") == 0) { NEED(); voices = val; }
         else if (strcmp(a_, "--lang") == 0) { NEED(); lang = val; }
         else if (strcmp(a_, "-o") == 0) { NEED(); outp = val; }
+        else if (strcmp(a_, "--espeak-lib") == 0) { NEED(); eslib = val; }
         else if (strcmp(a_, "--speed") == 0) {
             NEED();
             errno = 0;
@@ -184,7 +189,8 @@ int main(int argc, char **argv) {
             rc = 1;
             goto done;
         }
-        if (gk_espeak_create(NULL, &es) != GK_OK) { fprintf(stderr, "speak: %s\n", gk_last_error(NULL)); rc = 1; goto done; }
+        ed.library = eslib;
+        if (gk_espeak_create(&ed, &es) != GK_OK) { fprintf(stderr, "speak: %s\n", gk_last_error(NULL)); rc = 1; goto done; }
     }
     if (gk_kokoro_vocab_load(dir, &vocab) != GK_OK) { fprintf(stderr, "speak: %s\n", gk_last_error(NULL)); rc = 1; goto done; }
     if (gk_ctx_create(&cd, &ctx) != GK_OK) { fprintf(stderr, "speak: %s\n", gk_last_error(NULL)); rc = 1; goto done; }

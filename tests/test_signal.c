@@ -457,9 +457,10 @@ static void conv_case(gk_dtype dt, int nsp, int tr, int64_t B, int64_t Cin, int6
     conv_naive(xv, wv, has_bias ? bv : NULL, want, B, Cin, H, W, Cout, KH, KW, Ho, Wo, s, p, d, G, tr);
     tol = dt == GK_F32 ? 1e-5 : dt == GK_F16 ? 2e-3 : 1e-2;
     e = gkt_relerr(gr, want, (size_t)no);
-    GKT_CHECK(e < tol, "conv%s%dd %s B%lld Cin%lld %lldx%lld Cout%lld k%lldx%lld s%lld p%lld d%lld g%lld: CPU vs naive %g", tr ? "_t" : "", nsp,
-              gk_dtype_name(dt), (long long)B, (long long)Cin, (long long)H, (long long)W, (long long)Cout, (long long)KH, (long long)KW,
-              (long long)s[1], (long long)p[1], (long long)d[1], (long long)G, e);
+    GKT_CHECK(e < tol, "conv%s%dd %s B%lld Cin%lld %lldx%lld Cout%lld k%lldx%lld s%lld,%lld p%lld,%lld d%lld,%lld op%lld g%lld: CPU vs naive %g",
+              tr ? "_t" : "", nsp, gk_dtype_name(dt), (long long)B, (long long)Cin, (long long)H, (long long)W, (long long)Cout, (long long)KH,
+              (long long)KW, (long long)s[0], (long long)s[1], (long long)p[0], (long long)p[1], (long long)d[0], (long long)d[1], (long long)op,
+              (long long)G, e);
     e = gkt_relerr(gd, gr, (size_t)no);
     GKT_CHECK(e < tol * 2, "conv%s%dd %s Cin%lld W%lld Cout%lld g%lld: device vs CPU %g", tr ? "_t" : "", nsp, gk_dtype_name(dt), (long long)Cin,
               (long long)W, (long long)Cout, (long long)G, e);
@@ -506,6 +507,37 @@ static void test_conv(void) {
         conv_case(GK_F32, 1, 1, 1, 24, 1, 40, 130, 1, 16, 1, 8, 0, 4, 1, 1, 0, 1, 1);  /* vocoder-like k16 s8, 128-row tiles */
         conv_case(GK_F16, 1, 1, 2, 10, 1, 33, 6, 1, 11, 1, 5, 0, 3, 1, 1, 4, 2, 1);   /* f16, op 4 */
         conv_case(GK_F32, 1, 1, 1, 4, 1, 5000, 8, 1, 8, 1, 4, 0, 2, 1, 1, 1, 1, 1);   /* enough tiles: f32 without the split reduction */
+    }
+    { /* random shapes: strides, dilations, paddings, groups (depthwise too), output channels a group that are not a
+         multiple of the CPU's blocks of 4, output_padding, 2-d, odd lengths, and inputs long or wide enough that the
+         CPU convolution works in several chunks (a chunk: about 64K input floats, at most 1024 positions) */
+        int c = 0;
+        while (c < 80) {
+            int nsp = gkt_u64() % 4 == 0 ? 2 : 1, tr = nsp == 1 && gkt_u64() % 5 < 2, big = gkt_u64() % 6 == 0;
+            int64_t Cig = 1 + (int64_t)(gkt_u64() % (big ? 300 : 9)), Cog = 1 + (int64_t)(gkt_u64() % 9), G = 1 + (int64_t)(gkt_u64() % 3);
+            int64_t KH = nsp == 2 ? 1 + (int64_t)(gkt_u64() % 4) : 1, KW = 1 + (int64_t)(gkt_u64() % (nsp == 2 ? 4 : 9));
+            int64_t s0 = 1 + (int64_t)(gkt_u64() % 3), s1 = 1 + (int64_t)(gkt_u64() % 6), d0 = 1 + (int64_t)(gkt_u64() % 3),
+                    d1 = 1 + (int64_t)(gkt_u64() % 4);
+            int64_t p0 = (int64_t)(gkt_u64() % (uint64_t)(d0 * (KH - 1) + 1)), p1 = (int64_t)(gkt_u64() % (uint64_t)(d1 * (KW - 1) + 2));
+            int64_t H = nsp == 2 ? 1 + (int64_t)(gkt_u64() % 12) : 1, W = 1 + (int64_t)(gkt_u64() % (big ? 2500 : 40)), B = 1 + (int64_t)(gkt_u64() % 2);
+            int64_t op = tr ? (int64_t)(gkt_u64() % (uint64_t)(s1 > d1 ? s1 : d1)) : 0, Wo, Ho, macs;
+            gk_dtype dt = gkt_u64() % 5 == 0 ? (gkt_u64() % 2 ? GK_F16 : GK_BF16) : GK_F32;
+            if (gkt_u64() % 8 == 0) { /* many small groups (depthwise when Cig is 1) */
+                G = 8 + (int64_t)(gkt_u64() % 40);
+                Cog = 1 + (int64_t)(gkt_u64() % 2);
+                if (!big) Cig = 1 + (int64_t)(gkt_u64() % 2);
+            }
+            if (nsp == 1) { s0 = 1; p0 = 0; d0 = 1; }
+            Ho = nsp == 2 ? (H + 2 * p0 - d0 * (KH - 1) - 1) / s0 + 1 : 1;
+            Wo = tr ? (W - 1) * s1 - 2 * p1 + d1 * (KW - 1) + op + 1 : (W + 2 * p1 - d1 * (KW - 1) - 1) / s1 + 1;
+            if (Ho < 1 || Wo < 1 || (nsp == 2 && H + 2 * p0 < d0 * (KH - 1) + 1) || (!tr && W + 2 * p1 < d1 * (KW - 1) + 1)) continue;
+            macs = B * G * Cog * Cig * KH * KW * Ho * (tr ? W : Wo);
+            if (macs > 3000000) continue;
+            conv_case(dt, nsp, tr, B, Cig * G, H, W, Cog * G, KH, KW, s0, s1, p0, p1, d0, d1, op, G, (int)(gkt_u64() % 2));
+            c++;
+        }
+        conv_case(GK_F32, 1, 0, 1, 2100, 1, 50, 5, 1, 3, 1, 4, 0, 1, 1, 1, 0, 1, 1);  /* 2100 channels x stride 4: chunks of 8 positions */
+        conv_case(GK_BF16, 1, 1, 1, 3000, 1, 20, 3, 1, 5, 1, 3, 0, 2, 1, 2, 1, 1, 1); /* the same for a transposed one */
     }
     for (i = 0; i < 3; i++) { /* weight norm: per dim-0 slice, every dtype */
         gk_dtype dt = dts[i];

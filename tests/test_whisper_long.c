@@ -3,7 +3,8 @@
    text is noise, so the structure is checked): 95 s of synthetic audio gives
    windows that cover all of it (the progress reaches the duration, the seek
    advances), segments in order inside their windows with absolute times,
-   the same result twice; without timestamps, one segment per 30 s window;
+   the same result twice (outside ASan, which leaves out such repeats);
+   without timestamps, one segment per 30 s window;
    the first window's segments are a prefix of gk_whisper_transcribe's
    tokens; zero-length, shorter-than-a-frame, short and silent inputs; bad
    arguments named, and segs untouched by a failure; the cancel hook, asked
@@ -23,6 +24,13 @@
 
 static gk_ctx *dut;
 static const char *fixdir = "tests/fixtures/whisper";
+/* Under ASan the runs that repeat a path already taken (the same call again for determinism, or
+   alone after the same batch) are left out: the plain run makes those checks. */
+#if defined(__SANITIZE_ADDRESS__)
+#define REPEATS 0
+#else
+#define REPEATS 1
+#endif
 
 typedef struct prog { double last, total; int calls, monotone; } prog;
 static void on_progress(double done, double total, void *user) {
@@ -136,8 +144,10 @@ static void run_case(const char *name, int full) {
     }
     /* deterministic */
     d.progress = NULL;
-    GKT_OK(dut, gk_whisper_transcribe_long(m, x, n, &d, &s2, &r2));
-    GKT_CHECK(same_segments(&s1, &s2) && r2.windows == r.windows, "%s: a second run differs", name);
+    if (REPEATS) {
+        GKT_OK(dut, gk_whisper_transcribe_long(m, x, n, &d, &s2, &r2));
+        GKT_CHECK(same_segments(&s1, &s2) && r2.windows == r.windows, "%s: a second run differs", name);
+    }
     if (!full) { /* the first case checks the rest */
         gk_whisper_segments_free(&s1);
         gk_whisper_segments_free(&s2);
@@ -296,7 +306,7 @@ static void run_features(void) {
         b = d;
         b.beam_size = c; /* greedy; then one beam */
         GKT_OK(dut, gk_whisper_transcribe_batch(mb, xs, ns, 3, &b, sb, rb));
-        for (i = 0; i < 2; i++) { /* the third input is the first's audio */
+        for (i = 0; i < 2 && (c == 0 || REPEATS); i++) { /* the third input is the first's audio */
             GKT_OK(dut, gk_whisper_transcribe_long(m1, xs[i], ns[i], &b, &s1, &r));
             GKT_CHECK(same_segments(&s1, &sb[i]) && rb[i].windows == r.windows, "beam %d: input %zu of a batch differs from it alone (%zu / %zu segments)", c, i, sb[i].len,
                       s1.len);
@@ -337,8 +347,10 @@ static void run_features(void) {
     GKT_CHECK(r.windows >= 1 && r.fallbacks == 5 * r.windows, "fallback: %lld windows, %lld fallbacks (5 each expected)", (long long)r.windows, (long long)r.fallbacks);
     for (i = 0; i < s1.len; i++) GKT_CHECK(s1.data[i].temperature == 1.0, "fallback: segment %zu at temperature %g", i, s1.data[i].temperature);
     check_structure("fallback", &s1, 20.0);
-    GKT_OK(dut, gk_whisper_transcribe_long(mb, x2, n2, &b, &s2, &r));
-    GKT_CHECK(same_segments(&s1, &s2), "fallback: sampling with one seed differs between runs");
+    if (REPEATS) {
+        GKT_OK(dut, gk_whisper_transcribe_long(mb, x2, n2, &b, &s2, &r));
+        GKT_CHECK(same_segments(&s1, &s2), "fallback: sampling with one seed differs between runs");
+    }
     gk_whisper_segments_free(&s1);
     gk_whisper_segments_free(&s2);
     /* language detection: the code whose token is most probable after <|startoftranscript|> on the first window */

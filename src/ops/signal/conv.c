@@ -1,54 +1,5 @@
 /* >>signal_conv: conv1d, transposed conv1d, conv2d, weight norm */
 /* ======================= convolution ======================= */
-typedef struct gk__convp { /* the layout of gk_convp in src/ops/signal/conv.cu */
-    int64_t B, Cin, H, W, Cout, KH, KW, Ho, Wo, sh, sw, ph, pw, dh, dw, groups;
-    int transposed, has_bias;
-    int ksplit, pad_; /* gk_convt1 f32: reduction split over ksplit blocks (atomics into a zeroed out) */
-} gk__convp;
-typedef struct gk__conv_cpu_p {
-    gk__convp p;
-    gk_dtype dt;
-    char *out;
-    const char *x, *w, *bias;
-} gk__conv_cpu_p;
-
-/* direct loops, double accumulation */
-static int gk__conv_cpu(const void *vp) {
-    const gk__conv_cpu_p *q = (const gk__conv_cpu_p *)vp;
-    const gk__convp *p = &q->p;
-    size_t es = gk__dtype_sizes[q->dt];
-    int64_t Cin_g = p->Cin / p->groups, Cout_g = p->Cout / p->groups, b, co, oh, ow, ci, kh, kw;
-    for (b = 0; b < p->B; b++)
-        for (co = 0; co < p->Cout; co++) {
-            int64_t g = co / Cout_g, m = co - g * Cout_g;
-            for (oh = 0; oh < p->Ho; oh++)
-                for (ow = 0; ow < p->Wo; ow++) {
-                    double acc = p->has_bias ? (double)gk__ldf(q->dt, q->bias + co * (int64_t)es) : 0.0;
-                    for (ci = 0; ci < Cin_g; ci++)
-                        for (kh = 0; kh < p->KH; kh++)
-                            for (kw = 0; kw < p->KW; kw++) {
-                                int64_t ih, iw, widx;
-                                if (!p->transposed) {
-                                    ih = oh * p->sh - p->ph + kh * p->dh;
-                                    iw = ow * p->sw - p->pw + kw * p->dw;
-                                    widx = ((co * Cin_g + ci) * p->KH + kh) * p->KW + kw;
-                                } else {
-                                    int64_t th = oh + p->ph - kh * p->dh, tw = ow + p->pw - kw * p->dw;
-                                    if (th < 0 || tw < 0 || th % p->sh || tw % p->sw) continue;
-                                    ih = th / p->sh;
-                                    iw = tw / p->sw;
-                                    widx = (((g * Cin_g + ci) * Cout_g + m) * p->KH + kh) * p->KW + kw;
-                                }
-                                if (ih < 0 || ih >= p->H || iw < 0 || iw >= p->W) continue;
-                                acc += (double)gk__ldf(q->dt, q->x + (((b * p->Cin + g * Cin_g + ci) * p->H + ih) * p->W + iw) * (int64_t)es) *
-                                       (double)gk__ldf(q->dt, q->w + widx * (int64_t)es);
-                            }
-                    gk__stf(q->dt, q->out + (((b * p->Cout + co) * p->Ho + oh) * p->Wo + ow) * (int64_t)es, (float)acc);
-                }
-        }
-    return 0;
-}
-
 /* Output size of one spatial dim, or -1 when invalid. */
 static int64_t gk__conv_len(int64_t L, int64_t K, int64_t s, int64_t pd, int64_t d, int64_t op, int transposed) {
     if (!transposed) {
