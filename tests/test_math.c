@@ -905,7 +905,10 @@ static void test_philox(void) {
 }
 /* gk_randn: the device against the CPU reference; the reference against Box-Muller in double over
    gk_philox4x32_10; offsets continue the stream; the statistics of N(0, 1); errors */
-static double randn_ref(uint64_t j, uint64_t seed) {
+/* *radius: the exact sqrt(-2 log u1). The f32 method rounds u1 = (k + 0.5) / 2^24 to f32 where it
+   needs 25 bits (u1 >= 0.5): -2 log u1 moves by up to 2^-23, the radius by up to min(2^-23 / (2 r),
+   sqrt(2^-23)), which is large only where r is small (u1 near 1) */
+static double randn_ref(uint64_t j, uint64_t seed, double *radius) {
     uint32_t c[4], k[2], o[4];
     uint64_t b = j / 4;
     int w = (int)(j % 4) & 2;
@@ -915,7 +918,8 @@ static double randn_ref(uint64_t j, uint64_t seed) {
     gk_philox4x32_10(c, k, o);
     u1 = ((double)(o[w] >> 8) + 0.5) / 16777216.0;
     u2 = ((double)(o[w + 1] >> 8) + 0.5) / 16777216.0;
-    return sqrt(-2 * log(u1)) * (j % 2 ? sin(6.283185307179586 * u2) : cos(6.283185307179586 * u2));
+    *radius = sqrt(-2 * log(u1));
+    return *radius * (j % 2 ? sin(6.283185307179586 * u2) : cos(6.283185307179586 * u2));
 }
 static void test_randn(void) {
     static const int64_t ns[5] = { 1, 3, 33, 4097, 100000 };
@@ -930,16 +934,17 @@ static void test_randn(void) {
             GKT_OK(R, gk_randn(R, p.r, seed, off));
             getd(p, d, r);
             for (j = 0; j < n; j++) {
-                double e = randn_ref(off + (uint64_t)j, seed);
+                double rad, e = randn_ref(off + (uint64_t)j, seed, &rad), du = ldexp(1.0, -23);
+                double slack = rad > 0 ? fmin(du / (2 * rad), sqrt(du)) : sqrt(du); /* u1's rounding (randn_ref) */
                 if (fabs(d[j] - r[j]) > wd) wd = fabs(d[j] - r[j]);
-                if (fabs(r[j] - e) > wr) wr = fabs(r[j] - e);
+                if (fabs(r[j] - e) - slack > wr) wr = fabs(r[j] - e) - slack;
                 mean += r[j];
                 if (fabs(r[j]) > amax) amax = fabs(r[j]);
             }
             mean /= (double)n;
             for (j = 0; j < n; j++) var += (r[j] - mean) * (r[j] - mean);
             var /= (double)n;
-            GKT_CHECK(wd <= 2e-6 * 6 && wr <= 2e-6 * 6, "randn n %lld offset %llu: device off by %.3g, reference off by %.3g from double Box-Muller", (long long)n,
+            GKT_CHECK(wd <= 2e-6 * 6 && wr <= 2e-6 * 6, "randn n %lld offset %llu: device off by %.3g, reference off by %.3g (beyond u1's rounding) from double Box-Muller", (long long)n,
                       (unsigned long long)off, wd, wr);
             GKT_CHECK(amax < 5.9, "randn: |x| up to %g", amax);
             if (n == 100000) GKT_CHECK(fabs(mean) < 0.015 && fabs(var - 1) < 0.02, "randn: mean %.4g, variance %.4g over %lld", mean, var, (long long)n);
