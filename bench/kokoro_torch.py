@@ -48,17 +48,8 @@ def main():
     with open(a.config, encoding="utf-8") as f:
         cfg = json.load(f)
     kmodel_mod, modules_mod, istft_mod = G.import_reference(a.ref)
-    from transformers import AlbertConfig
     torch.manual_seed(0)
-    mods = dict(
-        bert=modules_mod.CustomAlbert(AlbertConfig(vocab_size=cfg["n_token"], **cfg["plbert"])),
-        bert_encoder=torch.nn.Linear(cfg["plbert"]["hidden_size"], cfg["hidden_dim"]),
-        predictor=modules_mod.ProsodyPredictor(style_dim=cfg["style_dim"], d_hid=cfg["hidden_dim"], nlayers=cfg["n_layer"],
-                                               max_dur=cfg["max_dur"], dropout=cfg["dropout"]),
-        text_encoder=modules_mod.TextEncoder(channels=cfg["hidden_dim"], kernel_size=cfg["text_encoder_kernel_size"],
-                                             depth=cfg["n_layer"], n_symbols=cfg["n_token"]),
-        decoder=istft_mod.Decoder(dim_in=cfg["hidden_dim"], style_dim=cfg["style_dim"], dim_out=cfg["n_mels"], **cfg["istftnet"]),
-    )
+    mods = G.reference_modules(cfg, modules_mod, istft_mod)
     with torch.no_grad():
         dp = mods["predictor"].duration_proj.linear_layer
         dp.weight.zero_()

@@ -189,6 +189,20 @@ def import_reference(ref):
     return kokoro.model, kokoro.modules, kokoro.istftnet
 
 
+def reference_modules(cfg, modules_mod, istft_mod):
+    """The five submodules of KModel for config cfg, as KModel.__init__ builds them (default init)."""
+    from transformers import AlbertConfig
+    return dict(
+        bert=modules_mod.CustomAlbert(AlbertConfig(vocab_size=cfg["n_token"], **cfg["plbert"])),
+        bert_encoder=torch.nn.Linear(cfg["plbert"]["hidden_size"], cfg["hidden_dim"]),
+        predictor=modules_mod.ProsodyPredictor(style_dim=cfg["style_dim"], d_hid=cfg["hidden_dim"], nlayers=cfg["n_layer"],
+                                               max_dur=cfg["max_dur"], dropout=cfg["dropout"]),
+        text_encoder=modules_mod.TextEncoder(channels=cfg["hidden_dim"], kernel_size=cfg["text_encoder_kernel_size"],
+                                             depth=cfg["n_layer"], n_symbols=cfg["n_token"]),
+        decoder=istft_mod.Decoder(dim_in=cfg["hidden_dim"], style_dim=cfg["style_dim"], dim_out=cfg["n_mels"], **cfg["istftnet"]),
+    )
+
+
 def canonical(key):
     return key.replace(".parametrizations.weight.original0", ".weight_g").replace(".parametrizations.weight.original1", ".weight_v")
 
@@ -483,21 +497,12 @@ def main():
     with open(a.config, encoding="utf-8") as f:
         cfg = json.load(f)
     kmodel_mod, modules_mod, istft_mod = import_reference(a.ref)
-    from transformers import AlbertConfig
     import transformers
     torch.manual_seed(0)
     os.makedirs(a.out, exist_ok=True)
 
     # the five submodules as KModel builds them (for the parameter names)
-    mods = dict(
-        bert=modules_mod.CustomAlbert(AlbertConfig(vocab_size=cfg["n_token"], **cfg["plbert"])),
-        bert_encoder=torch.nn.Linear(cfg["plbert"]["hidden_size"], cfg["hidden_dim"]),
-        predictor=modules_mod.ProsodyPredictor(style_dim=cfg["style_dim"], d_hid=cfg["hidden_dim"], nlayers=cfg["n_layer"],
-                                               max_dur=cfg["max_dur"], dropout=cfg["dropout"]),
-        text_encoder=modules_mod.TextEncoder(channels=cfg["hidden_dim"], kernel_size=cfg["text_encoder_kernel_size"],
-                                             depth=cfg["n_layer"], n_symbols=cfg["n_token"]),
-        decoder=istft_mod.Decoder(dim_in=cfg["hidden_dim"], style_dim=cfg["style_dim"], dim_out=cfg["n_mels"], **cfg["istftnet"]),
-    )
+    mods = reference_modules(cfg, modules_mod, istft_mod)
     weights, manifest = make_weights(mods)
     module_keys = {}
     for mod in MODULES:
