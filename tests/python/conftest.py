@@ -7,11 +7,18 @@ printed in the header and with each failure).
 """
 import os
 import random
+import signal
 
 import numpy as np
 import pytest
 
 import gpukit as gk
+
+# The Ctrl-C tests deliver SIGINT to the main thread (_thread.interrupt_main), which does nothing
+# where SIGINT is ignored: a shell without job control starts background commands that way, and
+# Python then keeps SIG_IGN. Python's own handler is what an interactive user has.
+if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")
